@@ -1,0 +1,78 @@
+package askonce
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Error codes. They are machine-readable, stable, and mapped to HTTP status
+// codes in exactly one place (the HTTP server).
+const (
+	// EINVALID: the request is malformed or violates a rule (bad goal,
+	// invalid answer, invalid plan). HTTP 422 / 400.
+	EINVALID = "invalid"
+	// ENOTFOUND: no such job (or it belongs to another tenant). HTTP 404.
+	ENOTFOUND = "not_found"
+	// ECONFLICT: the job is not in a state that allows the operation, or a
+	// concurrent change won a compare-and-set. HTTP 409.
+	ECONFLICT = "conflict"
+	// EINTERNAL: anything else; the message is not meant for end users.
+	EINTERNAL = "internal"
+)
+
+// Error is askonce's application error. Code is one of the E* constants;
+// Message is safe to show to the caller.
+type Error struct {
+	Code    string
+	Message string
+	// Allowed lists the values an invalid answer could have been, when the
+	// question offers a fixed set.
+	Allowed []string
+	// Job is the job's current state on ECONFLICT, so a caller that lost a
+	// race sees what won.
+	Job *Job
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("askonce: %s: %s", e.Code, e.Message) }
+
+// Errorf returns an *Error with the given code and a formatted message.
+func Errorf(code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// ErrorCode returns the code of the first *Error in err's chain, EINTERNAL
+// for any other non-nil error, and "" for nil.
+func ErrorCode(err error) string {
+	var e *Error
+	switch {
+	case err == nil:
+		return ""
+	case errors.As(err, &e):
+		return e.Code
+	default:
+		return EINTERNAL
+	}
+}
+
+// ErrorMessage returns the caller-safe message of err: the *Error's message,
+// or "internal error" for anything else.
+func ErrorMessage(err error) string {
+	var e *Error
+	switch {
+	case err == nil:
+		return ""
+	case errors.As(err, &e):
+		return e.Message
+	default:
+		return "internal error"
+	}
+}
+
+// conflict builds the ECONFLICT returned when job j is not in a state that
+// allows op.
+func conflict(j *Job, op string) *Error {
+	e := Errorf(ECONFLICT, "cannot %s job %s: status is %s, clarification is %s", op, j.ID, j.Status, j.ClarificationStatus)
+	cp := j.Clone()
+	e.Job = cp
+	return e
+}

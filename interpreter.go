@@ -1,0 +1,91 @@
+package askonce
+
+import (
+	"context"
+	"time"
+)
+
+// Interpreter turns a prompt into exactly one outcome. Implementations:
+// rules (embedded, deterministic, offline), openai, exec.
+//
+// Interpret returns the raw output, which must be the JSON that ParseOutcome
+// reads ({"plan": ...} or {"question": ...}), and what the call cost. The
+// engine parses and validates it, so an interpreter never needs to check its
+// own output. An error means the call itself failed (timeout, network,
+// process crash); it is recorded on the attempt and fails the job. Raw may
+// be set alongside an error to keep what was received.
+type Interpreter interface {
+	Interpret(ctx context.Context, req *Request) (*Response, error)
+}
+
+// InterpreterFunc adapts a function to the Interpreter interface.
+type InterpreterFunc func(ctx context.Context, req *Request) (*Response, error)
+
+// Interpret calls f.
+func (f InterpreterFunc) Interpret(ctx context.Context, req *Request) (*Response, error) {
+	return f(ctx, req)
+}
+
+// Request is one interpreter call.
+type Request struct {
+	JobID string `json:"jobId"`
+	Goal  string `json:"goal"`
+	// Prompt is what to interpret: the goal, or the resolved prompt
+	// (goal + "\n\nClarification Answer: " + answer) after an answer.
+	Prompt  string   `json:"prompt"`
+	Profile string   `json:"profile,omitempty"`
+	Files   []string `json:"files,omitempty"`
+	// Attempt counts from 1 within this interpretation.
+	Attempt int           `json:"attempt"`
+	Reason  AttemptReason `json:"reason"`
+	// Feedback lists the previous attempt's parse or validation errors.
+	Feedback []string `json:"feedback,omitempty"`
+	// Directive, when set, must be obeyed: FallbackDirective or
+	// GatingDirective. The interpreter must not ask.
+	Directive  string `json:"directive,omitempty"`
+	SpecSchema []byte `json:"specSchema,omitempty"`
+}
+
+// Response is an interpreter's raw output and what producing it cost.
+type Response struct {
+	Raw   []byte
+	Usage Usage
+}
+
+// AttemptReason says why an interpreter call was made (PROTOCOL.md rule 9).
+type AttemptReason string
+
+const (
+	ReasonInitial             AttemptReason = "initial"
+	ReasonRetryParseError     AttemptReason = "retry_parse_error"
+	ReasonRetryValidation     AttemptReason = "retry_validation"
+	ReasonClarificationAnswer AttemptReason = "clarification_answer"
+	ReasonFallback            AttemptReason = "fallback"
+	// ReasonReport is a gate-mode attempt: the agent reported an outcome.
+	ReasonReport AttemptReason = "report"
+)
+
+// AttemptOutcome is what one interpreter call produced.
+type AttemptOutcome string
+
+const (
+	AttemptPlan     AttemptOutcome = "plan"
+	AttemptQuestion AttemptOutcome = "question"
+	AttemptInvalid  AttemptOutcome = "invalid" // parse or validation error
+	AttemptError    AttemptOutcome = "error"   // the call failed
+)
+
+// Attempt is the record of one interpreter call. Every attempt is persisted.
+type Attempt struct {
+	// N numbers the job's attempts from 1, across interpretations.
+	N         int            `json:"n"`
+	Reason    AttemptReason  `json:"reason"`
+	StartedAt time.Time      `json:"startedAt"`
+	Duration  time.Duration  `json:"durationNs"`
+	Outcome   AttemptOutcome `json:"outcome"`
+	// Raw is the output, capped at the engine's MaxRaw bytes.
+	Raw string `json:"raw,omitempty"`
+	// Error holds the parse or validation errors, or the call's error.
+	Error string `json:"error,omitempty"`
+	Usage Usage  `json:"usage"`
+}

@@ -1,0 +1,352 @@
+package askonce
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Input is one thing that happens to a job. Step decides what it does.
+type Input interface{ verb() string }
+
+// Planned: the interpreter (or, in gate mode, the agent) produced a valid
+// plan.
+type Planned struct {
+	Plan  *Plan
+	Title string
+}
+
+// Asked: the interpreter (or agent) requests clarification. Stored is the
+// session's answer to the same question, which the caller looks up in the
+// repeat guard's history before calling Step (nil when there is none).
+type Asked struct {
+	Question Question
+	Title    string
+	Stored   *HistoryEntry
+}
+
+// Invalid: every attempt of the interpretation produced output that failed
+// parsing or validation. Raw is the last output (capped).
+type Invalid struct {
+	Raw    string
+	Errors []string
+}
+
+// Failed: the interpreter call itself failed, or the gate agent gave up.
+type Failed struct{ Message string }
+
+// Answered: an answer to the pending question. Source is SourceUser unless
+// the caller says otherwise.
+type Answered struct {
+	Answer string
+	Source Source
+}
+
+// Expire: the expiry sweeper found the question overdue.
+type Expire struct{}
+
+// Decline: the user declined to answer (MCP decline).
+type Decline struct{}
+
+// Cancel: the user cancelled the job.
+type Cancel struct{}
+
+func (Planned) verb() string  { return "plan" }
+func (Asked) verb() string    { return "ask on" }
+func (Invalid) verb() string  { return "invalidate" }
+func (Failed) verb() string   { return "fail" }
+func (Answered) verb() string { return "answer" }
+func (Expire) verb() string   { return "expire" }
+func (Decline) verb() string  { return "decline" }
+func (Cancel) verb() string   { return "cancel" }
+
+// Action is what gate mode tells the reporting agent to do (PROTOCOL.md
+// "Two ways to use it").
+type Action string
+
+const (
+	ActionAsk     Action = "ask"     // the question is now the user's; wait for the answer
+	ActionWait    Action = "wait"    // the question is still unanswered
+	ActionResume  Action = "resume"  // continue with Answer and ResolvedPrompt
+	ActionProceed Action = "proceed" // continue with Directive; do not ask again
+	ActionDone    Action = "done"    // the plan was accepted
+	ActionFail    Action = "fail"    // the job failed; stop
+)
+
+// Interpretation is a request to run the planning loop.
+type Interpretation struct {
+	Prompt    string
+	Reason    AttemptReason
+	Directive string
+}
+
+// Effects is what a transition asks its caller to do. Step itself does no
+// I/O; the engine carries these out, the store writes them atomically.
+type Effects struct {
+	// Events to append with the new state. No events means no change.
+	Events []Event
+	// Interpret, when set, asks for another run of the planning loop.
+	Interpret *Interpretation
+	// Dispatch queues the builder, in the same transaction as success.
+	Dispatch bool
+	// History stores a human answer in the session's repeat guard.
+	History *HistoryEntry
+	// Action and Directive are gate mode's answer to the agent.
+	Action    Action
+	Directive string
+}
+
+// Changed reports whether the transition changed the job.
+func (fx *Effects) Changed() bool { return len(fx.Events) > 0 }
+
+// Step is the protocol of PROTOCOL.md as a pure function: given a job and an
+// input it returns the job's next state and the effects to carry out. It
+// never changes cur. An input the state does not allow is ECONFLICT; an
+// invalid answer is EINVALID and leaves the job as it was.
+//
+// The properties that make askonce safe hold here, where they can be tested
+// exhaustively: a job asks at most once, clarification_status never moves
+// backwards, only a job that has not asked can ask, and success (and so
+// dispatch) happens at most once.
+func Step(cur *Job, in Input, now time.Time) (*Job, *Effects, error) {
+	if cur.Status.Terminal() {
+		return nil, nil, conflict(cur, in.verb())
+	}
+	j := cur.Clone()
+	fx := &Effects{}
+	gate := j.Mode == ModeGate
+	// Managed jobs take interpreter outcomes only while planning; a gate
+	// agent may report while its question is pending too.
+	outcomeAllowed := j.Status == StatusPlanning || (gate && j.Status == StatusPending)
+	pending := j.Status == StatusPending && j.ClarificationStatus == ClarificationAsked
+
+	switch in := in.(type) {
+	case Planned:
+		if !outcomeAllowed || in.Plan == nil {
+			return nil, nil, conflict(cur, in.verb())
+		}
+		if j.ClarificationStatus == ClarificationNone {
+			j.ClarificationStatus = ClarificationSkipped
+		}
+		p := in.Plan.Clone()
+		j.Plan = &p
+		setTitle(j, in.Title)
+		j.Status = StatusSuccess
+		j.Dispatch = DispatchQueued
+		fx.Dispatch = true
+		fx.Action = ActionDone
+		fx.add(j, now, EventPlanned, map[string]any{"tasks": len(p.Tasks), "assumptions": p.Assumptions})
+		fx.add(j, now, EventDispatched, nil)
+
+	case Asked:
+		if !outcomeAllowed {
+			return nil, nil, conflict(cur, in.verb())
+		}
+		setTitle(j, in.Title)
+		switch j.ClarificationStatus {
+		case ClarificationNone:
+			ask(j, fx, in, now)
+		case ClarificationAsked:
+			// Case B: the agent asks while its question is unanswered.
+			fx.Action = ActionWait
+			return cur.Clone(), fx, nil
+		case ClarificationAnswered:
+			if gate && !j.AnswerDelivered {
+				// Case C: the user answered; hand the answer over once.
+				j.AnswerDelivered = true
+				fx.Action = ActionResume
+				if j.FallbackUsed {
+					fx.Directive = FallbackDirective
+				}
+				fx.add(j, now, EventResumed, map[string]any{"answer": j.Answer})
+				break
+			}
+			hardCap(j, fx, now)
+		case ClarificationSkipped:
+			hardCap(j, fx, now)
+		}
+
+	case Invalid:
+		if j.Status != StatusPlanning || gate {
+			return nil, nil, conflict(cur, in.verb())
+		}
+		j.Status = StatusValidationError
+		j.Result = in.Raw
+		j.Error = "interpreter output failed validation on every attempt"
+		fx.add(j, now, EventValidationFailed, map[string]any{"errors": in.Errors})
+
+	case Failed:
+		if !outcomeAllowed {
+			return nil, nil, conflict(cur, in.verb())
+		}
+		fail(j, fx, now, in.Message)
+
+	case Answered:
+		if !pending {
+			return nil, nil, conflict(cur, in.verb())
+		}
+		a, err := ValidateAnswer(j.Question, in.Answer)
+		if err != nil {
+			return nil, nil, err
+		}
+		src := in.Source
+		if src == "" {
+			src = SourceUser
+		}
+		answer(j, fx, a, src, now, EventAnswered)
+		if src == SourceUser {
+			fx.History = &HistoryEntry{
+				TenantID:     j.TenantID,
+				SessionID:    j.SessionID,
+				QuestionHash: QuestionHash(j.Question.Text),
+				Type:         j.Question.Type,
+				Question:     j.Question.Text,
+				Answer:       a,
+				JobID:        j.ID,
+				At:           now,
+			}
+		}
+
+	case Expire:
+		if !pending || j.Question.ExpiresAt == nil || now.Before(*j.Question.ExpiresAt) {
+			return nil, nil, conflict(cur, in.verb())
+		}
+		if j.Question.Default != "" {
+			answer(j, fx, j.Question.Default, SourceTimeout, now, EventAnswered)
+			break
+		}
+		j.Status = StatusExpired
+		j.Error = "the question expired without an answer"
+		fx.Action = ActionFail
+		fx.add(j, now, EventExpired, nil)
+
+	case Decline:
+		if !pending {
+			return nil, nil, conflict(cur, in.verb())
+		}
+		if j.Question.Default != "" {
+			answer(j, fx, j.Question.Default, SourceDefault, now, EventAnswered)
+			break
+		}
+		// No default: proceed on the goal alone, under the directive.
+		j.ClarificationStatus = ClarificationAnswered
+		j.AnswerSource = SourceDefault
+		j.AnsweredAt = &now
+		j.Status = StatusPlanning
+		j.FallbackUsed = true
+		fx.add(j, now, EventAnswered, map[string]any{"source": SourceDefault, "declined": true})
+		fx.add(j, now, EventFallbackApplied, nil)
+		if !gate {
+			fx.Interpret = &Interpretation{Prompt: j.Goal, Reason: ReasonFallback, Directive: FallbackDirective}
+		}
+
+	case Cancel:
+		if j.Status != StatusPlanning && j.Status != StatusPending {
+			return nil, nil, conflict(cur, in.verb())
+		}
+		j.Status = StatusCancelled
+		fx.Action = ActionFail
+		fx.add(j, now, EventCancelled, nil)
+	}
+	j.UpdatedAt = now
+	return j, fx, nil
+}
+
+// ask handles a request for clarification on a job that has not asked: the
+// repeat guard, then the resolver, then gating, and only then a human.
+func ask(j *Job, fx *Effects, in Asked, now time.Time) {
+	q := in.Question.Clone()
+	j.Question = &q
+	if in.Stored != nil {
+		if a, err := ValidateAnswer(&q, in.Stored.Answer); err == nil {
+			answer(j, fx, a, SourceHistory, now, EventAutoResolved)
+			return
+		}
+	}
+	if a, ok := Resolve(j.Goal, &q); ok {
+		answer(j, fx, a, SourceResolver, now, EventAutoResolved)
+		return
+	}
+	if assumption, ok := Gate(j.Profile, j.Goal, &q); ok {
+		j.ClarificationStatus = ClarificationSkipped
+		fx.add(j, now, EventGated, map[string]any{"question": q.Text, "assumption": assumption})
+		if j.Mode == ModeGate {
+			fx.Action = ActionProceed
+			fx.Directive = GatingDirective
+		} else {
+			fx.Interpret = &Interpretation{Prompt: j.Goal, Reason: ReasonFallback, Directive: GatingDirective}
+		}
+		return
+	}
+	j.ClarificationStatus = ClarificationAsked
+	j.Status = StatusPending
+	fx.Action = ActionAsk
+	fx.add(j, now, EventAsked, map[string]any{"type": q.Type, "question": q.Text, "options": q.Options})
+}
+
+// answer moves an asked (or, for auto-resolution, not yet asked) job to
+// answered and asks for the resolved prompt to be interpreted.
+func answer(j *Job, fx *Effects, a string, src Source, now time.Time, ev EventType) {
+	j.ClarificationStatus = ClarificationAnswered
+	j.Answer = a
+	j.AnswerSource = src
+	j.AnsweredAt = &now
+	j.ResolvedPrompt = ResolvedPrompt(j.Goal, a)
+	j.Status = StatusPlanning
+	fx.add(j, now, ev, map[string]any{"source": src, "answer": a, "question": j.Question.Text})
+	switch {
+	case j.Mode != ModeGate:
+		fx.Interpret = &Interpretation{Prompt: j.ResolvedPrompt, Reason: ReasonClarificationAnswer}
+	case ev == EventAutoResolved:
+		// The reporting agent gets the answer in this very response.
+		j.AnswerDelivered = true
+		fx.Action = ActionResume
+	}
+}
+
+// hardCap applies the job's policy to an interpreter that asks after the
+// job's one clarification (PROTOCOL.md rule 3).
+func hardCap(j *Job, fx *Effects, now time.Time) {
+	if j.HardCap == HardCapFail || j.FallbackUsed {
+		fail(j, fx, now, HardCapMessage)
+		return
+	}
+	j.FallbackUsed = true
+	fx.add(j, now, EventFallbackApplied, map[string]any{"directive": FallbackDirective})
+	if j.Mode == ModeGate {
+		fx.Action = ActionProceed
+		fx.Directive = FallbackDirective
+		return
+	}
+	prompt := j.Goal
+	if j.ClarificationStatus == ClarificationAnswered && j.Answer != "" {
+		prompt = j.ResolvedPrompt
+	}
+	fx.Interpret = &Interpretation{Prompt: prompt, Reason: ReasonFallback, Directive: FallbackDirective}
+}
+
+func fail(j *Job, fx *Effects, now time.Time, msg string) {
+	j.Status = StatusFailed
+	j.Error = msg
+	fx.Action = ActionFail
+	fx.add(j, now, EventFailed, map[string]any{"error": msg})
+}
+
+// setTitle keeps the interpreter's title when it gives one; every job has a
+// title from creation on (derived from the goal).
+func setTitle(j *Job, title string) {
+	if t := ClampTitle(title); t != "" {
+		j.Title = t
+	}
+	if j.Title == "" {
+		j.Title = DeriveTitle(j.Goal)
+	}
+}
+
+func (fx *Effects) add(j *Job, now time.Time, t EventType, data map[string]any) {
+	ev := Event{TenantID: j.TenantID, JobID: j.ID, Type: t, At: now}
+	if data != nil {
+		// A map of strings, numbers and slices always marshals.
+		ev.Data, _ = json.Marshal(data)
+	}
+	fx.Events = append(fx.Events, ev)
+}

@@ -1,0 +1,361 @@
+package askonce
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+var t0 = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+
+func planningJob(mode Mode) *Job {
+	return &Job{
+		ID: "j1", TenantID: DefaultTenant, SessionID: "s1", Mode: mode,
+		Goal: "make hot frozen cheese", HardCap: HardCapFallback, Title: "make hot frozen cheese",
+		Status: StatusPlanning, ClarificationStatus: ClarificationNone, Version: 1,
+	}
+}
+
+func tempQuestion() Question {
+	return Question{Type: QuestionSelectOne, Text: "Hot or frozen?", Options: []string{"hot", "frozen"}, Reason: "scope_unclear"}
+}
+
+func onePlan() *Plan {
+	return &Plan{Title: "Hot cheese", Tasks: []Task{{ID: "t1", Title: "make it", Instruction: "make it"}}}
+}
+
+// mustStep applies a sequence of inputs, failing the test on any error.
+func mustStep(t *testing.T, j *Job, ins ...Input) (*Job, *Effects) {
+	t.Helper()
+	var fx *Effects
+	for _, in := range ins {
+		var err error
+		j, fx, err = Step(j, in, t0)
+		if err != nil {
+			t.Fatalf("Step(%T): %v", in, err)
+		}
+	}
+	return j, fx
+}
+
+func eventTypes(fx *Effects) []EventType {
+	var ts []EventType
+	for _, e := range fx.Events {
+		ts = append(ts, e.Type)
+	}
+	return ts
+}
+
+// The transition table of PROTOCOL.md "State", one case per row.
+func TestStateTable(t *testing.T) {
+	t.Parallel()
+	withDefault := tempQuestion()
+	withDefault.Default = "hot"
+	expiring := tempQuestion()
+	exp := t0.Add(-time.Minute)
+	expiring.ExpiresAt = &exp
+	expiringDefault := expiring.Clone()
+	expiringDefault.Default = "frozen"
+
+	cases := []struct {
+		name      string
+		job       func() *Job
+		in        Input
+		status    Status
+		clar      ClarificationStatus
+		source    Source
+		interpret AttemptReason
+		dispatch  bool
+		events    []EventType
+	}{
+		{
+			name: "CreatedInterpreterReturnsPlan_NoneToSkipped_SuccessDispatch",
+			job:  func() *Job { return planningJob(ModeManaged) },
+			in:   Planned{Plan: onePlan()}, status: StatusSuccess, clar: ClarificationSkipped, dispatch: true,
+			events: []EventType{EventPlanned, EventDispatched},
+		},
+		{
+			name: "CreatedInterpreterAsks_RepeatGuardHasAnswer_NoneToAnsweredHistory",
+			job:  func() *Job { return planningJob(ModeManaged) },
+			in:   Asked{Question: tempQuestion(), Stored: &HistoryEntry{Answer: "hot"}},
+			status: StatusPlanning, clar: ClarificationAnswered, source: SourceHistory, interpret: ReasonClarificationAnswer,
+			events: []EventType{EventAutoResolved},
+		},
+		{
+			name: "CreatedInterpreterAsks_GoalAnswersIt_NoneToAnsweredResolver",
+			job: func() *Job {
+				j := planningJob(ModeManaged)
+				j.Goal = "delete the build folder, yes I am sure"
+				return j
+			},
+			in:     Asked{Question: Question{Type: QuestionConfirm, Text: "Delete the build folder?", Options: []string{"yes", "no"}}},
+			status: StatusPlanning, clar: ClarificationAnswered, source: SourceResolver, interpret: ReasonClarificationAnswer,
+			events: []EventType{EventAutoResolved},
+		},
+		{
+			name: "CreatedInterpreterAsks_GatingSaysProceed_NoneToSkipped",
+			job: func() *Job {
+				j := planningJob(ModeManaged)
+				j.Profile, j.Goal = "minecraft-mod", "a hot frozen ore block"
+				return j
+			},
+			in:     Asked{Question: Question{Type: QuestionSelectOne, Text: "Hot or frozen?", Options: []string{"hot", "frozen"}, Cosmetic: true}},
+			status: StatusPlanning, clar: ClarificationSkipped, interpret: ReasonFallback,
+			events: []EventType{EventGated},
+		},
+		{
+			name:   "CreatedInterpreterAsksOtherwise_NoneToAsked_PendingNoDispatch",
+			job:    func() *Job { return planningJob(ModeManaged) },
+			in:     Asked{Question: tempQuestion()},
+			status: StatusPending, clar: ClarificationAsked,
+			events: []EventType{EventAsked},
+		},
+		{
+			name:   "AnswerSubmitted_AskedToAnsweredUser",
+			job:    func() *Job { j, _ := mustStep(t, planningJob(ModeManaged), Asked{Question: tempQuestion()}); return j },
+			in:     Answered{Answer: "hot"},
+			status: StatusPlanning, clar: ClarificationAnswered, source: SourceUser, interpret: ReasonClarificationAnswer,
+			events: []EventType{EventAnswered},
+		},
+		{
+			name:   "PendingQuestionExpiresWithDefault_AskedToAnsweredTimeout",
+			job:    func() *Job { j, _ := mustStep(t, planningJob(ModeManaged), Asked{Question: expiringDefault}); return j },
+			in:     Expire{},
+			status: StatusPlanning, clar: ClarificationAnswered, source: SourceTimeout, interpret: ReasonClarificationAnswer,
+			events: []EventType{EventAnswered},
+		},
+		{
+			name:   "PendingQuestionExpiresNoDefault_StaysAsked_Expired",
+			job:    func() *Job { j, _ := mustStep(t, planningJob(ModeManaged), Asked{Question: expiring}); return j },
+			in:     Expire{},
+			status: StatusExpired, clar: ClarificationAsked,
+			events: []EventType{EventExpired},
+		},
+		{
+			name:   "UserDeclinesWithDefault_AskedToAnsweredDefault",
+			job:    func() *Job { j, _ := mustStep(t, planningJob(ModeManaged), Asked{Question: withDefault}); return j },
+			in:     Decline{},
+			status: StatusPlanning, clar: ClarificationAnswered, source: SourceDefault, interpret: ReasonClarificationAnswer,
+			events: []EventType{EventAnswered},
+		},
+		{
+			name:   "UserDeclinesNoDefault_AskedToAnsweredDefault_FallbackDirective",
+			job:    func() *Job { j, _ := mustStep(t, planningJob(ModeManaged), Asked{Question: tempQuestion()}); return j },
+			in:     Decline{},
+			status: StatusPlanning, clar: ClarificationAnswered, source: SourceDefault, interpret: ReasonFallback,
+			events: []EventType{EventAnswered, EventFallbackApplied},
+		},
+		{
+			name:   "UserCancels_StaysAsked_Cancelled",
+			job:    func() *Job { j, _ := mustStep(t, planningJob(ModeManaged), Asked{Question: tempQuestion()}); return j },
+			in:     Cancel{},
+			status: StatusCancelled, clar: ClarificationAsked,
+			events: []EventType{EventCancelled},
+		},
+		{
+			name: "InterpreterAsksAfterAnswer_StaysAnswered_HardCapFallback",
+			job: func() *Job {
+				j, _ := mustStep(t, planningJob(ModeManaged), Asked{Question: tempQuestion()}, Answered{Answer: "hot"})
+				return j
+			},
+			in:     Asked{Question: tempQuestion()},
+			status: StatusPlanning, clar: ClarificationAnswered, source: SourceUser, interpret: ReasonFallback,
+			events: []EventType{EventFallbackApplied},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			before := tc.job()
+			snapshot := before.Clone()
+			j, fx, err := Step(before, tc.in, t0)
+			if err != nil {
+				t.Fatalf("Step: %v", err)
+			}
+			if j.Status != tc.status || j.ClarificationStatus != tc.clar || j.AnswerSource != tc.source {
+				t.Errorf("got status=%s clarification=%s source=%q; want %s %s %q", j.Status, j.ClarificationStatus, j.AnswerSource, tc.status, tc.clar, tc.source)
+			}
+			if fx.Dispatch != tc.dispatch {
+				t.Errorf("dispatch = %v, want %v", fx.Dispatch, tc.dispatch)
+			}
+			var reason AttemptReason
+			if fx.Interpret != nil {
+				reason = fx.Interpret.Reason
+			}
+			if reason != tc.interpret {
+				t.Errorf("interpret reason = %q, want %q", reason, tc.interpret)
+			}
+			if got := eventTypes(fx); !slices.Equal(got, tc.events) {
+				t.Errorf("events = %v, want %v", got, tc.events)
+			}
+			if before.Status != snapshot.Status || before.ClarificationStatus != snapshot.ClarificationStatus || before.Version != snapshot.Version {
+				t.Errorf("Step changed its input job")
+			}
+		})
+	}
+}
+
+func TestRule2_AtMostOneQuestion_AskOnlyFromNone(t *testing.T) {
+	t.Parallel()
+	// Managed: once answered, asking never returns to asked.
+	j, _ := mustStep(t, planningJob(ModeManaged), Asked{Question: tempQuestion()}, Answered{Answer: "hot"})
+	for range 3 {
+		next, fx, err := Step(j, Asked{Question: tempQuestion()}, t0)
+		if err != nil {
+			break
+		}
+		if next.ClarificationStatus == ClarificationAsked || next.Status == StatusPending || fx.Action == ActionAsk {
+			t.Fatalf("asked a second question: %+v", next)
+		}
+		j = next
+	}
+	if j.Status != StatusFailed || j.Error != HardCapMessage {
+		t.Fatalf("after repeated asks: status %s error %q; want failed with the hard-cap message", j.Status, j.Error)
+	}
+}
+
+func TestRule2_AnsweringIsOnlyFromAsked(t *testing.T) {
+	t.Parallel()
+	for _, j := range []*Job{
+		planningJob(ModeManaged),
+		func() *Job { j, _ := mustStep(t, planningJob(ModeManaged), Planned{Plan: onePlan()}); return j }(),
+		func() *Job {
+			j, _ := mustStep(t, planningJob(ModeManaged), Asked{Question: tempQuestion()}, Answered{Answer: "hot"})
+			return j
+		}(),
+	} {
+		_, _, err := Step(j, Answered{Answer: "hot"}, t0)
+		if ErrorCode(err) != ECONFLICT {
+			t.Errorf("answer on %s/%s: err %v, want conflict", j.Status, j.ClarificationStatus, err)
+		}
+		var e *Error
+		if ok := asError(err, &e); ok && e.Job == nil {
+			t.Errorf("conflict does not carry the job's current state")
+		}
+	}
+}
+
+func asError(err error, target **Error) bool {
+	e, ok := err.(*Error)
+	if ok {
+		*target = e
+	}
+	return ok
+}
+
+func TestRule3_OnlyCreationCanAsk_HardCapFailPolicy(t *testing.T) {
+	t.Parallel()
+	j := planningJob(ModeManaged)
+	j.HardCap = HardCapFail
+	j, _ = mustStep(t, j, Asked{Question: tempQuestion()}, Answered{Answer: "hot"})
+	j, fx := mustStep(t, j, Asked{Question: tempQuestion()})
+	if j.Status != StatusFailed || j.Error != HardCapMessage || fx.Interpret != nil {
+		t.Fatalf("fail policy: status %s error %q interpret %v", j.Status, j.Error, fx.Interpret)
+	}
+	if HardCapMessage != "Clarification did not resolve ambiguity. Please rephrase." {
+		t.Fatalf("hard-cap message changed: %q", HardCapMessage)
+	}
+}
+
+func TestRule3_FallbackPolicyRerunsOnceWithDirectiveThenFails(t *testing.T) {
+	t.Parallel()
+	j, _ := mustStep(t, planningJob(ModeManaged), Asked{Question: tempQuestion()}, Answered{Answer: "frozen"})
+	j, fx := mustStep(t, j, Asked{Question: tempQuestion()})
+	if fx.Interpret == nil || fx.Interpret.Directive != FallbackDirective || fx.Interpret.Prompt != j.ResolvedPrompt {
+		t.Fatalf("first re-ask: want a fallback run on the resolved prompt with the directive, got %+v", fx.Interpret)
+	}
+	j, _ = mustStep(t, j, Asked{Question: tempQuestion()})
+	if j.Status != StatusFailed || j.Error != HardCapMessage {
+		t.Fatalf("second re-ask: status %s error %q", j.Status, j.Error)
+	}
+	if FallbackDirective != "Previous clarification was already provided. You MUST proceed with available information. Make reasonable assumptions and document them. Do not request further clarification." {
+		t.Fatalf("fallback directive changed")
+	}
+}
+
+func TestRule4_ResolvedPromptIsGoalPlusAnswerSection(t *testing.T) {
+	t.Parallel()
+	j, fx := mustStep(t, planningJob(ModeManaged), Asked{Question: tempQuestion()}, Answered{Answer: "HOT"})
+	want := "make hot frozen cheese\n\nClarification Answer: hot"
+	if j.ResolvedPrompt != want || fx.Interpret.Prompt != want {
+		t.Fatalf("resolved prompt %q, interpreted %q; want %q", j.ResolvedPrompt, fx.Interpret.Prompt, want)
+	}
+}
+
+func TestRule5_HumanAnswerIsStoredInHistory(t *testing.T) {
+	t.Parallel()
+	j, _ := mustStep(t, planningJob(ModeManaged), Asked{Question: tempQuestion()})
+	_, fx := mustStep(t, j, Answered{Answer: "frozen"})
+	h := fx.History
+	if h == nil || h.Answer != "frozen" || h.QuestionHash != QuestionHash("hot or frozen") || h.SessionID != "s1" {
+		t.Fatalf("history effect %+v", h)
+	}
+	// Answers not given by a human do not enter the history.
+	_, fx = mustStep(t, j, Answered{Answer: "frozen", Source: SourceTimeout})
+	if fx.History != nil {
+		t.Fatalf("a timeout answer was stored in the history")
+	}
+}
+
+func TestRule5_StoredAnswerThatNoLongerFitsIsNotApplied(t *testing.T) {
+	t.Parallel()
+	j, _ := mustStep(t, planningJob(ModeManaged), Asked{Question: tempQuestion(), Stored: &HistoryEntry{Answer: "lukewarm"}})
+	if j.ClarificationStatus != ClarificationAsked {
+		t.Fatalf("an answer outside the options was applied: %s", j.ClarificationStatus)
+	}
+}
+
+func TestRule7_InvalidAnswerIsInvalidAndJobStaysPending(t *testing.T) {
+	t.Parallel()
+	j, _ := mustStep(t, planningJob(ModeManaged), Asked{Question: tempQuestion()})
+	next, fx, err := Step(j, Answered{Answer: "banana"}, t0)
+	if ErrorCode(err) != EINVALID || next != nil || fx != nil {
+		t.Fatalf("got %v %v %v", next, fx, err)
+	}
+	if !strings.Contains(ErrorMessage(err), "hot, frozen") {
+		t.Fatalf("error does not list the allowed values: %q", ErrorMessage(err))
+	}
+	if j.Status != StatusPending {
+		t.Fatalf("job moved: %s", j.Status)
+	}
+}
+
+func TestRule10_TitleOnEveryJob(t *testing.T) {
+	t.Parallel()
+	j := planningJob(ModeManaged)
+	j.Title = ""
+	j, _ = mustStep(t, j, Asked{Question: tempQuestion()})
+	if j.Title != "make hot frozen cheese" {
+		t.Fatalf("pending job title %q", j.Title)
+	}
+	j, _ = mustStep(t, j, Answered{Answer: "hot"}, Planned{Plan: onePlan(), Title: "Hot cheese"})
+	if j.Title != "Hot cheese" {
+		t.Fatalf("interpreter title not kept: %q", j.Title)
+	}
+}
+
+func TestTerminalJobsRejectEveryInput(t *testing.T) {
+	t.Parallel()
+	ins := []Input{Planned{Plan: onePlan()}, Asked{Question: tempQuestion()}, Invalid{}, Failed{}, Answered{Answer: "hot"}, Expire{}, Decline{}, Cancel{}}
+	for _, s := range []Status{StatusSuccess, StatusValidationError, StatusFailed, StatusCancelled, StatusExpired} {
+		j := planningJob(ModeManaged)
+		j.Status = s
+		for _, in := range ins {
+			if _, _, err := Step(j, in, t0); ErrorCode(err) != ECONFLICT {
+				t.Errorf("%s + %T: err %v, want conflict", s, in, err)
+			}
+		}
+	}
+}
+
+func TestExpireBeforeDueIsConflict(t *testing.T) {
+	t.Parallel()
+	q := tempQuestion()
+	later := t0.Add(time.Hour)
+	q.ExpiresAt = &later
+	j, _ := mustStep(t, planningJob(ModeManaged), Asked{Question: q})
+	if _, _, err := Step(j, Expire{}, t0); ErrorCode(err) != ECONFLICT {
+		t.Fatalf("early expiry: %v", err)
+	}
+}

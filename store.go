@@ -1,0 +1,157 @@
+package askonce
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+)
+
+// Store persists jobs, their attempts, events and the sessions' answer
+// history. Implementations: sqlite, postgres. Every implementation passes
+// the conformance suite in storetest.
+//
+// Every method is scoped by tenant: no query returns or changes another
+// tenant's rows, and a job of another tenant is ENOTFOUND.
+type Store interface {
+	// CreateJob inserts a new job (Version 1) and its events in one
+	// transaction. The job's ID must be new.
+	CreateJob(ctx context.Context, job *Job, events []Event) error
+
+	// GetJob returns the job, or ENOTFOUND.
+	GetJob(ctx context.Context, tenant, id string) (*Job, error)
+
+	// ListJobs returns one page of the tenant's jobs, newest first.
+	ListJobs(ctx context.Context, tenant string, f JobFilter) (*JobPage, error)
+
+	// UpdateJob writes c.Job if and only if the stored version still equals
+	// c.Job.Version (compare-and-set), and in the same transaction appends
+	// c.Attempts (adding their usage to the job's), c.Events, upserts
+	// c.History and, when c.Dispatch is set, queues the job's dispatch
+	// (unique per job). On success c.Job.Version, UpdatedAt, Usage and
+	// AttemptCount hold the stored values. When the version moved it
+	// returns ECONFLICT carrying the current job; when the job is gone,
+	// ENOTFOUND.
+	UpdateJob(ctx context.Context, c *Change) error
+
+	// AddAttempt appends an attempt that does not change the job's state
+	// (a retried one) with its event, adding its usage to the job's. It
+	// does not change the job's Version.
+	AddAttempt(ctx context.Context, tenant, jobID string, a Attempt, ev Event) error
+
+	// Attempts returns the job's attempts in order.
+	Attempts(ctx context.Context, tenant, jobID string) ([]Attempt, error)
+
+	// Events returns up to limit events of the job with ID > after, in
+	// order. ENOTFOUND if the job does not exist.
+	Events(ctx context.Context, tenant, jobID string, after int64, limit int) ([]Event, error)
+
+	// LookupHistory returns the session's stored answer for a question
+	// hash, or ENOTFOUND.
+	LookupHistory(ctx context.Context, tenant, session, hash string) (*HistoryEntry, error)
+
+	// History returns the session's answered questions, oldest first.
+	History(ctx context.Context, tenant, session string) ([]HistoryEntry, error)
+
+	// DueQuestions returns pending jobs, of every tenant, whose question
+	// expired at or before now. It is for the expiry sweeper only.
+	DueQuestions(ctx context.Context, now time.Time, limit int) ([]JobRef, error)
+
+	// StalePlanning returns managed jobs, of every tenant, left in
+	// planning and not updated since before. It is for crash recovery only.
+	StalePlanning(ctx context.Context, before time.Time, limit int) ([]JobRef, error)
+
+	// Close releases the store's resources.
+	Close() error
+}
+
+// Change is one compare-and-set write of a job and what goes with it.
+type Change struct {
+	// Job is the new state. Job.Version is the version it was computed
+	// from; the write fails with ECONFLICT if the stored one differs.
+	Job      *Job
+	Attempts []Attempt
+	Events   []Event
+	History  *HistoryEntry
+	Dispatch bool
+}
+
+// JobRef names a job across tenants, for background sweeps.
+type JobRef struct {
+	TenantID string
+	ID       string
+}
+
+// JobFilter selects jobs for ListJobs. Zero values match everything.
+type JobFilter struct {
+	Status    Status
+	SessionID string
+	// Cursor is the NextCursor of the previous page.
+	Cursor string
+	// Limit defaults to 50 and is at most 500.
+	Limit int
+}
+
+// JobPage is one page of ListJobs.
+type JobPage struct {
+	Jobs []*Job `json:"jobs"`
+	// NextCursor is empty on the last page.
+	NextCursor string `json:"nextCursor,omitempty"`
+}
+
+// PageLimit returns f.Limit clamped to [1, 500], 50 when unset.
+func (f JobFilter) PageLimit() int {
+	switch {
+	case f.Limit <= 0:
+		return 50
+	case f.Limit > 500:
+		return 500
+	}
+	return f.Limit
+}
+
+// HistoryEntry is one answered question in a session (seed 002's
+// ClarificationHistoryEntry), keyed by (tenant, session, question hash).
+type HistoryEntry struct {
+	TenantID     string       `json:"tenantId"`
+	SessionID    string       `json:"sessionId"`
+	QuestionHash string       `json:"questionHash"`
+	Type         QuestionType `json:"type"`
+	Question     string       `json:"question"`
+	Answer       string       `json:"answer"`
+	JobID        string       `json:"jobId"`
+	At           time.Time    `json:"at"`
+}
+
+// EventType names one kind of state change (PROTOCOL.md rule 12).
+type EventType string
+
+const (
+	EventCreated          EventType = "created"
+	EventAttempt          EventType = "attempt"
+	EventAsked            EventType = "asked"
+	EventAutoResolved     EventType = "auto_resolved"
+	EventGated            EventType = "gated"
+	EventAnswered         EventType = "answered"
+	EventFallbackApplied  EventType = "fallback_applied"
+	EventPlanned          EventType = "planned"
+	EventValidationFailed EventType = "validation_failed"
+	EventFailed           EventType = "failed"
+	EventCancelled        EventType = "cancelled"
+	EventExpired          EventType = "expired"
+	EventResumed          EventType = "resumed"
+	EventRecovered        EventType = "recovered"
+	EventDispatched       EventType = "dispatched"
+	EventDelivered        EventType = "delivered"
+	EventDeliveryFailed   EventType = "delivery_failed"
+)
+
+// Event is an append-only audit record of one change to a job. The store
+// assigns ID (increasing per store) when it appends the event.
+type Event struct {
+	ID       int64           `json:"id"`
+	TenantID string          `json:"tenantId"`
+	JobID    string          `json:"jobId"`
+	Type     EventType       `json:"type"`
+	At       time.Time       `json:"at"`
+	Data     json.RawMessage `json:"data,omitempty"`
+}
