@@ -76,9 +76,10 @@ func (p *Plan) Validate(specSchema json.RawMessage) []string {
 	if cyc := findCycle(p.Tasks); cyc != nil {
 		errs = append(errs, "dependency cycle: "+strings.Join(cyc, " -> "))
 	}
-	if len(p.Spec) > 0 {
+	if len(p.Spec) > 0 || len(specSchema) > 0 {
+		// A plan without a spec meets a schema only if {} does.
 		var spec any
-		if err := json.Unmarshal(p.Spec, &spec); err != nil {
+		if err := json.Unmarshal(orEmptyObject(p.Spec), &spec); err != nil {
 			errs = append(errs, "spec is not valid JSON: "+err.Error())
 		} else if _, ok := spec.(map[string]any); !ok {
 			errs = append(errs, "spec must be a JSON object")
@@ -87,6 +88,13 @@ func (p *Plan) Validate(specSchema json.RawMessage) []string {
 		}
 	}
 	return errs
+}
+
+func orEmptyObject(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 {
+		return json.RawMessage("{}")
+	}
+	return raw
 }
 
 // findCycle returns the task ids of one dependency cycle, or nil.

@@ -1,0 +1,671 @@
+package rules
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/askonce/askonce"
+)
+
+// edit replaces source bytes [start, end) with repl when the plan's text
+// is written: a dropped side, a skipped destructive action, a chosen
+// alternative.
+type edit struct {
+	start, end int
+	repl       string
+}
+
+// edits turns the dropped goal tokens and the chosen alternatives into
+// sorted, non-overlapping edits. A dropped run takes a joining conjunction
+// with it ("hot and frozen cheese" becomes "hot cheese").
+func (r *run) edits() []edit {
+	toks := r.gt
+	var out []edit
+	for i := 0; i < len(toks); {
+		if !r.dropped[i] {
+			i++
+			continue
+		}
+		j := i
+		for j < len(toks) && r.dropped[j] && toks[j].clause == toks[i].clause {
+			j++
+		}
+		start, end := toks[i].start, toks[j-1].end
+		if i > 0 && toks[i-1].clause == toks[i].clause && toks[i-1].e.has(fConj) && !r.dropped[i-1] {
+			start = toks[i-1].start
+		} else if j < len(toks) && toks[j].clause == toks[i].clause && toks[j].e.has(fConj) {
+			end = toks[j].end
+		}
+		out = append(out, edit{start: start, end: end})
+		i = j
+	}
+	for _, a := range r.alts {
+		out = append(out, edit{start: toks[a.x0].start, end: toks[a.y1-1].end, repl: a.options[a.chosen]})
+	}
+	if len(out) < 2 {
+		return out
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].start < out[j].start })
+	merged := out[:1]
+	for _, e := range out[1:] {
+		last := &merged[len(merged)-1]
+		switch {
+		case e.start >= last.end:
+			merged = append(merged, e)
+		case e.repl == "" && last.repl == "":
+			last.end = max(last.end, e.end)
+		}
+	}
+	return merged
+}
+
+// applyEdits returns src[start:end] with the edits inside that range made.
+func applyEdits(src string, start, end int, edits []edit) string {
+	var b strings.Builder
+	pos := start
+	for _, e := range edits {
+		if e.start < pos || e.end > end {
+			continue
+		}
+		b.WriteString(src[pos:e.start])
+		b.WriteString(e.repl)
+		pos = e.end
+	}
+	b.WriteString(src[pos:end])
+	return b.String()
+}
+
+// tidy collapses white space, removes the space before punctuation and
+// doubled commas left by edits, and trims punctuation from both ends.
+func tidy(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	for _, p := range []string{" ,", " .", " ;", " :", " !", " ?", " 、", " 。"} {
+		if strings.Contains(s, p) {
+			s = strings.ReplaceAll(s, p, p[1:])
+		}
+	}
+	for strings.Contains(s, ",,") {
+		s = strings.ReplaceAll(s, ",,", ",")
+	}
+	return strings.Trim(s, " ,;:-.、。")
+}
+
+// capitalise upper-cases the first letter of s.
+func capitalise(s string) string {
+	r, n := utf8.DecodeRuneInString(s)
+	if n == 0 || unicode.IsUpper(r) {
+		return s
+	}
+	return string(unicode.ToUpper(r)) + s[n:]
+}
+
+// step is one step of a goal: a token range and its source bytes.
+type step struct {
+	t0, t1     int
+	start, end int
+	parallel   bool
+}
+
+// splitSteps finds a goal's steps: the items of a numbered or bulleted
+// list (two or more "1." "2)" "-" "*" lines; lines before the first item
+// are a preamble, not a step), else its sentences, each split further at
+// step separators ("then", "after that").
+func (c *compiled) splitSteps(src string, toks []token) []step {
+	if steps := c.listSteps(src, toks); len(steps) > 0 {
+		return steps
+	}
+	var steps []step
+	t0 := 0
+	for i := 0; i < len(toks); {
+		if i > t0 && toks[i].sentence != toks[i-1].sentence {
+			steps = c.appendStep(steps, src, toks, t0, i)
+			t0 = i
+		}
+		if n := c.phraseAt(toks, i, fStepSep); n > 0 {
+			steps = c.appendStep(steps, src, toks, t0, i)
+			i += n
+			t0 = i
+			continue
+		}
+		i++
+	}
+	return c.appendStep(steps, src, toks, t0, len(toks))
+}
+
+// appendStep trims connectors ("and", "first", "finally") and a leading
+// parallel cue from toks[t0:t1] and appends what is left as a step.
+func (c *compiled) appendStep(steps []step, src string, toks []token, t0, t1 int) []step {
+	parallel := false
+	for t0 < t1 {
+		if n := c.phraseAt(toks, t0, fParallel); n > 0 && t0+n <= t1 {
+			parallel = true
+			t0 += n
+			continue
+		}
+		if toks[t0].e.has(fConnector) {
+			t0++
+			continue
+		}
+		break
+	}
+	for t1 > t0 && (toks[t1-1].e.has(fConnector) || toks[t1-1].e.has(fConj)) {
+		t1--
+	}
+	if t0 >= t1 {
+		return steps
+	}
+	for i := t0; i < t1 && !parallel; i++ {
+		parallel = c.phraseAt(toks, i, fParallel) > 0
+	}
+	return append(steps, step{t0: t0, t1: t1, start: toks[t0].start, end: toks[t1-1].end, parallel: parallel})
+}
+
+// listMarker returns where the text of a list item starts in line, or -1
+// when the line is not a list item ("1. ", "2) ", "- ", "* ", "• ").
+func listMarker(line string) int {
+	i := 0
+	for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
+		i++
+	}
+	j := i
+	for j < len(line) && '0' <= line[j] && line[j] <= '9' {
+		j++
+	}
+	space := func(k int) bool { return k == len(line) || line[k] == ' ' || line[k] == '\t' }
+	switch {
+	case j > i && j < len(line) && (line[j] == '.' || line[j] == ')') && space(j+1):
+		return j + 1
+	case j == i && i < len(line) && (line[i] == '-' || line[i] == '*' || line[i] == '+') && space(i+1):
+		return i + 1
+	case strings.HasPrefix(line[i:], "•") || strings.HasPrefix(line[i:], "・"):
+		return i + len("•")
+	}
+	return -1
+}
+
+// listSteps returns the items of a list of two or more items, or nil.
+func (c *compiled) listSteps(src string, toks []token) []step {
+	type item struct{ start, end int }
+	var items []item
+	for pos := 0; pos < len(src); {
+		end := strings.IndexByte(src[pos:], '\n')
+		if end < 0 {
+			end = len(src)
+		} else {
+			end += pos
+		}
+		if m := listMarker(src[pos:end]); m >= 0 {
+			items = append(items, item{start: pos + m, end: end})
+		} else if len(items) > 0 && strings.TrimSpace(src[pos:end]) != "" {
+			items[len(items)-1].end = end // a continuation line
+		}
+		pos = end + 1
+	}
+	if len(items) < 2 {
+		return nil
+	}
+	var steps []step
+	k := 0
+	for _, it := range items {
+		for k < len(toks) && toks[k].start < it.start {
+			k++
+		}
+		t0 := k
+		for k < len(toks) && toks[k].start < it.end {
+			k++
+		}
+		steps = c.appendStep(steps, src, toks, t0, k)
+	}
+	return steps
+}
+
+// generalSpec is the spec of the steps planner.
+type generalSpec struct {
+	Goal        string            `json:"goal"`
+	Details     string            `json:"details,omitempty"`
+	Attributes  map[string]string `json:"attributes,omitempty"`
+	Target      string            `json:"target,omitempty"`
+	Choices     []string          `json:"choices,omitempty"`
+	Destructive *destructiveSpec  `json:"destructive,omitempty"`
+	Answer      string            `json:"answer,omitempty"`
+	Steps       int               `json:"steps"`
+}
+
+type destructiveSpec struct {
+	Actions   []string `json:"actions"`
+	Confirmed bool     `json:"confirmed"`
+}
+
+// attributes are the settled sides by property name, plus, when the answer
+// is the goal's detail, the sides it names.
+func (r *run) attributes() map[string]string {
+	var out map[string]string
+	set := func(gi int, v string) {
+		if out == nil {
+			out = make(map[string]string, 4)
+		}
+		g := &r.p.Groups[gi]
+		key := g.Property
+		if key == "" {
+			key = g.Name
+		}
+		if _, ok := out[key]; !ok {
+			out[key] = v
+		}
+	}
+	for gi, g := range r.groups {
+		if g.side >= 0 {
+			set(gi, g.display)
+		}
+	}
+	if r.useAnswer {
+		for i := range r.at {
+			if t := &r.at[i]; !t.neg && t.e != nil {
+				for _, s := range t.e.sides {
+					if r.groups[s.group].side < 0 {
+						set(s.group, s.display)
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// stepsPlan is the steps planner: one task per step, each depending on
+// the step before it. A step with a parallel cue ("in parallel",
+// "meanwhile") shares the dependencies of the step before it instead, and
+// the next ordinary step depends on all of them.
+func (r *run) stepsPlan() (*askonce.Plan, error) {
+	spec := generalSpec{Attributes: r.attributes(), Target: r.target, Answer: r.answer}
+	edits := r.edits()
+	spec.Goal = tidy(applyEdits(r.goal, 0, len(r.goal), edits))
+	if spec.Goal == "" {
+		spec.Goal = tidy(r.goal)
+	}
+	for _, a := range r.alts {
+		spec.Choices = append(spec.Choices, a.options[a.chosen])
+	}
+	if len(r.actions) > 0 {
+		spec.Destructive = &destructiveSpec{Confirmed: r.confirmed}
+		for _, a := range r.actions {
+			spec.Destructive.Actions = append(spec.Destructive.Actions, a.text)
+		}
+	}
+	plan := &askonce.Plan{}
+	var tasks []askonce.Task
+	titleSrc := ""
+	switch {
+	case r.generic:
+		g := askonce.ClampTitle(strings.TrimSpace(r.goal))
+		tasks = []askonce.Task{
+			{Title: "Find out what is wanted", Instruction: fmt.Sprintf("The goal %q is too vague to plan in detail. Inspect the project and the recent context to find its most likely meaning.", g)},
+			{Title: "Carry out the most likely meaning", Instruction: "Make the smallest useful change that fits that meaning."},
+			{Title: "Report what was done", Instruction: "Report what was done and every assumption made, so that a human can check it."},
+		}
+		titleSrc = g
+	default:
+		src, toks := r.goal, r.gt
+		if r.useAnswer {
+			// The goal said too little; the answer says what to do.
+			src = r.answer
+			if g := tidy(r.goal); g != "" {
+				src = g + ": " + r.answer
+			}
+			toks, edits = r.c.annotate(tokenize(src, nil)), nil
+			spec.Details = r.answer
+		}
+		var frontier, prevDeps []string
+		for _, st := range r.c.splitSteps(src, toks) {
+			if !r.useAnswer && !r.hasContent(st) {
+				continue
+			}
+			text := tidy(applyEdits(src, st.start, st.end, edits))
+			if text == "" {
+				continue
+			}
+			instruction := capitalise(text)
+			if r.target != "" && !r.useAnswer && r.mentionsTarget(st) {
+				instruction += " (file: " + r.target + ")"
+			}
+			t := askonce.Task{Title: askonce.ClampTitle(capitalise(text)), Instruction: instruction}
+			if st.parallel && len(tasks) > 0 {
+				t.DependsOn = prevDeps
+			} else {
+				prevDeps, frontier = frontier, nil
+				t.DependsOn = prevDeps
+			}
+			tasks = append(tasks, t)
+			frontier = append(frontier, fmt.Sprintf("t%d", len(tasks)))
+		}
+		titleSrc = firstLine(applyEdits(src, 0, len(src), edits))
+	}
+	if len(tasks) == 0 {
+		if len(r.actions) > 0 && !r.confirmed {
+			tasks = []askonce.Task{{Title: "Make no destructive change", Instruction: "The destructive action was not confirmed: do not perform it, and report that nothing was changed."}}
+			titleSrc = tasks[0].Title
+		} else {
+			g := tidy(r.goal)
+			if g == "" {
+				g = "Carry out the goal"
+			}
+			tasks = []askonce.Task{{Title: askonce.ClampTitle(capitalise(g)), Instruction: capitalise(g)}}
+		}
+	}
+	for i := range tasks {
+		tasks[i].ID = fmt.Sprintf("t%d", i+1)
+		if tasks[i].DependsOn == nil {
+			tasks[i].DependsOn = []string{}
+			if r.generic && i > 0 {
+				tasks[i].DependsOn = []string{fmt.Sprintf("t%d", i)}
+			}
+		}
+	}
+	spec.Steps = len(tasks)
+	raw, err := json.Marshal(spec)
+	if err != nil {
+		return nil, err
+	}
+	title := askonce.ClampTitle(capitalise(tidy(titleSrc)))
+	if title == "" {
+		title = tasks[0].Title
+	}
+	plan.Title, plan.Spec, plan.Tasks = title, raw, tasks
+	return plan, nil
+}
+
+// hasContent reports whether a goal step keeps a content word after the
+// dropped tokens are removed.
+func (r *run) hasContent(st step) bool {
+	for i := st.t0; i < st.t1; i++ {
+		if !r.dropped[i] && content(&r.gt[i]) {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *run) mentionsTarget(st step) bool {
+	for i := st.t0; i < st.t1; i++ {
+		if r.c.phraseAt(r.gt, i, fTarget) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// firstLine is the first non-empty line of s without its list marker.
+func firstLine(s string) string {
+	for line := range strings.SplitSeq(s, "\n") {
+		if m := listMarker(line); m >= 0 {
+			line = line[m:]
+		}
+		if t := tidy(line); t != "" {
+			return t
+		}
+	}
+	return ""
+}
+
+// itemSpec is the spec of the template planner.
+type itemSpec struct {
+	Name        string            `json:"name"`
+	ID          string            `json:"id"`
+	Kind        string            `json:"kind"`
+	Properties  map[string]string `json:"properties"`
+	Description string            `json:"description"`
+	Answer      string            `json:"answer,omitempty"`
+}
+
+// templatePlan is the template planner: name, kind and properties read
+// from the goal, and the profile's task DAG for that kind.
+func (r *run) templatePlan() (*askonce.Plan, error) {
+	toks, goal := r.gt, true
+	name, head := r.nounPhrase(r.gt, true)
+	if len(name) == 0 && len(r.at) > 0 {
+		if n, h := r.nounPhrase(r.at, false); len(n) > 0 {
+			name, head, toks, goal = n, h, r.at, false
+		}
+	}
+	kind, noun, named := r.kind(toks, head, goal)
+	if len(name) == 0 {
+		name = []string{"custom"}
+	}
+	title := strings.Join(name, " ")
+	if named { // the goal's own noun ends the name: "Icy Sword"
+		name = append(name, noun)
+		title = strings.Join(name, " ")
+	} else {
+		title += " " + noun
+	}
+	props := r.attributes()
+	if props == nil {
+		props = map[string]string{}
+	}
+	for pi, pr := range r.p.Properties {
+		if v := r.property(pi); v != "" {
+			props[pr.Name] = v
+		} else if pr.Default != "" {
+			props[pr.Name] = pr.Default
+		}
+	}
+	words := make([]string, len(name))
+	var id []string
+	for i, w := range name {
+		words[i] = capitalise(w)
+		var b strings.Builder
+		for _, c := range w {
+			if 'a' <= c && c <= 'z' || '0' <= c && c <= '9' {
+				b.WriteRune(c)
+			}
+		}
+		if b.Len() > 0 {
+			id = append(id, b.String())
+		}
+	}
+	if len(id) == 0 {
+		id = []string{"custom", kind}
+	}
+	desc := tidy(applyEdits(r.goal, 0, len(r.goal), r.edits()))
+	if r.useAnswer {
+		desc = tidy(desc + ": " + r.answer)
+	}
+	spec := itemSpec{
+		Name:        strings.Join(words, " "),
+		ID:          strings.Join(id, "_"),
+		Kind:        kind,
+		Properties:  props,
+		Description: desc,
+		Answer:      r.answer,
+	}
+	keys := make([]string, 0, len(props))
+	for k := range props {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var pl []string
+	for _, k := range keys {
+		pl = append(pl, k+" "+props[k])
+	}
+	propText := strings.Join(pl, ", ")
+	if propText == "" {
+		propText = "no special properties"
+	}
+	vars := placeholders{name: spec.Name, id: spec.ID, kind: kind, properties: propText, goal: desc}
+	tmpl := r.c.kindTasks[kind]
+	tasks := make([]askonce.Task, len(tmpl))
+	for i, t := range tmpl {
+		tasks[i] = askonce.Task{
+			ID:          t.ID,
+			Title:       askonce.ClampTitle(vars.render(t.Title)),
+			Instruction: vars.render(t.Instruction),
+			DependsOn:   t.DependsOn,
+		}
+	}
+	raw, err := json.Marshal(spec)
+	if err != nil {
+		return nil, err
+	}
+	title = askonce.ClampTitle(capitalise(strings.ToLower(title)))
+	return &askonce.Plan{Title: title, Spec: raw, Tasks: tasks}, nil
+}
+
+// nounPhrase reads the thing's name and head noun from the first sentence
+// of toks, before its first functional cue: the first run of adjacent
+// content words that holds a word other than a kind word ("a hot block I
+// could place anywhere" gives hot + block; "a block of hot cheese" gives
+// hot cheese + block). Kind words are not part of the name; the last one
+// in or before the run is the head noun. A dropped side word is replaced by
+// the settled side ("hot frozen cheese" settled hot gives hot cheese). At
+// most four name words are kept.
+func (r *run) nounPhrase(toks []token, goal bool) (words []string, head int) {
+	head = -1
+	add := func(w string) {
+		if len(words) < 4 && !slices.Contains(words, w) {
+			words = append(words, w)
+		}
+	}
+	sentence := -1
+	inRun := false
+	for i := range toks {
+		t := &toks[i]
+		if t.cue || t.e.has(fCue) || (sentence >= 0 && t.sentence != sentence) {
+			break
+		}
+		ok := !t.neg && content(t) && !t.e.has(fDestructive)
+		if !ok || (i > 0 && toks[i-1].clause != t.clause) {
+			if inRun && len(words) > 0 {
+				break // the run with a name word is over
+			}
+			inRun = false
+			if !ok {
+				continue
+			}
+		}
+		inRun = true
+		sentence = t.sentence
+		if t.e != nil && t.e.kind != "" {
+			if !goal || !r.dropped[i] {
+				head = i
+			}
+			continue
+		}
+		if goal && r.dropped[i] {
+			for _, s := range t.e.sides {
+				if g := r.groups[s.group]; g.side >= 0 && g.side != s.side {
+					add(g.display)
+				}
+			}
+			continue
+		}
+		w := t.text
+		if t.e != nil && len(t.e.sides) > 0 {
+			w = t.e.sides[0].display
+		} else if t.fixed {
+			w = t.word
+		}
+		add(w)
+	}
+	return words, head
+}
+
+// placeholders are the values of a task template's {name}, {id}, {kind},
+// {properties} and {goal}.
+type placeholders struct {
+	name, id, kind, properties, goal string
+}
+
+// render fills the placeholders of s; anything else in braces stays.
+func (v *placeholders) render(s string) string {
+	if !strings.Contains(s, "{") {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 64)
+	for {
+		i := strings.IndexByte(s, '{')
+		if i < 0 {
+			break
+		}
+		j := strings.IndexByte(s[i:], '}')
+		if j < 0 {
+			break
+		}
+		b.WriteString(s[:i])
+		switch key := s[i+1 : i+j]; key {
+		case "name":
+			b.WriteString(v.name)
+		case "id":
+			b.WriteString(v.id)
+		case "kind":
+			b.WriteString(v.kind)
+		case "properties":
+			b.WriteString(v.properties)
+		case "goal":
+			b.WriteString(v.goal)
+		default:
+			b.WriteString(s[i : i+j+1])
+		}
+		s = s[i+j+1:]
+	}
+	b.WriteString(s)
+	return b.String()
+}
+
+// kind is the kind named by the head noun, else by the first kind word of
+// the goal (then of the answer), with that word as the noun; else the
+// profile's default kind, recorded as an assumption.
+func (r *run) kind(toks []token, head int, goal bool) (kind, noun string, named bool) {
+	find := func(toks []token, goal bool) int {
+		for i := range toks {
+			t := &toks[i]
+			if !t.neg && t.e != nil && t.e.kind != "" && !(goal && r.dropped[i]) {
+				return i
+			}
+		}
+		return -1
+	}
+	if head < 0 {
+		if head = find(r.gt, true); head >= 0 {
+			toks = r.gt
+		} else if head = find(r.at, false); head >= 0 {
+			toks = r.at
+		}
+	}
+	if head < 0 {
+		kind = r.c.defaultKnd
+		r.assume("No kind was named; assumed a %s.", kind)
+		return kind, kind, false
+	}
+	t := &toks[head]
+	noun = t.word
+	// Title the singular: "ores" is named by "ore".
+	if s := strings.TrimSuffix(noun, "s"); s != noun && r.c.lex[s] != nil && r.c.lex[s].kind == t.e.kind {
+		noun = s
+	}
+	return t.e.kind, noun, true
+}
+
+// property is the value of property pi that the goal (then the answer)
+// names first, or "".
+func (r *run) property(pi int) string {
+	for pass, toks := range [][]token{r.gt, r.at} {
+		for i := range toks {
+			t := &toks[i]
+			if t.neg || t.e == nil || (pass == 0 && r.dropped[i]) {
+				continue
+			}
+			for _, p := range t.e.props {
+				if p.prop == pi {
+					return p.value
+				}
+			}
+		}
+	}
+	return ""
+}

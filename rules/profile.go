@@ -1,0 +1,667 @@
+package rules
+
+import (
+	"bytes"
+	"embed"
+	"encoding/json"
+	"fmt"
+	"io"
+	"io/fs"
+	"path"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/askonce/askonce"
+)
+
+//go:embed profiles/*.json words.json
+var embedded embed.FS
+
+// Check names, in the order a profile's "checks" list may use them.
+const (
+	CheckContradiction = "contradiction"
+	CheckDestructive   = "destructive"
+	CheckAlternatives  = "alternatives"
+	CheckTargetFile    = "targetFile"
+	CheckVague         = "vague"
+)
+
+// Planner names for a profile's "planner" field.
+const (
+	// PlannerSteps plans one task per step of the goal (numbered or
+	// bulleted lines, sentences, "then"), chained in order.
+	PlannerSteps = "steps"
+	// PlannerTemplate plans the profile's task template for the kind of
+	// thing the goal names, with a spec of name, kind and properties.
+	PlannerTemplate = "template"
+)
+
+// Profile is one rule set of the rules interpreter, as read from its JSON
+// file (see the package documentation for the format). Load one with
+// LoadProfile; the zero value is not usable. A loaded Profile is immutable
+// and safe for concurrent use.
+type Profile struct {
+	Name        string   `json:"name"`
+	Description string   `json:"description,omitempty"`
+	Aliases     []string `json:"aliases,omitempty"`
+	// Checks run in this order; the first that cannot be settled asks.
+	Checks []string `json:"checks"`
+	// Planner is PlannerSteps (the default) or PlannerTemplate.
+	Planner string `json:"planner,omitempty"`
+	// MinContentWords is the vague check's threshold (default 2).
+	MinContentWords int `json:"minContentWords,omitempty"`
+	// TypoTolerance lets concept words (group, kind and property words)
+	// match tokens at Damerau-Levenshtein distance 1.
+	TypoTolerance bool           `json:"typoTolerance,omitempty"`
+	Groups        []Group        `json:"groups,omitempty"`
+	Properties    []Property     `json:"properties,omitempty"`
+	Kinds         []Kind         `json:"kinds,omitempty"`
+	DefaultKind   string         `json:"defaultKind,omitempty"`
+	Tasks         []TaskTemplate `json:"tasks,omitempty"`
+	Words
+
+	c *compiled
+}
+
+// Words are the word lists of a profile. The embedded base lists (stop
+// words, known words, cues, negations, ...) are always present; a profile's
+// lists add to them. An entry of several words (e.g. "git push --force") is
+// a phrase matched as a token sequence.
+type Words struct {
+	// StopWords are not content words (the vague check) and are skipped
+	// around "or".
+	StopWords []string `json:"stopWords,omitempty"`
+	// KnownWords are real words that typo tolerance never corrects.
+	KnownWords []string `json:"knownWords,omitempty"`
+	// FunctionalCues make a later word of the same clause functional.
+	FunctionalCues []string `json:"functionalCues,omitempty"`
+	// Negations before a word (directly, or with one stop word between)
+	// cancel it.
+	Negations []string `json:"negations,omitempty"`
+	// OrWords separate alternatives; OrIgnore words next to one cancel it
+	// ("more or less", "or not").
+	OrWords  []string `json:"orWords,omitempty"`
+	OrIgnore []string `json:"orIgnore,omitempty"`
+	// Conjunctions are removed with a dropped neighbour and end a quoted
+	// destructive action.
+	Conjunctions []string `json:"conjunctions,omitempty"`
+	// StepSeparators split a sentence into steps; Connectors are trimmed
+	// from the ends of a step; ParallelCues make a step parallel to the
+	// one before it.
+	StepSeparators []string `json:"stepSeparators,omitempty"`
+	Connectors     []string `json:"connectors,omitempty"`
+	ParallelCues   []string `json:"parallelCues,omitempty"`
+	// Yes and No are the words a CONFIRM answer is read with.
+	Yes []string `json:"yes,omitempty"`
+	No  []string `json:"no,omitempty"`
+	// Destructive words and phrases trigger the destructive check.
+	Destructive []string `json:"destructive,omitempty"`
+	// TargetPhrases ("the file") trigger the target-file check.
+	TargetPhrases []string `json:"targetPhrases,omitempty"`
+}
+
+// Group is a set of mutually exclusive sides (hot vs cold). A goal that
+// mentions two sides of one group is a contradiction. Cosmetic marks a
+// group about appearance only; its questions carry "cosmetic": true.
+type Group struct {
+	Name string `json:"name"`
+	// Property is the spec key of the settled side (default Name).
+	Property string `json:"property,omitempty"`
+	Cosmetic bool   `json:"cosmetic,omitempty"`
+	Sides    []Side `json:"sides"`
+}
+
+// Side is one side of a group. Words match whole tokens and are shown as
+// written; Forms maps further tokens to the word shown for them
+// ("freezes" -> "frozen").
+type Side struct {
+	Name  string            `json:"name"`
+	Words []string          `json:"words"`
+	Forms map[string]string `json:"forms,omitempty"`
+}
+
+// Property is a spec property read from words (colour, hardness): the
+// first value whose word the goal mentions, else Default (omitted when
+// empty).
+type Property struct {
+	Name    string              `json:"name"`
+	Default string              `json:"default,omitempty"`
+	Values  map[string][]string `json:"values"`
+}
+
+// Kind is a kind of thing (block, item, food) and the words that name it.
+// The template planner uses the first kind the goal names, else the
+// profile's DefaultKind.
+type Kind struct {
+	Kind  string   `json:"kind"`
+	Words []string `json:"words"`
+}
+
+// TaskTemplate is one task of the template planner. Title and Instruction
+// may use {name}, {id}, {kind}, {properties} and {goal}. A template with
+// Kinds is used only for those kinds; a task that depends on an unused
+// template depends on that template's dependencies instead.
+type TaskTemplate struct {
+	ID          string   `json:"id"`
+	Title       string   `json:"title"`
+	Instruction string   `json:"instruction"`
+	DependsOn   []string `json:"dependsOn"`
+	Kinds       []string `json:"kinds,omitempty"`
+}
+
+// LoadProfile reads a profile from its JSON form, checks it and prepares
+// it for use. Unknown fields are an error, so that a misspelt key does not
+// silently disable a rule.
+func LoadProfile(r io.Reader) (*Profile, error) {
+	return loadProfile(r, "")
+}
+
+func loadProfile(r io.Reader, name string) (*Profile, error) {
+	var p Profile
+	if err := decodeStrict(r, &p); err != nil {
+		return nil, fmt.Errorf("rules: read profile: %w", err)
+	}
+	if name != "" {
+		p.Name = name
+	}
+	base, err := baseWords()
+	if err != nil {
+		return nil, err
+	}
+	if err := p.compile(base); err != nil {
+		return nil, fmt.Errorf("rules: profile %q: %w", p.Name, err)
+	}
+	return &p, nil
+}
+
+func decodeStrict(r io.Reader, v any) error {
+	dec := json.NewDecoder(r)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if dec.More() {
+		return fmt.Errorf("text after the JSON object")
+	}
+	return nil
+}
+
+// baseWords is words.json, read once.
+var baseWords = sync.OnceValues(func() (*Words, error) {
+	b, err := embedded.ReadFile("words.json")
+	if err != nil {
+		return nil, fmt.Errorf("rules: %w", err)
+	}
+	var p Profile // words.json is a profile holding word lists only
+	if err := decodeStrict(bytes.NewReader(b), &p); err != nil {
+		return nil, fmt.Errorf("rules: words.json: %w", err)
+	}
+	return &p.Words, nil
+})
+
+// embeddedProfiles are the profiles shipped in profiles/*.json, keyed by
+// name, loaded once and shared by every Interpreter.
+var embeddedProfiles = sync.OnceValues(func() (map[string]*Profile, error) {
+	files, err := fs.Glob(embedded, "profiles/*.json")
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]*Profile, len(files))
+	for _, f := range files {
+		b, err := embedded.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		p, err := loadProfile(bytes.NewReader(b), "")
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", f, err)
+		}
+		if want := strings.TrimSuffix(path.Base(f), ".json"); p.Name != want {
+			return nil, fmt.Errorf("rules: %s names profile %q", f, p.Name)
+		}
+		out[p.Name] = p
+	}
+	return out, nil
+})
+
+// Profiles lists the names of the embedded profiles, sorted.
+func Profiles() []string {
+	m, err := embeddedProfiles()
+	if err != nil {
+		return nil
+	}
+	names := make([]string, 0, len(m))
+	for n := range m {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// flag is one role a word plays.
+type flag uint32
+
+const (
+	fStop flag = 1 << iota
+	fKnown
+	fCue
+	fNeg
+	fOr
+	fOrIgnore
+	fConj
+	fStepSep
+	fConnector
+	fParallel
+	fYes
+	fNo
+	fDestructive
+	fTarget
+)
+
+type sideRef struct {
+	group, side int
+	display     string
+}
+
+type propRef struct {
+	prop  int
+	value string
+}
+
+// entry is everything the profile knows about one word, so that a token
+// needs one map look-up.
+type entry struct {
+	flags flag
+	sides []sideRef
+	props []propRef
+	kind  string
+	sig   string // roles as text, to tell apart typo candidates
+}
+
+func (e *entry) has(f flag) bool { return e != nil && e.flags&f != 0 }
+
+func (e *entry) concept() bool {
+	return e != nil && (len(e.sides) > 0 || len(e.props) > 0 || e.kind != "")
+}
+
+type phrase struct {
+	toks []string
+	flag flag
+}
+
+type typoWord struct {
+	word  string
+	runes []rune
+	e     *entry
+}
+
+// compiled is a profile prepared for the hot path: every word list folded
+// into one lexicon, phrases indexed by their first token, typo candidates
+// indexed by first letter, and the template's task list per kind.
+type compiled struct {
+	lex        map[string]*entry
+	phrases    map[string][]phrase
+	typo       map[rune][]typoWord
+	groupOrder []int // functional groups first, then cosmetic
+	sideBase   []int // index of a group's first side in a flat side list
+	nSides     int
+	checks     []string
+	minContent int
+	planner    string
+	kindTasks  map[string][]askonce.Task
+	defaultKnd string
+	kindWords  map[string]string // kind -> first word naming it
+}
+
+func (p *Profile) compile(base *Words) error {
+	p.Name = strings.ToLower(strings.TrimSpace(p.Name))
+	if p.Name == "" || strings.ContainsAny(p.Name, " \t\r\n") {
+		return fmt.Errorf("name %q must be non-empty and without spaces", p.Name)
+	}
+	c := &compiled{
+		lex:     make(map[string]*entry, 512),
+		phrases: make(map[string][]phrase),
+		typo:    make(map[rune][]typoWord),
+	}
+	for _, ch := range p.Checks {
+		switch ch {
+		case CheckContradiction, CheckDestructive, CheckAlternatives, CheckTargetFile, CheckVague:
+		default:
+			return fmt.Errorf("unknown check %q (want %s, %s, %s, %s or %s)", ch,
+				CheckContradiction, CheckDestructive, CheckAlternatives, CheckTargetFile, CheckVague)
+		}
+		if slices.Contains(c.checks, ch) {
+			return fmt.Errorf("check %q is listed twice", ch)
+		}
+		c.checks = append(c.checks, ch)
+	}
+	c.minContent = p.MinContentWords
+	if c.minContent <= 0 {
+		c.minContent = 2
+	}
+	c.planner = p.Planner
+	if c.planner == "" {
+		c.planner = PlannerSteps
+	}
+	if c.planner != PlannerSteps && c.planner != PlannerTemplate {
+		return fmt.Errorf("unknown planner %q (want %q or %q)", p.Planner, PlannerSteps, PlannerTemplate)
+	}
+
+	lists := []struct {
+		words []string
+		f     flag
+	}{
+		{base.StopWords, fStop}, {p.StopWords, fStop},
+		{base.KnownWords, fKnown}, {p.KnownWords, fKnown},
+		{base.FunctionalCues, fCue}, {p.FunctionalCues, fCue},
+		{base.Negations, fNeg}, {p.Negations, fNeg},
+		{base.OrWords, fOr}, {p.OrWords, fOr},
+		{base.OrIgnore, fOrIgnore}, {p.OrIgnore, fOrIgnore},
+		{base.Conjunctions, fConj}, {p.Conjunctions, fConj},
+		{base.StepSeparators, fStepSep}, {p.StepSeparators, fStepSep},
+		{base.Connectors, fConnector}, {p.Connectors, fConnector},
+		{base.ParallelCues, fParallel}, {p.ParallelCues, fParallel},
+		{base.Yes, fYes}, {p.Yes, fYes},
+		{base.No, fNo}, {p.No, fNo},
+		{base.Destructive, fDestructive}, {p.Destructive, fDestructive},
+		{base.TargetPhrases, fTarget}, {p.TargetPhrases, fTarget},
+	}
+	for _, l := range lists {
+		for _, w := range l.words {
+			if err := c.addFlag(w, l.f); err != nil {
+				return err
+			}
+		}
+	}
+
+	for gi, g := range p.Groups {
+		if strings.TrimSpace(g.Name) == "" {
+			return fmt.Errorf("group %d has no name", gi+1)
+		}
+		if len(g.Sides) < 2 {
+			return fmt.Errorf("group %q needs at least two sides", g.Name)
+		}
+		c.sideBase = append(c.sideBase, c.nSides)
+		c.nSides += len(g.Sides)
+		owner := map[string]int{}
+		for si, s := range g.Sides {
+			if strings.TrimSpace(s.Name) == "" {
+				return fmt.Errorf("group %q: side %d has no name", g.Name, si+1)
+			}
+			if len(s.Words) == 0 {
+				return fmt.Errorf("group %q: side %q has no words", g.Name, s.Name)
+			}
+			add := func(w, display string) error {
+				key, err := oneToken(w)
+				if err != nil {
+					return fmt.Errorf("group %q: %w", g.Name, err)
+				}
+				if o, ok := owner[key]; ok && o != si {
+					return fmt.Errorf("group %q: word %q is on two sides", g.Name, w)
+				}
+				owner[key] = si
+				c.each(key, func(e *entry) {
+					e.sides = append(e.sides, sideRef{group: gi, side: si, display: display})
+				})
+				return nil
+			}
+			for _, w := range s.Words {
+				if err := add(w, strings.ToLower(w)); err != nil {
+					return err
+				}
+			}
+			forms := make([]string, 0, len(s.Forms))
+			for f := range s.Forms {
+				forms = append(forms, f)
+			}
+			sort.Strings(forms)
+			for _, f := range forms {
+				if err := add(f, strings.ToLower(s.Forms[f])); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	for _, cosmetic := range []bool{false, true} {
+		for gi, g := range p.Groups {
+			if g.Cosmetic == cosmetic {
+				c.groupOrder = append(c.groupOrder, gi)
+			}
+		}
+	}
+
+	for pi, pr := range p.Properties {
+		if strings.TrimSpace(pr.Name) == "" {
+			return fmt.Errorf("property %d has no name", pi+1)
+		}
+		values := make([]string, 0, len(pr.Values))
+		for v := range pr.Values {
+			values = append(values, v)
+		}
+		sort.Strings(values)
+		owner := map[string]string{}
+		for _, v := range values {
+			for _, w := range pr.Values[v] {
+				key, err := oneToken(w)
+				if err != nil {
+					return fmt.Errorf("property %q: %w", pr.Name, err)
+				}
+				if o, ok := owner[key]; ok && o != v {
+					return fmt.Errorf("property %q: word %q names both %q and %q", pr.Name, w, o, v)
+				}
+				owner[key] = v
+				c.each(key, func(e *entry) { e.props = append(e.props, propRef{prop: pi, value: v}) })
+			}
+		}
+	}
+
+	c.kindWords = map[string]string{}
+	for _, k := range p.Kinds {
+		if strings.TrimSpace(k.Kind) == "" || len(k.Words) == 0 {
+			return fmt.Errorf("a kind needs a name and words")
+		}
+		for _, w := range k.Words {
+			key, err := oneToken(w)
+			if err != nil {
+				return fmt.Errorf("kind %q: %w", k.Kind, err)
+			}
+			var clash string
+			c.each(key, func(e *entry) {
+				if e.kind != "" && e.kind != k.Kind {
+					clash = e.kind
+				}
+				e.kind = k.Kind
+			})
+			if clash != "" {
+				return fmt.Errorf("word %q names kinds %q and %q", w, clash, k.Kind)
+			}
+			if _, ok := c.kindWords[k.Kind]; !ok {
+				c.kindWords[k.Kind] = key
+			}
+		}
+	}
+	c.defaultKnd = p.DefaultKind
+	if c.defaultKnd == "" {
+		c.defaultKnd = "item"
+	}
+
+	c.finish(p.TypoTolerance)
+	if c.planner == PlannerTemplate {
+		if err := c.compileTemplate(p); err != nil {
+			return err
+		}
+	}
+	p.c = c
+	return nil
+}
+
+// oneToken returns the lexicon key of a single word.
+func oneToken(w string) (string, error) {
+	toks := tokenize(w, nil)
+	if len(toks) != 1 {
+		return "", fmt.Errorf("%q must be exactly one word", w)
+	}
+	return toks[0].text, nil
+}
+
+// addFlag adds a role to a word, or to a phrase when w has several tokens.
+func (c *compiled) addFlag(w string, f flag) error {
+	toks := tokenize(w, nil)
+	switch len(toks) {
+	case 0:
+		return fmt.Errorf("word %q has no letters", w)
+	case 1:
+		c.each(toks[0].text, func(e *entry) { e.flags |= f })
+	default:
+		ph := phrase{flag: f}
+		for _, t := range toks {
+			ph.toks = append(ph.toks, t.text)
+		}
+		c.phrases[ph.toks[0]] = append(c.phrases[ph.toks[0]], ph)
+	}
+	return nil
+}
+
+// each applies fn to the entry of key and, for a Japanese word starting
+// with kanji, to the entry of its kanji stem, so that 凍る finds 凍った.
+func (c *compiled) each(key string, fn func(*entry)) {
+	fn(c.entry(key))
+	if isHanStart(key) {
+		if stem := hanStem(key); stem != key {
+			fn(c.entry(stem))
+		}
+	}
+}
+
+func (c *compiled) entry(key string) *entry {
+	e := c.lex[key]
+	if e == nil {
+		e = &entry{}
+		c.lex[key] = e
+	}
+	return e
+}
+
+// finish computes role signatures and the typo index.
+func (c *compiled) finish(typo bool) {
+	for w, e := range c.lex {
+		var b strings.Builder
+		for _, s := range e.sides {
+			fmt.Fprintf(&b, "g%d.%d=%s;", s.group, s.side, s.display)
+		}
+		for _, p := range e.props {
+			fmt.Fprintf(&b, "p%d=%s;", p.prop, p.value)
+		}
+		b.WriteString("k=" + e.kind)
+		e.sig = b.String()
+		if !typo || !e.concept() {
+			continue
+		}
+		r := []rune(w)
+		if len(r) < 4 || r[0] >= 0x2E80 {
+			continue
+		}
+		c.typo[r[0]] = append(c.typo[r[0]], typoWord{word: w, runes: r, e: e})
+	}
+	for k := range c.typo {
+		slices.SortFunc(c.typo[k], func(a, b typoWord) int { return strings.Compare(a.word, b.word) })
+	}
+}
+
+// compileTemplate checks the task template and resolves it once per kind.
+func (c *compiled) compileTemplate(p *Profile) error {
+	if len(p.Tasks) == 0 {
+		return fmt.Errorf("the template planner needs tasks")
+	}
+	all := askonce.Plan{}
+	byID := map[string]*TaskTemplate{}
+	for i := range p.Tasks {
+		t := &p.Tasks[i]
+		all.Tasks = append(all.Tasks, askonce.Task{ID: t.ID, Title: t.Title, Instruction: t.Instruction, DependsOn: t.DependsOn})
+		byID[t.ID] = t
+	}
+	if errs := all.Validate(nil); len(errs) > 0 {
+		return fmt.Errorf("task template: %s", strings.Join(errs, "; "))
+	}
+	kinds := []string{c.defaultKnd}
+	for _, k := range p.Kinds {
+		if !slices.Contains(kinds, k.Kind) {
+			kinds = append(kinds, k.Kind)
+		}
+	}
+	c.kindTasks = make(map[string][]askonce.Task, len(kinds))
+	for _, kind := range kinds {
+		used := func(t *TaskTemplate) bool { return len(t.Kinds) == 0 || slices.Contains(t.Kinds, kind) }
+		// deps resolves a dependency on an unused task to that task's
+		// own (resolved) dependencies.
+		var deps func(ids []string) []string
+		deps = func(ids []string) []string {
+			var out []string
+			for _, id := range ids {
+				if t := byID[id]; used(t) {
+					out = append(out, id)
+				} else {
+					out = append(out, deps(t.DependsOn)...)
+				}
+			}
+			slices.Sort(out)
+			return slices.Compact(out)
+		}
+		var tasks []askonce.Task
+		for i := range p.Tasks {
+			t := &p.Tasks[i]
+			if used(t) {
+				tasks = append(tasks, askonce.Task{ID: t.ID, Title: t.Title, Instruction: t.Instruction, DependsOn: deps(t.DependsOn)})
+			}
+		}
+		reduce(tasks)
+		c.kindTasks[kind] = tasks
+	}
+	return nil
+}
+
+// reduce removes each dependency that is already implied by another one
+// (a transitive reduction), keeping the template's DAG readable.
+func reduce(tasks []askonce.Task) {
+	deps := make(map[string][]string, len(tasks))
+	for _, t := range tasks {
+		deps[t.ID] = t.DependsOn
+	}
+	// reaches reports whether to is an ancestor of from.
+	reaches := func(from, to string) bool {
+		seen := map[string]bool{}
+		stack := []string{from}
+		for len(stack) > 0 {
+			id := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			for _, d := range deps[id] {
+				if d == to {
+					return true
+				}
+				if !seen[d] {
+					seen[d] = true
+					stack = append(stack, d)
+				}
+			}
+		}
+		return false
+	}
+	for i := range tasks {
+		keep := []string{}
+		for _, d := range tasks[i].DependsOn {
+			implied := false
+			for _, o := range tasks[i].DependsOn {
+				if o != d && reaches(o, d) {
+					implied = true
+					break
+				}
+			}
+			if !implied {
+				keep = append(keep, d)
+			}
+		}
+		tasks[i].DependsOn = keep
+	}
+}

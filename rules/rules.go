@@ -1,0 +1,209 @@
+package rules
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/askonce/askonce"
+)
+
+// DefaultProfile is the profile of a request that names none.
+const DefaultProfile = "general"
+
+// Options configure New. The zero value gives the embedded profiles.
+type Options struct {
+	// ProfileFiles maps a profile name to the path of a JSON profile file.
+	// The file replaces the embedded profile of that name, or adds a new
+	// profile; the map key is the profile's name, whatever the file's
+	// "name" says.
+	ProfileFiles map[string]string
+	// Profiles are profiles already read with LoadProfile, added or
+	// replacing by their Name after ProfileFiles.
+	Profiles []*Profile
+}
+
+// Interpreter is the rules interpreter: deterministic, offline and cheap.
+// It is safe for concurrent use.
+type Interpreter struct {
+	byName map[string]*Profile // by name and by alias
+	names  []string
+}
+
+var _ askonce.Interpreter = (*Interpreter)(nil)
+
+// New returns an Interpreter with the embedded profiles and those of opts.
+// A profile file that cannot be read or is invalid is an error.
+func New(opts Options) (*Interpreter, error) {
+	base, err := embeddedProfiles()
+	if err != nil {
+		return nil, err
+	}
+	set := maps.Clone(base)
+	for _, name := range slices.Sorted(maps.Keys(opts.ProfileFiles)) {
+		file := opts.ProfileFiles[name]
+		p, err := loadProfileFile(name, file)
+		if err != nil {
+			return nil, err
+		}
+		set[p.Name] = p
+	}
+	for _, p := range opts.Profiles {
+		if p == nil || p.c == nil {
+			return nil, fmt.Errorf("rules: Options.Profiles holds a profile not read with LoadProfile")
+		}
+		set[p.Name] = p
+	}
+	in := &Interpreter{byName: make(map[string]*Profile, 2*len(set))}
+	for name, p := range set {
+		in.byName[name] = p
+		in.names = append(in.names, name)
+	}
+	slices.Sort(in.names)
+	for _, name := range in.names { // aliases never shadow a name, and the first claim wins
+		for _, a := range set[name].Aliases {
+			a = strings.ToLower(strings.TrimSpace(a))
+			if _, taken := in.byName[a]; !taken && a != "" {
+				in.byName[a] = set[name]
+			}
+		}
+	}
+	return in, nil
+}
+
+func loadProfileFile(name, file string) (*Profile, error) {
+	name = strings.ToLower(strings.TrimSpace(name))
+	if name == "" {
+		return nil, fmt.Errorf("rules: profile file %s has an empty name", file)
+	}
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, fmt.Errorf("rules: profile %q: %w", name, err)
+	}
+	defer f.Close()
+	p, err := loadProfile(f, name)
+	if err != nil {
+		return nil, fmt.Errorf("%w (file %s)", err, file)
+	}
+	return p, nil
+}
+
+// Profiles lists the interpreter's profile names, sorted (aliases are not
+// listed).
+func (in *Interpreter) Profiles() []string {
+	return slices.Clone(in.names)
+}
+
+// HasProfile reports whether name (or "" for DefaultProfile) selects a
+// profile, so that a caller can reject a bad profile before a job runs.
+func (in *Interpreter) HasProfile(name string) bool {
+	_, err := in.profile(name)
+	return err == nil
+}
+
+func (in *Interpreter) profile(name string) (*Profile, error) {
+	key := strings.ToLower(strings.TrimSpace(name))
+	if key == "" {
+		key = DefaultProfile
+	}
+	if p := in.byName[key]; p != nil {
+		return p, nil
+	}
+	return nil, askonce.Errorf(askonce.EINVALID, "unknown profile %q; known profiles: %s", name, strings.Join(in.names, ", "))
+}
+
+// Interpret turns req into a plan or one question (see the package
+// documentation for the rules). It fails only for an unknown profile
+// (EINVALID), a nil request or a done context. Usage reports no cost;
+// PromptTokens counts the words of the prompt and directive and
+// CompletionTokens the words of the output, a word being a run of letters
+// or digits.
+func (in *Interpreter) Interpret(ctx context.Context, req *askonce.Request) (*askonce.Response, error) {
+	if req == nil {
+		return nil, askonce.Errorf(askonce.EINVALID, "rules: nil request")
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	p, err := in.profile(req.Profile)
+	if err != nil {
+		return nil, err
+	}
+	prompt := req.Prompt
+	if strings.TrimSpace(prompt) == "" {
+		prompt = req.Goal
+	}
+	raw, err := p.interpret(prompt, req.Directive, req.Files)
+	if err != nil {
+		return &askonce.Response{Raw: raw}, err
+	}
+	return &askonce.Response{
+		Raw: raw,
+		Usage: askonce.Usage{
+			PromptTokens:     countWords([]byte(prompt)) + countWords([]byte(req.Directive)),
+			CompletionTokens: countWords(raw),
+		},
+	}, nil
+}
+
+// output is the JSON that askonce.ParseOutcome reads.
+type output struct {
+	Title    string            `json:"title"`
+	Plan     *askonce.Plan     `json:"plan,omitempty"`
+	Question *askonce.Question `json:"question,omitempty"`
+}
+
+// interpret runs the profile on one prompt.
+func (p *Profile) interpret(prompt, directive string, files []string) ([]byte, error) {
+	goal, answer := splitPrompt(prompt)
+	r := &run{
+		p:         p,
+		c:         p.c,
+		goal:      goal,
+		answer:    answer,
+		directive: strings.TrimSpace(directive) != "",
+		files:     cleanFiles(files),
+	}
+	r.gt = p.c.annotate(tokenize(goal, make([]token, 0, 32)))
+	if answer != "" {
+		r.at = p.c.annotate(tokenize(answer, nil))
+	}
+	r.analyse()
+	if r.q != nil {
+		title := askonce.ClampTitle(capitalise(tidy(firstLine(goal))))
+		if title == "" {
+			title = "Untitled goal"
+		}
+		return json.Marshal(output{Title: title, Question: r.q})
+	}
+	var plan *askonce.Plan
+	var err error
+	if p.c.planner == PlannerTemplate {
+		plan, err = r.templatePlan()
+	} else {
+		plan, err = r.stepsPlan()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("rules: %w", err)
+	}
+	plan.Assumptions = r.assumptions
+	return json.Marshal(output{Title: plan.Title, Plan: plan})
+}
+
+// cleanFiles trims the candidate files and drops empty and repeated ones.
+func cleanFiles(files []string) []string {
+	if len(files) == 0 {
+		return nil
+	}
+	out := make([]string, 0, len(files))
+	for _, f := range files {
+		if f = strings.TrimSpace(f); f != "" && !slices.Contains(out, f) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
