@@ -76,9 +76,9 @@ func TestStateTable(t *testing.T) {
 			events: []EventType{EventPlanned, EventDispatched},
 		},
 		{
-			name: "CreatedInterpreterAsks_RepeatGuardHasAnswer_NoneToAnsweredHistory",
-			job:  func() *Job { return planningJob(ModeManaged) },
-			in:   Asked{Question: tempQuestion(), Stored: &HistoryEntry{Answer: "hot"}},
+			name:   "CreatedInterpreterAsks_RepeatGuardHasAnswer_NoneToAnsweredHistory",
+			job:    func() *Job { return planningJob(ModeManaged) },
+			in:     Asked{Question: tempQuestion(), Stored: &HistoryEntry{Answer: "hot"}},
 			status: StatusPlanning, clar: ClarificationAnswered, source: SourceHistory, interpret: ReasonClarificationAnswer,
 			events: []EventType{EventAutoResolved},
 		},

@@ -1,0 +1,734 @@
+package askonce_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/rules"
+	"github.com/askonce/askonce/sqlite"
+)
+
+// script is a scripted interpreter for engine tests: the stand-in for an
+// LLM, which cannot run here. Each call takes the next reply and records
+// the request it got, so tests assert on what the interpreter received.
+type script struct {
+	mu      sync.Mutex
+	replies []func(*askonce.Request) (*askonce.Response, error)
+	reqs    []askonce.Request
+}
+
+func (s *script) Interpret(ctx context.Context, req *askonce.Request) (*askonce.Response, error) {
+	s.mu.Lock()
+	s.reqs = append(s.reqs, *req)
+	if len(s.replies) == 0 {
+		s.mu.Unlock()
+		return nil, fmt.Errorf("script exhausted at request %d", len(s.reqs))
+	}
+	r := s.replies[0]
+	s.replies = s.replies[1:]
+	s.mu.Unlock()
+	return r(req)
+}
+
+func (s *script) requests() []askonce.Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.reqs)
+}
+
+func reply(raw string, usage askonce.Usage) func(*askonce.Request) (*askonce.Response, error) {
+	return func(*askonce.Request) (*askonce.Response, error) {
+		return &askonce.Response{Raw: []byte(raw), Usage: usage}, nil
+	}
+}
+
+const (
+	askTemp  = `{"question":{"type":"SELECT_ONE","text":"Hot or frozen?","options":["hot","frozen"],"reason":"scope_unclear"}}`
+	planRaw  = `{"title":"Hot cheese","plan":{"tasks":[{"id":"t1","title":"Make cheese","instruction":"make it","dependsOn":[]},{"id":"t2","title":"Heat it","instruction":"heat","dependsOn":["t1"]}]}}`
+	cycleRaw = `{"plan":{"tasks":[{"id":"a","title":"A","dependsOn":["b"]},{"id":"b","title":"B","dependsOn":["a"]}]}}`
+)
+
+var u1 = askonce.Usage{PromptTokens: 10, CompletionTokens: 5, CostUSD: 0.001}
+
+func scripted(replies ...func(*askonce.Request) (*askonce.Response, error)) *script {
+	return &script{replies: replies}
+}
+
+// openStore opens a real SQLite file in the test's temp dir.
+func openStore(t testing.TB, path string) *sqlite.Store {
+	t.Helper()
+	st, err := sqlite.Open(context.Background(), path)
+	if err != nil {
+		t.Fatalf("open sqlite: %v", err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+func newEngine(t testing.TB, interp askonce.Interpreter) *askonce.Engine {
+	t.Helper()
+	return &askonce.Engine{Store: openStore(t, filepath.Join(t.TempDir(), "askonce.db")), Interpreter: interp}
+}
+
+func rulesInterpreter(t testing.TB) *rules.Interpreter {
+	t.Helper()
+	r, err := rules.New(rules.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+var ctx = context.Background()
+
+func create(t *testing.T, e *askonce.Engine, goal string) *askonce.Job {
+	t.Helper()
+	j, err := e.Create(ctx, askonce.CreateRequest{Goal: goal, SessionID: "s1"})
+	if err != nil {
+		t.Fatalf("create %q: %v", goal, err)
+	}
+	return j
+}
+
+func eventTypes(t *testing.T, e *askonce.Engine, j *askonce.Job) []askonce.EventType {
+	t.Helper()
+	evs, err := e.Events(ctx, j.TenantID, j.ID, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ts []askonce.EventType
+	for _, ev := range evs {
+		ts = append(ts, ev.Type)
+	}
+	return ts
+}
+
+func count[T comparable](xs []T, x T) int {
+	n := 0
+	for _, y := range xs {
+		if y == x {
+			n++
+		}
+	}
+	return n
+}
+
+// Seed 000's Verification, in process with the rules interpreter on a real
+// SQLite file.
+func TestSeed000_Verification(t *testing.T) {
+	t.Parallel()
+	e := newEngine(t, rulesInterpreter(t))
+
+	// 1. Repro: the prompt that used to loop asks exactly one question.
+	j := create(t, e, "hot frozen cheese")
+	if j.Status != askonce.StatusPending || j.ClarificationStatus != askonce.ClarificationAsked || j.Question == nil {
+		t.Fatalf("create: status %s clarification %s question %v", j.Status, j.ClarificationStatus, j.Question)
+	}
+	// The answer settles it: success, builder queued, never a second question.
+	j, err := e.Answer(ctx, "", j.ID, "hot")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j.Status != askonce.StatusSuccess || j.Dispatch != askonce.DispatchQueued || j.ClarificationStatus != askonce.ClarificationAnswered {
+		t.Fatalf("answer: status %s dispatch %s clarification %s error %q", j.Status, j.Dispatch, j.ClarificationStatus, j.Error)
+	}
+	var spec map[string]any
+	if err := json.Unmarshal(j.Plan.Spec, &spec); err != nil || !strings.Contains(string(j.Plan.Spec), "hot") || strings.Contains(string(j.Plan.Spec), "frozen") {
+		t.Fatalf("plan spec %s does not settle on hot: %v", j.Plan.Spec, err)
+	}
+	// 2. Regression: an answered job cannot be asked again by any path.
+	if _, err := e.Answer(ctx, "", j.ID, "frozen"); askonce.ErrorCode(err) != askonce.ECONFLICT {
+		t.Fatalf("second answer: %v, want conflict", err)
+	}
+	// 3. DB: the row holds the answer, its time and the resolved prompt,
+	// and the resolved prompt is what the interpreter got.
+	stored, err := e.Get(ctx, "", j.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stored.Answer != "hot" || stored.AnsweredAt == nil || stored.ResolvedPrompt != "hot frozen cheese\n\nClarification Answer: hot" {
+		t.Fatalf("stored answer %q at %v prompt %q", stored.Answer, stored.AnsweredAt, stored.ResolvedPrompt)
+	}
+	if n := count(eventTypes(t, e, j), askonce.EventAsked); n != 1 {
+		t.Fatalf("%d asked events, want 1", n)
+	}
+}
+
+// Rule 3 with seed 000's failure branch: an answer that settles nothing
+// ends in the exact hard-cap message under both policies, never a second
+// question.
+func TestRule3_HardCapPolicies(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name     string
+		hardCap  askonce.HardCap
+		replies  []func(*askonce.Request) (*askonce.Response, error)
+		status   askonce.Status
+		calls    int
+		fallback bool
+	}{
+		{"FallbackThenPlan", askonce.HardCapFallback, []func(*askonce.Request) (*askonce.Response, error){reply(askTemp, u1), reply(askTemp, u1), reply(planRaw, u1)}, askonce.StatusSuccess, 3, true},
+		{"FallbackStillAsksFails", askonce.HardCapFallback, []func(*askonce.Request) (*askonce.Response, error){reply(askTemp, u1), reply(askTemp, u1), reply(askTemp, u1)}, askonce.StatusFailed, 3, true},
+		{"FailAtOnce", askonce.HardCapFail, []func(*askonce.Request) (*askonce.Response, error){reply(askTemp, u1), reply(askTemp, u1)}, askonce.StatusFailed, 2, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := scripted(tc.replies...)
+			e := newEngine(t, s)
+			j, err := e.Create(ctx, askonce.CreateRequest{Goal: "hot frozen cheese", HardCap: tc.hardCap})
+			if err != nil || !j.ClarificationUsed() {
+				t.Fatalf("create: %v %+v", err, j)
+			}
+			j, err = e.Answer(ctx, "", j.ID, "hot")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if j.Status != tc.status || j.Status == askonce.StatusPending {
+				t.Fatalf("status %s, want %s", j.Status, tc.status)
+			}
+			if j.Status == askonce.StatusFailed && j.Error != "Clarification did not resolve ambiguity. Please rephrase." {
+				t.Fatalf("error %q", j.Error)
+			}
+			reqs := s.requests()
+			if len(reqs) != tc.calls {
+				t.Fatalf("%d interpreter calls, want %d", len(reqs), tc.calls)
+			}
+			last := reqs[len(reqs)-1]
+			if tc.fallback != (last.Directive == askonce.FallbackDirective && last.Reason == askonce.ReasonFallback) {
+				t.Fatalf("last request reason %s directive %q", last.Reason, last.Directive)
+			}
+			if n := count(eventTypes(t, e, j), askonce.EventAsked); n != 1 {
+				t.Fatalf("%d asked events", n)
+			}
+		})
+	}
+}
+
+func TestRule4_InterpreterReceivesTheResolvedPrompt(t *testing.T) {
+	t.Parallel()
+	s := scripted(reply(askTemp, u1), reply(planRaw, u1))
+	e := newEngine(t, s)
+	j := create(t, e, "hot frozen cheese")
+	if _, err := e.Answer(ctx, "", j.ID, "Frozen"); err != nil {
+		t.Fatal(err)
+	}
+	reqs := s.requests()
+	if reqs[1].Prompt != "hot frozen cheese\n\nClarification Answer: frozen" || reqs[1].Reason != askonce.ReasonClarificationAnswer {
+		t.Fatalf("second request prompt %q reason %s", reqs[1].Prompt, reqs[1].Reason)
+	}
+}
+
+// Seed 002: "Second identical clarification is auto-resolved without user
+// prompt", also across a restart (the history is durable).
+func TestSeed002_SecondIdenticalClarificationIsAutoResolvedWithoutUserPrompt(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "askonce.db")
+	st := openStore(t, path)
+	e := &askonce.Engine{Store: st, Interpreter: rulesInterpreter(t)}
+	first := create(t, e, "hot frozen cheese")
+	if first.Status != askonce.StatusPending {
+		t.Fatalf("first job: %s", first.Status)
+	}
+	if _, err := e.Answer(ctx, "", first.ID, "frozen"); err != nil {
+		t.Fatal(err)
+	}
+	second := create(t, e, "hot frozen cheese")
+	if second.Status != askonce.StatusSuccess || second.AnswerSource != askonce.SourceHistory || second.Answer != "frozen" {
+		t.Fatalf("second job: status %s source %s answer %q", second.Status, second.AnswerSource, second.Answer)
+	}
+	if n := count(eventTypes(t, e, second), askonce.EventAutoResolved); n != 1 {
+		t.Fatalf("%d auto_resolved events", n)
+	}
+	if n := count(eventTypes(t, e, second), askonce.EventAsked); n != 0 {
+		t.Fatalf("the second job asked a human")
+	}
+
+	// Durable: a new process on the same file still remembers.
+	st.Close()
+	e2 := &askonce.Engine{Store: openStore(t, path), Interpreter: rulesInterpreter(t)}
+	third := create(t, e2, "HOT   frozen cheese")
+	if third.AnswerSource != askonce.SourceHistory || third.Status != askonce.StatusSuccess {
+		t.Fatalf("after reopen: source %s status %s", third.AnswerSource, third.Status)
+	}
+	// Scoped by session: another session is asked.
+	other, err := e2.Create(ctx, askonce.CreateRequest{Goal: "hot frozen cheese", SessionID: "s2"})
+	if err != nil || other.Status != askonce.StatusPending {
+		t.Fatalf("other session: %v %s", err, other.Status)
+	}
+	h, err := e2.History(ctx, "", "s1")
+	if err != nil || len(h) != 1 || h[0].Answer != "frozen" || h[0].JobID != first.ID {
+		t.Fatalf("history %+v %v", h, err)
+	}
+}
+
+func TestRule6_ResolverAnswersFromTheGoal(t *testing.T) {
+	t.Parallel()
+	e := newEngine(t, rulesInterpreter(t))
+	j := create(t, e, "delete the build folder, yes I am sure")
+	if j.AnswerSource != askonce.SourceResolver || j.Answer != "yes" || j.Status != askonce.StatusSuccess {
+		t.Fatalf("status %s source %s answer %q question %+v", j.Status, j.AnswerSource, j.Answer, j.Question)
+	}
+	// notes.md is not "no": the question reaches the human.
+	j = create(t, e, "delete notes.md")
+	if j.Status != askonce.StatusPending || j.Question.Type != askonce.QuestionConfirm {
+		t.Fatalf("notes.md: status %s source %s", j.Status, j.AnswerSource)
+	}
+}
+
+func TestRule7_InvalidAnswerIs422AndChangesNothing(t *testing.T) {
+	t.Parallel()
+	e := newEngine(t, rulesInterpreter(t))
+	j := create(t, e, "hot frozen cheese")
+	for _, bad := range []string{"banana", "", "   "} {
+		_, err := e.Answer(ctx, "", j.ID, bad)
+		if askonce.ErrorCode(err) != askonce.EINVALID {
+			t.Fatalf("answer %q: %v", bad, err)
+		}
+	}
+	after, _ := e.Get(ctx, "", j.ID)
+	if after.Version != j.Version || after.Status != askonce.StatusPending {
+		t.Fatalf("job changed: version %d -> %d, status %s", j.Version, after.Version, after.Status)
+	}
+}
+
+func TestRule8_GatedBlockOnlyModProceedsWithoutAsking(t *testing.T) {
+	t.Parallel()
+	e := newEngine(t, rulesInterpreter(t))
+	j, err := e.Create(ctx, askonce.CreateRequest{Goal: "a hot frozen ore block", Profile: "minecraft-mod"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j.Status != askonce.StatusSuccess || j.ClarificationStatus != askonce.ClarificationSkipped {
+		t.Fatalf("status %s clarification %s", j.Status, j.ClarificationStatus)
+	}
+	if len(j.Plan.Assumptions) == 0 || count(eventTypes(t, e, j), askonce.EventGated) != 1 {
+		t.Fatalf("no assumption recorded: %+v", j.Plan.Assumptions)
+	}
+	// Not block-only: the same contradiction asks.
+	j, _ = e.Create(ctx, askonce.CreateRequest{Goal: "hot frozen cheese", Profile: "minecraft-mod"})
+	if j.Status != askonce.StatusPending {
+		t.Fatalf("cheese under minecraft-mod: %s", j.Status)
+	}
+}
+
+// Rule 9 and seed 003 US-002: invalid output is retried with its errors fed
+// back, each attempt recorded with its reason, and after the budget the job
+// is validation_error with the raw string kept.
+func TestRule9_PlanningLoopRetriesWithFeedback(t *testing.T) {
+	t.Parallel()
+	s := scripted(reply("not json at all", u1), reply(cycleRaw, u1), reply(planRaw, u1))
+	e := newEngine(t, s)
+	j := create(t, e, "make a plan")
+	if j.Status != askonce.StatusSuccess {
+		t.Fatalf("status %s", j.Status)
+	}
+	reqs := s.requests()
+	if reqs[1].Reason != askonce.ReasonRetryParseError || reqs[2].Reason != askonce.ReasonRetryValidation {
+		t.Fatalf("reasons %s %s", reqs[1].Reason, reqs[2].Reason)
+	}
+	if len(reqs[1].Feedback) == 0 || !strings.Contains(strings.Join(reqs[2].Feedback, " "), "dependency cycle") {
+		t.Fatalf("feedback not passed on: %q / %q", reqs[1].Feedback, reqs[2].Feedback)
+	}
+	atts, _ := e.Attempts(ctx, "", j.ID)
+	if len(atts) != 3 || atts[0].Outcome != askonce.AttemptInvalid || atts[2].Outcome != askonce.AttemptPlan || atts[1].N != 2 {
+		t.Fatalf("attempts %+v", atts)
+	}
+}
+
+func TestSeed003_US002_ValidationErrorKeepsRawString(t *testing.T) {
+	t.Parallel()
+	s := scripted(reply("garbage 1", u1), reply("garbage 2", u1), reply(`{"plan":{"tasks":[]}} trailing`, u1))
+	e := newEngine(t, s)
+	j := create(t, e, "make a plan")
+	if j.Status != askonce.StatusValidationError || j.Result != `{"plan":{"tasks":[]}} trailing` || j.ID == "" {
+		t.Fatalf("status %s result %q", j.Status, j.Result)
+	}
+	stored, _ := e.Get(ctx, "", j.ID)
+	if stored.Result != j.Result || stored.AttemptCount != 3 || stored.Usage.PromptTokens != 30 {
+		t.Fatalf("stored result %q attempts %d usage %+v", stored.Result, stored.AttemptCount, stored.Usage)
+	}
+	if count(eventTypes(t, e, j), askonce.EventValidationFailed) != 1 {
+		t.Fatal("no validation_failed event")
+	}
+}
+
+func TestRule9_SpecSchemaIsEnforced(t *testing.T) {
+	t.Parallel()
+	s := scripted(reply(planRaw, u1), reply(`{"plan":{"spec":{"kind":"block"},"tasks":[{"id":"a","title":"A"}]}}`, u1))
+	e := newEngine(t, s)
+	j, err := e.Create(ctx, askonce.CreateRequest{Goal: "x y z", SpecSchema: json.RawMessage(`{"type":"object","required":["kind"]}`)})
+	if err != nil || j.Status != askonce.StatusSuccess {
+		t.Fatalf("%v %+v", err, j)
+	}
+	if fb := s.requests()[1].Feedback; !strings.Contains(strings.Join(fb, ""), `missing required property "kind"`) {
+		t.Fatalf("feedback %q", fb)
+	}
+}
+
+// Rule 1 and seed 003: every outcome is a stored job with its id and its
+// attempts: success, pending, validation error, interpreter error, timeout,
+// oversize output.
+func TestRule1_EverythingIsPersisted(t *testing.T) {
+	t.Parallel()
+	huge := `{"plan":{"title":"` + strings.Repeat("x", 2<<20) + `","tasks":[{"id":"a","title":"a"}]}}`
+	cases := []struct {
+		name    string
+		interp  askonce.Interpreter
+		status  askonce.Status
+		attempt askonce.AttemptOutcome
+		errHas  string
+	}{
+		{"Success", scripted(reply(planRaw, u1)), askonce.StatusSuccess, askonce.AttemptPlan, ""},
+		{"Pending", scripted(reply(askTemp, u1)), askonce.StatusPending, askonce.AttemptQuestion, ""},
+		{"ValidationError", scripted(reply("x", u1), reply("y", u1), reply("z", u1)), askonce.StatusValidationError, askonce.AttemptInvalid, ""},
+		{"InterpreterError", scripted(func(*askonce.Request) (*askonce.Response, error) { return nil, fmt.Errorf("connection refused") }), askonce.StatusFailed, askonce.AttemptError, "connection refused"},
+		{"Timeout", askonce.InterpreterFunc(func(ctx context.Context, _ *askonce.Request) (*askonce.Response, error) {
+			<-ctx.Done()
+			return nil, ctx.Err()
+		}), askonce.StatusFailed, askonce.AttemptError, "timed out"},
+		{"Oversize", scripted(reply(huge, u1), reply(huge, u1), reply(huge, u1)), askonce.StatusValidationError, askonce.AttemptInvalid, "limit"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := newEngine(t, tc.interp)
+			e.InterpretTimeout = 50 * time.Millisecond
+			j := create(t, e, "make a plan")
+			stored, err := e.Get(ctx, "", j.ID)
+			if err != nil || stored.Status != tc.status || stored.Title == "" {
+				t.Fatalf("stored %v status %s title %q", err, stored.Status, stored.Title)
+			}
+			atts, _ := e.Attempts(ctx, "", j.ID)
+			if len(atts) == 0 {
+				t.Fatal("no attempts stored")
+			}
+			last := atts[len(atts)-1]
+			if last.Outcome != tc.attempt || !strings.Contains(last.Error+stored.Error, tc.errHas) {
+				t.Fatalf("last attempt %s %q; job error %q", last.Outcome, last.Error, stored.Error)
+			}
+			if len(last.Raw) > askonce.DefaultMaxRaw || len(stored.Result) > askonce.DefaultMaxRaw {
+				t.Fatalf("raw output not capped: %d bytes", len(last.Raw))
+			}
+		})
+	}
+}
+
+// Seed 003 US-005 and rule 9's usage: the answer resumes the same record,
+// and usage adds up over every attempt, the resumed ones included.
+func TestSeed003_US005_ResumeUpdatesTheSameRecordAndUsageAddsUp(t *testing.T) {
+	t.Parallel()
+	s := scripted(reply("bad", u1), reply(askTemp, u1), reply(planRaw, askonce.Usage{PromptTokens: 100, CompletionTokens: 50, CostUSD: 0.01}))
+	e := newEngine(t, s)
+	j := create(t, e, "hot frozen cheese")
+	resumed, err := e.Answer(ctx, "", j.ID, "hot")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resumed.ID != j.ID || resumed.Status != askonce.StatusSuccess {
+		t.Fatalf("resumed %s status %s", resumed.ID, resumed.Status)
+	}
+	page, _ := e.List(ctx, "", askonce.JobFilter{})
+	if len(page.Jobs) != 1 {
+		t.Fatalf("%d jobs after resume; want the one record", len(page.Jobs))
+	}
+	stored, _ := e.Get(ctx, "", j.ID)
+	want := askonce.Usage{PromptTokens: 120, CompletionTokens: 60, CostUSD: 0.012}
+	if stored.Usage.PromptTokens != want.PromptTokens || stored.Usage.CompletionTokens != want.CompletionTokens || fmt.Sprintf("%.4f", stored.Usage.CostUSD) != "0.0120" || stored.AttemptCount != 3 {
+		t.Fatalf("usage %+v attempts %d; want %+v over 3", stored.Usage, stored.AttemptCount, want)
+	}
+}
+
+// Seed 003 US-001 and US-003: a clarification-needed job is persisted as
+// pending with its id and title; every outcome carries an id.
+func TestSeed003_US001_US003_EveryOutcomeHasAnID(t *testing.T) {
+	t.Parallel()
+	e := newEngine(t, rulesInterpreter(t))
+	for _, goal := range []string{"hot frozen cheese", "write a README then add tests", "?"} {
+		j := create(t, e, goal)
+		stored, err := e.Get(ctx, "", j.ID)
+		if err != nil || j.ID == "" || stored.Title == "" {
+			t.Fatalf("%q: %v id %q title %q", goal, err, j.ID, stored.Title)
+		}
+		if stored.Status == askonce.StatusPending && (stored.Question == nil || stored.Question.Text == "") {
+			t.Fatalf("pending job without its question")
+		}
+	}
+}
+
+// Seed 003 US-004: outcomes are statuses on a job, not errors: Create
+// returns an error only for bad input or a broken store.
+func TestSeed003_US004_OutcomesAreStatusesNotErrors(t *testing.T) {
+	t.Parallel()
+	e := newEngine(t, scripted(reply("x", u1), reply("y", u1), reply("z", u1)))
+	j, err := e.Create(ctx, askonce.CreateRequest{Goal: "g"})
+	if err != nil || j.Status != askonce.StatusValidationError {
+		t.Fatalf("%v %v", err, j)
+	}
+	for _, bad := range []string{"", "   \n\t", "\xff"} {
+		if _, err := e.Create(ctx, askonce.CreateRequest{Goal: bad}); askonce.ErrorCode(err) != askonce.EINVALID {
+			t.Fatalf("goal %q: %v", bad, err)
+		}
+	}
+}
+
+// Rule 2 on a real SQLite file: of 50 concurrent answers exactly one wins;
+// the others get a conflict with the job's state; the row is consistent.
+func TestRule2_FiftyConcurrentAnswersExactlyOneWins(t *testing.T) {
+	t.Parallel()
+	e := newEngine(t, rulesInterpreter(t))
+	j := create(t, e, "hot frozen cheese")
+	const n = 50
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	start := make(chan struct{})
+	for i := range n {
+		wg.Go(func() {
+			<-start
+			answer := []string{"hot", "frozen"}[i%2]
+			_, errs[i] = e.Answer(ctx, "", j.ID, answer)
+		})
+	}
+	close(start)
+	wg.Wait()
+	wins := 0
+	for _, err := range errs {
+		switch askonce.ErrorCode(err) {
+		case "":
+			wins++
+		case askonce.ECONFLICT:
+			var ae *askonce.Error
+			if !asError(err, &ae) || ae.Job == nil || ae.Job.ID != j.ID {
+				t.Fatalf("conflict without the job's state: %v", err)
+			}
+		default:
+			t.Fatalf("unexpected error %v", err)
+		}
+	}
+	if wins != 1 {
+		t.Fatalf("%d answers won, want exactly 1", wins)
+	}
+	stored, _ := e.Get(ctx, "", j.ID)
+	evs := eventTypes(t, e, j)
+	if stored.Status != askonce.StatusSuccess || count(evs, askonce.EventAnswered) != 1 || count(evs, askonce.EventPlanned) != 1 || count(evs, askonce.EventDispatched) != 1 {
+		t.Fatalf("status %s events %v", stored.Status, evs)
+	}
+	if h, _ := e.History(ctx, "", "s1"); len(h) != 1 || h[0].Answer != stored.Answer {
+		t.Fatalf("history %+v vs answer %q", h, stored.Answer)
+	}
+}
+
+func asError(err error, target **askonce.Error) bool {
+	e, ok := err.(*askonce.Error)
+	if ok {
+		*target = e
+	}
+	return ok
+}
+
+// Seed 001 over a real store: the gate-mode answers ask, wait, resume,
+// proceed and done.
+func TestSeed001_GateModeOverTheEngine(t *testing.T) {
+	t.Parallel()
+	e := newEngine(t, nil)
+	j, err := e.Create(ctx, askonce.CreateRequest{Goal: "refactor the payments module", Mode: askonce.ModeGate})
+	if err != nil || j.Status != askonce.StatusPlanning {
+		t.Fatalf("%v %+v", err, j)
+	}
+	q := &askonce.Question{Reason: "scope_unclear", Text: "Which module?", Options: []string{"billing", "invoices"}}
+	report := func(r askonce.Report) *askonce.ReportResult {
+		t.Helper()
+		res, err := e.Report(ctx, "", j.ID, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	if r := report(askonce.Report{Question: q, Usage: u1}); r.Action != askonce.ActionAsk || r.Question.Type != askonce.QuestionSelectOne {
+		t.Fatalf("case A: %+v", r)
+	}
+	if r := report(askonce.Report{Question: q}); r.Action != askonce.ActionWait || r.Question.Text != "Which module?" {
+		t.Fatalf("case B: %+v", r)
+	}
+	if _, err := e.Answer(ctx, "", j.ID, "invoices"); err != nil {
+		t.Fatal(err)
+	}
+	if r := report(askonce.Report{Question: q}); r.Action != askonce.ActionResume || r.Answer != "invoices" || r.ResolvedPrompt != "refactor the payments module\n\nClarification Answer: invoices" {
+		t.Fatalf("case C: %+v", r)
+	}
+	if r := report(askonce.Report{Question: q}); r.Action != askonce.ActionProceed || r.Directive != askonce.FallbackDirective {
+		t.Fatalf("case D: %+v", r)
+	}
+	// An invalid plan is rejected with every problem and changes nothing.
+	_, err = e.Report(ctx, "", j.ID, askonce.Report{Plan: &askonce.Plan{Tasks: []askonce.Task{{ID: "a", Title: "A", DependsOn: []string{"a"}}}}})
+	if askonce.ErrorCode(err) != askonce.EINVALID || !strings.Contains(askonce.ErrorMessage(err), "cycle") {
+		t.Fatalf("invalid plan: %v", err)
+	}
+	r := report(askonce.Report{Plan: &askonce.Plan{Tasks: []askonce.Task{{ID: "a", Title: "A"}}}, Usage: u1})
+	if r.Action != askonce.ActionDone || r.Job.Status != askonce.StatusSuccess {
+		t.Fatalf("plan: %+v", r)
+	}
+	stored, _ := e.Get(ctx, "", j.ID)
+	if stored.Usage.PromptTokens != 20 || stored.AttemptCount != 6 {
+		t.Fatalf("usage %+v attempts %d", stored.Usage, stored.AttemptCount)
+	}
+	// Managed jobs take no reports.
+	m, _ := (&askonce.Engine{Store: e.Store, Interpreter: scripted(reply(askTemp, u1))}).Create(ctx, askonce.CreateRequest{Goal: "x"})
+	if _, err := e.Report(ctx, "", m.ID, askonce.Report{Question: q}); askonce.ErrorCode(err) != askonce.ECONFLICT {
+		t.Fatalf("report on managed job: %v", err)
+	}
+}
+
+func TestExpiryAppliesDefaultOrExpires(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	clock := func() time.Time { return now }
+	withDefault := `{"question":{"type":"CONFIRM","text":"Overwrite it?","default":"no"}}`
+	s := scripted(reply(withDefault, u1), reply(askTemp, u1), reply(planRaw, u1))
+	e := newEngine(t, s)
+	e.Now, e.QuestionTTL = clock, time.Hour
+	a := create(t, e, "overwrite config")
+	b := create(t, e, "hot frozen cheese")
+	if n, err := e.ExpireDue(ctx); n != 0 || err != nil {
+		t.Fatalf("nothing is due yet: %d %v", n, err)
+	}
+	now = now.Add(2 * time.Hour)
+	if n, err := e.ExpireDue(ctx); n != 2 || err != nil {
+		t.Fatalf("expired %d, %v", n, err)
+	}
+	a, _ = e.Get(ctx, "", a.ID)
+	b, _ = e.Get(ctx, "", b.ID)
+	if a.Status != askonce.StatusSuccess || a.AnswerSource != askonce.SourceTimeout || a.Answer != "no" {
+		t.Fatalf("with default: %s %s %q", a.Status, a.AnswerSource, a.Answer)
+	}
+	if b.Status != askonce.StatusExpired || b.ClarificationStatus != askonce.ClarificationAsked {
+		t.Fatalf("without default: %s %s", b.Status, b.ClarificationStatus)
+	}
+}
+
+func TestCancelAndDecline(t *testing.T) {
+	t.Parallel()
+	e := newEngine(t, rulesInterpreter(t))
+	j := create(t, e, "hot frozen cheese")
+	j, err := e.Cancel(ctx, "", j.ID)
+	if err != nil || j.Status != askonce.StatusCancelled {
+		t.Fatalf("%v %s", err, j.Status)
+	}
+	if _, err := e.Answer(ctx, "", j.ID, "hot"); askonce.ErrorCode(err) != askonce.ECONFLICT {
+		t.Fatalf("answer after cancel: %v", err)
+	}
+	// Decline with a default: the default is the answer.
+	d := create(t, e, "make hot frozen cheese")
+	d, err = e.Decline(ctx, "", d.ID)
+	if err != nil || d.Status != askonce.StatusSuccess || d.AnswerSource != askonce.SourceDefault || d.Answer != d.Question.Default {
+		t.Fatalf("decline with default: %v %+v", err, d)
+	}
+	// Decline without a default: the goal alone, under the fallback directive.
+	s := scripted(reply(`{"question":{"type":"FREE_TEXT","text":"Which colour?"}}`, u1), reply(planRaw, u1))
+	e2 := newEngine(t, s)
+	n := create(t, e2, "paint the shed")
+	n, err = e2.Decline(ctx, "", n.ID)
+	if err != nil || n.Status != askonce.StatusSuccess || n.AnswerSource != askonce.SourceDefault || n.Answer != "" {
+		t.Fatalf("decline without default: %v %+v", err, n)
+	}
+	if last := s.requests()[1]; last.Directive != askonce.FallbackDirective || last.Prompt != "paint the shed" {
+		t.Fatalf("declined job interpreted %q with directive %q", last.Prompt, last.Directive)
+	}
+}
+
+func TestTenancy_NoQueryCrossesTenants(t *testing.T) {
+	t.Parallel()
+	e := newEngine(t, rulesInterpreter(t))
+	j, err := e.Create(ctx, askonce.CreateRequest{TenantID: "a", Goal: "hot frozen cheese"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Get(ctx, "b", j.ID); askonce.ErrorCode(err) != askonce.ENOTFOUND {
+		t.Fatalf("get: %v", err)
+	}
+	if _, err := e.Answer(ctx, "b", j.ID, "hot"); askonce.ErrorCode(err) != askonce.ENOTFOUND {
+		t.Fatalf("answer: %v", err)
+	}
+	if p, _ := e.List(ctx, "b", askonce.JobFilter{}); len(p.Jobs) != 0 {
+		t.Fatalf("listed another tenant's job")
+	}
+	if j.TenantID != "a" {
+		t.Fatalf("tenant %q", j.TenantID)
+	}
+	d := create(t, e, "x y z")
+	if d.TenantID != askonce.DefaultTenant || d.SessionID == "" {
+		t.Fatalf("default tenant %q session %q", d.TenantID, d.SessionID)
+	}
+}
+
+// Rule 12: a clarification round trip leaves its audit trail in order.
+func TestRule12_AuditTrail(t *testing.T) {
+	t.Parallel()
+	e := newEngine(t, rulesInterpreter(t))
+	j := create(t, e, "hot frozen cheese")
+	if _, err := e.Answer(ctx, "", j.ID, "hot"); err != nil {
+		t.Fatal(err)
+	}
+	got := eventTypes(t, e, j)
+	want := []askonce.EventType{askonce.EventCreated, askonce.EventAttempt, askonce.EventAsked, askonce.EventAnswered, askonce.EventAttempt, askonce.EventPlanned, askonce.EventDispatched}
+	if !slices.Equal(got, want) {
+		t.Fatalf("events %v, want %v", got, want)
+	}
+}
+
+// Rule 11 at the engine: success queues dispatch once; nothing else does.
+func TestRule11_DispatchQueuedOnceOnSuccessOnly(t *testing.T) {
+	t.Parallel()
+	e := newEngine(t, rulesInterpreter(t))
+	p := create(t, e, "hot frozen cheese")
+	if p.Dispatch != askonce.DispatchNone || count(eventTypes(t, e, p), askonce.EventDispatched) != 0 {
+		t.Fatal("a pending job was dispatched")
+	}
+	s, _ := e.Answer(ctx, "", p.ID, "hot")
+	if s.Dispatch != askonce.DispatchQueued || count(eventTypes(t, e, s), askonce.EventDispatched) != 1 {
+		t.Fatal("success was not dispatched exactly once")
+	}
+}
+
+// Rule 13: a job left in planning by a dead process is picked up again.
+func TestRule13_CrashSafetyRecoversPlanningJobs(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "askonce.db")
+	st := openStore(t, path)
+	// A process that dies inside the interpreter call: the job row exists,
+	// in planning, and nothing else happened.
+	dying := &askonce.Engine{Store: st, Interpreter: askonce.InterpreterFunc(func(ctx context.Context, _ *askonce.Request) (*askonce.Response, error) {
+		panic("process died")
+	})}
+	var id string
+	func() {
+		defer func() { recover() }()
+		dying.Create(ctx, askonce.CreateRequest{Goal: "write docs then ship", SessionID: "s"})
+	}()
+	page, _ := st.ListJobs(ctx, askonce.DefaultTenant, askonce.JobFilter{Status: askonce.StatusPlanning})
+	if len(page.Jobs) != 1 {
+		t.Fatalf("%d planning jobs", len(page.Jobs))
+	}
+	id = page.Jobs[0].ID
+	st.Close()
+
+	e := &askonce.Engine{Store: openStore(t, path), Interpreter: rulesInterpreter(t)}
+	n, err := e.Recover(ctx, time.Now().Add(time.Second))
+	if err != nil || n != 1 {
+		t.Fatalf("recovered %d: %v", n, err)
+	}
+	j, _ := e.Get(ctx, "", id)
+	if j.Status != askonce.StatusSuccess || count(eventTypes(t, e, j), askonce.EventRecovered) != 1 {
+		t.Fatalf("after recovery: %s", j.Status)
+	}
+	if n, _ := e.Recover(ctx, time.Now().Add(time.Second)); n != 0 {
+		t.Fatalf("recovered a finished job again")
+	}
+}

@@ -1,0 +1,140 @@
+package sqlite
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/storetest"
+)
+
+func BenchmarkCreateJob(b *testing.B) {
+	s := openTest(b, Options{})
+	ctx := context.Background()
+	tenant := storetest.NewTenant()
+	b.ReportAllocs()
+	for b.Loop() {
+		j := storetest.NewJob(tenant)
+		if err := s.CreateJob(ctx, j, []askonce.Event{{Type: askonce.EventCreated}}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkUpdateJob is one compare-and-set with an attempt and an event,
+// the common write of the planning loop.
+func BenchmarkUpdateJob(b *testing.B) {
+	s := openTest(b, Options{})
+	ctx := context.Background()
+	j := storetest.NewJob(storetest.NewTenant())
+	if err := s.CreateJob(ctx, j, nil); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	n := 0
+	for b.Loop() {
+		n++
+		c := &askonce.Change{
+			Job: j,
+			Attempts: []askonce.Attempt{{N: n, Reason: askonce.ReasonRetryValidation, Outcome: askonce.AttemptInvalid,
+				Raw: `{"plan": {"tasks": []}}`, Error: "plan has no tasks", Usage: askonce.Usage{PromptTokens: 100, CompletionTokens: 20}}},
+			Events: []askonce.Event{{Type: askonce.EventAttempt}},
+		}
+		if err := s.UpdateJob(ctx, c); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkGetJob(b *testing.B) {
+	s := openTest(b, Options{})
+	ctx := context.Background()
+	j := storetest.FullJob(storetest.NewTenant())
+	if err := s.CreateJob(ctx, j, nil); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if _, err := s.GetJob(ctx, j.TenantID, j.ID); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+}
+
+// BenchmarkClarificationRoundTrip is what the engine stores for one
+// question and its answer: create, ask (attempt, question), read, answer
+// (history), plan (attempt, dispatch), read again: four write
+// transactions and two reads. "serial" runs one round trip at a time;
+// "parallel" runs 8 per CPU, as a busy server does, which lets writes
+// share transactions.
+func BenchmarkClarificationRoundTrip(b *testing.B) {
+	plan := &askonce.Plan{Title: "Copper", Spec: json.RawMessage(`{"name": "copper"}`),
+		Tasks: []askonce.Task{{ID: "t1", Title: "Block", Instruction: "Register the block"}}}
+	b.Run("serial", func(b *testing.B) {
+		s := openTest(b, Options{})
+		tenant := storetest.NewTenant()
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := roundTrip(context.Background(), s, tenant, plan); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "roundtrips/s")
+	})
+	b.Run("parallel", func(b *testing.B) {
+		s := openTest(b, Options{})
+		tenant := storetest.NewTenant()
+		b.ReportAllocs()
+		b.SetParallelism(8)
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				if err := roundTrip(context.Background(), s, tenant, plan); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "roundtrips/s")
+	})
+}
+
+func roundTrip(ctx context.Context, s *Store, tenant string, plan *askonce.Plan) error {
+	j := storetest.NewJob(tenant)
+	if err := s.CreateJob(ctx, j, []askonce.Event{{Type: askonce.EventCreated}}); err != nil {
+		return err
+	}
+	j.Status, j.ClarificationStatus = askonce.StatusPending, askonce.ClarificationAsked
+	j.Question = &askonce.Question{Type: askonce.QuestionConfirm, Text: "Overwrite the texture?", Options: []string{"yes", "no"}}
+	if err := s.UpdateJob(ctx, &askonce.Change{Job: j,
+		Attempts: []askonce.Attempt{{N: 1, Reason: askonce.ReasonInitial, Outcome: askonce.AttemptQuestion, Usage: askonce.Usage{PromptTokens: 200, CompletionTokens: 30}}},
+		Events:   []askonce.Event{{Type: askonce.EventAttempt}, {Type: askonce.EventAsked}},
+	}); err != nil {
+		return err
+	}
+	j, err := s.GetJob(ctx, tenant, j.ID)
+	if err != nil {
+		return err
+	}
+	j.Status, j.ClarificationStatus, j.Answer, j.AnswerSource = askonce.StatusPlanning, askonce.ClarificationAnswered, "yes", askonce.SourceUser
+	j.ResolvedPrompt = askonce.ResolvedPrompt(j.Goal, "yes")
+	if err := s.UpdateJob(ctx, &askonce.Change{Job: j,
+		Events:  []askonce.Event{{Type: askonce.EventAnswered}},
+		History: &askonce.HistoryEntry{QuestionHash: askonce.QuestionHash(j.Question.Text), Type: j.Question.Type, Question: j.Question.Text, Answer: "yes"},
+	}); err != nil {
+		return err
+	}
+	j.Status, j.Plan = askonce.StatusSuccess, plan
+	if err := s.UpdateJob(ctx, &askonce.Change{Job: j,
+		Attempts: []askonce.Attempt{{N: 2, Reason: askonce.ReasonClarificationAnswer, Outcome: askonce.AttemptPlan, Usage: askonce.Usage{PromptTokens: 250, CompletionTokens: 120}}},
+		Events:   []askonce.Event{{Type: askonce.EventAttempt}, {Type: askonce.EventPlanned}},
+		Dispatch: true,
+	}); err != nil {
+		return err
+	}
+	_, err = s.GetJob(ctx, tenant, j.ID)
+	return err
+}

@@ -1,0 +1,242 @@
+package sqlite
+
+import (
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/askonce/askonce"
+)
+
+// Times are stored as INTEGER unix nanoseconds, which round-trip exactly.
+// The zero time, which has no unix nanosecond value, is stored as NULL.
+
+func timeArg(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return t.UnixNano()
+}
+
+func timePtrArg(t *time.Time) any {
+	if t == nil {
+		return nil
+	}
+	return timeArg(*t)
+}
+
+func fromNanos(n int64) time.Time { return time.Unix(0, n).UTC() }
+
+func fromNullNanos(n sql.NullInt64) time.Time {
+	if !n.Valid {
+		return time.Time{}
+	}
+	return fromNanos(n.Int64)
+}
+
+func fromNullNanosPtr(n sql.NullInt64) *time.Time {
+	if !n.Valid {
+		return nil
+	}
+	t := fromNanos(n.Int64)
+	return &t
+}
+
+// stamp is the store's clock reading, in the precision it stores.
+func (s *Store) stamp() time.Time { return fromNanos(s.now().UnixNano()) }
+
+// rawArg stores raw JSON as TEXT; empty is NULL.
+func rawArg(b json.RawMessage) any {
+	if len(b) == 0 {
+		return nil
+	}
+	return string(b)
+}
+
+func fromNullRaw(s sql.NullString) json.RawMessage {
+	if !s.Valid || s.String == "" {
+		return nil
+	}
+	return json.RawMessage(s.String)
+}
+
+// stringsArg stores a list of strings as a JSON array; empty is NULL.
+func stringsArg(v []string) (any, error) {
+	if len(v) == 0 {
+		return nil, nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return string(b), nil
+}
+
+func fromNullStrings(s sql.NullString) ([]string, error) {
+	if !s.Valid || s.String == "" {
+		return nil, nil
+	}
+	var v []string
+	if err := json.Unmarshal([]byte(s.String), &v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+func boolArg(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// jobState returns the values of stateColumns for j.
+func jobState(j *askonce.Job) ([]any, error) {
+	files, err := stringsArg(j.Files)
+	if err != nil {
+		return nil, fmt.Errorf("encode files: %w", err)
+	}
+	var (
+		qText, qType, qOptions, qDefault, qReason, qExpires any
+		qCosmetic                                           int64
+	)
+	if q := j.Question; q != nil {
+		qText, qType, qDefault, qReason = q.Text, string(q.Type), q.Default, q.Reason
+		qCosmetic = boolArg(q.Cosmetic)
+		qExpires = timePtrArg(q.ExpiresAt)
+		if qOptions, err = stringsArg(q.Options); err != nil {
+			return nil, fmt.Errorf("encode question options: %w", err)
+		}
+	}
+	var plan any
+	if j.Plan != nil {
+		b, err := json.Marshal(j.Plan)
+		if err != nil {
+			return nil, fmt.Errorf("encode plan: %w", err)
+		}
+		plan = string(b)
+	}
+	return []any{
+		j.SessionID, string(j.Mode), j.Goal, j.Profile, files, string(j.HardCap), rawArg(j.SpecSchema),
+		j.Title, string(j.Status), string(j.ClarificationStatus),
+		qText, qType, qOptions,
+		qDefault, qReason, qCosmetic,
+		qExpires, j.Answer, string(j.AnswerSource),
+		timePtrArg(j.AnsweredAt), j.ResolvedPrompt, boolArg(j.FallbackUsed),
+		boolArg(j.AnswerDelivered), plan, j.Result, j.Error, string(j.Dispatch),
+	}, nil
+}
+
+// scanJob reads the jobColumns of one row.
+func scanJob(row interface{ Scan(...any) error }) (*askonce.Job, error) {
+	var (
+		j                                             askonce.Job
+		files, specSchema, plan                       sql.NullString
+		qText, qType, qOptions, qDefault, qReason     sql.NullString
+		qCosmetic                                     bool
+		qExpires, answeredAt                          sql.NullInt64
+		createdAt, updatedAt                          int64
+		mode, hardCap, status, clar, source, dispatch string
+	)
+	err := row.Scan(
+		&j.TenantID, &j.ID,
+		&j.SessionID, &mode, &j.Goal, &j.Profile, &files, &hardCap, &specSchema,
+		&j.Title, &status, &clar,
+		&qText, &qType, &qOptions,
+		&qDefault, &qReason, &qCosmetic,
+		&qExpires, &j.Answer, &source,
+		&answeredAt, &j.ResolvedPrompt, &j.FallbackUsed,
+		&j.AnswerDelivered, &plan, &j.Result, &j.Error, &dispatch,
+		&j.Usage.PromptTokens, &j.Usage.CompletionTokens, &j.Usage.CostUSD, &j.AttemptCount,
+		&j.Version, &createdAt, &updatedAt,
+	)
+	if err != nil {
+		return nil, err
+	}
+	j.Mode = askonce.Mode(mode)
+	j.HardCap = askonce.HardCap(hardCap)
+	j.Status = askonce.Status(status)
+	j.ClarificationStatus = askonce.ClarificationStatus(clar)
+	j.AnswerSource = askonce.Source(source)
+	j.Dispatch = askonce.DispatchStatus(dispatch)
+	j.SpecSchema = fromNullRaw(specSchema)
+	j.AnsweredAt = fromNullNanosPtr(answeredAt)
+	j.CreatedAt = fromNanos(createdAt)
+	j.UpdatedAt = fromNanos(updatedAt)
+	if j.Files, err = fromNullStrings(files); err != nil {
+		return nil, fmt.Errorf("decode files of job %s: %w", j.ID, err)
+	}
+	if qType.Valid {
+		q := &askonce.Question{
+			Type:      askonce.QuestionType(qType.String),
+			Text:      qText.String,
+			Default:   qDefault.String,
+			Reason:    qReason.String,
+			Cosmetic:  qCosmetic,
+			ExpiresAt: fromNullNanosPtr(qExpires),
+		}
+		if q.Options, err = fromNullStrings(qOptions); err != nil {
+			return nil, fmt.Errorf("decode question options of job %s: %w", j.ID, err)
+		}
+		j.Question = q
+	}
+	if plan.Valid {
+		j.Plan = new(askonce.Plan)
+		if err := json.Unmarshal([]byte(plan.String), j.Plan); err != nil {
+			return nil, fmt.Errorf("decode plan of job %s: %w", j.ID, err)
+		}
+	}
+	return &j, nil
+}
+
+// attemptArgs returns the insertAttempt values of a.
+func attemptArgs(tenant, jobID string, a *askonce.Attempt) []any {
+	return []any{
+		tenant, jobID, a.N, string(a.Reason), timeArg(a.StartedAt), int64(a.Duration),
+		string(a.Outcome), a.Raw, a.Error,
+		a.Usage.PromptTokens, a.Usage.CompletionTokens, a.Usage.CostUSD,
+	}
+}
+
+func scanAttempt(row interface{ Scan(...any) error }) (askonce.Attempt, error) {
+	var (
+		a               askonce.Attempt
+		reason, outcome string
+		startedAt       sql.NullInt64
+		duration        int64
+	)
+	err := row.Scan(&a.N, &reason, &startedAt, &duration, &outcome, &a.Raw, &a.Error,
+		&a.Usage.PromptTokens, &a.Usage.CompletionTokens, &a.Usage.CostUSD)
+	a.Reason = askonce.AttemptReason(reason)
+	a.Outcome = askonce.AttemptOutcome(outcome)
+	a.StartedAt = fromNullNanos(startedAt)
+	a.Duration = time.Duration(duration)
+	return a, err
+}
+
+func scanEvent(row interface{ Scan(...any) error }) (askonce.Event, error) {
+	var (
+		e    askonce.Event
+		typ  string
+		at   int64
+		data sql.NullString
+	)
+	err := row.Scan(&e.ID, &e.TenantID, &e.JobID, &typ, &at, &data)
+	e.Type = askonce.EventType(typ)
+	e.At = fromNanos(at)
+	e.Data = fromNullRaw(data)
+	return e, err
+}
+
+func scanHistory(row interface{ Scan(...any) error }) (askonce.HistoryEntry, error) {
+	var (
+		h   askonce.HistoryEntry
+		typ string
+		at  int64
+	)
+	err := row.Scan(&h.TenantID, &h.SessionID, &h.QuestionHash, &typ, &h.Question, &h.Answer, &h.JobID, &at)
+	h.Type = askonce.QuestionType(typ)
+	h.At = fromNanos(at)
+	return h, err
+}

@@ -1,0 +1,359 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/storetest"
+)
+
+// openTest opens a store on a new file in the test's directory and closes
+// it when the test ends.
+func openTest(t testing.TB, o Options) *Store {
+	t.Helper()
+	s, err := o.Open(context.Background(), filepath.Join(t.TempDir(), "askonce.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func TestStore(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) askonce.Store {
+		s, err := Open(t.Context(), filepath.Join(t.TempDir(), "askonce.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	})
+}
+
+func pragma(t *testing.T, q interface {
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}, name string) string {
+	t.Helper()
+	var v string
+	if err := q.QueryRowContext(context.Background(), "PRAGMA "+name).Scan(&v); err != nil {
+		t.Fatalf("pragma %s: %v", name, err)
+	}
+	return v
+}
+
+func TestWALMode(t *testing.T) {
+	s := openTest(t, Options{})
+	for _, db := range []*sql.DB{s.writer, s.reader} {
+		if got := pragma(t, db, "journal_mode"); got != "wal" {
+			t.Errorf("journal_mode = %q, want wal", got)
+		}
+	}
+}
+
+// TestPragmasApplyToEveryConnection holds every reader connection at once,
+// so that each one is a separately opened connection.
+func TestPragmasApplyToEveryConnection(t *testing.T) {
+	const readers = 4
+	s := openTest(t, Options{Readers: readers, BusyTimeout: 1500 * time.Millisecond})
+	want := map[string]string{"foreign_keys": "1", "busy_timeout": "1500", "synchronous": "1"}
+
+	ctx := t.Context()
+	w, err := s.writer.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	for name, v := range want {
+		if got := pragma(t, w, name); got != v {
+			t.Errorf("writer: %s = %s, want %s", name, got, v)
+		}
+	}
+	if got := pragma(t, w, "query_only"); got != "0" {
+		t.Errorf("writer: query_only = %s, want 0", got)
+	}
+
+	var conns []*sql.Conn
+	for range readers {
+		c, err := s.reader.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		conns = append(conns, c)
+	}
+	for i, c := range conns {
+		for name, v := range want {
+			if got := pragma(t, c, name); got != v {
+				t.Errorf("reader %d: %s = %s, want %s", i, name, got, v)
+			}
+		}
+		if got := pragma(t, c, "query_only"); got != "1" {
+			t.Errorf("reader %d: query_only = %s, want 1", i, got)
+		}
+	}
+}
+
+func TestReadersCannotWrite(t *testing.T) {
+	s := openTest(t, Options{})
+	_, err := s.reader.ExecContext(t.Context(), `INSERT INTO dispatches (job_id, tenant_id, created_at, status) VALUES ('x', 'y', 0, 'queued')`)
+	if err == nil {
+		t.Fatal("a reader connection wrote a row")
+	}
+}
+
+func TestMigrationsAreIdempotent(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "askonce.db")
+	ctx := t.Context()
+	s, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := storetest.NewJob(storetest.NewTenant())
+	if err := s.CreateJob(ctx, j, nil); err != nil {
+		t.Fatal(err)
+	}
+	versions := func(s *Store) int {
+		var n int
+		if err := s.reader.QueryRowContext(ctx, `SELECT count(*) FROM goose_db_version`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	before := versions(s)
+	s.Close()
+
+	for range 2 {
+		s, err = Open(ctx, path)
+		if err != nil {
+			t.Fatalf("open again: %v", err)
+		}
+		if got := versions(s); got != before {
+			t.Errorf("%d rows in goose_db_version after reopening, want %d", got, before)
+		}
+		if _, err := s.GetJob(ctx, j.TenantID, j.ID); err != nil {
+			t.Errorf("the job is gone after reopening: %v", err)
+		}
+		s.Close()
+	}
+}
+
+func TestEventsAreAppendOnly(t *testing.T) {
+	s := openTest(t, Options{})
+	ctx := t.Context()
+	j := storetest.NewJob(storetest.NewTenant())
+	if err := s.CreateJob(ctx, j, []askonce.Event{{Type: askonce.EventCreated}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		`UPDATE events SET type = 'tampered'`,
+		`DELETE FROM events`,
+	} {
+		_, err := s.writer.ExecContext(ctx, q)
+		if err == nil || !strings.Contains(err.Error(), "append-only") {
+			t.Errorf("%s: %v, want the append-only error", q, err)
+		}
+	}
+	evs, err := s.Events(ctx, j.TenantID, j.ID, 0, 0)
+	if err != nil || len(evs) != 1 || evs[0].Type != askonce.EventCreated {
+		t.Errorf("events after the attempts: %v, %v", evs, err)
+	}
+}
+
+func TestOpenRejectsNonFilePaths(t *testing.T) {
+	for _, p := range []string{"", ":memory:", "file::memory:?cache=shared"} {
+		if s, err := Open(t.Context(), p); err == nil {
+			s.Close()
+			t.Errorf("Open(%q) succeeded", p)
+		}
+	}
+}
+
+func TestPathsNeedNoEscaping(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "a dir?#%", "askonce 1.db")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := os.Stat(path); err != nil {
+		t.Errorf("no database file at %s: %v", path, err)
+	}
+}
+
+func TestNowIsTheStoresClock(t *testing.T) {
+	at := time.Date(2030, 1, 2, 3, 4, 5, 678901234, time.UTC)
+	s := openTest(t, Options{Now: func() time.Time { return at }})
+	ctx := t.Context()
+	j := storetest.NewJob(storetest.NewTenant())
+	evs := []askonce.Event{{Type: askonce.EventCreated}}
+	if err := s.CreateJob(ctx, j, evs); err != nil {
+		t.Fatal(err)
+	}
+	if !j.CreatedAt.Equal(at) || !j.UpdatedAt.Equal(at) || !evs[0].At.Equal(at) {
+		t.Errorf("times %v, %v, %v; want %v", j.CreatedAt, j.UpdatedAt, evs[0].At, at)
+	}
+	// The sweep sees the job as stale by the same clock.
+	refs, err := s.StalePlanning(ctx, at.Add(time.Nanosecond), 10)
+	if err != nil || len(refs) != 1 {
+		t.Errorf("stale planning: %v, %v", refs, err)
+	}
+}
+
+// TestConcurrentReadsDuringWrites runs readers against a busy writer: WAL
+// lets them proceed, and no reader sees a half-written change.
+func TestConcurrentReadsDuringWrites(t *testing.T) {
+	s := openTest(t, Options{})
+	ctx := t.Context()
+	j := storetest.NewJob(storetest.NewTenant())
+	if err := s.CreateJob(ctx, j, nil); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	done := make(chan struct{})
+	for range 4 {
+		wg.Go(func() {
+			for {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				got, err := s.GetJob(ctx, j.TenantID, j.ID)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				// Every change adds one attempt: the count always matches
+				// the version.
+				if int64(got.AttemptCount) != got.Version-1 {
+					t.Errorf("version %d with %d attempts", got.Version, got.AttemptCount)
+					return
+				}
+			}
+		})
+	}
+	for i := range 200 {
+		c := &askonce.Change{Job: j, Attempts: []askonce.Attempt{{N: i + 1, Reason: askonce.ReasonRetryValidation, Outcome: askonce.AttemptInvalid}}}
+		if err := s.UpdateJob(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(done)
+	wg.Wait()
+}
+
+// batchFixture returns a store with one job, and a write that appends an
+// event of type typ to it.
+func batchFixture(t *testing.T) (*Store, *askonce.Job, func(typ string) func(context.Context, *sql.Tx) error) {
+	s := openTest(t, Options{})
+	j := storetest.NewJob(storetest.NewTenant())
+	if err := s.CreateJob(t.Context(), j, nil); err != nil {
+		t.Fatal(err)
+	}
+	appendEvent := func(typ string) func(context.Context, *sql.Tx) error {
+		return func(ctx context.Context, tx *sql.Tx) error {
+			_, err := tx.Exec(`INSERT INTO events (tenant_id, job_id, type, at) VALUES (?, ?, ?, 0)`, j.TenantID, j.ID, typ)
+			return err
+		}
+	}
+	return s, j, appendEvent
+}
+
+func eventTypesOf(t *testing.T, s *Store, j *askonce.Job) []string {
+	t.Helper()
+	evs, err := s.Events(t.Context(), j.TenantID, j.ID, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range evs {
+		out = append(out, string(e.Type))
+	}
+	return out
+}
+
+// TestBatchedWriteFailsAlone: in a group commit, a failed write is rolled
+// back to its savepoint and the others commit; a write whose context
+// ended before it began is skipped, and one whose context ends while it
+// runs completes.
+func TestBatchedWriteFailsAlone(t *testing.T) {
+	s, j, appendEvent := batchFixture(t)
+	boom := errors.New("boom")
+	cancelled, cancel := context.WithCancel(t.Context())
+	cancel()
+	cancelledLater, cancelLater := context.WithCancel(t.Context())
+	batch := []*writeReq{
+		{ctx: t.Context(), fn: appendEvent("one")},
+		{ctx: t.Context(), fn: func(ctx context.Context, tx *sql.Tx) error {
+			if err := appendEvent("failed")(ctx, tx); err != nil {
+				return err
+			}
+			return boom
+		}},
+		{ctx: cancelled, fn: appendEvent("cancelled")},
+		{ctx: t.Context(), fn: appendEvent("three")},
+		{ctx: cancelledLater, fn: func(ctx context.Context, tx *sql.Tx) error {
+			cancelLater() // the caller gives up mid-write: too late
+			_, err := tx.ExecContext(ctx, `INSERT INTO events (tenant_id, job_id, type, at) VALUES (?, ?, 'four', 0)`, j.TenantID, j.ID)
+			return err
+		}},
+	}
+	errs := make([]error, len(batch))
+	s.runBatch(batch, errs)
+	if errs[0] != nil || !errors.Is(errs[1], boom) || !errors.Is(errs[2], context.Canceled) || errs[3] != nil || errs[4] != nil {
+		t.Errorf("outcomes %v, want nil, boom, canceled, nil, nil", errs)
+	}
+	if got := eventTypesOf(t, s, j); !slices.Equal(got, []string{"one", "three", "four"}) {
+		t.Errorf("events %v, want one, three and four", got)
+	}
+}
+
+// TestBatchSurvivesALostTransaction: when a write's failure took the whole
+// transaction with it, the writes before it fail and those after it run
+// in a new transaction.
+func TestBatchSurvivesALostTransaction(t *testing.T) {
+	s, j, appendEvent := batchFixture(t)
+	boom := errors.New("boom")
+	batch := []*writeReq{
+		{ctx: t.Context(), fn: appendEvent("lost")},
+		{ctx: t.Context(), fn: func(ctx context.Context, tx *sql.Tx) error {
+			if _, err := tx.Exec(`ROLLBACK`); err != nil {
+				t.Fatal(err)
+			}
+			return boom
+		}},
+		{ctx: t.Context(), fn: appendEvent("two")},
+		{ctx: t.Context(), fn: appendEvent("three")},
+	}
+	errs := make([]error, len(batch))
+	s.runBatch(batch, errs)
+	if errs[0] == nil || errors.Is(errs[0], boom) || !errors.Is(errs[1], boom) || errs[2] != nil || errs[3] != nil {
+		t.Errorf("outcomes %v, want rolled back, boom, nil, nil", errs)
+	}
+	if got := eventTypesOf(t, s, j); !slices.Equal(got, []string{"two", "three"}) {
+		t.Errorf("events %v, want two and three", got)
+	}
+	// The writer is usable afterwards.
+	if err := s.write(t.Context(), appendEvent("after")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestWriteAfterCloseFails(t *testing.T) {
+	s, _, appendEvent := batchFixture(t)
+	s.Close()
+	if err := s.write(t.Context(), appendEvent("late")); !errors.Is(err, errClosed) {
+		t.Errorf("write after close: %v, want errClosed", err)
+	}
+}

@@ -1,0 +1,147 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+)
+
+// stateColumns are the job columns that UpdateJob overwrites from c.Job,
+// in the order of jobState's values. The key, creation time, version and
+// the sums over the job's attempts are not among them: the store owns
+// those.
+var stateColumns = []string{
+	"session_id", "mode", "goal", "profile", "files", "hard_cap", "spec_schema",
+	"title", "status", "clarification_status",
+	"clarification_question", "clarification_type", "clarification_options",
+	"clarification_default", "clarification_reason", "clarification_cosmetic",
+	"clarification_expires_at", "clarification_answer", "clarification_source",
+	"clarification_answered_at", "resolved_prompt", "fallback_used",
+	"answer_delivered", "plan", "result", "error", "dispatch_status",
+}
+
+// jobColumns are every job column, in the order scanJob reads them.
+var jobColumns = "tenant_id, id, " + strings.Join(stateColumns, ", ") +
+	", prompt_tokens, completion_tokens, cost_usd, attempt_count, version, created_at, updated_at"
+
+var (
+	insertJobSQL = "INSERT INTO jobs (" + jobColumns + ") VALUES (" +
+		strings.TrimSuffix(strings.Repeat("?, ", len(stateColumns)+9), ", ") + ")"
+
+	// updateJobSQL is the compare-and-set. The sums over attempts are
+	// added to, never overwritten, and come back with the new version.
+	updateJobSQL = "UPDATE jobs SET " + strings.Join(stateColumns, " = ?, ") + " = ?" +
+		`, prompt_tokens = prompt_tokens + ?, completion_tokens = completion_tokens + ?,
+		cost_usd = cost_usd + ?, attempt_count = attempt_count + ?,
+		version = version + 1, updated_at = ?
+		WHERE tenant_id = ? AND id = ? AND version = ?
+		RETURNING version, prompt_tokens, completion_tokens, cost_usd, attempt_count`
+
+	selectJobSQL = "SELECT " + jobColumns + " FROM jobs WHERE tenant_id = ? AND id = ?"
+)
+
+// writeStmts are prepared on the writer and used inside its transactions.
+type writeStmts struct {
+	insertJob      *sql.Stmt
+	updateJob      *sql.Stmt
+	selectJob      *sql.Stmt
+	addUsage       *sql.Stmt
+	insertAttempt  *sql.Stmt
+	insertEvent    *sql.Stmt
+	upsertHistory  *sql.Stmt
+	insertDispatch *sql.Stmt
+	savepoint      *sql.Stmt
+	release        *sql.Stmt
+	rollbackTo     *sql.Stmt
+}
+
+// readStmts are prepared on the reader pool.
+type readStmts struct {
+	getJob        *sql.Stmt
+	jobExists     *sql.Stmt
+	attempts      *sql.Stmt
+	events        *sql.Stmt
+	lookupHistory *sql.Stmt
+	history       *sql.Stmt
+	dueQuestions  *sql.Stmt
+	stalePlanning *sql.Stmt
+}
+
+// prepare prepares every fixed statement once. database/sql re-prepares a
+// statement on each new connection of a pool by itself.
+func (s *Store) prepare(ctx context.Context) error {
+	for _, p := range []struct {
+		db    *sql.DB
+		st    **sql.Stmt
+		query string
+	}{
+		{s.writer, &s.w.insertJob, insertJobSQL},
+		{s.writer, &s.w.updateJob, updateJobSQL},
+		{s.writer, &s.w.selectJob, selectJobSQL},
+		{s.writer, &s.w.addUsage, `UPDATE jobs SET
+			prompt_tokens = prompt_tokens + ?, completion_tokens = completion_tokens + ?,
+			cost_usd = cost_usd + ?, attempt_count = attempt_count + 1
+			WHERE tenant_id = ? AND id = ?`},
+		{s.writer, &s.w.insertAttempt, `INSERT INTO attempts
+			(tenant_id, job_id, n, reason, started_at, duration_ns, outcome, raw, error,
+			 prompt_tokens, completion_tokens, cost_usd)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
+		{s.writer, &s.w.insertEvent, `INSERT INTO events (tenant_id, job_id, type, at, data)
+			VALUES (?, ?, ?, ?, ?)`},
+		{s.writer, &s.w.upsertHistory, `INSERT INTO history
+			(tenant_id, session_id, question_hash, type, question, answer, job_id, at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (tenant_id, session_id, question_hash) DO UPDATE SET
+			type = excluded.type, question = excluded.question, answer = excluded.answer,
+			job_id = excluded.job_id, at = excluded.at`},
+		{s.writer, &s.w.insertDispatch, `INSERT INTO dispatches
+			(job_id, tenant_id, created_at, status, attempts, last_error)
+			VALUES (?, ?, ?, 'queued', 0, '')`},
+		{s.writer, &s.w.savepoint, `SAVEPOINT write`},
+		{s.writer, &s.w.release, `RELEASE write`},
+		{s.writer, &s.w.rollbackTo, `ROLLBACK TO write`},
+
+		{s.reader, &s.r.getJob, selectJobSQL},
+		{s.reader, &s.r.jobExists, `SELECT 1 FROM jobs WHERE tenant_id = ? AND id = ?`},
+		{s.reader, &s.r.attempts, `SELECT n, reason, started_at, duration_ns, outcome, raw, error,
+			prompt_tokens, completion_tokens, cost_usd
+			FROM attempts WHERE job_id = ? AND tenant_id = ? ORDER BY n`},
+		{s.reader, &s.r.events, `SELECT id, tenant_id, job_id, type, at, data
+			FROM events WHERE job_id = ? AND tenant_id = ? AND id > ? ORDER BY id LIMIT ?`},
+		{s.reader, &s.r.lookupHistory, `SELECT tenant_id, session_id, question_hash, type, question, answer, job_id, at
+			FROM history WHERE tenant_id = ? AND session_id = ? AND question_hash = ?`},
+		{s.reader, &s.r.history, `SELECT tenant_id, session_id, question_hash, type, question, answer, job_id, at
+			FROM history WHERE tenant_id = ? AND session_id = ? ORDER BY at, question_hash`},
+		// The literal status and mode let SQLite use the partial indexes.
+		{s.reader, &s.r.dueQuestions, `SELECT tenant_id, id FROM jobs
+			WHERE status = 'pending' AND clarification_expires_at IS NOT NULL
+			AND clarification_expires_at <= ?
+			ORDER BY clarification_expires_at, id LIMIT ?`},
+		{s.reader, &s.r.stalePlanning, `SELECT tenant_id, id FROM jobs
+			WHERE status = 'planning' AND mode = 'managed' AND updated_at < ?
+			ORDER BY updated_at, id LIMIT ?`},
+	} {
+		st, err := p.db.PrepareContext(ctx, p.query)
+		if err != nil {
+			return fmt.Errorf("prepare %q: %w", p.query, err)
+		}
+		*p.st = st
+	}
+	return nil
+}
+
+// statements lists every prepared statement, for Close.
+func (s *Store) statements() []*sql.Stmt {
+	st := []*sql.Stmt{
+		s.w.insertJob, s.w.updateJob, s.w.selectJob, s.w.addUsage, s.w.insertAttempt,
+		s.w.insertEvent, s.w.upsertHistory, s.w.insertDispatch,
+		s.w.savepoint, s.w.release, s.w.rollbackTo,
+		s.r.getJob, s.r.jobExists, s.r.attempts, s.r.events, s.r.lookupHistory,
+		s.r.history, s.r.dueQuestions, s.r.stalePlanning,
+	}
+	s.listMu.Lock()
+	st = append(st, s.listStmts[:]...)
+	s.listMu.Unlock()
+	return st
+}

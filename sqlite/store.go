@@ -1,0 +1,539 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/askonce/askonce"
+	msqlite "modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+// CreateJob inserts job with Version 1 and appends events, in one
+// transaction. CreatedAt and UpdatedAt are job.CreatedAt, or now when it
+// is zero. The usage sums and AttemptCount start at zero: they belong to
+// the attempts. Each event takes the job's tenant and id, At now when
+// zero, and the ID the store assigned. A job id that exists already, in
+// any tenant, is ECONFLICT.
+func (s *Store) CreateJob(ctx context.Context, job *askonce.Job, events []askonce.Event) error {
+	if job == nil || job.ID == "" {
+		return askonce.Errorf(askonce.EINVALID, "create job: the job has no id")
+	}
+	now := s.stamp()
+	created := now
+	if !job.CreatedAt.IsZero() {
+		created = fromNanos(job.CreatedAt.UnixNano())
+	}
+	state, err := jobState(job)
+	if err != nil {
+		return fmt.Errorf("create job %s: %w", job.ID, err)
+	}
+	args := make([]any, 0, len(state)+9)
+	args = append(args, job.TenantID, job.ID)
+	args = append(args, state...)
+	args = append(args, int64(0), int64(0), float64(0), int64(0), int64(1), created.UnixNano(), created.UnixNano())
+
+	var appended []askonce.Event
+	err = s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		if _, err := tx.StmtContext(ctx, s.w.insertJob).ExecContext(ctx, args...); err != nil {
+			if isConstraint(err, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY, sqlite3.SQLITE_CONSTRAINT_UNIQUE) {
+				return askonce.Errorf(askonce.ECONFLICT, "job %s already exists", job.ID)
+			}
+			return err
+		}
+		appended, err = s.appendEvents(ctx, tx, job.TenantID, job.ID, events, now)
+		return err
+	})
+	if err != nil {
+		return wrap(err, "create job %s", job.ID)
+	}
+	job.Version = 1
+	job.CreatedAt, job.UpdatedAt = created, created
+	job.Usage, job.AttemptCount = askonce.Usage{}, 0
+	copy(events, appended)
+	return nil
+}
+
+// GetJob returns the tenant's job, or ENOTFOUND.
+func (s *Store) GetJob(ctx context.Context, tenant, id string) (*askonce.Job, error) {
+	j, err := scanJob(s.r.getJob.QueryRowContext(ctx, tenant, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, askonce.Errorf(askonce.ENOTFOUND, "job %s not found", id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("get job %s: %w", id, err)
+	}
+	return j, nil
+}
+
+// errDispatched is the failed insert of a second dispatch of a job.
+var errDispatched = errors.New("dispatch already queued")
+
+// UpdateJob is the compare-and-set of askonce.Store. c.Job's state
+// columns are written only if the stored version is c.Job.Version; the
+// usage sums and AttemptCount are not taken from c.Job but grow by
+// c.Attempts. With c.Dispatch the job's dispatch is queued and its
+// DispatchStatus becomes queued; a job that was dispatched already makes
+// the whole change fail with ECONFLICT. c.Events take the job's tenant and
+// id, At now when zero, and their assigned IDs; c.History takes the job's
+// tenant, and its session, job and time when unset.
+func (s *Store) UpdateJob(ctx context.Context, c *askonce.Change) error {
+	if c == nil || c.Job == nil {
+		return askonce.Errorf(askonce.EINVALID, "update job: the change has no job")
+	}
+	j := c.Job
+	state, err := jobState(j)
+	if err != nil {
+		return fmt.Errorf("update job %s: %w", j.ID, err)
+	}
+	if c.Dispatch {
+		state[len(state)-1] = string(askonce.DispatchQueued)
+	}
+	var add askonce.Usage
+	for _, a := range c.Attempts {
+		add = add.Add(a.Usage)
+	}
+	now := s.stamp()
+	args := append(state,
+		add.PromptTokens, add.CompletionTokens, add.CostUSD, int64(len(c.Attempts)),
+		now.UnixNano(), j.TenantID, j.ID, j.Version)
+
+	var hist *askonce.HistoryEntry
+	if c.History != nil {
+		h := *c.History
+		h.TenantID = j.TenantID
+		if h.SessionID == "" {
+			h.SessionID = j.SessionID
+		}
+		if h.JobID == "" {
+			h.JobID = j.ID
+		}
+		if h.At.IsZero() {
+			h.At = now
+		} else {
+			h.At = fromNanos(h.At.UnixNano())
+		}
+		hist = &h
+	}
+
+	var (
+		version  int64
+		usage    askonce.Usage
+		count    int
+		appended []askonce.Event
+	)
+	err = s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		err := tx.StmtContext(ctx, s.w.updateJob).QueryRowContext(ctx, args...).
+			Scan(&version, &usage.PromptTokens, &usage.CompletionTokens, &usage.CostUSD, &count)
+		if errors.Is(err, sql.ErrNoRows) {
+			return s.lostUpdate(ctx, tx, j)
+		}
+		if err != nil {
+			return err
+		}
+		if len(c.Attempts) > 0 {
+			st := tx.StmtContext(ctx, s.w.insertAttempt)
+			for i := range c.Attempts {
+				if _, err := st.ExecContext(ctx, attemptArgs(j.TenantID, j.ID, &c.Attempts[i])...); err != nil {
+					return fmt.Errorf("insert attempt %d: %w", c.Attempts[i].N, err)
+				}
+			}
+		}
+		if appended, err = s.appendEvents(ctx, tx, j.TenantID, j.ID, c.Events, now); err != nil {
+			return err
+		}
+		if hist != nil {
+			if _, err := tx.StmtContext(ctx, s.w.upsertHistory).ExecContext(ctx,
+				hist.TenantID, hist.SessionID, hist.QuestionHash, string(hist.Type),
+				hist.Question, hist.Answer, hist.JobID, hist.At.UnixNano()); err != nil {
+				return fmt.Errorf("upsert history: %w", err)
+			}
+		}
+		if c.Dispatch {
+			if _, err := tx.StmtContext(ctx, s.w.insertDispatch).ExecContext(ctx, j.ID, j.TenantID, now.UnixNano()); err != nil {
+				if isConstraint(err, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY) {
+					return errDispatched
+				}
+				return fmt.Errorf("queue dispatch: %w", err)
+			}
+		}
+		return nil
+	})
+	if errors.Is(err, errDispatched) {
+		e := &askonce.Error{Code: askonce.ECONFLICT, Message: fmt.Sprintf("job %s was dispatched already", j.ID)}
+		if cur, err := s.GetJob(ctx, j.TenantID, j.ID); err == nil {
+			e.Job = cur
+		}
+		return e
+	}
+	if err != nil {
+		return wrap(err, "update job %s", j.ID)
+	}
+	j.Version = version
+	j.UpdatedAt = now
+	j.Usage = usage
+	j.AttemptCount = count
+	if c.Dispatch {
+		j.Dispatch = askonce.DispatchQueued
+	}
+	copy(c.Events, appended)
+	if hist != nil {
+		*c.History = *hist
+	}
+	return nil
+}
+
+// lostUpdate explains, inside the transaction, why the compare-and-set of
+// j changed no row: the job is gone (ENOTFOUND), or its version moved
+// (ECONFLICT with the stored job).
+func (s *Store) lostUpdate(ctx context.Context, tx *sql.Tx, j *askonce.Job) error {
+	cur, err := scanJob(tx.StmtContext(ctx, s.w.selectJob).QueryRowContext(ctx, j.TenantID, j.ID))
+	if errors.Is(err, sql.ErrNoRows) {
+		return askonce.Errorf(askonce.ENOTFOUND, "job %s not found", j.ID)
+	}
+	if err != nil {
+		return fmt.Errorf("read current job: %w", err)
+	}
+	return &askonce.Error{
+		Code:    askonce.ECONFLICT,
+		Message: fmt.Sprintf("job %s changed concurrently: version is %d, the change was computed from %d", j.ID, cur.Version, j.Version),
+		Job:     cur,
+	}
+}
+
+// AddAttempt appends a, adds its usage to the job's sums and counts it,
+// and appends ev (unless ev.Type is empty), in one transaction. The job's
+// Version and UpdatedAt do not change. ENOTFOUND if the tenant has no such
+// job.
+func (s *Store) AddAttempt(ctx context.Context, tenant, jobID string, a askonce.Attempt, ev askonce.Event) error {
+	now := s.stamp()
+	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		res, err := tx.StmtContext(ctx, s.w.addUsage).ExecContext(ctx,
+			a.Usage.PromptTokens, a.Usage.CompletionTokens, a.Usage.CostUSD, tenant, jobID)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n == 0 {
+			return askonce.Errorf(askonce.ENOTFOUND, "job %s not found", jobID)
+		}
+		if _, err := tx.StmtContext(ctx, s.w.insertAttempt).ExecContext(ctx, attemptArgs(tenant, jobID, &a)...); err != nil {
+			return fmt.Errorf("insert attempt %d: %w", a.N, err)
+		}
+		if ev.Type == "" {
+			return nil
+		}
+		_, err = s.appendEvents(ctx, tx, tenant, jobID, []askonce.Event{ev}, now)
+		return err
+	})
+	return wrap(err, "add attempt to job %s", jobID)
+}
+
+// Attempts returns the job's attempts by number. ENOTFOUND if the tenant
+// has no such job.
+func (s *Store) Attempts(ctx context.Context, tenant, jobID string) ([]askonce.Attempt, error) {
+	rows, err := s.r.attempts.QueryContext(ctx, jobID, tenant)
+	if err != nil {
+		return nil, fmt.Errorf("attempts of job %s: %w", jobID, err)
+	}
+	defer rows.Close()
+	out := []askonce.Attempt{}
+	for rows.Next() {
+		a, err := scanAttempt(rows)
+		if err != nil {
+			return nil, fmt.Errorf("attempts of job %s: %w", jobID, err)
+		}
+		out = append(out, a)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("attempts of job %s: %w", jobID, err)
+	}
+	if len(out) == 0 {
+		if err := s.mustExist(ctx, tenant, jobID); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// Events returns up to limit of the job's events with ID > after, by ID.
+// A limit <= 0 returns them all. ENOTFOUND if the tenant has no such job.
+func (s *Store) Events(ctx context.Context, tenant, jobID string, after int64, limit int) ([]askonce.Event, error) {
+	if limit <= 0 {
+		limit = -1 // SQLite: no limit
+	}
+	rows, err := s.r.events.QueryContext(ctx, jobID, tenant, after, limit)
+	if err != nil {
+		return nil, fmt.Errorf("events of job %s: %w", jobID, err)
+	}
+	defer rows.Close()
+	out := []askonce.Event{}
+	for rows.Next() {
+		e, err := scanEvent(rows)
+		if err != nil {
+			return nil, fmt.Errorf("events of job %s: %w", jobID, err)
+		}
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("events of job %s: %w", jobID, err)
+	}
+	if len(out) == 0 {
+		// Events are written with their job, so rows imply the job; only
+		// an empty page needs to tell "no job" from "no more events".
+		if err := s.mustExist(ctx, tenant, jobID); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// mustExist returns ENOTFOUND unless the tenant has the job.
+func (s *Store) mustExist(ctx context.Context, tenant, jobID string) error {
+	var one int
+	err := s.r.jobExists.QueryRowContext(ctx, tenant, jobID).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return askonce.Errorf(askonce.ENOTFOUND, "job %s not found", jobID)
+	}
+	if err != nil {
+		return fmt.Errorf("find job %s: %w", jobID, err)
+	}
+	return nil
+}
+
+// LookupHistory returns the session's answer to the question with the
+// given hash, or ENOTFOUND.
+func (s *Store) LookupHistory(ctx context.Context, tenant, session, hash string) (*askonce.HistoryEntry, error) {
+	h, err := scanHistory(s.r.lookupHistory.QueryRowContext(ctx, tenant, session, hash))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, askonce.Errorf(askonce.ENOTFOUND, "session %s has no answer to question %s", session, hash)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("look up history of session %s: %w", session, err)
+	}
+	return &h, nil
+}
+
+// History returns the session's answered questions, oldest (last
+// answered) first.
+func (s *Store) History(ctx context.Context, tenant, session string) ([]askonce.HistoryEntry, error) {
+	rows, err := s.r.history.QueryContext(ctx, tenant, session)
+	if err != nil {
+		return nil, fmt.Errorf("history of session %s: %w", session, err)
+	}
+	defer rows.Close()
+	out := []askonce.HistoryEntry{}
+	for rows.Next() {
+		h, err := scanHistory(rows)
+		if err != nil {
+			return nil, fmt.Errorf("history of session %s: %w", session, err)
+		}
+		out = append(out, h)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("history of session %s: %w", session, err)
+	}
+	return out, nil
+}
+
+// ListJobs returns one page of the tenant's jobs, newest first (by
+// CreatedAt, then ID). The cursor is the position of the previous page's
+// last job, so pages neither skip nor repeat jobs created meanwhile. A
+// cursor this store did not make is EINVALID.
+func (s *Store) ListJobs(ctx context.Context, tenant string, f askonce.JobFilter) (*askonce.JobPage, error) {
+	limit := f.PageLimit()
+	var bits int
+	args := []any{tenant}
+	if f.Status != "" {
+		bits |= listByStatus
+		args = append(args, string(f.Status))
+	}
+	if f.SessionID != "" {
+		bits |= listBySession
+		args = append(args, f.SessionID)
+	}
+	if f.Cursor != "" {
+		at, id, ok := decodeCursor(f.Cursor)
+		if !ok {
+			return nil, askonce.Errorf(askonce.EINVALID, "cursor %q is not a cursor of this list", f.Cursor)
+		}
+		bits |= listAfter
+		args = append(args, at, id)
+	}
+	args = append(args, limit+1)
+	st, err := s.listStmt(ctx, bits)
+	if err != nil {
+		return nil, fmt.Errorf("list jobs: %w", err)
+	}
+	rows, err := st.QueryContext(ctx, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list jobs: %w", err)
+	}
+	defer rows.Close()
+	page := &askonce.JobPage{Jobs: make([]*askonce.Job, 0, min(limit, 64))}
+	for rows.Next() {
+		j, err := scanJob(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list jobs: %w", err)
+		}
+		page.Jobs = append(page.Jobs, j)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list jobs: %w", err)
+	}
+	if len(page.Jobs) > limit {
+		page.Jobs = page.Jobs[:limit]
+		last := page.Jobs[limit-1]
+		page.NextCursor = encodeCursor(last.CreatedAt.UnixNano(), last.ID)
+	}
+	return page, nil
+}
+
+const (
+	listByStatus = 1 << iota
+	listBySession
+	listAfter
+)
+
+// listStmt returns the prepared ListJobs query for a set of filters,
+// preparing it on first use.
+func (s *Store) listStmt(ctx context.Context, bits int) (*sql.Stmt, error) {
+	s.listMu.Lock()
+	defer s.listMu.Unlock()
+	if st := s.listStmts[bits]; st != nil {
+		return st, nil
+	}
+	var q strings.Builder
+	q.WriteString("SELECT " + jobColumns + " FROM jobs WHERE tenant_id = ?")
+	if bits&listByStatus != 0 {
+		q.WriteString(" AND status = ?")
+	}
+	if bits&listBySession != 0 {
+		q.WriteString(" AND session_id = ?")
+	}
+	if bits&listAfter != 0 {
+		q.WriteString(" AND (created_at, id) < (?, ?)")
+	}
+	q.WriteString(" ORDER BY created_at DESC, id DESC LIMIT ?")
+	st, err := s.reader.PrepareContext(ctx, q.String())
+	if err != nil {
+		return nil, err
+	}
+	s.listStmts[bits] = st
+	return st, nil
+}
+
+// A cursor is the base64 of "<created_at unix ns>.<job id>".
+func encodeCursor(createdAt int64, id string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(createdAt, 10) + "." + id))
+}
+
+func decodeCursor(c string) (int64, string, bool) {
+	b, err := base64.RawURLEncoding.DecodeString(c)
+	if err != nil {
+		return 0, "", false
+	}
+	at, id, ok := strings.Cut(string(b), ".")
+	if !ok || id == "" {
+		return 0, "", false
+	}
+	n, err := strconv.ParseInt(at, 10, 64)
+	if err != nil {
+		return 0, "", false
+	}
+	return n, id, true
+}
+
+// DueQuestions returns pending jobs of every tenant whose question expired
+// at or before now, earliest deadline first. A limit <= 0 returns them all.
+func (s *Store) DueQuestions(ctx context.Context, now time.Time, limit int) ([]askonce.JobRef, error) {
+	refs, err := s.refs(ctx, s.r.dueQuestions, now.UnixNano(), limit)
+	if err != nil {
+		return nil, fmt.Errorf("due questions: %w", err)
+	}
+	return refs, nil
+}
+
+// StalePlanning returns managed jobs of every tenant in planning whose
+// last update was before before, oldest first. A limit <= 0 returns them
+// all.
+func (s *Store) StalePlanning(ctx context.Context, before time.Time, limit int) ([]askonce.JobRef, error) {
+	refs, err := s.refs(ctx, s.r.stalePlanning, before.UnixNano(), limit)
+	if err != nil {
+		return nil, fmt.Errorf("stale planning jobs: %w", err)
+	}
+	return refs, nil
+}
+
+func (s *Store) refs(ctx context.Context, st *sql.Stmt, at int64, limit int) ([]askonce.JobRef, error) {
+	if limit <= 0 {
+		limit = -1
+	}
+	rows, err := st.QueryContext(ctx, at, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []askonce.JobRef{}
+	for rows.Next() {
+		var r askonce.JobRef
+		if err := rows.Scan(&r.TenantID, &r.ID); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// appendEvents inserts events for the job and returns them as stored:
+// with the job's tenant and id, At (now when zero) and their IDs. The
+// caller copies them back only once the transaction committed.
+func (s *Store) appendEvents(ctx context.Context, tx *sql.Tx, tenant, jobID string, events []askonce.Event, now time.Time) ([]askonce.Event, error) {
+	if len(events) == 0 {
+		return nil, nil
+	}
+	st := tx.StmtContext(ctx, s.w.insertEvent)
+	out := slices.Clone(events)
+	for i := range out {
+		e := &out[i]
+		e.TenantID, e.JobID = tenant, jobID
+		if e.At.IsZero() {
+			e.At = now
+		} else {
+			e.At = fromNanos(e.At.UnixNano())
+		}
+		res, err := st.ExecContext(ctx, tenant, jobID, string(e.Type), e.At.UnixNano(), rawArg(e.Data))
+		if err != nil {
+			return nil, fmt.Errorf("append %s event: %w", e.Type, err)
+		}
+		if e.ID, err = res.LastInsertId(); err != nil {
+			return nil, fmt.Errorf("append %s event: %w", e.Type, err)
+		}
+	}
+	return out, nil
+}
+
+// isConstraint reports whether err is a SQLite constraint violation with
+// one of the extended result codes.
+func isConstraint(err error, codes ...int) bool {
+	var e *msqlite.Error
+	return errors.As(err, &e) && slices.Contains(codes, e.Code())
+}
+
+// wrap adds context to an unexpected error and passes askonce's own errors
+// through unchanged, so that their messages stay fit for callers.
+func wrap(err error, format string, args ...any) error {
+	var e *askonce.Error
+	if err == nil || errors.As(err, &e) {
+		return err
+	}
+	return fmt.Errorf(format+": %w", append(args, err)...)
+}

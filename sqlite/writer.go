@@ -1,0 +1,180 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+)
+
+// Writes are group-committed. Every write is a function run in a
+// transaction of the one writer connection; a goroutine (writeLoop) takes
+// them in arrival order and runs those that queued up while the previous
+// transaction committed in one transaction, each inside a savepoint of
+// its own. A write that fails is rolled back to its savepoint alone, so
+// that each write stays atomic and isolated, and the others in the batch
+// commit. Under concurrency this shares BEGIN, COMMIT and the WAL frames
+// of the pages several writes touch (the newest events, attempts and
+// jobs), which is most of a write's cost; a lone write runs in a
+// transaction of its own as before.
+
+// maxBatch bounds the writes committed together, and so the wait of the
+// first of them.
+const maxBatch = 64
+
+// errClosed is the error of a write to a closed store.
+var errClosed = errors.New("sqlite store is closed")
+
+type writeReq struct {
+	ctx  context.Context
+	fn   func(ctx context.Context, tx *sql.Tx) error // ctx is never cancelled
+	done chan error
+}
+
+// write runs fn in a write transaction (BEGIN IMMEDIATE) and returns once
+// that transaction committed or fn's changes were rolled back. fn may run
+// together with other writes in one transaction, inside a savepoint; it
+// must not commit or roll back itself, and must use the context it is
+// given, not ctx: a statement interrupted by a cancelled context would
+// roll back the whole transaction, the other writes in it too. ctx only
+// decides whether fn runs at all.
+func (s *Store) write(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx) error) error {
+	req := &writeReq{ctx: ctx, fn: fn, done: make(chan error, 1)}
+	select {
+	case s.writes <- req:
+	case <-s.closing:
+		return errClosed
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	// Once queued, fn reads the caller's values: wait for it even when
+	// ctx ends. writeLoop skips a write whose ctx ended before it began.
+	return <-req.done
+}
+
+// writeLoop runs the queued writes until the store closes.
+func (s *Store) writeLoop() {
+	defer close(s.loopDone)
+	batch := make([]*writeReq, 0, maxBatch)
+	for {
+		select {
+		case <-s.closing:
+			return
+		case req := <-s.writes:
+			batch = append(batch[:0], req)
+		}
+	drain:
+		for len(batch) < maxBatch {
+			select {
+			case req := <-s.writes:
+				batch = append(batch, req)
+			default:
+				break drain
+			}
+		}
+		s.commit(batch)
+		clear(batch)
+	}
+}
+
+// commit runs a batch of writes and reports each one's outcome.
+func (s *Store) commit(batch []*writeReq) {
+	if len(batch) == 1 {
+		r := batch[0]
+		r.done <- s.runAlone(r)
+		return
+	}
+	errs := make([]error, len(batch))
+	s.runBatch(batch, errs)
+	for i, r := range batch {
+		r.done <- errs[i]
+	}
+}
+
+// runAlone runs one write in a transaction of its own.
+func (s *Store) runAlone(r *writeReq) error {
+	if err := r.ctx.Err(); err != nil {
+		return err
+	}
+	// Transactions are short: they run to the end once begun, which also
+	// spares the driver a goroutine per statement to watch the context.
+	ctx := context.WithoutCancel(r.ctx)
+	tx, err := s.writer.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	if err := r.fn(ctx, tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+// runBatch runs several writes in one transaction, each in a savepoint,
+// and sets errs[i] to the outcome of batch[i].
+func (s *Store) runBatch(batch []*writeReq, errs []error) {
+	if len(batch) == 0 {
+		return
+	}
+	// The transaction outlives every caller's context: an interrupted
+	// statement would roll back the others' writes too. A write whose
+	// context ended before it began is skipped instead.
+	bg := context.Background()
+	tx, err := s.writer.BeginTx(bg, nil)
+	if err != nil {
+		for i := range errs {
+			errs[i] = fmt.Errorf("begin: %w", err)
+		}
+		return
+	}
+	savepoint, release, rollbackTo := tx.Stmt(s.w.savepoint), tx.Stmt(s.w.release), tx.Stmt(s.w.rollbackTo)
+	var done []int // the writes that succeeded so far
+	// abort gives up the transaction after batch[i] failed with err in a
+	// way that broke it (SQLite rolls a transaction back by itself on an
+	// I/O error, say): the writes before are lost with it, and those after
+	// start over in a new one.
+	abort := func(i int, err error) {
+		tx.Rollback()
+		errs[i] = err
+		for _, j := range done {
+			// Not %w: the other write's error (a conflict, say) is
+			// not this one's.
+			errs[j] = fmt.Errorf("rolled back with another write that failed: %v", err)
+		}
+		s.runBatch(batch[i+1:], errs[i+1:])
+	}
+	for i, r := range batch {
+		if err := r.ctx.Err(); err != nil {
+			errs[i] = err
+			continue
+		}
+		if _, err := savepoint.ExecContext(bg); err != nil {
+			abort(i, fmt.Errorf("savepoint: %w", err))
+			return
+		}
+		ferr := r.fn(context.WithoutCancel(r.ctx), tx)
+		if ferr != nil {
+			if _, err := rollbackTo.ExecContext(bg); err != nil {
+				abort(i, ferr)
+				return
+			}
+		}
+		if _, err := release.ExecContext(bg); err != nil {
+			abort(i, fmt.Errorf("release savepoint: %w", err))
+			return
+		}
+		if ferr != nil {
+			errs[i] = ferr
+			continue
+		}
+		done = append(done, i)
+	}
+	if err := tx.Commit(); err != nil {
+		for _, j := range done {
+			errs[j] = fmt.Errorf("commit: %w", err)
+		}
+	}
+}

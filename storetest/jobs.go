@@ -1,0 +1,341 @@
+package storetest
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/askonce/askonce"
+)
+
+var jobTests = []test{
+	{"CreateThenGetRoundTripsEveryField", func(t *testing.T, s askonce.Store) {
+		j := FullJob(NewTenant())
+		want := j.Clone()
+		evs := []askonce.Event{{Type: askonce.EventCreated, Data: json.RawMessage(`{"goal": "cheese"}`)}}
+		if err := s.CreateJob(t.Context(), j, evs); err != nil {
+			t.Fatalf("create: %v", err)
+		}
+		want.Version = 1
+		want.UpdatedAt = want.CreatedAt
+		checkJob(t, "job after create", want, j)
+		checkJob(t, "stored job", want, get(t, s, j.TenantID, j.ID))
+	}},
+	{"CreateStartsAtVersionOne", func(t *testing.T, s askonce.Store) {
+		j := NewJob(NewTenant())
+		j.Version = 7
+		create(t, s, j)
+		if j.Version != 1 {
+			t.Errorf("version after create = %d, want 1", j.Version)
+		}
+		if got := get(t, s, j.TenantID, j.ID); got.Version != 1 {
+			t.Errorf("stored version = %d, want 1", got.Version)
+		}
+	}},
+	{"CreateWithoutCreatedAtTakesTheStoresTime", func(t *testing.T, s askonce.Store) {
+		before := time.Now()
+		j := create(t, s, NewJob(NewTenant()))
+		after := time.Now()
+		if j.CreatedAt.Before(before.Add(-time.Second)) || j.CreatedAt.After(after.Add(time.Second)) {
+			t.Errorf("CreatedAt = %v, want about %v", j.CreatedAt, before)
+		}
+		if !j.UpdatedAt.Equal(j.CreatedAt) {
+			t.Errorf("UpdatedAt = %v, want CreatedAt %v", j.UpdatedAt, j.CreatedAt)
+		}
+		checkJob(t, "stored job", j, get(t, s, j.TenantID, j.ID))
+	}},
+	{"CreateStartsWithoutUsage", func(t *testing.T, s askonce.Store) {
+		// Usage and the attempt count belong to the attempts; a new job
+		// has none.
+		j := NewJob(NewTenant())
+		j.Usage = askonce.Usage{PromptTokens: 5, CompletionTokens: 6, CostUSD: 0.5}
+		j.AttemptCount = 3
+		create(t, s, j)
+		got := get(t, s, j.TenantID, j.ID)
+		if got.Usage != (askonce.Usage{}) || got.AttemptCount != 0 {
+			t.Errorf("stored usage %+v and attempt count %d, want none", got.Usage, got.AttemptCount)
+		}
+		checkJob(t, "job after create", got, j)
+	}},
+	{"CreateDuplicateIDIsConflict", func(t *testing.T, s askonce.Store) {
+		j := create(t, s, NewJob(NewTenant()))
+		dup := NewJob(j.TenantID)
+		dup.ID = j.ID
+		dup.Goal = "another goal"
+		err := s.CreateJob(t.Context(), dup, []askonce.Event{{Type: askonce.EventCreated}})
+		wantCode(t, "second create", err, askonce.ECONFLICT)
+		if got := get(t, s, j.TenantID, j.ID); got.Goal != j.Goal {
+			t.Errorf("goal after duplicate create = %q, want %q", got.Goal, j.Goal)
+		}
+		if n := len(events(t, s, j.TenantID, j.ID)); n != 1 {
+			t.Errorf("%d events after duplicate create, want 1", n)
+		}
+	}},
+	{"CreateIDOfAnotherTenantsJobIsConflict", func(t *testing.T, s askonce.Store) {
+		// Job ids are UUIDv7s, unique across tenants: dispatch is keyed by
+		// them.
+		j := create(t, s, NewJob(NewTenant()))
+		dup := NewJob(NewTenant())
+		dup.ID = j.ID
+		wantCode(t, "create in another tenant", s.CreateJob(t.Context(), dup, nil), askonce.ECONFLICT)
+		_, err := s.GetJob(t.Context(), dup.TenantID, dup.ID)
+		wantCode(t, "get in the other tenant", err, askonce.ENOTFOUND)
+	}},
+	{"GetUnknownIsNotFound", func(t *testing.T, s askonce.Store) {
+		_, err := s.GetJob(t.Context(), NewTenant(), NewID())
+		wantCode(t, "get", err, askonce.ENOTFOUND)
+	}},
+}
+
+var tenancyTests = []test{
+	{"OtherTenantCannotReachTheJob", func(t *testing.T, s askonce.Store) {
+		ctx := t.Context()
+		j := create(t, s, NewJob(NewTenant()))
+		a := askonce.Attempt{N: 1, Reason: askonce.ReasonInitial, Outcome: askonce.AttemptPlan, Usage: askonce.Usage{PromptTokens: 1}}
+		if err := s.AddAttempt(ctx, j.TenantID, j.ID, a, askonce.Event{Type: askonce.EventAttempt}); err != nil {
+			t.Fatalf("add attempt: %v", err)
+		}
+		want := get(t, s, j.TenantID, j.ID)
+		other := NewTenant()
+
+		_, err := s.GetJob(ctx, other, j.ID)
+		wantCode(t, "GetJob", err, askonce.ENOTFOUND)
+
+		theirs := want.Clone()
+		theirs.TenantID = other
+		theirs.Title = "taken over"
+		err = s.UpdateJob(ctx, &askonce.Change{Job: theirs, Events: []askonce.Event{{Type: askonce.EventPlanned}}})
+		wantCode(t, "UpdateJob", err, askonce.ENOTFOUND)
+
+		a.N = 2
+		err = s.AddAttempt(ctx, other, j.ID, a, askonce.Event{Type: askonce.EventAttempt})
+		wantCode(t, "AddAttempt", err, askonce.ENOTFOUND)
+
+		_, err = s.Attempts(ctx, other, j.ID)
+		wantCode(t, "Attempts", err, askonce.ENOTFOUND)
+
+		_, err = s.Events(ctx, other, j.ID, 0, 100)
+		wantCode(t, "Events", err, askonce.ENOTFOUND)
+
+		page, err := s.ListJobs(ctx, other, askonce.JobFilter{})
+		if err != nil {
+			t.Fatalf("ListJobs: %v", err)
+		}
+		if len(page.Jobs) != 0 {
+			t.Errorf("the other tenant lists %d jobs, want none", len(page.Jobs))
+		}
+		page, err = s.ListJobs(ctx, other, askonce.JobFilter{SessionID: j.SessionID})
+		if err != nil {
+			t.Fatalf("ListJobs by session: %v", err)
+		}
+		if len(page.Jobs) != 0 {
+			t.Errorf("the other tenant lists %d jobs of the session, want none", len(page.Jobs))
+		}
+
+		checkJob(t, "job after the other tenant's tries", want, get(t, s, j.TenantID, j.ID))
+		if n := len(attempts(t, s, j.TenantID, j.ID)); n != 1 {
+			t.Errorf("%d attempts, want 1", n)
+		}
+		if n := len(events(t, s, j.TenantID, j.ID)); n != 2 {
+			t.Errorf("%d events, want 2", n)
+		}
+	}},
+	{"HistoryOfOneTenantIsInvisibleToAnother", func(t *testing.T, s askonce.Store) {
+		ctx := t.Context()
+		j := create(t, s, NewJob(NewTenant()))
+		hash := askonce.QuestionHash("Which file?")
+		update(t, s, &askonce.Change{Job: j, History: &askonce.HistoryEntry{
+			SessionID: j.SessionID, QuestionHash: hash, Type: askonce.QuestionFreeText,
+			Question: "Which file?", Answer: "main.go", JobID: j.ID, At: Now(),
+		}})
+		other := NewTenant()
+		_, err := s.LookupHistory(ctx, other, j.SessionID, hash)
+		wantCode(t, "LookupHistory of the other tenant", err, askonce.ENOTFOUND)
+		h, err := s.History(ctx, other, j.SessionID)
+		if err != nil {
+			t.Fatalf("History: %v", err)
+		}
+		if len(h) != 0 {
+			t.Errorf("the other tenant sees %d history entries, want none", len(h))
+		}
+
+		// The other tenant's own answer to the same question in a session
+		// of the same name is its own.
+		o := NewJob(other)
+		o.SessionID = j.SessionID
+		create(t, s, o)
+		update(t, s, &askonce.Change{Job: o, History: &askonce.HistoryEntry{
+			SessionID: o.SessionID, QuestionHash: hash, Type: askonce.QuestionFreeText,
+			Question: "Which file?", Answer: "other.go", JobID: o.ID, At: Now(),
+		}})
+		for _, c := range []struct{ tenant, answer string }{{j.TenantID, "main.go"}, {other, "other.go"}} {
+			e, err := s.LookupHistory(ctx, c.tenant, j.SessionID, hash)
+			if err != nil {
+				t.Fatalf("LookupHistory: %v", err)
+			}
+			if e.Answer != c.answer || e.TenantID != c.tenant {
+				t.Errorf("tenant %s has answer %q of tenant %s, want %q", c.tenant, e.Answer, e.TenantID, c.answer)
+			}
+		}
+	}},
+}
+
+var updateTests = []test{
+	{"VersionIncreasesByExactlyOne", func(t *testing.T, s askonce.Store) {
+		j := create(t, s, NewJob(NewTenant()))
+		for want := int64(2); want <= 4; want++ {
+			j.Title = fmt.Sprintf("title %d", want)
+			update(t, s, &askonce.Change{Job: j})
+			if j.Version != want {
+				t.Fatalf("version after update = %d, want %d", j.Version, want)
+			}
+			if got := get(t, s, j.TenantID, j.ID); got.Version != want || got.Title != j.Title {
+				t.Fatalf("stored version %d and title %q, want %d and %q", got.Version, got.Title, want, j.Title)
+			}
+		}
+	}},
+	{"ChangedJobHoldsTheStoredValues", func(t *testing.T, s askonce.Store) {
+		j := create(t, s, NewJob(NewTenant()))
+		j.Status = askonce.StatusPending
+		update(t, s, &askonce.Change{Job: j, Attempts: []askonce.Attempt{{
+			N: 1, Reason: askonce.ReasonInitial, Outcome: askonce.AttemptQuestion,
+			Usage: askonce.Usage{PromptTokens: 3, CompletionTokens: 4, CostUSD: 0.125},
+		}}})
+		checkJob(t, "job after update", get(t, s, j.TenantID, j.ID), j)
+	}},
+	{"WritesEveryFieldAndClearsThem", func(t *testing.T, s askonce.Store) {
+		j := create(t, s, NewJob(NewTenant()))
+		full := FullJob(j.TenantID)
+		full.ID, full.Version, full.CreatedAt = j.ID, j.Version, j.CreatedAt
+		full.Dispatch = askonce.DispatchDelivered
+		want := full.Clone()
+		update(t, s, &askonce.Change{Job: full})
+		want.Version, want.UpdatedAt = 2, full.UpdatedAt
+		checkJob(t, "job after update", want, full)
+		checkJob(t, "stored job", want, get(t, s, j.TenantID, j.ID))
+
+		// Back to a job without question, plan, files or flags.
+		bare := NewJob(j.TenantID)
+		bare.ID, bare.Version, bare.CreatedAt = j.ID, full.Version, j.CreatedAt
+		want = bare.Clone()
+		update(t, s, &askonce.Change{Job: bare})
+		want.Version, want.UpdatedAt = 3, bare.UpdatedAt
+		checkJob(t, "stored job after clearing", want, get(t, s, j.TenantID, j.ID))
+	}},
+	{"StaleVersionIsConflictAndWritesNothing", func(t *testing.T, s askonce.Store) {
+		ctx := t.Context()
+		j := create(t, s, NewJob(NewTenant()))
+		stale := j.Clone()
+
+		j.Title = "the winner"
+		update(t, s, &askonce.Change{Job: j, Events: []askonce.Event{{Type: askonce.EventPlanned}}})
+		want := get(t, s, j.TenantID, j.ID)
+
+		stale.Title = "the loser"
+		stale.Status = askonce.StatusSuccess
+		hash := askonce.QuestionHash("Hot or cold?")
+		c := &askonce.Change{
+			Job: stale,
+			Attempts: []askonce.Attempt{{N: 1, Reason: askonce.ReasonInitial, Outcome: askonce.AttemptPlan,
+				Usage: askonce.Usage{PromptTokens: 10, CompletionTokens: 20, CostUSD: 1}}},
+			Events: []askonce.Event{{Type: askonce.EventPlanned}, {Type: askonce.EventDispatched}},
+			History: &askonce.HistoryEntry{SessionID: j.SessionID, QuestionHash: hash,
+				Type: askonce.QuestionConfirm, Question: "Hot or cold?", Answer: "yes", JobID: j.ID, At: Now()},
+			Dispatch: true,
+		}
+		e := wantCode(t, "stale update", s.UpdateJob(ctx, c), askonce.ECONFLICT)
+		if e.Job == nil {
+			t.Fatal("the conflict does not carry the current job")
+		}
+		checkJob(t, "job of the conflict", want, e.Job)
+		if stale.Version != 1 || c.Events[0].ID != 0 {
+			t.Errorf("the failed change was written back: version %d, event id %d", stale.Version, c.Events[0].ID)
+		}
+
+		checkJob(t, "stored job", want, get(t, s, j.TenantID, j.ID))
+		if n := len(attempts(t, s, j.TenantID, j.ID)); n != 0 {
+			t.Errorf("%d attempts, want none", n)
+		}
+		if got := eventTypes(events(t, s, j.TenantID, j.ID)); !slices.Equal(got, []askonce.EventType{askonce.EventCreated, askonce.EventPlanned}) {
+			t.Errorf("events %v, want created and the winner's planned", got)
+		}
+		_, err := s.LookupHistory(ctx, j.TenantID, j.SessionID, hash)
+		wantCode(t, "history of the failed change", err, askonce.ENOTFOUND)
+
+		// The failed change queued no dispatch: the current version can.
+		cur := e.Job.Clone()
+		update(t, s, &askonce.Change{Job: cur, Dispatch: true})
+		if cur.Dispatch != askonce.DispatchQueued {
+			t.Errorf("dispatch status %q after dispatching, want queued", cur.Dispatch)
+		}
+	}},
+	{"UnknownJobIsNotFound", func(t *testing.T, s askonce.Store) {
+		j := NewJob(NewTenant())
+		j.Version = 1
+		err := s.UpdateJob(t.Context(), &askonce.Change{Job: j, Events: []askonce.Event{{Type: askonce.EventPlanned}}})
+		wantCode(t, "update", err, askonce.ENOTFOUND)
+	}},
+	{"ConcurrentUpdatesFromOneVersionHaveOneWinner", func(t *testing.T, s askonce.Store) {
+		const writers = 50
+		j := create(t, s, NewJob(NewTenant()))
+		var (
+			wg        sync.WaitGroup
+			start     = make(chan struct{})
+			mu        sync.Mutex
+			winners   []int
+			conflicts int
+		)
+		for i := range writers {
+			c := &askonce.Change{
+				Job: j.Clone(),
+				Attempts: []askonce.Attempt{{N: 1, Reason: askonce.ReasonClarificationAnswer, Outcome: askonce.AttemptPlan,
+					Usage: askonce.Usage{PromptTokens: int64(i + 1), CompletionTokens: 1, CostUSD: 0.5}}},
+				Events: []askonce.Event{{Type: askonce.EventAnswered, Data: json.RawMessage(fmt.Sprintf(`{"writer": %d}`, i))}},
+			}
+			c.Job.Title = fmt.Sprintf("writer %d", i)
+			c.Job.Answer = fmt.Sprintf("answer %d", i)
+			wg.Go(func() {
+				<-start
+				err := s.UpdateJob(t.Context(), c)
+				mu.Lock()
+				defer mu.Unlock()
+				switch askonce.ErrorCode(err) {
+				case "":
+					winners = append(winners, i)
+				case askonce.ECONFLICT:
+					conflicts++
+					var e *askonce.Error
+					if errors.As(err, &e); e.Job == nil || e.Job.Version != 2 {
+						t.Errorf("writer %d: the conflict carries %+v, want the job at version 2", i, e.Job)
+					}
+				default:
+					t.Errorf("writer %d: %v", i, err)
+				}
+			})
+		}
+		close(start)
+		wg.Wait()
+		if len(winners) != 1 || conflicts != writers-1 {
+			t.Fatalf("%d winners and %d conflicts, want 1 and %d", len(winners), conflicts, writers-1)
+		}
+		w := winners[0]
+		got := get(t, s, j.TenantID, j.ID)
+		if got.Version != 2 || got.Title != fmt.Sprintf("writer %d", w) || got.Answer != fmt.Sprintf("answer %d", w) {
+			t.Errorf("stored version %d, title %q, answer %q; want the winner %d's at version 2", got.Version, got.Title, got.Answer, w)
+		}
+		if want := (askonce.Usage{PromptTokens: int64(w + 1), CompletionTokens: 1, CostUSD: 0.5}); got.Usage != want || got.AttemptCount != 1 {
+			t.Errorf("stored usage %+v over %d attempts, want the winner's %+v over 1", got.Usage, got.AttemptCount, want)
+		}
+		evs := events(t, s, j.TenantID, j.ID)
+		if len(evs) != 2 || !sameJSON(evs[1].Data, json.RawMessage(fmt.Sprintf(`{"writer": %d}`, w))) {
+			t.Errorf("events %v, want created and the winner's answered", evs)
+		}
+		if n := len(attempts(t, s, j.TenantID, j.ID)); n != 1 {
+			t.Errorf("%d attempts, want the winner's one", n)
+		}
+	}},
+}
