@@ -163,6 +163,10 @@ type Job struct {
 	Usage        Usage          `json:"usage"`
 	AttemptCount int            `json:"attemptCount"`
 	Dispatch     DispatchStatus `json:"dispatchStatus,omitempty"`
+	// DeliveryAttempts and DeliveryError record the builder's delivery:
+	// how many tries so far and the last one's error.
+	DeliveryAttempts int    `json:"deliveryAttempts,omitempty"`
+	DeliveryError    string `json:"deliveryError,omitempty"`
 
 	// Version increases with every write; UpdateJob compares it.
 	Version   int64     `json:"version"`

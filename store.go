@@ -35,14 +35,16 @@ type Store interface {
 
 	// AddAttempt appends an attempt that does not change the job's state
 	// (a retried one) with its event, adding its usage to the job's. It
-	// does not change the job's Version.
+	// changes neither the job's Version nor its UpdatedAt. The engine sets
+	// the attempt's N; the store does not number attempts.
 	AddAttempt(ctx context.Context, tenant, jobID string, a Attempt, ev Event) error
 
 	// Attempts returns the job's attempts in order.
 	Attempts(ctx context.Context, tenant, jobID string) ([]Attempt, error)
 
 	// Events returns up to limit events of the job with ID > after, in
-	// order. ENOTFOUND if the job does not exist.
+	// order (all of them when limit <= 0). ENOTFOUND if the job does not
+	// exist.
 	Events(ctx context.Context, tenant, jobID string, after int64, limit int) ([]Event, error)
 
 	// LookupHistory returns the session's stored answer for a question
@@ -57,11 +59,40 @@ type Store interface {
 	DueQuestions(ctx context.Context, now time.Time, limit int) ([]JobRef, error)
 
 	// StalePlanning returns managed jobs, of every tenant, left in
-	// planning and not updated since before. It is for crash recovery only.
+	// planning and not updated since before. It is for crash recovery only:
+	// before must be older than the longest planning run (the engine uses
+	// the time its process started), since retried attempts do not touch
+	// UpdatedAt.
 	StalePlanning(ctx context.Context, before time.Time, limit int) ([]JobRef, error)
+
+	// ClaimIdempotencyKey stores rec, with Status 0 (in flight), unless the
+	// tenant already holds rec.Key; then it writes nothing and returns the
+	// stored record. It returns nil when rec was stored.
+	ClaimIdempotencyKey(ctx context.Context, rec *IdempotencyRecord) (*IdempotencyRecord, error)
+
+	// CompleteIdempotencyKey records the response to a claimed key.
+	CompleteIdempotencyKey(ctx context.Context, tenant, key string, status int, body []byte) error
+
+	// ReleaseIdempotencyKey forgets a claimed key whose request failed
+	// without a response worth repeating, so that a retry runs again.
+	ReleaseIdempotencyKey(ctx context.Context, tenant, key string) error
 
 	// Close releases the store's resources.
 	Close() error
+}
+
+// IdempotencyRecord is the first response to a request that carried an
+// Idempotency-Key. A retry with the same key and the same Fingerprint gets
+// Status and Body again; the same key with another fingerprint is refused.
+type IdempotencyRecord struct {
+	TenantID string
+	Key      string
+	// Fingerprint identifies the request: method, path and body hash.
+	Fingerprint string
+	// Status is 0 while the first request is still in flight.
+	Status    int
+	Body      []byte
+	CreatedAt time.Time
 }
 
 // Change is one compare-and-set write of a job and what goes with it.

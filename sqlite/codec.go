@@ -125,6 +125,7 @@ func jobState(j *askonce.Job) ([]any, error) {
 		qExpires, j.Answer, string(j.AnswerSource),
 		timePtrArg(j.AnsweredAt), j.ResolvedPrompt, boolArg(j.FallbackUsed),
 		boolArg(j.AnswerDelivered), plan, j.Result, j.Error, string(j.Dispatch),
+		j.DeliveryAttempts, j.DeliveryError,
 	}, nil
 }
 
@@ -148,6 +149,7 @@ func scanJob(row interface{ Scan(...any) error }) (*askonce.Job, error) {
 		&qExpires, &j.Answer, &source,
 		&answeredAt, &j.ResolvedPrompt, &j.FallbackUsed,
 		&j.AnswerDelivered, &plan, &j.Result, &j.Error, &dispatch,
+		&j.DeliveryAttempts, &j.DeliveryError,
 		&j.Usage.PromptTokens, &j.Usage.CompletionTokens, &j.Usage.CostUSD, &j.AttemptCount,
 		&j.Version, &createdAt, &updatedAt,
 	)

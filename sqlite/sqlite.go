@@ -44,6 +44,8 @@ type Store struct {
 	reader *sql.DB // query-only connections
 	now    func() time.Time
 
+	onDispatch func(ctx context.Context, tx *sql.Tx, job *askonce.Job) error
+
 	w writeStmts
 	r readStmts
 
@@ -69,6 +71,12 @@ type Options struct {
 	// unset, UpdatedAt, and the At of events and history entries that have
 	// none. Nil means time.Now.
 	Now func() time.Time
+	// OnDispatch, when set, is called inside the transaction of every
+	// UpdateJob that queues a dispatch, with that transaction and the job
+	// as it is being written. The builder queue (River) inserts its job
+	// here, so that the queue entry and the success commit together; an
+	// error rolls the whole change back.
+	OnDispatch func(ctx context.Context, tx *sql.Tx, job *askonce.Job) error
 }
 
 // Open opens (creating it if needed) the database file at path with the
@@ -98,10 +106,11 @@ func (o Options) Open(ctx context.Context, path string) (*Store, error) {
 		readers = max(4, runtime.GOMAXPROCS(0))
 	}
 	s := &Store{
-		now:      o.Now,
-		writes:   make(chan *writeReq),
-		closing:  make(chan struct{}),
-		loopDone: make(chan struct{}),
+		now:        o.Now,
+		onDispatch: o.OnDispatch,
+		writes:     make(chan *writeReq),
+		closing:    make(chan struct{}),
+		loopDone:   make(chan struct{}),
 	}
 	if s.now == nil {
 		s.now = time.Now
@@ -142,6 +151,11 @@ func (o Options) Open(ctx context.Context, path string) (*Store, error) {
 	go s.writeLoop()
 	return s, nil
 }
+
+// WriteDB returns the store's write pool (one connection), for components
+// that keep their own tables in the same file and must not contend with
+// the store for the write lock, such as the builder queue.
+func (s *Store) WriteDB() *sql.DB { return s.writer }
 
 // dsn builds the connection string. The pragmas are DSN parameters so that
 // the driver applies them to every connection the pools open, not only to

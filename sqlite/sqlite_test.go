@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -355,5 +356,52 @@ func TestWriteAfterCloseFails(t *testing.T) {
 	s.Close()
 	if err := s.write(t.Context(), appendEvent("late")); !errors.Is(err, errClosed) {
 		t.Errorf("write after close: %v, want errClosed", err)
+	}
+}
+
+// The builder queue's hook runs inside the transaction of the success it
+// belongs to: an error there rolls the whole change back.
+func TestOnDispatchRunsInTheSuccessTransaction(t *testing.T) {
+	t.Parallel()
+	var calls []string
+	fail := true
+	st, err := Options{OnDispatch: func(ctx context.Context, tx *sql.Tx, j *askonce.Job) error {
+		calls = append(calls, j.ID)
+		var status string
+		if err := tx.QueryRowContext(ctx, "SELECT status FROM jobs WHERE id = ?", j.ID).Scan(&status); err != nil {
+			return err
+		}
+		if status != string(askonce.StatusSuccess) || j.Dispatch != askonce.DispatchQueued {
+			return fmt.Errorf("hook saw status %s dispatch %s", status, j.Dispatch)
+		}
+		if fail {
+			return errors.New("queue is down")
+		}
+		return nil
+	}}.Open(t.Context(), filepath.Join(t.TempDir(), "askonce.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	j := storetest.NewJob(storetest.NewTenant())
+	if err := st.CreateJob(t.Context(), j, nil); err != nil {
+		t.Fatal(err)
+	}
+	next := j.Clone()
+	next.Status = askonce.StatusSuccess
+	if err := st.UpdateJob(t.Context(), &askonce.Change{Job: next, Dispatch: true}); err == nil || !strings.Contains(err.Error(), "queue is down") {
+		t.Fatalf("update with a failing hook: %v", err)
+	}
+	if got, _ := st.GetJob(t.Context(), j.TenantID, j.ID); got.Status != askonce.StatusPlanning || got.Version != 1 {
+		t.Fatalf("the failed hook did not roll back: %s v%d", got.Status, got.Version)
+	}
+	fail = false
+	next = j.Clone()
+	next.Status = askonce.StatusSuccess
+	if err := st.UpdateJob(t.Context(), &askonce.Change{Job: next, Dispatch: true}); err != nil {
+		t.Fatal(err)
+	}
+	if len(calls) != 2 || calls[1] != j.ID {
+		t.Fatalf("hook calls %v", calls)
 	}
 }

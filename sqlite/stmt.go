@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -19,7 +20,11 @@ var stateColumns = []string{
 	"clarification_expires_at", "clarification_answer", "clarification_source",
 	"clarification_answered_at", "resolved_prompt", "fallback_used",
 	"answer_delivered", "plan", "result", "error", "dispatch_status",
+	"delivery_attempts", "delivery_error",
 }
+
+// dispatchStatusColumn is the index of dispatch_status in stateColumns.
+var dispatchStatusColumn = slices.Index(stateColumns, "dispatch_status")
 
 // jobColumns are every job column, in the order scanJob reads them.
 var jobColumns = "tenant_id, id, " + strings.Join(stateColumns, ", ") +
@@ -51,6 +56,9 @@ type writeStmts struct {
 	insertEvent    *sql.Stmt
 	upsertHistory  *sql.Stmt
 	insertDispatch *sql.Stmt
+	claimKey       *sql.Stmt
+	completeKey    *sql.Stmt
+	releaseKey     *sql.Stmt
 	savepoint      *sql.Stmt
 	release        *sql.Stmt
 	rollbackTo     *sql.Stmt
@@ -65,6 +73,7 @@ type readStmts struct {
 	lookupHistory *sql.Stmt
 	history       *sql.Stmt
 	dueQuestions  *sql.Stmt
+	getKey        *sql.Stmt
 	stalePlanning *sql.Stmt
 }
 
@@ -118,6 +127,11 @@ func (s *Store) prepare(ctx context.Context) error {
 			WHERE status = 'pending' AND clarification_expires_at IS NOT NULL
 			AND clarification_expires_at <= ?
 			ORDER BY clarification_expires_at, id LIMIT ?`},
+		{s.writer, &s.w.claimKey, `INSERT INTO idempotency (tenant_id, key, fingerprint, status, body, created_at)
+			VALUES (?, ?, ?, 0, NULL, ?) ON CONFLICT (tenant_id, key) DO NOTHING`},
+		{s.writer, &s.w.completeKey, `UPDATE idempotency SET status = ?, body = ? WHERE tenant_id = ? AND key = ?`},
+		{s.writer, &s.w.releaseKey, `DELETE FROM idempotency WHERE tenant_id = ? AND key = ? AND status = 0`},
+		{s.reader, &s.r.getKey, `SELECT fingerprint, status, body, created_at FROM idempotency WHERE tenant_id = ? AND key = ?`},
 		{s.reader, &s.r.stalePlanning, `SELECT tenant_id, id FROM jobs
 			WHERE status = 'planning' AND mode = 'managed' AND updated_at < ?
 			ORDER BY updated_at, id LIMIT ?`},
@@ -136,6 +150,7 @@ func (s *Store) statements() []*sql.Stmt {
 	st := []*sql.Stmt{
 		s.w.insertJob, s.w.updateJob, s.w.selectJob, s.w.addUsage, s.w.insertAttempt,
 		s.w.insertEvent, s.w.upsertHistory, s.w.insertDispatch,
+		s.w.claimKey, s.w.completeKey, s.w.releaseKey, s.r.getKey,
 		s.w.savepoint, s.w.release, s.w.rollbackTo,
 		s.r.getJob, s.r.jobExists, s.r.attempts, s.r.events, s.r.lookupHistory,
 		s.r.history, s.r.dueQuestions, s.r.stalePlanning,

@@ -94,7 +94,7 @@ func (s *Store) UpdateJob(ctx context.Context, c *askonce.Change) error {
 		return fmt.Errorf("update job %s: %w", j.ID, err)
 	}
 	if c.Dispatch {
-		state[len(state)-1] = string(askonce.DispatchQueued)
+		state[dispatchStatusColumn] = string(askonce.DispatchQueued)
 	}
 	var add askonce.Usage
 	for _, a := range c.Attempts {
@@ -162,6 +162,13 @@ func (s *Store) UpdateJob(ctx context.Context, c *askonce.Change) error {
 					return errDispatched
 				}
 				return fmt.Errorf("queue dispatch: %w", err)
+			}
+			if s.onDispatch != nil {
+				queued := *j
+				queued.Dispatch = askonce.DispatchQueued
+				if err := s.onDispatch(ctx, tx, &queued); err != nil {
+					return fmt.Errorf("queue dispatch: %w", err)
+				}
 			}
 		}
 		return nil
@@ -536,4 +543,53 @@ func wrap(err error, format string, args ...any) error {
 		return err
 	}
 	return fmt.Errorf(format+": %w", append(args, err)...)
+}
+
+// ClaimIdempotencyKey implements askonce.Store.
+func (s *Store) ClaimIdempotencyKey(ctx context.Context, rec *askonce.IdempotencyRecord) (*askonce.IdempotencyRecord, error) {
+	now := s.now()
+	var claimed bool
+	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		res, err := tx.StmtContext(ctx, s.w.claimKey).ExecContext(ctx, rec.TenantID, rec.Key, rec.Fingerprint, now.UnixNano())
+		if err != nil {
+			return err
+		}
+		n, err := res.RowsAffected()
+		claimed = n == 1
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("claim idempotency key: %w", err)
+	}
+	if claimed {
+		rec.Status, rec.Body, rec.CreatedAt = 0, nil, now
+		return nil, nil
+	}
+	got := &askonce.IdempotencyRecord{TenantID: rec.TenantID, Key: rec.Key}
+	var at int64
+	if err := s.r.getKey.QueryRowContext(ctx, rec.TenantID, rec.Key).Scan(&got.Fingerprint, &got.Status, &got.Body, &at); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			// Released between the claim and the read: claim again.
+			return s.ClaimIdempotencyKey(ctx, rec)
+		}
+		return nil, fmt.Errorf("read idempotency key: %w", err)
+	}
+	got.CreatedAt = fromNanos(at)
+	return got, nil
+}
+
+// CompleteIdempotencyKey implements askonce.Store.
+func (s *Store) CompleteIdempotencyKey(ctx context.Context, tenant, key string, status int, body []byte) error {
+	return wrap(s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		_, err := tx.StmtContext(ctx, s.w.completeKey).ExecContext(ctx, status, body, tenant, key)
+		return err
+	}), "complete idempotency key")
+}
+
+// ReleaseIdempotencyKey implements askonce.Store.
+func (s *Store) ReleaseIdempotencyKey(ctx context.Context, tenant, key string) error {
+	return wrap(s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		_, err := tx.StmtContext(ctx, s.w.releaseKey).ExecContext(ctx, tenant, key)
+		return err
+	}), "release idempotency key")
 }

@@ -88,6 +88,7 @@ func FullJob(tenant string) *askonce.Job {
 	}
 	j.Result = `{"raw": "output"}`
 	j.Error = "an earlier attempt failed"
+	j.Dispatch, j.DeliveryAttempts, j.DeliveryError = askonce.DispatchFailed, 2, "connection refused"
 	j.CreatedAt = now.Add(-time.Hour)
 	return j
 }

@@ -393,10 +393,74 @@ var dispatchTests = []test{
 		j := create(t, s, NewJob(NewTenant()))
 		j.Status = askonce.StatusSuccess
 		update(t, s, &askonce.Change{Job: j, Dispatch: true})
-		j.Dispatch = askonce.DispatchDelivered
+		j.Dispatch, j.DeliveryAttempts, j.DeliveryError = askonce.DispatchDelivered, 3, "HTTP 503 from the builder"
 		update(t, s, &askonce.Change{Job: j, Events: []askonce.Event{{Type: askonce.EventDelivered}}})
-		if got := get(t, s, j.TenantID, j.ID); got.Dispatch != askonce.DispatchDelivered {
-			t.Errorf("dispatch status %q, want delivered", got.Dispatch)
+		got := get(t, s, j.TenantID, j.ID)
+		if got.Dispatch != askonce.DispatchDelivered || got.DeliveryAttempts != 3 || got.DeliveryError != "HTTP 503 from the builder" {
+			t.Errorf("delivery %q after %d attempts, error %q; want delivered after 3 with the error", got.Dispatch, got.DeliveryAttempts, got.DeliveryError)
+		}
+	}},
+}
+
+var idempotencyTests = []test{
+	{"FirstClaimStoresTheKeyInFlight", func(t *testing.T, s askonce.Store) {
+		rec := &askonce.IdempotencyRecord{TenantID: NewTenant(), Key: "k1", Fingerprint: "POST /jobs abc"}
+		got, err := s.ClaimIdempotencyKey(t.Context(), rec)
+		if err != nil || got != nil {
+			t.Fatalf("first claim = %+v, %v; want nil, nil", got, err)
+		}
+		got, err = s.ClaimIdempotencyKey(t.Context(), &askonce.IdempotencyRecord{TenantID: rec.TenantID, Key: "k1", Fingerprint: "other"})
+		if err != nil || got == nil || got.Status != 0 || got.Fingerprint != "POST /jobs abc" {
+			t.Fatalf("second claim = %+v, %v; want the in-flight record with the first fingerprint", got, err)
+		}
+	}},
+	{"CompletedKeyReturnsTheFirstResponse", func(t *testing.T, s askonce.Store) {
+		ctx := t.Context()
+		tenant := NewTenant()
+		if _, err := s.ClaimIdempotencyKey(ctx, &askonce.IdempotencyRecord{TenantID: tenant, Key: "k", Fingerprint: "f"}); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.CompleteIdempotencyKey(ctx, tenant, "k", 201, []byte(`{"jobId":"x"}`)); err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.ClaimIdempotencyKey(ctx, &askonce.IdempotencyRecord{TenantID: tenant, Key: "k", Fingerprint: "f"})
+		if err != nil || got == nil || got.Status != 201 || string(got.Body) != `{"jobId":"x"}` {
+			t.Fatalf("claim after completion = %+v, %v", got, err)
+		}
+	}},
+	{"ReleasedKeyCanBeClaimedAgain", func(t *testing.T, s askonce.Store) {
+		ctx := t.Context()
+		tenant := NewTenant()
+		rec := &askonce.IdempotencyRecord{TenantID: tenant, Key: "k", Fingerprint: "f"}
+		if _, err := s.ClaimIdempotencyKey(ctx, rec); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.ReleaseIdempotencyKey(ctx, tenant, "k"); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := s.ClaimIdempotencyKey(ctx, rec); err != nil || got != nil {
+			t.Fatalf("claim after release = %+v, %v; want a fresh claim", got, err)
+		}
+	}},
+	{"CompletedKeyIsNotReleased", func(t *testing.T, s askonce.Store) {
+		ctx := t.Context()
+		tenant := NewTenant()
+		rec := &askonce.IdempotencyRecord{TenantID: tenant, Key: "k", Fingerprint: "f"}
+		s.ClaimIdempotencyKey(ctx, rec)
+		s.CompleteIdempotencyKey(ctx, tenant, "k", 200, []byte("{}"))
+		if err := s.ReleaseIdempotencyKey(ctx, tenant, "k"); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := s.ClaimIdempotencyKey(ctx, rec); got == nil || got.Status != 200 {
+			t.Fatalf("a completed response was forgotten: %+v", got)
+		}
+	}},
+	{"KeysAreScopedByTenant", func(t *testing.T, s askonce.Store) {
+		ctx := t.Context()
+		a, b := NewTenant(), NewTenant()
+		s.ClaimIdempotencyKey(ctx, &askonce.IdempotencyRecord{TenantID: a, Key: "k", Fingerprint: "f"})
+		if got, err := s.ClaimIdempotencyKey(ctx, &askonce.IdempotencyRecord{TenantID: b, Key: "k", Fingerprint: "f"}); err != nil || got != nil {
+			t.Fatalf("tenant b saw tenant a's key: %+v, %v", got, err)
 		}
 	}},
 }

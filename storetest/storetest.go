@@ -51,6 +51,7 @@ func Run(t *testing.T, open func(t *testing.T) askonce.Store) {
 		{"Dispatch", dispatchTests},
 		{"ListJobs", listTests},
 		{"Sweeps", sweepTests},
+		{"Idempotency", idempotencyTests},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

@@ -45,6 +45,8 @@ CREATE TABLE jobs (
     cost_usd                  REAL    NOT NULL DEFAULT 0,
     attempt_count             INTEGER NOT NULL DEFAULT 0,
     dispatch_status           TEXT    NOT NULL DEFAULT '',
+    delivery_attempts         INTEGER NOT NULL DEFAULT 0,
+    delivery_error            TEXT    NOT NULL DEFAULT '',
     version                   INTEGER NOT NULL,
     created_at                INTEGER NOT NULL,
     updated_at                INTEGER NOT NULL,
@@ -138,7 +140,20 @@ CREATE TABLE dispatches (
     FOREIGN KEY (tenant_id, job_id) REFERENCES jobs (tenant_id, id)
 ) STRICT, WITHOUT ROWID;
 
+-- idempotency holds the first response to each Idempotency-Key, per
+-- tenant. status 0 marks a request still in flight.
+CREATE TABLE idempotency (
+    tenant_id   TEXT    NOT NULL,
+    key         TEXT    NOT NULL,
+    fingerprint TEXT    NOT NULL,
+    status      INTEGER NOT NULL,
+    body        BLOB,
+    created_at  INTEGER NOT NULL,
+    PRIMARY KEY (tenant_id, key)
+) STRICT, WITHOUT ROWID;
+
 -- +goose Down
+DROP TABLE idempotency;
 DROP TABLE dispatches;
 DROP TABLE history;
 DROP TRIGGER events_no_delete;
