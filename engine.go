@@ -60,6 +60,20 @@ type Engine struct {
 	NewID func() string
 	// Logger receives warnings about background work. Default discards.
 	Logger *slog.Logger
+	// Observer, when set, is told of every committed transition and every
+	// interpreter attempt (metrics implement it). It must be fast and must
+	// not block.
+	Observer Observer
+}
+
+// Observer receives the engine's measurements.
+type Observer interface {
+	// Transition is called after a transition of job was committed,
+	// with the job's new state and the transition's effects (its Events
+	// say what happened).
+	Transition(job *Job, fx *Effects)
+	// Attempt is called for every interpreter call or gate report.
+	Attempt(job *Job, a Attempt)
 }
 
 // CreateRequest is what a client sends to create a job.
@@ -462,6 +476,9 @@ func (e *Engine) plan(ctx context.Context, j *Job, it Interpretation) (Input, []
 		if err := e.Store.AddAttempt(ctx, j.TenantID, j.ID, a, attemptEvent(j, a)); err != nil {
 			return nil, nil, err
 		}
+		if e.Observer != nil {
+			e.Observer.Attempt(j, a)
+		}
 		j.AttemptCount++
 		feedback = strings.Split(a.Error, "\n")
 		reason = ReasonRetryValidation
@@ -556,6 +573,12 @@ func (e *Engine) apply(ctx context.Context, j *Job, in Input, attempts []Attempt
 	c := &Change{Job: next, Attempts: attempts, Events: events, History: fx.History, Dispatch: fx.Dispatch}
 	if err := e.Store.UpdateJob(ctx, c); err != nil {
 		return nil, nil, err
+	}
+	if e.Observer != nil {
+		for _, a := range attempts {
+			e.Observer.Attempt(next, a)
+		}
+		e.Observer.Transition(next, fx)
 	}
 	return next, fx, nil
 }
