@@ -1,0 +1,84 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/askonce/askonce"
+)
+
+// Error codes of the API, beyond the askonce ones (invalid, not_found,
+// conflict, internal). See the package documentation for the table.
+const (
+	CodeBadRequest          = "bad_request"
+	CodeTooLarge            = "too_large"
+	CodeUnsupportedMedia    = "unsupported_media_type"
+	CodeUnauthorized        = "unauthorized"
+	CodeMethodNotAllowed    = "method_not_allowed"
+	CodeIdempotencyMismatch = "idempotency_mismatch"
+	CodeUnavailable         = "unavailable"
+)
+
+// requestError is an error the server itself finds in a request, before
+// (or instead of) the engine: malformed JSON, a body over the limit, a
+// missing key. It carries its status and code.
+type requestError struct {
+	status  int
+	code    string
+	message string
+}
+
+func (e *requestError) Error() string { return e.message }
+
+func reqErrorf(status int, code, format string, args ...any) *requestError {
+	return &requestError{status: status, code: code, message: fmt.Sprintf(format, args...)}
+}
+
+func badRequest(format string, args ...any) *requestError {
+	return reqErrorf(http.StatusBadRequest, CodeBadRequest, format, args...)
+}
+
+// errorResponse is the one place that maps an error to an HTTP status and
+// body:
+//
+//	server's own request errors  their status and code (400 bad_request,
+//	                             401 unauthorized, 404 not_found, 405,
+//	                             409 conflict, 413 too_large, 415,
+//	                             422 idempotency_mismatch)
+//	askonce EINVALID             422 invalid (+ allowed)
+//	askonce ENOTFOUND            404 not_found
+//	askonce ECONFLICT            409 conflict (+ job)
+//	cancelled or timed out       503 unavailable
+//	anything else                500 internal, with a generic message
+//
+// internal reports whether the error is the server's fault, to be logged
+// at Error level with its underlying message.
+func errorResponse(err error) (status int, body ErrorResponse, internal bool) {
+	body = ErrorResponse{Success: false}
+	var re *requestError
+	var ae *askonce.Error
+	switch {
+	case errors.As(err, &re):
+		status, body.Code, body.Error = re.status, re.code, re.message
+	case errors.As(err, &ae) && ae.Code == askonce.EINVALID:
+		status, body.Code, body.Error = http.StatusUnprocessableEntity, askonce.EINVALID, ae.Message
+		body.Allowed = ae.Allowed
+	case errors.As(err, &ae) && ae.Code == askonce.ENOTFOUND:
+		status, body.Code, body.Error = http.StatusNotFound, askonce.ENOTFOUND, ae.Message
+	case errors.As(err, &ae) && ae.Code == askonce.ECONFLICT:
+		status, body.Code, body.Error = http.StatusConflict, askonce.ECONFLICT, ae.Message
+		if ae.Job != nil {
+			v := viewOf(ae.Job)
+			body.Job = &v
+		}
+	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
+		status, body.Code, body.Error = http.StatusServiceUnavailable, CodeUnavailable, "the request was cancelled or timed out; retry it"
+		internal = true
+	default:
+		status, body.Code, body.Error = http.StatusInternalServerError, askonce.EINTERNAL, "internal error; the server log has the details"
+		internal = true
+	}
+	return status, body, internal
+}

@@ -1,0 +1,194 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/askonce/askonce"
+)
+
+func (s *Server) createJob(c *call) (int, any, error) {
+	var req CreateJobRequest
+	if err := decode(c.body, &req, false); err != nil {
+		return 0, nil, err
+	}
+	goal := req.Goal
+	if req.Prompt != "" {
+		if goal != "" && goal != req.Prompt {
+			return 0, nil, askonce.Errorf(askonce.EINVALID, "give the goal as goal or as prompt (seed 000's name), not both")
+		}
+		goal = req.Prompt
+	}
+	spec := req.SpecSchema
+	if bytes.Equal(bytes.TrimSpace(spec), []byte("null")) {
+		spec = nil
+	}
+	j, err := s.engine.Create(c.ctx(), askonce.CreateRequest{
+		TenantID:   c.tenant,
+		SessionID:  req.SessionID,
+		Goal:       goal,
+		Profile:    req.Profile,
+		Files:      req.Files,
+		HardCap:    req.HardCap,
+		Mode:       req.Mode,
+		SpecSchema: spec,
+	})
+	if err != nil {
+		return 0, nil, err
+	}
+	c.info.jobID = j.ID
+	s.obs.JobCreated(j)
+	v := viewOf(j)
+	// Only creation can ask (PROTOCOL.md rule 3).
+	needs := j.Status == askonce.StatusPending && j.ClarificationStatus == askonce.ClarificationAsked && j.Question != nil
+	v.NeedsClarification = &needs
+	return http.StatusCreated, v, nil
+}
+
+func (s *Server) listJobs(c *call) (int, any, error) {
+	q := c.r.URL.Query()
+	f := askonce.JobFilter{
+		Status:    askonce.Status(q.Get("status")),
+		SessionID: q.Get("sessionId"),
+		Cursor:    q.Get("cursor"),
+	}
+	if f.Status != "" && !f.Status.Valid() {
+		return 0, nil, badRequest("status %q is not a job status; use planning, pending, success, validation_error, failed, cancelled or expired", f.Status)
+	}
+	if l := q.Get("limit"); l != "" {
+		n, err := strconv.Atoi(l)
+		if err != nil || n < 1 || n > 500 {
+			return 0, nil, badRequest("limit %q is not an integer from 1 to 500", l)
+		}
+		f.Limit = n
+	}
+	page, err := s.engine.List(c.r.Context(), c.tenant, f)
+	if askonce.ErrorCode(err) == askonce.EINVALID {
+		// Only the query can be invalid here (an unknown cursor).
+		return 0, nil, badRequest("%s", askonce.ErrorMessage(err))
+	}
+	if err != nil {
+		return 0, nil, err
+	}
+	out := JobList{Jobs: make([]JobView, 0, len(page.Jobs)), NextCursor: page.NextCursor}
+	for _, j := range page.Jobs {
+		out.Jobs = append(out.Jobs, viewOf(j))
+	}
+	return http.StatusOK, out, nil
+}
+
+func (s *Server) getJob(c *call) (int, any, error) {
+	id := c.r.PathValue("id")
+	j, err := s.engine.Get(c.r.Context(), c.tenant, id)
+	if err != nil {
+		return 0, nil, err
+	}
+	attempts, err := s.engine.Attempts(c.r.Context(), c.tenant, id)
+	if err != nil {
+		return 0, nil, err
+	}
+	if attempts == nil {
+		attempts = []askonce.Attempt{}
+	}
+	return http.StatusOK, JobDetail{JobView: viewOf(j), Attempts: attempts}, nil
+}
+
+func (s *Server) answer(c *call) (int, any, error) {
+	var req AnswerRequest
+	if err := decode(c.body, &req, false); err != nil {
+		return 0, nil, err
+	}
+	j, err := s.engine.Answer(c.ctx(), c.tenant, c.r.PathValue("id"), req.Answer)
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, viewOf(j), nil
+}
+
+func (s *Server) cancel(c *call) (int, any, error) {
+	if err := decode(c.body, &EmptyRequest{}, true); err != nil {
+		return 0, nil, err
+	}
+	j, err := s.engine.Cancel(c.ctx(), c.tenant, c.r.PathValue("id"))
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, viewOf(j), nil
+}
+
+func (s *Server) decline(c *call) (int, any, error) {
+	if err := decode(c.body, &EmptyRequest{}, true); err != nil {
+		return 0, nil, err
+	}
+	j, err := s.engine.Decline(c.ctx(), c.tenant, c.r.PathValue("id"))
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, viewOf(j), nil
+}
+
+func (s *Server) report(c *call) (int, any, error) {
+	var req ReportRequest
+	if err := decode(c.body, &req, false); err != nil {
+		return 0, nil, err
+	}
+	rep := askonce.Report{Question: req.Question, Plan: req.Plan, Error: strings.TrimSpace(req.Error), Title: req.Title, Raw: req.Raw}
+	if u := req.Usage; u != nil {
+		if u.PromptTokens < 0 || u.CompletionTokens < 0 || u.CostUSD < 0 {
+			return 0, nil, askonce.Errorf(askonce.EINVALID, "usage must not be negative")
+		}
+		rep.Usage = *u
+	}
+	res, err := s.engine.Report(c.ctx(), c.tenant, c.r.PathValue("id"), rep)
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, ReportResponse{
+		Action:         res.Action,
+		Question:       res.Question,
+		Answer:         res.Answer,
+		ResolvedPrompt: res.ResolvedPrompt,
+		Directive:      res.Directive,
+		Job:            viewOf(res.Job),
+	}, nil
+}
+
+func (s *Server) history(c *call) (int, any, error) {
+	entries, err := s.engine.History(c.r.Context(), c.tenant, c.r.PathValue("id"))
+	if err != nil {
+		return 0, nil, err
+	}
+	if entries == nil {
+		entries = []askonce.HistoryEntry{}
+	}
+	return http.StatusOK, HistoryList{Entries: entries}, nil
+}
+
+// healthID is a job id no job has: looking it up is the cheapest query
+// that proves the store answers.
+const healthID = "00000000-0000-0000-0000-000000000000"
+
+func (s *Server) healthz(c *call) (int, any, error) {
+	ctx, cancel := context.WithTimeout(c.r.Context(), 2*time.Second)
+	defer cancel()
+	_, err := s.engine.Get(ctx, askonce.DefaultTenant, healthID)
+	if err == nil || askonce.ErrorCode(err) == askonce.ENOTFOUND {
+		return http.StatusOK, Health{OK: true}, nil
+	}
+	c.info.err = err
+	return http.StatusServiceUnavailable, Health{OK: false, Error: "the store is not answering"}, nil
+}
+
+func (s *Server) metrics(w http.ResponseWriter, c *call) {
+	s.registry.ServeHTTP(w, c.r)
+}
+
+func (s *Server) serveOpenAPI(w http.ResponseWriter, _ *call) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.Write(s.openapi)
+}

@@ -1,0 +1,261 @@
+package server
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"reflect"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/askonce/askonce"
+)
+
+// The OpenAPI 3.1 document is generated from the route table and, by
+// reflection, from the Go types of the bodies: a struct is an object whose
+// properties are its JSON names, required unless omitempty; named string
+// types of askonce's enums list their values. Nothing is written by hand,
+// so the document cannot drift from the code.
+
+// field is one JSON property of a struct.
+type field struct {
+	name      string
+	omitempty bool
+	typ       reflect.Type
+}
+
+// structFields lists the JSON properties of a struct type the way
+// encoding/json sees them: exported fields, named by their json tag,
+// skipping "-", with untagged embedded structs flattened.
+func structFields(t reflect.Type) []field {
+	var out []field
+	for i := range t.NumField() {
+		f := t.Field(i)
+		tag := f.Tag.Get("json")
+		if tag == "-" {
+			continue
+		}
+		name, opts, _ := strings.Cut(tag, ",")
+		if f.Anonymous && name == "" {
+			et := f.Type
+			if et.Kind() == reflect.Pointer {
+				et = et.Elem()
+			}
+			if et.Kind() == reflect.Struct {
+				out = append(out, structFields(et)...)
+				continue
+			}
+		}
+		if !f.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		out = append(out, field{name: name, omitempty: strings.Contains(","+opts+",", ",omitempty,"), typ: f.Type})
+	}
+	return out
+}
+
+// enumValues lists the values of askonce's enum types.
+var enumValues = map[reflect.Type][]string{
+	reflect.TypeFor[askonce.Status](): enum(askonce.StatusPlanning, askonce.StatusPending, askonce.StatusSuccess,
+		askonce.StatusValidationError, askonce.StatusFailed, askonce.StatusCancelled, askonce.StatusExpired),
+	reflect.TypeFor[askonce.ClarificationStatus](): enum(askonce.ClarificationNone, askonce.ClarificationAsked,
+		askonce.ClarificationAnswered, askonce.ClarificationSkipped),
+	reflect.TypeFor[askonce.Source](): enum(askonce.SourceUser, askonce.SourceHistory, askonce.SourceResolver,
+		askonce.SourceDefault, askonce.SourceTimeout),
+	reflect.TypeFor[askonce.Mode]():    enum(askonce.ModeManaged, askonce.ModeGate),
+	reflect.TypeFor[askonce.HardCap](): enum(askonce.HardCapFallback, askonce.HardCapFail),
+	reflect.TypeFor[askonce.QuestionType](): enum(askonce.QuestionConfirm, askonce.QuestionSelectOne,
+		askonce.QuestionTargetFile, askonce.QuestionFreeText),
+	reflect.TypeFor[askonce.Action](): enum(askonce.ActionAsk, askonce.ActionWait, askonce.ActionResume,
+		askonce.ActionProceed, askonce.ActionDone, askonce.ActionFail),
+	reflect.TypeFor[askonce.DispatchStatus](): enum(askonce.DispatchQueued, askonce.DispatchDelivered, askonce.DispatchFailed),
+	reflect.TypeFor[askonce.AttemptReason](): enum(askonce.ReasonInitial, askonce.ReasonRetryParseError,
+		askonce.ReasonRetryValidation, askonce.ReasonClarificationAnswer, askonce.ReasonFallback, askonce.ReasonReport),
+	reflect.TypeFor[askonce.AttemptOutcome](): enum(askonce.AttemptPlan, askonce.AttemptQuestion,
+		askonce.AttemptInvalid, askonce.AttemptError),
+}
+
+func enum[T ~string](vs ...T) []string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = string(v)
+	}
+	return out
+}
+
+var (
+	timeType    = reflect.TypeFor[time.Time]()
+	durType     = reflect.TypeFor[time.Duration]()
+	rawJSONType = reflect.TypeFor[json.RawMessage]()
+)
+
+// schemas builds component schemas, one per named struct type.
+type schemas struct {
+	defs  map[string]any
+	names map[reflect.Type]string
+}
+
+// of returns the schema of t: a $ref for named structs, inline otherwise.
+func (g *schemas) of(t reflect.Type) map[string]any {
+	switch t {
+	case timeType:
+		return map[string]any{"type": "string", "format": "date-time"}
+	case durType:
+		return map[string]any{"type": "integer", "format": "int64", "description": "nanoseconds"}
+	case rawJSONType:
+		return map[string]any{"description": "any JSON value"}
+	}
+	if vs, ok := enumValues[t]; ok {
+		return map[string]any{"type": "string", "enum": vs}
+	}
+	switch t.Kind() {
+	case reflect.Pointer:
+		return g.of(t.Elem())
+	case reflect.String:
+		return map[string]any{"type": "string"}
+	case reflect.Bool:
+		return map[string]any{"type": "boolean"}
+	case reflect.Int, reflect.Int64, reflect.Uint, reflect.Uint64:
+		return map[string]any{"type": "integer", "format": "int64"}
+	case reflect.Int8, reflect.Int16, reflect.Int32, reflect.Uint8, reflect.Uint16, reflect.Uint32:
+		return map[string]any{"type": "integer", "format": "int32"}
+	case reflect.Float32, reflect.Float64:
+		return map[string]any{"type": "number"}
+	case reflect.Slice, reflect.Array:
+		return map[string]any{"type": "array", "items": g.of(t.Elem())}
+	case reflect.Map:
+		return map[string]any{"type": "object", "additionalProperties": g.of(t.Elem())}
+	case reflect.Struct:
+		if t.Name() == "" {
+			return g.object(t)
+		}
+		name, ok := g.names[t]
+		if !ok {
+			name = t.Name()
+			for taken := range g.names {
+				if g.names[taken] == name {
+					panic(fmt.Sprintf("server: two schema types named %s (%s and %s)", name, taken, t))
+				}
+			}
+			g.names[t] = name
+			g.defs[name] = g.object(t)
+		}
+		return map[string]any{"$ref": "#/components/schemas/" + name}
+	}
+	return map[string]any{}
+}
+
+func (g *schemas) object(t reflect.Type) map[string]any {
+	props := map[string]any{}
+	required := []string{}
+	for _, f := range structFields(t) {
+		props[f.name] = g.of(f.typ)
+		if !f.omitempty {
+			required = append(required, f.name)
+		}
+	}
+	obj := map[string]any{"type": "object", "properties": props}
+	if len(required) > 0 {
+		obj["required"] = required
+	}
+	return obj
+}
+
+// openAPI builds the document from the route table.
+func (s *Server) openAPI() map[string]any {
+	g := &schemas{defs: map[string]any{}, names: map[reflect.Type]string{}}
+	errRef := g.of(reflect.TypeFor[ErrorResponse]())
+	paths := map[string]any{}
+	for _, rt := range s.routes {
+		op := map[string]any{
+			"operationId": operationID(rt),
+			"summary":     rt.Summary,
+		}
+		if rt.Public {
+			op["security"] = []any{}
+		}
+		var params []any
+		for _, seg := range strings.Split(rt.Path, "/") {
+			if name, ok := strings.CutPrefix(seg, "{"); ok {
+				params = append(params, map[string]any{"name": strings.TrimSuffix(name, "}"), "in": "path", "required": true, "schema": map[string]any{"type": "string"}})
+			}
+		}
+		for _, p := range rt.Query {
+			params = append(params, map[string]any{"name": p.Name, "in": "query", "description": p.Description, "schema": map[string]any{"type": p.Type}})
+		}
+		for _, p := range rt.Header {
+			params = append(params, map[string]any{"name": p.Name, "in": "header", "description": p.Description, "schema": map[string]any{"type": p.Type}})
+		}
+		if len(params) > 0 {
+			op["parameters"] = params
+		}
+		if rt.Request != nil {
+			op["requestBody"] = map[string]any{
+				"required": !rt.BodyOptional,
+				"content":  map[string]any{"application/json": map[string]any{"schema": g.of(reflect.TypeOf(rt.Request))}},
+			}
+		}
+		ok := map[string]any{"description": http.StatusText(rt.Status)}
+		switch {
+		case rt.Response != nil:
+			content := map[string]any{"application/json": map[string]any{"schema": g.of(reflect.TypeOf(rt.Response))}}
+			if rt.Stream {
+				content["text/event-stream"] = map[string]any{"schema": map[string]any{"type": "string",
+					"description": "Server-Sent Events: id = event id, event = event type, data = the Event as JSON"}}
+			}
+			ok["content"] = content
+		case rt.ContentType != "":
+			ok["content"] = map[string]any{rt.ContentType: map[string]any{"schema": map[string]any{"type": "string"}}}
+		}
+		responses := map[string]any{strconv.Itoa(rt.Status): ok}
+		for _, code := range rt.Errors {
+			responses[strconv.Itoa(code)] = map[string]any{"description": http.StatusText(code),
+				"content": map[string]any{"application/json": map[string]any{"schema": errRef}}}
+		}
+		responses["default"] = map[string]any{"description": "Error",
+			"content": map[string]any{"application/json": map[string]any{"schema": errRef}}}
+		op["responses"] = responses
+
+		item, _ := paths[rt.Path].(map[string]any)
+		if item == nil {
+			item = map[string]any{}
+			paths[rt.Path] = item
+		}
+		item[strings.ToLower(rt.Method)] = op
+	}
+	doc := map[string]any{
+		"openapi": "3.1.0",
+		"info": map[string]any{
+			"title":       "askonce",
+			"version":     "1",
+			"description": "Turns a goal into a validated plan, asking a human at most one typed clarifying question. Errors are {success: false, error, code}.",
+		},
+		"paths": paths,
+		"components": map[string]any{
+			"schemas": g.defs,
+			"securitySchemes": map[string]any{
+				"bearer": map[string]any{"type": "http", "scheme": "bearer"},
+				"apiKey": map[string]any{"type": "apiKey", "in": "header", "name": "X-API-Key"},
+			},
+		},
+	}
+	if s.keys != nil {
+		doc["security"] = []any{map[string]any{"bearer": []any{}}, map[string]any{"apiKey": []any{}}}
+	}
+	return doc
+}
+
+// operationID names an operation from its method and path:
+// "POST /jobs/{id}/clarification" -> "postJobsIdClarification".
+func operationID(rt *route) string {
+	var b strings.Builder
+	b.WriteString(strings.ToLower(rt.Method))
+	for _, seg := range strings.FieldsFunc(rt.Path, func(r rune) bool { return r == '/' || r == '{' || r == '}' || r == '.' }) {
+		b.WriteString(strings.ToUpper(seg[:1]) + seg[1:])
+	}
+	return b.String()
+}

@@ -1,0 +1,481 @@
+// Package server is askonce's HTTP API (PROTOCOL.md "HTTP"), for managed
+// and gate mode, over an *askonce.Engine.
+//
+// # Routes
+//
+//	POST /jobs                        create (201; needsClarification only here)
+//	GET  /jobs                        list: ?status=&sessionId=&cursor=&limit=
+//	GET  /jobs/{id}                   the job, its attempts and usage
+//	POST /jobs/{id}/clarification     {answer}: 200, 409 not awaiting, 422 invalid
+//	POST /jobs/{id}/cancel            cancel a planning or pending job
+//	POST /jobs/{id}/decline           decline the question (default or fallback)
+//	POST /jobs/{id}/report            gate mode: the agent's outcome -> action
+//	GET  /jobs/{id}/events            audit trail; ?after=; SSE with Accept: text/event-stream
+//	GET  /sessions/{id}/history       the session's answered questions
+//	GET  /healthz                     {"ok":true} when the store answers (public)
+//	GET  /metrics                     Prometheus text format (public)
+//	GET  /openapi.json                OpenAPI 3.1, generated from the routes (public)
+//
+// # Errors
+//
+// Every error is {"success": false, "error": "<message>", "code": "<code>"},
+// plus "allowed" for an invalid answer and "job" (the current state) on a
+// conflict. Codes and statuses:
+//
+//	400 bad_request             malformed JSON, unknown field, wrong type, non-UTF-8
+//	                            body, bad query parameter or Idempotency-Key
+//	401 unauthorized            missing or unknown API key
+//	404 not_found               no such job (or another tenant's), no such route
+//	405 method_not_allowed      the path exists with other methods (Allow header)
+//	409 conflict                the job is not in a state that allows this (job
+//	                            included), or a request with the same
+//	                            Idempotency-Key is still in progress
+//	413 too_large               body over Config.MaxBody
+//	415 unsupported_media_type  a Content-Type other than JSON
+//	422 invalid                 semantic validation: empty goal, unknown profile,
+//	                            invalid answer (allowed included), invalid plan
+//	422 idempotency_mismatch    an Idempotency-Key reused with another request
+//	500 internal                the server's fault; the log has the cause
+//	503 unavailable             the request was cancelled or timed out
+//
+// A request never gets a 500 for bad input.
+//
+// # Idempotency
+//
+// Every POST takes an Idempotency-Key header (at most 255 visible ASCII
+// characters). The request's fingerprint is its method, path and the
+// SHA-256 of its body. The first request with a key runs and its response
+// (2xx or 4xx) is stored; a retry with the same key and fingerprint gets
+// the same status and body again, with the header Idempotent-Replayed:
+// true. The same key with another fingerprint is 422
+// idempotency_mismatch; a retry while the first is still running is 409
+// conflict. A 5xx response is not stored, so a retry runs again. Keys are
+// scoped by tenant.
+//
+// # Authentication
+//
+// With Config.Keys set, every route but /healthz, /metrics and
+// /openapi.json needs "Authorization: Bearer <key>" or "X-API-Key: <key>",
+// and sees only its tenant's jobs and sessions: another tenant's job is
+// 404. /metrics is public because it holds no tenant data (its labels are
+// statuses, routes and builder names); restrict it at the network if
+// aggregate counts are sensitive. Without Keys every request is
+// askonce.DefaultTenant.
+//
+// # Event streams
+//
+// GET /jobs/{id}/events with "Accept: text/event-stream" first sends the
+// events after Last-Event-ID (or ?after=), then polls the store every
+// Config.PollInterval and pushes new ones: "id:" is the event id, "event:"
+// its type, "data:" the event as JSON. A comment line is sent every
+// Config.Heartbeat. The stream ends when the client disconnects, when the
+// job is terminal and every event was sent (with Config.AwaitDelivery, a
+// successful job's stream waits for its delivered or delivery_failed
+// outcome), after Config.StreamTimeout, or when CloseStreams is called (at
+// shutdown); a client reconnects with Last-Event-ID. Each write extends the connection's write deadline, so the
+// http.Server's WriteTimeout does not cut a live stream.
+//
+// Engine calls that change a job run with a context that is not cancelled
+// when the client disconnects, so a started interpretation is finished and
+// persisted rather than left to crash recovery.
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/metrics"
+)
+
+// Defaults of Config's zero values.
+const (
+	DefaultMaxBody       = 1 << 20
+	DefaultPollInterval  = 250 * time.Millisecond
+	DefaultHeartbeat     = 15 * time.Second
+	DefaultStreamTimeout = 30 * time.Minute
+)
+
+// Config configures the API. Engine is required; every other zero value
+// works.
+type Config struct {
+	Engine *askonce.Engine
+	// Keys authenticates requests and maps them to tenants. Nil means no
+	// authentication: every request is askonce.DefaultTenant.
+	Keys *Keys
+	// Metrics is served at /metrics, and receives the HTTP request
+	// metrics and job creations through metrics.NewObserver. Nil: a
+	// private registry.
+	Metrics *metrics.Registry
+	// Logger gets one line per request. Nil discards.
+	Logger *slog.Logger
+	// MaxBody limits request bodies. Default 1 MiB.
+	MaxBody int64
+	// PollInterval is how often an event stream polls the store. Default
+	// 250ms.
+	PollInterval time.Duration
+	// Heartbeat is how often an idle event stream sends a comment.
+	// Default 15s.
+	Heartbeat time.Duration
+	// StreamTimeout ends an event stream after this long; the client
+	// reconnects with Last-Event-ID. Default 30 minutes.
+	StreamTimeout time.Duration
+	// AwaitDelivery keeps the event stream of a successful job open until
+	// its builder delivery is recorded (delivered or failed). Set it when a
+	// dispatcher runs; without one a success stays queued and its stream
+	// ends at once.
+	AwaitDelivery bool
+}
+
+// Server is the HTTP API. It is an http.Handler; create it with New.
+type Server struct {
+	engine        *askonce.Engine
+	keys          *Keys
+	registry      *metrics.Registry
+	obs           *metrics.Observer
+	log           *slog.Logger
+	maxBody       int64
+	poll          time.Duration
+	heartbeat     time.Duration
+	streamTimeout time.Duration
+	awaitDelivery bool
+
+	closing   chan struct{} // closed by CloseStreams
+	closeOnce sync.Once
+
+	routes  []*route
+	mux     *http.ServeMux
+	openapi []byte
+}
+
+// New returns the API over cfg.Engine. It panics if cfg.Engine is nil.
+func New(cfg Config) *Server {
+	if cfg.Engine == nil {
+		panic("server: Config.Engine is required")
+	}
+	s := &Server{
+		engine:        cfg.Engine,
+		keys:          cfg.Keys,
+		registry:      cfg.Metrics,
+		log:           cfg.Logger,
+		maxBody:       cfg.MaxBody,
+		poll:          cfg.PollInterval,
+		heartbeat:     cfg.Heartbeat,
+		streamTimeout: cfg.StreamTimeout,
+		awaitDelivery: cfg.AwaitDelivery,
+		closing:       make(chan struct{}),
+	}
+	if s.registry == nil {
+		s.registry = metrics.NewRegistry()
+	}
+	s.obs = metrics.NewObserver(s.registry)
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	if s.maxBody <= 0 {
+		s.maxBody = DefaultMaxBody
+	}
+	if s.poll <= 0 {
+		s.poll = DefaultPollInterval
+	}
+	if s.heartbeat <= 0 {
+		s.heartbeat = DefaultHeartbeat
+	}
+	if s.streamTimeout <= 0 {
+		s.streamTimeout = DefaultStreamTimeout
+	}
+	s.routes = s.routeTable()
+	s.mux = http.NewServeMux()
+	for _, rt := range s.routes {
+		s.mux.Handle(rt.pattern(), s.wrap(rt))
+	}
+	s.mux.HandleFunc("/", s.noRoute)
+	s.openapi = mustJSON(s.openAPI())
+	return s
+}
+
+// CloseStreams ends every open event stream (clients reconnect with
+// Last-Event-ID) and makes new ones end at once. http.Server.Shutdown waits
+// for active requests, so register it with http.Server.RegisterOnShutdown.
+func (s *Server) CloseStreams() {
+	s.closeOnce.Do(func() { close(s.closing) })
+}
+
+// Handler returns s as an http.Handler.
+func (s *Server) Handler() http.Handler { return s }
+
+// OpenAPI returns the OpenAPI 3.1 document served at /openapi.json.
+func (s *Server) OpenAPI() []byte { return append([]byte(nil), s.openapi...) }
+
+// requestInfo is what a request's handler tells the access log.
+type requestInfo struct {
+	route  string
+	jobID  string
+	tenant string
+	code   string // the error code of an error response
+	err    error  // the underlying error of a 5xx
+}
+
+type infoKey struct{}
+
+func infoOf(ctx context.Context) *requestInfo {
+	if i, ok := ctx.Value(infoKey{}).(*requestInfo); ok {
+		return i
+	}
+	return &requestInfo{}
+}
+
+// ServeHTTP routes the request and writes one log line and one latency
+// observation for it.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	info := &requestInfo{route: "unmatched"}
+	rec := &recorder{ResponseWriter: w}
+	r = r.WithContext(context.WithValue(r.Context(), infoKey{}, info))
+	defer func() {
+		if p := recover(); p != nil {
+			if p == http.ErrAbortHandler {
+				panic(p)
+			}
+			info.err = fmt.Errorf("panic: %v", p)
+			if !rec.wrote {
+				s.writeError(rec, r, info.err)
+			}
+		}
+		d := time.Since(start)
+		status := rec.statusCode()
+		s.obs.ObserveHTTP(info.route, status, d)
+		attrs := []slog.Attr{
+			slog.String("method", r.Method),
+			slog.String("route", info.route),
+			slog.String("path", r.URL.Path),
+			slog.Int("status", status),
+			slog.Duration("duration", d),
+		}
+		if info.jobID != "" {
+			attrs = append(attrs, slog.String("job", info.jobID))
+		}
+		if info.tenant != "" {
+			attrs = append(attrs, slog.String("tenant", info.tenant))
+		}
+		if info.code != "" {
+			attrs = append(attrs, slog.String("code", info.code))
+		}
+		level := slog.LevelInfo
+		if info.err != nil {
+			level = slog.LevelError
+			attrs = append(attrs, slog.String("err", info.err.Error()))
+		}
+		s.log.LogAttrs(r.Context(), level, "http request", attrs...)
+	}()
+	s.mux.ServeHTTP(rec, r)
+}
+
+// recorder remembers the status written through it. Unwrap lets
+// http.ResponseController reach the connection (flush, deadlines).
+type recorder struct {
+	http.ResponseWriter
+	status int
+	wrote  bool
+}
+
+func (r *recorder) WriteHeader(code int) {
+	if !r.wrote {
+		r.status, r.wrote = code, true
+	}
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (r *recorder) Write(b []byte) (int, error) {
+	if !r.wrote {
+		r.status, r.wrote = http.StatusOK, true
+	}
+	return r.ResponseWriter.Write(b)
+}
+
+func (r *recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+
+func (r *recorder) statusCode() int {
+	if !r.wrote {
+		return http.StatusOK
+	}
+	return r.status
+}
+
+// call is one API request as its handler sees it.
+type call struct {
+	r      *http.Request
+	tenant string
+	body   []byte
+	info   *requestInfo
+}
+
+// ctx is the context of the request's engine calls that change a job:
+// not cancelled by a client disconnect, so that a started
+// interpretation ends persisted.
+func (c *call) ctx() context.Context { return context.WithoutCancel(c.r.Context()) }
+
+// apiFunc handles a JSON request: it returns the success status and body,
+// or an error that errorResponse maps.
+type apiFunc func(c *call) (int, any, error)
+
+// rawFunc handles a request that writes its own response (metrics, the
+// event stream, the OpenAPI document).
+type rawFunc func(w http.ResponseWriter, c *call)
+
+// wrap adapts a route to http.Handler: log info, authentication, body
+// reading, idempotency and the JSON response.
+func (s *Server) wrap(rt *route) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		info := infoOf(r.Context())
+		info.route = rt.pattern()
+		if strings.HasPrefix(rt.Path, "/jobs/{id}") {
+			info.jobID = r.PathValue("id")
+		}
+		c := &call{r: r, tenant: askonce.DefaultTenant, info: info}
+		if !rt.Public && s.keys != nil {
+			key, err := presentedKey(r)
+			if err == nil {
+				var ok bool
+				if c.tenant, ok = s.keys.Tenant(key); !ok {
+					err = reqErrorf(http.StatusUnauthorized, CodeUnauthorized, "the API key is not valid")
+				}
+			}
+			if err != nil {
+				w.Header().Set("WWW-Authenticate", `Bearer realm="askonce"`)
+				s.writeError(w, r, err)
+				return
+			}
+			info.tenant = c.tenant
+		}
+		if rt.raw != nil {
+			rt.raw(w, c)
+			return
+		}
+		if rt.Method == http.MethodPost {
+			body, err := readBody(w, r, s.maxBody)
+			if err != nil {
+				s.writeError(w, r, err)
+				return
+			}
+			c.body = body
+		}
+		if key := r.Header.Get("Idempotency-Key"); key != "" && rt.Method == http.MethodPost {
+			s.idempotent(w, c, key, rt.api)
+			return
+		}
+		status, body := s.respond(c, rt.api)
+		writeJSON(w, status, body)
+	})
+}
+
+// respond runs an API handler and renders its result or error as JSON.
+func (s *Server) respond(c *call, h apiFunc) (int, []byte) {
+	status, v, err := h(c)
+	if err != nil {
+		return s.renderError(c.r, err)
+	}
+	b, err := encodeJSON(v)
+	if err != nil {
+		return s.renderError(c.r, fmt.Errorf("encode response: %w", err))
+	}
+	return status, b
+}
+
+// renderError maps err (in errorResponse, the one place) and notes an
+// internal error for the access log.
+func (s *Server) renderError(r *http.Request, err error) (int, []byte) {
+	status, body, internal := errorResponse(err)
+	info := infoOf(r.Context())
+	info.code = body.Code
+	if internal {
+		info.err = err
+	}
+	b, encErr := encodeJSON(body)
+	if encErr != nil {
+		// Only the attached job can fail to encode; drop it.
+		body.Job = nil
+		b = mustJSON(body)
+	}
+	return status, b
+}
+
+// encodeJSON encodes v as one line of JSON, without HTML escaping.
+func encodeJSON(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+func mustJSON(v any) []byte {
+	b, err := encodeJSON(v)
+	if err != nil {
+		panic(fmt.Sprintf("server: encode %T: %v", v, err))
+	}
+	return b
+}
+
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	status, body := s.renderError(r, err)
+	writeJSON(w, status, body)
+}
+
+func writeJSON(w http.ResponseWriter, status int, body []byte) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	w.Write(body)
+}
+
+// noRoute answers every request no route matched: 405 when the path is
+// served for other methods, else 404, both as JSON errors.
+func (s *Server) noRoute(w http.ResponseWriter, r *http.Request) {
+	var allowed []string
+	for _, rt := range s.routes {
+		if pathMatches(rt.Path, r.URL.Path) {
+			allowed = append(allowed, rt.Method)
+			if rt.Method == http.MethodGet {
+				allowed = append(allowed, http.MethodHead)
+			}
+		}
+	}
+	if len(allowed) > 0 {
+		w.Header().Set("Allow", strings.Join(allowed, ", "))
+		s.writeError(w, r, reqErrorf(http.StatusMethodNotAllowed, CodeMethodNotAllowed, "%s is not allowed on %s; allowed: %s", r.Method, r.URL.Path, strings.Join(allowed, ", ")))
+		return
+	}
+	s.writeError(w, r, reqErrorf(http.StatusNotFound, askonce.ENOTFOUND, "no route for %s %s; GET /openapi.json lists the API", r.Method, r.URL.Path))
+}
+
+// pathMatches reports whether path fits a route path with {name} segments.
+func pathMatches(pattern, path string) bool {
+	ps, xs := strings.Split(pattern, "/"), strings.Split(path, "/")
+	if len(ps) != len(xs) {
+		return false
+	}
+	for i, p := range ps {
+		if strings.HasPrefix(p, "{") {
+			if xs[i] == "" {
+				return false
+			}
+			continue
+		}
+		if p != xs[i] {
+			return false
+		}
+	}
+	return true
+}

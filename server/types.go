@@ -1,0 +1,210 @@
+package server
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/askonce/askonce"
+)
+
+// The request and response bodies of the API. Their JSON tags are the wire
+// names, and GET /openapi.json is generated from them by reflection: a
+// field without omitempty is required.
+
+// CreateJobRequest is the body of POST /jobs.
+type CreateJobRequest struct {
+	// Goal is the natural-language goal. Required (or Prompt).
+	Goal string `json:"goal,omitempty"`
+	// Prompt is seed 000's name for Goal.
+	Prompt    string   `json:"prompt,omitempty"`
+	SessionID string   `json:"sessionId,omitempty"`
+	Profile   string   `json:"profile,omitempty"`
+	Files     []string `json:"files,omitempty"`
+	// HardCap is fallback (default) or fail.
+	HardCap askonce.HardCap `json:"hardCap,omitempty"`
+	// Mode is managed (default) or gate.
+	Mode askonce.Mode `json:"mode,omitempty"`
+	// SpecSchema is a JSON Schema the plan's spec must meet.
+	SpecSchema json.RawMessage `json:"specSchema,omitempty"`
+}
+
+// AnswerRequest is the body of POST /jobs/{id}/clarification.
+type AnswerRequest struct {
+	Answer string `json:"answer"`
+}
+
+// EmptyRequest is the optional body of cancel and decline: nothing, or {}.
+type EmptyRequest struct{}
+
+// ReportRequest is the body of POST /jobs/{id}/report: a gate-mode agent's
+// outcome, exactly one of question, plan or error.
+type ReportRequest struct {
+	Question *askonce.Question `json:"question,omitempty"`
+	Plan     *askonce.Plan     `json:"plan,omitempty"`
+	Error    string            `json:"error,omitempty"`
+	Title    string            `json:"title,omitempty"`
+	// Raw is the agent's own output, kept on the attempt.
+	Raw   string         `json:"raw,omitempty"`
+	Usage *askonce.Usage `json:"usage,omitempty"`
+}
+
+// JobView is a job as the API shows it (PROTOCOL.md "HTTP"): seed 000's
+// camelCase fields plus seed 001's derived flags.
+type JobView struct {
+	// Success is false for failed, validation_error, expired and cancelled
+	// jobs, true otherwise.
+	Success bool           `json:"success"`
+	JobID   string         `json:"jobId"`
+	Status  askonce.Status `json:"status"`
+	// NeedsClarification is present only in the response of POST /jobs,
+	// and true only when that job is pending with its one question.
+	NeedsClarification *bool           `json:"needsClarification,omitempty"`
+	Title              string          `json:"title"`
+	Goal               string          `json:"goal"`
+	SessionID          string          `json:"sessionId"`
+	Mode               askonce.Mode    `json:"mode"`
+	Profile            string          `json:"profile,omitempty"`
+	Files              []string        `json:"files,omitempty"`
+	HardCap            askonce.HardCap `json:"hardCap"`
+
+	ClarificationStatus     askonce.ClarificationStatus `json:"clarificationStatus"`
+	ClarificationQuestion   string                      `json:"clarificationQuestion,omitempty"`
+	ClarificationType       askonce.QuestionType        `json:"clarificationType,omitempty"`
+	ClarificationOptions    []string                    `json:"clarificationOptions,omitempty"`
+	ClarificationReason     string                      `json:"clarificationReason,omitempty"`
+	ClarificationDefault    string                      `json:"clarificationDefault,omitempty"`
+	ClarificationExpiresAt  *time.Time                  `json:"clarificationExpiresAt,omitempty"`
+	ClarificationAnswer     string                      `json:"clarificationAnswer,omitempty"`
+	ClarificationAnsweredAt *time.Time                  `json:"clarificationAnsweredAt,omitempty"`
+	ClarificationSource     askonce.Source              `json:"clarificationSource,omitempty"`
+	// ClarificationUsed and ClarificationResolved are seed 001's flags:
+	// status in {asked, answered}, and status = answered.
+	ClarificationUsed     bool   `json:"clarificationUsed"`
+	ClarificationResolved bool   `json:"clarificationResolved"`
+	ResolvedPrompt        string `json:"resolvedPrompt,omitempty"`
+
+	Plan *askonce.Plan `json:"plan,omitempty"`
+	// Result is the raw interpreter output of a validation_error job.
+	Result string `json:"result,omitempty"`
+	// Error is the failure message of a failed, expired or invalid job,
+	// such as askonce.HardCapMessage.
+	Error string `json:"error,omitempty"`
+
+	Usage            askonce.Usage          `json:"usage"`
+	AttemptCount     int                    `json:"attemptCount"`
+	DispatchStatus   askonce.DispatchStatus `json:"dispatchStatus,omitempty"`
+	DeliveryAttempts int                    `json:"deliveryAttempts,omitempty"`
+	DeliveryError    string                 `json:"deliveryError,omitempty"`
+	CreatedAt        time.Time              `json:"createdAt"`
+	UpdatedAt        time.Time              `json:"updatedAt"`
+}
+
+// JobDetail is GET /jobs/{id}: the job and every interpreter attempt.
+type JobDetail struct {
+	JobView
+	Attempts []askonce.Attempt `json:"attempts"`
+}
+
+// JobList is one page of GET /jobs, newest first.
+type JobList struct {
+	Jobs []JobView `json:"jobs"`
+	// NextCursor is the cursor of the next page; empty on the last page.
+	NextCursor string `json:"nextCursor"`
+}
+
+// ReportResponse is gate mode's answer to a report: what the agent must do.
+type ReportResponse struct {
+	Action askonce.Action `json:"action"`
+	// Question is set for ask and wait.
+	Question *askonce.Question `json:"question,omitempty"`
+	// Answer and ResolvedPrompt are set for resume.
+	Answer         string `json:"answer,omitempty"`
+	ResolvedPrompt string `json:"resolvedPrompt,omitempty"`
+	// Directive is set for proceed (and for resume after a decline).
+	Directive string  `json:"directive,omitempty"`
+	Job       JobView `json:"job"`
+}
+
+// EventList is GET /jobs/{id}/events as JSON.
+type EventList struct {
+	Events []askonce.Event `json:"events"`
+}
+
+// HistoryList is GET /sessions/{id}/history.
+type HistoryList struct {
+	Entries []askonce.HistoryEntry `json:"entries"`
+}
+
+// Health is GET /healthz.
+type Health struct {
+	OK    bool   `json:"ok"`
+	Error string `json:"error,omitempty"`
+}
+
+// ErrorResponse is the body of every error response.
+type ErrorResponse struct {
+	// Success is always false.
+	Success bool `json:"success"`
+	// Error is a message meant for the caller.
+	Error string `json:"error"`
+	// Code is the machine-readable code (see the package documentation).
+	Code string `json:"code"`
+	// Allowed lists the values an invalid answer could have been.
+	Allowed []string `json:"allowed,omitempty"`
+	// Job is the job's current state on a conflict.
+	Job *JobView `json:"job,omitempty"`
+}
+
+// viewOf builds the API view of a job. NeedsClarification is left unset:
+// only the create handler sets it.
+func viewOf(j *askonce.Job) JobView {
+	v := JobView{
+		Success:               successful(j.Status),
+		JobID:                 j.ID,
+		Status:                j.Status,
+		Title:                 j.Title,
+		Goal:                  j.Goal,
+		SessionID:             j.SessionID,
+		Mode:                  j.Mode,
+		Profile:               j.Profile,
+		Files:                 j.Files,
+		HardCap:               j.HardCap,
+		ClarificationStatus:   j.ClarificationStatus,
+		ClarificationAnswer:   j.Answer,
+		ClarificationSource:   j.AnswerSource,
+		ClarificationUsed:     j.ClarificationUsed(),
+		ClarificationResolved: j.ClarificationResolved(),
+		ResolvedPrompt:        j.ResolvedPrompt,
+		Plan:                  j.Plan,
+		Result:                j.Result,
+		Error:                 j.Error,
+		Usage:                 j.Usage,
+		AttemptCount:          j.AttemptCount,
+		DispatchStatus:        j.Dispatch,
+		DeliveryAttempts:      j.DeliveryAttempts,
+		DeliveryError:         j.DeliveryError,
+		CreatedAt:             j.CreatedAt,
+		UpdatedAt:             j.UpdatedAt,
+	}
+	if j.AnsweredAt != nil {
+		t := *j.AnsweredAt
+		v.ClarificationAnsweredAt = &t
+	}
+	if q := j.Question; q != nil {
+		v.ClarificationQuestion = q.Text
+		v.ClarificationType = q.Type
+		v.ClarificationOptions = q.Options
+		v.ClarificationReason = q.Reason
+		v.ClarificationDefault = q.Default
+		v.ClarificationExpiresAt = q.ExpiresAt
+	}
+	return v
+}
+
+func successful(s askonce.Status) bool {
+	switch s {
+	case askonce.StatusFailed, askonce.StatusValidationError, askonce.StatusExpired, askonce.StatusCancelled:
+		return false
+	}
+	return true
+}
