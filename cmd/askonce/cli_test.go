@@ -1,0 +1,100 @@
+package main_test
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+func runCLI(t *testing.T, stdin string, env []string, args ...string) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command(binary, args...)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), errb.String(), code
+}
+
+func TestCLI_HelpAndUsageErrors(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		args []string
+		env  []string
+		code int
+		want string
+	}{
+		{nil, nil, 2, "Usage:"},
+		{[]string{"help"}, nil, 0, "askonce serve"},
+		{[]string{"serve", "--help"}, nil, 0, "ASKONCE_DB"},
+		{[]string{"bench", "--help"}, nil, 0, "loopback"},
+		{[]string{"frobnicate"}, nil, 2, `unknown command "frobnicate"`},
+		{[]string{"serve", "--no-such-flag"}, nil, 2, "no-such-flag"},
+		{[]string{"serve", "--builder", "carrier-pigeon"}, nil, 2, "must be one of none, webhook, command"},
+		{[]string{"serve", "--builder", "webhook"}, nil, 2, "needs --webhook-url"},
+		{[]string{"serve"}, []string{"ASKONCE_MAX_ATTEMPTS=lots"}, 2, "ASKONCE_MAX_ATTEMPTS"},
+		{[]string{"serve", "stray"}, nil, 2, `unexpected argument "stray"`},
+		{[]string{"bench", "--server", "http://10.1.2.3:8080"}, nil, 2, "only targets loopback"},
+	} {
+		out, errs, code := runCLI(t, "", c.env, c.args...)
+		if code != c.code || !strings.Contains(out+errs, c.want) {
+			t.Errorf("askonce %v: exit %d, output %q; want exit %d containing %q", c.args, code, out+errs, c.code, c.want)
+		}
+	}
+}
+
+func TestCLI_HashKeyPrintsAKeysFileLine(t *testing.T) {
+	t.Parallel()
+	out, errs, code := runCLI(t, "s3cret\n", nil, "hash-key", "acme")
+	sum := sha256.Sum256([]byte("s3cret"))
+	if code != 0 || out != "acme "+hex.EncodeToString(sum[:])+"\n" {
+		t.Fatalf("hash-key: exit %d out %q err %q", code, out, errs)
+	}
+}
+
+// The README's configuration table lists exactly the flags of askonce
+// serve, with their variables and defaults, so the docs match the code.
+func TestCLI_READMEConfigTableMatchesServeFlags(t *testing.T) {
+	t.Parallel()
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, errs, _ := runCLI(t, "", nil, "serve", "--help")
+	help := out + errs
+	flagLine := regexp.MustCompile(`(?m)^  --([a-z-]+)  \((ASKONCE_[A-Z_]+), default (.*)\)$`)
+	rowLine := regexp.MustCompile("(?m)^\\| `--([a-z-]+)` \\| `(ASKONCE_[A-Z_]+)` \\| `?([^|`]*)`? \\|")
+	want := map[string]string{}
+	for _, m := range flagLine.FindAllStringSubmatch(help, -1) {
+		want[m[1]] = m[2] + " " + m[3]
+	}
+	got := map[string]string{}
+	for _, m := range rowLine.FindAllStringSubmatch(string(readme), -1) {
+		got[m[1]] = m[2] + " " + strings.TrimSpace(m[3])
+	}
+	if len(want) < 10 {
+		t.Fatalf("could not read the flags from --help:\n%s", help)
+	}
+	for f, w := range want {
+		if got[f] != w {
+			t.Errorf("README row for --%s is %q; --help says %q", f, got[f], w)
+		}
+	}
+	for f := range got {
+		if _, ok := want[f]; !ok {
+			t.Errorf("README documents --%s, which askonce serve does not have", f)
+		}
+	}
+}

@@ -1,0 +1,117 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// settings binds flags to fields with an ASKONCE_* environment variable as
+// the fallback: a flag given on the command line wins over the variable,
+// which wins over the default. One definition serves parsing, --help and
+// the README's configuration table (a test keeps them equal).
+type settings struct {
+	fs     *flag.FlagSet
+	getenv func(string) string
+	envErr error
+	defs   []setting
+}
+
+// setting is one flag as documented.
+type setting struct {
+	Flag, Env, Default, Help string
+}
+
+func newSettings(name, summary string, getenv func(string) string, out io.Writer) *settings {
+	s := &settings{fs: flag.NewFlagSet(name, flag.ContinueOnError), getenv: getenv}
+	s.fs.SetOutput(out)
+	s.fs.Usage = func() {
+		fmt.Fprintf(out, "Usage: askonce %s [flags]\n\n%s\n\nFlags (each also read from its environment variable):\n", name, summary)
+		for _, d := range s.defs {
+			def := d.Default
+			if def == "" {
+				def = `""`
+			}
+			fmt.Fprintf(out, "  --%s  (%s, default %s)\n      %s\n", d.Flag, d.Env, def, d.Help)
+		}
+	}
+	return s
+}
+
+func envName(flagName string) string {
+	return "ASKONCE_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
+}
+
+// env returns the variable's value for a flag, and records it.
+func (s *settings) env(name, def, help string) (string, bool) {
+	env := envName(name)
+	s.defs = append(s.defs, setting{Flag: name, Env: env, Default: def, Help: help})
+	v := s.getenv(env)
+	return v, v != ""
+}
+
+func (s *settings) badEnv(name, v string, err error) {
+	if s.envErr == nil {
+		s.envErr = usageError{fmt.Sprintf("%s=%q: %v", envName(name), v, err)}
+	}
+}
+
+func (s *settings) String(p *string, name, def, help string) {
+	if v, ok := s.env(name, def, help); ok {
+		def = v
+	}
+	s.fs.StringVar(p, name, def, help)
+}
+
+func (s *settings) Int(p *int, name string, def int, help string) {
+	if v, ok := s.env(name, strconv.Itoa(def), help); ok {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			s.badEnv(name, v, err)
+		}
+		def = n
+	}
+	s.fs.IntVar(p, name, def, help)
+}
+
+func (s *settings) Duration(p *time.Duration, name string, def time.Duration, help string) {
+	if v, ok := s.env(name, def.String(), help); ok {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			s.badEnv(name, v, err)
+		}
+		def = d
+	}
+	s.fs.DurationVar(p, name, def, help)
+}
+
+// parse parses args; it returns flag.ErrHelp for --help, and a usageError
+// for a bad flag, a bad variable or a stray argument.
+func (s *settings) parse(args []string) error {
+	if err := s.fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return err
+		}
+		return usageError{err.Error()}
+	}
+	if s.envErr != nil {
+		return s.envErr
+	}
+	if s.fs.NArg() > 0 {
+		return usageError{fmt.Sprintf("unexpected argument %q (see --help)", s.fs.Arg(0))}
+	}
+	return nil
+}
+
+// oneOf checks a value against its allowed set.
+func oneOf(name, v string, allowed ...string) error {
+	for _, a := range allowed {
+		if v == a {
+			return nil
+		}
+	}
+	return usageError{fmt.Sprintf("--%s %q: must be one of %s", name, v, strings.Join(allowed, ", "))}
+}

@@ -1,0 +1,80 @@
+// Command askonce runs the askonce service and its tools.
+//
+//	askonce serve      run the HTTP API (SQLite file, rules interpreter by default)
+//	askonce bench      drive a running server with load (loopback only)
+//	askonce hash-key   print the line of an API keys file for a key
+//
+// Every command takes --help.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+const usage = `askonce turns a goal into a validated plan, asking at most one question.
+
+Usage:
+  askonce serve [flags]       run the HTTP API
+  askonce bench [flags]       load-test a running server (loopback only)
+  askonce hash-key TENANT     read a key on stdin, print its API keys file line
+  askonce help [command]      this text, or a command's flags
+
+Run 'askonce COMMAND --help' for the flags of a command. Every flag can
+also be set with the ASKONCE_* environment variable its help names.
+`
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr))
+}
+
+// run is main without the process: it returns the exit code.
+func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	var err error
+	switch cmd, rest := args[0], args[1:]; cmd {
+	case "serve":
+		err = serve(ctx, rest, getenv, stderr)
+	case "bench":
+		err = bench(ctx, rest, getenv, stdout, stderr)
+	case "hash-key":
+		err = hashKey(rest, stdin, stdout)
+	case "help", "-h", "-help", "--help":
+		if len(rest) > 0 {
+			return run(ctx, []string{rest[0], "--help"}, getenv, stdin, stdout, stderr)
+		}
+		fmt.Fprint(stdout, usage)
+		return 0
+	default:
+		fmt.Fprintf(stderr, "askonce: unknown command %q\n\n%s", cmd, usage)
+		return 2
+	}
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.As(err, new(usageError)):
+		fmt.Fprintln(stderr, "askonce:", err)
+		return 2
+	default:
+		fmt.Fprintln(stderr, "askonce:", err)
+		return 1
+	}
+}
+
+// usageError is a mistake in the command line: exit code 2.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }

@@ -1,0 +1,342 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/dispatch"
+	execinterp "github.com/askonce/askonce/exec"
+	"github.com/askonce/askonce/metrics"
+	"github.com/askonce/askonce/openai"
+	"github.com/askonce/askonce/rules"
+	"github.com/askonce/askonce/server"
+	"github.com/askonce/askonce/sqlite"
+)
+
+// serveConfig is everything `askonce serve` can be told.
+type serveConfig struct {
+	Addr             string
+	DB               string
+	Interpreter      string
+	ProfileFiles     string
+	MaxAttempts      int
+	QuestionTTL      time.Duration
+	InterpretTimeout time.Duration
+	HardCap          string
+	APIKeysFile      string
+	Builder          string
+	WebhookURL       string
+	WebhookSecret    string
+	BuilderCmd       string
+	BuilderTimeout   time.Duration
+	DeliveryAttempts int
+	DeliveryBackoff  time.Duration
+	ExpiryInterval   time.Duration
+	ReadTimeout      time.Duration
+	WriteTimeout     time.Duration
+	ShutdownTimeout  time.Duration
+	LogLevel         string
+	LogFormat        string
+}
+
+const serveSummary = `Runs the askonce HTTP API. The defaults need no keys and no network: the
+SQLite file ./askonce.db, the embedded rules interpreter with the general
+profile, and 127.0.0.1:8080.`
+
+func serveFlags(getenv func(string) string, out io.Writer) (*settings, *serveConfig) {
+	c := &serveConfig{}
+	s := newSettings("serve", serveSummary, getenv, out)
+	s.String(&c.Addr, "addr", "127.0.0.1:8080", "address to listen on (host:port)")
+	s.String(&c.DB, "db", "askonce.db", "SQLite database file (created and migrated if missing)")
+	s.String(&c.Interpreter, "interpreter", "rules", "interpreter: rules, openai (configured by ASKONCE_OPENAI_*) or exec (ASKONCE_EXEC_*); see docs/interpreters.md")
+	s.String(&c.ProfileFiles, "profile-files", "", "rules profiles from files, as name=path[,name=path]; a name replaces the embedded profile")
+	s.Int(&c.MaxAttempts, "max-attempts", askonce.DefaultMaxAttempts, "interpreter calls per interpretation before validation_error")
+	s.Duration(&c.QuestionTTL, "question-ttl", askonce.DefaultQuestionTTL, "how long a question waits for its answer (negative: forever)")
+	s.Duration(&c.InterpretTimeout, "interpret-timeout", askonce.DefaultInterpretTimeout, "timeout of one interpreter call")
+	s.String(&c.HardCap, "hard-cap", string(askonce.HardCapFallback), "policy when the interpreter asks after the answer: fallback or fail")
+	s.String(&c.APIKeysFile, "api-keys-file", "", "file of '<tenant> <sha256-hex>' lines (see askonce hash-key); empty: no auth, one default tenant")
+	s.String(&c.Builder, "builder", "none", "builder dispatch on success: none (builders poll GET /jobs?status=success), webhook or command")
+	s.String(&c.WebhookURL, "webhook-url", "", "URL the webhook builder POSTs each successful job to")
+	s.String(&c.WebhookSecret, "webhook-secret", "", "Standard Webhooks signing secret (whsec_...); prefer the environment variable")
+	s.String(&c.BuilderCmd, "builder-cmd", "", "command builder: a command line (split on spaces, no shell) that gets the job JSON on stdin; exit 0 = delivered")
+	s.Duration(&c.BuilderTimeout, "builder-timeout", 30*time.Second, "timeout of one delivery")
+	s.Int(&c.DeliveryAttempts, "delivery-attempts", 8, "delivery tries before a dispatch is marked failed (exponential backoff)")
+	s.Duration(&c.DeliveryBackoff, "delivery-backoff", time.Second, "wait before the second delivery try; it doubles per try, up to 5m")
+	s.Duration(&c.ExpiryInterval, "expiry-interval", 30*time.Second, "how often overdue questions are expired")
+	s.Duration(&c.ReadTimeout, "read-timeout", 15*time.Second, "HTTP read timeout")
+	s.Duration(&c.WriteTimeout, "write-timeout", 60*time.Second, "HTTP write timeout (event streams extend it per event)")
+	s.Duration(&c.ShutdownTimeout, "shutdown-timeout", 20*time.Second, "how long in-flight requests may finish after SIGINT/SIGTERM")
+	s.String(&c.LogLevel, "log-level", "info", "debug, info, warn or error")
+	s.String(&c.LogFormat, "log-format", "text", "text or json")
+	return s, c
+}
+
+func serve(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
+	s, c := serveFlags(getenv, stderr)
+	if err := s.parse(args); err != nil {
+		return err
+	}
+	if err := c.check(); err != nil {
+		return err
+	}
+	log := newLogger(c, stderr)
+	started := time.Now()
+
+	interp, err := newInterpreter(c, getenv)
+	if err != nil {
+		return err
+	}
+	builder, err := newBuilder(c)
+	if err != nil {
+		return err
+	}
+	var keys *server.Keys
+	if c.APIKeysFile != "" {
+		if keys, err = loadKeys(c.APIKeysFile); err != nil {
+			return err
+		}
+	}
+
+	reg := metrics.NewRegistry()
+	// The store queues a dispatch inside the success transaction through
+	// the dispatcher, which needs the store: the hook joins them.
+	var hook dispatch.Hook
+	opts := sqlite.Options{}
+	if builder != nil {
+		opts.OnDispatch = hook.Enqueue
+	}
+	st, err := opts.Open(ctx, c.DB)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	var d *dispatch.Dispatcher
+	if builder != nil {
+		// A try may take the builder's timeout plus its recording; a try
+		// of a process that died is retried soon after that.
+		jobTimeout := c.BuilderTimeout + 5*time.Second
+		d, err = dispatch.New(ctx, dispatch.Config{
+			DB: st.WriteDB(), Store: st, Builder: builder, MaxAttempts: c.DeliveryAttempts,
+			Backoff: exponential(c.DeliveryBackoff, 5*time.Minute), JobTimeout: jobTimeout,
+			RescueAfter: jobTimeout + 5*time.Second, Logger: log, OnDelivery: reg.ObserveDelivery,
+		})
+		if err != nil {
+			return err
+		}
+		hook.Set(d)
+		if err := d.Start(context.WithoutCancel(ctx)); err != nil {
+			return err
+		}
+	}
+
+	engine := &askonce.Engine{
+		Store: st, Interpreter: interp, MaxAttempts: c.MaxAttempts, QuestionTTL: c.QuestionTTL,
+		InterpretTimeout: c.InterpretTimeout, HardCap: askonce.HardCap(c.HardCap), Logger: log,
+		Observer: metrics.NewObserver(reg),
+	}
+	api := server.New(server.Config{Engine: engine, Keys: keys, Metrics: reg, Logger: log, AwaitDelivery: builder != nil})
+	srv := &http.Server{
+		Addr:              c.Addr,
+		Handler:           api,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       c.ReadTimeout,
+		WriteTimeout:      c.WriteTimeout,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	// Event streams would hold Shutdown until its timeout: end them.
+	srv.RegisterOnShutdown(api.CloseStreams)
+	ln, err := net.Listen("tcp", c.Addr)
+	if err != nil {
+		return err
+	}
+	if keys == nil && !loopback(ln.Addr()) {
+		log.Warn("listening beyond loopback with no API keys: anyone who can reach this address can create and answer jobs; set --api-keys-file", "addr", ln.Addr().String())
+	}
+	log.Info("askonce serving", "addr", ln.Addr().String(), "db", c.DB, "interpreter", c.Interpreter, "builder", c.Builder)
+
+	bg, stopBG := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopBG()
+	go func() {
+		// Jobs a dead process left in planning: resume them.
+		if n, err := engine.Recover(bg, started); err != nil {
+			log.Error("recover planning jobs", "err", err)
+		} else if n > 0 {
+			log.Info("recovered planning jobs", "count", n)
+		}
+	}()
+	go sweepExpired(bg, engine, c.ExpiryInterval, log)
+
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("shutting down: finishing in-flight requests", "timeout", c.ShutdownTimeout)
+	sctx, cancel := context.WithTimeout(context.Background(), c.ShutdownTimeout)
+	defer cancel()
+	err = srv.Shutdown(sctx)
+	stopBG()
+	if d != nil {
+		if derr := d.Stop(sctx); derr != nil {
+			err = errors.Join(err, derr)
+		}
+	}
+	log.Info("stopped")
+	return err
+}
+
+func (c *serveConfig) check() error {
+	if err := oneOf("interpreter", c.Interpreter, "rules", "openai", "exec"); err != nil {
+		return err
+	}
+	if err := oneOf("hard-cap", c.HardCap, string(askonce.HardCapFallback), string(askonce.HardCapFail)); err != nil {
+		return err
+	}
+	if err := oneOf("builder", c.Builder, "none", "webhook", "command"); err != nil {
+		return err
+	}
+	if err := oneOf("log-format", c.LogFormat, "text", "json"); err != nil {
+		return err
+	}
+	if err := oneOf("log-level", c.LogLevel, "debug", "info", "warn", "error"); err != nil {
+		return err
+	}
+	switch {
+	case c.Builder == "webhook" && (c.WebhookURL == "" || c.WebhookSecret == ""):
+		return usageError{"--builder webhook needs --webhook-url and --webhook-secret (or ASKONCE_WEBHOOK_URL and ASKONCE_WEBHOOK_SECRET)"}
+	case c.Builder == "command" && strings.TrimSpace(c.BuilderCmd) == "":
+		return usageError{"--builder command needs --builder-cmd"}
+	case c.MaxAttempts < 1:
+		return usageError{"--max-attempts must be at least 1"}
+	case c.DeliveryAttempts < 1:
+		return usageError{"--delivery-attempts must be at least 1"}
+	case c.ExpiryInterval <= 0:
+		return usageError{"--expiry-interval must be positive"}
+	}
+	return nil
+}
+
+func newLogger(c *serveConfig, w io.Writer) *slog.Logger {
+	var level slog.Level
+	level.UnmarshalText([]byte(c.LogLevel))
+	opts := &slog.HandlerOptions{Level: level}
+	if c.LogFormat == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+// newInterpreter builds the one interpreter the process shares (the openai
+// one remembers what the server supports).
+func newInterpreter(c *serveConfig, getenv func(string) string) (askonce.Interpreter, error) {
+	switch c.Interpreter {
+	case "openai":
+		cfg, err := openai.ConfigFromEnv(getenv)
+		if err != nil {
+			return nil, usageError{fmt.Sprintf("--interpreter openai: %v", err)}
+		}
+		return openai.New(cfg)
+	case "exec":
+		cfg, err := execinterp.ConfigFromEnv(getenv)
+		if err != nil {
+			return nil, usageError{fmt.Sprintf("--interpreter exec: %v", err)}
+		}
+		return execinterp.New(cfg)
+	}
+	files := map[string]string{}
+	for _, kv := range strings.Split(c.ProfileFiles, ",") {
+		if kv = strings.TrimSpace(kv); kv == "" {
+			continue
+		}
+		name, path, ok := strings.Cut(kv, "=")
+		if !ok || name == "" || path == "" {
+			return nil, usageError{fmt.Sprintf("--profile-files %q: want name=path", kv)}
+		}
+		files[name] = path
+	}
+	return rules.New(rules.Options{ProfileFiles: files})
+}
+
+func newBuilder(c *serveConfig) (dispatch.Builder, error) {
+	switch c.Builder {
+	case "webhook":
+		return &dispatch.Webhook{URL: c.WebhookURL, Secret: c.WebhookSecret, Timeout: c.BuilderTimeout}, nil
+	case "command":
+		return &dispatch.Command{Argv: strings.Fields(c.BuilderCmd), Timeout: c.BuilderTimeout}, nil
+	}
+	return nil, nil
+}
+
+func loadKeys(path string) (*server.Keys, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("api keys: %w", err)
+	}
+	defer f.Close()
+	k, err := server.LoadKeys(f)
+	if err != nil {
+		return nil, fmt.Errorf("api keys %s: %w", path, err)
+	}
+	return k, nil
+}
+
+// exponential is the delivery backoff: base, 2·base, 4·base, … capped.
+func exponential(base, ceiling time.Duration) func(attempt int) time.Duration {
+	return func(attempt int) time.Duration {
+		d := base
+		for i := 1; i < attempt && d < ceiling; i++ {
+			d *= 2
+		}
+		return min(d, ceiling)
+	}
+}
+
+func loopback(a net.Addr) bool {
+	ta, ok := a.(*net.TCPAddr)
+	return ok && ta.IP.IsLoopback()
+}
+
+func sweepExpired(ctx context.Context, e *askonce.Engine, every time.Duration, log *slog.Logger) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if n, err := e.ExpireDue(ctx); err != nil {
+				log.Error("expire questions", "err", err)
+			} else if n > 0 {
+				log.Info("expired questions", "count", n)
+			}
+		}
+	}
+}
+
+func hashKey(args []string, stdin io.Reader, stdout io.Writer) error {
+	if len(args) != 1 || strings.HasPrefix(args[0], "-") {
+		return usageError{"usage: askonce hash-key TENANT < keyfile  (prints '<tenant> <sha256-hex>' for an API keys file)"}
+	}
+	b, err := io.ReadAll(io.LimitReader(stdin, 4096))
+	if err != nil {
+		return err
+	}
+	key := strings.TrimSpace(string(b))
+	if key == "" {
+		return usageError{"hash-key: no key on stdin"}
+	}
+	fmt.Fprintf(stdout, "%s %s\n", args[0], server.HashKey(key))
+	return nil
+}
