@@ -233,7 +233,12 @@ func (r *receiver) args() ([]string, []string) {
 
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	within(t, 30*time.Second, what, cond)
+}
+
+func within(t *testing.T, limit time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)
@@ -404,7 +409,10 @@ func TestE2E_KillDuringLoadLosesNothing(t *testing.T) {
 	rc := newReceiver(t, 0)
 	env, args := rc.args()
 	db := filepath.Join(t.TempDir(), "a.db")
-	in := start(t, env, append(args, "--db", db)...)
+	// A delivery cut off by the kill is retried once River gives its try up:
+	// the builder timeout plus 10 s, then the rescuer's next round.
+	args = append(args, "--db", db, "--builder-timeout", "2s")
+	in := start(t, env, args...)
 
 	var mu sync.Mutex
 	acked := map[string]string{} // job id -> status the server acknowledged
@@ -453,7 +461,7 @@ func TestE2E_KillDuringLoadLosesNothing(t *testing.T) {
 	cancel()
 	wg.Wait()
 
-	again := start(t, env, append(args, "--db", db)...)
+	again := start(t, env, args...)
 	mu.Lock()
 	defer mu.Unlock()
 	for id, status := range acked {
@@ -491,7 +499,7 @@ func TestE2E_KillDuringLoadLosesNothing(t *testing.T) {
 		if dispatched != 1 {
 			t.Fatalf("job %s dispatched %d times", id, dispatched)
 		}
-		eventually(t, "delivery of "+id, func() bool { return rc.ackedCount(id) >= 1 })
+		within(t, 2*time.Minute, "delivery of "+id, func() bool { return rc.ackedCount(id) >= 1 })
 	}
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
@@ -536,4 +544,29 @@ func TestE2E_WarnsBeyondLoopbackWithoutKeys(t *testing.T) {
 		}
 	}
 	t.Fatal("no warning when listening beyond loopback without keys")
+}
+
+// --interpreter exec plans with a plug-in: the example one asks about
+// "markdown or html" and plans with the answer.
+func TestE2E_ServeWithExecInterpreter(t *testing.T) {
+	t.Parallel()
+	plugin, err := filepath.Abs("../../examples/exec-plugin/plugin.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := []string{`ASKONCE_EXEC_COMMAND=["python3", "` + plugin + `"]`}
+	in := start(t, env, "--db", filepath.Join(t.TempDir(), "a.db"), "--interpreter", "exec")
+	r := in.do("POST", "/jobs", map[string]any{"goal": "Write the report in markdown or html"})
+	if r.status != 201 || r.body["needsClarification"] != true || str(r.body, "clarificationType") != "SELECT_ONE" {
+		t.Fatalf("create: %d %s", r.status, r.raw)
+	}
+	a := in.do("POST", "/jobs/"+str(r.body, "jobId")+"/clarification", map[string]any{"answer": "html"})
+	if a.status != 200 || str(a.body, "status") != "success" || !strings.Contains(str(a.body, "resolvedPrompt"), "Clarification Answer: html") {
+		t.Fatalf("answer: %d %s", a.status, a.raw)
+	}
+	// A missing configuration stops serve at start, naming the variable.
+	out, errs, code := runCLI(t, "", []string{"ASKONCE_EXEC_COMMAND="}, "serve", "--interpreter", "exec", "--db", filepath.Join(t.TempDir(), "b.db"))
+	if code == 0 || !strings.Contains(out+errs, "ASKONCE_EXEC_COMMAND") {
+		t.Fatalf("serve without exec config: exit %d %q", code, out+errs)
+	}
 }

@@ -244,16 +244,22 @@ func newInterpreter(c *serveConfig, getenv func(string) string) (askonce.Interpr
 	switch c.Interpreter {
 	case "openai":
 		cfg, err := openai.ConfigFromEnv(getenv)
-		if err != nil {
-			return nil, usageError{fmt.Sprintf("--interpreter openai: %v", err)}
+		if err == nil {
+			var in *openai.Interpreter
+			if in, err = openai.New(cfg); err == nil {
+				return in, nil
+			}
 		}
-		return openai.New(cfg)
+		return nil, usageError{fmt.Sprintf("--interpreter openai: %v (set ASKONCE_OPENAI_BASE_URL, ASKONCE_OPENAI_MODEL, ...; see docs/interpreters.md)", err)}
 	case "exec":
 		cfg, err := execinterp.ConfigFromEnv(getenv)
-		if err != nil {
-			return nil, usageError{fmt.Sprintf("--interpreter exec: %v", err)}
+		if err == nil {
+			var in *execinterp.Interpreter
+			if in, err = execinterp.New(cfg); err == nil {
+				return in, nil
+			}
 		}
-		return execinterp.New(cfg)
+		return nil, usageError{fmt.Sprintf("--interpreter exec: %v (set ASKONCE_EXEC_COMMAND; see docs/interpreters.md)", err)}
 	}
 	files := map[string]string{}
 	for _, kv := range strings.Split(c.ProfileFiles, ",") {
