@@ -8,11 +8,10 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"strings"
-	"sync"
 	"time"
 
 	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/internal/proc"
 )
 
 // DefaultCommandTimeout bounds one run of a Command when its Timeout is
@@ -66,9 +65,9 @@ func (c *Command) Deliver(ctx context.Context, job *askonce.Job) error {
 	cmd.Dir = c.Dir
 	cmd.Env = append(os.Environ(), "ASKONCE_JOB_ID="+job.ID, "ASKONCE_TENANT_ID="+job.TenantID)
 	cmd.Stdin = bytes.NewReader(in)
-	stderr := &tail{max: maxStderr}
+	stderr := &proc.Tail{Limit: maxStderr}
 	cmd.Stderr = stderr
-	ownProcessGroup(cmd)
+	proc.OwnGroup(cmd)
 	// Once killed, wait this long for the pipes to close (a grandchild
 	// outside the group may hold them) before giving up on them.
 	cmd.WaitDelay = 2 * time.Second
@@ -90,44 +89,9 @@ func (c *Command) Deliver(ctx context.Context, job *askonce.Job) error {
 	return fmt.Errorf("command: %w", err)
 }
 
-func withStderr(msg string, stderr *tail) error {
-	if s := strings.TrimSpace(stderr.String()); s != "" {
+func withStderr(msg string, stderr *proc.Tail) error {
+	if s := stderr.String(); s != "" {
 		msg += ": " + s
 	}
 	return errors.New(msg)
-}
-
-// tail is an io.Writer that keeps the last max bytes written to it.
-type tail struct {
-	mu  sync.Mutex
-	max int
-	buf []byte
-	cut bool
-}
-
-func (t *tail) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	n := len(p)
-	if len(p) >= t.max {
-		t.cut = t.cut || len(t.buf) > 0 || len(p) > t.max
-		t.buf = append(t.buf[:0], p[len(p)-t.max:]...)
-		return n, nil
-	}
-	if over := len(t.buf) + len(p) - t.max; over > 0 {
-		t.buf = append(t.buf[:0], t.buf[over:]...)
-		t.cut = true
-	}
-	t.buf = append(t.buf, p...)
-	return n, nil
-}
-
-func (t *tail) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	s := strings.ToValidUTF8(string(t.buf), "")
-	if t.cut {
-		s = "..." + s
-	}
-	return s
 }

@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/internal/proc"
 )
 
 // Defaults of Config's zero-valued fields.
@@ -183,15 +184,15 @@ func (in *Interpreter) Interpret(ctx context.Context, req *askonce.Request) (*as
 	cmd.Env = append(os.Environ(), in.cfg.Env...)
 	cmd.Stdin = bytes.NewReader(stdin)
 	cmd.WaitDelay = in.cfg.WaitDelay
-	group(cmd)
+	proc.OwnGroup(cmd)
 	stdout := &headWriter{limit: in.cfg.MaxOutput + 1}
-	stdout.full = func() { killGroup(cmd) }
-	stderr := &tailWriter{limit: in.cfg.MaxStderr}
+	stdout.full = func() { proc.KillGroup(cmd) }
+	stderr := &proc.Tail{Limit: in.cfg.MaxStderr}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 
 	runErr := cmd.Run()
 	// Whatever the command left behind in its group goes too.
-	killGroup(cmd)
+	proc.KillGroup(cmd)
 
 	raw, overflow := stdout.result()
 	resp := &askonce.Response{Raw: raw}
@@ -205,13 +206,13 @@ func (in *Interpreter) Interpret(ctx context.Context, req *askonce.Request) (*as
 		resp.Usage = usage(raw)
 		return resp, nil
 	case ctx.Err() != nil:
-		return resp, fmt.Errorf("exec: %s: process group killed: %w%s", name, ctx.Err(), stderr.suffix())
+		return resp, fmt.Errorf("exec: %s: process group killed: %w%s", name, ctx.Err(), stderrSuffix(stderr))
 	}
 	var ee *osexec.ExitError
 	if errors.As(runErr, &ee) {
-		return resp, fmt.Errorf("exec: %s %s%s", name, exitText(ee), stderr.suffix())
+		return resp, fmt.Errorf("exec: %s %s%s", name, exitText(ee), stderrSuffix(stderr))
 	}
-	return resp, fmt.Errorf("exec: %s: %w%s", name, runErr, stderr.suffix())
+	return resp, fmt.Errorf("exec: %s: %w%s", name, runErr, stderrSuffix(stderr))
 }
 
 // usage reads the optional "usage" object of an outcome. Unreadable or
@@ -264,42 +265,12 @@ func (w *headWriter) result() ([]byte, bool) {
 	return w.buf, w.overflow
 }
 
-// tailWriter keeps the last limit bytes written: the end of stderr is
-// where a traceback says what went wrong.
-type tailWriter struct {
-	mu    sync.Mutex
-	limit int
-	buf   []byte
-	cut   bool
-}
-
-func (w *tailWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.buf = append(w.buf, p...)
-	if len(w.buf) > 2*w.limit {
-		w.buf = append(w.buf[:0], w.buf[len(w.buf)-w.limit:]...)
-		w.cut = true
+// stderrSuffix is the stderr tail for an error message, "" when empty.
+func stderrSuffix(t *proc.Tail) string {
+	if s := t.String(); s != "" {
+		return "; stderr: " + s
 	}
-	return len(p), nil
-}
-
-// suffix is the stderr tail for an error message, "" when empty.
-func (w *tailWriter) suffix() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	b, cut := w.buf, w.cut
-	if len(b) > w.limit {
-		b, cut = b[len(b)-w.limit:], true
-	}
-	s := strings.TrimSpace(strings.ToValidUTF8(string(b), ""))
-	if s == "" {
-		return ""
-	}
-	if cut {
-		s = "…" + s
-	}
-	return "; stderr: " + s
+	return ""
 }
 
 // commandName is the command line for error messages, shortened.
