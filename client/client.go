@@ -1,0 +1,362 @@
+// Package client is a Go client of the askonce HTTP API (see the server
+// package): create, get, list, answer, cancel, decline, report, events
+// (JSON or a live Server-Sent Events stream) and session history.
+//
+// Every non-2xx response is returned as an *Error carrying the server's
+// status, code, message and, for an invalid answer, the allowed values:
+//
+//	j, err := c.Answer(ctx, id, "tepid")
+//	var e *client.Error
+//	if errors.As(err, &e) && e.Code == "invalid" {
+//		fmt.Println(e.Message, e.Allowed)
+//	}
+//
+// A Client talks to a server at a base URL, or, with NewHandler, to an
+// http.Handler in the same process (askonce's embedded mode) without a
+// network.
+package client
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/server"
+)
+
+// The wire types are the server's own.
+type (
+	CreateRequest  = server.CreateJobRequest
+	JobView        = server.JobView
+	JobDetail      = server.JobDetail
+	JobList        = server.JobList
+	ReportRequest  = server.ReportRequest
+	ReportResponse = server.ReportResponse
+	EventList      = server.EventList
+	HistoryList    = server.HistoryList
+	ErrorResponse  = server.ErrorResponse
+)
+
+// Error codes the server sends (see the server package documentation).
+const (
+	CodeInvalid      = askonce.EINVALID
+	CodeNotFound     = askonce.ENOTFOUND
+	CodeConflict     = askonce.ECONFLICT
+	CodeInternal     = askonce.EINTERNAL
+	CodeBadRequest   = server.CodeBadRequest
+	CodeUnauthorized = server.CodeUnauthorized
+)
+
+// Error is a non-2xx response of the API.
+type Error struct {
+	// Status is the HTTP status code.
+	Status int
+	// Code is the server's machine-readable code (invalid, not_found,
+	// conflict, bad_request, unauthorized, ...).
+	Code string
+	// Message is the server's message, meant for a human.
+	Message string
+	// Allowed lists the values an invalid answer could have been.
+	Allowed []string
+	// Job is the job's current state on a conflict, when the server sent it.
+	Job *JobView
+}
+
+func (e *Error) Error() string {
+	msg := e.Message
+	if msg == "" {
+		msg = http.StatusText(e.Status)
+	}
+	if len(e.Allowed) > 0 && !strings.Contains(msg, e.Allowed[0]) {
+		msg += " (allowed: " + strings.Join(e.Allowed, ", ") + ")"
+	}
+	return msg
+}
+
+// IsNotFound, IsConflict and IsInvalid classify an error of this package.
+func IsNotFound(err error) bool { return hasCode(err, CodeNotFound) }
+func IsConflict(err error) bool { return hasCode(err, CodeConflict) }
+func IsInvalid(err error) bool  { return hasCode(err, CodeInvalid) }
+
+func hasCode(err error, code string) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Code == code
+}
+
+// Client calls one askonce server. Its methods are safe for concurrent use.
+type Client struct {
+	base   string
+	apiKey string
+	hc     *http.Client
+}
+
+// Option configures a Client.
+type Option func(*Client)
+
+// WithAPIKey sends key as "Authorization: Bearer <key>".
+func WithAPIKey(key string) Option { return func(c *Client) { c.apiKey = key } }
+
+// WithHTTPClient uses hc instead of a client without a timeout (event
+// streams are long-lived; give calls a context deadline instead).
+func WithHTTPClient(hc *http.Client) Option { return func(c *Client) { c.hc = hc } }
+
+// New returns a client of the server at baseURL, such as
+// "http://127.0.0.1:8080".
+func New(baseURL string, opts ...Option) (*Client, error) {
+	u, err := url.Parse(strings.TrimRight(baseURL, "/"))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("server URL %q: want http(s)://host[:port]", baseURL)
+	}
+	c := &Client{base: u.String(), hc: &http.Client{}}
+	for _, o := range opts {
+		o(c)
+	}
+	return c, nil
+}
+
+// NewHandler returns a client that serves its requests with h in this
+// process, with no network (embedded mode); streams work too.
+func NewHandler(h http.Handler, opts ...Option) *Client {
+	c := &Client{base: "http://askonce.local", hc: &http.Client{Transport: handlerTransport{h}}}
+	for _, o := range opts {
+		o(c)
+	}
+	return c
+}
+
+// BaseURL is the server's base URL.
+func (c *Client) BaseURL() string { return c.base }
+
+// Create creates a job: in managed mode the response is its plan, its one
+// question (NeedsClarification) or its failure.
+func (c *Client) Create(ctx context.Context, req CreateRequest) (*JobView, error) {
+	var v JobView
+	return &v, c.do(ctx, http.MethodPost, "/jobs", nil, req, &v)
+}
+
+// Get returns a job with its attempts.
+func (c *Client) Get(ctx context.Context, id string) (*JobDetail, error) {
+	var v JobDetail
+	return &v, c.do(ctx, http.MethodGet, "/jobs/"+url.PathEscape(id), nil, nil, &v)
+}
+
+// ListOptions filters List; zero values are no filter.
+type ListOptions struct {
+	Status    askonce.Status
+	SessionID string
+	Cursor    string
+	Limit     int
+}
+
+// List returns one page of jobs, newest first.
+func (c *Client) List(ctx context.Context, o ListOptions) (*JobList, error) {
+	q := url.Values{}
+	if o.Status != "" {
+		q.Set("status", string(o.Status))
+	}
+	if o.SessionID != "" {
+		q.Set("sessionId", o.SessionID)
+	}
+	if o.Cursor != "" {
+		q.Set("cursor", o.Cursor)
+	}
+	if o.Limit > 0 {
+		q.Set("limit", strconv.Itoa(o.Limit))
+	}
+	var v JobList
+	return &v, c.do(ctx, http.MethodGet, "/jobs", q, nil, &v)
+}
+
+// Answer answers the job's pending question. An invalid answer is an
+// *Error with Code "invalid" and Allowed; a job that is not pending is
+// Code "conflict".
+func (c *Client) Answer(ctx context.Context, id, answer string) (*JobView, error) {
+	var v JobView
+	return &v, c.do(ctx, http.MethodPost, "/jobs/"+url.PathEscape(id)+"/clarification", nil, server.AnswerRequest{Answer: answer}, &v)
+}
+
+// Cancel cancels a planning or pending job.
+func (c *Client) Cancel(ctx context.Context, id string) (*JobView, error) {
+	var v JobView
+	return &v, c.do(ctx, http.MethodPost, "/jobs/"+url.PathEscape(id)+"/cancel", nil, struct{}{}, &v)
+}
+
+// Decline declines the job's question: its default applies, or the job
+// proceeds under the fallback directive.
+func (c *Client) Decline(ctx context.Context, id string) (*JobView, error) {
+	var v JobView
+	return &v, c.do(ctx, http.MethodPost, "/jobs/"+url.PathEscape(id)+"/decline", nil, struct{}{}, &v)
+}
+
+// Report reports a gate-mode agent's outcome; the response says what the
+// agent must do.
+func (c *Client) Report(ctx context.Context, id string, r ReportRequest) (*ReportResponse, error) {
+	var v ReportResponse
+	return &v, c.do(ctx, http.MethodPost, "/jobs/"+url.PathEscape(id)+"/report", nil, r, &v)
+}
+
+// Events returns the job's events with an id greater than after (at most
+// 1000).
+func (c *Client) Events(ctx context.Context, id string, after int64) (*EventList, error) {
+	q := url.Values{}
+	if after > 0 {
+		q.Set("after", strconv.FormatInt(after, 10))
+	}
+	var v EventList
+	return &v, c.do(ctx, http.MethodGet, "/jobs/"+url.PathEscape(id)+"/events", q, nil, &v)
+}
+
+// History returns the session's answered questions, oldest first.
+func (c *Client) History(ctx context.Context, session string) (*HistoryList, error) {
+	var v HistoryList
+	return &v, c.do(ctx, http.MethodGet, "/sessions/"+url.PathEscape(session)+"/history", nil, nil, &v)
+}
+
+// Stream follows the job's events as Server-Sent Events, calling fn for
+// each event after the given id, until the server ends the stream (the
+// job is settled and every event was sent), ctx is done, or fn returns an
+// error (which Stream returns). It returns the id of the last event seen,
+// from which a caller may resume.
+func (c *Client) Stream(ctx context.Context, id string, after int64, fn func(askonce.Event) error) (int64, error) {
+	req, err := c.request(ctx, http.MethodGet, "/jobs/"+url.PathEscape(id)+"/events", nil, nil)
+	if err != nil {
+		return after, err
+	}
+	req.Header.Set("Accept", "text/event-stream")
+	if after > 0 {
+		req.Header.Set("Last-Event-ID", strconv.FormatInt(after, 10))
+	}
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return after, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		return after, decodeError(resp)
+	}
+	sc := newLineScanner(resp.Body)
+	var data bytes.Buffer
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case line == "":
+			if data.Len() == 0 {
+				continue
+			}
+			var ev askonce.Event
+			if err := json.Unmarshal(data.Bytes(), &ev); err != nil {
+				return after, fmt.Errorf("event stream: %w", err)
+			}
+			data.Reset()
+			after = max(after, ev.ID)
+			if err := fn(ev); err != nil {
+				return after, err
+			}
+		case strings.HasPrefix(line, "data:"):
+			if data.Len() > 0 {
+				data.WriteByte('\n')
+			}
+			data.WriteString(strings.TrimPrefix(strings.TrimPrefix(line, "data:"), " "))
+		}
+		// id:, event:, retry: and comments are implied by the data.
+	}
+	if err := sc.Err(); err != nil && ctx.Err() == nil {
+		return after, fmt.Errorf("event stream: %w", err)
+	}
+	return after, ctx.Err()
+}
+
+// Health reports whether the server and its store answer.
+func (c *Client) Health(ctx context.Context) error {
+	var v server.Health
+	return c.do(ctx, http.MethodGet, "/healthz", nil, nil, &v)
+}
+
+func (c *Client) request(ctx context.Context, method, path string, q url.Values, body any) (*http.Request, error) {
+	u := c.base + path
+	if len(q) > 0 {
+		u += "?" + q.Encode()
+	}
+	var r io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return nil, err
+		}
+		r = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u, r)
+	if err != nil {
+		return nil, err
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	req.Header.Set("Accept", "application/json")
+	if c.apiKey != "" {
+		req.Header.Set("Authorization", "Bearer "+c.apiKey)
+	}
+	return req, nil
+}
+
+func (c *Client) do(ctx context.Context, method, path string, q url.Values, body, out any) error {
+	req, err := c.request(ctx, method, path, q, body)
+	if err != nil {
+		return err
+	}
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		return decodeError(resp)
+	}
+	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+		return fmt.Errorf("%s %s: decode response: %w", method, path, err)
+	}
+	return nil
+}
+
+func decodeError(resp *http.Response) error {
+	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	e := &Error{Status: resp.StatusCode}
+	var body ErrorResponse
+	if json.Unmarshal(raw, &body) == nil && body.Code != "" {
+		e.Code, e.Message, e.Allowed, e.Job = body.Code, body.Error, body.Allowed, body.Job
+		return e
+	}
+	e.Code = "http_" + strconv.Itoa(resp.StatusCode)
+	e.Message = strings.TrimSpace(string(raw))
+	if len(e.Message) > 200 {
+		e.Message = e.Message[:200] + "..."
+	}
+	if e.Message == "" {
+		e.Message = resp.Status
+	}
+	return e
+}
+
+// Wait polls the job until it is no longer planning, or ctx is done.
+func (c *Client) Wait(ctx context.Context, id string, every time.Duration) (*JobDetail, error) {
+	for {
+		j, err := c.Get(ctx, id)
+		if err != nil || j.Status != askonce.StatusPlanning {
+			return j, err
+		}
+		select {
+		case <-ctx.Done():
+			return j, ctx.Err()
+		case <-time.After(every):
+		}
+	}
+}
