@@ -3,6 +3,9 @@
 //	askonce serve      run the HTTP API (SQLite file, rules interpreter by default)
 //	askonce bench      drive a running server with load (loopback only)
 //	askonce hash-key   print the line of an API keys file for a key
+//	askonce run        turn a goal into a plan, asking its question in the terminal
+//	askonce repl       one goal per line in one session
+//	askonce jobs       list, show, answer, cancel jobs and follow their events
 //
 // Every command takes --help.
 package main
@@ -24,6 +27,9 @@ Usage:
   askonce serve [flags]       run the HTTP API
   askonce bench [flags]       load-test a running server (loopback only)
   askonce hash-key TENANT     read a key on stdin, print its API keys file line
+  askonce run [flags] GOAL    turn a goal into a plan, asking its question here
+  askonce repl [flags]        one goal per line in one session (/answer, /jobs)
+  askonce jobs COMMAND        list, show, answer, cancel, decline jobs; events
   askonce help [command]      this text, or a command's flags
 
 Run 'askonce COMMAND --help' for the flags of a command. Every flag can
@@ -50,6 +56,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		err = bench(ctx, rest, getenv, stdout, stderr)
 	case "hash-key":
 		err = hashKey(rest, stdin, stdout)
+	case "run":
+		return runJob(ctx, rest, getenv, stdin, stdout, stderr)
+	case "repl":
+		return repl(ctx, rest, getenv, stdin, stdout, stderr)
+	case "jobs":
+		return jobs(ctx, rest, getenv, stdin, stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		if len(rest) > 0 {
 			return run(ctx, []string{rest[0], "--help"}, getenv, stdin, stdout, stderr)

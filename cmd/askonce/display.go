@@ -1,0 +1,249 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/client"
+)
+
+// printJSON writes v as indented JSON.
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// autoResolved is the line that says the repeat guard or the resolver
+// answered the job's question, or "".
+func autoResolved(j *client.JobView) string {
+	if j.ClarificationSource != askonce.SourceHistory && j.ClarificationSource != askonce.SourceResolver {
+		return ""
+	}
+	return fmt.Sprintf("[auto-resolved] %s -> %s (from %s)", j.ClarificationQuestion, j.ClarificationAnswer, j.ClarificationSource)
+}
+
+// printQuestion shows a pending question for line-oriented input: its
+// text and its numbered options.
+func printQuestion(w io.Writer, j *client.JobView, files []string) {
+	fmt.Fprintf(w, "? %s  [%s]\n", j.ClarificationQuestion, j.ClarificationType)
+	for i, o := range answerOptions(j, files) {
+		fmt.Fprintf(w, "  %d) %s\n", i+1, o)
+	}
+}
+
+// printAnswerPrompt says how to answer on the next line.
+func printAnswerPrompt(w io.Writer, j *client.JobView, files []string) {
+	opts := answerOptions(j, files)
+	switch {
+	case j.ClarificationType == askonce.QuestionFreeText:
+		fmt.Fprintf(w, "Answer (one line, at most %d bytes):\n", askonce.MaxFreeText)
+	case len(opts) > 0:
+		fmt.Fprintf(w, "Answer with a number (1-%d) or the text:\n", len(opts))
+	default:
+		fmt.Fprintln(w, "Answer:")
+	}
+}
+
+// answerOptions are the choices offered for a question: its options, yes
+// and no for CONFIRM, and for a TARGET_FILE with no offered files the
+// given working-tree files.
+func answerOptions(j *client.JobView, files []string) []string {
+	switch {
+	case len(j.ClarificationOptions) > 0:
+		return j.ClarificationOptions
+	case j.ClarificationType == askonce.QuestionConfirm:
+		return []string{"yes", "no"}
+	case j.ClarificationType == askonce.QuestionTargetFile:
+		return files
+	}
+	return nil
+}
+
+// pickAnswer turns a typed line into an answer: a number picks that
+// option, anything else is the answer itself.
+func pickAnswer(line string, opts []string) string {
+	line = strings.TrimSpace(line)
+	if n, err := strconv.Atoi(line); err == nil && n >= 1 && n <= len(opts) {
+		return opts[n-1]
+	}
+	return line
+}
+
+// readLine reads one line (without its end); ok is false at end of input
+// with nothing read.
+func readLine(r *bufio.Reader) (string, bool, error) {
+	s, err := r.ReadString('\n')
+	if err == io.EOF {
+		return strings.TrimRight(s, "\r"), s != "", nil
+	}
+	if err != nil {
+		return "", false, err
+	}
+	return strings.TrimRight(s, "\r\n"), true, nil
+}
+
+// printResult prints a settled job: the auto-resolved line, its title,
+// id and status, and its plan as a tree (or its error).
+func printResult(w io.Writer, j *client.JobView) {
+	if line := autoResolved(j); line != "" {
+		fmt.Fprintln(w, line)
+	}
+	fmt.Fprintf(w, "%s\n", j.Title)
+	fmt.Fprintf(w, "  job %s · %s · session %s\n", j.JobID, j.Status, j.SessionID)
+	if j.ClarificationStatus == askonce.ClarificationAnswered && autoResolved(j) == "" {
+		fmt.Fprintf(w, "  answer: %s (from %s)\n", oneLine(j.ClarificationAnswer, 100), j.ClarificationSource)
+	}
+	if j.Plan != nil {
+		p := *j.Plan
+		if p.Title == j.Title {
+			p.Title = ""
+		}
+		printPlan(w, &p)
+	}
+	if j.Error != "" {
+		fmt.Fprintf(w, "  error: %s\n", j.Error)
+	}
+	if j.Status == askonce.StatusPending {
+		fmt.Fprintf(w, "  pending: %s [%s]\n", j.ClarificationQuestion, j.ClarificationType)
+	}
+}
+
+// printPlan draws the tasks as a tree: each task under its last
+// dependency, with its other dependencies named.
+func printPlan(w io.Writer, p *askonce.Plan) {
+	if p.Title != "" {
+		fmt.Fprintf(w, "  plan: %s\n", p.Title)
+	}
+	known := map[string]bool{}
+	for _, t := range p.Tasks {
+		known[t.ID] = true
+	}
+	children := map[string][]askonce.Task{}
+	var roots []askonce.Task
+	for _, t := range p.Tasks {
+		parent := ""
+		for _, d := range t.DependsOn {
+			if known[d] && d != t.ID {
+				parent = d
+			}
+		}
+		if parent == "" {
+			roots = append(roots, t)
+		} else {
+			children[parent] = append(children[parent], t)
+		}
+	}
+	seen := map[string]bool{}
+	var draw func(ts []askonce.Task, prefix string)
+	draw = func(ts []askonce.Task, prefix string) {
+		for i, t := range ts {
+			if seen[t.ID] {
+				continue
+			}
+			seen[t.ID] = true
+			branch, next := "├── ", "│   "
+			if i == len(ts)-1 {
+				branch, next = "└── ", "    "
+			}
+			line := fmt.Sprintf("%s%s%s  %s", prefix, branch, t.ID, t.Title)
+			if len(t.DependsOn) > 0 {
+				line += "  (after " + strings.Join(t.DependsOn, ", ") + ")"
+			}
+			fmt.Fprintln(w, line)
+			draw(children[t.ID], prefix+next)
+		}
+	}
+	draw(roots, "")
+	// A cycle's tasks have no root; show them rather than drop them.
+	for _, t := range p.Tasks {
+		if !seen[t.ID] {
+			draw([]askonce.Task{t}, "")
+		}
+	}
+	for _, a := range p.Assumptions {
+		fmt.Fprintf(w, "  assumption: %s\n", a)
+	}
+}
+
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+// printJobTable lists jobs, one per row.
+func printJobTable(w io.Writer, jobs []client.JobView) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tSTATUS\tCLARIFICATION\tSESSION\tCREATED\tTITLE")
+	for _, j := range jobs {
+		cl := string(j.ClarificationStatus)
+		if j.ClarificationSource != "" {
+			cl += " (" + string(j.ClarificationSource) + ")"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", j.JobID, j.Status, cl, j.SessionID,
+			j.CreatedAt.Local().Format(time.DateTime), oneLine(j.Title, 60))
+	}
+	tw.Flush()
+}
+
+// printDetail shows one job in full.
+func printDetail(w io.Writer, d *client.JobDetail) {
+	j := &d.JobView
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	row := func(k, v string) {
+		if v != "" {
+			fmt.Fprintf(tw, "%s\t%s\n", k, v)
+		}
+	}
+	row("Job", j.JobID)
+	row("Title", j.Title)
+	row("Status", string(j.Status))
+	row("Goal", oneLine(j.Goal, 200))
+	row("Session", j.SessionID)
+	row("Mode", string(j.Mode))
+	row("Profile", j.Profile)
+	row("Files", strings.Join(j.Files, ", "))
+	row("Clarification", string(j.ClarificationStatus))
+	if j.ClarificationQuestion != "" {
+		row("Question", fmt.Sprintf("%s [%s]", j.ClarificationQuestion, j.ClarificationType))
+		row("Options", strings.Join(j.ClarificationOptions, ", "))
+		row("Default", j.ClarificationDefault)
+	}
+	if j.ClarificationAnswer != "" {
+		row("Answer", fmt.Sprintf("%s (from %s)", oneLine(j.ClarificationAnswer, 200), j.ClarificationSource))
+	}
+	row("Error", j.Error)
+	row("Attempts", strconv.Itoa(len(d.Attempts)))
+	row("Usage", fmt.Sprintf("%d prompt + %d completion tokens, $%.4f", j.Usage.PromptTokens, j.Usage.CompletionTokens, j.Usage.CostUSD))
+	row("Dispatch", string(j.DispatchStatus))
+	row("Created", j.CreatedAt.Local().Format(time.DateTime))
+	row("Updated", j.UpdatedAt.Local().Format(time.DateTime))
+	tw.Flush()
+	if j.Plan != nil {
+		printPlan(w, j.Plan)
+	}
+	if line := autoResolved(j); line != "" {
+		fmt.Fprintln(w, line)
+	}
+}
+
+// printEvents lists events, one per row.
+func printEvents(w io.Writer, evs []askonce.Event) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tAT\tTYPE\tDATA")
+	for _, ev := range evs {
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", ev.ID, ev.At.Local().Format("15:04:05.000"), ev.Type, oneLine(string(ev.Data), 80))
+	}
+	tw.Flush()
+}

@@ -1,0 +1,180 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/client"
+)
+
+const jobsUsage = `Usage: askonce jobs COMMAND [flags] [ARGS]
+
+Commands (each takes --server/--db, --api-key and --json; see COMMAND --help):
+  list                 the jobs, newest first (--session, --status, --limit)
+  show ID              one job: question, answer, plan, attempts
+  answer ID TEXT       answer a pending job (a number picks that option)
+  cancel ID            cancel a planning or pending job
+  decline ID           decline the question (its default, or the fallback)
+  events ID            the job's audit trail (--follow streams it live)
+  history SESSION      the session's answered questions (the repeat guard)
+
+` + exitCodesHelp + `
+`
+
+func jobs(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, jobsUsage)
+		return exitUsage
+	}
+	sub, rest := args[0], args[1:]
+	switch sub {
+	case "-h", "-help", "--help", "help":
+		fmt.Fprint(stdout, jobsUsage)
+		return exitOK
+	case "list", "show", "answer", "cancel", "decline", "events", "history":
+	default:
+		fmt.Fprintf(stderr, "askonce: unknown jobs command %q\n\n%s", sub, jobsUsage)
+		return exitUsage
+	}
+	var (
+		cn                     conn
+		asJSON, follow         bool
+		session, status        string
+		limit                  int
+		after                  int
+		nargs                  int
+		argNames, summaryExtra string
+	)
+	s := newSettings("jobs "+sub, "", getenv, stderr)
+	cn.flags(s)
+	s.Bool(&asJSON, "json", false, "print JSON instead of a table")
+	switch sub {
+	case "list":
+		s.String(&session, "session", "", "only the jobs of this session")
+		s.String(&status, "status", "", "only jobs with this status (pending, success, failed, ...)")
+		s.Int(&limit, "limit", 50, "at most this many jobs (1-500)")
+	case "show", "cancel", "decline":
+		nargs, argNames = 1, "ID"
+	case "answer":
+		nargs, argNames = 2, "ID TEXT"
+	case "events":
+		nargs, argNames = 1, "ID"
+		s.Bool(&follow, "follow", false, "stream new events until the job is settled (Server-Sent Events)")
+		s.Int(&after, "after", 0, "only events with an id greater than this")
+	case "history":
+		nargs, argNames = 1, "SESSION"
+	}
+	// The command's line of jobsUsage, after its padded name, is its summary.
+	line := jobsUsage[strings.Index(jobsUsage, "\n  "+sub+" ")+1:]
+	line = line[:strings.Index(line, "\n")]
+	summaryExtra = strings.TrimSpace(line[23:])
+	summaryExtra = strings.ToUpper(summaryExtra[:1]) + summaryExtra[1:] + "."
+	s.fs.Usage = usageWith(s, "jobs "+sub+" [flags] "+argNames, summaryExtra+"\n\n"+exitCodesHelp)
+	pos, err := s.parseArgs(rest)
+	if err != nil {
+		return report(err, stderr)
+	}
+	if sub == "answer" && len(pos) > 2 {
+		pos = []string{pos[0], strings.Join(pos[1:], " ")}
+	}
+	if len(pos) != nargs {
+		return report(usageError{fmt.Sprintf("usage: askonce jobs %s [flags] %s", sub, argNames)}, stderr)
+	}
+	cl, closeFn, err := cn.open(ctx)
+	if err != nil {
+		return report(err, stderr)
+	}
+	defer closeFn()
+	out := func(v any, text func()) error {
+		if asJSON {
+			return printJSON(stdout, v)
+		}
+		text()
+		return nil
+	}
+	switch sub {
+	case "list":
+		l, err := cl.List(ctx, client.ListOptions{SessionID: session, Status: askonce.Status(status), Limit: limit})
+		if err == nil {
+			err = out(l, func() { printJobTable(stdout, l.Jobs) })
+		}
+		return report(err, stderr)
+	case "show":
+		d, err := cl.Get(ctx, pos[0])
+		if err == nil {
+			err = out(d, func() { printDetail(stdout, d) })
+		}
+		return report(err, stderr)
+	case "answer":
+		d, err := cl.Get(ctx, pos[0])
+		if err != nil {
+			return report(err, stderr)
+		}
+		j, err := cl.Answer(ctx, pos[0], pickAnswer(pos[1], answerOptions(&d.JobView, nil)))
+		if err == nil {
+			if err = out(j, func() { printResult(stdout, j) }); err == nil {
+				err = jobOutcome(j)
+			}
+		}
+		return report(err, stderr)
+	case "cancel", "decline":
+		call := cl.Cancel
+		if sub == "decline" {
+			call = cl.Decline
+		}
+		j, err := call(ctx, pos[0])
+		if err == nil {
+			err = out(j, func() { printResult(stdout, j) })
+		}
+		return report(err, stderr)
+	case "events":
+		if !follow {
+			evs, err := cl.Events(ctx, pos[0], int64(after))
+			if err == nil {
+				err = out(evs, func() { printEvents(stdout, evs.Events) })
+			}
+			return report(err, stderr)
+		}
+		_, err := cl.Stream(ctx, pos[0], int64(after), func(ev askonce.Event) error {
+			if asJSON {
+				return printJSON(stdout, ev)
+			}
+			fmt.Fprintf(stdout, "%d  %s  %s  %s\n", ev.ID, ev.At.Local().Format("15:04:05.000"), ev.Type, oneLine(string(ev.Data), 80))
+			return nil
+		})
+		if err == context.Canceled {
+			err = nil
+		}
+		return report(err, stderr)
+	default: // history
+		h, err := cl.History(ctx, pos[0])
+		if err == nil {
+			err = out(h, func() { printHistory(stdout, h.Entries) })
+		}
+		return report(err, stderr)
+	}
+}
+
+// usageWith is a settings' --help with its own usage line and summary.
+func usageWith(s *settings, line, summary string) func() {
+	return func() {
+		w := s.fs.Output()
+		fmt.Fprintf(w, "Usage: askonce %s\n\n%s\n\nFlags (each also read from its environment variable):\n", line, summary)
+		for _, d := range s.defs {
+			def := d.Default
+			if def == "" {
+				def = `""`
+			}
+			fmt.Fprintf(w, "  --%s  (%s, default %s)\n      %s\n", d.Flag, d.Env, def, d.Help)
+		}
+	}
+}
+
+func printHistory(w io.Writer, entries []askonce.HistoryEntry) {
+	for _, e := range entries {
+		fmt.Fprintf(w, "%s  %s -> %s  [%s, job %s]\n", e.At.Local().Format("2006-01-02 15:04:05"), e.Question, oneLine(e.Answer, 80), e.Type, e.JobID)
+	}
+}

@@ -1,0 +1,111 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"io"
+	"io/fs"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/client"
+	"github.com/charmbracelet/huh"
+)
+
+// errAborted is the user leaving the picker without an answer.
+var errAborted = errors.New("no answer given")
+
+// picker asks a pending job's question in the terminal with the picker of
+// its type and returns the answer. Only valid answers can be picked:
+// SELECT_ONE and TARGET_FILE list exactly their options, CONFIRM is
+// yes/no, FREE_TEXT takes at most askonce.MaxFreeText characters.
+func picker(ctx context.Context, j *client.JobView, in io.Reader, out io.Writer) (string, error) {
+	var answer string
+	var field huh.Field
+	desc := string(j.ClarificationType) + " · job " + j.JobID
+	switch j.ClarificationType {
+	case askonce.QuestionConfirm:
+		yes := j.ClarificationDefault != "no"
+		field = huh.NewConfirm().Title(j.ClarificationQuestion).Description(desc).
+			Affirmative("Yes").Negative("No").Value(&yes)
+		if err := runForm(ctx, field, in, out); err != nil {
+			return "", err
+		}
+		if yes {
+			return "yes", nil
+		}
+		return "no", nil
+	case askonce.QuestionSelectOne, askonce.QuestionTargetFile:
+		opts := j.ClarificationOptions
+		if len(opts) == 0 && j.ClarificationType == askonce.QuestionTargetFile {
+			opts = workingTreeFiles(".", 500)
+		}
+		if len(opts) > 0 {
+			if j.ClarificationDefault != "" && slices.Contains(opts, j.ClarificationDefault) {
+				answer = j.ClarificationDefault
+			}
+			sel := huh.NewSelect[string]().Title(j.ClarificationQuestion).Description(desc).
+				Options(huh.NewOptions(opts...)...).Value(&answer)
+			if len(opts) > 12 {
+				sel.Height(16) // scrolls; / filters
+			}
+			field = sel
+			break
+		}
+		fallthrough
+	default: // FREE_TEXT, or a question with nothing to list
+		field = huh.NewInput().Title(j.ClarificationQuestion).Description(desc).
+			CharLimit(askonce.MaxFreeText).Value(&answer).
+			Validate(func(s string) error {
+				if strings.TrimSpace(s) == "" {
+					return errors.New("type an answer")
+				}
+				return nil
+			})
+	}
+	if err := runForm(ctx, field, in, out); err != nil {
+		return "", err
+	}
+	return answer, nil
+}
+
+func runForm(ctx context.Context, field huh.Field, in io.Reader, out io.Writer) error {
+	form := huh.NewForm(huh.NewGroup(field)).WithInput(in).WithOutput(out).WithShowHelp(true)
+	err := form.RunWithContext(ctx)
+	if errors.Is(err, huh.ErrUserAborted) || errors.Is(err, context.Canceled) {
+		return errAborted
+	}
+	return err
+}
+
+// workingTreeFiles lists up to limit regular files under root, relative
+// and slash-separated, skipping hidden and dependency directories.
+func workingTreeFiles(root string, limit int) []string {
+	var files []string
+	filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if path != root && (strings.HasPrefix(name, ".") || name == "node_modules" || name == "vendor") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() || strings.HasPrefix(name, ".") {
+			return nil
+		}
+		rel, err := filepath.Rel(root, path)
+		if err == nil {
+			files = append(files, filepath.ToSlash(rel))
+		}
+		if len(files) >= limit {
+			return fs.SkipAll
+		}
+		return nil
+	})
+	return files
+}

@@ -1,0 +1,157 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/client"
+)
+
+const runSummary = `Turns GOAL into a plan: creates the job and, when it has a question, asks
+it with a picker of its type (a list for SELECT_ONE and TARGET_FILE, yes/no
+for CONFIRM, a text input for FREE_TEXT), submits the answer and prints the
+plan as a tree. When stdin is not a terminal (or with --no-input) the
+options are printed numbered and the answer is read as one line from stdin:
+a number picks that option, anything else is the answer. --answer answers
+up front. With no --server, the embedded engine runs on the --db file.
+
+` + exitCodesHelp
+
+type runConfig struct {
+	conn
+	Session, Profile, Files, Answer string
+	JSON, NoInput                   bool
+}
+
+func runJob(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
+	c := &runConfig{}
+	s := newSettings("run", runSummary, getenv, stderr)
+	c.conn.flags(s)
+	s.String(&c.Session, "session", "", "session id (the repeat guard's scope); empty: a new one")
+	s.String(&c.Profile, "profile", "", "interpreter profile (e.g. general, minecraft-mod)")
+	s.String(&c.Files, "files", "", "comma-separated files the goal is about (offered by TARGET_FILE questions)")
+	s.String(&c.Answer, "answer", "", "answer the question, if one is asked, with this text (a number picks an option)")
+	s.Bool(&c.JSON, "json", false, "print the job as JSON instead of the plan tree")
+	s.Bool(&c.NoInput, "no-input", false, "never show a picker: print numbered options and read the answer from stdin")
+	s.fs.Usage = usageWith(s, "run [flags] GOAL", runSummary)
+	pos, err := s.parseArgs(args)
+	if err != nil {
+		return report(err, stderr)
+	}
+	goal := strings.TrimSpace(strings.Join(pos, " "))
+	if goal == "" {
+		return report(usageError{"run: give a goal, as in: askonce run \"write the README then add tests\""}, stderr)
+	}
+	cl, closeFn, err := c.conn.open(ctx)
+	if err != nil {
+		return report(err, stderr)
+	}
+	defer closeFn()
+	return report(c.run(ctx, cl, goal, stdin, stdout, stderr), stderr)
+}
+
+func (c *runConfig) run(ctx context.Context, cl *client.Client, goal string, stdin io.Reader, stdout, stderr io.Writer) error {
+	j, err := cl.Create(ctx, client.CreateRequest{Goal: goal, SessionID: c.Session, Profile: c.Profile, Files: splitList(c.Files)})
+	if err != nil {
+		return err
+	}
+	// ui gets everything but the result, so that --json output stays JSON.
+	ui := stdout
+	if c.JSON {
+		ui = stderr
+	}
+	if j.Status == askonce.StatusPending && j.ClarificationStatus == askonce.ClarificationAsked {
+		answer, err := c.ask(ctx, j, stdin, stdout, ui)
+		if err != nil {
+			return err
+		}
+		done, err := cl.Answer(ctx, j.JobID, answer)
+		if err != nil {
+			if client.IsInvalid(err) {
+				return exitErr{exitInvalid, fmt.Sprintf("%v\nthe job %s is still pending; answer it with: askonce jobs answer %s TEXT", err, j.JobID, j.JobID)}
+			}
+			return err
+		}
+		j = done
+	}
+	if j.Status == askonce.StatusPlanning {
+		wctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+		d, err := cl.Wait(wctx, j.JobID, 200*time.Millisecond)
+		cancel()
+		if err != nil {
+			return err
+		}
+		j = &d.JobView
+	}
+	if c.JSON {
+		if line := autoResolved(j); line != "" {
+			fmt.Fprintln(stderr, line)
+		}
+		if err := printJSON(stdout, j); err != nil {
+			return err
+		}
+	} else {
+		printResult(stdout, j)
+	}
+	return jobOutcome(j)
+}
+
+// jobOutcome is the exit status of a settled job.
+func jobOutcome(j *client.JobView) error {
+	switch {
+	case j.Status == askonce.StatusPending:
+		return exitErr{exitUnanswered, ""}
+	case !j.Success:
+		return exitErr{exitJobFailed, ""}
+	}
+	return nil
+}
+
+// ask gets the answer to j's question: --answer, a picker on a terminal,
+// or a line of stdin.
+func (c *runConfig) ask(ctx context.Context, j *client.JobView, stdin io.Reader, stdout, ui io.Writer) (string, error) {
+	var files []string
+	if j.ClarificationType == askonce.QuestionTargetFile && len(j.ClarificationOptions) == 0 {
+		files = workingTreeFiles(".", 500)
+	}
+	if c.Answer != "" {
+		return pickAnswer(c.Answer, answerOptions(j, files)), nil
+	}
+	pending := func(why string) error {
+		return exitErr{exitUnanswered, fmt.Sprintf("%s; the job %s is still pending: answer it with: askonce jobs answer %s TEXT", why, j.JobID, j.JobID)}
+	}
+	if f, ok := stdin.(*os.File); ok && isTerminal(f) && !c.NoInput {
+		// The picker draws on the terminal: stdout, unless that is
+		// redirected or carries the JSON.
+		out := io.Writer(os.Stderr)
+		if o, ok := stdout.(*os.File); ok && isTerminal(o) && !c.JSON {
+			out = stdout
+		}
+		a, err := picker(ctx, j, stdin, out)
+		if errors.Is(err, errAborted) {
+			return "", pending("no answer given")
+		}
+		if err != nil {
+			return "", err
+		}
+		fmt.Fprintf(ui, "? %s › %s\n", j.ClarificationQuestion, oneLine(a, 100))
+		return a, nil
+	}
+	printQuestion(ui, j, files)
+	printAnswerPrompt(ui, j, files)
+	line, ok, err := readLine(bufio.NewReader(stdin))
+	if err != nil {
+		return "", err
+	}
+	if !ok {
+		return "", pending("no answer on stdin")
+	}
+	return pickAnswer(line, answerOptions(j, files)), nil
+}

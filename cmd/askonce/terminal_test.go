@@ -1,0 +1,231 @@
+package main_test
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// The terminal client without a terminal: askonce run, jobs and repl as
+// scripts use them, against a real askonce serve and the embedded engine.
+
+// noServer keeps a caller's ASKONCE_SERVER or ASKONCE_API_KEY out of the tests.
+var noServer = []string{"ASKONCE_SERVER=", "ASKONCE_API_KEY=", "ASKONCE_DB="}
+
+func cli(t *testing.T, stdin string, args ...string) (string, string, int) {
+	t.Helper()
+	return runCLI(t, stdin, noServer, args...)
+}
+
+func want(t *testing.T, what, out, errs string, code, wantCode int, contains ...string) {
+	t.Helper()
+	if code != wantCode {
+		t.Fatalf("%s: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", what, code, wantCode, out, errs)
+	}
+	for _, c := range contains {
+		if !strings.Contains(out+errs, c) {
+			t.Fatalf("%s: output lacks %q\nstdout:\n%s\nstderr:\n%s", what, c, out, errs)
+		}
+	}
+}
+
+var jobIDRe = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+
+func TestTerminal_RunWithoutATerminal(t *testing.T) {
+	t.Parallel()
+	in := start(t, nil, "--db", filepath.Join(t.TempDir(), "a.db"))
+	run := []string{"run", "--server", in.base}
+
+	// Numbered options; "2" on stdin picks frozen.
+	out, errs, code := cli(t, "2\n", append(run, "--session", "S", "hot frozen cheese")...)
+	want(t, "run with a numbered answer", out, errs, code, 0, "1) hot", "2) frozen", "Frozen cheese", "answer: frozen (from user)", "└── t1")
+	if !jobIDRe.MatchString(out) {
+		t.Fatalf("no job id in %q", out)
+	}
+	// The same goal in the same session: the repeat guard answers, no question.
+	out, errs, code = cli(t, "", append(run, "--no-input", "--session", "S", "hot frozen cheese")...)
+	want(t, "repeat", out, errs, code, 0, `[auto-resolved] The goal says both "hot" and "frozen". Which should it be? -> frozen (from history)`)
+	if strings.Contains(out, "1) hot") {
+		t.Fatalf("repeat showed the question again:\n%s", out)
+	}
+
+	// --answer up front; the flag may follow the goal.
+	out, errs, code = cli(t, "", append(run, "deploy to staging or production", "--answer", "production")...)
+	want(t, "run --answer", out, errs, code, 0, "answer: production (from user)")
+	if strings.Contains(out, "1) staging") {
+		t.Fatalf("--answer still showed the question:\n%s", out)
+	}
+	// A text answer on stdin, and a plan with dependencies drawn as a tree.
+	out, errs, code = cli(t, "no\n", append(run, "delete the build folder")...)
+	want(t, "confirm no", out, errs, code, 0, "1) yes", "2) no", "answer: no (from user)")
+	out, errs, code = cli(t, "", append(run, "write the README then add tests")...)
+	want(t, "plan without a question", out, errs, code, 0, "└── t1  Write the README", "└── t2  Add tests  (after t1)")
+
+	// An answer the question does not allow: the server's error, exit 5.
+	out, errs, code = cli(t, "tepid\n", append(run, "hot frozen cheese")...)
+	want(t, "invalid answer", out, errs, code, 5, "allowed: hot, frozen", "still pending")
+	// No answer at all: exit 7, the job stays pending.
+	out, errs, code = cli(t, "", append(run, "do it")...)
+	want(t, "no answer", out, errs, code, 7, "no answer on stdin", "askonce jobs answer")
+	// FREE_TEXT over 4 KiB: the server's error.
+	out, errs, code = cli(t, "", append(run, "do it", "--answer", strings.Repeat("x", 4097))...)
+	want(t, "long answer", out, errs, code, 5, "answer is 4097 bytes; the limit is 4096")
+
+	// --json: stdout is the job alone, the auto-resolved line goes to stderr.
+	out, errs, code = cli(t, "", append(run, "--json", "--session", "S", "hot frozen cheese")...)
+	var j map[string]any
+	if err := json.Unmarshal([]byte(out), &j); err != nil || code != 0 {
+		t.Fatalf("run --json: exit %d, %v\nstdout:\n%s\nstderr:\n%s", code, err, out, errs)
+	}
+	if j["status"] != "success" || j["clarificationSource"] != "history" || !strings.Contains(errs, "[auto-resolved]") {
+		t.Fatalf("run --json: %v\nstderr: %s", j, errs)
+	}
+	out, errs, code = cli(t, "1\n", append(run, "--json", "--files", "a.md,b.md", "fix the typo in the file")...)
+	if err := json.Unmarshal([]byte(out), &j); err != nil || code != 0 || j["clarificationAnswer"] != "a.md" || !strings.Contains(errs, "1) a.md") {
+		t.Fatalf("run --json with a question: exit %d, %v\nstdout:\n%s\nstderr:\n%s", code, err, out, errs)
+	}
+
+	// Usage errors.
+	_, _, code = cli(t, "", run...)
+	if code != 2 {
+		t.Fatalf("run without a goal: exit %d", code)
+	}
+	out, errs, code = cli(t, "", "run", "--server", "localhost:1", "x")
+	want(t, "bad server", out, errs, code, 2, "--server")
+	out, errs, code = cli(t, "", "run", "--help")
+	want(t, "run --help", out, errs, code, 0, "ASKONCE_SERVER", "Exit codes:", "6  the job ended without success")
+	// An unknown profile is invalid input.
+	out, errs, code = cli(t, "", append(run, "--profile", "nope", "x")...)
+	want(t, "unknown profile", out, errs, code, 5)
+}
+
+func TestTerminal_RunExitsSixWhenTheJobFails(t *testing.T) {
+	t.Parallel()
+	env := []string{`ASKONCE_EXEC_COMMAND=["false"]`}
+	in := start(t, env, "--db", filepath.Join(t.TempDir(), "a.db"), "--interpreter", "exec", "--max-attempts", "1")
+	out, errs, code := cli(t, "", "run", "--server", in.base, "anything")
+	want(t, "failed job", out, errs, code, 6, "failed", "error: interpreter error")
+}
+
+func TestTerminal_Jobs(t *testing.T) {
+	t.Parallel()
+	in := start(t, nil, "--db", filepath.Join(t.TempDir(), "a.db"))
+	env := append(noServer[:len(noServer):len(noServer)], "ASKONCE_SERVER="+in.base)
+	jobsCLI := func(stdin string, args ...string) (string, string, int) {
+		t.Helper()
+		return runCLI(t, stdin, env, append([]string{"jobs"}, args...)...)
+	}
+	// Two pending jobs in session J.
+	_, _, code := runCLI(t, "", env, "run", "--session", "J", "hot frozen cheese")
+	_, _, code2 := runCLI(t, "", env, "run", "--session", "J", "do it")
+	if code != 7 || code2 != 7 {
+		t.Fatalf("pending runs: exit %d, %d", code, code2)
+	}
+	out, errs, code := jobsCLI("", "list", "--session", "J", "--json")
+	var l struct {
+		Jobs []struct{ JobID, Goal, Status string }
+	}
+	if err := json.Unmarshal([]byte(out), &l); err != nil || code != 0 || len(l.Jobs) != 2 {
+		t.Fatalf("jobs list --json: exit %d %v\n%s%s", code, err, out, errs)
+	}
+	cheese, vague := l.Jobs[1].JobID, l.Jobs[0].JobID
+	if l.Jobs[1].Goal != "hot frozen cheese" {
+		t.Fatalf("list order: %+v", l.Jobs)
+	}
+	out, errs, code = jobsCLI("", "list", "--status", "pending")
+	want(t, "jobs list", out, errs, code, 0, "ID", "STATUS", "TITLE", cheese, vague, "pending")
+
+	out, errs, code = jobsCLI("", "show", cheese)
+	want(t, "jobs show", out, errs, code, 0, "Question", `Which should it be? [SELECT_ONE]`, "hot, frozen")
+	out, errs, code = jobsCLI("", "show", "01a1fcb1-0000-7000-8000-000000000000")
+	want(t, "jobs show unknown", out, errs, code, 3, "not found")
+
+	out, errs, code = jobsCLI("", "answer", cheese, "tepid")
+	want(t, "jobs answer invalid", out, errs, code, 5, "allowed: hot, frozen")
+	out, errs, code = jobsCLI("", "answer", cheese, "1")
+	want(t, "jobs answer", out, errs, code, 0, "Hot cheese", "answer: hot (from user)")
+	out, errs, code = jobsCLI("", "answer", cheese, "frozen")
+	want(t, "jobs answer twice", out, errs, code, 4, "cannot answer")
+	out, errs, code = jobsCLI("", "cancel", cheese)
+	want(t, "jobs cancel settled", out, errs, code, 4)
+
+	out, errs, code = jobsCLI("", "cancel", vague, "--json")
+	if err := json.Unmarshal([]byte(out), new(map[string]any)); err != nil || code != 0 || !strings.Contains(out, `"cancelled"`) {
+		t.Fatalf("jobs cancel: exit %d %v\n%s%s", code, err, out, errs)
+	}
+	out, errs, code = jobsCLI("", "answer", vague, "something")
+	want(t, "answer cancelled", out, errs, code, 4)
+
+	out, errs, code = jobsCLI("", "events", cheese)
+	want(t, "jobs events", out, errs, code, 0, "TYPE", "created", "asked", "answered", "planned")
+	out, errs, code = jobsCLI("", "events", "--follow", cheese)
+	want(t, "jobs events --follow", out, errs, code, 0, "created", "planned")
+	out, errs, code = jobsCLI("", "events", "nope")
+	want(t, "events unknown", out, errs, code, 3)
+	out, errs, code = jobsCLI("", "history", "J")
+	want(t, "jobs history", out, errs, code, 0, "-> hot")
+
+	out, errs, code = jobsCLI("", "--help")
+	want(t, "jobs --help", out, errs, code, 0, "Exit codes:", "3  not found", "4  conflict", "5  invalid input")
+	_, _, code = jobsCLI("")
+	if code != 2 {
+		t.Fatalf("jobs without a command: exit %d", code)
+	}
+	_, _, code = jobsCLI("", "frob")
+	if code != 2 {
+		t.Fatalf("jobs frob: exit %d", code)
+	}
+	_, _, code = jobsCLI("", "show")
+	if code != 2 {
+		t.Fatalf("jobs show without an id: exit %d", code)
+	}
+	// A server that is not there: exit 1.
+	_, errs, code = runCLI(t, "", []string{"ASKONCE_SERVER=http://" + freePort(t)}, "jobs", "list")
+	if code != 1 || errs == "" {
+		t.Fatalf("no server: exit %d %q", code, errs)
+	}
+}
+
+func TestTerminal_Repl(t *testing.T) {
+	t.Parallel()
+	in := start(t, nil, "--db", filepath.Join(t.TempDir(), "a.db"))
+	script := strings.Join([]string{
+		"hot frozen cheese",
+		"/answer 2",
+		"hot frozen cheese",
+		"/answer hot",
+		"/jobs",
+		"/bogus",
+		"/quit",
+		"write the README then add tests",
+	}, "\n") + "\n"
+	out, errs, code := cli(t, script, "repl", "--server", in.base, "--session", "R")
+	want(t, "repl", out, errs, code, 0, "session R", "1) hot", "2) frozen", "/answer", "answer: frozen (from user)",
+		`[auto-resolved] The goal says both "hot" and "frozen". Which should it be? -> frozen (from history)`,
+		"no pending question", "unknown command /bogus", "STATUS", "answered (history)")
+	if strings.Count(out, "1) hot") != 1 {
+		t.Fatalf("the question was shown more than once:\n%s", out)
+	}
+	if strings.Contains(out, "Write the README") {
+		t.Fatalf("repl went on after /quit:\n%s", out)
+	}
+}
+
+// With no --server, run, jobs and repl use the embedded engine on --db.
+func TestTerminal_Embedded(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "e.db")
+	out, errs, code := cli(t, "1\n", "run", "--db", db, "--session", "E", "hot frozen cheese")
+	want(t, "embedded run", out, errs, code, 0, "Hot cheese", "answer: hot (from user)")
+	out, errs, code = runCLI(t, "", append(noServer, "ASKONCE_DB="+db), "run", "--session", "E", "hot frozen cheese")
+	want(t, "embedded repeat (ASKONCE_DB)", out, errs, code, 0, "[auto-resolved]", "-> hot (from history)")
+	out, errs, code = cli(t, "", "jobs", "list", "--db", db)
+	want(t, "embedded jobs list", out, errs, code, 0, "answered (user)", "answered (history)")
+	id := jobIDRe.FindString(out)
+	out, errs, code = cli(t, "", "jobs", "events", "--follow", "--db", db, id)
+	want(t, "embedded events --follow", out, errs, code, 0, "created", "planned")
+	out, errs, code = cli(t, "do it\n/answer ship the docs\n/jobs\n", "repl", "--db", db, "--session", "E")
+	want(t, "embedded repl", out, errs, code, 0, "Do it: ship the docs", "answered (history)")
+}

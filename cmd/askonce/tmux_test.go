@@ -1,0 +1,236 @@
+package main_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/askonce/askonce/client"
+)
+
+// The pickers in a real terminal: tmux runs askonce run against a real
+// server, the test types keys (send-keys) and reads the screen
+// (capture-pane).
+
+// pane is one tmux session on a private server socket, 120x40.
+type pane struct {
+	t    *testing.T
+	sock string
+}
+
+var sockName = regexp.MustCompile(`[^A-Za-z0-9]+`)
+
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// newPane runs askonce with args in a new terminal; the pane stays after
+// the command ends, showing EXIT=<code>.
+func newPane(t *testing.T, dir string, args ...string) *pane {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed: skipping the terminal tests (CI installs it)")
+	}
+	p := &pane{t: t, sock: fmt.Sprintf("askonce-%d-%s", os.Getpid(), sockName.ReplaceAllString(t.Name(), "-"))}
+	line := "cd " + shellQuote(dir) + " && env ASKONCE_SERVER= ASKONCE_API_KEY= " + shellQuote(binary)
+	for _, a := range args {
+		line += " " + shellQuote(a)
+	}
+	line += "; echo EXIT=$?; sleep 120"
+	p.tmux("-f", "/dev/null", "new-session", "-d", "-x", "120", "-y", "40", line)
+	t.Cleanup(func() { exec.Command("tmux", "-L", p.sock, "kill-server").Run() })
+	return p
+}
+
+func (p *pane) tmux(args ...string) string {
+	p.t.Helper()
+	out, err := exec.Command("tmux", append([]string{"-L", p.sock}, args...)...).CombinedOutput()
+	if err != nil {
+		p.t.Fatalf("tmux %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+func (p *pane) screen() string { return p.tmux("capture-pane", "-p") }
+
+// waitFor polls the screen until it shows every text, for at most 10 s.
+func (p *pane) waitFor(texts ...string) string {
+	p.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		s := p.screen()
+		missing := ""
+		for _, text := range texts {
+			if !strings.Contains(s, text) {
+				missing = text
+				break
+			}
+		}
+		if missing == "" {
+			return s
+		}
+		if time.Now().After(deadline) {
+			p.t.Fatalf("the screen never showed %q:\n%s", missing, s)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// keys sends key names (Enter, Down, ...).
+func (p *pane) keys(k ...string) { p.tmux(append([]string{"send-keys"}, k...)...) }
+
+// typeText sends literal text.
+func (p *pane) typeText(s string) { p.tmux("send-keys", "-l", s) }
+
+// pickerRows are the rows of the picker between its description line and
+// its help line.
+func pickerRows(screen string) []string {
+	var rows []string
+	in := false
+	for _, l := range strings.Split(screen, "\n") {
+		switch {
+		case strings.Contains(l, " · job "):
+			in = true
+		case in && strings.HasPrefix(l, "┃"):
+			if r := strings.TrimSpace(strings.TrimPrefix(l, "┃")); r != "" {
+				rows = append(rows, r)
+			}
+		case in:
+			return rows
+		}
+	}
+	return rows
+}
+
+func TestTmux_Pickers(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed: skipping the terminal tests (CI installs it)")
+	}
+	in := start(t, nil, "--db", filepath.Join(t.TempDir(), "a.db"))
+	cl, err := client.New(in.base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	run := func(t *testing.T, args ...string) *pane {
+		return newPane(t, dir, append([]string{"run", "--server", in.base}, args...)...)
+	}
+
+	t.Run("select_one_then_auto_resolved", func(t *testing.T) {
+		t.Parallel()
+		p := run(t, "--session", "S1", "hot frozen cheese")
+		s := p.waitFor("Which should it be?", "SELECT_ONE · job", "> hot")
+		// Exactly the options: nothing else can be picked.
+		if rows := pickerRows(s); strings.Join(rows, "|") != "> hot|frozen" {
+			t.Fatalf("picker rows %q:\n%s", rows, s)
+		}
+		p.keys("Down", "Down", "Down") // stops at the last option
+		p.waitFor("> frozen")
+		p.keys("Enter")
+		s = p.waitFor("EXIT=0")
+		for _, w := range []string{"Which should it be? › frozen", "Frozen cheese", "answer: frozen (from user)", "└── t1"} {
+			if !strings.Contains(s, w) {
+				t.Fatalf("screen lacks %q:\n%s", w, s)
+			}
+		}
+		// The same goal in the same session: no picker, one line.
+		p2 := run(t, "--session", "S1", "hot frozen cheese")
+		s = p2.waitFor("EXIT=0")
+		if !strings.Contains(s, `[auto-resolved] The goal says both "hot" and "frozen". Which should it be? -> frozen (from history)`) || strings.Contains(s, "SELECT_ONE") {
+			t.Fatalf("second run:\n%s", s)
+		}
+	})
+
+	t.Run("confirm", func(t *testing.T) {
+		t.Parallel()
+		p := run(t, "delete the build folder")
+		p.waitFor("CONFIRM · job", "Yes", "No")
+		p.keys("n") // picks No and submits; y would pick Yes
+		s := p.waitFor("EXIT=0")
+		if !strings.Contains(s, "answer: no (from user)") {
+			t.Fatalf("confirm:\n%s", s)
+		}
+	})
+
+	t.Run("target_file", func(t *testing.T) {
+		t.Parallel()
+		p := run(t, "--files", "a.md,b.md", "fix the typo in the file")
+		s := p.waitFor("TARGET_FILE · job", "> a.md")
+		if rows := pickerRows(s); strings.Join(rows, "|") != "> a.md|b.md" {
+			t.Fatalf("picker rows %q:\n%s", rows, s)
+		}
+		p.keys("Down")
+		p.waitFor("> b.md")
+		p.keys("Enter")
+		s = p.waitFor("EXIT=0")
+		if !strings.Contains(s, "answer: b.md (from user)") {
+			t.Fatalf("target file:\n%s", s)
+		}
+	})
+
+	t.Run("free_text", func(t *testing.T) {
+		t.Parallel()
+		p := run(t, "--session", "F1", "do it")
+		p.waitFor("FREE_TEXT · job")
+		p.typeText("ship the docs")
+		p.waitFor("ship the docs")
+		p.keys("Enter")
+		s := p.waitFor("EXIT=0")
+		if !strings.Contains(s, "Do it: ship the docs") {
+			t.Fatalf("free text:\n%s", s)
+		}
+	})
+
+	t.Run("free_text_over_the_limit_cannot_be_typed", func(t *testing.T) {
+		t.Parallel()
+		p := run(t, "--session", "F2", "do it")
+		p.waitFor("FREE_TEXT · job")
+		p.typeText(strings.Repeat("x", 4200))
+		p.waitFor("xxxxxxxxxx")
+		time.Sleep(300 * time.Millisecond) // let the input take every key
+		p.keys("Enter")
+		p.waitFor("EXIT=0")
+		l, err := cl.List(context.Background(), client.ListOptions{SessionID: "F2"})
+		if err != nil || len(l.Jobs) != 1 {
+			t.Fatalf("list: %+v %v", l, err)
+		}
+		if a := l.Jobs[0].ClarificationAnswer; a != strings.Repeat("x", 4096) {
+			t.Fatalf("the answer has %d characters; the picker should stop at 4096", len(a))
+		}
+	})
+
+	t.Run("free_text_the_server_rejects", func(t *testing.T) {
+		t.Parallel()
+		// 2100 two-byte characters fit the picker's 4096-character limit
+		// but not the server's 4096 bytes: its error is shown, exit 5.
+		p := run(t, "--session", "F3", "do it")
+		p.waitFor("FREE_TEXT · job")
+		p.typeText(strings.Repeat("é", 2100))
+		p.waitFor("éééééééééé")
+		time.Sleep(300 * time.Millisecond)
+		p.keys("Enter")
+		s := p.waitFor("EXIT=5")
+		if !strings.Contains(s, "answer is 4200 bytes; the limit is 4096") || !strings.Contains(s, "still pending") {
+			t.Fatalf("server rejection:\n%s", s)
+		}
+	})
+
+	t.Run("escape_leaves_the_job_pending", func(t *testing.T) {
+		t.Parallel()
+		p := run(t, "deploy to staging or production")
+		s := p.waitFor("SELECT_ONE · job", "> staging")
+		if rows := pickerRows(s); strings.Join(rows, "|") != "> staging|production" {
+			t.Fatalf("picker rows %q:\n%s", rows, s)
+		}
+		p.keys("C-c")
+		s = p.waitFor("EXIT=7")
+		if !strings.Contains(s, "still pending") {
+			t.Fatalf("abort:\n%s", s)
+		}
+	})
+}
