@@ -570,3 +570,23 @@ func TestE2E_ServeWithExecInterpreter(t *testing.T) {
 		t.Fatalf("serve without exec config: exit %d %q", code, out+errs)
 	}
 }
+
+// askonce run selects the embedded engine's interpreter the way serve
+// does: --interpreter exec with the example plug-in, answered on stdin.
+func TestE2E_RunWithExecInterpreter(t *testing.T) {
+	t.Parallel()
+	plugin, err := filepath.Abs("../../examples/exec-plugin/plugin.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := []string{`ASKONCE_EXEC_COMMAND=["python3", "` + plugin + `"]`}
+	out, errs, code := runCLI(t, "2\n", env, "run", "--no-input", "--db", filepath.Join(t.TempDir(), "a.db"),
+		"--interpreter", "exec", "Write the report in markdown or html")
+	if code != 0 || !strings.Contains(out+errs, "1) markdown") || !strings.Contains(out+errs, "html (from user)") {
+		t.Fatalf("run --interpreter exec: exit %d\n%s%s", code, out, errs)
+	}
+	_, errs, code = runCLI(t, "", nil, "run", "--interpreter", "magic", "--db", filepath.Join(t.TempDir(), "b.db"), "x")
+	if code != 2 || !strings.Contains(errs, "must be one of rules, openai, exec") {
+		t.Fatalf("unknown interpreter: exit %d %q", code, errs)
+	}
+}

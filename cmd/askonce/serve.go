@@ -91,7 +91,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	log := newLogger(c, stderr)
 	started := time.Now()
 
-	interp, err := newInterpreter(c, getenv)
+	interp, err := newInterpreter(c.Interpreter, c.ProfileFiles, getenv)
 	if err != nil {
 		return err
 	}
@@ -198,9 +198,6 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 }
 
 func (c *serveConfig) check() error {
-	if err := oneOf("interpreter", c.Interpreter, "rules", "openai", "exec"); err != nil {
-		return err
-	}
 	if err := oneOf("hard-cap", c.HardCap, string(askonce.HardCapFallback), string(askonce.HardCapFail)); err != nil {
 		return err
 	}
@@ -240,8 +237,11 @@ func newLogger(c *serveConfig, w io.Writer) *slog.Logger {
 
 // newInterpreter builds the one interpreter the process shares (the openai
 // one remembers what the server supports).
-func newInterpreter(c *serveConfig, getenv func(string) string) (askonce.Interpreter, error) {
-	switch c.Interpreter {
+func newInterpreter(name, profileFiles string, getenv func(string) string) (askonce.Interpreter, error) {
+	if err := oneOf("interpreter", name, "rules", "openai", "exec"); err != nil {
+		return nil, err
+	}
+	switch name {
 	case "openai":
 		cfg, err := openai.ConfigFromEnv(getenv)
 		if err == nil {
@@ -262,7 +262,7 @@ func newInterpreter(c *serveConfig, getenv func(string) string) (askonce.Interpr
 		return nil, usageError{fmt.Sprintf("--interpreter exec: %v (set ASKONCE_EXEC_COMMAND; see docs/interpreters.md)", err)}
 	}
 	files := map[string]string{}
-	for _, kv := range strings.Split(c.ProfileFiles, ",") {
+	for _, kv := range strings.Split(profileFiles, ",") {
 		if kv = strings.TrimSpace(kv); kv == "" {
 			continue
 		}

@@ -16,7 +16,6 @@ import (
 
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/client"
-	"github.com/askonce/askonce/rules"
 	"github.com/askonce/askonce/server"
 	"github.com/askonce/askonce/sqlite"
 	"github.com/mattn/go-isatty"
@@ -94,15 +93,21 @@ func report(err error, stderr io.Writer) int {
 
 // conn is where the client's requests go.
 type conn struct {
-	Server string
-	DB     string
-	APIKey string
+	Server       string
+	DB           string
+	APIKey       string
+	Interpreter  string
+	ProfileFiles string
+	getenv       func(string) string
 }
 
 func (c *conn) flags(s *settings) {
 	s.String(&c.Server, "server", "", "askonce server URL (http://host:port); empty: the embedded engine on --db")
 	s.String(&c.DB, "db", "askonce.db", "SQLite file of the embedded engine (used when --server is empty)")
 	s.String(&c.APIKey, "api-key", "", "API key for --server (sent as a Bearer token); prefer the environment variable")
+	s.String(&c.Interpreter, "interpreter", "rules", "interpreter of the embedded engine: rules, openai (ASKONCE_OPENAI_*) or exec (ASKONCE_EXEC_*); see docs/interpreters.md")
+	s.String(&c.ProfileFiles, "profile-files", "", "rules profiles of the embedded engine from files, as name=path[,name=path]")
+	c.getenv = s.getenv
 }
 
 // open returns a client and a function that releases it.
@@ -114,14 +119,13 @@ func (c *conn) open(ctx context.Context) (*client.Client, func(), error) {
 		}
 		return cl, func() {}, nil
 	}
+	interp, err := newInterpreter(c.Interpreter, c.ProfileFiles, c.getenv)
+	if err != nil {
+		return nil, nil, err
+	}
 	st, err := sqlite.Open(ctx, c.DB)
 	if err != nil {
 		return nil, nil, fmt.Errorf("open %s: %w", c.DB, err)
-	}
-	interp, err := rules.New(rules.Options{})
-	if err != nil {
-		st.Close()
-		return nil, nil, err
 	}
 	engine := &askonce.Engine{Store: st, Interpreter: interp}
 	// Questions that waited past their time expire before anything reads them.
