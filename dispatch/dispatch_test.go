@@ -219,7 +219,7 @@ func (r *receiver) ackCount() int {
 	return len(r.acked)
 }
 
-func TestWebhookRetriesUntilDelivered(t *testing.T) {
+func TestRule11_WebhookRetriesUntilDelivered(t *testing.T) {
 	t.Parallel()
 	rcv := newReceiver(t, func(_ string, n int) int {
 		if n <= 2 {
@@ -396,7 +396,7 @@ func TestNoneBuilderQueuesNothing(t *testing.T) {
 	}
 }
 
-func TestEnqueueIsUniquePerJob(t *testing.T) {
+func TestRule11_EnqueueIsUniquePerJob(t *testing.T) {
 	t.Parallel()
 	rcv := newReceiver(t, func(string, int) int { return http.StatusOK })
 	s := openStack(t, filepath.Join(t.TempDir(), "a.db"), testConfig(&Webhook{URL: rcv.URL, Secret: secret}))
@@ -463,7 +463,7 @@ func TestHookBeforeSetRollsBackTheSuccess(t *testing.T) {
 // deliveries run on the same connection, some failing a first time, then
 // stops the dispatcher and closes the store mid-way, re-opens both on the
 // same file and checks that every job is acknowledged exactly once.
-func TestExactlyOnceAcrossRestart(t *testing.T) {
+func TestRule11_ExactlyOnceAcrossRestart(t *testing.T) {
 	t.Parallel()
 	const jobs = 50
 	rcv := newReceiver(t, func(id string, n int) int {

@@ -17,7 +17,7 @@ func jobCount(t *testing.T, e *env) int {
 	return len(js)
 }
 
-func TestIdempotencyKey_ReplaysTheFirstResponseAndCreatesNoSecondJob(t *testing.T) {
+func TestRule2_IdempotencyKeyReplaysTheFirstResponseAndCreatesNoSecondJob(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, envOptions{})
 	body := map[string]any{"goal": hotFrozen, "sessionId": "s"}

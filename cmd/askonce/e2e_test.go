@@ -303,7 +303,7 @@ func TestE2E_Seed000_VerificationOverHTTP(t *testing.T) {
 
 // A webhook receiver that fails the first two deliveries still gets each
 // success exactly once per webhook-id, with a valid signature.
-func TestE2E_WebhookRetriesDeliverExactlyOnce(t *testing.T) {
+func TestE2E_Rule11_WebhookRetriesDeliverExactlyOnce(t *testing.T) {
 	t.Parallel()
 	rc := newReceiver(t, 2)
 	env, args := rc.args()
@@ -404,7 +404,7 @@ func TestE2E_APIKeyTenancy(t *testing.T) {
 
 // SIGKILL in the middle of load, restart on the same file: no
 // acknowledged job lost, none stuck in planning, none dispatched twice.
-func TestE2E_KillDuringLoadLosesNothing(t *testing.T) {
+func TestE2E_Rule13_KillDuringLoadLosesNothing(t *testing.T) {
 	t.Parallel()
 	rc := newReceiver(t, 0)
 	env, args := rc.args()
