@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -24,7 +25,12 @@ type pane struct {
 	sock string
 }
 
-var sockName = regexp.MustCompile(`[^A-Za-z0-9]+`)
+var (
+	sockName = regexp.MustCompile(`[^A-Za-z0-9]+`)
+	// panes numbers the panes, so that every one has a tmux server of its
+	// own even when a test opens two or runs with -count.
+	panes atomic.Int64
+)
 
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
@@ -35,7 +41,7 @@ func newPane(t *testing.T, dir string, args ...string) *pane {
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed: skipping the terminal tests (CI installs it)")
 	}
-	p := &pane{t: t, sock: fmt.Sprintf("askonce-%d-%s", os.Getpid(), sockName.ReplaceAllString(t.Name(), "-"))}
+	p := &pane{t: t, sock: fmt.Sprintf("askonce-%d-%d-%s", os.Getpid(), panes.Add(1), sockName.ReplaceAllString(t.Name(), "-"))}
 	line := "cd " + shellQuote(dir) + " && env ASKONCE_SERVER= ASKONCE_API_KEY= " + shellQuote(binary)
 	for _, a := range args {
 		line += " " + shellQuote(a)
