@@ -57,11 +57,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	case "hash-key":
 		err = hashKey(rest, stdin, stdout)
 	case "run":
-		return runJob(ctx, rest, getenv, stdin, stdout, stderr)
+		return runJob(ctx, rest, getenv, stdin, terminalSafe(stdout), terminalSafe(stderr))
 	case "repl":
-		return repl(ctx, rest, getenv, stdin, stdout, stderr)
+		return repl(ctx, rest, getenv, stdin, terminalSafe(stdout), terminalSafe(stderr))
 	case "jobs":
-		return jobs(ctx, rest, getenv, stdin, stdout, stderr)
+		return jobs(ctx, rest, getenv, stdin, terminalSafe(stdout), terminalSafe(stderr))
 	case "help", "-h", "-help", "--help":
 		if len(rest) > 0 {
 			return run(ctx, []string{rest[0], "--help"}, getenv, stdin, stdout, stderr)

@@ -25,10 +25,11 @@ func picker(ctx context.Context, j *client.JobView, in io.Reader, out io.Writer)
 	var answer string
 	var field huh.Field
 	desc := string(j.ClarificationType) + " · job " + j.JobID
+	title := cleanText(j.ClarificationQuestion)
 	switch j.ClarificationType {
 	case askonce.QuestionConfirm:
 		yes := j.ClarificationDefault != "no"
-		field = huh.NewConfirm().Title(j.ClarificationQuestion).Description(desc).
+		field = huh.NewConfirm().Title(title).Description(desc).
 			Affirmative("Yes").Negative("No").Value(&yes)
 		if err := runForm(ctx, field, in, out); err != nil {
 			return "", err
@@ -46,8 +47,8 @@ func picker(ctx context.Context, j *client.JobView, in io.Reader, out io.Writer)
 			if j.ClarificationDefault != "" && slices.Contains(opts, j.ClarificationDefault) {
 				answer = j.ClarificationDefault
 			}
-			sel := huh.NewSelect[string]().Title(j.ClarificationQuestion).Description(desc).
-				Options(huh.NewOptions(opts...)...).Value(&answer)
+			sel := huh.NewSelect[string]().Title(title).Description(desc).
+				Options(cleanOptions(opts)...).Value(&answer)
 			if len(opts) > 12 {
 				sel.Height(16) // scrolls; / filters
 			}
@@ -56,7 +57,7 @@ func picker(ctx context.Context, j *client.JobView, in io.Reader, out io.Writer)
 		}
 		fallthrough
 	default: // FREE_TEXT, or a question with nothing to list
-		field = huh.NewInput().Title(j.ClarificationQuestion).Description(desc).
+		field = huh.NewInput().Title(title).Description(desc).
 			CharLimit(askonce.MaxFreeText).Value(&answer).
 			Validate(func(s string) error {
 				if strings.TrimSpace(s) == "" {
@@ -71,8 +72,18 @@ func picker(ctx context.Context, j *client.JobView, in io.Reader, out io.Writer)
 	return answer, nil
 }
 
+// cleanOptions shows each option cleaned while the value picked stays the
+// option as offered, so the server gets exactly what it allows.
+func cleanOptions(opts []string) []huh.Option[string] {
+	out := make([]huh.Option[string], len(opts))
+	for i, o := range opts {
+		out[i] = huh.NewOption(cleanText(o), o)
+	}
+	return out
+}
+
 func runForm(ctx context.Context, field huh.Field, in io.Reader, out io.Writer) error {
-	form := huh.NewForm(huh.NewGroup(field)).WithInput(in).WithOutput(out).WithShowHelp(true)
+	form := huh.NewForm(huh.NewGroup(field)).WithInput(in).WithOutput(raw(out)).WithShowHelp(true)
 	err := form.RunWithContext(ctx)
 	if errors.Is(err, huh.ErrUserAborted) || errors.Is(err, context.Canceled) {
 		return errAborted

@@ -2,6 +2,7 @@ package main_test
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -228,4 +229,40 @@ func TestTerminal_Embedded(t *testing.T) {
 	want(t, "embedded events --follow", out, errs, code, 0, "created", "planned")
 	out, errs, code = cli(t, "do it\n/answer ship the docs\n/jobs\n", "repl", "--db", db, "--session", "E")
 	want(t, "embedded repl", out, errs, code, 0, "Do it: ship the docs", "answered (history)")
+}
+
+// Hostile text from an interpreter (escape sequences in a question and its
+// options) reaches the terminal as visible escapes, never as control
+// characters; --json stays valid JSON with the text intact.
+func TestRun_HostileQuestionTextIsEscaped(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	plugin := filepath.Join(dir, "hostile.py")
+	os.WriteFile(plugin, []byte(`import json, sys
+req = json.load(sys.stdin)
+if "Clarification Answer:" in req["prompt"]:
+    print(json.dumps({"plan": {"title": "T\u001b[31m", "tasks": [{"id": "a", "title": "do \u001b]0;pwned\u0007 it"}]}}))
+else:
+    print(json.dumps({"question": {"type": "SELECT_ONE", "text": "Pick\u001b[2J\rone\u009b", "options": ["a\u001b[8m", "b"]}}))
+`), 0o755)
+	env := []string{`ASKONCE_EXEC_COMMAND=["python3", "` + plugin + `"]`}
+	db := filepath.Join(dir, "a.db")
+	out, errs, code := runCLI(t, "1\n", env, "run", "--no-input", "--db", db, "--interpreter", "exec", "anything")
+	all := out + errs
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s", code, all)
+	}
+	if strings.ContainsAny(all, "\x1b\x07\r\u009b") {
+		t.Fatalf("a control character reached the terminal: %q", all)
+	}
+	for _, want := range []string{`Pick\u001b[2J\u000done\u009b`, `a\u001b[8m`, `do \u001b]0;pwned\u0007 it`} {
+		if !strings.Contains(all, want) {
+			t.Errorf("output lacks the visible escape %q:\n%s", want, all)
+		}
+	}
+	jsonOut, _, code := runCLI(t, "", env, "jobs", "list", "--json", "--db", db, "--interpreter", "exec")
+	var v any
+	if code != 0 || json.Unmarshal([]byte(jsonOut), &v) != nil || !strings.Contains(jsonOut, `T\u001b[31m`) {
+		t.Fatalf("--json output is not valid JSON with the text escaped (exit %d): %s", code, jsonOut)
+	}
 }

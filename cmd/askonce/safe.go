@@ -1,0 +1,89 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Text shown in the terminal comes from goals, interpreters and plug-ins,
+// any of which may be hostile: an escape sequence in a question could
+// rewrite the screen, hide the real options or set the window title. So
+// every byte the terminal commands write goes through safeWriter, and the
+// strings handed to the picker through cleanText: control characters other
+// than newline and tab become visible \u00XX escapes, which are also valid
+// inside JSON strings, so --json output keeps its meaning.
+
+// safeWriter writes to w with control characters made visible.
+type safeWriter struct{ w io.Writer }
+
+func terminalSafe(w io.Writer) io.Writer {
+	if _, ok := w.(safeWriter); ok {
+		return w
+	}
+	return safeWriter{w}
+}
+
+func (s safeWriter) Write(p []byte) (int, error) {
+	if !hasControl(string(p), true) {
+		return s.w.Write(p)
+	}
+	if _, err := io.WriteString(s.w, escapeControls(string(p), true)); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// raw returns the writer behind w, for the picker, which draws the screen
+// with escape sequences of its own and is given cleaned strings instead.
+func raw(w io.Writer) io.Writer {
+	if s, ok := w.(safeWriter); ok {
+		return s.w
+	}
+	return w
+}
+
+// cleanText makes one line of untrusted text safe for the picker: control
+// characters, newlines included, become visible escapes.
+func cleanText(s string) string {
+	if !hasControl(s, false) {
+		return s
+	}
+	return escapeControls(s, false)
+}
+
+func isUnsafe(r rune, keepLines bool) bool {
+	if keepLines && (r == '\n' || r == '\t') {
+		return false
+	}
+	return unicode.IsControl(r) || r == '\u2028' || r == '\u2029'
+}
+
+func hasControl(s string, keepLines bool) bool {
+	for _, r := range s {
+		if isUnsafe(r, keepLines) {
+			return true
+		}
+	}
+	return false
+}
+
+func escapeControls(s string, keepLines bool) string {
+	var b strings.Builder
+	b.Grow(len(s) + 16)
+	for len(s) > 0 {
+		r, n := utf8.DecodeRuneInString(s)
+		if r == utf8.RuneError && n == 1 {
+			// A byte of a broken sequence: shown, never passed on raw.
+			fmt.Fprintf(&b, `\x%02x`, s[0])
+		} else if isUnsafe(r, keepLines) {
+			fmt.Fprintf(&b, `\u%04x`, r)
+		} else {
+			b.WriteString(s[:n])
+		}
+		s = s[n:]
+	}
+	return b.String()
+}
