@@ -284,6 +284,9 @@ type ReportResult struct {
 	ResolvedPrompt string `json:"resolvedPrompt,omitempty"`
 	// Directive is set for proceed (and for resume after a decline).
 	Directive string `json:"directive,omitempty"`
+	// Default, with proceed, is the default of the question the agent
+	// asked past the hard cap: use it as the answer.
+	Default string `json:"default,omitempty"`
 	Job       *Job   `json:"job"`
 }
 
@@ -340,7 +343,7 @@ func (e *Engine) Report(ctx context.Context, tenant, id string, r Report) (*Repo
 	if err != nil {
 		return nil, err
 	}
-	res := &ReportResult{Action: fx.Action, Directive: fx.Directive, Job: next}
+	res := &ReportResult{Action: fx.Action, Directive: fx.Directive, Default: fx.Default, Job: next}
 	switch fx.Action {
 	case ActionAsk, ActionWait:
 		res.Question = next.Question

@@ -93,6 +93,9 @@ type Effects struct {
 	// Action and Directive are gate mode's answer to the agent.
 	Action    Action
 	Directive string
+	// Default is the default of a question asked past the hard cap, which
+	// the fallback run takes as its answer.
+	Default string
 }
 
 // Changed reports whether the transition changed the job.
@@ -160,9 +163,9 @@ func Step(cur *Job, in Input, now time.Time) (*Job, *Effects, error) {
 				fx.add(j, now, EventResumed, map[string]any{"answer": j.Answer})
 				break
 			}
-			hardCap(j, fx, now)
+			hardCap(j, fx, now, &in.Question)
 		case ClarificationSkipped:
-			hardCap(j, fx, now)
+			hardCap(j, fx, now, &in.Question)
 		}
 
 	case Invalid:
@@ -304,14 +307,18 @@ func answer(j *Job, fx *Effects, a string, src Source, now time.Time, ev EventTy
 }
 
 // hardCap applies the job's policy to an interpreter that asks after the
-// job's one clarification (PROTOCOL.md rule 3).
-func hardCap(j *Job, fx *Effects, now time.Time) {
+// job's one clarification (PROTOCOL.md rule 3). Under fallback the one
+// re-run gets the directive and, when the new question q has a default,
+// that default as the last answer section of the prompt; the question
+// itself is never shown to anyone.
+func hardCap(j *Job, fx *Effects, now time.Time, q *Question) {
 	if j.HardCap == HardCapFail || j.FallbackUsed {
 		fail(j, fx, now, HardCapMessage)
 		return
 	}
 	j.FallbackUsed = true
-	fx.add(j, now, EventFallbackApplied, map[string]any{"directive": FallbackDirective})
+	fx.add(j, now, EventFallbackApplied, map[string]any{"directive": FallbackDirective, "question": q.Text, "default": q.Default})
+	fx.Default = q.Default
 	if j.Mode == ModeGate {
 		fx.Action = ActionProceed
 		fx.Directive = FallbackDirective
@@ -320,6 +327,9 @@ func hardCap(j *Job, fx *Effects, now time.Time) {
 	prompt := j.Goal
 	if j.ClarificationStatus == ClarificationAnswered && j.Answer != "" {
 		prompt = j.ResolvedPrompt
+	}
+	if q.Default != "" {
+		prompt = ResolvedPrompt(prompt, q.Default)
 	}
 	fx.Interpret = &Interpretation{Prompt: prompt, Reason: ReasonFallback, Directive: FallbackDirective}
 }

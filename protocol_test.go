@@ -359,3 +359,22 @@ func TestExpireBeforeDueIsConflict(t *testing.T) {
 		t.Fatalf("early expiry: %v", err)
 	}
 }
+
+// Rule 3: the fallback re-run gets the directive and the new question's
+// default, if it has one.
+func TestRule3_FallbackCarriesTheQuestionsDefault(t *testing.T) {
+	t.Parallel()
+	j, _ := mustStep(t, planningJob(ModeManaged), Asked{Question: tempQuestion()}, Answered{Answer: "hot"})
+	again := Question{Type: QuestionConfirm, Text: "Delete the old recipes?", Options: []string{"yes", "no"}, Default: "no"}
+	_, fx := mustStep(t, j, Asked{Question: again})
+	want := "make hot frozen cheese\n\nClarification Answer: hot\n\nClarification Answer: no"
+	if fx.Interpret == nil || fx.Interpret.Prompt != want || fx.Interpret.Directive != FallbackDirective {
+		t.Fatalf("fallback run %+v; want prompt %q with the directive", fx.Interpret, want)
+	}
+	// Gate mode: proceed, with the default to use.
+	g, _ := mustStep(t, planningJob(ModeGate), Asked{Question: tempQuestion()}, Answered{Answer: "hot"}, Asked{Question: tempQuestion()})
+	_, fx = mustStep(t, g, Asked{Question: again})
+	if fx.Action != ActionProceed || fx.Default != "no" || fx.Directive != FallbackDirective {
+		t.Fatalf("gate: action %s default %q", fx.Action, fx.Default)
+	}
+}

@@ -153,6 +153,7 @@ func (s *Server) report(c *call) (int, any, error) {
 		Answer:         res.Answer,
 		ResolvedPrompt: res.ResolvedPrompt,
 		Directive:      res.Directive,
+		Default:        res.Default,
 		Job:            viewOf(res.Job),
 	}, nil
 }

@@ -121,8 +121,11 @@ type ReportResponse struct {
 	Answer         string `json:"answer,omitempty"`
 	ResolvedPrompt string `json:"resolvedPrompt,omitempty"`
 	// Directive is set for proceed (and for resume after a decline).
-	Directive string  `json:"directive,omitempty"`
-	Job       JobView `json:"job"`
+	Directive string `json:"directive,omitempty"`
+	// Default, with proceed, is the default of the question asked past
+	// the hard cap: use it as the answer.
+	Default string  `json:"default,omitempty"`
+	Job     JobView `json:"job"`
 }
 
 // EventList is GET /jobs/{id}/events as JSON.
