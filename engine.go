@@ -287,7 +287,7 @@ type ReportResult struct {
 	// Default, with proceed, is the default of the question the agent
 	// asked past the hard cap: use it as the answer.
 	Default string `json:"default,omitempty"`
-	Job       *Job   `json:"job"`
+	Job     *Job   `json:"job"`
 }
 
 // Report takes a gate-mode agent's outcome and answers with what it must do
