@@ -348,10 +348,7 @@ func (e *Engine) Report(ctx context.Context, tenant, id string, r Report) (*Repo
 	case ActionAsk, ActionWait:
 		res.Question = next.Question
 	case ActionResume:
-		res.Answer, res.ResolvedPrompt = next.Answer, next.ResolvedPrompt
-		if next.Answer == "" {
-			res.ResolvedPrompt = next.Goal
-		}
+		res.Answer, res.ResolvedPrompt = next.Answer, next.Prompt()
 	}
 	return res, nil
 }
@@ -412,10 +409,7 @@ func (e *Engine) Recover(ctx context.Context, before time.Time) (int, error) {
 // resumption is the interpretation a planning job was in when its process
 // died, derived from its clarification state.
 func resumption(j *Job) Interpretation {
-	prompt := j.Goal
-	if j.ClarificationStatus == ClarificationAnswered && j.Answer != "" {
-		prompt = j.ResolvedPrompt
-	}
+	prompt := j.Prompt()
 	switch {
 	case j.FallbackUsed:
 		return Interpretation{Prompt: prompt, Reason: ReasonFallback, Directive: FallbackDirective}

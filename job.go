@@ -208,6 +208,16 @@ func (j *Job) Clone() *Job {
 	return &c
 }
 
+// Prompt is what the job's interpreter works on now: the resolved prompt
+// once the job has an answer, else the goal (a declined question without a
+// default leaves no answer).
+func (j *Job) Prompt() string {
+	if j.ClarificationStatus == ClarificationAnswered && j.Answer != "" {
+		return j.ResolvedPrompt
+	}
+	return j.Goal
+}
+
 // ResolvedPrompt builds PROTOCOL.md rule 4's prompt: the goal followed by the
 // answer section that interpreters treat as the authority.
 func ResolvedPrompt(goal, answer string) string {

@@ -324,10 +324,7 @@ func hardCap(j *Job, fx *Effects, now time.Time, q *Question) {
 		fx.Directive = FallbackDirective
 		return
 	}
-	prompt := j.Goal
-	if j.ClarificationStatus == ClarificationAnswered && j.Answer != "" {
-		prompt = j.ResolvedPrompt
-	}
+	prompt := j.Prompt()
 	if q.Default != "" {
 		prompt = ResolvedPrompt(prompt, q.Default)
 	}
