@@ -28,17 +28,24 @@ type setting struct {
 func newSettings(name, summary string, getenv func(string) string, out io.Writer) *settings {
 	s := &settings{fs: flag.NewFlagSet(name, flag.ContinueOnError), getenv: getenv}
 	s.fs.SetOutput(out)
-	s.fs.Usage = func() {
-		fmt.Fprintf(out, "Usage: askonce %s [flags]\n\n%s\n\nFlags (each also read from its environment variable):\n", name, summary)
+	s.fs.Usage = s.usage(name+" [flags]", summary)
+	return s
+}
+
+// usage is --help: a usage line, a summary, and every flag with its
+// variable and default.
+func (s *settings) usage(line, summary string) func() {
+	return func() {
+		w := s.fs.Output()
+		fmt.Fprintf(w, "Usage: askonce %s\n\n%s\n\nFlags (each also read from its environment variable):\n", line, summary)
 		for _, d := range s.defs {
 			def := d.Default
 			if def == "" {
 				def = `""`
 			}
-			fmt.Fprintf(out, "  --%s  (%s, default %s)\n      %s\n", d.Flag, d.Env, def, d.Help)
+			fmt.Fprintf(w, "  --%s  (%s, default %s)\n      %s\n", d.Flag, d.Env, def, d.Help)
 		}
 	}
-	return s
 }
 
 func envName(flagName string) string {

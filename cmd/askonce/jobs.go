@@ -72,7 +72,7 @@ func jobs(ctx context.Context, args []string, getenv func(string) string, stdin 
 	line = line[:strings.Index(line, "\n")]
 	summaryExtra = strings.TrimSpace(line[23:])
 	summaryExtra = strings.ToUpper(summaryExtra[:1]) + summaryExtra[1:] + "."
-	s.fs.Usage = usageWith(s, "jobs "+sub+" [flags] "+argNames, summaryExtra+"\n\n"+exitCodesHelp)
+	s.fs.Usage = s.usage("jobs "+sub+" [flags] "+argNames, summaryExtra+"\n\n"+exitCodesHelp)
 	pos, err := s.parseArgs(rest)
 	if err != nil {
 		return report(err, stderr)
@@ -155,21 +155,6 @@ func jobs(ctx context.Context, args []string, getenv func(string) string, stdin 
 			err = out(h, func() { printHistory(stdout, h.Entries) })
 		}
 		return report(err, stderr)
-	}
-}
-
-// usageWith is a settings' --help with its own usage line and summary.
-func usageWith(s *settings, line, summary string) func() {
-	return func() {
-		w := s.fs.Output()
-		fmt.Fprintf(w, "Usage: askonce %s\n\n%s\n\nFlags (each also read from its environment variable):\n", line, summary)
-		for _, d := range s.defs {
-			def := d.Default
-			if def == "" {
-				def = `""`
-			}
-			fmt.Fprintf(w, "  --%s  (%s, default %s)\n      %s\n", d.Flag, d.Env, def, d.Help)
-		}
 	}
 }
 

@@ -40,7 +40,7 @@ func runJob(ctx context.Context, args []string, getenv func(string) string, stdi
 	s.String(&c.Answer, "answer", "", "answer the question, if one is asked, with this text (a number picks an option)")
 	s.Bool(&c.JSON, "json", false, "print the job as JSON instead of the plan tree")
 	s.Bool(&c.NoInput, "no-input", false, "never show a picker: print numbered options and read the answer from stdin")
-	s.fs.Usage = usageWith(s, "run [flags] GOAL", runSummary)
+	s.fs.Usage = s.usage("run [flags] GOAL", runSummary)
 	pos, err := s.parseArgs(args)
 	if err != nil {
 		return report(err, stderr)
