@@ -109,22 +109,16 @@ func (s *Server) answer(c *call) (int, any, error) {
 	return http.StatusOK, viewOf(j), nil
 }
 
-func (s *Server) cancel(c *call) (int, any, error) {
-	if err := decode(c.body, &EmptyRequest{}, true); err != nil {
-		return 0, nil, err
-	}
-	j, err := s.engine.Cancel(c.ctx(), c.tenant, c.r.PathValue("id"))
-	if err != nil {
-		return 0, nil, err
-	}
-	return http.StatusOK, viewOf(j), nil
-}
+func (s *Server) cancel(c *call) (int, any, error) { return s.jobAction(c, s.engine.Cancel) }
 
-func (s *Server) decline(c *call) (int, any, error) {
+func (s *Server) decline(c *call) (int, any, error) { return s.jobAction(c, s.engine.Decline) }
+
+// jobAction runs a body-less POST on the job in the path.
+func (s *Server) jobAction(c *call, act func(ctx context.Context, tenant, id string) (*askonce.Job, error)) (int, any, error) {
 	if err := decode(c.body, &EmptyRequest{}, true); err != nil {
 		return 0, nil, err
 	}
-	j, err := s.engine.Decline(c.ctx(), c.tenant, c.r.PathValue("id"))
+	j, err := act(c.ctx(), c.tenant, c.r.PathValue("id"))
 	if err != nil {
 		return 0, nil, err
 	}

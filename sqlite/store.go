@@ -247,20 +247,8 @@ func (s *Store) AddAttempt(ctx context.Context, tenant, jobID string, a askonce.
 // Attempts returns the job's attempts by number. ENOTFOUND if the tenant
 // has no such job.
 func (s *Store) Attempts(ctx context.Context, tenant, jobID string) ([]askonce.Attempt, error) {
-	rows, err := s.r.attempts.QueryContext(ctx, jobID, tenant)
+	out, err := queryAll(ctx, s.r.attempts, scanAttempt, jobID, tenant)
 	if err != nil {
-		return nil, fmt.Errorf("attempts of job %s: %w", jobID, err)
-	}
-	defer rows.Close()
-	out := []askonce.Attempt{}
-	for rows.Next() {
-		a, err := scanAttempt(rows)
-		if err != nil {
-			return nil, fmt.Errorf("attempts of job %s: %w", jobID, err)
-		}
-		out = append(out, a)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("attempts of job %s: %w", jobID, err)
 	}
 	if len(out) == 0 {
@@ -277,20 +265,8 @@ func (s *Store) Events(ctx context.Context, tenant, jobID string, after int64, l
 	if limit <= 0 {
 		limit = -1 // SQLite: no limit
 	}
-	rows, err := s.r.events.QueryContext(ctx, jobID, tenant, after, limit)
+	out, err := queryAll(ctx, s.r.events, scanEvent, jobID, tenant, after, limit)
 	if err != nil {
-		return nil, fmt.Errorf("events of job %s: %w", jobID, err)
-	}
-	defer rows.Close()
-	out := []askonce.Event{}
-	for rows.Next() {
-		e, err := scanEvent(rows)
-		if err != nil {
-			return nil, fmt.Errorf("events of job %s: %w", jobID, err)
-		}
-		out = append(out, e)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("events of job %s: %w", jobID, err)
 	}
 	if len(out) == 0 {
@@ -301,6 +277,25 @@ func (s *Store) Events(ctx context.Context, tenant, jobID string, after int64, l
 		}
 	}
 	return out, nil
+}
+
+// queryAll runs a prepared query and scans every row; never nil, so that
+// an empty result is an empty JSON list.
+func queryAll[T any](ctx context.Context, st *sql.Stmt, scan func(interface{ Scan(...any) error }) (T, error), args ...any) ([]T, error) {
+	rows, err := st.QueryContext(ctx, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []T{}
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
 }
 
 // mustExist returns ENOTFOUND unless the tenant has the job.
@@ -332,20 +327,8 @@ func (s *Store) LookupHistory(ctx context.Context, tenant, session, hash string)
 // History returns the session's answered questions, oldest (last
 // answered) first.
 func (s *Store) History(ctx context.Context, tenant, session string) ([]askonce.HistoryEntry, error) {
-	rows, err := s.r.history.QueryContext(ctx, tenant, session)
+	out, err := queryAll(ctx, s.r.history, scanHistory, tenant, session)
 	if err != nil {
-		return nil, fmt.Errorf("history of session %s: %w", session, err)
-	}
-	defer rows.Close()
-	out := []askonce.HistoryEntry{}
-	for rows.Next() {
-		h, err := scanHistory(rows)
-		if err != nil {
-			return nil, fmt.Errorf("history of session %s: %w", session, err)
-		}
-		out = append(out, h)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("history of session %s: %w", session, err)
 	}
 	return out, nil
