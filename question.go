@@ -53,7 +53,12 @@ type Question struct {
 	Type    QuestionType `json:"type"`
 	Text    string       `json:"text"`
 	Options []string     `json:"options,omitempty"`
-	Reason  string       `json:"reason,omitempty"`
+	// AllowOther lets a SELECT_ONE question take an answer outside
+	// Options: any visible text of at most MaxFreeText bytes, which the
+	// interpreter then weighs (PROTOCOL.md rule 7). CONFIRM and
+	// TARGET_FILE questions never allow other answers.
+	AllowOther bool   `json:"allowOther,omitempty"`
+	Reason     string `json:"reason,omitempty"`
 	// Default is the safe answer applied on timeout or decline, if any.
 	Default   string     `json:"default,omitempty"`
 	ExpiresAt *time.Time `json:"expiresAt,omitempty"`

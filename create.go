@@ -1,0 +1,126 @@
+package askonce
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"unicode/utf8"
+)
+
+// CreateRequest is what a client sends to create a job.
+type CreateRequest struct {
+	TenantID  string
+	SessionID string
+	// Goal is the natural-language goal. Required.
+	Goal    string
+	Profile string
+	// Files are candidate files the goal may refer to.
+	Files   []string
+	HardCap HardCap
+	// Mode defaults to managed; gate jobs wait for an agent's reports.
+	Mode       Mode
+	SpecSchema json.RawMessage
+}
+
+// ProfileLister is implemented by interpreters with named profiles, so that
+// an unknown profile is rejected when the job is created.
+type ProfileLister interface {
+	Profiles() []string
+}
+
+// Create persists a new job from a goal, then (in managed mode) runs the
+// planning loop: the result is a planned job, a pending job with its one
+// question, or a recorded failure. Every outcome is a stored job with an id.
+func (e *Engine) Create(ctx context.Context, req CreateRequest) (*Job, error) {
+	j, err := e.newJob(req)
+	if err != nil {
+		return nil, err
+	}
+	ev := Event{TenantID: j.TenantID, JobID: j.ID, Type: EventCreated, At: j.CreatedAt}
+	ev.Data, _ = json.Marshal(map[string]any{"mode": j.Mode, "sessionId": j.SessionID, "profile": j.Profile})
+	if err := e.Store.CreateJob(ctx, j, []Event{ev}); err != nil {
+		return nil, fmt.Errorf("create job: %w", err)
+	}
+	if j.Mode == ModeGate {
+		return j, nil
+	}
+	return e.interpret(ctx, j, Interpretation{Prompt: j.Goal, Reason: ReasonInitial})
+}
+
+func (e *Engine) newJob(req CreateRequest) (*Job, error) {
+	goal := strings.TrimSpace(req.Goal)
+	switch {
+	case !utf8.ValidString(req.Goal):
+		return nil, Errorf(EINVALID, "goal is not valid UTF-8")
+	case goal == "":
+		return nil, Errorf(EINVALID, "goal is empty")
+	case len(goal) > MaxGoal:
+		return nil, Errorf(EINVALID, "goal is %d bytes; the limit is %d", len(goal), MaxGoal)
+	case len(req.Files) > MaxFiles:
+		return nil, Errorf(EINVALID, "%d files given; the limit is %d", len(req.Files), MaxFiles)
+	}
+	for _, f := range req.Files {
+		if _, ok := insideRoot(f); !ok || f == "" || !utf8.ValidString(f) {
+			return nil, Errorf(EINVALID, "file %q is not a relative path inside the project", f)
+		}
+	}
+	mode := req.Mode
+	switch mode {
+	case "":
+		mode = ModeManaged
+	case ModeManaged, ModeGate:
+	default:
+		return nil, Errorf(EINVALID, "mode %q is not managed or gate", mode)
+	}
+	hc := req.HardCap
+	if hc == "" {
+		hc = e.HardCap
+	}
+	switch hc {
+	case "":
+		hc = HardCapFallback
+	case HardCapFallback, HardCapFail:
+	default:
+		return nil, Errorf(EINVALID, "hardCap %q is not fallback or fail", hc)
+	}
+	if mode == ModeManaged {
+		if e.Interpreter == nil {
+			return nil, Errorf(EINVALID, "this engine has no interpreter; create the job in gate mode")
+		}
+		if pl, ok := e.Interpreter.(ProfileLister); ok && req.Profile != "" && !slices.Contains(pl.Profiles(), req.Profile) {
+			return nil, Errorf(EINVALID, "profile %q is unknown; known profiles: %s", req.Profile, strings.Join(pl.Profiles(), ", "))
+		}
+	}
+	if len(req.SpecSchema) > 0 {
+		if err := ValidSchema(req.SpecSchema); err != nil {
+			return nil, err
+		}
+	}
+	tenant := req.TenantID
+	if tenant == "" {
+		tenant = DefaultTenant
+	}
+	session := strings.TrimSpace(req.SessionID)
+	if session == "" {
+		session = e.newID()
+	}
+	now := e.now()
+	return &Job{
+		ID:                  e.newID(),
+		TenantID:            tenant,
+		SessionID:           session,
+		Mode:                mode,
+		Goal:                goal,
+		Profile:             req.Profile,
+		Files:               slices.Clone(req.Files),
+		HardCap:             hc,
+		SpecSchema:          slices.Clone(req.SpecSchema),
+		Title:               DeriveTitle(goal),
+		Status:              StatusPlanning,
+		ClarificationStatus: ClarificationNone,
+		CreatedAt:           now,
+		UpdatedAt:           now,
+	}, nil
+}

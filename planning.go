@@ -1,0 +1,176 @@
+package askonce
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// interpret is the one planning loop: it runs the interpretation, applies
+// its outcome through Step, and follows any further interpretation Step
+// asks for (an auto-resolved answer, a fallback). Step bounds the chain: a
+// job interprets at most initial, answer, fallback.
+func (e *Engine) interpret(ctx context.Context, j *Job, it Interpretation) (*Job, error) {
+	for {
+		in, attempts, err := e.plan(ctx, j, it)
+		if err != nil {
+			return nil, err
+		}
+		next, fx, err := e.apply(ctx, j, in, attempts)
+		if err != nil {
+			var ae *Error
+			if errors.As(err, &ae) && ae.Code == ECONFLICT && ae.Job != nil {
+				// Cancelled (or recovered elsewhere) while the
+				// interpreter ran: the stored state wins.
+				return ae.Job, nil
+			}
+			return nil, err
+		}
+		if fx.Interpret == nil {
+			return next, nil
+		}
+		j, it = next, *fx.Interpret
+	}
+}
+
+// plan runs up to MaxAttempts interpreter calls for one interpretation and
+// returns the outcome as a Step input, with the final attempt to write
+// alongside it. Retried attempts are persisted as they happen.
+func (e *Engine) plan(ctx context.Context, j *Job, it Interpretation) (Input, []Attempt, error) {
+	var feedback []string
+	reason := it.Reason
+	for i := 1; ; i++ {
+		req := &Request{
+			JobID: j.ID, Goal: j.Goal, Prompt: it.Prompt, Profile: j.Profile, Files: j.Files,
+			Attempt: i, Reason: reason, Feedback: feedback, Directive: it.Directive, SpecSchema: j.SpecSchema,
+		}
+		a, out := e.call(ctx, j, req)
+		a.N = j.AttemptCount + 1
+		switch {
+		case a.Outcome == AttemptError:
+			return Failed{Message: "interpreter error: " + a.Error}, []Attempt{a}, nil
+		case a.Outcome == AttemptPlan:
+			return Planned{Plan: out.Plan, Title: out.Title}, []Attempt{a}, nil
+		case a.Outcome == AttemptQuestion:
+			in, err := e.asked(ctx, j, *out.Question, out.Title)
+			return in, []Attempt{a}, err
+		case i >= e.maxAttempts():
+			return Invalid{Raw: a.Raw, Errors: feedback}, []Attempt{a}, nil
+		}
+		if err := e.Store.AddAttempt(ctx, j.TenantID, j.ID, a, attemptEvent(j, a)); err != nil {
+			return nil, nil, err
+		}
+		if e.Observer != nil {
+			e.Observer.Attempt(j, a)
+		}
+		j.AttemptCount++
+		feedback = strings.Split(a.Error, "\n")
+		reason = ReasonRetryValidation
+		if out == nil {
+			reason = ReasonRetryParseError
+		}
+	}
+}
+
+// call makes one interpreter call and classifies it. For an invalid
+// attempt, out is nil on a parse error and set on a validation error.
+func (e *Engine) call(ctx context.Context, j *Job, req *Request) (a Attempt, out *Outcome) {
+	a = Attempt{Reason: req.Reason, StartedAt: e.now()}
+	cctx, cancel := context.WithTimeout(ctx, e.interpretTimeout())
+	defer cancel()
+	resp, err := e.Interpreter.Interpret(cctx, req)
+	a.Duration = e.now().Sub(a.StartedAt)
+	if resp != nil {
+		a.Usage = resp.Usage
+		a.Raw = capString(string(resp.Raw), e.maxRaw())
+	}
+	if err != nil {
+		if cctx.Err() == context.DeadlineExceeded && ctx.Err() == nil {
+			err = fmt.Errorf("timed out after %s: %w", e.interpretTimeout(), err)
+		}
+		a.Outcome, a.Error = AttemptError, err.Error()
+		return a, nil
+	}
+	if resp == nil {
+		a.Outcome, a.Error = AttemptError, "interpreter returned no response"
+		return a, nil
+	}
+	if len(resp.Raw) > e.maxOutput() {
+		a.Outcome = AttemptInvalid
+		a.Error = fmt.Sprintf("output is %d bytes; the limit is %d", len(resp.Raw), e.maxOutput())
+		return a, nil
+	}
+	out, err = ParseOutcome(resp.Raw)
+	if err != nil {
+		a.Outcome, a.Error = AttemptInvalid, ErrorMessage(err)
+		return a, nil
+	}
+	if out.Plan != nil {
+		if errs := out.Plan.Validate(j.SpecSchema); len(errs) > 0 {
+			a.Outcome, a.Error = AttemptInvalid, strings.Join(errs, "\n")
+			return a, out
+		}
+		a.Outcome = AttemptPlan
+		return a, out
+	}
+	a.Outcome = AttemptQuestion
+	return a, out
+}
+
+// asked builds the Asked input for a question: it sets the expiry and, for
+// a job that has not asked yet, looks the question up in the session's
+// history (the repeat guard's I/O, kept out of Step).
+func (e *Engine) asked(ctx context.Context, j *Job, q Question, title string) (Asked, error) {
+	in := Asked{Question: q, Title: title}
+	if q.ExpiresAt == nil && e.questionTTL() > 0 {
+		t := e.now().Add(e.questionTTL())
+		in.Question.ExpiresAt = &t
+	}
+	if j.ClarificationStatus != ClarificationNone {
+		return in, nil
+	}
+	h, err := e.Store.LookupHistory(ctx, j.TenantID, j.SessionID, QuestionHash(q.Text))
+	switch ErrorCode(err) {
+	case "":
+		in.Stored = h
+	case ENOTFOUND:
+	default:
+		return in, err
+	}
+	return in, nil
+}
+
+// apply runs Step and writes its result with a compare-and-set.
+func (e *Engine) apply(ctx context.Context, j *Job, in Input, attempts []Attempt) (*Job, *Effects, error) {
+	next, fx, err := Step(j, in, e.now())
+	if err != nil {
+		return nil, nil, err
+	}
+	if !fx.Changed() && len(attempts) == 0 {
+		return next, fx, nil
+	}
+	events := make([]Event, 0, len(attempts)+len(fx.Events))
+	for _, a := range attempts {
+		events = append(events, attemptEvent(j, a))
+	}
+	events = append(events, fx.Events...)
+	c := &Change{Job: next, Attempts: attempts, Events: events, History: fx.History, Dispatch: fx.Dispatch}
+	if err := e.Store.UpdateJob(ctx, c); err != nil {
+		return nil, nil, err
+	}
+	if e.Observer != nil {
+		for _, a := range attempts {
+			e.Observer.Attempt(next, a)
+		}
+		e.Observer.Transition(next, fx)
+	}
+	return next, fx, nil
+}
+
+func attemptEvent(j *Job, a Attempt) Event {
+	ev := Event{TenantID: j.TenantID, JobID: j.ID, Type: EventAttempt, At: a.StartedAt}
+	ev.Data, _ = json.Marshal(map[string]any{"n": a.N, "reason": a.Reason, "outcome": a.Outcome, "error": a.Error})
+	return ev
+}

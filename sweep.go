@@ -1,0 +1,73 @@
+package askonce
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// ExpireDue applies Expire to every overdue pending question: its default
+// is applied (and, in managed mode, interpreted), or the job expires. It
+// returns how many jobs it changed.
+func (e *Engine) ExpireDue(ctx context.Context) (int, error) {
+	refs, err := e.Store.DueQuestions(ctx, e.now(), 100)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, r := range refs {
+		_, err := e.transition(ctx, r.TenantID, r.ID, Expire{})
+		switch ErrorCode(err) {
+		case "":
+			n++
+		case ECONFLICT, ENOTFOUND:
+			// Answered or cancelled since the sweep looked: nothing to do.
+		default:
+			return n, fmt.Errorf("expire job %s: %w", r.ID, err)
+		}
+	}
+	return n, nil
+}
+
+// Recover resumes managed jobs left in planning by a dead process and not
+// updated since before (PROTOCOL.md rule 13). Each job is claimed with a
+// compare-and-set first, so two recovering processes never both run it. It
+// returns how many jobs it resumed.
+func (e *Engine) Recover(ctx context.Context, before time.Time) (int, error) {
+	refs, err := e.Store.StalePlanning(ctx, before, 100)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, r := range refs {
+		j, err := e.Store.GetJob(ctx, r.TenantID, r.ID)
+		if err != nil {
+			continue
+		}
+		claimed := j.Clone()
+		claimed.UpdatedAt = e.now()
+		ev := Event{TenantID: j.TenantID, JobID: j.ID, Type: EventRecovered, At: claimed.UpdatedAt}
+		if err := e.Store.UpdateJob(ctx, &Change{Job: claimed, Events: []Event{ev}}); err != nil {
+			continue
+		}
+		if _, err := e.interpret(ctx, claimed, resumption(claimed)); err != nil {
+			e.logger().Warn("recover job", "job", j.ID, "err", err)
+			continue
+		}
+		n++
+	}
+	return n, nil
+}
+
+// resumption is the interpretation a planning job was in when its process
+// died, derived from its clarification state.
+func resumption(j *Job) Interpretation {
+	prompt := j.Prompt()
+	switch {
+	case j.FallbackUsed:
+		return Interpretation{Prompt: prompt, Reason: ReasonFallback, Directive: FallbackDirective}
+	case j.ClarificationStatus == ClarificationAnswered:
+		return Interpretation{Prompt: prompt, Reason: ReasonClarificationAnswer}
+	}
+	return Interpretation{Prompt: prompt, Reason: ReasonInitial}
+}
