@@ -34,19 +34,29 @@ type ProfileLister interface {
 // planning loop: the result is a planned job, a pending job with its one
 // question, or a recorded failure. Every outcome is a stored job with an id.
 func (e *Engine) Create(ctx context.Context, req CreateRequest) (*Job, error) {
+	j, it, err := e.create(ctx, req)
+	if err != nil || it == nil {
+		return j, err
+	}
+	return e.interpret(ctx, j, *it)
+}
+
+// create validates and persists a new job. It returns the interpretation
+// to run next, nil for a gate-mode job.
+func (e *Engine) create(ctx context.Context, req CreateRequest) (*Job, *Interpretation, error) {
 	j, err := e.newJob(req)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	ev := Event{TenantID: j.TenantID, JobID: j.ID, Type: EventCreated, At: j.CreatedAt}
 	ev.Data, _ = json.Marshal(map[string]any{"mode": j.Mode, "sessionId": j.SessionID, "profile": j.Profile})
 	if err := e.Store.CreateJob(ctx, j, []Event{ev}); err != nil {
-		return nil, fmt.Errorf("create job: %w", err)
+		return nil, nil, fmt.Errorf("create job: %w", err)
 	}
 	if j.Mode == ModeGate {
-		return j, nil
+		return j, nil, nil
 	}
-	return e.interpret(ctx, j, Interpretation{Prompt: j.Goal, Reason: ReasonInitial})
+	return j, &Interpretation{Prompt: j.Goal, Reason: ReasonInitial}, nil
 }
 
 func (e *Engine) newJob(req CreateRequest) (*Job, error) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -59,6 +60,8 @@ type Engine struct {
 	// interpreter attempt (metrics implement it). It must be fast and must
 	// not block.
 	Observer Observer
+
+	bg sync.WaitGroup // background planning runs (Start), for Drain
 }
 
 // Observer receives the engine's measurements.
@@ -96,18 +99,25 @@ func (e *Engine) Cancel(ctx context.Context, tenant, id string) (*Job, error) {
 // transition applies a user input to a stored job and runs the planning
 // loop if the transition asks for it.
 func (e *Engine) transition(ctx context.Context, tenant, id string, in Input) (*Job, error) {
+	next, it, err := e.begin(ctx, tenant, id, in)
+	if err != nil || it == nil {
+		return next, err
+	}
+	return e.interpret(ctx, next, *it)
+}
+
+// begin applies a user input to a stored job and returns the committed
+// job with the interpretation the transition asks for (nil when none).
+func (e *Engine) begin(ctx context.Context, tenant, id string, in Input) (*Job, *Interpretation, error) {
 	j, err := e.Store.GetJob(ctx, tenantOr(tenant), id)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	next, fx, err := e.apply(ctx, j, in, nil)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if fx.Interpret != nil {
-		return e.interpret(ctx, next, *fx.Interpret)
-	}
-	return next, nil
+	return next, fx.Interpret, nil
 }
 
 // Get returns a job, or ENOTFOUND.

@@ -27,7 +27,7 @@ func (s *Server) createJob(c *call) (int, any, error) {
 	if bytes.Equal(bytes.TrimSpace(spec), []byte("null")) {
 		spec = nil
 	}
-	j, err := s.engine.Create(c.ctx(), askonce.CreateRequest{
+	j, run, err := s.engine.Start(c.ctx(), askonce.CreateRequest{
 		TenantID:   c.tenant,
 		SessionID:  req.SessionID,
 		Goal:       goal,
@@ -42,9 +42,17 @@ func (s *Server) createJob(c *call) (int, any, error) {
 	}
 	c.info.jobID = j.ID
 	s.obs.JobCreated(j)
-	v := viewOf(j)
+	done, err := s.await(c, run)
+	if err != nil {
+		return 0, nil, err
+	}
+	if done == nil {
+		// Still planning: needsClarification is not known yet.
+		return c.accepted(j)
+	}
+	v := viewOf(done)
 	// Only creation can ask (PROTOCOL.md rule 3).
-	needs := j.Status == askonce.StatusPending && j.ClarificationStatus == askonce.ClarificationAsked && j.Question != nil
+	needs := done.Status == askonce.StatusPending && done.ClarificationStatus == askonce.ClarificationAsked && done.Question != nil
 	v.NeedsClarification = &needs
 	return http.StatusCreated, v, nil
 }
@@ -102,27 +110,44 @@ func (s *Server) answer(c *call) (int, any, error) {
 	if err := decode(c.body, &req, false); err != nil {
 		return 0, nil, err
 	}
-	j, err := s.engine.Answer(c.ctx(), c.tenant, c.r.PathValue("id"), req.Answer)
+	return s.planned(c)(s.engine.StartAnswer(c.ctx(), c.tenant, c.r.PathValue("id"), req.Answer))
+}
+
+// planned renders the outcome of an answer or a decline: 200 with the job
+// when planning ended within the request's wait, else 202 with the job
+// still planning.
+func (s *Server) planned(c *call) func(*askonce.Job, *askonce.Run, error) (int, any, error) {
+	return func(j *askonce.Job, run *askonce.Run, err error) (int, any, error) {
+		if err != nil {
+			return 0, nil, err
+		}
+		done, err := s.await(c, run)
+		if err != nil {
+			return 0, nil, err
+		}
+		if done == nil {
+			return c.accepted(j)
+		}
+		return http.StatusOK, viewOf(done), nil
+	}
+}
+
+func (s *Server) cancel(c *call) (int, any, error) {
+	if err := decode(c.body, &EmptyRequest{}, true); err != nil {
+		return 0, nil, err
+	}
+	j, err := s.engine.Cancel(c.ctx(), c.tenant, c.r.PathValue("id"))
 	if err != nil {
 		return 0, nil, err
 	}
 	return http.StatusOK, viewOf(j), nil
 }
 
-func (s *Server) cancel(c *call) (int, any, error) { return s.jobAction(c, s.engine.Cancel) }
-
-func (s *Server) decline(c *call) (int, any, error) { return s.jobAction(c, s.engine.Decline) }
-
-// jobAction runs a body-less POST on the job in the path.
-func (s *Server) jobAction(c *call, act func(ctx context.Context, tenant, id string) (*askonce.Job, error)) (int, any, error) {
+func (s *Server) decline(c *call) (int, any, error) {
 	if err := decode(c.body, &EmptyRequest{}, true); err != nil {
 		return 0, nil, err
 	}
-	j, err := act(c.ctx(), c.tenant, c.r.PathValue("id"))
-	if err != nil {
-		return 0, nil, err
-	}
-	return http.StatusOK, viewOf(j), nil
+	return s.planned(c)(s.engine.StartDecline(c.ctx(), c.tenant, c.r.PathValue("id")))
 }
 
 func (s *Server) report(c *call) (int, any, error) {

@@ -212,6 +212,14 @@ func (s *Server) openAPI() map[string]any {
 			ok["content"] = map[string]any{rt.ContentType: map[string]any{"schema": map[string]any{"type": "string"}}}
 		}
 		responses := map[string]any{strconv.Itoa(rt.Status): ok}
+		if rt.Async {
+			responses[strconv.Itoa(http.StatusAccepted)] = map[string]any{
+				"description": "Planning goes on in the background (Prefer: respond-async, or the wait ran out): the job as committed, status planning. Follow it at Location, with GET /jobs/{id} or its event stream.",
+				"headers": map[string]any{"Location": map[string]any{"description": "/jobs/{id} of the job", "schema": map[string]any{"type": "string"}},
+					"Preference-Applied": map[string]any{"description": "respond-async or wait=N when that preference was honoured", "schema": map[string]any{"type": "string"}}},
+				"content": map[string]any{"application/json": map[string]any{"schema": g.of(reflect.TypeOf(JobView{}))}},
+			}
+		}
 		for _, code := range rt.Errors {
 			responses[strconv.Itoa(code)] = map[string]any{"description": http.StatusText(code),
 				"content": map[string]any{"application/json": map[string]any{"schema": errRef}}}

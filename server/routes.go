@@ -23,6 +23,9 @@ type route struct {
 	ContentType string
 	// Stream: the route also answers text/event-stream.
 	Stream bool
+	// Async: the route starts planning, honours Prefer (respond-async,
+	// wait=N) and may answer 202 with the job still planning.
+	Async  bool
 	Query  []param
 	Header []param
 	// Errors lists the error statuses the route documents.
@@ -41,6 +44,8 @@ type param struct {
 
 func (rt *route) pattern() string { return rt.Method + " " + rt.Path }
 
+var preferHeader = param{"Prefer", "string", "RFC 7240: respond-async answers 202 at once with the job still planning; wait=N waits at most N seconds (at most the server's --sync-wait) for the outcome before answering 202. Unknown preferences are ignored."}
+
 var idempotencyHeader = param{"Idempotency-Key", "string", "Makes a retry safe: the first response to this key (and the same method, path and body) is returned again with Idempotent-Replayed: true."}
 
 // routeTable is the API. Every route is registered on the mux and
@@ -54,7 +59,7 @@ func (s *Server) routeTable() []*route {
 	return []*route{
 		{Method: "POST", Path: "/jobs", Summary: "Create a job from a goal; in managed mode, plan it or ask its one question.",
 			Request: CreateJobRequest{}, Response: JobView{}, Status: http.StatusCreated,
-			Header: []param{idempotencyHeader}, Errors: []int{s400, s401, s409, s413, s415, s422}, api: s.createJob},
+			Header: []param{idempotencyHeader, preferHeader}, Async: true, Errors: []int{s400, s401, s409, s413, s415, s422}, api: s.createJob},
 		{Method: "GET", Path: "/jobs", Summary: "List the tenant's jobs, newest first.",
 			Response: JobList{}, Status: http.StatusOK, Errors: []int{s400, s401},
 			Query: []param{
@@ -67,13 +72,13 @@ func (s *Server) routeTable() []*route {
 			Response: JobDetail{}, Status: http.StatusOK, Errors: []int{s401, s404}, api: s.getJob},
 		{Method: "POST", Path: "/jobs/{id}/clarification", Summary: "Answer the job's question; never returns a new question.",
 			Request: AnswerRequest{}, Response: JobView{}, Status: http.StatusOK,
-			Header: []param{idempotencyHeader}, Errors: post, api: s.answer},
+			Header: []param{idempotencyHeader, preferHeader}, Async: true, Errors: post, api: s.answer},
 		{Method: "POST", Path: "/jobs/{id}/cancel", Summary: "Cancel a planning or pending job.",
 			Request: EmptyRequest{}, BodyOptional: true, Response: JobView{}, Status: http.StatusOK,
 			Header: []param{idempotencyHeader}, Errors: post, api: s.cancel},
 		{Method: "POST", Path: "/jobs/{id}/decline", Summary: "Decline the question: its default is applied, or the job proceeds under the fallback directive.",
 			Request: EmptyRequest{}, BodyOptional: true, Response: JobView{}, Status: http.StatusOK,
-			Header: []param{idempotencyHeader}, Errors: post, api: s.decline},
+			Header: []param{idempotencyHeader, preferHeader}, Async: true, Errors: post, api: s.decline},
 		{Method: "POST", Path: "/jobs/{id}/report", Summary: "Gate mode: report the agent's outcome; the answer says what to do (ask, wait, resume, proceed, done, fail).",
 			Request: ReportRequest{}, Response: ReportResponse{}, Status: http.StatusOK,
 			Header: []param{idempotencyHeader}, Errors: post, api: s.report},

@@ -132,6 +132,12 @@ type Config struct {
 	// dispatcher runs; without one a success stays queued and its stream
 	// ends at once.
 	AwaitDelivery bool
+	// SyncWait is how long POST /jobs, /clarification and /decline wait
+	// for planning to end before they answer 202 with the job still
+	// planning (Prefer: wait=N asks for less, Prefer: respond-async for
+	// none). Keep it below the http.Server's WriteTimeout. Default 30s;
+	// negative: never wait.
+	SyncWait time.Duration
 }
 
 // Server is the HTTP API. It is an http.Handler; create it with New.
@@ -146,6 +152,7 @@ type Server struct {
 	heartbeat     time.Duration
 	streamTimeout time.Duration
 	awaitDelivery bool
+	syncWait      time.Duration
 
 	closing   chan struct{} // closed by CloseStreams
 	closeOnce sync.Once
@@ -170,6 +177,7 @@ func New(cfg Config) *Server {
 		heartbeat:     cfg.Heartbeat,
 		streamTimeout: cfg.StreamTimeout,
 		awaitDelivery: cfg.AwaitDelivery,
+		syncWait:      cfg.SyncWait,
 		closing:       make(chan struct{}),
 	}
 	if s.registry == nil {
@@ -187,6 +195,12 @@ func New(cfg Config) *Server {
 	}
 	if s.heartbeat <= 0 {
 		s.heartbeat = DefaultHeartbeat
+	}
+	switch {
+	case s.syncWait == 0:
+		s.syncWait = DefaultSyncWait
+	case s.syncWait < 0:
+		s.syncWait = 0
 	}
 	if s.streamTimeout <= 0 {
 		s.streamTimeout = DefaultStreamTimeout
@@ -312,6 +326,7 @@ func (r *recorder) statusCode() int {
 // call is one API request as its handler sees it.
 type call struct {
 	r      *http.Request
+	header http.Header // the response's headers
 	tenant string
 	body   []byte
 	info   *requestInfo
@@ -339,7 +354,7 @@ func (s *Server) wrap(rt *route) http.Handler {
 		if strings.HasPrefix(rt.Path, "/jobs/{id}") {
 			info.jobID = r.PathValue("id")
 		}
-		c := &call{r: r, tenant: askonce.DefaultTenant, info: info}
+		c := &call{r: r, header: w.Header(), tenant: askonce.DefaultTenant, info: info}
 		if !rt.Public && s.keys != nil {
 			key, err := presentedKey(r)
 			if err == nil {

@@ -43,6 +43,7 @@ type serveConfig struct {
 	ExpiryInterval   time.Duration
 	ReadTimeout      time.Duration
 	WriteTimeout     time.Duration
+	SyncWait         time.Duration
 	ShutdownTimeout  time.Duration
 	LogLevel         string
 	LogFormat        string
@@ -74,6 +75,7 @@ func serveFlags(getenv func(string) string, out io.Writer) (*settings, *serveCon
 	s.Duration(&c.ExpiryInterval, "expiry-interval", 30*time.Second, "how often overdue questions are expired")
 	s.Duration(&c.ReadTimeout, "read-timeout", 15*time.Second, "HTTP read timeout")
 	s.Duration(&c.WriteTimeout, "write-timeout", 60*time.Second, "HTTP write timeout (event streams extend it per event)")
+	s.Duration(&c.SyncWait, "sync-wait", server.DefaultSyncWait, "how long POST /jobs, /clarification and /decline wait for planning before answering 202 with the job still planning (Prefer: wait=N asks for less; Prefer: respond-async for none); must be less than --write-timeout")
 	s.Duration(&c.ShutdownTimeout, "shutdown-timeout", 20*time.Second, "how long in-flight requests may finish after SIGINT/SIGTERM")
 	s.String(&c.LogLevel, "log-level", "info", "debug, info, warn or error")
 	s.String(&c.LogFormat, "log-format", "text", "text or json")
@@ -143,7 +145,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		InterpretTimeout: c.InterpretTimeout, HardCap: askonce.HardCap(c.HardCap), Logger: log,
 		Observer: metrics.NewObserver(reg),
 	}
-	api := server.New(server.Config{Engine: engine, Keys: keys, Metrics: reg, Logger: log, AwaitDelivery: builder != nil})
+	api := server.New(server.Config{Engine: engine, Keys: keys, Metrics: reg, Logger: log, AwaitDelivery: builder != nil, SyncWait: syncWait(c.SyncWait)})
 	srv := &http.Server{
 		Addr:              c.Addr,
 		Handler:           api,
@@ -168,9 +170,11 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	defer stopBG()
 	go func() {
 		// Jobs a dead process left in planning: resume them.
-		if n, err := engine.Recover(bg, started); err != nil {
+		n, err := engine.Recover(bg, started)
+		if err != nil {
 			log.Error("recover planning jobs", "err", err)
-		} else if n > 0 {
+		}
+		if n > 0 {
 			log.Info("recovered planning jobs", "count", n)
 		}
 	}()
@@ -187,6 +191,12 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	sctx, cancel := context.WithTimeout(context.Background(), c.ShutdownTimeout)
 	defer cancel()
 	err = srv.Shutdown(sctx)
+	// Jobs planning in the background outlive their requests: let them
+	// end stored. One cut off here stays planning and is resumed at the
+	// next start.
+	if derr := engine.Drain(sctx); derr != nil {
+		log.Warn("jobs still planning at shutdown; the next start resumes them", "err", derr)
+	}
 	stopBG()
 	if d != nil {
 		if derr := d.Stop(sctx); derr != nil {
@@ -221,6 +231,10 @@ func (c *serveConfig) check() error {
 		return usageError{"--delivery-attempts must be at least 1"}
 	case c.ExpiryInterval <= 0:
 		return usageError{"--expiry-interval must be positive"}
+	case c.SyncWait < 0:
+		return usageError{"--sync-wait must not be negative (0: always answer 202 at once)"}
+	case c.WriteTimeout > 0 && c.WriteTimeout <= c.SyncWait:
+		return usageError{fmt.Sprintf("--write-timeout (%s) must be larger than --sync-wait (%s): a request that waits for planning must still be able to write its answer", c.WriteTimeout, c.SyncWait)}
 	}
 	return nil
 }
@@ -345,4 +359,13 @@ func hashKey(args []string, stdin io.Reader, stdout io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "%s %s\n", args[0], server.HashKey(key))
 	return nil
+}
+
+// syncWait maps --sync-wait to server.Config.SyncWait, where 0 means the
+// default and a negative value means not to wait.
+func syncWait(d time.Duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return d
 }
