@@ -143,6 +143,14 @@ func (c *Client) Create(ctx context.Context, req CreateRequest) (*JobView, error
 	return &v, c.do(ctx, http.MethodPost, "/jobs", nil, req, &v)
 }
 
+// CreateAsync creates a job with Prefer: respond-async: the server
+// answers at once, usually with the job still planning (follow it with
+// WaitJob); a job that settled at once comes back settled.
+func (c *Client) CreateAsync(ctx context.Context, req CreateRequest) (*JobView, error) {
+	var v JobView
+	return &v, c.doPrefer(ctx, http.MethodPost, "/jobs", req, &v)
+}
+
 // Get returns a job with its attempts.
 func (c *Client) Get(ctx context.Context, id string) (*JobDetail, error) {
 	var v JobDetail
@@ -182,6 +190,20 @@ func (c *Client) List(ctx context.Context, o ListOptions) (*JobList, error) {
 func (c *Client) Answer(ctx context.Context, id, answer string) (*JobView, error) {
 	var v JobView
 	return &v, c.do(ctx, http.MethodPost, "/jobs/"+url.PathEscape(id)+"/clarification", nil, server.AnswerRequest{Answer: answer}, &v)
+}
+
+// AnswerAsync is Answer with Prefer: respond-async: the answer is
+// validated and committed (errors as with Answer), and the server answers
+// with the job still planning its resolved prompt. Follow it with WaitJob.
+func (c *Client) AnswerAsync(ctx context.Context, id, answer string) (*JobView, error) {
+	var v JobView
+	return &v, c.doPrefer(ctx, http.MethodPost, "/jobs/"+url.PathEscape(id)+"/clarification", server.AnswerRequest{Answer: answer}, &v)
+}
+
+// DeclineAsync is Decline with Prefer: respond-async.
+func (c *Client) DeclineAsync(ctx context.Context, id string) (*JobView, error) {
+	var v JobView
+	return &v, c.doPrefer(ctx, http.MethodPost, "/jobs/"+url.PathEscape(id)+"/decline", struct{}{}, &v)
 }
 
 // Cancel cancels a planning or pending job.
@@ -313,6 +335,21 @@ func (c *Client) do(ctx context.Context, method, path string, q url.Values, body
 	if err != nil {
 		return err
 	}
+	return c.send(req, out)
+}
+
+// doPrefer sends a POST that may plan with Prefer: respond-async.
+func (c *Client) doPrefer(ctx context.Context, method, path string, body, out any) error {
+	req, err := c.request(ctx, method, path, nil, body)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Prefer", "respond-async")
+	return c.send(req, out)
+}
+
+func (c *Client) send(req *http.Request, out any) error {
+	method, path := req.Method, req.URL.Path
 	resp, err := c.hc.Do(req)
 	if err != nil {
 		return err
@@ -347,6 +384,7 @@ func decodeError(resp *http.Response) error {
 }
 
 // Wait polls the job until it is no longer planning, or ctx is done.
+// WaitJob does the same without polling.
 func (c *Client) Wait(ctx context.Context, id string, every time.Duration) (*JobDetail, error) {
 	for {
 		j, err := c.Get(ctx, id)
@@ -360,3 +398,62 @@ func (c *Client) Wait(ctx context.Context, id string, every time.Duration) (*Job
 		}
 	}
 }
+
+// WaitJob waits until the job leaves planning (it is pending with its
+// question, or settled) and returns it, or until ctx is done. It follows
+// the job's event stream, so it returns as soon as the change is
+// committed; if the stream ends early it reconnects, and between tries it
+// reads the job.
+func (c *Client) WaitJob(ctx context.Context, id string) (*JobDetail, error) {
+	return c.WaitJobProgress(ctx, id, nil)
+}
+
+// WaitJobProgress is WaitJob that also calls progress, when set, with
+// every event of the job in order (from the first, so that a caller can
+// show the live stage: attempts, retries, answers).
+func (c *Client) WaitJobProgress(ctx context.Context, id string, progress func(askonce.Event)) (*JobDetail, error) {
+	var after int64
+	for {
+		j, err := c.Get(ctx, id)
+		if err != nil || j.Status != askonce.StatusPlanning {
+			return j, err
+		}
+		var left *JobDetail
+		after, err = c.Stream(ctx, id, after, func(ev askonce.Event) error {
+			if progress != nil {
+				progress(ev)
+			}
+			if ev.Type == askonce.EventAttempt || ev.Type == askonce.EventCreated {
+				return nil // still planning
+			}
+			d, err := c.Get(ctx, id)
+			if err != nil {
+				return err
+			}
+			if d.Status != askonce.StatusPlanning {
+				left = d
+				return errLeftPlanning
+			}
+			return nil
+		})
+		switch {
+		case left != nil:
+			return left, nil
+		case ctx.Err() != nil:
+			return j, ctx.Err()
+		case err != nil && !errors.Is(err, errLeftPlanning):
+			var ce *Error
+			if errors.As(err, &ce) {
+				return j, err // the server refused: not found, unauthorized
+			}
+			// A broken stream: read the job again, then reconnect.
+			select {
+			case <-ctx.Done():
+				return j, ctx.Err()
+			case <-time.After(250 * time.Millisecond):
+			}
+		}
+	}
+}
+
+var errLeftPlanning = errors.New("job left planning")
