@@ -139,6 +139,7 @@ func (in *instance) stop(sig syscall.Signal) {
 
 type response struct {
 	status int
+	header http.Header
 	body   map[string]any
 	raw    []byte
 }
@@ -170,7 +171,7 @@ func (in *instance) do(method, path string, body any, header ...string) response
 	}
 	defer resp.Body.Close()
 	raw, _ := io.ReadAll(resp.Body)
-	out := response{status: resp.StatusCode, raw: raw}
+	out := response{status: resp.StatusCode, header: resp.Header, raw: raw}
 	json.Unmarshal(raw, &out.body)
 	return out
 }

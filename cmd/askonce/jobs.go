@@ -14,7 +14,7 @@ const jobsUsage = `Usage: askonce jobs COMMAND [flags] [ARGS]
 
 Commands (each takes --server/--db, --api-key and --json; see COMMAND --help):
   list                 the jobs, newest first (--session, --status, --limit)
-  show ID              one job: question, answer, plan, attempts
+  show ID              one job: question, answer, plan, attempts (--wait: once it leaves planning)
   answer ID TEXT       answer a pending job (a number picks that option)
   cancel ID            cancel a planning or pending job
   decline ID           decline the question (its default, or the fallback)
@@ -41,7 +41,7 @@ func jobs(ctx context.Context, args []string, getenv func(string) string, stdin 
 	}
 	var (
 		cn                     conn
-		asJSON, follow         bool
+		asJSON, follow, wait   bool
 		session, status        string
 		limit                  int
 		after                  int
@@ -56,7 +56,10 @@ func jobs(ctx context.Context, args []string, getenv func(string) string, stdin 
 		s.String(&session, "session", "", "only the jobs of this session")
 		s.String(&status, "status", "", "only jobs with this status (pending, success, failed, ...)")
 		s.Int(&limit, "limit", 50, "at most this many jobs (1-500)")
-	case "show", "cancel", "decline":
+	case "show":
+		nargs, argNames = 1, "ID"
+		s.Bool(&wait, "wait", false, "wait until the job leaves planning (pending with its question, or settled), showing its stage on a terminal")
+	case "cancel", "decline":
 		nargs, argNames = 1, "ID"
 	case "answer":
 		nargs, argNames = 2, "ID TEXT"
@@ -104,6 +107,12 @@ func jobs(ctx context.Context, args []string, getenv func(string) string, stdin 
 		return report(err, stderr)
 	case "show":
 		d, err := cl.Get(ctx, pos[0])
+		if err == nil && wait && d.Status == askonce.StatusPlanning {
+			var j *client.JobView
+			if j, err = settle(ctx, cl, &d.JobView, stderr); err == nil {
+				d, err = cl.Get(ctx, j.JobID)
+			}
+		}
 		if err == nil {
 			err = out(d, func() { printDetail(stdout, d) })
 		}
@@ -113,7 +122,10 @@ func jobs(ctx context.Context, args []string, getenv func(string) string, stdin 
 		if err != nil {
 			return report(err, stderr)
 		}
-		j, err := cl.Answer(ctx, pos[0], pickAnswer(pos[1], answerOptions(&d.JobView, nil)))
+		j, err := cl.AnswerAsync(ctx, pos[0], pickAnswer(pos[1], answerOptions(&d.JobView, nil)))
+		if err == nil {
+			j, err = settle(ctx, cl, j, stderr)
+		}
 		if err == nil {
 			if err = out(j, func() { printResult(stdout, j) }); err == nil {
 				err = jobOutcome(j)
@@ -123,9 +135,12 @@ func jobs(ctx context.Context, args []string, getenv func(string) string, stdin 
 	case "cancel", "decline":
 		call := cl.Cancel
 		if sub == "decline" {
-			call = cl.Decline
+			call = cl.DeclineAsync
 		}
 		j, err := call(ctx, pos[0])
+		if err == nil {
+			j, err = settle(ctx, cl, j, stderr)
+		}
 		if err == nil {
 			err = out(j, func() { printResult(stdout, j) })
 		}

@@ -100,7 +100,10 @@ func (r *replState) handle(ctx context.Context, line string) bool {
 			fmt.Fprintln(r.errw, "usage: /answer TEXT")
 			break
 		}
-		j, err := r.cl.Answer(ctx, r.pending.JobID, pickAnswer(arg, answerOptions(r.pending, nil)))
+		j, err := r.cl.AnswerAsync(ctx, r.pending.JobID, pickAnswer(arg, answerOptions(r.pending, nil)))
+		if err == nil {
+			j, err = settle(ctx, r.cl, j, r.out)
+		}
 		if err != nil {
 			r.fail(err)
 			if client.IsConflict(err) {
@@ -117,7 +120,10 @@ func (r *replState) handle(ctx context.Context, line string) bool {
 			fmt.Fprintf(r.out, "(job %s is left pending)\n", r.pending.JobID)
 			r.pending = nil
 		}
-		j, err := r.cl.Create(ctx, client.CreateRequest{Goal: line, SessionID: r.session, Profile: r.profile, Files: r.files})
+		j, err := r.cl.CreateAsync(ctx, client.CreateRequest{Goal: line, SessionID: r.session, Profile: r.profile, Files: r.files})
+		if err == nil {
+			j, err = settle(ctx, r.cl, j, r.out)
+		}
 		if err != nil {
 			r.fail(err)
 			break

@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/client"
@@ -58,37 +57,33 @@ func runJob(ctx context.Context, args []string, getenv func(string) string, stdi
 }
 
 func (c *runConfig) run(ctx context.Context, cl *client.Client, goal string, stdin io.Reader, stdout, stderr io.Writer) error {
-	j, err := cl.Create(ctx, client.CreateRequest{Goal: goal, SessionID: c.Session, Profile: c.Profile, Files: splitList(c.Files)})
-	if err != nil {
-		return err
-	}
 	// ui gets everything but the result, so that --json output stays JSON.
 	ui := stdout
 	if c.JSON {
 		ui = stderr
+	}
+	j, err := cl.CreateAsync(ctx, client.CreateRequest{Goal: goal, SessionID: c.Session, Profile: c.Profile, Files: splitList(c.Files)})
+	if err == nil {
+		j, err = settle(ctx, cl, j, ui)
+	}
+	if err != nil {
+		return err
 	}
 	if j.Status == askonce.StatusPending && j.ClarificationStatus == askonce.ClarificationAsked {
 		answer, err := c.ask(ctx, j, stdin, stdout, ui)
 		if err != nil {
 			return err
 		}
-		done, err := cl.Answer(ctx, j.JobID, answer)
+		done, err := cl.AnswerAsync(ctx, j.JobID, answer)
 		if err != nil {
 			if client.IsInvalid(err) {
 				return exitErr{exitInvalid, fmt.Sprintf("%v\nthe job %s is still pending; answer it with: askonce jobs answer %s TEXT", err, j.JobID, j.JobID)}
 			}
 			return err
 		}
-		j = done
-	}
-	if j.Status == askonce.StatusPlanning {
-		wctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-		d, err := cl.Wait(wctx, j.JobID, 200*time.Millisecond)
-		cancel()
-		if err != nil {
+		if j, err = settle(ctx, cl, done, ui); err != nil {
 			return err
 		}
-		j = &d.JobView
 	}
 	if c.JSON {
 		if line := autoResolved(j); line != "" {

@@ -39,11 +39,21 @@ func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''
 // the command ends, showing EXIT=<code>.
 func newPane(t *testing.T, dir string, args ...string) *pane {
 	t.Helper()
+	return newPaneEnv(t, dir, nil, args...)
+}
+
+// newPaneEnv is newPane with extra NAME=value environment variables.
+func newPaneEnv(t *testing.T, dir string, env []string, args ...string) *pane {
+	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed: skipping the terminal tests (CI installs it)")
 	}
 	p := &pane{t: t, sock: fmt.Sprintf("askonce-%d-%d-%s", os.Getpid(), panes.Add(1), sockName.ReplaceAllString(t.Name(), "-"))}
-	line := "cd " + shellQuote(dir) + " && env ASKONCE_SERVER= ASKONCE_API_KEY= " + shellQuote(binary)
+	line := "cd " + shellQuote(dir) + " && env ASKONCE_SERVER= ASKONCE_API_KEY="
+	for _, kv := range env {
+		line += " " + shellQuote(kv)
+	}
+	line += " " + shellQuote(binary)
 	for _, a := range args {
 		line += " " + shellQuote(a)
 	}
