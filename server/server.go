@@ -3,10 +3,10 @@
 //
 // # Routes
 //
-//	POST /jobs                        create (201; needsClarification only here)
+//	POST /jobs                        create (201; 202 while planning; needsClarification only here)
 //	GET  /jobs                        list: ?status=&sessionId=&cursor=&limit=
 //	GET  /jobs/{id}                   the job, its attempts and usage
-//	POST /jobs/{id}/clarification     {answer}: 200, 409 not awaiting, 422 invalid
+//	POST /jobs/{id}/clarification     {answer}: 200 (202 while planning), 409 not awaiting, 422 invalid
 //	POST /jobs/{id}/cancel            cancel a planning or pending job
 //	POST /jobs/{id}/decline           decline the question (default or fallback)
 //	POST /jobs/{id}/report            gate mode: the agent's outcome -> action
@@ -74,6 +74,24 @@
 // outcome), after Config.StreamTimeout, or when CloseStreams is called (at
 // shutdown); a client reconnects with Last-Event-ID. Each write extends the connection's write deadline, so the
 // http.Server's WriteTimeout does not cut a live stream.
+//
+// # Planning outlives the request
+//
+// POST /jobs, /jobs/{id}/clarification and /jobs/{id}/decline start
+// planning (Engine.Start, StartAnswer, StartDecline), which goes on in the
+// background whatever happens to the request. With "Prefer:
+// respond-async" (RFC 7240) they answer 202 Accepted at once with the job
+// as committed (status planning) and "Location: /jobs/{id}"; "Prefer:
+// wait=N" waits at most N seconds; without either they wait at most
+// Config.SyncWait. Planning that ends within the wait is answered as
+// before (201 for create, 200 otherwise); planning that does not is
+// answered 202, so no connection is held past the server's write timeout.
+// A 202 from create carries no needsClarification: it is not known yet.
+// Preferences the server does not know, and junk values, are ignored;
+// wait=0 means respond-async. Preference-Applied names a preference that
+// was honoured. Answering a job that is still planning is 409 with its
+// state. A process that dies while a job plans leaves it to crash recovery
+// (PROTOCOL.md rule 13).
 //
 // Engine calls that change a job run with a context that is not cancelled
 // when the client disconnects, so a started interpretation is finished and
