@@ -132,6 +132,9 @@ func alternativeAt(in *input, i int) (alternative, bool) {
 		x1-- // "a red or a blue": the article after the option is skipped
 	}
 	x0 := x1
+	if x0 > 0 && toks[x0-1].Clause == cl && !boundary(&toks[x0-1]) {
+		x0--
+	}
 	for x0 > 0 && toks[x0-1].Clause == cl && !boundary(&toks[x0-1]) && x1-x0 < 3 && !toks[x0-1].e.has(fVerb) {
 		x0--
 	}
@@ -226,8 +229,8 @@ func asksAgent(in *input, i int) bool {
 		first--
 	}
 	for k := first; k < i; k++ {
-		if toks[k].Text == "whether" || toks[k].Text == "if" {
-			return true
+		if toks[k].Text == "whether" || toks[k].e.has(fCondition) && toks[k].Clause == toks[i].Clause {
+			return true // "check whether it passes or fails", "a test for when it is empty or missing"
 		}
 	}
 	if in.c.phraseAt(toks, first, fOpener) > 0 {
@@ -251,6 +254,13 @@ func asksAgent(in *input, i int) bool {
 // vegetable").
 func classifies(in *input, i int) bool {
 	toks := in.gt
+	if in.japanese { // the verb comes last: バグまたは機能要望に分類して
+		for k := range toks {
+			if toks[k].Sentence == toks[i].Sentence && toks[k].e.has(fClassify) && !toks[k].neg {
+				return true
+			}
+		}
+	}
 	sorting := false
 	for k := i - 1; k >= 0 && toks[k].Sentence == toks[i].Sentence; k-- {
 		t := &toks[k]

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/askonce/askonce"
 )
@@ -187,7 +188,7 @@ func processSentences(in *input) map[int]bool {
 		if sentenceStart(in.gt, i) {
 			lead = -1
 		}
-		if t.e.has(fChange) && !t.neg && !t.idiom {
+		if (t.e.has(fChange) || in.c.jaChangeVerb(t.Text)) && !t.neg && !t.idiom {
 			out[t.Sentence] = true
 		}
 		if lead < 0 && !t.e.has(fConnector) && !t.e.has(fStop) && !t.e.has(fOpener) {
@@ -295,4 +296,15 @@ func answerSide(in *input, gi int, sides []int, ms []mention) (int, string) {
 		return other, ms[other].display
 	}
 	return -1, ""
+}
+
+// jaChangeVerb reports whether a Japanese token starts with a change verb
+// (冷まして, 解凍して).
+func (c *compiled) jaChangeVerb(text string) bool {
+	for _, w := range c.jaChange {
+		if strings.HasPrefix(text, w) {
+			return true
+		}
+	}
+	return false
 }

@@ -139,7 +139,7 @@ func personCandidates(in *input) []person {
 			named = i+1 < len(toks) && toks[i+1].Sentence == t.Sentence && subjectFollows(&toks[i+1])
 		default:
 			p := &toks[i-1]
-			named = p.e.has(fVerb) || strings.HasSuffix(p.Text, "ed") ||
+			named = p.e.has(fVerb) || subjectFollows(p) ||
 				((p.e.has(fConj) || p.Clause != t.Clause) && len(out) > 0 && out[len(out)-1].tok >= i-3)
 		}
 		if named {

@@ -109,8 +109,8 @@ func detectDestructive(in *input) destructions {
 }
 
 // objectOf finds the data object of the destructive verb at toks[i:i+n]: an
-// object word or a path in the next six tokens of its clause (for a
-// Japanese verb, the four before it). It returns the object's token or -1.
+// object word or a path in the next six tokens of its clause, before any
+// preposition (for a Japanese verb, the four tokens before it). It returns the object's token or -1.
 func objectOf(in *input, i, n int) int {
 	toks := in.gt
 	data := func(k int) bool {
@@ -126,8 +126,13 @@ func objectOf(in *input, i, n int) int {
 		return -1
 	}
 	for k := i + n; k < len(toks) && k < i+n+6 && toks[k].Clause == toks[i].Clause; k++ {
-		if toks[k].e.has(fConj) || in.c.phraseAt(toks, k, fStepSep) > 0 {
+		// The direct object comes before a preposition or condition:
+		// "remove the imports from main.go" removes imports.
+		if toks[k].e.has(fConj) || toks[k].e.has(fPrep) || toks[k].e.has(fCondition) || in.c.phraseAt(toks, k, fStepSep) > 0 {
 			break
+		}
+		if toks[k].idiom {
+			continue
 		}
 		if data(k) {
 			return k

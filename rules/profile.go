@@ -387,6 +387,7 @@ type compiled struct {
 	defaultKnd string
 	kindWords  map[string]string // kind -> first word naming it
 	gateWords  []string          // the gating policy's words, if any
+	jaChange   []string          // Japanese change verbs, matched by prefix
 }
 
 func (p *Profile) compile(base *Words) error {
@@ -456,6 +457,12 @@ func (p *Profile) compile(base *Words) error {
 	}
 	for _, l := range lists {
 		for _, w := range l.words {
+			if l.f == fChange && lex.IsJapanese(w) {
+				// A Japanese change verb matches by prefix (冷まして), not by
+				// its kanji stem, which a side word may share (冷たい).
+				c.jaChange = append(c.jaChange, w)
+				continue
+			}
 			if err := c.addFlag(w, l.f); err != nil {
 				return err
 			}
