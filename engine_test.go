@@ -272,7 +272,7 @@ func TestSeed002_SecondIdenticalClarificationIsAutoResolvedWithoutUserPrompt(t *
 func TestRule6_ResolverAnswersFromTheGoal(t *testing.T) {
 	t.Parallel()
 	e := newEngine(t, rulesInterpreter(t))
-	j := create(t, e, "delete the build folder, yes I am sure")
+	j := create(t, e, "delete the build folder. Yes, I am sure")
 	if j.AnswerSource != askonce.SourceResolver || j.Answer != "yes" || j.Status != askonce.StatusSuccess {
 		t.Fatalf("status %s source %s answer %q question %+v", j.Status, j.AnswerSource, j.Answer, j.Question)
 	}

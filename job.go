@@ -221,8 +221,13 @@ func (j *Job) Prompt() string {
 // ResolvedPrompt builds PROTOCOL.md rule 4's prompt: the goal followed by the
 // answer section that interpreters treat as the authority.
 func ResolvedPrompt(goal, answer string) string {
-	return goal + "\n\nClarification Answer: " + answer
+	return goal + AnswerMarker + answer
 }
+
+// AnswerMarker separates the goal from the answer in a resolved prompt
+// (PROTOCOL.md rule 4); interpreters split the prompt at its last
+// occurrence.
+const AnswerMarker = "\n\nClarification Answer: "
 
 // Usage is what interpreter calls cost. It adds up over every attempt of a
 // job, resumed ones included.

@@ -121,7 +121,8 @@ func (e *Engine) call(ctx context.Context, j *Job, req *Request) (a Attempt, out
 
 // asked builds the Asked input for a question: it sets the expiry and, for
 // a job that has not asked yet, looks the question up in the session's
-// history (the repeat guard's I/O, kept out of Step).
+// history (the repeat guard's I/O, kept out of Step) and asks the
+// interpreter's gating policy, if it has one (rule 8).
 func (e *Engine) asked(ctx context.Context, j *Job, q Question, title string) (Asked, error) {
 	in := Asked{Question: q, Title: title}
 	if q.ExpiresAt == nil && e.questionTTL() > 0 {
@@ -130,6 +131,9 @@ func (e *Engine) asked(ctx context.Context, j *Job, q Question, title string) (A
 	}
 	if j.ClarificationStatus != ClarificationNone {
 		return in, nil
+	}
+	if g, ok := e.Interpreter.(Gater); ok {
+		in.Gated, _ = g.Gate(j.Profile, j.Goal, &q)
 	}
 	h, err := e.Store.LookupHistory(ctx, j.TenantID, j.SessionID, QuestionHash(q.Text))
 	switch ErrorCode(err) {

@@ -22,6 +22,9 @@ type Asked struct {
 	Question Question
 	Title    string
 	Stored   *HistoryEntry
+	// Gated is the assumption of a gating policy that lets the job
+	// proceed instead of asking (PROTOCOL.md rule 8); empty asks.
+	Gated string
 }
 
 // Invalid: every attempt of the interpretation produced output that failed
@@ -269,7 +272,7 @@ func ask(j *Job, fx *Effects, in Asked, now time.Time) {
 		answer(j, fx, a, SourceResolver, now, EventAutoResolved)
 		return
 	}
-	if assumption, ok := Gate(j.Profile, j.Goal, &q); ok {
+	if assumption := in.Gated; assumption != "" {
 		j.ClarificationStatus = ClarificationSkipped
 		fx.add(j, now, EventGated, map[string]any{"question": q.Text, "assumption": assumption})
 		if j.Mode == ModeGate {

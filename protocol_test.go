@@ -86,7 +86,7 @@ func TestStateTable(t *testing.T) {
 			name: "CreatedInterpreterAsks_GoalAnswersIt_NoneToAnsweredResolver",
 			job: func() *Job {
 				j := planningJob(ModeManaged)
-				j.Goal = "delete the build folder, yes I am sure"
+				j.Goal = "delete the build folder. Yes, I am sure"
 				return j
 			},
 			in:     Asked{Question: Question{Type: QuestionConfirm, Text: "Delete the build folder?", Options: []string{"yes", "no"}}},
@@ -100,7 +100,7 @@ func TestStateTable(t *testing.T) {
 				j.Profile, j.Goal = "minecraft-mod", "a hot frozen ore block"
 				return j
 			},
-			in:     Asked{Question: Question{Type: QuestionSelectOne, Text: "Hot or frozen?", Options: []string{"hot", "frozen"}, Cosmetic: true}},
+			in:     Asked{Question: Question{Type: QuestionSelectOne, Text: "Hot or frozen?", Options: []string{"hot", "frozen"}, Cosmetic: true}, Gated: "Block-only mod: not asked"},
 			status: StatusPlanning, clar: ClarificationSkipped, interpret: ReasonFallback,
 			events: []EventType{EventGated},
 		},

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/askonce/askonce/internal/lex"
 )
 
 // QuestionType says what kind of answer a question takes and so which picker
@@ -120,11 +122,6 @@ func QuestionHash(text string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-var (
-	yesWords = []string{"yes", "y", "ok", "okay", "はい", "うん"}
-	noWords  = []string{"no", "n", "いいえ", "いや"}
-)
-
 // ValidateAnswer checks answer against q's type and returns it normalised:
 // CONFIRM becomes "yes" or "no"; SELECT_ONE becomes the option it names
 // (case-insensitive, or a unique prefix); TARGET_FILE must be an offered
@@ -141,12 +138,8 @@ func ValidateAnswer(q *Question, answer string) (string, error) {
 	}
 	switch q.Type {
 	case QuestionConfirm:
-		l := strings.ToLower(a)
-		switch {
-		case slices.Contains(yesWords, l):
-			return "yes", nil
-		case slices.Contains(noWords, l):
-			return "no", nil
+		if r := lex.Reply(a); r != "" { // the one yes/no vocabulary
+			return r, nil
 		}
 		return "", invalidAnswer(q, "answer %q is not yes or no", a)
 	case QuestionSelectOne:

@@ -143,7 +143,13 @@ func TestRule6_SemanticResolver(t *testing.T) {
 		{"RootWordJapanese", "root直下に置いて", where, ".", true},
 		{"RootWordJapaneseKoko", "ここに置いて", where, ".", true},
 		{"RootDot", "create it in .", where, ".", true},
-		{"RootNotOfferedAmongFiles", "put it at the root", file, "", false},
+		{"RootWordResolvesWhenRootIsNotOffered", "put it at the root", file, ".", true},
+		{"RootWordAfterOtherKana", "それからここに置いて", file, ".", true},
+		{"OfferedFileWinsOverRootWord", "put README.md here", file, "README.md", true},
+		{"NoInsideAClauseIsNotAReply", "delete notes.md, there is no other copy", confirm, "", false},
+		{"NoAsADeterminerIsNotAReply", "no backups needed, delete the cache", confirm, "", false},
+		{"YesWithinASentenceIsNotAReply", "yes I am sure", confirm, "", false},
+		{"SureIsYes", "wipe the cache. Sure.", confirm, "yes", true},
 		{"SelectExactOption", "store it in sqlite", sel, "sqlite", true},
 		{"SelectUniquePrefix", "store it in postg", sel, "postgres", true},
 		{"SelectBothIsNoAnswer", "postgres or sqlite", sel, "", false},
@@ -158,29 +164,5 @@ func TestRule6_SemanticResolver(t *testing.T) {
 				t.Fatalf("Resolve(%q) = %q, %v; want %q, %v", c.goal, got, ok, c.want, c.ok)
 			}
 		})
-	}
-}
-
-func TestRule8_GatingBlockOnlyCosmetic(t *testing.T) {
-	t.Parallel()
-	cosmetic := &Question{Type: QuestionSelectOne, Text: "Hot or icy look?", Options: []string{"hot", "icy"}, Cosmetic: true}
-	functional := &Question{Type: QuestionSelectOne, Text: "Liquid or solid?", Options: []string{"liquid", "solid"}}
-	cases := []struct {
-		profile, goal string
-		q             *Question
-		proceed       bool
-	}{
-		{"minecraft-mod", "a hot frozen ore", cosmetic, true},
-		{"minecraft-mod", "hot icy blocks that glow", cosmetic, true},
-		{"minecraft-mod", "a hot frozen block", functional, false},
-		{"minecraft-mod", "hot frozen cheese", cosmetic, false},
-		{"minecraft-mod", "a blockade of hot ice", cosmetic, false},
-		{"general", "a hot frozen block", cosmetic, false},
-	}
-	for _, c := range cases {
-		a, ok := Gate(c.profile, c.goal, c.q)
-		if ok != c.proceed || (ok && !strings.Contains(a, "functional instructions take priority")) {
-			t.Errorf("Gate(%s, %q, cosmetic=%v) = %q, %v; want proceed=%v", c.profile, c.goal, c.q.Cosmetic, a, ok, c.proceed)
-		}
 	}
 }

@@ -2,7 +2,8 @@
 // command (an argv, no shell) with one JSON request on stdin, and reads one
 // JSON outcome from stdout, the same {"plan": ...} or {"question": ...}
 // object askonce.ParseOutcome reads, optionally with a "usage" object.
-// Any language can implement a plug-in this way; examples/exec-plugin
+// A SELECT_ONE question may set "allowOther": true to let the user answer
+// with their own text (never CONFIRM or TARGET_FILE). Any language can implement a plug-in this way; examples/exec-plugin
 // holds one in Python, and docs/interpreters.md the schema.
 //
 // The command inherits askonce's environment plus Config.Env; everything

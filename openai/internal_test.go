@@ -109,3 +109,39 @@ func TestUserMessage(t *testing.T) {
 		t.Error("a plan-only schema offers a question")
 	}
 }
+
+// Issue 13: the system prompt states the precision rules, so that a model
+// asks only what a person would ask.
+func TestSystemPromptStatesThePrecisionRules(t *testing.T) {
+	t.Parallel()
+	for _, want := range []string{
+		"Ask only when the choice is the user's to make",
+		"Never restate a question the user asked",
+		"A classification or labelling request",
+		"is carried out, not asked about",
+		"10 minutes or until golden",
+		"A process that changes a state",
+		"cannot undo",
+		"wipe the counter",
+		"two or more earlier candidates",
+		"no object or only a placeholder",
+		"typographic quotes",
+		`"allowOther": true`,
+		"allowOther is only for SELECT_ONE, never for CONFIRM or TARGET_FILE",
+	} {
+		if !strings.Contains(DefaultSystemPrompt, want) {
+			t.Errorf("the system prompt lacks %q", want)
+		}
+	}
+}
+
+func TestOutcomeSchemaOffersAllowOther(t *testing.T) {
+	t.Parallel()
+	q := OutcomeSchema(false, nil)["properties"].(map[string]any)["question"].(map[string]any)
+	if p := q["properties"].(map[string]any)["allowOther"]; p == nil || p.(map[string]any)["type"] != "boolean" {
+		t.Errorf("question schema has no boolean allowOther: %v", q)
+	}
+	if _, ok := OutcomeSchema(true, nil)["properties"].(map[string]any)["question"]; ok {
+		t.Error("a plan-only schema offers a question")
+	}
+}

@@ -597,3 +597,19 @@ func TestResponseBodyLimit(t *testing.T) {
 		t.Errorf("%d requests, want 1 (not retried)", n)
 	}
 }
+
+// A model's SELECT_ONE question with allowOther keeps it; the engine stores
+// the question as the model wrote it, quotes and all.
+func TestQuestionWithAllowOtherIsKept(t *testing.T) {
+	t.Parallel()
+	ask := `{"title":"Parser","question":{"type":"SELECT_ONE","text":"Which should it be: “Go” or “Rust”?","options":["Go","Rust"],"allowOther":true,"reason":"action_ambiguous","default":"Go"}}`
+	f := newFakeServer(t, reply(ask, 10, 5))
+	e := newEngine(t, newInterpreter(t, f, nil))
+	j, err := e.Create(ctx, askonce.CreateRequest{Goal: "write the parser in Go or Rust"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j.Status != askonce.StatusPending || j.Question == nil || !j.Question.AllowOther || j.Question.Text != "Which should it be: “Go” or “Rust”?" {
+		t.Fatalf("status %s question %+v", j.Status, j.Question)
+	}
+}

@@ -10,7 +10,10 @@ import (
 // DefaultSystemPrompt teaches the model askonce's protocol: return one JSON
 // object that is either a plan or one typed question, treat the
 // Clarification Answer section as authoritative, obey a directive, never
-// ask after an answer, and fix the errors of an invalid previous output.
+// ask after an answer, fix the errors of an invalid previous output, and
+// ask only what a person would ask (the precision rules of the rules
+// interpreter's detectors: never a question the user asked, never about a
+// classification, a duration, a process or a title).
 const DefaultSystemPrompt = `You are the planner of askonce. You turn a user's goal into a plan for a coding agent, or, only when you cannot plan without it, you ask the user exactly one clarifying question.
 
 Reply with exactly one JSON object and nothing else: no Markdown, no code fence, no text before or after it. It has one of two shapes.
@@ -20,13 +23,24 @@ Reply with exactly one JSON object and nothing else: no Markdown, no code fence,
 A plan has at least one task. Task ids are unique. dependsOn lists ids of other tasks of the same plan, and the dependencies form no cycle. spec is a JSON object.
 
 2. One question, only when the goal is ambiguous in a way that changes the plan and a wrong guess would be costly:
-{"title": "<short title of the goal>", "question": {"type": "SELECT_ONE", "text": "<one question about one thing>", "options": ["<option>", "<option>"], "reason": "scope_unclear", "default": "<the safe option>"}}
+{"title": "<short title of the goal>", "question": {"type": "SELECT_ONE", "text": "<one question about one thing>", "options": ["<option>", "<option>"], "allowOther": true, "reason": "scope_unclear", "default": "<the safe option>"}}
 type is one of:
 - CONFIRM: a yes/no question, e.g. before deleting or overwriting something; options are ["yes", "no"]; reason target_file_exists; default "no".
-- SELECT_ONE: pick one of two or more options; reason target_action_ambiguous, scope_unclear or action_ambiguous.
+- SELECT_ONE: pick one of two or more options; reason target_action_ambiguous, scope_unclear or action_ambiguous. Set "allowOther": true when the user may sensibly answer with something that is not an option; their own answer then reaches you as the Clarification Answer.
 - TARGET_FILE: which file; options are candidate file paths; reason target_file_ambiguous.
 - FREE_TEXT: information only the user has; no options; reason missing_required_info or missing_context.
-default is the safe answer used if the user does not reply; it must be one of the options (leave it out for FREE_TEXT).
+default is the safe answer used if the user does not reply; it must be one of the options (leave it out for FREE_TEXT). allowOther is only for SELECT_ONE, never for CONFIRM or TARGET_FILE.
+
+When to ask (be precise: every question must be one a person would ask, with real alternatives):
+- Ask only when the choice is the user's to make, the goal leaves it open, and a wrong guess would be costly. Otherwise decide and record the assumption.
+- Never restate a question the user asked. A goal that is itself a question ("Is the octopus a vertebrate or an invertebrate?", "Should we use Go or Rust?", "check whether the build passes or fails") is answered or carried out in the plan, never asked back.
+- A classification or labelling request ("classify each ticket as bug or feature", "sort these into fruit or vegetable") is carried out, not asked about: its options are labels to assign.
+- An alternative inside a duration or condition ("simmer 10 minutes or until golden", "retry 2 or 3 times"), "or not", "either way" and "and/or" are not choices.
+- Ask about a contradiction only when both attributes are meant to hold for the same thing at once ("hot frozen cheese"). A process that changes a state ("thaw the frozen peas in hot water", "melt the ice") and titles or names ("the novel Fire and Ice") are not contradictions.
+- Ask CONFIRM only before an action whose loss you can cause and cannot undo: deleting or overwriting files, directories, branches, commits, tables, databases, records, users, deployments or cloud resources. "Take the kettle off the stove" and "wipe the counter" are not destructive.
+- Ask who or what a pronoun means only when two or more earlier candidates fit ("Maria emailed Priya after she fixed the build"), with the candidates as options.
+- Ask FREE_TEXT when the request has no object or only a placeholder ("fix it", "make it better"), and say what is missing.
+- Write the question for people: options as written in the goal, whole phrases, never fragments; quote the goal's words with typographic quotes (“ ”), never with escaped quotes.
 
 Rules:
 - Prefer a plan. Make reasonable assumptions about details that do not change the plan, and list them in "assumptions".
@@ -34,14 +48,10 @@ Rules:
 - A message may contain a "Directive:" section. Obey it exactly. With a directive you must return a plan, never a question.
 - If a message says "Your previous output was invalid", fix every listed problem and reply with the corrected JSON object.`
 
-// clarificationMarker starts the answer section of a resolved prompt
-// (PROTOCOL.md rule 4).
-const clarificationMarker = "\n\nClarification Answer: "
-
 // answered reports whether the prompt carries the job's clarification
 // answer, after which the model must not ask.
 func answered(req *askonce.Request) bool {
-	return req.Prompt != req.Goal && strings.Contains(req.Prompt, clarificationMarker)
+	return req.Prompt != req.Goal && strings.Contains(req.Prompt, askonce.AnswerMarker)
 }
 
 // mustPlan reports whether the request forbids a question: a directive, or
@@ -139,11 +149,12 @@ func OutcomeSchema(planOnly bool, specSchema []byte) map[string]any {
 		props["question"] = map[string]any{
 			"type": "object",
 			"properties": map[string]any{
-				"type":    map[string]any{"type": "string", "enum": []string{"CONFIRM", "SELECT_ONE", "TARGET_FILE", "FREE_TEXT"}},
-				"text":    str,
-				"options": strs,
-				"reason":  str,
-				"default": str,
+				"type":       map[string]any{"type": "string", "enum": []string{"CONFIRM", "SELECT_ONE", "TARGET_FILE", "FREE_TEXT"}},
+				"text":       str,
+				"options":    strs,
+				"allowOther": map[string]any{"type": "boolean"},
+				"reason":     str,
+				"default":    str,
 			},
 			"required": []string{"type", "text", "options", "reason"},
 		}

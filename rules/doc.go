@@ -20,9 +20,10 @@
 //	  "name": "general",                    // lower case, no spaces
 //	  "aliases": ["minecraft"],             // other names selecting it
 //	  "description": "...",
-//	  "checks": ["contradiction", "destructive", "alternatives", "targetFile", "vague"],
+//	  "checks": ["contradiction", "destructive", "alternatives", "targetFile", "coreference", "vague"],
 //	  "planner": "steps",                   // or "template"
-//	  "minContentWords": 2,                 // the vague check's threshold
+//	  "minContentWords": 1,                 // the vague check's threshold
+//	  "gating": {"label": "Block-only mod", "words": ["block", "ore"]},
 //	  "typoTolerance": true,                // concept words match at edit distance 1
 //	  "groups": [{                          // mutually exclusive sides
 //	    "name": "temperature", "property": "temperature", "cosmetic": false,
@@ -35,16 +36,21 @@
 //	  "defaultKind": "block",
 //	  "tasks": [{"id": "spec", "title": "Define {name}", "instruction": "...",
 //	             "dependsOn": [], "kinds": ["block"]}],
-//	  "destructive": ["delete", "rm -rf", "git push --force"],
+//	  "destructive": ["delete"], "destructiveCommands": ["rm -rf"], "objects": ["table"],
 //	  "targetPhrases": ["the file", "this file"],
 //	  "stopWords": [], "knownWords": [], "functionalCues": [], "negations": [],
 //	  "orWords": [], "orIgnore": [], "conjunctions": [], "stepSeparators": [],
-//	  "connectors": [], "parallelCues": [], "yes": [], "no": []
+//	  "connectors": [], "parallelCues": [], "placeholders": [], "vagueWords": [],
+//	  "verbs": [], "questionWords": [], "requestOpeners": [], "classifyVerbs": [],
+//	  "sortVerbs": [], "prepositions": [], "units": [], "conditions": [],
+//	  "changeVerbs": [], "idioms": [], "personPronouns": [], "thingPronouns": [],
+//	  "honorifics": []
 //	}
 //
 // The word lists at the end add to the embedded base lists of words.json
-// (English and Japanese stop words, cues, negations, yes/no words, ...);
-// they never replace them. A list entry of several words is a phrase.
+// (English and Japanese stop words, cues, negations, data objects, ...);
+// they never replace them. The yes/no vocabulary is not a profile's: it is
+// askonce's one list (internal/lex), shared with answer validation. A list entry of several words is a phrase.
 // Group, property and kind words must be single words; a word may sit on
 // only one side of a group. The template planner's tasks may use {name},
 // {id}, {kind}, {properties} and {goal}; a task limited to other kinds is
@@ -53,7 +59,8 @@
 // # Words
 //
 // Everything matches whole tokens, never substrings: "notes.md" is not
-// "no", "scold" is not "cold". Text is lower-cased and split at white
+// "no", "scold" is not "cold". Text is split by askonce's one tokenizer
+// (internal/lex, also used by the resolver): it is lower-cased and split at white
 // space and punctuation; '.', '/', '-', '_' stay inside a token
 // (notes.md, src/main.go, force-push) and a trailing '.' is dropped.
 // Japanese is split at Japanese punctuation (、。！？「」) and where the
@@ -67,45 +74,54 @@
 // distance 1 ("frozn" is frozen); known words and stop words are never
 // corrected ("could" never becomes cold).
 //
-// # Checks
+// # Detectors
 //
 // The prompt is the goal, or the resolved prompt goal + "\n\nClarification
-// Answer: " + answer (PROTOCOL.md rule 4), split at the last marker. The
-// checks run in the profile's order; the first one that the answer does
-// not settle asks, and each one's question depends on the goal only, so a
-// repeated question has the same text:
+// Answer: " + answer (PROTOCOL.md rule 4), split at the last marker. A
+// pipeline of detectors reads it, each in its own file and each returning
+// its own findings (read in pipeline.go); one place then chooses the
+// question: the first open finding in the profile's "checks" order. Each
+// question depends on the goal only, so a repeated question has the same
+// text. The detectors are precise rather than eager: each asks only what a
+// person would ask (docs/interpreters.md lists what each ignores):
 //
-//   - contradiction: the goal names two or more sides of one group ("hot
-//     frozen cheese"). SELECT_ONE, reason scope_unclear, options the
-//     sides' words as the goal shows them, cosmetic as the group says.
-//     Functional groups are asked before cosmetic ones. The answer settles
-//     it when it names exactly one side of the group (any side), or
-//     rejects one of two ("not hot"); the other sides' words are dropped
-//     from the plan's text.
-//   - destructive: delete, remove, drop, overwrite, truncate, wipe,
-//     force-push, git push --force, rm -rf, ... CONFIRM, reason
-//     target_file_exists (the one reason mapped to CONFIRM), default
-//     "no". Answer yes keeps the actions; no drops them (and a step left
-//     without content), with an assumption.
-//   - alternatives: "X or Y". SELECT_ONE, reason action_ambiguous. The
-//     options are the content words around "or" (stop words next to it
-//     are skipped; up to three words a side, both sides as long as the
-//     shorter one). "more or less", "or not" and alternatives that are a
-//     contradiction already handled do not count. The answer settles it
-//     when it equals an option, is its unique prefix, or holds the words
-//     of exactly one option.
-//   - targetFile: "the file", "this file", "that file" with two or more
+//   - contradiction: two sides of one group meant to hold for one object at
+//     once ("hot frozen cheese"); not a process that changes a state ("thaw
+//     the frozen peas"), sides of different objects, alternatives, titles,
+//     names or idioms. SELECT_ONE, reason scope_unclear, allowOther,
+//     options the sides as the goal shows them, cosmetic as the group
+//     says; functional groups first. The answer settles it when it names
+//     one side (any side), or rejects one of two ("not hot"); the other
+//     sides' words are dropped from the plan's text.
+//   - destructive: a destructive command ("rm -rf", "git push --force"), or
+//     a destructive verb whose object is data (files, paths, branches,
+//     tables, records, users, deployments, ...). CONFIRM, reason
+//     target_file_exists, default "no". A reply of yes keeps the actions;
+//     no drops them with an assumption.
+//   - alternatives: "X or Y" where the choice is the user's in a request to
+//     act; not a question to the agent, a classification, a duration or
+//     condition, "or not", "and/or". SELECT_ONE, reason action_ambiguous,
+//     allowOther, the options as whole phrases. The answer settles it when
+//     it equals an option, is its unique prefix, or holds the words of
+//     exactly one option.
+//   - targetFile: "the file", "this file", このファイル with two or more
 //     Request.Files and no file named in the goal. TARGET_FILE, reason
-//     target_file_ambiguous. One candidate is used without asking; a
-//     named file is used. The answer settles it with an offered file or a
-//     relative path inside the project.
-//   - vague: fewer content words (not stop words) than minContentWords
-//     ("do it", "fix stuff", "help"). FREE_TEXT, reason
-//     missing_required_info. An answer with a content word settles it and
-//     the plan is made from goal + answer.
+//     target_file_ambiguous. One candidate is used without asking; a named
+//     file is used. The answer settles it with an offered file, a relative
+//     path inside the project, or a root word (".").
+//   - coreference: a pronoun (he, she, him, her, it, 彼, 彼女) with two or
+//     more earlier candidates (people's names, file paths) in a request to
+//     act. SELECT_ONE, reason target_action_ambiguous, allowOther, options
+//     the candidates; the plan names the chosen one.
+//   - vague: fewer words naming something to act on than minContentWords
+//     ("fix it", "make it better", "do the thing", "help"). FREE_TEXT,
+//     reason missing_required_info, naming what is missing. An answer with
+//     such a word settles it and the plan is made from goal + answer.
 //
-// An answer that settles nothing ("banana") leaves the question asked
-// again, and the engine's hard cap applies.
+// An answer that settles nothing ("banana", an other answer to an
+// allowOther question) leaves the question asked again, and the engine's
+// hard cap applies. Question texts use typographic quotes (“ ”, or 「」
+// for a Japanese goal) and the words of the goal as written.
 //
 // # Resolution rule
 //
@@ -121,11 +137,18 @@
 //   - destructive: skipped (the safe side);
 //   - alternatives: the first option;
 //   - target file: the first candidate;
+//   - co-reference: the first-mentioned candidate;
 //   - vague: a generic investigate, act, report plan.
 //
 // Every question also carries this rule's choice as its default (no for
 // CONFIRM; none for FREE_TEXT), so a timeout or decline gives the same
 // result as the directive.
+//
+// # Gating
+//
+// A profile's "gating" makes Interpreter.Gate (askonce.Gater) let a goal
+// that names one of its words proceed instead of asking a cosmetic
+// question (PROTOCOL.md rule 8); minecraft-mod gates block-only goals.
 //
 // # Plans
 //

@@ -12,6 +12,47 @@ import (
 	"github.com/askonce/askonce"
 )
 
+// run is what the planners read: the input and every detector's result,
+// merged once into the plan's edits and decisions.
+type run struct {
+	*input
+	dropped     []bool // goal tokens removed from the plan's text
+	groups      []groupResult
+	alts        []alternative
+	refs        []reference
+	actions     []action
+	confirmed   bool
+	target      string
+	useAnswer   bool
+	generic     bool
+	assumptions []string
+}
+
+// newRun merges the reading of a prompt that is to be planned.
+func newRun(in *input, rd *reading) *run {
+	r := &run{
+		input:       in,
+		dropped:     make([]bool, len(in.gt)),
+		groups:      rd.contradiction.groups,
+		alts:        rd.alternatives.found,
+		refs:        rd.coreference.refs,
+		actions:     rd.destructive.actions,
+		confirmed:   rd.destructive.confirmed,
+		target:      rd.target.target,
+		useAnswer:   rd.vague.useAnswer,
+		generic:     rd.vague.generic,
+		assumptions: rd.assumptions,
+	}
+	for i := range r.dropped {
+		r.dropped[i] = rd.contradiction.dropped[i] || (rd.destructive.dropped != nil && rd.destructive.dropped[i])
+	}
+	return r
+}
+
+func (r *run) assume(format string, args ...any) {
+	r.assumptions = append(r.assumptions, fmt.Sprintf(format, args...))
+}
+
 // edit replaces source bytes [start, end) with repl when the plan's text
 // is written: a dropped side, a skipped destructive action, a chosen
 // alternative.
@@ -32,20 +73,23 @@ func (r *run) edits() []edit {
 			continue
 		}
 		j := i
-		for j < len(toks) && r.dropped[j] && toks[j].clause == toks[i].clause {
+		for j < len(toks) && r.dropped[j] && toks[j].Clause == toks[i].Clause {
 			j++
 		}
-		start, end := toks[i].start, toks[j-1].end
-		if i > 0 && toks[i-1].clause == toks[i].clause && toks[i-1].e.has(fConj) && !r.dropped[i-1] {
-			start = toks[i-1].start
-		} else if j < len(toks) && toks[j].clause == toks[i].clause && toks[j].e.has(fConj) {
-			end = toks[j].end
+		start, end := toks[i].Start, toks[j-1].End
+		if i > 0 && toks[i-1].Clause == toks[i].Clause && toks[i-1].e.has(fConj) && !r.dropped[i-1] {
+			start = toks[i-1].Start
+		} else if j < len(toks) && toks[j].Clause == toks[i].Clause && toks[j].e.has(fConj) {
+			end = toks[j].End
 		}
 		out = append(out, edit{start: start, end: end})
 		i = j
 	}
 	for _, a := range r.alts {
-		out = append(out, edit{start: toks[a.x0].start, end: toks[a.y1-1].end, repl: a.options[a.chosen]})
+		out = append(out, edit{start: toks[a.x0].Start, end: toks[a.y1-1].End, repl: a.options[a.chosen]})
+	}
+	for _, ref := range r.refs {
+		out = append(out, edit{start: toks[ref.tok].Start, end: toks[ref.tok].End, repl: ref.candidates[ref.chosen]})
 	}
 	if len(out) < 2 {
 		return out
@@ -122,7 +166,7 @@ func (c *compiled) splitSteps(src string, toks []token) []step {
 	var steps []step
 	t0 := 0
 	for i := 0; i < len(toks); {
-		if i > t0 && toks[i].sentence != toks[i-1].sentence {
+		if i > t0 && toks[i].Sentence != toks[i-1].Sentence {
 			steps = c.appendStep(steps, src, toks, t0, i)
 			t0 = i
 		}
@@ -162,7 +206,7 @@ func (c *compiled) appendStep(steps []step, src string, toks []token, t0, t1 int
 	for i := t0; i < t1 && !parallel; i++ {
 		parallel = c.phraseAt(toks, i, fParallel) > 0
 	}
-	return append(steps, step{t0: t0, t1: t1, start: toks[t0].start, end: toks[t1-1].end, parallel: parallel})
+	return append(steps, step{t0: t0, t1: t1, start: toks[t0].Start, end: toks[t1-1].End, parallel: parallel})
 }
 
 // listMarker returns where the text of a list item starts in line, or -1
@@ -212,11 +256,11 @@ func (c *compiled) listSteps(src string, toks []token) []step {
 	var steps []step
 	k := 0
 	for _, it := range items {
-		for k < len(toks) && toks[k].start < it.start {
+		for k < len(toks) && toks[k].Start < it.start {
 			k++
 		}
 		t0 := k
-		for k < len(toks) && toks[k].start < it.end {
+		for k < len(toks) && toks[k].Start < it.end {
 			k++
 		}
 		steps = c.appendStep(steps, src, toks, t0, k)
@@ -304,7 +348,7 @@ func (r *run) stepsPlan() (*askonce.Plan, error) {
 	case r.generic:
 		g := askonce.ClampTitle(strings.TrimSpace(r.goal))
 		tasks = []askonce.Task{
-			{Title: "Find out what is wanted", Instruction: fmt.Sprintf("The goal %q is too vague to plan in detail. Inspect the project and the recent context to find its most likely meaning.", g)},
+			{Title: "Find out what is wanted", Instruction: fmt.Sprintf("The goal “%s” is too vague to plan in detail. Inspect the project and the recent context to find its most likely meaning.", g)},
 			{Title: "Carry out the most likely meaning", Instruction: "Make the smallest useful change that fits that meaning."},
 			{Title: "Report what was done", Instruction: "Report what was done and every assumption made, so that a human can check it."},
 		}
@@ -317,7 +361,7 @@ func (r *run) stepsPlan() (*askonce.Plan, error) {
 			if g := tidy(r.goal); g != "" {
 				src = g + ": " + r.answer
 			}
-			toks, edits = r.c.annotate(tokenize(src, nil)), nil
+			toks, edits = r.c.annotate(src, tokenize(src, nil)), nil
 			spec.Details = r.answer
 		}
 		var frontier, prevDeps []string
@@ -534,11 +578,11 @@ func (r *run) nounPhrase(toks []token, goal bool) (words []string, head int) {
 	inRun := false
 	for i := range toks {
 		t := &toks[i]
-		if t.cue || t.e.has(fCue) || (sentence >= 0 && t.sentence != sentence) {
+		if t.cue || t.e.has(fCue) || (sentence >= 0 && t.Sentence != sentence) {
 			break
 		}
 		ok := !t.neg && content(t) && !t.e.has(fDestructive)
-		if !ok || (i > 0 && toks[i-1].clause != t.clause) {
+		if !ok || (i > 0 && toks[i-1].Clause != t.Clause) {
 			if inRun && len(words) > 0 {
 				break // the run with a name word is over
 			}
@@ -548,7 +592,7 @@ func (r *run) nounPhrase(toks []token, goal bool) (words []string, head int) {
 			}
 		}
 		inRun = true
-		sentence = t.sentence
+		sentence = t.Sentence
 		if t.e != nil && t.e.kind != "" {
 			if !goal || !r.dropped[i] {
 				head = i
@@ -563,7 +607,7 @@ func (r *run) nounPhrase(toks []token, goal bool) (words []string, head int) {
 			}
 			continue
 		}
-		w := t.text
+		w := t.Text
 		if t.e != nil && len(t.e.sides) > 0 {
 			w = t.e.sides[0].display
 		} else if t.fixed {

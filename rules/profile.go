@@ -14,6 +14,7 @@ import (
 	"sync"
 
 	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/internal/lex"
 )
 
 //go:embed profiles/*.json words.json
@@ -25,8 +26,12 @@ const (
 	CheckDestructive   = "destructive"
 	CheckAlternatives  = "alternatives"
 	CheckTargetFile    = "targetFile"
+	CheckCoreference   = "coreference"
 	CheckVague         = "vague"
 )
+
+// checkNames lists every check, in the order the general profile runs them.
+var checkNames = []string{CheckContradiction, CheckDestructive, CheckAlternatives, CheckTargetFile, CheckCoreference, CheckVague}
 
 // Planner names for a profile's "planner" field.
 const (
@@ -50,7 +55,9 @@ type Profile struct {
 	Checks []string `json:"checks"`
 	// Planner is PlannerSteps (the default) or PlannerTemplate.
 	Planner string `json:"planner,omitempty"`
-	// MinContentWords is the vague check's threshold (default 2).
+	// MinContentWords is the vague check's threshold: a goal with fewer
+	// words that say what to act on (not stop words, placeholders or
+	// vague verbs) asks what is meant (default 1).
 	MinContentWords int `json:"minContentWords,omitempty"`
 	// TypoTolerance lets concept words (group, kind and property words)
 	// match tokens at Damerau-Levenshtein distance 1.
@@ -60,6 +67,9 @@ type Profile struct {
 	Kinds         []Kind         `json:"kinds,omitempty"`
 	DefaultKind   string         `json:"defaultKind,omitempty"`
 	Tasks         []TaskTemplate `json:"tasks,omitempty"`
+	// Gating, when set, lets a job proceed instead of asking a cosmetic
+	// question (PROTOCOL.md rule 8).
+	Gating *Gating `json:"gating,omitempty"`
 	Words
 
 	c *compiled
@@ -93,13 +103,61 @@ type Words struct {
 	StepSeparators []string `json:"stepSeparators,omitempty"`
 	Connectors     []string `json:"connectors,omitempty"`
 	ParallelCues   []string `json:"parallelCues,omitempty"`
-	// Yes and No are the words a CONFIRM answer is read with.
-	Yes []string `json:"yes,omitempty"`
-	No  []string `json:"no,omitempty"`
-	// Destructive words and phrases trigger the destructive check.
-	Destructive []string `json:"destructive,omitempty"`
+	// Destructive verbs ("delete", "drop", "wipe") trigger the destructive
+	// check when their object is one of Objects, a path or a placeholder;
+	// DestructiveCommands ("rm -rf", "git push --force") always do.
+	Destructive         []string `json:"destructive,omitempty"`
+	DestructiveCommands []string `json:"destructiveCommands,omitempty"`
+	// Objects are the things whose loss an agent can cause and cannot
+	// undo: files, branches, tables, records, users, deployments, ...
+	Objects []string `json:"objects,omitempty"`
 	// TargetPhrases ("the file") trigger the target-file check.
 	TargetPhrases []string `json:"targetPhrases,omitempty"`
+	// Placeholders stand for an object without naming it ("it", "stuff",
+	// "the thing"); VagueWords are verbs and adjectives that say nothing
+	// on their own ("fix", "make", "better"). A goal of only these is
+	// vague.
+	Placeholders []string `json:"placeholders,omitempty"`
+	VagueWords   []string `json:"vagueWords,omitempty"`
+	// Verbs start a verb phrase: an alternative whose right side starts
+	// with one is a choice between two actions.
+	Verbs []string `json:"verbs,omitempty"`
+	// QuestionWords open a sentence that asks the agent something ("is",
+	// "which", "should"); RequestOpeners turn it back into a request ("can
+	// you", "please").
+	QuestionWords  []string `json:"questionWords,omitempty"`
+	RequestOpeners []string `json:"requestOpeners,omitempty"`
+	// ClassifyVerbs make "A or B" labels to assign ("classify as spam or
+	// not"); SortVerbs do so with "into" or "as" ("sort into fruit or
+	// vegetable").
+	ClassifyVerbs []string `json:"classifyVerbs,omitempty"`
+	SortVerbs     []string `json:"sortVerbs,omitempty"`
+	// Prepositions separate two objects ("frozen peas in hot water").
+	Prepositions []string `json:"prepositions,omitempty"`
+	// Units and Conditions mark an alternative inside a duration or
+	// condition ("10 minutes or until golden").
+	Units      []string `json:"units,omitempty"`
+	Conditions []string `json:"conditions,omitempty"`
+	// ChangeVerbs describe a process that changes a state ("thaw",
+	// "melt"): a sentence with one states no contradiction.
+	ChangeVerbs []string `json:"changeVerbs,omitempty"`
+	// Idioms are phrases whose words are not concepts ("hot path", "cold
+	// start", "ice cream").
+	Idioms []string `json:"idioms,omitempty"`
+	// PersonPronouns ("she", "him") and ThingPronouns ("it") are read by
+	// the co-reference check; Honorifics (さん) mark a Japanese name.
+	PersonPronouns []string `json:"personPronouns,omitempty"`
+	ThingPronouns  []string `json:"thingPronouns,omitempty"`
+	Honorifics     []string `json:"honorifics,omitempty"`
+}
+
+// Gating is a profile's gating policy (PROTOCOL.md rule 8): a goal that
+// names one of Words (as a whole token) does not ask a cosmetic question;
+// the job proceeds under the gating directive, and the assumption starts
+// with Label ("Block-only mod: the cosmetic question ... was not asked").
+type Gating struct {
+	Label string   `json:"label"`
+	Words []string `json:"words"`
 }
 
 // Group is a set of mutually exclusive sides (hot vs cold). A goal that
@@ -254,10 +312,25 @@ const (
 	fStepSep
 	fConnector
 	fParallel
-	fYes
-	fNo
 	fDestructive
+	fCommand
+	fObject
 	fTarget
+	fPlaceholder
+	fVague
+	fVerb
+	fQuestion
+	fOpener
+	fClassify
+	fSort
+	fPrep
+	fUnit
+	fCondition
+	fChange
+	fIdiom
+	fPerson
+	fThing
+	fHonorific
 )
 
 type sideRef struct {
@@ -313,6 +386,8 @@ type compiled struct {
 	kindTasks  map[string][]askonce.Task
 	defaultKnd string
 	kindWords  map[string]string // kind -> first word naming it
+	gateWords  []string          // the gating policy's words, if any
+	jaChange   []string          // Japanese change verbs, matched by prefix
 }
 
 func (p *Profile) compile(base *Words) error {
@@ -326,11 +401,8 @@ func (p *Profile) compile(base *Words) error {
 		typo:    make(map[rune][]typoWord),
 	}
 	for _, ch := range p.Checks {
-		switch ch {
-		case CheckContradiction, CheckDestructive, CheckAlternatives, CheckTargetFile, CheckVague:
-		default:
-			return fmt.Errorf("unknown check %q (want %s, %s, %s, %s or %s)", ch,
-				CheckContradiction, CheckDestructive, CheckAlternatives, CheckTargetFile, CheckVague)
+		if !slices.Contains(checkNames, ch) {
+			return fmt.Errorf("unknown check %q (want one of %s)", ch, strings.Join(checkNames, ", "))
 		}
 		if slices.Contains(c.checks, ch) {
 			return fmt.Errorf("check %q is listed twice", ch)
@@ -339,7 +411,7 @@ func (p *Profile) compile(base *Words) error {
 	}
 	c.minContent = p.MinContentWords
 	if c.minContent <= 0 {
-		c.minContent = 2
+		c.minContent = 1
 	}
 	c.planner = p.Planner
 	if c.planner == "" {
@@ -363,13 +435,34 @@ func (p *Profile) compile(base *Words) error {
 		{base.StepSeparators, fStepSep}, {p.StepSeparators, fStepSep},
 		{base.Connectors, fConnector}, {p.Connectors, fConnector},
 		{base.ParallelCues, fParallel}, {p.ParallelCues, fParallel},
-		{base.Yes, fYes}, {p.Yes, fYes},
-		{base.No, fNo}, {p.No, fNo},
 		{base.Destructive, fDestructive}, {p.Destructive, fDestructive},
+		{base.DestructiveCommands, fCommand}, {p.DestructiveCommands, fCommand},
+		{base.Objects, fObject}, {p.Objects, fObject},
 		{base.TargetPhrases, fTarget}, {p.TargetPhrases, fTarget},
+		{base.Placeholders, fPlaceholder}, {p.Placeholders, fPlaceholder},
+		{base.VagueWords, fVague}, {p.VagueWords, fVague},
+		{base.Verbs, fVerb}, {p.Verbs, fVerb},
+		{base.QuestionWords, fQuestion}, {p.QuestionWords, fQuestion},
+		{base.RequestOpeners, fOpener}, {p.RequestOpeners, fOpener},
+		{base.ClassifyVerbs, fClassify}, {p.ClassifyVerbs, fClassify},
+		{base.SortVerbs, fSort}, {p.SortVerbs, fSort},
+		{base.Prepositions, fPrep}, {p.Prepositions, fPrep},
+		{base.Units, fUnit}, {p.Units, fUnit},
+		{base.Conditions, fCondition}, {p.Conditions, fCondition},
+		{base.ChangeVerbs, fChange}, {p.ChangeVerbs, fChange},
+		{base.Idioms, fIdiom}, {p.Idioms, fIdiom},
+		{base.PersonPronouns, fPerson}, {p.PersonPronouns, fPerson},
+		{base.ThingPronouns, fThing}, {p.ThingPronouns, fThing},
+		{base.Honorifics, fHonorific}, {p.Honorifics, fHonorific},
 	}
 	for _, l := range lists {
 		for _, w := range l.words {
+			if l.f == fChange && lex.IsJapanese(w) {
+				// A Japanese change verb matches by prefix (冷まして), not by
+				// its kanji stem, which a side word may share (冷たい).
+				c.jaChange = append(c.jaChange, w)
+				continue
+			}
 			if err := c.addFlag(w, l.f); err != nil {
 				return err
 			}
@@ -487,6 +580,19 @@ func (p *Profile) compile(base *Words) error {
 		c.defaultKnd = "item"
 	}
 
+	if g := p.Gating; g != nil {
+		if strings.TrimSpace(g.Label) == "" || len(g.Words) == 0 {
+			return fmt.Errorf("gating needs a label and words")
+		}
+		for _, w := range g.Words {
+			key, err := oneToken(w)
+			if err != nil {
+				return fmt.Errorf("gating: %w", err)
+			}
+			c.gateWords = append(c.gateWords, key)
+		}
+	}
+
 	c.finish(p.TypoTolerance)
 	if c.planner == PlannerTemplate {
 		if err := c.compileTemplate(p); err != nil {
@@ -499,25 +605,25 @@ func (p *Profile) compile(base *Words) error {
 
 // oneToken returns the lexicon key of a single word.
 func oneToken(w string) (string, error) {
-	toks := tokenize(w, nil)
+	toks := lex.Split(w, nil)
 	if len(toks) != 1 {
 		return "", fmt.Errorf("%q must be exactly one word", w)
 	}
-	return toks[0].text, nil
+	return toks[0].Text, nil
 }
 
 // addFlag adds a role to a word, or to a phrase when w has several tokens.
 func (c *compiled) addFlag(w string, f flag) error {
-	toks := tokenize(w, nil)
+	toks := lex.Split(w, nil)
 	switch len(toks) {
 	case 0:
 		return fmt.Errorf("word %q has no letters", w)
 	case 1:
-		c.each(toks[0].text, func(e *entry) { e.flags |= f })
+		c.each(toks[0].Text, func(e *entry) { e.flags |= f })
 	default:
 		ph := phrase{flag: f}
 		for _, t := range toks {
-			ph.toks = append(ph.toks, t.text)
+			ph.toks = append(ph.toks, t.Text)
 		}
 		c.phrases[ph.toks[0]] = append(c.phrases[ph.toks[0]], ph)
 	}
@@ -528,8 +634,8 @@ func (c *compiled) addFlag(w string, f flag) error {
 // with kanji, to the entry of its kanji stem, so that 凍る finds 凍った.
 func (c *compiled) each(key string, fn func(*entry)) {
 	fn(c.entry(key))
-	if isHanStart(key) {
-		if stem := hanStem(key); stem != key {
+	if lex.IsHanStart(key) {
+		if stem := lex.HanStem(key); stem != key {
 			fn(c.entry(stem))
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/internal/lex"
 )
 
 // DefaultProfile is the profile of a request that names none.
@@ -157,29 +158,19 @@ type output struct {
 	Question *askonce.Question `json:"question,omitempty"`
 }
 
-// interpret runs the profile on one prompt.
+// interpret runs the profile on one prompt: the detectors read it, and
+// either the one chosen question or a plan is returned.
 func (p *Profile) interpret(prompt, directive string, files []string) ([]byte, error) {
-	goal, answer := splitPrompt(prompt)
-	r := &run{
-		p:         p,
-		c:         p.c,
-		goal:      goal,
-		answer:    answer,
-		directive: strings.TrimSpace(directive) != "",
-		files:     cleanFiles(files),
-	}
-	r.gt = p.c.annotate(tokenize(goal, make([]token, 0, 32)))
-	if answer != "" {
-		r.at = p.c.annotate(tokenize(answer, nil))
-	}
-	r.analyse()
-	if r.q != nil {
-		title := askonce.ClampTitle(capitalise(tidy(firstLine(goal))))
+	in := newInput(p, prompt, files)
+	rd := read(in, strings.TrimSpace(directive) != "")
+	if rd.question != nil {
+		title := askonce.ClampTitle(capitalise(tidy(firstLine(in.goal))))
 		if title == "" {
 			title = "Untitled goal"
 		}
-		return json.Marshal(output{Title: title, Question: r.q})
+		return json.Marshal(output{Title: title, Question: rd.question})
 	}
+	r := newRun(in, rd)
 	var plan *askonce.Plan
 	var err error
 	if p.c.planner == PlannerTemplate {
@@ -194,16 +185,22 @@ func (p *Profile) interpret(prompt, directive string, files []string) ([]byte, e
 	return json.Marshal(output{Title: plan.Title, Plan: plan})
 }
 
-// cleanFiles trims the candidate files and drops empty and repeated ones.
-func cleanFiles(files []string) []string {
-	if len(files) == 0 {
-		return nil
+// Gate is the profile's gating policy (PROTOCOL.md rule 8), for the
+// engine: with a profile whose "gating" names words (minecraft-mod: block,
+// blocks, ore), a goal holding one of them as a whole token does not ask a
+// cosmetic question; it returns the assumption to record. Any other
+// question, profile or goal asks.
+func (in *Interpreter) Gate(profile, goal string, q *askonce.Question) (string, bool) {
+	p, err := in.profile(profile)
+	if err != nil || q == nil || !q.Cosmetic || len(p.c.gateWords) == 0 {
+		return "", false
 	}
-	out := make([]string, 0, len(files))
-	for _, f := range files {
-		if f = strings.TrimSpace(f); f != "" && !slices.Contains(out, f) {
-			out = append(out, f)
+	for _, t := range lex.Split(goal, nil) {
+		if slices.Contains(p.c.gateWords, t.Text) {
+			return p.Gating.Label + ": the cosmetic question “" + q.Text + "” was not asked; functional instructions take priority.", true
 		}
 	}
-	return out
+	return "", false
 }
+
+var _ askonce.Gater = (*Interpreter)(nil)

@@ -4,166 +4,42 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/askonce/askonce/internal/lex"
 )
 
-// token is one word of a text. Matching is always on whole tokens, never
-// on substrings, so "notes.md" is not "no" and "scold" is not "cold".
+// token is one word of a text, as askonce's one tokenizer (internal/lex)
+// splits it, with what the profile knows about it. Matching is always on
+// whole tokens, never on substrings, so "notes.md" is not "no" and "scold"
+// is not "cold".
 type token struct {
-	text     string // lower case
-	start    int    // byte offsets in the source text
-	end      int
-	clause   int // tokens of one clause share this number
-	sentence int // tokens of one sentence share this number
+	lex.Token
 
 	// Filled in by annotate.
-	e     *entry // what the profile knows about the word, or nil
-	word  string // the lexicon word matched: text, its kanji stem or the typo-corrected word
-	fixed bool   // word is a typo correction of text
-	neg   bool   // negated ("not cold", "don't delete")
-	cue   bool   // a functional cue comes earlier in the same clause
+	e       *entry // what the profile knows about the word, or nil
+	word    string // the lexicon word matched: text, its kanji stem or the typo-corrected word
+	fixed   bool   // word is a typo correction of text
+	neg     bool   // negated ("not cold", "don't delete")
+	cue     bool   // a functional cue comes earlier in the same clause
+	idiom   bool   // part of an idiom ("hot path"): not a concept word
+	quoted  bool   // inside quotation marks: a title or a literal
+	capital bool   // written with a capital first letter and lower case after it
 }
 
-const (
-	scriptOther = iota
-	scriptHan
-	scriptHiragana
-	scriptKatakana
-)
-
-func scriptOf(r rune) int {
-	switch {
-	case r < 0x2E80:
-		return scriptOther
-	case unicode.Is(unicode.Han, r):
-		return scriptHan
-	case unicode.Is(unicode.Hiragana, r):
-		return scriptHiragana
-	case unicode.Is(unicode.Katakana, r):
-		return scriptKatakana
-	}
-	return scriptOther
-}
-
-func isWordRune(r rune) bool {
-	if r < utf8.RuneSelf {
-		return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'
-	}
-	return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r)
-}
-
-// tokenize splits s into lower-case tokens, appending to toks. It is the
-// one tokeniser of the package: profile words, goals and answers all go
-// through it.
-//
-// Tokens are runs of letters and digits, which may also hold '.', '/', '-'
-// and '_' (notes.md, src/main.go, force-push, --force) and apostrophes
-// between letters (don't). A trailing '.' is not part of a token. Anything
-// else separates tokens. Japanese, written without spaces, is split where
-// the script changes (kanji, hiragana, katakana, other), except from kanji
-// to hiragana, so that a word keeps its kana ending: 熱い凍ったチーズ gives
-// 熱い, 凍った, チーズ.
-//
-// Clauses end at , : ; . ! ? brackets, line breaks and their Japanese forms
-// (、。！？「」); sentences end at . ! ? ; and line breaks.
+// tokenize splits s with the one tokenizer and wraps the tokens.
 func tokenize(s string, toks []token) []token {
-	start := -1
-	clause, sentence := 0, 0
-	lastScript := scriptOther
-	prevWord := false
-	emit := func(end int) {
-		if start < 0 {
-			return
-		}
-		raw := s[start:end]
-		start0 := start
-		start = -1
-		prevWord = false
-		trimmed := strings.TrimRight(raw, ".")
-		hasAlnum := false
-		for _, r := range trimmed {
-			if isWordRune(r) {
-				hasAlnum = true
-				break
-			}
-		}
-		if hasAlnum {
-			text := strings.ToLower(trimmed)
-			if strings.ContainsRune(text, '’') {
-				text = strings.ReplaceAll(text, "’", "'")
-			}
-			toks = append(toks, token{text: text, start: start0, end: start0 + len(trimmed), clause: clause, sentence: sentence})
-		}
-		if len(trimmed) < len(raw) { // a trailing '.' ends the sentence
-			clause++
-			sentence++
-		}
+	for _, t := range lex.Split(s, nil) {
+		toks = append(toks, token{Token: t})
 	}
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case isWordRune(r):
-			sc := scriptOf(r)
-			if r == 'ー' && prevWord { // the long-vowel mark belongs to its word
-				sc = lastScript
-			}
-			if start >= 0 && prevWord && sc != lastScript && !(lastScript == scriptHan && sc == scriptHiragana) {
-				emit(i)
-			}
-			if start < 0 {
-				start = i
-			}
-			lastScript = sc
-			prevWord = true
-		case r == '.' || r == '/' || r == '-' || r == '_':
-			if start < 0 {
-				start = i
-			}
-			prevWord = false
-		case r == '\'' || r == '’':
-			if start >= 0 && prevWord && i+size < len(s) {
-				if n, _ := utf8.DecodeRuneInString(s[i+size:]); isWordRune(n) {
-					prevWord = false
-					break
-				}
-			}
-			emit(i)
-		default:
-			emit(i)
-			switch r {
-			case '\n', '!', '?', ';', '。', '！', '？', '；':
-				clause++
-				sentence++
-			case ',', ':', '、', '，', '：', '「', '」', '『', '』', '(', ')', '[', ']', '{', '}', '（', '）':
-				clause++
-			}
-		}
-		i += size
-	}
-	emit(len(s))
 	return toks
-}
-
-func isHanStart(s string) bool {
-	r, _ := utf8.DecodeRuneInString(s)
-	return r >= 0x2E80 && unicode.Is(unicode.Han, r)
-}
-
-// hanStem is the leading run of kanji of s.
-func hanStem(s string) string {
-	for i, r := range s {
-		if r < 0x2E80 || !unicode.Is(unicode.Han, r) {
-			return s[:i]
-		}
-	}
-	return s
 }
 
 // jaNegated reports a Japanese word negated by its ending (削除しない).
 func jaNegated(s string) bool {
-	if !isHanStart(s) {
+	if !lex.IsHanStart(s) {
 		return false
 	}
-	rest := s[len(hanStem(s)):]
+	rest := s[len(lex.HanStem(s)):]
 	return strings.Contains(rest, "ない") || strings.Contains(rest, "ません") ||
 		strings.Contains(rest, "なく") || strings.Contains(rest, "なし")
 }
@@ -171,33 +47,71 @@ func jaNegated(s string) bool {
 // annotate looks every token up in the profile's lexicon (exactly, by its
 // kanji stem, or with typo tolerance) and marks negation and functional
 // cues.
-func (c *compiled) annotate(toks []token) []token {
+func (c *compiled) annotate(src string, toks []token) []token {
 	cueClause := -1
+	quotes := quotedRanges(src)
 	for i := range toks {
 		t := &toks[i]
-		t.word = t.text
-		if e := c.lex[t.text]; e != nil {
+		t.word = t.Text
+		if e := c.lex[t.Text]; e != nil {
 			t.e = e
-		} else if isHanStart(t.text) {
-			if stem := hanStem(t.text); stem != t.text {
+		} else if lex.IsHanStart(t.Text) {
+			if stem := lex.HanStem(t.Text); stem != t.Text {
 				if e := c.lex[stem]; e != nil {
 					t.e, t.word = e, stem
 				}
 			}
+		} else if b := lex.Bare(t.Text); b != t.Text && c.lex[b] != nil {
+			t.e, t.word = c.lex[b], b
 		} else if len(c.typo) > 0 {
-			if w, e := c.correct(t.text); e != nil {
+			if w, e := c.correct(t.Text); e != nil {
 				t.e, t.word, t.fixed = e, w, true
 			}
 		}
-		if t.clause == cueClause {
+		for _, q := range quotes {
+			if q[0] <= t.Start && t.End <= q[1] {
+				t.quoted = true
+			}
+		}
+		raw := src[t.Start:t.End]
+		r, n := utf8.DecodeRuneInString(raw)
+		t.capital = unicode.IsUpper(r) && strings.ToUpper(raw[n:]) != raw[n:]
+		if t.Clause == cueClause {
 			t.cue = true
 		}
 		if t.e.has(fCue) {
-			cueClause = t.clause
+			cueClause = t.Clause
 		}
 		t.neg = negated(toks, i)
 	}
+	for i := 0; i < len(toks); i++ {
+		if n := c.phraseAt(toks, i, fIdiom); n > 0 {
+			for k := i; k < i+n; k++ {
+				toks[k].idiom = true
+			}
+			i += n - 1
+		}
+	}
 	return toks
+}
+
+// quotedRanges are the byte ranges of src inside quotation marks ("...",
+// “...”, 「...」, 『...』).
+func quotedRanges(src string) [][2]int {
+	var out [][2]int
+	open := -1
+	var closer rune
+	for i, r := range src {
+		switch {
+		case open >= 0 && r == closer:
+			out = append(out, [2]int{open, i})
+			open = -1
+		case open < 0 && (r == '"' || r == '“' || r == '「' || r == '『'):
+			open = i
+			closer = map[rune]rune{'"': '"', '“': '”', '「': '」', '『': '』'}[r]
+		}
+	}
+	return out
 }
 
 // negated reports whether toks[i] is cancelled by a negation directly
@@ -205,17 +119,17 @@ func (c *compiled) annotate(toks []token) []token {
 // same clause.
 func negated(toks []token, i int) bool {
 	t := &toks[i]
-	if jaNegated(t.text) {
+	if jaNegated(t.Text) {
 		return true
 	}
-	if i < 1 || toks[i-1].clause != t.clause {
+	if i < 1 || toks[i-1].Clause != t.Clause {
 		return false
 	}
 	p := &toks[i-1]
 	if p.e.has(fNeg) {
 		return true
 	}
-	return i >= 2 && toks[i-2].clause == t.clause && toks[i-2].e.has(fNeg) && p.e.has(fStop)
+	return i >= 2 && toks[i-2].Clause == t.Clause && toks[i-2].e.has(fNeg) && p.e.has(fStop)
 }
 
 // correct finds the one concept word at Damerau-Levenshtein distance 1
@@ -298,13 +212,13 @@ func runesEqual(a, b []rune) bool {
 // one clause.
 func (c *compiled) phraseAt(toks []token, i int, f flag) int {
 	best := 0
-	for _, ph := range c.phrases[toks[i].text] {
+	for _, ph := range c.phrases[toks[i].Text] {
 		if ph.flag != f || len(ph.toks) > len(toks)-i || len(ph.toks) <= best {
 			continue
 		}
 		ok := true
 		for k := 1; k < len(ph.toks); k++ {
-			if toks[i+k].text != ph.toks[k] || toks[i+k].clause != toks[i].clause {
+			if toks[i+k].Text != ph.toks[k] || toks[i+k].Clause != toks[i].Clause {
 				ok = false
 				break
 			}
@@ -325,7 +239,7 @@ func content(t *token) bool {
 	if t.e.has(fStop) {
 		return false
 	}
-	for _, r := range t.text {
+	for _, r := range t.Text {
 		if unicode.IsLetter(r) {
 			return true
 		}
@@ -341,7 +255,7 @@ func countWords(b []byte) int64 {
 	for len(b) > 0 {
 		r, size := utf8.DecodeRune(b)
 		b = b[size:]
-		w := isWordRune(r)
+		w := lex.IsWordRune(r)
 		if w && !in {
 			n++
 		}

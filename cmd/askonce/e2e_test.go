@@ -285,7 +285,7 @@ func TestE2E_Seed000_VerificationOverHTTP(t *testing.T) {
 	// and a goal whose answer leaves a second issue (a contradiction and a
 	// destructive action): the interpreter asks again after the answer.
 	in2 := start(t, nil, "--db", filepath.Join(t.TempDir(), "b.db"), "--hard-cap", "fail")
-	r = in2.do("POST", "/jobs", map[string]any{"goal": "hot frozen cheese, then delete the old recipes"})
+	r = in2.do("POST", "/jobs", map[string]any{"goal": "hot frozen cheese, then delete the old recipe files"})
 	if r.status != 201 || r.body["needsClarification"] != true {
 		t.Fatalf("create: %d %s", r.status, r.raw)
 	}

@@ -47,7 +47,7 @@ func TestTerminal_RunWithoutATerminal(t *testing.T) {
 	}
 	// The same goal in the same session: the repeat guard answers, no question.
 	out, errs, code = cli(t, "", append(run, "--no-input", "--session", "S", "hot frozen cheese")...)
-	want(t, "repeat", out, errs, code, 0, `[auto-resolved] The goal says both "hot" and "frozen". Which should it be? -> frozen (from history)`)
+	want(t, "repeat", out, errs, code, 0, `[auto-resolved] The goal says both “hot” and “frozen”. Which should it be? -> frozen (from history)`)
 	if strings.Contains(out, "1) hot") {
 		t.Fatalf("repeat showed the question again:\n%s", out)
 	}
@@ -204,7 +204,7 @@ func TestTerminal_Repl(t *testing.T) {
 	}, "\n") + "\n"
 	out, errs, code := cli(t, script, "repl", "--server", in.base, "--session", "R")
 	want(t, "repl", out, errs, code, 0, "session R", "1) hot", "2) frozen", "/answer", "answer: frozen (from user)",
-		`[auto-resolved] The goal says both "hot" and "frozen". Which should it be? -> frozen (from history)`,
+		`[auto-resolved] The goal says both “hot” and “frozen”. Which should it be? -> frozen (from history)`,
 		"no pending question", "unknown command /bogus", "STATUS", "answered (history)")
 	if strings.Count(out, "1) hot") != 1 {
 		t.Fatalf("the question was shown more than once:\n%s", out)

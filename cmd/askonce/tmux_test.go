@@ -173,7 +173,7 @@ func TestTmux_Pickers(t *testing.T) {
 		// The same goal in the same session: no picker, one line.
 		p2 := run(t, "--session", "S1", "hot frozen cheese")
 		s = p2.waitFor("EXIT=0")
-		if !strings.Contains(s, `[auto-resolved] The goal says both "hot" and "frozen". Which should it be? -> frozen (from history)`) || strings.Contains(s, "SELECT_ONE") {
+		if !strings.Contains(s, `[auto-resolved] The goal says both “hot” and “frozen”. Which should it be? -> frozen (from history)`) || strings.Contains(s, "SELECT_ONE") {
 			t.Fatalf("second run:\n%s", s)
 		}
 	})

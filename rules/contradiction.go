@@ -1,0 +1,310 @@
+package rules
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/askonce/askonce"
+)
+
+// contradictions is the contradiction detector's result: for each group of
+// the profile, the side the goal settles on, and the goal tokens naming
+// the sides that lost (dropped from the plan's text).
+type contradictions struct {
+	groups      []groupResult
+	dropped     []bool
+	q           *askonce.Question
+	assumptions []string
+}
+
+// groupResult is the settled side of one group, if the goal or answer
+// mentions it.
+type groupResult struct {
+	side    int // -1 when the group is not mentioned or not settled
+	display string
+}
+
+func (c *contradictions) open() *askonce.Question { return c.q }
+func (c *contradictions) assumed() []string       { return c.assumptions }
+
+// mention is where the goal first names one side of a group in conflict.
+type mention struct {
+	tok     int // first goal token naming the side, -1 if none
+	display string
+	funcTok int // first mention after a functional cue, -1 if none
+	cueTok  int // the cue before funcTok
+}
+
+// sideMention is one goal token that names a side.
+type sideMention struct {
+	tok, group, side int
+	display          string
+}
+
+// detectContradictions finds the groups whose sides the goal means to hold
+// for one object at once ("hot frozen cheese", "a tiny giant robot", "a hot
+// block that freezes water"). It does not count:
+//   - sides offered as alternatives ("hot or cold tea": the alternatives
+//     detector's);
+//   - a process that changes a state: a sentence with a change verb ("thaw
+//     the frozen peas in hot water", "melt the ice") or that starts with a
+//     side's verb ("heat the frozen soup");
+//   - sides of different objects: a preposition between them ("frozen peas
+//     in hot water"), or a list ("hot soup and cold drinks");
+//   - titles and names: words in quotation marks or capitalised inside a
+//     sentence ("the novel Fire and Ice"), and idioms ("cold start").
+//
+// A conflict is asked as SELECT_ONE (reason scope_unclear) with the sides
+// as the goal writes them; the answer settles it by naming one side (any
+// side of the group) or by rejecting one of two ("not hot"). Otherwise the
+// rule takes the functional side (named after a functional cue such as
+// "that" or "to") or else the first-mentioned one.
+func detectContradictions(in *input) contradictions {
+	c, gs := in.c, in.p.Groups
+	res := contradictions{groups: make([]groupResult, len(gs)), dropped: make([]bool, len(in.gt))}
+	for gi := range res.groups {
+		res.groups[gi].side = -1
+	}
+	var ms []sideMention
+	for i := range in.gt {
+		t := &in.gt[i]
+		if t.neg || t.e == nil || t.idiom || t.quoted || (t.capital && !sentenceStart(in.gt, i)) {
+			continue
+		}
+		for _, s := range t.e.sides {
+			ms = append(ms, sideMention{tok: i, group: s.group, side: s.side, display: s.display})
+		}
+	}
+	process := processSentences(in)
+	for _, gi := range c.groupOrder {
+		g := &gs[gi]
+		first := make([]mention, len(g.Sides)) // conflicting mentions per side
+		for k := range first {
+			first[k] = mention{tok: -1, funcTok: -1}
+		}
+		mentioned := -1 // the one side named, when no conflict
+		several := false
+		for a := range ms {
+			if ms[a].group != gi {
+				continue
+			}
+			if mentioned < 0 {
+				mentioned = a
+			} else if ms[mentioned].side != ms[a].side {
+				several = true
+			}
+			for b := a + 1; b < len(ms); b++ {
+				if ms[b].group != gi || ms[b].side == ms[a].side || !sameObject(in, ms[a].tok, ms[b].tok, process) {
+					continue
+				}
+				for _, m := range []sideMention{ms[a], ms[b]} {
+					f := &first[m.side]
+					if f.tok < 0 || m.tok < f.tok {
+						f.tok, f.display = m.tok, m.display
+					}
+					if in.gt[m.tok].cue && (f.funcTok < 0 || m.tok < f.funcTok) {
+						f.funcTok, f.cueTok = m.tok, lastCue(in.gt, m.tok)
+					}
+				}
+			}
+		}
+		var sides []int // conflicting sides, by first mention
+		for si := range first {
+			if first[si].tok >= 0 {
+				sides = append(sides, si)
+			}
+		}
+		for a := 1; a < len(sides); a++ {
+			for b := a; b > 0 && first[sides[b]].tok < first[sides[b-1]].tok; b-- {
+				sides[b], sides[b-1] = sides[b-1], sides[b]
+			}
+		}
+		if len(sides) < 2 {
+			if mentioned >= 0 && !several {
+				res.groups[gi] = groupResult{side: ms[mentioned].side, display: ms[mentioned].display}
+			}
+			continue
+		}
+		options := make([]string, len(sides))
+		for k, si := range sides {
+			options[k] = first[si].display
+		}
+		side, display := answerSide(in, gi, sides, first)
+		if side < 0 {
+			ruled, why := ruleSide(in, first, sides)
+			if res.q == nil {
+				res.q = &askonce.Question{
+					Type:       askonce.QuestionSelectOne,
+					Text:       contradictionText(in, options),
+					Options:    options,
+					AllowOther: true,
+					Reason:     "scope_unclear",
+					Default:    first[ruled].display,
+					Cosmetic:   g.Cosmetic,
+				}
+			}
+			side, display = ruled, first[ruled].display
+			kind := ""
+			if g.Cosmetic {
+				kind = ", a cosmetic detail"
+			}
+			res.assumptions = append(res.assumptions, fmt.Sprintf("The goal says %s (%s%s); assumed %s because %s.",
+				bothQuoted(in, options), g.Name, kind, in.quote(display), why))
+		}
+		res.groups[gi] = groupResult{side: side, display: display}
+		for _, m := range ms {
+			if m.group == gi && m.side != side {
+				res.dropped[m.tok] = true
+			}
+		}
+	}
+	return res
+}
+
+func contradictionText(in *input, options []string) string {
+	if in.japanese {
+		return fmt.Sprintf("%sが同時に指定されています。どれにしますか？", in.quoteList(options, ""))
+	}
+	return fmt.Sprintf("The goal says %s. Which should it be?", bothQuoted(in, options))
+}
+
+// bothQuoted renders both “a” and “b”, or “a”, “b” and “c”.
+func bothQuoted(in *input, words []string) string {
+	if len(words) == 2 && !in.japanese {
+		return "both " + in.quoteList(words, "and")
+	}
+	return in.quoteList(words, "and")
+}
+
+// processSentences marks the sentences that describe a process changing a
+// state: they hold a change verb ("thaw", "melt"), or their first word is
+// a side word used as a verb ("heat the frozen soup", "freeze the warm
+// leftovers").
+func processSentences(in *input) map[int]bool {
+	out := map[int]bool{}
+	lead := -1
+	for i := range in.gt {
+		t := &in.gt[i]
+		if sentenceStart(in.gt, i) {
+			lead = -1
+		}
+		if (t.e.has(fChange) || in.c.jaChangeVerb(t.Text)) && !t.neg && !t.idiom {
+			out[t.Sentence] = true
+		}
+		if lead < 0 && !t.e.has(fConnector) && !t.e.has(fStop) && !t.e.has(fOpener) {
+			lead = i
+			if t.e != nil && len(t.e.sides) > 0 && t.e.has(fVerb|fChange) {
+				out[t.Sentence] = true
+			}
+		}
+	}
+	return out
+}
+
+// sentenceStart reports whether toks[i] opens its sentence.
+func sentenceStart(toks []token, i int) bool {
+	return i == 0 || toks[i-1].Sentence != toks[i].Sentence
+}
+
+// sameObject reports whether the side words at goal tokens a < b describe
+// one object at once: one sentence that is no process, and between them no
+// "or", no preposition and no list of other things.
+func sameObject(in *input, a, b int, process map[int]bool) bool {
+	toks := in.gt
+	if toks[a].Sentence != toks[b].Sentence || process[toks[a].Sentence] {
+		return false
+	}
+	other := false // a content word that is not a side word lies between
+	for k := a + 1; k < b; k++ {
+		t := &toks[k]
+		switch {
+		case t.e.has(fOr) || t.e.has(fPrep) && !t.e.has(fCue):
+			return false
+		case t.e.has(fConj) || t.Clause != toks[k-1].Clause:
+			if other {
+				return false // "hot soup and cold drinks"
+			}
+		case content(t) && (t.e == nil || len(t.e.sides) == 0):
+			other = true
+		}
+	}
+	return !(other && toks[b].Clause != toks[b-1].Clause)
+}
+
+// lastCue is the index of the functional cue that governs toks[i].
+func lastCue(toks []token, i int) int {
+	for j := i - 1; j >= 0 && toks[j].Clause == toks[i].Clause; j-- {
+		if toks[j].e.has(fCue) {
+			return j
+		}
+	}
+	return i
+}
+
+// ruleSide is the documented resolution of an unsettled contradiction: the
+// functional side first (the first-mentioned of the sides named after a
+// functional cue such as "that" or "to" in the same clause), else the
+// first-mentioned side. It returns the side and why, for the assumption.
+func ruleSide(in *input, ms []mention, sides []int) (int, string) {
+	for _, si := range sides { // sides are in order of first mention
+		if m := ms[si]; m.funcTok >= 0 {
+			from := m.funcTok
+			if m.funcTok-m.cueTok <= 6 {
+				from = m.cueTok
+			}
+			return si, fmt.Sprintf("it is the functional side (%s)", in.quote(in.goal[in.gt[from].Start:in.gt[m.funcTok].End]))
+		}
+	}
+	return sides[0], "it is mentioned first"
+}
+
+// answerSide reads the answer for group gi: the one side it names (a side
+// the goal did not mention counts too), or, with two sides in conflict,
+// the other side of the one it rejects ("not hot"). It returns -1 when the
+// answer settles nothing.
+func answerSide(in *input, gi int, sides []int, ms []mention) (int, string) {
+	pos, posDisplay, rejected := -1, "", -1 // rejected: -2 when several
+	for i := range in.at {
+		t := &in.at[i]
+		if t.e == nil {
+			continue
+		}
+		for _, s := range t.e.sides {
+			switch {
+			case s.group != gi:
+			case t.neg:
+				if rejected == -1 || rejected == s.side {
+					rejected = s.side
+				} else {
+					rejected = -2
+				}
+			case pos == -1:
+				pos, posDisplay = s.side, s.display
+			case pos != s.side:
+				return -1, "" // it names two sides
+			}
+		}
+	}
+	if pos >= 0 {
+		return pos, posDisplay
+	}
+	if rejected >= 0 && len(sides) == 2 && (sides[0] == rejected || sides[1] == rejected) {
+		other := sides[0]
+		if other == rejected {
+			other = sides[1]
+		}
+		return other, ms[other].display
+	}
+	return -1, ""
+}
+
+// jaChangeVerb reports whether a Japanese token starts with a change verb
+// (冷まして, 解凍して).
+func (c *compiled) jaChangeVerb(text string) bool {
+	for _, w := range c.jaChange {
+		if strings.HasPrefix(text, w) {
+			return true
+		}
+	}
+	return false
+}

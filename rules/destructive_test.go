@@ -1,0 +1,33 @@
+package rules
+
+import "testing"
+
+func TestDestructiveAsksOnlyForDataThatCannotBeRestored(t *testing.T) {
+	t.Parallel()
+	confirm := asks("yes", "no")
+	runDetector(t, func(in *input) finding { r := detectDestructive(in); return &r }, []detectorCase{
+		{goal: "delete notes.md and update the readme", options: confirm, text: "“delete notes.md”"},
+		{goal: "drop the users table", options: confirm},
+		{goal: "wipe the staging database", options: confirm},
+		{goal: "remove the inactive user accounts", options: confirm},
+		{goal: "git push --force to main", options: confirm},
+		{goal: "rm -rf build and rebuild", options: confirm},
+		{goal: "destroy the test cluster", options: confirm},
+		{goal: "ログを削除して", options: confirm, text: "「ログを削除して」"},
+		{goal: "delete the cache", answer: "notes.md", options: confirm},
+		{goal: "delete the cache", answer: "no backups needed", options: confirm},
+		// Settled by a reply.
+		{goal: "delete the cache", answer: "yes"},
+		{goal: "delete the cache", answer: "sure"},
+		{goal: "delete the cache", answer: "no"},
+		// No data is lost.
+		{goal: "take the kettle off the stove"},
+		{goal: "wipe the counter"},
+		{goal: "wipe down the kitchen table"},
+		{goal: "remove the stain from the shirt"},
+		{goal: "remove the unused imports from main.go"},
+		{goal: "clear the search box when the user presses Escape"},
+		{goal: "don't delete anything, just summarise notes.md"},
+		{goal: "未使用のインポートを削除して"},
+	})
+}

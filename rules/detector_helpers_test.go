@@ -1,0 +1,62 @@
+package rules
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/askonce/askonce"
+)
+
+// detectorCase is one row of a detector's table test: a request, and the
+// question the detector should ask (no options: it must not ask).
+type detectorCase struct {
+	goal    string
+	answer  string
+	files   []string
+	options []string // the options it asks with; nil: it does not ask
+	text    string   // a fragment the question text must hold, if any
+}
+
+// runDetector runs one detector on each case through the general profile's
+// input, and checks the question it would ask.
+func runDetector(t *testing.T, detect func(*input) finding, cases []detectorCase) {
+	t.Helper()
+	profiles, err := embeddedProfiles()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := profiles[DefaultProfile]
+	for _, c := range cases {
+		t.Run(c.goal, func(t *testing.T) {
+			t.Parallel()
+			prompt := c.goal
+			if c.answer != "" {
+				prompt = askonce.ResolvedPrompt(c.goal, c.answer)
+			}
+			q := detect(newInput(p, prompt, c.files)).open()
+			switch {
+			case c.options == nil && q != nil:
+				t.Fatalf("asked %q %q; want no question", q.Text, q.Options)
+			case c.options == nil:
+			case q == nil:
+				t.Fatalf("no question; want one with options %q", c.options)
+			case len(c.options) > 0 && !slices.Equal(q.Options, c.options):
+				t.Fatalf("options %q; want %q (question %q)", q.Options, c.options, q.Text)
+			case !strings.Contains(q.Text, c.text):
+				t.Fatalf("question %q lacks %q", q.Text, c.text)
+			case strings.ContainsAny(q.Text, `"\`):
+				t.Fatalf("question %q has straight quotes or escapes; want typographic quotes", q.Text)
+			}
+		})
+	}
+}
+
+// asks is the options of a question that must be asked ([]string{} for a
+// question whose options are not checked).
+func asks(options ...string) []string {
+	if options == nil {
+		return []string{}
+	}
+	return options
+}

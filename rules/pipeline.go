@@ -1,0 +1,149 @@
+package rules
+
+import (
+	"strings"
+
+	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/internal/lex"
+)
+
+// input is what every detector reads: the goal and answer of one prompt,
+// their tokens and the request's candidate files. Detectors never change
+// it; each returns its own findings.
+type input struct {
+	p        *Profile
+	c        *compiled
+	goal     string
+	answer   string
+	gt, at   []token
+	files    []string
+	japanese bool // the goal is written in Japanese: questions are too
+}
+
+// splitPrompt splits a resolved prompt at the last answer marker
+// (PROTOCOL.md rule 4). An empty answer is no answer.
+func splitPrompt(prompt string) (goal, answer string) {
+	if i := strings.LastIndex(prompt, askonce.AnswerMarker); i >= 0 {
+		return prompt[:i], strings.TrimSpace(prompt[i+len(askonce.AnswerMarker):])
+	}
+	return prompt, ""
+}
+
+func newInput(p *Profile, prompt string, files []string) *input {
+	goal, answer := splitPrompt(prompt)
+	in := &input{p: p, c: p.c, goal: goal, answer: answer, files: cleanFiles(files), japanese: lex.IsJapanese(goal)}
+	in.gt = p.c.annotate(goal, tokenize(goal, make([]token, 0, 32)))
+	if answer != "" {
+		in.at = p.c.annotate(answer, tokenize(answer, nil))
+	}
+	return in
+}
+
+// finding is what every detector's result offers the pipeline: the
+// question to ask while the answer does not settle what it found (nil when
+// nothing is open), and the assumptions written when its resolution rule
+// settled it instead.
+type finding interface {
+	open() *askonce.Question
+	assumed() []string
+}
+
+// reading is the result of every detector for one prompt, and the one
+// question chosen from them.
+type reading struct {
+	contradiction contradictions
+	destructive   destructions
+	alternatives  alternatives
+	target        targetFile
+	coreference   coreferences
+	vague         vagueness
+
+	// question is the one question to ask, and asker the check that asks
+	// it; both are empty when the prompt is planned.
+	question    *askonce.Question
+	asker       string
+	assumptions []string
+}
+
+// read runs the profile's detectors and chooses the question. Every
+// detector reads the input alone, so their order only decides which open
+// finding is asked: the first in the profile's order. Under a directive
+// nothing is asked and every open finding is settled by its rule, with an
+// assumption. Contradictions are always read, since they give the plan
+// its attributes; without the check they are settled by the rule.
+func read(in *input, directive bool) *reading {
+	r := &reading{contradiction: detectContradictions(in)}
+	type check struct {
+		name string
+		f    finding
+	}
+	checks := make([]check, 0, len(in.c.checks))
+	assumptions := []finding{&r.contradiction}
+	for _, name := range in.c.checks {
+		var f finding
+		switch name {
+		case CheckContradiction:
+			f = &r.contradiction
+		case CheckDestructive:
+			r.destructive = detectDestructive(in)
+			f = &r.destructive
+		case CheckAlternatives:
+			r.alternatives = detectAlternatives(in)
+			f = &r.alternatives
+		case CheckTargetFile:
+			r.target = detectTargetFile(in)
+			f = &r.target
+		case CheckCoreference:
+			r.coreference = detectCoreference(in)
+			f = &r.coreference
+		case CheckVague:
+			r.vague = detectVague(in)
+			f = &r.vague
+		}
+		checks = append(checks, check{name, f})
+		if name != CheckContradiction {
+			assumptions = append(assumptions, f)
+		}
+	}
+	if !directive {
+		for _, c := range checks {
+			if q := c.f.open(); q != nil {
+				r.question, r.asker = q, c.name
+				return r
+			}
+		}
+	}
+	for _, f := range assumptions {
+		r.assumptions = append(r.assumptions, f.assumed()...)
+	}
+	return r
+}
+
+// quote puts s in the quotation marks of the question's language: “s”, or
+// 「s」 in Japanese.
+func (in *input) quote(s string) string {
+	if in.japanese {
+		return "「" + s + "」"
+	}
+	return "“" + s + "”"
+}
+
+// span is the goal's source text of tokens [t0, t1).
+func (in *input) span(t0, t1 int) string {
+	return in.goal[in.gt[t0].Start:in.gt[t1-1].End]
+}
+
+// quoteList renders “a” and “b”, or “a”, “b” and “c” (“a”、“b” in Japanese).
+func (in *input) quoteList(words []string, and string) string {
+	q := make([]string, len(words))
+	for i, w := range words {
+		q[i] = in.quote(w)
+	}
+	if in.japanese {
+		return strings.Join(q, "、")
+	}
+	if len(q) == 1 {
+		return q[0]
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " " + and + " " + q[len(q)-1]
+}

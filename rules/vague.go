@@ -1,0 +1,89 @@
+package rules
+
+import (
+	"fmt"
+
+	"github.com/askonce/askonce"
+)
+
+// vagueness is the vague detector's result: whether the goal says too
+// little to plan, and how the plan makes up for it.
+type vagueness struct {
+	useAnswer   bool // the goal was vague and the answer says what to do
+	generic     bool // the goal was vague and nothing said more
+	q           *askonce.Question
+	assumptions []string
+}
+
+func (v *vagueness) open() *askonce.Question { return v.q }
+func (v *vagueness) assumed() []string       { return v.assumptions }
+
+// detectVague finds a request that does not say what to act on: its verb
+// has no object or only a placeholder ("fix it", "make it better", "do the
+// thing", "help", それを直して) — fewer words that name something than the
+// profile's minContentWords, a word being neither a stop word, nor a
+// placeholder ("it", "stuff", "the thing"), nor a vague verb or adjective
+// ("fix", "make", "better"). It asks FREE_TEXT (reason
+// missing_required_info) naming what is missing. An answer with such a
+// word settles it and the plan is made from goal and answer; the rule
+// plans a generic investigate, act, report sequence.
+func detectVague(in *input) vagueness {
+	var res vagueness
+	if meaningful(in.gt) >= in.c.minContent {
+		return res
+	}
+	if meaningful(in.at) > 0 {
+		res.useAnswer = true
+		return res
+	}
+	res.q = &askonce.Question{
+		Type:   askonce.QuestionFreeText,
+		Text:   vagueText(in),
+		Reason: "missing_required_info",
+	}
+	res.generic = true
+	res.assumptions = append(res.assumptions, fmt.Sprintf("The goal %s was too vague to plan in detail; planned a generic sequence.",
+		in.quote(askonce.ClampTitle(tidy(in.goal)))))
+	return res
+}
+
+// meaningful counts the tokens that name something to act on.
+func meaningful(toks []token) int {
+	n := 0
+	for i := range toks {
+		t := &toks[i]
+		if content(t) && !t.e.has(fPlaceholder) && !t.e.has(fVague) {
+			n++
+		}
+	}
+	return n
+}
+
+// vagueText names what the goal leaves out: the placeholder it uses, or
+// the object its verb lacks.
+func vagueText(in *input) string {
+	g := askonce.ClampTitle(tidy(in.goal))
+	placeholder := ""
+	for i := range in.gt {
+		if t := &in.gt[i]; t.e.has(fPlaceholder) {
+			placeholder = in.goal[t.Start:t.End]
+			if t.word != t.Text { // それを: the placeholder without its particle
+				placeholder = t.word
+			}
+			break
+		}
+	}
+	switch {
+	case g == "" && in.japanese:
+		return "何をすればよいですか？目的を具体的に教えてください。"
+	case g == "":
+		return "What should be done? Please describe the goal."
+	case in.japanese && placeholder != "":
+		return fmt.Sprintf("%sの%sは何を指しますか？対象と、どうしたいかを教えてください。", in.quote(g), in.quote(placeholder))
+	case in.japanese:
+		return fmt.Sprintf("%sだけでは対象が分かりません。具体的に何をしますか？", in.quote(g))
+	case placeholder != "":
+		return fmt.Sprintf("What does %s in %s refer to? Please name what to work on and what should change.", in.quote(placeholder), in.quote(g))
+	}
+	return fmt.Sprintf("The goal %s does not say what to act on. What exactly should be done?", in.quote(g))
+}
