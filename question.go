@@ -202,17 +202,18 @@ func checkText(a string) *Error {
 	if len(a) > MaxFreeText {
 		return Errorf(EINVALID, "answer is %d bytes; the limit is %d", len(a), MaxFreeText)
 	}
-	if !strings.ContainsFunc(a, visible) {
+	if !HasVisible(a) {
 		return Errorf(EINVALID, "answer has no visible character")
 	}
 	return nil
 }
 
-// visible reports whether r shows as a mark of its own: a letter, mark,
-// number, punctuation or symbol, not space, a control or a format
-// character such as a zero-width space.
-func visible(r rune) bool {
-	return unicode.IsGraphic(r) && !unicode.IsSpace(r)
+// HasVisible reports whether s has a character that shows as a mark of
+// its own: a letter, mark, number, punctuation or symbol, not a space, a
+// control or a format character such as a zero-width space. An answer of
+// one's own needs one.
+func HasVisible(s string) bool {
+	return strings.ContainsFunc(s, func(r rune) bool { return unicode.IsGraphic(r) && !unicode.IsSpace(r) })
 }
 
 // matchOption finds a in options: exactly (ignoring case), or as the prefix
