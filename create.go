@@ -71,9 +71,9 @@ func (e *Engine) newJob(req CreateRequest) (*Job, error) {
 	case len(req.Files) > MaxFiles:
 		return nil, Errorf(EINVALID, "%d files given; the limit is %d", len(req.Files), MaxFiles)
 	}
-	for _, f := range req.Files {
-		if _, ok := insideRoot(f); !ok || f == "" || !utf8.ValidString(f) {
-			return nil, Errorf(EINVALID, "file %q is not a relative path inside the project", f)
+	for i, f := range req.Files {
+		if _, err := ValidatePath(f); err != nil {
+			return nil, Errorf(EINVALID, "files[%d]: %s", i, ErrorMessage(err))
 		}
 	}
 	mode := req.Mode

@@ -78,13 +78,14 @@ func (p *Plan) Validate(specSchema json.RawMessage) []string {
 	}
 	if len(p.Spec) > 0 || len(specSchema) > 0 {
 		// A plan without a spec meets a schema only if {} does.
-		var spec any
-		if err := json.Unmarshal(orEmptyObject(p.Spec), &spec); err != nil {
-			errs = append(errs, "spec is not valid JSON: "+err.Error())
-		} else if _, ok := spec.(map[string]any); !ok {
+		spec := orEmptyObject(p.Spec)
+		var obj map[string]json.RawMessage
+		if !json.Valid(spec) {
+			errs = append(errs, "spec is not valid JSON")
+		} else if json.Unmarshal(spec, &obj) != nil || obj == nil {
 			errs = append(errs, "spec must be a JSON object")
 		} else if len(specSchema) > 0 {
-			errs = append(errs, checkSchema(specSchema, spec)...)
+			errs = append(errs, checkSpec(specSchema, spec)...)
 		}
 	}
 	return errs

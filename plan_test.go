@@ -39,7 +39,7 @@ func TestRule9_DAGRules(t *testing.T) {
 	}
 }
 
-func TestRule9_SpecSchema(t *testing.T) {
+func TestRule9_SpecViolationsNameTheValueAndTheRule(t *testing.T) {
 	t.Parallel()
 	schema := json.RawMessage(`{"type":"object","required":["name","kind"],"additionalProperties":false,
 		"properties":{"name":{"type":"string","minLength":1},"kind":{"enum":["block","item"]},"hardness":{"type":"number","minimum":0}}}`)
@@ -49,11 +49,82 @@ func TestRule9_SpecSchema(t *testing.T) {
 		t.Fatalf("valid spec rejected: %v", errs)
 	}
 	p.Spec = json.RawMessage(`{"kind":"food","hardness":-1,"colour":"red"}`)
-	joined := strings.Join(p.Validate(schema), "\n")
-	for _, w := range []string{`missing required property "name"`, "$.kind: value is not one of", "$.hardness: -1 is less than the minimum 0", `property "colour" is not allowed`} {
+	errs := p.Validate(schema)
+	joined := strings.Join(errs, "\n")
+	for _, w := range []string{"spec: missing property 'name'", "spec at /kind: value must be one of 'block', 'item'",
+		"spec at /hardness: minimum: got -1, want 0", "spec: additional properties 'colour' not allowed"} {
 		if !strings.Contains(joined, w) {
 			t.Errorf("errors %q lack %q", joined, w)
 		}
+	}
+	if len(errs) != 4 {
+		t.Errorf("%d messages for 4 violations: %q", len(errs), errs)
+	}
+}
+
+// The whole of JSON Schema applies, not a subset: $defs and $ref inside
+// the document, oneOf, patterns, and another draft named by $schema.
+func TestRule9_SpecSchemaIsFullJSONSchema(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, schema, good, bad, want string
+	}{
+		{"LocalRef", `{"$defs":{"id":{"type":"string","pattern":"^[a-z]+$"}},"properties":{"id":{"$ref":"#/$defs/id"}}}`,
+			`{"id":"cheese"}`, `{"id":"Cheese1"}`, "spec at /id: 'Cheese1' does not match pattern"},
+		{"OneOf", `{"properties":{"n":{"oneOf":[{"type":"integer"},{"type":"string"}]}}}`,
+			`{"n":3}`, `{"n":true}`, "spec at /n"},
+		{"Draft07", `{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"t":{"type":"array","items":[{"type":"string"}],"additionalItems":false}}}`,
+			`{"t":["a"]}`, `{"t":["a","b"]}`, "spec at /t"},
+		{"PointerEscaped", `{"properties":{"a/b":{"type":"string"}}}`, `{"a/b":"x"}`, `{"a/b":1}`, "spec at /a~1b"},
+		{"NoSpecMeetsSchemaOnlyIfEmptyObjectDoes", `{"required":["kind"]}`, `{"kind":1}`, ``, "spec: missing property 'kind'"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			if err := ValidSchema(json.RawMessage(c.schema)); err != nil {
+				t.Fatalf("ValidSchema: %v", err)
+			}
+			p := Plan{Tasks: []Task{{ID: "a", Title: "a"}}, Spec: json.RawMessage(c.good)}
+			if errs := p.Validate(json.RawMessage(c.schema)); len(errs) > 0 {
+				t.Fatalf("valid spec %s rejected: %v", c.good, errs)
+			}
+			p.Spec = json.RawMessage(c.bad)
+			errs := p.Validate(json.RawMessage(c.schema))
+			if !strings.Contains(strings.Join(errs, "\n"), c.want) {
+				t.Fatalf("spec %s: errors %q lack %q", c.bad, errs, c.want)
+			}
+		})
+	}
+}
+
+// An unusable schema is the caller's error, named, when the job is
+// created: never loaded from elsewhere, never blamed on the interpreter.
+func TestRule9_UnusableSpecSchemaIsInvalidAndNamesTheProblem(t *testing.T) {
+	t.Parallel()
+	cases := []struct{ name, schema, want string }{
+		{"NotJSON", `{"type":`, "specSchema is not valid JSON"},
+		{"NotAnObject", `[1]`, "specSchema must be a JSON object"},
+		{"BooleanSchema", `true`, "specSchema must be a JSON object"},
+		{"WrongKeywordType", `{"minimum":"zero"}`, "at /minimum: got string, want number"},
+		{"UnknownType", `{"type":"text"}`, "at /type"},
+		{"BadPattern", `{"pattern":"("}`, "at /pattern: '(' is not valid regex"},
+		{"RelativeRefOutside", `{"$ref":"other.json"}`, `$ref "other.json" points outside the schema`},
+		{"HTTPRef", `{"properties":{"a":{"$ref":"http://127.0.0.1:1/x.json"}}}`, `$ref "http://127.0.0.1:1/x.json" points outside the schema`},
+		{"FileRef", `{"$ref":"file:///etc/passwd"}`, `$ref "file:///etc/passwd" points outside the schema`},
+		{"UnknownMetaschema", `{"$schema":"https://example.com/meta"}`, `"https://example.com/meta" points outside the schema`},
+		{"RefToNothing", `{"$ref":"#/$defs/missing"}`, "#/$defs/missing"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			err := ValidSchema(json.RawMessage(c.schema))
+			if ErrorCode(err) != EINVALID || !strings.Contains(ErrorMessage(err), c.want) {
+				t.Fatalf("ValidSchema(%s) = %v; want invalid naming %q", c.schema, err, c.want)
+			}
+			if strings.Contains(ErrorMessage(err), "mem:///") {
+				t.Errorf("message leaks the compiler's URL: %s", ErrorMessage(err))
+			}
+		})
 	}
 }
 

@@ -3,10 +3,12 @@ package askonce
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"path"
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/askonce/askonce/internal/lex"
@@ -20,7 +22,7 @@ const (
 	QuestionConfirm    QuestionType = "CONFIRM"     // yes / no
 	QuestionSelectOne  QuestionType = "SELECT_ONE"  // one of Options
 	QuestionTargetFile QuestionType = "TARGET_FILE" // a file of Options, or a path inside the project
-	QuestionFreeText   QuestionType = "FREE_TEXT"   // non-empty text of at most MaxFreeText bytes
+	QuestionFreeText   QuestionType = "FREE_TEXT"   // visible text of at most MaxFreeText bytes
 )
 
 // Valid reports whether t is one of the four question types.
@@ -32,8 +34,13 @@ func (t QuestionType) Valid() bool {
 	return false
 }
 
-// MaxFreeText is the largest FREE_TEXT answer, in bytes.
+// MaxFreeText is the largest FREE_TEXT answer (and the largest answer of
+// one's own to an AllowOther question), in bytes.
 const MaxFreeText = 4 << 10
+
+// MaxPath is the longest path a TARGET_FILE answer or a job's files entry
+// may be, in bytes.
+const MaxPath = 1024
 
 // TypeForReason maps a clarification reason to its question type
 // (PROTOCOL.md rule 7). Unknown reasons take FREE_TEXT.
@@ -79,8 +86,11 @@ func (q Question) Clone() Question {
 	return q
 }
 
-// Normalize fills a missing type from the reason and trims the text. It
-// returns EINVALID for a question that cannot be shown.
+// Normalize fills a missing type from the reason, trims the text, clears
+// AllowOther on every type but SELECT_ONE and drops TARGET_FILE options
+// that are not usable paths (ValidatePath), so that every option offered is
+// an answer the question accepts. It returns EINVALID for a question that
+// cannot be shown.
 func (q *Question) Normalize() error {
 	q.Text = strings.TrimSpace(q.Text)
 	if q.Type == "" {
@@ -95,6 +105,14 @@ func (q *Question) Normalize() error {
 		return Errorf(EINVALID, "a SELECT_ONE question needs at least two options")
 	case q.Type == QuestionConfirm:
 		q.Options = []string{"yes", "no"}
+	case q.Type == QuestionTargetFile:
+		q.Options = slices.DeleteFunc(slices.Clone(q.Options), func(o string) bool {
+			_, err := ValidatePath(o)
+			return err != nil
+		})
+	}
+	if q.Type != QuestionSelectOne {
+		q.AllowOther = false
 	}
 	if q.Default != "" {
 		d, err := ValidateAnswer(q, q.Default)
@@ -124,10 +142,11 @@ func QuestionHash(text string) string {
 
 // ValidateAnswer checks answer against q's type and returns it normalised:
 // CONFIRM becomes "yes" or "no"; SELECT_ONE becomes the option it names
-// (case-insensitive, or a unique prefix); TARGET_FILE must be an offered
-// file or a relative path that stays inside the project root; FREE_TEXT is
-// non-empty and at most MaxFreeText bytes. A wrong answer is EINVALID with
-// the allowed values.
+// (case-insensitive, or a unique prefix), or, when q.AllowOther, any other
+// visible text of at most MaxFreeText bytes is the user's own answer;
+// TARGET_FILE must be an offered file or a path ValidatePath accepts;
+// FREE_TEXT has a visible character and at most MaxFreeText bytes. A wrong
+// answer is EINVALID with the allowed values (PROTOCOL.md rule 7).
 func ValidateAnswer(q *Question, answer string) (string, error) {
 	a := strings.TrimSpace(answer)
 	if !utf8.ValidString(a) {
@@ -146,24 +165,53 @@ func ValidateAnswer(q *Question, answer string) (string, error) {
 		if o, ok := matchOption(q.Options, a); ok {
 			return o, nil
 		}
-		return "", invalidAnswer(q, "answer %q is not one of the options", a)
-	case QuestionTargetFile:
-		for _, o := range q.Options {
-			if o == a {
-				return o, nil
-			}
+		if !q.AllowOther {
+			return "", invalidAnswer(q, "answer %q is not one of the options", a)
 		}
-		p, ok := insideRoot(a)
-		if !ok {
-			return "", invalidAnswer(q, "answer %q is not an offered file or a relative path inside the project", a)
+		if err := checkText(a); err != nil {
+			return "", invalidAnswer(q, "%s", err.Message)
+		}
+		return a, nil
+	case QuestionTargetFile:
+		if slices.Contains(q.Options, a) {
+			return a, nil
+		}
+		if IsRootAnswer(a) {
+			// The project root is always a valid answer, stored as "."
+			// (PROTOCOL.md rule 6).
+			return ".", nil
+		}
+		p, err := ValidatePath(a)
+		if err != nil {
+			return "", invalidAnswer(q, "answer %s", ErrorMessage(err))
 		}
 		return p, nil
 	default:
-		if len(a) > MaxFreeText {
-			return "", Errorf(EINVALID, "answer is %d bytes; the limit is %d", len(a), MaxFreeText)
+		if err := checkText(a); err != nil {
+			return "", err
 		}
 		return a, nil
 	}
+}
+
+// checkText is the rule for text of the user's own: a FREE_TEXT answer or
+// an answer outside the options of an AllowOther question.
+func checkText(a string) *Error {
+	if len(a) > MaxFreeText {
+		return Errorf(EINVALID, "answer is %d bytes; the limit is %d", len(a), MaxFreeText)
+	}
+	if !HasVisible(a) {
+		return Errorf(EINVALID, "answer has no visible character")
+	}
+	return nil
+}
+
+// HasVisible reports whether s has a character that shows as a mark of
+// its own: a letter, mark, number, punctuation or symbol, not a space, a
+// control or a format character such as a zero-width space. An answer of
+// one's own needs one.
+func HasVisible(s string) bool {
+	return strings.ContainsFunc(s, func(r rune) bool { return unicode.IsGraphic(r) && !unicode.IsSpace(r) })
 }
 
 // matchOption finds a in options: exactly (ignoring case), or as the prefix
@@ -187,20 +235,53 @@ func matchOption(options []string, a string) (string, bool) {
 	return "", false
 }
 
-// insideRoot cleans a relative path and reports whether it stays inside the
-// project root.
-func insideRoot(p string) (string, bool) {
-	if strings.ContainsRune(p, 0) || strings.Contains(p, "\\") {
-		return "", false
+// ValidatePath checks a path a builder will open: a TARGET_FILE answer or
+// an entry of a job's files. It must be valid UTF-8 of at most MaxPath
+// bytes, without control characters, line separators or bidirectional
+// controls (which would make it read differently from what it is), not
+// start with "~" (a shell's home directory), use "/" as the separator, and
+// be relative and stay inside the project root. It returns the path
+// cleaned ("./a/../b" is "b"), or EINVALID with a message naming the
+// problem, phrased to follow the path: "%q is ...".
+func ValidatePath(p string) (string, error) {
+	fail := func(why string) (string, error) {
+		return "", Errorf(EINVALID, "%q %s", p, why)
 	}
-	if path.IsAbs(p) {
-		return "", false
+	switch {
+	case !utf8.ValidString(p):
+		return "", Errorf(EINVALID, "path is not valid UTF-8")
+	case strings.TrimSpace(p) == "":
+		return fail("is not a path")
+	case len(p) > MaxPath:
+		return "", Errorf(EINVALID, "path is %d bytes; the limit is %d", len(p), MaxPath)
+	case strings.ContainsFunc(p, hiddenRune):
+		return fail("contains a control character or line break")
+	case strings.HasPrefix(p, "~"):
+		return fail("starts with ~; give a path relative to the project root")
+	case strings.Contains(p, "\\"):
+		return fail("contains a backslash; separate directories with /")
+	case path.IsAbs(p):
+		return fail("is absolute; give a path relative to the project root")
 	}
 	c := path.Clean(p)
 	if c == ".." || strings.HasPrefix(c, "../") {
-		return "", false
+		return fail("leaves the project root")
 	}
-	return c, true
+	return c, nil
+}
+
+// hiddenRune reports whether r is a character a path must not hold: a
+// control character (newlines included), a line or paragraph separator, or
+// a bidirectional embedding, override or isolate control.
+func hiddenRune(r rune) bool {
+	return unicode.IsControl(r) || r == '\u2028' || r == '\u2029' || IsBidiControl(r)
+}
+
+// IsBidiControl reports whether r is a bidirectional embedding, override
+// or isolate control (U+202A-U+202E, U+2066-U+2069), which reorders the
+// text around it when shown: user interfaces show them escaped.
+func IsBidiControl(r rune) bool {
+	return (r >= '\u202a' && r <= '\u202e') || (r >= '\u2066' && r <= '\u2069')
 }
 
 func invalidAnswer(q *Question, format string, args ...any) *Error {
@@ -208,8 +289,11 @@ func invalidAnswer(q *Question, format string, args ...any) *Error {
 	if len(q.Options) > 0 {
 		e.Allowed = slices.Clone(q.Options)
 		e.Message += "; allowed: " + strings.Join(q.Options, ", ")
-		if q.Type == QuestionTargetFile {
+		switch {
+		case q.Type == QuestionTargetFile:
 			e.Message += ", or a relative path inside the project"
+		case q.AllowOther:
+			e.Message += fmt.Sprintf(", or other text of your own (at most %d bytes)", MaxFreeText)
 		}
 	}
 	return e

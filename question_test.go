@@ -74,7 +74,6 @@ func TestRule7_AnswersAreValidatedAgainstTheType(t *testing.T) {
 		{file, "a/../../b", "", true},
 		{free, "  use port 8080 ", "use port 8080", false},
 		{free, "   ", "", true},
-		{free, strings.Repeat("x", MaxFreeText+1), "", true},
 		{free, "\xff\xfe", "", true},
 	}
 	for _, c := range cases {
@@ -93,6 +92,236 @@ func TestRule7_AnswersAreValidatedAgainstTheType(t *testing.T) {
 	var e *Error
 	if !asError(err, &e) || !slices.Equal(e.Allowed, sel.Options) || !strings.Contains(e.Message, "Staging, Production, preview") {
 		t.Errorf("invalid answer error does not list the allowed values: %v", err)
+	}
+}
+
+// Rule 7: FREE_TEXT has a visible character and at most 4 KiB; the limit
+// is in bytes, counted after the surrounding white space is trimmed.
+func TestRule7_FreeTextIsVisibleAndAtMost4KiB(t *testing.T) {
+	t.Parallel()
+	free := &Question{Type: QuestionFreeText, Text: "What?"}
+	cases := []struct {
+		name, answer string
+		ok           bool
+	}{
+		{"Exactly4096BytesIsAccepted", strings.Repeat("x", 4096), true},
+		{"4097BytesIsRejected", strings.Repeat("x", 4097), false},
+		{"4096BytesOfMultiByteText", strings.Repeat("日", 4096/3) + "x", true},
+		{"MultiByteTextOver4096Bytes", strings.Repeat("日", 4096/3+1), false},
+		{"SurroundingSpaceDoesNotCount", "  " + strings.Repeat("x", 4096) + "\n", true},
+		{"OnlySpaces", " \t\n ", false},
+		{"OnlyZeroWidthSpace", "\u200b", false},
+		{"OnlyControlCharacters", "\x01\x02", false},
+		{"OnlyBidiControls", "\u202e\u2066", false},
+		{"OneVisibleCharacter", "\u200b.", true},
+		{"JapaneseText", "ポート8080を使って", true},
+		{"MultipleLines", "first line\nsecond line", true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := ValidateAnswer(free, c.answer)
+			if !c.ok {
+				if ErrorCode(err) != EINVALID {
+					t.Fatalf("answer of %d bytes accepted as %q, %v", len(c.answer), got, err)
+				}
+				return
+			}
+			if err != nil || got != strings.TrimSpace(c.answer) {
+				t.Fatalf("ValidateAnswer = %q, %v; want the answer trimmed", got, err)
+			}
+		})
+	}
+	if _, err := ValidateAnswer(free, strings.Repeat("x", 4097)); !strings.Contains(ErrorMessage(err), "4097 bytes; the limit is 4096") {
+		t.Errorf("over-long answer message %q does not give the size and the limit", ErrorMessage(err))
+	}
+}
+
+// Rule 7: an answer outside the options of an allowOther SELECT_ONE
+// question is the user's own answer; an option match still normalises to
+// the option; the rules of FREE_TEXT apply to the other text.
+func TestRule7_AllowOtherAcceptsTheUsersOwnAnswer(t *testing.T) {
+	t.Parallel()
+	q := &Question{Type: QuestionSelectOne, Text: "Hot or frozen?", Options: []string{"hot", "frozen", "Frosted"}, AllowOther: true}
+	cases := []struct {
+		name, answer, want string
+		ok                 bool
+	}{
+		{"ExactOption", "hot", "hot", true},
+		{"OptionIgnoringCase", "HOT", "hot", true},
+		{"UniquePrefixIsTheOption", "fros", "Frosted", true},
+		{"AmbiguousPrefixIsOtherText", "fr", "fr", true},
+		{"OtherText", "  banana ", "banana", true},
+		{"OtherTextOf4096Bytes", strings.Repeat("b", 4096), strings.Repeat("b", 4096), true},
+		{"OtherTextOf4097Bytes", strings.Repeat("b", 4097), "", false},
+		{"Empty", "", "", false},
+		{"OnlySpaces", "   ", "", false},
+		{"OnlyInvisible", "\u200b\u2060", "", false},
+		{"NotUTF8", "\xff", "", false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := ValidateAnswer(q, c.answer)
+			if !c.ok {
+				if ErrorCode(err) != EINVALID {
+					t.Fatalf("ValidateAnswer(%.20q) = %.20q, %v; want invalid", c.answer, got, err)
+				}
+				return
+			}
+			if err != nil || got != c.want {
+				t.Fatalf("ValidateAnswer(%.20q) = %.20q, %v; want %.20q", c.answer, got, err, c.want)
+			}
+		})
+	}
+	closed := q.Clone()
+	closed.AllowOther = false
+	if _, err := ValidateAnswer(&closed, "banana"); ErrorCode(err) != EINVALID {
+		t.Errorf("a question without allowOther took an answer outside its options: %v", err)
+	}
+}
+
+// The 422 for an invalid answer to an allowOther question lists the
+// options and says that other text is allowed too.
+func TestRule7_InvalidAnswerToAllowOtherSaysOtherTextIsAllowed(t *testing.T) {
+	t.Parallel()
+	q := &Question{Type: QuestionSelectOne, Text: "Which?", Options: []string{"hot", "frozen"}, AllowOther: true}
+	_, err := ValidateAnswer(q, "  ")
+	var e *Error
+	if !asError(err, &e) || e.Code != EINVALID {
+		t.Fatalf("blank answer: %v", err)
+	}
+	if !slices.Equal(e.Allowed, q.Options) || !strings.Contains(e.Message, "allowed: hot, frozen, or other text of your own (at most 4096 bytes)") {
+		t.Fatalf("message %q, allowed %q", e.Message, e.Allowed)
+	}
+	closed := &Question{Type: QuestionSelectOne, Text: "Which?", Options: []string{"hot", "frozen"}}
+	if _, err := ValidateAnswer(closed, "banana"); strings.Contains(ErrorMessage(err), "other text") {
+		t.Fatalf("a closed question's message offers other text: %q", ErrorMessage(err))
+	}
+}
+
+// Only SELECT_ONE questions may allow other answers: Normalize clears
+// allowOther on the other types, whoever set it.
+func TestRule7_OnlySelectOneAllowsOther(t *testing.T) {
+	t.Parallel()
+	for _, q := range []Question{
+		{Type: QuestionConfirm, Text: "Delete?", AllowOther: true},
+		{Type: QuestionTargetFile, Text: "Which file?", Options: []string{"a.go"}, AllowOther: true},
+		{Type: QuestionFreeText, Text: "What?", AllowOther: true},
+		{Reason: "target_file_exists", Text: "Overwrite?", AllowOther: true},
+	} {
+		if err := q.Normalize(); err != nil {
+			t.Fatalf("Normalize(%s): %v", q.Type, err)
+		}
+		if q.AllowOther {
+			t.Errorf("%s question kept allowOther", q.Type)
+		}
+	}
+	sel := Question{Type: QuestionSelectOne, Text: "Which?", Options: []string{"a", "b"}, AllowOther: true, Default: "neither"}
+	if err := sel.Normalize(); err != nil || !sel.AllowOther {
+		t.Fatalf("SELECT_ONE lost allowOther: %+v, %v", sel, err)
+	}
+	if sel.Default != "neither" {
+		t.Errorf("an allowOther question dropped a default of other text: %q", sel.Default)
+	}
+	if _, err := ValidateAnswer(&Question{Type: QuestionConfirm, Text: "Delete?", Options: []string{"yes", "no"}}, "perhaps"); ErrorCode(err) != EINVALID {
+		t.Errorf("CONFIRM took other text: %v", err)
+	}
+}
+
+// Rule 7: TARGET_FILE answers are paths a builder will open. The same
+// ValidatePath checks a job's files.
+func TestRule7_TargetFileAnswerIsAPathABuilderCanUse(t *testing.T) {
+	t.Parallel()
+	file := &Question{Type: QuestionTargetFile, Text: "Which file?", Options: []string{"a.go", "docs/notes.md"}}
+	cases := []struct {
+		name, answer, want string
+	}{
+		{"OfferedFile", "docs/notes.md", "docs/notes.md"},
+		{"NewRelativePathIsCleaned", "./src/../new/file.go", "new/file.go"},
+		{"ProjectRoot", ".", "."},
+		{"Japanese", "ドキュメント/メモ.md", "ドキュメント/メモ.md"},
+		{"TildeInsideIsFine", "notes~1.md", "notes~1.md"},
+		{"Exactly1024Bytes", strings.Repeat("a/", 511) + "bc", strings.Repeat("a/", 511) + "bc"},
+		{"LeadingTilde", "~/secrets", ""},
+		{"LeadingTildeUser", "~root/x", ""},
+		{"Newline", "a.go\nrm -rf /", ""},
+		{"CarriageReturn", "a.go\r", "a.go"}, // trailing white space is trimmed from answers
+		{"EmbeddedCarriageReturn", "a\r.go", ""},
+		{"Tab", "a\t.go", ""},
+		{"NUL", "a\x00.go", ""},
+		{"Escape", "\x1b[2Ja.go", ""},
+		{"DEL", "a\x7f.go", ""},
+		{"C1Control", "a\u0085.go", ""},
+		{"LineSeparator", "a\u2028.go", ""},
+		{"BidiOverride", "a\u202egp.exe", ""},
+		{"BidiIsolate", "a\u2066.go", ""},
+		{"Over1024Bytes", strings.Repeat("a/", 512) + "b", ""},
+		{"Absolute", "/etc/passwd", ""},
+		{"Parent", "../outside.go", ""},
+		{"ParentAfterClean", "a/../../b", ""},
+		{"Backslash", "..\\windows", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := ValidateAnswer(file, c.answer)
+			if c.want == "" {
+				if ErrorCode(err) != EINVALID {
+					t.Fatalf("ValidateAnswer(%q) = %q, %v; want invalid", c.answer, got, err)
+				}
+				if !strings.Contains(ErrorMessage(err), "allowed: a.go, docs/notes.md") {
+					t.Errorf("message %q does not list the offered files", ErrorMessage(err))
+				}
+				return
+			}
+			if err != nil || got != c.want {
+				t.Fatalf("ValidateAnswer(%q) = %q, %v; want %q", c.answer, got, err, c.want)
+			}
+		})
+	}
+}
+
+func TestValidatePathNamesTheProblem(t *testing.T) {
+	t.Parallel()
+	for p, want := range map[string]string{
+		"~/x":                     "starts with ~",
+		"a\nb":                    "control character or line break",
+		"a\u202eb":                "control character or line break",
+		"/abs":                    "is absolute",
+		"../up":                   "leaves the project root",
+		"a\\b":                    "backslash",
+		"":                        "is not a path",
+		"  ":                      "is not a path",
+		strings.Repeat("x", 1025): "path is 1025 bytes; the limit is 1024",
+		"\xff":                    "not valid UTF-8",
+	} {
+		_, err := ValidatePath(p)
+		if ErrorCode(err) != EINVALID || !strings.Contains(ErrorMessage(err), want) {
+			t.Errorf("ValidatePath(%.30q) = %v; want invalid saying %q", p, err, want)
+		}
+	}
+}
+
+// Every option a TARGET_FILE question offers is an answer it accepts:
+// options that are not usable paths are dropped when it is normalised.
+func TestRule7_TargetFileOptionsAreUsablePaths(t *testing.T) {
+	t.Parallel()
+	offered := []string{"a.go", "~/.ssh/id_rsa", "../x", "b\n.go", "./docs/c.md"}
+	q := Question{Type: QuestionTargetFile, Text: "Which file?", Options: offered}
+	if err := q.Normalize(); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(q.Options, []string{"a.go", "./docs/c.md"}) {
+		t.Fatalf("options %q", q.Options)
+	}
+	if offered[1] != "~/.ssh/id_rsa" {
+		t.Fatal("Normalize changed the caller's slice")
+	}
+	for _, o := range q.Options {
+		if _, err := ValidateAnswer(&q, o); err != nil {
+			t.Errorf("offered option %q is rejected: %v", o, err)
+		}
 	}
 }
 
@@ -164,5 +393,21 @@ func TestRule6_SemanticResolver(t *testing.T) {
 				t.Fatalf("Resolve(%q) = %q, %v; want %q, %v", c.goal, got, ok, c.want, c.ok)
 			}
 		})
+	}
+}
+
+func TestRule6_RootWordAnswersAreStoredAsDot(t *testing.T) {
+	q := &Question{Type: QuestionTargetFile, Text: "Which file?", Options: []string{"a.md", "b.md"}}
+	for _, w := range []string{"root", "root直下", ".", "ここ", "here", "ルート", "ROOT"} {
+		got, err := ValidateAnswer(q, w)
+		if err != nil || got != "." {
+			t.Errorf("answer %q: %q, %v; want \".\"", w, got, err)
+		}
+	}
+	// An offered file that happens to be spelled like a root word is
+	// that file.
+	q.Options = []string{"here", "b.md"}
+	if got, err := ValidateAnswer(q, "here"); err != nil || got != "here" {
+		t.Errorf("offered file \"here\": %q, %v; want the file", got, err)
 	}
 }

@@ -95,7 +95,8 @@ func TestLifecycleAndTypedErrors(t *testing.T) {
 			if err != nil || j.Status != askonce.StatusPending {
 				t.Fatalf("create: %+v %v", j, err)
 			}
-			_, err = c.Answer(ctx, j.JobID, "tepid")
+			// Blank: invalid whether or not the question allows other text.
+			_, err = c.Answer(ctx, j.JobID, "  ")
 			var e *client.Error
 			if !errors.As(err, &e) || e.Status != 422 || e.Code != "invalid" || e.Message == "" || strings.Join(e.Allowed, ",") != "hot,frozen" || !client.IsInvalid(err) {
 				t.Fatalf("invalid answer: %#v", err)
@@ -209,5 +210,36 @@ func TestAPIKey(t *testing.T) {
 	keyed, _ := client.New(srv.URL, client.WithAPIKey("s3cret"))
 	if _, err := keyed.List(ctx, client.ListOptions{}); err != nil {
 		t.Fatalf("with key: %v", err)
+	}
+}
+
+// An allowOther question reaches the client in the job view and in a
+// report's question, and an answer of the user's own is accepted; an
+// invalid one is an *Error that says other text is allowed.
+func TestAllowOther(t *testing.T) {
+	t.Parallel()
+	c, _ := newAPI(t)
+	ctx := context.Background()
+	g, err := c.Create(ctx, client.CreateRequest{Goal: "ship it", Mode: askonce.ModeGate})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := &askonce.Question{Type: askonce.QuestionSelectOne, Text: "Where to?", Options: []string{"staging", "production"}, AllowOther: true}
+	rep, err := c.Report(ctx, g.JobID, client.ReportRequest{Question: q})
+	if err != nil || rep.Action != askonce.ActionAsk || rep.Question == nil || !rep.Question.AllowOther || !rep.Job.ClarificationAllowOther {
+		t.Fatalf("report: %+v %v", rep, err)
+	}
+	d, err := c.Get(ctx, g.JobID)
+	if err != nil || !d.ClarificationAllowOther {
+		t.Fatalf("get: %+v %v", d, err)
+	}
+	_, err = c.Answer(ctx, g.JobID, strings.Repeat("x", askonce.MaxFreeText+1))
+	var e *client.Error
+	if !errors.As(err, &e) || !client.IsInvalid(err) || !strings.Contains(e.Message, "other text of your own") || strings.Join(e.Allowed, ",") != "staging,production" {
+		t.Fatalf("over-long answer: %#v", err)
+	}
+	j, err := c.Answer(ctx, g.JobID, "the canary cluster")
+	if err != nil || j.ClarificationAnswer != "the canary cluster" || j.ClarificationSource != askonce.SourceUser {
+		t.Fatalf("answer of one's own: %+v %v", j, err)
 	}
 }

@@ -81,10 +81,12 @@ func TestBadInput_IsAClear4xxAndChangesNothing(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	pending := str(e.create(map[string]any{"goal": hotFrozen}), "jobId")
 	done := str(e.create(map[string]any{"goal": readme}), "jobId")
+	confirm := str(e.create(map[string]any{"goal": "delete the build folder"}), "jobId")
 	snapshot := func() []byte {
 		var b bytes.Buffer
 		b.Write(e.do("GET", "/jobs", nil).raw)
 		b.Write(e.do("GET", "/jobs/"+pending, nil).raw)
+		b.Write(e.do("GET", "/jobs/"+confirm, nil).raw)
 		b.Write(e.do("GET", "/jobs/"+pending+"/events", nil).raw)
 		b.Write(e.do("GET", "/jobs/"+done, nil).raw)
 		return b.Bytes()
@@ -124,9 +126,11 @@ func TestBadInput_IsAClear4xxAndChangesNothing(t *testing.T) {
 					t.Errorf("409 without the job's state: %s", r.raw)
 				}
 			}},
-		{name: "OptionNotOffered", method: "POST", path: "/jobs/" + pending + "/clarification", body: map[string]any{"answer": "lukewarm"}, status: 422, code: "invalid", msg: "not one of the options",
+		// A CONFIRM question: its answers are yes or no whatever the
+		// interpreter allows (a SELECT_ONE may take other text).
+		{name: "AnswerNotAllowed", method: "POST", path: "/jobs/" + confirm + "/clarification", body: map[string]any{"answer": "lukewarm"}, status: 422, code: "invalid", msg: "not yes or no",
 			check: func(t *testing.T, r response) {
-				if !slices.Equal(strs(r.body["allowed"]), []string{"hot", "frozen"}) {
+				if !slices.Equal(strs(r.body["allowed"]), []string{"yes", "no"}) {
 					t.Errorf("allowed: %s", r.raw)
 				}
 			}},

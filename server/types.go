@@ -67,16 +67,20 @@ type JobView struct {
 	Files              []string        `json:"files,omitempty"`
 	HardCap            askonce.HardCap `json:"hardCap"`
 
-	ClarificationStatus     askonce.ClarificationStatus `json:"clarificationStatus"`
-	ClarificationQuestion   string                      `json:"clarificationQuestion,omitempty"`
-	ClarificationType       askonce.QuestionType        `json:"clarificationType,omitempty"`
-	ClarificationOptions    []string                    `json:"clarificationOptions,omitempty"`
-	ClarificationReason     string                      `json:"clarificationReason,omitempty"`
-	ClarificationDefault    string                      `json:"clarificationDefault,omitempty"`
-	ClarificationExpiresAt  *time.Time                  `json:"clarificationExpiresAt,omitempty"`
-	ClarificationAnswer     string                      `json:"clarificationAnswer,omitempty"`
-	ClarificationAnsweredAt *time.Time                  `json:"clarificationAnsweredAt,omitempty"`
-	ClarificationSource     askonce.Source              `json:"clarificationSource,omitempty"`
+	ClarificationStatus   askonce.ClarificationStatus `json:"clarificationStatus"`
+	ClarificationQuestion string                      `json:"clarificationQuestion,omitempty"`
+	ClarificationType     askonce.QuestionType        `json:"clarificationType,omitempty"`
+	ClarificationOptions  []string                    `json:"clarificationOptions,omitempty"`
+	// ClarificationAllowOther is true when the question (always a
+	// SELECT_ONE) also takes an answer outside its options: any visible
+	// text of at most askonce.MaxFreeText bytes.
+	ClarificationAllowOther bool           `json:"clarificationAllowOther,omitempty"`
+	ClarificationReason     string         `json:"clarificationReason,omitempty"`
+	ClarificationDefault    string         `json:"clarificationDefault,omitempty"`
+	ClarificationExpiresAt  *time.Time     `json:"clarificationExpiresAt,omitempty"`
+	ClarificationAnswer     string         `json:"clarificationAnswer,omitempty"`
+	ClarificationAnsweredAt *time.Time     `json:"clarificationAnsweredAt,omitempty"`
+	ClarificationSource     askonce.Source `json:"clarificationSource,omitempty"`
 	// ClarificationUsed and ClarificationResolved are seed 001's flags:
 	// status in {asked, answered}, and status = answered.
 	ClarificationUsed     bool   `json:"clarificationUsed"`
@@ -197,6 +201,7 @@ func viewOf(j *askonce.Job) JobView {
 		v.ClarificationQuestion = q.Text
 		v.ClarificationType = q.Type
 		v.ClarificationOptions = q.Options
+		v.ClarificationAllowOther = q.AllowOther
 		v.ClarificationReason = q.Reason
 		v.ClarificationDefault = q.Default
 		v.ClarificationExpiresAt = q.ExpiresAt

@@ -99,11 +99,12 @@ func jobState(j *askonce.Job) ([]any, error) {
 	}
 	var (
 		qText, qType, qOptions, qDefault, qReason, qExpires any
-		qCosmetic                                           int64
+		qCosmetic, qAllowOther                              int64
 	)
 	if q := j.Question; q != nil {
 		qText, qType, qDefault, qReason = q.Text, string(q.Type), q.Default, q.Reason
 		qCosmetic = boolArg(q.Cosmetic)
+		qAllowOther = boolArg(q.AllowOther)
 		qExpires = timePtrArg(q.ExpiresAt)
 		if qOptions, err = stringsArg(q.Options); err != nil {
 			return nil, fmt.Errorf("encode question options: %w", err)
@@ -121,7 +122,7 @@ func jobState(j *askonce.Job) ([]any, error) {
 		j.SessionID, string(j.Mode), j.Goal, j.Profile, files, string(j.HardCap), rawArg(j.SpecSchema),
 		j.Title, string(j.Status), string(j.ClarificationStatus),
 		qText, qType, qOptions,
-		qDefault, qReason, qCosmetic,
+		qDefault, qReason, qCosmetic, qAllowOther,
 		qExpires, j.Answer, string(j.AnswerSource),
 		timePtrArg(j.AnsweredAt), j.ResolvedPrompt, boolArg(j.FallbackUsed),
 		boolArg(j.AnswerDelivered), plan, j.Result, j.Error, string(j.Dispatch),
@@ -135,7 +136,7 @@ func scanJob(row interface{ Scan(...any) error }) (*askonce.Job, error) {
 		j                                             askonce.Job
 		files, specSchema, plan                       sql.NullString
 		qText, qType, qOptions, qDefault, qReason     sql.NullString
-		qCosmetic                                     bool
+		qCosmetic, qAllowOther                        bool
 		qExpires, answeredAt                          sql.NullInt64
 		createdAt, updatedAt                          int64
 		mode, hardCap, status, clar, source, dispatch string
@@ -145,7 +146,7 @@ func scanJob(row interface{ Scan(...any) error }) (*askonce.Job, error) {
 		&j.SessionID, &mode, &j.Goal, &j.Profile, &files, &hardCap, &specSchema,
 		&j.Title, &status, &clar,
 		&qText, &qType, &qOptions,
-		&qDefault, &qReason, &qCosmetic,
+		&qDefault, &qReason, &qCosmetic, &qAllowOther,
 		&qExpires, &j.Answer, &source,
 		&answeredAt, &j.ResolvedPrompt, &j.FallbackUsed,
 		&j.AnswerDelivered, &plan, &j.Result, &j.Error, &dispatch,
@@ -171,12 +172,13 @@ func scanJob(row interface{ Scan(...any) error }) (*askonce.Job, error) {
 	}
 	if qType.Valid {
 		q := &askonce.Question{
-			Type:      askonce.QuestionType(qType.String),
-			Text:      qText.String,
-			Default:   qDefault.String,
-			Reason:    qReason.String,
-			Cosmetic:  qCosmetic,
-			ExpiresAt: fromNullNanosPtr(qExpires),
+			Type:       askonce.QuestionType(qType.String),
+			Text:       qText.String,
+			Default:    qDefault.String,
+			Reason:     qReason.String,
+			Cosmetic:   qCosmetic,
+			AllowOther: qAllowOther,
+			ExpiresAt:  fromNullNanosPtr(qExpires),
 		}
 		if q.Options, err = fromNullStrings(qOptions); err != nil {
 			return nil, fmt.Errorf("decode question options of job %s: %w", j.ID, err)

@@ -16,7 +16,7 @@ var stateColumns = []string{
 	"session_id", "mode", "goal", "profile", "files", "hard_cap", "spec_schema",
 	"title", "status", "clarification_status",
 	"clarification_question", "clarification_type", "clarification_options",
-	"clarification_default", "clarification_reason", "clarification_cosmetic",
+	"clarification_default", "clarification_reason", "clarification_cosmetic", "clarification_allow_other",
 	"clarification_expires_at", "clarification_answer", "clarification_source",
 	"clarification_answered_at", "resolved_prompt", "fallback_used",
 	"answer_delivered", "plan", "result", "error", "dispatch_status",

@@ -62,13 +62,14 @@ func FullJob(tenant string) *askonce.Job {
 	j.Status = askonce.StatusSuccess
 	j.ClarificationStatus = askonce.ClarificationAnswered
 	j.Question = &askonce.Question{
-		Type:      askonce.QuestionSelectOne,
-		Text:      "Should the cheese be hot or frozen?",
-		Options:   []string{"hot", "frozen"},
-		Reason:    "action_ambiguous",
-		Default:   "hot",
-		ExpiresAt: &expires,
-		Cosmetic:  true,
+		Type:       askonce.QuestionSelectOne,
+		Text:       "Should the cheese be hot or frozen?",
+		Options:    []string{"hot", "frozen"},
+		Reason:     "action_ambiguous",
+		Default:    "hot",
+		ExpiresAt:  &expires,
+		Cosmetic:   true,
+		AllowOther: true,
 	}
 	j.Answer = "hot"
 	j.AnswerSource = askonce.SourceUser

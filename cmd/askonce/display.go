@@ -38,6 +38,9 @@ func printQuestion(w io.Writer, j *client.JobView, files []string) {
 	for i, o := range answerOptions(j, files) {
 		fmt.Fprintf(w, "  %d) %s\n", i+1, o)
 	}
+	if j.ClarificationAllowOther {
+		fmt.Fprintln(w, "  or an answer of your own")
+	}
 }
 
 // printAnswerPrompt says how to answer on the next line.
@@ -46,6 +49,8 @@ func printAnswerPrompt(w io.Writer, j *client.JobView, files []string) {
 	switch {
 	case j.ClarificationType == askonce.QuestionFreeText:
 		fmt.Fprintf(w, "Answer (one line, at most %d bytes):\n", askonce.MaxFreeText)
+	case len(opts) > 0 && j.ClarificationAllowOther:
+		fmt.Fprintf(w, "Answer with a number (1-%d), or type your own answer (one line, at most %d bytes):\n", len(opts), askonce.MaxFreeText)
 	case len(opts) > 0:
 		fmt.Fprintf(w, "Answer with a number (1-%d) or the text:\n", len(opts))
 	default:
@@ -217,7 +222,11 @@ func printDetail(w io.Writer, d *client.JobDetail) {
 	row("Clarification", string(j.ClarificationStatus))
 	if j.ClarificationQuestion != "" {
 		row("Question", fmt.Sprintf("%s [%s]", j.ClarificationQuestion, j.ClarificationType))
-		row("Options", strings.Join(j.ClarificationOptions, ", "))
+		opts := strings.Join(j.ClarificationOptions, ", ")
+		if j.ClarificationAllowOther {
+			opts += ", or an answer of your own"
+		}
+		row("Options", opts)
 		row("Default", j.ClarificationDefault)
 	}
 	if j.ClarificationAnswer != "" {

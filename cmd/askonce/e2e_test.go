@@ -356,9 +356,15 @@ func TestE2E_BadInputIsAClear4xxAndChangesNothing(t *testing.T) {
 		{"NonUTF8", "POST", "/jobs", []byte("{\"goal\": \"\xff\xfe\"}"), 400},
 		{"UnknownID", "GET", "/jobs/01a1fc9a-0000-7000-8000-000000000000", nil, 404},
 		{"AnswerNotPending", "POST", "/jobs/" + str(done.body, "jobId") + "/clarification", map[string]any{"answer": "hot"}, 409},
-		{"OptionNotOffered", "POST", "/jobs/" + id + "/clarification", map[string]any{"answer": "lukewarm"}, 422},
+		// Over 4 KiB: not allowed whether or not the question takes
+		// answers of one's own.
+		{"AnswerNotAllowed", "POST", "/jobs/" + id + "/clarification", map[string]any{"answer": strings.Repeat("x", 4097)}, 422},
 		{"EmptyAnswer", "POST", "/jobs/" + id + "/clarification", map[string]any{"answer": ""}, 422},
 		{"WhiteSpaceGoal", "POST", "/jobs", map[string]any{"goal": " \n\t "}, 422},
+		{"FileWithTilde", "POST", "/jobs", map[string]any{"goal": "x", "files": []string{"~/notes.md"}}, 422},
+		{"FileWithNewline", "POST", "/jobs", map[string]any{"goal": "x", "files": []string{"a.md\nb.md"}}, 422},
+		{"SpecSchemaInvalid", "POST", "/jobs", map[string]any{"goal": "x", "specSchema": map[string]any{"type": "objekt"}}, 422},
+		{"SpecSchemaExternalRef", "POST", "/jobs", map[string]any{"goal": "x", "specSchema": map[string]any{"$ref": "http://127.0.0.1:1/s.json"}}, 422},
 	} {
 		r := in.do(c.method, c.path, c.body)
 		if r.status != c.status || r.body["success"] != false || str(r.body, "error") == "" || str(r.body, "code") == "" {

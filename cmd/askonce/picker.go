@@ -19,17 +19,16 @@ var errAborted = errors.New("no answer given")
 
 // picker asks a pending job's question in the terminal with the picker of
 // its type and returns the answer. Only valid answers can be picked:
-// SELECT_ONE and TARGET_FILE list exactly their options, CONFIRM is
-// yes/no, FREE_TEXT takes at most askonce.MaxFreeText characters.
+// SELECT_ONE and TARGET_FILE list exactly their options (and "Other…", a
+// text input, when the question allows an answer of one's own), CONFIRM
+// is yes/no, FREE_TEXT takes at most askonce.MaxFreeText characters.
 func picker(ctx context.Context, j *client.JobView, in io.Reader, out io.Writer) (string, error) {
-	var answer string
-	var field huh.Field
 	desc := string(j.ClarificationType) + " · job " + j.JobID
 	title := cleanText(j.ClarificationQuestion)
 	switch j.ClarificationType {
 	case askonce.QuestionConfirm:
 		yes := j.ClarificationDefault != "no"
-		field = huh.NewConfirm().Title(title).Description(desc).
+		field := huh.NewConfirm().Title(title).Description(desc).
 			Affirmative("Yes").Negative("No").Value(&yes)
 		if err := runForm(ctx, field, in, out); err != nil {
 			return "", err
@@ -43,41 +42,61 @@ func picker(ctx context.Context, j *client.JobView, in io.Reader, out io.Writer)
 		if len(opts) == 0 && j.ClarificationType == askonce.QuestionTargetFile {
 			opts = workingTreeFiles(".", 500)
 		}
-		if len(opts) > 0 {
-			if j.ClarificationDefault != "" && slices.Contains(opts, j.ClarificationDefault) {
-				answer = j.ClarificationDefault
-			}
-			sel := huh.NewSelect[string]().Title(title).Description(desc).
-				Options(cleanOptions(opts)...).Value(&answer)
-			if len(opts) > 12 {
-				sel.Height(16) // scrolls; / filters
-			}
-			field = sel
+		if len(opts) == 0 {
 			break
 		}
-		fallthrough
-	default: // FREE_TEXT, or a question with nothing to list
-		field = huh.NewInput().Title(title).Description(desc).
-			CharLimit(askonce.MaxFreeText).Value(&answer).
-			Validate(func(s string) error {
-				if strings.TrimSpace(s) == "" {
-					return errors.New("type an answer")
-				}
-				return nil
-			})
+		other := j.ClarificationType == askonce.QuestionSelectOne && j.ClarificationAllowOther
+		pick := 0
+		if i := slices.Index(opts, j.ClarificationDefault); i >= 0 && j.ClarificationDefault != "" {
+			pick = i
+		}
+		sel := huh.NewSelect[int]().Title(title).Description(desc).
+			Options(choices(opts, other)...).Value(&pick)
+		if len(opts) > 12 {
+			sel.Height(16) // scrolls; / filters
+		}
+		if err := runForm(ctx, sel, in, out); err != nil {
+			return "", err
+		}
+		if pick != otherChoice {
+			return opts[pick], nil
+		}
+		desc += " · your own answer"
 	}
+	// FREE_TEXT, "Other…", or a question with nothing to list.
+	var answer string
+	field := huh.NewInput().Title(title).Description(desc).
+		CharLimit(askonce.MaxFreeText).Value(&answer).
+		Validate(func(s string) error {
+			if !askonce.HasVisible(s) {
+				return errors.New("type an answer")
+			}
+			return nil
+		})
 	if err := runForm(ctx, field, in, out); err != nil {
 		return "", err
 	}
 	return answer, nil
 }
 
-// cleanOptions shows each option cleaned while the value picked stays the
-// option as offered, so the server gets exactly what it allows.
-func cleanOptions(opts []string) []huh.Option[string] {
-	out := make([]huh.Option[string], len(opts))
+// otherChoice is the value of the "Other…" entry of a select picker; the
+// options are picked by their index.
+const otherChoice = -1
+
+// otherLabel is the entry of a select picker that opens a text input for
+// an answer of one's own.
+const otherLabel = "Other…"
+
+// choices shows each option cleaned while the value picked is its index,
+// so that the server gets exactly the option it offered, followed by
+// "Other…" when other answers are allowed.
+func choices(opts []string, other bool) []huh.Option[int] {
+	out := make([]huh.Option[int], 0, len(opts)+1)
 	for i, o := range opts {
-		out[i] = huh.NewOption(cleanText(o), o)
+		out = append(out, huh.NewOption(cleanText(o), i))
+	}
+	if other {
+		out = append(out, huh.NewOption(otherLabel, otherChoice))
 	}
 	return out
 }

@@ -131,9 +131,12 @@ func (r *replState) handle(ctx context.Context, line string) bool {
 		if j.Status == askonce.StatusPending && j.ClarificationStatus == askonce.ClarificationAsked {
 			r.pending = j
 			printQuestion(r.out, j, nil)
-			if len(answerOptions(j, nil)) > 0 {
+			switch {
+			case j.ClarificationAllowOther:
+				fmt.Fprintln(r.out, "Answer with /answer N (an option's number) or /answer TEXT (an option, or your own answer)")
+			case len(answerOptions(j, nil)) > 0:
 				fmt.Fprintln(r.out, "Answer with /answer N (an option's number) or /answer TEXT")
-			} else {
+			default:
 				fmt.Fprintln(r.out, "Answer with /answer TEXT")
 			}
 			break

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/askonce/askonce"
 )
 
 // Text shown in the terminal comes from goals, interpreters and plug-ins,
@@ -13,8 +15,11 @@ import (
 // rewrite the screen, hide the real options or set the window title. So
 // every byte the terminal commands write goes through safeWriter, and the
 // strings handed to the picker through cleanText: control characters other
-// than newline and tab become visible \u00XX escapes, which are also valid
-// inside JSON strings, so --json output keeps its meaning.
+// than newline and tab, the line and paragraph separators and the
+// bidirectional controls (U+202A-U+202E, U+2066-U+2069, which reorder the
+// text around them so that "exe.txt" can read as "txt.exe") become visible
+// \uXXXX escapes, which are also valid inside JSON strings, so --json
+// output keeps its meaning.
 
 // safeWriter writes to w with control characters made visible.
 type safeWriter struct{ w io.Writer }
@@ -58,12 +63,14 @@ func isUnsafe(r rune, keepLines bool) bool {
 	if keepLines && (r == '\n' || r == '\t') {
 		return false
 	}
-	return unicode.IsControl(r) || r == '\u2028' || r == '\u2029'
+	return unicode.IsControl(r) || r == '\u2028' || r == '\u2029' || askonce.IsBidiControl(r)
 }
 
+// hasControl reports whether s needs escapeControls: an unsafe character,
+// or a byte that is not valid UTF-8.
 func hasControl(s string, keepLines bool) bool {
 	for _, r := range s {
-		if isUnsafe(r, keepLines) {
+		if isUnsafe(r, keepLines) || r == utf8.RuneError {
 			return true
 		}
 	}

@@ -64,8 +64,9 @@ func TestTerminal_RunWithoutATerminal(t *testing.T) {
 	out, errs, code = cli(t, "", append(run, "write the README then add tests")...)
 	want(t, "plan without a question", out, errs, code, 0, "└── t1  Write the README", "└── t2  Add tests  (after t1)")
 
-	// An answer the question does not allow: the server's error, exit 5.
-	out, errs, code = cli(t, "tepid\n", append(run, "hot frozen cheese")...)
+	// An answer the question does not allow (blank, whether or not it
+	// takes answers of one's own): the server's error, exit 5.
+	out, errs, code = cli(t, "   \n", append(run, "hot frozen cheese")...)
 	want(t, "invalid answer", out, errs, code, 5, "allowed: hot, frozen", "still pending")
 	// No answer at all: exit 7, the job stays pending.
 	out, errs, code = cli(t, "", append(run, "do it")...)
@@ -143,7 +144,7 @@ func TestTerminal_Jobs(t *testing.T) {
 	out, errs, code = jobsCLI("", "show", "01a1fcb1-0000-7000-8000-000000000000")
 	want(t, "jobs show unknown", out, errs, code, 3, "not found")
 
-	out, errs, code = jobsCLI("", "answer", cheese, "tepid")
+	out, errs, code = jobsCLI("", "answer", cheese, strings.Repeat("x", 4097))
 	want(t, "jobs answer invalid", out, errs, code, 5, "allowed: hot, frozen")
 	out, errs, code = jobsCLI("", "answer", cheese, "1")
 	want(t, "jobs answer", out, errs, code, 0, "Hot cheese", "answer: hot (from user)")

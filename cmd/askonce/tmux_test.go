@@ -138,6 +138,28 @@ func pickerRows(screen string) []string {
 	return rows
 }
 
+// wantRows checks that the picker on the screen lists exactly the options
+// of the job it shows, then "Other…" when the job's question allows an
+// answer of one's own. The first row is the cursor's.
+func wantRows(t *testing.T, cl *client.Client, screen string, options ...string) {
+	t.Helper()
+	m := regexp.MustCompile(` · job (` + jobIDRe.String() + `)`).FindStringSubmatch(screen)
+	if m == nil {
+		t.Fatalf("no job id on the screen:\n%s", screen)
+	}
+	j, err := cl.Get(context.Background(), m[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "> " + strings.Join(options, "|")
+	if j.ClarificationAllowOther {
+		want += "|Other…"
+	}
+	if rows := strings.Join(pickerRows(screen), "|"); rows != want {
+		t.Fatalf("picker rows %q, want %q:\n%s", rows, want, screen)
+	}
+}
+
 func TestTmux_Pickers(t *testing.T) {
 	t.Parallel()
 	if _, err := exec.LookPath("tmux"); err != nil {
@@ -157,11 +179,10 @@ func TestTmux_Pickers(t *testing.T) {
 		t.Parallel()
 		p := run(t, "--session", "S1", "hot frozen cheese")
 		s := p.waitFor("Which should it be?", "SELECT_ONE · job", "> hot")
-		// Exactly the options: nothing else can be picked.
-		if rows := pickerRows(s); strings.Join(rows, "|") != "> hot|frozen" {
-			t.Fatalf("picker rows %q:\n%s", rows, s)
-		}
-		p.keys("Down", "Down", "Down") // stops at the last option
+		// Exactly the options: nothing else can be picked (but Other…,
+		// when the question allows it).
+		wantRows(t, cl, s, "hot", "frozen")
+		p.keys("Down")
 		p.waitFor("> frozen")
 		p.keys("Enter")
 		s = p.waitFor("EXIT=0")
@@ -193,9 +214,7 @@ func TestTmux_Pickers(t *testing.T) {
 		t.Parallel()
 		p := run(t, "--files", "a.md,b.md", "fix the typo in the file")
 		s := p.waitFor("TARGET_FILE · job", "> a.md")
-		if rows := pickerRows(s); strings.Join(rows, "|") != "> a.md|b.md" {
-			t.Fatalf("picker rows %q:\n%s", rows, s)
-		}
+		wantRows(t, cl, s, "a.md", "b.md")
 		p.keys("Down")
 		p.waitFor("> b.md")
 		p.keys("Enter")
@@ -263,13 +282,61 @@ func TestTmux_Pickers(t *testing.T) {
 		t.Parallel()
 		p := run(t, "deploy to staging or production")
 		s := p.waitFor("SELECT_ONE · job", "> staging")
-		if rows := pickerRows(s); strings.Join(rows, "|") != "> staging|production" {
-			t.Fatalf("picker rows %q:\n%s", rows, s)
-		}
+		wantRows(t, cl, s, "staging", "production")
 		p.keys("C-c")
 		s = p.waitFor("EXIT=7")
 		if !strings.Contains(s, "still pending") {
 			t.Fatalf("abort:\n%s", s)
 		}
 	})
+}
+
+// A SELECT_ONE question that allows other answers offers "Other…" after
+// its options; it opens a text input whose answer is the user's own. A
+// blank answer cannot be submitted.
+func TestTmux_OtherAnswer(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed: skipping the terminal tests (CI installs it)")
+	}
+	in := start(t, writePlugin(t, otherPlugin), "--db", filepath.Join(t.TempDir(), "a.db"), "--interpreter", "exec")
+	cl, err := client.New(in.base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := newPane(t, t.TempDir(), "run", "--server", in.base, "hot frozen cheese")
+	s := p.waitFor("Hot or frozen?", "SELECT_ONE · job", "> hot")
+	if rows := strings.Join(pickerRows(s), "|"); rows != "> hot|frozen|Other…" {
+		t.Fatalf("picker rows %q:\n%s", rows, s)
+	}
+	wantRows(t, cl, s, "hot", "frozen")
+	p.keys("Down")
+	p.waitFor("> frozen")
+	p.keys("Down")
+	p.waitFor("> Other…")
+	p.keys("Enter")
+	p.waitFor("your own answer")
+	p.typeText("   ")
+	p.settle()
+	p.keys("Enter")
+	p.waitFor("type an answer")
+	p.keys("BSpace", "BSpace", "BSpace")
+	p.typeText("banana")
+	p.waitFor("banana")
+	p.keys("Enter")
+	s = p.waitFor("EXIT=")
+	for _, w := range []string{"EXIT=0", "Hot or frozen? › banana", "answer: banana (from user)"} {
+		if !strings.Contains(s, w) {
+			t.Fatalf("screen lacks %q:\n%s", w, s)
+		}
+	}
+	// An option is still picked as the option.
+	p = newPane(t, t.TempDir(), "run", "--server", in.base, "hot frozen cheese")
+	p.waitFor("SELECT_ONE · job", "> hot")
+	p.keys("Down")
+	p.waitFor("> frozen")
+	p.keys("Enter")
+	if s = p.waitFor("EXIT="); !strings.Contains(s, "answer: frozen (from user)") {
+		t.Fatalf("option:\n%s", s)
+	}
 }
