@@ -17,11 +17,14 @@ type Planned struct {
 
 // Asked: the interpreter (or agent) requests clarification. Stored is the
 // session's answer to the same question, which the caller looks up in the
-// repeat guard's history before calling Step (nil when there is none).
+// repeat guard's history before calling Step (nil when there is none). Raw
+// is the interpreter output that asked; a job that goes pending keeps it
+// in Result (seed 003 US-001).
 type Asked struct {
 	Question Question
 	Title    string
 	Stored   *HistoryEntry
+	Raw      string
 }
 
 // Invalid: every attempt of the interpretation produced output that failed
@@ -282,6 +285,7 @@ func ask(j *Job, fx *Effects, in Asked, now time.Time) {
 	}
 	j.ClarificationStatus = ClarificationAsked
 	j.Status = StatusPending
+	j.Result = in.Raw
 	fx.Action = ActionAsk
 	fx.add(j, now, EventAsked, map[string]any{"type": q.Type, "question": q.Text, "options": q.Options})
 }
