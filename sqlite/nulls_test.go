@@ -72,8 +72,8 @@ func checkNulls(t *testing.T, when string, s *Store, id string, want []string) {
 	}
 }
 
-// Seed 000: the clarification columns are NULL until set, never ''; what
-// was set reads back as written.
+// Seed 000: the clarification columns are NULL until set, never empty
+// strings; what was set reads back as written.
 func TestClarificationColumnsAreNullUntilSet(t *testing.T) {
 	t.Parallel()
 	s := openTest(t, Options{})
@@ -166,10 +166,10 @@ func migrateTo(t *testing.T, path string, version int64) *sql.DB {
 	return db
 }
 
-// A database written by the first schema holds '' in the clarification
-// columns it had nothing for. Opening it migrates those to NULL, keeps
-// every set value and every row that refers to a job, and leaves foreign
-// keys enforced.
+// A database written by the first schema holds empty strings in the
+// clarification columns it had nothing for. Opening it migrates those to
+// NULL, keeps every set value and every row that refers to a job, and
+// leaves foreign keys enforced.
 func TestMigrationTurnsEmptyClarificationColumnsIntoNull(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
@@ -287,7 +287,7 @@ func TestMigrationTurnsEmptyClarificationColumnsIntoNull(t *testing.T) {
 }
 
 // The migration back restores the first schema's NOT NULL columns, with
-// '' for the NULLs.
+// empty strings for the NULLs.
 func TestMigrationDownRestoresEmptyStrings(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
