@@ -44,7 +44,10 @@ type Answered struct {
 	Source Source
 }
 
-// Expire: the expiry sweeper found the question overdue.
+// Expire: the expiry sweeper found the question overdue. A question is
+// overdue at and after its ExpiresAt, the same boundary as
+// Store.DueQuestions ("expired at or before now"); before it, Expire is
+// ECONFLICT.
 type Expire struct{}
 
 // Decline: the user declined to answer (MCP decline).
