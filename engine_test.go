@@ -2,6 +2,7 @@ package askonce_test
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -731,5 +732,139 @@ func TestRule13_CrashSafetyRecoversPlanningJobs(t *testing.T) {
 	}
 	if n, _ := e.Recover(ctx, time.Now().Add(time.Second)); n != 0 {
 		t.Fatalf("recovered a finished job again")
+	}
+}
+
+// Seed 003 US-001: a job that goes pending keeps the interpreter output
+// that asked in result, as stored, next to its attempt.
+func TestSeed003_US001_PendingJobStoresTheQuestionOutputInResult(t *testing.T) {
+	t.Parallel()
+	e := newEngine(t, scripted(reply(askTemp, u1)))
+	j := create(t, e, "hot frozen cheese")
+	if j.Status != askonce.StatusPending || j.Result != askTemp {
+		t.Fatalf("created job: status %s result %q; want pending with %q", j.Status, j.Result, askTemp)
+	}
+	stored, err := e.Get(ctx, "", j.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	atts, err := e.Attempts(ctx, "", j.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stored.Result != askTemp || len(atts) != 1 || atts[0].Raw != stored.Result {
+		t.Fatalf("stored result %q, attempts %+v; want the asking attempt's output", stored.Result, atts)
+	}
+}
+
+// Rule 3 after a decline: a declined question without a default uses the
+// job's one fallback run, so an interpreter that asks again in it fails
+// the job with the hard-cap message; no second question, no second
+// fallback, no third interpreter call.
+func TestRule3_DeclineWithoutDefaultUsesTheFallback_AskingAgainFails(t *testing.T) {
+	t.Parallel()
+	freeText := `{"question":{"type":"FREE_TEXT","text":"Which colour?"}}`
+	again := `{"question":{"type":"FREE_TEXT","text":"Which shade of colour?"}}`
+	s := scripted(reply(freeText, u1), reply(again, u1), reply(planRaw, u1))
+	e := newEngine(t, s)
+	j := create(t, e, "paint the shed")
+	if j.Status != askonce.StatusPending {
+		t.Fatalf("created job is %s, want pending", j.Status)
+	}
+	j, err := e.Decline(ctx, "", j.ID)
+	if err != nil {
+		t.Fatalf("decline: %v", err)
+	}
+	if j.Status != askonce.StatusFailed || j.Error != askonce.HardCapMessage || !j.FallbackUsed {
+		t.Fatalf("after decline and a second ask: status %s error %q fallbackUsed %v; want failed with the hard-cap message",
+			j.Status, j.Error, j.FallbackUsed)
+	}
+	evs := eventTypes(t, e, j)
+	if n := count(evs, askonce.EventAsked); n != 1 {
+		t.Errorf("%d asked events, want 1", n)
+	}
+	if n := count(evs, askonce.EventFallbackApplied); n != 1 {
+		t.Errorf("%d fallback_applied events, want 1", n)
+	}
+	if n := len(s.requests()); n != 2 {
+		t.Errorf("%d interpreter calls, want 2 (the question, the fallback run)", n)
+	}
+}
+
+// Expiry boundary: a question is expired at and after its expiresAt. The
+// sweep's query and Step agree at the exact instant: one nanosecond before
+// nothing is due, at expiresAt the job expires.
+func TestExpiryBoundary_SweepAndStepAgreeAtExpiresAt(t *testing.T) {
+	t.Parallel()
+	start := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	now := start
+	e := newEngine(t, scripted(reply(askTemp, u1)))
+	e.Now, e.QuestionTTL = func() time.Time { return now }, time.Hour
+	j := create(t, e, "hot frozen cheese")
+	if j.Question == nil || j.Question.ExpiresAt == nil || !j.Question.ExpiresAt.Equal(start.Add(time.Hour)) {
+		t.Fatalf("question %+v; want one expiring at %v", j.Question, start.Add(time.Hour))
+	}
+	expiresAt := *j.Question.ExpiresAt
+
+	now = expiresAt.Add(-time.Nanosecond)
+	if n, err := e.ExpireDue(ctx); n != 0 || err != nil {
+		t.Fatalf("one nanosecond before expiresAt: expired %d, %v; want 0", n, err)
+	}
+	if got, err := e.Get(ctx, "", j.ID); err != nil || got.Status != askonce.StatusPending {
+		t.Fatalf("one nanosecond before expiresAt: %v, %v; want pending", got.Status, err)
+	}
+	now = expiresAt
+	if n, err := e.ExpireDue(ctx); n != 1 || err != nil {
+		t.Fatalf("at expiresAt: expired %d, %v; want 1", n, err)
+	}
+	if got, err := e.Get(ctx, "", j.ID); err != nil || got.Status != askonce.StatusExpired {
+		t.Fatalf("at expiresAt: %v, %v; want expired", got.Status, err)
+	}
+}
+
+// dispatchRows reads the builder queue of the store file at path with
+// SQL: the dispatch rows of the job.
+func dispatchRows(t *testing.T, path, jobID string) []string {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+filepath.ToSlash(path)+"?_pragma=query_only(1)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.QueryContext(ctx, `SELECT status FROM dispatches WHERE job_id = ?`, jobID)
+	if err != nil {
+		t.Fatalf("read dispatches: %v", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var status string
+		if err := rows.Scan(&status); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, status)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// Rule 11 in the store's queue, not the job's flag: a success through the
+// engine leaves exactly one queued dispatch row; a pending job none.
+func TestRule11_SuccessLeavesExactlyOneDispatchRow(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "askonce.db")
+	e := &askonce.Engine{Store: openStore(t, path), Interpreter: rulesInterpreter(t)}
+	j := create(t, e, "hot frozen cheese")
+	if rows := dispatchRows(t, path, j.ID); len(rows) != 0 {
+		t.Fatalf("pending job: dispatch rows %v, want none", rows)
+	}
+	j, err := e.Answer(ctx, "", j.ID, "hot")
+	if err != nil || j.Status != askonce.StatusSuccess {
+		t.Fatalf("answer: %v, status %v", err, j)
+	}
+	if rows := dispatchRows(t, path, j.ID); !slices.Equal(rows, []string{"queued"}) {
+		t.Fatalf("successful job: dispatch rows %v, want exactly one queued", rows)
 	}
 }

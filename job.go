@@ -155,7 +155,9 @@ type Job struct {
 	AnswerDelivered bool `json:"answerDelivered,omitempty"`
 
 	Plan *Plan `json:"plan,omitempty"`
-	// Result holds the raw interpreter output of a validation_error job.
+	// Result holds raw interpreter output kept for debugging: the output
+	// that asked, from the moment the job went pending (seed 003 US-001),
+	// and the last invalid output of a validation_error job.
 	Result string `json:"result,omitempty"`
 	// Error is the failure message of a failed, expired or invalid job.
 	Error string `json:"error,omitempty"`

@@ -55,6 +55,7 @@ func (e *Engine) plan(ctx context.Context, j *Job, it Interpretation) (Input, []
 			return Planned{Plan: out.Plan, Title: out.Title}, []Attempt{a}, nil
 		case a.Outcome == AttemptQuestion:
 			in, err := e.asked(ctx, j, *out.Question, out.Title)
+			in.Raw = a.Raw
 			return in, []Attempt{a}, err
 		case i >= e.maxAttempts():
 			return Invalid{Raw: a.Raw, Errors: feedback}, []Attempt{a}, nil

@@ -17,7 +17,9 @@ type Planned struct {
 
 // Asked: the interpreter (or agent) requests clarification. Stored is the
 // session's answer to the same question, which the caller looks up in the
-// repeat guard's history before calling Step (nil when there is none).
+// repeat guard's history before calling Step (nil when there is none). Raw
+// is the interpreter output that asked; a job that goes pending keeps it
+// in Result (seed 003 US-001).
 type Asked struct {
 	Question Question
 	Title    string
@@ -25,6 +27,9 @@ type Asked struct {
 	// Gated is the assumption of a gating policy that lets the job
 	// proceed instead of asking (PROTOCOL.md rule 8); empty asks.
 	Gated string
+	// Raw is the interpreter output that asked; a job that goes pending
+	// keeps it as its Result (seed 003 US-001).
+	Raw string
 }
 
 // Invalid: every attempt of the interpretation produced output that failed
@@ -44,7 +49,10 @@ type Answered struct {
 	Source Source
 }
 
-// Expire: the expiry sweeper found the question overdue.
+// Expire: the expiry sweeper found the question overdue. A question is
+// overdue at and after its ExpiresAt, the same boundary as
+// Store.DueQuestions ("expired at or before now"); before it, Expire is
+// ECONFLICT.
 type Expire struct{}
 
 // Decline: the user declined to answer (MCP decline).
@@ -285,6 +293,7 @@ func ask(j *Job, fx *Effects, in Asked, now time.Time) {
 	}
 	j.ClarificationStatus = ClarificationAsked
 	j.Status = StatusPending
+	j.Result = in.Raw
 	fx.Action = ActionAsk
 	fx.add(j, now, EventAsked, map[string]any{"type": q.Type, "question": q.Text, "options": q.Options})
 }

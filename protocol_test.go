@@ -68,6 +68,9 @@ func TestStateTable(t *testing.T) {
 		interpret AttemptReason
 		dispatch  bool
 		events    []EventType
+		// conflict: the state does not take the input; Step refuses
+		// with ECONFLICT carrying the job as it is.
+		conflict bool
 	}{
 		{
 			name: "CreatedInterpreterReturnsPlan_NoneToSkipped_SuccessDispatch",
@@ -163,6 +166,39 @@ func TestStateTable(t *testing.T) {
 			status: StatusPlanning, clar: ClarificationAnswered, source: SourceUser, interpret: ReasonFallback,
 			events: []EventType{EventFallbackApplied},
 		},
+		// A managed job's question is the user's until it is answered: an
+		// interpreter outcome arriving while it is pending (a stale run, a
+		// second process) is refused, not applied.
+		{
+			name:     "ManagedPendingJobTakesNoPlan_Conflict",
+			job:      func() *Job { j, _ := mustStep(t, planningJob(ModeManaged), Asked{Question: tempQuestion()}); return j },
+			in:       Planned{Plan: onePlan()},
+			conflict: true,
+		},
+		{
+			name:     "ManagedPendingJobTakesNoInvalidOutcome_Conflict",
+			job:      func() *Job { j, _ := mustStep(t, planningJob(ModeManaged), Asked{Question: tempQuestion()}); return j },
+			in:       Invalid{Raw: "garbage", Errors: []string{"not JSON"}},
+			conflict: true,
+		},
+		{
+			name:     "ManagedPendingJobTakesNoFailure_Conflict",
+			job:      func() *Job { j, _ := mustStep(t, planningJob(ModeManaged), Asked{Question: tempQuestion()}); return j },
+			in:       Failed{Message: "interpreter error: timeout"},
+			conflict: true,
+		},
+		{
+			name:     "ManagedPendingJobTakesNoSecondQuestion_Conflict",
+			job:      func() *Job { j, _ := mustStep(t, planningJob(ModeManaged), Asked{Question: tempQuestion()}); return j },
+			in:       Asked{Question: tempQuestion()},
+			conflict: true,
+		},
+		{
+			name:     "GatePendingJobTakesNoInvalidOutcome_Conflict",
+			job:      func() *Job { j, _ := mustStep(t, planningJob(ModeGate), Asked{Question: tempQuestion()}); return j },
+			in:       Invalid{Raw: "garbage"},
+			conflict: true,
+		},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -170,6 +206,10 @@ func TestStateTable(t *testing.T) {
 			before := tc.job()
 			snapshot := before.Clone()
 			j, fx, err := Step(before, tc.in, t0)
+			if tc.conflict {
+				checkConflict(t, before, snapshot, j, fx, err)
+				return
+			}
 			if err != nil {
 				t.Fatalf("Step: %v", err)
 			}
@@ -193,6 +233,26 @@ func TestStateTable(t *testing.T) {
 				t.Errorf("Step changed its input job")
 			}
 		})
+	}
+}
+
+// checkConflict asserts that Step refused: ECONFLICT carrying the job's
+// current state, no next state, no effects, and the input job untouched.
+func checkConflict(t *testing.T, before, snapshot, next *Job, fx *Effects, err error) {
+	t.Helper()
+	if ErrorCode(err) != ECONFLICT {
+		t.Fatalf("Step: err %v, want conflict", err)
+	}
+	var e *Error
+	if !asError(err, &e) || e.Job == nil || e.Job.Status != snapshot.Status || e.Job.ClarificationStatus != snapshot.ClarificationStatus {
+		t.Errorf("conflict does not carry the job's current state: %+v", e)
+	}
+	if next != nil || fx != nil {
+		t.Errorf("refused input returned a state %+v and effects %+v", next, fx)
+	}
+	if before.Status != snapshot.Status || before.ClarificationStatus != snapshot.ClarificationStatus ||
+		before.Result != snapshot.Result || before.Plan != snapshot.Plan || before.Version != snapshot.Version {
+		t.Errorf("Step changed its input job")
 	}
 }
 
@@ -376,5 +436,62 @@ func TestRule3_FallbackCarriesTheQuestionsDefault(t *testing.T) {
 	_, fx = mustStep(t, g, Asked{Question: again})
 	if fx.Action != ActionProceed || fx.Default != "no" || fx.Directive != FallbackDirective {
 		t.Fatalf("gate: action %s default %q", fx.Action, fx.Default)
+	}
+}
+
+// A question is expired at and after its expiresAt: Step expires it at the
+// exact instant and refuses one nanosecond before (Store.DueQuestions uses
+// the same boundary).
+func TestExpiryBoundary_ExpiredAtExpiresAtNotANanosecondBefore(t *testing.T) {
+	t.Parallel()
+	q := tempQuestion()
+	at := t0.Add(time.Hour)
+	q.ExpiresAt = &at
+	j, _ := mustStep(t, planningJob(ModeManaged), Asked{Question: q})
+
+	next, fx, err := Step(j, Expire{}, at.Add(-time.Nanosecond))
+	checkConflict(t, j, j.Clone(), next, fx, err)
+
+	next, fx, err = Step(j, Expire{}, at)
+	if err != nil {
+		t.Fatalf("expire at expiresAt: %v", err)
+	}
+	if next.Status != StatusExpired || !slices.Equal(eventTypes(fx), []EventType{EventExpired}) {
+		t.Fatalf("expire at expiresAt: status %s events %v; want expired", next.Status, eventTypes(fx))
+	}
+}
+
+// Rule 3 after a decline: a declined question without a default spends the
+// job's one fallback, so an interpreter that asks in that run fails the
+// job with the hard-cap message; no second fallback, no second question.
+func TestRule3_DeclineWithoutDefaultMarksTheFallbackUsed(t *testing.T) {
+	t.Parallel()
+	j, fx := mustStep(t, planningJob(ModeManaged), Asked{Question: tempQuestion()}, Decline{})
+	if !j.FallbackUsed || fx.Interpret == nil || fx.Interpret.Directive != FallbackDirective {
+		t.Fatalf("decline without default: fallbackUsed %v, interpret %+v; want the fallback run", j.FallbackUsed, fx.Interpret)
+	}
+	j, fx = mustStep(t, j, Asked{Question: Question{Type: QuestionFreeText, Text: "Which shade?"}})
+	if j.Status != StatusFailed || j.Error != HardCapMessage || fx.Interpret != nil || fx.Action == ActionAsk {
+		t.Fatalf("ask after the declined fallback: status %s error %q interpret %+v action %s; want failed with the hard-cap message",
+			j.Status, j.Error, fx.Interpret, fx.Action)
+	}
+	if n := slices.Index(eventTypes(fx), EventFallbackApplied); n >= 0 {
+		t.Fatalf("a second fallback was applied: events %v", eventTypes(fx))
+	}
+}
+
+// Seed 003 US-001: the interpreter output that asked is the pending job's
+// result; an auto-resolved question does not leave the job pending and
+// keeps no result.
+func TestSeed003_US001_PendingJobKeepsTheAskingOutputInResult(t *testing.T) {
+	t.Parallel()
+	raw := `{"question":{"type":"SELECT_ONE","text":"Hot or frozen?","options":["hot","frozen"]}}`
+	j, _ := mustStep(t, planningJob(ModeManaged), Asked{Question: tempQuestion(), Raw: raw})
+	if j.Status != StatusPending || j.Result != raw {
+		t.Fatalf("pending job: status %s result %q; want %q", j.Status, j.Result, raw)
+	}
+	r, _ := mustStep(t, planningJob(ModeManaged), Asked{Question: tempQuestion(), Raw: raw, Stored: &HistoryEntry{Answer: "hot"}})
+	if r.Status != StatusPlanning || r.Result != "" {
+		t.Fatalf("auto-resolved job: status %s result %q; want planning without a result", r.Status, r.Result)
 	}
 }

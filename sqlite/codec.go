@@ -84,6 +84,15 @@ func fromNullStrings(s sql.NullString) ([]string, error) {
 	return v, nil
 }
 
+// textArg stores an optional text column: empty is NULL, which the
+// clarification columns are until set (seed 000: "string | null").
+func textArg(v string) any {
+	if v == "" {
+		return nil
+	}
+	return v
+}
+
 func boolArg(b bool) int64 {
 	if b {
 		return 1
@@ -102,7 +111,7 @@ func jobState(j *askonce.Job) ([]any, error) {
 		qCosmetic, qAllowOther                              int64
 	)
 	if q := j.Question; q != nil {
-		qText, qType, qDefault, qReason = q.Text, string(q.Type), q.Default, q.Reason
+		qText, qType, qDefault, qReason = textArg(q.Text), string(q.Type), textArg(q.Default), textArg(q.Reason)
 		qCosmetic = boolArg(q.Cosmetic)
 		qAllowOther = boolArg(q.AllowOther)
 		qExpires = timePtrArg(q.ExpiresAt)
@@ -123,9 +132,9 @@ func jobState(j *askonce.Job) ([]any, error) {
 		j.Title, string(j.Status), string(j.ClarificationStatus),
 		qText, qType, qOptions,
 		qDefault, qReason, qCosmetic, qAllowOther,
-		qExpires, j.Answer, string(j.AnswerSource),
-		timePtrArg(j.AnsweredAt), j.ResolvedPrompt, boolArg(j.FallbackUsed),
-		boolArg(j.AnswerDelivered), plan, j.Result, j.Error, string(j.Dispatch),
+		qExpires, textArg(j.Answer), textArg(string(j.AnswerSource)),
+		timePtrArg(j.AnsweredAt), textArg(j.ResolvedPrompt), boolArg(j.FallbackUsed),
+		boolArg(j.AnswerDelivered), plan, textArg(j.Result), j.Error, string(j.Dispatch),
 		j.DeliveryAttempts, j.DeliveryError,
 	}, nil
 }
@@ -133,13 +142,14 @@ func jobState(j *askonce.Job) ([]any, error) {
 // scanJob reads the jobColumns of one row.
 func scanJob(row interface{ Scan(...any) error }) (*askonce.Job, error) {
 	var (
-		j                                             askonce.Job
-		files, specSchema, plan                       sql.NullString
-		qText, qType, qOptions, qDefault, qReason     sql.NullString
-		qCosmetic, qAllowOther                        bool
-		qExpires, answeredAt                          sql.NullInt64
-		createdAt, updatedAt                          int64
-		mode, hardCap, status, clar, source, dispatch string
+		j                                         askonce.Job
+		files, specSchema, plan                   sql.NullString
+		qText, qType, qOptions, qDefault, qReason sql.NullString
+		answer, source, resolved, result          sql.NullString
+		qCosmetic, qAllowOther                    bool
+		qExpires, answeredAt                      sql.NullInt64
+		createdAt, updatedAt                      int64
+		mode, hardCap, status, clar, dispatch     string
 	)
 	err := row.Scan(
 		&j.TenantID, &j.ID,
@@ -147,9 +157,9 @@ func scanJob(row interface{ Scan(...any) error }) (*askonce.Job, error) {
 		&j.Title, &status, &clar,
 		&qText, &qType, &qOptions,
 		&qDefault, &qReason, &qCosmetic, &qAllowOther,
-		&qExpires, &j.Answer, &source,
-		&answeredAt, &j.ResolvedPrompt, &j.FallbackUsed,
-		&j.AnswerDelivered, &plan, &j.Result, &j.Error, &dispatch,
+		&qExpires, &answer, &source,
+		&answeredAt, &resolved, &j.FallbackUsed,
+		&j.AnswerDelivered, &plan, &result, &j.Error, &dispatch,
 		&j.DeliveryAttempts, &j.DeliveryError,
 		&j.Usage.PromptTokens, &j.Usage.CompletionTokens, &j.Usage.CostUSD, &j.AttemptCount,
 		&j.Version, &createdAt, &updatedAt,
@@ -161,7 +171,11 @@ func scanJob(row interface{ Scan(...any) error }) (*askonce.Job, error) {
 	j.HardCap = askonce.HardCap(hardCap)
 	j.Status = askonce.Status(status)
 	j.ClarificationStatus = askonce.ClarificationStatus(clar)
-	j.AnswerSource = askonce.Source(source)
+	// NULL reads back as the zero value.
+	j.Answer = answer.String
+	j.AnswerSource = askonce.Source(source.String)
+	j.ResolvedPrompt = resolved.String
+	j.Result = result.String
 	j.Dispatch = askonce.DispatchStatus(dispatch)
 	j.SpecSchema = fromNullRaw(specSchema)
 	j.AnsweredAt = fromNullNanosPtr(answeredAt)

@@ -226,6 +226,20 @@ var updateTests = []test{
 		want.Version, want.UpdatedAt = 3, bare.UpdatedAt
 		checkJob(t, "stored job after clearing", want, get(t, s, j.TenantID, j.ID))
 	}},
+	{"PendingQuestionWithoutOptionalFieldsRoundTrips", func(t *testing.T, s askonce.Store) {
+		// A question with no options, default, reason or expiry and a job
+		// with no answer yet: what is unset reads back unset, and the
+		// question is still there (seed 000: NULL until set).
+		j := create(t, s, NewJob(NewTenant()))
+		j.Status = askonce.StatusPending
+		j.ClarificationStatus = askonce.ClarificationAsked
+		j.Question = &askonce.Question{Type: askonce.QuestionFreeText, Text: "Which colour?"}
+		j.Result = `{"question": {"type": "FREE_TEXT", "text": "Which colour?"}}`
+		want := j.Clone()
+		update(t, s, &askonce.Change{Job: j, Events: []askonce.Event{{Type: askonce.EventAsked}}})
+		want.Version, want.UpdatedAt = j.Version, j.UpdatedAt
+		checkJob(t, "stored pending job", want, get(t, s, j.TenantID, j.ID))
+	}},
 	{"StaleVersionIsConflictAndWritesNothing", func(t *testing.T, s askonce.Store) {
 		ctx := t.Context()
 		j := create(t, s, NewJob(NewTenant()))

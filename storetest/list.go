@@ -218,6 +218,28 @@ var sweepTests = []test{
 			t.Errorf("due questions, limit 2: %v, %v; want 2", refs, err)
 		}
 	}},
+	{"QuestionIsDueFromTheInstantItExpires", func(t *testing.T, s askonce.Store) {
+		// Expired at or after expiresAt, as Step decides: not due one tick
+		// before (a microsecond, the finest precision every store keeps),
+		// due at the exact instant.
+		at := Now().Add(time.Hour)
+		j := NewJob(NewTenant())
+		j.Status = askonce.StatusPending
+		j.ClarificationStatus = askonce.ClarificationAsked
+		j.Question = &askonce.Question{Type: askonce.QuestionConfirm, Text: "Overwrite?", Options: []string{"yes", "no"}, ExpiresAt: &at}
+		create(t, s, j)
+
+		refs, err := s.DueQuestions(t.Context(), at.Add(-time.Microsecond), 100)
+		if err != nil {
+			t.Fatalf("due questions before expiresAt: %v", err)
+		}
+		checkRefs(t, "due questions one microsecond before expiresAt", refs, nil)
+		refs, err = s.DueQuestions(t.Context(), at, 100)
+		if err != nil {
+			t.Fatalf("due questions at expiresAt: %v", err)
+		}
+		checkRefs(t, "due questions at expiresAt", refs, []*askonce.Job{j})
+	}},
 	{"StalePlanningOfEveryTenantManagedOnly", func(t *testing.T, s askonce.Store) {
 		now := Now()
 		a, b := NewTenant(), NewTenant()

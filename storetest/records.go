@@ -389,6 +389,27 @@ var dispatchTests = []test{
 		_, err = s.LookupHistory(ctx, j.TenantID, j.SessionID, hash)
 		wantCode(t, "history of the failed change", err, askonce.ENOTFOUND)
 	}},
+	{"QueuedDispatchOutlivesTheJobsFlag", func(t *testing.T, s askonce.Store) {
+		// The queue entry, written in the success's transaction, is what
+		// makes dispatch unique: a later write that clears the job's
+		// dispatch flag does not remove it, so a second dispatch is still
+		// refused.
+		ctx := t.Context()
+		j := create(t, s, NewJob(NewTenant()))
+		j.Status = askonce.StatusSuccess
+		update(t, s, &askonce.Change{Job: j, Dispatch: true})
+		j.Dispatch = askonce.DispatchNone
+		update(t, s, &askonce.Change{Job: j})
+		if got := get(t, s, j.TenantID, j.ID); got.Dispatch != askonce.DispatchNone {
+			t.Fatalf("dispatch flag %q after clearing it, want none", got.Dispatch)
+		}
+		again := j.Clone()
+		err := s.UpdateJob(ctx, &askonce.Change{Job: again, Events: []askonce.Event{{Type: askonce.EventDispatched}}, Dispatch: true})
+		wantCode(t, "dispatch of a job whose flag was cleared", err, askonce.ECONFLICT)
+		if types := eventTypes(events(t, s, j.TenantID, j.ID)); slices.Contains(types, askonce.EventDispatched) {
+			t.Errorf("events %v: the refused change appended its dispatched event", types)
+		}
+	}},
 	{"DeliveryStatusIsWrittenWithTheJob", func(t *testing.T, s askonce.Store) {
 		j := create(t, s, NewJob(NewTenant()))
 		j.Status = askonce.StatusSuccess

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -29,8 +30,10 @@ const benchSummary = `Drives a running askonce server with C concurrent clients,
 round trips: POST /jobs with a goal that needs a question ("hot frozen
 cheese", then POST /jobs/{id}/clarification) or one that does not. It stops
 after --requests round trips or --duration, whichever comes first, and
-prints throughput and p50/p95/p99 latency per endpoint. It only talks to
-loopback addresses.`
+prints throughput and p50/p95/p99 latency per endpoint. Every run uses
+session ids of its own (a random prefix), so that a second run against the
+same database asks again instead of meeting the repeat guard's answers of
+the first. It only talks to loopback addresses.`
 
 func bench(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	c := &benchConfig{}
@@ -88,7 +91,12 @@ type benchResult struct {
 	latencies map[string][]time.Duration
 	errors    map[string]int
 	trips     atomic.Int64
-	elapsed   time.Duration
+	// askGoals counts created jobs whose goal needs a question; asked,
+	// those that went pending. A job that needs a question and does not
+	// ask was answered for it (the repeat guard, the resolver).
+	askGoals, asked atomic.Int64
+	sessions        string // the run's session id prefix
+	elapsed         time.Duration
 }
 
 func (r *benchResult) record(endpoint string, d time.Duration, err error) {
@@ -107,7 +115,7 @@ func runBench(ctx context.Context, c *benchConfig, base *url.URL) (*benchResult,
 	tr := &http.Transport{MaxIdleConnsPerHost: c.Clients, MaxConnsPerHost: c.Clients}
 	client := &http.Client{Transport: tr, Timeout: 30 * time.Second}
 	defer tr.CloseIdleConnections()
-	r := &benchResult{latencies: map[string][]time.Duration{}, errors: map[string]int{}}
+	r := &benchResult{latencies: map[string][]time.Duration{}, errors: map[string]int{}, sessions: "bench-" + rand.Text()[:12]}
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	start := time.Now()
@@ -119,7 +127,7 @@ func runBench(ctx context.Context, c *benchConfig, base *url.URL) (*benchResult,
 					return
 				}
 				ask := int(i%100) < c.AskFraction
-				if roundTrip(ctx, client, base, c.APIKey, ask, fmt.Sprintf("bench-%d-%d", w, i), r) {
+				if roundTrip(ctx, client, base, c.APIKey, ask, fmt.Sprintf("%s-%d-%d", r.sessions, w, i), r) {
 					r.trips.Add(1)
 				}
 			}
@@ -144,9 +152,13 @@ func roundTrip(ctx context.Context, client *http.Client, base *url.URL, key stri
 	if err := post(ctx, client, base.JoinPath("jobs"), key, map[string]string{"goal": goal, "sessionId": session}, http.StatusCreated, &job, "POST /jobs", r); err != nil {
 		return false
 	}
+	if ask {
+		r.askGoals.Add(1)
+	}
 	if job.Status != "pending" {
 		return job.Status == "success"
 	}
+	r.asked.Add(1)
 	err := post(ctx, client, base.JoinPath("jobs", job.JobID, "clarification"), key, map[string]string{"answer": "hot"}, http.StatusOK, &job, "POST /jobs/{id}/clarification", r)
 	return err == nil && job.Status == "success"
 }
@@ -185,6 +197,7 @@ func (r *benchResult) print(w io.Writer, c *benchConfig) {
 	secs := r.elapsed.Seconds()
 	fmt.Fprintf(w, "clients %d, ask %d%%, elapsed %.2fs\n", c.Clients, c.AskFraction, secs)
 	fmt.Fprintf(w, "round trips ending in success: %d (%.0f/s)\n", r.trips.Load(), float64(r.trips.Load())/secs)
+	fmt.Fprintf(w, "jobs that asked: %d of %d whose goal needs a question (sessions %s-*)\n", r.asked.Load(), r.askGoals.Load(), r.sessions)
 	names := make([]string, 0, len(r.latencies))
 	for n := range r.latencies {
 		names = append(names, n)

@@ -1,0 +1,75 @@
+package sqlite
+
+import (
+	"testing"
+	"time"
+
+	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/storetest"
+)
+
+// dispatchRow is one row of the builder queue, read with SQL.
+type dispatchRow struct {
+	tenant, status string
+	createdAt      int64
+}
+
+func dispatchRowsOf(t *testing.T, s *Store, jobID string) []dispatchRow {
+	t.Helper()
+	rows, err := s.writer.QueryContext(t.Context(), `SELECT tenant_id, status, created_at FROM dispatches WHERE job_id = ?`, jobID)
+	if err != nil {
+		t.Fatalf("read dispatches: %v", err)
+	}
+	defer rows.Close()
+	var out []dispatchRow
+	for rows.Next() {
+		var r dispatchRow
+		if err := rows.Scan(&r.tenant, &r.status, &r.createdAt); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// Rule 11 in the queue: a change that dispatches writes exactly one queued
+// row, with the job's tenant and the time of the change; a success written
+// without Dispatch and a change that loses its compare-and-set write none.
+func TestDispatchWritesOneQueueRowWithTheSuccess(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	s := openTest(t, Options{Now: func() time.Time { return now }})
+	ctx := t.Context()
+
+	j := storetest.NewJob(storetest.NewTenant())
+	if err := s.CreateJob(ctx, j, nil); err != nil {
+		t.Fatal(err)
+	}
+	stale := j.Clone()
+	j.Status = askonce.StatusSuccess
+	if err := s.UpdateJob(ctx, &askonce.Change{Job: j}); err != nil {
+		t.Fatal(err)
+	}
+	if rows := dispatchRowsOf(t, s, j.ID); len(rows) != 0 {
+		t.Fatalf("success written without Dispatch: queue rows %v, want none", rows)
+	}
+	stale.Status = askonce.StatusSuccess
+	if err := s.UpdateJob(ctx, &askonce.Change{Job: stale, Dispatch: true}); askonce.ErrorCode(err) != askonce.ECONFLICT {
+		t.Fatalf("stale dispatch: %v, want conflict", err)
+	}
+	if rows := dispatchRowsOf(t, s, j.ID); len(rows) != 0 {
+		t.Fatalf("a change that lost its compare-and-set queued %v", rows)
+	}
+
+	now = now.Add(time.Minute)
+	if err := s.UpdateJob(ctx, &askonce.Change{Job: j, Dispatch: true}); err != nil {
+		t.Fatal(err)
+	}
+	want := []dispatchRow{{tenant: j.TenantID, status: "queued", createdAt: now.UnixNano()}}
+	if rows := dispatchRowsOf(t, s, j.ID); len(rows) != 1 || rows[0] != want[0] {
+		t.Fatalf("queue rows %v, want %v", rows, want)
+	}
+}
