@@ -28,6 +28,7 @@ func (s *Server) createJob(c *call) (int, any, error) {
 		spec = nil
 	}
 	j, err := s.engine.Create(c.ctx(), askonce.CreateRequest{
+		ID:         c.newJobID,
 		TenantID:   c.tenant,
 		SessionID:  req.SessionID,
 		Goal:       goal,
@@ -42,11 +43,16 @@ func (s *Server) createJob(c *call) (int, any, error) {
 	}
 	c.info.jobID = j.ID
 	s.obs.JobCreated(j)
+	return http.StatusCreated, createdView(j), nil
+}
+
+// createdView is a created job as POST /jobs answers it.
+func createdView(j *askonce.Job) JobView {
 	v := viewOf(j)
 	// Only creation can ask (PROTOCOL.md rule 3).
 	needs := j.Status == askonce.StatusPending && j.ClarificationStatus == askonce.ClarificationAsked && j.Question != nil
 	v.NeedsClarification = &needs
-	return http.StatusCreated, v, nil
+	return v
 }
 
 func (s *Server) listJobs(c *call) (int, any, error) {

@@ -93,6 +93,7 @@ import (
 
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/metrics"
+	"github.com/google/uuid"
 )
 
 // Defaults of Config's zero values.
@@ -132,6 +133,14 @@ type Config struct {
 	// dispatcher runs; without one a success stays queued and its stream
 	// ends at once.
 	AwaitDelivery bool
+	// Idempotency keeps Idempotency-Key claims and responses (sqlite.Store
+	// implements it). Nil: a MemoryIdempotency, so that retries are safe
+	// while the process lives but not across a restart.
+	Idempotency IdempotencyStore
+	// OwnerLease is how long this process's Idempotency-Key claims
+	// outlive its last heartbeat: a retry of a request whose process died
+	// is answered 409 for at most this long. Default DefaultOwnerLease.
+	OwnerLease time.Duration
 }
 
 // Server is the HTTP API. It is an http.Handler; create it with New.
@@ -146,6 +155,8 @@ type Server struct {
 	heartbeat     time.Duration
 	streamTimeout time.Duration
 	awaitDelivery bool
+	idem          IdempotencyStore
+	lease         *lease
 
 	closing   chan struct{} // closed by CloseStreams
 	closeOnce sync.Once
@@ -190,6 +201,15 @@ func New(cfg Config) *Server {
 	}
 	if s.streamTimeout <= 0 {
 		s.streamTimeout = DefaultStreamTimeout
+	}
+	s.idem = cfg.Idempotency
+	if s.idem == nil {
+		s.idem = NewMemoryIdempotency()
+	}
+	s.lease = &lease{store: s.idem, owner: uuid.Must(uuid.NewV7()).String(), ttl: cfg.OwnerLease,
+		log: func(err error) { s.log.Error("renew idempotency lease", "err", err) }}
+	if s.lease.ttl <= 0 {
+		s.lease.ttl = DefaultOwnerLease
 	}
 	s.routes = s.routeTable()
 	s.mux = http.NewServeMux()
@@ -315,6 +335,9 @@ type call struct {
 	tenant string
 	body   []byte
 	info   *requestInfo
+	// newJobID is the id a created job takes, when the Idempotency-Key
+	// claim chose it.
+	newJobID string
 }
 
 // ctx is the context of the request's engine calls that change a job:
@@ -368,7 +391,7 @@ func (s *Server) wrap(rt *route) http.Handler {
 			c.body = body
 		}
 		if key := r.Header.Get("Idempotency-Key"); key != "" && rt.Method == http.MethodPost {
-			s.idempotent(w, c, key, rt.api)
+			s.idempotent(w, c, key, rt)
 			return
 		}
 		status, body := s.respond(c, rt.api)

@@ -44,6 +44,7 @@ type serveConfig struct {
 	ReadTimeout      time.Duration
 	WriteTimeout     time.Duration
 	ShutdownTimeout  time.Duration
+	IdempotencyLease time.Duration
 	LogLevel         string
 	LogFormat        string
 }
@@ -75,6 +76,7 @@ func serveFlags(getenv func(string) string, out io.Writer) (*settings, *serveCon
 	s.Duration(&c.ReadTimeout, "read-timeout", 15*time.Second, "HTTP read timeout")
 	s.Duration(&c.WriteTimeout, "write-timeout", 60*time.Second, "HTTP write timeout (event streams extend it per event)")
 	s.Duration(&c.ShutdownTimeout, "shutdown-timeout", 20*time.Second, "how long in-flight requests may finish after SIGINT/SIGTERM")
+	s.Duration(&c.IdempotencyLease, "idempotency-lease", server.DefaultOwnerLease, "how long a crashed process's Idempotency-Key claims hold: a retry within it is 409, after it the retry takes over (renewed every third of it)")
 	s.String(&c.LogLevel, "log-level", "info", "debug, info, warn or error")
 	s.String(&c.LogFormat, "log-format", "text", "text or json")
 	return s, c
@@ -143,7 +145,10 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		InterpretTimeout: c.InterpretTimeout, HardCap: askonce.HardCap(c.HardCap), Logger: log,
 		Observer: metrics.NewObserver(reg),
 	}
-	api := server.New(server.Config{Engine: engine, Keys: keys, Metrics: reg, Logger: log, AwaitDelivery: builder != nil})
+	api := server.New(server.Config{
+		Engine: engine, Keys: keys, Metrics: reg, Logger: log, AwaitDelivery: builder != nil,
+		Idempotency: st, OwnerLease: c.IdempotencyLease,
+	})
 	srv := &http.Server{
 		Addr:              c.Addr,
 		Handler:           api,
@@ -221,6 +226,8 @@ func (c *serveConfig) check() error {
 		return usageError{"--delivery-attempts must be at least 1"}
 	case c.ExpiryInterval <= 0:
 		return usageError{"--expiry-interval must be positive"}
+	case c.IdempotencyLease < 3*time.Millisecond:
+		return usageError{"--idempotency-lease must be at least 3ms"}
 	}
 	return nil
 }
