@@ -76,7 +76,7 @@ func serveFlags(getenv func(string) string, out io.Writer) (*settings, *serveCon
 	s.Duration(&c.ReadTimeout, "read-timeout", 15*time.Second, "HTTP read timeout")
 	s.Duration(&c.WriteTimeout, "write-timeout", 60*time.Second, "HTTP write timeout (event streams extend it per event)")
 	s.Duration(&c.ShutdownTimeout, "shutdown-timeout", 20*time.Second, "how long in-flight requests may finish after SIGINT/SIGTERM")
-	s.Duration(&c.IdempotencyLease, "idempotency-lease", server.DefaultOwnerLease, "how long a crashed process's Idempotency-Key claims hold: a retry within it is 409, after it the retry takes over (renewed every third of it)")
+	s.Duration(&c.IdempotencyLease, "idempotency-lease", server.DefaultOwnerLease, "lease on this process's Idempotency-Key claims, renewed every third of it: a retry of a crashed request is 409 for at most this long, then runs (or returns its job)")
 	s.String(&c.LogLevel, "log-level", "info", "debug, info, warn or error")
 	s.String(&c.LogFormat, "log-format", "text", "text or json")
 	return s, c
