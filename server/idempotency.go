@@ -153,6 +153,14 @@ func (s *Server) idempotent(w http.ResponseWriter, c *call, key string, rt *rout
 		c.newJobID = rec.JobID
 	}
 	status, body := s.respond(c, rt.api)
+	if tookOver && status == http.StatusConflict {
+		// The job changed after the takeover looked: the first request's
+		// process was slow rather than dead. Its job is the answer.
+		if st, b, ok := s.adopt(ctx, c, rt, rec); ok {
+			status, body = st, b
+			w.Header().Set("Idempotent-Replayed", "true")
+		}
+	}
 	s.settle(ctx, c, rec, status, body)
 	writeJSON(w, status, body)
 }

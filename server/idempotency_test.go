@@ -312,3 +312,57 @@ func (f *failCreate) CreateJob(ctx context.Context, j *askonce.Job, evs []askonc
 	}
 	return f.Store.CreateJob(ctx, j, evs)
 }
+
+// A takeover whose re-run conflicts because the "dead" process was only
+// slow and changed the job meanwhile answers with that job, not 409.
+func TestIdempotencyKey_TakeoverRacingASlowOwnerReturnsItsJob(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{})
+	id := str(e.create(map[string]any{"goal": hotFrozen}), "jobId")
+	pending, err := e.engine.Get(t.Context(), askonce.DefaultTenant, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := "/jobs/" + id + "/clarification"
+	body := mustJSON(t, map[string]any{"answer": "hot"})
+	deadClaim(t, e, "k", "POST", path, body, id, pending.Version)
+
+	// The slow owner's answer lands after the takeover looked at the job
+	// (the third read: the claim's, the takeover's, the re-run's).
+	hooked := &onRead{Store: e.store, n: 3, hook: func() {
+		if _, err := e.engine.Answer(t.Context(), askonce.DefaultTenant, id, "hot"); err != nil {
+			t.Error(err)
+		}
+	}}
+	api := httptest.NewServer(server.New(server.Config{Engine: &askonce.Engine{Store: hooked, Interpreter: e.engine.Interpreter}, Idempotency: e.store}))
+	t.Cleanup(api.Close)
+	on := &env{t: t, srv: api, engine: e.engine, store: e.store}
+
+	retry := on.do("POST", path, body, "Idempotency-Key", "k")
+	if retry.status != http.StatusOK || str(retry.body, "jobId") != id || str(retry.body, "status") == "pending" || retry.header.Get("Idempotent-Replayed") != "true" {
+		t.Fatalf("retry racing the slow owner: %d %s; want 200 with its answered job", retry.status, retry.raw)
+	}
+	if n := count(e.eventTypes(id), "answered"); n != 1 {
+		t.Fatalf("%d answered events, want 1", n)
+	}
+}
+
+// onRead is a store that runs hook before its n-th GetJob.
+type onRead struct {
+	*sqlite.Store
+	n    int
+	hook func()
+	mu   sync.Mutex
+	seen int
+}
+
+func (o *onRead) GetJob(ctx context.Context, tenant, id string) (*askonce.Job, error) {
+	o.mu.Lock()
+	o.seen++
+	run := o.seen == o.n
+	o.mu.Unlock()
+	if run {
+		o.hook()
+	}
+	return o.Store.GetJob(ctx, tenant, id)
+}
