@@ -7,10 +7,17 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/google/uuid"
 )
 
 // CreateRequest is what a client sends to create a job.
 type CreateRequest struct {
+	// ID, when set, is the new job's id: a UUID the caller chose, so that
+	// it knows the id before the job is stored (the HTTP API records it
+	// with an Idempotency-Key claim). A job with that id existing already
+	// is ECONFLICT. Empty: the engine's NewID.
+	ID        string
 	TenantID  string
 	SessionID string
 	// Goal is the natural-language goal. Required.
@@ -108,6 +115,12 @@ func (e *Engine) newJob(req CreateRequest) (*Job, error) {
 			return nil, err
 		}
 	}
+	id := req.ID
+	if id == "" {
+		id = e.newID()
+	} else if _, err := uuid.Parse(id); err != nil || len(id) != 36 {
+		return nil, Errorf(EINVALID, "job id %q is not a UUID", id)
+	}
 	tenant := req.TenantID
 	if tenant == "" {
 		tenant = DefaultTenant
@@ -118,7 +131,7 @@ func (e *Engine) newJob(req CreateRequest) (*Job, error) {
 	}
 	now := e.now()
 	return &Job{
-		ID:                  e.newID(),
+		ID:                  id,
 		TenantID:            tenant,
 		SessionID:           session,
 		Mode:                mode,

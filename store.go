@@ -8,7 +8,8 @@ import (
 
 // Store persists jobs, their attempts, events and the sessions' answer
 // history. Implementations: sqlite, postgres. Every implementation passes
-// the conformance suite in storetest.
+// the conformance suite in storetest. (The HTTP API's Idempotency-Key
+// records are not the domain's: see server.IdempotencyStore.)
 //
 // Every method is scoped by tenant: no query returns or changes another
 // tenant's rows, and a job of another tenant is ENOTFOUND.
@@ -65,34 +66,8 @@ type Store interface {
 	// UpdatedAt.
 	StalePlanning(ctx context.Context, before time.Time, limit int) ([]JobRef, error)
 
-	// ClaimIdempotencyKey stores rec, with Status 0 (in flight), unless the
-	// tenant already holds rec.Key; then it writes nothing and returns the
-	// stored record. It returns nil when rec was stored.
-	ClaimIdempotencyKey(ctx context.Context, rec *IdempotencyRecord) (*IdempotencyRecord, error)
-
-	// CompleteIdempotencyKey records the response to a claimed key.
-	CompleteIdempotencyKey(ctx context.Context, tenant, key string, status int, body []byte) error
-
-	// ReleaseIdempotencyKey forgets a claimed key whose request failed
-	// without a response worth repeating, so that a retry runs again.
-	ReleaseIdempotencyKey(ctx context.Context, tenant, key string) error
-
 	// Close releases the store's resources.
 	Close() error
-}
-
-// IdempotencyRecord is the first response to a request that carried an
-// Idempotency-Key. A retry with the same key and the same Fingerprint gets
-// Status and Body again; the same key with another fingerprint is refused.
-type IdempotencyRecord struct {
-	TenantID string
-	Key      string
-	// Fingerprint identifies the request: method, path and body hash.
-	Fingerprint string
-	// Status is 0 while the first request is still in flight.
-	Status    int
-	Body      []byte
-	CreatedAt time.Time
 }
 
 // Change is one compare-and-set write of a job and what goes with it.

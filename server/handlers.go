@@ -28,6 +28,7 @@ func (s *Server) createJob(c *call) (int, any, error) {
 		spec = nil
 	}
 	j, run, err := s.engine.Start(c.ctx(), askonce.CreateRequest{
+		ID:         c.newJobID,
 		TenantID:   c.tenant,
 		SessionID:  req.SessionID,
 		Goal:       goal,
@@ -48,13 +49,19 @@ func (s *Server) createJob(c *call) (int, any, error) {
 	}
 	if done == nil {
 		// Still planning: needsClarification is not known yet.
-		return c.accepted(j)
+		status, v := c.accepted(j)
+		return status, v, nil
 	}
-	v := viewOf(done)
+	return http.StatusCreated, createdView(done), nil
+}
+
+// createdView is a created job as POST /jobs answers it.
+func createdView(j *askonce.Job) JobView {
+	v := viewOf(j)
 	// Only creation can ask (PROTOCOL.md rule 3).
-	needs := done.Status == askonce.StatusPending && done.ClarificationStatus == askonce.ClarificationAsked && done.Question != nil
+	needs := j.Status == askonce.StatusPending && j.ClarificationStatus == askonce.ClarificationAsked && j.Question != nil
 	v.NeedsClarification = &needs
-	return http.StatusCreated, v, nil
+	return v
 }
 
 func (s *Server) listJobs(c *call) (int, any, error) {
@@ -126,7 +133,8 @@ func (s *Server) planned(c *call) func(*askonce.Job, *askonce.Run, error) (int, 
 			return 0, nil, err
 		}
 		if done == nil {
-			return c.accepted(j)
+			status, v := c.accepted(j)
+			return status, v, nil
 		}
 		return http.StatusOK, viewOf(done), nil
 	}

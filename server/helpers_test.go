@@ -64,6 +64,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 		Metrics:      reg,
 		Logger:       slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 		PollInterval: 20 * time.Millisecond,
+		Idempotency:  st,
 	}
 	if o.config != nil {
 		o.config(&cfg)

@@ -4,74 +4,243 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"net/http"
+	"strconv"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/askonce/askonce"
+	"github.com/google/uuid"
 )
 
 // MaxIdempotencyKey is the longest Idempotency-Key accepted.
 const MaxIdempotencyKey = 255
 
-// abandonedClaim is how long a claimed key may stay in flight before it is
-// taken to belong to a request whose process died: longer than any
-// request (three interpretations of three interpreter calls at the default
-// timeout take 18 minutes).
-const abandonedClaim = time.Hour
+// DefaultOwnerLease is the default of Config.OwnerLease.
+const DefaultOwnerLease = 15 * time.Second
 
-// idempotent runs h at most once per (tenant, Idempotency-Key): see the
+// IdempotencyStore keeps the API's Idempotency-Key records and the leases
+// of the processes that claim them. It is an HTTP concern, apart from
+// askonce.Store: a record holds a response's status and body. sqlite.Store
+// implements it; every implementation passes storetest.RunIdempotency.
+//
+// A claim belongs to an owner: one server process, alive while its lease
+// is. An in-flight claim whose owner's lease has lapsed (or that was
+// abandoned) belongs to no one, and the next claim of the key with the
+// same fingerprint takes it over. The store's clock alone decides whether
+// a lease has lapsed, so that owners on several machines agree.
+//
+// Every method is scoped by tenant, as askonce.Store is.
+type IdempotencyStore interface {
+	// RenewIdempotencyLease records that owner is alive for ttl from now
+	// (creating its lease).
+	RenewIdempotencyLease(ctx context.Context, owner string, ttl time.Duration) error
+
+	// EndIdempotencyLease ends owner's lease at once: its in-flight
+	// claims can be taken over.
+	EndIdempotencyLease(ctx context.Context, owner string) error
+
+	// ClaimIdempotencyKey claims (rec.TenantID, rec.Key) for rec.Owner:
+	//   - no record: it stores rec in flight (Status 0) and returns nil,
+	//     false;
+	//   - an in-flight record with rec.Fingerprint whose owner's lease has
+	//     lapsed, or that was abandoned: it makes rec.Owner its owner,
+	//     keeping the record's JobID and BaseVersion, and returns the
+	//     record as it now is, true. Of two claims racing for it only one
+	//     takes it over;
+	//   - otherwise (a live owner's claim, a completed record, another
+	//     fingerprint): it writes nothing and returns the stored record,
+	//     false.
+	ClaimIdempotencyKey(ctx context.Context, rec *IdempotencyRecord) (stored *IdempotencyRecord, tookOver bool, err error)
+
+	// CompleteIdempotencyKey stores rec.Status and rec.Body as the
+	// key's response, if rec.Owner still holds the key in flight; else
+	// it writes nothing and returns ECONFLICT.
+	CompleteIdempotencyKey(ctx context.Context, rec *IdempotencyRecord) error
+
+	// AbandonIdempotencyKey gives up rec.Owner's in-flight claim without
+	// a response (its request failed with a 5xx), keeping its JobID and
+	// BaseVersion, so that the next claim takes it over at once. A key
+	// that is completed or another owner's is left as it is.
+	AbandonIdempotencyKey(ctx context.Context, rec *IdempotencyRecord) error
+}
+
+// IdempotencyRecord is one Idempotency-Key: its claim while the first
+// request with it runs, then that request's response. A retry with the
+// same key and Fingerprint gets Status and Body again; the same key with
+// another fingerprint is refused.
+type IdempotencyRecord struct {
+	TenantID string
+	Key      string
+	// Fingerprint identifies the request: method, path and body hash.
+	Fingerprint string
+	// Owner is the lease of the process whose request holds the claim;
+	// empty once the claim is abandoned.
+	Owner string
+	// JobID is the job the request is about: the path's job, or the id a
+	// created job takes (chosen before planning starts). BaseVersion is
+	// that job's version when the key was first claimed (0: no such job
+	// yet). A takeover compares them with the job as it is now to tell
+	// whether the first request changed it.
+	JobID       string
+	BaseVersion int64
+	// Status is 0 while the request is in flight.
+	Status    int
+	Body      []byte
+	CreatedAt time.Time
+}
+
+// idempotent runs rt at most once per (tenant, Idempotency-Key): see the
 // package documentation.
-func (s *Server) idempotent(w http.ResponseWriter, c *call, key string, h apiFunc) {
+func (s *Server) idempotent(w http.ResponseWriter, c *call, key string, rt *route) {
 	if len(key) > MaxIdempotencyKey || !visibleASCII(key) {
 		s.writeError(w, c.r, badRequest("Idempotency-Key must be 1-%d visible ASCII characters", MaxIdempotencyKey))
 		return
 	}
 	sum := sha256.Sum256(c.body)
-	fp := c.r.Method + " " + c.r.URL.Path + " " + hex.EncodeToString(sum[:])
-	store := s.engine.Store
 	ctx := context.WithoutCancel(c.r.Context())
-
-	var prev *askonce.IdempotencyRecord
-	var err error
-	for try := 0; try < 2; try++ {
-		prev, err = store.ClaimIdempotencyKey(ctx, &askonce.IdempotencyRecord{TenantID: c.tenant, Key: key, Fingerprint: fp})
-		if err != nil || prev == nil || prev.Status != 0 || time.Since(prev.CreatedAt) < abandonedClaim {
-			break
-		}
-		// The request that claimed it died without an answer: forget the
-		// claim and claim again.
-		if err = store.ReleaseIdempotencyKey(ctx, c.tenant, key); err != nil {
-			break
-		}
+	rec := &IdempotencyRecord{
+		TenantID:    c.tenant,
+		Key:         key,
+		Fingerprint: c.r.Method + " " + c.r.URL.Path + " " + hex.EncodeToString(sum[:]),
+		Owner:       s.lease.owner,
 	}
+	if err := s.aboutJob(ctx, c, rt, rec); err != nil {
+		s.writeError(w, c.r, err)
+		return
+	}
+	done, err := s.lease.hold(ctx)
+	if err != nil {
+		s.writeError(w, c.r, fmt.Errorf("renew idempotency lease: %w", err))
+		return
+	}
+	defer done()
+
+	prev, tookOver, err := s.idem.ClaimIdempotencyKey(ctx, rec)
 	switch {
 	case err != nil:
 		s.writeError(w, c.r, err)
 		return
-	case prev != nil && prev.Fingerprint != fp:
+	case tookOver:
+		// The first request's process died, or its request failed: go on
+		// with its job.
+		rec = prev
+		if status, body, ok := s.adopt(ctx, c, rt, rec); ok {
+			s.settle(ctx, c, rec, status, body)
+			w.Header().Set("Idempotent-Replayed", "true")
+			writeJSON(w, status, body)
+			return
+		}
+	case prev != nil && prev.Fingerprint != rec.Fingerprint:
 		s.writeError(w, c.r, reqErrorf(http.StatusUnprocessableEntity, CodeIdempotencyMismatch,
 			"Idempotency-Key %q was already used for another request (a different method, path or body); use a new key for a new request", key))
 		return
 	case prev != nil && prev.Status == 0:
+		// A live process is still running it: the retry is worth making
+		// once that process has finished or its lease has lapsed.
+		w.Header().Set("Retry-After", strconv.Itoa(int(max(time.Second, s.lease.ttl).Seconds())))
 		s.writeError(w, c.r, reqErrorf(http.StatusConflict, askonce.ECONFLICT, "a request with this Idempotency-Key is in progress; retry when it has finished"))
 		return
 	case prev != nil:
+		if prev.Status == http.StatusAccepted && prev.JobID != "" {
+			w.Header().Set("Location", "/jobs/"+prev.JobID)
+		}
 		w.Header().Set("Idempotent-Replayed", "true")
 		writeJSON(w, prev.Status, prev.Body)
 		return
 	}
 
-	status, body := s.respond(c, h)
-	if status >= 500 {
-		// Not worth repeating: let a retry run again.
-		err = store.ReleaseIdempotencyKey(ctx, c.tenant, key)
+	if rt.Path == "/jobs" {
+		c.newJobID = rec.JobID
+	}
+	status, body := s.respond(c, rt.api)
+	if tookOver && status == http.StatusConflict {
+		// The job changed after the takeover looked: the first request's
+		// process was slow rather than dead. Its job is the answer.
+		if st, b, ok := s.adopt(ctx, c, rt, rec); ok {
+			status, body = st, b
+			w.Header().Set("Idempotent-Replayed", "true")
+		}
+	}
+	s.settle(ctx, c, rec, status, body)
+	writeJSON(w, status, body)
+}
+
+// aboutJob names the job a request is about in rec before it is claimed:
+// a new id for a create, else the path's job and its current version.
+func (s *Server) aboutJob(ctx context.Context, c *call, rt *route, rec *IdempotencyRecord) error {
+	switch {
+	case rt.Path == "/jobs":
+		rec.JobID = uuid.Must(uuid.NewV7()).String()
+	case strings.HasPrefix(rt.Path, "/jobs/{id}"):
+		rec.JobID = c.r.PathValue("id")
+		j, err := s.engine.Get(ctx, c.tenant, rec.JobID)
+		switch askonce.ErrorCode(err) {
+		case "":
+			rec.BaseVersion = j.Version
+		case askonce.ENOTFOUND:
+			// The handler answers 404; nothing to compare.
+		default:
+			return err
+		}
+	}
+	return nil
+}
+
+// adopt answers a retry that took over the claim of a request that never
+// responded. If that request already changed its job (the job exists
+// with a version past rec.BaseVersion), the answer is the job as it is
+// now, rendered as the route's success response; ok is false when it
+// changed nothing, and the retry runs the request again. A report is
+// always run again: its answer (the agent's next action) cannot be read
+// from the job, and the engine answers a repeated report from the job's
+// state.
+func (s *Server) adopt(ctx context.Context, c *call, rt *route, rec *IdempotencyRecord) (status int, body []byte, ok bool) {
+	if rec.JobID == "" || rt.Path == "/jobs/{id}/report" {
+		return 0, nil, false
+	}
+	j, err := s.engine.Get(ctx, c.tenant, rec.JobID)
+	switch {
+	case askonce.ErrorCode(err) == askonce.ENOTFOUND:
+		return 0, nil, false
+	case err != nil:
+		status, body = s.renderError(c.r, err)
+		return status, body, true
+	case j.Version <= rec.BaseVersion:
+		return 0, nil, false
+	}
+	c.info.jobID = j.ID
+	status, v := http.StatusOK, any(viewOf(j))
+	switch {
+	case j.Status == askonce.StatusPlanning:
+		// Planning goes on (recovered, or still running): as a 202 says.
+		status, v = c.accepted(j)
+	case rt.Path == "/jobs":
+		status, v = http.StatusCreated, createdView(j)
+	}
+	body, err = encodeJSON(v)
+	if err != nil {
+		status, body = s.renderError(c.r, fmt.Errorf("encode response: %w", err))
+	}
+	return status, body, true
+}
+
+// settle stores a response to a claimed key, or abandons the claim when
+// the response is a 5xx: that is not worth repeating, and a retry takes
+// the claim over (running the request again if it changed nothing).
+func (s *Server) settle(ctx context.Context, c *call, rec *IdempotencyRecord, status int, body []byte) {
+	var err error
+	if status >= http.StatusInternalServerError {
+		err = s.idem.AbandonIdempotencyKey(ctx, rec)
 	} else {
-		err = store.CompleteIdempotencyKey(ctx, c.tenant, key, status, body)
+		rec.Status, rec.Body = status, body
+		err = s.idem.CompleteIdempotencyKey(ctx, rec)
 	}
 	if err != nil {
 		s.log.Error("record idempotency key", "route", c.info.route, "job", c.info.jobID, "err", err)
 	}
-	writeJSON(w, status, body)
 }
 
 func visibleASCII(s string) bool {
@@ -81,4 +250,74 @@ func visibleASCII(s string) bool {
 		}
 	}
 	return s != ""
+}
+
+// lease is this process's ownership of its idempotency claims. It is
+// renewed, every third of its ttl, only while a keyed request is in
+// flight; an idle process's lease may lapse, since it holds no claim.
+type lease struct {
+	store IdempotencyStore
+	owner string
+	ttl   time.Duration
+	log   func(err error)
+
+	mu       sync.Mutex
+	until    time.Time     // the lease surely holds before this
+	inFlight int           // keyed requests running
+	stop     chan struct{} // ends the heartbeat; nil while none runs
+}
+
+// hold makes sure the lease is held and keeps it renewed until done is
+// called.
+func (l *lease) hold(ctx context.Context) (done func(), err error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if time.Until(l.until) < l.ttl/2 {
+		if err := l.renew(ctx); err != nil {
+			return nil, err
+		}
+	}
+	l.inFlight++
+	if l.stop == nil {
+		l.stop = make(chan struct{})
+		go l.heartbeat(l.stop)
+	}
+	return func() {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		if l.inFlight--; l.inFlight == 0 {
+			close(l.stop)
+			l.stop = nil
+		}
+	}, nil
+}
+
+// renew renews the lease; l.mu is held.
+func (l *lease) renew(ctx context.Context) error {
+	start := time.Now()
+	if err := l.store.RenewIdempotencyLease(ctx, l.owner, l.ttl); err != nil {
+		return err
+	}
+	l.until = start.Add(l.ttl)
+	return nil
+}
+
+func (l *lease) heartbeat(stop chan struct{}) {
+	t := time.NewTicker(max(l.ttl/3, time.Millisecond))
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+			l.mu.Lock()
+			ctx, cancel := context.WithTimeout(context.Background(), l.ttl/3)
+			err := l.renew(ctx)
+			cancel()
+			l.mu.Unlock()
+			if err != nil {
+				l.log(err)
+			}
+		}
+	}
 }

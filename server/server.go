@@ -29,7 +29,8 @@
 //	405 method_not_allowed      the path exists with other methods (Allow header)
 //	409 conflict                the job is not in a state that allows this (job
 //	                            included), or a request with the same
-//	                            Idempotency-Key is still in progress
+//	                            Idempotency-Key is still in progress in a
+//	                            live process (Retry-After)
 //	413 too_large               body over Config.MaxBody
 //	415 unsupported_media_type  a Content-Type other than JSON
 //	422 invalid                 semantic validation: empty goal, unknown profile,
@@ -44,13 +45,38 @@
 //
 // Every POST takes an Idempotency-Key header (at most 255 visible ASCII
 // characters). The request's fingerprint is its method, path and the
-// SHA-256 of its body. The first request with a key runs and its response
-// (2xx or 4xx) is stored; a retry with the same key and fingerprint gets
+// SHA-256 of its body. The first request with a key claims it and runs;
+// its response (any status below 500, a 202 with a job still planning
+// included) is stored, and a retry with the same key and fingerprint gets
 // the same status and body again, with the header Idempotent-Replayed:
 // true. The same key with another fingerprint is 422
-// idempotency_mismatch; a retry while the first is still running is 409
-// conflict. A 5xx response is not stored, so a retry runs again. Keys are
-// scoped by tenant.
+// idempotency_mismatch. Keys are scoped by tenant.
+//
+// A claim belongs to the process that made it, which holds a lease in
+// the IdempotencyStore (Config.Idempotency) and renews it every third of
+// Config.OwnerLease while it has requests in flight. Before a claim, the
+// record names the job the request is about (the path's job and its
+// version; for POST /jobs, the id the new job will take) so that a retry
+// can tell what the first request did:
+//
+//   - while the claim's owner is alive, a retry is 409 conflict ("in
+//     progress") with Retry-After;
+//   - when the owner died (its lease lapsed: after a crash, within
+//     OwnerLease), or its request ended in a 5xx, the first retry takes
+//     the claim over atomically (of two racing retries one takes it, the
+//     other is 409 or gets its response). If the first request had
+//     already created or changed its job, the retry gets that job in its
+//     current state as the route's success response (201 for POST /jobs,
+//     200 otherwise), marked Idempotent-Replayed, and that response is
+//     stored. Otherwise the request runs again, for POST /jobs with the
+//     job id the claim recorded. A report (POST /jobs/{id}/report) always
+//     runs again: its answer, the agent's next action, is not in the job,
+//     and the engine answers a repeated report from the job's state.
+//
+// So no retry waits on work that no process is doing, for longer than
+// OwnerLease. A 5xx response is never stored. A server without
+// Config.Idempotency keeps its keys in memory (MemoryIdempotency): a
+// retry is safe while the process lives, and runs again after a restart.
 //
 // # Authentication
 //
@@ -111,6 +137,7 @@ import (
 
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/metrics"
+	"github.com/google/uuid"
 )
 
 // Defaults of Config's zero values.
@@ -156,6 +183,14 @@ type Config struct {
 	// none). Keep it below the http.Server's WriteTimeout. Default 30s;
 	// negative: never wait.
 	SyncWait time.Duration
+	// Idempotency keeps Idempotency-Key claims and responses (sqlite.Store
+	// implements it). Nil: a MemoryIdempotency, so that retries are safe
+	// while the process lives but not across a restart.
+	Idempotency IdempotencyStore
+	// OwnerLease is how long this process's Idempotency-Key claims
+	// outlive its last heartbeat: a retry of a request whose process died
+	// is answered 409 for at most this long. Default DefaultOwnerLease.
+	OwnerLease time.Duration
 }
 
 // Server is the HTTP API. It is an http.Handler; create it with New.
@@ -171,6 +206,8 @@ type Server struct {
 	streamTimeout time.Duration
 	awaitDelivery bool
 	syncWait      time.Duration
+	idem          IdempotencyStore
+	lease         *lease
 
 	closing   chan struct{} // closed by CloseStreams
 	closeOnce sync.Once
@@ -222,6 +259,15 @@ func New(cfg Config) *Server {
 	}
 	if s.streamTimeout <= 0 {
 		s.streamTimeout = DefaultStreamTimeout
+	}
+	s.idem = cfg.Idempotency
+	if s.idem == nil {
+		s.idem = NewMemoryIdempotency()
+	}
+	s.lease = &lease{store: s.idem, owner: uuid.Must(uuid.NewV7()).String(), ttl: cfg.OwnerLease,
+		log: func(err error) { s.log.Error("renew idempotency lease", "err", err) }}
+	if s.lease.ttl <= 0 {
+		s.lease.ttl = DefaultOwnerLease
 	}
 	s.routes = s.routeTable()
 	s.mux = http.NewServeMux()
@@ -348,6 +394,9 @@ type call struct {
 	tenant string
 	body   []byte
 	info   *requestInfo
+	// newJobID is the id a created job takes, when the Idempotency-Key
+	// claim chose it.
+	newJobID string
 }
 
 // ctx is the context of the request's engine calls that change a job:
@@ -401,7 +450,7 @@ func (s *Server) wrap(rt *route) http.Handler {
 			c.body = body
 		}
 		if key := r.Header.Get("Idempotency-Key"); key != "" && rt.Method == http.MethodPost {
-			s.idempotent(w, c, key, rt.api)
+			s.idempotent(w, c, key, rt)
 			return
 		}
 		status, body := s.respond(c, rt.api)

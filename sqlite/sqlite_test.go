@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/server"
 	"github.com/askonce/askonce/storetest"
 )
 
@@ -35,6 +36,21 @@ func TestStore(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		return s
+	})
+}
+
+func TestIdempotencyStore(t *testing.T) {
+	storetest.RunIdempotency(t, func(t *testing.T) server.IdempotencyStore {
+		s, err := Open(t.Context(), filepath.Join(t.TempDir(), "askonce.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			if err := s.Close(); err != nil {
+				t.Errorf("close store: %v", err)
+			}
+		})
 		return s
 	})
 }

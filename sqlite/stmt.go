@@ -57,8 +57,13 @@ type writeStmts struct {
 	upsertHistory  *sql.Stmt
 	insertDispatch *sql.Stmt
 	claimKey       *sql.Stmt
+	takeOverKey    *sql.Stmt
+	readKey        *sql.Stmt
 	completeKey    *sql.Stmt
-	releaseKey     *sql.Stmt
+	abandonKey     *sql.Stmt
+	renewLease     *sql.Stmt
+	dropLeases     *sql.Stmt
+	endLease       *sql.Stmt
 	savepoint      *sql.Stmt
 	release        *sql.Stmt
 	rollbackTo     *sql.Stmt
@@ -73,7 +78,6 @@ type readStmts struct {
 	lookupHistory *sql.Stmt
 	history       *sql.Stmt
 	dueQuestions  *sql.Stmt
-	getKey        *sql.Stmt
 	stalePlanning *sql.Stmt
 }
 
@@ -127,11 +131,26 @@ func (s *Store) prepare(ctx context.Context) error {
 			WHERE status = 'pending' AND clarification_expires_at IS NOT NULL
 			AND clarification_expires_at <= ?
 			ORDER BY clarification_expires_at, id LIMIT ?`},
-		{s.writer, &s.w.claimKey, `INSERT INTO idempotency (tenant_id, key, fingerprint, status, body, created_at)
-			VALUES (?, ?, ?, 0, NULL, ?) ON CONFLICT (tenant_id, key) DO NOTHING`},
-		{s.writer, &s.w.completeKey, `UPDATE idempotency SET status = ?, body = ? WHERE tenant_id = ? AND key = ?`},
-		{s.writer, &s.w.releaseKey, `DELETE FROM idempotency WHERE tenant_id = ? AND key = ? AND status = 0`},
-		{s.reader, &s.r.getKey, `SELECT fingerprint, status, body, created_at FROM idempotency WHERE tenant_id = ? AND key = ?`},
+		{s.writer, &s.w.claimKey, `INSERT INTO idempotency
+			(tenant_id, key, fingerprint, owner, job_id, base_version, status, body, created_at)
+			VALUES (?, ?, ?, ?, ?, ?, 0, NULL, ?) ON CONFLICT (tenant_id, key) DO NOTHING`},
+		// An in-flight claim whose owner holds no live lease is taken over.
+		{s.writer, &s.w.takeOverKey, `UPDATE idempotency SET owner = ?
+			WHERE tenant_id = ? AND key = ? AND status = 0 AND fingerprint = ?
+			AND NOT EXISTS (SELECT 1 FROM idempotency_leases l
+				WHERE l.owner = idempotency.owner AND l.expires_at > ?)
+			RETURNING job_id, base_version, created_at`},
+		{s.writer, &s.w.readKey, `SELECT fingerprint, owner, job_id, base_version, status, body, created_at
+			FROM idempotency WHERE tenant_id = ? AND key = ?`},
+		{s.writer, &s.w.completeKey, `UPDATE idempotency SET status = ?, body = ?
+			WHERE tenant_id = ? AND key = ? AND owner = ? AND status = 0`},
+		{s.writer, &s.w.abandonKey, `UPDATE idempotency SET owner = ''
+			WHERE tenant_id = ? AND key = ? AND owner = ? AND status = 0`},
+		{s.writer, &s.w.renewLease, `INSERT INTO idempotency_leases (owner, expires_at) VALUES (?, ?)
+			ON CONFLICT (owner) DO UPDATE SET expires_at = excluded.expires_at`},
+		// A lapsed lease and no lease mean the same: dead.
+		{s.writer, &s.w.dropLeases, `DELETE FROM idempotency_leases WHERE expires_at <= ?`},
+		{s.writer, &s.w.endLease, `DELETE FROM idempotency_leases WHERE owner = ?`},
 		{s.reader, &s.r.stalePlanning, `SELECT tenant_id, id FROM jobs
 			WHERE status = 'planning' AND mode = 'managed' AND updated_at < ?
 			ORDER BY updated_at, id LIMIT ?`},
@@ -150,7 +169,8 @@ func (s *Store) statements() []*sql.Stmt {
 	st := []*sql.Stmt{
 		s.w.insertJob, s.w.updateJob, s.w.selectJob, s.w.addUsage, s.w.insertAttempt,
 		s.w.insertEvent, s.w.upsertHistory, s.w.insertDispatch,
-		s.w.claimKey, s.w.completeKey, s.w.releaseKey, s.r.getKey,
+		s.w.claimKey, s.w.takeOverKey, s.w.readKey, s.w.completeKey, s.w.abandonKey,
+		s.w.renewLease, s.w.dropLeases, s.w.endLease,
 		s.w.savepoint, s.w.release, s.w.rollbackTo,
 		s.r.getJob, s.r.jobExists, s.r.attempts, s.r.events, s.r.lookupHistory,
 		s.r.history, s.r.dueQuestions, s.r.stalePlanning,

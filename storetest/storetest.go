@@ -1,7 +1,8 @@
 // Package storetest is the conformance suite of askonce.Store: one
 // specification of how a store behaves, run unchanged against every
 // implementation (sqlite, postgres). It tests only through the
-// askonce.Store interface.
+// askonce.Store interface. RunIdempotency is the suite of the HTTP API's
+// server.IdempotencyStore, which the same stores implement.
 //
 // An implementation's test calls Run with a function that opens a fresh,
 // empty store:
@@ -51,7 +52,6 @@ func Run(t *testing.T, open func(t *testing.T) askonce.Store) {
 		{"Dispatch", dispatchTests},
 		{"ListJobs", listTests},
 		{"Sweeps", sweepTests},
-		{"Idempotency", idempotencyTests},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

@@ -45,6 +45,7 @@ type serveConfig struct {
 	WriteTimeout     time.Duration
 	SyncWait         time.Duration
 	ShutdownTimeout  time.Duration
+	IdempotencyLease time.Duration
 	LogLevel         string
 	LogFormat        string
 }
@@ -77,6 +78,7 @@ func serveFlags(getenv func(string) string, out io.Writer) (*settings, *serveCon
 	s.Duration(&c.WriteTimeout, "write-timeout", 60*time.Second, "HTTP write timeout (event streams extend it per event)")
 	s.Duration(&c.SyncWait, "sync-wait", server.DefaultSyncWait, "how long POST /jobs, /clarification and /decline wait for planning before answering 202 with the job still planning (Prefer: wait=N asks for less; Prefer: respond-async for none); must be less than --write-timeout")
 	s.Duration(&c.ShutdownTimeout, "shutdown-timeout", 20*time.Second, "how long in-flight requests may finish after SIGINT/SIGTERM")
+	s.Duration(&c.IdempotencyLease, "idempotency-lease", server.DefaultOwnerLease, "lease on this process's Idempotency-Key claims, renewed every third of it: a retry of a crashed request is 409 for at most this long, then runs (or returns its job)")
 	s.String(&c.LogLevel, "log-level", "info", "debug, info, warn or error")
 	s.String(&c.LogFormat, "log-format", "text", "text or json")
 	return s, c
@@ -145,7 +147,10 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		InterpretTimeout: c.InterpretTimeout, HardCap: askonce.HardCap(c.HardCap), Logger: log,
 		Observer: metrics.NewObserver(reg),
 	}
-	api := server.New(server.Config{Engine: engine, Keys: keys, Metrics: reg, Logger: log, AwaitDelivery: builder != nil, SyncWait: syncWait(c.SyncWait)})
+	api := server.New(server.Config{
+		Engine: engine, Keys: keys, Metrics: reg, Logger: log, AwaitDelivery: builder != nil,
+		SyncWait: syncWait(c.SyncWait), Idempotency: st, OwnerLease: c.IdempotencyLease,
+	})
 	srv := &http.Server{
 		Addr:              c.Addr,
 		Handler:           api,
@@ -235,6 +240,8 @@ func (c *serveConfig) check() error {
 		return usageError{"--sync-wait must not be negative (0: always answer 202 at once)"}
 	case c.WriteTimeout > 0 && c.WriteTimeout <= c.SyncWait:
 		return usageError{fmt.Sprintf("--write-timeout (%s) must be larger than --sync-wait (%s): a request that waits for planning must still be able to write its answer", c.WriteTimeout, c.SyncWait)}
+	case c.IdempotencyLease < 3*time.Millisecond:
+		return usageError{"--idempotency-lease must be at least 3ms"}
 	}
 	return nil
 }
