@@ -102,3 +102,32 @@ func TestOtherAnswerThatSettlesNothingAsksAgainAndFallbackPlans(t *testing.T) {
 		}
 	}
 }
+
+// The engine's fallback re-run after an other answer appends the
+// question's default as a last answer section (rule 3): the goal is the
+// text before the first section, the default settles it, and the plan
+// records that the other answer did not.
+func TestFallbackWithTheDefaultAfterAnOtherAnswerRecordsIt(t *testing.T) {
+	t.Parallel()
+	in := newInterpreter(t)
+	prompt := askonce.ResolvedPrompt(askonce.ResolvedPrompt("hot frozen cheese", "banana"), "hot")
+	res, err := in.Interpret(context.Background(), &askonce.Request{
+		Goal: "hot frozen cheese", Prompt: prompt, Profile: general,
+		Directive: askonce.FallbackDirective, Reason: askonce.ReasonFallback, Attempt: 1,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := askonce.ParseOutcome(res.Raw)
+	if err != nil || o.Plan == nil {
+		t.Fatalf("fallback: %v %s", err, res.Raw)
+	}
+	for _, task := range o.Plan.Tasks {
+		if strings.Contains(task.Title+task.Instruction, "Clarification Answer") {
+			t.Errorf("task %q carries an answer section as work to do", task.Title)
+		}
+	}
+	if got := strings.Join(o.Plan.Assumptions, " | "); !strings.Contains(got, "“banana” did not settle it") {
+		t.Errorf("assumptions %q do not record that banana settled nothing", got)
+	}
+}

@@ -15,23 +15,33 @@ type input struct {
 	c        *compiled
 	goal     string
 	answer   string
+	earlier  []string // answers the last one overrides
 	gt, at   []token
 	files    []string
 	japanese bool // the goal is written in Japanese: questions are too
 }
 
-// splitPrompt splits a resolved prompt at the last answer marker
-// (PROTOCOL.md rule 4). An empty answer is no answer.
-func splitPrompt(prompt string) (goal, answer string) {
-	if i := strings.LastIndex(prompt, askonce.AnswerMarker); i >= 0 {
-		return prompt[:i], strings.TrimSpace(prompt[i+len(askonce.AnswerMarker):])
+// splitPrompt splits a resolved prompt (PROTOCOL.md rule 4): the goal is
+// the text before the first answer marker, the answer that counts is the
+// last section, and any sections between are earlier answers it overrides
+// (the fallback re-run appends the question's default after an answer
+// that settled nothing). An empty answer is no answer.
+func splitPrompt(prompt string) (goal, answer string, earlier []string) {
+	parts := strings.Split(prompt, askonce.AnswerMarker)
+	if len(parts) == 1 {
+		return prompt, "", nil
 	}
-	return prompt, ""
+	for _, p := range parts[1 : len(parts)-1] {
+		if p = strings.TrimSpace(p); p != "" {
+			earlier = append(earlier, p)
+		}
+	}
+	return parts[0], strings.TrimSpace(parts[len(parts)-1]), earlier
 }
 
 func newInput(p *Profile, prompt string, files []string) *input {
-	goal, answer := splitPrompt(prompt)
-	in := &input{p: p, c: p.c, goal: goal, answer: answer, files: cleanFiles(files), japanese: lex.IsJapanese(goal)}
+	goal, answer, earlier := splitPrompt(prompt)
+	in := &input{p: p, c: p.c, goal: goal, answer: answer, earlier: earlier, files: cleanFiles(files), japanese: lex.IsJapanese(goal)}
 	in.gt = p.c.annotate(goal, tokenize(goal, make([]token, 0, 32)))
 	if answer != "" {
 		in.at = p.c.annotate(answer, tokenize(answer, nil))
@@ -111,6 +121,13 @@ func read(in *input, directive bool) *reading {
 				r.question, r.asker = q, c.name
 				return r
 			}
+		}
+	}
+	for _, a := range in.earlier {
+		if in.japanese {
+			r.assumptions = append(r.assumptions, "回答"+in.quote(a)+"では決まらなかったため、"+in.quote(in.answer)+"で進めた")
+		} else {
+			r.assumptions = append(r.assumptions, "The answer "+in.quote(a)+" did not settle it; proceeded with "+in.quote(in.answer))
 		}
 	}
 	for _, f := range assumptions {
