@@ -79,10 +79,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // beside the API.
 var Patterns = []string{"/a/", "/ui", "/ui/", "/assets/"}
 
-// page is what every template gets: the page title and its content.
+// page is what every template gets: the page title, the scripts it adds
+// (names under /assets/, each loaded with defer), and its content.
 type page struct {
-	Title string
-	Data  any
+	Title   string
+	Scripts []string
+	Data    any
 }
 
 // render writes one page. A template error after the first byte cannot
