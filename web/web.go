@@ -22,6 +22,7 @@ import (
 	"net/http"
 
 	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/server"
 )
 
 //go:embed templates/*.html
@@ -35,6 +36,10 @@ type Config struct {
 	Engine *askonce.Engine
 	// Logger gets errors the pages cannot show. Nil discards.
 	Logger *slog.Logger
+	// Keys, when set, closes the inbox: it asks for an API key once and
+	// shows only that key's tenant (see session.go). Nil: the inbox is
+	// open and shows askonce.DefaultTenant, like the API without keys.
+	Keys *server.Keys
 }
 
 // Handler serves the answer page and the inbox. Create it with New.
@@ -43,6 +48,9 @@ type Handler struct {
 	log    *slog.Logger
 	pages  *template.Template
 	mux    *http.ServeMux
+
+	keys     *server.Keys
+	sessions *sessions
 }
 
 // New returns the pages over cfg.Engine. It panics if cfg.Engine is nil.
@@ -50,7 +58,7 @@ func New(cfg Config) *Handler {
 	if cfg.Engine == nil {
 		panic("web: Config.Engine is required")
 	}
-	h := &Handler{engine: cfg.Engine, log: cfg.Logger}
+	h := &Handler{engine: cfg.Engine, log: cfg.Logger, keys: cfg.Keys, sessions: newSessions()}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}
@@ -85,6 +93,10 @@ type page struct {
 	Title   string
 	Scripts []string
 	Data    any
+	// Referrer is the page's referrer policy; empty is no-referrer. The
+	// inbox uses same-origin so that its form posts carry an Origin its
+	// CSRF check can compare.
+	Referrer string
 }
 
 // render writes one page. A template error after the first byte cannot
