@@ -21,8 +21,12 @@ import (
 // are complete without JavaScript; inbox.js polls /ui/updates and reloads
 // the live part of the page when its state changed.
 
-// maxPending is the most pending questions the inbox lists.
-const maxPending = 500
+// maxPending is the most pending questions the inbox lists, and
+// maxPendingPages the most pages of them it reads to find the oldest.
+const (
+	maxPending      = 500
+	maxPendingPages = 20
+)
 
 // maxSessionFilter is the longest session id the filter accepts.
 const maxSessionFilter = 256
@@ -151,11 +155,10 @@ type inboxView struct {
 
 // inboxData reads the inbox of v's tenant under f.
 func (h *Handler) inboxData(ctx context.Context, v *viewer, f inboxFilter) (*inboxView, error) {
-	pend, err := h.engine.List(ctx, v.Tenant, askonce.JobFilter{Status: askonce.StatusPending, Limit: maxPending})
+	pending, more, err := h.oldestPending(ctx, v.Tenant)
 	if err != nil {
 		return nil, err
 	}
-	pending := pend.Jobs
 	slices.SortStableFunc(pending, func(a, b *askonce.Job) int {
 		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), strings.Compare(a.ID, b.ID))
 	})
@@ -164,7 +167,7 @@ func (h *Handler) inboxData(ctx context.Context, v *viewer, f inboxFilter) (*inb
 		return nil, err
 	}
 	iv := &inboxView{
-		Viewer: v, Now: time.Now(), Pending: pending, More: pend.NextCursor != "",
+		Viewer: v, Now: time.Now(), Pending: pending, More: more,
 		Jobs: list.Jobs, Filter: f, Statuses: statusNames(),
 		Updates: "/ui/updates" + f.query(f.Cursor),
 	}
@@ -176,6 +179,27 @@ func (h *Handler) inboxData(ctx context.Context, v *viewer, f inboxFilter) (*inb
 	}
 	iv.State = stateOf(pending, list.Jobs)
 	return iv, nil
+}
+
+// oldestPending returns the tenant's oldest maxPending pending jobs (the
+// list is newest first, so it keeps the tail), reading at most
+// maxPendingPages pages; more reports that some were left out.
+func (h *Handler) oldestPending(ctx context.Context, tenant string) (jobs []*askonce.Job, more bool, err error) {
+	cursor := ""
+	for range maxPendingPages {
+		page, err := h.engine.List(ctx, tenant, askonce.JobFilter{Status: askonce.StatusPending, Limit: maxPending, Cursor: cursor})
+		if err != nil {
+			return nil, false, err
+		}
+		jobs = append(jobs, page.Jobs...)
+		if len(jobs) > maxPending {
+			jobs, more = jobs[len(jobs)-maxPending:], true
+		}
+		if cursor = page.NextCursor; cursor == "" {
+			return jobs, more, nil
+		}
+	}
+	return jobs, true, nil
 }
 
 // stateOf fingerprints lists of jobs: it changes when a job joins, leaves
