@@ -131,6 +131,9 @@ func (w *notifyWorker) NextRetry(rj *river.Job[notifyArgs]) time.Time {
 func (w *notifyWorker) Work(ctx context.Context, rj *river.Job[notifyArgs]) error {
 	d, a := w.d, rj.Args
 	log := d.log.With("job", a.JobID, "event", a.Event, "attempt", rj.Attempt)
+	if a.Event != askonce.QuestionAsked && a.Event != askonce.QuestionResolved {
+		return river.JobCancel(fmt.Errorf("unknown notification %q", a.Event))
+	}
 	body, err := w.body(ctx, a)
 	switch {
 	case askonce.ErrorCode(err) == askonce.ENOTFOUND:
@@ -163,9 +166,6 @@ func (w *notifyWorker) body(ctx context.Context, a notifyArgs) ([]byte, error) {
 			Type: string(a.Event), JobID: a.JobID, Status: a.Status,
 			ClarificationStatus: a.ClarificationStatus, Source: a.Source, At: a.At,
 		})
-	}
-	if a.Event != askonce.QuestionAsked {
-		return nil, askonce.Errorf(askonce.ENOTFOUND, "unknown notification %q", a.Event)
 	}
 	j, err := w.d.cfg.Store.GetJob(ctx, a.TenantID, a.JobID)
 	if err != nil {
