@@ -294,4 +294,3 @@ func TestNotifyHookBeforeSetRollsBackTheAsk(t *testing.T) {
 		t.Errorf("the rolled-back ask left an answer link: %v", err)
 	}
 }
-
