@@ -119,6 +119,15 @@
 // state. A process that dies while a job plans leaves it to crash recovery
 // (PROTOCOL.md rule 13).
 //
+// # Answer links and mounted handlers
+//
+// With an Engine that has a LinkSecret, the view of a pending job carries
+// answerUrl, Config.PublicURL + "/a/" + its token (see
+// askonce.Engine.AnswerToken). The token is a credential: the access log
+// shows every path under /a/ as "/a/{token}". The answer page and inbox
+// are not this package's: Config.Mount adds them to this server's mux,
+// under its access log, metrics and panic recovery.
+//
 // Engine calls that change a job run with a context that is not cancelled
 // when the client disconnects, so a started interpretation is finished and
 // persisted rather than left to crash recovery.

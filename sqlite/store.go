@@ -83,7 +83,9 @@ var errDispatched = errors.New("dispatch already queued")
 // DispatchStatus becomes queued; a job that was dispatched already makes
 // the whole change fail with ECONFLICT. c.Events take the job's tenant and
 // id, At now when zero, and their assigned IDs; c.History takes the job's
-// tenant, and its session, job and time when unset.
+// tenant, and its session, job and time when unset. c.AnswerLink is kept in
+// answer_links, and c.Notify goes to Options.OnNotify, in the same
+// transaction.
 func (s *Store) UpdateJob(ctx context.Context, c *askonce.Change) error {
 	if c == nil || c.Job == nil {
 		return askonce.Errorf(askonce.EINVALID, "update job: the change has no job")
