@@ -50,6 +50,10 @@ type Engine struct {
 	InterpretTimeout time.Duration
 	// HardCap is the policy for jobs created without one. Default fallback.
 	HardCap HardCap
+	// LinkSecret keys the answer links of pending questions (see
+	// AnswerToken). Empty: no answer links. Changing it kills every link
+	// handed out before.
+	LinkSecret []byte
 
 	// Now and NewID are the engine's clock and id source; tests set them.
 	Now   func() time.Time

@@ -162,6 +162,7 @@ func (e *Engine) apply(ctx context.Context, j *Job, in Input, attempts []Attempt
 	}
 	events = append(events, fx.Events...)
 	c := &Change{Job: next, Attempts: attempts, Events: events, History: fx.History, Dispatch: fx.Dispatch}
+	e.questionChange(j, c)
 	if err := e.Store.UpdateJob(ctx, c); err != nil {
 		return nil, nil, err
 	}

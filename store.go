@@ -27,8 +27,9 @@ type Store interface {
 	// UpdateJob writes c.Job if and only if the stored version still equals
 	// c.Job.Version (compare-and-set), and in the same transaction appends
 	// c.Attempts (adding their usage to the job's), c.Events, upserts
-	// c.History and, when c.Dispatch is set, queues the job's dispatch
-	// (unique per job). On success c.Job.Version, UpdatedAt, Usage and
+	// c.History, when c.Dispatch is set queues the job's dispatch (unique
+	// per job), records c.AnswerLink, and hands c.Notify to the store's
+	// notification queue, if it has one. On success c.Job.Version, UpdatedAt, Usage and
 	// AttemptCount hold the stored values. When the version moved it
 	// returns ECONFLICT carrying the current job; when the job is gone,
 	// ENOTFOUND.
@@ -66,6 +67,12 @@ type Store interface {
 	// UpdatedAt.
 	StalePlanning(ctx context.Context, before time.Time, limit int) ([]JobRef, error)
 
+	// JobByAnswerLink returns the job whose answer link has the given
+	// hash (Change.AnswerLink), of whatever tenant and in whatever status,
+	// with one indexed lookup; ENOTFOUND when no link has that hash. It is
+	// for Engine.JobByAnswerToken only, which checks the token itself.
+	JobByAnswerLink(ctx context.Context, hash []byte) (*Job, error)
+
 	// Close releases the store's resources.
 	Close() error
 }
@@ -79,7 +86,28 @@ type Change struct {
 	Events   []Event
 	History  *HistoryEntry
 	Dispatch bool
+	// AnswerLink, when set, is the SHA-256 of the answer token of the
+	// question this change asks (see Engine.AnswerToken): the store keeps
+	// it, with the job's tenant and id, for JobByAnswerLink. Only the
+	// hash is stored, never the token.
+	AnswerLink []byte
+	// Notify, when set, is the question notification this change
+	// triggers; a store with a notification queue queues it in the same
+	// transaction (see sqlite.Options.OnNotify).
+	Notify QuestionEvent
 }
+
+// QuestionEvent names a change to a job's human question that is worth
+// telling someone about (question notifications).
+type QuestionEvent string
+
+const (
+	// QuestionAsked: the job went pending with a question for a human.
+	QuestionAsked QuestionEvent = "question.asked"
+	// QuestionResolved: the job stopped pending (answered, declined,
+	// cancelled, expired, or its gate agent reported past it).
+	QuestionResolved QuestionEvent = "question.resolved"
+)
 
 // JobRef names a job across tenants, for background sweeps.
 type JobRef struct {

@@ -101,6 +101,16 @@ type Config struct {
 	// name, whether the builder accepted the job, and how long the try
 	// took: the hook for delivery and failure counters.
 	OnDelivery func(builder string, ok bool, d time.Duration)
+	// Notify, when set, receives question notifications (question.asked
+	// and question.resolved, see [Dispatcher.Notify]) on the same River
+	// client, retried like builder deliveries (MaxAttempts, Backoff). Nil:
+	// Notify queues nothing.
+	Notify *Webhook
+	// AnswerURL returns the answer link of a pending job for the
+	// question.asked payload: the server's public URL joined to
+	// askonce.Engine.AnswerToken, computed when the notification is sent
+	// so that no token is ever stored. Nil or "": no answerUrl.
+	AnswerURL func(*askonce.Job) string
 
 	// testOnly makes River skip its production start-up jitter.
 	testOnly bool
@@ -136,7 +146,7 @@ func New(ctx context.Context, cfg Config) (*Dispatcher, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	d := &Dispatcher{cfg: cfg, log: log}
-	if cfg.Builder == nil {
+	if cfg.Builder == nil && cfg.Notify == nil {
 		return d, nil
 	}
 	if cfg.DB == nil {
@@ -166,12 +176,22 @@ func New(ctx context.Context, cfg Config) (*Dispatcher, error) {
 	}
 
 	workers := river.NewWorkers()
-	if err := river.AddWorkerSafely(workers, &worker{d: d}); err != nil {
-		return nil, fmt.Errorf("dispatch: %w", err)
+	queues := map[string]river.QueueConfig{}
+	if cfg.Builder != nil {
+		if err := river.AddWorkerSafely(workers, &worker{d: d}); err != nil {
+			return nil, fmt.Errorf("dispatch: %w", err)
+		}
+		queues[queueName] = river.QueueConfig{MaxWorkers: d.cfg.Concurrency}
+	}
+	if cfg.Notify != nil {
+		if err := river.AddWorkerSafely(workers, &notifyWorker{d: d}); err != nil {
+			return nil, fmt.Errorf("dispatch: %w", err)
+		}
+		queues[notifyQueue] = river.QueueConfig{MaxWorkers: d.cfg.Concurrency}
 	}
 	cooldown := min(river.FetchCooldownDefault, d.cfg.PollInterval)
 	d.client, err = river.NewClient(driver, &river.Config{
-		Queues:               map[string]river.QueueConfig{queueName: {MaxWorkers: d.cfg.Concurrency}},
+		Queues:               queues,
 		Workers:              workers,
 		MaxAttempts:          d.cfg.MaxAttempts,
 		FetchPollInterval:    d.cfg.PollInterval,
@@ -234,22 +254,13 @@ func (d *Dispatcher) Enqueue(ctx context.Context, tx *sql.Tx, job *askonce.Job) 
 	if d == nil {
 		return errors.New("dispatch: no dispatcher yet")
 	}
-	if d.client == nil {
+	if d.cfg.Builder == nil {
 		return nil
 	}
 	res, err := d.client.InsertTx(ctx, tx, args{TenantID: job.TenantID, JobID: job.ID}, &river.InsertOpts{
 		Queue:       queueName,
 		MaxAttempts: d.cfg.MaxAttempts,
-		UniqueOpts: river.UniqueOpts{
-			ByArgs: true,
-			// Every state, discarded and cancelled included: a job
-			// whose delivery gave up is not queued again.
-			ByState: []rivertype.JobState{
-				rivertype.JobStateAvailable, rivertype.JobStateCancelled, rivertype.JobStateCompleted,
-				rivertype.JobStateDiscarded, rivertype.JobStatePending, rivertype.JobStateRetryable,
-				rivertype.JobStateRunning, rivertype.JobStateScheduled,
-			},
-		},
+		UniqueOpts:  uniqueForever,
 	})
 	if err != nil {
 		return fmt.Errorf("dispatch: queue job %s: %w", job.ID, err)
@@ -258,6 +269,18 @@ func (d *Dispatcher) Enqueue(ctx context.Context, tx *sql.Tx, job *askonce.Job) 
 		d.log.WarnContext(ctx, "dispatch: job already queued", "job", job.ID)
 	}
 	return nil
+}
+
+// uniqueForever makes a River job unique by its args in every state,
+// discarded and cancelled included: a delivery that gave up is not queued
+// again.
+var uniqueForever = river.UniqueOpts{
+	ByArgs: true,
+	ByState: []rivertype.JobState{
+		rivertype.JobStateAvailable, rivertype.JobStateCancelled, rivertype.JobStateCompleted,
+		rivertype.JobStateDiscarded, rivertype.JobStatePending, rivertype.JobStateRetryable,
+		rivertype.JobStateRunning, rivertype.JobStateScheduled,
+	},
 }
 
 // Hook joins a store, whose OnDispatch hook is fixed when it opens, to the
@@ -275,6 +298,12 @@ func (h *Hook) Set(d *Dispatcher) { h.d.Store(d) }
 // give sqlite.Options.OnDispatch.
 func (h *Hook) Enqueue(ctx context.Context, tx *sql.Tx, job *askonce.Job) error {
 	return h.d.Load().Enqueue(ctx, tx, job)
+}
+
+// Notify forwards to the Dispatcher given to Set; it is the function to
+// give sqlite.Options.OnNotify.
+func (h *Hook) Notify(ctx context.Context, tx *sql.Tx, job *askonce.Job, ev askonce.QuestionEvent) error {
+	return h.d.Load().Notify(ctx, tx, job, ev)
 }
 
 // args is a River job: the delivery of one askonce job.

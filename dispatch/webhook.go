@@ -94,17 +94,28 @@ func (w *Webhook) Name() string { return "webhook" }
 
 // Deliver POSTs job to w.URL once.
 func (w *Webhook) Deliver(ctx context.Context, job *askonce.Job) error {
-	if w.URL == "" {
-		return errors.New("webhook: no URL configured")
+	ts := w.now()
+	body, err := json.Marshal(Envelope{Type: EventJobSucceeded, Timestamp: ts, Data: job})
+	if err != nil {
+		return fmt.Errorf("webhook: encode job: %w", err)
 	}
+	return w.post(ctx, job.ID, ts, body)
+}
+
+// now is the timestamp of a try, in whole seconds.
+func (w *Webhook) now() time.Time {
 	now := time.Now
 	if w.Now != nil {
 		now = w.Now
 	}
-	ts := now().UTC().Truncate(time.Second)
-	body, err := json.Marshal(Envelope{Type: EventJobSucceeded, Timestamp: ts, Data: job})
-	if err != nil {
-		return fmt.Errorf("webhook: encode job: %w", err)
+	return now().UTC().Truncate(time.Second)
+}
+
+// post makes one signed POST of body to w.URL, as message id at ts: the
+// one transport of builder deliveries and question notifications.
+func (w *Webhook) post(ctx context.Context, id string, ts time.Time, body []byte) error {
+	if w.URL == "" {
+		return errors.New("webhook: no URL configured")
 	}
 	timeout := w.Timeout
 	if timeout <= 0 {
@@ -118,10 +129,10 @@ func (w *Webhook) Deliver(ctx context.Context, job *askonce.Job) error {
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "askonce-dispatch")
-	req.Header.Set(HeaderID, job.ID)
+	req.Header.Set(HeaderID, id)
 	req.Header.Set(HeaderTimestamp, strconv.FormatInt(ts.Unix(), 10))
 	if w.Secret != "" {
-		sig, err := Sign(w.Secret, job.ID, ts, body)
+		sig, err := Sign(w.Secret, id, ts, body)
 		if err != nil {
 			return err
 		}

@@ -55,7 +55,7 @@ func badRequest(format string, args ...any) *requestError {
 //
 // internal reports whether the error is the server's fault, to be logged
 // at Error level with its underlying message.
-func errorResponse(err error) (status int, body ErrorResponse, internal bool) {
+func (s *Server) errorResponse(err error) (status int, body ErrorResponse, internal bool) {
 	body = ErrorResponse{Success: false}
 	var re *requestError
 	var ae *askonce.Error
@@ -70,7 +70,7 @@ func errorResponse(err error) (status int, body ErrorResponse, internal bool) {
 	case errors.As(err, &ae) && ae.Code == askonce.ECONFLICT:
 		status, body.Code, body.Error = http.StatusConflict, askonce.ECONFLICT, ae.Message
 		if ae.Job != nil {
-			v := viewOf(ae.Job)
+			v := s.viewOf(ae.Job)
 			body.Job = &v
 		}
 	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):

@@ -49,15 +49,15 @@ func (s *Server) createJob(c *call) (int, any, error) {
 	}
 	if done == nil {
 		// Still planning: needsClarification is not known yet.
-		status, v := c.accepted(j)
+		status, v := s.accepted(c, j)
 		return status, v, nil
 	}
-	return http.StatusCreated, createdView(done), nil
+	return http.StatusCreated, s.createdView(done), nil
 }
 
 // createdView is a created job as POST /jobs answers it.
-func createdView(j *askonce.Job) JobView {
-	v := viewOf(j)
+func (s *Server) createdView(j *askonce.Job) JobView {
+	v := s.viewOf(j)
 	// Only creation can ask (PROTOCOL.md rule 3).
 	needs := j.Status == askonce.StatusPending && j.ClarificationStatus == askonce.ClarificationAsked && j.Question != nil
 	v.NeedsClarification = &needs
@@ -91,7 +91,7 @@ func (s *Server) listJobs(c *call) (int, any, error) {
 	}
 	out := JobList{Jobs: make([]JobView, 0, len(page.Jobs)), NextCursor: page.NextCursor}
 	for _, j := range page.Jobs {
-		out.Jobs = append(out.Jobs, viewOf(j))
+		out.Jobs = append(out.Jobs, s.viewOf(j))
 	}
 	return http.StatusOK, out, nil
 }
@@ -109,7 +109,7 @@ func (s *Server) getJob(c *call) (int, any, error) {
 	if attempts == nil {
 		attempts = []askonce.Attempt{}
 	}
-	return http.StatusOK, JobDetail{JobView: viewOf(j), Attempts: attempts}, nil
+	return http.StatusOK, JobDetail{JobView: s.viewOf(j), Attempts: attempts}, nil
 }
 
 func (s *Server) answer(c *call) (int, any, error) {
@@ -133,10 +133,10 @@ func (s *Server) planned(c *call) func(*askonce.Job, *askonce.Run, error) (int, 
 			return 0, nil, err
 		}
 		if done == nil {
-			status, v := c.accepted(j)
+			status, v := s.accepted(c, j)
 			return status, v, nil
 		}
-		return http.StatusOK, viewOf(done), nil
+		return http.StatusOK, s.viewOf(done), nil
 	}
 }
 
@@ -148,7 +148,7 @@ func (s *Server) cancel(c *call) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	return http.StatusOK, viewOf(j), nil
+	return http.StatusOK, s.viewOf(j), nil
 }
 
 func (s *Server) decline(c *call) (int, any, error) {
@@ -181,7 +181,7 @@ func (s *Server) report(c *call) (int, any, error) {
 		ResolvedPrompt: res.ResolvedPrompt,
 		Directive:      res.Directive,
 		Default:        res.Default,
-		Job:            viewOf(res.Job),
+		Job:            s.viewOf(res.Job),
 	}, nil
 }
 

@@ -212,13 +212,13 @@ func (s *Server) adopt(ctx context.Context, c *call, rt *route, rec *Idempotency
 		return 0, nil, false
 	}
 	c.info.jobID = j.ID
-	status, v := http.StatusOK, any(viewOf(j))
+	status, v := http.StatusOK, any(s.viewOf(j))
 	switch {
 	case j.Status == askonce.StatusPlanning:
 		// Planning goes on (recovered, or still running): as a 202 says.
-		status, v = c.accepted(j)
+		status, v = s.accepted(c, j)
 	case rt.Path == "/jobs":
-		status, v = http.StatusCreated, createdView(j)
+		status, v = http.StatusCreated, s.createdView(j)
 	}
 	body, err = encodeJSON(v)
 	if err != nil {

@@ -86,7 +86,7 @@ func (s *Server) await(c *call, run *askonce.Run) (*askonce.Job, error) {
 
 // accepted renders the 202 of a job whose planning goes on: the job as it
 // was committed, with Location naming where to follow it.
-func (c *call) accepted(j *askonce.Job) (int, JobView) {
+func (s *Server) accepted(c *call, j *askonce.Job) (int, JobView) {
 	c.header.Set("Location", "/jobs/"+j.ID)
-	return http.StatusAccepted, viewOf(j)
+	return http.StatusAccepted, s.viewOf(j)
 }

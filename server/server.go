@@ -119,6 +119,15 @@
 // state. A process that dies while a job plans leaves it to crash recovery
 // (PROTOCOL.md rule 13).
 //
+// # Answer links and mounted handlers
+//
+// With an Engine that has a LinkSecret, the view of a pending job carries
+// answerUrl, Config.PublicURL + "/a/" + its token (see
+// askonce.Engine.AnswerToken). The token is a credential: the access log
+// shows every path under /a/ as "/a/{token}". The answer page and inbox
+// are not this package's: Config.Mount adds them to this server's mux,
+// under its access log, metrics and panic recovery.
+//
 // Engine calls that change a job run with a context that is not cancelled
 // when the client disconnects, so a started interpretation is finished and
 // persisted rather than left to crash recovery.
@@ -131,6 +140,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"path"
 	"strings"
 	"sync"
 	"time"
@@ -191,6 +201,23 @@ type Config struct {
 	// outlive its last heartbeat: a retry of a request whose process died
 	// is answered 409 for at most this long. Default DefaultOwnerLease.
 	OwnerLease time.Duration
+	// PublicURL is the scheme, host and optional path prefix under which
+	// clients reach this server, such as "https://askonce.example.com";
+	// a job view's answerUrl is PublicURL + "/a/" + token. Empty: answer
+	// links are relative ("/a/{token}"). The links exist only when the
+	// Engine has a LinkSecret.
+	PublicURL string
+	// Mount, when set, is called once by New with the server's own mux,
+	// after the API routes are on it, to add handlers that share the
+	// server: the answer page (/a/) and the inbox (/ui) of package web.
+	// They then get what every request gets from ServeHTTP: the access
+	// log (its route is the pattern they registered, and any path under
+	// /a/ is logged as "/a/{token}"), the latency metric and panic
+	// recovery. They get no API-key check and no JSON error mapping:
+	// a mounted handler authenticates and renders its own responses.
+	// Register method-and-path patterns ("GET /a/{token}"); a pattern
+	// that conflicts with an API route panics in New, as ServeMux does.
+	Mount func(mux *http.ServeMux)
 }
 
 // Server is the HTTP API. It is an http.Handler; create it with New.
@@ -206,6 +233,7 @@ type Server struct {
 	streamTimeout time.Duration
 	awaitDelivery bool
 	syncWait      time.Duration
+	publicURL     string
 	idem          IdempotencyStore
 	lease         *lease
 
@@ -233,6 +261,7 @@ func New(cfg Config) *Server {
 		streamTimeout: cfg.StreamTimeout,
 		awaitDelivery: cfg.AwaitDelivery,
 		syncWait:      cfg.SyncWait,
+		publicURL:     strings.TrimSuffix(cfg.PublicURL, "/"),
 		closing:       make(chan struct{}),
 	}
 	if s.registry == nil {
@@ -275,6 +304,9 @@ func New(cfg Config) *Server {
 		s.mux.Handle(rt.pattern(), s.wrap(rt))
 	}
 	s.mux.HandleFunc("/", s.noRoute)
+	if cfg.Mount != nil {
+		cfg.Mount(s.mux)
+	}
 	s.openapi = mustJSON(s.openAPI())
 	return s
 }
@@ -333,7 +365,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		attrs := []slog.Attr{
 			slog.String("method", r.Method),
 			slog.String("route", info.route),
-			slog.String("path", r.URL.Path),
+			slog.String("path", logPath(r.URL.Path)),
 			slog.Int("status", status),
 			slog.Duration("duration", d),
 		}
@@ -353,7 +385,33 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		s.log.LogAttrs(r.Context(), level, "http request", attrs...)
 	}()
+	if _, pattern := s.mux.Handler(r); pattern != "" && pattern != "/" {
+		// A mounted handler: its pattern is its route. (API routes
+		// set theirs in wrap.)
+		info.route = pattern
+	}
 	s.mux.ServeHTTP(rec, r)
+}
+
+// AnswerPathPrefix starts every answer-link path: /a/{token}.
+const AnswerPathPrefix = "/a/"
+
+// logPath is the request path as the access log (and error messages)
+// show it: any path under /a/ carries an answer token, which is a
+// credential, so it is shown as "/a/{token}". The cleaned path is
+// checked too, so that "//a/x" or "/ui/../a/x" is redacted as well.
+func logPath(p string) string {
+	if strings.HasPrefix(p, AnswerPathPrefix) || strings.HasPrefix(path.Clean("/"+p), AnswerPathPrefix) {
+		return AnswerPathPrefix + "{token}"
+	}
+	return p
+}
+
+// AnswerURL returns the absolute answer link of j (Config.PublicURL +
+// "/a/" + its token), or "" when j has no live question or the engine no
+// LinkSecret. It is the answerUrl of j's view.
+func (s *Server) AnswerURL(j *askonce.Job) string {
+	return s.engine.AnswerURL(s.publicURL, j)
 }
 
 // recorder remembers the status written through it. Unwrap lets
@@ -474,7 +532,7 @@ func (s *Server) respond(c *call, h apiFunc) (int, []byte) {
 // renderError maps err (in errorResponse, the one place) and notes an
 // internal error for the access log.
 func (s *Server) renderError(r *http.Request, err error) (int, []byte) {
-	status, body, internal := errorResponse(err)
+	status, body, internal := s.errorResponse(err)
 	info := infoOf(r.Context())
 	info.code = body.Code
 	if internal {
@@ -539,7 +597,7 @@ func (s *Server) noRoute(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, reqErrorf(http.StatusMethodNotAllowed, CodeMethodNotAllowed, "%s is not allowed on %s; allowed: %s", r.Method, r.URL.Path, strings.Join(allowed, ", ")))
 		return
 	}
-	s.writeError(w, r, reqErrorf(http.StatusNotFound, askonce.ENOTFOUND, "no route for %s %s; GET /openapi.json lists the API", r.Method, r.URL.Path))
+	s.writeError(w, r, reqErrorf(http.StatusNotFound, askonce.ENOTFOUND, "no route for %s %s; GET /openapi.json lists the API", r.Method, logPath(r.URL.Path)))
 }
 
 // pathMatches reports whether path fits a route path with {name} segments.

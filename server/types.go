@@ -81,6 +81,11 @@ type JobView struct {
 	ClarificationAnswer     string         `json:"clarificationAnswer,omitempty"`
 	ClarificationAnsweredAt *time.Time     `json:"clarificationAnsweredAt,omitempty"`
 	ClarificationSource     askonce.Source `json:"clarificationSource,omitempty"`
+	// AnswerURL is the answer link of a pending question: an absolute
+	// URL (from the server's public URL) that opens the answer page with
+	// no API key; the link is the credential, so hand it only to whoever
+	// should answer. Present only while the job is pending.
+	AnswerURL string `json:"answerUrl,omitempty"`
 	// ClarificationUsed and ClarificationResolved are seed 001's flags:
 	// status in {asked, answered}, and status = answered.
 	ClarificationUsed     bool   `json:"clarificationUsed"`
@@ -164,9 +169,17 @@ type ErrorResponse struct {
 	Job *JobView `json:"job,omitempty"`
 }
 
-// viewOf builds the API view of a job. NeedsClarification is left unset:
-// only the create handler sets it.
-func viewOf(j *askonce.Job) JobView {
+// viewOf builds the API view of a job, with its answer link while it is
+// pending. NeedsClarification is left unset: only the create handler sets
+// it.
+func (s *Server) viewOf(j *askonce.Job) JobView {
+	v := jobView(j)
+	v.AnswerURL = s.AnswerURL(j)
+	return v
+}
+
+// jobView is the view of a job's own fields.
+func jobView(j *askonce.Job) JobView {
 	v := JobView{
 		Success:               successful(j.Status),
 		JobID:                 j.ID,

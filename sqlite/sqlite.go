@@ -15,6 +15,7 @@ package sqlite
 
 import (
 	"context"
+	"crypto/rand"
 	"database/sql"
 	"embed"
 	"errors"
@@ -23,6 +24,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -46,6 +48,8 @@ type Store struct {
 	now    func() time.Time
 
 	onDispatch func(ctx context.Context, tx *sql.Tx, job *askonce.Job) error
+	onNotify   func(ctx context.Context, tx *sql.Tx, job *askonce.Job, ev askonce.QuestionEvent) error
+	linkSecret []byte
 
 	w writeStmts
 	r readStmts
@@ -78,6 +82,14 @@ type Options struct {
 	// here, so that the queue entry and the success commit together; an
 	// error rolls the whole change back.
 	OnDispatch func(ctx context.Context, tx *sql.Tx, job *askonce.Job) error
+	// OnNotify, when set, is called inside the transaction of every
+	// UpdateJob whose change carries a question notification
+	// (askonce.Change.Notify: the job went pending, or left pending), with
+	// that transaction, the job as it is being written and the event. The
+	// notification queue (dispatch.Dispatcher.Notify) inserts its River
+	// job here, as OnDispatch does for the builder; an error rolls the
+	// whole change back.
+	OnNotify func(ctx context.Context, tx *sql.Tx, job *askonce.Job, ev askonce.QuestionEvent) error
 }
 
 // Open opens (creating it if needed) the database file at path with the
@@ -109,6 +121,7 @@ func (o Options) Open(ctx context.Context, path string) (*Store, error) {
 	s := &Store{
 		now:        o.Now,
 		onDispatch: o.OnDispatch,
+		onNotify:   o.OnNotify,
 		writes:     make(chan *writeReq),
 		closing:    make(chan struct{}),
 		loopDone:   make(chan struct{}),
@@ -131,6 +144,10 @@ func (o Options) Open(ctx context.Context, path string) (*Store, error) {
 		s.writer.Close()
 		return nil, fmt.Errorf("migrate sqlite store %s: %w", path, err)
 	}
+	if s.linkSecret, err = loadLinkSecret(ctx, s.writer); err != nil {
+		s.writer.Close()
+		return nil, fmt.Errorf("open sqlite store %s: %w", path, err)
+	}
 
 	// Readers open after the migration, so that they never see a file
 	// without the schema (or not yet in WAL mode).
@@ -152,6 +169,37 @@ func (o Options) Open(ctx context.Context, path string) (*Store, error) {
 	go s.writeLoop()
 	return s, nil
 }
+
+// linkSecretName is the settings row of the answer-link secret.
+const linkSecretName = "answer_link_secret"
+
+// loadLinkSecret returns the database's answer-link secret, creating it
+// (32 bytes from crypto/rand) the first time. Of two processes opening a
+// new file at once, the first insert wins and both read it.
+func loadLinkSecret(ctx context.Context, db *sql.DB) ([]byte, error) {
+	fresh := make([]byte, 32)
+	if _, err := rand.Read(fresh); err != nil {
+		return nil, fmt.Errorf("answer link secret: %w", err)
+	}
+	if _, err := db.ExecContext(ctx, `INSERT INTO settings (name, value) VALUES (?, ?)
+		ON CONFLICT (name) DO NOTHING`, linkSecretName, fresh); err != nil {
+		return nil, fmt.Errorf("answer link secret: %w", err)
+	}
+	var secret []byte
+	if err := db.QueryRowContext(ctx, `SELECT value FROM settings WHERE name = ?`, linkSecretName).Scan(&secret); err != nil {
+		return nil, fmt.Errorf("answer link secret: %w", err)
+	}
+	if len(secret) < 32 {
+		return nil, fmt.Errorf("answer link secret: %d bytes stored, want 32", len(secret))
+	}
+	return secret, nil
+}
+
+// LinkSecret returns this database's answer-link secret: 32 random bytes
+// created when the file was first opened, for askonce.Engine.LinkSecret.
+// Every process on the file gets the same one, so the links one of them
+// hands out work on all of them.
+func (s *Store) LinkSecret() []byte { return slices.Clone(s.linkSecret) }
 
 // WriteDB returns the store's write pool (one connection), for components
 // that keep their own tables in the same file and must not contend with

@@ -56,6 +56,7 @@ type writeStmts struct {
 	insertEvent    *sql.Stmt
 	upsertHistory  *sql.Stmt
 	insertDispatch *sql.Stmt
+	insertLink     *sql.Stmt
 	claimKey       *sql.Stmt
 	takeOverKey    *sql.Stmt
 	readKey        *sql.Stmt
@@ -79,6 +80,7 @@ type readStmts struct {
 	history       *sql.Stmt
 	dueQuestions  *sql.Stmt
 	stalePlanning *sql.Stmt
+	jobByLink     *sql.Stmt
 }
 
 // prepare prepares every fixed statement once. database/sql re-prepares a
@@ -111,6 +113,10 @@ func (s *Store) prepare(ctx context.Context) error {
 		{s.writer, &s.w.insertDispatch, `INSERT INTO dispatches
 			(job_id, tenant_id, created_at, status, attempts, last_error)
 			VALUES (?, ?, ?, 'queued', 0, '')`},
+		// A job asks once, so its link is written once; the same row
+		// again is harmless.
+		{s.writer, &s.w.insertLink, `INSERT INTO answer_links (token_hash, tenant_id, job_id, created_at)
+			VALUES (?, ?, ?, ?) ON CONFLICT (token_hash) DO NOTHING`},
 		{s.writer, &s.w.savepoint, `SAVEPOINT write`},
 		{s.writer, &s.w.release, `RELEASE write`},
 		{s.writer, &s.w.rollbackTo, `ROLLBACK TO write`},
@@ -151,6 +157,9 @@ func (s *Store) prepare(ctx context.Context) error {
 		// A lapsed lease and no lease mean the same: dead.
 		{s.writer, &s.w.dropLeases, `DELETE FROM idempotency_leases WHERE expires_at <= ?`},
 		{s.writer, &s.w.endLease, `DELETE FROM idempotency_leases WHERE owner = ?`},
+		// One lookup by the primary key of answer_links, then of jobs.
+		{s.reader, &s.r.jobByLink, "SELECT " + jobColumns + ` FROM jobs
+			WHERE (tenant_id, id) = (SELECT tenant_id, job_id FROM answer_links WHERE token_hash = ?)`},
 		{s.reader, &s.r.stalePlanning, `SELECT tenant_id, id FROM jobs
 			WHERE status = 'planning' AND mode = 'managed' AND updated_at < ?
 			ORDER BY updated_at, id LIMIT ?`},
@@ -168,12 +177,12 @@ func (s *Store) prepare(ctx context.Context) error {
 func (s *Store) statements() []*sql.Stmt {
 	st := []*sql.Stmt{
 		s.w.insertJob, s.w.updateJob, s.w.selectJob, s.w.addUsage, s.w.insertAttempt,
-		s.w.insertEvent, s.w.upsertHistory, s.w.insertDispatch,
+		s.w.insertEvent, s.w.upsertHistory, s.w.insertDispatch, s.w.insertLink,
 		s.w.claimKey, s.w.takeOverKey, s.w.readKey, s.w.completeKey, s.w.abandonKey,
 		s.w.renewLease, s.w.dropLeases, s.w.endLease,
 		s.w.savepoint, s.w.release, s.w.rollbackTo,
 		s.r.getJob, s.r.jobExists, s.r.attempts, s.r.events, s.r.lookupHistory,
-		s.r.history, s.r.dueQuestions, s.r.stalePlanning,
+		s.r.history, s.r.dueQuestions, s.r.stalePlanning, s.r.jobByLink,
 	}
 	s.listMu.Lock()
 	st = append(st, s.listStmts[:]...)

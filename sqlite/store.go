@@ -83,7 +83,9 @@ var errDispatched = errors.New("dispatch already queued")
 // DispatchStatus becomes queued; a job that was dispatched already makes
 // the whole change fail with ECONFLICT. c.Events take the job's tenant and
 // id, At now when zero, and their assigned IDs; c.History takes the job's
-// tenant, and its session, job and time when unset.
+// tenant, and its session, job and time when unset. c.AnswerLink is kept in
+// answer_links, and c.Notify goes to Options.OnNotify, in the same
+// transaction.
 func (s *Store) UpdateJob(ctx context.Context, c *askonce.Change) error {
 	if c == nil || c.Job == nil {
 		return askonce.Errorf(askonce.EINVALID, "update job: the change has no job")
@@ -156,6 +158,16 @@ func (s *Store) UpdateJob(ctx context.Context, c *askonce.Change) error {
 				return fmt.Errorf("upsert history: %w", err)
 			}
 		}
+		if len(c.AnswerLink) > 0 {
+			if _, err := tx.StmtContext(ctx, s.w.insertLink).ExecContext(ctx, c.AnswerLink, j.TenantID, j.ID, now.UnixNano()); err != nil {
+				return fmt.Errorf("record answer link: %w", err)
+			}
+		}
+		if c.Notify != "" && s.onNotify != nil {
+			if err := s.onNotify(ctx, tx, j, c.Notify); err != nil {
+				return fmt.Errorf("queue %s notification: %w", c.Notify, err)
+			}
+		}
 		if c.Dispatch {
 			if _, err := tx.StmtContext(ctx, s.w.insertDispatch).ExecContext(ctx, j.ID, j.TenantID, now.UnixNano()); err != nil {
 				if isConstraint(err, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY) {
@@ -195,6 +207,19 @@ func (s *Store) UpdateJob(ctx context.Context, c *askonce.Change) error {
 		*c.History = *hist
 	}
 	return nil
+}
+
+// JobByAnswerLink returns the job whose answer link has hash, of any
+// tenant, or ENOTFOUND.
+func (s *Store) JobByAnswerLink(ctx context.Context, hash []byte) (*askonce.Job, error) {
+	j, err := scanJob(s.r.jobByLink.QueryRowContext(ctx, hash))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, askonce.Errorf(askonce.ENOTFOUND, "no such answer link")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("find answer link: %w", err)
+	}
+	return j, nil
 }
 
 // lostUpdate explains, inside the transaction, why the compare-and-set of

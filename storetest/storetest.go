@@ -52,6 +52,7 @@ func Run(t *testing.T, open func(t *testing.T) askonce.Store) {
 		{"Dispatch", dispatchTests},
 		{"ListJobs", listTests},
 		{"Sweeps", sweepTests},
+		{"AnswerLinks", linkTests},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

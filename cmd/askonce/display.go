@@ -119,6 +119,9 @@ func printResult(w io.Writer, j *client.JobView) {
 	}
 	if j.Status == askonce.StatusPending {
 		fmt.Fprintf(w, "  pending: %s [%s]\n", j.ClarificationQuestion, j.ClarificationType)
+		if j.AnswerURL != "" {
+			fmt.Fprintf(w, "  answer at: %s\n", j.AnswerURL)
+		}
 	}
 }
 
@@ -228,6 +231,7 @@ func printDetail(w io.Writer, d *client.JobDetail) {
 		}
 		row("Options", opts)
 		row("Default", j.ClarificationDefault)
+		row("Answer link", j.AnswerURL)
 	}
 	if j.ClarificationAnswer != "" {
 		row("Answer", fmt.Sprintf("%s (from %s)", oneLine(j.ClarificationAnswer, 200), j.ClarificationSource))

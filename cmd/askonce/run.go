@@ -71,6 +71,12 @@ func (c *runConfig) run(ctx context.Context, cl *client.Client, goal string, std
 	}
 	if j.Status == askonce.StatusPending && j.ClarificationStatus == askonce.ClarificationAsked {
 		answer, err := c.ask(ctx, j, stdin, stdout, ui)
+		if ee, ok := err.(exitErr); ok && ee.code == exitUnanswered && c.JSON {
+			// Left pending: the JSON is the job, with its answer link.
+			if perr := printJSON(stdout, j); perr != nil {
+				return perr
+			}
+		}
 		if err != nil {
 			return err
 		}
@@ -120,7 +126,11 @@ func (c *runConfig) ask(ctx context.Context, j *client.JobView, stdin io.Reader,
 		return pickAnswer(c.Answer, answerOptions(j, files)), nil
 	}
 	pending := func(why string) error {
-		return exitErr{exitUnanswered, fmt.Sprintf("%s; the job %s is still pending: answer it with: askonce jobs answer %s TEXT", why, j.JobID, j.JobID)}
+		msg := fmt.Sprintf("%s; the job %s is still pending: answer it with: askonce jobs answer %s TEXT", why, j.JobID, j.JobID)
+		if j.AnswerURL != "" {
+			msg += "\nor open " + j.AnswerURL
+		}
+		return exitErr{exitUnanswered, msg}
 	}
 	if f, ok := stdin.(*os.File); ok && isTerminal(f) && !c.NoInput {
 		// The picker draws on the terminal: stdout, unless that is

@@ -2,12 +2,15 @@ package main
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -46,6 +49,10 @@ type serveConfig struct {
 	SyncWait         time.Duration
 	ShutdownTimeout  time.Duration
 	IdempotencyLease time.Duration
+	PublicURL        string
+	LinkSecret       string
+	NotifyWebhook    string
+	NotifySecret     string
 	LogLevel         string
 	LogFormat        string
 }
@@ -79,6 +86,10 @@ func serveFlags(getenv func(string) string, out io.Writer) (*settings, *serveCon
 	s.Duration(&c.SyncWait, "sync-wait", server.DefaultSyncWait, "how long POST /jobs, /clarification and /decline wait for planning before answering 202 with the job still planning (Prefer: wait=N asks for less; Prefer: respond-async for none); must be less than --write-timeout")
 	s.Duration(&c.ShutdownTimeout, "shutdown-timeout", 20*time.Second, "how long in-flight requests may finish after SIGINT/SIGTERM")
 	s.Duration(&c.IdempotencyLease, "idempotency-lease", server.DefaultOwnerLease, "lease on this process's Idempotency-Key claims, renewed every third of it: a retry of a crashed request is 409 for at most this long, then runs (or returns its job)")
+	s.String(&c.PublicURL, "public-url", "", "URL clients reach this server at (scheme://host[:port][/prefix]); answer links are <public-url>/a/<token>. Empty: http:// + --addr (0.0.0.0 or [::] replaced by 127.0.0.1)")
+	s.String(&c.LinkSecret, "link-secret", "", "secret (hex or base64, at least 32 bytes) that signs answer links; empty: the database's own random one. Changing it kills every link handed out before")
+	s.String(&c.NotifyWebhook, "notify-webhook", "", "URL that gets a signed question.asked event when a job asks a human, and question.resolved when it stops pending")
+	s.String(&c.NotifySecret, "notify-secret", "", "Standard Webhooks signing secret (whsec_...) of --notify-webhook; prefer the environment variable")
 	s.String(&c.LogLevel, "log-level", "info", "debug, info, warn or error")
 	s.String(&c.LogFormat, "log-format", "text", "text or json")
 	return s, c
@@ -110,21 +121,46 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		}
 	}
 
+	publicURL, loopbackLinks, err := c.publicURL()
+	if err != nil {
+		return err
+	}
+	if loopbackLinks {
+		log.Warn("answer links use a loopback address because --addr listens on every interface; set --public-url to the address people reach this server at", "publicURL", publicURL)
+	}
+	var notifier *dispatch.Webhook
+	if c.NotifyWebhook != "" {
+		notifier = &dispatch.Webhook{URL: c.NotifyWebhook, Secret: c.NotifySecret, Timeout: c.BuilderTimeout}
+	}
+
 	reg := metrics.NewRegistry()
-	// The store queues a dispatch inside the success transaction through
-	// the dispatcher, which needs the store: the hook joins them.
+	// The store queues a dispatch inside the success transaction, and a
+	// question notification inside the ask's, through the dispatcher,
+	// which needs the store: the hook joins them.
 	var hook dispatch.Hook
 	opts := sqlite.Options{}
 	if builder != nil {
 		opts.OnDispatch = hook.Enqueue
+	}
+	if notifier != nil {
+		opts.OnNotify = hook.Notify
 	}
 	st, err := opts.Open(ctx, c.DB)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
+	linkSecret := st.LinkSecret()
+	if c.LinkSecret != "" {
+		if linkSecret, err = parseSecret(c.LinkSecret); err != nil {
+			return err
+		}
+	}
+	// The engine is made after the dispatcher; notifications reach it
+	// through this variable, set before anything can ask.
+	var engine *askonce.Engine
 	var d *dispatch.Dispatcher
-	if builder != nil {
+	if builder != nil || notifier != nil {
 		// A try may take the builder's timeout plus its recording; a try
 		// of a process that died is retried soon after that.
 		jobTimeout := c.BuilderTimeout + 5*time.Second
@@ -132,6 +168,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 			DB: st.WriteDB(), Store: st, Builder: builder, MaxAttempts: c.DeliveryAttempts,
 			Backoff: exponential(c.DeliveryBackoff, 5*time.Minute), JobTimeout: jobTimeout,
 			RescueAfter: jobTimeout + 5*time.Second, Logger: log, OnDelivery: reg.ObserveDelivery,
+			Notify: notifier, AnswerURL: func(j *askonce.Job) string { return engine.AnswerURL(publicURL, j) },
 		})
 		if err != nil {
 			return err
@@ -142,14 +179,17 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		}
 	}
 
-	engine := &askonce.Engine{
+	engine = &askonce.Engine{
 		Store: st, Interpreter: interp, MaxAttempts: c.MaxAttempts, QuestionTTL: c.QuestionTTL,
 		InterpretTimeout: c.InterpretTimeout, HardCap: askonce.HardCap(c.HardCap), Logger: log,
-		Observer: metrics.NewObserver(reg),
+		Observer: metrics.NewObserver(reg), LinkSecret: linkSecret,
 	}
 	api := server.New(server.Config{
 		Engine: engine, Keys: keys, Metrics: reg, Logger: log, AwaitDelivery: builder != nil,
 		SyncWait: syncWait(c.SyncWait), Idempotency: st, OwnerLease: c.IdempotencyLease,
+		// The answer page and inbox (package web) mount on this
+		// server through Config.Mount, under /a/ and /ui.
+		PublicURL: publicURL,
 	})
 	srv := &http.Server{
 		Addr:              c.Addr,
@@ -169,7 +209,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	if keys == nil && !loopback(ln.Addr()) {
 		log.Warn("listening beyond loopback with no API keys: anyone who can reach this address can create and answer jobs; set --api-keys-file", "addr", ln.Addr().String())
 	}
-	log.Info("askonce serving", "addr", ln.Addr().String(), "db", c.DB, "interpreter", c.Interpreter, "builder", c.Builder)
+	log.Info("askonce serving", "addr", ln.Addr().String(), "db", c.DB, "interpreter", c.Interpreter, "builder", c.Builder, "publicURL", publicURL)
 
 	bg, stopBG := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopBG()
@@ -242,8 +282,64 @@ func (c *serveConfig) check() error {
 		return usageError{fmt.Sprintf("--write-timeout (%s) must be larger than --sync-wait (%s): a request that waits for planning must still be able to write its answer", c.WriteTimeout, c.SyncWait)}
 	case c.IdempotencyLease < 3*time.Millisecond:
 		return usageError{"--idempotency-lease must be at least 3ms"}
+	case c.NotifySecret != "" && c.NotifyWebhook == "":
+		return usageError{"--notify-secret needs --notify-webhook"}
+	}
+	if c.NotifyWebhook != "" {
+		if u, err := url.Parse(c.NotifyWebhook); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return usageError{"--notify-webhook must be an http:// or https:// URL"}
+		}
+	}
+	if c.LinkSecret != "" {
+		if _, err := parseSecret(c.LinkSecret); err != nil {
+			return err
+		}
 	}
 	return nil
+}
+
+// publicURL returns --public-url without a trailing slash, or the default
+// built from --addr: http://host:port, with an unspecified host (0.0.0.0,
+// [::] or none) replaced by 127.0.0.1, which loopback reports.
+func (c *serveConfig) publicURL() (string, bool, error) {
+	if c.PublicURL != "" {
+		u, err := url.Parse(c.PublicURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+			return "", false, usageError{fmt.Sprintf("--public-url %q: want http(s)://host[:port][/prefix]", c.PublicURL)}
+		}
+		return strings.TrimSuffix(c.PublicURL, "/"), false, nil
+	}
+	host, port, err := net.SplitHostPort(c.Addr)
+	if err != nil {
+		return "", false, usageError{fmt.Sprintf("--addr %q: %v", c.Addr, err)}
+	}
+	unspecified := host == ""
+	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+		unspecified = true
+	}
+	if unspecified {
+		host = "127.0.0.1"
+	}
+	return "http://" + net.JoinHostPort(host, port), unspecified, nil
+}
+
+// parseSecret reads --link-secret: hex, or standard or URL-safe base64
+// (padded or not), of at least 32 bytes.
+func parseSecret(s string) ([]byte, error) {
+	s = strings.TrimSpace(s)
+	decoders := []func(string) ([]byte, error){
+		hex.DecodeString, base64.StdEncoding.DecodeString, base64.RawStdEncoding.DecodeString,
+		base64.URLEncoding.DecodeString, base64.RawURLEncoding.DecodeString,
+	}
+	for _, dec := range decoders {
+		if b, err := dec(s); err == nil {
+			if len(b) < 32 {
+				return nil, usageError{fmt.Sprintf("--link-secret is %d bytes; want at least 32 (openssl rand -hex 32)", len(b))}
+			}
+			return b, nil
+		}
+	}
+	return nil, usageError{"--link-secret is neither hex nor base64 (openssl rand -hex 32)"}
 }
 
 func newLogger(c *serveConfig, w io.Writer) *slog.Logger {

@@ -1,0 +1,128 @@
+package main_test
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/askonce/askonce/dispatch"
+)
+
+// The access log never holds an answer token: a pending job's link is
+// requested (404 until the answer page is mounted), and the server's whole
+// output is searched for the token.
+func TestE2E_AccessLogNeverContainsAnswerToken(t *testing.T) {
+	t.Parallel()
+	const public = "https://askonce.example.test/prefix"
+	in := start(t, nil, "--db", filepath.Join(t.TempDir(), "a.db"), "--public-url", public+"/", "--log-level", "debug")
+	r := in.do("POST", "/jobs", map[string]any{"goal": "hot frozen cheese"})
+	link := str(r.body, "answerUrl")
+	tok, ok := strings.CutPrefix(link, public+"/a/")
+	if r.status != 201 || str(r.body, "status") != "pending" || !ok || len(tok) != 43 {
+		t.Fatalf("create: %d answerUrl %q; want a pending job with %s/a/<43 characters>", r.status, link, public)
+	}
+	for _, p := range []string{"/a/" + tok, "/a/" + tok + "/decline"} {
+		if g := in.do("GET", p, nil); g.status != http.StatusNotFound {
+			t.Errorf("GET %s: %d, want 404 (no answer page mounted)", p, g.status)
+		}
+	}
+	id := str(r.body, "jobId")
+	// The link reaches every client: jobs show (table and JSON) and run --json.
+	out, errs, code := runCLI(t, "", nil, "jobs", "show", "--server", in.base, "--json", id)
+	if code != 0 || !strings.Contains(out, `"answerUrl":"`+link+`"`) && !strings.Contains(out, `"answerUrl": "`+link+`"`) {
+		t.Errorf("jobs show --json: exit %d %s%s; want answerUrl %s", code, out, errs, link)
+	}
+	out, errs, code = runCLI(t, "", nil, "jobs", "show", "--server", in.base, id)
+	if code != 0 || !strings.Contains(out, "Answer link") || !strings.Contains(out, link) {
+		t.Errorf("jobs show: exit %d %s%s; want the answer link", code, out, errs)
+	}
+	// run --json left pending prints the job, and its error names the link.
+	out, errs, _ = runCLI(t, "", nil, "run", "--no-input", "--json", "--server", in.base, "hot frozen cheese")
+	var v struct {
+		Status    string `json:"status"`
+		AnswerURL string `json:"answerUrl"`
+	}
+	if err := json.Unmarshal([]byte(out), &v); err != nil || v.Status != "pending" || !strings.HasPrefix(v.AnswerURL, public+"/a/") {
+		t.Fatalf("run --json: %v %s%s; want a pending job with its answerUrl", err, out, errs)
+	}
+	if !strings.Contains(errs, "or open "+v.AnswerURL) {
+		t.Errorf("run left pending: %s; want it to name the answer link", errs)
+	}
+	time.Sleep(100 * time.Millisecond) // let the log lines land
+	logs := in.logs.String()
+	if strings.Contains(logs, tok) || strings.Contains(logs, strings.TrimPrefix(v.AnswerURL, public+"/a/")) {
+		t.Fatalf("the server's output holds an answer token:\n%s", logs)
+	}
+	if !strings.Contains(logs, "path=/a/{token}") {
+		t.Errorf("no access-log line for the link request:\n%s", logs)
+	}
+}
+
+// Without --public-url, links are built from --addr.
+func TestE2E_AnswerURLDefaultsToAddr(t *testing.T) {
+	t.Parallel()
+	in := start(t, nil, "--db", filepath.Join(t.TempDir(), "a.db"))
+	r := in.do("POST", "/jobs", map[string]any{"goal": "hot frozen cheese"})
+	if link := str(r.body, "answerUrl"); !strings.HasPrefix(link, in.base+"/a/") {
+		t.Fatalf("answerUrl %q, want %s/a/<token>", link, in.base)
+	}
+}
+
+// --notify-webhook: the receiver gets question.asked with the job's own
+// answer link and question.resolved, both signed.
+func TestE2E_QuestionNotifications(t *testing.T) {
+	t.Parallel()
+	const secret = "whsec_c2VjcmV0LWtleS1mb3ItdGVzdHM="
+	var mu sync.Mutex
+	got := map[string][]byte{}
+	rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if err := dispatch.Verify(secret, r.Header, body, time.Minute); err != nil {
+			t.Errorf("Verify: %v", err)
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if _, dup := got[r.Header.Get("webhook-id")]; dup {
+			t.Errorf("%s delivered twice", r.Header.Get("webhook-id"))
+		}
+		got[r.Header.Get("webhook-id")] = body
+	}))
+	defer rcv.Close()
+	in := start(t, []string{"ASKONCE_NOTIFY_SECRET=" + secret}, "--db", filepath.Join(t.TempDir(), "a.db"), "--notify-webhook", rcv.URL)
+	r := in.do("POST", "/jobs", map[string]any{"goal": "hot frozen cheese"})
+	id, link := str(r.body, "jobId"), str(r.body, "answerUrl")
+	if link == "" {
+		t.Fatalf("create: %s", r.raw)
+	}
+	if a := in.do("POST", "/jobs/"+id+"/cancel", nil); a.status != 200 {
+		t.Fatalf("cancel: %d %s", a.status, a.raw)
+	}
+	received := func() (asked, resolved []byte) {
+		mu.Lock()
+		defer mu.Unlock()
+		return got[id+":question.asked"], got[id+":question.resolved"]
+	}
+	eventually(t, "both notifications", func() bool { a, r := received(); return a != nil && r != nil })
+	asked, resolved := received()
+	var a dispatch.AskedEvent
+	var res dispatch.ResolvedEvent
+	if err := json.Unmarshal(asked, &a); err != nil || a.JobID != id || a.Question.Text == "" {
+		t.Errorf("question.asked %s: %v", asked, err)
+	}
+	// Sent before or after the cancel: the link is the job's while it
+	// was pending, absent once it was not.
+	if a.AnswerURL != "" && a.AnswerURL != link {
+		t.Errorf("question.asked answerUrl %q, want %q", a.AnswerURL, link)
+	}
+	if err := json.Unmarshal(resolved, &res); err != nil || res.Status != "cancelled" || res.Type != "question.resolved" {
+		t.Errorf("question.resolved %s: %v", resolved, err)
+	}
+}

@@ -1,0 +1,186 @@
+package dispatch
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"github.com/askonce/askonce"
+)
+
+// Question notifications tell someone that a job asks a human (so that a
+// person sees the question and its answer link where they are) and that it
+// stopped asking. They travel like builder deliveries: the store calls its
+// OnNotify hook inside the transaction that moves the job into or out of
+// pending, [Dispatcher.Notify] inserts a River job there (unique per job
+// and event), and a worker POSTs the event to Config.Notify with Standard
+// Webhooks headers, retried with Config.Backoff up to Config.MaxAttempts.
+// The webhook-id is "<jobId>:<event type>", the same on every retry; a
+// receiver that remembers the ids it accepted gets each event exactly
+// once.
+
+// notifyQueue and notifyKind name question notifications in River's
+// tables.
+const (
+	notifyQueue = "askonce_notify"
+	notifyKind  = "askonce_question_notify"
+)
+
+// AskedEvent is the body of a question.asked notification: a job went
+// pending with a question for a human.
+type AskedEvent struct {
+	// Type is "question.asked".
+	Type      string `json:"type"`
+	JobID     string `json:"jobId"`
+	TenantID  string `json:"tenantId"`
+	SessionID string `json:"sessionId"`
+	Title     string `json:"title"`
+	// Question is the job's one question.
+	Question NotifiedQuestion `json:"question"`
+	// AnswerURL opens the answer page, with no API key: treat it as a
+	// password. Absent when the server has no link secret, or when the
+	// question was resolved before this notification went out.
+	AnswerURL string `json:"answerUrl,omitempty"`
+	// At is when the job asked.
+	At time.Time `json:"at"`
+}
+
+// NotifiedQuestion is the question in an AskedEvent.
+type NotifiedQuestion struct {
+	Text       string               `json:"text"`
+	Type       askonce.QuestionType `json:"type"`
+	Options    []string             `json:"options,omitempty"`
+	Default    string               `json:"default,omitempty"`
+	AllowOther bool                 `json:"allowOther,omitempty"`
+	ExpiresAt  *time.Time           `json:"expiresAt,omitempty"`
+}
+
+// ResolvedEvent is the body of a question.resolved notification: the job
+// stopped pending. Status, ClarificationStatus and Source are the job's
+// right after that change (an answered managed job is planning again; a
+// cancelled or expired one has no source).
+type ResolvedEvent struct {
+	// Type is "question.resolved".
+	Type                string                      `json:"type"`
+	JobID               string                      `json:"jobId"`
+	Status              askonce.Status              `json:"status"`
+	ClarificationStatus askonce.ClarificationStatus `json:"clarificationStatus"`
+	Source              askonce.Source              `json:"source,omitempty"`
+	At                  time.Time                   `json:"at"`
+}
+
+// notifyArgs is a River job: one question notification. Only the tenant,
+// job and event make it unique; the rest is the job's state at the change,
+// for question.resolved. It never holds an answer token.
+type notifyArgs struct {
+	TenantID            string                      `json:"tenantId" river:"unique"`
+	JobID               string                      `json:"jobId" river:"unique"`
+	Event               askonce.QuestionEvent       `json:"event" river:"unique"`
+	Status              askonce.Status              `json:"status"`
+	ClarificationStatus askonce.ClarificationStatus `json:"clarificationStatus"`
+	Source              askonce.Source              `json:"source,omitempty"`
+	At                  time.Time                   `json:"at"`
+}
+
+func (notifyArgs) Kind() string { return notifyKind }
+
+// Notify queues the question notification ev of job inside tx, the
+// transaction that moves job into (question.asked) or out of
+// (question.resolved) pending; it has the signature of
+// sqlite.Options.OnNotify. Each event is queued at most once per job.
+// Without Config.Notify it does nothing. An error rolls back the caller's
+// transaction.
+func (d *Dispatcher) Notify(ctx context.Context, tx *sql.Tx, job *askonce.Job, ev askonce.QuestionEvent) error {
+	if d == nil {
+		return errors.New("dispatch: no dispatcher yet")
+	}
+	if d.cfg.Notify == nil {
+		return nil
+	}
+	a := notifyArgs{
+		TenantID: job.TenantID, JobID: job.ID, Event: ev,
+		Status: job.Status, ClarificationStatus: job.ClarificationStatus, Source: job.AnswerSource,
+		At: job.UpdatedAt.UTC(),
+	}
+	_, err := d.client.InsertTx(ctx, tx, a, &river.InsertOpts{
+		Queue: notifyQueue, MaxAttempts: d.cfg.MaxAttempts, UniqueOpts: uniqueForever,
+	})
+	if err != nil {
+		return fmt.Errorf("dispatch: queue %s of job %s: %w", ev, job.ID, err)
+	}
+	return nil
+}
+
+// notifyWorker sends question notifications.
+type notifyWorker struct {
+	river.WorkerDefaults[notifyArgs]
+	d *Dispatcher
+}
+
+// NextRetry applies Config.Backoff, as for builder deliveries.
+func (w *notifyWorker) NextRetry(rj *river.Job[notifyArgs]) time.Time {
+	return time.Now().Add(w.d.cfg.Backoff(rj.Attempt))
+}
+
+// Work sends one notification.
+func (w *notifyWorker) Work(ctx context.Context, rj *river.Job[notifyArgs]) error {
+	d, a := w.d, rj.Args
+	log := d.log.With("job", a.JobID, "event", a.Event, "attempt", rj.Attempt)
+	if a.Event != askonce.QuestionAsked && a.Event != askonce.QuestionResolved {
+		return river.JobCancel(fmt.Errorf("unknown notification %q", a.Event))
+	}
+	body, err := w.body(ctx, a)
+	switch {
+	case askonce.ErrorCode(err) == askonce.ENOTFOUND:
+		return river.JobCancel(err)
+	case err != nil:
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		log.ErrorContext(ctx, "dispatch: notification: "+err.Error())
+		return river.JobSnooze(d.cfg.Backoff(rj.Attempt))
+	}
+	err = d.cfg.Notify.post(ctx, a.JobID+":"+string(a.Event), d.cfg.Notify.now(), body)
+	switch {
+	case err != nil && errors.Is(ctx.Err(), context.Canceled):
+		log.InfoContext(ctx, "dispatch: notification interrupted", "err", err)
+		return ctx.Err()
+	case err != nil:
+		log.WarnContext(ctx, "dispatch: notification failed", "err", err, "final", rj.Attempt >= rj.MaxAttempts)
+		return err
+	}
+	log.InfoContext(ctx, "dispatch: notification sent")
+	return nil
+}
+
+// body renders the event. question.asked reads the job for its question
+// and, while it is pending, its answer link.
+func (w *notifyWorker) body(ctx context.Context, a notifyArgs) ([]byte, error) {
+	if a.Event == askonce.QuestionResolved {
+		return json.Marshal(ResolvedEvent{
+			Type: string(a.Event), JobID: a.JobID, Status: a.Status,
+			ClarificationStatus: a.ClarificationStatus, Source: a.Source, At: a.At,
+		})
+	}
+	j, err := w.d.cfg.Store.GetJob(ctx, a.TenantID, a.JobID)
+	if err != nil {
+		return nil, err
+	}
+	ev := AskedEvent{
+		Type: string(a.Event), JobID: j.ID, TenantID: j.TenantID, SessionID: j.SessionID,
+		Title: j.Title, At: a.At,
+	}
+	if q := j.Question; q != nil {
+		ev.Question = NotifiedQuestion{Text: q.Text, Type: q.Type, Options: q.Options,
+			Default: q.Default, AllowOther: q.AllowOther, ExpiresAt: q.ExpiresAt}
+	}
+	if w.d.cfg.AnswerURL != nil {
+		ev.AnswerURL = w.d.cfg.AnswerURL(j)
+	}
+	return json.Marshal(ev)
+}
