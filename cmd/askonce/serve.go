@@ -23,6 +23,7 @@ import (
 	"github.com/askonce/askonce/rules"
 	"github.com/askonce/askonce/server"
 	"github.com/askonce/askonce/sqlite"
+	"github.com/askonce/askonce/web"
 )
 
 // serveConfig is everything `askonce serve` can be told.
@@ -187,9 +188,15 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	api := server.New(server.Config{
 		Engine: engine, Keys: keys, Metrics: reg, Logger: log, AwaitDelivery: builder != nil,
 		SyncWait: syncWait(c.SyncWait), Idempotency: st, OwnerLease: c.IdempotencyLease,
-		// The answer page and inbox (package web) mount on this
-		// server through Config.Mount, under /a/ and /ui.
 		PublicURL: publicURL,
+		// The answer page and the inbox share the server: its access
+		// log (tokens redacted), metrics and panic recovery.
+		Mount: func(mux *http.ServeMux) {
+			pages := web.New(web.Config{Engine: engine, Keys: keys, Logger: log})
+			for _, p := range web.Patterns {
+				mux.Handle(p, pages)
+			}
+		},
 	})
 	srv := &http.Server{
 		Addr:              c.Addr,
