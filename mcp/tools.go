@@ -154,7 +154,9 @@ func (s *srv) planAsk(ctx context.Context, req *sdk.CallToolRequest, tenant stri
 // planResume applies the user's response to a managed job's question.
 func (s *srv) planResume(ctx context.Context, req *sdk.CallToolRequest, tenant string, st state, j *askonce.Job, er *sdk.ElicitResult) (*sdk.CallToolResult, *JobResult, error) {
 	if !isPending(j) {
-		// Answered elsewhere (the inbox, the answer tool) meanwhile.
+		// Answered elsewhere (the inbox, the answer tool, the answer
+		// link of a URL elicitation) meanwhile.
+		s.observe(st.Mode, outcome(er))
 		j, err := s.waitWhile(ctx, tenant, j, pendingOrPlanning)
 		if err != nil {
 			return nil, nil, err
@@ -195,6 +197,15 @@ func (s *srv) planResume(ctx context.Context, req *sdk.CallToolRequest, tenant s
 		return nil, nil, err
 	}
 	return s.jobOut(next, "")
+}
+
+// outcome is the metric label of a response's action.
+func outcome(er *sdk.ElicitResult) string {
+	switch er.Action {
+	case "accept", "decline":
+		return er.Action
+	}
+	return "cancel"
 }
 
 // askUser is the ask_user tool: gate mode.
@@ -322,7 +333,9 @@ func (s *srv) askResume(ctx context.Context, req *sdk.CallToolRequest, tenant st
 		return nil, nil, errBadState
 	}
 	var err error
-	if isPending(j) {
+	if !isPending(j) {
+		s.observe(st.Mode, outcome(er))
+	} else {
 		switch er.Action {
 		case "accept":
 			if st.Mode == modeURL {
