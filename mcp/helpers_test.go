@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -218,4 +217,8 @@ func (e *env) metric(line string) bool {
 	return strings.Contains(b.String(), line)
 }
 
-var _ = httptest.NewServer
+
+var (
+	jsonMarshal   = json.Marshal
+	jsonUnmarshal = json.Unmarshal
+)

@@ -32,7 +32,19 @@ func Handler(server *sdk.Server, o HTTPOptions) http.Handler {
 	if maxBody <= 0 {
 		maxBody = DefaultMaxArguments + 64<<10
 	}
-	var h http.Handler = sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return server }, &sdk.StreamableHTTPOptions{Logger: o.Logger})
+	get := func(*http.Request) *sdk.Server { return server }
+	// The SDK serves 2026-07-28 (sessionless) only on a stateless handler,
+	// and server-initiated elicitation for older clients only on a
+	// stateful one: a request goes to the one its protocol version needs.
+	stateful := sdk.NewStreamableHTTPHandler(get, &sdk.StreamableHTTPOptions{Logger: o.Logger})
+	stateless := sdk.NewStreamableHTTPHandler(get, &sdk.StreamableHTTPOptions{Logger: o.Logger, Stateless: true})
+	var h http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Mcp-Protocol-Version") >= "2026-07-28" {
+			stateless.ServeHTTP(w, r)
+			return
+		}
+		stateful.ServeHTTP(w, r)
+	})
 	if o.Tenant != nil {
 		verify := func(_ context.Context, key string, _ *http.Request) (*auth.TokenInfo, error) {
 			tenant, ok := o.Tenant(key)
