@@ -217,7 +217,6 @@ func (e *env) metric(line string) bool {
 	return strings.Contains(b.String(), line)
 }
 
-
 var (
 	jsonMarshal   = json.Marshal
 	jsonUnmarshal = json.Unmarshal
