@@ -98,6 +98,9 @@ type srv struct {
 	process  string // the session of a connection without one (stdio)
 	log      *slog.Logger
 	attachMu sync.Mutex // one ask_user at a time finds or opens a session's job
+	// proceeded holds the gate jobs told to proceed, for backends whose
+	// jobs do not show the fallback flags (ClientBackend).
+	proceeded sync.Map
 }
 
 // New returns the MCP server with askonce's tools and resource template.

@@ -255,15 +255,18 @@ func (s *srv) askFirst(ctx context.Context, req *sdk.CallToolRequest, tenant str
 	if err != nil {
 		return nil, nil, err
 	}
-	if capped(j) {
+	if _, told := s.proceeded.Load(j.ID); told || capped(j) {
 		return s.askOut(&askonce.ReportResult{Action: askonce.ActionProceed, Directive: askonce.FallbackDirective, Default: q.Default, Job: j})
 	}
 	rr, err := s.b.Report(ctx, tenant, j.ID, askonce.Report{Question: &q})
 	if err != nil {
 		return nil, nil, err
 	}
-	if rr.Action == askonce.ActionAsk {
+	switch rr.Action {
+	case askonce.ActionAsk:
 		return s.askElicit(req, tenant, rr, 0, "")
+	case askonce.ActionProceed:
+		s.proceeded.Store(j.ID, true)
 	}
 	return s.askOut(rr)
 }

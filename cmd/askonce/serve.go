@@ -15,6 +15,7 @@ import (
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/dispatch"
 	execinterp "github.com/askonce/askonce/exec"
+	"github.com/askonce/askonce/mcp"
 	"github.com/askonce/askonce/metrics"
 	"github.com/askonce/askonce/openai"
 	"github.com/askonce/askonce/rules"
@@ -150,6 +151,17 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	api := server.New(server.Config{
 		Engine: engine, Keys: keys, Metrics: reg, Logger: log, AwaitDelivery: builder != nil,
 		SyncWait: syncWait(c.SyncWait), Idempotency: st, OwnerLease: c.IdempotencyLease,
+		Mount: func(mux *http.ServeMux) {
+			// MCP over streamable HTTP (docs/mcp.md), behind the API keys.
+			opts := mcp.HTTPOptions{Logger: log}
+			if keys != nil {
+				opts.Tenant = keys.Tenant
+			}
+			h := mcp.Handler(mcp.New(mcp.Config{Engine: engine, Metrics: reg, StateSecret: engine.LinkSecret, Logger: log}), opts)
+			for _, m := range []string{"GET", "POST", "DELETE"} {
+				mux.Handle(m+" /mcp", h)
+			}
+		},
 	})
 	srv := &http.Server{
 		Addr:              c.Addr,
