@@ -45,6 +45,11 @@ const (
 	// request count. Labels: route (the ServeMux pattern, such as
 	// "POST /jobs/{id}/clarification", or "unmatched") and status.
 	NameHTTPSeconds = "askonce_http_request_duration_seconds"
+	// NameElicitations counts questions put to a human through an MCP
+	// client's elicitation. Labels: mode (form, url) and outcome (accept,
+	// decline, cancel, invalid: accepted with an answer the question does
+	// not take, error: the client failed the elicitation).
+	NameElicitations = "askonce_mcp_elicitations_total"
 )
 
 // SlowBuckets are histogram buckets, in seconds, for interpreter calls and
@@ -68,6 +73,7 @@ type Observer struct {
 	deliveries      *Counter
 	deliverySeconds *Histogram
 	httpSeconds     *Histogram
+	elicitations    *Counter
 }
 
 var _ askonce.Observer = (*Observer)(nil)
@@ -93,6 +99,7 @@ func NewObserver(r *Registry) *Observer {
 			deliveries:      r.Counter(NameDeliveries, "Builder deliveries, by builder and outcome.", "builder", "outcome"),
 			deliverySeconds: r.Histogram(NameDeliverySeconds, "Latency of builder deliveries.", SlowBuckets, "builder", "outcome"),
 			httpSeconds:     r.Histogram(NameHTTPSeconds, "Latency of HTTP requests, by route pattern and status.", DefBuckets, "route", "status"),
+			elicitations:    r.Counter(NameElicitations, "MCP elicitations, by mode and outcome.", "mode", "outcome"),
 		}
 		o.up.Set(1)
 		r.obs = o
@@ -197,6 +204,15 @@ func (o *Observer) ObserveHTTP(route string, status int, d time.Duration) {
 		return
 	}
 	o.httpSeconds.Observe(d.Seconds(), route, strconv.Itoa(status))
+}
+
+// ObserveElicitation records one MCP elicitation by mode (form, url) and
+// outcome (accept, decline, cancel, invalid, error).
+func (o *Observer) ObserveElicitation(mode, outcome string) {
+	if o == nil {
+		return
+	}
+	o.elicitations.Inc(mode, outcome)
 }
 
 // eventField reads a string field of an event's data, "unknown" when absent.

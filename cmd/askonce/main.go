@@ -30,6 +30,7 @@ Usage:
   askonce run [flags] GOAL    turn a goal into a plan, asking its question here
   askonce repl [flags]        one goal per line in one session (/answer, /jobs)
   askonce jobs COMMAND        list, show, answer, cancel, decline jobs; events
+  askonce mcp [flags]         serve the MCP tools over stdio (docs/mcp.md)
   askonce help [command]      this text, or a command's flags
 
 Run 'askonce COMMAND --help' for the flags of a command. Every flag can
@@ -58,6 +59,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		err = hashKey(rest, stdin, stdout)
 	case "run":
 		return runJob(ctx, rest, getenv, stdin, terminalSafe(stdout), terminalSafe(stderr))
+	case "mcp":
+		return mcpCommand(ctx, rest, getenv, stdin, stdout, stderr)
 	case "repl":
 		return repl(ctx, rest, getenv, stdin, terminalSafe(stdout), terminalSafe(stderr))
 	case "jobs":

@@ -18,6 +18,7 @@ import (
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/dispatch"
 	execinterp "github.com/askonce/askonce/exec"
+	"github.com/askonce/askonce/mcp"
 	"github.com/askonce/askonce/metrics"
 	"github.com/askonce/askonce/openai"
 	"github.com/askonce/askonce/rules"
@@ -189,12 +190,21 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		Engine: engine, Keys: keys, Metrics: reg, Logger: log, AwaitDelivery: builder != nil,
 		SyncWait: syncWait(c.SyncWait), Idempotency: st, OwnerLease: c.IdempotencyLease,
 		PublicURL: publicURL,
-		// The answer page and the inbox share the server: its access
-		// log (tokens redacted), metrics and panic recovery.
+		// The answer page, the inbox and MCP share the server: its
+		// access log (tokens redacted), metrics and panic recovery.
 		Mount: func(mux *http.ServeMux) {
 			pages := web.New(web.Config{Engine: engine, Keys: keys, Logger: log})
 			for _, p := range web.Patterns {
 				mux.Handle(p, pages)
+			}
+			// MCP over streamable HTTP (docs/mcp.md), behind the API keys.
+			opts := mcp.HTTPOptions{Logger: log}
+			if keys != nil {
+				opts.Tenant = keys.Tenant
+			}
+			h := mcp.Handler(mcp.New(mcp.Config{Engine: engine, Metrics: reg, PublicURL: publicURL, StateSecret: engine.LinkSecret, Logger: log}), opts)
+			for _, m := range []string{"GET", "POST", "DELETE"} {
+				mux.Handle(m+" /mcp", h)
 			}
 		},
 	})

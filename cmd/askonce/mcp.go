@@ -1,0 +1,67 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+
+	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/client"
+	"github.com/askonce/askonce/mcp"
+	"github.com/askonce/askonce/sqlite"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+const mcpSummary = `Serves askonce's MCP tools (plan, ask_user, report_plan, answer, get_job,
+list_pending) over stdio, for an MCP client that starts it as a
+subprocess: the embedded engine on the --db file, or, with --server, a
+running askonce (with --api-key). See docs/mcp.md.`
+
+// mcpCommand is askonce mcp: the MCP server over stdio.
+func mcpCommand(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
+	c := &conn{}
+	s := newSettings("mcp", mcpSummary, getenv, stderr)
+	c.flags(s)
+	s.fs.Usage = s.usage("mcp [flags]", mcpSummary)
+	if _, err := s.parseArgs(args); err != nil {
+		return report(err, stderr)
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	cfg := mcp.Config{Logger: log}
+	if c.Server != "" {
+		cl, err := client.New(c.Server, client.WithAPIKey(c.APIKey))
+		if err != nil {
+			return report(usageError{"--server: " + err.Error()}, stderr)
+		}
+		cfg.Backend = &mcp.ClientBackend{Client: cl}
+	} else {
+		interp, err := newInterpreter(c.Interpreter, c.ProfileFiles, getenv)
+		if err != nil {
+			return report(err, stderr)
+		}
+		st, err := sqlite.Open(ctx, c.DB)
+		if err != nil {
+			return report(fmt.Errorf("open %s: %w", c.DB, err), stderr)
+		}
+		defer st.Close()
+		engine := &askonce.Engine{Store: st, Interpreter: interp, Logger: log}
+		engine.ExpireDue(ctx)
+		defer engine.Drain(context.WithoutCancel(ctx))
+		cfg.Engine = engine
+	}
+	server := mcp.New(cfg)
+	t := &sdk.IOTransport{Reader: nopCloser{stdin}, Writer: nopWriteCloser{stdout}}
+	if err := server.Run(ctx, t); err != nil && ctx.Err() == nil {
+		return report(err, stderr)
+	}
+	return exitOK
+}
+
+type nopCloser struct{ io.Reader }
+
+func (nopCloser) Close() error { return nil }
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }

@@ -1,0 +1,100 @@
+package main_test
+
+import (
+	"context"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// firstOption answers a form elicitation with its first offered option
+// and counts the elicitations.
+func firstOption(n *atomic.Int32) func(context.Context, *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+	return func(_ context.Context, req *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+		n.Add(1)
+		props := req.Params.RequestedSchema.(map[string]any)["properties"].(map[string]any)
+		one := props["answer"].(map[string]any)["oneOf"].([]any)
+		return &sdk.ElicitResult{Action: "accept", Content: map[string]any{"answer": one[0].(map[string]any)["const"]}}, nil
+	}
+}
+
+func mcpSession(t *testing.T, tr sdk.Transport, version string, n *atomic.Int32) *sdk.ClientSession {
+	t.Helper()
+	c := sdk.NewClient(&sdk.Implementation{Name: "e2e", Version: "1"}, &sdk.ClientOptions{ElicitationHandler: firstOption(n)})
+	cs, err := c.Connect(context.Background(), tr, &sdk.ClientSessionOptions{ProtocolVersion: version})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	if got := cs.InitializeResult().ProtocolVersion; got != version {
+		t.Fatalf("negotiated %s, want %s", got, version)
+	}
+	return cs
+}
+
+func planOnce(t *testing.T, cs *sdk.ClientSession, n *atomic.Int32) {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "plan", Arguments: map[string]any{"goal": "hot frozen cheese"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	job, _ := res.StructuredContent.(map[string]any)
+	if res.IsError || job["status"] != "success" || job["plan"] == nil {
+		t.Fatalf("plan: %+v", res)
+	}
+	if n.Load() != 1 {
+		t.Fatalf("elicited %d times, want 1", n.Load())
+	}
+}
+
+// askonce mcp serves the tools over stdio on the embedded engine, to
+// clients of both protocol eras.
+func TestE2E_MCPStdioPlansWithOneElicitation(t *testing.T) {
+	for _, v := range []string{"2025-11-25", "2026-07-28"} {
+		t.Run(v, func(t *testing.T) {
+			var n atomic.Int32
+			cmd := exec.Command(binary, "mcp", "--db", filepath.Join(t.TempDir(), "a.db"))
+			planOnce(t, mcpSession(t, &sdk.CommandTransport{Command: cmd}, v, &n), &n)
+		})
+	}
+}
+
+// askonce serve serves the same tools at /mcp over streamable HTTP.
+func TestE2E_MCPOverHTTPPlansWithOneElicitation(t *testing.T) {
+	in := start(t, nil, "--db", filepath.Join(t.TempDir(), "a.db"))
+	for _, v := range []string{"2025-11-25", "2026-07-28"} {
+		t.Run(v, func(t *testing.T) {
+			var n atomic.Int32
+			planOnce(t, mcpSession(t, &sdk.StreamableClientTransport{Endpoint: in.base + "/mcp"}, v, &n), &n)
+		})
+	}
+}
+
+// askonce mcp --server acts on a running askonce; ask_user's hard cap holds
+// over three calls there too.
+func TestE2E_MCPServerModeAskUserHardCap(t *testing.T) {
+	in := start(t, nil, "--db", filepath.Join(t.TempDir(), "a.db"))
+	var n atomic.Int32
+	cmd := exec.Command(binary, "mcp", "--server", in.base)
+	cs := mcpSession(t, &sdk.CommandTransport{Command: cmd}, "2025-11-25", &n)
+	q := map[string]any{"question": "Which module?", "type": "SELECT_ONE", "options": []string{"billing", "invoices"}}
+	var actions []string
+	for range 3 {
+		res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "ask_user", Arguments: q})
+		if err != nil || res.IsError {
+			t.Fatalf("ask_user: %v %+v", err, res)
+		}
+		out := res.StructuredContent.(map[string]any)
+		actions = append(actions, out["action"].(string))
+		if job := out["job"].(map[string]any); job["status"] != "planning" {
+			t.Fatalf("job %v", job)
+		}
+	}
+	if got := strings.Join(actions, ","); got != "resume,proceed,proceed" || n.Load() != 1 {
+		t.Fatalf("actions %s, elicitations %d; want resume,proceed,proceed and 1", got, n.Load())
+	}
+}

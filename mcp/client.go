@@ -1,0 +1,139 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/client"
+)
+
+// ClientBackend is a Backend over a running askonce's HTTP API (askonce
+// mcp --server). The tenant is the client's API key's; the tenant
+// arguments are ignored. Jobs still planning when the API answers are
+// awaited with client.WaitJob.
+type ClientBackend struct {
+	Client *client.Client
+	urls   sync.Map // job id -> answer link last seen
+}
+
+var _ Backend = (*ClientBackend)(nil)
+
+func (b *ClientBackend) settle(ctx context.Context, v *client.JobView, err error) (*askonce.Job, error) {
+	if err != nil {
+		return nil, clientError(err)
+	}
+	if v.Status == askonce.StatusPlanning && v.Mode == askonce.ModeManaged {
+		d, err := b.Client.WaitJob(ctx, v.JobID)
+		if err != nil {
+			if ctx.Err() != nil {
+				return b.job(v), nil
+			}
+			return nil, clientError(err)
+		}
+		v = &d.JobView
+	}
+	return b.job(v), nil
+}
+
+// Create creates the job and waits for its planning.
+func (b *ClientBackend) Create(ctx context.Context, req askonce.CreateRequest) (*askonce.Job, error) {
+	v, err := b.Client.Create(ctx, client.CreateRequest{Goal: req.Goal, SessionID: req.SessionID, Profile: req.Profile, Files: req.Files, HardCap: req.HardCap, Mode: req.Mode, SpecSchema: req.SpecSchema})
+	return b.settle(ctx, v, err)
+}
+
+// Answer answers and waits for the re-planning.
+func (b *ClientBackend) Answer(ctx context.Context, _, id, answer string) (*askonce.Job, error) {
+	v, err := b.Client.Answer(ctx, id, answer)
+	return b.settle(ctx, v, err)
+}
+
+// Decline declines and waits for the re-planning.
+func (b *ClientBackend) Decline(ctx context.Context, _, id string) (*askonce.Job, error) {
+	v, err := b.Client.Decline(ctx, id)
+	return b.settle(ctx, v, err)
+}
+
+// Cancel cancels the job.
+func (b *ClientBackend) Cancel(ctx context.Context, _, id string) (*askonce.Job, error) {
+	v, err := b.Client.Cancel(ctx, id)
+	if err != nil {
+		return nil, clientError(err)
+	}
+	return b.job(v), nil
+}
+
+// Report sends a gate-mode report.
+func (b *ClientBackend) Report(ctx context.Context, _, id string, r askonce.Report) (*askonce.ReportResult, error) {
+	rr, err := b.Client.Report(ctx, id, client.ReportRequest{Question: r.Question, Plan: r.Plan, Error: r.Error, Title: r.Title, Raw: r.Raw})
+	if err != nil {
+		return nil, clientError(err)
+	}
+	return &askonce.ReportResult{Action: rr.Action, Question: rr.Question, Answer: rr.Answer, ResolvedPrompt: rr.ResolvedPrompt, Directive: rr.Directive, Default: rr.Default, Job: b.job(&rr.Job)}, nil
+}
+
+// Get returns the job.
+func (b *ClientBackend) Get(ctx context.Context, _, id string) (*askonce.Job, error) {
+	d, err := b.Client.Get(ctx, id)
+	if err != nil {
+		return nil, clientError(err)
+	}
+	return b.job(&d.JobView), nil
+}
+
+// List returns a page of jobs.
+func (b *ClientBackend) List(ctx context.Context, _ string, f askonce.JobFilter) (*askonce.JobPage, error) {
+	l, err := b.Client.List(ctx, client.ListOptions{Status: f.Status, SessionID: f.SessionID, Cursor: f.Cursor, Limit: f.Limit})
+	if err != nil {
+		return nil, clientError(err)
+	}
+	page := &askonce.JobPage{NextCursor: l.NextCursor}
+	for i := range l.Jobs {
+		page.Jobs = append(page.Jobs, b.job(&l.Jobs[i]))
+	}
+	return page, nil
+}
+
+// AnswerURL is the answer link the server last showed for the job.
+func (b *ClientBackend) AnswerURL(j *askonce.Job) string {
+	if j.Status != askonce.StatusPending {
+		return ""
+	}
+	u, _ := b.urls.Load(j.ID)
+	s, _ := u.(string)
+	return s
+}
+
+// job maps the API's job view to the domain's job.
+func (b *ClientBackend) job(v *client.JobView) *askonce.Job {
+	if v.AnswerURL != "" {
+		b.urls.Store(v.JobID, v.AnswerURL)
+	}
+	j := &askonce.Job{
+		ID: v.JobID, SessionID: v.SessionID, Mode: v.Mode, Goal: v.Goal, Profile: v.Profile, Files: v.Files,
+		HardCap: v.HardCap, Title: v.Title, Status: v.Status, ClarificationStatus: v.ClarificationStatus,
+		Answer: v.ClarificationAnswer, AnswerSource: v.ClarificationSource, AnsweredAt: v.ClarificationAnsweredAt,
+		ResolvedPrompt: v.ResolvedPrompt, Plan: v.Plan, Result: v.Result, Error: v.Error, Usage: v.Usage,
+		AttemptCount: v.AttemptCount, CreatedAt: v.CreatedAt, UpdatedAt: v.UpdatedAt,
+	}
+	if v.ClarificationQuestion != "" {
+		j.Question = &askonce.Question{
+			Type: v.ClarificationType, Text: v.ClarificationQuestion, Options: v.ClarificationOptions,
+			AllowOther: v.ClarificationAllowOther, Reason: v.ClarificationReason, Default: v.ClarificationDefault,
+			ExpiresAt: v.ClarificationExpiresAt,
+		}
+	}
+	return j
+}
+
+// clientError maps an API error to the domain's.
+func clientError(err error) error {
+	var ce *client.Error
+	if !errors.As(err, &ce) {
+		return err
+	}
+	e := askonce.Errorf(ce.Code, "%s", ce.Message)
+	e.Allowed = ce.Allowed
+	return e
+}
