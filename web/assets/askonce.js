@@ -1,0 +1,2 @@
+// askonce pages work without this script; it adds live updates.
+'use strict';

@@ -1,0 +1,100 @@
+// Package web is askonce's pages for people: the answer page behind each
+// pending question's link (/a/{token}) and the operators' inbox (/ui).
+// Pages are rendered on the server with html/template from files embedded
+// with go:embed; they work without JavaScript, and a small script adds
+// live updates. There is no build step.
+//
+// Every response carries a Content-Security-Policy that allows no inline
+// script and no framing, Referrer-Policy: no-referrer (an answer link is
+// a credential and must not leak through Referer headers), and
+// X-Content-Type-Options: nosniff; answer pages are also Cache-Control:
+// no-store. Every piece of goal, question, answer and interpreter text is
+// escaped by html/template.
+//
+// The handler talks to the askonce.Engine only.
+package web
+
+import (
+	"embed"
+	"html/template"
+	"io/fs"
+	"log/slog"
+	"net/http"
+
+	"github.com/askonce/askonce"
+)
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+//go:embed assets
+var assetFS embed.FS
+
+// Config configures the pages. Engine is required.
+type Config struct {
+	Engine *askonce.Engine
+	// Logger gets errors the pages cannot show. Nil discards.
+	Logger *slog.Logger
+}
+
+// Handler serves the answer page and the inbox. Create it with New.
+type Handler struct {
+	engine *askonce.Engine
+	log    *slog.Logger
+	pages  *template.Template
+	mux    *http.ServeMux
+}
+
+// New returns the pages over cfg.Engine. It panics if cfg.Engine is nil.
+func New(cfg Config) *Handler {
+	if cfg.Engine == nil {
+		panic("web: Config.Engine is required")
+	}
+	h := &Handler{engine: cfg.Engine, log: cfg.Logger}
+	if h.log == nil {
+		h.log = slog.New(slog.DiscardHandler)
+	}
+	h.pages = template.Must(template.New("").Funcs(funcs).ParseFS(templateFS, "templates/*.html"))
+	assets, err := fs.Sub(assetFS, "assets")
+	if err != nil {
+		panic(err)
+	}
+	h.mux = http.NewServeMux()
+	h.mux.Handle("GET /assets/", http.StripPrefix("/assets/", http.FileServerFS(assets)))
+	h.routes()
+	return h
+}
+
+// ServeHTTP serves a page with the security headers every page carries.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	hd := w.Header()
+	hd.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
+	hd.Set("X-Frame-Options", "DENY")
+	hd.Set("Referrer-Policy", "no-referrer")
+	hd.Set("X-Content-Type-Options", "nosniff")
+	h.mux.ServeHTTP(w, r)
+}
+
+// Patterns are the path prefixes the handler serves, for mounting it
+// beside the API.
+var Patterns = []string{"/a/", "/ui", "/ui/", "/assets/"}
+
+// page is what every template gets: the page title, the scripts it adds
+// (names under /assets/, each loaded with defer), and its content.
+type page struct {
+	Title   string
+	Scripts []string
+	Data    any
+}
+
+// render writes one page. A template error after the first byte cannot
+// change the status: it is logged.
+func (h *Handler) render(w http.ResponseWriter, status int, name string, p page) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	if err := h.pages.ExecuteTemplate(w, name, p); err != nil {
+		h.log.Error("render page", "page", name, "err", err)
+	}
+}
+
+var funcs = template.FuncMap{}
