@@ -35,6 +35,10 @@ type Config struct {
 	Engine *askonce.Engine
 	// Logger gets errors the pages cannot show. Nil discards.
 	Logger *slog.Logger
+	// FailedLookups is how many unknown answer-link tokens one client
+	// address may present per minute before it is answered 429. Default
+	// DefaultFailedLookups.
+	FailedLookups int
 }
 
 // Handler serves the answer page and the inbox. Create it with New.
@@ -43,6 +47,8 @@ type Handler struct {
 	log    *slog.Logger
 	pages  *template.Template
 	mux    *http.ServeMux
+	// lookups limits failed answer-link lookups per client address.
+	lookups *lookupLimiter
 }
 
 // New returns the pages over cfg.Engine. It panics if cfg.Engine is nil.
@@ -50,7 +56,7 @@ func New(cfg Config) *Handler {
 	if cfg.Engine == nil {
 		panic("web: Config.Engine is required")
 	}
-	h := &Handler{engine: cfg.Engine, log: cfg.Logger}
+	h := &Handler{engine: cfg.Engine, log: cfg.Logger, lookups: newLookupLimiter(cfg.FailedLookups)}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}
