@@ -22,8 +22,8 @@ import (
 //	GET  /a/{token}/outcome.json  the same, for the page's script to poll
 //
 // Cross-site request forgery: a forged POST would have to know the token,
-// which is in the URL only; a POST whose Origin header names another host
-// is refused as well.
+// which is in the URL only; a POST that the browser marks cross-site, or
+// whose Origin header names another host, is refused as well.
 //
 // After the answer the token still names the job, but it is a credential
 // that may sit in browser history, mail or chat: it shows the outcome only
@@ -271,11 +271,18 @@ func (h *Handler) answerNow() time.Time {
 	return time.Now()
 }
 
-// sameOrigin reports whether the request's Origin header, when it has
-// one, names the host the request was sent to.
+// sameOrigin reports whether a POST may come from this page: not when
+// the browser says it was sent from another site (Sec-Fetch-Site), nor
+// when its Origin names another host. Under Referrer-Policy: no-referrer
+// browsers send "Origin: null" even from the page itself, so null is no
+// evidence either way; the token in the URL is what a forger lacks.
 func sameOrigin(r *http.Request) bool {
+	switch r.Header.Get("Sec-Fetch-Site") {
+	case "cross-site", "same-site":
+		return false
+	}
 	o := r.Header.Get("Origin")
-	if o == "" {
+	if o == "" || o == "null" {
 		return true
 	}
 	u, err := url.Parse(o)

@@ -526,17 +526,18 @@ func TestAnswerPage_PostFromAnotherOriginIsRefused(t *testing.T) {
 	t.Parallel()
 	s := newLinkSite(t, linkOptions{})
 	j, link := s.ask(t, confirmGoal)
-	for _, origin := range []string{"http://evil.example", "null"} {
-		r := s.post(t, link, url.Values{"answer": {"yes"}}, "Origin", origin)
+	for _, h := range [][]string{{"Origin", "http://evil.example"}, {"Origin", "http://" + strings.TrimPrefix(s.srv.URL, "http://") + ".evil.example"}, {"Sec-Fetch-Site", "cross-site"}, {"Sec-Fetch-Site", "same-site"}} {
+		r := s.post(t, link, url.Values{"answer": {"yes"}}, h...)
 		if r.status != http.StatusForbidden {
-			t.Errorf("Origin %s: %d, want 403", origin, r.status)
+			t.Errorf("%s: %s: %d, want 403", h[0], h[1], r.status)
 		}
 	}
 	got, err := s.engine.Get(context.Background(), "", j.ID)
 	if err != nil || got.Status != askonce.StatusPending {
 		t.Fatalf("after the refused posts: %v %v, want still pending", got.Status, err)
 	}
-	if r := s.post(t, link, url.Values{"answer": {"yes"}}, "Origin", s.srv.URL); r.status != http.StatusSeeOther {
+	// What a browser sends from the page itself under Referrer-Policy: no-referrer.
+	if r := s.post(t, link, url.Values{"answer": {"yes"}}, "Origin", "null", "Sec-Fetch-Site", "same-origin"); r.status != http.StatusSeeOther {
 		t.Errorf("same origin: %d, want 303:\n%s", r.status, r.body)
 	}
 }
