@@ -238,6 +238,9 @@ func planTree(tasks []askonce.Task) []*taskNode {
 	nodes := make(map[string]*taskNode, len(tasks))
 	for _, t := range tasks {
 		n := &taskNode{ID: visible(t.ID), Title: visible(t.Title), Instruction: visible(t.Instruction)}
+		if n.Instruction == n.Title {
+			n.Instruction = "" // said once is enough
+		}
 		for _, d := range t.DependsOn {
 			n.After = append(n.After, visible(d))
 		}

@@ -28,7 +28,6 @@ await page.check('input[type=radio][value="frozen"]');
 await page.click('button[value=answer]');
 await answered('SELECT_ONE');
 expect((await page.textContent('.outcome-answer')) === 'frozen', 'the answer shown', await page.textContent('.outcome-answer'));
-await screenshot(page, 'answer-outcome');
 
 // CONFIRM: Yes / No buttons, the default marked.
 await page.goto(base + process.env.LINK_CONFIRM);
@@ -56,10 +55,13 @@ const used = await page.textContent('#byte-used');
 expect(used === '18', 'the counter in UTF-8 bytes', used);
 await page.fill('#free-text', 'x'.repeat(4097));
 expect(await page.evaluate(() => document.querySelector('#byte-count').classList.contains('over')), 'the counter marks the overflow', 'not marked');
-await page.fill('#free-text', 'write the release notes');
+await page.fill('#free-text', 'fetch the data, then build the report and then email it to the team');
 await screenshot(page, 'answer-free');
 await page.click('button[value=answer]');
 await answered('FREE_TEXT');
+const nested = await page.$$eval('.plan-tree .tree .tree .task-title', (ts) => ts.map((t) => t.textContent));
+expect(nested.length === 1, 'a chain of three tasks nested by dependency', nested);
+await screenshot(page, 'answer-outcome');
 
 // Without JavaScript the same form works and the outcome page refreshes itself.
 const nojs = await b.browser.newContext({ javaScriptEnabled: false });
