@@ -20,7 +20,7 @@ func slowAnswers(t *testing.T) askonce.Interpreter {
 	return askonce.InterpreterFunc(func(ctx context.Context, req *askonce.Request) (*askonce.Response, error) {
 		if req.Reason == askonce.ReasonClarificationAnswer {
 			select {
-			case <-time.After(1500 * time.Millisecond):
+			case <-time.After(3 * time.Second):
 			case <-ctx.Done():
 				return nil, ctx.Err()
 			}
