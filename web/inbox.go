@@ -297,7 +297,7 @@ type jobView struct {
 	Job      *askonce.Job
 	Attempts []askonce.Attempt
 	Events   []askonce.Event
-	Plan     []*planNode
+	Plan     []*taskNode
 	State    string
 	Updates  string
 	// AnswerURL is the job's answer link while it is pending.
@@ -322,7 +322,8 @@ func (h *Handler) jobData(ctx context.Context, v *viewer, id string) (*jobView, 
 	if j.Plan != nil {
 		jv.Plan = planTree(j.Plan.Tasks)
 	}
-	// TODO(answer links): jv.AnswerURL = h.engine.AnswerToken(j) as a /a/{token} URL while pending — the lead wires it once Engine.AnswerToken exists.
+	// The answer page is on this origin: the link is relative.
+	jv.AnswerURL = h.engine.AnswerURL("", j)
 	var last int64
 	if len(evs) > 0 {
 		last = evs[len(evs)-1].ID
@@ -372,57 +373,6 @@ func jobTitle(j *askonce.Job) string {
 		return j.Title
 	}
 	return "Job " + j.ID
-}
-
-// planNode is one task of a plan drawn as a tree: under its last known
-// dependency (like the terminal's printPlan), with every dependency named.
-type planNode struct {
-	Task     askonce.Task
-	Children []*planNode
-}
-
-// planTree arranges tasks as a forest. Tasks on a dependency cycle have no
-// root; they are listed at the top level rather than dropped.
-func planTree(tasks []askonce.Task) []*planNode {
-	known := map[string]bool{}
-	for _, t := range tasks {
-		known[t.ID] = true
-	}
-	children := map[string][]askonce.Task{}
-	var roots []askonce.Task
-	for _, t := range tasks {
-		parent := ""
-		for _, d := range t.DependsOn {
-			if known[d] && d != t.ID {
-				parent = d
-			}
-		}
-		if parent == "" {
-			roots = append(roots, t)
-		} else {
-			children[parent] = append(children[parent], t)
-		}
-	}
-	seen := map[string]bool{}
-	var build func(ts []askonce.Task) []*planNode
-	build = func(ts []askonce.Task) []*planNode {
-		var out []*planNode
-		for _, t := range ts {
-			if seen[t.ID] {
-				continue
-			}
-			seen[t.ID] = true
-			out = append(out, &planNode{Task: t, Children: build(children[t.ID])})
-		}
-		return out
-	}
-	forest := build(roots)
-	for _, t := range tasks {
-		if !seen[t.ID] {
-			forest = append(forest, build([]askonce.Task{t})...)
-		}
-	}
-	return forest
 }
 
 // age says how long ago t was, coarsely ("3m", "2h", "5d").

@@ -594,3 +594,15 @@ func TestInbox_FormPostsWithoutSameOriginOrTokenAre403(t *testing.T) {
 func rawBase64(s string) ([]byte, error) {
 	return base64.RawURLEncoding.DecodeString(s)
 }
+
+func TestInbox_JobPageLinksThePendingQuestionsAnswerPage(t *testing.T) {
+	t.Parallel()
+	s := newInboxSite(t, false, false)
+	s.engine.LinkSecret = []byte("0123456789abcdef0123456789abcdef")
+	j := s.create("", "", askingGoal)
+	r := s.get("/ui/jobs/" + j.ID)
+	wantStatus(t, r, http.StatusOK)
+	if want := s.engine.AnswerURL("", j); want == "" || !strings.Contains(r.body, `href="`+want+`"`) {
+		t.Fatalf("job page of a pending job has no link to %q:\n%s", want, r.body)
+	}
+}

@@ -4,4 +4,5 @@ package web
 // (inbox.go) add theirs here.
 func (h *Handler) routes() {
 	h.inboxRoutes()
+	h.answerRoutes()
 }

@@ -20,8 +20,10 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"time"
 
 	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/internal/ratelimit"
 	"github.com/askonce/askonce/server"
 )
 
@@ -40,6 +42,10 @@ type Config struct {
 	// shows only that key's tenant (see session.go). Nil: the inbox is
 	// open and shows askonce.DefaultTenant, like the API without keys.
 	Keys *server.Keys
+	// FailedLookups is how many unknown answer-link tokens one client
+	// address may present per minute before it is answered 429. Default
+	// DefaultFailedLookups.
+	FailedLookups int
 }
 
 // Handler serves the answer page and the inbox. Create it with New.
@@ -51,6 +57,8 @@ type Handler struct {
 
 	keys     *server.Keys
 	sessions *sessions
+	// lookups limits failed answer-link lookups per client address.
+	lookups *ratelimit.Limiter
 }
 
 // New returns the pages over cfg.Engine. It panics if cfg.Engine is nil.
@@ -59,6 +67,10 @@ func New(cfg Config) *Handler {
 		panic("web: Config.Engine is required")
 	}
 	h := &Handler{engine: cfg.Engine, log: cfg.Logger, keys: cfg.Keys, sessions: newSessions()}
+	h.lookups = &ratelimit.Limiter{Limit: cfg.FailedLookups, Window: time.Minute, Now: h.answerNow}
+	if h.lookups.Limit <= 0 {
+		h.lookups.Limit = DefaultFailedLookups
+	}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}

@@ -49,7 +49,13 @@ for (let i = 0; i < 40 && !reached; i++) {
   reached = await page.evaluate(() => document.activeElement && document.activeElement.textContent === 'Cancel this job');
 }
 expect(reached, 'Tab to reach the Cancel button', '');
-await Promise.all([page.waitForURL(base + href), page.keyboard.press('Enter')]);
+// The post redirects back to the same URL, so wait for the new page's
+// status rather than for the URL.
+await page.keyboard.press('Enter');
+await page.waitForFunction(() => {
+  const s = document.querySelector('h1 .status');
+  return s && s.textContent.trim() === 'cancelled';
+}, null, { timeout: 15000 }).catch(() => {});
 const status = await page.textContent('h1 .status');
 expect(status.trim() === 'cancelled', 'the job to be cancelled', status);
 

@@ -23,11 +23,17 @@ export async function launch() {
   page.on('console', (m) => { if (m.type() === 'error') problems.push('console: ' + m.text()); });
   page.on('pageerror', (e) => problems.push('page error: ' + e.message));
   page.on('dialog', (d) => { problems.push('dialog opened: ' + d.message()); d.dismiss(); });
+  const tolerated = [];
   return {
     browser, context, page, problems,
+    // tolerate accepts console errors matching re: Chromium logs every 4xx
+    // response a page gets as a console error, also the ones a test
+    // provokes on purpose (an invalid answer's 422, a wrong key's 401).
+    tolerate(re) { tolerated.push(re); },
     async close() {
       await browser.close();
-      if (problems.length) throw new Error('the page had problems:\n' + problems.join('\n'));
+      const left = problems.filter((p) => !tolerated.some((re) => re.test(p)));
+      if (left.length) throw new Error('the page had problems:\n' + left.join('\n'));
     },
   };
 }

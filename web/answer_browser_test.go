@@ -1,0 +1,71 @@
+package web_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/rules"
+)
+
+// slowAnswers is the rules interpreter taking a moment over the answered
+// prompt, so that the outcome page shows "Planning…" before the plan.
+func slowAnswers(t *testing.T) askonce.Interpreter {
+	t.Helper()
+	r, err := rules.New(rules.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return askonce.InterpreterFunc(func(ctx context.Context, req *askonce.Request) (*askonce.Response, error) {
+		if req.Reason == askonce.ReasonClarificationAnswer {
+			select {
+			case <-time.After(3 * time.Second):
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+		return r.Interpret(ctx, req)
+	})
+}
+
+func TestBrowser_AnswerEachQuestionTypeAndSeeThePlanLive(t *testing.T) {
+	t.Parallel()
+	requireBrowser(t)
+	s := newLinkSite(t, linkOptions{interp: slowAnswers(t)})
+	_, sel := s.ask(t, selectGoal)
+	_, conf := s.ask(t, confirmGoal)
+	_, file := s.ask(t, targetGoal, targetFiles...)
+	_, free := s.ask(t, freeGoal)
+	_, nojs := s.ask(t, targetGoal, targetFiles...)
+	browserScript(t, s.srv.URL, "answer_types",
+		"LINK_SELECT="+sel, "LINK_CONFIRM="+conf, "LINK_TARGET="+file, "LINK_FREE="+free, "LINK_NOJS="+nojs)
+}
+
+func TestBrowser_InvalidAnswerShowsTheAllowedValuesAndTheUsedLinkIsGone(t *testing.T) {
+	t.Parallel()
+	requireBrowser(t)
+	s := newLinkSite(t, linkOptions{})
+	_, link := s.ask(t, targetGoal, targetFiles...)
+	browserScript(t, s.srv.URL, "answer_invalid", "LINK="+link)
+}
+
+func TestBrowser_HostileTextRendersInert(t *testing.T) {
+	t.Parallel()
+	requireBrowser(t)
+	q := askonce.Question{Type: askonce.QuestionSelectOne, Text: hostile, Options: []string{`<script>alert(2)</script>`, hostile}}
+	plan := askonce.Plan{Tasks: []askonce.Task{{ID: "a", Title: hostile, Instruction: `"><svg onload=alert(3)>`, DependsOn: []string{}}}}
+	s := newLinkSite(t, linkOptions{interp: script(q, plan, "")})
+	_, link := s.ask(t, "make a page titled "+hostile[:4])
+	browserScript(t, s.srv.URL, "answer_hostile", "LINK="+link)
+}
+
+func TestBrowser_KeyboardOnlyAnswering(t *testing.T) {
+	t.Parallel()
+	requireBrowser(t)
+	s := newLinkSite(t, linkOptions{})
+	_, sel := s.ask(t, selectGoal)
+	_, conf := s.ask(t, confirmGoal)
+	_, free := s.ask(t, freeGoal)
+	browserScript(t, s.srv.URL, "answer_keyboard", "LINK_SELECT="+sel, "LINK_CONFIRM="+conf, "LINK_FREE="+free)
+}

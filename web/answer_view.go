@@ -1,0 +1,323 @@
+package web
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/askonce/askonce"
+)
+
+// What the answer page's templates get. Everything shown is plain text
+// here; html/template escapes it when it is written.
+
+// choice is one radio of a SELECT_ONE or TARGET_FILE form.
+type choice struct {
+	Value   string // submitted as is
+	Label   string // Value with bidirectional controls made visible
+	Default bool
+	Checked bool
+}
+
+// formView is the answer form of one live question, as first shown or
+// as sent back with an error.
+type formView struct {
+	Token, Action string
+	Title, Goal   string
+	Question      *askonce.Question
+	Text          string // the question's text, made visible
+	Kind          string // what the question asks for, in words
+	Default       string
+	Expires       string // "" when it never expires
+	ExpiresISO    string
+	Choices       []choice
+	AllowOther    bool
+	OtherChosen   bool
+	Other         string // text of one's own (SELECT_ONE) as typed
+	Path          string // a typed path (TARGET_FILE)
+	Confirm       bool   // CONFIRM
+	Files         bool   // TARGET_FILE
+	TextAnswer    bool   // FREE_TEXT
+	MaxText       int
+	TextBytes     int
+	// Error and Allowed come from the server's check of the last answer.
+	Error   string
+	Allowed []string
+	// Text typed into a FREE_TEXT textarea, kept on an error.
+	Typed string
+}
+
+func newFormView(j *askonce.Job, token string) *formView {
+	v := &formView{
+		Token: token, Action: "/a/" + token,
+		Title: visible(j.Title), Goal: visible(j.Goal),
+		MaxText: askonce.MaxFreeText,
+	}
+	q := j.Question
+	if q == nil {
+		q = &askonce.Question{Type: askonce.QuestionFreeText}
+	}
+	v.Question = q
+	v.Text, v.Default = visible(q.Text), visible(q.Default)
+	if q.ExpiresAt != nil {
+		v.Expires, v.ExpiresISO = when(*q.ExpiresAt), q.ExpiresAt.UTC().Format(time.RFC3339)
+	}
+	switch q.Type {
+	case askonce.QuestionSelectOne:
+		v.Kind = "Choose one"
+		v.AllowOther = q.AllowOther
+		if q.AllowOther {
+			v.Kind = "Choose one, or answer in your own words"
+		}
+	case askonce.QuestionConfirm:
+		v.Kind, v.Confirm = "Yes or no", true
+	case askonce.QuestionTargetFile:
+		v.Kind, v.Files = "Pick a file, or give a path inside the project", true
+	default:
+		v.Kind = fmt.Sprintf("Answer in your own words (at most %d bytes)", askonce.MaxFreeText)
+		v.TextAnswer = true
+	}
+	if q.Type == askonce.QuestionSelectOne || q.Type == askonce.QuestionTargetFile {
+		for _, o := range q.Options {
+			v.Choices = append(v.Choices, choice{Value: o, Label: visible(o), Default: o == q.Default})
+		}
+	}
+	return v
+}
+
+// keep marks what was chosen and typed: the radio whose value is chosen
+// (the Other radio, whose value is "", when no option is), the other text
+// and the path.
+func (v *formView) keep(chosen, other, path string) {
+	v.Other, v.Path = other, path
+	found := false
+	for i := range v.Choices {
+		if v.Choices[i].Value == chosen && chosen != "" {
+			v.Choices[i].Checked, found = true, true
+		}
+	}
+	v.OtherChosen = v.AllowOther && !found && chosen == "" && strings.TrimSpace(other) != ""
+}
+
+// setTyped keeps the text of a FREE_TEXT answer.
+func (v *formView) setTyped(s string) {
+	v.Typed, v.TextBytes = s, len(s)
+}
+
+// Kinds of dead links.
+const (
+	goneAnswered  = "answered"
+	goneDeclined  = "declined"
+	goneExpired   = "expired"
+	goneCancelled = "cancelled"
+	goneClosed    = "closed"
+)
+
+// goneView says why a link no longer takes an answer, and when.
+type goneView struct {
+	Kind       string
+	Heading    string
+	Text       string
+	When       string
+	WhenISO    string
+	Title      string
+	OutcomeURL string
+}
+
+// newGoneView returns why j's link is dead at now, nil while its question
+// waits for an answer (pending and not expired: the engine's rule).
+func newGoneView(j *askonce.Job, now time.Time) *goneView {
+	q := j.Question
+	expired := q != nil && q.ExpiresAt != nil && !now.Before(*q.ExpiresAt)
+	if j.Status == askonce.StatusPending && !expired {
+		return nil
+	}
+	g := &goneView{Title: visible(j.Title)}
+	at := j.UpdatedAt
+	switch {
+	case j.Status == askonce.StatusPending || j.Status == askonce.StatusExpired || j.AnswerSource == askonce.SourceTimeout:
+		g.Kind, g.Heading = goneExpired, "This question expired"
+		if q != nil && q.ExpiresAt != nil {
+			at = *q.ExpiresAt
+		}
+		g.Text = "Nobody answered in time."
+		if j.AnswerSource == askonce.SourceTimeout {
+			g.Text = "Nobody answered in time, so its default answer was used."
+		}
+	case j.Status == askonce.StatusCancelled && j.AnsweredAt == nil:
+		g.Kind, g.Heading, g.Text = goneCancelled, "This question was cancelled", "The job was cancelled before the question was answered."
+	case j.AnsweredAt != nil && j.AnswerSource == askonce.SourceDefault:
+		at = *j.AnsweredAt
+		g.Kind, g.Heading, g.Text = goneDeclined, "This question was declined", "Someone declined to answer; the job went on without an answer of its own."
+	case j.AnsweredAt != nil:
+		at = *j.AnsweredAt
+		g.Kind, g.Heading = goneAnswered, "This question was already answered"
+		g.Text = "It was answered " + sourceWords(j.AnswerSource) + "."
+	default:
+		g.Kind, g.Heading, g.Text = goneClosed, "This question is closed", "The job no longer waits for an answer (it is "+string(j.Status)+")."
+	}
+	g.When, g.WhenISO = when(at), at.UTC().Format(time.RFC3339)
+	return g
+}
+
+// sourceWords says who answered, from the job's answer source.
+func sourceWords(s askonce.Source) string {
+	switch s {
+	case askonce.SourceUser:
+		return "by a person (source: user)"
+	case askonce.SourceHistory:
+		return "from an earlier answer in the same session (source: history)"
+	case askonce.SourceResolver:
+		return "by the goal itself (source: resolver)"
+	case askonce.SourceDefault:
+		return "with its default after a decline (source: default)"
+	case askonce.SourceTimeout:
+		return "with its default after it expired (source: timeout)"
+	}
+	return "(source: " + string(s) + ")"
+}
+
+// outcomeView is what became of the job after the answer.
+type outcomeView struct {
+	Heading  string
+	Status   string
+	Title    string
+	Goal     string
+	Answer   string
+	Source   string
+	Planning bool
+	Success  bool
+	Failed   bool
+	Error    string
+	Tasks    []*taskNode
+	Assume   []string
+	PollURL  string
+}
+
+func newOutcomeView(j *askonce.Job, token string) *outcomeView {
+	v := &outcomeView{
+		Status: string(j.Status), Title: visible(j.Title), Goal: visible(j.Goal),
+		Answer: visible(j.Answer),
+	}
+	if j.AnsweredAt != nil {
+		v.Source = sourceWords(j.AnswerSource)
+	}
+	switch j.Status {
+	case askonce.StatusPlanning:
+		v.Heading, v.Planning = "Planning…", true
+		v.PollURL = "/a/" + token + "/outcome.json"
+	case askonce.StatusSuccess:
+		v.Heading, v.Success = "Planned", true
+		if j.Plan != nil {
+			v.Tasks = planTree(j.Plan.Tasks)
+			for _, a := range j.Plan.Assumptions {
+				v.Assume = append(v.Assume, visible(a))
+			}
+		}
+	case askonce.StatusCancelled:
+		v.Heading = "Cancelled"
+	default:
+		v.Heading, v.Failed, v.Error = "Planning failed", true, visible(j.Error)
+	}
+	return v
+}
+
+// taskNode is one task of the plan tree, on the answer page and the
+// inbox's job page: it sits under the dependency that is done last, and
+// After lists all of them.
+type taskNode struct {
+	ID, Title, Instruction string
+	After                  []string
+	Children               []*taskNode
+}
+
+// planTree arranges tasks as a tree for reading: a task without
+// dependencies is a root, any other is placed under the last of its
+// dependencies in dependency order. A plan is a
+// validated DAG; tasks caught in a cycle anyway are shown as roots.
+func planTree(tasks []askonce.Task) []*taskNode {
+	nodes := make(map[string]*taskNode, len(tasks))
+	for _, t := range tasks {
+		n := &taskNode{ID: visible(t.ID), Title: visible(t.Title), Instruction: visible(t.Instruction)}
+		if n.Instruction == n.Title {
+			n.Instruction = "" // said once is enough
+		}
+		for _, d := range t.DependsOn {
+			n.After = append(n.After, visible(d))
+		}
+		nodes[t.ID] = n
+	}
+	// Kahn's order: pos[id] is a task's place once its dependencies are placed.
+	pos := map[string]int{}
+	for changed := true; changed; {
+		changed = false
+		for _, t := range tasks {
+			if _, done := pos[t.ID]; done {
+				continue
+			}
+			ready := true
+			for _, d := range t.DependsOn {
+				if _, ok := pos[d]; !ok && nodes[d] != nil {
+					ready = false
+				}
+			}
+			if ready {
+				pos[t.ID], changed = len(pos), true
+			}
+		}
+	}
+	order := make([]askonce.Task, 0, len(tasks))
+	placed := make([]bool, len(tasks))
+	for len(order) < len(pos) {
+		for i, t := range tasks {
+			if p, ok := pos[t.ID]; ok && !placed[i] && p == len(order) {
+				order, placed[i] = append(order, t), true
+			}
+		}
+	}
+	var roots []*taskNode
+	for _, t := range order {
+		// Under the dependency placed last, as the terminal draws it
+		// (cmd/askonce printPlan): the task can start once it is done.
+		var parent *taskNode
+		last := -1
+		for _, d := range t.DependsOn {
+			if p, ok := pos[d]; ok && p < pos[t.ID] && p > last {
+				parent, last = nodes[d], p
+			}
+		}
+		if parent == nil {
+			roots = append(roots, nodes[t.ID])
+		} else {
+			parent.Children = append(parent.Children, nodes[t.ID])
+		}
+	}
+	for i, t := range tasks {
+		if !placed[i] {
+			roots = append(roots, nodes[t.ID])
+		}
+	}
+	return roots
+}
+
+// when formats a time for a page.
+func when(t time.Time) string {
+	return t.UTC().Format("2006-01-02 15:04:05 UTC")
+}
+
+// visible shows bidirectional controls as <U+202E> so that text reads as
+// what it is.
+func visible(s string) string {
+	if !strings.ContainsFunc(s, askonce.IsBidiControl) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if askonce.IsBidiControl(r) {
+			fmt.Fprintf(&b, "<U+%04X>", r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
