@@ -28,7 +28,7 @@ func requireNPM(t *testing.T) string {
 	if _, err := exec.LookPath("node"); err != nil {
 		missing = "node"
 	} else if _, err := os.Stat(filepath.Join(npmTestDir, "node_modules", "@modelcontextprotocol")); err != nil {
-		missing = "the MCP npm packages (npm ci in mcp/npmtest)"
+		missing = "mcp/npmtest/node_modules (npm ci in mcp/npmtest)"
 	}
 	if missing != "" {
 		if os.Getenv("CI") != "" {
