@@ -555,7 +555,6 @@ func TestAnswerPage_OversizedFormIs413AndChangesNothing(t *testing.T) {
 	}
 }
 
-
 func TestAnswerPage_HostileTextIsEscaped(t *testing.T) {
 	t.Parallel()
 	q := askonce.Question{Type: askonce.QuestionSelectOne, Text: hostile, Options: []string{`<script>alert(2)</script>`, "b\u202egnp.exe"}, Default: "b\u202egnp.exe", AllowOther: true}
