@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -21,7 +22,15 @@ type HTTPOptions struct {
 	MaxBody int64
 	// Logger receives the transport's diagnostics. Nil discards.
 	Logger *slog.Logger
+	// CallTimeout replaces the http.Server's write timeout for MCP
+	// requests: a plan or ask_user call of a 2025-11-25 client holds its
+	// request open while a person answers the elicitation, which takes
+	// minutes, not the API's seconds. Default DefaultCallTimeout.
+	CallTimeout time.Duration
 }
+
+// DefaultCallTimeout is how long one MCP HTTP request may take by default.
+const DefaultCallTimeout = 30 * time.Minute
 
 // Handler serves server over MCP's streamable HTTP transport (mount it at
 // /mcp). With Tenant set, every request needs "Authorization: Bearer
@@ -31,6 +40,10 @@ func Handler(server *sdk.Server, o HTTPOptions) http.Handler {
 	maxBody := o.MaxBody
 	if maxBody <= 0 {
 		maxBody = DefaultMaxArguments + 64<<10
+	}
+	callTimeout := o.CallTimeout
+	if callTimeout <= 0 {
+		callTimeout = DefaultCallTimeout
 	}
 	get := func(*http.Request) *sdk.Server { return server }
 	// The SDK serves 2026-07-28 (sessionless) only on a stateless handler,
@@ -65,6 +78,8 @@ func Handler(server *sdk.Server, o HTTPOptions) http.Handler {
 		if r.Body != nil {
 			r.Body = http.MaxBytesReader(w, r.Body, maxBody)
 		}
+		// Not an error where the writer cannot set deadlines (tests).
+		http.NewResponseController(w).SetWriteDeadline(time.Now().Add(callTimeout))
 		h.ServeHTTP(w, r)
 	})
 }

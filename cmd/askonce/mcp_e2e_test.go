@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -97,4 +98,25 @@ func TestE2E_MCPServerModeAskUserHardCap(t *testing.T) {
 	if got := strings.Join(actions, ","); got != "resume,proceed,proceed" || n.Load() != 1 {
 		t.Fatalf("actions %s, elicitations %d; want resume,proceed,proceed and 1", got, n.Load())
 	}
+}
+
+// A person may take longer to answer an elicitation than the API's write
+// timeout: a 2025-11-25 client's plan call over /mcp outlives
+// --write-timeout and still gets its plan.
+func TestE2E_MCPCallOutlivesTheWriteTimeout(t *testing.T) {
+	t.Parallel()
+	in := start(t, nil, "--db", filepath.Join(t.TempDir(), "a.db"), "--write-timeout", "1s", "--sync-wait", "500ms")
+	var n atomic.Int32
+	answer := firstOption(&n)
+	slow := func(ctx context.Context, req *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+		time.Sleep(2500 * time.Millisecond) // the person reads and thinks
+		return answer(ctx, req)
+	}
+	c := sdk.NewClient(&sdk.Implementation{Name: "slow-person", Version: "1"}, &sdk.ClientOptions{ElicitationHandler: slow})
+	cs, err := c.Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: in.base + "/mcp"}, &sdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	planOnce(t, cs, &n)
 }
