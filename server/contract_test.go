@@ -1,108 +1,32 @@
 package server_test
 
 import (
-	"bytes"
-	"context"
-	"encoding/json"
-	"fmt"
-	"io"
 	"net/http"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/internal/openapitest"
 	"github.com/askonce/askonce/server"
-	"github.com/getkin/kin-openapi/openapi3"
-	"github.com/getkin/kin-openapi/openapi3filter"
-	"github.com/getkin/kin-openapi/routers"
-	"github.com/getkin/kin-openapi/routers/legacy"
 )
 
-// contract is the OpenAPI document an env's server serves, loaded and
-// validated with kin-openapi, and a router over it.
-type contract struct {
-	doc    *openapi3.T
-	router routers.Router
-}
-
-// loadContract parses and validates an OpenAPI document with kin-openapi,
-// and routes requests to serverURL (the test listener).
-func loadContract(raw []byte, serverURL string) (*contract, error) {
-	doc, err := openapi3.NewLoader().LoadFromData(raw)
-	if err != nil {
-		return nil, err
-	}
-	if err := doc.Validate(context.Background()); err != nil {
-		return nil, err
-	}
-	doc.Servers = openapi3.Servers{{URL: serverURL}}
-	router, err := legacy.NewRouter(doc)
-	if err != nil {
-		return nil, err
-	}
-	return &contract{doc: doc, router: router}, nil
-}
-
-// checkContract validates a live response against the OpenAPI document:
-// the operation's documented status, headers and body schema. A 404 or
-// 405 to a request no operation matches must be the documented error
-// body.
+// checkContract validates a live response against the OpenAPI document
+// (see openapitest.Contract.Validate).
 func (e *env) checkContract(req *http.Request, resp *http.Response, raw []byte) {
 	e.t.Helper()
 	if e.contract == nil {
 		// An env built by hand around another server: fetch its
 		// document (bypassing do, so the fetch is not itself checked).
-		resp, err := e.srv.Client().Get(e.srv.URL + "/openapi.json")
+		c, err := openapitest.Fetch(e.srv.Client(), e.srv.URL)
 		if err != nil {
-			e.t.Fatal(err)
-		}
-		doc, err := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if err != nil {
-			e.t.Fatal(err)
-		}
-		if e.contract, err = loadContract(doc, e.srv.URL); err != nil {
 			e.t.Fatalf("the OpenAPI document does not load: %v", err)
 		}
+		e.contract = c
 	}
-	if err := e.contract.validate(req, resp.StatusCode, resp.Header, raw); err != nil {
+	if err := e.contract.Validate(req, resp.StatusCode, resp.Header, raw); err != nil {
 		e.t.Errorf("contract: %s %s answered %d not as documented: %v\n%.2000s", req.Method, req.URL.Path, resp.StatusCode, err, raw)
 	}
-}
-
-// validate checks one response against the document: the operation's
-// status, headers and body schema, or, for a 404 or 405 to a request no
-// operation matches, the ErrorResponse schema. Streams and the responses
-// of handlers mounted beside the API are not checked.
-func (c *contract) validate(req *http.Request, status int, header http.Header, raw []byte) error {
-	if strings.HasPrefix(header.Get("Content-Type"), "text/event-stream") {
-		return nil // a stream: its events are checked by the stream tests
-	}
-	route, params, err := c.router.FindRoute(req)
-	if err != nil {
-		if status != http.StatusNotFound && status != http.StatusMethodNotAllowed {
-			// A handler mounted beside the API (the web pages): not
-			// part of the contract. TestOpenAPI_CoversEveryRoute
-			// checks that every API route is documented.
-			return nil
-		}
-		var body any
-		if err := json.Unmarshal(raw, &body); err != nil {
-			return fmt.Errorf("the body is not JSON: %w", err)
-		}
-		if err := c.doc.Components.Schemas["ErrorResponse"].Value.VisitJSON(body); err != nil {
-			return fmt.Errorf("the body is not an ErrorResponse: %w", err)
-		}
-		return nil
-	}
-	return openapi3filter.ValidateResponse(context.Background(), &openapi3filter.ResponseValidationInput{
-		RequestValidationInput: &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route},
-		Status:                 status,
-		Header:                 header,
-		Body:                   io.NopCloser(bytes.NewReader(raw)),
-		Options:                &openapi3filter.Options{IncludeResponseStatus: true, MultiError: true},
-	})
 }
 
 // The contract check can fail: a body the document does not describe is
@@ -131,7 +55,7 @@ func TestContract_RejectsUndocumentedResponses(t *testing.T) {
 		{"no route, as documented", "/nope", 404, `{"success":false,"error":"no route","code":"not_found"}`, true},
 		{"no route, without a code", "/nope", 404, `{"success":false,"error":"no route"}`, false},
 	} {
-		err := e.contract.validate(get(c.path), c.status, jsonHeader, []byte(c.body))
+		err := e.contract.Validate(get(c.path), c.status, jsonHeader, []byte(c.body))
 		if (err == nil) != c.ok {
 			t.Errorf("%s: valid %v, want %v (%v)", c.name, err == nil, c.ok, err)
 		}
@@ -154,7 +78,7 @@ func TestOpenAPI_ValidatesWithKinOpenAPI(t *testing.T) {
 			o.keys = keys
 		}
 		e := newEnv(t, o)
-		doc := e.contract.doc
+		doc := e.contract.Doc
 		if doc.Info.License == nil || doc.Info.License.Name != server.License {
 			t.Errorf("license %+v", doc.Info.License)
 		}

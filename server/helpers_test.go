@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/internal/openapitest"
 	"github.com/askonce/askonce/metrics"
 	"github.com/askonce/askonce/rules"
 	"github.com/askonce/askonce/server"
@@ -33,7 +34,7 @@ type env struct {
 	logs   *syncBuffer
 	// contract is the served OpenAPI document, loaded with kin-openapi;
 	// do validates every response against it.
-	contract *contract
+	contract *openapitest.Contract
 }
 
 type envOptions struct {
@@ -84,7 +85,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 			t.Logf("server log:\n%s", logs.String())
 		}
 	})
-	c, err := loadContract(api.OpenAPI(), srv.URL)
+	c, err := openapitest.Load(api.OpenAPI(), srv.URL)
 	if err != nil {
 		t.Fatalf("the OpenAPI document does not load: %v", err)
 	}
