@@ -71,8 +71,9 @@ type Engine struct {
 // Observer receives the engine's measurements.
 type Observer interface {
 	// Transition is called after a transition of job was committed,
-	// with the job's new state and the transition's effects (its Events
-	// say what happened).
+	// with the job's new state and the transition's effects: its Events
+	// say what happened, From the status the job left, HardCap the
+	// hard-cap outcome.
 	Transition(job *Job, fx *Effects)
 	// Attempt is called for every interpreter call or gate report.
 	Attempt(job *Job, a Attempt)

@@ -32,14 +32,13 @@ func (s Status) Terminal() bool {
 	return true
 }
 
+// Statuses lists every job status, in the order of the job's life. It is
+// the one list behind Valid, the API's enum and its error messages; do not
+// modify it.
+var Statuses = []Status{StatusPlanning, StatusPending, StatusSuccess, StatusValidationError, StatusFailed, StatusCancelled, StatusExpired}
+
 // Valid reports whether s is one of the defined statuses.
-func (s Status) Valid() bool {
-	switch s {
-	case StatusPlanning, StatusPending, StatusSuccess, StatusValidationError, StatusFailed, StatusCancelled, StatusExpired:
-		return true
-	}
-	return false
-}
+func (s Status) Valid() bool { return slices.Contains(Statuses, s) }
 
 // ClarificationStatus is seed 000's column. It only moves forward:
 // none -> asked -> answered, or none -> skipped, or none -> answered.
@@ -51,6 +50,10 @@ const (
 	ClarificationAnswered ClarificationStatus = "answered"
 	ClarificationSkipped  ClarificationStatus = "skipped"
 )
+
+// ClarificationStatuses lists every clarification status; do not modify
+// it.
+var ClarificationStatuses = []ClarificationStatus{ClarificationNone, ClarificationAsked, ClarificationAnswered, ClarificationSkipped}
 
 // Rank orders clarification statuses so that "never backwards" is a
 // comparison. asked, answered and skipped are all past none; answered is

@@ -107,6 +107,14 @@ type Effects struct {
 	// Default is the default of a question asked past the hard cap, which
 	// the fallback run takes as its answer.
 	Default string
+	// From is the job's status before the transition; the job's Status
+	// after it is the status entered. Observers read it instead of
+	// inferring statuses from event types.
+	From Status
+	// HardCap is the hard-cap outcome this transition applied (PROTOCOL.md
+	// rule 3): HardCapFallback when the fallback run was granted,
+	// HardCapFail when the job failed with HardCapMessage, empty otherwise.
+	HardCap HardCap
 }
 
 // Changed reports whether the transition changed the job.
@@ -126,7 +134,7 @@ func Step(cur *Job, in Input, now time.Time) (*Job, *Effects, error) {
 		return nil, nil, conflict(cur, in.verb())
 	}
 	j := cur.Clone()
-	fx := &Effects{}
+	fx := &Effects{From: cur.Status}
 	gate := j.Mode == ModeGate
 	// Managed jobs take interpreter outcomes only while planning; a gate
 	// agent may report while its question is pending too.
@@ -326,9 +334,11 @@ func answer(j *Job, fx *Effects, a string, src Source, now time.Time, ev EventTy
 func hardCap(j *Job, fx *Effects, now time.Time, q *Question) {
 	if j.HardCap == HardCapFail || j.FallbackUsed {
 		fail(j, fx, now, HardCapMessage)
+		fx.HardCap = HardCapFail
 		return
 	}
 	j.FallbackUsed = true
+	fx.HardCap = HardCapFallback
 	fx.add(j, now, EventFallbackApplied, map[string]any{"directive": FallbackDirective, "question": q.Text, "default": q.Default})
 	fx.Default = q.Default
 	if j.Mode == ModeGate {

@@ -495,3 +495,35 @@ func TestSeed003_US001_PendingJobKeepsTheAskingOutputInResult(t *testing.T) {
 		t.Fatalf("auto-resolved job: status %s result %q; want planning without a result", r.Status, r.Result)
 	}
 }
+
+// The effects say, as typed fields, the status the job left and the
+// hard-cap outcome (rule 3), so observers need not read event data: the
+// fallback run is HardCapFallback, the failure after it HardCapFail, and a
+// decline without a default (the user's choice) neither.
+func TestRule3_EffectsCarryTheHardCapOutcomeAndThePreviousStatus(t *testing.T) {
+	t.Parallel()
+	j, fx := mustStep(t, planningJob(ModeManaged), Asked{Question: tempQuestion()})
+	if fx.From != StatusPlanning || j.Status != StatusPending || fx.HardCap != "" {
+		t.Fatalf("ask: From %q -> %q, HardCap %q", fx.From, j.Status, fx.HardCap)
+	}
+	j, fx = mustStep(t, j, Answered{Answer: "frozen"})
+	if fx.From != StatusPending || j.Status != StatusPlanning || fx.HardCap != "" {
+		t.Fatalf("answer: From %q -> %q, HardCap %q", fx.From, j.Status, fx.HardCap)
+	}
+	j, fx = mustStep(t, j, Asked{Question: tempQuestion()})
+	if fx.HardCap != HardCapFallback || fx.From != StatusPlanning {
+		t.Fatalf("first re-ask: HardCap %q From %q, want fallback from planning", fx.HardCap, fx.From)
+	}
+	_, fx = mustStep(t, j, Asked{Question: tempQuestion()})
+	if fx.HardCap != HardCapFail {
+		t.Fatalf("second re-ask: HardCap %q, want fail", fx.HardCap)
+	}
+	// A decline without a default applies the fallback directive, but it
+	// is not the hard cap.
+	q := tempQuestion()
+	q.Default = ""
+	p, _ := mustStep(t, planningJob(ModeManaged), Asked{Question: q})
+	if _, fx = mustStep(t, p, Decline{}); fx.HardCap != "" || !slices.Contains(eventTypes(fx), EventFallbackApplied) {
+		t.Fatalf("decline: HardCap %q, events %v", fx.HardCap, eventTypes(fx))
+	}
+}

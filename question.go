@@ -25,14 +25,12 @@ const (
 	QuestionFreeText   QuestionType = "FREE_TEXT"   // visible text of at most MaxFreeText bytes
 )
 
+// QuestionTypes lists the four question types. It is the one list behind
+// Valid, the API's enum and its error messages; do not modify it.
+var QuestionTypes = []QuestionType{QuestionConfirm, QuestionSelectOne, QuestionTargetFile, QuestionFreeText}
+
 // Valid reports whether t is one of the four question types.
-func (t QuestionType) Valid() bool {
-	switch t {
-	case QuestionConfirm, QuestionSelectOne, QuestionTargetFile, QuestionFreeText:
-		return true
-	}
-	return false
-}
+func (t QuestionType) Valid() bool { return slices.Contains(QuestionTypes, t) }
 
 // MaxFreeText is the largest FREE_TEXT answer (and the largest answer of
 // one's own to an AllowOther question), in bytes.
@@ -100,7 +98,7 @@ func (q *Question) Normalize() error {
 	case q.Text == "":
 		return Errorf(EINVALID, "question has no text")
 	case !q.Type.Valid():
-		return Errorf(EINVALID, "question type %q is not one of CONFIRM, SELECT_ONE, TARGET_FILE, FREE_TEXT", q.Type)
+		return Errorf(EINVALID, "question type %q is not one of %s", q.Type, joinNames(QuestionTypes, ", "))
 	case q.Type == QuestionSelectOne && len(q.Options) < 2:
 		return Errorf(EINVALID, "a SELECT_ONE question needs at least two options")
 	case q.Type == QuestionConfirm:
@@ -297,4 +295,13 @@ func invalidAnswer(q *Question, format string, args ...any) *Error {
 		}
 	}
 	return e
+}
+
+// joinNames joins the values of a string enum with sep.
+func joinNames[T ~string](vs []T, sep string) string {
+	parts := make([]string, len(vs))
+	for i, v := range vs {
+		parts[i] = string(v)
+	}
+	return strings.Join(parts, sep)
 }

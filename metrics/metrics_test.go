@@ -1,129 +1,102 @@
 package metrics_test
 
 import (
-	"encoding/json"
+	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/metrics"
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 )
 
-func text(t *testing.T, r *metrics.Registry) string {
+// parse reads the text exposition format with the client library's parser.
+func parse(t *testing.T, text string) map[string]*dto.MetricFamily {
+	t.Helper()
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := p.TextToMetricFamilies(strings.NewReader(text))
+	if err != nil {
+		t.Fatalf("parse exposition: %v\n%s", err, text)
+	}
+	return fams
+}
+
+func gather(t *testing.T, r *metrics.Registry) map[string]*dto.MetricFamily {
 	t.Helper()
 	var b strings.Builder
 	if err := r.WriteText(&b); err != nil {
 		t.Fatal(err)
 	}
-	return b.String()
+	return parse(t, b.String())
 }
 
-func TestWriteText_ExpositionFormat(t *testing.T) {
-	t.Parallel()
-	r := metrics.NewRegistry()
-	c := r.Counter("demo_total", "A demo\ncounter with a \\ backslash.", "kind")
-	c.Inc("b")
-	c.Add(2.5, "a")
-	c.Inc(`quote " and \ and` + "\nnewline")
-	g := r.Gauge("demo_up", "")
-	g.Set(1)
-	h := r.Histogram("demo_seconds", "Latency.", []float64{0.1, 1}, "route")
-	h.Observe(0.05, "x")
-	h.Observe(0.1, "x") // on the bound: le="0.1"
-	h.Observe(3, "x")
-
-	want := `# TYPE demo_seconds histogram
-demo_seconds_bucket{route="x",le="0.1"} 2
-demo_seconds_bucket{route="x",le="1"} 2
-demo_seconds_bucket{route="x",le="+Inf"} 3
-demo_seconds_sum{route="x"} 3.15
-demo_seconds_count{route="x"} 3
-# HELP demo_total A demo\ncounter with a \\ backslash.
-# TYPE demo_total counter
-demo_total{kind="a"} 2.5
-demo_total{kind="b"} 1
-demo_total{kind="quote \" and \\ and\nnewline"} 1
-# TYPE demo_up gauge
-demo_up 1
-`
-	got := text(t, r)
-	// The help line of the histogram comes first; check it, then the rest.
-	const helpLine = "# HELP demo_seconds Latency.\n"
-	if !strings.HasPrefix(got, helpLine) || got[len(helpLine):] != want {
-		t.Fatalf("exposition:\n%s\nwant:\n%s%s", got, helpLine, want)
+// value is the value of the series of name with exactly the given labels
+// (a histogram's sample count), and whether it exists.
+func value(fams map[string]*dto.MetricFamily, name string, labels ...string) (float64, bool) {
+	f := fams[name]
+	if f == nil {
+		return 0, false
 	}
-}
-
-func TestRegister_SameNameSharesTheFamily(t *testing.T) {
-	t.Parallel()
-	r := metrics.NewRegistry()
-	r.Counter("x_total", "x", "a").Inc("1")
-	r.Counter("x_total", "x", "a").Inc("1")
-	if !strings.Contains(text(t, r), `x_total{a="1"} 2`) {
-		t.Fatalf("re-registration did not share:\n%s", text(t, r))
-	}
-	defer func() {
-		if recover() == nil {
-			t.Fatal("registering x_total as a gauge did not panic")
+	for _, m := range f.GetMetric() {
+		if len(m.GetLabel())*2 != len(labels) {
+			continue
 		}
-	}()
-	r.Gauge("x_total", "x", "a")
-}
-
-func TestCounter_WrongLabelCountPanics(t *testing.T) {
-	t.Parallel()
-	c := metrics.NewRegistry().Counter("y_total", "y", "a", "b")
-	defer func() {
-		if recover() == nil {
-			t.Fatal("no panic")
+		want := map[string]string{}
+		for i := 0; i+1 < len(labels); i += 2 {
+			want[labels[i]] = labels[i+1]
 		}
-	}()
-	c.Inc("only-one")
-}
-
-func TestCounter_ConcurrentIncrementsAllCount(t *testing.T) {
-	t.Parallel()
-	r := metrics.NewRegistry()
-	c := r.Counter("z_total", "z")
-	var wg sync.WaitGroup
-	for range 8 {
-		wg.Go(func() {
-			for range 1000 {
-				c.Inc()
+		match := true
+		for _, l := range m.GetLabel() {
+			if v, ok := want[l.GetName()]; !ok || v != l.GetValue() {
+				match = false
 			}
-		})
+		}
+		if !match {
+			continue
+		}
+		switch {
+		case m.Counter != nil:
+			return m.Counter.GetValue(), true
+		case m.Gauge != nil:
+			return m.Gauge.GetValue(), true
+		case m.Histogram != nil:
+			return float64(m.Histogram.GetSampleCount()), true
+		}
 	}
-	wg.Wait()
-	if !strings.Contains(text(t, r), "z_total 8000\n") {
-		t.Fatal(text(t, r))
-	}
+	return 0, false
 }
 
-func TestServeHTTP_ContentType(t *testing.T) {
+func TestServeHTTP_TextFormatWithRuntimeAndProcessMetrics(t *testing.T) {
 	t.Parallel()
 	r := metrics.NewRegistry()
 	metrics.NewObserver(r)
 	w := httptest.NewRecorder()
 	r.ServeHTTP(w, httptest.NewRequest("GET", "/metrics", nil))
-	if ct := w.Header().Get("Content-Type"); ct != metrics.ContentType {
-		t.Fatalf("content type %q", ct)
+	if w.Code != http.StatusOK || !strings.HasPrefix(w.Header().Get("Content-Type"), "text/plain; version=0.0.4") {
+		t.Fatalf("GET /metrics: %d %q", w.Code, w.Header().Get("Content-Type"))
 	}
-	if !strings.Contains(w.Body.String(), "askonce_up 1\n") {
-		t.Fatalf("body:\n%s", w.Body.String())
+	fams := parse(t, w.Body.String())
+	if v, ok := value(fams, metrics.NameUp); !ok || v != 1 {
+		t.Errorf("askonce_up = %v, %v", v, ok)
+	}
+	if _, ok := value(fams, "go_goroutines"); !ok {
+		t.Error("no go_goroutines: the Go collector is not registered")
+	}
+	if runtime.GOOS == "linux" {
+		if _, ok := value(fams, "process_resident_memory_bytes"); !ok {
+			t.Error("no process_resident_memory_bytes: the process collector is not registered")
+		}
 	}
 }
 
-func event(typ askonce.EventType, data map[string]any) askonce.Event {
-	ev := askonce.Event{Type: typ}
-	if data != nil {
-		ev.Data, _ = json.Marshal(data)
-	}
-	return ev
-}
-
+// The observer takes its labels from the transition's typed fields: the
+// status entered (fx.From to job.Status), the question's type, the answer's
+// source, the hard-cap outcome. Event data is not read.
 func TestObserver_CountsTransitionsAttemptsDeliveriesAndRequests(t *testing.T) {
 	t.Parallel()
 	r := metrics.NewRegistry()
@@ -131,56 +104,108 @@ func TestObserver_CountsTransitionsAttemptsDeliveriesAndRequests(t *testing.T) {
 	if o != metrics.NewObserver(r) {
 		t.Fatal("NewObserver on one registry returned two observers")
 	}
+	ev := func(types ...askonce.EventType) []askonce.Event {
+		var evs []askonce.Event
+		for _, typ := range types {
+			evs = append(evs, askonce.Event{Type: typ})
+		}
+		return evs
+	}
+	planning, pending := askonce.StatusPlanning, askonce.StatusPending
 	o.JobCreated(&askonce.Job{})
-	o.Transition(&askonce.Job{Status: askonce.StatusPending}, &askonce.Effects{Events: []askonce.Event{
-		event(askonce.EventAttempt, nil),
-		event(askonce.EventAsked, map[string]any{"type": "SELECT_ONE"}),
-	}})
-	o.Transition(&askonce.Job{Status: askonce.StatusPlanning}, &askonce.Effects{Events: []askonce.Event{
-		event(askonce.EventAutoResolved, map[string]any{"source": "history"}),
-	}})
-	o.Transition(&askonce.Job{}, &askonce.Effects{Events: []askonce.Event{event(askonce.EventGated, nil)}})
+	// Asked: planning -> pending, the type from the job's question.
+	o.Transition(&askonce.Job{Status: pending, Question: &askonce.Question{Type: askonce.QuestionSelectOne}},
+		&askonce.Effects{From: planning, Events: ev(askonce.EventAsked)})
+	// Answered: pending -> planning.
+	o.Transition(&askonce.Job{Status: planning, AnswerSource: askonce.SourceUser},
+		&askonce.Effects{From: pending, Events: ev(askonce.EventAnswered)})
+	// Auto-resolved: no status entered; the source from the job.
+	o.Transition(&askonce.Job{Status: planning, AnswerSource: askonce.SourceHistory},
+		&askonce.Effects{From: planning, Events: ev(askonce.EventAutoResolved)})
+	o.Transition(&askonce.Job{Status: planning}, &askonce.Effects{From: planning, Events: ev(askonce.EventGated)})
 	// The hard cap's fallback, then its failure.
-	o.Transition(&askonce.Job{}, &askonce.Effects{Events: []askonce.Event{event(askonce.EventFallbackApplied, nil)}})
-	o.Transition(&askonce.Job{Status: askonce.StatusFailed, Error: askonce.HardCapMessage}, &askonce.Effects{Events: []askonce.Event{event(askonce.EventFailed, nil)}})
+	o.Transition(&askonce.Job{Status: planning}, &askonce.Effects{From: planning, HardCap: askonce.HardCapFallback, Events: ev(askonce.EventFallbackApplied)})
+	o.Transition(&askonce.Job{Status: askonce.StatusFailed}, &askonce.Effects{From: planning, HardCap: askonce.HardCapFail, Events: ev(askonce.EventFailed)})
 	// A failure for another reason is not the hard cap.
-	o.Transition(&askonce.Job{Status: askonce.StatusFailed, Error: "interpreter error: boom"}, &askonce.Effects{Events: []askonce.Event{event(askonce.EventFailed, nil)}})
+	o.Transition(&askonce.Job{Status: askonce.StatusFailed}, &askonce.Effects{From: planning, Events: ev(askonce.EventFailed)})
 	// A decline's fallback is the user's choice, not the hard cap.
-	o.Transition(&askonce.Job{}, &askonce.Effects{Events: []askonce.Event{event(askonce.EventAnswered, nil), event(askonce.EventFallbackApplied, nil)}})
+	o.Transition(&askonce.Job{Status: planning}, &askonce.Effects{From: pending, Events: ev(askonce.EventAnswered, askonce.EventFallbackApplied)})
 	o.Attempt(nil, askonce.Attempt{Reason: askonce.ReasonInitial, Outcome: askonce.AttemptQuestion, Duration: 20 * time.Millisecond})
 	o.Attempt(nil, askonce.Attempt{Reason: askonce.ReasonReport, Outcome: askonce.AttemptPlan})
 	o.ObserveDelivery("webhook", true, 30*time.Millisecond)
 	r.ObserveDelivery("webhook", false, time.Second)
 	o.ObserveHTTP("POST /jobs", 201, 3*time.Millisecond)
+	o.ObserveElicitation("form", "accept")
 
-	got := text(t, r)
-	for _, line := range []string{
-		`askonce_up 1`,
-		`askonce_jobs_total{status="planning"} 2`,
-		`askonce_jobs_total{status="pending"} 1`,
-		`askonce_jobs_total{status="failed"} 2`,
-		`askonce_questions_asked_total{type="SELECT_ONE"} 1`,
-		`askonce_auto_resolved_total{source="history"} 1`,
-		`askonce_gated_total 1`,
-		`askonce_hard_cap_total{outcome="fallback"} 1`,
-		`askonce_hard_cap_total{outcome="fail"} 1`,
-		`askonce_interpreter_attempts_total{reason="initial",outcome="question"} 1`,
-		`askonce_interpreter_attempts_total{reason="report",outcome="plan"} 1`,
-		`askonce_interpreter_attempt_duration_seconds_count{outcome="question"} 1`,
-		`askonce_dispatch_deliveries_total{builder="webhook",outcome="ok"} 1`,
-		`askonce_dispatch_deliveries_total{builder="webhook",outcome="error"} 1`,
-		`askonce_dispatch_delivery_duration_seconds_count{builder="webhook",outcome="error"} 1`,
-		`askonce_http_request_duration_seconds_count{route="POST /jobs",status="201"} 1`,
+	fams := gather(t, r)
+	for _, c := range []struct {
+		name   string
+		labels []string
+		want   float64
+	}{
+		{metrics.NameUp, nil, 1},
+		{metrics.NameJobs, []string{"status", "planning"}, 3},
+		{metrics.NameJobs, []string{"status", "pending"}, 1},
+		{metrics.NameJobs, []string{"status", "failed"}, 2},
+		{metrics.NameQuestions, []string{"type", "SELECT_ONE"}, 1},
+		{metrics.NameAutoResolved, []string{"source", "history"}, 1},
+		{metrics.NameGated, nil, 1},
+		{metrics.NameHardCap, []string{"outcome", "fallback"}, 1},
+		{metrics.NameHardCap, []string{"outcome", "fail"}, 1},
+		{metrics.NameAttempts, []string{"reason", "initial", "outcome", "question"}, 1},
+		{metrics.NameAttempts, []string{"reason", "report", "outcome", "plan"}, 1},
+		{metrics.NameAttemptSeconds, []string{"outcome", "question"}, 1},
+		{metrics.NameDeliveries, []string{"builder", "webhook", "outcome", "ok"}, 1},
+		{metrics.NameDeliveries, []string{"builder", "webhook", "outcome", "error"}, 1},
+		{metrics.NameDeliverySeconds, []string{"builder", "webhook", "outcome", "error"}, 1},
+		{metrics.NameHTTPSeconds, []string{"route", "POST /jobs", "status", "201"}, 1},
+		{metrics.NameElicitations, []string{"mode", "form", "outcome", "accept"}, 1},
 	} {
-		if !strings.Contains(got, line+"\n") {
-			t.Errorf("missing %q", line)
+		if got, ok := value(fams, c.name, c.labels...); !ok || got != c.want {
+			t.Errorf("%s%v = %v (present %v), want %v", c.name, c.labels, got, ok, c.want)
 		}
 	}
-	if strings.Contains(got, `askonce_interpreter_attempt_duration_seconds_count{outcome="plan"}`) {
+	if _, ok := value(fams, metrics.NameAttemptSeconds, "outcome", "plan"); ok {
 		t.Error("a gate report was observed as interpreter latency")
 	}
-	if t.Failed() {
-		t.Logf("exposition:\n%s", got)
+	for _, name := range []string{metrics.NameJobs, metrics.NameQuestions, metrics.NameAutoResolved} {
+		for _, m := range fams[name].GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetValue() == "unknown" {
+					t.Errorf("%s has an unknown label: %v", name, m)
+				}
+			}
+		}
+	}
+}
+
+// Driving the real engine through Step's effects gives the same labels: an
+// asked question is counted by its type, read from the job, not from the
+// event's JSON.
+func TestObserver_CountsStepEffects(t *testing.T) {
+	t.Parallel()
+	r := metrics.NewRegistry()
+	o := metrics.NewObserver(r)
+	now := time.Now()
+	job := &askonce.Job{ID: "j", Status: askonce.StatusPlanning, Goal: "do the thing", HardCap: askonce.HardCapFail, ClarificationStatus: askonce.ClarificationNone}
+	q := askonce.Question{Type: askonce.QuestionConfirm, Text: "Proceed?"}
+	next, fx, err := askonce.Step(job, askonce.Asked{Question: q}, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Transition(next, fx)
+	if next.Status != askonce.StatusPending {
+		t.Fatalf("Step asked: status %q, events %v", next.Status, fx.Events)
+	}
+	if fx.From != askonce.StatusPlanning {
+		t.Errorf("Effects.From = %q, want planning", fx.From)
+	}
+	fams := gather(t, r)
+	if v, _ := value(fams, metrics.NameQuestions, "type", string(askonce.QuestionConfirm)); v != 1 {
+		t.Errorf("questions{type=CONFIRM} = %v, want 1", v)
+	}
+	if v, _ := value(fams, metrics.NameJobs, "status", "pending"); v != 1 {
+		t.Errorf("jobs{status=pending} = %v, want 1", v)
 	}
 }
 
@@ -192,4 +217,8 @@ func TestObserver_NilRecordsNothing(t *testing.T) {
 	o.JobCreated(nil)
 	o.ObserveDelivery("x", true, 0)
 	o.ObserveHTTP("x", 200, 0)
+	o.ObserveElicitation("form", "accept")
+	if metrics.NewObserver(nil) != nil {
+		t.Error("NewObserver(nil) is not nil")
+	}
 }

@@ -1,11 +1,11 @@
 package metrics
 
 import (
-	"encoding/json"
 	"strconv"
 	"time"
 
 	"github.com/askonce/askonce"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // Metric names written by the Observer.
@@ -56,24 +56,27 @@ const (
 // deliveries, which may take minutes.
 var SlowBuckets = []float64{0.001, 0.005, 0.025, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300}
 
+// unknown is the label value of a typed field that is empty.
+const unknown = "unknown"
+
 // Observer records askonce's metrics in a Registry. It implements
 // askonce.Observer (set it as Engine.Observer); the dispatcher reports
 // deliveries with ObserveDelivery and the HTTP server requests with
 // ObserveHTTP and creations with JobCreated. Every method is cheap and never
 // blocks on I/O. A nil *Observer records nothing.
 type Observer struct {
-	up              *Gauge
-	jobs            *Counter
-	questions       *Counter
-	autoResolved    *Counter
-	gated           *Counter
-	hardCap         *Counter
-	attempts        *Counter
-	attemptSeconds  *Histogram
-	deliveries      *Counter
-	deliverySeconds *Histogram
-	httpSeconds     *Histogram
-	elicitations    *Counter
+	up              prometheus.Gauge
+	jobs            *prometheus.CounterVec
+	questions       *prometheus.CounterVec
+	autoResolved    *prometheus.CounterVec
+	gated           prometheus.Counter
+	hardCap         *prometheus.CounterVec
+	attempts        *prometheus.CounterVec
+	attemptSeconds  *prometheus.HistogramVec
+	deliveries      *prometheus.CounterVec
+	deliverySeconds *prometheus.HistogramVec
+	httpSeconds     *prometheus.HistogramVec
+	elicitations    *prometheus.CounterVec
 }
 
 var _ askonce.Observer = (*Observer)(nil)
@@ -87,20 +90,28 @@ func NewObserver(r *Registry) *Observer {
 		return nil
 	}
 	r.obsOnce.Do(func() {
-		o := &Observer{
-			up:              r.Gauge(NameUp, "1 while askonce is serving."),
-			jobs:            r.Counter(NameJobs, "Jobs entering each status.", "status"),
-			questions:       r.Counter(NameQuestions, "Clarifying questions that reached a human.", "type"),
-			autoResolved:    r.Counter(NameAutoResolved, "Questions answered without a human, by source.", "source"),
-			gated:           r.Counter(NameGated, "Questions a gating policy declined to ask."),
-			hardCap:         r.Counter(NameHardCap, "Interpreters that asked again after the one clarification, by outcome.", "outcome"),
-			attempts:        r.Counter(NameAttempts, "Interpreter calls and gate reports, by reason and outcome.", "reason", "outcome"),
-			attemptSeconds:  r.Histogram(NameAttemptSeconds, "Latency of interpreter calls.", SlowBuckets, "outcome"),
-			deliveries:      r.Counter(NameDeliveries, "Builder deliveries, by builder and outcome.", "builder", "outcome"),
-			deliverySeconds: r.Histogram(NameDeliverySeconds, "Latency of builder deliveries.", SlowBuckets, "builder", "outcome"),
-			httpSeconds:     r.Histogram(NameHTTPSeconds, "Latency of HTTP requests, by route pattern and status.", DefBuckets, "route", "status"),
-			elicitations:    r.Counter(NameElicitations, "MCP elicitations, by mode and outcome.", "mode", "outcome"),
+		counter := func(name, help string, labels ...string) *prometheus.CounterVec {
+			return prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, labels)
 		}
+		histogram := func(name, help string, buckets []float64, labels ...string) *prometheus.HistogramVec {
+			return prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: name, Help: help, Buckets: buckets}, labels)
+		}
+		o := &Observer{
+			up:              prometheus.NewGauge(prometheus.GaugeOpts{Name: NameUp, Help: "1 while askonce is serving."}),
+			jobs:            counter(NameJobs, "Jobs entering each status.", "status"),
+			questions:       counter(NameQuestions, "Clarifying questions that reached a human.", "type"),
+			autoResolved:    counter(NameAutoResolved, "Questions answered without a human, by source.", "source"),
+			gated:           prometheus.NewCounter(prometheus.CounterOpts{Name: NameGated, Help: "Questions a gating policy declined to ask."}),
+			hardCap:         counter(NameHardCap, "Interpreters that asked again after the one clarification, by outcome.", "outcome"),
+			attempts:        counter(NameAttempts, "Interpreter calls and gate reports, by reason and outcome.", "reason", "outcome"),
+			attemptSeconds:  histogram(NameAttemptSeconds, "Latency of interpreter calls.", SlowBuckets, "outcome"),
+			deliveries:      counter(NameDeliveries, "Builder deliveries, by builder and outcome.", "builder", "outcome"),
+			deliverySeconds: histogram(NameDeliverySeconds, "Latency of builder deliveries.", SlowBuckets, "builder", "outcome"),
+			httpSeconds:     histogram(NameHTTPSeconds, "Latency of HTTP requests, by route pattern and status.", DefBuckets, "route", "status"),
+			elicitations:    counter(NameElicitations, "MCP elicitations, by mode and outcome.", "mode", "outcome"),
+		}
+		r.reg.MustRegister(o.up, o.jobs, o.questions, o.autoResolved, o.gated, o.hardCap,
+			o.attempts, o.attemptSeconds, o.deliveries, o.deliverySeconds, o.httpSeconds, o.elicitations)
 		o.up.Set(1)
 		r.obs = o
 	})
@@ -113,53 +124,33 @@ func (r *Registry) ObserveDelivery(builder string, ok bool, d time.Duration) {
 	NewObserver(r).ObserveDelivery(builder, ok, d)
 }
 
-// statusEntered maps the events that move a job into a status. Events
-// that leave the status as it was (auto_resolved, gated, resumed,
-// fallback_applied after an answer, dispatched) are absent.
-var statusEntered = map[askonce.EventType]askonce.Status{
-	askonce.EventAsked:            askonce.StatusPending,
-	askonce.EventAnswered:         askonce.StatusPlanning, // only a pending job takes an answer
-	askonce.EventPlanned:          askonce.StatusSuccess,
-	askonce.EventValidationFailed: askonce.StatusValidationError,
-	askonce.EventFailed:           askonce.StatusFailed,
-	askonce.EventCancelled:        askonce.StatusCancelled,
-	askonce.EventExpired:          askonce.StatusExpired,
-}
-
-// Transition implements askonce.Observer: it counts the statuses entered
-// and the clarification outcomes in the transition's events.
+// Transition implements askonce.Observer. It reads the transition's typed
+// fields: the status entered (fx.From to job.Status), the question's type
+// when one was asked, the answer's source when a question was resolved
+// without a human, and the hard-cap outcome (fx.HardCap).
 func (o *Observer) Transition(job *askonce.Job, fx *askonce.Effects) {
-	if o == nil || fx == nil {
+	if o == nil || job == nil || fx == nil {
 		return
 	}
-	declined := false
-	for _, ev := range fx.Events {
-		if ev.Type == askonce.EventAnswered {
-			// A decline without a default also applies the fallback
-			// directive; that is the user's choice, not the hard cap.
-			declined = true
-		}
+	if job.Status != fx.From {
+		o.jobs.WithLabelValues(label(string(job.Status))).Inc()
 	}
 	for _, ev := range fx.Events {
-		if s, ok := statusEntered[ev.Type]; ok {
-			o.jobs.Inc(string(s))
-		}
 		switch ev.Type {
 		case askonce.EventAsked:
-			o.questions.Inc(eventField(ev, "type"))
+			var t askonce.QuestionType
+			if job.Question != nil {
+				t = job.Question.Type
+			}
+			o.questions.WithLabelValues(label(string(t))).Inc()
 		case askonce.EventAutoResolved:
-			o.autoResolved.Inc(eventField(ev, "source"))
+			o.autoResolved.WithLabelValues(label(string(job.AnswerSource))).Inc()
 		case askonce.EventGated:
 			o.gated.Inc()
-		case askonce.EventFallbackApplied:
-			if !declined {
-				o.hardCap.Inc("fallback")
-			}
-		case askonce.EventFailed:
-			if job != nil && job.Error == askonce.HardCapMessage {
-				o.hardCap.Inc("fail")
-			}
 		}
+	}
+	if fx.HardCap != "" {
+		o.hardCap.WithLabelValues(string(fx.HardCap)).Inc()
 	}
 }
 
@@ -169,9 +160,9 @@ func (o *Observer) Attempt(_ *askonce.Job, a askonce.Attempt) {
 	if o == nil {
 		return
 	}
-	o.attempts.Inc(string(a.Reason), string(a.Outcome))
+	o.attempts.WithLabelValues(label(string(a.Reason)), label(string(a.Outcome))).Inc()
 	if a.Reason != askonce.ReasonReport {
-		o.attemptSeconds.Observe(a.Duration.Seconds(), string(a.Outcome))
+		o.attemptSeconds.WithLabelValues(label(string(a.Outcome))).Observe(a.Duration.Seconds())
 	}
 }
 
@@ -182,7 +173,7 @@ func (o *Observer) JobCreated(*askonce.Job) {
 	if o == nil {
 		return
 	}
-	o.jobs.Inc(string(askonce.StatusPlanning))
+	o.jobs.WithLabelValues(string(askonce.StatusPlanning)).Inc()
 }
 
 // ObserveDelivery records one builder delivery try.
@@ -194,8 +185,8 @@ func (o *Observer) ObserveDelivery(builder string, ok bool, d time.Duration) {
 	if ok {
 		outcome = "ok"
 	}
-	o.deliveries.Inc(builder, outcome)
-	o.deliverySeconds.Observe(d.Seconds(), builder, outcome)
+	o.deliveries.WithLabelValues(builder, outcome).Inc()
+	o.deliverySeconds.WithLabelValues(builder, outcome).Observe(d.Seconds())
 }
 
 // ObserveHTTP records one HTTP request by route pattern and status code.
@@ -203,7 +194,7 @@ func (o *Observer) ObserveHTTP(route string, status int, d time.Duration) {
 	if o == nil {
 		return
 	}
-	o.httpSeconds.Observe(d.Seconds(), route, strconv.Itoa(status))
+	o.httpSeconds.WithLabelValues(route, strconv.Itoa(status)).Observe(d.Seconds())
 }
 
 // ObserveElicitation records one MCP elicitation by mode (form, url) and
@@ -212,16 +203,13 @@ func (o *Observer) ObserveElicitation(mode, outcome string) {
 	if o == nil {
 		return
 	}
-	o.elicitations.Inc(mode, outcome)
+	o.elicitations.WithLabelValues(mode, outcome).Inc()
 }
 
-// eventField reads a string field of an event's data, "unknown" when absent.
-func eventField(ev askonce.Event, name string) string {
-	var m map[string]any
-	if json.Unmarshal(ev.Data, &m) == nil {
-		if s, ok := m[name].(string); ok && s != "" {
-			return s
-		}
+// label is v, or "unknown" when v is empty.
+func label(v string) string {
+	if v == "" {
+		return unknown
 	}
-	return "unknown"
+	return v
 }

@@ -21,6 +21,15 @@ const (
 	CodeUnavailable         = "unavailable"
 )
 
+// ErrorCodes lists every code an error response carries: askonce's own
+// (invalid, not_found, conflict, internal) and the server's. The OpenAPI
+// document's enum of ErrorResponse.code is this list.
+var ErrorCodes = []string{
+	askonce.EINVALID, askonce.ENOTFOUND, askonce.ECONFLICT, askonce.EINTERNAL,
+	CodeBadRequest, CodeTooLarge, CodeUnsupportedMedia, CodeUnauthorized,
+	CodeMethodNotAllowed, CodeIdempotencyMismatch, CodeUnavailable,
+}
+
 // requestError is an error the server itself finds in a request, before
 // (or instead of) the engine: malformed JSON, a body over the limit, a
 // missing key. It carries its status and code.

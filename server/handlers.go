@@ -72,7 +72,7 @@ func (s *Server) listJobs(c *call) (int, any, error) {
 		Cursor:    q.Get("cursor"),
 	}
 	if f.Status != "" && !f.Status.Valid() {
-		return 0, nil, badRequest("status %q is not a job status; use planning, pending, success, validation_error, failed, cancelled or expired", f.Status)
+		return 0, nil, badRequest("status %q is not a job status; use one of %s", f.Status, strings.Join(enum(askonce.Statuses...), ", "))
 	}
 	if l := q.Get("limit"); l != "" {
 		n, err := strconv.Atoi(l)

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/internal/openapitest"
 	"github.com/askonce/askonce/metrics"
 	"github.com/askonce/askonce/rules"
 	"github.com/askonce/askonce/server"
@@ -31,6 +32,9 @@ type env struct {
 	store  *sqlite.Store
 	reg    *metrics.Registry
 	logs   *syncBuffer
+	// contract is the served OpenAPI document, loaded with kin-openapi;
+	// do validates every response against it.
+	contract *openapitest.Contract
 }
 
 type envOptions struct {
@@ -69,7 +73,8 @@ func newEnv(t *testing.T, o envOptions) *env {
 	if o.config != nil {
 		o.config(&cfg)
 	}
-	srv := httptest.NewUnstartedServer(server.New(cfg))
+	api := server.New(cfg)
+	srv := httptest.NewUnstartedServer(api)
 	if o.http != nil {
 		o.http(srv.Config)
 	}
@@ -80,7 +85,11 @@ func newEnv(t *testing.T, o envOptions) *env {
 			t.Logf("server log:\n%s", logs.String())
 		}
 	})
-	return &env{t: t, srv: srv, engine: eng, store: st, reg: reg, logs: logs}
+	c, err := openapitest.Load(api.OpenAPI(), srv.URL)
+	if err != nil {
+		t.Fatalf("the OpenAPI document does not load: %v", err)
+	}
+	return &env{t: t, srv: srv, engine: eng, store: st, reg: reg, logs: logs, contract: c}
 }
 
 type syncBuffer struct {
@@ -145,6 +154,7 @@ func (e *env) do(method, path string, body any, header ...string) response {
 	if err != nil {
 		e.t.Fatalf("%s %s: read: %v", method, path, err)
 	}
+	e.checkContract(req, resp, raw)
 	out := response{status: resp.StatusCode, header: resp.Header, raw: raw}
 	if strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
 		if err := json.Unmarshal(raw, &out.body); err != nil {

@@ -1,13 +1,20 @@
 package server_test
 
 import (
+	"bytes"
 	"net/http"
+	"runtime"
 	"strings"
 	"testing"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 )
 
-// After managed and gate traffic, /metrics holds the counters of what
-// happened.
+// After managed and gate traffic, /metrics (scraped over the loopback
+// listener and parsed with the Prometheus text parser) holds the counters
+// of what happened, and the Go runtime and process collectors.
 func TestMetrics_CountersAfterTraffic(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, envOptions{})
@@ -30,32 +37,82 @@ func TestMetrics_CountersAfterTraffic(t *testing.T) {
 	if r.status != http.StatusOK || !strings.HasPrefix(r.header.Get("Content-Type"), "text/plain; version=0.0.4") {
 		t.Fatalf("metrics: %d %s", r.status, r.header.Get("Content-Type"))
 	}
-	text := string(r.raw)
-	for _, line := range []string{
-		`askonce_up 1`,
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := p.TextToMetricFamilies(bytes.NewReader(r.raw))
+	if err != nil {
+		t.Fatalf("parse /metrics: %v\n%s", err, r.raw)
+	}
+	for _, c := range []struct {
+		name   string
+		labels map[string]string
+		want   float64
+	}{
+		{"askonce_up", nil, 1},
 		// Created 3, re-planned after 2 answers.
-		`askonce_jobs_total{status="planning"} 5`,
-		`askonce_jobs_total{status="pending"} 2`,
-		`askonce_jobs_total{status="success"} 2`,
-		`askonce_jobs_total{status="failed"} 1`,
-		`askonce_questions_asked_total{type="SELECT_ONE"} 2`,
-		`askonce_hard_cap_total{outcome="fallback"} 1`,
-		`askonce_hard_cap_total{outcome="fail"} 1`,
-		`askonce_interpreter_attempts_total{reason="initial",outcome="question"} 1`,
-		`askonce_interpreter_attempts_total{reason="initial",outcome="plan"} 1`,
-		`askonce_interpreter_attempts_total{reason="clarification_answer",outcome="plan"} 1`,
-		`askonce_interpreter_attempts_total{reason="report",outcome="question"} 4`,
-		`askonce_interpreter_attempt_duration_seconds_count{outcome="plan"} 2`,
-		`askonce_http_request_duration_seconds_count{route="POST /jobs",status="201"} 3`,
-		`askonce_http_request_duration_seconds_count{route="POST /jobs/{id}/clarification",status="200"} 2`,
-		`askonce_http_request_duration_seconds_count{route="POST /jobs/{id}/report",status="200"} 4`,
-		`askonce_http_request_duration_seconds_count{route="unmatched",status="404"} 1`,
+		{"askonce_jobs_total", map[string]string{"status": "planning"}, 5},
+		{"askonce_jobs_total", map[string]string{"status": "pending"}, 2},
+		{"askonce_jobs_total", map[string]string{"status": "success"}, 2},
+		{"askonce_jobs_total", map[string]string{"status": "failed"}, 1},
+		{"askonce_questions_asked_total", map[string]string{"type": "SELECT_ONE"}, 2},
+		{"askonce_hard_cap_total", map[string]string{"outcome": "fallback"}, 1},
+		{"askonce_hard_cap_total", map[string]string{"outcome": "fail"}, 1},
+		{"askonce_interpreter_attempts_total", map[string]string{"reason": "initial", "outcome": "question"}, 1},
+		{"askonce_interpreter_attempts_total", map[string]string{"reason": "initial", "outcome": "plan"}, 1},
+		{"askonce_interpreter_attempts_total", map[string]string{"reason": "clarification_answer", "outcome": "plan"}, 1},
+		{"askonce_interpreter_attempts_total", map[string]string{"reason": "report", "outcome": "question"}, 4},
+		{"askonce_interpreter_attempt_duration_seconds", map[string]string{"outcome": "plan"}, 2},
+		{"askonce_http_request_duration_seconds", map[string]string{"route": "POST /jobs", "status": "201"}, 3},
+		{"askonce_http_request_duration_seconds", map[string]string{"route": "POST /jobs/{id}/clarification", "status": "200"}, 2},
+		{"askonce_http_request_duration_seconds", map[string]string{"route": "POST /jobs/{id}/report", "status": "200"}, 4},
+		{"askonce_http_request_duration_seconds", map[string]string{"route": "unmatched", "status": "404"}, 1},
 	} {
-		if !strings.Contains(text, line+"\n") {
-			t.Errorf("missing %s", line)
+		if got, ok := sample(fams, c.name, c.labels); !ok || got != c.want {
+			t.Errorf("%s%v = %v (present %v), want %v", c.name, c.labels, got, ok, c.want)
+		}
+	}
+	for _, m := range fams["askonce_jobs_total"].GetMetric() {
+		if l := m.GetLabel(); len(l) != 1 || l[0].GetValue() == "unknown" {
+			t.Errorf("askonce_jobs_total series %v", l)
+		}
+	}
+	// The standard collectors: Go runtime and (on Linux) process metrics.
+	if _, ok := sample(fams, "go_goroutines", nil); !ok {
+		t.Error("no go_goroutines")
+	}
+	if runtime.GOOS == "linux" {
+		if _, ok := sample(fams, "process_resident_memory_bytes", nil); !ok {
+			t.Error("no process_resident_memory_bytes")
 		}
 	}
 	if t.Failed() {
-		t.Logf("metrics:\n%s", text)
+		t.Logf("metrics:\n%s", r.raw)
 	}
+}
+
+// sample is the value of the series of name with exactly the given labels
+// (a histogram's sample count), and whether it exists.
+func sample(fams map[string]*dto.MetricFamily, name string, labels map[string]string) (float64, bool) {
+	for _, m := range fams[name].GetMetric() {
+		if len(m.GetLabel()) != len(labels) {
+			continue
+		}
+		match := true
+		for _, l := range m.GetLabel() {
+			if v, ok := labels[l.GetName()]; !ok || v != l.GetValue() {
+				match = false
+			}
+		}
+		if !match {
+			continue
+		}
+		switch {
+		case m.Counter != nil:
+			return m.Counter.GetValue(), true
+		case m.Gauge != nil:
+			return m.Gauge.GetValue(), true
+		case m.Histogram != nil:
+			return float64(m.Histogram.GetSampleCount()), true
+		}
+	}
+	return 0, false
 }

@@ -14,8 +14,9 @@ import (
 
 // The OpenAPI 3.1 document is generated from the route table and, by
 // reflection, from the Go types of the bodies: a struct is an object whose
-// properties are its JSON names, required unless omitempty; named string
-// types of askonce's enums list their values. Nothing is written by hand,
+// properties are its JSON names, required unless omitempty (a slice
+// without omitempty may be null, as encoding/json writes a nil slice);
+// named string types of askonce's enums list their values. Nothing is written by hand,
 // so the document cannot drift from the code.
 
 // field is one JSON property of a struct.
@@ -60,16 +61,13 @@ func structFields(t reflect.Type) []field {
 
 // enumValues lists the values of askonce's enum types.
 var enumValues = map[reflect.Type][]string{
-	reflect.TypeFor[askonce.Status](): enum(askonce.StatusPlanning, askonce.StatusPending, askonce.StatusSuccess,
-		askonce.StatusValidationError, askonce.StatusFailed, askonce.StatusCancelled, askonce.StatusExpired),
-	reflect.TypeFor[askonce.ClarificationStatus](): enum(askonce.ClarificationNone, askonce.ClarificationAsked,
-		askonce.ClarificationAnswered, askonce.ClarificationSkipped),
+	reflect.TypeFor[askonce.Status]():              enum(askonce.Statuses...),
+	reflect.TypeFor[askonce.ClarificationStatus](): enum(askonce.ClarificationStatuses...),
 	reflect.TypeFor[askonce.Source](): enum(askonce.SourceUser, askonce.SourceHistory, askonce.SourceResolver,
 		askonce.SourceDefault, askonce.SourceTimeout),
-	reflect.TypeFor[askonce.Mode]():    enum(askonce.ModeManaged, askonce.ModeGate),
-	reflect.TypeFor[askonce.HardCap](): enum(askonce.HardCapFallback, askonce.HardCapFail),
-	reflect.TypeFor[askonce.QuestionType](): enum(askonce.QuestionConfirm, askonce.QuestionSelectOne,
-		askonce.QuestionTargetFile, askonce.QuestionFreeText),
+	reflect.TypeFor[askonce.Mode]():         enum(askonce.ModeManaged, askonce.ModeGate),
+	reflect.TypeFor[askonce.HardCap]():      enum(askonce.HardCapFallback, askonce.HardCapFail),
+	reflect.TypeFor[askonce.QuestionType](): enum(askonce.QuestionTypes...),
 	reflect.TypeFor[askonce.Action](): enum(askonce.ActionAsk, askonce.ActionWait, askonce.ActionResume,
 		askonce.ActionProceed, askonce.ActionDone, askonce.ActionFail),
 	reflect.TypeFor[askonce.DispatchStatus](): enum(askonce.DispatchQueued, askonce.DispatchDelivered, askonce.DispatchFailed),
@@ -77,6 +75,30 @@ var enumValues = map[reflect.Type][]string{
 		askonce.ReasonRetryValidation, askonce.ReasonClarificationAnswer, askonce.ReasonFallback, askonce.ReasonReport),
 	reflect.TypeFor[askonce.AttemptOutcome](): enum(askonce.AttemptPlan, askonce.AttemptQuestion,
 		askonce.AttemptInvalid, askonce.AttemptError),
+}
+
+// schemaRules add what struct tags cannot say to a type's schema: which
+// of several optional fields a request needs, and the enum of a plain
+// string field.
+var schemaRules = map[reflect.Type]func(obj map[string]any){
+	// POST /jobs needs a goal (or its alias prompt).
+	reflect.TypeFor[CreateJobRequest](): func(obj map[string]any) {
+		obj["anyOf"] = []any{
+			map[string]any{"required": []string{"goal"}},
+			map[string]any{"required": []string{"prompt"}},
+		}
+	},
+	// A report carries exactly one of question, plan or error.
+	reflect.TypeFor[ReportRequest](): func(obj map[string]any) {
+		obj["oneOf"] = []any{
+			map[string]any{"required": []string{"question"}},
+			map[string]any{"required": []string{"plan"}},
+			map[string]any{"required": []string{"error"}},
+		}
+	},
+	reflect.TypeFor[ErrorResponse](): func(obj map[string]any) {
+		obj["properties"].(map[string]any)["code"] = map[string]any{"type": "string", "enum": ErrorCodes}
+	},
 }
 
 func enum[T ~string](vs ...T) []string {
@@ -154,6 +176,10 @@ func (g *schemas) object(t reflect.Type) map[string]any {
 	required := []string{}
 	for _, f := range structFields(t) {
 		props[f.name] = g.of(f.typ)
+		if f.typ.Kind() == reflect.Slice && f.typ != rawJSONType && !f.omitempty {
+			// encoding/json writes a nil slice as null.
+			props[f.name].(map[string]any)["type"] = []string{"array", "null"}
+		}
 		if !f.omitempty {
 			required = append(required, f.name)
 		}
@@ -161,6 +187,9 @@ func (g *schemas) object(t reflect.Type) map[string]any {
 	obj := map[string]any{"type": "object", "properties": props}
 	if len(required) > 0 {
 		obj["required"] = required
+	}
+	if rule := schemaRules[t]; rule != nil {
+		rule(obj)
 	}
 	return obj
 }
@@ -175,8 +204,14 @@ func (s *Server) openAPI() map[string]any {
 			"operationId": operationID(rt),
 			"summary":     rt.Summary,
 		}
-		if rt.Public {
+		switch {
+		case rt.Public:
 			op["security"] = []any{}
+		case s.keys != nil:
+			op["security"] = []any{map[string]any{"bearer": []any{}}, map[string]any{"apiKey": []any{}}}
+		default:
+			// Served without API keys: a key is accepted but not needed.
+			op["security"] = []any{map[string]any{"bearer": []any{}}, map[string]any{"apiKey": []any{}}, map[string]any{}}
 		}
 		var params []any
 		for _, seg := range strings.Split(rt.Path, "/") {
@@ -208,10 +243,19 @@ func (s *Server) openAPI() map[string]any {
 					"description": "Server-Sent Events: id = event id, event = event type, data = the Event as JSON"}}
 			}
 			ok["content"] = content
+		case rt.ContentType == "application/json":
+			ok["content"] = map[string]any{rt.ContentType: map[string]any{"schema": map[string]any{"type": "object"}}}
 		case rt.ContentType != "":
 			ok["content"] = map[string]any{rt.ContentType: map[string]any{"schema": map[string]any{"type": "string"}}}
 		}
 		responses := map[string]any{strconv.Itoa(rt.Status): ok}
+		for _, code := range rt.AlsoStatus {
+			also := map[string]any{"description": http.StatusText(code)}
+			if c, found := ok["content"]; found {
+				also["content"] = c
+			}
+			responses[strconv.Itoa(code)] = also
+		}
 		if rt.Async {
 			responses[strconv.Itoa(http.StatusAccepted)] = map[string]any{
 				"description": "Planning goes on in the background (Prefer: respond-async, or the wait ran out): the job as committed, status planning. Follow it at Location, with GET /jobs/{id} or its event stream.",
@@ -224,6 +268,13 @@ func (s *Server) openAPI() map[string]any {
 			responses[strconv.Itoa(code)] = map[string]any{"description": http.StatusText(code),
 				"content": map[string]any{"application/json": map[string]any{"schema": errRef}}}
 		}
+		// Every path answers 404 for a path it does not serve (and, with
+		// an id, for a job that does not exist) and 405 for a method it
+		// does not serve.
+		if _, ok := responses["404"]; !ok {
+			responses["404"] = map[string]any{"$ref": "#/components/responses/NotFound"}
+		}
+		responses["405"] = map[string]any{"$ref": "#/components/responses/MethodNotAllowed"}
 		responses["default"] = map[string]any{"description": "Error",
 			"content": map[string]any{"application/json": map[string]any{"schema": errRef}}}
 		op["responses"] = responses
@@ -241,10 +292,19 @@ func (s *Server) openAPI() map[string]any {
 			"title":       "askonce",
 			"version":     "1",
 			"description": "Turns a goal into a validated plan, asking a human at most one typed clarifying question. Errors are {success: false, error, code}.",
+			"license":     map[string]any{"name": License},
 		},
-		"paths": paths,
+		"servers": []any{map[string]any{"url": s.serverURL(), "description": "this askonce server"}},
+		"paths":   paths,
 		"components": map[string]any{
 			"schemas": g.defs,
+			"responses": map[string]any{
+				"NotFound": map[string]any{"description": "No such route, or no such job (or another tenant's): code not_found.",
+					"content": map[string]any{"application/json": map[string]any{"schema": errRef}}},
+				"MethodNotAllowed": map[string]any{"description": "The path is served for other methods: code method_not_allowed.",
+					"headers": map[string]any{"Allow": map[string]any{"description": "the methods the path serves", "schema": map[string]any{"type": "string"}}},
+					"content": map[string]any{"application/json": map[string]any{"schema": errRef}}},
+			},
 			"securitySchemes": map[string]any{
 				"bearer": map[string]any{"type": "http", "scheme": "bearer"},
 				"apiKey": map[string]any{"type": "apiKey", "in": "header", "name": "X-API-Key"},
@@ -255,6 +315,19 @@ func (s *Server) openAPI() map[string]any {
 		doc["security"] = []any{map[string]any{"bearer": []any{}}, map[string]any{"apiKey": []any{}}}
 	}
 	return doc
+}
+
+// License is the licence named in the OpenAPI document's info. The
+// repository carries no licence file, so none is granted.
+const License = "All rights reserved"
+
+// serverURL is the document's server: the public URL when one is set,
+// else "/" (the host that served the document).
+func (s *Server) serverURL() string {
+	if s.publicURL != "" {
+		return s.publicURL
+	}
+	return "/"
 }
 
 // operationID names an operation from its method and path:

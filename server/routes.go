@@ -16,9 +16,11 @@ type route struct {
 	// an empty body.
 	Request      any
 	BodyOptional bool
-	// Response is the JSON body type of Status.
-	Response any
-	Status   int
+	// Response is the JSON body type of Status, and of the AlsoStatus
+	// statuses.
+	Response   any
+	Status     int
+	AlsoStatus []int
 	// ContentType, when set, is the non-JSON media type of the response.
 	ContentType string
 	// Stream: the route also answers text/event-stream.
@@ -90,9 +92,9 @@ func (s *Server) routeTable() []*route {
 		{Method: "GET", Path: "/sessions/{id}/history", Summary: "The session's answered questions, oldest first.",
 			Response: HistoryList{}, Status: http.StatusOK, Errors: []int{s401}, api: s.history},
 		{Method: "GET", Path: "/healthz", Summary: "200 {\"ok\":true} when the store answers, 503 otherwise.",
-			Public: true, Response: Health{}, Status: http.StatusOK, api: s.healthz},
-		{Method: "GET", Path: "/metrics", Summary: "Metrics in the Prometheus text format.",
-			Public: true, Status: http.StatusOK, ContentType: "text/plain; version=0.0.4", raw: s.metrics},
+			Public: true, Response: Health{}, Status: http.StatusOK, AlsoStatus: []int{http.StatusServiceUnavailable}, api: s.healthz},
+		{Method: "GET", Path: "/metrics", Summary: "Metrics in the Prometheus text exposition format (text/plain; version=0.0.4), or the format the scraper's Accept header asks for.",
+			Public: true, Status: http.StatusOK, ContentType: "text/plain", raw: s.metrics},
 		{Method: "GET", Path: "/openapi.json", Summary: "This document.",
 			Public: true, Status: http.StatusOK, ContentType: "application/json", raw: s.serveOpenAPI},
 	}

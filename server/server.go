@@ -13,14 +13,16 @@
 //	GET  /jobs/{id}/events            audit trail; ?after=; SSE with Accept: text/event-stream
 //	GET  /sessions/{id}/history       the session's answered questions
 //	GET  /healthz                     {"ok":true} when the store answers (public)
-//	GET  /metrics                     Prometheus text format (public)
-//	GET  /openapi.json                OpenAPI 3.1, generated from the routes (public)
+//	GET  /metrics                     Prometheus: askonce_*, go_* and process_* (public)
+//	GET  /openapi.json                OpenAPI 3.1, generated from the routes (public):
+//	                                  per-operation security, enums from the
+//	                                  exported lists, 404 and 405 documented
 //
 // # Errors
 //
 // Every error is {"success": false, "error": "<message>", "code": "<code>"},
 // plus "allowed" for an invalid answer and "job" (the current state) on a
-// conflict. Codes and statuses:
+// conflict. Codes and statuses (ErrorCodes lists the codes):
 //
 //	400 bad_request             malformed JSON, unknown field, wrong type, non-UTF-8
 //	                            body, bad query parameter or Idempotency-Key

@@ -124,11 +124,9 @@ func (f inboxFilter) query(cursor string) string {
 	return "?" + q.Encode()
 }
 
-// statuses lists every job status, in the order a job may reach them.
-var statuses = []askonce.Status{
-	askonce.StatusPlanning, askonce.StatusPending, askonce.StatusSuccess,
-	askonce.StatusValidationError, askonce.StatusFailed, askonce.StatusCancelled, askonce.StatusExpired,
-}
+// statuses lists every job status, in the order a job may reach them: the
+// root package's one list.
+var statuses = askonce.Statuses
 
 func statusNames() []string {
 	s := make([]string, len(statuses))

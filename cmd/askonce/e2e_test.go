@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/askonce/askonce/dispatch"
+	"github.com/askonce/askonce/internal/openapitest"
 )
 
 // The end-to-end tests run the built binary on a real port, as a user
@@ -54,6 +55,9 @@ type instance struct {
 	base string
 	logs *syncBuffer
 	done chan struct{}
+	// contract is the served OpenAPI document; do checks every response
+	// against it.
+	contract *openapitest.Contract
 }
 
 type syncBuffer struct {
@@ -113,6 +117,11 @@ func start(t *testing.T, env []string, args ...string) *instance {
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == 200 {
+				c, err := openapitest.Fetch(http.DefaultClient, in.base)
+				if err != nil {
+					t.Fatalf("the served OpenAPI document: %v", err)
+				}
+				in.contract = c
 				return in
 			}
 		}
@@ -171,6 +180,9 @@ func (in *instance) do(method, path string, body any, header ...string) response
 	}
 	defer resp.Body.Close()
 	raw, _ := io.ReadAll(resp.Body)
+	if err := in.contract.Validate(req, resp.StatusCode, resp.Header, raw); err != nil {
+		in.t.Errorf("contract: %s %s answered %d not as documented: %v\n%.2000s", method, path, resp.StatusCode, err, raw)
+	}
 	out := response{status: resp.StatusCode, header: resp.Header, raw: raw}
 	json.Unmarshal(raw, &out.body)
 	return out
