@@ -100,7 +100,7 @@ func boolArg(b bool) int64 {
 	return 0
 }
 
-// jobState returns the values of stateColumns for j.
+// jobState returns the values of fixedColumns, then of stateColumns, for j.
 func jobState(j *askonce.Job) ([]any, error) {
 	files, err := stringsArg(j.Files)
 	if err != nil {

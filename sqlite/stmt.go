@@ -9,11 +9,11 @@ import (
 )
 
 // stateColumns are the job columns that UpdateJob overwrites from c.Job,
-// in the order of jobState's values. The key, creation time, version and
-// the sums over the job's attempts are not among them: the store owns
-// those.
+// in the order of jobState's values after its first fixedColumns. The
+// key, the columns fixed at creation, creation time, version and the sums
+// over the job's attempts are not among them: the store owns those, and
+// an UPDATE that does not name a column leaves the indexes on it alone.
 var stateColumns = []string{
-	"session_id", "mode", "goal", "profile", "files", "hard_cap", "spec_schema",
 	"title", "status", "clarification_status",
 	"clarification_question", "clarification_type", "clarification_options",
 	"clarification_default", "clarification_reason", "clarification_cosmetic", "clarification_allow_other",
@@ -23,16 +23,30 @@ var stateColumns = []string{
 	"delivery_attempts", "delivery_error",
 }
 
-// dispatchStatusColumn is the index of dispatch_status in stateColumns.
-var dispatchStatusColumn = slices.Index(stateColumns, "dispatch_status")
+// fixedColumns are the columns a job is created with and that never
+// change, in the order of jobState's first values: session_id, mode,
+// profile and hard_cap in jobs, goal, files and spec_schema in
+// jobs_static.
+var fixedColumns = []string{"session_id", "mode", "goal", "profile", "files", "hard_cap", "spec_schema"}
 
-// jobColumns are every job column, in the order scanJob reads them.
-var jobColumns = "tenant_id, id, " + strings.Join(stateColumns, ", ") +
-	", prompt_tokens, completion_tokens, cost_usd, attempt_count, version, created_at, updated_at"
+// dispatchStatusColumn is the index of dispatch_status in jobState's values.
+var dispatchStatusColumn = len(fixedColumns) + slices.Index(stateColumns, "dispatch_status")
+
+// jobColumns are every job column of "jobs j JOIN jobs_static s", in the
+// order scanJob reads them.
+var jobColumns = "j.tenant_id, j.id, j.session_id, j.mode, s.goal, j.profile, s.files, j.hard_cap, s.spec_schema, j." +
+	strings.Join(stateColumns, ", j.") +
+	", j.prompt_tokens, j.completion_tokens, j.cost_usd, j.attempt_count, j.version, j.created_at, j.updated_at"
+
+// jobFrom is the FROM clause of jobColumns.
+const jobFrom = " FROM jobs j JOIN jobs_static s ON s.id = j.id"
 
 var (
-	insertJobSQL = "INSERT INTO jobs (" + jobColumns + ") VALUES (" +
-		strings.TrimSuffix(strings.Repeat("?, ", len(stateColumns)+9), ", ") + ")"
+	insertJobSQL = "INSERT INTO jobs (tenant_id, id, session_id, mode, profile, hard_cap, " + strings.Join(stateColumns, ", ") +
+		", prompt_tokens, completion_tokens, cost_usd, attempt_count, version, created_at, updated_at) VALUES (" +
+		strings.TrimSuffix(strings.Repeat("?, ", 6+len(stateColumns)+7), ", ") + ")"
+
+	insertStaticSQL = "INSERT INTO jobs_static (id, goal, files, spec_schema) VALUES (?, ?, ?, ?)"
 
 	// updateJobSQL is the compare-and-set. The sums over attempts are
 	// added to, never overwritten, and come back with the new version.
@@ -43,17 +57,21 @@ var (
 		WHERE tenant_id = ? AND id = ? AND version = ?
 		RETURNING version, prompt_tokens, completion_tokens, cost_usd, attempt_count`
 
-	selectJobSQL = "SELECT " + jobColumns + " FROM jobs WHERE tenant_id = ? AND id = ?"
+	selectJobSQL = "SELECT " + jobColumns + jobFrom + " WHERE j.tenant_id = ? AND j.id = ?"
 )
 
 // writeStmts are prepared on the writer and used inside its transactions.
 type writeStmts struct {
 	insertJob      *sql.Stmt
+	insertStatic   *sql.Stmt
 	updateJob      *sql.Stmt
 	selectJob      *sql.Stmt
 	addUsage       *sql.Stmt
 	insertAttempt  *sql.Stmt
 	insertEvent    *sql.Stmt
+	takeEventIDs   *sql.Stmt
+	updateFixed    *sql.Stmt
+	updateStatic   *sql.Stmt
 	upsertHistory  *sql.Stmt
 	insertDispatch *sql.Stmt
 	insertLink     *sql.Stmt
@@ -92,6 +110,7 @@ func (s *Store) prepare(ctx context.Context) error {
 		query string
 	}{
 		{s.writer, &s.w.insertJob, insertJobSQL},
+		{s.writer, &s.w.insertStatic, insertStaticSQL},
 		{s.writer, &s.w.updateJob, updateJobSQL},
 		{s.writer, &s.w.selectJob, selectJobSQL},
 		{s.writer, &s.w.addUsage, `UPDATE jobs SET
@@ -102,8 +121,15 @@ func (s *Store) prepare(ctx context.Context) error {
 			(tenant_id, job_id, n, reason, started_at, duration_ns, outcome, raw, error,
 			 prompt_tokens, completion_tokens, cost_usd)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
-		{s.writer, &s.w.insertEvent, `INSERT INTO events (tenant_id, job_id, type, at, data)
-			VALUES (?, ?, ?, ?, ?)`},
+		{s.writer, &s.w.takeEventIDs, `UPDATE event_ids SET last = last + ? RETURNING last`},
+		{s.writer, &s.w.insertEvent, `INSERT INTO events (job_id, id, tenant_id, type, at, data)
+			VALUES (?, ?, ?, ?, ?, ?)`},
+		// The columns fixed at creation are written only when a change
+		// does change them: an UPDATE that matches no row writes no page.
+		{s.writer, &s.w.updateFixed, `UPDATE jobs SET session_id = ?1, mode = ?2, profile = ?3, hard_cap = ?4
+			WHERE id = ?5 AND (session_id IS NOT ?1 OR mode IS NOT ?2 OR profile IS NOT ?3 OR hard_cap IS NOT ?4)`},
+		{s.writer, &s.w.updateStatic, `UPDATE jobs_static SET goal = ?1, files = ?2, spec_schema = ?3
+			WHERE id = ?4 AND (goal IS NOT ?1 OR files IS NOT ?2 OR spec_schema IS NOT ?3)`},
 		{s.writer, &s.w.upsertHistory, `INSERT INTO history
 			(tenant_id, session_id, question_hash, type, question, answer, job_id, at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?)
@@ -158,8 +184,10 @@ func (s *Store) prepare(ctx context.Context) error {
 		{s.writer, &s.w.dropLeases, `DELETE FROM idempotency_leases WHERE expires_at <= ?`},
 		{s.writer, &s.w.endLease, `DELETE FROM idempotency_leases WHERE owner = ?`},
 		// One lookup by the primary key of answer_links, then of jobs.
-		{s.reader, &s.r.jobByLink, "SELECT " + jobColumns + ` FROM jobs
-			WHERE (tenant_id, id) = (SELECT tenant_id, job_id FROM answer_links WHERE token_hash = ?)`},
+		{s.reader, &s.r.jobByLink, "SELECT " + jobColumns + ` FROM answer_links l
+			JOIN jobs j ON j.id = l.job_id AND j.tenant_id = l.tenant_id
+			JOIN jobs_static s ON s.id = j.id
+			WHERE l.token_hash = ?`},
 		{s.reader, &s.r.stalePlanning, `SELECT tenant_id, id FROM jobs
 			WHERE status = 'planning' AND mode = 'managed' AND updated_at < ?
 			ORDER BY updated_at, id LIMIT ?`},
@@ -176,8 +204,8 @@ func (s *Store) prepare(ctx context.Context) error {
 // statements lists every prepared statement, for Close.
 func (s *Store) statements() []*sql.Stmt {
 	st := []*sql.Stmt{
-		s.w.insertJob, s.w.updateJob, s.w.selectJob, s.w.addUsage, s.w.insertAttempt,
-		s.w.insertEvent, s.w.upsertHistory, s.w.insertDispatch, s.w.insertLink,
+		s.w.insertJob, s.w.insertStatic, s.w.updateJob, s.w.selectJob, s.w.addUsage, s.w.insertAttempt,
+		s.w.insertEvent, s.w.takeEventIDs, s.w.updateFixed, s.w.updateStatic, s.w.upsertHistory, s.w.insertDispatch, s.w.insertLink,
 		s.w.claimKey, s.w.takeOverKey, s.w.readKey, s.w.completeKey, s.w.abandonKey,
 		s.w.renewLease, s.w.dropLeases, s.w.endLease,
 		s.w.savepoint, s.w.release, s.w.rollbackTo,
