@@ -4,58 +4,37 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"slices"
-	"strings"
 )
 
-// stateColumns are the job columns that UpdateJob overwrites from c.Job,
-// in the order of jobState's values after its first fixedColumns. The
-// key, the columns fixed at creation, creation time, version and the sums
-// over the job's attempts are not among them: the store owns those, and
-// an UPDATE that does not name a column leaves the indexes on it alone.
-var stateColumns = []string{
-	"title", "status", "clarification_status",
-	"clarification_question", "clarification_type", "clarification_options",
-	"clarification_default", "clarification_reason", "clarification_cosmetic", "clarification_allow_other",
-	"clarification_expires_at", "clarification_answer", "clarification_source",
-	"clarification_answered_at", "resolved_prompt", "fallback_used",
-	"answer_delivered", "plan", "result", "error", "dispatch_status",
-	"delivery_attempts", "delivery_error",
-}
-
-// fixedColumns are the columns a job is created with and that never
-// change, in the order of jobState's first values: session_id, mode,
-// profile and hard_cap in jobs, goal, files and spec_schema in
-// jobs_static.
-var fixedColumns = []string{"session_id", "mode", "goal", "profile", "files", "hard_cap", "spec_schema"}
-
-// dispatchStatusColumn is the index of dispatch_status in jobState's values.
-var dispatchStatusColumn = len(fixedColumns) + slices.Index(stateColumns, "dispatch_status")
-
-// jobColumns are every job column of "jobs j JOIN jobs_static s", in the
-// order scanJob reads them.
-var jobColumns = "j.tenant_id, j.id, j.session_id, j.mode, s.goal, j.profile, s.files, j.hard_cap, s.spec_schema, j." +
-	strings.Join(stateColumns, ", j.") +
-	", j.prompt_tokens, j.completion_tokens, j.cost_usd, j.attempt_count, j.version, j.created_at, j.updated_at"
+// jobColumns are every job column of jobFrom, in jobTable's order: what
+// scanJob reads.
+var jobColumns = names(columnsWhere(func(*jobColumn) bool { return true }), tableAlias, ", ")
 
 // jobFrom is the FROM clause of jobColumns.
 const jobFrom = " FROM jobs j JOIN jobs_static s ON s.id = j.id"
 
 var (
-	insertJobSQL = "INSERT INTO jobs (tenant_id, id, session_id, mode, profile, hard_cap, " + strings.Join(stateColumns, ", ") +
-		", prompt_tokens, completion_tokens, cost_usd, attempt_count, version, created_at, updated_at) VALUES (" +
-		strings.TrimSuffix(strings.Repeat("?, ", 6+len(stateColumns)+7), ", ") + ")"
+	insertJobSQL = "INSERT INTO jobs (" + names(jobsColumns, none, ", ") + ") VALUES (" + placeholders(len(jobsColumns)) + ")"
 
-	insertStaticSQL = "INSERT INTO jobs_static (id, goal, files, spec_schema) VALUES (?, ?, ?, ?)"
+	insertStaticSQL = "INSERT INTO jobs_static (id, " + names(staticColumns, none, ", ") + ") VALUES (" +
+		placeholders(1+len(staticColumns)) + ")"
 
 	// updateJobSQL is the compare-and-set. The sums over attempts are
 	// added to, never overwritten, and come back with the new version.
-	updateJobSQL = "UPDATE jobs SET " + strings.Join(stateColumns, " = ?, ") + " = ?" +
+	updateJobSQL = "UPDATE jobs SET " + names(stateColumns, none, " = ?, ") + " = ?" +
 		`, prompt_tokens = prompt_tokens + ?, completion_tokens = completion_tokens + ?,
 		cost_usd = cost_usd + ?, attempt_count = attempt_count + ?,
 		version = version + 1, updated_at = ?
 		WHERE tenant_id = ? AND id = ? AND version = ?
 		RETURNING version, prompt_tokens, completion_tokens, cost_usd, attempt_count`
+
+	// The fixed columns are written only when a change does change them:
+	// an UPDATE that matches no row writes no page. The values are ?1...
+	// in column order, then the job id.
+	updateFixedSQL = "UPDATE jobs SET " + setNumbered(fixedJobs) +
+		fmt.Sprintf(" WHERE id = ?%d AND (", len(fixedJobs)+1) + changedIf(fixedJobs) + ")"
+	updateStaticSQL = "UPDATE jobs_static SET " + setNumbered(fixedStatic) +
+		fmt.Sprintf(" WHERE id = ?%d AND (", len(fixedStatic)+1) + changedIf(fixedStatic) + ")"
 
 	selectJobSQL = "SELECT " + jobColumns + jobFrom + " WHERE j.tenant_id = ? AND j.id = ?"
 )
@@ -124,12 +103,8 @@ func (s *Store) prepare(ctx context.Context) error {
 		{s.writer, &s.w.takeEventIDs, `UPDATE event_ids SET last = last + ? RETURNING last`},
 		{s.writer, &s.w.insertEvent, `INSERT INTO events (job_id, id, tenant_id, type, at, data)
 			VALUES (?, ?, ?, ?, ?, ?)`},
-		// The columns fixed at creation are written only when a change
-		// does change them: an UPDATE that matches no row writes no page.
-		{s.writer, &s.w.updateFixed, `UPDATE jobs SET session_id = ?1, mode = ?2, profile = ?3, hard_cap = ?4
-			WHERE id = ?5 AND (session_id IS NOT ?1 OR mode IS NOT ?2 OR profile IS NOT ?3 OR hard_cap IS NOT ?4)`},
-		{s.writer, &s.w.updateStatic, `UPDATE jobs_static SET goal = ?1, files = ?2, spec_schema = ?3
-			WHERE id = ?4 AND (goal IS NOT ?1 OR files IS NOT ?2 OR spec_schema IS NOT ?3)`},
+		{s.writer, &s.w.updateFixed, updateFixedSQL},
+		{s.writer, &s.w.updateStatic, updateStaticSQL},
 		{s.writer, &s.w.upsertHistory, `INSERT INTO history
 			(tenant_id, session_id, question_hash, type, question, answer, job_id, at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?)

@@ -31,17 +31,19 @@ func (s *Store) CreateJob(ctx context.Context, job *askonce.Job, events []askonc
 	if !job.CreatedAt.IsZero() {
 		created = fromNanos(job.CreatedAt.UnixNano())
 	}
-	state, err := jobState(job)
+	// The row as stored: the store's columns start over.
+	ins := *job
+	ins.Version, ins.Usage, ins.AttemptCount = 1, askonce.Usage{}, 0
+	ins.CreatedAt, ins.UpdatedAt = created, created
+	args, err := jobArgs(&ins, jobsColumns)
 	if err != nil {
 		return fmt.Errorf("create job %s: %w", job.ID, err)
 	}
-	// state begins with the fixedColumns: session, mode, goal, profile,
-	// files, hard cap, spec schema.
-	args := make([]any, 0, len(state)+9)
-	args = append(args, job.TenantID, job.ID, state[0], state[1], state[3], state[5])
-	args = append(args, state[len(fixedColumns):]...)
-	args = append(args, int64(0), int64(0), float64(0), int64(0), int64(1), created.UnixNano(), created.UnixNano())
-	static := []any{job.ID, state[2], state[4], state[6]}
+	static, err := jobArgs(&ins, staticColumns)
+	if err != nil {
+		return fmt.Errorf("create job %s: %w", job.ID, err)
+	}
+	static = append([]any{job.ID}, static...)
 
 	var appended []askonce.Event
 	err = s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
@@ -91,7 +93,7 @@ var errDispatched = errors.New("dispatch already queued")
 // id, At now when zero, and their assigned IDs; c.History takes the job's
 // tenant, and its session, job and time when unset. c.AnswerLink is kept in
 // answer_links, and c.Notify goes to Options.OnNotify, in the same
-// transaction. The fields a job is created with (fixedColumns) are
+// transaction. The fields a job is created with (fixedColumn) are
 // rewritten only when the change changes them, so that a transition
 // writes the job row and the indexes on what it changes, no more.
 func (s *Store) UpdateJob(ctx context.Context, c *askonce.Change) error {
@@ -99,20 +101,29 @@ func (s *Store) UpdateJob(ctx context.Context, c *askonce.Change) error {
 		return askonce.Errorf(askonce.EINVALID, "update job: the change has no job")
 	}
 	j := c.Job
-	state, err := jobState(j)
+	w := *j // as written
+	if c.Dispatch {
+		w.Dispatch = askonce.DispatchQueued
+	}
+	state, err := jobArgs(&w, stateColumns)
 	if err != nil {
 		return fmt.Errorf("update job %s: %w", j.ID, err)
 	}
-	if c.Dispatch {
-		state[dispatchStatusColumn] = string(askonce.DispatchQueued)
+	fixed, err := jobArgs(j, fixedJobs)
+	if err != nil {
+		return fmt.Errorf("update job %s: %w", j.ID, err)
 	}
+	static, err := jobArgs(j, fixedStatic)
+	if err != nil {
+		return fmt.Errorf("update job %s: %w", j.ID, err)
+	}
+	fixed, static = append(fixed, j.ID), append(static, j.ID)
 	var add askonce.Usage
 	for _, a := range c.Attempts {
 		add = add.Add(a.Usage)
 	}
 	now := s.stamp()
-	fixed := state[:len(fixedColumns)]
-	args := append(state[len(fixedColumns):],
+	args := append(state,
 		add.PromptTokens, add.CompletionTokens, add.CostUSD, int64(len(c.Attempts)),
 		now.UnixNano(), j.TenantID, j.ID, j.Version)
 
@@ -149,10 +160,10 @@ func (s *Store) UpdateJob(ctx context.Context, c *askonce.Change) error {
 		if err != nil {
 			return err
 		}
-		if _, err := tx.StmtContext(ctx, s.w.updateFixed).ExecContext(ctx, fixed[0], fixed[1], fixed[3], fixed[5], j.ID); err != nil {
+		if _, err := tx.StmtContext(ctx, s.w.updateFixed).ExecContext(ctx, fixed...); err != nil {
 			return err
 		}
-		if _, err := tx.StmtContext(ctx, s.w.updateStatic).ExecContext(ctx, fixed[2], fixed[4], fixed[6], j.ID); err != nil {
+		if _, err := tx.StmtContext(ctx, s.w.updateStatic).ExecContext(ctx, static...); err != nil {
 			return err
 		}
 		if len(c.Attempts) > 0 {
