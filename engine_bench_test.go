@@ -4,9 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
@@ -23,10 +21,10 @@ import (
 // one round trip (checkpoints off and untimed while it runs) and its time
 // in one-row commits on the same driver and pragmas (floor-commits/op).
 func BenchmarkRoundTripClarification(b *testing.B) {
-	floor := floorCommit(b)
+	floor := newFloorProbe(b)
 	st := openStore(b, filepath.Join(b.TempDir(), "bench.db"))
 	e := &askonce.Engine{Store: st, Interpreter: rulesInterpreter(b)}
-	m := newWALMeter(b, st.WriteDB(), st.Commits)
+	m := newWALMeter(b, st.WriteDB(), st.Commits, floor)
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
@@ -42,16 +40,16 @@ func BenchmarkRoundTripClarification(b *testing.B) {
 		m.tick()
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "roundtrips/s")
-	m.report(floor)
+	m.report()
 }
 
 // BenchmarkCreateNoQuestion measures create -> success for a goal that
 // needs no question.
 func BenchmarkCreateNoQuestion(b *testing.B) {
-	floor := floorCommit(b)
+	floor := newFloorProbe(b)
 	st := openStore(b, filepath.Join(b.TempDir(), "bench.db"))
 	e := &askonce.Engine{Store: st, Interpreter: rulesInterpreter(b)}
-	m := newWALMeter(b, st.WriteDB(), st.Commits)
+	m := newWALMeter(b, st.WriteDB(), st.Commits, floor)
 	b.ReportAllocs()
 	for b.Loop() {
 		j, err := e.Create(ctx, askonce.CreateRequest{Goal: "write the README then add tests", SessionID: "bench"})
@@ -61,7 +59,7 @@ func BenchmarkCreateNoQuestion(b *testing.B) {
 		m.tick()
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "jobs/s")
-	m.report(floor)
+	m.report()
 }
 
 // BenchmarkRoundTripClarificationParallel runs round trips from 16
@@ -92,10 +90,13 @@ func BenchmarkRoundTripClarificationParallel(b *testing.B) {
 func floorStore(path string) (*sqlite.Store, error) { return sqlite.Open(context.Background(), path) }
 
 // A walMeter counts the WAL frames and the write transactions of a store
-// while a serial benchmark runs. Automatic checkpoints are off while it
-// measures; every meterEvery iterations the timer stops and a TRUNCATE
-// checkpoint reports the frames in the WAL and empties it, so the WAL
-// never grows large and no checkpoint is timed.
+// while a serial benchmark runs, and the floor its time is given in.
+// Automatic checkpoints are off while it measures; every meterEvery
+// iterations the timer stops, a checkpoint reports the frames in the WAL
+// and empties it (so the WAL never grows large and no checkpoint is
+// timed), and the floor probe times floorEvery one-row commits: the floor
+// is measured in the same seconds as the benchmark, so a burst of load on
+// the shared machine moves both.
 type walMeter struct {
 	b       *testing.B
 	db      *sql.DB // the store's writer
@@ -103,132 +104,124 @@ type walMeter struct {
 	start   int64 // commits when the meter started
 	frames  int64 // frames counted so far
 	n       int   // iterations so far
+	floor   *floorProbe
 }
 
-const meterEvery = 128
+const (
+	meterEvery = 128
+	floorEvery = 32
+)
 
-func newWALMeter(b *testing.B, db *sql.DB, commits func() int64) *walMeter {
+// newWALMeter meters the store whose writer is db; with floor, it also
+// reports floor-commits/op.
+func newWALMeter(b *testing.B, db *sql.DB, commits func() int64, floor *floorProbe) *walMeter {
 	b.Helper()
 	if _, err := db.Exec(`PRAGMA wal_autocheckpoint = 0`); err != nil {
 		b.Fatal(err)
 	}
-	m := &walMeter{b: b, db: db, commits: commits}
-	m.checkpoint()
-	m.frames = 0
+	m := &walMeter{b: b, db: db, commits: commits, floor: floor}
+	checkpoint(b, db)
 	m.start = commits()
 	return m
 }
 
-// checkpoint adds the frames in the WAL to m.frames and empties it. A
-// PASSIVE checkpoint reports the frames (TRUNCATE reports those left
-// after it, none), then TRUNCATE starts the WAL over.
-func (m *walMeter) checkpoint() {
+// checkpoint returns the frames in db's WAL and empties it. A PASSIVE
+// checkpoint reports the frames (TRUNCATE reports those left after it,
+// none), then TRUNCATE starts the WAL over.
+func checkpoint(b *testing.B, db *sql.DB) int64 {
 	var busy, log, done int64
-	if err := m.db.QueryRow(`PRAGMA wal_checkpoint(PASSIVE)`).Scan(&busy, &log, &done); err != nil {
-		m.b.Fatal(err)
+	if err := db.QueryRow(`PRAGMA wal_checkpoint(PASSIVE)`).Scan(&busy, &log, &done); err != nil {
+		b.Fatal(err)
 	}
 	if busy != 0 || done != log {
-		m.b.Fatalf("wal checkpoint: busy, %d of %d frames copied", done, log)
+		b.Fatalf("wal checkpoint: busy, %d of %d frames copied", done, log)
 	}
-	m.frames += max(log, 0)
-	if err := m.db.QueryRow(`PRAGMA wal_checkpoint(TRUNCATE)`).Scan(&busy, &log, &done); err != nil {
-		m.b.Fatal(err)
+	var tbusy, tlog, tdone int64
+	if err := db.QueryRow(`PRAGMA wal_checkpoint(TRUNCATE)`).Scan(&tbusy, &tlog, &tdone); err != nil {
+		b.Fatal(err)
 	}
-	if busy != 0 {
-		m.b.Fatal("wal checkpoint: busy")
+	if tbusy != 0 {
+		b.Fatal("wal checkpoint: busy")
 	}
+	return max(log, 0)
 }
 
-// tick counts one iteration and checkpoints, untimed, every meterEvery.
+// tick counts one iteration; every meterEvery it checkpoints and samples
+// the floor, untimed.
 func (m *walMeter) tick() {
 	m.n++
 	if m.n%meterEvery == 0 {
 		m.b.StopTimer()
-		m.checkpoint()
+		m.frames += checkpoint(m.b, m.db)
+		if m.floor != nil {
+			m.floor.sample(m.b)
+		}
 		m.b.StartTimer()
 	}
 }
 
 // report checkpoints once more and reports walframes/op, txs/op and, with
-// floor (ns per one-row commit, 0: not measured), floor-commits/op: the
-// time of one iteration in one-row commits on the same driver and pragmas.
-func (m *walMeter) report(floor float64) {
-	m.checkpoint()
+// a floor probe, floor-commits/op: the time of one iteration in one-row
+// commits on the same driver and pragmas.
+func (m *walMeter) report() {
+	m.frames += checkpoint(m.b, m.db)
 	if m.n == 0 {
 		return
 	}
 	m.b.ReportMetric(float64(m.frames)/float64(m.n), "walframes/op")
 	m.b.ReportMetric(float64(m.commits()-m.start)/float64(m.n), "txs/op")
-	if floor > 0 {
-		m.b.ReportMetric(float64(m.b.Elapsed().Nanoseconds())/float64(m.n)/floor, "floor-commits/op")
+	if m.floor != nil {
+		if m.floor.n == 0 {
+			m.floor.sample(m.b)
+		}
+		perCommit := float64(m.floor.total.Nanoseconds()) / float64(m.floor.n)
+		m.b.ReportMetric(float64(m.b.Elapsed().Nanoseconds())/float64(m.n)/perCommit, "floor-commits/op")
 	}
 }
 
-// floorOnce measures, once per test binary, what one-row INSERT commits
-// cost on the driver and pragmas of a store: the floor a round trip's cost
-// is given in.
-var (
-	floorOnce sync.Once
-	floorNs   float64
-	floorErr  error
-)
+// A floorProbe times one-row INSERT transactions on the writer of a store
+// of its own (same driver, same pragmas, checkpoints off and untimed).
+type floorProbe struct {
+	db    *sql.DB
+	ins   *sql.Stmt
+	total time.Duration
+	n     int
+}
 
-// floorCommit returns the time of one one-row INSERT transaction on the
-// writer of a fresh store (same driver, same pragmas, checkpoints off and
-// untimed as under a walMeter), in nanoseconds.
-func floorCommit(b *testing.B) float64 {
+// newFloorProbe opens the probe's store in a temporary directory.
+func newFloorProbe(b *testing.B) *floorProbe {
 	b.Helper()
-	floorOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "askonce-floor-")
-		if err != nil {
-			floorErr = err
-			return
-		}
-		defer os.RemoveAll(dir)
-		s, err := floorStore(filepath.Join(dir, "floor.db"))
-		if err != nil {
-			floorErr = err
-			return
-		}
-		defer s.Close()
-		db := s.WriteDB()
-		floorNs, floorErr = timeFloor(db, 4096)
-	})
-	if floorErr != nil {
-		b.Fatal(floorErr)
+	s, err := floorStore(filepath.Join(b.TempDir(), "floor.db"))
+	if err != nil {
+		b.Fatal(err)
 	}
-	return floorNs
+	b.Cleanup(func() { s.Close() })
+	p := &floorProbe{db: s.WriteDB()}
+	if _, err := p.db.Exec(`CREATE TABLE floor_bench (id INTEGER PRIMARY KEY, v TEXT NOT NULL) STRICT`); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := p.db.Exec(`PRAGMA wal_autocheckpoint = 0`); err != nil {
+		b.Fatal(err)
+	}
+	if p.ins, err = p.db.Prepare(`INSERT INTO floor_bench (v) VALUES (?)`); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { p.ins.Close() })
+	return p
 }
 
-// timeFloor runs n one-row INSERT transactions on db and returns the mean
-// time of one, checkpointing untimed every meterEvery.
-func timeFloor(db *sql.DB, n int) (float64, error) {
+// sample times floorEvery commits, then empties the probe's WAL.
+func (p *floorProbe) sample(b *testing.B) {
 	ctx := context.Background()
-	if _, err := db.Exec(`CREATE TABLE IF NOT EXISTS floor_bench (id INTEGER PRIMARY KEY, v TEXT NOT NULL) STRICT`); err != nil {
-		return 0, err
-	}
-	if _, err := db.Exec(`PRAGMA wal_autocheckpoint = 0`); err != nil {
-		return 0, err
-	}
-	ins, err := db.Prepare(`INSERT INTO floor_bench (v) VALUES (?)`)
-	if err != nil {
-		return 0, err
-	}
-	defer ins.Close()
-	var total time.Duration
-	for done := 0; done < n; {
-		start := time.Now()
-		for i := 0; i < meterEvery && done < n; i, done = i+1, done+1 {
-			if err := floorOne(ctx, db, ins); err != nil {
-				return 0, err
-			}
-		}
-		total += time.Since(start)
-		if _, err := db.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
-			return 0, err
+	start := time.Now()
+	for range floorEvery {
+		if err := floorOne(ctx, p.db, p.ins); err != nil {
+			b.Fatal(err)
 		}
 	}
-	return float64(total.Nanoseconds()) / float64(n), nil
+	p.total += time.Since(start)
+	p.n += floorEvery
+	checkpoint(b, p.db)
 }
 
 // floorOne is one one-row INSERT transaction.
