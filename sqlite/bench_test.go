@@ -3,7 +3,9 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"encoding/binary"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -109,6 +111,78 @@ func BenchmarkClarificationRoundTrip(b *testing.B) {
 		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "roundtrips/s")
 		b.ReportMetric(float64(s.Commits()-start)/float64(b.N), "txs/op")
 	})
+}
+
+// BenchmarkRoundTripPages tells where the WAL frames of
+// BenchmarkClarificationRoundTrip/serial go: it runs the round trips with
+// checkpoints off, reads the page number of every frame from the WAL's
+// frame headers, names the pages by b-tree (table or index) with the
+// dbstat table, and reports frames per round trip for each b-tree. Run it
+// with a fixed count (-benchtime 200x): the WAL keeps every frame.
+func BenchmarkRoundTripPages(b *testing.B) {
+	plan := &askonce.Plan{Title: "Copper", Spec: json.RawMessage(`{"name": "copper"}`),
+		Tasks: []askonce.Task{{ID: "t1", Title: "Block", Instruction: "Register the block"}}}
+	s := openTest(b, Options{})
+	db := s.WriteDB()
+	ctx := context.Background()
+	tenant := storetest.NewTenant()
+	for range 200 { // a database that is not empty
+		if err := roundTrip(ctx, s, tenant, plan); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if _, err := db.Exec(`PRAGMA wal_autocheckpoint = 0`); err != nil {
+		b.Fatal(err)
+	}
+	checkpoint(b, db)
+	n := 0
+	for b.Loop() {
+		if err := roundTrip(ctx, s, tenant, plan); err != nil {
+			b.Fatal(err)
+		}
+		n++
+	}
+	b.StopTimer()
+	names := map[uint32]string{}
+	rows, err := db.Query(`SELECT name, pageno FROM dbstat`)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for rows.Next() {
+		var name string
+		var page uint32
+		if err := rows.Scan(&name, &page); err != nil {
+			b.Fatal(err)
+		}
+		names[page] = name
+	}
+	rows.Close()
+	var path string
+	if err := db.QueryRow(`SELECT file FROM pragma_database_list WHERE name = 'main'`).Scan(&path); err != nil {
+		b.Fatal(err)
+	}
+	wal, err := os.ReadFile(path + "-wal")
+	if err != nil {
+		b.Fatal(err)
+	}
+	if len(wal) < 32 {
+		b.Fatalf("WAL of %d bytes", len(wal))
+	}
+	// https://www.sqlite.org/fileformat.html#the_write_ahead_log: a
+	// 32-byte header, then frames of a 24-byte header (page number
+	// first) and a page.
+	pageSize := int(binary.BigEndian.Uint32(wal[8:12]))
+	frames := map[string]int{}
+	for off := 32; off+24+pageSize <= len(wal); off += 24 + pageSize {
+		name := names[binary.BigEndian.Uint32(wal[off:])]
+		if name == "" {
+			name = "free"
+		}
+		frames[name]++
+	}
+	for name, c := range frames {
+		b.ReportMetric(float64(c)/float64(n), "frames:"+name+"/op")
+	}
 }
 
 // BenchmarkFloorCommit is the floor the round trips are measured against:
