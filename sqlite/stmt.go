@@ -20,17 +20,21 @@ var (
 		placeholders(1+len(staticColumns)) + ")"
 
 	// updateJobSQL is the compare-and-set. The sums over attempts are
-	// added to, never overwritten, and come back with the new version.
+	// added to, never overwritten, and come back with the new version,
+	// with whether the change changes the fixed columns of jobs (their
+	// values follow the WHERE's) and of jobs_static (then theirs).
 	updateJobSQL = "UPDATE jobs SET " + names(stateColumns, none, " = ?, ") + " = ?" +
 		`, prompt_tokens = prompt_tokens + ?, completion_tokens = completion_tokens + ?,
 		cost_usd = cost_usd + ?, attempt_count = attempt_count + ?,
 		version = version + 1, updated_at = ?
 		WHERE tenant_id = ? AND id = ? AND version = ?
-		RETURNING version, prompt_tokens, completion_tokens, cost_usd, attempt_count`
+		RETURNING version, prompt_tokens, completion_tokens, cost_usd, attempt_count, ` +
+		names(fixedJobs, none, " IS NOT ? OR ") + " IS NOT ?" +
+		", EXISTS (SELECT 1 FROM jobs_static s WHERE s.id = jobs.id AND (" + names(fixedStatic, tableAlias, " IS NOT ? OR ") + " IS NOT ?))"
 
-	// The fixed columns are written only when a change does change them:
-	// an UPDATE that matches no row writes no page. The values are ?1...
-	// in column order, then the job id.
+	// The fixed columns are written only when a change does change them
+	// (updateJobSQL tells). The values are ?1... in column order, then
+	// the job id.
 	updateFixedSQL = "UPDATE jobs SET " + setNumbered(fixedJobs) +
 		fmt.Sprintf(" WHERE id = ?%d AND (", len(fixedJobs)+1) + changedIf(fixedJobs) + ")"
 	updateStaticSQL = "UPDATE jobs_static SET " + setNumbered(fixedStatic) +

@@ -126,6 +126,8 @@ func (s *Store) UpdateJob(ctx context.Context, c *askonce.Change) error {
 	args := append(state,
 		add.PromptTokens, add.CompletionTokens, add.CostUSD, int64(len(c.Attempts)),
 		now.UnixNano(), j.TenantID, j.ID, j.Version)
+	args = append(args, fixed[:len(fixed)-1]...)
+	args = append(args, static[:len(static)-1]...)
 
 	var hist *askonce.HistoryEntry
 	if c.History != nil {
@@ -152,19 +154,24 @@ func (s *Store) UpdateJob(ctx context.Context, c *askonce.Change) error {
 		appended []askonce.Event
 	)
 	err = s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		var fixedChanged, staticChanged bool
 		err := tx.StmtContext(ctx, s.w.updateJob).QueryRowContext(ctx, args...).
-			Scan(&version, &usage.PromptTokens, &usage.CompletionTokens, &usage.CostUSD, &count)
+			Scan(&version, &usage.PromptTokens, &usage.CompletionTokens, &usage.CostUSD, &count, &fixedChanged, &staticChanged)
 		if errors.Is(err, sql.ErrNoRows) {
 			return s.lostUpdate(ctx, tx, j)
 		}
 		if err != nil {
 			return err
 		}
-		if _, err := tx.StmtContext(ctx, s.w.updateFixed).ExecContext(ctx, fixed...); err != nil {
-			return err
+		if fixedChanged {
+			if _, err := tx.StmtContext(ctx, s.w.updateFixed).ExecContext(ctx, fixed...); err != nil {
+				return err
+			}
 		}
-		if _, err := tx.StmtContext(ctx, s.w.updateStatic).ExecContext(ctx, static...); err != nil {
-			return err
+		if staticChanged {
+			if _, err := tx.StmtContext(ctx, s.w.updateStatic).ExecContext(ctx, static...); err != nil {
+				return err
+			}
 		}
 		if len(c.Attempts) > 0 {
 			st := tx.StmtContext(ctx, s.w.insertAttempt)
