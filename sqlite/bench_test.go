@@ -2,8 +2,13 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
+	"encoding/binary"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/storetest"
@@ -75,19 +80,24 @@ func BenchmarkClarificationRoundTrip(b *testing.B) {
 	plan := &askonce.Plan{Title: "Copper", Spec: json.RawMessage(`{"name": "copper"}`),
 		Tasks: []askonce.Task{{ID: "t1", Title: "Block", Instruction: "Register the block"}}}
 	b.Run("serial", func(b *testing.B) {
+		floor := newFloorProbe(b)
 		s := openTest(b, Options{})
 		tenant := storetest.NewTenant()
+		m := newWALMeter(b, s.WriteDB(), s.Commits, floor)
 		b.ReportAllocs()
 		for b.Loop() {
 			if err := roundTrip(context.Background(), s, tenant, plan); err != nil {
 				b.Fatal(err)
 			}
+			m.tick()
 		}
 		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "roundtrips/s")
+		m.report()
 	})
 	b.Run("parallel", func(b *testing.B) {
 		s := openTest(b, Options{})
 		tenant := storetest.NewTenant()
+		start := s.Commits()
 		b.ReportAllocs()
 		b.SetParallelism(8)
 		b.RunParallel(func(pb *testing.PB) {
@@ -99,8 +109,112 @@ func BenchmarkClarificationRoundTrip(b *testing.B) {
 			}
 		})
 		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "roundtrips/s")
+		b.ReportMetric(float64(s.Commits()-start)/float64(b.N), "txs/op")
 	})
 }
+
+// BenchmarkRoundTripPages tells where the WAL frames of
+// BenchmarkClarificationRoundTrip/serial go: it runs the round trips with
+// checkpoints off, reads the page number of every frame from the WAL's
+// frame headers, names the pages by b-tree (table or index) with the
+// dbstat table, and reports frames per round trip for each b-tree. Run it
+// with a fixed count (-benchtime 200x): the WAL keeps every frame.
+func BenchmarkRoundTripPages(b *testing.B) {
+	plan := &askonce.Plan{Title: "Copper", Spec: json.RawMessage(`{"name": "copper"}`),
+		Tasks: []askonce.Task{{ID: "t1", Title: "Block", Instruction: "Register the block"}}}
+	s := openTest(b, Options{})
+	db := s.WriteDB()
+	ctx := context.Background()
+	tenant := storetest.NewTenant()
+	for range 200 { // a database that is not empty
+		if err := roundTrip(ctx, s, tenant, plan); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if _, err := db.Exec(`PRAGMA wal_autocheckpoint = 0`); err != nil {
+		b.Fatal(err)
+	}
+	checkpoint(b, db)
+	n := 0
+	for b.Loop() {
+		if err := roundTrip(ctx, s, tenant, plan); err != nil {
+			b.Fatal(err)
+		}
+		n++
+	}
+	b.StopTimer()
+	names := map[uint32]string{}
+	rows, err := db.Query(`SELECT name, pageno FROM dbstat`)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for rows.Next() {
+		var name string
+		var page uint32
+		if err := rows.Scan(&name, &page); err != nil {
+			b.Fatal(err)
+		}
+		names[page] = name
+	}
+	rows.Close()
+	var path string
+	if err := db.QueryRow(`SELECT file FROM pragma_database_list WHERE name = 'main'`).Scan(&path); err != nil {
+		b.Fatal(err)
+	}
+	wal, err := os.ReadFile(path + "-wal")
+	if err != nil {
+		b.Fatal(err)
+	}
+	if len(wal) < 32 {
+		b.Fatalf("WAL of %d bytes", len(wal))
+	}
+	// https://www.sqlite.org/fileformat.html#the_write_ahead_log: a
+	// 32-byte header, then frames of a 24-byte header (page number
+	// first) and a page.
+	pageSize := int(binary.BigEndian.Uint32(wal[8:12]))
+	frames := map[string]int{}
+	for off := 32; off+24+pageSize <= len(wal); off += 24 + pageSize {
+		name := names[binary.BigEndian.Uint32(wal[off:])]
+		if name == "" {
+			name = "free"
+		}
+		frames[name]++
+	}
+	for name, c := range frames {
+		b.ReportMetric(float64(c)/float64(n), "frames:"+name+"/op")
+	}
+}
+
+// BenchmarkFloorCommit is the floor the round trips are measured against:
+// one transaction that inserts one row, on the writer connection of a
+// store (the same driver and pragmas), checkpoints off and untimed as in
+// BenchmarkClarificationRoundTrip/serial.
+func BenchmarkFloorCommit(b *testing.B) {
+	s := openTest(b, Options{})
+	db := s.WriteDB()
+	ctx := context.Background()
+	if _, err := db.Exec(`CREATE TABLE floor_bench (id INTEGER PRIMARY KEY, v TEXT NOT NULL) STRICT`); err != nil {
+		b.Fatal(err)
+	}
+	ins, err := db.Prepare(`INSERT INTO floor_bench (v) VALUES (?)`)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ins.Close()
+	var commits int64
+	m := newWALMeter(b, db, func() int64 { return commits }, nil)
+	for b.Loop() {
+		if err := floorOne(ctx, db, ins); err != nil {
+			b.Fatal(err)
+		}
+		commits++
+		m.tick()
+	}
+	m.report()
+}
+
+// floorStore opens the store whose writer floorCommit measures.
+func floorStore(path string) (*Store, error) { return Open(context.Background(), path) }
 
 func roundTrip(ctx context.Context, s *Store, tenant string, plan *askonce.Plan) error {
 	j := storetest.NewJob(tenant)
@@ -137,4 +251,152 @@ func roundTrip(ctx context.Context, s *Store, tenant string, plan *askonce.Plan)
 	}
 	_, err = s.GetJob(ctx, tenant, j.ID)
 	return err
+}
+
+// A walMeter counts the WAL frames and the write transactions of a store
+// while a serial benchmark runs, and the floor its time is given in.
+// Automatic checkpoints are off while it measures; every meterEvery
+// iterations the timer stops, a checkpoint reports the frames in the WAL
+// and empties it (so the WAL never grows large and no checkpoint is
+// timed), and the floor probe times floorEvery one-row commits: the floor
+// is measured in the same seconds as the benchmark, so a burst of load on
+// the shared machine moves both.
+type walMeter struct {
+	b       *testing.B
+	db      *sql.DB // the store's writer
+	commits func() int64
+	start   int64 // commits when the meter started
+	frames  int64 // frames counted so far
+	n       int   // iterations so far
+	floor   *floorProbe
+}
+
+const (
+	meterEvery = 128
+	floorEvery = 32
+)
+
+// newWALMeter meters the store whose writer is db; with floor, it also
+// reports floor-commits/op.
+func newWALMeter(b *testing.B, db *sql.DB, commits func() int64, floor *floorProbe) *walMeter {
+	b.Helper()
+	if _, err := db.Exec(`PRAGMA wal_autocheckpoint = 0`); err != nil {
+		b.Fatal(err)
+	}
+	m := &walMeter{b: b, db: db, commits: commits, floor: floor}
+	checkpoint(b, db)
+	m.start = commits()
+	return m
+}
+
+// checkpoint returns the frames in db's WAL and empties it. A PASSIVE
+// checkpoint reports the frames (TRUNCATE reports those left after it,
+// none), then TRUNCATE starts the WAL over.
+func checkpoint(b *testing.B, db *sql.DB) int64 {
+	var busy, log, done int64
+	if err := db.QueryRow(`PRAGMA wal_checkpoint(PASSIVE)`).Scan(&busy, &log, &done); err != nil {
+		b.Fatal(err)
+	}
+	if busy != 0 || done != log {
+		b.Fatalf("wal checkpoint: busy, %d of %d frames copied", done, log)
+	}
+	var tbusy, tlog, tdone int64
+	if err := db.QueryRow(`PRAGMA wal_checkpoint(TRUNCATE)`).Scan(&tbusy, &tlog, &tdone); err != nil {
+		b.Fatal(err)
+	}
+	if tbusy != 0 {
+		b.Fatal("wal checkpoint: busy")
+	}
+	return max(log, 0)
+}
+
+// tick counts one iteration; every meterEvery it checkpoints and samples
+// the floor, untimed.
+func (m *walMeter) tick() {
+	m.n++
+	if m.n%meterEvery == 0 {
+		m.b.StopTimer()
+		m.frames += checkpoint(m.b, m.db)
+		if m.floor != nil {
+			m.floor.sample(m.b)
+		}
+		m.b.StartTimer()
+	}
+}
+
+// report checkpoints once more and reports walframes/op, txs/op and, with
+// a floor probe, floor-commits/op: the time of one iteration in one-row
+// commits on the same driver and pragmas.
+func (m *walMeter) report() {
+	m.frames += checkpoint(m.b, m.db)
+	if m.n == 0 {
+		return
+	}
+	m.b.ReportMetric(float64(m.frames)/float64(m.n), "walframes/op")
+	m.b.ReportMetric(float64(m.commits()-m.start)/float64(m.n), "txs/op")
+	if m.floor != nil {
+		if m.floor.n == 0 {
+			m.floor.sample(m.b)
+		}
+		perCommit := float64(m.floor.total.Nanoseconds()) / float64(m.floor.n)
+		m.b.ReportMetric(float64(m.b.Elapsed().Nanoseconds())/float64(m.n)/perCommit, "floor-commits/op")
+	}
+}
+
+// A floorProbe times one-row INSERT transactions on the writer of a store
+// of its own (same driver, same pragmas, checkpoints off and untimed).
+type floorProbe struct {
+	db    *sql.DB
+	ins   *sql.Stmt
+	total time.Duration
+	n     int
+}
+
+// newFloorProbe opens the probe's store in a temporary directory.
+func newFloorProbe(b *testing.B) *floorProbe {
+	b.Helper()
+	s, err := floorStore(filepath.Join(b.TempDir(), "floor.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { s.Close() })
+	p := &floorProbe{db: s.WriteDB()}
+	if _, err := p.db.Exec(`CREATE TABLE floor_bench (id INTEGER PRIMARY KEY, v TEXT NOT NULL) STRICT`); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := p.db.Exec(`PRAGMA wal_autocheckpoint = 0`); err != nil {
+		b.Fatal(err)
+	}
+	if p.ins, err = p.db.Prepare(`INSERT INTO floor_bench (v) VALUES (?)`); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { p.ins.Close() })
+	return p
+}
+
+// sample times floorEvery commits, then empties the probe's WAL.
+func (p *floorProbe) sample(b *testing.B) {
+	ctx := context.Background()
+	start := time.Now()
+	for range floorEvery {
+		if err := floorOne(ctx, p.db, p.ins); err != nil {
+			b.Fatal(err)
+		}
+	}
+	p.total += time.Since(start)
+	p.n += floorEvery
+	checkpoint(b, p.db)
+}
+
+// floorOne is one one-row INSERT transaction.
+func floorOne(ctx context.Context, db *sql.DB, ins *sql.Stmt) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if _, err := tx.StmtContext(ctx, ins).ExecContext(ctx, "floor"); err != nil {
+		tx.Rollback()
+		return err
+	}
+	return tx.Commit()
 }

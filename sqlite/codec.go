@@ -3,7 +3,6 @@ package sqlite
 import (
 	"database/sql"
 	"encoding/json"
-	"fmt"
 	"time"
 
 	"github.com/askonce/askonce"
@@ -98,114 +97,6 @@ func boolArg(b bool) int64 {
 		return 1
 	}
 	return 0
-}
-
-// jobState returns the values of stateColumns for j.
-func jobState(j *askonce.Job) ([]any, error) {
-	files, err := stringsArg(j.Files)
-	if err != nil {
-		return nil, fmt.Errorf("encode files: %w", err)
-	}
-	var (
-		qText, qType, qOptions, qDefault, qReason, qExpires any
-		qCosmetic, qAllowOther                              int64
-	)
-	if q := j.Question; q != nil {
-		qText, qType, qDefault, qReason = textArg(q.Text), string(q.Type), textArg(q.Default), textArg(q.Reason)
-		qCosmetic = boolArg(q.Cosmetic)
-		qAllowOther = boolArg(q.AllowOther)
-		qExpires = timePtrArg(q.ExpiresAt)
-		if qOptions, err = stringsArg(q.Options); err != nil {
-			return nil, fmt.Errorf("encode question options: %w", err)
-		}
-	}
-	var plan any
-	if j.Plan != nil {
-		b, err := json.Marshal(j.Plan)
-		if err != nil {
-			return nil, fmt.Errorf("encode plan: %w", err)
-		}
-		plan = string(b)
-	}
-	return []any{
-		j.SessionID, string(j.Mode), j.Goal, j.Profile, files, string(j.HardCap), rawArg(j.SpecSchema),
-		j.Title, string(j.Status), string(j.ClarificationStatus),
-		qText, qType, qOptions,
-		qDefault, qReason, qCosmetic, qAllowOther,
-		qExpires, textArg(j.Answer), textArg(string(j.AnswerSource)),
-		timePtrArg(j.AnsweredAt), textArg(j.ResolvedPrompt), boolArg(j.FallbackUsed),
-		boolArg(j.AnswerDelivered), plan, textArg(j.Result), j.Error, string(j.Dispatch),
-		j.DeliveryAttempts, j.DeliveryError,
-	}, nil
-}
-
-// scanJob reads the jobColumns of one row.
-func scanJob(row interface{ Scan(...any) error }) (*askonce.Job, error) {
-	var (
-		j                                         askonce.Job
-		files, specSchema, plan                   sql.NullString
-		qText, qType, qOptions, qDefault, qReason sql.NullString
-		answer, source, resolved, result          sql.NullString
-		qCosmetic, qAllowOther                    bool
-		qExpires, answeredAt                      sql.NullInt64
-		createdAt, updatedAt                      int64
-		mode, hardCap, status, clar, dispatch     string
-	)
-	err := row.Scan(
-		&j.TenantID, &j.ID,
-		&j.SessionID, &mode, &j.Goal, &j.Profile, &files, &hardCap, &specSchema,
-		&j.Title, &status, &clar,
-		&qText, &qType, &qOptions,
-		&qDefault, &qReason, &qCosmetic, &qAllowOther,
-		&qExpires, &answer, &source,
-		&answeredAt, &resolved, &j.FallbackUsed,
-		&j.AnswerDelivered, &plan, &result, &j.Error, &dispatch,
-		&j.DeliveryAttempts, &j.DeliveryError,
-		&j.Usage.PromptTokens, &j.Usage.CompletionTokens, &j.Usage.CostUSD, &j.AttemptCount,
-		&j.Version, &createdAt, &updatedAt,
-	)
-	if err != nil {
-		return nil, err
-	}
-	j.Mode = askonce.Mode(mode)
-	j.HardCap = askonce.HardCap(hardCap)
-	j.Status = askonce.Status(status)
-	j.ClarificationStatus = askonce.ClarificationStatus(clar)
-	// NULL reads back as the zero value.
-	j.Answer = answer.String
-	j.AnswerSource = askonce.Source(source.String)
-	j.ResolvedPrompt = resolved.String
-	j.Result = result.String
-	j.Dispatch = askonce.DispatchStatus(dispatch)
-	j.SpecSchema = fromNullRaw(specSchema)
-	j.AnsweredAt = fromNullNanosPtr(answeredAt)
-	j.CreatedAt = fromNanos(createdAt)
-	j.UpdatedAt = fromNanos(updatedAt)
-	if j.Files, err = fromNullStrings(files); err != nil {
-		return nil, fmt.Errorf("decode files of job %s: %w", j.ID, err)
-	}
-	if qType.Valid {
-		q := &askonce.Question{
-			Type:       askonce.QuestionType(qType.String),
-			Text:       qText.String,
-			Default:    qDefault.String,
-			Reason:     qReason.String,
-			Cosmetic:   qCosmetic,
-			AllowOther: qAllowOther,
-			ExpiresAt:  fromNullNanosPtr(qExpires),
-		}
-		if q.Options, err = fromNullStrings(qOptions); err != nil {
-			return nil, fmt.Errorf("decode question options of job %s: %w", j.ID, err)
-		}
-		j.Question = q
-	}
-	if plan.Valid {
-		j.Plan = new(askonce.Plan)
-		if err := json.Unmarshal([]byte(plan.String), j.Plan); err != nil {
-			return nil, fmt.Errorf("decode plan of job %s: %w", j.ID, err)
-		}
-	}
-	return &j, nil
 }
 
 // attemptArgs returns the insertAttempt values of a.

@@ -28,6 +28,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/askonce/askonce"
@@ -54,6 +55,7 @@ type Store struct {
 	w writeStmts
 	r readStmts
 
+	commits   atomic.Int64   // write transactions committed, for Commits
 	writes    chan *writeReq // to writeLoop
 	closing   chan struct{}  // closed by Close
 	loopDone  chan struct{}  // closed when writeLoop returned

@@ -280,7 +280,7 @@ func batchFixture(t *testing.T) (*Store, *askonce.Job, func(typ string) func(con
 	}
 	appendEvent := func(typ string) func(context.Context, *sql.Tx) error {
 		return func(ctx context.Context, tx *sql.Tx) error {
-			_, err := tx.Exec(`INSERT INTO events (tenant_id, job_id, type, at) VALUES (?, ?, ?, 0)`, j.TenantID, j.ID, typ)
+			_, err := s.appendEvents(ctx, tx, j.TenantID, j.ID, []askonce.Event{{Type: askonce.EventType(typ)}}, time.Unix(0, 1))
 			return err
 		}
 	}
@@ -322,7 +322,7 @@ func TestBatchedWriteFailsAlone(t *testing.T) {
 		{ctx: t.Context(), fn: appendEvent("three")},
 		{ctx: cancelledLater, fn: func(ctx context.Context, tx *sql.Tx) error {
 			cancelLater() // the caller gives up mid-write: too late
-			_, err := tx.ExecContext(ctx, `INSERT INTO events (tenant_id, job_id, type, at) VALUES (?, ?, 'four', 0)`, j.TenantID, j.ID)
+			_, err := s.appendEvents(ctx, tx, j.TenantID, j.ID, []askonce.Event{{Type: "four"}}, time.Unix(0, 1))
 			return err
 		}},
 	}

@@ -4,56 +4,57 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"slices"
-	"strings"
 )
 
-// stateColumns are the job columns that UpdateJob overwrites from c.Job,
-// in the order of jobState's values. The key, creation time, version and
-// the sums over the job's attempts are not among them: the store owns
-// those.
-var stateColumns = []string{
-	"session_id", "mode", "goal", "profile", "files", "hard_cap", "spec_schema",
-	"title", "status", "clarification_status",
-	"clarification_question", "clarification_type", "clarification_options",
-	"clarification_default", "clarification_reason", "clarification_cosmetic", "clarification_allow_other",
-	"clarification_expires_at", "clarification_answer", "clarification_source",
-	"clarification_answered_at", "resolved_prompt", "fallback_used",
-	"answer_delivered", "plan", "result", "error", "dispatch_status",
-	"delivery_attempts", "delivery_error",
-}
+// jobColumns are every job column of jobFrom, in jobTable's order: what
+// scanJob reads.
+var jobColumns = names(columnsWhere(func(*jobColumn) bool { return true }), tableAlias, ", ")
 
-// dispatchStatusColumn is the index of dispatch_status in stateColumns.
-var dispatchStatusColumn = slices.Index(stateColumns, "dispatch_status")
-
-// jobColumns are every job column, in the order scanJob reads them.
-var jobColumns = "tenant_id, id, " + strings.Join(stateColumns, ", ") +
-	", prompt_tokens, completion_tokens, cost_usd, attempt_count, version, created_at, updated_at"
+// jobFrom is the FROM clause of jobColumns.
+const jobFrom = " FROM jobs j JOIN jobs_static s ON s.id = j.id"
 
 var (
-	insertJobSQL = "INSERT INTO jobs (" + jobColumns + ") VALUES (" +
-		strings.TrimSuffix(strings.Repeat("?, ", len(stateColumns)+9), ", ") + ")"
+	insertJobSQL = "INSERT INTO jobs (" + names(jobsColumns, none, ", ") + ") VALUES (" + placeholders(len(jobsColumns)) + ")"
+
+	insertStaticSQL = "INSERT INTO jobs_static (id, " + names(staticColumns, none, ", ") + ") VALUES (" +
+		placeholders(1+len(staticColumns)) + ")"
 
 	// updateJobSQL is the compare-and-set. The sums over attempts are
-	// added to, never overwritten, and come back with the new version.
-	updateJobSQL = "UPDATE jobs SET " + strings.Join(stateColumns, " = ?, ") + " = ?" +
+	// added to, never overwritten, and come back with the new version,
+	// with whether the change changes the fixed columns of jobs (their
+	// values follow the WHERE's) and of jobs_static (then theirs).
+	updateJobSQL = "UPDATE jobs SET " + names(stateColumns, none, " = ?, ") + " = ?" +
 		`, prompt_tokens = prompt_tokens + ?, completion_tokens = completion_tokens + ?,
 		cost_usd = cost_usd + ?, attempt_count = attempt_count + ?,
 		version = version + 1, updated_at = ?
 		WHERE tenant_id = ? AND id = ? AND version = ?
-		RETURNING version, prompt_tokens, completion_tokens, cost_usd, attempt_count`
+		RETURNING version, prompt_tokens, completion_tokens, cost_usd, attempt_count, ` +
+		names(fixedJobs, none, " IS NOT ? OR ") + " IS NOT ?" +
+		", EXISTS (SELECT 1 FROM jobs_static s WHERE s.id = jobs.id AND (" + names(fixedStatic, tableAlias, " IS NOT ? OR ") + " IS NOT ?))"
 
-	selectJobSQL = "SELECT " + jobColumns + " FROM jobs WHERE tenant_id = ? AND id = ?"
+	// The fixed columns are written only when a change does change them
+	// (updateJobSQL tells). The values are ?1... in column order, then
+	// the job id.
+	updateFixedSQL = "UPDATE jobs SET " + setNumbered(fixedJobs) +
+		fmt.Sprintf(" WHERE id = ?%d AND (", len(fixedJobs)+1) + changedIf(fixedJobs) + ")"
+	updateStaticSQL = "UPDATE jobs_static SET " + setNumbered(fixedStatic) +
+		fmt.Sprintf(" WHERE id = ?%d AND (", len(fixedStatic)+1) + changedIf(fixedStatic) + ")"
+
+	selectJobSQL = "SELECT " + jobColumns + jobFrom + " WHERE j.tenant_id = ? AND j.id = ?"
 )
 
 // writeStmts are prepared on the writer and used inside its transactions.
 type writeStmts struct {
 	insertJob      *sql.Stmt
+	insertStatic   *sql.Stmt
 	updateJob      *sql.Stmt
 	selectJob      *sql.Stmt
 	addUsage       *sql.Stmt
 	insertAttempt  *sql.Stmt
 	insertEvent    *sql.Stmt
+	takeEventIDs   *sql.Stmt
+	updateFixed    *sql.Stmt
+	updateStatic   *sql.Stmt
 	upsertHistory  *sql.Stmt
 	insertDispatch *sql.Stmt
 	insertLink     *sql.Stmt
@@ -92,6 +93,7 @@ func (s *Store) prepare(ctx context.Context) error {
 		query string
 	}{
 		{s.writer, &s.w.insertJob, insertJobSQL},
+		{s.writer, &s.w.insertStatic, insertStaticSQL},
 		{s.writer, &s.w.updateJob, updateJobSQL},
 		{s.writer, &s.w.selectJob, selectJobSQL},
 		{s.writer, &s.w.addUsage, `UPDATE jobs SET
@@ -102,8 +104,11 @@ func (s *Store) prepare(ctx context.Context) error {
 			(tenant_id, job_id, n, reason, started_at, duration_ns, outcome, raw, error,
 			 prompt_tokens, completion_tokens, cost_usd)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
-		{s.writer, &s.w.insertEvent, `INSERT INTO events (tenant_id, job_id, type, at, data)
-			VALUES (?, ?, ?, ?, ?)`},
+		{s.writer, &s.w.takeEventIDs, `UPDATE event_ids SET last = last + ? RETURNING last`},
+		{s.writer, &s.w.insertEvent, `INSERT INTO events (job_id, id, tenant_id, type, at, data)
+			VALUES (?, ?, ?, ?, ?, ?)`},
+		{s.writer, &s.w.updateFixed, updateFixedSQL},
+		{s.writer, &s.w.updateStatic, updateStaticSQL},
 		{s.writer, &s.w.upsertHistory, `INSERT INTO history
 			(tenant_id, session_id, question_hash, type, question, answer, job_id, at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?)
@@ -158,8 +163,10 @@ func (s *Store) prepare(ctx context.Context) error {
 		{s.writer, &s.w.dropLeases, `DELETE FROM idempotency_leases WHERE expires_at <= ?`},
 		{s.writer, &s.w.endLease, `DELETE FROM idempotency_leases WHERE owner = ?`},
 		// One lookup by the primary key of answer_links, then of jobs.
-		{s.reader, &s.r.jobByLink, "SELECT " + jobColumns + ` FROM jobs
-			WHERE (tenant_id, id) = (SELECT tenant_id, job_id FROM answer_links WHERE token_hash = ?)`},
+		{s.reader, &s.r.jobByLink, "SELECT " + jobColumns + ` FROM answer_links l
+			JOIN jobs j ON j.id = l.job_id AND j.tenant_id = l.tenant_id
+			JOIN jobs_static s ON s.id = j.id
+			WHERE l.token_hash = ?`},
 		{s.reader, &s.r.stalePlanning, `SELECT tenant_id, id FROM jobs
 			WHERE status = 'planning' AND mode = 'managed' AND updated_at < ?
 			ORDER BY updated_at, id LIMIT ?`},
@@ -176,8 +183,8 @@ func (s *Store) prepare(ctx context.Context) error {
 // statements lists every prepared statement, for Close.
 func (s *Store) statements() []*sql.Stmt {
 	st := []*sql.Stmt{
-		s.w.insertJob, s.w.updateJob, s.w.selectJob, s.w.addUsage, s.w.insertAttempt,
-		s.w.insertEvent, s.w.upsertHistory, s.w.insertDispatch, s.w.insertLink,
+		s.w.insertJob, s.w.insertStatic, s.w.updateJob, s.w.selectJob, s.w.addUsage, s.w.insertAttempt,
+		s.w.insertEvent, s.w.takeEventIDs, s.w.updateFixed, s.w.updateStatic, s.w.upsertHistory, s.w.insertDispatch, s.w.insertLink,
 		s.w.claimKey, s.w.takeOverKey, s.w.readKey, s.w.completeKey, s.w.abandonKey,
 		s.w.renewLease, s.w.dropLeases, s.w.endLease,
 		s.w.savepoint, s.w.release, s.w.rollbackTo,

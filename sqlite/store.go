@@ -31,14 +31,19 @@ func (s *Store) CreateJob(ctx context.Context, job *askonce.Job, events []askonc
 	if !job.CreatedAt.IsZero() {
 		created = fromNanos(job.CreatedAt.UnixNano())
 	}
-	state, err := jobState(job)
+	// The row as stored: the store's columns start over.
+	ins := *job
+	ins.Version, ins.Usage, ins.AttemptCount = 1, askonce.Usage{}, 0
+	ins.CreatedAt, ins.UpdatedAt = created, created
+	args, err := jobArgs(&ins, jobsColumns)
 	if err != nil {
 		return fmt.Errorf("create job %s: %w", job.ID, err)
 	}
-	args := make([]any, 0, len(state)+9)
-	args = append(args, job.TenantID, job.ID)
-	args = append(args, state...)
-	args = append(args, int64(0), int64(0), float64(0), int64(0), int64(1), created.UnixNano(), created.UnixNano())
+	static, err := jobArgs(&ins, staticColumns)
+	if err != nil {
+		return fmt.Errorf("create job %s: %w", job.ID, err)
+	}
+	static = append([]any{job.ID}, static...)
 
 	var appended []askonce.Event
 	err = s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
@@ -46,6 +51,9 @@ func (s *Store) CreateJob(ctx context.Context, job *askonce.Job, events []askonc
 			if isConstraint(err, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY, sqlite3.SQLITE_CONSTRAINT_UNIQUE) {
 				return askonce.Errorf(askonce.ECONFLICT, "job %s already exists", job.ID)
 			}
+			return err
+		}
+		if _, err := tx.StmtContext(ctx, s.w.insertStatic).ExecContext(ctx, static...); err != nil {
 			return err
 		}
 		appended, err = s.appendEvents(ctx, tx, job.TenantID, job.ID, events, now)
@@ -85,19 +93,31 @@ var errDispatched = errors.New("dispatch already queued")
 // id, At now when zero, and their assigned IDs; c.History takes the job's
 // tenant, and its session, job and time when unset. c.AnswerLink is kept in
 // answer_links, and c.Notify goes to Options.OnNotify, in the same
-// transaction.
+// transaction. The fields a job is created with (fixedColumn) are
+// rewritten only when the change changes them, so that a transition
+// writes the job row and the indexes on what it changes, no more.
 func (s *Store) UpdateJob(ctx context.Context, c *askonce.Change) error {
 	if c == nil || c.Job == nil {
 		return askonce.Errorf(askonce.EINVALID, "update job: the change has no job")
 	}
 	j := c.Job
-	state, err := jobState(j)
+	w := *j // as written
+	if c.Dispatch {
+		w.Dispatch = askonce.DispatchQueued
+	}
+	state, err := jobArgs(&w, stateColumns)
 	if err != nil {
 		return fmt.Errorf("update job %s: %w", j.ID, err)
 	}
-	if c.Dispatch {
-		state[dispatchStatusColumn] = string(askonce.DispatchQueued)
+	fixed, err := jobArgs(j, fixedJobs)
+	if err != nil {
+		return fmt.Errorf("update job %s: %w", j.ID, err)
 	}
+	static, err := jobArgs(j, fixedStatic)
+	if err != nil {
+		return fmt.Errorf("update job %s: %w", j.ID, err)
+	}
+	fixed, static = append(fixed, j.ID), append(static, j.ID)
 	var add askonce.Usage
 	for _, a := range c.Attempts {
 		add = add.Add(a.Usage)
@@ -106,6 +126,8 @@ func (s *Store) UpdateJob(ctx context.Context, c *askonce.Change) error {
 	args := append(state,
 		add.PromptTokens, add.CompletionTokens, add.CostUSD, int64(len(c.Attempts)),
 		now.UnixNano(), j.TenantID, j.ID, j.Version)
+	args = append(args, fixed[:len(fixed)-1]...)
+	args = append(args, static[:len(static)-1]...)
 
 	var hist *askonce.HistoryEntry
 	if c.History != nil {
@@ -132,13 +154,24 @@ func (s *Store) UpdateJob(ctx context.Context, c *askonce.Change) error {
 		appended []askonce.Event
 	)
 	err = s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		var fixedChanged, staticChanged bool
 		err := tx.StmtContext(ctx, s.w.updateJob).QueryRowContext(ctx, args...).
-			Scan(&version, &usage.PromptTokens, &usage.CompletionTokens, &usage.CostUSD, &count)
+			Scan(&version, &usage.PromptTokens, &usage.CompletionTokens, &usage.CostUSD, &count, &fixedChanged, &staticChanged)
 		if errors.Is(err, sql.ErrNoRows) {
 			return s.lostUpdate(ctx, tx, j)
 		}
 		if err != nil {
 			return err
+		}
+		if fixedChanged {
+			if _, err := tx.StmtContext(ctx, s.w.updateFixed).ExecContext(ctx, fixed...); err != nil {
+				return err
+			}
+		}
+		if staticChanged {
+			if _, err := tx.StmtContext(ctx, s.w.updateStatic).ExecContext(ctx, static...); err != nil {
+				return err
+			}
 		}
 		if len(c.Attempts) > 0 {
 			st := tx.StmtContext(ctx, s.w.insertAttempt)
@@ -427,17 +460,17 @@ func (s *Store) listStmt(ctx context.Context, bits int) (*sql.Stmt, error) {
 		return st, nil
 	}
 	var q strings.Builder
-	q.WriteString("SELECT " + jobColumns + " FROM jobs WHERE tenant_id = ?")
+	q.WriteString("SELECT " + jobColumns + jobFrom + " WHERE j.tenant_id = ?")
 	if bits&listByStatus != 0 {
-		q.WriteString(" AND status = ?")
+		q.WriteString(" AND j.status = ?")
 	}
 	if bits&listBySession != 0 {
-		q.WriteString(" AND session_id = ?")
+		q.WriteString(" AND j.session_id = ?")
 	}
 	if bits&listAfter != 0 {
-		q.WriteString(" AND (created_at, id) < (?, ?)")
+		q.WriteString(" AND (j.created_at, j.id) < (?, ?)")
 	}
-	q.WriteString(" ORDER BY created_at DESC, id DESC LIMIT ?")
+	q.WriteString(" ORDER BY j.created_at DESC, j.id DESC LIMIT ?")
 	st, err := s.reader.PrepareContext(ctx, q.String())
 	if err != nil {
 		return nil, err
@@ -515,6 +548,10 @@ func (s *Store) appendEvents(ctx context.Context, tx *sql.Tx, tenant, jobID stri
 	if len(events) == 0 {
 		return nil, nil
 	}
+	var last int64
+	if err := tx.StmtContext(ctx, s.w.takeEventIDs).QueryRowContext(ctx, len(events)).Scan(&last); err != nil {
+		return nil, fmt.Errorf("take event ids: %w", err)
+	}
 	st := tx.StmtContext(ctx, s.w.insertEvent)
 	out := slices.Clone(events)
 	for i := range out {
@@ -525,11 +562,8 @@ func (s *Store) appendEvents(ctx context.Context, tx *sql.Tx, tenant, jobID stri
 		} else {
 			e.At = fromNanos(e.At.UnixNano())
 		}
-		res, err := st.ExecContext(ctx, tenant, jobID, string(e.Type), e.At.UnixNano(), rawArg(e.Data))
-		if err != nil {
-			return nil, fmt.Errorf("append %s event: %w", e.Type, err)
-		}
-		if e.ID, err = res.LastInsertId(); err != nil {
+		e.ID = last - int64(len(out)-1-i)
+		if _, err := st.ExecContext(ctx, jobID, e.ID, tenant, string(e.Type), e.At.UnixNano(), rawArg(e.Data)); err != nil {
 			return nil, fmt.Errorf("append %s event: %w", e.Type, err)
 		}
 	}

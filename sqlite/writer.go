@@ -110,6 +110,7 @@ func (s *Store) runAlone(r *writeReq) error {
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
+	s.commits.Add(1)
 	return nil
 }
 
@@ -176,5 +177,12 @@ func (s *Store) runBatch(batch []*writeReq, errs []error) {
 		for _, j := range done {
 			errs[j] = fmt.Errorf("commit: %w", err)
 		}
+		return
 	}
+	s.commits.Add(1)
 }
+
+// Commits returns the number of write transactions the store committed
+// since it was opened (a group commit counts once), so that benchmarks
+// and metrics can tell how many durable transactions an operation costs.
+func (s *Store) Commits() int64 { return s.commits.Load() }

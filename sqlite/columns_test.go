@@ -1,0 +1,45 @@
+package sqlite
+
+import (
+	"slices"
+	"testing"
+)
+
+// jobTable names every column of jobs and jobs_static, and no other, so
+// that a column added by a migration and not to jobTable (or the other way
+// round) fails here rather than reading back as the zero value.
+func TestJobTableMatchesTheSchema(t *testing.T) {
+	t.Parallel()
+	s := openTest(t, Options{})
+	for _, tc := range []struct {
+		table string
+		cols  []*jobColumn
+		extra []string // columns of the table that are not job fields
+	}{
+		{"jobs", jobsColumns, nil},
+		{"jobs_static", staticColumns, []string{"id"}},
+	} {
+		rows, err := s.writer.QueryContext(t.Context(), `SELECT name FROM pragma_table_info(?)`, tc.table)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for rows.Next() {
+			var n string
+			if err := rows.Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, n)
+		}
+		rows.Close()
+		want := slices.Clone(tc.extra)
+		for _, c := range tc.cols {
+			want = append(want, c.name)
+		}
+		slices.Sort(got)
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Errorf("columns of %s: %v, jobTable has %v", tc.table, got, want)
+		}
+	}
+}
