@@ -5,12 +5,12 @@ import (
 	"database/sql"
 	"encoding/binary"
 	"encoding/json"
+	"io"
 	"os"
-	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/internal/walmeter"
 	"github.com/askonce/askonce/storetest"
 )
 
@@ -80,19 +80,19 @@ func BenchmarkClarificationRoundTrip(b *testing.B) {
 	plan := &askonce.Plan{Title: "Copper", Spec: json.RawMessage(`{"name": "copper"}`),
 		Tasks: []askonce.Task{{ID: "t1", Title: "Block", Instruction: "Register the block"}}}
 	b.Run("serial", func(b *testing.B) {
-		floor := newFloorProbe(b)
+		floor := walmeter.NewFloor(b, floorOpener)
 		s := openTest(b, Options{})
 		tenant := storetest.NewTenant()
-		m := newWALMeter(b, s.WriteDB(), s.Commits, floor)
+		m := walmeter.New(b, s.WriteDB(), s.Commits, floor)
 		b.ReportAllocs()
 		for b.Loop() {
 			if err := roundTrip(context.Background(), s, tenant, plan); err != nil {
 				b.Fatal(err)
 			}
-			m.tick()
+			m.Tick()
 		}
 		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "roundtrips/s")
-		m.report()
+		m.Report()
 	})
 	b.Run("parallel", func(b *testing.B) {
 		s := openTest(b, Options{})
@@ -134,7 +134,7 @@ func BenchmarkRoundTripPages(b *testing.B) {
 	if _, err := db.Exec(`PRAGMA wal_autocheckpoint = 0`); err != nil {
 		b.Fatal(err)
 	}
-	checkpoint(b, db)
+	walmeter.Checkpoint(b, db)
 	n := 0
 	for b.Loop() {
 		if err := roundTrip(ctx, s, tenant, plan); err != nil {
@@ -202,19 +202,25 @@ func BenchmarkFloorCommit(b *testing.B) {
 	}
 	defer ins.Close()
 	var commits int64
-	m := newWALMeter(b, db, func() int64 { return commits }, nil)
+	m := walmeter.New(b, db, func() int64 { return commits }, nil)
 	for b.Loop() {
-		if err := floorOne(ctx, db, ins); err != nil {
+		if err := walmeter.OneRowCommit(ctx, db, ins); err != nil {
 			b.Fatal(err)
 		}
 		commits++
-		m.tick()
+		m.Tick()
 	}
-	m.report()
+	m.Report()
 }
 
-// floorStore opens the store whose writer floorCommit measures.
-func floorStore(path string) (*Store, error) { return Open(context.Background(), path) }
+// floorOpener opens the store whose writer the floor is measured on.
+func floorOpener(path string) (*sql.DB, io.Closer, error) {
+	s, err := Open(context.Background(), path)
+	if err != nil {
+		return nil, nil, err
+	}
+	return s.WriteDB(), s, nil
+}
 
 func roundTrip(ctx context.Context, s *Store, tenant string, plan *askonce.Plan) error {
 	j := storetest.NewJob(tenant)
@@ -251,152 +257,4 @@ func roundTrip(ctx context.Context, s *Store, tenant string, plan *askonce.Plan)
 	}
 	_, err = s.GetJob(ctx, tenant, j.ID)
 	return err
-}
-
-// A walMeter counts the WAL frames and the write transactions of a store
-// while a serial benchmark runs, and the floor its time is given in.
-// Automatic checkpoints are off while it measures; every meterEvery
-// iterations the timer stops, a checkpoint reports the frames in the WAL
-// and empties it (so the WAL never grows large and no checkpoint is
-// timed), and the floor probe times floorEvery one-row commits: the floor
-// is measured in the same seconds as the benchmark, so a burst of load on
-// the shared machine moves both.
-type walMeter struct {
-	b       *testing.B
-	db      *sql.DB // the store's writer
-	commits func() int64
-	start   int64 // commits when the meter started
-	frames  int64 // frames counted so far
-	n       int   // iterations so far
-	floor   *floorProbe
-}
-
-const (
-	meterEvery = 128
-	floorEvery = 32
-)
-
-// newWALMeter meters the store whose writer is db; with floor, it also
-// reports floor-commits/op.
-func newWALMeter(b *testing.B, db *sql.DB, commits func() int64, floor *floorProbe) *walMeter {
-	b.Helper()
-	if _, err := db.Exec(`PRAGMA wal_autocheckpoint = 0`); err != nil {
-		b.Fatal(err)
-	}
-	m := &walMeter{b: b, db: db, commits: commits, floor: floor}
-	checkpoint(b, db)
-	m.start = commits()
-	return m
-}
-
-// checkpoint returns the frames in db's WAL and empties it. A PASSIVE
-// checkpoint reports the frames (TRUNCATE reports those left after it,
-// none), then TRUNCATE starts the WAL over.
-func checkpoint(b *testing.B, db *sql.DB) int64 {
-	var busy, log, done int64
-	if err := db.QueryRow(`PRAGMA wal_checkpoint(PASSIVE)`).Scan(&busy, &log, &done); err != nil {
-		b.Fatal(err)
-	}
-	if busy != 0 || done != log {
-		b.Fatalf("wal checkpoint: busy, %d of %d frames copied", done, log)
-	}
-	var tbusy, tlog, tdone int64
-	if err := db.QueryRow(`PRAGMA wal_checkpoint(TRUNCATE)`).Scan(&tbusy, &tlog, &tdone); err != nil {
-		b.Fatal(err)
-	}
-	if tbusy != 0 {
-		b.Fatal("wal checkpoint: busy")
-	}
-	return max(log, 0)
-}
-
-// tick counts one iteration; every meterEvery it checkpoints and samples
-// the floor, untimed.
-func (m *walMeter) tick() {
-	m.n++
-	if m.n%meterEvery == 0 {
-		m.b.StopTimer()
-		m.frames += checkpoint(m.b, m.db)
-		if m.floor != nil {
-			m.floor.sample(m.b)
-		}
-		m.b.StartTimer()
-	}
-}
-
-// report checkpoints once more and reports walframes/op, txs/op and, with
-// a floor probe, floor-commits/op: the time of one iteration in one-row
-// commits on the same driver and pragmas.
-func (m *walMeter) report() {
-	m.frames += checkpoint(m.b, m.db)
-	if m.n == 0 {
-		return
-	}
-	m.b.ReportMetric(float64(m.frames)/float64(m.n), "walframes/op")
-	m.b.ReportMetric(float64(m.commits()-m.start)/float64(m.n), "txs/op")
-	if m.floor != nil {
-		if m.floor.n == 0 {
-			m.floor.sample(m.b)
-		}
-		perCommit := float64(m.floor.total.Nanoseconds()) / float64(m.floor.n)
-		m.b.ReportMetric(float64(m.b.Elapsed().Nanoseconds())/float64(m.n)/perCommit, "floor-commits/op")
-	}
-}
-
-// A floorProbe times one-row INSERT transactions on the writer of a store
-// of its own (same driver, same pragmas, checkpoints off and untimed).
-type floorProbe struct {
-	db    *sql.DB
-	ins   *sql.Stmt
-	total time.Duration
-	n     int
-}
-
-// newFloorProbe opens the probe's store in a temporary directory.
-func newFloorProbe(b *testing.B) *floorProbe {
-	b.Helper()
-	s, err := floorStore(filepath.Join(b.TempDir(), "floor.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { s.Close() })
-	p := &floorProbe{db: s.WriteDB()}
-	if _, err := p.db.Exec(`CREATE TABLE floor_bench (id INTEGER PRIMARY KEY, v TEXT NOT NULL) STRICT`); err != nil {
-		b.Fatal(err)
-	}
-	if _, err := p.db.Exec(`PRAGMA wal_autocheckpoint = 0`); err != nil {
-		b.Fatal(err)
-	}
-	if p.ins, err = p.db.Prepare(`INSERT INTO floor_bench (v) VALUES (?)`); err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { p.ins.Close() })
-	return p
-}
-
-// sample times floorEvery commits, then empties the probe's WAL.
-func (p *floorProbe) sample(b *testing.B) {
-	ctx := context.Background()
-	start := time.Now()
-	for range floorEvery {
-		if err := floorOne(ctx, p.db, p.ins); err != nil {
-			b.Fatal(err)
-		}
-	}
-	p.total += time.Since(start)
-	p.n += floorEvery
-	checkpoint(b, p.db)
-}
-
-// floorOne is one one-row INSERT transaction.
-func floorOne(ctx context.Context, db *sql.DB, ins *sql.Stmt) error {
-	tx, err := db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	if _, err := tx.StmtContext(ctx, ins).ExecContext(ctx, "floor"); err != nil {
-		tx.Rollback()
-		return err
-	}
-	return tx.Commit()
 }
