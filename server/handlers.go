@@ -43,16 +43,11 @@ func (s *Server) createJob(c *call) (int, any, error) {
 	}
 	c.info.jobID = j.ID
 	s.obs.JobCreated(j)
-	done, err := s.await(c, run)
-	if err != nil {
-		return 0, nil, err
-	}
-	if done == nil {
-		// Still planning: needsClarification is not known yet.
-		status, v := s.accepted(c, j)
-		return status, v, nil
-	}
-	return http.StatusCreated, s.createdView(done), nil
+	// Still planning after the wait: a 202, without needsClarification,
+	// which is not known yet.
+	return s.outcome(c, j, run, func(done *askonce.Job) (int, any) {
+		return http.StatusCreated, s.createdView(done)
+	})
 }
 
 // createdView is a created job as POST /jobs answers it.
@@ -128,16 +123,26 @@ func (s *Server) planned(c *call) func(*askonce.Job, *askonce.Run, error) (int, 
 		if err != nil {
 			return 0, nil, err
 		}
-		done, err := s.await(c, run)
-		if err != nil {
-			return 0, nil, err
-		}
-		if done == nil {
-			status, v := s.accepted(c, j)
-			return status, v, nil
-		}
-		return http.StatusOK, s.viewOf(done), nil
+		return s.outcome(c, j, run, func(done *askonce.Job) (int, any) {
+			return http.StatusOK, s.viewOf(done)
+		})
 	}
+}
+
+// outcome waits for run as the request allows (see await) and renders the
+// job it ended with through settled, or answers 202 with j, the job as
+// committed, while planning goes on.
+func (s *Server) outcome(c *call, j *askonce.Job, run *askonce.Run, settled func(*askonce.Job) (int, any)) (int, any, error) {
+	done, err := s.await(c, run)
+	if err != nil {
+		return 0, nil, err
+	}
+	if done == nil {
+		status, v := s.accepted(c, j)
+		return status, v, nil
+	}
+	status, v := settled(done)
+	return status, v, nil
 }
 
 func (s *Server) cancel(c *call) (int, any, error) {
