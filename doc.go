@@ -8,6 +8,6 @@
 // a Store and an Interpreter; implementations of those live in subpackages
 // named after their dependency (sqlite, rules, ...).
 //
-// The normative behaviour is PROTOCOL.md; every rule there has a test named
-// after it in this package or in storetest.
+// docs/protocol.md describes the behaviour; every rule there has a test
+// named after it in this package or in storetest.
 package askonce

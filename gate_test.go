@@ -2,8 +2,7 @@ package askonce
 
 import "testing"
 
-// Seed 001 through Step: the gate-mode table of PROTOCOL.md "Two ways to use
-// it". The engine-level version over a real store is in engine_test.go.
+// Gate mode through Step: the gate-mode table of docs/protocol.md. The engine-level version over a real store is in engine_test.go.
 func TestSeed001_GateModeCasesAtoD(t *testing.T) {
 	t.Parallel()
 	j := planningJob(ModeGate)

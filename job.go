@@ -10,7 +10,8 @@ import (
 // tenants of their own.
 const DefaultTenant = "default"
 
-// Status is where a job is in its life. The values are PROTOCOL.md's.
+// Status is where a job is in its life. The values are those of
+// docs/protocol.md "States".
 type Status string
 
 const (
@@ -104,7 +105,7 @@ const (
 )
 
 // FallbackDirective is sent to the interpreter when the hard cap applies.
-// The text is fixed by PROTOCOL.md.
+// The text is fixed (docs/protocol.md "Exact strings").
 const FallbackDirective = "Previous clarification was already provided. You MUST proceed with available information. Make reasonable assumptions and document them. Do not request further clarification."
 
 // GatingDirective is sent when a gating policy lets a job proceed instead of
@@ -112,7 +113,7 @@ const FallbackDirective = "Previous clarification was already provided. You MUST
 const GatingDirective = "Do not request clarification about cosmetic details. Functional instructions take priority; make reasonable assumptions about appearance and document them."
 
 // HardCapMessage is the error of a job that asked again after its one
-// clarification. The text is fixed by PROTOCOL.md.
+// clarification. The text is fixed (docs/protocol.md "Exact strings").
 const HardCapMessage = "Clarification did not resolve ambiguity. Please rephrase."
 
 // DispatchStatus is the builder delivery state of a successful job.
@@ -223,14 +224,14 @@ func (j *Job) Prompt() string {
 	return j.Goal
 }
 
-// ResolvedPrompt builds PROTOCOL.md rule 4's prompt: the goal followed by the
+// ResolvedPrompt builds docs/protocol.md rule 4's prompt: the goal followed by the
 // answer section that interpreters treat as the authority.
 func ResolvedPrompt(goal, answer string) string {
 	return goal + AnswerMarker + answer
 }
 
 // AnswerMarker separates the goal from the answer in a resolved prompt
-// (PROTOCOL.md rule 4); interpreters split the prompt at its last
+// (docs/protocol.md rule 4); interpreters split the prompt at its last
 // occurrence.
 const AnswerMarker = "\n\nClarification Answer: "
 

@@ -47,7 +47,7 @@ func eventTypes(fx *Effects) []EventType {
 	return ts
 }
 
-// The transition table of PROTOCOL.md "State", one case per row.
+// The transition table of docs/protocol.md "States", one case per row.
 func TestStateTable(t *testing.T) {
 	t.Parallel()
 	withDefault := tempQuestion()

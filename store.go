@@ -156,7 +156,7 @@ type HistoryEntry struct {
 	At           time.Time    `json:"at"`
 }
 
-// EventType names one kind of state change (PROTOCOL.md rule 12).
+// EventType names one kind of state change (docs/protocol.md rule 12).
 type EventType string
 
 const (

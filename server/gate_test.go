@@ -9,8 +9,8 @@ import (
 
 var moduleQuestion = map[string]any{"reason": "scope_unclear", "text": "Which module?", "options": []string{"billing", "invoices"}}
 
-// Gate mode over POST /jobs/{id}/report: the table of PROTOCOL.md "Two
-// ways to use it", cases A to D, then a plan.
+// Gate mode over POST /jobs/{id}/report: the gate-mode table of
+// docs/protocol.md (ask, wait, resume, proceed), then a plan.
 func TestGateMode_ReportEndpointAskWaitResumeProceedDone(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, envOptions{})

@@ -53,7 +53,7 @@ func (s *Server) createJob(c *call) (int, any, error) {
 // createdView is a created job as POST /jobs answers it.
 func (s *Server) createdView(j *askonce.Job) JobView {
 	v := s.viewOf(j)
-	// Only creation can ask (PROTOCOL.md rule 3).
+	// Only creation can ask (docs/protocol.md rule 3).
 	needs := j.Status == askonce.StatusPending && j.ClarificationStatus == askonce.ClarificationAsked && j.Question != nil
 	v.NeedsClarification = &needs
 	return v

@@ -48,7 +48,7 @@ type ReportRequest struct {
 	Usage *askonce.Usage `json:"usage,omitempty"`
 }
 
-// JobView is a job as the API shows it (PROTOCOL.md "HTTP"): seed 000's
+// JobView is a job as the API shows it (docs/protocol.md "HTTP"): seed 000's
 // camelCase fields plus seed 001's derived flags.
 type JobView struct {
 	// Success is false for failed, validation_error, expired and cancelled
