@@ -41,7 +41,8 @@ var Statuses = []Status{StatusPlanning, StatusPending, StatusSuccess, StatusVali
 // Valid reports whether s is one of the defined statuses.
 func (s Status) Valid() bool { return slices.Contains(Statuses, s) }
 
-// ClarificationStatus is seed 000's column. It only moves forward:
+// ClarificationStatus is where a job is in its one clarification
+// (docs/protocol.md "States"). It only moves forward:
 // none -> asked -> answered, or none -> skipped, or none -> answered.
 type ClarificationStatus string
 
@@ -160,7 +161,7 @@ type Job struct {
 
 	Plan *Plan `json:"plan,omitempty"`
 	// Result holds raw interpreter output kept for debugging: the output
-	// that asked, from the moment the job went pending (seed 003 US-001),
+	// that asked, from the moment the job went pending,
 	// and the last invalid output of a validation_error job.
 	Result string `json:"result,omitempty"`
 	// Error is the failure message of a failed, expired or invalid job.
@@ -180,12 +181,12 @@ type Job struct {
 	UpdatedAt time.Time `json:"updatedAt"`
 }
 
-// ClarificationUsed is seed 001's flag: the job's one question was asked.
+// ClarificationUsed is a derived flag: the job's one question was asked.
 func (j *Job) ClarificationUsed() bool {
 	return j.ClarificationStatus == ClarificationAsked || j.ClarificationStatus == ClarificationAnswered
 }
 
-// ClarificationResolved is seed 001's flag: the job's question has an answer.
+// ClarificationResolved is a derived flag: the job's question has an answer.
 func (j *Job) ClarificationResolved() bool {
 	return j.ClarificationStatus == ClarificationAnswered
 }

@@ -19,7 +19,7 @@ type Planned struct {
 // session's answer to the same question, which the caller looks up in the
 // repeat guard's history before calling Step (nil when there is none). Raw
 // is the interpreter output that asked; a job that goes pending keeps it
-// in Result (seed 003 US-001).
+// in Result.
 type Asked struct {
 	Question Question
 	Title    string
@@ -28,7 +28,7 @@ type Asked struct {
 	// proceed instead of asking (docs/protocol.md rule 8); empty asks.
 	Gated string
 	// Raw is the interpreter output that asked; a job that goes pending
-	// keeps it as its Result (seed 003 US-001).
+	// keeps it as its Result, so the output is visible while it waits.
 	Raw string
 }
 

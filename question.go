@@ -15,7 +15,7 @@ import (
 )
 
 // QuestionType says what kind of answer a question takes and so which picker
-// a user interface shows (seed 002).
+// a user interface shows (docs/protocol.md rule 7).
 type QuestionType string
 
 const (

@@ -143,8 +143,8 @@ func (f JobFilter) PageLimit() int {
 	return f.Limit
 }
 
-// HistoryEntry is one answered question in a session (seed 002's
-// ClarificationHistoryEntry), keyed by (tenant, session, question hash).
+// HistoryEntry is one answered question in a session (the repeat
+// guard's memory, docs/protocol.md rule 5), keyed by (tenant, session, question hash).
 type HistoryEntry struct {
 	TenantID     string       `json:"tenantId"`
 	SessionID    string       `json:"sessionId"`

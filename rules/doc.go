@@ -10,7 +10,7 @@
 // DefaultProfile ("general"). An unknown name is an EINVALID error (a
 // configuration error; use Interpreter.HasProfile to reject it early).
 // Two profiles are embedded, profiles/general.json (agent tasks) and
-// profiles/minecraft-mod.json (seed 000). Options.ProfileFiles replaces
+// profiles/minecraft-mod.json (mod generation, with gating). Options.ProfileFiles replaces
 // one of them, or adds a profile, from a user's file; LoadProfile reads
 // the same format from any reader.
 //

@@ -19,7 +19,7 @@ func (s *Server) createJob(c *call) (int, any, error) {
 	goal := req.Goal
 	if req.Prompt != "" {
 		if goal != "" && goal != req.Prompt {
-			return 0, nil, askonce.Errorf(askonce.EINVALID, "give the goal as goal or as prompt (seed 000's name), not both")
+			return 0, nil, askonce.Errorf(askonce.EINVALID, "give the goal as goal or as prompt (the older name), not both")
 		}
 		goal = req.Prompt
 	}
