@@ -168,12 +168,12 @@ func Step(cur *Job, in Input, now time.Time) (*Job, *Effects, error) {
 		case ClarificationNone:
 			ask(j, fx, in, now)
 		case ClarificationAsked:
-			// Case B: the agent asks while its question is unanswered.
+			// Wait: the agent asks while its question is unanswered.
 			fx.Action = ActionWait
 			return cur.Clone(), fx, nil
 		case ClarificationAnswered:
 			if gate && !j.AnswerDelivered {
-				// Case C: the user answered; hand the answer over once.
+				// Resume: the user answered; hand the answer over once.
 				j.AnswerDelivered = true
 				fx.Action = ActionResume
 				if j.FallbackUsed {
