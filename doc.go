@@ -6,7 +6,8 @@
 // codes, the Interpreter and Store interfaces, and the protocol itself as a
 // pure transition function (Step) with no I/O. The Engine drives Step against
 // a Store and an Interpreter; implementations of those live in subpackages
-// named after their dependency (sqlite, rules, ...).
+// named after their dependency: the store sqlite (the only one), the
+// interpreters rules, openai and exec.
 //
 // docs/protocol.md describes the behaviour; every rule there has a test
 // named after it in this package or in storetest.

@@ -7,8 +7,8 @@ import (
 )
 
 // Store persists jobs, their attempts, events and the sessions' answer
-// history. Implementations: sqlite, postgres. Every implementation passes
-// the conformance suite in storetest. (The HTTP API's Idempotency-Key
+// history. The one implementation is sqlite (package sqlite); every
+// implementation must pass the conformance suite in storetest. (The HTTP API's Idempotency-Key
 // records are not the domain's: see server.IdempotencyStore.)
 //
 // Every method is scoped by tenant: no query returns or changes another
