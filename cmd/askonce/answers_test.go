@@ -110,7 +110,7 @@ func TestE2E_OtherAnswerThatSettlesNothingHitsTheHardCap(t *testing.T) {
 // recorded, or that exact failure.
 //
 // It needs the rules interpreter to set allowOther on its SELECT_ONE
-// questions (issue 8, point 3, the interpreters' side).
+// questions (rule 7).
 func TestE2E_AnswerThatSettlesNothingOnTheRulesInterpreter(t *testing.T) {
 	t.Parallel()
 	in := start(t, nil, "--db", filepath.Join(t.TempDir(), "a.db"))
