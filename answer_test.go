@@ -78,7 +78,7 @@ func TestRule7_InvalidOtherAnswerIs422AndChangesNothing(t *testing.T) {
 
 // Rule 3 with an answer of one's own that settles nothing: the interpreter
 // decides, and when it still asks the hard cap applies exactly as for an
-// option (seed 000's banana).
+// option ("banana" for hot frozen cheese).
 func TestRule3_OtherAnswerThatSettlesNothingHitsTheHardCap(t *testing.T) {
 	t.Parallel()
 	type replies = []func(*askonce.Request) (*askonce.Response, error)

@@ -54,7 +54,7 @@ func finished(j *Job, err error) *Run {
 //
 // The background planning is not cancelled with ctx (only ctx's values
 // carry over): it ends with a stored outcome, or, if the process dies, the
-// job is resumed by Recover (PROTOCOL.md rule 13).
+// job is resumed by Recover (docs/protocol.md rule 13).
 func (e *Engine) Start(ctx context.Context, req CreateRequest) (*Job, *Run, error) {
 	j, it, err := e.create(ctx, req)
 	if err != nil {

@@ -6,8 +6,9 @@
 // codes, the Interpreter and Store interfaces, and the protocol itself as a
 // pure transition function (Step) with no I/O. The Engine drives Step against
 // a Store and an Interpreter; implementations of those live in subpackages
-// named after their dependency (sqlite, rules, ...).
+// named after their dependency: the store sqlite (the only one), the
+// interpreters rules, openai and exec.
 //
-// The normative behaviour is PROTOCOL.md; every rule there has a test named
-// after it in this package or in storetest.
+// docs/protocol.md describes the behaviour; every rule there has a test
+// named after it in this package or in storetest.
 package askonce

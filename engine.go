@@ -34,7 +34,7 @@ type Engine struct {
 	Interpreter Interpreter
 
 	// MaxAttempts is the number of interpreter calls per interpretation
-	// (PROTOCOL.md rule 9). Default 3.
+	// (docs/protocol.md rule 9). Default 3.
 	MaxAttempts int
 	// MaxOutput is the largest interpreter output parsed; a larger one is
 	// an invalid attempt. Default 1 MiB.

@@ -122,9 +122,9 @@ func count[T comparable](xs []T, x T) int {
 	return n
 }
 
-// Seed 000's Verification, in process with the rules interpreter on a real
-// SQLite file.
-func TestSeed000_Verification(t *testing.T) {
+// Hot frozen cheese asks one question and the answer settles it, in
+// process with the rules interpreter on a real SQLite file.
+func TestHotFrozenCheeseAsksOnceAndTheAnswerSettlesIt(t *testing.T) {
 	t.Parallel()
 	e := newEngine(t, rulesInterpreter(t))
 
@@ -163,7 +163,7 @@ func TestSeed000_Verification(t *testing.T) {
 	}
 }
 
-// Rule 3 with seed 000's failure branch: an answer that settles nothing
+// Rule 3 when the answer does not help: an answer that settles nothing
 // ends in the exact hard-cap message under both policies, never a second
 // question.
 func TestRule3_HardCapPolicies(t *testing.T) {
@@ -227,9 +227,9 @@ func TestRule4_InterpreterReceivesTheResolvedPrompt(t *testing.T) {
 	}
 }
 
-// Seed 002: "Second identical clarification is auto-resolved without user
+// Rule 5: "Second identical clarification is auto-resolved without user
 // prompt", also across a restart (the history is durable).
-func TestSeed002_SecondIdenticalClarificationIsAutoResolvedWithoutUserPrompt(t *testing.T) {
+func TestSecondIdenticalClarificationIsAutoResolvedWithoutUserPrompt(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "askonce.db")
 	st := openStore(t, path)
@@ -321,7 +321,7 @@ func TestRule8_GatedBlockOnlyModProceedsWithoutAsking(t *testing.T) {
 	}
 }
 
-// Rule 9 and seed 003 US-002: invalid output is retried with its errors fed
+// Rule 9: invalid output is retried with its errors fed
 // back, each attempt recorded with its reason, and after the budget the job
 // is validation_error with the raw string kept.
 func TestRule9_PlanningLoopRetriesWithFeedback(t *testing.T) {
@@ -345,7 +345,7 @@ func TestRule9_PlanningLoopRetriesWithFeedback(t *testing.T) {
 	}
 }
 
-func TestSeed003_US002_ValidationErrorKeepsRawString(t *testing.T) {
+func TestValidationErrorKeepsTheRawOutput(t *testing.T) {
 	t.Parallel()
 	s := scripted(reply("garbage 1", u1), reply("garbage 2", u1), reply(`{"plan":{"tasks":[]}} trailing`, u1))
 	e := newEngine(t, s)
@@ -375,7 +375,7 @@ func TestRule9_SpecSchemaIsEnforced(t *testing.T) {
 	}
 }
 
-// Rule 1 and seed 003: every outcome is a stored job with its id and its
+// Rule 1: every outcome is a stored job with its id and its
 // attempts: success, pending, validation error, interpreter error, timeout,
 // oversize output.
 func TestRule1_EverythingIsPersisted(t *testing.T) {
@@ -423,9 +423,9 @@ func TestRule1_EverythingIsPersisted(t *testing.T) {
 	}
 }
 
-// Seed 003 US-005 and rule 9's usage: the answer resumes the same record,
+// Rule 9's usage: the answer resumes the same record,
 // and usage adds up over every attempt, the resumed ones included.
-func TestSeed003_US005_ResumeUpdatesTheSameRecordAndUsageAddsUp(t *testing.T) {
+func TestResumeUpdatesTheSameRecordAndUsageAddsUp(t *testing.T) {
 	t.Parallel()
 	s := scripted(reply("bad", u1), reply(askTemp, u1), reply(planRaw, askonce.Usage{PromptTokens: 100, CompletionTokens: 50, CostUSD: 0.01}))
 	e := newEngine(t, s)
@@ -448,9 +448,9 @@ func TestSeed003_US005_ResumeUpdatesTheSameRecordAndUsageAddsUp(t *testing.T) {
 	}
 }
 
-// Seed 003 US-001 and US-003: a clarification-needed job is persisted as
+// A clarification-needed job is persisted as
 // pending with its id and title; every outcome carries an id.
-func TestSeed003_US001_US003_EveryOutcomeHasAnID(t *testing.T) {
+func TestEveryOutcomeHasAnID(t *testing.T) {
 	t.Parallel()
 	e := newEngine(t, rulesInterpreter(t))
 	for _, goal := range []string{"hot frozen cheese", "write a README then add tests", "?"} {
@@ -465,9 +465,9 @@ func TestSeed003_US001_US003_EveryOutcomeHasAnID(t *testing.T) {
 	}
 }
 
-// Seed 003 US-004: outcomes are statuses on a job, not errors: Create
+// Outcomes are statuses on a job, not errors: Create
 // returns an error only for bad input or a broken store.
-func TestSeed003_US004_OutcomesAreStatusesNotErrors(t *testing.T) {
+func TestOutcomesAreStatusesNotErrors(t *testing.T) {
 	t.Parallel()
 	e := newEngine(t, scripted(reply("x", u1), reply("y", u1), reply("z", u1)))
 	j, err := e.Create(ctx, askonce.CreateRequest{Goal: "g"})
@@ -535,9 +535,9 @@ func asError(err error, target **askonce.Error) bool {
 	return ok
 }
 
-// Seed 001 over a real store: the gate-mode answers ask, wait, resume,
+// Gate mode over a real store: the gate-mode answers ask, wait, resume,
 // proceed and done.
-func TestSeed001_GateModeOverTheEngine(t *testing.T) {
+func TestGateModeOverTheEngine(t *testing.T) {
 	t.Parallel()
 	e := newEngine(t, nil)
 	j, err := e.Create(ctx, askonce.CreateRequest{Goal: "refactor the payments module", Mode: askonce.ModeGate})
@@ -554,19 +554,19 @@ func TestSeed001_GateModeOverTheEngine(t *testing.T) {
 		return res
 	}
 	if r := report(askonce.Report{Question: q, Usage: u1}); r.Action != askonce.ActionAsk || r.Question.Type != askonce.QuestionSelectOne {
-		t.Fatalf("case A: %+v", r)
+		t.Fatalf("ask: %+v", r)
 	}
 	if r := report(askonce.Report{Question: q}); r.Action != askonce.ActionWait || r.Question.Text != "Which module?" {
-		t.Fatalf("case B: %+v", r)
+		t.Fatalf("wait: %+v", r)
 	}
 	if _, err := e.Answer(ctx, "", j.ID, "invoices"); err != nil {
 		t.Fatal(err)
 	}
 	if r := report(askonce.Report{Question: q}); r.Action != askonce.ActionResume || r.Answer != "invoices" || r.ResolvedPrompt != "refactor the payments module\n\nClarification Answer: invoices" {
-		t.Fatalf("case C: %+v", r)
+		t.Fatalf("resume: %+v", r)
 	}
 	if r := report(askonce.Report{Question: q}); r.Action != askonce.ActionProceed || r.Directive != askonce.FallbackDirective {
-		t.Fatalf("case D: %+v", r)
+		t.Fatalf("proceed: %+v", r)
 	}
 	// An invalid plan is rejected with every problem and changes nothing.
 	_, err = e.Report(ctx, "", j.ID, askonce.Report{Plan: &askonce.Plan{Tasks: []askonce.Task{{ID: "a", Title: "A", DependsOn: []string{"a"}}}}})
@@ -735,9 +735,9 @@ func TestRule13_CrashSafetyRecoversPlanningJobs(t *testing.T) {
 	}
 }
 
-// Seed 003 US-001: a job that goes pending keeps the interpreter output
+// A job that goes pending keeps the interpreter output
 // that asked in result, as stored, next to its attempt.
-func TestSeed003_US001_PendingJobStoresTheQuestionOutputInResult(t *testing.T) {
+func TestPendingJobStoresTheAskingOutputInResult(t *testing.T) {
 	t.Parallel()
 	e := newEngine(t, scripted(reply(askTemp, u1)))
 	j := create(t, e, "hot frozen cheese")

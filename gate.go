@@ -34,7 +34,7 @@ type ReportResult struct {
 }
 
 // Report takes a gate-mode agent's outcome and answers with what it must do
-// (PROTOCOL.md "Two ways to use it"): ask, wait, resume, proceed, done or
+// (docs/protocol.md "Managed mode and gate mode"): ask, wait, resume, proceed, done or
 // fail. Each report is recorded as an attempt so usage adds up. An invalid
 // plan is EINVALID listing every problem, and the job is unchanged.
 func (e *Engine) Report(ctx context.Context, tenant, id string, r Report) (*ReportResult, error) {

@@ -2,23 +2,23 @@ package askonce
 
 import "testing"
 
-// Seed 001 through Step: the gate-mode table of PROTOCOL.md "Two ways to use
-// it". The engine-level version over a real store is in engine_test.go.
-func TestSeed001_GateModeCasesAtoD(t *testing.T) {
+// Gate mode through Step: the gate-mode table of docs/protocol.md. The
+// engine-level version over a real store is in engine_test.go.
+func TestGateMode_AskWaitResumeProceedDone(t *testing.T) {
 	t.Parallel()
 	j := planningJob(ModeGate)
 
-	// Case A: first clarification request: ask, and the question persists.
+	// First clarification request: ask, and the question persists.
 	j, fx := mustStep(t, j, Asked{Question: tempQuestion()})
 	if fx.Action != ActionAsk || j.Status != StatusPending || j.Question == nil || !j.ClarificationUsed() || j.ClarificationResolved() {
-		t.Fatalf("case A: action %s status %s used=%v resolved=%v", fx.Action, j.Status, j.ClarificationUsed(), j.ClarificationResolved())
+		t.Fatalf("ask: action %s status %s used=%v resolved=%v", fx.Action, j.Status, j.ClarificationUsed(), j.ClarificationResolved())
 	}
 
-	// Case B: the agent asks again while the user has not answered: wait,
+	// The agent asks again while the user has not answered: wait,
 	// with the stored question, and nothing changes.
 	waited, fx := mustStep(t, j, Asked{Question: Question{Type: QuestionFreeText, Text: "another question"}})
 	if fx.Action != ActionWait || fx.Changed() || waited.Question.Text != "Hot or frozen?" {
-		t.Fatalf("case B: action %s changed=%v question %q", fx.Action, fx.Changed(), waited.Question.Text)
+		t.Fatalf("wait: action %s changed=%v question %q", fx.Action, fx.Changed(), waited.Question.Text)
 	}
 
 	// The user answers: in gate mode askonce does not interpret.
@@ -27,17 +27,17 @@ func TestSeed001_GateModeCasesAtoD(t *testing.T) {
 		t.Fatalf("answer: interpret %v status %s", fx.Interpret, j.Status)
 	}
 
-	// Case C: the agent reports again: resume with the answer, once.
+	// The agent reports again: resume with the answer, once.
 	j, fx = mustStep(t, j, Asked{Question: tempQuestion()})
 	if fx.Action != ActionResume || !j.AnswerDelivered || j.ResolvedPrompt != "make hot frozen cheese\n\nClarification Answer: frozen" {
-		t.Fatalf("case C: action %s delivered=%v prompt %q", fx.Action, j.AnswerDelivered, j.ResolvedPrompt)
+		t.Fatalf("resume: action %s delivered=%v prompt %q", fx.Action, j.AnswerDelivered, j.ResolvedPrompt)
 	}
 
-	// Case D: asking after the answer was delivered: proceed with the
+	// Asking after the answer was delivered: proceed with the
 	// fallback directive, never a second question.
 	j, fx = mustStep(t, j, Asked{Question: tempQuestion()})
 	if fx.Action != ActionProceed || fx.Directive != FallbackDirective || j.Status != StatusPlanning {
-		t.Fatalf("case D: action %s directive %q status %s", fx.Action, fx.Directive, j.Status)
+		t.Fatalf("proceed: action %s directive %q status %s", fx.Action, fx.Directive, j.Status)
 	}
 
 	// A plan from any open state: done.
@@ -47,7 +47,7 @@ func TestSeed001_GateModeCasesAtoD(t *testing.T) {
 	}
 }
 
-func TestSeed001_CaseD_AskingAfterProceedFailsTheJob(t *testing.T) {
+func TestGateMode_AskingAfterProceedFailsTheJob(t *testing.T) {
 	t.Parallel()
 	j, _ := mustStep(t, planningJob(ModeGate), Asked{Question: tempQuestion()}, Answered{Answer: "hot"}, Asked{Question: tempQuestion()}, Asked{Question: tempQuestion()})
 	j, fx := mustStep(t, j, Asked{Question: tempQuestion()})
@@ -56,7 +56,7 @@ func TestSeed001_CaseD_AskingAfterProceedFailsTheJob(t *testing.T) {
 	}
 }
 
-func TestSeed001_GateModeRepeatGuardResumesAtOnce(t *testing.T) {
+func TestGateMode_RepeatGuardResumesAtOnce(t *testing.T) {
 	t.Parallel()
 	j, fx := mustStep(t, planningJob(ModeGate), Asked{Question: tempQuestion(), Stored: &HistoryEntry{Answer: "hot"}})
 	if fx.Action != ActionResume || j.AnswerSource != SourceHistory || !j.AnswerDelivered || j.Status != StatusPlanning {
@@ -64,7 +64,7 @@ func TestSeed001_GateModeRepeatGuardResumesAtOnce(t *testing.T) {
 	}
 }
 
-func TestSeed001_GateModePlanWhilePendingIsDone(t *testing.T) {
+func TestGateMode_PlanWhilePendingIsDone(t *testing.T) {
 	t.Parallel()
 	j, _ := mustStep(t, planningJob(ModeGate), Asked{Question: tempQuestion()})
 	j, fx := mustStep(t, j, Planned{Plan: onePlan()})

@@ -52,7 +52,7 @@ type Response struct {
 	Usage Usage
 }
 
-// AttemptReason says why an interpreter call was made (PROTOCOL.md rule 9).
+// AttemptReason says why an interpreter call was made (docs/protocol.md rule 9).
 type AttemptReason string
 
 const (

@@ -10,7 +10,8 @@ import (
 // tenants of their own.
 const DefaultTenant = "default"
 
-// Status is where a job is in its life. The values are PROTOCOL.md's.
+// Status is where a job is in its life. The values are those of
+// docs/protocol.md "States".
 type Status string
 
 const (
@@ -40,7 +41,8 @@ var Statuses = []Status{StatusPlanning, StatusPending, StatusSuccess, StatusVali
 // Valid reports whether s is one of the defined statuses.
 func (s Status) Valid() bool { return slices.Contains(Statuses, s) }
 
-// ClarificationStatus is seed 000's column. It only moves forward:
+// ClarificationStatus is where a job is in its one clarification
+// (docs/protocol.md "States"). It only moves forward:
 // none -> asked -> answered, or none -> skipped, or none -> answered.
 type ClarificationStatus string
 
@@ -104,7 +106,7 @@ const (
 )
 
 // FallbackDirective is sent to the interpreter when the hard cap applies.
-// The text is fixed by PROTOCOL.md.
+// The text is fixed (docs/protocol.md "Exact strings").
 const FallbackDirective = "Previous clarification was already provided. You MUST proceed with available information. Make reasonable assumptions and document them. Do not request further clarification."
 
 // GatingDirective is sent when a gating policy lets a job proceed instead of
@@ -112,7 +114,7 @@ const FallbackDirective = "Previous clarification was already provided. You MUST
 const GatingDirective = "Do not request clarification about cosmetic details. Functional instructions take priority; make reasonable assumptions about appearance and document them."
 
 // HardCapMessage is the error of a job that asked again after its one
-// clarification. The text is fixed by PROTOCOL.md.
+// clarification. The text is fixed (docs/protocol.md "Exact strings").
 const HardCapMessage = "Clarification did not resolve ambiguity. Please rephrase."
 
 // DispatchStatus is the builder delivery state of a successful job.
@@ -159,7 +161,7 @@ type Job struct {
 
 	Plan *Plan `json:"plan,omitempty"`
 	// Result holds raw interpreter output kept for debugging: the output
-	// that asked, from the moment the job went pending (seed 003 US-001),
+	// that asked, from the moment the job went pending,
 	// and the last invalid output of a validation_error job.
 	Result string `json:"result,omitempty"`
 	// Error is the failure message of a failed, expired or invalid job.
@@ -179,12 +181,12 @@ type Job struct {
 	UpdatedAt time.Time `json:"updatedAt"`
 }
 
-// ClarificationUsed is seed 001's flag: the job's one question was asked.
+// ClarificationUsed is a derived flag: the job's one question was asked.
 func (j *Job) ClarificationUsed() bool {
 	return j.ClarificationStatus == ClarificationAsked || j.ClarificationStatus == ClarificationAnswered
 }
 
-// ClarificationResolved is seed 001's flag: the job's question has an answer.
+// ClarificationResolved is a derived flag: the job's question has an answer.
 func (j *Job) ClarificationResolved() bool {
 	return j.ClarificationStatus == ClarificationAnswered
 }
@@ -223,14 +225,14 @@ func (j *Job) Prompt() string {
 	return j.Goal
 }
 
-// ResolvedPrompt builds PROTOCOL.md rule 4's prompt: the goal followed by the
+// ResolvedPrompt builds docs/protocol.md rule 4's prompt: the goal followed by the
 // answer section that interpreters treat as the authority.
 func ResolvedPrompt(goal, answer string) string {
 	return goal + AnswerMarker + answer
 }
 
 // AnswerMarker separates the goal from the answer in a resolved prompt
-// (PROTOCOL.md rule 4); interpreters split the prompt at its last
+// (docs/protocol.md rule 4); interpreters split the prompt at its last
 // occurrence.
 const AnswerMarker = "\n\nClarification Answer: "
 

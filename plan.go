@@ -43,7 +43,7 @@ func (p Plan) Clone() Plan {
 }
 
 // Validate checks p against the plan schema and the DAG rules of
-// PROTOCOL.md rule 9: at least one task, unique non-empty task ids, every
+// docs/protocol.md rule 9: at least one task, unique non-empty task ids, every
 // dependency exists, no cycle, and a spec that is a JSON object meeting
 // specSchema when one is given. It returns every problem found, so that the
 // next attempt can fix them all.

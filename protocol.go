@@ -19,16 +19,16 @@ type Planned struct {
 // session's answer to the same question, which the caller looks up in the
 // repeat guard's history before calling Step (nil when there is none). Raw
 // is the interpreter output that asked; a job that goes pending keeps it
-// in Result (seed 003 US-001).
+// in Result.
 type Asked struct {
 	Question Question
 	Title    string
 	Stored   *HistoryEntry
 	// Gated is the assumption of a gating policy that lets the job
-	// proceed instead of asking (PROTOCOL.md rule 8); empty asks.
+	// proceed instead of asking (docs/protocol.md rule 8); empty asks.
 	Gated string
 	// Raw is the interpreter output that asked; a job that goes pending
-	// keeps it as its Result (seed 003 US-001).
+	// keeps it as its Result, so the output is visible while it waits.
 	Raw string
 }
 
@@ -70,8 +70,8 @@ func (Expire) verb() string   { return "expire" }
 func (Decline) verb() string  { return "decline" }
 func (Cancel) verb() string   { return "cancel" }
 
-// Action is what gate mode tells the reporting agent to do (PROTOCOL.md
-// "Two ways to use it").
+// Action is what gate mode tells the reporting agent to do (the gate-mode
+// table of docs/protocol.md).
 type Action string
 
 const (
@@ -111,8 +111,8 @@ type Effects struct {
 	// after it is the status entered. Observers read it instead of
 	// inferring statuses from event types.
 	From Status
-	// HardCap is the hard-cap outcome this transition applied (PROTOCOL.md
-	// rule 3): HardCapFallback when the fallback run was granted,
+	// HardCap is the hard-cap outcome this transition applied (rule 3 of
+	// docs/protocol.md): HardCapFallback when the fallback run was granted,
 	// HardCapFail when the job failed with HardCapMessage, empty otherwise.
 	HardCap HardCap
 }
@@ -120,7 +120,7 @@ type Effects struct {
 // Changed reports whether the transition changed the job.
 func (fx *Effects) Changed() bool { return len(fx.Events) > 0 }
 
-// Step is the protocol of PROTOCOL.md as a pure function: given a job and an
+// Step is the protocol of docs/protocol.md as a pure function: given a job and an
 // input it returns the job's next state and the effects to carry out. It
 // never changes cur. An input the state does not allow is ECONFLICT; an
 // invalid answer is EINVALID and leaves the job as it was.
@@ -168,12 +168,12 @@ func Step(cur *Job, in Input, now time.Time) (*Job, *Effects, error) {
 		case ClarificationNone:
 			ask(j, fx, in, now)
 		case ClarificationAsked:
-			// Case B: the agent asks while its question is unanswered.
+			// Wait: the agent asks while its question is unanswered.
 			fx.Action = ActionWait
 			return cur.Clone(), fx, nil
 		case ClarificationAnswered:
 			if gate && !j.AnswerDelivered {
-				// Case C: the user answered; hand the answer over once.
+				// Resume: the user answered; hand the answer over once.
 				j.AnswerDelivered = true
 				fx.Action = ActionResume
 				if j.FallbackUsed {
@@ -327,7 +327,7 @@ func answer(j *Job, fx *Effects, a string, src Source, now time.Time, ev EventTy
 }
 
 // hardCap applies the job's policy to an interpreter that asks after the
-// job's one clarification (PROTOCOL.md rule 3). Under fallback the one
+// job's one clarification (docs/protocol.md rule 3). Under fallback the one
 // re-run gets the directive and, when the new question q has a default,
 // that default as the last answer section of the prompt; the question
 // itself is never shown to anyone.

@@ -47,7 +47,7 @@ func eventTypes(fx *Effects) []EventType {
 	return ts
 }
 
-// The transition table of PROTOCOL.md "State", one case per row.
+// The transition table of docs/protocol.md "States", one case per row.
 func TestStateTable(t *testing.T) {
 	t.Parallel()
 	withDefault := tempQuestion()
@@ -480,10 +480,10 @@ func TestRule3_DeclineWithoutDefaultMarksTheFallbackUsed(t *testing.T) {
 	}
 }
 
-// Seed 003 US-001: the interpreter output that asked is the pending job's
+// The interpreter output that asked is the pending job's
 // result; an auto-resolved question does not leave the job pending and
 // keeps no result.
-func TestSeed003_US001_PendingJobKeepsTheAskingOutputInResult(t *testing.T) {
+func TestPendingJobKeepsTheAskingOutputInResult(t *testing.T) {
 	t.Parallel()
 	raw := `{"question":{"type":"SELECT_ONE","text":"Hot or frozen?","options":["hot","frozen"]}}`
 	j, _ := mustStep(t, planningJob(ModeManaged), Asked{Question: tempQuestion(), Raw: raw})

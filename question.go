@@ -15,7 +15,7 @@ import (
 )
 
 // QuestionType says what kind of answer a question takes and so which picker
-// a user interface shows (seed 002).
+// a user interface shows (docs/protocol.md rule 7).
 type QuestionType string
 
 const (
@@ -41,7 +41,7 @@ const MaxFreeText = 4 << 10
 const MaxPath = 1024
 
 // TypeForReason maps a clarification reason to its question type
-// (PROTOCOL.md rule 7). Unknown reasons take FREE_TEXT.
+// (docs/protocol.md rule 7). Unknown reasons take FREE_TEXT.
 func TypeForReason(reason string) QuestionType {
 	switch reason {
 	case "target_file_exists":
@@ -62,7 +62,7 @@ type Question struct {
 	Options []string     `json:"options,omitempty"`
 	// AllowOther lets a SELECT_ONE question take an answer outside
 	// Options: any visible text of at most MaxFreeText bytes, which the
-	// interpreter then weighs (PROTOCOL.md rule 7). CONFIRM and
+	// interpreter then weighs (docs/protocol.md rule 7). CONFIRM and
 	// TARGET_FILE questions never allow other answers.
 	AllowOther bool   `json:"allowOther,omitempty"`
 	Reason     string `json:"reason,omitempty"`
@@ -70,7 +70,7 @@ type Question struct {
 	Default   string     `json:"default,omitempty"`
 	ExpiresAt *time.Time `json:"expiresAt,omitempty"`
 	// Cosmetic marks a question about appearance only, which a gating
-	// policy may decline to ask (PROTOCOL.md rule 8).
+	// policy may decline to ask (docs/protocol.md rule 8).
 	Cosmetic bool `json:"cosmetic,omitempty"`
 }
 
@@ -125,7 +125,7 @@ func (q *Question) Normalize() error {
 }
 
 // NormalizeText is the one normalisation of question text used by the
-// repeat guard (PROTOCOL.md rule 5): lowercase, trim, strip trailing ?, !
+// repeat guard (docs/protocol.md rule 5): lowercase, trim, strip trailing ?, !
 // and ., collapse white space.
 func NormalizeText(text string) string {
 	s := strings.Join(strings.Fields(strings.ToLower(text)), " ")
@@ -144,7 +144,7 @@ func QuestionHash(text string) string {
 // visible text of at most MaxFreeText bytes is the user's own answer;
 // TARGET_FILE must be an offered file or a path ValidatePath accepts;
 // FREE_TEXT has a visible character and at most MaxFreeText bytes. A wrong
-// answer is EINVALID with the allowed values (PROTOCOL.md rule 7).
+// answer is EINVALID with the allowed values (docs/protocol.md rule 7).
 func ValidateAnswer(q *Question, answer string) (string, error) {
 	a := strings.TrimSpace(answer)
 	if !utf8.ValidString(a) {
@@ -176,7 +176,7 @@ func ValidateAnswer(q *Question, answer string) (string, error) {
 		}
 		if IsRootAnswer(a) {
 			// The project root is always a valid answer, stored as "."
-			// (PROTOCOL.md rule 6).
+			// (docs/protocol.md rule 6).
 			return ".", nil
 		}
 		p, err := ValidatePath(a)

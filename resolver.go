@@ -6,7 +6,7 @@ import (
 	"github.com/askonce/askonce/internal/lex"
 )
 
-// Resolve is the semantic resolver (PROTOCOL.md rule 6): before a question
+// Resolve is the semantic resolver (docs/protocol.md rule 6): before a question
 // reaches a human, the user's own goal is checked for an answer of the
 // question's type. Words match whole tokens, never substrings, so
 // "notes.md" does not answer a CONFIRM with "no". It returns the answer and
@@ -113,7 +113,7 @@ func Tokens(text string) []string {
 	return lex.Texts(lex.Split(text, nil))
 }
 
-// Gater is a gating policy (PROTOCOL.md rule 8): it may let a job proceed
+// Gater is a gating policy (docs/protocol.md rule 8): it may let a job proceed
 // instead of asking q, and returns the assumption to record. The engine
 // consults its Interpreter when it implements Gater (the rules interpreter
 // does, from its profiles); the result reaches Step as Asked.Gated.

@@ -7,8 +7,8 @@ import (
 )
 
 // Store persists jobs, their attempts, events and the sessions' answer
-// history. Implementations: sqlite, postgres. Every implementation passes
-// the conformance suite in storetest. (The HTTP API's Idempotency-Key
+// history. The one implementation is sqlite (package sqlite); every
+// implementation must pass the conformance suite in storetest. (The HTTP API's Idempotency-Key
 // records are not the domain's: see server.IdempotencyStore.)
 //
 // Every method is scoped by tenant: no query returns or changes another
@@ -143,8 +143,8 @@ func (f JobFilter) PageLimit() int {
 	return f.Limit
 }
 
-// HistoryEntry is one answered question in a session (seed 002's
-// ClarificationHistoryEntry), keyed by (tenant, session, question hash).
+// HistoryEntry is one answered question in a session (the repeat
+// guard's memory, docs/protocol.md rule 5), keyed by (tenant, session, question hash).
 type HistoryEntry struct {
 	TenantID     string       `json:"tenantId"`
 	SessionID    string       `json:"sessionId"`
@@ -156,7 +156,7 @@ type HistoryEntry struct {
 	At           time.Time    `json:"at"`
 }
 
-// EventType names one kind of state change (PROTOCOL.md rule 12).
+// EventType names one kind of state change (docs/protocol.md rule 12).
 type EventType string
 
 const (

@@ -31,7 +31,7 @@ func (e *Engine) ExpireDue(ctx context.Context) (int, error) {
 }
 
 // Recover resumes managed jobs left in planning by a dead process and not
-// updated since before (PROTOCOL.md rule 13). Each job is claimed with a
+// updated since before (docs/protocol.md rule 13). Each job is claimed with a
 // compare-and-set first, so two recovering processes never both run it. It
 // returns how many jobs it resumed, and every store error it met on the
 // way (joined); a job another process claimed first is not an error.

@@ -1,5 +1,5 @@
 // Package dispatch delivers the plans of successful jobs to a builder,
-// exactly once per job (PROTOCOL.md rule 11), through a River queue kept in
+// exactly once per job (docs/protocol.md rule 11), through a River queue kept in
 // the store's own SQLite file. The same queue carries question
 // notifications (question.asked, question.resolved; see notify.go and
 // docs/notifications.md), queued through sqlite.Options.OnNotify and

@@ -24,7 +24,7 @@ const (
 	NameAutoResolved = "askonce_auto_resolved_total"
 	// NameGated counts questions a gating policy declined to ask.
 	NameGated = "askonce_gated_total"
-	// NameHardCap counts hard-cap outcomes (PROTOCOL.md rule 3). Label:
+	// NameHardCap counts hard-cap outcomes (docs/protocol.md rule 3). Label:
 	// outcome: fallback (the fallback run was granted) or fail (the job
 	// failed with askonce.HardCapMessage).
 	NameHardCap = "askonce_hard_cap_total"

@@ -110,7 +110,7 @@ func TestUserMessage(t *testing.T) {
 	}
 }
 
-// Issue 13: the system prompt states the precision rules, so that a model
+// The system prompt states the precision rules, so that a model
 // asks only what a person would ask.
 func TestSystemPromptStatesThePrecisionRules(t *testing.T) {
 	t.Parallel()

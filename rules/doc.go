@@ -10,7 +10,7 @@
 // DefaultProfile ("general"). An unknown name is an EINVALID error (a
 // configuration error; use Interpreter.HasProfile to reject it early).
 // Two profiles are embedded, profiles/general.json (agent tasks) and
-// profiles/minecraft-mod.json (seed 000). Options.ProfileFiles replaces
+// profiles/minecraft-mod.json (mod generation, with gating). Options.ProfileFiles replaces
 // one of them, or adds a profile, from a user's file; LoadProfile reads
 // the same format from any reader.
 //
@@ -77,7 +77,7 @@
 // # Detectors
 //
 // The prompt is the goal, or the resolved prompt goal + "\n\nClarification
-// Answer: " + answer (PROTOCOL.md rule 4), split at the last marker. A
+// Answer: " + answer (docs/protocol.md rule 4), split at the last marker. A
 // pipeline of detectors reads it, each in its own file and each returning
 // its own findings (read in pipeline.go); one place then chooses the
 // question: the first open finding in the profile's "checks" order. Each
@@ -148,7 +148,7 @@
 //
 // A profile's "gating" makes Interpreter.Gate (askonce.Gater) let a goal
 // that names one of its words proceed instead of asking a cosmetic
-// question (PROTOCOL.md rule 8); minecraft-mod gates block-only goals.
+// question (docs/protocol.md rule 8); minecraft-mod gates block-only goals.
 //
 // # Plans
 //

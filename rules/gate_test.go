@@ -51,7 +51,7 @@ func TestRule8_GatingIsAProfileProperty(t *testing.T) {
 	}
 }
 
-// Issue 8 point 3: SELECT_ONE questions take other answers; CONFIRM and
+// Rule 7: SELECT_ONE questions take other answers; CONFIRM and
 // TARGET_FILE never do.
 func TestSelectOneQuestionsAllowOtherAnswers(t *testing.T) {
 	t.Parallel()

@@ -21,7 +21,7 @@ type input struct {
 	japanese bool // the goal is written in Japanese: questions are too
 }
 
-// splitPrompt splits a resolved prompt (PROTOCOL.md rule 4): the goal is
+// splitPrompt splits a resolved prompt (docs/protocol.md rule 4): the goal is
 // the text before the first answer marker, the answer that counts is the
 // last section, and any sections between are earlier answers it overrides
 // (the fallback re-run appends the question's default after an answer

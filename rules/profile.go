@@ -68,7 +68,7 @@ type Profile struct {
 	DefaultKind   string         `json:"defaultKind,omitempty"`
 	Tasks         []TaskTemplate `json:"tasks,omitempty"`
 	// Gating, when set, lets a job proceed instead of asking a cosmetic
-	// question (PROTOCOL.md rule 8).
+	// question (docs/protocol.md rule 8).
 	Gating *Gating `json:"gating,omitempty"`
 	Words
 
@@ -151,7 +151,7 @@ type Words struct {
 	Honorifics     []string `json:"honorifics,omitempty"`
 }
 
-// Gating is a profile's gating policy (PROTOCOL.md rule 8): a goal that
+// Gating is a profile's gating policy (docs/protocol.md rule 8): a goal that
 // names one of Words (as a whole token) does not ask a cosmetic question;
 // the job proceeds under the gating directive, and the assumption starts
 // with Label ("Block-only mod: the cosmetic question ... was not asked").

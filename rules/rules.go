@@ -185,7 +185,7 @@ func (p *Profile) interpret(prompt, directive string, files []string) ([]byte, e
 	return json.Marshal(output{Title: plan.Title, Plan: plan})
 }
 
-// Gate is the profile's gating policy (PROTOCOL.md rule 8), for the
+// Gate is the profile's gating policy (docs/protocol.md rule 8), for the
 // engine: with a profile whose "gating" names words (minecraft-mod: block,
 // blocks, ore), a goal holding one of them as a whole token does not ask a
 // cosmetic question; it returns the assumption to record. Any other

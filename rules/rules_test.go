@@ -233,7 +233,7 @@ func TestInterpret(t *testing.T) {
 		req    req
 		checks []check
 	}{
-		// Contradictions (seed 000).
+		// Contradictions.
 		{"hot frozen cheese asks SELECT_ONE under general", req{goal: "hot frozen cheese"},
 			[]check{hotCold, cosmetic(false), defaults("hot")}},
 		{"hot frozen cheese asks SELECT_ONE under minecraft-mod, cosmetic", req{profile: minecraft, goal: "hot frozen cheese"},

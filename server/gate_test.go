@@ -9,8 +9,8 @@ import (
 
 var moduleQuestion = map[string]any{"reason": "scope_unclear", "text": "Which module?", "options": []string{"billing", "invoices"}}
 
-// Gate mode over POST /jobs/{id}/report: the table of PROTOCOL.md "Two
-// ways to use it", cases A to D, then a plan.
+// Gate mode over POST /jobs/{id}/report: the gate-mode table of
+// docs/protocol.md (ask, wait, resume, proceed), then a plan.
 func TestGateMode_ReportEndpointAskWaitResumeProceedDone(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, envOptions{})
@@ -32,12 +32,12 @@ func TestGateMode_ReportEndpointAskWaitResumeProceedDone(t *testing.T) {
 	// A: the first request for clarification is asked and persisted.
 	r := report(map[string]any{"question": moduleQuestion, "usage": usage})
 	if str(r, "action") != "ask" || str(obj(r, "question"), "type") != "SELECT_ONE" || str(obj(r, "job"), "status") != "pending" {
-		t.Fatalf("case A: %v", r)
+		t.Fatalf("ask: %v", r)
 	}
 	// B: asked again while unanswered: wait, with the stored question.
 	r = report(map[string]any{"question": map[string]any{"text": "Another question?"}})
 	if str(r, "action") != "wait" || str(obj(r, "question"), "text") != "Which module?" {
-		t.Fatalf("case B: %v", r)
+		t.Fatalf("wait: %v", r)
 	}
 	// The user answers over the API; askonce does not interpret a gate job.
 	a := e.do("POST", "/jobs/"+id+"/clarification", map[string]any{"answer": "inv"})
@@ -47,13 +47,13 @@ func TestGateMode_ReportEndpointAskWaitResumeProceedDone(t *testing.T) {
 	// C: resume with the answer and the resolved prompt.
 	r = report(map[string]any{"question": moduleQuestion})
 	if str(r, "action") != "resume" || str(r, "answer") != "invoices" || str(r, "resolvedPrompt") != "refactor the payments module\n\nClarification Answer: invoices" {
-		t.Fatalf("case C: %v", r)
+		t.Fatalf("resume: %v", r)
 	}
 	// D: asking after the answer was delivered: proceed under the fallback
 	// directive, never a second question.
 	r = report(map[string]any{"question": moduleQuestion})
 	if str(r, "action") != "proceed" || str(r, "directive") != askonce.FallbackDirective || str(obj(r, "job"), "status") != "planning" {
-		t.Fatalf("case D: %v", r)
+		t.Fatalf("proceed: %v", r)
 	}
 	// An invalid plan is 422 with every problem, and changes nothing.
 	before := e.do("GET", "/jobs/"+id, nil)

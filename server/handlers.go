@@ -19,7 +19,7 @@ func (s *Server) createJob(c *call) (int, any, error) {
 	goal := req.Goal
 	if req.Prompt != "" {
 		if goal != "" && goal != req.Prompt {
-			return 0, nil, askonce.Errorf(askonce.EINVALID, "give the goal as goal or as prompt (seed 000's name), not both")
+			return 0, nil, askonce.Errorf(askonce.EINVALID, "give the goal as goal or as prompt (the older name), not both")
 		}
 		goal = req.Prompt
 	}
@@ -53,7 +53,7 @@ func (s *Server) createJob(c *call) (int, any, error) {
 // createdView is a created job as POST /jobs answers it.
 func (s *Server) createdView(j *askonce.Job) JobView {
 	v := s.viewOf(j)
-	// Only creation can ask (PROTOCOL.md rule 3).
+	// Only creation can ask (docs/protocol.md rule 3).
 	needs := j.Status == askonce.StatusPending && j.ClarificationStatus == askonce.ClarificationAsked && j.Question != nil
 	v.NeedsClarification = &needs
 	return v

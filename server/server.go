@@ -1,4 +1,4 @@
-// Package server is askonce's HTTP API (PROTOCOL.md "HTTP"), for managed
+// Package server is askonce's HTTP API (docs/protocol.md "HTTP"), for managed
 // and gate mode, over an *askonce.Engine.
 //
 // # Routes
@@ -119,7 +119,7 @@
 // wait=0 means respond-async. Preference-Applied names a preference that
 // was honoured. Answering a job that is still planning is 409 with its
 // state. A process that dies while a job plans leaves it to crash recovery
-// (PROTOCOL.md rule 13).
+// (docs/protocol.md rule 13).
 //
 // # Answer links and mounted handlers
 //

@@ -14,13 +14,13 @@ import (
 	"github.com/askonce/askonce"
 )
 
-// Seed 000's Verification over HTTP: one question, the answer settles it,
+// Over HTTP: one question, the answer settles it,
 // a second answer is a conflict, and the row holds the answer.
-func TestSeed000_RoundTripOverHTTP(t *testing.T) {
+func TestOneQuestionAndTheAnswerSettlesItOverHTTP(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, envOptions{})
 
-	// 1. The prompt that used to loop (seed 000 names it "prompt"): one
+	// 1. The prompt that used to loop (given under the older name "prompt"): one
 	// question, and needsClarification only here.
 	j := e.create(map[string]any{"prompt": hotFrozen, "sessionId": "alice"})
 	id := str(j, "jobId")
@@ -115,7 +115,7 @@ func TestBadInput_IsAClear4xxAndChangesNothing(t *testing.T) {
 		{name: "NoGoal", method: "POST", path: "/jobs", body: `{}`, status: 422, code: "invalid", msg: "goal is empty"},
 		{name: "UnknownProfile", method: "POST", path: "/jobs", body: map[string]any{"goal": "x", "profile": "nope"}, status: 422, code: "invalid", msg: `profile "nope" is unknown`},
 		{name: "UnknownMode", method: "POST", path: "/jobs", body: map[string]any{"goal": "x", "mode": "auto"}, status: 422, code: "invalid", msg: "mode"},
-		{name: "GoalAndOtherPrompt", method: "POST", path: "/jobs", body: map[string]any{"goal": "x", "prompt": "y"}, status: 422, code: "invalid", msg: "not both"},
+		{name: "GoalAndOtherPrompt", method: "POST", path: "/jobs", body: map[string]any{"goal": "x", "prompt": "y"}, status: 422, code: "invalid", msg: "as goal or as prompt (the older name), not both"},
 		{name: "BadIdempotencyKey", method: "POST", path: "/jobs", body: map[string]any{"goal": readme}, header: []string{"Idempotency-Key", "two words"}, status: 400, code: "bad_request", msg: "Idempotency-Key"},
 		{name: "UnknownID", method: "GET", path: "/jobs/" + unknown, status: 404, code: "not_found", msg: unknown},
 		{name: "AnswerUnknownID", method: "POST", path: "/jobs/" + unknown + "/clarification", body: map[string]any{"answer": "hot"}, status: 404, code: "not_found", msg: unknown},

@@ -15,7 +15,7 @@ import (
 type CreateJobRequest struct {
 	// Goal is the natural-language goal. Required (or Prompt).
 	Goal string `json:"goal,omitempty"`
-	// Prompt is seed 000's name for Goal.
+	// Prompt is the older name of Goal, still accepted.
 	Prompt    string   `json:"prompt,omitempty"`
 	SessionID string   `json:"sessionId,omitempty"`
 	Profile   string   `json:"profile,omitempty"`
@@ -48,8 +48,8 @@ type ReportRequest struct {
 	Usage *askonce.Usage `json:"usage,omitempty"`
 }
 
-// JobView is a job as the API shows it (PROTOCOL.md "HTTP"): seed 000's
-// camelCase fields plus seed 001's derived flags.
+// JobView is a job as the API shows it (docs/protocol.md "HTTP"): the job's
+// fields in camelCase plus the derived clarification flags.
 type JobView struct {
 	// Success is false for failed, validation_error, expired and cancelled
 	// jobs, true otherwise.
@@ -86,7 +86,7 @@ type JobView struct {
 	// no API key; the link is the credential, so hand it only to whoever
 	// should answer. Present only while the job is pending.
 	AnswerURL string `json:"answerUrl,omitempty"`
-	// ClarificationUsed and ClarificationResolved are seed 001's flags:
+	// ClarificationUsed and ClarificationResolved are derived flags:
 	// status in {asked, answered}, and status = answered.
 	ClarificationUsed     bool   `json:"clarificationUsed"`
 	ClarificationResolved bool   `json:"clarificationResolved"`

@@ -84,7 +84,7 @@ func fromNullStrings(s sql.NullString) ([]string, error) {
 }
 
 // textArg stores an optional text column: empty is NULL, which the
-// clarification columns are until set (seed 000: "string | null").
+// clarification columns are until set (NULL, never an empty string).
 func textArg(v string) any {
 	if v == "" {
 		return nil

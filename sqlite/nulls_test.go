@@ -15,8 +15,8 @@ import (
 	"github.com/pressly/goose/v3"
 )
 
-// optionalColumns are the job columns that are NULL until set (seed 000:
-// "string | null").
+// optionalColumns are the job columns that are NULL until set (a value or
+// NULL, never an empty string).
 var optionalColumns = []string{
 	"clarification_question", "clarification_type", "clarification_options",
 	"clarification_default", "clarification_reason", "clarification_expires_at",
@@ -72,7 +72,7 @@ func checkNulls(t *testing.T, when string, s *Store, id string, want []string) {
 	}
 }
 
-// Seed 000: the clarification columns are NULL until set, never empty
+// The clarification columns are NULL until set, never empty
 // strings; what was set reads back as written.
 func TestClarificationColumnsAreNullUntilSet(t *testing.T) {
 	t.Parallel()

@@ -20,7 +20,8 @@ func NewTenant() string { return "tenant-" + uuid.NewString() }
 func NewID() string { return uuid.Must(uuid.NewV7()).String() }
 
 // Now returns the current time in UTC, truncated to microseconds: the
-// finest precision every store keeps (PostgreSQL's timestamptz), so that
+// finest precision the suite asks a store to keep (that of common SQL
+// timestamp types, such as PostgreSQL's timestamptz), so that
 // the times a test writes compare equal when read back.
 func Now() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
 

@@ -229,7 +229,7 @@ var updateTests = []test{
 	{"PendingQuestionWithoutOptionalFieldsRoundTrips", func(t *testing.T, s askonce.Store) {
 		// A question with no options, default, reason or expiry and a job
 		// with no answer yet: what is unset reads back unset, and the
-		// question is still there (seed 000: NULL until set).
+		// question is still there (NULL until set).
 		j := create(t, s, NewJob(NewTenant()))
 		j.Status = askonce.StatusPending
 		j.ClarificationStatus = askonce.ClarificationAsked

@@ -1,6 +1,6 @@
 // Package storetest is the conformance suite of askonce.Store: one
 // specification of how a store behaves, run unchanged against every
-// implementation (sqlite, postgres). It tests only through the
+// implementation (today package sqlite). It tests only through the
 // askonce.Store interface. RunIdempotency is the suite of the HTTP API's
 // server.IdempotencyStore, which the same stores implement.
 //

@@ -12,8 +12,8 @@ import (
 // otherPlugin is an exec plug-in whose SELECT_ONE question allows other
 // answers. After an answer that is hot or frozen it plans; after any other
 // answer it asks again, unless a directive tells it to plan, when it
-// records the choice it made as an assumption: the shape of seed 000's
-// banana, independent of what the rules interpreter allows.
+// records the choice it made as an assumption: an answer that settles
+// nothing ("banana"), independent of what the rules interpreter allows.
 const otherPlugin = `import json, sys
 req = json.load(sys.stdin)
 marker = "\n\nClarification Answer: "
@@ -70,7 +70,7 @@ func TestRun_OtherAnswerWithoutATerminal(t *testing.T) {
 	want(t, "repl", out, errs, code, 0, "or an answer of your own", "/answer TEXT (an option, or your own answer)", "answer: banana (from user)")
 }
 
-// Seed 000's banana over HTTP with the built binary: an answer outside the
+// "banana" for hot frozen cheese over HTTP with the built binary: an answer outside the
 // options of an allowOther question is taken; when the interpreter still
 // asks, the hard cap decides (rule 3).
 func TestE2E_OtherAnswerThatSettlesNothingHitsTheHardCap(t *testing.T) {
@@ -104,14 +104,14 @@ func TestE2E_OtherAnswerThatSettlesNothingHitsTheHardCap(t *testing.T) {
 	}
 }
 
-// Seed 000's verification on the default rules interpreter: hot frozen
+// On the default rules interpreter: hot frozen
 // cheese answered banana ends failed with the hard-cap message under
 // hardCap fail; under fallback it ends success with the assumption
 // recorded, or that exact failure.
 //
 // It needs the rules interpreter to set allowOther on its SELECT_ONE
-// questions (issue 8, point 3, the interpreters' side).
-func TestE2E_Seed000_BananaOnTheRulesInterpreter(t *testing.T) {
+// questions (rule 7).
+func TestE2E_AnswerThatSettlesNothingOnTheRulesInterpreter(t *testing.T) {
 	t.Parallel()
 	in := start(t, nil, "--db", filepath.Join(t.TempDir(), "a.db"))
 	for _, hardCap := range []string{"fail", "fallback"} {

@@ -79,7 +79,7 @@ func TestE2E_RespondAsyncAndSyncWaitWithASlowInterpreter(t *testing.T) {
 }
 
 // A job planning in the background when its process is killed is resumed
-// by the next start (PROTOCOL.md rule 13): its life never depended on the
+// by the next start (docs/protocol.md rule 13): its life never depended on the
 // request that started it.
 func TestE2E_BackgroundPlanningCutByAKillIsRecoveredOnRestart(t *testing.T) {
 	t.Parallel()

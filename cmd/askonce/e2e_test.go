@@ -260,8 +260,9 @@ func within(t *testing.T, limit time.Duration, what string, cond func() bool) {
 	}
 }
 
-// Seed 000's Verification section over HTTP, literally.
-func TestE2E_Seed000_VerificationOverHTTP(t *testing.T) {
+// Hot frozen cheese over HTTP with the built binary: one question, the
+// answer settles it, a second answer is a conflict.
+func TestE2E_HotFrozenCheeseAsksOnceAndTheAnswerSettlesIt(t *testing.T) {
 	t.Parallel()
 	rc := newReceiver(t, 0)
 	env, args := rc.args()

@@ -17,7 +17,7 @@ var (
 		"いいえ", "いや", "やめて", "いらない", "ダメ", "だめ"}
 )
 
-// RootWords name the project root (PROTOCOL.md rule 6); each resolves a
+// RootWords name the project root (docs/protocol.md rule 6); each resolves a
 // TARGET_FILE question to ".".
 var RootWords = []string{"root", "root直下", ".", "ここ", "here", "ルート"}
 
