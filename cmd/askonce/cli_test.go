@@ -98,3 +98,27 @@ func TestCLI_READMEConfigTableMatchesServeFlags(t *testing.T) {
 		}
 	}
 }
+
+// A mistyped flag is one error line naming the flag and one line pointing
+// at --help, with exit code 2, for every command that takes flags.
+func TestCLI_UnknownFlagIsOneLineAndAHintToHelp(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{
+		{"serve"}, {"run", "a goal"}, {"repl"}, {"mcp"}, {"bench"},
+		{"jobs", "list"}, {"jobs", "show", "x"}, {"jobs", "answer", "x", "y"},
+		{"jobs", "cancel", "x"}, {"jobs", "decline", "x"}, {"jobs", "events", "x"}, {"jobs", "history", "x"},
+	} {
+		args := append(args, "--no-such-flag")
+		out, errs, code := runCLI(t, "", nil, args...)
+		lines := strings.Split(strings.TrimSuffix(errs, "\n"), "\n")
+		name := args[0]
+		if name == "jobs" {
+			name += " " + args[1]
+		}
+		if code != 2 || out != "" || len(lines) != 2 ||
+			!strings.Contains(lines[0], "unknown flag --no-such-flag") ||
+			!strings.Contains(lines[1], "askonce "+name+" --help") {
+			t.Errorf("askonce %v: exit %d, stdout %q, stderr %q; want exit 2 and two lines: the flag, then 'askonce %s --help'", args, code, out, errs, name)
+		}
+	}
+}

@@ -151,11 +151,8 @@ func (s *settings) Bool(p *bool, name string, def bool, help string) {
 func (s *settings) parseArgs(args []string) ([]string, error) {
 	var pos []string
 	for {
-		if err := s.fs.Parse(args); err != nil {
-			if err == flag.ErrHelp {
-				return nil, err
-			}
-			return nil, usageError{err.Error()}
+		if err := s.parseFlags(args); err != nil {
+			return nil, err
 		}
 		args = s.fs.Args()
 		if len(args) == 0 {
