@@ -125,3 +125,25 @@ func TestCLI_UnknownFlagIsOneLineAndAHintToHelp(t *testing.T) {
 		}
 	}
 }
+
+// askonce version prints the module path and version from the build info
+// and, when the binary was built from a VCS checkout, the revision that
+// go version -m reads from the same binary.
+func TestCLI_VersionPrintsModuleVersionAndRevision(t *testing.T) {
+	t.Parallel()
+	out, errs, code := runCLI(t, "", nil, "version")
+	if code != 0 || !regexp.MustCompile(`^askonce (v\d+\.\d+\.\d+\S*|\(devel\)) \(github\.com/askonce/askonce\)\n`).MatchString(out) {
+		t.Fatalf("askonce version: exit %d, stdout %q, stderr %q; want 'askonce VERSION (github.com/askonce/askonce)'", code, out, errs)
+	}
+	meta, err := exec.Command("go", "version", "-m", binary).Output()
+	if err != nil {
+		t.Fatalf("go version -m: %v", err)
+	}
+	if m := regexp.MustCompile(`(?m)^\s*build\s+vcs\.revision=(\S+)$`).FindSubmatch(meta); m != nil {
+		if !strings.Contains(out, "revision "+string(m[1])) {
+			t.Errorf("askonce version %q does not show the revision %s it was built from", out, m[1])
+		}
+	} else if strings.Contains(out, "revision") {
+		t.Errorf("askonce version %q shows a revision, but the binary has none", out)
+	}
+}
