@@ -50,6 +50,7 @@ func jobs(ctx context.Context, args []string, getenv func(string) string, stdin 
 	)
 	s := newSettings("jobs "+sub, "", getenv, stderr)
 	cn.flags(s)
+	cn.readOnly = sub == "list" || sub == "show" || sub == "events" || sub == "history"
 	s.Bool(&asJSON, "json", false, "print JSON instead of a table")
 	switch sub {
 	case "list":

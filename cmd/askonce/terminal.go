@@ -10,6 +10,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strconv"
 	"strings"
@@ -99,6 +100,9 @@ type conn struct {
 	Interpreter  string
 	ProfileFiles string
 	getenv       func(string) string
+	// readOnly is set by commands that only read: they open an existing
+	// --db file and never create one.
+	readOnly bool
 }
 
 func (c *conn) flags(s *settings) {
@@ -122,6 +126,11 @@ func (c *conn) open(ctx context.Context) (*client.Client, func(), error) {
 	interp, err := newInterpreter(c.Interpreter, c.ProfileFiles, c.getenv)
 	if err != nil {
 		return nil, nil, err
+	}
+	if c.readOnly {
+		if _, err := os.Stat(c.DB); errors.Is(err, fs.ErrNotExist) {
+			return nil, nil, fmt.Errorf("no database at %s: nothing has been run there yet (give --db the file askonce run used, or --server)", c.DB)
+		}
 	}
 	st, err := sqlite.Open(ctx, c.DB)
 	if err != nil {

@@ -232,6 +232,29 @@ func TestTerminal_Embedded(t *testing.T) {
 	want(t, "embedded repl", out, errs, code, 0, "Do it: ship the docs", "answered (history)")
 }
 
+// The commands that only read (jobs list, show, events, history) never
+// create a database: on a missing --db file they say so and exit 1, and
+// the file is still missing afterwards.
+func TestTerminal_ReadOnlyJobsCommandsNeverCreateADatabase(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	db := filepath.Join(dir, "missing.db")
+	for _, args := range [][]string{
+		{"jobs", "list"}, {"jobs", "show", "x"}, {"jobs", "events", "x"},
+		{"jobs", "events", "--follow", "x"}, {"jobs", "history", "S"},
+	} {
+		out, errs, code := cli(t, "", append(args, "--db", db)...)
+		want(t, strings.Join(args, " ")+" on a missing --db", out, errs, code, 1, "no database at "+db)
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(entries) != 0 {
+			t.Fatalf("askonce %v created %v", args, entries)
+		}
+	}
+}
+
 // Hostile text from an interpreter (escape sequences in a question and its
 // options) reaches the terminal as visible escapes, never as control
 // characters; --json stays valid JSON with the text intact.
