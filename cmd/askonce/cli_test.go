@@ -147,3 +147,28 @@ func TestCLI_VersionPrintsModuleVersionAndRevision(t *testing.T) {
 		t.Errorf("askonce version %q shows a revision, but the binary has none", out)
 	}
 }
+
+// Each jobs command's --help lists the exit codes that command can return,
+// not the whole table: only commands given a job id report "not found",
+// only those that change a job report a conflict, only answer checks the
+// answer and waits for the job's outcome.
+func TestCLI_EachJobsCommandListsItsOwnExitCodes(t *testing.T) {
+	t.Parallel()
+	codeLine := regexp.MustCompile(`(?m)^  (\d)  `)
+	for sub, codes := range map[string]string{
+		"list": "012", "history": "012", "show": "0123", "events": "0123",
+		"cancel": "01234", "decline": "01234", "answer": "0123456",
+	} {
+		out, errs, code := runCLI(t, "", nil, "jobs", sub, "--help")
+		help := out + errs
+		_, section, ok := strings.Cut(help, "Exit codes:\n")
+		section, _, _ = strings.Cut(section, "\n\n")
+		got := ""
+		for _, m := range codeLine.FindAllStringSubmatch(section, -1) {
+			got += m[1]
+		}
+		if code != 0 || !ok || got != codes {
+			t.Errorf("askonce jobs %s --help: exit %d, exit codes %q, want %q:\n%s", sub, code, got, codes, help)
+		}
+	}
+}

@@ -13,7 +13,7 @@ import (
 	"github.com/askonce/askonce/client"
 )
 
-const runSummary = `Turns GOAL into a plan: creates the job and, when it has a question, asks
+var runSummary = `Turns GOAL into a plan: creates the job and, when it has a question, asks
 it with a picker of its type (a list for SELECT_ONE and TARGET_FILE, yes/no
 for CONFIRM, a text input for FREE_TEXT), submits the answer and prints the
 plan as a tree. When stdin is not a terminal (or with --no-input) the

@@ -34,18 +34,33 @@ const (
 	exitUnanswered = 7
 )
 
-const exitCodesHelp = `Exit codes:
-  0  ok (run: the job succeeded)
-  1  other error (server unreachable, bad request, unauthorized, ...)
-  2  usage error
-  3  not found (no such job)
-  4  conflict (the job is not pending: already answered, cancelled, ...)
-  5  invalid input (an answer the question does not allow, an empty goal,
-     an unknown profile); the job stays pending
-  6  the job ended without success (failed, validation_error, expired,
-     cancelled); run and jobs answer only
-  7  the question was left unanswered (no answer on stdin, picker
-     aborted); the job stays pending: answer it with askonce jobs answer`
+// exitCodeHelp is each exit code's line (or lines) in --help.
+var exitCodeHelp = map[int]string{
+	exitOK:       "  0  ok (run: the job succeeded)",
+	exitError:    "  1  other error (server unreachable, bad request, unauthorized, ...)",
+	exitUsage:    "  2  usage error",
+	exitNotFound: "  3  not found (no such job)",
+	exitConflict: "  4  conflict (the job is not pending: already answered, cancelled, ...)",
+	exitInvalid: `  5  invalid input (an answer the question does not allow, an empty goal,
+     an unknown profile); the job stays pending`,
+	exitJobFailed: `  6  the job ended without success (failed, validation_error, expired,
+     cancelled); run and jobs answer only`,
+	exitUnanswered: `  7  the question was left unanswered (no answer on stdin, picker
+     aborted); the job stays pending: answer it with askonce jobs answer`,
+}
+
+// exitCodes is the "Exit codes:" section of a command's --help, listing
+// only the codes it can return.
+func exitCodes(codes ...int) string {
+	out := "Exit codes:"
+	for _, c := range codes {
+		out += "\n" + exitCodeHelp[c]
+	}
+	return out
+}
+
+// exitCodesHelp lists every exit code of run and jobs.
+var exitCodesHelp = exitCodes(exitOK, exitError, exitUsage, exitNotFound, exitConflict, exitInvalid, exitJobFailed, exitUnanswered)
 
 // exitError carries an exit code other than 1 for an error; its message
 // has already been printed when msg is empty.
