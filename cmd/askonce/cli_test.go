@@ -40,6 +40,9 @@ func TestCLI_HelpAndUsageErrors(t *testing.T) {
 		{[]string{"help"}, nil, 0, "askonce serve"},
 		{[]string{"serve", "--help"}, nil, 0, "ASKONCE_DB"},
 		{[]string{"bench", "--help"}, nil, 0, "loopback"},
+		{[]string{"hash-key", "--help"}, nil, 0, "Usage: askonce hash-key TENANT"},
+		{[]string{"help", "hash-key"}, nil, 0, "Usage: askonce hash-key TENANT"},
+		{[]string{"hash-key"}, nil, 2, "usage: askonce hash-key TENANT"},
 		{[]string{"frobnicate"}, nil, 2, `unknown command "frobnicate"`},
 		{[]string{"serve", "--no-such-flag"}, nil, 2, "no-such-flag"},
 		{[]string{"serve", "--builder", "carrier-pigeon"}, nil, 2, "must be one of none, webhook, command"},
@@ -95,6 +98,77 @@ func TestCLI_READMEConfigTableMatchesServeFlags(t *testing.T) {
 	for f := range got {
 		if _, ok := want[f]; !ok {
 			t.Errorf("README documents --%s, which askonce serve does not have", f)
+		}
+	}
+}
+
+// A mistyped flag is one error line naming the flag and one line pointing
+// at --help, with exit code 2, for every command that takes flags.
+func TestCLI_UnknownFlagIsOneLineAndAHintToHelp(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{
+		{"serve"}, {"run", "a goal"}, {"repl"}, {"mcp"}, {"bench"},
+		{"jobs", "list"}, {"jobs", "show", "x"}, {"jobs", "answer", "x", "y"},
+		{"jobs", "cancel", "x"}, {"jobs", "decline", "x"}, {"jobs", "events", "x"}, {"jobs", "history", "x"},
+	} {
+		args := append(args, "--no-such-flag")
+		out, errs, code := runCLI(t, "", nil, args...)
+		lines := strings.Split(strings.TrimSuffix(errs, "\n"), "\n")
+		name := args[0]
+		if name == "jobs" {
+			name += " " + args[1]
+		}
+		if code != 2 || out != "" || len(lines) != 2 ||
+			!strings.Contains(lines[0], "unknown flag --no-such-flag") ||
+			!strings.Contains(lines[1], "askonce "+name+" --help") {
+			t.Errorf("askonce %v: exit %d, stdout %q, stderr %q; want exit 2 and two lines: the flag, then 'askonce %s --help'", args, code, out, errs, name)
+		}
+	}
+}
+
+// askonce version prints the module path and version from the build info
+// and, when the binary was built from a VCS checkout, the revision that
+// go version -m reads from the same binary.
+func TestCLI_VersionPrintsModuleVersionAndRevision(t *testing.T) {
+	t.Parallel()
+	out, errs, code := runCLI(t, "", nil, "version")
+	if code != 0 || !regexp.MustCompile(`^askonce (v\d+\.\d+\.\d+\S*|\(devel\)) \(github\.com/askonce/askonce\)\n`).MatchString(out) {
+		t.Fatalf("askonce version: exit %d, stdout %q, stderr %q; want 'askonce VERSION (github.com/askonce/askonce)'", code, out, errs)
+	}
+	meta, err := exec.Command("go", "version", "-m", binary).Output()
+	if err != nil {
+		t.Fatalf("go version -m: %v", err)
+	}
+	if m := regexp.MustCompile(`(?m)^\s*build\s+vcs\.revision=(\S+)$`).FindSubmatch(meta); m != nil {
+		if !strings.Contains(out, "revision "+string(m[1])) {
+			t.Errorf("askonce version %q does not show the revision %s it was built from", out, m[1])
+		}
+	} else if strings.Contains(out, "revision") {
+		t.Errorf("askonce version %q shows a revision, but the binary has none", out)
+	}
+}
+
+// Each jobs command's --help lists the exit codes that command can return,
+// not the whole table: only commands given a job id report "not found",
+// only those that change a job report a conflict, only answer checks the
+// answer and waits for the job's outcome.
+func TestCLI_EachJobsCommandListsItsOwnExitCodes(t *testing.T) {
+	t.Parallel()
+	codeLine := regexp.MustCompile(`(?m)^  (\d)  `)
+	for sub, codes := range map[string]string{
+		"list": "012", "history": "012", "show": "0123", "events": "0123",
+		"cancel": "01234", "decline": "01234", "answer": "0123456",
+	} {
+		out, errs, code := runCLI(t, "", nil, "jobs", sub, "--help")
+		help := out + errs
+		_, section, ok := strings.Cut(help, "Exit codes:\n")
+		section, _, _ = strings.Cut(section, "\n\n")
+		got := ""
+		for _, m := range codeLine.FindAllStringSubmatch(section, -1) {
+			got += m[1]
+		}
+		if code != 0 || !ok || got != codes {
+			t.Errorf("askonce jobs %s --help: exit %d, exit codes %q, want %q:\n%s", sub, code, got, codes, help)
 		}
 	}
 }

@@ -190,19 +190,72 @@ func oneLine(s string, n int) string {
 	return s
 }
 
-// printJobTable lists jobs, one per row.
+// tableWidth is the width job tables fit in: a default terminal.
+const tableWidth = 80
+
+// printJobTable lists jobs, newest first, one per row, in at most
+// tableWidth columns. The id, status and question state are always whole
+// (they are what the other commands take and what a script greps); the
+// title and session are shortened, and then the session and title left
+// out, until the rows fit. jobs show has the rest, with the times.
 func printJobTable(w io.Writer, jobs []client.JobView) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tSTATUS\tCLARIFICATION\tSESSION\tCREATED\tTITLE")
+	const (
+		colSession = 3
+		colTitle   = 4
+	)
+	rows := [][]string{{"ID", "STATUS", "QUESTION", "SESSION", "TITLE"}}
 	for _, j := range jobs {
 		cl := string(j.ClarificationStatus)
 		if j.ClarificationSource != "" {
 			cl += " (" + string(j.ClarificationSource) + ")"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", j.JobID, j.Status, cl, j.SessionID,
-			j.CreatedAt.Local().Format(time.DateTime), oneLine(j.Title, 60))
+		rows = append(rows, []string{j.JobID, string(j.Status), cl, oneLine(j.SessionID, 200), oneLine(j.Title, 200)})
 	}
-	tw.Flush()
+	widths := make([]int, len(rows[0]))
+	for _, r := range rows {
+		for i, c := range r {
+			widths[i] = max(widths[i], len([]rune(c)))
+		}
+	}
+	total := func() int {
+		n := 0
+		for _, wd := range widths {
+			if wd > 0 {
+				n += wd + 2
+			}
+		}
+		return n - 2
+	}
+	// Each step gives up a little more, until the table fits.
+	shrink := func(col, floor int) {
+		if over := total() - tableWidth; over > 0 && widths[col] > floor {
+			widths[col] = max(floor, widths[col]-over)
+		}
+	}
+	shrink(colTitle, 20)
+	shrink(colSession, 8)
+	shrink(colTitle, 12)
+	if total() > tableWidth {
+		widths[colSession] = 0
+	}
+	shrink(colTitle, len("TITLE"))
+	if total() > tableWidth {
+		widths[colTitle] = 0
+	}
+	for _, r := range rows {
+		var line strings.Builder
+		for i, c := range r {
+			if widths[i] == 0 {
+				continue
+			}
+			if line.Len() > 0 {
+				line.WriteString("  ")
+			}
+			c = oneLine(c, widths[i])
+			line.WriteString(c + strings.Repeat(" ", widths[i]-len([]rune(c))))
+		}
+		fmt.Fprintln(w, strings.TrimRight(line.String(), " "))
+	}
 }
 
 // printDetail shows one job in full.

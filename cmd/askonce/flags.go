@@ -98,11 +98,8 @@ func (s *settings) Duration(p *time.Duration, name string, def time.Duration, he
 // parse parses args; it returns flag.ErrHelp for --help, and a usageError
 // for a bad flag, a bad variable or a stray argument.
 func (s *settings) parse(args []string) error {
-	if err := s.fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return err
-		}
-		return usageError{err.Error()}
+	if err := s.parseFlags(args); err != nil {
+		return err
 	}
 	if s.envErr != nil {
 		return s.envErr
@@ -121,4 +118,28 @@ func oneOf(name, v string, allowed ...string) error {
 		}
 	}
 	return usageError{fmt.Sprintf("--%s %q: must be one of %s", name, v, strings.Join(allowed, ", "))}
+}
+
+// parseFlags is fs.Parse with the usage printed for --help only: a bad
+// flag is one line and a pointer to --help, not the error wrapped in the
+// whole flag list.
+func (s *settings) parseFlags(args []string) error {
+	usage, out := s.fs.Usage, s.fs.Output()
+	s.fs.Usage = func() {}
+	s.fs.SetOutput(io.Discard)
+	err := s.fs.Parse(args)
+	s.fs.Usage = usage
+	s.fs.SetOutput(out)
+	switch {
+	case err == flag.ErrHelp:
+		usage()
+		return err
+	case err != nil:
+		msg := err.Error()
+		if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+			msg = "unknown flag --" + name
+		}
+		return usageError{fmt.Sprintf("%s\nRun 'askonce %s --help' for its flags.", msg, s.fs.Name())}
+	}
+	return nil
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/askonce/askonce/client"
 )
 
-const jobsUsage = `Usage: askonce jobs COMMAND [flags] [ARGS]
+var jobsUsage = `Usage: askonce jobs COMMAND [flags] [ARGS]
 
 Commands (each takes --server/--db, --api-key and --json; see COMMAND --help):
   list                 the jobs, newest first (--session, --status, --limit)
@@ -23,6 +23,19 @@ Commands (each takes --server/--db, --api-key and --json; see COMMAND --help):
 
 ` + exitCodesHelp + `
 `
+
+// jobsExitCodes are the exit codes each jobs command can return: only
+// commands that take a job id can find none, only those that change a job
+// can conflict, and only answer checks an answer and waits for the outcome.
+var jobsExitCodes = map[string][]int{
+	"list":    {exitOK, exitError, exitUsage},
+	"history": {exitOK, exitError, exitUsage},
+	"show":    {exitOK, exitError, exitUsage, exitNotFound},
+	"events":  {exitOK, exitError, exitUsage, exitNotFound},
+	"cancel":  {exitOK, exitError, exitUsage, exitNotFound, exitConflict},
+	"decline": {exitOK, exitError, exitUsage, exitNotFound, exitConflict},
+	"answer":  {exitOK, exitError, exitUsage, exitNotFound, exitConflict, exitInvalid, exitJobFailed},
+}
 
 func jobs(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
@@ -50,6 +63,7 @@ func jobs(ctx context.Context, args []string, getenv func(string) string, stdin 
 	)
 	s := newSettings("jobs "+sub, "", getenv, stderr)
 	cn.flags(s)
+	cn.readOnly = sub == "list" || sub == "show" || sub == "events" || sub == "history"
 	s.Bool(&asJSON, "json", false, "print JSON instead of a table")
 	switch sub {
 	case "list":
@@ -75,7 +89,7 @@ func jobs(ctx context.Context, args []string, getenv func(string) string, stdin 
 	line = line[:strings.Index(line, "\n")]
 	summaryExtra = strings.TrimSpace(line[23:])
 	summaryExtra = strings.ToUpper(summaryExtra[:1]) + summaryExtra[1:] + "."
-	s.fs.Usage = s.usage("jobs "+sub+" [flags] "+argNames, summaryExtra+"\n\n"+exitCodesHelp)
+	s.fs.Usage = s.usage("jobs "+sub+" [flags] "+argNames, summaryExtra+"\n\n"+exitCodes(jobsExitCodes[sub]...))
 	pos, err := s.parseArgs(rest)
 	if err != nil {
 		return report(err, stderr)

@@ -6,6 +6,7 @@
 //	askonce run        turn a goal into a plan, asking its question in the terminal
 //	askonce repl       one goal per line in one session
 //	askonce jobs       list, show, answer, cancel jobs and follow their events
+//	askonce version    print the module version and VCS revision
 //
 // Every command takes --help.
 package main
@@ -18,6 +19,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
+	"runtime/debug"
 	"syscall"
 )
 
@@ -31,6 +34,7 @@ Usage:
   askonce repl [flags]        one goal per line in one session (/answer, /jobs)
   askonce jobs COMMAND        list, show, answer, cancel, decline jobs; events
   askonce mcp [flags]         serve the MCP tools over stdio (docs/mcp.md)
+  askonce version             the module version and VCS revision of this binary
   askonce help [command]      this text, or a command's flags
 
 Run 'askonce COMMAND --help' for the flags of a command. Every flag can
@@ -65,6 +69,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return repl(ctx, rest, getenv, stdin, terminalSafe(stdout), terminalSafe(stderr))
 	case "jobs":
 		return jobs(ctx, rest, getenv, stdin, terminalSafe(stdout), terminalSafe(stderr))
+	case "version", "--version":
+		fmt.Fprint(stdout, version())
+		return 0
 	case "help", "-h", "-help", "--help":
 		if len(rest) > 0 {
 			return run(ctx, []string{rest[0], "--help"}, getenv, stdin, stdout, stderr)
@@ -93,3 +100,29 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 type usageError struct{ msg string }
 
 func (e usageError) Error() string { return e.msg }
+
+// version describes this binary from its build info: the module version,
+// the VCS revision and time it was built from (with "modified" for a dirty
+// tree), and the Go toolchain.
+func version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return fmt.Sprintf("askonce (no build info) %s %s/%s\n", runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	}
+	vcs := map[string]string{}
+	for _, s := range bi.Settings {
+		vcs[s.Key] = s.Value
+	}
+	out := fmt.Sprintf("askonce %s (%s)\n", bi.Main.Version, bi.Main.Path)
+	if rev := vcs["vcs.revision"]; rev != "" {
+		out += "revision " + rev
+		if t := vcs["vcs.time"]; t != "" {
+			out += " " + t
+		}
+		if vcs["vcs.modified"] == "true" {
+			out += " modified"
+		}
+		out += "\n"
+	}
+	return out + fmt.Sprintf("%s %s/%s\n", bi.GoVersion, runtime.GOOS, runtime.GOARCH)
+}

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/client"
@@ -40,7 +42,7 @@ func picker(ctx context.Context, j *client.JobView, in io.Reader, out io.Writer)
 	case askonce.QuestionSelectOne, askonce.QuestionTargetFile:
 		opts := j.ClarificationOptions
 		if len(opts) == 0 && j.ClarificationType == askonce.QuestionTargetFile {
-			opts = workingTreeFiles(".", 500)
+			opts = projectFiles(".", 500)
 		}
 		if len(opts) == 0 {
 			break
@@ -108,6 +110,32 @@ func runForm(ctx context.Context, field huh.Field, in io.Reader, out io.Writer) 
 		return errAborted
 	}
 	return err
+}
+
+// projectFiles lists up to limit files of the project at root, relative
+// and slash-separated, as a job's files: in a git repository the tracked
+// and untracked files .gitignore does not exclude, elsewhere a bounded walk
+// (workingTreeFiles). Paths a job could not take are left out.
+func projectFiles(root string, limit int) []string {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	var files []string
+	out, err := exec.CommandContext(ctx, "git", "-C", root, "ls-files", "-z", "--cached", "--others", "--exclude-standard").Output()
+	if err == nil {
+		files = strings.Split(strings.TrimRight(string(out), "\x00"), "\x00")
+	} else {
+		files = workingTreeFiles(root, limit)
+	}
+	ok := files[:0]
+	for _, f := range files {
+		if _, err := askonce.ValidatePath(f); f != "" && err == nil && !slices.Contains(ok, f) {
+			ok = append(ok, f)
+		}
+		if len(ok) >= limit {
+			break
+		}
+	}
+	return ok
 }
 
 // workingTreeFiles lists up to limit regular files under root, relative

@@ -56,6 +56,11 @@ func repl(ctx context.Context, args []string, getenv func(string) string, stdin 
 			return report(err, stderr)
 		}
 		if !ok || ctx.Err() != nil {
+			if interactive {
+				// Ctrl-D leaves the cursor after the prompt: end its line
+				// so the shell's prompt starts on its own.
+				fmt.Fprintln(stdout)
+			}
 			return exitOK
 		}
 		if !r.handle(ctx, strings.TrimSpace(line)) {

@@ -13,7 +13,7 @@ import (
 	"github.com/askonce/askonce/client"
 )
 
-const runSummary = `Turns GOAL into a plan: creates the job and, when it has a question, asks
+var runSummary = `Turns GOAL into a plan: creates the job and, when it has a question, asks
 it with a picker of its type (a list for SELECT_ONE and TARGET_FILE, yes/no
 for CONFIRM, a text input for FREE_TEXT), submits the answer and prints the
 plan as a tree. When stdin is not a terminal (or with --no-input) the
@@ -35,7 +35,7 @@ func runJob(ctx context.Context, args []string, getenv func(string) string, stdi
 	c.conn.flags(s)
 	s.String(&c.Session, "session", "", "session id (the repeat guard's scope); empty: a new one")
 	s.String(&c.Profile, "profile", "", "interpreter profile (e.g. general, minecraft-mod)")
-	s.String(&c.Files, "files", "", "comma-separated files the goal is about (offered by TARGET_FILE questions)")
+	s.String(&c.Files, "files", "", "comma-separated files the goal is about (offered by TARGET_FILE questions); empty: the working tree's files (git: those .gitignore does not exclude), up to 500")
 	s.String(&c.Answer, "answer", "", "answer the question, if one is asked, with this text (a number picks an option)")
 	s.Bool(&c.JSON, "json", false, "print the job as JSON instead of the plan tree")
 	s.Bool(&c.NoInput, "no-input", false, "never show a picker: print numbered options and read the answer from stdin")
@@ -62,7 +62,13 @@ func (c *runConfig) run(ctx context.Context, cl *client.Client, goal string, std
 	if c.JSON {
 		ui = stderr
 	}
-	j, err := cl.CreateAsync(ctx, client.CreateRequest{Goal: goal, SessionID: c.Session, Profile: c.Profile, Files: splitList(c.Files)})
+	// With no --files, the job is about the project it is run in, so that
+	// a TARGET_FILE question offers its files.
+	files := splitList(c.Files)
+	if len(files) == 0 {
+		files = projectFiles(".", 500)
+	}
+	j, err := cl.CreateAsync(ctx, client.CreateRequest{Goal: goal, SessionID: c.Session, Profile: c.Profile, Files: files})
 	if err == nil {
 		j, err = settle(ctx, cl, j, ui)
 	}
@@ -120,7 +126,7 @@ func jobOutcome(j *client.JobView) error {
 func (c *runConfig) ask(ctx context.Context, j *client.JobView, stdin io.Reader, stdout, ui io.Writer) (string, error) {
 	var files []string
 	if j.ClarificationType == askonce.QuestionTargetFile && len(j.ClarificationOptions) == 0 {
-		files = workingTreeFiles(".", 500)
+		files = projectFiles(".", 500)
 	}
 	if c.Answer != "" {
 		return pickAnswer(c.Answer, answerOptions(j, files)), nil

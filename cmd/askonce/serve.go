@@ -465,7 +465,19 @@ func sweepExpired(ctx context.Context, e *askonce.Engine, every time.Duration, l
 	}
 }
 
+const hashKeyUsage = `Usage: askonce hash-key TENANT < keyfile
+
+Reads an API key on stdin and prints the line of an API keys file
+(--api-keys-file of askonce serve) for it: the tenant and the key's
+SHA-256 in hex. The key itself is never stored.
+`
+
+// hashKey prints the API keys file line of the key on stdin.
 func hashKey(args []string, stdin io.Reader, stdout io.Writer) error {
+	if len(args) == 1 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
+		fmt.Fprint(stdout, hashKeyUsage)
+		return nil
+	}
 	if len(args) != 1 || strings.HasPrefix(args[0], "-") {
 		return usageError{"usage: askonce hash-key TENANT < keyfile  (prints '<tenant> <sha256-hex>' for an API keys file)"}
 	}

@@ -10,6 +10,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strconv"
 	"strings"
@@ -33,18 +34,33 @@ const (
 	exitUnanswered = 7
 )
 
-const exitCodesHelp = `Exit codes:
-  0  ok (run: the job succeeded)
-  1  other error (server unreachable, bad request, unauthorized, ...)
-  2  usage error
-  3  not found (no such job)
-  4  conflict (the job is not pending: already answered, cancelled, ...)
-  5  invalid input (an answer the question does not allow, an empty goal,
-     an unknown profile); the job stays pending
-  6  the job ended without success (failed, validation_error, expired,
-     cancelled); run and jobs answer only
-  7  the question was left unanswered (no answer on stdin, picker
-     aborted); the job stays pending: answer it with askonce jobs answer`
+// exitCodeHelp is each exit code's line (or lines) in --help.
+var exitCodeHelp = map[int]string{
+	exitOK:       "  0  ok (run: the job succeeded)",
+	exitError:    "  1  other error (server unreachable, bad request, unauthorized, ...)",
+	exitUsage:    "  2  usage error",
+	exitNotFound: "  3  not found (no such job)",
+	exitConflict: "  4  conflict (the job is not pending: already answered, cancelled, ...)",
+	exitInvalid: `  5  invalid input (an answer the question does not allow, an empty goal,
+     an unknown profile); the job stays pending`,
+	exitJobFailed: `  6  the job ended without success (failed, validation_error, expired,
+     cancelled); run and jobs answer only`,
+	exitUnanswered: `  7  the question was left unanswered (no answer on stdin, picker
+     aborted); the job stays pending: answer it with askonce jobs answer`,
+}
+
+// exitCodes is the "Exit codes:" section of a command's --help, listing
+// only the codes it can return.
+func exitCodes(codes ...int) string {
+	out := "Exit codes:"
+	for _, c := range codes {
+		out += "\n" + exitCodeHelp[c]
+	}
+	return out
+}
+
+// exitCodesHelp lists every exit code of run and jobs.
+var exitCodesHelp = exitCodes(exitOK, exitError, exitUsage, exitNotFound, exitConflict, exitInvalid, exitJobFailed, exitUnanswered)
 
 // exitError carries an exit code other than 1 for an error; its message
 // has already been printed when msg is empty.
@@ -99,6 +115,9 @@ type conn struct {
 	Interpreter  string
 	ProfileFiles string
 	getenv       func(string) string
+	// readOnly is set by commands that only read: they open an existing
+	// --db file and never create one.
+	readOnly bool
 }
 
 func (c *conn) flags(s *settings) {
@@ -122,6 +141,11 @@ func (c *conn) open(ctx context.Context) (*client.Client, func(), error) {
 	interp, err := newInterpreter(c.Interpreter, c.ProfileFiles, c.getenv)
 	if err != nil {
 		return nil, nil, err
+	}
+	if c.readOnly {
+		if _, err := os.Stat(c.DB); errors.Is(err, fs.ErrNotExist) {
+			return nil, nil, fmt.Errorf("no database at %s: nothing has been run there yet (give --db the file askonce run used, or --server)", c.DB)
+		}
 	}
 	st, err := sqlite.Open(ctx, c.DB)
 	if err != nil {
@@ -151,11 +175,8 @@ func (s *settings) Bool(p *bool, name string, def bool, help string) {
 func (s *settings) parseArgs(args []string) ([]string, error) {
 	var pos []string
 	for {
-		if err := s.fs.Parse(args); err != nil {
-			if err == flag.ErrHelp {
-				return nil, err
-			}
-			return nil, usageError{err.Error()}
+		if err := s.parseFlags(args); err != nil {
+			return nil, err
 		}
 		args = s.fs.Args()
 		if len(args) == 0 {

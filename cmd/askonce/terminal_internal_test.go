@@ -64,3 +64,54 @@ func TestPickAnswerAndExitCodes(t *testing.T) {
 		t.Error("exit codes help lacks 7")
 	}
 }
+
+// Job tables fit 80 columns whatever the titles and sessions, and never
+// shorten what other commands take or scripts match: the id, the status,
+// the question's state.
+func TestPrintJobTableFitsEightyColumns(t *testing.T) {
+	t.Parallel()
+	job := func(status askonce.Status, cl askonce.ClarificationStatus, src askonce.Source, session, title string) client.JobView {
+		var j client.JobView
+		j.JobID = "01a1fcb4-3bca-7659-9e7c-36f4a83f41ae"
+		j.Status, j.ClarificationStatus, j.ClarificationSource = status, cl, src
+		j.SessionID, j.Title = session, title
+		return j
+	}
+	long := strings.Repeat("a long title with ünïcödé ", 10)
+	for name, jobs := range map[string][]client.JobView{
+		"short":           {job(askonce.StatusSuccess, askonce.ClarificationNone, "", "r1", "Hot cheese")},
+		"long title":      {job(askonce.StatusSuccess, askonce.ClarificationAnswered, "history", "r1", long)},
+		"uuid session":    {job(askonce.StatusPending, askonce.ClarificationAsked, "", "6f1c2b9e-1d2a-4c3b-9e8f-0a1b2c3d4e5f", long)},
+		"widest statuses": {job(askonce.StatusValidationError, askonce.ClarificationAnswered, "history", "6f1c2b9e-1d2a-4c3b-9e8f-0a1b2c3d4e5f", long)},
+		"no jobs":         nil,
+	} {
+		var b bytes.Buffer
+		printJobTable(&b, jobs)
+		lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+		if len(lines) != len(jobs)+1 || !strings.HasPrefix(lines[0], "ID  ") {
+			t.Errorf("%s: want a header and %d rows:\n%s", name, len(jobs), b.String())
+		}
+		for _, l := range lines {
+			if n := len([]rune(l)); n > 80 {
+				t.Errorf("%s: a line of %d columns:\n%s", name, n, l)
+			}
+		}
+		for i, j := range jobs {
+			cl := string(j.ClarificationStatus)
+			if j.ClarificationSource != "" {
+				cl += " (" + string(j.ClarificationSource) + ")"
+			}
+			for _, whole := range []string{j.JobID, string(j.Status), cl} {
+				if !strings.Contains(lines[i+1], whole) {
+					t.Errorf("%s: row %q lacks %q", name, lines[i+1], whole)
+				}
+			}
+		}
+	}
+	// What fits is shown whole.
+	var b bytes.Buffer
+	printJobTable(&b, []client.JobView{job(askonce.StatusSuccess, askonce.ClarificationNone, "", "r1", "Hot cheese")})
+	if !strings.Contains(b.String(), "  r1  ") || !strings.HasSuffix(b.String(), "  Hot cheese\n") {
+		t.Errorf("a short row was shortened:\n%s", b.String())
+	}
+}

@@ -3,8 +3,11 @@ package main_test
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -232,6 +235,29 @@ func TestTerminal_Embedded(t *testing.T) {
 	want(t, "embedded repl", out, errs, code, 0, "Do it: ship the docs", "answered (history)")
 }
 
+// The commands that only read (jobs list, show, events, history) never
+// create a database: on a missing --db file they say so and exit 1, and
+// the file is still missing afterwards.
+func TestTerminal_ReadOnlyJobsCommandsNeverCreateADatabase(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	db := filepath.Join(dir, "missing.db")
+	for _, args := range [][]string{
+		{"jobs", "list"}, {"jobs", "show", "x"}, {"jobs", "events", "x"},
+		{"jobs", "events", "--follow", "x"}, {"jobs", "history", "S"},
+	} {
+		out, errs, code := cli(t, "", append(args, "--db", db)...)
+		want(t, strings.Join(args, " ")+" on a missing --db", out, errs, code, 1, "no database at "+db)
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(entries) != 0 {
+			t.Fatalf("askonce %v created %v", args, entries)
+		}
+	}
+}
+
 // Hostile text from an interpreter (escape sequences in a question and its
 // options) reaches the terminal as visible escapes, never as control
 // characters; --json stays valid JSON with the text intact.
@@ -265,5 +291,55 @@ else:
 	var v any
 	if code != 0 || json.Unmarshal([]byte(jsonOut), &v) != nil || !strings.Contains(jsonOut, `T\u001b[31m`) {
 		t.Fatalf("--json output is not valid JSON with the text escaped (exit %d): %s", code, jsonOut)
+	}
+}
+
+// askonce run with no --files sends the project's files as the job's
+// files: in a git repository those .gitignore does not exclude, tracked or
+// not; elsewhere the files found walking the directory. --files wins.
+func TestTerminal_RunOffersTheWorkingTreeFiles(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	write := func(dir string, files map[string]string) {
+		for name, body := range files {
+			if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(name)), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	files := func(dir string, args ...string) []string {
+		t.Helper()
+		cmd := exec.Command(binary, append([]string{"run", "--db", filepath.Join(t.TempDir(), "a.db"), "--json", "--no-input"}, args...)...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), noServer...)
+		cmd.Stdin = strings.NewReader("")
+		out, err := cmd.Output()
+		var j struct{ Files []string }
+		if jerr := json.Unmarshal(out, &j); jerr != nil {
+			t.Fatalf("askonce run %v in %s: %v, %v\n%s", args, dir, err, jerr, out)
+		}
+		sort.Strings(j.Files)
+		return j.Files
+	}
+	repo := t.TempDir()
+	if out, err := exec.Command("git", "-C", repo, "init", "-q").CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
+	write(repo, map[string]string{".gitignore": "*.log\nbuild/\n", "main.go": "package main", "docs/guide.md": "#", "debug.log": "x", "build/out.bin": "x"})
+	if got, want := files(repo, "write the README then add tests"), []string{".gitignore", "docs/guide.md", "main.go"}; !slices.Equal(got, want) {
+		t.Errorf("in a git repository: files %q, want %q (what .gitignore does not exclude)", got, want)
+	}
+	plain := t.TempDir()
+	write(plain, map[string]string{"a.txt": "a", "src/b.go": "b"})
+	if got, want := files(plain, "write the README then add tests"), []string{"a.txt", "src/b.go"}; !slices.Equal(got, want) {
+		t.Errorf("outside git: files %q, want %q", got, want)
+	}
+	if got, want := files(repo, "--files", "x.go", "write the README then add tests"), []string{"x.go"}; !slices.Equal(got, want) {
+		t.Errorf("with --files: files %q, want %q", got, want)
 	}
 }

@@ -340,3 +340,17 @@ func TestTmux_OtherAnswer(t *testing.T) {
 		t.Fatalf("option:\n%s", s)
 	}
 }
+
+// Ctrl-D at the repl's prompt leaves the repl with the prompt's line ended,
+// so what the shell prints next starts on a line of its own.
+func TestTmux_ReplCtrlDEndsTheLine(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	p := newPane(t, dir, "repl", "--db", filepath.Join(dir, "a.db"))
+	p.waitFor("/help for commands\n>")
+	p.keys("C-d")
+	s := p.waitFor("EXIT=")
+	if !regexp.MustCompile(`(?m)^> *$`).MatchString(s) || !regexp.MustCompile(`(?m)^EXIT=0$`).MatchString(s) {
+		t.Fatalf("after Ctrl-D the prompt's line should end and the repl exit 0:\n%s", s)
+	}
+}
