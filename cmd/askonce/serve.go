@@ -108,7 +108,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	}
 	log := newLogger(c, stderr)
 	started := time.Now()
-	// Tracing, when the OTEL_* variables ask for it (docs/operations.md).
+	// Tracing, when the OTEL_* variables ask for it (docs/tracing.md).
 	stopTracing, err := tracing.Setup(ctx, getenv)
 	if err != nil {
 		return err
