@@ -83,11 +83,16 @@ func (e *Engine) plan(ctx context.Context, j *Job, it Interpretation) (Input, []
 // call makes one interpreter call and classifies it. For an invalid
 // attempt, out is nil on a parse error and set on a validation error.
 func (e *Engine) call(ctx context.Context, j *Job, req *Request) (a Attempt, out *Outcome) {
-	ctx, span := otel.Tracer(TracerName).Start(ctx, "askonce.interpret", trace.WithAttributes(
-		attribute.String("askonce.job.id", j.ID),
-		attribute.Int("askonce.attempt", req.Attempt),
-		attribute.String("askonce.attempt.reason", string(req.Reason)),
-	))
+	ctx, span := otel.Tracer(TracerName).Start(ctx, "askonce.interpret")
+	if span.IsRecording() {
+		// Only then: with tracing off the attributes would cost
+		// allocations for nothing.
+		span.SetAttributes(
+			attribute.String("askonce.job.id", j.ID),
+			attribute.Int("askonce.attempt", req.Attempt),
+			attribute.String("askonce.attempt.reason", string(req.Reason)),
+		)
+	}
 	defer func() { endAttemptSpan(span, a) }()
 	a = Attempt{Reason: req.Reason, StartedAt: e.now()}
 	cctx, cancel := context.WithTimeout(ctx, e.interpretTimeout())

@@ -53,16 +53,22 @@ type writeReq struct {
 // roll back the whole transaction, the other writes in it too. ctx only
 // decides whether fn runs at all.
 //
-// Each write is one span, sqlite.write, from queueing to commit; fn's
-// context carries it, so work fn queues (a delivery) joins the trace.
+// Inside a trace, each write is one span, sqlite.write, from queueing to
+// commit; fn's context carries it, so work fn queues (a delivery) joins
+// the trace.
 func (s *Store) write(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx) error) (err error) {
-	ctx, span := otel.Tracer(TracerName).Start(ctx, "sqlite.write", trace.WithAttributes(dbSystem))
-	defer func() {
-		if err != nil {
-			span.SetStatus(codes.Error, err.Error())
-		}
-		span.End()
-	}()
+	if trace.SpanFromContext(ctx).IsRecording() {
+		// Only inside a trace: a write of its own (a sweep) is not worth
+		// a trace, and with tracing off this costs nothing.
+		var span trace.Span
+		ctx, span = otel.Tracer(TracerName).Start(ctx, "sqlite.write", trace.WithAttributes(dbSystem))
+		defer func() {
+			if err != nil {
+				span.SetStatus(codes.Error, err.Error())
+			}
+			span.End()
+		}()
+	}
 	req := &writeReq{ctx: ctx, fn: fn, done: make(chan error, 1)}
 	select {
 	case s.writes <- req:
