@@ -6,6 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // interpret is the one planning loop: it runs the interpretation, applies
@@ -78,6 +83,17 @@ func (e *Engine) plan(ctx context.Context, j *Job, it Interpretation) (Input, []
 // call makes one interpreter call and classifies it. For an invalid
 // attempt, out is nil on a parse error and set on a validation error.
 func (e *Engine) call(ctx context.Context, j *Job, req *Request) (a Attempt, out *Outcome) {
+	ctx, span := otel.Tracer(TracerName).Start(ctx, "askonce.interpret")
+	if span.IsRecording() {
+		// Only then: with tracing off the attributes would cost
+		// allocations for nothing.
+		span.SetAttributes(
+			attribute.String("askonce.job.id", j.ID),
+			attribute.Int("askonce.attempt", req.Attempt),
+			attribute.String("askonce.attempt.reason", string(req.Reason)),
+		)
+	}
+	defer func() { endAttemptSpan(span, a) }()
 	a = Attempt{Reason: req.Reason, StartedAt: e.now()}
 	cctx, cancel := context.WithTimeout(ctx, e.interpretTimeout())
 	defer cancel()
@@ -118,6 +134,27 @@ func (e *Engine) call(ctx context.Context, j *Job, req *Request) (a Attempt, out
 	}
 	a.Outcome = AttemptQuestion
 	return a, out
+}
+
+// TracerName names the OpenTelemetry tracer of the engine's spans: one
+// askonce.interpret span per interpreter attempt. The tracer comes from
+// the global provider, a no-op unless tracing is set up.
+const TracerName = "github.com/askonce/askonce"
+
+// endAttemptSpan records an attempt's outcome and token use on its span
+// and ends it.
+func endAttemptSpan(span trace.Span, a Attempt) {
+	if span.IsRecording() {
+		span.SetAttributes(
+			attribute.String("askonce.attempt.outcome", string(a.Outcome)),
+			attribute.Int64("askonce.tokens.prompt", a.Usage.PromptTokens),
+			attribute.Int64("askonce.tokens.completion", a.Usage.CompletionTokens),
+		)
+		if a.Outcome == AttemptError {
+			span.SetStatus(codes.Error, a.Error)
+		}
+	}
+	span.End()
 }
 
 // asked builds the Asked input for a question: it sets the expiry and, for

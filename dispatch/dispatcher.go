@@ -17,6 +17,11 @@ import (
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/internal/tracing"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Builder hands a successful job to whatever builds its plan. Deliver
@@ -257,7 +262,7 @@ func (d *Dispatcher) Enqueue(ctx context.Context, tx *sql.Tx, job *askonce.Job) 
 	if d.cfg.Builder == nil {
 		return nil
 	}
-	res, err := d.client.InsertTx(ctx, tx, args{TenantID: job.TenantID, JobID: job.ID}, &river.InsertOpts{
+	res, err := d.client.InsertTx(ctx, tx, args{TenantID: job.TenantID, JobID: job.ID, Trace: tracing.Carrier(ctx)}, &river.InsertOpts{
 		Queue:       queueName,
 		MaxAttempts: d.cfg.MaxAttempts,
 		UniqueOpts:  uniqueForever,
@@ -310,6 +315,10 @@ func (h *Hook) Notify(ctx context.Context, tx *sql.Tx, job *askonce.Job, ev asko
 type args struct {
 	TenantID string `json:"tenantId" river:"unique"`
 	JobID    string `json:"jobId" river:"unique"`
+	// Trace is the W3C trace context of the transaction that queued
+	// the delivery, so that the delivery joins its trace. Not part of
+	// the job's uniqueness.
+	Trace map[string]string `json:"trace,omitempty"`
 }
 
 func (args) Kind() string { return jobKind }
@@ -326,7 +335,12 @@ func (w *worker) NextRetry(rj *river.Job[args]) time.Time {
 }
 
 // Work makes one delivery try and records it.
-func (w *worker) Work(ctx context.Context, rj *river.Job[args]) error {
+//
+// The try is a span, dispatch.deliver, in the trace that queued it; the
+// builder's work (a webhook's traceparent) carries it on.
+func (w *worker) Work(ctx context.Context, rj *river.Job[args]) (err error) {
+	ctx, span := startSpan(ctx, "dispatch.deliver", rj.Args.Trace, rj.Args.JobID, rj.Attempt)
+	defer func() { endSpan(span, err) }()
 	d := w.d
 	log := d.log.With("job", rj.Args.JobID, "attempt", rj.Attempt)
 	j, err := d.cfg.Store.GetJob(ctx, rj.Args.TenantID, rj.Args.JobID)
@@ -425,6 +439,28 @@ func (w *worker) record(ctx context.Context, j *askonce.Job, derr error, final b
 		}
 	}
 	return fmt.Errorf("job %s kept changing", j.ID)
+}
+
+// TracerName names the OpenTelemetry tracer of the dispatcher's spans: one
+// per delivery or notification try. The tracer comes from the global
+// provider, a no-op unless tracing is set up.
+const TracerName = "github.com/askonce/askonce/dispatch"
+
+// startSpan starts the consumer span of one try of a queued job, a child
+// of the span whose W3C trace context was stored in carrier when it was
+// queued.
+func startSpan(ctx context.Context, name string, carrier map[string]string, jobID string, attempt int) (context.Context, trace.Span) {
+	return otel.Tracer(TracerName).Start(tracing.FromCarrier(ctx, carrier), name,
+		trace.WithSpanKind(trace.SpanKindConsumer),
+		trace.WithAttributes(attribute.String("askonce.job.id", jobID), attribute.Int("askonce.delivery.attempt", attempt)))
+}
+
+// endSpan marks a failed try's span and ends it.
+func endSpan(span trace.Span, err error) {
+	if err != nil {
+		span.SetStatus(codes.Error, err.Error())
+	}
+	span.End()
 }
 
 func capText(s string, n int) string {

@@ -11,6 +11,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/internal/tracing"
 )
 
 // Question notifications tell someone that a job asks a human (so that a
@@ -85,6 +86,9 @@ type notifyArgs struct {
 	ClarificationStatus askonce.ClarificationStatus `json:"clarificationStatus"`
 	Source              askonce.Source              `json:"source,omitempty"`
 	At                  time.Time                   `json:"at"`
+	// Trace is the W3C trace context of the transaction that queued
+	// the notification (see args.Trace).
+	Trace map[string]string `json:"trace,omitempty"`
 }
 
 func (notifyArgs) Kind() string { return notifyKind }
@@ -105,7 +109,7 @@ func (d *Dispatcher) Notify(ctx context.Context, tx *sql.Tx, job *askonce.Job, e
 	a := notifyArgs{
 		TenantID: job.TenantID, JobID: job.ID, Event: ev,
 		Status: job.Status, ClarificationStatus: job.ClarificationStatus, Source: job.AnswerSource,
-		At: job.UpdatedAt.UTC(),
+		At: job.UpdatedAt.UTC(), Trace: tracing.Carrier(ctx),
 	}
 	_, err := d.client.InsertTx(ctx, tx, a, &river.InsertOpts{
 		Queue: notifyQueue, MaxAttempts: d.cfg.MaxAttempts, UniqueOpts: uniqueForever,
@@ -128,7 +132,9 @@ func (w *notifyWorker) NextRetry(rj *river.Job[notifyArgs]) time.Time {
 }
 
 // Work sends one notification.
-func (w *notifyWorker) Work(ctx context.Context, rj *river.Job[notifyArgs]) error {
+func (w *notifyWorker) Work(ctx context.Context, rj *river.Job[notifyArgs]) (err error) {
+	ctx, span := startSpan(ctx, "dispatch.notify", rj.Args.Trace, rj.Args.JobID, rj.Attempt)
+	defer func() { endSpan(span, err) }()
 	d, a := w.d, rj.Args
 	log := d.log.With("job", a.JobID, "event", a.Event, "attempt", rj.Attempt)
 	if a.Event != askonce.QuestionAsked && a.Event != askonce.QuestionResolved {

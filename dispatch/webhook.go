@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/internal/tracing"
 )
 
 // Standard Webhooks header names (https://www.standardwebhooks.com).
@@ -131,6 +132,8 @@ func (w *Webhook) post(ctx context.Context, id string, ts time.Time, body []byte
 	req.Header.Set("User-Agent", "askonce-dispatch")
 	req.Header.Set(HeaderID, id)
 	req.Header.Set(HeaderTimestamp, strconv.FormatInt(ts.Unix(), 10))
+	// The try's trace goes with it (W3C traceparent), when there is one.
+	tracing.InjectHeader(ctx, req.Header)
 	if w.Secret != "" {
 		sig, err := Sign(w.Secret, id, ts, body)
 		if err != nil {

@@ -150,6 +150,9 @@ import (
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/metrics"
 	"github.com/google/uuid"
+	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Defaults of Config's zero values.
@@ -245,6 +248,7 @@ type Server struct {
 	routes  []*route
 	mux     *http.ServeMux
 	openapi []byte
+	traced  http.Handler // serve inside an otelhttp server span
 }
 
 // New returns the API over cfg.Engine. It panics if cfg.Engine is nil.
@@ -266,6 +270,7 @@ func New(cfg Config) *Server {
 		publicURL:     strings.TrimSuffix(cfg.PublicURL, "/"),
 		closing:       make(chan struct{}),
 	}
+	s.traced = otelhttp.NewHandler(http.HandlerFunc(s.serve), "askonce")
 	if s.registry == nil {
 		s.registry = metrics.NewRegistry()
 	}
@@ -346,12 +351,22 @@ func infoOf(ctx context.Context) *requestInfo {
 
 // ServeHTTP routes the request and writes one log line and one latency
 // observation for it.
+//
+// Each request is an OpenTelemetry server span (otelhttp), named after its
+// route, which the request's context carries into the engine, the store
+// and the log line; with tracing off the span is a no-op.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.traced.ServeHTTP(w, r)
+}
+
+// serve is ServeHTTP inside the request's span.
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	info := &requestInfo{route: "unmatched"}
 	rec := &recorder{ResponseWriter: w}
 	r = r.WithContext(context.WithValue(r.Context(), infoKey{}, info))
 	defer func() {
+		nameSpan(r, info.route)
 		if p := recover(); p != nil {
 			if p == http.ErrAbortHandler {
 				panic(p)
@@ -393,6 +408,22 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		info.route = pattern
 	}
 	s.mux.ServeHTTP(rec, r)
+}
+
+// nameSpan names the request's span after its route, as the access log
+// does, and replaces the path otelhttp recorded with the logged one, so
+// that an answer link's token stays out of traces too.
+func nameSpan(r *http.Request, route string) {
+	span := trace.SpanFromContext(r.Context())
+	if !span.IsRecording() {
+		return
+	}
+	name := route
+	if !strings.Contains(route, " ") {
+		name = r.Method + " " + route
+	}
+	span.SetName(name)
+	span.SetAttributes(attribute.String("http.route", route), attribute.String("url.path", logPath(r.URL.Path)))
 }
 
 // AnswerPathPrefix starts every answer-link path: /a/{token}.

@@ -5,6 +5,11 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Writes are group-committed. Every write is a function run in a
@@ -17,6 +22,15 @@ import (
 // of the pages several writes touch (the newest events, attempts and
 // jobs), which is most of a write's cost; a lone write runs in a
 // transaction of its own as before.
+
+// TracerName names the OpenTelemetry tracer of the store's spans: one
+// sqlite.write span per write transaction (or savepoint of a group
+// commit). The tracer comes from the global provider, a no-op unless
+// tracing is set up.
+const TracerName = "github.com/askonce/askonce/sqlite"
+
+// dbSystem is the semantic-convention attribute of the store's spans.
+var dbSystem = attribute.String("db.system.name", "sqlite")
 
 // maxBatch bounds the writes committed together, and so the wait of the
 // first of them.
@@ -38,7 +52,23 @@ type writeReq struct {
 // given, not ctx: a statement interrupted by a cancelled context would
 // roll back the whole transaction, the other writes in it too. ctx only
 // decides whether fn runs at all.
-func (s *Store) write(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx) error) error {
+//
+// Inside a trace, each write is one span, sqlite.write, from queueing to
+// commit; fn's context carries it, so work fn queues (a delivery) joins
+// the trace.
+func (s *Store) write(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx) error) (err error) {
+	if trace.SpanFromContext(ctx).IsRecording() {
+		// Only inside a trace: a write of its own (a sweep) is not worth
+		// a trace, and with tracing off this costs nothing.
+		var span trace.Span
+		ctx, span = otel.Tracer(TracerName).Start(ctx, "sqlite.write", trace.WithAttributes(dbSystem))
+		defer func() {
+			if err != nil {
+				span.SetStatus(codes.Error, err.Error())
+			}
+			span.End()
+		}()
+	}
 	req := &writeReq{ctx: ctx, fn: fn, done: make(chan error, 1)}
 	select {
 	case s.writes <- req:

@@ -18,6 +18,7 @@ import (
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/dispatch"
 	execinterp "github.com/askonce/askonce/exec"
+	"github.com/askonce/askonce/internal/tracing"
 	"github.com/askonce/askonce/mcp"
 	"github.com/askonce/askonce/metrics"
 	"github.com/askonce/askonce/openai"
@@ -107,6 +108,23 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	}
 	log := newLogger(c, stderr)
 	started := time.Now()
+	// Tracing, when the OTEL_* variables ask for it (docs/tracing.md).
+	stopTracing, err := tracing.Setup(ctx, getenv)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		// Spans still buffered are flushed, with a bound of their own:
+		// the shutdown's may be spent.
+		tctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := stopTracing(tctx); err != nil {
+			log.Warn("tracing: flush at exit", "err", err)
+		}
+	}()
+	if tracing.Enabled(getenv) {
+		log.Info("tracing on: exporting spans as the OTEL_* variables say")
+	}
 
 	interp, err := newInterpreter(c.Interpreter, c.ProfileFiles, getenv)
 	if err != nil {
@@ -363,10 +381,12 @@ func newLogger(c *serveConfig, w io.Writer) *slog.Logger {
 	var level slog.Level
 	level.UnmarshalText([]byte(c.LogLevel))
 	opts := &slog.HandlerOptions{Level: level}
+	// A line logged inside a traced request or delivery carries its
+	// trace_id and span_id.
 	if c.LogFormat == "json" {
-		return slog.New(slog.NewJSONHandler(w, opts))
+		return slog.New(tracing.LogHandler(slog.NewJSONHandler(w, opts)))
 	}
-	return slog.New(slog.NewTextHandler(w, opts))
+	return slog.New(tracing.LogHandler(slog.NewTextHandler(w, opts)))
 }
 
 // newInterpreter builds the one interpreter the process shares (the openai
