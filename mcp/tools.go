@@ -87,23 +87,7 @@ func (s *srv) jobOut(j *askonce.Job, note string) (*sdk.CallToolResult, *JobResu
 // plan is the plan tool: managed mode.
 func (s *srv) plan(ctx context.Context, req *sdk.CallToolRequest, args PlanArgs) (*sdk.CallToolResult, *JobResult, error) {
 	tenant := s.tenantOf(req)
-	var res *sdk.CallToolResult
-	var out *JobResult
-	var err error
-	if req.Params.RequestState != "" {
-		st, j, err := s.decodeState(ctx, tenant, req.Params.RequestState)
-		if err != nil {
-			return nil, nil, toolError(err)
-		}
-		er, err := inputResponse(req)
-		if err != nil {
-			return nil, nil, err
-		}
-		res, out, err = s.planResume(ctx, req, tenant, st, j, er)
-		if err != nil {
-			return nil, nil, toolError(err)
-		}
-	} else {
+	first := func() (*sdk.CallToolResult, *JobResult, error) {
 		j, err := s.b.Create(ctx, askonce.CreateRequest{
 			TenantID:  tenant,
 			SessionID: s.sessionOf(req, args.SessionID),
@@ -113,21 +97,54 @@ func (s *srv) plan(ctx context.Context, req *sdk.CallToolRequest, args PlanArgs)
 			HardCap:   askonce.HardCap(args.HardCap),
 		})
 		if err != nil {
-			return nil, nil, toolError(err)
+			return nil, nil, err
 		}
-		res, out, err = s.planAsk(ctx, req, tenant, j, 0, "")
+		return s.planAsk(ctx, req, tenant, j, 0, "")
+	}
+	resume := func(st state, j *askonce.Job, er *sdk.ElicitResult) (*sdk.CallToolResult, *JobResult, error) {
+		return s.planResume(ctx, req, tenant, st, j, er)
+	}
+	return elicitRounds(ctx, s, req, tenant, first, resume)
+}
+
+// elicitRounds runs one call of a tool that may put a question to the
+// user: a retry carrying requestState (2026-07-28) resumes the round it
+// names, a first call runs first; rounds an older client needs after that
+// are elicited here through s.rounds, each handled by resume.
+func elicitRounds[O any](ctx context.Context, s *srv, req *sdk.CallToolRequest, tenant string,
+	first func() (*sdk.CallToolResult, O, error),
+	resume func(state, *askonce.Job, *sdk.ElicitResult) (*sdk.CallToolResult, O, error),
+) (*sdk.CallToolResult, O, error) {
+	var zero O
+	var (
+		res *sdk.CallToolResult
+		out O
+		err error
+	)
+	if req.Params.RequestState != "" {
+		st, j, err := s.decodeState(ctx, tenant, req.Params.RequestState)
 		if err != nil {
-			return nil, nil, toolError(err)
+			return nil, zero, toolError(err)
 		}
+		er, err := inputResponse(req)
+		if err != nil {
+			return nil, zero, err
+		}
+		res, out, err = resume(st, j, er)
+		if err != nil {
+			return nil, zero, toolError(err)
+		}
+	} else if res, out, err = first(); err != nil {
+		return nil, zero, toolError(err)
 	}
 	if res.InputRequests != nil {
 		res, err = s.rounds(ctx, req, tenant, res, func(st state, j *askonce.Job, er *sdk.ElicitResult) (*sdk.CallToolResult, error) {
-			r, o, err := s.planResume(ctx, req, tenant, st, j, er)
+			r, o, err := resume(st, j, er)
 			out = o
 			return r, err
 		})
 		if err != nil {
-			return nil, nil, toolError(err)
+			return nil, zero, toolError(err)
 		}
 	}
 	return res, out, nil
@@ -213,40 +230,17 @@ func (s *srv) askUser(ctx context.Context, req *sdk.CallToolRequest, args AskArg
 	tenant := s.tenantOf(req)
 	q := args.question()
 	// A question that cannot be shown is refused before any job opens.
-	if check := q.Clone(); check.Normalize() != nil {
-		return nil, nil, toolError(check.Normalize())
+	check := q.Clone()
+	if err := check.Normalize(); err != nil {
+		return nil, nil, toolError(err)
 	}
-	var res *sdk.CallToolResult
-	var out *AskResult
-	var err error
-	if req.Params.RequestState != "" {
-		st, j, err := s.decodeState(ctx, tenant, req.Params.RequestState)
-		if err != nil {
-			return nil, nil, toolError(err)
-		}
-		er, err := inputResponse(req)
-		if err != nil {
-			return nil, nil, err
-		}
-		if res, out, err = s.askResume(ctx, req, tenant, q, st, j, er); err != nil {
-			return nil, nil, toolError(err)
-		}
-	} else {
-		if res, out, err = s.askFirst(ctx, req, tenant, q, args); err != nil {
-			return nil, nil, toolError(err)
-		}
+	first := func() (*sdk.CallToolResult, *AskResult, error) {
+		return s.askFirst(ctx, req, tenant, q, args)
 	}
-	if res.InputRequests != nil {
-		res, err = s.rounds(ctx, req, tenant, res, func(st state, j *askonce.Job, er *sdk.ElicitResult) (*sdk.CallToolResult, error) {
-			r, o, err := s.askResume(ctx, req, tenant, q, st, j, er)
-			out = o
-			return r, err
-		})
-		if err != nil {
-			return nil, nil, toolError(err)
-		}
+	resume := func(st state, j *askonce.Job, er *sdk.ElicitResult) (*sdk.CallToolResult, *AskResult, error) {
+		return s.askResume(ctx, req, tenant, q, st, j, er)
 	}
-	return res, out, nil
+	return elicitRounds(ctx, s, req, tenant, first, resume)
 }
 
 // askFirst finds the call's gate job and reports the question to it.
