@@ -64,12 +64,8 @@ func noStore(f http.HandlerFunc) http.Handler {
 // answerForm shows the question of a live link, or why the link is dead.
 func (h *Handler) answerForm(w http.ResponseWriter, r *http.Request) {
 	token := r.PathValue("token")
-	j, ok := h.answerLookup(w, r, token)
+	j, ok := h.liveLink(w, r, token)
 	if !ok {
-		return
-	}
-	if g := h.linkGone(j, token); g != nil {
-		h.render(w, http.StatusGone, "answer_gone.html", page{Title: g.Heading, Data: g})
 		return
 	}
 	v := newFormView(j, token)
@@ -77,6 +73,21 @@ func (h *Handler) answerForm(w http.ResponseWriter, r *http.Request) {
 		v.keep(j.Question.Default, "", "")
 	}
 	h.render(w, http.StatusOK, "answer.html", page{Title: "Question", Scripts: []string{"answer.js"}, Data: v})
+}
+
+// liveLink finds the job of a link that still takes an answer. It has
+// answered the request (404, 429 or 410 saying why the link is dead) when
+// ok is false.
+func (h *Handler) liveLink(w http.ResponseWriter, r *http.Request, token string) (*askonce.Job, bool) {
+	j, ok := h.answerLookup(w, r, token)
+	if !ok {
+		return nil, false
+	}
+	if g := h.linkGone(j, token); g != nil {
+		h.render(w, http.StatusGone, "answer_gone.html", page{Title: g.Heading, Data: g})
+		return nil, false
+	}
+	return j, true
 }
 
 // answerSubmit answers, declines or cancels through the link.
@@ -96,12 +107,8 @@ func (h *Handler) answerSubmit(w http.ResponseWriter, r *http.Request) {
 		h.answerMessage(w, http.StatusBadRequest, "Bad form", "The form could not be read.")
 		return
 	}
-	j, ok := h.answerLookup(w, r, token)
+	j, ok := h.liveLink(w, r, token)
 	if !ok {
-		return
-	}
-	if g := h.linkGone(j, token); g != nil {
-		h.render(w, http.StatusGone, "answer_gone.html", page{Title: g.Heading, Data: g})
 		return
 	}
 	ctx := r.Context()
