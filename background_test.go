@@ -19,7 +19,7 @@ func blocked(release <-chan struct{}, raw string) func(*askonce.Request) (*askon
 	}
 }
 
-func TestStartReturnsThePlanningJobAndTheRunEndsStored(t *testing.T) {
+func TestRule1_StartStoresThePlanningJobBeforeTheInterpreterAnswers(t *testing.T) {
 	release := make(chan struct{})
 	e := newEngine(t, scripted(blocked(release, planRaw)))
 	j, run, err := e.Start(ctx, askonce.CreateRequest{Goal: "make cheese"})

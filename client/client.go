@@ -384,7 +384,9 @@ func decodeError(resp *http.Response) error {
 }
 
 // Wait polls the job until it is no longer planning, or ctx is done.
-// WaitJob does the same without polling.
+//
+// Deprecated: use WaitJob, which follows the job's event stream instead
+// of polling.
 func (c *Client) Wait(ctx context.Context, id string, every time.Duration) (*JobDetail, error) {
 	for {
 		j, err := c.Get(ctx, id)

@@ -81,7 +81,7 @@ func TestE2E_RespondAsyncAndSyncWaitWithASlowInterpreter(t *testing.T) {
 // A job planning in the background when its process is killed is resumed
 // by the next start (docs/protocol.md rule 13): its life never depended on the
 // request that started it.
-func TestE2E_BackgroundPlanningCutByAKillIsRecoveredOnRestart(t *testing.T) {
+func TestRule13_BackgroundPlanningCutByAKillIsRecoveredOnRestart(t *testing.T) {
 	t.Parallel()
 	db := filepath.Join(t.TempDir(), "a.db")
 	in := start(t, slowPlugin(t, "30"), "--db", db, "--interpreter", "exec")

@@ -15,7 +15,7 @@ import (
 // retry with the same key gets that job (201 once planned, or 202 with
 // Location while the restart's recovery still plans it), never 409, and no
 // second job exists. The restart's recovery finishes the job.
-func TestE2E_IdempotencyKeySurvivesACrash(t *testing.T) {
+func TestRule2_IdempotencyKeyRetryAfterACrashGetsTheJobNever409(t *testing.T) {
 	t.Parallel()
 	plugin, err := filepath.Abs("../../examples/exec-plugin/plugin.py")
 	if err != nil {
