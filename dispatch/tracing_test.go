@@ -7,35 +7,20 @@ import (
 	"testing"
 	"time"
 
+	"github.com/askonce/askonce/internal/tracing/tracingtest"
+
 	"github.com/askonce/askonce"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/propagation"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
-	"go.opentelemetry.io/otel/trace/noop"
 )
-
-// recordSpans installs a tracer provider that keeps every ended span in
-// memory, for the length of the test. Tests that use it are not parallel:
-// the provider is global.
-func recordSpans(t *testing.T) *tracetest.InMemoryExporter {
-	t.Helper()
-	exp := tracetest.NewInMemoryExporter()
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
-	otel.SetTracerProvider(tp)
-	t.Cleanup(func() {
-		tp.Shutdown(context.Background())
-		otel.SetTracerProvider(noop.NewTracerProvider())
-	})
-	return exp
-}
 
 // A delivery queued inside a traced request carries that request's trace:
 // the webhook POST has a W3C traceparent with the same trace id, and the
 // delivery's span is in the trace too.
 func TestTracingWebhookDeliveryCarriesTheTraceOfTheRequestThatQueuedIt(t *testing.T) {
-	exp := recordSpans(t)
+	exp := tracingtest.RecordSpans(t)
 	rcv := newReceiver(t, func(string, int) int { return http.StatusOK })
 	s := openStack(t, filepath.Join(t.TempDir(), "a.db"), testConfig(&Webhook{URL: rcv.URL, Secret: secret, Timeout: 5 * time.Second}))
 

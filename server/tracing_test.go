@@ -1,36 +1,19 @@
 package server_test
 
 import (
-	"context"
 	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
 
+	"github.com/askonce/askonce/internal/tracing/tracingtest"
+
 	"github.com/askonce/askonce/internal/tracing"
 	"github.com/askonce/askonce/server"
-	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
-	"go.opentelemetry.io/otel/trace/noop"
 )
-
-// recordSpans installs a tracer provider that keeps every ended span in
-// memory, for the length of the test. Tests that use it are not parallel:
-// the provider is global.
-func recordSpans(t *testing.T) *tracetest.InMemoryExporter {
-	t.Helper()
-	exp := tracetest.NewInMemoryExporter()
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
-	otel.SetTracerProvider(tp)
-	t.Cleanup(func() {
-		tp.Shutdown(context.Background())
-		otel.SetTracerProvider(noop.NewTracerProvider())
-	})
-	return exp
-}
 
 func attr(s tracetest.SpanStub, key attribute.Key) (attribute.Value, bool) {
 	for _, kv := range s.Attributes {
@@ -46,7 +29,7 @@ func attr(s tracetest.SpanStub, key attribute.Key) (attribute.Value, bool) {
 // outcome and tokens, and store writes in the same trace; the access log
 // line of the request carries its trace id.
 func TestTracingCreateAndAnswerAreServerSpansWithChildAttemptSpans(t *testing.T) {
-	exp := recordSpans(t)
+	exp := tracingtest.RecordSpans(t)
 	e := newEnv(t, envOptions{config: func(c *server.Config) {
 		c.Logger = slog.New(tracing.LogHandler(c.Logger.Handler()))
 	}})
