@@ -8,23 +8,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/askonce/askonce/internal/metricstest"
+
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/metrics"
 	dto "github.com/prometheus/client_model/go"
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
 )
-
-// parse reads the text exposition format with the client library's parser.
-func parse(t *testing.T, text string) map[string]*dto.MetricFamily {
-	t.Helper()
-	p := expfmt.NewTextParser(model.UTF8Validation)
-	fams, err := p.TextToMetricFamilies(strings.NewReader(text))
-	if err != nil {
-		t.Fatalf("parse exposition: %v\n%s", err, text)
-	}
-	return fams
-}
 
 func gather(t *testing.T, r *metrics.Registry) map[string]*dto.MetricFamily {
 	t.Helper()
@@ -32,43 +21,16 @@ func gather(t *testing.T, r *metrics.Registry) map[string]*dto.MetricFamily {
 	if err := r.WriteText(&b); err != nil {
 		t.Fatal(err)
 	}
-	return parse(t, b.String())
+	return metricstest.Parse(t, b.String())
 }
 
-// value is the value of the series of name with exactly the given labels
-// (a histogram's sample count), and whether it exists.
+// value is metricstest.Value with the labels as name, value pairs.
 func value(fams map[string]*dto.MetricFamily, name string, labels ...string) (float64, bool) {
-	f := fams[name]
-	if f == nil {
-		return 0, false
+	want := map[string]string{}
+	for i := 0; i+1 < len(labels); i += 2 {
+		want[labels[i]] = labels[i+1]
 	}
-	for _, m := range f.GetMetric() {
-		if len(m.GetLabel())*2 != len(labels) {
-			continue
-		}
-		want := map[string]string{}
-		for i := 0; i+1 < len(labels); i += 2 {
-			want[labels[i]] = labels[i+1]
-		}
-		match := true
-		for _, l := range m.GetLabel() {
-			if v, ok := want[l.GetName()]; !ok || v != l.GetValue() {
-				match = false
-			}
-		}
-		if !match {
-			continue
-		}
-		switch {
-		case m.Counter != nil:
-			return m.Counter.GetValue(), true
-		case m.Gauge != nil:
-			return m.Gauge.GetValue(), true
-		case m.Histogram != nil:
-			return float64(m.Histogram.GetSampleCount()), true
-		}
-	}
-	return 0, false
+	return metricstest.Value(fams, name, want)
 }
 
 func TestServeHTTP_TextFormatWithRuntimeAndProcessMetrics(t *testing.T) {
@@ -80,7 +42,7 @@ func TestServeHTTP_TextFormatWithRuntimeAndProcessMetrics(t *testing.T) {
 	if w.Code != http.StatusOK || !strings.HasPrefix(w.Header().Get("Content-Type"), "text/plain; version=0.0.4") {
 		t.Fatalf("GET /metrics: %d %q", w.Code, w.Header().Get("Content-Type"))
 	}
-	fams := parse(t, w.Body.String())
+	fams := metricstest.Parse(t, w.Body.String())
 	if v, ok := value(fams, metrics.NameUp); !ok || v != 1 {
 		t.Errorf("askonce_up = %v, %v", v, ok)
 	}

@@ -1,15 +1,12 @@
 package server_test
 
 import (
-	"bytes"
 	"net/http"
 	"runtime"
 	"strings"
 	"testing"
 
-	dto "github.com/prometheus/client_model/go"
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
+	"github.com/askonce/askonce/internal/metricstest"
 )
 
 // After managed and gate traffic, /metrics (scraped over the loopback
@@ -37,11 +34,7 @@ func TestMetrics_CountersAfterTraffic(t *testing.T) {
 	if r.status != http.StatusOK || !strings.HasPrefix(r.header.Get("Content-Type"), "text/plain; version=0.0.4") {
 		t.Fatalf("metrics: %d %s", r.status, r.header.Get("Content-Type"))
 	}
-	p := expfmt.NewTextParser(model.UTF8Validation)
-	fams, err := p.TextToMetricFamilies(bytes.NewReader(r.raw))
-	if err != nil {
-		t.Fatalf("parse /metrics: %v\n%s", err, r.raw)
-	}
+	fams := metricstest.Parse(t, string(r.raw))
 	for _, c := range []struct {
 		name   string
 		labels map[string]string
@@ -66,7 +59,7 @@ func TestMetrics_CountersAfterTraffic(t *testing.T) {
 		{"askonce_http_request_duration_seconds", map[string]string{"route": "POST /jobs/{id}/report", "status": "200"}, 4},
 		{"askonce_http_request_duration_seconds", map[string]string{"route": "unmatched", "status": "404"}, 1},
 	} {
-		if got, ok := sample(fams, c.name, c.labels); !ok || got != c.want {
+		if got, ok := metricstest.Value(fams, c.name, c.labels); !ok || got != c.want {
 			t.Errorf("%s%v = %v (present %v), want %v", c.name, c.labels, got, ok, c.want)
 		}
 	}
@@ -76,43 +69,15 @@ func TestMetrics_CountersAfterTraffic(t *testing.T) {
 		}
 	}
 	// The standard collectors: Go runtime and (on Linux) process metrics.
-	if _, ok := sample(fams, "go_goroutines", nil); !ok {
+	if _, ok := metricstest.Value(fams, "go_goroutines", nil); !ok {
 		t.Error("no go_goroutines")
 	}
 	if runtime.GOOS == "linux" {
-		if _, ok := sample(fams, "process_resident_memory_bytes", nil); !ok {
+		if _, ok := metricstest.Value(fams, "process_resident_memory_bytes", nil); !ok {
 			t.Error("no process_resident_memory_bytes")
 		}
 	}
 	if t.Failed() {
 		t.Logf("metrics:\n%s", r.raw)
 	}
-}
-
-// sample is the value of the series of name with exactly the given labels
-// (a histogram's sample count), and whether it exists.
-func sample(fams map[string]*dto.MetricFamily, name string, labels map[string]string) (float64, bool) {
-	for _, m := range fams[name].GetMetric() {
-		if len(m.GetLabel()) != len(labels) {
-			continue
-		}
-		match := true
-		for _, l := range m.GetLabel() {
-			if v, ok := labels[l.GetName()]; !ok || v != l.GetValue() {
-				match = false
-			}
-		}
-		if !match {
-			continue
-		}
-		switch {
-		case m.Counter != nil:
-			return m.Counter.GetValue(), true
-		case m.Gauge != nil:
-			return m.Gauge.GetValue(), true
-		case m.Histogram != nil:
-			return float64(m.Histogram.GetSampleCount()), true
-		}
-	}
-	return 0, false
 }
