@@ -7,15 +7,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/askonce/askonce"
-	"github.com/askonce/askonce/rules"
-	"github.com/askonce/askonce/sqlite"
 	"github.com/askonce/askonce/web"
 )
 
@@ -35,21 +32,8 @@ type linkOptions struct {
 
 func newLinkSite(t *testing.T, o linkOptions) *linkSite {
 	t.Helper()
-	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "a.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	if o.interp == nil {
-		r, err := rules.New(rules.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		o.interp = r
-	}
-	s := &linkSite{}
-	s.engine = &askonce.Engine{Store: st, Interpreter: o.interp, LinkSecret: st.LinkSecret(),
-		Now: func() time.Time { return time.Now().Add(time.Duration(s.offset.Load())) }}
+	s := &linkSite{engine: newEngine(t, o.interp)}
+	s.engine.Now = func() time.Time { return time.Now().Add(time.Duration(s.offset.Load())) }
 	s.srv = httptest.NewServer(web.New(web.Config{Engine: s.engine, FailedLookups: o.failedLookups}))
 	t.Cleanup(func() { s.srv.Close(); s.engine.Drain(context.Background()) })
 	return s

@@ -8,16 +8,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/askonce/askonce"
-	"github.com/askonce/askonce/rules"
 	"github.com/askonce/askonce/server"
-	"github.com/askonce/askonce/sqlite"
 	"github.com/askonce/askonce/web"
 )
 
@@ -44,17 +41,10 @@ type inboxSite struct {
 
 func newInboxSite(t *testing.T, withKeys, useTLS bool) *inboxSite {
 	t.Helper()
-	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "a.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	r, err := rules.New(rules.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng := &askonce.Engine{Store: st, Interpreter: r}
+	eng := newEngine(t, nil)
+	eng.LinkSecret = nil // links are switched on by the test that needs them
 	var keys *server.Keys
+	var err error
 	if withKeys {
 		keys, err = server.LoadKeys(strings.NewReader("alpha " + server.HashKey(keyAlpha) + "\nbeta " + server.HashKey(keyBeta) + "\n"))
 		if err != nil {

@@ -21,19 +21,30 @@ type site struct {
 
 func newSite(t *testing.T) *site {
 	t.Helper()
+	eng := newEngine(t, nil)
+	srv := httptest.NewServer(web.New(web.Config{Engine: eng}))
+	t.Cleanup(func() { srv.Close(); eng.Drain(context.Background()) })
+	return &site{srv: srv, engine: eng}
+}
+
+// newEngine is an engine on a real SQLite file in the test's temp dir,
+// with interp (nil: the rules interpreter) and the database's own answer
+// link secret.
+func newEngine(t *testing.T, interp askonce.Interpreter) *askonce.Engine {
+	t.Helper()
 	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "a.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	r, err := rules.New(rules.Options{})
-	if err != nil {
-		t.Fatal(err)
+	if interp == nil {
+		r, err := rules.New(rules.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		interp = r
 	}
-	eng := &askonce.Engine{Store: st, Interpreter: r}
-	srv := httptest.NewServer(web.New(web.Config{Engine: eng}))
-	t.Cleanup(func() { srv.Close(); eng.Drain(context.Background()) })
-	return &site{srv: srv, engine: eng}
+	return &askonce.Engine{Store: st, Interpreter: interp, LinkSecret: st.LinkSecret()}
 }
 
 func TestBrowser_PagesLoadUnderTheirCSP(t *testing.T) {
