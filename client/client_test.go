@@ -21,19 +21,30 @@ import (
 // calls the same handler in process.
 func newAPI(t *testing.T) (*client.Client, *client.Client) {
 	t.Helper()
+	return newAPIWith(t, nil)
+}
+
+// newAPIWith is newAPI with the rules interpreter passed through wrap
+// (nil: as it is).
+func newAPIWith(t *testing.T, wrap func(askonce.Interpreter) askonce.Interpreter) (*client.Client, *client.Client) {
+	t.Helper()
 	ctx := context.Background()
 	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "askonce.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	interp, err := rules.New(rules.Options{})
-	if err != nil {
+	var interp askonce.Interpreter
+	if interp, err = rules.New(rules.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	api := server.New(server.Config{Engine: &askonce.Engine{Store: st, Interpreter: interp}, PollInterval: 20 * time.Millisecond})
+	if wrap != nil {
+		interp = wrap(interp)
+	}
+	eng := &askonce.Engine{Store: st, Interpreter: interp}
+	api := server.New(server.Config{Engine: eng, PollInterval: 20 * time.Millisecond})
 	srv := httptest.NewServer(api)
-	t.Cleanup(srv.Close)
+	t.Cleanup(func() { srv.Close(); eng.Drain(ctx) })
 	c, err := client.New(srv.URL + "/")
 	if err != nil {
 		t.Fatal(err)

@@ -2,16 +2,11 @@ package client_test
 
 import (
 	"context"
-	"net/http/httptest"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/client"
-	"github.com/askonce/askonce/rules"
-	"github.com/askonce/askonce/server"
-	"github.com/askonce/askonce/sqlite"
 )
 
 // slowRules is the rules interpreter that takes a while per call, like an
@@ -32,22 +27,7 @@ func (s slowRules) Interpret(ctx context.Context, req *askonce.Request) (*askonc
 
 func newSlowAPI(t *testing.T, delay time.Duration) *client.Client {
 	t.Helper()
-	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "askonce.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	r, err := rules.New(rules.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng := &askonce.Engine{Store: st, Interpreter: slowRules{r, delay}}
-	srv := httptest.NewServer(server.New(server.Config{Engine: eng, PollInterval: 20 * time.Millisecond}))
-	t.Cleanup(func() { srv.Close(); eng.Drain(context.Background()) })
-	c, err := client.New(srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, _ := newAPIWith(t, func(r askonce.Interpreter) askonce.Interpreter { return slowRules{r, delay} })
 	return c
 }
 
