@@ -166,8 +166,12 @@ func TestRecoverReportsTheStoreErrorsItSkips(t *testing.T) {
 		}
 		ids = append(ids, j.ID)
 	}
-	e := &askonce.Engine{Store: brokenReads{Store: st, id: ids[0]}, Interpreter: scripted(reply(planRaw, u1))}
-	n, err := e.Recover(ctx, time.Now().Add(time.Minute))
+	// An hour later, as the recovering process sees it: the dying
+	// process's leases have lapsed.
+	later := func() time.Time { return time.Now().Add(time.Hour) }
+	e := &askonce.Engine{Store: brokenReads{Store: st, id: ids[0]}, Interpreter: scripted(reply(planRaw, u1)), Now: later}
+	t.Cleanup(func() { e.Drain(ctx) })
+	n, err := e.TakeOver(ctx)
 	if n != 1 {
 		t.Errorf("recovered %d jobs, want the 1 readable one", n)
 	}

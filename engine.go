@@ -17,6 +17,7 @@ const (
 	DefaultMaxRaw           = 64 << 10
 	DefaultQuestionTTL      = 24 * time.Hour
 	DefaultInterpretTimeout = 2 * time.Minute
+	DefaultPlanningLease    = 30 * time.Second
 	MaxGoal                 = 32 << 10
 	MaxFiles                = 1000
 )
@@ -55,6 +56,18 @@ type Engine struct {
 	// handed out before.
 	LinkSecret []byte
 
+	// Owner names this engine's process in the planning leases of the
+	// jobs it plans (rule 13). It must differ between processes running
+	// at once on one store. A process restarted under the Owner of one
+	// that died takes that one's jobs back at once (Recover); any other
+	// takes them over once their lease lapses. Default: a random id.
+	Owner string
+	// PlanningLease is how long a planning job's lease lasts; the engine
+	// renews the leases of its runs every third of it. A process that
+	// dies leaves its jobs to be taken over by another after at most this
+	// long. Default 30s.
+	PlanningLease time.Duration
+
 	// Now and NewID are the engine's clock and id source; tests set them.
 	Now   func() time.Time
 	NewID func() string
@@ -65,7 +78,8 @@ type Engine struct {
 	// not block.
 	Observer Observer
 
-	bg sync.WaitGroup // background planning runs (Start), for Drain
+	bg     sync.WaitGroup // background planning runs (Start), for Drain
+	leases leases         // the planning runs in flight, whose leases it renews
 }
 
 // Observer receives the engine's measurements.
@@ -193,6 +207,9 @@ func (e *Engine) questionTTL() time.Duration {
 }
 func (e *Engine) interpretTimeout() time.Duration {
 	return orDefault(e.InterpretTimeout, DefaultInterpretTimeout)
+}
+func (e *Engine) planningLease() time.Duration {
+	return orDefault(e.PlanningLease, DefaultPlanningLease)
 }
 
 func (e *Engine) logger() *slog.Logger {

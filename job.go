@@ -175,6 +175,11 @@ type Job struct {
 	DeliveryAttempts int    `json:"deliveryAttempts,omitempty"`
 	DeliveryError    string `json:"deliveryError,omitempty"`
 
+	// Lease is the planning lease of a managed job in planning (rule 13):
+	// the engine's to set, not part of the API. Step carries it over
+	// unchanged.
+	Lease Lease `json:"-"`
+
 	// Version increases with every write; UpdateJob compares it.
 	Version   int64     `json:"version"`
 	CreatedAt time.Time `json:"createdAt"`

@@ -18,6 +18,7 @@ import (
 // asks for (an auto-resolved answer, a fallback). Step bounds the chain: a
 // job interprets at most initial, answer, fallback.
 func (e *Engine) interpret(ctx context.Context, j *Job, it Interpretation) (*Job, error) {
+	defer e.hold(j)()
 	for {
 		in, attempts, err := e.plan(ctx, j, it)
 		if err != nil {
@@ -190,6 +191,7 @@ func (e *Engine) apply(ctx context.Context, j *Job, in Input, attempts []Attempt
 	if err != nil {
 		return nil, nil, err
 	}
+	e.lease(next)
 	if !fx.Changed() && len(attempts) == 0 {
 		return next, fx, nil
 	}

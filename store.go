@@ -60,12 +60,29 @@ type Store interface {
 	// expired at or before now. It is for the expiry sweeper only.
 	DueQuestions(ctx context.Context, now time.Time, limit int) ([]JobRef, error)
 
-	// StalePlanning returns managed jobs, of every tenant, left in
-	// planning and not updated since before. It is for crash recovery only:
-	// before must be older than the longest planning run (the engine uses
-	// the time its process started), since retried attempts do not touch
-	// UpdatedAt.
-	StalePlanning(ctx context.Context, before time.Time, limit int) ([]JobRef, error)
+	// LapsedLeases returns managed jobs, of every tenant, in planning
+	// whose planning lease (Job.Lease) lapsed at or before q.Now: their
+	// process died, or stopped renewing. When q.Owner is set it also
+	// returns the jobs whose lease q.Owner holds, for a process that has
+	// just started under the Owner of one that died (Engine.Recover).
+	// Earliest lease first. It is for crash recovery only: claiming a job
+	// is a compare-and-set (UpdateJob) with a new lease.
+	LapsedLeases(ctx context.Context, q LeaseQuery) ([]JobRef, error)
+
+	// RenewLeases moves the planning lease of each of r.Jobs to r.Until,
+	// if the job is still in planning under a lease of r.Owner; any other
+	// job is left alone. It changes neither Version nor UpdatedAt, so that
+	// renewing never conflicts with the run's own compare-and-set. It
+	// returns how many leases it moved.
+	RenewLeases(ctx context.Context, r LeaseRenewal) (int, error)
+
+	// Lead takes, or keeps, the leadership l.Name for l.Owner until
+	// l.Until, if no one holds it, its holder's term ended at or before
+	// l.Now, or l.Owner holds it already; it reports whether l.Owner
+	// leads now. Of processes racing for it, one wins. The processes
+	// sharing a store run the work that must happen once (the expiry
+	// sweep, taking over lapsed leases) only while they lead.
+	Lead(ctx context.Context, l Leadership) (bool, error)
 
 	// JobByAnswerLink returns the job whose answer link has the given
 	// hash (Change.AnswerLink), of whatever tenant and in whatever status,
@@ -108,6 +125,43 @@ const (
 	// cancelled, expired, or its gate agent reported past it).
 	QuestionResolved QuestionEvent = "question.resolved"
 )
+
+// Lease is the planning lease of a managed job in planning: which process
+// plans it, and until when that process is trusted to be alive
+// (docs/protocol.md rule 13). The engine sets it with every write that
+// leaves a managed job in planning and renews it while its run goes on;
+// another process takes over a job whose lease lapsed. Owner is empty and
+// Until zero when the job is not planning under a lease.
+type Lease struct {
+	Owner string
+	Until time.Time
+}
+
+// LeaseQuery selects jobs for Store.LapsedLeases.
+type LeaseQuery struct {
+	// Now is the instant a lease must have lapsed by.
+	Now time.Time
+	// Owner, when set, also selects the jobs whose lease it holds.
+	Owner string
+	// Limit bounds the result; <= 0 means no bound.
+	Limit int
+}
+
+// LeaseRenewal is one Store.RenewLeases call: the leases Owner holds on
+// Jobs move to Until.
+type LeaseRenewal struct {
+	Owner string
+	Until time.Time
+	Jobs  []JobRef
+}
+
+// Leadership is one Store.Lead call: Owner asks to lead Name until Until.
+type Leadership struct {
+	Name  string
+	Owner string
+	Now   time.Time
+	Until time.Time
+}
 
 // JobRef names a job across tenants, for background sweeps.
 type JobRef struct {

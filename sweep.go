@@ -2,9 +2,9 @@ package askonce
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
-	"time"
 )
 
 // ExpireDue applies Expire to every overdue pending question: its default
@@ -30,13 +30,29 @@ func (e *Engine) ExpireDue(ctx context.Context) (int, error) {
 	return n, nil
 }
 
-// Recover resumes managed jobs left in planning by a dead process and not
-// updated since before (docs/protocol.md rule 13). Each job is claimed with a
-// compare-and-set first, so two recovering processes never both run it. It
-// returns how many jobs it resumed, and every store error it met on the
-// way (joined); a job another process claimed first is not an error.
-func (e *Engine) Recover(ctx context.Context, before time.Time) (int, error) {
-	refs, err := e.Store.StalePlanning(ctx, before, 100)
+// Recover resumes the managed jobs left in planning by a process that
+// died (docs/protocol.md rule 13): those whose planning lease lapsed, and
+// those whose lease this engine's Owner holds, left by an earlier process
+// of the same Owner. Call it once when the process starts, before it plans
+// anything; TakeOver does the rest while it runs. Each job is claimed with
+// a compare-and-set (a recovered event, this engine's lease), so two
+// recovering processes never both run it, and then planned in the
+// background, as Start does (Drain waits for it). It returns how many jobs
+// it claimed, and every store error it met on the way (joined); a job
+// another process claimed first is not an error.
+func (e *Engine) Recover(ctx context.Context) (int, error) {
+	return e.resume(ctx, LeaseQuery{Now: e.now(), Owner: e.owner(), Limit: 100})
+}
+
+// TakeOver resumes the managed jobs in planning whose lease lapsed: their
+// process died or stopped renewing. It claims them as Recover does. Run it
+// periodically, in one process of those sharing the store (see Sweep).
+func (e *Engine) TakeOver(ctx context.Context) (int, error) {
+	return e.resume(ctx, LeaseQuery{Now: e.now(), Limit: 100})
+}
+
+func (e *Engine) resume(ctx context.Context, q LeaseQuery) (int, error) {
+	refs, err := e.Store.LapsedLeases(ctx, q)
 	if err != nil {
 		return 0, err
 	}
@@ -50,22 +66,54 @@ func (e *Engine) Recover(ctx context.Context, before time.Time) (int, error) {
 			}
 			continue
 		}
+		if j.Status != StatusPlanning || j.Mode != ModeManaged || (j.Lease.Until.After(q.Now) && j.Lease.Owner != q.Owner) {
+			continue // finished, or claimed or renewed, since the query
+		}
 		claimed := j.Clone()
 		claimed.UpdatedAt = e.now()
+		e.lease(claimed)
 		ev := Event{TenantID: j.TenantID, JobID: j.ID, Type: EventRecovered, At: claimed.UpdatedAt}
+		ev.Data, _ = json.Marshal(map[string]any{"from": j.Lease.Owner})
 		if err := e.Store.UpdateJob(ctx, &Change{Job: claimed, Events: []Event{ev}}); err != nil {
 			if c := ErrorCode(err); c != ECONFLICT && c != ENOTFOUND {
 				errs = append(errs, fmt.Errorf("recover job %s: claim: %w", r.ID, err))
 			}
 			continue
 		}
-		if _, err := e.interpret(ctx, claimed, resumption(claimed)); err != nil {
-			errs = append(errs, fmt.Errorf("recover job %s: %w", r.ID, err))
-			continue
-		}
+		// In the background, like a Start: a sweep must not wait for
+		// slow interpreters, or its lead would lapse meanwhile.
+		it := resumption(claimed)
+		e.background(ctx, claimed, &it)
 		n++
 	}
 	return n, errors.Join(errs...)
+}
+
+// Sweep runs the periodic work that must happen once across the processes
+// sharing the store, if this engine leads them (Store.Lead): it applies
+// overdue questions (ExpireDue) and takes over lapsed planning leases
+// (TakeOver). The lead lasts PlanningLease and is renewed by every Sweep,
+// so run it more often than that; when the leader dies, another process
+// leads within one PlanningLease. It reports whether this engine led,
+// with how many jobs expired and were taken over.
+func (e *Engine) Sweep(ctx context.Context) (Swept, error) {
+	now := e.now()
+	led, err := e.Store.Lead(ctx, Leadership{Name: "sweep", Owner: e.owner(), Now: now, Until: now.Add(e.planningLease())})
+	if err != nil || !led {
+		return Swept{}, err
+	}
+	sw := Swept{Led: true}
+	var errs [2]error
+	sw.Expired, errs[0] = e.ExpireDue(ctx)
+	sw.TakenOver, errs[1] = e.TakeOver(ctx)
+	return sw, errors.Join(errs[:]...)
+}
+
+// Swept is what one Sweep did.
+type Swept struct {
+	Led       bool
+	Expired   int
+	TakenOver int
 }
 
 // resumption is the interpretation a planning job was in when its process

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/askonce/askonce"
 )
@@ -47,7 +48,15 @@ type jobRow struct {
 	answer, source, resolved, result          sql.NullString
 	qCosmetic, qAllowOther                    bool
 	qExpires, answeredAt                      sql.NullInt64
-	createdAt, updatedAt                      int64
+	createdAt, updatedAt, leaseUntil          int64
+}
+
+// leaseArg stores a lease's end as Unix nanoseconds, none as 0.
+func leaseArg(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
 }
 
 // plain returns an arg that cannot fail.
@@ -102,6 +111,8 @@ var jobTable = []jobColumn{
 	{"dispatch_status", false, stateColumn, plain(func(j *askonce.Job) any { return string(j.Dispatch) }), func(r *jobRow) any { return &r.dispatch }},
 	{"delivery_attempts", false, stateColumn, plain(func(j *askonce.Job) any { return j.DeliveryAttempts }), func(r *jobRow) any { return &r.j.DeliveryAttempts }},
 	{"delivery_error", false, stateColumn, plain(func(j *askonce.Job) any { return j.DeliveryError }), func(r *jobRow) any { return &r.j.DeliveryError }},
+	{"lease_owner", false, stateColumn, plain(func(j *askonce.Job) any { return j.Lease.Owner }), func(r *jobRow) any { return &r.j.Lease.Owner }},
+	{"lease_until", false, stateColumn, plain(func(j *askonce.Job) any { return leaseArg(j.Lease.Until) }), func(r *jobRow) any { return &r.leaseUntil }},
 
 	{"prompt_tokens", false, storeColumn, plain(func(j *askonce.Job) any { return j.Usage.PromptTokens }), func(r *jobRow) any { return &r.j.Usage.PromptTokens }},
 	{"completion_tokens", false, storeColumn, plain(func(j *askonce.Job) any { return j.Usage.CompletionTokens }), func(r *jobRow) any { return &r.j.Usage.CompletionTokens }},
@@ -234,6 +245,9 @@ func (r *jobRow) job() (*askonce.Job, error) {
 	j.AnsweredAt = fromNullNanosPtr(r.answeredAt)
 	j.CreatedAt = fromNanos(r.createdAt)
 	j.UpdatedAt = fromNanos(r.updatedAt)
+	if r.leaseUntil != 0 {
+		j.Lease.Until = fromNanos(r.leaseUntil)
+	}
 	if j.Files, err = fromNullStrings(r.files); err != nil {
 		return nil, fmt.Errorf("decode files of job %s: %w", j.ID, err)
 	}

@@ -220,11 +220,6 @@ func TestNowIsTheStoresClock(t *testing.T) {
 	if !j.CreatedAt.Equal(at) || !j.UpdatedAt.Equal(at) || !evs[0].At.Equal(at) {
 		t.Errorf("times %v, %v, %v; want %v", j.CreatedAt, j.UpdatedAt, evs[0].At, at)
 	}
-	// The sweep sees the job as stale by the same clock.
-	refs, err := s.StalePlanning(ctx, at.Add(time.Nanosecond), 10)
-	if err != nil || len(refs) != 1 {
-		t.Errorf("stale planning: %v, %v", refs, err)
-	}
 }
 
 // TestConcurrentReadsDuringWrites runs readers against a busy writer: WAL

@@ -66,6 +66,8 @@ type writeStmts struct {
 	renewLease     *sql.Stmt
 	dropLeases     *sql.Stmt
 	endLease       *sql.Stmt
+	renewPlanning  *sql.Stmt
+	lead           *sql.Stmt
 	savepoint      *sql.Stmt
 	release        *sql.Stmt
 	rollbackTo     *sql.Stmt
@@ -80,7 +82,7 @@ type readStmts struct {
 	lookupHistory *sql.Stmt
 	history       *sql.Stmt
 	dueQuestions  *sql.Stmt
-	stalePlanning *sql.Stmt
+	lapsedLeases  *sql.Stmt
 	jobByLink     *sql.Stmt
 }
 
@@ -167,9 +169,19 @@ func (s *Store) prepare(ctx context.Context) error {
 			JOIN jobs j ON j.id = l.job_id AND j.tenant_id = l.tenant_id
 			JOIN jobs_static s ON s.id = j.id
 			WHERE l.token_hash = ?`},
-		{s.reader, &s.r.stalePlanning, `SELECT tenant_id, id FROM jobs
-			WHERE status = 'planning' AND mode = 'managed' AND updated_at < ?
-			ORDER BY updated_at, id LIMIT ?`},
+		{s.reader, &s.r.lapsedLeases, `SELECT tenant_id, id FROM jobs
+			WHERE status = 'planning' AND mode = 'managed'
+			AND (lease_until <= ?1 OR (?2 <> '' AND lease_owner = ?2))
+			ORDER BY lease_until, id LIMIT ?3`},
+		{s.writer, &s.w.renewPlanning, `UPDATE jobs SET lease_until = ?
+			WHERE tenant_id = ? AND id = ? AND lease_owner = ?
+			AND status = 'planning' AND mode = 'managed'`},
+		// The upsert's WHERE decides: a free, lapsed or own lead is taken;
+		// a live one of another owner is left, and then no row returns.
+		{s.writer, &s.w.lead, `INSERT INTO leaders (name, owner, until) VALUES (?1, ?2, ?4)
+			ON CONFLICT (name) DO UPDATE SET owner = excluded.owner, until = excluded.until
+			WHERE leaders.owner = excluded.owner OR leaders.until <= ?3
+			RETURNING owner`},
 	} {
 		st, err := p.db.PrepareContext(ctx, p.query)
 		if err != nil {
@@ -186,10 +198,10 @@ func (s *Store) statements() []*sql.Stmt {
 		s.w.insertJob, s.w.insertStatic, s.w.updateJob, s.w.selectJob, s.w.addUsage, s.w.insertAttempt,
 		s.w.insertEvent, s.w.takeEventIDs, s.w.updateFixed, s.w.updateStatic, s.w.upsertHistory, s.w.insertDispatch, s.w.insertLink,
 		s.w.claimKey, s.w.takeOverKey, s.w.readKey, s.w.completeKey, s.w.abandonKey,
-		s.w.renewLease, s.w.dropLeases, s.w.endLease,
+		s.w.renewLease, s.w.dropLeases, s.w.endLease, s.w.renewPlanning, s.w.lead,
 		s.w.savepoint, s.w.release, s.w.rollbackTo,
 		s.r.getJob, s.r.jobExists, s.r.attempts, s.r.events, s.r.lookupHistory,
-		s.r.history, s.r.dueQuestions, s.r.stalePlanning, s.r.jobByLink,
+		s.r.history, s.r.dueQuestions, s.r.lapsedLeases, s.r.jobByLink,
 	}
 	s.listMu.Lock()
 	st = append(st, s.listStmts[:]...)

@@ -510,15 +510,71 @@ func (s *Store) DueQuestions(ctx context.Context, now time.Time, limit int) ([]a
 	return refs, nil
 }
 
-// StalePlanning returns managed jobs of every tenant in planning whose
-// last update was before before, oldest first. A limit <= 0 returns them
-// all.
-func (s *Store) StalePlanning(ctx context.Context, before time.Time, limit int) ([]askonce.JobRef, error) {
-	refs, err := s.refs(ctx, s.r.stalePlanning, before.UnixNano(), limit)
+// LapsedLeases returns managed jobs of every tenant in planning whose lease
+// ended at or before q.Now, or that q.Owner holds, earliest lease first.
+func (s *Store) LapsedLeases(ctx context.Context, q askonce.LeaseQuery) ([]askonce.JobRef, error) {
+	limit := q.Limit
+	if limit <= 0 {
+		limit = -1
+	}
+	rows, err := s.r.lapsedLeases.QueryContext(ctx, q.Now.UnixNano(), q.Owner, limit)
 	if err != nil {
-		return nil, fmt.Errorf("stale planning jobs: %w", err)
+		return nil, fmt.Errorf("lapsed leases: %w", err)
+	}
+	refs, err := scanRefs(rows)
+	if err != nil {
+		return nil, fmt.Errorf("lapsed leases: %w", err)
 	}
 	return refs, nil
+}
+
+// RenewLeases moves r.Owner's leases on r.Jobs to r.Until, in one
+// transaction.
+func (s *Store) RenewLeases(ctx context.Context, r askonce.LeaseRenewal) (int, error) {
+	if len(r.Jobs) == 0 {
+		return 0, nil
+	}
+	n := 0
+	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		n = 0
+		st := tx.StmtContext(ctx, s.w.renewPlanning)
+		for _, j := range r.Jobs {
+			res, err := st.ExecContext(ctx, leaseArg(r.Until), j.TenantID, j.ID, r.Owner)
+			if err != nil {
+				return err
+			}
+			k, err := res.RowsAffected()
+			if err != nil {
+				return err
+			}
+			n += int(k)
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("renew planning leases: %w", err)
+	}
+	return n, nil
+}
+
+// Lead takes or keeps the leadership l.Name for l.Owner: see
+// askonce.Store.Lead.
+func (s *Store) Lead(ctx context.Context, l askonce.Leadership) (bool, error) {
+	led := false
+	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		var owner string
+		err := tx.StmtContext(ctx, s.w.lead).QueryRowContext(ctx, l.Name, l.Owner, l.Now.UnixNano(), l.Until.UnixNano()).Scan(&owner)
+		if errors.Is(err, sql.ErrNoRows) {
+			led = false
+			return nil
+		}
+		led = err == nil
+		return err
+	})
+	if err != nil {
+		return false, fmt.Errorf("lead %s: %w", l.Name, err)
+	}
+	return led, nil
 }
 
 func (s *Store) refs(ctx context.Context, st *sql.Stmt, at int64, limit int) ([]askonce.JobRef, error) {
@@ -529,6 +585,11 @@ func (s *Store) refs(ctx context.Context, st *sql.Stmt, at int64, limit int) ([]
 	if err != nil {
 		return nil, err
 	}
+	return scanRefs(rows)
+}
+
+// scanRefs reads (tenant_id, id) rows and closes them.
+func scanRefs(rows *sql.Rows) ([]askonce.JobRef, error) {
 	defer rows.Close()
 	out := []askonce.JobRef{}
 	for rows.Next() {

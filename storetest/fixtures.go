@@ -152,6 +152,7 @@ func normJob(j *askonce.Job) *askonce.Job {
 	}
 	c.CreatedAt = normTime(c.CreatedAt)
 	c.UpdatedAt = normTime(c.UpdatedAt)
+	c.Lease.Until = normTime(c.Lease.Until)
 	return c
 }
 

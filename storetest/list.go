@@ -240,35 +240,6 @@ var sweepTests = []test{
 		}
 		checkRefs(t, "due questions at expiresAt", refs, []*askonce.Job{j})
 	}},
-	{"StalePlanningOfEveryTenantManagedOnly", func(t *testing.T, s askonce.Store) {
-		now := Now()
-		a, b := NewTenant(), NewTenant()
-		job := func(tenant string, mode askonce.Mode, status askonce.Status, age time.Duration) *askonce.Job {
-			j := NewJob(tenant)
-			j.Mode, j.Status, j.CreatedAt = mode, status, now.Add(-age)
-			return create(t, s, j)
-		}
-		stale := []*askonce.Job{
-			job(a, askonce.ModeManaged, askonce.StatusPlanning, 2*time.Hour),
-			job(b, askonce.ModeManaged, askonce.StatusPlanning, 3*time.Hour),
-		}
-		job(a, askonce.ModeGate, askonce.StatusPlanning, 2*time.Hour)    // the agent plans
-		job(b, askonce.ModeManaged, askonce.StatusPending, 2*time.Hour)  // waits for a human
-		job(b, askonce.ModeManaged, askonce.StatusSuccess, 2*time.Hour)  // done
-		job(a, askonce.ModeManaged, askonce.StatusPlanning, time.Minute) // recent
-		touched := job(b, askonce.ModeManaged, askonce.StatusPlanning, 2*time.Hour)
-		update(t, s, &askonce.Change{Job: touched}) // updated just now
-
-		refs, err := s.StalePlanning(t.Context(), now.Add(-time.Hour), 100)
-		if err != nil {
-			t.Fatalf("stale planning: %v", err)
-		}
-		checkRefs(t, "stale planning", refs, stale)
-		refs, err = s.StalePlanning(t.Context(), now.Add(-time.Hour), 1)
-		if err != nil || len(refs) != 1 {
-			t.Errorf("stale planning, limit 1: %v, %v; want 1", refs, err)
-		}
-	}},
 }
 
 func checkRefs(t *testing.T, what string, got []askonce.JobRef, want []*askonce.Job) {

@@ -36,7 +36,7 @@ type test struct {
 // Run runs the whole suite against the stores open returns. open is
 // called once per behaviour and must return a new store that no other
 // subtest uses and that holds no jobs (the sweeps of DueQuestions and
-// StalePlanning see every tenant). Run closes each store when its subtest
+// LapsedLeases see every tenant). Run closes each store when its subtest
 // ends. The subtests run in parallel.
 func Run(t *testing.T, open func(t *testing.T) askonce.Store) {
 	groups := []struct {
@@ -52,6 +52,7 @@ func Run(t *testing.T, open func(t *testing.T) askonce.Store) {
 		{"Dispatch", dispatchTests},
 		{"ListJobs", listTests},
 		{"Sweeps", sweepTests},
+		{"Leases", leaseTests},
 		{"AnswerLinks", linkTests},
 	}
 	for _, g := range groups {

@@ -80,11 +80,12 @@ func TestE2E_RespondAsyncAndSyncWaitWithASlowInterpreter(t *testing.T) {
 
 // A job planning in the background when its process is killed is resumed
 // by the next start (docs/protocol.md rule 13): its life never depended on the
-// request that started it.
+// request that started it. The restart is the same replica (--replica-id),
+// so it takes its job back at once, without waiting for the lease.
 func TestRule13_BackgroundPlanningCutByAKillIsRecoveredOnRestart(t *testing.T) {
 	t.Parallel()
 	db := filepath.Join(t.TempDir(), "a.db")
-	in := start(t, slowPlugin(t, "30"), "--db", db, "--interpreter", "exec")
+	in := start(t, slowPlugin(t, "30"), "--db", db, "--interpreter", "exec", "--replica-id", "replica-a")
 	r := in.do("POST", "/jobs", map[string]any{"goal": "Write the report in markdown or html"}, "Prefer", "respond-async")
 	if r.status != http.StatusAccepted {
 		t.Fatalf("create: %d %s", r.status, r.raw)
@@ -92,7 +93,7 @@ func TestRule13_BackgroundPlanningCutByAKillIsRecoveredOnRestart(t *testing.T) {
 	id := str(r.body, "jobId")
 	in.stop(syscall.SIGKILL)
 
-	again := start(t, slowPlugin(t, "0"), "--db", db, "--interpreter", "exec")
+	again := start(t, slowPlugin(t, "0"), "--db", db, "--interpreter", "exec", "--replica-id", "replica-a")
 	again.waitStatus(id, "pending")
 	evs := again.do("GET", "/jobs/"+id+"/events", nil)
 	if !strings.Contains(string(evs.raw), `"recovered"`) {

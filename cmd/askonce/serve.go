@@ -52,6 +52,8 @@ type serveConfig struct {
 	SyncWait         time.Duration
 	ShutdownTimeout  time.Duration
 	IdempotencyLease time.Duration
+	PlanningLease    time.Duration
+	ReplicaID        string
 	PublicURL        string
 	LinkSecret       string
 	NotifyWebhook    string
@@ -89,6 +91,8 @@ func serveFlags(getenv func(string) string, out io.Writer) (*settings, *serveCon
 	s.Duration(&c.SyncWait, "sync-wait", server.DefaultSyncWait, "how long POST /jobs, /clarification and /decline wait for planning before answering 202 with the job still planning (Prefer: wait=N asks for less; Prefer: respond-async for none); must be less than --write-timeout")
 	s.Duration(&c.ShutdownTimeout, "shutdown-timeout", 20*time.Second, "how long in-flight requests may finish after SIGINT/SIGTERM")
 	s.Duration(&c.IdempotencyLease, "idempotency-lease", server.DefaultOwnerLease, "lease on this process's Idempotency-Key claims, renewed every third of it: a retry of a crashed request is 409 for at most this long, then runs (or returns its job)")
+	s.Duration(&c.PlanningLease, "planning-lease", askonce.DefaultPlanningLease, "lease on the jobs this process plans, renewed every third of it: when the process dies, another one sharing the database (or its restart) takes its planning jobs over after at most this long")
+	s.String(&c.ReplicaID, "replica-id", "", "this process's name in planning leases: unique among the processes sharing the database, the same across restarts of one, which then take their jobs back at once. Empty: the host name and --addr")
 	s.String(&c.PublicURL, "public-url", "", "URL clients reach this server at (scheme://host[:port][/prefix]); answer links are <public-url>/a/<token>. Empty: http:// + --addr (0.0.0.0 or [::] replaced by 127.0.0.1)")
 	s.String(&c.LinkSecret, "link-secret", "", "secret (hex or base64, at least 32 bytes) that signs answer links; empty: the database's own random one. Changing it kills every link handed out before")
 	s.String(&c.NotifyWebhook, "notify-webhook", "", "URL that gets a signed question.asked event when a job asks a human, and question.resolved when it stops pending")
@@ -107,7 +111,6 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		return err
 	}
 	log := newLogger(c, stderr)
-	started := time.Now()
 	// Tracing, when the OTEL_* variables ask for it (docs/tracing.md).
 	stopTracing, err := tracing.Setup(ctx, getenv)
 	if err != nil {
@@ -201,6 +204,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 
 	engine = &askonce.Engine{
 		Store: st, Interpreter: interp, MaxAttempts: c.MaxAttempts, QuestionTTL: c.QuestionTTL,
+		Owner: c.replicaID(), PlanningLease: c.PlanningLease,
 		InterpretTimeout: c.InterpretTimeout, HardCap: askonce.HardCap(c.HardCap), Logger: log,
 		Observer: metrics.NewObserver(reg), LinkSecret: linkSecret,
 	}
@@ -250,7 +254,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	defer stopBG()
 	go func() {
 		// Jobs a dead process left in planning: resume them.
-		n, err := engine.Recover(bg, started)
+		n, err := engine.Recover(bg)
 		if err != nil {
 			log.Error("recover planning jobs", "err", err)
 		}
@@ -258,7 +262,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 			log.Info("recovered planning jobs", "count", n)
 		}
 	}()
-	go sweepExpired(bg, engine, c.ExpiryInterval, log)
+	go sweep(bg, engine, min(c.ExpiryInterval, c.PlanningLease/3), log)
 
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
@@ -275,7 +279,12 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	// end stored. One cut off here stays planning and is resumed at the
 	// next start.
 	if derr := engine.Drain(sctx); derr != nil {
-		log.Warn("jobs still planning at shutdown; the next start resumes them", "err", derr)
+		log.Warn("jobs still planning at shutdown; another process or the next start resumes them", "err", derr)
+		rctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		if err := engine.ReleaseLeases(rctx); err != nil {
+			log.Warn("release planning leases: they lapse by themselves", "err", err)
+		}
+		cancel()
 	}
 	stopBG()
 	if d != nil {
@@ -311,6 +320,8 @@ func (c *serveConfig) check() error {
 		return usageError{"--delivery-attempts must be at least 1"}
 	case c.ExpiryInterval <= 0:
 		return usageError{"--expiry-interval must be positive"}
+	case c.PlanningLease < 3*time.Millisecond:
+		return usageError{"--planning-lease must be at least 3ms"}
 	case c.SyncWait < 0:
 		return usageError{"--sync-wait must not be negative (0: always answer 202 at once)"}
 	case c.WriteTimeout > 0 && c.WriteTimeout <= c.SyncWait:
@@ -331,6 +342,23 @@ func (c *serveConfig) check() error {
 		}
 	}
 	return nil
+}
+
+// replicaID returns --replica-id, or the host name and --addr: a restart
+// with the same flags on the same machine is the same replica. With a
+// port of 0 each start differs: empty, the engine's random id.
+func (c *serveConfig) replicaID() string {
+	if c.ReplicaID != "" {
+		return c.ReplicaID
+	}
+	if _, port, _ := net.SplitHostPort(c.Addr); port == "0" {
+		return ""
+	}
+	host, err := os.Hostname()
+	if err != nil {
+		host = "localhost"
+	}
+	return host + " " + c.Addr
 }
 
 // publicURL returns --public-url without a trailing slash, or the default
@@ -468,7 +496,10 @@ func loopback(a net.Addr) bool {
 	return ok && ta.IP.IsLoopback()
 }
 
-func sweepExpired(ctx context.Context, e *askonce.Engine, every time.Duration, log *slog.Logger) {
+// sweep runs the engine's periodic work (expiry, taking over lapsed
+// planning leases) every tick, in whichever process sharing the database
+// leads.
+func sweep(ctx context.Context, e *askonce.Engine, every time.Duration, log *slog.Logger) {
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
@@ -476,10 +507,15 @@ func sweepExpired(ctx context.Context, e *askonce.Engine, every time.Duration, l
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			if n, err := e.ExpireDue(ctx); err != nil {
-				log.Error("expire questions", "err", err)
-			} else if n > 0 {
-				log.Info("expired questions", "count", n)
+			sw, err := e.Sweep(ctx)
+			if err != nil {
+				log.Error("periodic sweep", "err", err)
+			}
+			if sw.Expired > 0 {
+				log.Info("expired questions", "count", sw.Expired)
+			}
+			if sw.TakenOver > 0 {
+				log.Info("took over planning jobs whose lease lapsed", "count", sw.TakenOver)
 			}
 		}
 	}
