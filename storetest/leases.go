@@ -40,7 +40,7 @@ var leaseTests = []test{
 		lapsed := []*askonce.Job{
 			job(leased(a, "dead", now.Add(-time.Minute))),
 			job(leased(b, "dead", now.Add(-time.Hour))),
-			job(leased(b, "dead", now)),       // lapses at now
+			job(leased(b, "dead", now)),     // lapses at now
 			job(leased(a, "", time.Time{})), // no lease at all
 		}
 		job(leased(a, "alive", now.Add(time.Microsecond))) // lapses later
