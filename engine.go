@@ -160,6 +160,17 @@ func (e *Engine) Events(ctx context.Context, tenant, id string, after int64, lim
 	return e.Store.Events(ctx, tenantOr(tenant), id, after, limit)
 }
 
+// Watch returns a channel that receives a value when the job may have
+// changed, and the function that ends the watch, if the store is a
+// Watcher; else a nil channel, which never receives. Waiters keep polling
+// either way (see Watcher).
+func (e *Engine) Watch(tenant, id string) (<-chan struct{}, func()) {
+	if w, ok := e.Store.(Watcher); ok {
+		return w.Watch(tenantOr(tenant), id)
+	}
+	return nil, func() {}
+}
+
 // Attempts returns the job's interpreter attempts in order.
 func (e *Engine) Attempts(ctx context.Context, tenant, id string) ([]Attempt, error) {
 	return e.Store.Attempts(ctx, tenantOr(tenant), id)

@@ -94,6 +94,21 @@ type Store interface {
 	Close() error
 }
 
+// Watcher is implemented by stores that can wake the goroutines waiting
+// on a job when a change to it commits: PostgreSQL for the commits of
+// every process sharing the database (LISTEN/NOTIFY), SQLite for those of
+// its own process. It only shortens waits: a waiter still polls, because a
+// wake-up can be lost (a dropped connection, another process's SQLite
+// commit).
+type Watcher interface {
+	// Watch returns a channel that receives a value after changes to
+	// the job (its state, events or attempts) commit, and the function
+	// that ends the watch. Wake-ups that come while one is pending merge
+	// into it, and one may come with no change; a waiter re-reads the
+	// job after each.
+	Watch(tenant, jobID string) (<-chan struct{}, func())
+}
+
 // Change is one compare-and-set write of a job and what goes with it.
 type Change struct {
 	// Job is the new state. Job.Version is the version it was computed

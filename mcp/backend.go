@@ -33,6 +33,17 @@ type EngineBackend struct {
 
 var _ Backend = (*EngineBackend)(nil)
 
+// watcher is implemented by backends that can wake a wait when a job
+// changes (see askonce.Watcher); the others are polled.
+type watcher interface {
+	Watch(tenant, id string) (<-chan struct{}, func())
+}
+
+// Watch wakes waits on the job when it changes, if the engine's store can.
+func (b *EngineBackend) Watch(tenant, id string) (<-chan struct{}, func()) {
+	return b.Engine.Watch(tenant, id)
+}
+
 // Create starts the job and waits for its planning.
 func (b *EngineBackend) Create(ctx context.Context, req askonce.CreateRequest) (*askonce.Job, error) {
 	j, run, err := b.Engine.Start(ctx, req)

@@ -344,11 +344,18 @@ func (s *srv) observe(mode, outcome string) {
 func (s *srv) waitWhile(ctx context.Context, tenant string, j *askonce.Job, more func(*askonce.Job) bool) (*askonce.Job, error) {
 	t := time.NewTicker(s.poll)
 	defer t.Stop()
+	var changed <-chan struct{} // nil: poll alone
+	if w, ok := s.b.(watcher); ok {
+		var unwatch func()
+		changed, unwatch = w.Watch(tenant, j.ID)
+		defer unwatch()
+	}
 	for more(j) {
 		select {
 		case <-ctx.Done():
 			return j, nil
 		case <-t.C:
+		case <-changed:
 		}
 		cur, err := s.b.Get(ctx, tenant, j.ID)
 		if err != nil {

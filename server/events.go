@@ -106,6 +106,10 @@ func (s *Server) stream(w http.ResponseWriter, c *call, id string, after int64) 
 		return
 	}
 
+	// Woken when the job changes, in this process or (on PostgreSQL) any
+	// other; the poll catches what a wake-up missed.
+	changed, unwatch := s.engine.Watch(c.tenant, id)
+	defer unwatch()
 	deadline := time.NewTimer(s.streamTimeout)
 	defer deadline.Stop()
 	poll := time.NewTicker(s.poll)
@@ -159,6 +163,7 @@ func (s *Server) stream(w http.ResponseWriter, c *call, id string, after int64) 
 				return
 			}
 		case <-poll.C:
+		case <-changed:
 		}
 	}
 }

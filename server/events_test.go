@@ -199,3 +199,22 @@ func TestEvents_CloseStreamsEndsOpenStreams(t *testing.T) {
 	}
 	waitEnd(t, ch)
 }
+
+// A stream is woken by the store when its job changes: with polling so
+// slow that it never fires during the test, the asked event reported
+// after the stream opened still arrives.
+func TestEvents_StreamIsWokenByTheStoreWithoutPolling(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{config: func(c *server.Config) { c.PollInterval = time.Hour }})
+	id := str(e.create(map[string]any{"goal": "refactor the payments module", "mode": "gate"}), "jobId")
+	_, ch := e.openStream(context.Background(), id)
+	waitEvent(t, ch, "created")
+	if r := e.do("POST", "/jobs/"+id+"/report", map[string]any{"question": moduleQuestion}); str(r.body, "action") != "ask" {
+		t.Fatalf("report: %d %s", r.status, r.raw)
+	}
+	waitEvent(t, ch, "asked")
+	e.do("POST", "/jobs/"+id+"/cancel", nil)
+	if rest := waitEnd(t, ch); !slices.Equal(rest, []string{"cancelled"}) {
+		t.Fatalf("events at the end: %v", rest)
+	}
+}

@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/internal/wake"
 	"github.com/pressly/goose/v3"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
@@ -63,6 +64,14 @@ type Store struct {
 
 	listMu    sync.Mutex
 	listStmts [8]*sql.Stmt // ListJobs, by listQuery's filter bits
+
+	watchers wake.Hub // Watch, woken by this process's commits
+}
+
+// Watch is askonce.Watcher for the writes of this process: another
+// process's commits to the same file are seen by polling alone.
+func (s *Store) Watch(tenant, jobID string) (<-chan struct{}, func()) {
+	return s.watchers.Watch(jobID)
 }
 
 // Options configure a Store. The zero value is ready to use.
@@ -268,4 +277,7 @@ func (s *Store) Close() error {
 	return errors.Join(errs...)
 }
 
-var _ askonce.Store = (*Store)(nil)
+var (
+	_ askonce.Store   = (*Store)(nil)
+	_ askonce.Watcher = (*Store)(nil)
+)

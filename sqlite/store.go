@@ -62,6 +62,7 @@ func (s *Store) CreateJob(ctx context.Context, job *askonce.Job, events []askonc
 	if err != nil {
 		return wrap(err, "create job %s", job.ID)
 	}
+	s.watchers.Wake(job.ID)
 	job.Version = 1
 	job.CreatedAt, job.UpdatedAt = created, created
 	job.Usage, job.AttemptCount = askonce.Usage{}, 0
@@ -228,6 +229,7 @@ func (s *Store) UpdateJob(ctx context.Context, c *askonce.Change) error {
 	if err != nil {
 		return wrap(err, "update job %s", j.ID)
 	}
+	s.watchers.Wake(j.ID)
 	j.Version = version
 	j.UpdatedAt = now
 	j.Usage = usage
@@ -299,6 +301,9 @@ func (s *Store) AddAttempt(ctx context.Context, tenant, jobID string, a askonce.
 		_, err = s.appendEvents(ctx, tx, tenant, jobID, []askonce.Event{ev}, now)
 		return err
 	})
+	if err == nil {
+		s.watchers.Wake(jobID)
+	}
 	return wrap(err, "add attempt to job %s", jobID)
 }
 

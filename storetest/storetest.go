@@ -53,6 +53,7 @@ func Run(t *testing.T, open func(t *testing.T) askonce.Store) {
 		{"ListJobs", listTests},
 		{"Sweeps", sweepTests},
 		{"Leases", leaseTests},
+		{"Watch", watchTests},
 		{"AnswerLinks", linkTests},
 	}
 	for _, g := range groups {
