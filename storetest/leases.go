@@ -142,30 +142,8 @@ var leaseTests = []test{
 	}},
 }
 
-// RunShared runs the cases that need two stores on one database, as two
-// processes sharing it have: open returns them, opened on a new, empty
-// database. Run closes both when the subtest ends.
-func RunShared(t *testing.T, open func(t *testing.T) (askonce.Store, askonce.Store)) {
-	for _, tc := range sharedTests {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			a, b := open(t)
-			t.Cleanup(func() {
-				for _, s := range []askonce.Store{a, b} {
-					if err := s.Close(); err != nil {
-						t.Errorf("close store: %v", err)
-					}
-				}
-			})
-			tc.run(t, a, b)
-		})
-	}
-}
-
-var sharedTests = []struct {
-	name string
-	run  func(t *testing.T, a, b askonce.Store)
-}{
+// sharedLeaseTests are the lease cases of RunShared.
+var sharedLeaseTests = []sharedTest{
 	{"OneOfTwoStoresClaimsALapsedLease", func(t *testing.T, a, b askonce.Store) {
 		// Each round, both read a job whose lease lapsed and claim it at
 		// once with a compare-and-set: exactly one claim wins.
