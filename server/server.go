@@ -93,8 +93,10 @@
 // # Event streams
 //
 // GET /jobs/{id}/events with "Accept: text/event-stream" first sends the
-// events after Last-Event-ID (or ?after=), then polls the store every
-// Config.PollInterval and pushes new ones: "id:" is the event id, "event:"
+// events after Last-Event-ID (or ?after=), then reads the store again
+// whenever it says the job changed (askonce.Watcher: on PostgreSQL, a
+// change any replica commits) and at least every Config.PollInterval, and
+// pushes new ones: "id:" is the event id, "event:"
 // its type, "data:" the event as JSON. A comment line is sent every
 // Config.Heartbeat. The stream ends when the client disconnects, when the
 // job is terminal and every event was sent (with Config.AwaitDelivery, a
@@ -178,8 +180,8 @@ type Config struct {
 	Logger *slog.Logger
 	// MaxBody limits request bodies. Default 1 MiB.
 	MaxBody int64
-	// PollInterval is how often an event stream polls the store. Default
-	// 250ms.
+	// PollInterval is how often an event stream polls the store when no
+	// wake-up came (see askonce.Watcher). Default 250ms.
 	PollInterval time.Duration
 	// Heartbeat is how often an idle event stream sends a comment.
 	// Default 15s.
