@@ -34,16 +34,23 @@ var (
 	runErr  error
 )
 
-// Main runs the package's tests and drops the run's database, if one was
-// made. Call it from TestMain.
+// Main runs the package's tests, drops the run's database and exits. Call
+// it from TestMain, or call Drop from a TestMain of your own.
 func Main(m *testing.M) {
 	code := m.Run()
-	if runName != "" {
-		if err := drop(runName); err != nil {
-			fmt.Fprintf(os.Stderr, "pgtest: drop database %s: %v\n", runName, err)
-		}
-	}
+	Drop()
 	os.Exit(code)
+}
+
+// Drop drops the run's database, if one was made. Call it once the
+// tests ran.
+func Drop() {
+	if runName == "" {
+		return
+	}
+	if err := drop(runName); err != nil {
+		fmt.Fprintf(os.Stderr, "pgtest: drop database %s: %v\n", runName, err)
+	}
 }
 
 // serverDSN returns ASKONCE_TEST_POSTGRES, or skips (fails under CI) the
