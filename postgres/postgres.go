@@ -3,14 +3,17 @@
 // github.com/jackc/pgx/v5 (pgxpool), so that several askonce processes
 // (replicas) can share one database.
 //
-// Every write is one transaction of the pool. A compare-and-set is an
-// UPDATE of the job's row guarded by its version: of two writers of the
-// same version, in any processes, the second waits for the first's row
-// lock and then finds the version moved. What goes with a change (its
-// attempts, events, history, answer link and dispatch) is sent in one
-// round trip once the compare-and-set holds the row. The schema is
-// migrated with goose from the SQL files embedded in the package, every
-// time a Store is opened.
+// Every write is one transaction, and most are one round trip: the
+// statements of a change are sent together as a batch, which PostgreSQL
+// runs as one implicit transaction (see batch in store.go). A
+// compare-and-set is an UPDATE of the job's row guarded by its version
+// and sent first: of two writers of the same version, in any processes,
+// the second waits for the first's row lock and then finds the version
+// moved, which fails its batch before anything else in it is written. A
+// change that queues a River job (a dispatch or a notification) runs in
+// an explicit transaction instead, as River inserts through one. The
+// schema is migrated with goose from the SQL files embedded in the
+// package, every time a Store is opened.
 package postgres
 
 import (

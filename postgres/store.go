@@ -38,17 +38,19 @@ var (
 	insertStaticSQL = "INSERT INTO jobs_static (id, " + names(staticColumns, "", ", ") + ") VALUES (" +
 		params(1, 1+len(staticColumns)) + ")"
 
-	// updateJobSQL is the compare-and-set. The sums over attempts are
-	// added to, never overwritten, and come back with the new version.
+	// updateJobSQL is the compare-and-set, guarded: a version that moved
+	// (or a job that is not there) fails the batch. The sums over
+	// attempts are added to, never overwritten, and come back with the
+	// new version.
 	updateJobSQL = func() string {
 		n := len(updatedColumns)
-		return "UPDATE jobs SET " + assign(updatedColumns, 1) + fmt.Sprintf(`,
+		return guarded("UPDATE jobs SET "+assign(updatedColumns, 1)+fmt.Sprintf(`,
 		prompt_tokens = prompt_tokens + $%d, completion_tokens = completion_tokens + $%d,
 		cost_usd = cost_usd + $%d, attempt_count = attempt_count + $%d,
 		version = version + 1, updated_at = $%d
-		WHERE tenant_id = $%d AND id = $%d AND version = $%d
-		RETURNING version, prompt_tokens, completion_tokens, cost_usd, attempt_count`,
-			n+1, n+2, n+3, n+4, n+5, n+6, n+7, n+8)
+		WHERE tenant_id = $%d AND id = $%d AND version = $%d`,
+			n+1, n+2, n+3, n+4, n+5, n+6, n+7, n+8),
+			"version, prompt_tokens, completion_tokens, cost_usd, attempt_count")
 	}()
 
 	// updateStaticSQL rewrites jobs_static only when the change changes
@@ -78,27 +80,133 @@ const (
 		VALUES ($1, $2, $3, $4) ON CONFLICT (token_hash) DO NOTHING`
 	insertDispatchSQL = `INSERT INTO dispatches (job_id, tenant_id, created_at, status, attempts, last_error)
 		VALUES ($1, $2, $3, 'queued', 0, '')`
-	addUsageSQL = `UPDATE jobs SET
-		prompt_tokens = prompt_tokens + $1, completion_tokens = completion_tokens + $2,
-		cost_usd = cost_usd + $3, attempt_count = attempt_count + 1
-		WHERE tenant_id = $4 AND id = $5`
 )
 
-// writeTimeout bounds a write transaction once begun: it runs to the end
-// even when the caller's context ends (so that a change is either
-// committed or not, never left to a cancelled COMMIT), but not forever.
+// addUsageSQL adds a retried attempt's usage, guarded: an unknown job
+// fails the batch.
+var addUsageSQL = guarded(`UPDATE jobs SET
+		prompt_tokens = prompt_tokens + $1, completion_tokens = completion_tokens + $2,
+		cost_usd = cost_usd + $3, attempt_count = attempt_count + 1
+		WHERE tenant_id = $4 AND id = $5`, "1")
+
+// writeTimeout bounds a write once begun: it runs to the end even when
+// the caller's context ends (so that a change is either committed or not,
+// never left to a cancelled COMMIT), but not forever.
 const writeTimeout = 30 * time.Second
 
-// write runs fn in a transaction and commits it. ctx only decides whether
-// fn runs at all: once begun, the transaction runs on a context that the
-// caller's cancellation does not reach (see writeTimeout).
-func (s *Store) write(ctx context.Context, fn func(ctx context.Context, tx pgx.Tx) error) error {
+// detach returns the context a write runs on once begun (see
+// writeTimeout), or ctx's error if it ended before.
+func detach(ctx context.Context) (context.Context, context.CancelFunc, error) {
 	if err := ctx.Err(); err != nil {
-		return err
+		return nil, nil, err
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
+	return ctx, cancel, nil
+}
+
+// write runs fn in a transaction and commits it. ctx only decides whether
+// fn runs at all.
+func (s *Store) write(ctx context.Context, fn func(ctx context.Context, tx pgx.Tx) error) error {
+	ctx, cancel, err := detach(ctx)
+	if err != nil {
+		return err
+	}
 	defer cancel()
 	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error { return fn(ctx, tx) })
+}
+
+// batch is the statements of one write, each with the reader of its
+// result, sent in one round trip. Sent on the pool, a batch is one
+// transaction of its own (PostgreSQL runs the statements up to the
+// protocol's Sync as an implicit transaction): a failed statement rolls
+// back those before it, and the ones after it do not run.
+type batch struct {
+	b    pgx.Batch
+	read []func(res pgx.BatchResults) error
+}
+
+func (q *batch) exec(sql string, args ...any) int {
+	q.b.Queue(sql, args...)
+	q.read = append(q.read, func(res pgx.BatchResults) error { _, err := res.Exec(); return err })
+	return len(q.read) - 1
+}
+
+func (q *batch) row(scan func(row pgx.Row) error, sql string, args ...any) int {
+	q.b.Queue(sql, args...)
+	q.read = append(q.read, func(res pgx.BatchResults) error { return scan(res.QueryRow()) })
+	return len(q.read) - 1
+}
+
+// batchError is the error of the statement at index i of a batch.
+type batchError struct {
+	i   int
+	err error
+}
+
+func (e *batchError) Error() string { return e.err.Error() }
+func (e *batchError) Unwrap() error { return e.err }
+
+// failedAt returns the index of the statement err is the failure of, or
+// -1.
+func failedAt(err error) int {
+	var be *batchError
+	if errors.As(err, &be) {
+		return be.i
+	}
+	return -1
+}
+
+// send sends the batch to to (the pool, or a transaction) and reads every
+// result; a failure is a *batchError.
+func (q *batch) send(ctx context.Context, to interface {
+	SendBatch(context.Context, *pgx.Batch) pgx.BatchResults
+}) error {
+	if len(q.read) == 0 {
+		return nil
+	}
+	res := to.SendBatch(ctx, &q.b)
+	for i, r := range q.read {
+		if err := r(res); err != nil {
+			res.Close()
+			return &batchError{i, err}
+		}
+	}
+	return res.Close()
+}
+
+// commit writes q, with the change c of job j (as written) when it has
+// hooks to call: alone, q is one round trip and its own transaction; with
+// hooks (River's inserts, which need a transaction object), q runs in an
+// explicit transaction and the hooks after it.
+func (s *Store) commit(ctx context.Context, q *batch, j *askonce.Job, c *askonce.Change) error {
+	notify := c.Notify != "" && s.onNotify != nil
+	dispatch := c.Dispatch && s.onDispatch != nil
+	if !notify && !dispatch {
+		ctx, cancel, err := detach(ctx)
+		if err != nil {
+			return err
+		}
+		defer cancel()
+		return q.send(ctx, s.pool)
+	}
+	return s.write(ctx, func(ctx context.Context, tx pgx.Tx) error {
+		if err := q.send(ctx, tx); err != nil {
+			return err
+		}
+		if notify {
+			if err := s.onNotify(ctx, tx, j, c.Notify); err != nil {
+				return fmt.Errorf("queue %s notification: %w", c.Notify, err)
+			}
+		}
+		if dispatch {
+			queued := *j
+			queued.Dispatch = askonce.DispatchQueued
+			if err := s.onDispatch(ctx, tx, &queued); err != nil {
+				return fmt.Errorf("queue dispatch: %w", err)
+			}
+		}
+		return nil
+	})
 }
 
 // pgCode returns the SQLSTATE of a PostgreSQL error, or "".
@@ -112,10 +220,25 @@ func pgCode(err error) string {
 
 const (
 	uniqueViolation = "23505"
+	// noRow is the division by zero of a guarded statement (casSQL)
+	// that matched no row.
+	noRow = "22012"
 	// badCharacter: text PostgreSQL cannot store, such as a NUL byte.
 	badCharacter = "22021"
 	badJSON      = "22P02"
 )
+
+// guarded wraps an UPDATE ... RETURNING so that matching no row is an
+// error (division by zero, noRow), which ends the batch it is the first
+// statement of and rolls it back: the statements after it then run only
+// when the update did.
+func guarded(update, returning string) string {
+	// The guard is the preserved side of the join, and the join's
+	// condition reads it, so that it is computed (not pruned as unused)
+	// whether or not upd has a row.
+	return "WITH upd AS (" + update + " RETURNING " + returning + ") " +
+		"SELECT upd.* FROM (SELECT 1 / count(*) AS one FROM upd) AS guard LEFT JOIN upd ON guard.one = 1"
+}
 
 // CreateJob inserts job with Version 1 and appends events, in one
 // transaction. CreatedAt and UpdatedAt are job.CreatedAt, or now when it
@@ -146,29 +269,15 @@ func (s *Store) CreateJob(ctx context.Context, job *askonce.Job, events []askonc
 	}
 	static = append([]any{job.ID}, static...)
 
-	var appended []askonce.Event
-	err = s.write(ctx, func(ctx context.Context, tx pgx.Tx) error {
-		b := &pgx.Batch{}
-		b.Queue(insertJobSQL, args...)
-		b.Queue(insertStaticSQL, static...)
-		res := tx.SendBatch(ctx, b)
-		if _, err := res.Exec(); err != nil {
-			res.Close()
-			if pgCode(err) == uniqueViolation {
-				return askonce.Errorf(askonce.ECONFLICT, "job %s already exists", job.ID)
-			}
-			return err
-		}
-		if _, err := res.Exec(); err != nil {
-			res.Close()
-			return err
-		}
-		if err := res.Close(); err != nil {
-			return err
-		}
-		appended, err = s.apply(ctx, tx, &ins, &askonce.Change{Job: &ins, Events: events}, now, nil)
-		return err
-	})
+	q := &batch{}
+	first := q.exec(insertJobSQL, args...)
+	q.exec(insertStaticSQL, static...)
+	c := &askonce.Change{Job: &ins, Events: events}
+	appended, _ := s.queueChange(q, &ins, c, now)
+	err = s.commit(ctx, q, &ins, c)
+	if failedAt(err) == first && pgCode(err) == uniqueViolation {
+		return askonce.Errorf(askonce.ECONFLICT, "job %s already exists", job.ID)
+	}
 	if err != nil {
 		return wrap(err, "create job %s", job.ID)
 	}
@@ -191,9 +300,6 @@ func (s *Store) GetJob(ctx context.Context, tenant, id string) (*askonce.Job, er
 	return j, nil
 }
 
-// errDispatched is the failed insert of a second dispatch of a job.
-var errDispatched = errors.New("dispatch already queued")
-
 // UpdateJob is the compare-and-set of askonce.Store. c.Job's columns are
 // written only if the stored version is c.Job.Version; the usage sums and
 // AttemptCount are not taken from c.Job but grow by c.Attempts. With
@@ -203,6 +309,11 @@ var errDispatched = errors.New("dispatch already queued")
 // zero, and their assigned IDs; c.History takes the job's tenant, and its
 // session, job and time when unset. c.AnswerLink is kept in answer_links,
 // and c.Notify goes to Options.OnNotify, in the same transaction.
+//
+// The compare-and-set and everything that goes with it are one round
+// trip (see batch) unless a hook is called; the compare-and-set comes
+// first and holds the job's row until the commit, so that a job's events
+// commit in the order of their ids.
 func (s *Store) UpdateJob(ctx context.Context, c *askonce.Change) error {
 	if c == nil || c.Job == nil {
 		return askonce.Errorf(askonce.EINVALID, "update job: the change has no job")
@@ -229,38 +340,31 @@ func (s *Store) UpdateJob(ctx context.Context, c *askonce.Change) error {
 	args := append(cols,
 		add.PromptTokens, add.CompletionTokens, add.CostUSD, len(c.Attempts),
 		now, j.TenantID, j.ID, j.Version)
-	hist := historyOf(c, j, now)
 
 	var (
-		version  int64
-		usage    askonce.Usage
-		count    int
-		appended []askonce.Event
+		version int64
+		usage   askonce.Usage
+		count   int
 	)
-	err = s.write(ctx, func(ctx context.Context, tx pgx.Tx) error {
-		err := tx.QueryRow(ctx, updateJobSQL, args...).
-			Scan(&version, &usage.PromptTokens, &usage.CompletionTokens, &usage.CostUSD, &count)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return lostUpdate(ctx, tx, j)
-		}
-		if err != nil {
-			return err
-		}
-		written := w
-		written.Version, written.UpdatedAt = version, now
-		appended, err = s.apply(ctx, tx, &written, c, now, func(b *pgx.Batch) {
-			b.Queue(updateStaticSQL, static...)
-		})
-		return err
-	})
-	if errors.Is(err, errDispatched) {
+	q := &batch{}
+	cas := q.row(func(row pgx.Row) error {
+		return row.Scan(&version, &usage.PromptTokens, &usage.CompletionTokens, &usage.CostUSD, &count)
+	}, updateJobSQL, args...)
+	q.exec(updateStaticSQL, static...)
+	written := w
+	written.Version, written.UpdatedAt = j.Version+1, now
+	appended, dispatchAt := s.queueChange(q, &written, c, now)
+	err = s.commit(ctx, q, &written, c)
+	switch i := failedAt(err); {
+	case i == cas && pgCode(err) == noRow:
+		return s.lostUpdate(ctx, j)
+	case i == dispatchAt && pgCode(err) == uniqueViolation:
 		e := &askonce.Error{Code: askonce.ECONFLICT, Message: fmt.Sprintf("job %s was dispatched already", j.ID)}
 		if cur, err := s.GetJob(ctx, j.TenantID, j.ID); err == nil {
 			e.Job = cur
 		}
 		return e
-	}
-	if err != nil {
+	case err != nil:
 		return wrap(err, "update job %s", j.ID)
 	}
 	j.Version = version
@@ -271,8 +375,8 @@ func (s *Store) UpdateJob(ctx context.Context, c *askonce.Change) error {
 		j.Dispatch = askonce.DispatchQueued
 	}
 	copy(c.Events, appended)
-	if hist != nil {
-		*c.History = *hist
+	if c.History != nil {
+		*c.History = *historyOf(c, j, now)
 	}
 	return nil
 }
@@ -299,27 +403,14 @@ func historyOf(c *askonce.Change, j *askonce.Job, now time.Time) *askonce.Histor
 	return &h
 }
 
-// apply writes, in tx, what goes with a change of job j (as written):
-// c's attempts, events, history, answer link and dispatch, in one round
-// trip with the statements first adds, then calls the notification and
-// dispatch hooks. It returns c.Events as stored; the caller copies them
-// back only once the transaction committed.
-func (s *Store) apply(ctx context.Context, tx pgx.Tx, j *askonce.Job, c *askonce.Change, now time.Time, first func(b *pgx.Batch)) ([]askonce.Event, error) {
-	// Each statement queued has its reader of the result, in order.
-	b := &pgx.Batch{}
-	var read []func(res pgx.BatchResults) error
-	exec := func(sql string, args ...any) {
-		b.Queue(sql, args...)
-		read = append(read, func(res pgx.BatchResults) error { _, err := res.Exec(); return err })
-	}
-	if first != nil {
-		first(b)
-		for range b.Len() {
-			read = append(read, func(res pgx.BatchResults) error { _, err := res.Exec(); return err })
-		}
-	}
+// queueChange adds to q what goes with a change c of job j (as written):
+// its attempts, events, history, answer link and dispatch. It returns
+// c.Events as they will be stored, their IDs filled in once q ran (the
+// caller copies them back only once q committed), and the index of the
+// dispatch's statement (-1: none).
+func (s *Store) queueChange(q *batch, j *askonce.Job, c *askonce.Change, now time.Time) ([]askonce.Event, int) {
 	for i := range c.Attempts {
-		exec(insertAttemptSQL, attemptArgs(j.TenantID, j.ID, &c.Attempts[i])...)
+		q.exec(insertAttemptSQL, attemptArgs(j.TenantID, j.ID, &c.Attempts[i])...)
 	}
 	evs := make([]askonce.Event, len(c.Events))
 	for i, e := range c.Events {
@@ -330,49 +421,21 @@ func (s *Store) apply(ctx context.Context, tx pgx.Tx, j *askonce.Job, c *askonce
 			e.At = micro(e.At)
 		}
 		evs[i] = e
-		b.Queue(insertEventSQL, j.ID, j.TenantID, string(e.Type), e.At, rawArg(e.Data))
-		read = append(read, func(res pgx.BatchResults) error { return res.QueryRow().Scan(&evs[i].ID) })
+		q.row(func(row pgx.Row) error { return row.Scan(&evs[i].ID) },
+			insertEventSQL, j.ID, j.TenantID, string(e.Type), e.At, rawArg(e.Data))
 	}
 	if h := historyOf(c, j, now); h != nil {
-		exec(upsertHistorySQL, h.TenantID, h.SessionID, h.QuestionHash, string(h.Type),
+		q.exec(upsertHistorySQL, h.TenantID, h.SessionID, h.QuestionHash, string(h.Type),
 			h.Question, h.Answer, h.JobID, h.At)
 	}
 	if len(c.AnswerLink) > 0 {
-		exec(insertLinkSQL, c.AnswerLink, j.TenantID, j.ID, now)
+		q.exec(insertLinkSQL, c.AnswerLink, j.TenantID, j.ID, now)
 	}
 	dispatchAt := -1
 	if c.Dispatch {
-		dispatchAt = b.Len()
-		exec(insertDispatchSQL, j.ID, j.TenantID, now)
+		dispatchAt = q.exec(insertDispatchSQL, j.ID, j.TenantID, now)
 	}
-	if b.Len() > 0 {
-		res := tx.SendBatch(ctx, b)
-		for i, r := range read {
-			if err := r(res); err != nil {
-				res.Close()
-				if i == dispatchAt && pgCode(err) == uniqueViolation {
-					return nil, errDispatched
-				}
-				return nil, err
-			}
-		}
-		if err := res.Close(); err != nil {
-			return nil, err
-		}
-	}
-	if c.Notify != "" && s.onNotify != nil {
-		if err := s.onNotify(ctx, tx, j, c.Notify); err != nil {
-			return nil, fmt.Errorf("queue %s notification: %w", c.Notify, err)
-		}
-	}
-	if c.Dispatch && s.onDispatch != nil {
-		queued := *j
-		queued.Dispatch = askonce.DispatchQueued
-		if err := s.onDispatch(ctx, tx, &queued); err != nil {
-			return nil, fmt.Errorf("queue dispatch: %w", err)
-		}
-	}
-	return evs, nil
+	return evs, dispatchAt
 }
 
 // JobByAnswerLink returns the job whose answer link has hash, of any
@@ -391,16 +454,13 @@ func (s *Store) JobByAnswerLink(ctx context.Context, hash []byte) (*askonce.Job,
 	return j, nil
 }
 
-// lostUpdate explains, inside the transaction, why the compare-and-set of
-// j changed no row: the job is gone (ENOTFOUND), or its version moved
-// (ECONFLICT with the stored job).
-func lostUpdate(ctx context.Context, tx pgx.Tx, j *askonce.Job) error {
-	cur, err := scanJob(tx.QueryRow(ctx, selectJobSQL, j.TenantID, j.ID))
-	if errors.Is(err, pgx.ErrNoRows) {
-		return askonce.Errorf(askonce.ENOTFOUND, "job %s not found", j.ID)
-	}
+// lostUpdate explains why the compare-and-set of j changed no row: the
+// job is gone (ENOTFOUND), or its version moved (ECONFLICT with the
+// stored job).
+func (s *Store) lostUpdate(ctx context.Context, j *askonce.Job) error {
+	cur, err := s.GetJob(ctx, j.TenantID, j.ID)
 	if err != nil {
-		return fmt.Errorf("read current job: %w", err)
+		return err
 	}
 	return &askonce.Error{
 		Code:    askonce.ECONFLICT,
@@ -415,21 +475,19 @@ func lostUpdate(ctx context.Context, tx pgx.Tx, j *askonce.Job) error {
 // job.
 func (s *Store) AddAttempt(ctx context.Context, tenant, jobID string, a askonce.Attempt, ev askonce.Event) error {
 	now := s.stamp()
-	err := s.write(ctx, func(ctx context.Context, tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, addUsageSQL, a.Usage.PromptTokens, a.Usage.CompletionTokens, a.Usage.CostUSD, tenant, jobID)
-		if err != nil {
-			return err
-		}
-		if tag.RowsAffected() == 0 {
-			return askonce.Errorf(askonce.ENOTFOUND, "job %s not found", jobID)
-		}
-		c := &askonce.Change{Attempts: []askonce.Attempt{a}}
-		if ev.Type != "" {
-			c.Events = []askonce.Event{ev}
-		}
-		_, err = s.apply(ctx, tx, &askonce.Job{TenantID: tenant, ID: jobID}, c, now, nil)
-		return err
-	})
+	q := &batch{}
+	usage := q.row(func(row pgx.Row) error { return row.Scan(new(int)) },
+		addUsageSQL, a.Usage.PromptTokens, a.Usage.CompletionTokens, a.Usage.CostUSD, tenant, jobID)
+	c := &askonce.Change{Attempts: []askonce.Attempt{a}}
+	if ev.Type != "" {
+		c.Events = []askonce.Event{ev}
+	}
+	j := &askonce.Job{TenantID: tenant, ID: jobID}
+	s.queueChange(q, j, c, now)
+	err := s.commit(ctx, q, j, c)
+	if failedAt(err) == usage && pgCode(err) == noRow {
+		return askonce.Errorf(askonce.ENOTFOUND, "job %s not found", jobID)
+	}
 	return wrap(err, "add attempt to job %s", jobID)
 }
 
