@@ -241,12 +241,21 @@ func guarded(update, returning string) string {
 }
 
 // CreateJob inserts job with Version 1 and appends events, in one
-// transaction. CreatedAt and UpdatedAt are job.CreatedAt, or now when it
-// is zero (in microseconds, as stored). The usage sums and AttemptCount
-// start at zero: they belong to the attempts. Each event takes the job's
-// tenant and id, At now when zero, and the ID the store assigned. A job id
-// that exists already, in any tenant, is ECONFLICT.
+// transaction (see createJob).
 func (s *Store) CreateJob(ctx context.Context, job *askonce.Job, events []askonce.Event) error {
+	return s.createJob(ctx, &askonce.Change{Job: job, Events: events})
+}
+
+// createJob inserts c.Job with Version 1 and, in the same transaction,
+// what UpdateJob writes with a change: c.Attempts (their usage is the
+// job's), c.Events, c.History, c.AnswerLink, c.Dispatch and c.Notify.
+// CreatedAt and UpdatedAt are c.Job.CreatedAt, or now when it is zero (in
+// microseconds, as stored). The usage sums and AttemptCount are those of
+// c.Attempts. Each event takes the job's tenant and id, At now when zero,
+// and the ID the store assigned. A job id that exists already, in any
+// tenant, is ECONFLICT.
+func (s *Store) createJob(ctx context.Context, c *askonce.Change) error {
+	job := c.Job
 	if job == nil || job.ID == "" {
 		return askonce.Errorf(askonce.EINVALID, "create job: the job has no id")
 	}
@@ -255,10 +264,16 @@ func (s *Store) CreateJob(ctx context.Context, job *askonce.Job, events []askonc
 	if !job.CreatedAt.IsZero() {
 		created = micro(job.CreatedAt)
 	}
-	// The row as stored: the store's columns start over.
+	// The row as stored: the store's columns are the store's.
 	ins := *job
-	ins.Version, ins.Usage, ins.AttemptCount = 1, askonce.Usage{}, 0
+	ins.Version, ins.Usage, ins.AttemptCount = 1, askonce.Usage{}, len(c.Attempts)
+	for _, a := range c.Attempts {
+		ins.Usage = ins.Usage.Add(a.Usage)
+	}
 	ins.CreatedAt, ins.UpdatedAt = created, created
+	if c.Dispatch {
+		ins.Dispatch = askonce.DispatchQueued
+	}
 	args, err := jobArgs(&ins, jobsColumns)
 	if err != nil {
 		return fmt.Errorf("create job %s: %w", job.ID, err)
@@ -272,7 +287,6 @@ func (s *Store) CreateJob(ctx context.Context, job *askonce.Job, events []askonc
 	q := &batch{}
 	first := q.exec(insertJobSQL, args...)
 	q.exec(insertStaticSQL, static...)
-	c := &askonce.Change{Job: &ins, Events: events}
 	appended, _ := s.queueChange(q, &ins, c, now)
 	err = s.commit(ctx, q, &ins, c)
 	if failedAt(err) == first && pgCode(err) == uniqueViolation {
@@ -283,8 +297,11 @@ func (s *Store) CreateJob(ctx context.Context, job *askonce.Job, events []askonc
 	}
 	job.Version = 1
 	job.CreatedAt, job.UpdatedAt = created, created
-	job.Usage, job.AttemptCount = askonce.Usage{}, 0
-	copy(events, appended)
+	job.Usage, job.AttemptCount, job.Dispatch = ins.Usage, ins.AttemptCount, ins.Dispatch
+	copy(c.Events, appended)
+	if c.History != nil {
+		*c.History = *historyOf(c, job, now)
+	}
 	return nil
 }
 
