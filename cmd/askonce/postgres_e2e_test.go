@@ -27,7 +27,7 @@ func withPassword(t *testing.T, dsn, password string) string {
 // askonce serve on PostgreSQL (ASKONCE_DB=postgres://...): a question, its
 // answer, the builder's delivery through River on PostgreSQL, the rows in
 // the database itself, and a log that never shows the password. The
-// terminal commands read the same database.
+// terminal commands (jobs list, run) work on the same database.
 func TestE2E_PostgresClarificationRoundTrip(t *testing.T) {
 	t.Parallel()
 	const password = "pw-never-logged-7f3a"
@@ -74,6 +74,16 @@ func TestE2E_PostgresClarificationRoundTrip(t *testing.T) {
 	if code != 0 || !strings.Contains(out, id) {
 		t.Fatalf("askonce jobs list --db <postgres url>: exit %d\n%s%s", code, out, errs)
 	}
+
+	out, errs2, code := runCLI(t, "", nil, "run", "--no-input", "--db", dsn, "write the README then add tests")
+	if code != 0 {
+		t.Fatalf("askonce run --db <postgres url>: exit %d\n%s%s", code, out, errs2)
+	}
+	var runs int
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM jobs_static WHERE goal = 'write the README then add tests'`).Scan(&runs); err != nil || runs != 1 {
+		t.Fatalf("askonce run stored %d jobs in PostgreSQL (%v), want 1", runs, err)
+	}
+	errs += errs2
 
 	in.stop(syscall.SIGTERM)
 	logs := in.logs.String()
