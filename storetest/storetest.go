@@ -47,6 +47,7 @@ func Run(t *testing.T, open func(t *testing.T) askonce.Store) {
 		tests []test
 	}{
 		{"Job", jobTests},
+		{"CreateJob", createTests},
 		{"Tenancy", tenancyTests},
 		{"UpdateJob", updateTests},
 		{"Attempts", attemptTests},
@@ -79,7 +80,7 @@ func Run(t *testing.T, open func(t *testing.T) askonce.Store) {
 // create stores j with a created event, failing the test on error.
 func create(t *testing.T, s askonce.Store, j *askonce.Job) *askonce.Job {
 	t.Helper()
-	if err := s.CreateJob(t.Context(), j, []askonce.Event{{Type: askonce.EventCreated}}); err != nil {
+	if err := s.CreateJob(t.Context(), &askonce.Change{Job: j, Events: []askonce.Event{{Type: askonce.EventCreated}}}); err != nil {
 		t.Fatalf("create job: %v", err)
 	}
 	return j
