@@ -85,7 +85,7 @@ func TestPostgresSuccessQueuesItsDeliveryInItsTransaction(t *testing.T) {
 
 	create := func() *askonce.Job {
 		j := storetest.NewJob(storetest.NewTenant())
-		if err := st.CreateJob(ctx, j, nil); err != nil {
+		if err := st.CreateJob(ctx, &askonce.Change{Job: j}); err != nil {
 			t.Fatal(err)
 		}
 		return j

@@ -66,7 +66,7 @@ func TestMigrateFromAnEmptyDatabase(t *testing.T) {
 	// The schema works: a job round-trips.
 	j := &askonce.Job{ID: "01a20000-0000-7000-8000-000000000001", TenantID: "t", SessionID: "s", Mode: askonce.ModeManaged,
 		Goal: "g", HardCap: askonce.HardCapFallback, Title: "g", Status: askonce.StatusPlanning, ClarificationStatus: askonce.ClarificationNone}
-	if err := s.CreateJob(t.Context(), j, []askonce.Event{{Type: askonce.EventCreated}}); err != nil {
+	if err := s.CreateJob(t.Context(), &askonce.Change{Job: j, Events: []askonce.Event{{Type: askonce.EventCreated}}}); err != nil {
 		t.Fatal(err)
 	}
 	// Opening a migrated database again applies nothing and keeps the rows.

@@ -240,25 +240,11 @@ func guarded(update, returning string) string {
 		"SELECT upd.* FROM (SELECT 1 / count(*) AS one FROM upd) AS guard LEFT JOIN upd ON guard.one = 1"
 }
 
-// CreateJob inserts job with Version 1 and appends events, in one
-// transaction (see createJob).
-func (s *Store) CreateJob(ctx context.Context, job *askonce.Job, events []askonce.Event) error {
-	return s.createJob(ctx, &askonce.Change{Job: job, Events: events})
-}
-
-// createJob inserts c.Job with Version 1 and, in the same transaction,
-// what UpdateJob writes with a change: c.Attempts (their usage is the
-// job's), c.Events, c.History, c.AnswerLink, c.Dispatch and c.Notify.
-// CreatedAt and UpdatedAt are c.Job.CreatedAt, or now when it is zero (in
-// microseconds, as stored). The usage sums and AttemptCount are those of
-// c.Attempts. Each event takes the job's tenant and id, At now when zero,
-// and the ID the store assigned. A job id that exists already, in any
-// tenant, is ECONFLICT.
-func (s *Store) createJob(ctx context.Context, c *askonce.Change) error {
-	job := c.Job
-	if job == nil || job.ID == "" {
+func (s *Store) CreateJob(ctx context.Context, c *askonce.Change) error {
+	if c == nil || c.Job == nil || c.Job.ID == "" {
 		return askonce.Errorf(askonce.EINVALID, "create job: the job has no id")
 	}
+	job := c.Job
 	now := s.stamp()
 	created := now
 	if !job.CreatedAt.IsZero() {
