@@ -8,8 +8,8 @@ import (
 	"github.com/askonce/askonce/storetest"
 )
 
-// Two stores on one file are two processes sharing the database.
-func TestSharedStore(t *testing.T) {
+// Two processes on one file: two Stores, each with its own writer.
+func TestSharedStores(t *testing.T) {
 	storetest.RunShared(t, func(t *testing.T) (askonce.Store, askonce.Store) {
 		path := filepath.Join(t.TempDir(), "askonce.db")
 		a, err := Open(t.Context(), path)

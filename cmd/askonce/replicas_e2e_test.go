@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/askonce/askonce/dispatch"
+	"github.com/askonce/askonce/postgres/pgtest"
 )
 
 // Several askonce serve processes on one database are replicas behind a
@@ -33,6 +34,7 @@ type sharedDB struct {
 // (processes on one machine) and, where the tests have one, PostgreSQL.
 var sharedDBs = []sharedDB{
 	{"sqlite", func(t *testing.T) string { return filepath.Join(t.TempDir(), "shared.db") }},
+	{"postgres", func(t *testing.T) string { return pgtest.Schema(t) }},
 }
 
 // replicas runs test once per shared database, each time with two
