@@ -13,6 +13,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"strings"
 	"sync/atomic"
 	"time"
 )
@@ -33,12 +34,14 @@ after --requests round trips or --duration, whichever comes first, and
 prints throughput and p50/p95/p99 latency per endpoint. Every run uses
 session ids of its own (a random prefix), so that a second run against the
 same database asks again instead of meeting the repeat guard's answers of
-the first. It only talks to loopback addresses.`
+the first. --server may list several servers (replicas on one database),
+comma-separated: the clients are spread over them in turn. It only talks
+to loopback addresses.`
 
 func bench(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	c := &benchConfig{}
 	s := newSettings("bench", benchSummary, getenv, stderr)
-	s.String(&c.Server, "server", "http://127.0.0.1:8080", "base URL of the server (loopback only)")
+	s.String(&c.Server, "server", "http://127.0.0.1:8080", "base URL of the server (loopback only); several, comma-separated, spread the clients over replicas")
 	s.Int(&c.Clients, "clients", 16, "concurrent clients")
 	s.Int(&c.Requests, "requests", 20000, "round trips in all (at most 1,000,000)")
 	s.Duration(&c.Duration, "duration", 30*time.Second, "stop after this long (at most 10m)")
@@ -57,14 +60,18 @@ func bench(ctx context.Context, args []string, getenv func(string) string, stdou
 	case c.AskFraction < 0 || c.AskFraction > 100:
 		return usageError{"--ask-percent must be between 0 and 100"}
 	}
-	base, err := url.Parse(c.Server)
-	if err != nil || base.Host == "" {
-		return usageError{fmt.Sprintf("--server %q is not a URL", c.Server)}
+	var bases []*url.URL
+	for _, raw := range strings.Split(c.Server, ",") {
+		base, err := url.Parse(strings.TrimSpace(raw))
+		if err != nil || base.Host == "" {
+			return usageError{fmt.Sprintf("--server %q is not a URL", raw)}
+		}
+		if err := checkLoopback(ctx, base.Hostname()); err != nil {
+			return err
+		}
+		bases = append(bases, base)
 	}
-	if err := checkLoopback(ctx, base.Hostname()); err != nil {
-		return err
-	}
-	r, err := runBench(ctx, c, base)
+	r, err := runBench(ctx, c, bases)
 	if err != nil {
 		return err
 	}
@@ -109,7 +116,7 @@ func (r *benchResult) record(endpoint string, d time.Duration, err error) {
 	r.latencies[endpoint] = append(r.latencies[endpoint], d)
 }
 
-func runBench(ctx context.Context, c *benchConfig, base *url.URL) (*benchResult, error) {
+func runBench(ctx context.Context, c *benchConfig, bases []*url.URL) (*benchResult, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.Duration)
 	defer cancel()
 	tr := &http.Transport{MaxIdleConnsPerHost: c.Clients, MaxConnsPerHost: c.Clients}
@@ -120,6 +127,7 @@ func runBench(ctx context.Context, c *benchConfig, base *url.URL) (*benchResult,
 	var wg sync.WaitGroup
 	start := time.Now()
 	for w := range c.Clients {
+		base := bases[w%len(bases)]
 		wg.Go(func() {
 			for ctx.Err() == nil {
 				i := next.Add(1)

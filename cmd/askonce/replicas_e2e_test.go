@@ -393,3 +393,21 @@ func next(t *testing.T, events <-chan string) string {
 	}
 	return ""
 }
+
+// askonce bench --server a,b spreads its clients over both replicas: each
+// serves round trips, and every one ends in success.
+func TestReplicas_BenchSpreadsClientsOverReplicas(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "bench.db")
+	a := start(t, nil, "--db", db)
+	b := start(t, nil, "--db", db)
+	out := benchRun(t, a.base+","+b.base, "--clients", "4", "--requests", "40", "--duration", "30s", "--ask-percent", "50")
+	if !strings.Contains(out, "round trips ending in success: 40 ") {
+		t.Fatalf("bench over two replicas:\n%s", out)
+	}
+	for _, in := range []*instance{a, b} {
+		if n := strings.Count(in.logs.String(), `route="POST /jobs"`); n < 10 {
+			t.Errorf("%s served %d creates of 40, want about half", in.base, n)
+		}
+	}
+}
