@@ -22,14 +22,15 @@ var errAborted = errors.New("no answer given")
 
 // picker asks a pending job's question in the terminal with the picker of
 // its type and returns the answer. Only valid answers can be picked:
-// SELECT_ONE and TARGET_FILE list exactly their options (and "Other…", a
+// SELECT_ONE and TARGET_FILE list exactly their options (files, when a
+// TARGET_FILE question offers none), and "Other…", a
 // text input, when the question allows an answer of one's own), CONFIRM
 // is yes/no, FREE_TEXT takes at most askonce.MaxFreeText characters.
 //
 // The question and the line naming its type and job head the form, above
 // the field: huh shows a select's filter in place of the field's title, and
 // the question must stay on screen while the user filters.
-func picker(ctx context.Context, j *client.JobView, in io.Reader, out io.Writer) (string, error) {
+func picker(ctx context.Context, j *client.JobView, files []string, in io.Reader, out io.Writer) (string, error) {
 	q := question{title: cleanText(j.ClarificationQuestion), desc: string(j.ClarificationType) + " · job " + j.JobID}
 	switch j.ClarificationType {
 	case askonce.QuestionConfirm:
@@ -48,7 +49,7 @@ func picker(ctx context.Context, j *client.JobView, in io.Reader, out io.Writer)
 	case askonce.QuestionSelectOne, askonce.QuestionTargetFile:
 		opts := j.ClarificationOptions
 		if len(opts) == 0 && j.ClarificationType == askonce.QuestionTargetFile {
-			opts = projectFiles(".", 500)
+			opts = files
 		}
 		if len(opts) == 0 {
 			break
@@ -132,8 +133,9 @@ func (q question) ask(ctx context.Context, field huh.Field, in io.Reader, out io
 // projectFiles lists up to limit files of the project at root, relative
 // and slash-separated, as a job's files: in a git repository the tracked
 // and untracked files .gitignore does not exclude, elsewhere a bounded walk
-// (workingTreeFiles). Paths a job could not take are left out.
-func projectFiles(root string, limit int) []string {
+// (workingTreeFiles). Paths a job could not take, and those in omit, are
+// left out.
+func projectFiles(root string, limit int, omit ...string) []string {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	var files []string
@@ -145,7 +147,7 @@ func projectFiles(root string, limit int) []string {
 	}
 	ok := files[:0]
 	for _, f := range files {
-		if _, err := askonce.ValidatePath(f); f != "" && err == nil && !slices.Contains(ok, f) {
+		if _, err := askonce.ValidatePath(f); f != "" && err == nil && !slices.Contains(ok, f) && !slices.Contains(omit, f) {
 			ok = append(ok, f)
 		}
 		if len(ok) >= limit {
