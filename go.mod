@@ -3,6 +3,7 @@ module github.com/askonce/askonce
 go 1.26.8
 
 require (
+	github.com/a2aproject/a2a-go v0.3.3
 	github.com/charmbracelet/huh v1.0.0
 	github.com/getkin/kin-openapi v0.152.0
 	github.com/google/uuid v1.6.0
