@@ -397,3 +397,56 @@ func TestTasksOfOneKeyDoNotExistForAnotherAndNoKeyIsRefused(t *testing.T) {
 		t.Errorf("owner's task after the other tenant's tries: %v, %+v; want still input-required", err, got)
 	}
 }
+
+func TestDeclineOnTheTaskPlansWithTheQuestionsDefault(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	c := e.client(keyA)
+	task := send(t, c, userText("", "", "hot frozen cheese"))
+	m := sdk.NewMessage(sdk.MessageRoleUser, sdk.DataPart{Data: map[string]any{"decline": true}})
+	m.TaskID = task.ID
+	done := send(t, c, &sdk.MessageSendParams{Message: m})
+	if done.Status.State != sdk.TaskStateCompleted || temperature(t, done) != "hot" {
+		t.Fatalf("declined: %s; want completed with the default, hot", done.Status.State)
+	}
+}
+
+func TestAnswerFromAnotherContextIsRefused(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	c := e.client(keyA)
+	task := send(t, c, userText("", "", "hot frozen cheese"))
+	if _, err := c.SendMessage(context.Background(), userText("another-context", task.ID, "hot")); !errors.Is(err, sdk.ErrInvalidParams) {
+		t.Fatalf("answer naming another context: %v; want invalid params", err)
+	}
+}
+
+func TestResubscribeSendsTheTaskThenItsUpdatesUntilItSettles(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	c := e.client(keyA)
+	task := send(t, c, userText("", "", "hot frozen cheese"))
+	var kinds []string
+	for ev, err := range c.ResubscribeToTask(context.Background(), &sdk.TaskIDParams{ID: task.ID}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch ev := ev.(type) {
+		case *sdk.Task:
+			kinds = append(kinds, "task:"+string(ev.Status.State))
+		case *sdk.TaskStatusUpdateEvent:
+			kinds = append(kinds, "status:"+string(ev.Status.State))
+		}
+	}
+	if !slices.Equal(kinds, []string{"task:input-required", "status:input-required"}) {
+		t.Fatalf("resubscribe to an input-required task sent %v", kinds)
+	}
+}
+
+func TestCardWithoutKeysAsksForNone(t *testing.T) {
+	t.Parallel()
+	card := a2a.New(a2a.Config{PublicURL: "http://askonce.test/"}).Card()
+	if card.URL != "http://askonce.test/a2a" || card.SecuritySchemes != nil || card.Security != nil {
+		t.Fatalf("card url %s, schemes %v, security %v; want /a2a under the public URL and no key", card.URL, card.SecuritySchemes, card.Security)
+	}
+}

@@ -64,7 +64,9 @@ type serveConfig struct {
 
 const serveSummary = `Runs the askonce HTTP API. The defaults need no keys and no network: the
 SQLite file ./askonce.db, the embedded rules interpreter with the general
-profile, and 127.0.0.1:8080.`
+profile, and 127.0.0.1:8080. Besides the API it serves the answer page
+(/a/), the inbox (/ui), MCP (/mcp, docs/mcp.md) and A2A (/a2a, with the
+Agent Card at /.well-known/agent-card.json; docs/integrations.md).`
 
 func serveFlags(getenv func(string) string, out io.Writer) (*settings, *serveConfig) {
 	c := &serveConfig{}
