@@ -67,7 +67,7 @@ type a2aRun struct {
 		States               []string
 		State, Temperature   string
 	}
-	Cancel struct{ Before, State, Again string }
+	Cancel  struct{ Before, State, Again string }
 	Tenancy struct {
 		Get, Answer, Cancel, NoKey, OwnerStill string
 	}
