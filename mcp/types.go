@@ -101,10 +101,6 @@ type ListResult struct {
 	Jobs []JobResult `json:"jobs"`
 }
 
-func questionResult(q *askonce.Question) *QuestionResult { return jobview.QuestionOf(q) }
-
-func jobResult(j *askonce.Job, answerURL string) JobResult { return jobview.JobOf(j, answerURL) }
-
 func (p PlanInput) plan() (*askonce.Plan, error) {
 	out := &askonce.Plan{Title: p.Title, Assumptions: p.Assumptions, Tasks: []askonce.Task{}}
 	for _, t := range p.Tasks {
@@ -154,12 +150,6 @@ func summary(j *askonce.Job, answerURL string) string {
 	}
 }
 
-// elicitSchema is the form a question is asked with.
-func elicitSchema(q *askonce.Question) map[string]any { return jobview.AnswerSchema(q) }
-
-// elicitAnswer reads the answer out of accepted form content.
-func elicitAnswer(content map[string]any) string { return jobview.AnswerOf(content) }
-
 // formRequest is the form elicitation of j's question; problem, when set,
 // says why the previous answer was refused.
 func formRequest(j *askonce.Job, problem string) *sdk.ElicitParams {
@@ -168,7 +158,7 @@ func formRequest(j *askonce.Job, problem string) *sdk.ElicitParams {
 	if problem != "" {
 		msg = "Your answer was not accepted: " + problem + "\n\n" + msg
 	}
-	return &sdk.ElicitParams{Mode: "form", Message: msg, RequestedSchema: elicitSchema(q)}
+	return &sdk.ElicitParams{Mode: "form", Message: msg, RequestedSchema: jobview.AnswerSchema(q)}
 }
 
 // urlRequest is the URL elicitation of j's question: its answer link.
