@@ -57,7 +57,7 @@ func (e *Engine) create(ctx context.Context, req CreateRequest) (*Job, *Interpre
 	}
 	ev := Event{TenantID: j.TenantID, JobID: j.ID, Type: EventCreated, At: j.CreatedAt}
 	ev.Data, _ = json.Marshal(map[string]any{"mode": j.Mode, "sessionId": j.SessionID, "profile": j.Profile})
-	if err := e.Store.CreateJob(ctx, j, []Event{ev}); err != nil {
+	if err := e.Store.CreateJob(ctx, &Change{Job: j, Events: []Event{ev}}); err != nil {
 		return nil, nil, fmt.Errorf("create job: %w", err)
 	}
 	if j.Mode == ModeGate {

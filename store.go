@@ -7,16 +7,28 @@ import (
 )
 
 // Store persists jobs, their attempts, events and the sessions' answer
-// history. The one implementation is sqlite (package sqlite); every
+// history. Packages sqlite and postgres implement it; every
 // implementation must pass the conformance suite in storetest. (The HTTP API's Idempotency-Key
 // records are not the domain's: see server.IdempotencyStore.)
 //
 // Every method is scoped by tenant: no query returns or changes another
 // tenant's rows, and a job of another tenant is ENOTFOUND.
 type Store interface {
-	// CreateJob inserts a new job (Version 1) and its events in one
-	// transaction. The job's ID must be new.
-	CreateJob(ctx context.Context, job *Job, events []Event) error
+	// CreateJob inserts c.Job as a new job, stored as Version 1, and in
+	// the same transaction writes everything UpdateJob writes with a
+	// change: appends c.Attempts (the job's usage sums and AttemptCount
+	// are theirs, not taken from c.Job), c.Events, upserts c.History,
+	// when c.Dispatch is set queues the job's dispatch, records
+	// c.AnswerLink and hands c.Notify to the store's notification queue.
+	// So a job and an outcome computed before it was stored (a fast
+	// in-process interpreter's) commit together or not at all.
+	// c.Job.Version is ignored. CreatedAt and UpdatedAt are
+	// c.Job.CreatedAt, or the store's time when it is zero. On success
+	// c.Job.Version (1), CreatedAt, UpdatedAt, Usage, AttemptCount and
+	// Dispatch hold the stored values, and c.Events and c.History what was
+	// stored, as with UpdateJob. The job's ID must be new in every tenant:
+	// otherwise ECONFLICT, and nothing is written.
+	CreateJob(ctx context.Context, c *Change) error
 
 	// GetJob returns the job, or ENOTFOUND.
 	GetJob(ctx context.Context, tenant, id string) (*Job, error)

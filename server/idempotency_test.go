@@ -306,11 +306,11 @@ type failCreate struct {
 	fail atomic.Bool
 }
 
-func (f *failCreate) CreateJob(ctx context.Context, j *askonce.Job, evs []askonce.Event) error {
+func (f *failCreate) CreateJob(ctx context.Context, c *askonce.Change) error {
 	if f.fail.Load() {
 		return errors.New("disk I/O error")
 	}
-	return f.Store.CreateJob(ctx, j, evs)
+	return f.Store.CreateJob(ctx, c)
 }
 
 // A takeover whose re-run conflicts because the "dead" process was only

@@ -21,7 +21,7 @@ func BenchmarkCreateJob(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		j := storetest.NewJob(tenant)
-		if err := s.CreateJob(ctx, j, []askonce.Event{{Type: askonce.EventCreated}}); err != nil {
+		if err := s.CreateJob(ctx, &askonce.Change{Job: j, Events: []askonce.Event{{Type: askonce.EventCreated}}}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -33,7 +33,7 @@ func BenchmarkUpdateJob(b *testing.B) {
 	s := openTest(b, Options{})
 	ctx := context.Background()
 	j := storetest.NewJob(storetest.NewTenant())
-	if err := s.CreateJob(ctx, j, nil); err != nil {
+	if err := s.CreateJob(ctx, &askonce.Change{Job: j}); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
@@ -56,7 +56,7 @@ func BenchmarkGetJob(b *testing.B) {
 	s := openTest(b, Options{})
 	ctx := context.Background()
 	j := storetest.FullJob(storetest.NewTenant())
-	if err := s.CreateJob(ctx, j, nil); err != nil {
+	if err := s.CreateJob(ctx, &askonce.Change{Job: j}); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
@@ -224,7 +224,7 @@ func floorOpener(path string) (*sql.DB, io.Closer, error) {
 
 func roundTrip(ctx context.Context, s *Store, tenant string, plan *askonce.Plan) error {
 	j := storetest.NewJob(tenant)
-	if err := s.CreateJob(ctx, j, []askonce.Event{{Type: askonce.EventCreated}}); err != nil {
+	if err := s.CreateJob(ctx, &askonce.Change{Job: j, Events: []askonce.Event{{Type: askonce.EventCreated}}}); err != nil {
 		return err
 	}
 	j.Status, j.ClarificationStatus = askonce.StatusPending, askonce.ClarificationAsked

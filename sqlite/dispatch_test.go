@@ -1,6 +1,10 @@
 package sqlite
 
 import (
+	"context"
+	"database/sql"
+	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -45,7 +49,7 @@ func TestDispatchWritesOneQueueRowWithTheSuccess(t *testing.T) {
 	ctx := t.Context()
 
 	j := storetest.NewJob(storetest.NewTenant())
-	if err := s.CreateJob(ctx, j, nil); err != nil {
+	if err := s.CreateJob(ctx, &askonce.Change{Job: j}); err != nil {
 		t.Fatal(err)
 	}
 	stale := j.Clone()
@@ -71,5 +75,61 @@ func TestDispatchWritesOneQueueRowWithTheSuccess(t *testing.T) {
 	want := []dispatchRow{{tenant: j.TenantID, status: "queued", createdAt: now.UnixNano()}}
 	if rows := dispatchRowsOf(t, s, j.ID); len(rows) != 1 || rows[0] != want[0] {
 		t.Fatalf("queue rows %v, want %v", rows, want)
+	}
+}
+
+// A job created with its outcome (a fast interpreter's) queues its
+// dispatch and its question notification inside the create's transaction,
+// and a hook that fails rolls the whole create back: no job, no events,
+// no queue row.
+func TestCreateJobRunsTheHooksInItsTransaction(t *testing.T) {
+	t.Parallel()
+	var notified, dispatched []string
+	fail := false
+	s := openTest(t, Options{
+		OnDispatch: func(ctx context.Context, tx *sql.Tx, j *askonce.Job) error {
+			if fail {
+				return errors.New("queue is full")
+			}
+			dispatched = append(dispatched, j.ID)
+			return nil
+		},
+		OnNotify: func(ctx context.Context, tx *sql.Tx, j *askonce.Job, ev askonce.QuestionEvent) error {
+			notified = append(notified, j.ID+" "+string(ev))
+			return nil
+		},
+	})
+	ctx := t.Context()
+
+	asked := storetest.NewJob(storetest.NewTenant())
+	asked.Status, asked.ClarificationStatus = askonce.StatusPending, askonce.ClarificationAsked
+	asked.Question = &askonce.Question{Type: askonce.QuestionFreeText, Text: "Which colour?"}
+	if err := s.CreateJob(ctx, &askonce.Change{Job: asked, Notify: askonce.QuestionAsked}); err != nil {
+		t.Fatal(err)
+	}
+	planned := storetest.NewJob(asked.TenantID)
+	planned.Status = askonce.StatusSuccess
+	if err := s.CreateJob(ctx, &askonce.Change{Job: planned, Dispatch: true}); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{asked.ID + " question.asked"}; !slices.Equal(notified, want) {
+		t.Errorf("notified %v, want %v", notified, want)
+	}
+	if !slices.Equal(dispatched, []string{planned.ID}) || len(dispatchRowsOf(t, s, planned.ID)) != 1 {
+		t.Errorf("dispatched %v with queue rows %v, want %s once", dispatched, dispatchRowsOf(t, s, planned.ID), planned.ID)
+	}
+
+	fail = true
+	lost := storetest.NewJob(asked.TenantID)
+	lost.Status = askonce.StatusSuccess
+	err := s.CreateJob(ctx, &askonce.Change{Job: lost, Dispatch: true, Events: []askonce.Event{{Type: askonce.EventCreated}}})
+	if err == nil {
+		t.Fatal("create with a failing dispatch hook succeeded")
+	}
+	if _, err := s.GetJob(ctx, lost.TenantID, lost.ID); askonce.ErrorCode(err) != askonce.ENOTFOUND {
+		t.Errorf("job of the failed create: %v, want not found", err)
+	}
+	if rows := dispatchRowsOf(t, s, lost.ID); len(rows) != 0 {
+		t.Errorf("queue rows of the failed create: %v", rows)
 	}
 }

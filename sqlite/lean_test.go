@@ -128,7 +128,7 @@ func TestMigrationToTheLeanSchemaKeepsEveryRow(t *testing.T) {
 	// Job ids are unique across tenants.
 	dup := storetest.NewJob(storetest.NewTenant())
 	dup.ID = "a"
-	if err := s.CreateJob(ctx, dup, nil); askonce.ErrorCode(err) != askonce.ECONFLICT {
+	if err := s.CreateJob(ctx, &askonce.Change{Job: dup}); askonce.ErrorCode(err) != askonce.ECONFLICT {
 		t.Errorf("a job id of another tenant created again: %v, want ECONFLICT", err)
 	}
 

@@ -79,7 +79,7 @@ func TestClarificationColumnsAreNullUntilSet(t *testing.T) {
 	s := openTest(t, Options{})
 	ctx := t.Context()
 	j := storetest.NewJob(storetest.NewTenant())
-	if err := s.CreateJob(ctx, j, nil); err != nil {
+	if err := s.CreateJob(ctx, &askonce.Change{Job: j}); err != nil {
 		t.Fatal(err)
 	}
 	checkNulls(t, "created", s, j.ID, optionalColumns)
@@ -111,7 +111,7 @@ func TestQuestionDefaultAndReasonAreStoredWhenSet(t *testing.T) {
 	t.Parallel()
 	s := openTest(t, Options{})
 	j := storetest.NewJob(storetest.NewTenant())
-	if err := s.CreateJob(t.Context(), j, nil); err != nil {
+	if err := s.CreateJob(t.Context(), &askonce.Change{Job: j}); err != nil {
 		t.Fatal(err)
 	}
 	exp := storetest.Now().Add(time.Hour)
@@ -127,7 +127,7 @@ func TestDeclineWithoutDefaultLeavesTheAnswerNull(t *testing.T) {
 	t.Parallel()
 	s := openTest(t, Options{})
 	j := storetest.NewJob(storetest.NewTenant())
-	if err := s.CreateJob(t.Context(), j, nil); err != nil {
+	if err := s.CreateJob(t.Context(), &askonce.Change{Job: j}); err != nil {
 		t.Fatal(err)
 	}
 	j = step(t, s, j, askonce.Asked{Question: askonce.Question{Type: askonce.QuestionFreeText, Text: "Which colour?"}, Raw: "r"})
@@ -297,7 +297,7 @@ func TestMigrationDownRestoresEmptyStrings(t *testing.T) {
 		t.Fatal(err)
 	}
 	j := storetest.NewJob(storetest.NewTenant())
-	if err := s.CreateJob(ctx, j, nil); err != nil {
+	if err := s.CreateJob(ctx, &askonce.Change{Job: j}); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()

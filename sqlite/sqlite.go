@@ -79,13 +79,13 @@ type Options struct {
 	// none. Nil means time.Now.
 	Now func() time.Time
 	// OnDispatch, when set, is called inside the transaction of every
-	// UpdateJob that queues a dispatch, with that transaction and the job
+	// CreateJob or UpdateJob that queues a dispatch, with that transaction and the job
 	// as it is being written. The builder queue (River) inserts its job
 	// here, so that the queue entry and the success commit together; an
 	// error rolls the whole change back.
 	OnDispatch func(ctx context.Context, tx *sql.Tx, job *askonce.Job) error
 	// OnNotify, when set, is called inside the transaction of every
-	// UpdateJob whose change carries a question notification
+	// CreateJob or UpdateJob whose change carries a question notification
 	// (askonce.Change.Notify: the job went pending, or left pending), with
 	// that transaction, the job as it is being written and the event. The
 	// notification queue (dispatch.Dispatcher.Notify) inserts its River

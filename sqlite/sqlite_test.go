@@ -134,7 +134,7 @@ func TestMigrationsAreIdempotent(t *testing.T) {
 		t.Fatal(err)
 	}
 	j := storetest.NewJob(storetest.NewTenant())
-	if err := s.CreateJob(ctx, j, nil); err != nil {
+	if err := s.CreateJob(ctx, &askonce.Change{Job: j}); err != nil {
 		t.Fatal(err)
 	}
 	versions := func(s *Store) int {
@@ -166,7 +166,7 @@ func TestEventsAreAppendOnly(t *testing.T) {
 	s := openTest(t, Options{})
 	ctx := t.Context()
 	j := storetest.NewJob(storetest.NewTenant())
-	if err := s.CreateJob(ctx, j, []askonce.Event{{Type: askonce.EventCreated}}); err != nil {
+	if err := s.CreateJob(ctx, &askonce.Change{Job: j, Events: []askonce.Event{{Type: askonce.EventCreated}}}); err != nil {
 		t.Fatal(err)
 	}
 	for _, q := range []string{
@@ -214,7 +214,7 @@ func TestNowIsTheStoresClock(t *testing.T) {
 	ctx := t.Context()
 	j := storetest.NewJob(storetest.NewTenant())
 	evs := []askonce.Event{{Type: askonce.EventCreated}}
-	if err := s.CreateJob(ctx, j, evs); err != nil {
+	if err := s.CreateJob(ctx, &askonce.Change{Job: j, Events: evs}); err != nil {
 		t.Fatal(err)
 	}
 	if !j.CreatedAt.Equal(at) || !j.UpdatedAt.Equal(at) || !evs[0].At.Equal(at) {
@@ -233,7 +233,7 @@ func TestConcurrentReadsDuringWrites(t *testing.T) {
 	s := openTest(t, Options{})
 	ctx := t.Context()
 	j := storetest.NewJob(storetest.NewTenant())
-	if err := s.CreateJob(ctx, j, nil); err != nil {
+	if err := s.CreateJob(ctx, &askonce.Change{Job: j}); err != nil {
 		t.Fatal(err)
 	}
 	var wg sync.WaitGroup
@@ -275,7 +275,7 @@ func TestConcurrentReadsDuringWrites(t *testing.T) {
 func batchFixture(t *testing.T) (*Store, *askonce.Job, func(typ string) func(context.Context, *sql.Tx) error) {
 	s := openTest(t, Options{})
 	j := storetest.NewJob(storetest.NewTenant())
-	if err := s.CreateJob(t.Context(), j, nil); err != nil {
+	if err := s.CreateJob(t.Context(), &askonce.Change{Job: j}); err != nil {
 		t.Fatal(err)
 	}
 	appendEvent := func(typ string) func(context.Context, *sql.Tx) error {
@@ -400,7 +400,7 @@ func TestOnDispatchRunsInTheSuccessTransaction(t *testing.T) {
 	}
 	defer st.Close()
 	j := storetest.NewJob(storetest.NewTenant())
-	if err := st.CreateJob(t.Context(), j, nil); err != nil {
+	if err := st.CreateJob(t.Context(), &askonce.Change{Job: j}); err != nil {
 		t.Fatal(err)
 	}
 	next := j.Clone()

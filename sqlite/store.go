@@ -16,16 +16,18 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 )
 
-// CreateJob inserts job with Version 1 and appends events, in one
-// transaction. CreatedAt and UpdatedAt are job.CreatedAt, or now when it
-// is zero. The usage sums and AttemptCount start at zero: they belong to
-// the attempts. Each event takes the job's tenant and id, At now when
-// zero, and the ID the store assigned. A job id that exists already, in
-// any tenant, is ECONFLICT.
-func (s *Store) CreateJob(ctx context.Context, job *askonce.Job, events []askonce.Event) error {
-	if job == nil || job.ID == "" {
+// CreateJob inserts c.Job with Version 1 and, in the same transaction,
+// writes what goes with it as UpdateJob does (writeWith): c.Attempts,
+// c.Events, c.History, c.AnswerLink, c.Notify and, with c.Dispatch, the
+// job's dispatch. CreatedAt and UpdatedAt are c.Job.CreatedAt, or now when
+// it is zero. The usage sums and AttemptCount are not taken from c.Job:
+// they are those of c.Attempts. A job id that exists already, in any
+// tenant, is ECONFLICT, and then nothing is written.
+func (s *Store) CreateJob(ctx context.Context, c *askonce.Change) error {
+	if c == nil || c.Job == nil || c.Job.ID == "" {
 		return askonce.Errorf(askonce.EINVALID, "create job: the job has no id")
 	}
+	job := c.Job
 	now := s.stamp()
 	created := now
 	if !job.CreatedAt.IsZero() {
@@ -33,8 +35,11 @@ func (s *Store) CreateJob(ctx context.Context, job *askonce.Job, events []askonc
 	}
 	// The row as stored: the store's columns start over.
 	ins := *job
-	ins.Version, ins.Usage, ins.AttemptCount = 1, askonce.Usage{}, 0
+	ins.Version, ins.Usage, ins.AttemptCount = 1, attemptsUsage(c.Attempts), len(c.Attempts)
 	ins.CreatedAt, ins.UpdatedAt = created, created
+	if c.Dispatch {
+		ins.Dispatch = askonce.DispatchQueued
+	}
 	args, err := jobArgs(&ins, jobsColumns)
 	if err != nil {
 		return fmt.Errorf("create job %s: %w", job.ID, err)
@@ -44,6 +49,7 @@ func (s *Store) CreateJob(ctx context.Context, job *askonce.Job, events []askonc
 		return fmt.Errorf("create job %s: %w", job.ID, err)
 	}
 	static = append([]any{job.ID}, static...)
+	hist := historyOf(c, now)
 
 	var appended []askonce.Event
 	err = s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
@@ -56,16 +62,17 @@ func (s *Store) CreateJob(ctx context.Context, job *askonce.Job, events []askonc
 		if _, err := tx.StmtContext(ctx, s.w.insertStatic).ExecContext(ctx, static...); err != nil {
 			return err
 		}
-		appended, err = s.appendEvents(ctx, tx, job.TenantID, job.ID, events, now)
+		appended, err = s.writeWith(ctx, tx, &ins, c, hist, now)
 		return err
 	})
 	if err != nil {
-		return wrap(err, "create job %s", job.ID)
+		return s.writeError(ctx, err, job, "create job %s", job.ID)
 	}
 	job.Version = 1
 	job.CreatedAt, job.UpdatedAt = created, created
-	job.Usage, job.AttemptCount = askonce.Usage{}, 0
-	copy(events, appended)
+	job.Usage, job.AttemptCount = ins.Usage, ins.AttemptCount
+	job.Dispatch = ins.Dispatch
+	wroteWith(c, appended, hist)
 	return nil
 }
 
@@ -118,10 +125,7 @@ func (s *Store) UpdateJob(ctx context.Context, c *askonce.Change) error {
 		return fmt.Errorf("update job %s: %w", j.ID, err)
 	}
 	fixed, static = append(fixed, j.ID), append(static, j.ID)
-	var add askonce.Usage
-	for _, a := range c.Attempts {
-		add = add.Add(a.Usage)
-	}
+	add := attemptsUsage(c.Attempts)
 	now := s.stamp()
 	args := append(state,
 		add.PromptTokens, add.CompletionTokens, add.CostUSD, int64(len(c.Attempts)),
@@ -129,24 +133,7 @@ func (s *Store) UpdateJob(ctx context.Context, c *askonce.Change) error {
 	args = append(args, fixed[:len(fixed)-1]...)
 	args = append(args, static[:len(static)-1]...)
 
-	var hist *askonce.HistoryEntry
-	if c.History != nil {
-		h := *c.History
-		h.TenantID = j.TenantID
-		if h.SessionID == "" {
-			h.SessionID = j.SessionID
-		}
-		if h.JobID == "" {
-			h.JobID = j.ID
-		}
-		if h.At.IsZero() {
-			h.At = now
-		} else {
-			h.At = fromNanos(h.At.UnixNano())
-		}
-		hist = &h
-	}
-
+	hist := historyOf(c, now)
 	var (
 		version  int64
 		usage    askonce.Usage
@@ -173,60 +160,11 @@ func (s *Store) UpdateJob(ctx context.Context, c *askonce.Change) error {
 				return err
 			}
 		}
-		if len(c.Attempts) > 0 {
-			st := tx.StmtContext(ctx, s.w.insertAttempt)
-			for i := range c.Attempts {
-				if _, err := st.ExecContext(ctx, attemptArgs(j.TenantID, j.ID, &c.Attempts[i])...); err != nil {
-					return fmt.Errorf("insert attempt %d: %w", c.Attempts[i].N, err)
-				}
-			}
-		}
-		if appended, err = s.appendEvents(ctx, tx, j.TenantID, j.ID, c.Events, now); err != nil {
-			return err
-		}
-		if hist != nil {
-			if _, err := tx.StmtContext(ctx, s.w.upsertHistory).ExecContext(ctx,
-				hist.TenantID, hist.SessionID, hist.QuestionHash, string(hist.Type),
-				hist.Question, hist.Answer, hist.JobID, hist.At.UnixNano()); err != nil {
-				return fmt.Errorf("upsert history: %w", err)
-			}
-		}
-		if len(c.AnswerLink) > 0 {
-			if _, err := tx.StmtContext(ctx, s.w.insertLink).ExecContext(ctx, c.AnswerLink, j.TenantID, j.ID, now.UnixNano()); err != nil {
-				return fmt.Errorf("record answer link: %w", err)
-			}
-		}
-		if c.Notify != "" && s.onNotify != nil {
-			if err := s.onNotify(ctx, tx, j, c.Notify); err != nil {
-				return fmt.Errorf("queue %s notification: %w", c.Notify, err)
-			}
-		}
-		if c.Dispatch {
-			if _, err := tx.StmtContext(ctx, s.w.insertDispatch).ExecContext(ctx, j.ID, j.TenantID, now.UnixNano()); err != nil {
-				if isConstraint(err, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY) {
-					return errDispatched
-				}
-				return fmt.Errorf("queue dispatch: %w", err)
-			}
-			if s.onDispatch != nil {
-				queued := *j
-				queued.Dispatch = askonce.DispatchQueued
-				if err := s.onDispatch(ctx, tx, &queued); err != nil {
-					return fmt.Errorf("queue dispatch: %w", err)
-				}
-			}
-		}
-		return nil
+		appended, err = s.writeWith(ctx, tx, j, c, hist, now)
+		return err
 	})
-	if errors.Is(err, errDispatched) {
-		e := &askonce.Error{Code: askonce.ECONFLICT, Message: fmt.Sprintf("job %s was dispatched already", j.ID)}
-		if cur, err := s.GetJob(ctx, j.TenantID, j.ID); err == nil {
-			e.Job = cur
-		}
-		return e
-	}
 	if err != nil {
-		return wrap(err, "update job %s", j.ID)
+		return s.writeError(ctx, err, j, "update job %s", j.ID)
 	}
 	j.Version = version
 	j.UpdatedAt = now
@@ -235,11 +173,115 @@ func (s *Store) UpdateJob(ctx context.Context, c *askonce.Change) error {
 	if c.Dispatch {
 		j.Dispatch = askonce.DispatchQueued
 	}
+	wroteWith(c, appended, hist)
+	return nil
+}
+
+// attemptsUsage is the usage of attempts, summed.
+func attemptsUsage(attempts []askonce.Attempt) askonce.Usage {
+	var u askonce.Usage
+	for _, a := range attempts {
+		u = u.Add(a.Usage)
+	}
+	return u
+}
+
+// historyOf returns c.History as it will be stored: with the job's
+// tenant, and its session, job and time (now) when unset; nil without.
+func historyOf(c *askonce.Change, now time.Time) *askonce.HistoryEntry {
+	if c.History == nil {
+		return nil
+	}
+	j := c.Job
+	h := *c.History
+	h.TenantID = j.TenantID
+	if h.SessionID == "" {
+		h.SessionID = j.SessionID
+	}
+	if h.JobID == "" {
+		h.JobID = j.ID
+	}
+	if h.At.IsZero() {
+		h.At = now
+	} else {
+		h.At = fromNanos(h.At.UnixNano())
+	}
+	return &h
+}
+
+// writeWith writes, inside tx, what goes with the row of job j written
+// by c, for CreateJob and UpdateJob alike: the attempts, the events
+// (returned as stored), the history entry hist, the answer link, the
+// notification and the dispatch.
+func (s *Store) writeWith(ctx context.Context, tx *sql.Tx, j *askonce.Job, c *askonce.Change, hist *askonce.HistoryEntry, now time.Time) ([]askonce.Event, error) {
+	if len(c.Attempts) > 0 {
+		st := tx.StmtContext(ctx, s.w.insertAttempt)
+		for i := range c.Attempts {
+			if _, err := st.ExecContext(ctx, attemptArgs(j.TenantID, j.ID, &c.Attempts[i])...); err != nil {
+				return nil, fmt.Errorf("insert attempt %d: %w", c.Attempts[i].N, err)
+			}
+		}
+	}
+	appended, err := s.appendEvents(ctx, tx, j.TenantID, j.ID, c.Events, now)
+	if err != nil {
+		return nil, err
+	}
+	if hist != nil {
+		if _, err := tx.StmtContext(ctx, s.w.upsertHistory).ExecContext(ctx,
+			hist.TenantID, hist.SessionID, hist.QuestionHash, string(hist.Type),
+			hist.Question, hist.Answer, hist.JobID, hist.At.UnixNano()); err != nil {
+			return nil, fmt.Errorf("upsert history: %w", err)
+		}
+	}
+	if len(c.AnswerLink) > 0 {
+		if _, err := tx.StmtContext(ctx, s.w.insertLink).ExecContext(ctx, c.AnswerLink, j.TenantID, j.ID, now.UnixNano()); err != nil {
+			return nil, fmt.Errorf("record answer link: %w", err)
+		}
+	}
+	if c.Notify != "" && s.onNotify != nil {
+		if err := s.onNotify(ctx, tx, j, c.Notify); err != nil {
+			return nil, fmt.Errorf("queue %s notification: %w", c.Notify, err)
+		}
+	}
+	if c.Dispatch {
+		if _, err := tx.StmtContext(ctx, s.w.insertDispatch).ExecContext(ctx, j.ID, j.TenantID, now.UnixNano()); err != nil {
+			if isConstraint(err, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY) {
+				return nil, errDispatched
+			}
+			return nil, fmt.Errorf("queue dispatch: %w", err)
+		}
+		if s.onDispatch != nil {
+			queued := *j
+			queued.Dispatch = askonce.DispatchQueued
+			if err := s.onDispatch(ctx, tx, &queued); err != nil {
+				return nil, fmt.Errorf("queue dispatch: %w", err)
+			}
+		}
+	}
+	return appended, nil
+}
+
+// wroteWith hands back to c, once its transaction committed, what the
+// store assigned: the events' ids and times, the history entry's fields.
+func wroteWith(c *askonce.Change, appended []askonce.Event, hist *askonce.HistoryEntry) {
 	copy(c.Events, appended)
 	if hist != nil {
 		*c.History = *hist
 	}
-	return nil
+}
+
+// writeError returns the error of a failed write of j: a second dispatch
+// is ECONFLICT with the stored job, the store's own errors pass through,
+// others get context.
+func (s *Store) writeError(ctx context.Context, err error, j *askonce.Job, format string, args ...any) error {
+	if errors.Is(err, errDispatched) {
+		e := &askonce.Error{Code: askonce.ECONFLICT, Message: fmt.Sprintf("job %s was dispatched already", j.ID)}
+		if cur, err := s.GetJob(ctx, j.TenantID, j.ID); err == nil {
+			e.Job = cur
+		}
+		return e
+	}
+	return wrap(err, format, args...)
 }
 
 // JobByAnswerLink returns the job whose answer link has hash, of any

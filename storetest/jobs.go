@@ -17,7 +17,7 @@ var jobTests = []test{
 		j := FullJob(NewTenant())
 		want := j.Clone()
 		evs := []askonce.Event{{Type: askonce.EventCreated, Data: json.RawMessage(`{"goal": "cheese"}`)}}
-		if err := s.CreateJob(t.Context(), j, evs); err != nil {
+		if err := s.CreateJob(t.Context(), &askonce.Change{Job: j, Events: evs}); err != nil {
 			t.Fatalf("create: %v", err)
 		}
 		want.Version = 1
@@ -66,7 +66,7 @@ var jobTests = []test{
 		dup := NewJob(j.TenantID)
 		dup.ID = j.ID
 		dup.Goal = "another goal"
-		err := s.CreateJob(t.Context(), dup, []askonce.Event{{Type: askonce.EventCreated}})
+		err := s.CreateJob(t.Context(), &askonce.Change{Job: dup, Events: []askonce.Event{{Type: askonce.EventCreated}}})
 		wantCode(t, "second create", err, askonce.ECONFLICT)
 		if got := get(t, s, j.TenantID, j.ID); got.Goal != j.Goal {
 			t.Errorf("goal after duplicate create = %q, want %q", got.Goal, j.Goal)
@@ -81,7 +81,7 @@ var jobTests = []test{
 		j := create(t, s, NewJob(NewTenant()))
 		dup := NewJob(NewTenant())
 		dup.ID = j.ID
-		wantCode(t, "create in another tenant", s.CreateJob(t.Context(), dup, nil), askonce.ECONFLICT)
+		wantCode(t, "create in another tenant", s.CreateJob(t.Context(), &askonce.Change{Job: dup}), askonce.ECONFLICT)
 		_, err := s.GetJob(t.Context(), dup.TenantID, dup.ID)
 		wantCode(t, "get in the other tenant", err, askonce.ENOTFOUND)
 	}},

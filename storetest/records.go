@@ -123,7 +123,7 @@ var eventTests = []test{
 			{Type: askonce.EventAttempt, At: at, TenantID: "someone else", JobID: "another job"},
 		}
 		before := time.Now()
-		if err := s.CreateJob(ctx, j, created); err != nil {
+		if err := s.CreateJob(ctx, &askonce.Change{Job: j, Events: created}); err != nil {
 			t.Fatalf("create: %v", err)
 		}
 		if err := s.AddAttempt(ctx, j.TenantID, j.ID, askonce.Attempt{N: 1, Reason: askonce.ReasonInitial, Outcome: askonce.AttemptQuestion},
@@ -226,7 +226,7 @@ var eventTests = []test{
 		dup := NewJob(j.TenantID)
 		dup.ID = j.ID
 		ev := []askonce.Event{{Type: askonce.EventCreated}}
-		wantCode(t, "duplicate create", s.CreateJob(ctx, dup, ev), askonce.ECONFLICT)
+		wantCode(t, "duplicate create", s.CreateJob(ctx, &askonce.Change{Job: dup, Events: ev}), askonce.ECONFLICT)
 		wantCode(t, "stale update", s.UpdateJob(ctx, &askonce.Change{Job: stale, Events: []askonce.Event{{Type: askonce.EventFailed}}}), askonce.ECONFLICT)
 		if err := s.UpdateJob(ctx, &askonce.Change{Job: j.Clone(), Dispatch: true, Events: []askonce.Event{{Type: askonce.EventDispatched}}}); err == nil {
 			t.Fatal("second dispatch succeeded")

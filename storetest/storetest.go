@@ -1,6 +1,6 @@
 // Package storetest is the conformance suite of askonce.Store: one
 // specification of how a store behaves, run unchanged against every
-// implementation (today package sqlite). It tests only through the
+// implementation (packages sqlite and postgres). It tests only through the
 // askonce.Store interface. RunIdempotency is the suite of the HTTP API's
 // server.IdempotencyStore, which the same stores implement.
 //
@@ -16,6 +16,9 @@
 //			return s
 //		})
 //	}
+//
+// RunShared holds the cross-connection cases: two stores on one database
+// racing the same compare-and-sets, as replicas do.
 //
 // The fixtures (NewJob, FullJob, NewTenant, JobDiff) are exported for
 // other packages' tests.
@@ -44,6 +47,7 @@ func Run(t *testing.T, open func(t *testing.T) askonce.Store) {
 		tests []test
 	}{
 		{"Job", jobTests},
+		{"CreateJob", createTests},
 		{"Tenancy", tenancyTests},
 		{"UpdateJob", updateTests},
 		{"Attempts", attemptTests},
@@ -76,7 +80,7 @@ func Run(t *testing.T, open func(t *testing.T) askonce.Store) {
 // create stores j with a created event, failing the test on error.
 func create(t *testing.T, s askonce.Store, j *askonce.Job) *askonce.Job {
 	t.Helper()
-	if err := s.CreateJob(t.Context(), j, []askonce.Event{{Type: askonce.EventCreated}}); err != nil {
+	if err := s.CreateJob(t.Context(), &askonce.Change{Job: j, Events: []askonce.Event{{Type: askonce.EventCreated}}}); err != nil {
 		t.Fatalf("create job: %v", err)
 	}
 	return j
