@@ -12,10 +12,12 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"runtime/debug"
 	"strings"
 	"time"
 
 	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/a2a"
 	"github.com/askonce/askonce/dispatch"
 	execinterp "github.com/askonce/askonce/exec"
 	"github.com/askonce/askonce/internal/tracing"
@@ -63,7 +65,9 @@ type serveConfig struct {
 
 const serveSummary = `Runs the askonce HTTP API. The defaults need no keys and no network: the
 SQLite file ./askonce.db, the embedded rules interpreter with the general
-profile, and 127.0.0.1:8080.`
+profile, and 127.0.0.1:8080. Besides the API it serves the answer page
+(/a/), the inbox (/ui), MCP (/mcp, docs/mcp.md) and A2A (/a2a, with the
+Agent Card at /.well-known/agent-card.json; docs/integrations.md).`
 
 func serveFlags(getenv func(string) string, out io.Writer) (*settings, *serveConfig) {
 	c := &serveConfig{}
@@ -222,6 +226,15 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 			for _, m := range []string{"GET", "POST", "DELETE"} {
 				mux.Handle(m+" /mcp", h)
 			}
+			// A2A (docs/integrations.md): the card is public, /a2a is
+			// behind the API keys.
+			ac := a2a.Config{Engine: engine, PublicURL: publicURL, Version: moduleVersion(), Logger: log}
+			if keys != nil {
+				ac.Tenant = keys.Tenant
+			}
+			agent := a2a.New(ac)
+			mux.Handle("POST "+a2a.Path, agent)
+			mux.Handle("GET "+a2a.CardPath, agent.CardHandler())
 		},
 	})
 	srv := &http.Server{
@@ -550,4 +563,12 @@ func syncWait(d time.Duration) time.Duration {
 		return -1
 	}
 	return d
+}
+
+// moduleVersion is this binary's module version, as the A2A card tells it.
+func moduleVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		return bi.Main.Version
+	}
+	return ""
 }

@@ -36,7 +36,7 @@ const (
 
 // exitCodeHelp is each exit code's line (or lines) in --help.
 var exitCodeHelp = map[int]string{
-	exitOK:       "  0  ok (run: the job succeeded)",
+	exitOK:       "  0  ok",
 	exitError:    "  1  other error (server unreachable, bad request, unauthorized, ...)",
 	exitUsage:    "  2  usage error",
 	exitNotFound: "  3  not found (no such job)",
