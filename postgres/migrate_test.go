@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"time"
 	"bytes"
 	"io/fs"
 	"testing"
@@ -111,6 +112,11 @@ VALUES ('\x0102', 'acme', '01a20000-0000-7000-8000-0000000000aa', '2026-11-23 10
 INSERT INTO idempotency (tenant_id, key, fingerprint, status, body, created_at, owner, job_id, base_version)
 VALUES ('acme', 'k1', 'POST /jobs x', 201, '\x7b7d', '2026-11-23 10:00:00+00', '', '01a20000-0000-7000-8000-0000000000aa', 0);
 INSERT INTO settings (name, value) VALUES ('answer_link_secret', '\x000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f');
+INSERT INTO jobs (id, tenant_id, session_id, mode, profile, hard_cap, title, status, clarification_status,
+    error, version, created_at, updated_at)
+VALUES ('01a20000-0000-7000-8000-0000000000bb', 'acme', 'sess', 'managed', 'general', 'fallback', 'Left planning',
+    'planning', 'none', '', 1, '2026-11-23 10:00:00+00', '2026-11-23 10:00:00+00');
+INSERT INTO jobs_static (id, goal) VALUES ('01a20000-0000-7000-8000-0000000000bb', 'copper ore');
 `,
 }
 
@@ -173,6 +179,15 @@ func TestMigrateFromThePreviousVersionKeepsItsRows(t *testing.T) {
 	got, tookOver, err := s.ClaimIdempotencyKey(ctx, &server.IdempotencyRecord{TenantID: "acme", Key: "k1", Fingerprint: "POST /jobs x", Owner: "new"})
 	if err != nil || tookOver || got == nil || got.Status != 201 || !bytes.Equal(got.Body, []byte("{}")) {
 		t.Errorf("idempotency record %+v (%v, took over %v), want the stored 201", got, err, tookOver)
+	}
+	// A job a process of version 1 left in planning has no lease: the
+	// first sweep takes it over (migration 00002).
+	refs, err := s.LapsedLeases(ctx, askonce.LeaseQuery{Now: time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)})
+	if err != nil || len(refs) != 1 || refs[0].ID != "01a20000-0000-7000-8000-0000000000bb" {
+		t.Errorf("lapsed leases after the migration: %v (%v), want the planning job alone", refs, err)
+	}
+	if p, err := s.GetJob(ctx, "acme", "01a20000-0000-7000-8000-0000000000bb"); err != nil || p.Lease != (askonce.Lease{}) {
+		t.Errorf("the planning job reads back as %+v (%v), want no lease", p, err)
 	}
 	// The job goes on: its next events come after the migrated ones.
 	j.Status = askonce.StatusSuccess
