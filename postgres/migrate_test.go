@@ -1,10 +1,10 @@
 package postgres
 
 import (
-	"time"
 	"bytes"
 	"io/fs"
 	"testing"
+	"time"
 
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/postgres/pgtest"

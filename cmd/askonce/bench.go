@@ -12,8 +12,8 @@ import (
 	"net/url"
 	"slices"
 	"sort"
-	"sync"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 )
