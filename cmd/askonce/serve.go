@@ -164,7 +164,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	// question notification inside the ask's, through the dispatcher,
 	// which needs the store: the hook joins them.
 	var hook dispatch.Hook
-	st, queue, err := openStore(ctx, c.DB, storeHooks{hook: &hook, dispatch: builder != nil, notify: notifier != nil})
+	st, queue, err := openStore(ctx, c.DB, storeHooks{hook: &hook, dispatch: builder != nil, notify: notifier != nil, log: log})
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"log/slog"
 
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/dispatch"
@@ -27,6 +28,9 @@ type store interface {
 type storeHooks struct {
 	hook             *dispatch.Hook
 	dispatch, notify bool // queue builder deliveries, question notifications
+	// log, when set, hears of the store's background trouble (PostgreSQL's
+	// listening connection reconnecting).
+	log *slog.Logger
 }
 
 // openStore opens the database db names: PostgreSQL for a postgres:// or
@@ -42,6 +46,9 @@ func openStore(ctx context.Context, db string, hooks storeHooks) (st store, queu
 		}
 		if hooks.notify {
 			o.OnNotify = hooks.hook.NotifyPgx
+		}
+		if hooks.log != nil {
+			o.Logger = func(msg string, err error) { hooks.log.Warn(msg, "err", err) }
 		}
 		pg, err := o.Open(ctx, db)
 		if err != nil {
