@@ -54,7 +54,8 @@ func finished(j *Job, err error) *Run {
 //
 // The background planning is not cancelled with ctx (only ctx's values
 // carry over): it ends with a stored outcome, or, if the process dies, the
-// job is resumed by Recover (docs/protocol.md rule 13).
+// job is resumed once its planning lease lapses, by another process's
+// TakeOver or by Recover at the next start (docs/protocol.md rule 13).
 func (e *Engine) Start(ctx context.Context, req CreateRequest) (*Job, *Run, error) {
 	j, it, err := e.create(ctx, req)
 	if err != nil {
@@ -108,8 +109,9 @@ func (e *Engine) background(ctx context.Context, j *Job, it *Interpretation) *Ru
 
 // Drain waits until every background planning run has ended, or ctx is
 // done; then it returns ctx's error. Call it at shutdown after the last
-// Start: runs cut off by the process's exit are resumed by Recover at the
-// next start.
+// Start: runs cut off by the process's exit are resumed by another
+// process (TakeOver) or at the next start (Recover); ReleaseLeases lets
+// that happen without waiting for their leases to lapse.
 func (e *Engine) Drain(ctx context.Context) error {
 	done := make(chan struct{})
 	go func() {
