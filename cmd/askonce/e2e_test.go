@@ -433,7 +433,9 @@ func TestE2E_Rule13_KillDuringLoadLosesNothing(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "a.db")
 	// A delivery cut off by the kill is retried once River gives its try up:
 	// the builder timeout plus 10 s, then the rescuer's next round.
-	args = append(args, "--db", db, "--builder-timeout", "2s")
+	// The restart is the same replica (--replica-id): it takes the jobs
+	// left in planning back at once.
+	args = append(args, "--db", db, "--builder-timeout", "2s", "--replica-id", "replica-a")
 	in := start(t, env, args...)
 
 	var mu sync.Mutex

@@ -24,7 +24,9 @@ func TestRule2_IdempotencyKeyRetryAfterACrashGetsTheJobNever409(t *testing.T) {
 	// A plug-in that takes seconds, like an LLM.
 	env := []string{`ASKONCE_EXEC_COMMAND=["sh", "-c", "sleep 2; exec python3 '` + plugin + `'"]`}
 	const lease = time.Second
-	args := []string{"--db", filepath.Join(t.TempDir(), "a.db"), "--interpreter", "exec", "--idempotency-lease", lease.String()}
+	// The restart is the same replica (--replica-id), which takes its
+	// planning job back at once.
+	args := []string{"--db", filepath.Join(t.TempDir(), "a.db"), "--interpreter", "exec", "--idempotency-lease", lease.String(), "--replica-id", "replica-a"}
 	in := start(t, env, args...)
 
 	body := map[string]any{"goal": "Write the README then add tests", "sessionId": "s"}
