@@ -74,10 +74,13 @@ func (p *pane) tmux(args ...string) string {
 
 func (p *pane) screen() string { return p.tmux("capture-pane", "-p") }
 
-// waitFor polls the screen until it shows every text, for at most 10 s.
+// waitFor polls the screen until it shows every text, for at most 45 s:
+// some screens wait for a plug-in interpreter's several attempts (a
+// process each), which take seconds when the test binaries of every
+// package share the machine's two cores.
 func (p *pane) waitFor(texts ...string) string {
 	p.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(45 * time.Second)
 	for {
 		s := p.screen()
 		missing := ""
