@@ -7,7 +7,7 @@ import (
 )
 
 // Store persists jobs, their attempts, events and the sessions' answer
-// history. The one implementation is sqlite (package sqlite); every
+// history. Packages sqlite and postgres implement it; every
 // implementation must pass the conformance suite in storetest. (The HTTP API's Idempotency-Key
 // records are not the domain's: see server.IdempotencyStore.)
 //

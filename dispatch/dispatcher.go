@@ -11,7 +11,11 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/riverdriver/riversqlite"
 	"github.com/riverqueue/river/rivermigrate"
 	"github.com/riverqueue/river/rivertype"
@@ -66,9 +70,16 @@ type Config struct {
 	// contending for SQLite's file lock: neither side ever sees
 	// SQLITE_BUSY. A separate pool on the same file works too, if its DSN
 	// has busy_timeout and _txlock=immediate, but then the two sides wait
-	// for each other in SQLite's busy handler. Required unless Builder is
-	// nil.
+	// for each other in SQLite's busy handler. With a PostgreSQL store,
+	// set Pool instead. One of DB and Pool is required unless Builder
+	// and Notify are nil.
 	DB *sql.DB
+	// Pool is the PostgreSQL pool River keeps its tables in and works
+	// from (riverpgxv5): the store's, postgres.Store.Pool(). The store
+	// then queues through EnqueuePgx and NotifyPgx
+	// (postgres.Options.OnDispatch and OnNotify), in its own
+	// transactions.
+	Pool *pgxpool.Pool
 	// Store is where deliveries read jobs from and record their outcome.
 	// Required unless Builder is nil.
 	Store askonce.Store
@@ -137,8 +148,19 @@ func DefaultBackoff(attempt int) time.Duration {
 // methods are safe for concurrent use.
 type Dispatcher struct {
 	cfg    Config
-	client *river.Client[*sql.Tx] // nil with the none builder
-	log    *slog.Logger
+	client riverClient // nil with the none builder
+	// One of these is client, by the database's kind.
+	sqlClient *river.Client[*sql.Tx]
+	pgClient  *river.Client[pgx.Tx]
+	log       *slog.Logger
+}
+
+// riverClient is what the Dispatcher does with its River client whatever
+// the database.
+type riverClient interface {
+	Start(ctx context.Context) error
+	Stop(ctx context.Context) error
+	StopAndCancel(ctx context.Context) error
 }
 
 // New returns a Dispatcher for cfg. Unless cfg.Builder is nil (none), it
@@ -154,8 +176,8 @@ func New(ctx context.Context, cfg Config) (*Dispatcher, error) {
 	if cfg.Builder == nil && cfg.Notify == nil {
 		return d, nil
 	}
-	if cfg.DB == nil {
-		return nil, errors.New("dispatch: Config.DB is required")
+	if (cfg.DB == nil) == (cfg.Pool == nil) {
+		return nil, errors.New("dispatch: one of Config.DB and Config.Pool is required")
 	}
 	if cfg.Store == nil {
 		return nil, errors.New("dispatch: Config.Store is required")
@@ -169,15 +191,6 @@ func New(ctx context.Context, cfg Config) (*Dispatcher, error) {
 	d.cfg.JobTimeout = cmpOr(cfg.JobTimeout, DefaultJobTimeout)
 	if d.cfg.Backoff == nil {
 		d.cfg.Backoff = DefaultBackoff
-	}
-
-	driver := riversqlite.New(cfg.DB)
-	migrator, err := rivermigrate.New(driver, &rivermigrate.Config{Logger: log})
-	if err != nil {
-		return nil, fmt.Errorf("dispatch: migrate river: %w", err)
-	}
-	if _, err := migrator.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
-		return nil, fmt.Errorf("dispatch: migrate river: %w", err)
 	}
 
 	workers := river.NewWorkers()
@@ -195,7 +208,7 @@ func New(ctx context.Context, cfg Config) (*Dispatcher, error) {
 		queues[notifyQueue] = river.QueueConfig{MaxWorkers: d.cfg.Concurrency}
 	}
 	cooldown := min(river.FetchCooldownDefault, d.cfg.PollInterval)
-	d.client, err = river.NewClient(driver, &river.Config{
+	rc := &river.Config{
 		Queues:               queues,
 		Workers:              workers,
 		MaxAttempts:          d.cfg.MaxAttempts,
@@ -205,11 +218,52 @@ func New(ctx context.Context, cfg Config) (*Dispatcher, error) {
 		RescueStuckJobsAfter: cmpOr(cfg.RescueAfter, d.cfg.JobTimeout+time.Minute),
 		Logger:               log,
 		TestOnly:             cfg.testOnly,
-	})
+	}
+	var err error
+	if cfg.Pool != nil {
+		d.pgClient, err = newClient(ctx, riverpgxv5.New(cfg.Pool), rc, log)
+		d.client = d.pgClient
+	} else {
+		d.sqlClient, err = newClient(ctx, riversqlite.New(cfg.DB), rc, log)
+		d.client = d.sqlClient
+	}
+	if err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// newClient creates or updates River's tables (rivermigrate up) and
+// returns a client on driver.
+func newClient[TTx any](ctx context.Context, driver riverdriver.Driver[TTx], rc *river.Config, log *slog.Logger) (*river.Client[TTx], error) {
+	migrator, err := rivermigrate.New(driver, &rivermigrate.Config{Logger: log})
+	if err != nil {
+		return nil, fmt.Errorf("dispatch: migrate river: %w", err)
+	}
+	if _, err := migrator.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
+		return nil, fmt.Errorf("dispatch: migrate river: %w", err)
+	}
+	client, err := river.NewClient(driver, rc)
 	if err != nil {
 		return nil, fmt.Errorf("dispatch: river client: %w", err)
 	}
-	return d, nil
+	return client, nil
+}
+
+// insertTx inserts a River job in tx, a *sql.Tx (SQLite) or a pgx.Tx
+// (PostgreSQL): the kind of the Dispatcher's database.
+func (d *Dispatcher) insertTx(ctx context.Context, tx any, a river.JobArgs, opts *river.InsertOpts) (*rivertype.JobInsertResult, error) {
+	switch tx := tx.(type) {
+	case *sql.Tx:
+		if d.sqlClient != nil {
+			return d.sqlClient.InsertTx(ctx, tx, a, opts)
+		}
+	case pgx.Tx:
+		if d.pgClient != nil {
+			return d.pgClient.InsertTx(ctx, tx, a, opts)
+		}
+	}
+	return nil, fmt.Errorf("a %T is not a transaction of the dispatcher's database", tx)
 }
 
 func cmpOr[T int | time.Duration](v, def T) T {
@@ -256,13 +310,23 @@ func (d *Dispatcher) Stop(ctx context.Context) error {
 // at most once even if Enqueue runs twice for it. With the none builder it
 // does nothing. An error rolls back the caller's transaction.
 func (d *Dispatcher) Enqueue(ctx context.Context, tx *sql.Tx, job *askonce.Job) error {
+	return d.enqueue(ctx, tx, job)
+}
+
+// EnqueuePgx is Enqueue in a PostgreSQL transaction; it has the signature
+// of postgres.Options.OnDispatch.
+func (d *Dispatcher) EnqueuePgx(ctx context.Context, tx pgx.Tx, job *askonce.Job) error {
+	return d.enqueue(ctx, tx, job)
+}
+
+func (d *Dispatcher) enqueue(ctx context.Context, tx any, job *askonce.Job) error {
 	if d == nil {
 		return errors.New("dispatch: no dispatcher yet")
 	}
 	if d.cfg.Builder == nil {
 		return nil
 	}
-	res, err := d.client.InsertTx(ctx, tx, args{TenantID: job.TenantID, JobID: job.ID, Trace: tracing.Carrier(ctx)}, &river.InsertOpts{
+	res, err := d.insertTx(ctx, tx, args{TenantID: job.TenantID, JobID: job.ID, Trace: tracing.Carrier(ctx)}, &river.InsertOpts{
 		Queue:       queueName,
 		MaxAttempts: d.cfg.MaxAttempts,
 		UniqueOpts:  uniqueForever,
@@ -309,6 +373,18 @@ func (h *Hook) Enqueue(ctx context.Context, tx *sql.Tx, job *askonce.Job) error 
 // give sqlite.Options.OnNotify.
 func (h *Hook) Notify(ctx context.Context, tx *sql.Tx, job *askonce.Job, ev askonce.QuestionEvent) error {
 	return h.d.Load().Notify(ctx, tx, job, ev)
+}
+
+// EnqueuePgx forwards to the Dispatcher given to Set; it is the function
+// to give postgres.Options.OnDispatch.
+func (h *Hook) EnqueuePgx(ctx context.Context, tx pgx.Tx, job *askonce.Job) error {
+	return h.d.Load().EnqueuePgx(ctx, tx, job)
+}
+
+// NotifyPgx forwards to the Dispatcher given to Set; it is the function
+// to give postgres.Options.OnNotify.
+func (h *Hook) NotifyPgx(ctx context.Context, tx pgx.Tx, job *askonce.Job, ev askonce.QuestionEvent) error {
+	return h.d.Load().NotifyPgx(ctx, tx, job, ev)
 }
 
 // args is a River job: the delivery of one askonce job.

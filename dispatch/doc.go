@@ -1,9 +1,11 @@
 // Package dispatch delivers the plans of successful jobs to a builder,
-// exactly once per job (docs/protocol.md rule 11), through a River queue kept in
-// the store's own SQLite file. The same queue carries question
-// notifications (question.asked, question.resolved; see notify.go and
-// docs/notifications.md), queued through sqlite.Options.OnNotify and
-// [Hook.Notify] in the transaction that asks or resolves.
+// exactly once per job (docs/protocol.md rule 11), through a River queue
+// kept in the store's own database: its SQLite file (riversqlite), or its
+// PostgreSQL database (riverpgxv5, Config.Pool, [Dispatcher.EnqueuePgx]).
+// The same queue carries question notifications (question.asked,
+// question.resolved; see notify.go and docs/notifications.md), queued
+// through sqlite.Options.OnNotify and [Hook.Notify] (postgres.Options.OnNotify
+// and [Hook.NotifyPgx]) in the transaction that asks or resolves.
 //
 // # How a job gets to its builder
 //

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 
 	"github.com/askonce/askonce"
@@ -100,6 +101,16 @@ func (notifyArgs) Kind() string { return notifyKind }
 // Without Config.Notify it does nothing. An error rolls back the caller's
 // transaction.
 func (d *Dispatcher) Notify(ctx context.Context, tx *sql.Tx, job *askonce.Job, ev askonce.QuestionEvent) error {
+	return d.notify(ctx, tx, job, ev)
+}
+
+// NotifyPgx is Notify in a PostgreSQL transaction; it has the signature of
+// postgres.Options.OnNotify.
+func (d *Dispatcher) NotifyPgx(ctx context.Context, tx pgx.Tx, job *askonce.Job, ev askonce.QuestionEvent) error {
+	return d.notify(ctx, tx, job, ev)
+}
+
+func (d *Dispatcher) notify(ctx context.Context, tx any, job *askonce.Job, ev askonce.QuestionEvent) error {
 	if d == nil {
 		return errors.New("dispatch: no dispatcher yet")
 	}
@@ -111,7 +122,7 @@ func (d *Dispatcher) Notify(ctx context.Context, tx *sql.Tx, job *askonce.Job, e
 		Status: job.Status, ClarificationStatus: job.ClarificationStatus, Source: job.AnswerSource,
 		At: job.UpdatedAt.UTC(), Trace: tracing.Carrier(ctx),
 	}
-	_, err := d.client.InsertTx(ctx, tx, a, &river.InsertOpts{
+	_, err := d.insertTx(ctx, tx, a, &river.InsertOpts{
 		Queue: notifyQueue, MaxAttempts: d.cfg.MaxAttempts, UniqueOpts: uniqueForever,
 	})
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/internal/jobview"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -76,7 +77,7 @@ func (s *srv) addTools(server *sdk.Server) {
 // jobOut is the final result of a tool that returns a job.
 func (s *srv) jobOut(j *askonce.Job, note string) (*sdk.CallToolResult, *JobResult, error) {
 	url := s.b.AnswerURL(j)
-	r := jobResult(j, url)
+	r := jobview.JobOf(j, url)
 	text := summary(j, url)
 	if note != "" {
 		text = note + "\n" + text
@@ -191,7 +192,7 @@ func (s *srv) planResume(ctx context.Context, req *sdk.CallToolRequest, tenant s
 			}
 			return s.jobOut(next, "")
 		}
-		next, err = s.b.Answer(ctx, tenant, j.ID, elicitAnswer(er.Content))
+		next, err = s.b.Answer(ctx, tenant, j.ID, jobview.AnswerOf(er.Content))
 		if askonce.ErrorCode(err) == askonce.EINVALID {
 			s.observe(modeForm, "invalid")
 			if st.Tries+1 > MaxReElicit {
@@ -340,7 +341,7 @@ func (s *srv) askResume(ctx context.Context, req *sdk.CallToolRequest, tenant st
 				j, err = s.waitWhile(ctx, tenant, j, isPending)
 				break
 			}
-			_, err = s.b.Answer(ctx, tenant, j.ID, elicitAnswer(er.Content))
+			_, err = s.b.Answer(ctx, tenant, j.ID, jobview.AnswerOf(er.Content))
 			if askonce.ErrorCode(err) == askonce.EINVALID {
 				s.observe(modeForm, "invalid")
 				if st.Tries+1 <= MaxReElicit {
@@ -382,13 +383,13 @@ func (s *srv) askOut(rr *askonce.ReportResult) (*sdk.CallToolResult, *AskResult,
 	out := &AskResult{
 		Action:         string(rr.Action),
 		JobID:          j.ID,
-		Question:       questionResult(rr.Question),
+		Question:       jobview.QuestionOf(rr.Question),
 		Answer:         rr.Answer,
 		ResolvedPrompt: rr.ResolvedPrompt,
 		Directive:      rr.Directive,
 		Default:        rr.Default,
 		AnswerURL:      url,
-		Job:            jobResult(j, url),
+		Job:            jobview.JobOf(j, url),
 	}
 	var text string
 	switch rr.Action {
@@ -470,7 +471,7 @@ func (s *srv) listPending(ctx context.Context, req *sdk.CallToolRequest, args Li
 	fmt.Fprintf(&b, "%d pending questions.", len(page.Jobs))
 	for _, j := range page.Jobs {
 		url := s.b.AnswerURL(j)
-		out.Jobs = append(out.Jobs, jobResult(j, url))
+		out.Jobs = append(out.Jobs, jobview.JobOf(j, url))
 		fmt.Fprintf(&b, "\n- %s: %s", j.ID, j.Question.Text)
 	}
 	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: b.String()}}}, out, nil
@@ -494,7 +495,7 @@ func (s *srv) readJob(ctx context.Context, req *sdk.ReadResourceRequest) (*sdk.R
 	if err != nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: askonce.ErrorMessage(err)}
 	}
-	b, err := json.MarshalIndent(jobResult(j, s.b.AnswerURL(j)), "", "  ")
+	b, err := json.MarshalIndent(jobview.JobOf(j, s.b.AnswerURL(j)), "", "  ")
 	if err != nil {
 		return nil, err
 	}

@@ -4,9 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/internal/jobview"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -74,48 +74,14 @@ type ListArgs struct {
 	SessionID string `json:"sessionId,omitempty" jsonschema:"only this session's jobs"`
 }
 
-// JobResult is a job as the tools return it.
-type JobResult struct {
-	JobID               string          `json:"jobId"`
-	Status              string          `json:"status"`
-	Title               string          `json:"title"`
-	Mode                string          `json:"mode"`
-	SessionID           string          `json:"sessionId"`
-	Goal                string          `json:"goal"`
-	ClarificationStatus string          `json:"clarificationStatus"`
-	Question            *QuestionResult `json:"question,omitempty"`
-	Answer              string          `json:"answer,omitempty"`
-	AnswerSource        string          `json:"answerSource,omitempty"`
-	AnswerURL           string          `json:"answerUrl,omitempty" jsonschema:"where a person answers the pending question"`
-	Plan                *PlanResult     `json:"plan,omitempty"`
-	Error               string          `json:"error,omitempty"`
-}
-
-// QuestionResult is a job's question.
-type QuestionResult struct {
-	Type       string   `json:"type"`
-	Text       string   `json:"text"`
-	Options    []string `json:"options,omitempty"`
-	AllowOther bool     `json:"allowOther,omitempty"`
-	Default    string   `json:"default,omitempty"`
-	ExpiresAt  string   `json:"expiresAt,omitempty"`
-}
-
-// PlanResult is a job's plan.
-type PlanResult struct {
-	Title       string       `json:"title,omitempty"`
-	Tasks       []TaskResult `json:"tasks"`
-	Assumptions []string     `json:"assumptions,omitempty"`
-	Spec        any          `json:"spec,omitempty"`
-}
-
-// TaskResult is one task of a plan.
-type TaskResult struct {
-	ID          string   `json:"id"`
-	Title       string   `json:"title"`
-	Instruction string   `json:"instruction,omitempty"`
-	DependsOn   []string `json:"dependsOn"`
-}
+// The job, question and plan as the tools return them: the same views the
+// A2A endpoint sends (internal/jobview).
+type (
+	JobResult      = jobview.Job
+	QuestionResult = jobview.Question
+	PlanResult     = jobview.Plan
+	TaskResult     = jobview.Task
+)
 
 // AskResult is ask_user's answer: what the agent does next.
 type AskResult struct {
@@ -133,49 +99,6 @@ type AskResult struct {
 // ListResult is list_pending's answer.
 type ListResult struct {
 	Jobs []JobResult `json:"jobs"`
-}
-
-func questionResult(q *askonce.Question) *QuestionResult {
-	if q == nil {
-		return nil
-	}
-	r := &QuestionResult{Type: string(q.Type), Text: q.Text, Options: q.Options, AllowOther: q.AllowOther, Default: q.Default}
-	if q.ExpiresAt != nil {
-		r.ExpiresAt = q.ExpiresAt.UTC().Format(time.RFC3339)
-	}
-	return r
-}
-
-func jobResult(j *askonce.Job, answerURL string) JobResult {
-	r := JobResult{
-		JobID:               j.ID,
-		Status:              string(j.Status),
-		Title:               j.Title,
-		Mode:                string(j.Mode),
-		SessionID:           j.SessionID,
-		Goal:                j.Goal,
-		ClarificationStatus: string(j.ClarificationStatus),
-		Question:            questionResult(j.Question),
-		Answer:              j.Answer,
-		AnswerSource:        string(j.AnswerSource),
-		AnswerURL:           answerURL,
-		Error:               j.Error,
-	}
-	if p := j.Plan; p != nil {
-		pr := &PlanResult{Title: p.Title, Assumptions: p.Assumptions, Tasks: []TaskResult{}}
-		for _, t := range p.Tasks {
-			deps := t.DependsOn
-			if deps == nil {
-				deps = []string{}
-			}
-			pr.Tasks = append(pr.Tasks, TaskResult{ID: t.ID, Title: t.Title, Instruction: t.Instruction, DependsOn: deps})
-		}
-		if len(p.Spec) > 0 {
-			_ = json.Unmarshal(p.Spec, &pr.Spec)
-		}
-		r.Plan = pr
-	}
-	return r
 }
 
 func (p PlanInput) plan() (*askonce.Plan, error) {
@@ -209,23 +132,9 @@ func (a AskArgs) question() askonce.Question {
 func summary(j *askonce.Job, answerURL string) string {
 	switch j.Status {
 	case askonce.StatusSuccess:
-		var b strings.Builder
-		fmt.Fprintf(&b, "Planned %q: %d tasks.", j.Title, len(j.Plan.Tasks))
-		for _, t := range j.Plan.Tasks {
-			fmt.Fprintf(&b, "\n- %s: %s", t.ID, t.Title)
-			if len(t.DependsOn) > 0 {
-				fmt.Fprintf(&b, " (after %s)", strings.Join(t.DependsOn, ", "))
-			}
-		}
-		for _, a := range j.Plan.Assumptions {
-			fmt.Fprintf(&b, "\nAssumed: %s", a)
-		}
-		return b.String()
+		return jobview.PlanText(j.Title, j.Plan)
 	case askonce.StatusPending:
-		s := fmt.Sprintf("Job %s waits for an answer to: %s", j.ID, j.Question.Text)
-		if len(j.Question.Options) > 0 {
-			s += " (" + strings.Join(j.Question.Options, " / ") + ")"
-		}
+		s := fmt.Sprintf("Job %s waits for an answer to: %s", j.ID, jobview.QuestionText(j.Question))
 		if answerURL != "" {
 			s += "\nThe user can answer at " + answerURL
 		}
@@ -241,70 +150,6 @@ func summary(j *askonce.Job, answerURL string) string {
 	}
 }
 
-// elicitSchema is the form a question is asked with: one property,
-// "answer", typed by the question, plus "other" for an allowOther
-// SELECT_ONE question.
-func elicitSchema(q *askonce.Question) map[string]any {
-	answer := map[string]any{"type": "string", "title": "Answer"}
-	choices := func(opts []string, titles func(string) string) {
-		one := make([]any, 0, len(opts))
-		for _, o := range opts {
-			one = append(one, map[string]any{"const": o, "title": titles(o)})
-		}
-		answer["oneOf"] = one
-	}
-	same := func(s string) string { return s }
-	props := map[string]any{"answer": answer}
-	required := []string{"answer"}
-	switch q.Type {
-	case askonce.QuestionSelectOne:
-		choices(q.Options, same)
-		if q.AllowOther {
-			props["other"] = map[string]any{"type": "string", "title": "Other (your own answer)", "maxLength": askonce.MaxFreeText}
-			required = nil
-		}
-	case askonce.QuestionConfirm:
-		choices([]string{"yes", "no"}, func(s string) string { return strings.ToUpper(s[:1]) + s[1:] })
-	case askonce.QuestionTargetFile:
-		if len(q.Options) > 0 {
-			choices(q.Options, same)
-		} else {
-			answer["maxLength"] = askonce.MaxPath
-		}
-	default:
-		answer["maxLength"] = askonce.MaxFreeText
-	}
-	if q.Default != "" {
-		answer["default"] = q.Default
-	}
-	s := map[string]any{"type": "object", "properties": props}
-	if required != nil {
-		s["required"] = required
-	}
-	return s
-}
-
-// elicitAnswer reads the answer out of accepted form content: "other"
-// when it is filled in, else "answer".
-func elicitAnswer(content map[string]any) string {
-	if o, ok := content["other"].(string); ok && strings.TrimSpace(o) != "" {
-		return o
-	}
-	switch v := content["answer"].(type) {
-	case string:
-		return v
-	case bool:
-		if v {
-			return "yes"
-		}
-		return "no"
-	case nil:
-		return ""
-	default:
-		return fmt.Sprint(v)
-	}
-}
-
 // formRequest is the form elicitation of j's question; problem, when set,
 // says why the previous answer was refused.
 func formRequest(j *askonce.Job, problem string) *sdk.ElicitParams {
@@ -313,7 +158,7 @@ func formRequest(j *askonce.Job, problem string) *sdk.ElicitParams {
 	if problem != "" {
 		msg = "Your answer was not accepted: " + problem + "\n\n" + msg
 	}
-	return &sdk.ElicitParams{Mode: "form", Message: msg, RequestedSchema: elicitSchema(q)}
+	return &sdk.ElicitParams{Mode: "form", Message: msg, RequestedSchema: jobview.AnswerSchema(q)}
 }
 
 // urlRequest is the URL elicitation of j's question: its answer link.

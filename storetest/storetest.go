@@ -1,6 +1,6 @@
 // Package storetest is the conformance suite of askonce.Store: one
 // specification of how a store behaves, run unchanged against every
-// implementation (today package sqlite). It tests only through the
+// implementation (packages sqlite and postgres). It tests only through the
 // askonce.Store interface. RunIdempotency is the suite of the HTTP API's
 // server.IdempotencyStore, which the same stores implement.
 //
@@ -16,6 +16,9 @@
 //			return s
 //		})
 //	}
+//
+// RunShared holds the cross-connection cases: two stores on one database
+// racing the same compare-and-sets, as replicas do.
 //
 // The fixtures (NewJob, FullJob, NewTenant, JobDiff) are exported for
 // other packages' tests.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/client"
+	"github.com/charmbracelet/lipgloss/tree"
 )
 
 // printJSON writes v as indented JSON.
@@ -125,8 +126,9 @@ func printResult(w io.Writer, j *client.JobView) {
 	}
 }
 
-// printPlan draws the tasks as a tree: each task under its last
-// dependency, with its other dependencies named.
+// printPlan draws the tasks as a tree (lipgloss): each task under its last
+// dependency, with its other dependencies named. The labels are cleaned
+// before the tree measures them, so hostile text cannot bend its lines.
 func printPlan(w io.Writer, p *askonce.Plan) {
 	if p.Title != "" {
 		fmt.Fprintf(w, "  plan: %s\n", p.Title)
@@ -151,31 +153,32 @@ func printPlan(w io.Writer, p *askonce.Plan) {
 		}
 	}
 	seen := map[string]bool{}
-	var draw func(ts []askonce.Task, prefix string)
-	draw = func(ts []askonce.Task, prefix string) {
-		for i, t := range ts {
-			if seen[t.ID] {
-				continue
-			}
-			seen[t.ID] = true
-			branch, next := "├── ", "│   "
-			if i == len(ts)-1 {
-				branch, next = "└── ", "    "
-			}
-			line := fmt.Sprintf("%s%s%s  %s", prefix, branch, t.ID, t.Title)
-			if len(t.DependsOn) > 0 {
-				line += "  (after " + strings.Join(t.DependsOn, ", ") + ")"
-			}
-			fmt.Fprintln(w, line)
-			draw(children[t.ID], prefix+next)
+	var add func(parent *tree.Tree, t askonce.Task)
+	add = func(parent *tree.Tree, t askonce.Task) {
+		if seen[t.ID] {
+			return
 		}
+		seen[t.ID] = true
+		label := t.ID + "  " + t.Title
+		if len(t.DependsOn) > 0 {
+			label += "  (after " + strings.Join(t.DependsOn, ", ") + ")"
+		}
+		node := tree.Root(cleanText(label))
+		for _, c := range children[t.ID] {
+			add(node, c)
+		}
+		parent.Child(node)
 	}
-	draw(roots, "")
+	plan := tree.New()
+	for _, t := range roots {
+		add(plan, t)
+	}
 	// A cycle's tasks have no root; show them rather than drop them.
 	for _, t := range p.Tasks {
-		if !seen[t.ID] {
-			draw([]askonce.Task{t}, "")
-		}
+		add(plan, t)
+	}
+	if len(seen) > 0 {
+		fmt.Fprintln(w, plan)
 	}
 	for _, a := range p.Assumptions {
 		fmt.Fprintf(w, "  assumption: %s\n", a)

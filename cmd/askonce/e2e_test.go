@@ -24,6 +24,7 @@ import (
 
 	"github.com/askonce/askonce/dispatch"
 	"github.com/askonce/askonce/internal/openapitest"
+	"github.com/askonce/askonce/postgres/pgtest"
 )
 
 // The end-to-end tests run the built binary on a real port, as a user
@@ -45,6 +46,7 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	os.RemoveAll(dir)
+	pgtest.Drop()
 	os.Exit(code)
 }
 

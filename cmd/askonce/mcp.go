@@ -2,14 +2,12 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"log/slog"
 
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/client"
 	"github.com/askonce/askonce/mcp"
-	"github.com/askonce/askonce/sqlite"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -40,9 +38,9 @@ func mcpCommand(ctx context.Context, args []string, getenv func(string) string, 
 		if err != nil {
 			return report(err, stderr)
 		}
-		st, err := sqlite.Open(ctx, c.DB)
+		st, _, err := openStore(ctx, c.DB, storeHooks{})
 		if err != nil {
-			return report(fmt.Errorf("open %s: %w", c.DB, err), stderr)
+			return report(err, stderr)
 		}
 		defer st.Close()
 		engine := &askonce.Engine{Store: st, Interpreter: interp, Logger: log}

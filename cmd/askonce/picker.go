@@ -14,6 +14,7 @@ import (
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/client"
 	"github.com/charmbracelet/huh"
+	"github.com/charmbracelet/lipgloss"
 )
 
 // errAborted is the user leaving the picker without an answer.
@@ -21,18 +22,24 @@ var errAborted = errors.New("no answer given")
 
 // picker asks a pending job's question in the terminal with the picker of
 // its type and returns the answer. Only valid answers can be picked:
-// SELECT_ONE and TARGET_FILE list exactly their options (and "Other…", a
+// SELECT_ONE and TARGET_FILE list exactly their options (files, when a
+// TARGET_FILE question offers none), and "Other…", a
 // text input, when the question allows an answer of one's own), CONFIRM
 // is yes/no, FREE_TEXT takes at most askonce.MaxFreeText characters.
-func picker(ctx context.Context, j *client.JobView, in io.Reader, out io.Writer) (string, error) {
-	desc := string(j.ClarificationType) + " · job " + j.JobID
-	title := cleanText(j.ClarificationQuestion)
+//
+// The question and the line naming its type and job head the form, above
+// the field: huh shows a select's filter in place of the field's title, and
+// the question must stay on screen while the user filters.
+func picker(ctx context.Context, j *client.JobView, files []string, in io.Reader, out io.Writer) (string, error) {
+	q := question{title: cleanText(j.ClarificationQuestion), desc: string(j.ClarificationType) + " · job " + j.JobID}
 	switch j.ClarificationType {
 	case askonce.QuestionConfirm:
 		yes := j.ClarificationDefault != "no"
-		field := huh.NewConfirm().Title(title).Description(desc).
-			Affirmative("Yes").Negative("No").Value(&yes)
-		if err := runForm(ctx, field, in, out); err != nil {
+		// The buttons start under the question, where the eye is, rather
+		// than centred under its whole width.
+		field := huh.NewConfirm().Affirmative("Yes").Negative("No").Value(&yes).
+			WithButtonAlignment(lipgloss.Left)
+		if err := q.ask(ctx, field, in, out); err != nil {
 			return "", err
 		}
 		if yes {
@@ -42,7 +49,7 @@ func picker(ctx context.Context, j *client.JobView, in io.Reader, out io.Writer)
 	case askonce.QuestionSelectOne, askonce.QuestionTargetFile:
 		opts := j.ClarificationOptions
 		if len(opts) == 0 && j.ClarificationType == askonce.QuestionTargetFile {
-			opts = projectFiles(".", 500)
+			opts = files
 		}
 		if len(opts) == 0 {
 			break
@@ -52,22 +59,27 @@ func picker(ctx context.Context, j *client.JobView, in io.Reader, out io.Writer)
 		if i := slices.Index(opts, j.ClarificationDefault); i >= 0 && j.ClarificationDefault != "" {
 			pick = i
 		}
-		sel := huh.NewSelect[int]().Title(title).Description(desc).
+		label := "Pick one"
+		if j.ClarificationType == askonce.QuestionTargetFile {
+			label = "Pick a file"
+		}
+		// The label is the line huh turns into the filter while filtering.
+		sel := huh.NewSelect[int]().Title(label).
 			Options(choices(opts, other)...).Value(&pick)
 		if len(opts) > 12 {
 			sel.Height(16) // scrolls; / filters
 		}
-		if err := runForm(ctx, sel, in, out); err != nil {
+		if err := q.ask(ctx, sel, in, out); err != nil {
 			return "", err
 		}
 		if pick != otherChoice {
 			return opts[pick], nil
 		}
-		desc += " · your own answer"
+		q.desc += " · your own answer"
 	}
 	// FREE_TEXT, "Other…", or a question with nothing to list.
 	var answer string
-	field := huh.NewInput().Title(title).Description(desc).
+	field := huh.NewInput().
 		CharLimit(askonce.MaxFreeText).Value(&answer).
 		Validate(func(s string) error {
 			if !askonce.HasVisible(s) {
@@ -75,7 +87,7 @@ func picker(ctx context.Context, j *client.JobView, in io.Reader, out io.Writer)
 			}
 			return nil
 		})
-	if err := runForm(ctx, field, in, out); err != nil {
+	if err := q.ask(ctx, field, in, out); err != nil {
 		return "", err
 	}
 	return answer, nil
@@ -103,8 +115,14 @@ func choices(opts []string, other bool) []huh.Option[int] {
 	return out
 }
 
-func runForm(ctx context.Context, field huh.Field, in io.Reader, out io.Writer) error {
-	form := huh.NewForm(huh.NewGroup(field)).WithInput(in).WithOutput(raw(out)).WithShowHelp(true)
+// question is the head of a picker: the question (cleaned) and a line
+// naming its type and job.
+type question struct{ title, desc string }
+
+// ask runs a form of one field under the question.
+func (q question) ask(ctx context.Context, field huh.Field, in io.Reader, out io.Writer) error {
+	group := huh.NewGroup(field).Title(q.title).Description(q.desc)
+	form := huh.NewForm(group).WithInput(in).WithOutput(raw(out)).WithShowHelp(true)
 	err := form.RunWithContext(ctx)
 	if errors.Is(err, huh.ErrUserAborted) || errors.Is(err, context.Canceled) {
 		return errAborted
@@ -115,8 +133,9 @@ func runForm(ctx context.Context, field huh.Field, in io.Reader, out io.Writer) 
 // projectFiles lists up to limit files of the project at root, relative
 // and slash-separated, as a job's files: in a git repository the tracked
 // and untracked files .gitignore does not exclude, elsewhere a bounded walk
-// (workingTreeFiles). Paths a job could not take are left out.
-func projectFiles(root string, limit int) []string {
+// (workingTreeFiles). Paths a job could not take, and those in omit, are
+// left out.
+func projectFiles(root string, limit int, omit ...string) []string {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	var files []string
@@ -128,7 +147,7 @@ func projectFiles(root string, limit int) []string {
 	}
 	ok := files[:0]
 	for _, f := range files {
-		if _, err := askonce.ValidatePath(f); f != "" && err == nil && !slices.Contains(ok, f) {
+		if _, err := askonce.ValidatePath(f); f != "" && err == nil && !slices.Contains(ok, f) && !slices.Contains(omit, f) {
 			ok = append(ok, f)
 		}
 		if len(ok) >= limit {

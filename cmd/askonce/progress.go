@@ -6,11 +6,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sync"
-	"time"
 
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/client"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/huh/spinner"
+	"github.com/charmbracelet/lipgloss"
 )
 
 // stage is what a planning job is doing now, read from its events: which
@@ -61,50 +62,43 @@ func (s stage) String() string {
 	return t
 }
 
-// spinner draws one line, "⠋ <stage>", redrawn in place until stop.
-type spinner struct {
-	w    io.Writer
-	mu   sync.Mutex
-	text string
-	done chan struct{}
-	wg   sync.WaitGroup
+// stageSpinner is huh's spinner with a title that follows the job: huh
+// reads the title while it draws, so a new stage is sent to the spinner's
+// program as a message and set there, never from the goroutine that reads
+// the events.
+type stageSpinner struct{ *spinner.Spinner }
+
+// stageTitle is a new title for a stageSpinner.
+type stageTitle string
+
+func (s stageSpinner) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if t, ok := msg.(stageTitle); ok {
+		s.Title(string(t))
+		return s, nil
+	}
+	_, cmd := s.Spinner.Update(msg)
+	return s, cmd
 }
 
-var spinnerFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
-
-// startSpinner draws on w, which must be a terminal; the spinner writes
-// its own escape sequences, and the stage text is cleaned of any.
-func startSpinner(w io.Writer, text string) *spinner {
-	s := &spinner{w: raw(w), text: text, done: make(chan struct{})}
-	s.wg.Add(1)
+// startSpinner shows a spinner and text on w, which must be a terminal,
+// until stop is called; set replaces the text. The spinner writes its own
+// escape sequences; the text is cleaned of any.
+func startSpinner(w io.Writer, text string) (set func(string), stop func()) {
+	sp := spinner.New().Title(cleanText(text)).TitleStyle(lipgloss.NewStyle())
+	// No input: keys typed meanwhile wait for the picker, and Ctrl-C
+	// reaches the command's own signal handling, which ends the wait.
+	p := tea.NewProgram(stageSpinner{sp}, tea.WithOutput(raw(w)), tea.WithInput(nil), tea.WithoutSignalHandler())
+	done := make(chan struct{})
 	go func() {
-		defer s.wg.Done()
-		t := time.NewTicker(100 * time.Millisecond)
-		defer t.Stop()
-		for i := 0; ; i++ {
-			s.mu.Lock()
-			fmt.Fprintf(s.w, "\r\x1b[2K%s %s", spinnerFrames[i%len(spinnerFrames)], cleanText(s.text))
-			s.mu.Unlock()
-			select {
-			case <-s.done:
-				fmt.Fprint(s.w, "\r\x1b[2K")
-				return
-			case <-t.C:
-			}
-		}
+		defer close(done)
+		p.Run() // a spinner that cannot draw leaves the wait as it is
 	}()
-	return s
-}
-
-func (s *spinner) set(text string) {
-	s.mu.Lock()
-	s.text = text
-	s.mu.Unlock()
-}
-
-func (s *spinner) stop() {
-	close(s.done)
-	s.wg.Wait()
+	set = func(t string) { p.Send(stageTitle(cleanText(t))) }
+	stop = func() {
+		p.Quit()
+		<-done
+	}
+	return set, stop
 }
 
 // settle waits for a planning job to leave planning and returns it. On a
@@ -117,11 +111,11 @@ func settle(ctx context.Context, cl *client.Client, j *client.JobView, ui io.Wri
 	var progress func(askonce.Event)
 	if f, ok := raw(ui).(*os.File); ok && isTerminal(f) {
 		var st stage
-		sp := startSpinner(ui, st.String())
-		defer sp.stop()
+		set, stop := startSpinner(ui, st.String())
+		defer stop()
 		progress = func(ev askonce.Event) {
 			st.next(ev)
-			sp.set(st.String())
+			set(st.String())
 		}
 	}
 	d, err := cl.WaitJobProgress(ctx, j.JobID, progress)

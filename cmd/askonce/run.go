@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/askonce/askonce"
@@ -66,7 +67,7 @@ func (c *runConfig) run(ctx context.Context, cl *client.Client, goal string, std
 	// a TARGET_FILE question offers its files.
 	files := splitList(c.Files)
 	if len(files) == 0 {
-		files = projectFiles(".", 500)
+		files = c.projectFiles()
 	}
 	j, err := cl.CreateAsync(ctx, client.CreateRequest{Goal: goal, SessionID: c.Session, Profile: c.Profile, Files: files})
 	if err == nil {
@@ -121,12 +122,41 @@ func jobOutcome(j *client.JobView) error {
 	return nil
 }
 
+// projectFiles are the working directory's files a goal may be about:
+// those of projectFiles but the embedded engine's own database, which
+// askonce run creates there by default.
+func (c *runConfig) projectFiles() []string {
+	return projectFiles(".", 500, c.conn.ownFiles()...)
+}
+
+// ownFiles are the embedded engine's SQLite file and its journal files,
+// relative to the working directory, or nothing with --server.
+func (c *conn) ownFiles() []string {
+	if c.Server != "" {
+		return nil
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return nil
+	}
+	db, err := filepath.Abs(c.DB)
+	if err != nil {
+		return nil
+	}
+	rel, err := filepath.Rel(wd, db)
+	if err != nil {
+		return nil
+	}
+	rel = filepath.ToSlash(rel)
+	return []string{rel, rel + "-wal", rel + "-shm", rel + "-journal"}
+}
+
 // ask gets the answer to j's question: --answer, a picker on a terminal,
 // or a line of stdin.
 func (c *runConfig) ask(ctx context.Context, j *client.JobView, stdin io.Reader, stdout, ui io.Writer) (string, error) {
 	var files []string
 	if j.ClarificationType == askonce.QuestionTargetFile && len(j.ClarificationOptions) == 0 {
-		files = projectFiles(".", 500)
+		files = c.projectFiles()
 	}
 	if c.Answer != "" {
 		return pickAnswer(c.Answer, answerOptions(j, files)), nil
@@ -145,7 +175,7 @@ func (c *runConfig) ask(ctx context.Context, j *client.JobView, stdin io.Reader,
 		if o, ok := stdout.(*os.File); ok && isTerminal(o) && !c.JSON {
 			out = stdout
 		}
-		a, err := picker(ctx, j, stdin, out)
+		a, err := picker(ctx, j, files, stdin, out)
 		if errors.Is(err, errAborted) {
 			return "", pending("no answer given")
 		}

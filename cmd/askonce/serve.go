@@ -12,10 +12,12 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"runtime/debug"
 	"strings"
 	"time"
 
 	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/a2a"
 	"github.com/askonce/askonce/dispatch"
 	execinterp "github.com/askonce/askonce/exec"
 	"github.com/askonce/askonce/internal/tracing"
@@ -24,7 +26,6 @@ import (
 	"github.com/askonce/askonce/openai"
 	"github.com/askonce/askonce/rules"
 	"github.com/askonce/askonce/server"
-	"github.com/askonce/askonce/sqlite"
 	"github.com/askonce/askonce/web"
 )
 
@@ -62,13 +63,15 @@ type serveConfig struct {
 
 const serveSummary = `Runs the askonce HTTP API. The defaults need no keys and no network: the
 SQLite file ./askonce.db, the embedded rules interpreter with the general
-profile, and 127.0.0.1:8080.`
+profile, and 127.0.0.1:8080. Besides the API it serves the answer page
+(/a/), the inbox (/ui), MCP (/mcp, docs/mcp.md) and A2A (/a2a, with the
+Agent Card at /.well-known/agent-card.json; docs/integrations.md).`
 
 func serveFlags(getenv func(string) string, out io.Writer) (*settings, *serveConfig) {
 	c := &serveConfig{}
 	s := newSettings("serve", serveSummary, getenv, out)
 	s.String(&c.Addr, "addr", "127.0.0.1:8080", "address to listen on (host:port)")
-	s.String(&c.DB, "db", "askonce.db", "SQLite database file (created and migrated if missing)")
+	s.String(&c.DB, "db", "askonce.db", dbHelp)
 	s.String(&c.Interpreter, "interpreter", "rules", "interpreter: rules, openai (configured by ASKONCE_OPENAI_*) or exec (ASKONCE_EXEC_*); see docs/interpreters.md")
 	s.String(&c.ProfileFiles, "profile-files", "", "rules profiles from files, as name=path[,name=path]; a name replaces the embedded profile")
 	s.Int(&c.MaxAttempts, "max-attempts", askonce.DefaultMaxAttempts, "interpreter calls per interpretation before validation_error")
@@ -158,14 +161,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	// question notification inside the ask's, through the dispatcher,
 	// which needs the store: the hook joins them.
 	var hook dispatch.Hook
-	opts := sqlite.Options{}
-	if builder != nil {
-		opts.OnDispatch = hook.Enqueue
-	}
-	if notifier != nil {
-		opts.OnNotify = hook.Notify
-	}
-	st, err := opts.Open(ctx, c.DB)
+	st, queue, err := openStore(ctx, c.DB, storeHooks{hook: &hook, dispatch: builder != nil, notify: notifier != nil})
 	if err != nil {
 		return err
 	}
@@ -184,12 +180,14 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		// A try may take the builder's timeout plus its recording; a try
 		// of a process that died is retried soon after that.
 		jobTimeout := c.BuilderTimeout + 5*time.Second
-		d, err = dispatch.New(ctx, dispatch.Config{
-			DB: st.WriteDB(), Store: st, Builder: builder, MaxAttempts: c.DeliveryAttempts,
+		cfg := dispatch.Config{
+			Store: st, Builder: builder, MaxAttempts: c.DeliveryAttempts,
 			Backoff: exponential(c.DeliveryBackoff, 5*time.Minute), JobTimeout: jobTimeout,
 			RescueAfter: jobTimeout + 5*time.Second, Logger: log, OnDelivery: reg.ObserveDelivery,
 			Notify: notifier, AnswerURL: func(j *askonce.Job) string { return engine.AnswerURL(publicURL, j) },
-		})
+		}
+		queue(&cfg)
+		d, err = dispatch.New(ctx, cfg)
 		if err != nil {
 			return err
 		}
@@ -224,6 +222,15 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 			for _, m := range []string{"GET", "POST", "DELETE"} {
 				mux.Handle(m+" /mcp", h)
 			}
+			// A2A (docs/integrations.md): the card is public, /a2a is
+			// behind the API keys.
+			ac := a2a.Config{Engine: engine, PublicURL: publicURL, Version: moduleVersion(), Logger: log}
+			if keys != nil {
+				ac.Tenant = keys.Tenant
+			}
+			agent := a2a.New(ac)
+			mux.Handle("POST "+a2a.Path, agent)
+			mux.Handle("GET "+a2a.CardPath, agent.CardHandler())
 		},
 	})
 	srv := &http.Server{
@@ -244,7 +251,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	if keys == nil && !loopback(ln.Addr()) {
 		log.Warn("listening beyond loopback with no API keys: anyone who can reach this address can create and answer jobs; set --api-keys-file", "addr", ln.Addr().String())
 	}
-	log.Info("askonce serving", "addr", ln.Addr().String(), "db", c.DB, "interpreter", c.Interpreter, "builder", c.Builder, "publicURL", publicURL)
+	log.Info("askonce serving", "addr", ln.Addr().String(), "db", shownDB(c.DB), "interpreter", c.Interpreter, "builder", c.Builder, "publicURL", publicURL)
 
 	bg, stopBG := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopBG()
@@ -520,4 +527,12 @@ func syncWait(d time.Duration) time.Duration {
 		return -1
 	}
 	return d
+}
+
+// moduleVersion is this binary's module version, as the A2A card tells it.
+func moduleVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		return bi.Main.Version
+	}
+	return ""
 }

@@ -17,8 +17,8 @@ import (
 
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/client"
+	"github.com/askonce/askonce/postgres"
 	"github.com/askonce/askonce/server"
-	"github.com/askonce/askonce/sqlite"
 	"github.com/mattn/go-isatty"
 )
 
@@ -36,7 +36,7 @@ const (
 
 // exitCodeHelp is each exit code's line (or lines) in --help.
 var exitCodeHelp = map[int]string{
-	exitOK:       "  0  ok (run: the job succeeded)",
+	exitOK:       "  0  ok",
 	exitError:    "  1  other error (server unreachable, bad request, unauthorized, ...)",
 	exitUsage:    "  2  usage error",
 	exitNotFound: "  3  not found (no such job)",
@@ -122,7 +122,7 @@ type conn struct {
 
 func (c *conn) flags(s *settings) {
 	s.String(&c.Server, "server", "", "askonce server URL (http://host:port); empty: the embedded engine on --db")
-	s.String(&c.DB, "db", "askonce.db", "SQLite file of the embedded engine (used when --server is empty)")
+	s.String(&c.DB, "db", "askonce.db", "embedded engine's "+dbHelp+" (used when --server is empty)")
 	s.String(&c.APIKey, "api-key", "", "API key for --server (sent as a Bearer token); prefer the environment variable")
 	s.String(&c.Interpreter, "interpreter", "rules", "interpreter of the embedded engine: rules, openai (ASKONCE_OPENAI_*) or exec (ASKONCE_EXEC_*); see docs/interpreters.md")
 	s.String(&c.ProfileFiles, "profile-files", "", "rules profiles of the embedded engine from files, as name=path[,name=path]")
@@ -142,14 +142,14 @@ func (c *conn) open(ctx context.Context) (*client.Client, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if c.readOnly {
+	if c.readOnly && !postgres.IsDSN(c.DB) {
 		if _, err := os.Stat(c.DB); errors.Is(err, fs.ErrNotExist) {
 			return nil, nil, fmt.Errorf("no database at %s: nothing has been run there yet (give --db the file askonce run used, or --server)", c.DB)
 		}
 	}
-	st, err := sqlite.Open(ctx, c.DB)
+	st, _, err := openStore(ctx, c.DB, storeHooks{})
 	if err != nil {
-		return nil, nil, fmt.Errorf("open %s: %w", c.DB, err)
+		return nil, nil, err
 	}
 	engine := &askonce.Engine{Store: st, Interpreter: interp}
 	// Questions that waited past their time expire before anything reads them.

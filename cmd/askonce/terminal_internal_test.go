@@ -20,13 +20,30 @@ func TestPrintPlanDrawsTheDAG(t *testing.T) {
 		{ID: "x", Title: "X", DependsOn: []string{"y"}},
 		{ID: "y", Title: "Y", DependsOn: []string{"x"}},
 	}, Assumptions: []string{"hot"}})
-	want := `└── a  A
-    ├── b  B  (after a)
-    └── c  C  (after a)
-        └── d  D  (after b, c)
+	// One tree: the tasks of a cycle, which have no root, follow the rest.
+	want := `├── a  A
+│   ├── b  B  (after a)
+│   └── c  C  (after a)
+│       └── d  D  (after b, c)
 └── x  X  (after y)
     └── y  Y  (after x)
   assumption: hot
+`
+	if got := b.String(); got != want {
+		t.Fatalf("got:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// A task title with escape sequences, a newline or bidi controls stays on
+// its own line of the tree, with those characters shown as escapes.
+func TestPrintPlanEscapesHostileTitles(t *testing.T) {
+	var b bytes.Buffer
+	printPlan(&b, &askonce.Plan{Tasks: []askonce.Task{
+		{ID: "a", Title: "title\x1b]0;owned\x07\nsecond line"},
+		{ID: "b", Title: "exe\u202etxt.sh", DependsOn: []string{"a"}},
+	}})
+	want := `└── a  title\u001b]0;owned\u0007\u000asecond line
+    └── b  exe\u202etxt.sh  (after a)
 `
 	if got := b.String(); got != want {
 		t.Fatalf("got:\n%s\nwant:\n%s", got, want)

@@ -334,9 +334,14 @@ func TestTerminal_RunOffersTheWorkingTreeFiles(t *testing.T) {
 	if got, want := files(repo, "write the README then add tests"), []string{".gitignore", "docs/guide.md", "main.go"}; !slices.Equal(got, want) {
 		t.Errorf("in a git repository: files %q, want %q (what .gitignore does not exclude)", got, want)
 	}
+	// The embedded engine's database in the project (run's default
+	// --db askonce.db) is askonce's state, not a file a goal is about.
+	if got, want := files(repo, "--db", "askonce.db", "write the README then add tests"), []string{".gitignore", "docs/guide.md", "main.go"}; !slices.Equal(got, want) {
+		t.Errorf("with the database in the repository: files %q, want %q", got, want)
+	}
 	plain := t.TempDir()
-	write(plain, map[string]string{"a.txt": "a", "src/b.go": "b"})
-	if got, want := files(plain, "write the README then add tests"), []string{"a.txt", "src/b.go"}; !slices.Equal(got, want) {
+	write(plain, map[string]string{"a.txt": "a", "src/b.go": "b", "state/.keep": ""})
+	if got, want := files(plain, "--db", "state/askonce.db", "write the README then add tests"), []string{"a.txt", "src/b.go"}; !slices.Equal(got, want) {
 		t.Errorf("outside git: files %q, want %q", got, want)
 	}
 	if got, want := files(repo, "--files", "x.go", "write the README then add tests"), []string{"x.go"}; !slices.Equal(got, want) {

@@ -118,15 +118,18 @@ func (p *pane) settle() {
 	}
 }
 
-// pickerRows are the rows of the picker between its description line and
+// pickerRows are the rows of a select picker between its label (the
+// line under the question's type and job, the filter while filtering) and
 // its help line.
 func pickerRows(screen string) []string {
 	var rows []string
-	in := false
+	in, label := false, false
 	for _, l := range strings.Split(screen, "\n") {
 		switch {
 		case strings.Contains(l, " · job "):
 			in = true
+		case in && !label && strings.HasPrefix(l, "┃"):
+			label = true
 		case in && strings.HasPrefix(l, "┃"):
 			if r := strings.TrimSpace(strings.TrimPrefix(l, "┃")); r != "" {
 				rows = append(rows, r)
@@ -136,6 +139,16 @@ func pickerRows(screen string) []string {
 		}
 	}
 	return rows
+}
+
+// lineOf is the number of the screen's first line containing text, or -1.
+func lineOf(screen, text string) int {
+	for i, l := range strings.Split(screen, "\n") {
+		if strings.Contains(l, text) {
+			return i
+		}
+	}
+	return -1
 }
 
 // wantRows checks that the picker on the screen lists exactly the options
@@ -199,14 +212,49 @@ func TestTmux_Pickers(t *testing.T) {
 		}
 	})
 
-	t.Run("confirm", func(t *testing.T) {
+	t.Run("confirm_buttons_under_the_question", func(t *testing.T) {
 		t.Parallel()
 		p := run(t, "delete the build folder")
-		p.waitFor("CONFIRM · job", "Yes", "No")
+		s := p.waitFor("CONFIRM · job", "Yes", "No")
+		// Yes and No on one line below the question, from its left edge
+		// (huh centres them under the question's width by default).
+		q, buttons := lineOf(s, "which cannot be undone. Proceed?"), lineOf(s, "Yes")
+		if q < 0 || buttons <= q || !regexp.MustCompile(`^┃ {1,4}Yes +No *$`).MatchString(strings.Split(s, "\n")[buttons]) {
+			t.Fatalf("Yes/No should sit on a line under the question, at its left:\n%s", s)
+		}
 		p.keys("n") // picks No and submits; y would pick Yes
-		s := p.waitFor("EXIT=0")
+		s = p.waitFor("EXIT=0")
 		if !strings.Contains(s, "answer: no (from user)") {
 			t.Fatalf("confirm:\n%s", s)
+		}
+	})
+
+	t.Run("filtering_keeps_the_question", func(t *testing.T) {
+		t.Parallel()
+		p := run(t, "deploy to staging or production")
+		s := p.waitFor("SELECT_ONE · job", "> staging")
+		question := strings.TrimSpace(strings.Split(s, "\n")[lineOf(s, "SELECT_ONE · job")-1])
+		if !strings.Contains(question, "staging") {
+			t.Fatalf("no question above the type line:\n%s", s)
+		}
+		// The filter opens before the text is typed: keys that arrive in
+		// one read are one key press to huh, and "/prod" opens nothing.
+		p.keys("/")
+		p.waitFor("esc set filter")
+		p.typeText("prod")
+		p.waitFor("/prod")
+		p.settle()
+		s = p.screen()
+		if !strings.Contains(s, question) || lineOf(s, question) > lineOf(s, "/prod") {
+			t.Fatalf("the question %q should stay above the filter while filtering:\n%s", question, s)
+		}
+		if rows := strings.Join(pickerRows(s), "|"); rows != "> production" {
+			t.Fatalf("filtered rows %q, want only production:\n%s", rows, s)
+		}
+		p.keys("Enter")
+		s = p.waitFor("EXIT=")
+		if !strings.Contains(s, "EXIT=0") || !strings.Contains(s, "answer: production (from user)") {
+			t.Fatalf("filtered pick:\n%s", s)
 		}
 	})
 

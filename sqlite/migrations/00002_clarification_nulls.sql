@@ -1,4 +1,4 @@
--- Seed 000: the clarification columns are "string | null", NULL until
+-- The clarification columns are "string | null", NULL until
 -- set. 00001 declared clarification_answer, clarification_source,
 -- resolved_prompt and result NOT NULL, and the store wrote '' for every
 -- unset clarification column. This migration drops those NOT NULL

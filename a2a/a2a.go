@@ -1,0 +1,227 @@
+// Package a2a is askonce's Agent2Agent (A2A 0.3) endpoint, on the
+// official Go SDK (github.com/a2aproject/a2a-go): another agent sends a
+// goal, askonce plans it, asking the user at most one question.
+//
+// A task is a job, and its id is the job's id; a context is a session, so
+// the repeat guard answers a question a context was already asked. The
+// job's state is the task's:
+//
+//	planning                     working
+//	pending                      input-required, the question as a data part
+//	success                      completed, the plan as an artifact
+//	cancelled                    canceled
+//	failed, validation_error,
+//	expired                      failed
+//
+// The caller's next message on an input-required task answers its
+// question (text, or a data part {"answer": ...}; {"decline": true}
+// declines). A task is input-required at most once: the job's hard cap
+// decides a second question (fallback or fail), exactly as on HTTP.
+// message/stream and tasks/resubscribe send a status update per job event
+// until the task is input-required or ends. Tasks persist with the job:
+// tasks/get works after a restart and from any replica.
+//
+// Requests carry the tenant of their API key (Config.Tenant), as the HTTP
+// API's do; a task of another tenant does not exist.
+package a2a
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	sdk "github.com/a2aproject/a2a-go/a2a"
+	"github.com/a2aproject/a2a-go/a2asrv"
+	"github.com/askonce/askonce"
+)
+
+// Where the endpoint is served.
+const (
+	// Path is the JSON-RPC endpoint.
+	Path = "/a2a"
+	// CardPath is the Agent Card's well-known path (A2A 0.3).
+	CardPath = a2asrv.WellKnownAgentCardPath
+	// ProtocolVersion is the A2A version spoken.
+	ProtocolVersion = "0.3.0"
+)
+
+// Defaults of Config's zero values.
+const (
+	DefaultWait          = 30 * time.Second
+	DefaultPollInterval  = 100 * time.Millisecond
+	DefaultStreamTimeout = 30 * time.Minute
+	DefaultMaxBody       = 1<<20 + 64<<10
+)
+
+// Config configures the endpoint. Engine is required.
+type Config struct {
+	Engine *askonce.Engine
+	// PublicURL is the base URL clients reach askonce at: the card's
+	// endpoint is PublicURL + Path, and answer links are under it.
+	PublicURL string
+	// Tenant maps an API key to its tenant (server.Keys.Tenant). Nil: no
+	// keys; every request is askonce.DefaultTenant.
+	Tenant func(key string) (string, bool)
+	// Version is the card's agent version. Default "dev".
+	Version string
+	// Wait bounds how long a blocking message/send waits for planning;
+	// then the task is returned working, to poll with tasks/get.
+	Wait time.Duration
+	// PollInterval is how often a stream reads its job's new events.
+	PollInterval time.Duration
+	// StreamTimeout bounds one stream (and its HTTP write deadline): an
+	// input-required task ends its stream, but planning may be slow.
+	StreamTimeout time.Duration
+	// MaxBody limits request bodies. Default 1 MiB plus the envelope.
+	MaxBody int64
+	// Logger receives diagnostics. Nil discards.
+	Logger *slog.Logger
+}
+
+// Endpoint is the A2A endpoint: an http.Handler for Path, and the Agent
+// Card for CardPath (CardHandler).
+type Endpoint struct {
+	cfg  Config
+	rpc  http.Handler
+	card *sdk.AgentCard
+}
+
+// New returns the endpoint of c.
+func New(c Config) *Endpoint {
+	if c.Wait <= 0 {
+		c.Wait = DefaultWait
+	}
+	if c.PollInterval <= 0 {
+		c.PollInterval = DefaultPollInterval
+	}
+	if c.StreamTimeout <= 0 {
+		c.StreamTimeout = DefaultStreamTimeout
+	}
+	if c.MaxBody <= 0 {
+		c.MaxBody = DefaultMaxBody
+	}
+	if c.Version == "" {
+		c.Version = "dev"
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	e := &Endpoint{cfg: c}
+	e.card = e.newCard()
+	e.rpc = a2asrv.NewJSONRPCHandler(&handler{cfg: c, eng: c.Engine})
+	return e
+}
+
+// tenantKey carries a request's tenant to the handler.
+type tenantKey struct{}
+
+func tenantOf(ctx context.Context) string {
+	if t, ok := ctx.Value(tenantKey{}).(string); ok {
+		return t
+	}
+	return askonce.DefaultTenant
+}
+
+// ServeHTTP serves the JSON-RPC endpoint. With Config.Tenant set, every
+// request needs "Authorization: Bearer <key>" or "X-API-Key: <key>";
+// without one it is 401 with a JSON-RPC error.
+func (e *Endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	tenant := askonce.DefaultTenant
+	if e.cfg.Tenant != nil {
+		t, ok := e.cfg.Tenant(presentedKey(r))
+		if !ok {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="askonce"`)
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusUnauthorized)
+			fmt.Fprint(w, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"an API key is required: send 'Authorization: Bearer <key>' or 'X-API-Key: <key>'"}}`+"\n")
+			return
+		}
+		tenant = t
+	}
+	r = r.WithContext(context.WithValue(r.Context(), tenantKey{}, tenant))
+	r.Body = http.MaxBytesReader(w, r.Body, e.cfg.MaxBody)
+	// A stream outlives the API's write timeout; it ends by itself within
+	// StreamTimeout. Not an error where the writer cannot set deadlines.
+	http.NewResponseController(w).SetWriteDeadline(time.Now().Add(e.cfg.StreamTimeout + time.Minute))
+	e.rpc.ServeHTTP(flusher{w}, r)
+}
+
+// flusher gives the SDK's event stream, which needs an http.Flusher, the
+// flushing of a writer that a middleware wrapped (and only unwraps).
+type flusher struct{ http.ResponseWriter }
+
+func (f flusher) Flush() { http.NewResponseController(f.ResponseWriter).Flush() }
+
+func (f flusher) Unwrap() http.ResponseWriter { return f.ResponseWriter }
+
+// presentedKey is the key of "Authorization: Bearer <key>", else of
+// "X-API-Key: <key>"; "" for none.
+func presentedKey(r *http.Request) string {
+	if h := r.Header.Get("Authorization"); h != "" {
+		scheme, key, ok := strings.Cut(h, " ")
+		if !ok || !strings.EqualFold(scheme, "Bearer") {
+			return ""
+		}
+		return strings.TrimSpace(key)
+	}
+	return strings.TrimSpace(r.Header.Get("X-API-Key"))
+}
+
+// Card is the endpoint's Agent Card.
+func (e *Endpoint) Card() *sdk.AgentCard { return e.card }
+
+// CardHandler serves the Agent Card (public, as A2A wants it: it says
+// which key the endpoint needs, not the key).
+func (e *Endpoint) CardHandler() http.Handler { return a2asrv.NewStaticAgentCardHandler(e.card) }
+
+// Skill ids of the card.
+const (
+	SkillPlan = "plan"
+	SkillAsk  = "ask_user_once"
+)
+
+func (e *Endpoint) newCard() *sdk.AgentCard {
+	modes := []string{"text/plain", "application/json"}
+	c := &sdk.AgentCard{
+		Name:               "askonce",
+		Description:        "Turns a natural-language goal into a validated plan (a DAG of tasks), asking the user at most one typed question per task. A question is the task's one input-required state; a repeated question of the same context is answered from history.",
+		URL:                strings.TrimSuffix(e.cfg.PublicURL, "/") + Path,
+		PreferredTransport: sdk.TransportProtocolJSONRPC,
+		ProtocolVersion:    ProtocolVersion,
+		Version:            e.cfg.Version,
+		Capabilities:       sdk.AgentCapabilities{Streaming: true},
+		DefaultInputModes:  modes,
+		DefaultOutputModes: modes,
+		Skills: []sdk.AgentSkill{
+			{
+				ID:          SkillPlan,
+				Name:        "Plan a goal",
+				Description: "Send a goal as text (or a data part {goal, profile, files, hardCap}); get a completed task whose artifact \"plan\" is the plan as data (title, tasks with dependsOn, assumptions, spec) and as readable text.",
+				Tags:        []string{"planning", "plan", "dag"},
+				Examples:    []string{"hot frozen cheese", "rename the billing module"},
+				InputModes:  modes,
+				OutputModes: modes,
+			},
+			{
+				ID:          SkillAsk,
+				Name:        "Ask the user once",
+				Description: "If the goal is ambiguous the task becomes input-required once, with the typed question as a data part (type, text, options, default, allowOther, answerUrl, schema). Send the answer as the next message on the same task: text, or {answer} as data; {decline: true} declines. The task never asks a second time.",
+				Tags:        []string{"human-in-the-loop", "clarification", "input-required"},
+				Examples:    []string{"hot"},
+				InputModes:  modes,
+				OutputModes: modes,
+			},
+		},
+	}
+	if e.cfg.Tenant != nil {
+		c.SecuritySchemes = sdk.NamedSecuritySchemes{
+			"bearer": sdk.HTTPAuthSecurityScheme{Scheme: "Bearer", Description: "an askonce API key"},
+			"apiKey": sdk.APIKeySecurityScheme{In: sdk.APIKeySecuritySchemeInHeader, Name: "X-API-Key", Description: "an askonce API key"},
+		}
+		c.Security = []sdk.SecurityRequirements{{"bearer": {}}, {"apiKey": {}}}
+	}
+	return c
+}

@@ -1,0 +1,452 @@
+package a2a_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	sdk "github.com/a2aproject/a2a-go/a2a"
+	"github.com/a2aproject/a2a-go/a2aclient"
+	"github.com/a2aproject/a2a-go/a2aclient/agentcard"
+	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/a2a"
+	"github.com/askonce/askonce/rules"
+	"github.com/askonce/askonce/server"
+	"github.com/askonce/askonce/sqlite"
+)
+
+// The official Go SDK's client against askonce's HTTP server (real
+// listener, real SQLite, the rules interpreter), with the endpoint mounted
+// as askonce serve mounts it, behind two API keys.
+
+const (
+	keyA = "key-of-tenant-a"
+	keyB = "key-of-tenant-b"
+	// askTwice is a goal the test interpreter asks about every time it
+	// may: only the hard cap stops it.
+	askTwice = "ask twice about the colour"
+)
+
+// interpreter is the rules interpreter, except for askTwice.
+type interpreter struct{ rules askonce.Interpreter }
+
+func (in interpreter) Interpret(ctx context.Context, req *askonce.Request) (*askonce.Response, error) {
+	if req.Goal != askTwice {
+		return in.rules.Interpret(ctx, req)
+	}
+	if req.Directive != "" {
+		return &askonce.Response{Raw: []byte(`{"title":"Colour","plan":{"tasks":[{"id":"t1","title":"Paint it","instruction":"use the default colour","dependsOn":[]}],"assumptions":["colour: the default"]}}`)}, nil
+	}
+	return &askonce.Response{Raw: []byte(`{"question":{"type":"SELECT_ONE","text":"Which colour?","options":["red","blue"]}}`)}, nil
+}
+
+type env struct {
+	t    *testing.T
+	base string
+}
+
+func newEnv(t *testing.T) *env {
+	t.Helper()
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "a2a.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	rl, err := rules.New(rules.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng := &askonce.Engine{Store: st, Interpreter: interpreter{rl}, LinkSecret: st.LinkSecret()}
+	t.Cleanup(func() { eng.Drain(context.Background()) })
+	keys, err := server.LoadKeys(strings.NewReader("tenant-a " + server.HashKey(keyA) + "\ntenant-b " + server.HashKey(keyB) + "\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &env{t: t}
+	srv := httptest.NewUnstartedServer(nil)
+	e.base = "http://" + srv.Listener.Addr().String()
+	srv.Config.Handler = server.New(server.Config{
+		Engine: eng, Keys: keys, PublicURL: e.base,
+		Mount: func(mux *http.ServeMux) {
+			agent := a2a.New(a2a.Config{Engine: eng, PublicURL: e.base, Tenant: keys.Tenant, PollInterval: 10 * time.Millisecond})
+			mux.Handle("POST "+a2a.Path, agent)
+			mux.Handle("GET "+a2a.CardPath, agent.CardHandler())
+		},
+	})
+	srv.Start()
+	t.Cleanup(srv.Close)
+	return e
+}
+
+// keyed sends an API key with every call.
+type keyed struct {
+	a2aclient.PassthroughInterceptor
+	key string
+}
+
+func (k keyed) Before(ctx context.Context, req *a2aclient.Request) (context.Context, error) {
+	req.Meta["Authorization"] = []string{"Bearer " + k.key}
+	return ctx, nil
+}
+
+// client resolves the card and connects with key ("" for none).
+func (e *env) client(key string) *a2aclient.Client {
+	e.t.Helper()
+	ctx := context.Background()
+	card, err := agentcard.DefaultResolver.Resolve(ctx, e.base)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	var opts []a2aclient.FactoryOption
+	if key != "" {
+		opts = append(opts, a2aclient.WithInterceptors(keyed{key: key}))
+	}
+	c, err := a2aclient.NewFromCard(ctx, card, opts...)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return c
+}
+
+func userText(contextID string, task sdk.TaskID, text string) *sdk.MessageSendParams {
+	m := sdk.NewMessage(sdk.MessageRoleUser, sdk.TextPart{Text: text})
+	m.ContextID, m.TaskID = contextID, task
+	return &sdk.MessageSendParams{Message: m}
+}
+
+func send(t *testing.T, c *a2aclient.Client, p *sdk.MessageSendParams) *sdk.Task {
+	t.Helper()
+	res, err := c.SendMessage(context.Background(), p)
+	if err != nil {
+		t.Fatalf("message/send: %v", err)
+	}
+	task, ok := res.(*sdk.Task)
+	if !ok {
+		t.Fatalf("message/send returned %T, want a task", res)
+	}
+	return task
+}
+
+// dataPart is the first data part of parts.
+func dataPart(t *testing.T, parts sdk.ContentParts) map[string]any {
+	t.Helper()
+	for _, p := range parts {
+		if d, ok := p.(sdk.DataPart); ok {
+			return d.Data
+		}
+	}
+	t.Fatalf("no data part in %v", parts)
+	return nil
+}
+
+func textPart(parts sdk.ContentParts) string {
+	for _, p := range parts {
+		if tp, ok := p.(sdk.TextPart); ok {
+			return tp.Text
+		}
+	}
+	return ""
+}
+
+// temperature is the plan artifact's spec.attributes.temperature.
+func temperature(t *testing.T, task *sdk.Task) string {
+	t.Helper()
+	if len(task.Artifacts) != 1 || task.Artifacts[0].ID != a2a.PlanArtifactID {
+		t.Fatalf("artifacts %v; want the plan", task.Artifacts)
+	}
+	plan := dataPart(t, task.Artifacts[0].Parts)
+	spec, _ := plan["spec"].(map[string]any)
+	attrs, _ := spec["attributes"].(map[string]any)
+	s, _ := attrs["temperature"].(string)
+	return s
+}
+
+func strs(v any) []string {
+	var out []string
+	l, _ := v.([]any)
+	for _, x := range l {
+		s, _ := x.(string)
+		out = append(out, s)
+	}
+	return out
+}
+
+func TestAgentCardDescribesTheSkillsAndTheKeyedEndpoint(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	card, err := agentcard.DefaultResolver.Resolve(context.Background(), e.base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if card.URL != e.base+a2a.Path || card.PreferredTransport != sdk.TransportProtocolJSONRPC || card.ProtocolVersion != a2a.ProtocolVersion || !card.Capabilities.Streaming {
+		t.Errorf("card url %s, transport %s, protocol %s, streaming %v", card.URL, card.PreferredTransport, card.ProtocolVersion, card.Capabilities.Streaming)
+	}
+	var ids []string
+	for _, s := range card.Skills {
+		ids = append(ids, s.ID)
+	}
+	if !slices.Equal(ids, []string{a2a.SkillPlan, a2a.SkillAsk}) {
+		t.Errorf("skills %v", ids)
+	}
+	if _, ok := card.SecuritySchemes["apiKey"]; !ok || len(card.Security) == 0 {
+		t.Errorf("card does not say the endpoint needs an API key: %v %v", card.SecuritySchemes, card.Security)
+	}
+}
+
+func TestQuestionMakesTheTaskInputRequiredAndAnAnswerOnTheSameTaskCompletesIt(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	c := e.client(keyA)
+	task := send(t, c, userText("", "", "hot frozen cheese"))
+	if task.Status.State != sdk.TaskStateInputRequired || task.ContextID == "" {
+		t.Fatalf("state %s, context %q; want input-required in a new context", task.Status.State, task.ContextID)
+	}
+	q := dataPart(t, task.Status.Message.Parts)
+	if q["type"] != "SELECT_ONE" || !slices.Equal(strs(q["options"]), []string{"hot", "frozen"}) || q["default"] != "hot" {
+		t.Errorf("question %v; want SELECT_ONE hot/frozen, default hot", q)
+	}
+	if url, _ := q["answerUrl"].(string); !strings.HasPrefix(url, e.base+"/a/") {
+		t.Errorf("answerUrl %q", q["answerUrl"])
+	}
+	if _, ok := q["schema"].(map[string]any); !ok || q["allowOther"] != true {
+		t.Errorf("no answer schema or allowOther in %v", q)
+	}
+
+	done := send(t, c, userText(task.ContextID, task.ID, "hot"))
+	if done.ID != task.ID || done.Status.State != sdk.TaskStateCompleted {
+		t.Fatalf("task %s %s; want %s completed", done.ID, done.Status.State, task.ID)
+	}
+	if got := temperature(t, done); got != "hot" {
+		t.Errorf("plan temperature %q; want hot", got)
+	}
+	if txt := textPart(done.Artifacts[0].Parts); !strings.Contains(txt, "Planned") {
+		t.Errorf("plan artifact text %q", txt)
+	}
+	got, err := c.GetTask(context.Background(), &sdk.TaskQueryParams{ID: task.ID})
+	if err != nil || got.Status.State != sdk.TaskStateCompleted || len(got.History) != 3 {
+		t.Errorf("tasks/get: %v, %+v; want completed with goal, question, answer", err, got)
+	}
+}
+
+func TestAnswerTheQuestionDoesNotTakeIsAnErrorAndTheTaskStaysInputRequired(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	c := e.client(keyA)
+	task := send(t, c, userText("", "", "hot frozen cheese"))
+	_, err := c.SendMessage(context.Background(), userText("", task.ID, strings.Repeat("x", askonce.MaxFreeText+1)))
+	if !errors.Is(err, sdk.ErrInvalidParams) {
+		t.Fatalf("bad answer: %v; want invalid params", err)
+	}
+	got, err := c.GetTask(context.Background(), &sdk.TaskQueryParams{ID: task.ID})
+	if err != nil || got.Status.State != sdk.TaskStateInputRequired {
+		t.Fatalf("after a refused answer: %v, %s; want input-required", err, got.Status.State)
+	}
+}
+
+func TestSecondTaskOfAContextWithTheSameQuestionCompletesWithoutInputRequired(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	c := e.client(keyA)
+	first := send(t, c, userText("", "", "hot frozen cheese"))
+	send(t, c, userText(first.ContextID, first.ID, "hot"))
+
+	var states []sdk.TaskState
+	var last *sdk.TaskStatusUpdateEvent
+	for ev, err := range c.SendStreamingMessage(context.Background(), userText(first.ContextID, "", "hot frozen cheese")) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch ev := ev.(type) {
+		case *sdk.Task:
+			states = append(states, ev.Status.State)
+		case *sdk.TaskStatusUpdateEvent:
+			states = append(states, ev.Status.State)
+			last = ev
+		}
+	}
+	if slices.Contains(states, sdk.TaskStateInputRequired) || last == nil || !last.Final || last.Status.State != sdk.TaskStateCompleted {
+		t.Fatalf("states %v; want completed without input-required", states)
+	}
+	second, err := c.GetTask(context.Background(), &sdk.TaskQueryParams{ID: last.TaskID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if second.ID == first.ID || second.ContextID != first.ContextID || temperature(t, second) != "hot" {
+		t.Errorf("second task %s in %s; want a new task of %s planned hot from history", second.ID, second.ContextID, first.ContextID)
+	}
+}
+
+func TestStreamSendsAStatusUpdatePerJobEventUntilInputRequiredThenUntilCompleted(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	c := e.client(keyA)
+	collect := func(p *sdk.MessageSendParams) (first *sdk.Task, events []string, artifact bool, final *sdk.TaskStatusUpdateEvent) {
+		for ev, err := range c.SendStreamingMessage(context.Background(), p) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch ev := ev.(type) {
+			case *sdk.Task:
+				first = ev
+			case *sdk.TaskArtifactUpdateEvent:
+				artifact = ev.Artifact.ID == a2a.PlanArtifactID
+			case *sdk.TaskStatusUpdateEvent:
+				if ev.Final {
+					final = ev
+					continue
+				}
+				meta, _ := ev.Metadata["askonce"].(map[string]any)
+				name, _ := meta["event"].(string)
+				events = append(events, string(ev.Status.State)+":"+name)
+			}
+		}
+		return
+	}
+	task, events, artifact, final := collect(userText("", "", "hot frozen cheese"))
+	if task == nil || final == nil || final.Status.State != sdk.TaskStateInputRequired || artifact {
+		t.Fatalf("first stream: task %v, final %v, artifact %v; want input-required", task, final, artifact)
+	}
+	if !slices.Equal(events, []string{"working:created", "working:attempt"}) {
+		t.Errorf("first stream's updates %v", events)
+	}
+	if q := dataPart(t, final.Status.Message.Parts); q["type"] != "SELECT_ONE" {
+		t.Errorf("final status carries %v; want the question", q)
+	}
+	_, events, artifact, final = collect(userText("", task.ID, "hot"))
+	if final == nil || final.Status.State != sdk.TaskStateCompleted || !artifact {
+		t.Fatalf("answer stream: final %v, artifact %v; want the plan, then completed", final, artifact)
+	}
+	if !slices.Equal(events, []string{"working:answered", "working:attempt"}) {
+		t.Errorf("answer stream's updates %v; want only this answer's events", events)
+	}
+}
+
+func TestHardCapDecidesASecondQuestionAsOnHTTP(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	c := e.client(keyA)
+	cases := []struct {
+		hardCap string
+		want    sdk.TaskState
+	}{
+		{"fallback", sdk.TaskStateCompleted},
+		{"fail", sdk.TaskStateFailed},
+	}
+	for _, tc := range cases {
+		t.Run(tc.hardCap, func(t *testing.T) {
+			m := sdk.NewMessage(sdk.MessageRoleUser, sdk.DataPart{Data: map[string]any{"goal": askTwice, "hardCap": tc.hardCap}})
+			task := send(t, c, &sdk.MessageSendParams{Message: m})
+			if task.Status.State != sdk.TaskStateInputRequired {
+				t.Fatalf("state %s; want input-required", task.Status.State)
+			}
+			done := send(t, c, userText("", task.ID, "red"))
+			if done.Status.State != tc.want {
+				t.Fatalf("after the answer the planner asked again: state %s; want %s (never a second input-required)", done.Status.State, tc.want)
+			}
+		})
+	}
+}
+
+func TestCancelEndsAnInputRequiredTaskOnce(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	c := e.client(keyA)
+	ctx := context.Background()
+	task := send(t, c, userText("", "", "hot frozen cheese"))
+	got, err := c.CancelTask(ctx, &sdk.TaskIDParams{ID: task.ID})
+	if err != nil || got.Status.State != sdk.TaskStateCanceled {
+		t.Fatalf("tasks/cancel: %v, %+v; want canceled", err, got)
+	}
+	if _, err := c.CancelTask(ctx, &sdk.TaskIDParams{ID: task.ID}); !errors.Is(err, sdk.ErrTaskNotCancelable) {
+		t.Errorf("second cancel: %v; want task not cancelable", err)
+	}
+	if _, err := c.SendMessage(ctx, userText("", task.ID, "hot")); !errors.Is(err, sdk.ErrInvalidRequest) {
+		t.Errorf("answer after cancel: %v; want invalid request", err)
+	}
+	if got, err := c.GetTask(ctx, &sdk.TaskQueryParams{ID: task.ID}); err != nil || got.Status.State != sdk.TaskStateCanceled {
+		t.Errorf("tasks/get after cancel: %v, %+v", err, got)
+	}
+}
+
+func TestTasksOfOneKeyDoNotExistForAnotherAndNoKeyIsRefused(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	a, b := e.client(keyA), e.client(keyB)
+	ctx := context.Background()
+	task := send(t, a, userText("", "", "hot frozen cheese"))
+	if _, err := b.GetTask(ctx, &sdk.TaskQueryParams{ID: task.ID}); !errors.Is(err, sdk.ErrTaskNotFound) {
+		t.Errorf("other tenant's tasks/get: %v; want task not found", err)
+	}
+	if _, err := b.SendMessage(ctx, userText("", task.ID, "hot")); !errors.Is(err, sdk.ErrTaskNotFound) {
+		t.Errorf("other tenant's answer: %v; want task not found", err)
+	}
+	if _, err := b.CancelTask(ctx, &sdk.TaskIDParams{ID: task.ID}); !errors.Is(err, sdk.ErrTaskNotFound) {
+		t.Errorf("other tenant's cancel: %v; want task not found", err)
+	}
+	if _, err := e.client("").GetTask(ctx, &sdk.TaskQueryParams{ID: task.ID}); err == nil || !strings.Contains(err.Error(), "401") {
+		t.Errorf("no key: %v; want 401", err)
+	}
+	if got, err := a.GetTask(ctx, &sdk.TaskQueryParams{ID: task.ID}); err != nil || got.Status.State != sdk.TaskStateInputRequired {
+		t.Errorf("owner's task after the other tenant's tries: %v, %+v; want still input-required", err, got)
+	}
+}
+
+func TestDeclineOnTheTaskPlansWithTheQuestionsDefault(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	c := e.client(keyA)
+	task := send(t, c, userText("", "", "hot frozen cheese"))
+	m := sdk.NewMessage(sdk.MessageRoleUser, sdk.DataPart{Data: map[string]any{"decline": true}})
+	m.TaskID = task.ID
+	done := send(t, c, &sdk.MessageSendParams{Message: m})
+	if done.Status.State != sdk.TaskStateCompleted || temperature(t, done) != "hot" {
+		t.Fatalf("declined: %s; want completed with the default, hot", done.Status.State)
+	}
+}
+
+func TestAnswerFromAnotherContextIsRefused(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	c := e.client(keyA)
+	task := send(t, c, userText("", "", "hot frozen cheese"))
+	if _, err := c.SendMessage(context.Background(), userText("another-context", task.ID, "hot")); !errors.Is(err, sdk.ErrInvalidParams) {
+		t.Fatalf("answer naming another context: %v; want invalid params", err)
+	}
+}
+
+func TestResubscribeSendsTheTaskThenItsUpdatesUntilItSettles(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	c := e.client(keyA)
+	task := send(t, c, userText("", "", "hot frozen cheese"))
+	var kinds []string
+	for ev, err := range c.ResubscribeToTask(context.Background(), &sdk.TaskIDParams{ID: task.ID}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch ev := ev.(type) {
+		case *sdk.Task:
+			kinds = append(kinds, "task:"+string(ev.Status.State))
+		case *sdk.TaskStatusUpdateEvent:
+			kinds = append(kinds, "status:"+string(ev.Status.State))
+		}
+	}
+	if !slices.Equal(kinds, []string{"task:input-required", "status:input-required"}) {
+		t.Fatalf("resubscribe to an input-required task sent %v", kinds)
+	}
+}
+
+func TestCardWithoutKeysAsksForNone(t *testing.T) {
+	t.Parallel()
+	card := a2a.New(a2a.Config{PublicURL: "http://askonce.test/"}).Card()
+	if card.URL != "http://askonce.test/a2a" || card.SecuritySchemes != nil || card.Security != nil {
+		t.Fatalf("card url %s, schemes %v, security %v; want /a2a under the public URL and no key", card.URL, card.SecuritySchemes, card.Security)
+	}
+}

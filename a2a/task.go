@@ -1,0 +1,249 @@
+package a2a
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	sdk "github.com/a2aproject/a2a-go/a2a"
+	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/internal/jobview"
+)
+
+// This file maps A2A's shapes to askonce's domain and back: messages to
+// goals and answers, jobs to tasks. The question and plan views are
+// jobview's, the same MCP sends.
+
+// GoalData is the data part a message may carry to start a task, instead
+// of (or besides) text: text parts are the goal when Goal is empty.
+type GoalData struct {
+	Goal    string   `json:"goal,omitempty"`
+	Profile string   `json:"profile,omitempty"`
+	Files   []string `json:"files,omitempty"`
+	HardCap string   `json:"hardCap,omitempty"`
+}
+
+// QuestionData is an input-required task's question, the data part of its
+// status message: the typed question, where a person can answer it, and
+// the JSON Schema of an answer (the form MCP elicits).
+type QuestionData struct {
+	jobview.Question
+	JobID     string         `json:"jobId"`
+	AnswerURL string         `json:"answerUrl,omitempty"`
+	Schema    map[string]any `json:"schema"`
+}
+
+// PlanArtifactID is the id (and name) of a completed task's plan artifact.
+const PlanArtifactID = "plan"
+
+// textOf joins a message's text parts.
+func textOf(m *sdk.Message) string {
+	var parts []string
+	for _, p := range m.Parts {
+		switch p := p.(type) {
+		case sdk.TextPart:
+			parts = append(parts, p.Text)
+		case *sdk.TextPart:
+			parts = append(parts, p.Text)
+		}
+	}
+	return strings.TrimSpace(strings.Join(parts, "\n"))
+}
+
+// dataOf is a message's first data part, nil for none.
+func dataOf(m *sdk.Message) map[string]any {
+	for _, p := range m.Parts {
+		switch p := p.(type) {
+		case sdk.DataPart:
+			return p.Data
+		case *sdk.DataPart:
+			return p.Data
+		}
+	}
+	return nil
+}
+
+// createRequest is the job a message without a task id starts.
+func createRequest(tenant string, m *sdk.Message) (askonce.CreateRequest, error) {
+	var g GoalData
+	if d := dataOf(m); d != nil {
+		if err := fromMap(d, &g); err != nil {
+			return askonce.CreateRequest{}, fmt.Errorf("%w: the data part is not {goal, profile, files, hardCap}: %v", sdk.ErrInvalidParams, err)
+		}
+	}
+	goal := strings.TrimSpace(g.Goal)
+	if goal == "" {
+		goal = textOf(m)
+	}
+	if goal == "" {
+		return askonce.CreateRequest{}, fmt.Errorf("%w: the message has no goal: send it as a text part (or a data part {\"goal\": ...})", sdk.ErrInvalidParams)
+	}
+	session := m.ContextID
+	if session == "" {
+		session = sdk.NewContextID()
+	}
+	return askonce.CreateRequest{
+		TenantID: tenant, SessionID: session, Goal: goal,
+		Profile: g.Profile, Files: g.Files, HardCap: askonce.HardCap(g.HardCap),
+	}, nil
+}
+
+// reply is what a message on an input-required task says: an answer, or
+// that the user declines.
+type reply struct {
+	answer  string
+	decline bool
+}
+
+func replyOf(m *sdk.Message) reply {
+	if d := dataOf(m); d != nil {
+		if v, _ := d["decline"].(bool); v {
+			return reply{decline: true}
+		}
+		if a := jobview.AnswerOf(d); a != "" {
+			return reply{answer: a}
+		}
+	}
+	return reply{answer: textOf(m)}
+}
+
+// taskOf is j as an A2A task; historyLength, when set, keeps that many of
+// the most recent messages.
+func (h *handler) taskOf(j *askonce.Job, historyLength *int) *sdk.Task {
+	t := &sdk.Task{
+		ID:        sdk.TaskID(j.ID),
+		ContextID: j.SessionID,
+		Status:    h.statusOf(j),
+		History:   historyOf(j),
+		Metadata:  map[string]any{"askonce": map[string]any{"jobId": j.ID, "status": string(j.Status), "clarificationStatus": string(j.ClarificationStatus)}},
+	}
+	if n := historyLength; n != nil && *n >= 0 && *n < len(t.History) {
+		t.History = t.History[len(t.History)-*n:]
+	}
+	if a := planArtifact(j); a != nil {
+		t.Artifacts = []*sdk.Artifact{a}
+	}
+	return t
+}
+
+// stateOf is the task state of a job's status.
+func stateOf(s askonce.Status) sdk.TaskState {
+	switch s {
+	case askonce.StatusPlanning:
+		return sdk.TaskStateWorking
+	case askonce.StatusPending:
+		return sdk.TaskStateInputRequired
+	case askonce.StatusSuccess:
+		return sdk.TaskStateCompleted
+	case askonce.StatusCancelled:
+		return sdk.TaskStateCanceled
+	case askonce.StatusFailed, askonce.StatusValidationError, askonce.StatusExpired:
+		return sdk.TaskStateFailed
+	}
+	return sdk.TaskStateUnknown
+}
+
+// statusOf is j's task status; its message says what the caller needs:
+// the question, the plan, or why the job failed.
+func (h *handler) statusOf(j *askonce.Job) sdk.TaskStatus {
+	at := j.UpdatedAt
+	st := sdk.TaskStatus{State: stateOf(j.Status), Timestamp: &at}
+	agent := func(parts ...sdk.Part) *sdk.Message {
+		return &sdk.Message{ID: j.ID + "-" + string(j.Status), Role: sdk.MessageRoleAgent, TaskID: sdk.TaskID(j.ID), ContextID: j.SessionID, Parts: parts}
+	}
+	switch j.Status {
+	case askonce.StatusPending:
+		url := h.eng.AnswerURL(h.cfg.PublicURL, j)
+		text := jobview.QuestionText(j.Question)
+		if url != "" {
+			text += "\nThe user can also answer at " + url
+		}
+		text += "\nReply on this task with the user's answer."
+		q := QuestionData{Question: *jobview.QuestionOf(j.Question), JobID: j.ID, AnswerURL: url, Schema: jobview.AnswerSchema(j.Question)}
+		st.Message = agent(sdk.TextPart{Text: text}, sdk.DataPart{Data: toMap(q)})
+	case askonce.StatusSuccess:
+		st.Message = agent(sdk.TextPart{Text: jobview.PlanText(j.Title, j.Plan)})
+	case askonce.StatusCancelled:
+		st.Message = agent(sdk.TextPart{Text: "The job was cancelled."})
+	case askonce.StatusFailed, askonce.StatusValidationError, askonce.StatusExpired:
+		msg := "The job " + string(j.Status)
+		if j.Error != "" {
+			msg += ": " + j.Error
+		}
+		st.Message = agent(sdk.TextPart{Text: msg})
+	}
+	return st
+}
+
+// planArtifact is a completed job's plan, as data and as text; nil before.
+func planArtifact(j *askonce.Job) *sdk.Artifact {
+	if j.Status != askonce.StatusSuccess || j.Plan == nil {
+		return nil
+	}
+	return &sdk.Artifact{
+		ID:          PlanArtifactID,
+		Name:        PlanArtifactID,
+		Description: "the validated plan: tasks (a DAG by dependsOn), assumptions and spec",
+		Parts: sdk.ContentParts{
+			sdk.DataPart{Data: toMap(jobview.PlanOf(j.Plan))},
+			sdk.TextPart{Text: jobview.PlanText(j.Title, j.Plan)},
+		},
+	}
+}
+
+// historyOf is the conversation a job had: the goal, its question, the
+// answer.
+func historyOf(j *askonce.Job) []*sdk.Message {
+	msg := func(suffix string, role sdk.MessageRole, text string) *sdk.Message {
+		return &sdk.Message{ID: j.ID + "-" + suffix, Role: role, TaskID: sdk.TaskID(j.ID), ContextID: j.SessionID, Parts: sdk.ContentParts{sdk.TextPart{Text: text}}}
+	}
+	h := []*sdk.Message{msg("goal", sdk.MessageRoleUser, j.Goal)}
+	if j.Question != nil {
+		h = append(h, msg("question", sdk.MessageRoleAgent, jobview.QuestionText(j.Question)))
+	}
+	if j.ClarificationResolved() && j.Answer != "" {
+		h = append(h, msg("answer", sdk.MessageRoleUser, j.Answer))
+	}
+	return h
+}
+
+// eventText is the status text of a job event a stream reports as
+// working; "" for the events whose outcome the final status reports.
+func eventText(t askonce.EventType) string {
+	switch t {
+	case askonce.EventCreated:
+		return "Job created; planning."
+	case askonce.EventAttempt:
+		return "The interpreter ran."
+	case askonce.EventAutoResolved:
+		return "The question was asked before in this context; answered from history."
+	case askonce.EventAnswered:
+		return "Answer received; planning with it."
+	case askonce.EventFallbackApplied:
+		return "The planner asked again; the hard cap's fallback applies: planning without asking."
+	case askonce.EventResumed, askonce.EventRecovered:
+		return "Planning resumed."
+	case askonce.EventValidationFailed:
+		return "The interpreter's output was invalid; retrying."
+	}
+	return ""
+}
+
+// toMap is v as a JSON object, for a data part.
+func toMap(v any) map[string]any {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return map[string]any{"error": err.Error()}
+	}
+	var m map[string]any
+	_ = json.Unmarshal(b, &m)
+	return m
+}
+
+func fromMap(m map[string]any, v any) error {
+	b, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, v)
+}

@@ -1,0 +1,73 @@
+package main_test
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/askonce/askonce"
+)
+
+// langGraphRun is the report of examples/langgraph/graph.mjs.
+type langGraphRun struct {
+	Interrupts []struct {
+		JobID     string `json:"jobId"`
+		AnswerURL string `json:"answerUrl"`
+		Question  struct {
+			Text    string   `json:"text"`
+			Options []string `json:"options"`
+		} `json:"question"`
+	} `json:"interrupts"`
+	Outcomes []struct {
+		Action    string `json:"action"`
+		Answer    string `json:"answer"`
+		Directive string `json:"directive"`
+	} `json:"outcomes"`
+	Action string   `json:"action"`
+	Status string   `json:"status"`
+	Title  string   `json:"title"`
+	Events []string `json:"events"`
+}
+
+// The LangGraph.js example against askonce serve, behind an API key: its
+// planner node asks three times; the graph interrupts once (one question
+// asked), resumes with the answer, and the later asks get proceed with the
+// fallback directive; the plan closes the job.
+func TestE2E_LangGraphNodeAskingThreeTimesInterruptsOnce(t *testing.T) {
+	dir := npmDir(t, filepath.Join("..", "..", "examples", "langgraph"), "@langchain/langgraph")
+	in := start(t, nil, "--db", filepath.Join(t.TempDir(), "serve.db"), "--api-keys-file", keysFile(t, map[string]string{"graph": "graph-key"}))
+	out := runNode(t, time.Minute, []string{"ASKONCE_URL=" + in.base, "ASKONCE_API_KEY=graph-key", "ANSWER=hot", "ASKS=3"}, filepath.Join(dir, "graph.mjs"), "hot frozen cheese")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	var got langGraphRun
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &got); err != nil {
+		t.Fatalf("%v in the example's report:\n%s", err, out)
+	}
+	if len(got.Interrupts) != 1 || got.Interrupts[0].Question.Text != "Serve the cheese hot or frozen?" || !strings.HasPrefix(got.Interrupts[0].AnswerURL, in.base+"/a/") {
+		t.Fatalf("interrupts %+v; want one, with the question and its answer link\n%s", got.Interrupts, out)
+	}
+	asked := 0
+	for _, e := range got.Events {
+		if e == string(askonce.EventAsked) {
+			asked++
+		}
+	}
+	if asked != 1 {
+		t.Errorf("%d questions asked (events %v); want 1", asked, got.Events)
+	}
+	if len(got.Outcomes) != 3 {
+		t.Fatalf("outcomes %+v; want one per ask", got.Outcomes)
+	}
+	if o := got.Outcomes[0]; o.Action != "resume" || o.Answer != "hot" {
+		t.Errorf("first ask: %+v; want resume with the answer hot", o)
+	}
+	for i, o := range got.Outcomes[1:] {
+		if o.Action != "proceed" || o.Directive != askonce.FallbackDirective {
+			t.Errorf("ask %d: %+v; want proceed with the fallback directive", i+2, o)
+		}
+	}
+	if got.Action != "done" || got.Status != "success" || got.Title != "Serve hot cheese" {
+		t.Errorf("plan report: %s, job %s %q; want done, success, Serve hot cheese", got.Action, got.Status, got.Title)
+	}
+}

@@ -1,0 +1,121 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/server"
+	"github.com/jackc/pgx/v5"
+)
+
+// The HTTP API's Idempotency-Key records live in the same database as the
+// jobs, in the tables idempotency and idempotency_leases, so that a retry
+// finds the claim whichever replica it lands on; the clock of the process
+// that reads a lease (Options.Now) decides whether it has lapsed.
+
+// RenewIdempotencyLease implements server.IdempotencyStore. It also drops
+// the leases that have lapsed: no lease and a lapsed one mean the same.
+func (s *Store) RenewIdempotencyLease(ctx context.Context, owner string, ttl time.Duration) error {
+	if owner == "" {
+		return askonce.Errorf(askonce.EINVALID, "renew idempotency lease: no owner")
+	}
+	now := s.now()
+	return wrap(s.write(ctx, func(ctx context.Context, tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `DELETE FROM idempotency_leases WHERE expires_at <= $1`, now); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, `INSERT INTO idempotency_leases (owner, expires_at) VALUES ($1, $2)
+			ON CONFLICT (owner) DO UPDATE SET expires_at = excluded.expires_at`, owner, now.Add(ttl))
+		return err
+	}), "renew idempotency lease")
+}
+
+// EndIdempotencyLease implements server.IdempotencyStore.
+func (s *Store) EndIdempotencyLease(ctx context.Context, owner string) error {
+	return wrap(s.write(ctx, func(ctx context.Context, tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `DELETE FROM idempotency_leases WHERE owner = $1`, owner)
+		return err
+	}), "end idempotency lease")
+}
+
+// ClaimIdempotencyKey implements server.IdempotencyStore: the insert, the
+// takeover and the read of the record that stays are one transaction. Of
+// retries racing for a dead owner's claim, the takeover's row lock lets
+// one through; the others then see the winner's live owner.
+func (s *Store) ClaimIdempotencyKey(ctx context.Context, rec *server.IdempotencyRecord) (*server.IdempotencyRecord, bool, error) {
+	now := s.now()
+	var (
+		stored   *server.IdempotencyRecord
+		tookOver bool
+	)
+	err := s.write(ctx, func(ctx context.Context, tx pgx.Tx) error {
+		stored, tookOver = nil, false
+		tag, err := tx.Exec(ctx, `INSERT INTO idempotency
+			(tenant_id, key, fingerprint, owner, job_id, base_version, status, body, created_at)
+			VALUES ($1, $2, $3, $4, $5, $6, 0, NULL, $7) ON CONFLICT (tenant_id, key) DO NOTHING`,
+			rec.TenantID, rec.Key, rec.Fingerprint, rec.Owner, rec.JobID, rec.BaseVersion, micro(now))
+		if err != nil || tag.RowsAffected() == 1 {
+			return err
+		}
+		got := &server.IdempotencyRecord{TenantID: rec.TenantID, Key: rec.Key}
+		var at time.Time
+		// An in-flight claim whose owner holds no live lease is taken over.
+		err = tx.QueryRow(ctx, `UPDATE idempotency SET owner = $1
+			WHERE tenant_id = $2 AND key = $3 AND status = 0 AND fingerprint = $4
+			AND NOT EXISTS (SELECT 1 FROM idempotency_leases l
+				WHERE l.owner = idempotency.owner AND l.expires_at > $5)
+			RETURNING job_id, base_version, created_at`,
+			rec.Owner, rec.TenantID, rec.Key, rec.Fingerprint, now).Scan(&got.JobID, &got.BaseVersion, &at)
+		switch {
+		case err == nil:
+			got.Fingerprint, got.Owner, got.CreatedAt = rec.Fingerprint, rec.Owner, at.UTC()
+			stored, tookOver = got, true
+			return nil
+		case !errors.Is(err, pgx.ErrNoRows):
+			return err
+		}
+		err = tx.QueryRow(ctx, `SELECT fingerprint, owner, job_id, base_version, status, body, created_at
+			FROM idempotency WHERE tenant_id = $1 AND key = $2`, rec.TenantID, rec.Key).
+			Scan(&got.Fingerprint, &got.Owner, &got.JobID, &got.BaseVersion, &got.Status, &got.Body, &at)
+		if err != nil {
+			return err
+		}
+		got.CreatedAt = at.UTC()
+		stored = got
+		return nil
+	})
+	if err != nil {
+		return nil, false, fmt.Errorf("claim idempotency key: %w", err)
+	}
+	if stored == nil {
+		rec.Status, rec.Body, rec.CreatedAt = 0, nil, micro(now)
+	}
+	return stored, tookOver, nil
+}
+
+// CompleteIdempotencyKey implements server.IdempotencyStore.
+func (s *Store) CompleteIdempotencyKey(ctx context.Context, rec *server.IdempotencyRecord) error {
+	return wrap(s.write(ctx, func(ctx context.Context, tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `UPDATE idempotency SET status = $1, body = $2
+			WHERE tenant_id = $3 AND key = $4 AND owner = $5 AND status = 0`,
+			rec.Status, rec.Body, rec.TenantID, rec.Key, rec.Owner)
+		if err != nil || tag.RowsAffected() == 1 {
+			return err
+		}
+		return askonce.Errorf(askonce.ECONFLICT, "idempotency key %q is not held by %s", rec.Key, rec.Owner)
+	}), "complete idempotency key")
+}
+
+// AbandonIdempotencyKey implements server.IdempotencyStore.
+func (s *Store) AbandonIdempotencyKey(ctx context.Context, rec *server.IdempotencyRecord) error {
+	return wrap(s.write(ctx, func(ctx context.Context, tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `UPDATE idempotency SET owner = ''
+			WHERE tenant_id = $1 AND key = $2 AND owner = $3 AND status = 0`, rec.TenantID, rec.Key, rec.Owner)
+		return err
+	}), "abandon idempotency key")
+}
+
+var _ server.IdempotencyStore = (*Store)(nil)

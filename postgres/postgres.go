@@ -1,0 +1,225 @@
+// Package postgres implements askonce.Store, and the HTTP API's
+// server.IdempotencyStore, on a PostgreSQL database with
+// github.com/jackc/pgx/v5 (pgxpool), so that several askonce processes
+// (replicas) can share one database.
+//
+// Every write is one transaction, and most are one round trip: the
+// statements of a change are sent together as a batch, which PostgreSQL
+// runs as one implicit transaction (see batch in store.go). A
+// compare-and-set is an UPDATE of the job's row guarded by its version
+// and sent first: of two writers of the same version, in any processes,
+// the second waits for the first's row lock and then finds the version
+// moved, which fails its batch before anything else in it is written. A
+// change that queues a River job (a dispatch or a notification) runs in
+// an explicit transaction instead, as River inserts through one. The
+// schema is migrated with goose from the SQL files embedded in the
+// package, every time a Store is opened.
+package postgres
+
+import (
+	"context"
+	"crypto/rand"
+	"embed"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/askonce/askonce"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/pressly/goose/v3"
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// Store is an askonce.Store kept in a PostgreSQL database. It is safe for
+// concurrent use, and any number of Stores, in any number of processes,
+// may share the database.
+type Store struct {
+	pool *pgxpool.Pool
+	now  func() time.Time
+
+	onDispatch func(ctx context.Context, tx pgx.Tx, job *askonce.Job) error
+	onNotify   func(ctx context.Context, tx pgx.Tx, job *askonce.Job, ev askonce.QuestionEvent) error
+	linkSecret []byte
+}
+
+// Options configure a Store. The zero value is ready to use.
+type Options struct {
+	// Now is the clock of the times the store assigns: CreatedAt when
+	// unset, UpdatedAt, the At of events and history entries that have
+	// none, and the expiry of idempotency leases. Nil means time.Now.
+	// Replicas should run with synchronised clocks: leases are compared
+	// with the time of whichever process reads them.
+	Now func() time.Time
+	// OnDispatch, when set, is called inside the transaction of every
+	// UpdateJob that queues a dispatch, with that transaction and the job
+	// as it is being written. The builder queue (River,
+	// dispatch.Dispatcher.EnqueuePgx) inserts its job here, so that the
+	// queue entry and the success commit together; an error rolls the
+	// whole change back.
+	OnDispatch func(ctx context.Context, tx pgx.Tx, job *askonce.Job) error
+	// OnNotify, when set, is called inside the transaction of every
+	// UpdateJob whose change carries a question notification
+	// (askonce.Change.Notify), as OnDispatch is for the builder
+	// (dispatch.Dispatcher.NotifyPgx); an error rolls the whole change
+	// back.
+	OnNotify func(ctx context.Context, tx pgx.Tx, job *askonce.Job, ev askonce.QuestionEvent) error
+}
+
+// IsDSN reports whether db names a PostgreSQL database (a postgres:// or
+// postgresql:// URL) rather than a SQLite file.
+func IsDSN(db string) bool {
+	lower := strings.ToLower(db)
+	return strings.HasPrefix(lower, "postgres://") || strings.HasPrefix(lower, "postgresql://")
+}
+
+// Redact returns dsn with its password, if any, replaced by "xxxxx", fit
+// for logs and error messages.
+func Redact(dsn string) string {
+	u, err := url.Parse(dsn)
+	if err != nil {
+		// Not a URL we can take apart: show the scheme only.
+		scheme, _, _ := strings.Cut(dsn, "://")
+		return scheme + "://(unparsable)"
+	}
+	if _, ok := u.User.Password(); ok {
+		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	}
+	q := u.Query()
+	if q.Has("password") {
+		q.Set("password", "xxxxx")
+		u.RawQuery = q.Encode()
+	}
+	return u.String()
+}
+
+// Open connects to the database dsn names with the default Options and
+// migrates it to the current schema.
+func Open(ctx context.Context, dsn string) (*Store, error) {
+	return Options{}.Open(ctx, dsn)
+}
+
+// Open connects to the database dsn names (a postgres:// URL; its query
+// may set the pool, such as pool_max_conns, see pgxpool.ParseConfig) and
+// migrates it to the current schema. Errors never show the DSN's
+// password.
+func (o Options) Open(ctx context.Context, dsn string) (*Store, error) {
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open postgres store %s: %w", Redact(dsn), err)
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("open postgres store %s: %w", Redact(dsn), err)
+	}
+	s := &Store{pool: pool, now: o.Now, onDispatch: o.OnDispatch, onNotify: o.OnNotify}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if err := migrate(ctx, pool); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("migrate postgres store %s: %w", Redact(dsn), err)
+	}
+	if s.linkSecret, err = loadLinkSecret(ctx, pool); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("open postgres store %s: %w", Redact(dsn), err)
+	}
+	return s, nil
+}
+
+// migrationLock is the first key of the advisory lock that serialises the
+// migrations of replicas starting at once; the second is the hash of the
+// schema migrated, so that stores in different schemas of one database
+// (the tests') do not wait for each other.
+const migrationLock = 0x61736b // "ask"
+
+// migrate brings the schema up to date with the embedded migrations. It is
+// idempotent: opening a migrated database applies nothing. Replicas that
+// start together migrate one after the other.
+func migrate(ctx context.Context, pool *pgxpool.Pool) error {
+	return migrateTo(ctx, pool, 0)
+}
+
+// migrateTo migrates up to version (all of them when 0), holding the
+// migration lock.
+func migrateTo(ctx context.Context, pool *pgxpool.Pool, version int64) error {
+	fsys, err := fs.Sub(migrations, "migrations")
+	if err != nil {
+		return err
+	}
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1, hashtext(current_schema()))`, int32(migrationLock)); err != nil {
+		return fmt.Errorf("migration lock: %w", err)
+	}
+	defer conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1, hashtext(current_schema()))`, int32(migrationLock))
+
+	db := stdlib.OpenDBFromPool(pool)
+	defer db.Close()
+	p, err := goose.NewProvider(goose.DialectPostgres, db, fsys, goose.WithDisableGlobalRegistry(true))
+	if err != nil {
+		return err
+	}
+	if version > 0 {
+		_, err = p.UpTo(ctx, version)
+	} else {
+		_, err = p.Up(ctx)
+	}
+	return err
+}
+
+// linkSecretName is the settings row of the answer-link secret.
+const linkSecretName = "answer_link_secret"
+
+// loadLinkSecret returns the database's answer-link secret, creating it
+// (32 bytes from crypto/rand) the first time. Of two processes opening a
+// new database at once, the first insert wins and both read it.
+func loadLinkSecret(ctx context.Context, pool *pgxpool.Pool) ([]byte, error) {
+	fresh := make([]byte, 32)
+	if _, err := rand.Read(fresh); err != nil {
+		return nil, fmt.Errorf("answer link secret: %w", err)
+	}
+	if _, err := pool.Exec(ctx, `INSERT INTO settings (name, value) VALUES ($1, $2)
+		ON CONFLICT (name) DO NOTHING`, linkSecretName, fresh); err != nil {
+		return nil, fmt.Errorf("answer link secret: %w", err)
+	}
+	// A statement of its own, so that it sees the row of another process
+	// whose insert won.
+	var secret []byte
+	if err := pool.QueryRow(ctx, `SELECT value FROM settings WHERE name = $1`, linkSecretName).Scan(&secret); err != nil {
+		return nil, fmt.Errorf("answer link secret: %w", err)
+	}
+	if len(secret) < 32 {
+		return nil, fmt.Errorf("answer link secret: %d bytes stored, want 32", len(secret))
+	}
+	return secret, nil
+}
+
+// LinkSecret returns this database's answer-link secret: 32 random bytes
+// created when the database was first opened, for
+// askonce.Engine.LinkSecret. Every replica on the database gets the same
+// one, so the links one of them hands out work on all of them.
+func (s *Store) LinkSecret() []byte { return slices.Clone(s.linkSecret) }
+
+// Pool returns the store's connection pool, for components that keep
+// their own tables in the same database, such as the builder queue
+// (River).
+func (s *Store) Pool() *pgxpool.Pool { return s.pool }
+
+// Close closes the store's connections, waiting for those in use to be
+// returned.
+func (s *Store) Close() error {
+	s.pool.Close()
+	return nil
+}
+
+var _ askonce.Store = (*Store)(nil)
