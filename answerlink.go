@@ -182,9 +182,9 @@ func (e *Engine) startByToken(ctx context.Context, token string, in Input) (*Job
 	if err != nil {
 		return nil, nil, err
 	}
-	next, fx, err := e.apply(ctx, j, in, nil)
+	next, it, err := e.advance(ctx, j, in)
 	if err != nil {
 		return nil, nil, err
 	}
-	return next, e.background(ctx, next, fx.Interpret), nil
+	return next, e.background(ctx, next, it), nil
 }

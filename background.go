@@ -49,8 +49,10 @@ func finished(j *Job, err error) *Run {
 
 // Start persists a new job, like Create, and plans it in the background.
 // It returns the stored job (status planning in managed mode) as soon as
-// it is written, and the Run that ends when planning does. Validation
-// errors are returned at once and nothing is stored.
+// it is written, and the Run that ends when planning does. With a fast
+// interpreter (Fast) there is nothing to wait for: the job is stored with
+// its outcome, and the Run has ended. Validation errors are returned at
+// once and nothing is stored.
 //
 // The background planning is not cancelled with ctx (only ctx's values
 // carry over): it ends with a stored outcome, or, if the process dies, the
@@ -67,7 +69,9 @@ func (e *Engine) Start(ctx context.Context, req CreateRequest) (*Job, *Run, erro
 // StartAnswer submits an answer, like Answer, and re-interprets in the
 // background. An invalid answer or a job not awaiting one is an error at
 // once, as with Answer; otherwise the returned job is the committed
-// answered state (status planning in managed mode).
+// answered state (status planning in managed mode), or, with a fast
+// interpreter, the outcome committed with the answer, and the Run has
+// ended.
 func (e *Engine) StartAnswer(ctx context.Context, tenant, id, answer string) (*Job, *Run, error) {
 	return e.startTransition(ctx, tenant, id, Answered{Answer: answer, Source: SourceUser})
 }

@@ -40,6 +40,8 @@ type ProfileLister interface {
 // Create persists a new job from a goal, then (in managed mode) runs the
 // planning loop: the result is a planned job, a pending job with its one
 // question, or a recorded failure. Every outcome is a stored job with an id.
+// With a fast interpreter (Fast) the planning runs first and the job is
+// stored with its outcome in one transaction.
 func (e *Engine) Create(ctx context.Context, req CreateRequest) (*Job, error) {
 	j, it, err := e.create(ctx, req)
 	if err != nil || it == nil {
@@ -49,7 +51,8 @@ func (e *Engine) Create(ctx context.Context, req CreateRequest) (*Job, error) {
 }
 
 // create validates and persists a new job. It returns the interpretation
-// to run next, nil for a gate-mode job.
+// to run next: nil for a gate-mode job, and for a managed job of a fast
+// interpreter, which is stored planned (or pending, or failed) already.
 func (e *Engine) create(ctx context.Context, req CreateRequest) (*Job, *Interpretation, error) {
 	j, err := e.newJob(req)
 	if err != nil {
@@ -58,13 +61,32 @@ func (e *Engine) create(ctx context.Context, req CreateRequest) (*Job, *Interpre
 	e.lease(j)
 	ev := Event{TenantID: j.TenantID, JobID: j.ID, Type: EventCreated, At: j.CreatedAt}
 	ev.Data, _ = json.Marshal(map[string]any{"mode": j.Mode, "sessionId": j.SessionID, "profile": j.Profile})
-	if err := e.Store.CreateJob(ctx, &Change{Job: j, Events: []Event{ev}}); err != nil {
+	c := &Change{Job: j, Events: []Event{ev}}
+	initial := Interpretation{Prompt: j.Goal, Reason: ReasonInitial}
+	if j.Mode == ModeManaged && e.fast() {
+		// Nothing is stored until the outcome is known: a crash before
+		// the commit leaves nothing, and nothing was acknowledged.
+		in, attempts, err := e.plan(ctx, j, initial, true)
+		if err != nil {
+			return nil, nil, err
+		}
+		steps, err := e.settle(ctx, j, in, attempts, c)
+		if err != nil {
+			return nil, nil, err
+		}
+		if err := e.Store.CreateJob(ctx, c); err != nil {
+			return nil, nil, fmt.Errorf("create job: %w", err)
+		}
+		e.observe(steps)
+		return c.Job, nil, nil
+	}
+	if err := e.Store.CreateJob(ctx, c); err != nil {
 		return nil, nil, fmt.Errorf("create job: %w", err)
 	}
 	if j.Mode == ModeGate {
 		return j, nil, nil
 	}
-	return j, &Interpretation{Prompt: j.Goal, Reason: ReasonInitial}, nil
+	return j, &initial, nil
 }
 
 func (e *Engine) newJob(req CreateRequest) (*Job, error) {

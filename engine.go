@@ -24,7 +24,8 @@ const (
 
 // Engine runs the protocol: it drives Step against a Store and an
 // Interpreter. One planning loop serves create, answer, fallback and crash
-// recovery. The zero value of every setting works; Store is required, and
+// recovery; for a fast interpreter (Fast) it runs before the change it
+// follows is written, and the change commits with its outcome. The zero value of every setting works; Store is required, and
 // Interpreter is required for managed jobs.
 //
 // An Engine is safe for concurrent use: every state change is a
@@ -116,7 +117,8 @@ func (e *Engine) Cancel(ctx context.Context, tenant, id string) (*Job, error) {
 }
 
 // transition applies a user input to a stored job and runs the planning
-// loop if the transition asks for it.
+// loop if the transition asks for it (with a fast interpreter, before the
+// one commit: see advance).
 func (e *Engine) transition(ctx context.Context, tenant, id string, in Input) (*Job, error) {
 	next, it, err := e.begin(ctx, tenant, id, in)
 	if err != nil || it == nil {
@@ -126,17 +128,13 @@ func (e *Engine) transition(ctx context.Context, tenant, id string, in Input) (*
 }
 
 // begin applies a user input to a stored job and returns the committed
-// job with the interpretation the transition asks for (nil when none).
+// job with the interpretation still to run (nil when none).
 func (e *Engine) begin(ctx context.Context, tenant, id string, in Input) (*Job, *Interpretation, error) {
 	j, err := e.Store.GetJob(ctx, tenantOr(tenant), id)
 	if err != nil {
 		return nil, nil, err
 	}
-	next, fx, err := e.apply(ctx, j, in, nil)
-	if err != nil {
-		return nil, nil, err
-	}
-	return next, fx.Interpret, nil
+	return e.advance(ctx, j, in)
 }
 
 // Get returns a job, or ENOTFOUND.

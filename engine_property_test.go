@@ -14,16 +14,26 @@ import (
 // real SQLite store: random interleavings of create, answer, report,
 // cancel, decline and expire, with an interpreter whose every reply is
 // drawn at random, never store a second question for a job, never move
-// clarification_status backwards, and never dispatch a job twice.
+// clarification_status backwards, and never dispatch a job twice; on both
+// write paths.
 func TestEngineProperties(t *testing.T) {
 	t.Parallel()
+	for _, p := range writePaths {
+		t.Run(p.name, func(t *testing.T) {
+			t.Parallel()
+			checkEngineProperties(t, p.fast)
+		})
+	}
+}
+
+func checkEngineProperties(t *testing.T, fast bool) {
 	st := openStore(t, filepath.Join(t.TempDir(), "prop.db"))
 	rapid.Check(t, func(t *rapid.T) {
 		now := time.Date(2026, 11, 21, 0, 0, 0, 0, time.UTC)
 		replies := []string{askTemp, planRaw, cycleRaw, "garbage", `{"question":{"type":"CONFIRM","text":"Delete it?","default":"no"}}`}
-		interp := askonce.InterpreterFunc(func(context.Context, *askonce.Request) (*askonce.Response, error) {
+		interp := onPath(askonce.InterpreterFunc(func(context.Context, *askonce.Request) (*askonce.Response, error) {
 			return &askonce.Response{Raw: []byte(rapid.SampledFrom(replies).Draw(t, "reply"))}, nil
-		})
+		}), fast)
 		tenant := rapid.StringMatching(`t[a-z0-9]{12}`).Draw(t, "tenant")
 		e := &askonce.Engine{Store: st, Interpreter: interp, QuestionTTL: time.Minute, Now: func() time.Time { return now }}
 		var ids []string

@@ -377,74 +377,93 @@ func TestRule9_SpecSchemaIsEnforced(t *testing.T) {
 
 // Rule 1: every outcome is a stored job with its id and its
 // attempts: success, pending, validation error, interpreter error, timeout,
-// oversize output.
+// oversize output; on both write paths.
 func TestRule1_EverythingIsPersisted(t *testing.T) {
 	t.Parallel()
 	huge := `{"plan":{"title":"` + strings.Repeat("x", 2<<20) + `","tasks":[{"id":"a","title":"a"}]}}`
 	cases := []struct {
 		name    string
-		interp  askonce.Interpreter
+		interp  func() askonce.Interpreter
 		status  askonce.Status
 		attempt askonce.AttemptOutcome
 		errHas  string
 	}{
-		{"Success", scripted(reply(planRaw, u1)), askonce.StatusSuccess, askonce.AttemptPlan, ""},
-		{"Pending", scripted(reply(askTemp, u1)), askonce.StatusPending, askonce.AttemptQuestion, ""},
-		{"ValidationError", scripted(reply("x", u1), reply("y", u1), reply("z", u1)), askonce.StatusValidationError, askonce.AttemptInvalid, ""},
-		{"InterpreterError", scripted(func(*askonce.Request) (*askonce.Response, error) { return nil, fmt.Errorf("connection refused") }), askonce.StatusFailed, askonce.AttemptError, "connection refused"},
-		{"Timeout", askonce.InterpreterFunc(func(ctx context.Context, _ *askonce.Request) (*askonce.Response, error) {
-			<-ctx.Done()
-			return nil, ctx.Err()
-		}), askonce.StatusFailed, askonce.AttemptError, "timed out"},
-		{"Oversize", scripted(reply(huge, u1), reply(huge, u1), reply(huge, u1)), askonce.StatusValidationError, askonce.AttemptInvalid, "limit"},
+		{"Success", func() askonce.Interpreter { return scripted(reply(planRaw, u1)) }, askonce.StatusSuccess, askonce.AttemptPlan, ""},
+		{"Pending", func() askonce.Interpreter { return scripted(reply(askTemp, u1)) }, askonce.StatusPending, askonce.AttemptQuestion, ""},
+		{"ValidationError", func() askonce.Interpreter { return scripted(reply("x", u1), reply("y", u1), reply("z", u1)) }, askonce.StatusValidationError, askonce.AttemptInvalid, ""},
+		{"InterpreterError", func() askonce.Interpreter {
+			return scripted(func(*askonce.Request) (*askonce.Response, error) { return nil, fmt.Errorf("connection refused") })
+		}, askonce.StatusFailed, askonce.AttemptError, "connection refused"},
+		{"Timeout", func() askonce.Interpreter {
+			return askonce.InterpreterFunc(func(ctx context.Context, _ *askonce.Request) (*askonce.Response, error) {
+				<-ctx.Done()
+				return nil, ctx.Err()
+			})
+		}, askonce.StatusFailed, askonce.AttemptError, "timed out"},
+		{"Oversize", func() askonce.Interpreter { return scripted(reply(huge, u1), reply(huge, u1), reply(huge, u1)) }, askonce.StatusValidationError, askonce.AttemptInvalid, "limit"},
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			e := newEngine(t, tc.interp)
-			e.InterpretTimeout = 50 * time.Millisecond
-			j := create(t, e, "make a plan")
-			stored, err := e.Get(ctx, "", j.ID)
-			if err != nil || stored.Status != tc.status || stored.Title == "" {
-				t.Fatalf("stored %v status %s title %q", err, stored.Status, stored.Title)
-			}
-			atts, _ := e.Attempts(ctx, "", j.ID)
-			if len(atts) == 0 {
-				t.Fatal("no attempts stored")
-			}
-			last := atts[len(atts)-1]
-			if last.Outcome != tc.attempt || !strings.Contains(last.Error+stored.Error, tc.errHas) {
-				t.Fatalf("last attempt %s %q; job error %q", last.Outcome, last.Error, stored.Error)
-			}
-			if len(last.Raw) > askonce.DefaultMaxRaw || len(stored.Result) > askonce.DefaultMaxRaw {
-				t.Fatalf("raw output not capped: %d bytes", len(last.Raw))
-			}
-		})
+	for _, p := range writePaths {
+		for _, tc := range cases {
+			t.Run(p.name+"/"+tc.name, func(t *testing.T) {
+				t.Parallel()
+				e := newEngine(t, onPath(tc.interp(), p.fast))
+				e.InterpretTimeout = 50 * time.Millisecond
+				j := create(t, e, "make a plan")
+				stored, err := e.Get(ctx, "", j.ID)
+				if err != nil || stored.Status != tc.status || stored.Title == "" {
+					t.Fatalf("stored %v status %s title %q", err, stored.Status, stored.Title)
+				}
+				atts, _ := e.Attempts(ctx, "", j.ID)
+				if len(atts) == 0 {
+					t.Fatal("no attempts stored")
+				}
+				last := atts[len(atts)-1]
+				if last.Outcome != tc.attempt || !strings.Contains(last.Error+stored.Error, tc.errHas) {
+					t.Fatalf("last attempt %s %q; job error %q", last.Outcome, last.Error, stored.Error)
+				}
+				if len(last.Raw) > askonce.DefaultMaxRaw || len(stored.Result) > askonce.DefaultMaxRaw {
+					t.Fatalf("raw output not capped: %d bytes", len(last.Raw))
+				}
+				if stored.AttemptCount != len(atts) {
+					t.Fatalf("attempt count %d, %d attempts stored", stored.AttemptCount, len(atts))
+				}
+			})
+		}
 	}
 }
 
 // Rule 9's usage: the answer resumes the same record,
-// and usage adds up over every attempt, the resumed ones included.
+// and usage adds up over every attempt, the resumed ones included; on both
+// write paths.
 func TestResumeUpdatesTheSameRecordAndUsageAddsUp(t *testing.T) {
 	t.Parallel()
-	s := scripted(reply("bad", u1), reply(askTemp, u1), reply(planRaw, askonce.Usage{PromptTokens: 100, CompletionTokens: 50, CostUSD: 0.01}))
-	e := newEngine(t, s)
-	j := create(t, e, "hot frozen cheese")
-	resumed, err := e.Answer(ctx, "", j.ID, "hot")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if resumed.ID != j.ID || resumed.Status != askonce.StatusSuccess {
-		t.Fatalf("resumed %s status %s", resumed.ID, resumed.Status)
-	}
-	page, _ := e.List(ctx, "", askonce.JobFilter{})
-	if len(page.Jobs) != 1 {
-		t.Fatalf("%d jobs after resume; want the one record", len(page.Jobs))
-	}
-	stored, _ := e.Get(ctx, "", j.ID)
-	want := askonce.Usage{PromptTokens: 120, CompletionTokens: 60, CostUSD: 0.012}
-	if stored.Usage.PromptTokens != want.PromptTokens || stored.Usage.CompletionTokens != want.CompletionTokens || fmt.Sprintf("%.4f", stored.Usage.CostUSD) != "0.0120" || stored.AttemptCount != 3 {
-		t.Fatalf("usage %+v attempts %d; want %+v over 3", stored.Usage, stored.AttemptCount, want)
+	for _, p := range writePaths {
+		t.Run(p.name, func(t *testing.T) {
+			t.Parallel()
+			s := scripted(reply("bad", u1), reply(askTemp, u1), reply(planRaw, askonce.Usage{PromptTokens: 100, CompletionTokens: 50, CostUSD: 0.01}))
+			e := newEngine(t, onPath(s, p.fast))
+			j := create(t, e, "hot frozen cheese")
+			resumed, err := e.Answer(ctx, "", j.ID, "hot")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resumed.ID != j.ID || resumed.Status != askonce.StatusSuccess {
+				t.Fatalf("resumed %s status %s", resumed.ID, resumed.Status)
+			}
+			page, _ := e.List(ctx, "", askonce.JobFilter{})
+			if len(page.Jobs) != 1 {
+				t.Fatalf("%d jobs after resume; want the one record", len(page.Jobs))
+			}
+			stored, _ := e.Get(ctx, "", j.ID)
+			want := askonce.Usage{PromptTokens: 120, CompletionTokens: 60, CostUSD: 0.012}
+			if stored.Usage.PromptTokens != want.PromptTokens || stored.Usage.CompletionTokens != want.CompletionTokens || fmt.Sprintf("%.4f", stored.Usage.CostUSD) != "0.0120" || stored.AttemptCount != 3 {
+				t.Fatalf("usage %+v attempts %d; want %+v over 3", stored.Usage, stored.AttemptCount, want)
+			}
+			if resumed.Usage != stored.Usage || resumed.AttemptCount != stored.AttemptCount || resumed.Version != stored.Version {
+				t.Fatalf("answer returned usage %+v, %d attempts, version %d; stored %+v, %d, %d",
+					resumed.Usage, resumed.AttemptCount, resumed.Version, stored.Usage, stored.AttemptCount, stored.Version)
+			}
+		})
 	}
 }
 
@@ -483,47 +502,58 @@ func TestOutcomesAreStatusesNotErrors(t *testing.T) {
 
 // Rule 2 on a real SQLite file: of 50 concurrent answers exactly one wins;
 // the others get a conflict with the job's state; the row is consistent.
+// On both write paths: with a fast interpreter every answerer computes its
+// outcome, and the compare-and-set on the pending version lets one commit.
 func TestRule2_FiftyConcurrentAnswersExactlyOneWins(t *testing.T) {
 	t.Parallel()
-	e := newEngine(t, rulesInterpreter(t))
-	j := create(t, e, "hot frozen cheese")
-	const n = 50
-	var wg sync.WaitGroup
-	errs := make([]error, n)
-	start := make(chan struct{})
-	for i := range n {
-		wg.Go(func() {
-			<-start
-			answer := []string{"hot", "frozen"}[i%2]
-			_, errs[i] = e.Answer(ctx, "", j.ID, answer)
-		})
-	}
-	close(start)
-	wg.Wait()
-	wins := 0
-	for _, err := range errs {
-		switch askonce.ErrorCode(err) {
-		case "":
-			wins++
-		case askonce.ECONFLICT:
-			var ae *askonce.Error
-			if !asError(err, &ae) || ae.Job == nil || ae.Job.ID != j.ID {
-				t.Fatalf("conflict without the job's state: %v", err)
+	for _, p := range writePaths {
+		t.Run(p.name, func(t *testing.T) {
+			t.Parallel()
+			e := newEngine(t, onPath(rulesInterpreter(t), p.fast))
+			j := create(t, e, "hot frozen cheese")
+			const n = 50
+			var wg sync.WaitGroup
+			errs := make([]error, n)
+			won := make([]*askonce.Job, n)
+			start := make(chan struct{})
+			for i := range n {
+				wg.Go(func() {
+					<-start
+					answer := []string{"hot", "frozen"}[i%2]
+					won[i], errs[i] = e.Answer(ctx, "", j.ID, answer)
+				})
 			}
-		default:
-			t.Fatalf("unexpected error %v", err)
-		}
-	}
-	if wins != 1 {
-		t.Fatalf("%d answers won, want exactly 1", wins)
-	}
-	stored, _ := e.Get(ctx, "", j.ID)
-	evs := eventTypes(t, e, j)
-	if stored.Status != askonce.StatusSuccess || count(evs, askonce.EventAnswered) != 1 || count(evs, askonce.EventPlanned) != 1 || count(evs, askonce.EventDispatched) != 1 {
-		t.Fatalf("status %s events %v", stored.Status, evs)
-	}
-	if h, _ := e.History(ctx, "", "s1"); len(h) != 1 || h[0].Answer != stored.Answer {
-		t.Fatalf("history %+v vs answer %q", h, stored.Answer)
+			close(start)
+			wg.Wait()
+			var winner *askonce.Job
+			for i, err := range errs {
+				switch askonce.ErrorCode(err) {
+				case "":
+					winner = won[i]
+				case askonce.ECONFLICT:
+					var ae *askonce.Error
+					if !asError(err, &ae) || ae.Job == nil || ae.Job.ID != j.ID {
+						t.Fatalf("conflict without the job's state: %v", err)
+					}
+				default:
+					t.Fatalf("unexpected error %v", err)
+				}
+			}
+			if wins := count(errs, nil); wins != 1 {
+				t.Fatalf("%d answers won, want exactly 1", wins)
+			}
+			stored, _ := e.Get(ctx, "", j.ID)
+			evs := eventTypes(t, e, j)
+			if stored.Status != askonce.StatusSuccess || count(evs, askonce.EventAnswered) != 1 || count(evs, askonce.EventPlanned) != 1 || count(evs, askonce.EventDispatched) != 1 {
+				t.Fatalf("status %s events %v", stored.Status, evs)
+			}
+			if winner.Answer != stored.Answer || winner.Version != stored.Version {
+				t.Fatalf("the winner got answer %q at version %d; stored %q at %d", winner.Answer, winner.Version, stored.Answer, stored.Version)
+			}
+			if h, _ := e.History(ctx, "", "s1"); len(h) != 1 || h[0].Answer != stored.Answer {
+				t.Fatalf("history %+v vs answer %q", h, stored.Answer)
+			}
+		})
 	}
 }
 
@@ -699,7 +729,9 @@ func TestRule11_DispatchQueuedOnceOnSuccessOnly(t *testing.T) {
 	}
 }
 
-// Rule 13: a job left in planning by a dead process is picked up again.
+// Rule 13: a job left in planning by a dead process is picked up again
+// (the row-first path: the interpreter here does not declare itself fast;
+// TestRule13_FastPathCrashBeforeTheCommitAcknowledgesNothing is the other).
 func TestRule13_CrashSafetyRecoversPlanningJobs(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "askonce.db")

@@ -18,6 +18,22 @@ type Interpreter interface {
 	Interpret(ctx context.Context, req *Request) (*Response, error)
 }
 
+// Fast is implemented by an interpreter that runs in the engine's process
+// and returns within microseconds, with no I/O that can hang (the rules
+// interpreter). For an interpreter whose Fast reports true the engine runs
+// the planning a change leads to before writing anything, and commits the
+// change with its outcome in one transaction: a new job with its plan or
+// question (Store.CreateJob), an answer's compare-and-set with the plan it
+// leads to (Store.UpdateJob). Nothing is acknowledged before that
+// transaction commits, and of concurrent answers still only one commits.
+// For every other interpreter the job's state is stored before each call,
+// so that a crash during a long call leaves a row to resume
+// (docs/protocol.md rules 1 and 13). A wrapper that embeds a fast
+// interpreter but makes its calls slow must override Fast.
+type Fast interface {
+	Fast() bool
+}
+
 // InterpreterFunc adapts a function to the Interpreter interface.
 type InterpreterFunc func(ctx context.Context, req *Request) (*Response, error)
 

@@ -13,14 +13,16 @@ import (
 	"go.opentelemetry.io/otel/trace"
 )
 
-// interpret is the one planning loop: it runs the interpretation, applies
-// its outcome through Step, and follows any further interpretation Step
-// asks for (an auto-resolved answer, a fallback). Step bounds the chain: a
-// job interprets at most initial, answer, fallback.
+// interpret is the planning loop of a stored job: it runs the
+// interpretation, applies its outcome through Step, and follows any further
+// interpretation Step asks for (an auto-resolved answer, a fallback),
+// committing each step before the next call. Step bounds the chain: a job
+// interprets at most initial, answer, fallback. settle is the same loop
+// for a fast interpreter, committing once at the end.
 func (e *Engine) interpret(ctx context.Context, j *Job, it Interpretation) (*Job, error) {
 	defer e.hold(j)()
 	for {
-		in, attempts, err := e.plan(ctx, j, it)
+		in, attempts, err := e.plan(ctx, j, it, false)
 		if err != nil {
 			return nil, err
 		}
@@ -42,9 +44,11 @@ func (e *Engine) interpret(ctx context.Context, j *Job, it Interpretation) (*Job
 }
 
 // plan runs up to MaxAttempts interpreter calls for one interpretation and
-// returns the outcome as a Step input, with the final attempt to write
-// alongside it. Retried attempts are persisted as they happen.
-func (e *Engine) plan(ctx context.Context, j *Job, it Interpretation) (Input, []Attempt, error) {
+// returns the outcome as a Step input, with the attempts to write
+// alongside it: the final one, and with keep the retried ones before it
+// too. Without keep retried attempts are stored as they happen.
+func (e *Engine) plan(ctx context.Context, j *Job, it Interpretation, keep bool) (Input, []Attempt, error) {
+	var kept []Attempt
 	var feedback []string
 	reason := it.Reason
 	for i := 1; ; i++ {
@@ -54,23 +58,28 @@ func (e *Engine) plan(ctx context.Context, j *Job, it Interpretation) (Input, []
 		}
 		a, out := e.call(ctx, j, req)
 		a.N = j.AttemptCount + 1
+		final := append(kept, a)
 		switch {
 		case a.Outcome == AttemptError:
-			return Failed{Message: "interpreter error: " + a.Error}, []Attempt{a}, nil
+			return Failed{Message: "interpreter error: " + a.Error}, final, nil
 		case a.Outcome == AttemptPlan:
-			return Planned{Plan: out.Plan, Title: out.Title}, []Attempt{a}, nil
+			return Planned{Plan: out.Plan, Title: out.Title}, final, nil
 		case a.Outcome == AttemptQuestion:
 			in, err := e.asked(ctx, j, *out.Question, out.Title)
 			in.Raw = a.Raw
-			return in, []Attempt{a}, err
+			return in, final, err
 		case i >= e.maxAttempts():
-			return Invalid{Raw: a.Raw, Errors: feedback}, []Attempt{a}, nil
+			return Invalid{Raw: a.Raw, Errors: feedback}, final, nil
 		}
-		if err := e.Store.AddAttempt(ctx, j.TenantID, j.ID, a, attemptEvent(j, a)); err != nil {
-			return nil, nil, err
-		}
-		if e.Observer != nil {
-			e.Observer.Attempt(j, a)
+		if keep {
+			kept = final
+		} else {
+			if err := e.Store.AddAttempt(ctx, j.TenantID, j.ID, a, attemptEvent(j, a)); err != nil {
+				return nil, nil, err
+			}
+			if e.Observer != nil {
+				e.Observer.Attempt(j, a)
+			}
 		}
 		j.AttemptCount++
 		feedback = strings.Split(a.Error, "\n")
@@ -205,15 +214,110 @@ func (e *Engine) apply(ctx context.Context, j *Job, in Input, attempts []Attempt
 	if err := e.Store.UpdateJob(ctx, c); err != nil {
 		return nil, nil, err
 	}
-	if e.Observer != nil {
-		for _, a := range attempts {
-			e.Observer.Attempt(next, a)
-		}
-		e.Observer.Transition(next, fx)
-	}
+	e.observe([]step{{next, fx, attempts}})
 	return next, fx, nil
 }
 
+// step is one transition of a job with the attempts that led to it, as
+// the Observer is told of it once committed.
+type step struct {
+	job      *Job
+	fx       *Effects
+	attempts []Attempt
+}
+
+// observe tells the Observer of committed steps, in order.
+func (e *Engine) observe(steps []step) {
+	if e.Observer == nil {
+		return
+	}
+	for _, s := range steps {
+		for _, a := range s.attempts {
+			e.Observer.Attempt(s.job, a)
+		}
+		e.Observer.Transition(s.job, s.fx)
+	}
+}
+
+// fast reports whether the engine's interpreter declares itself fast
+// (Fast): then a change and the planning it leads to commit together.
+func (e *Engine) fast() bool {
+	f, ok := e.Interpreter.(Fast)
+	return ok && f.Fast()
+}
+
+// settle is the planning loop of a fast interpreter, in memory: it steps
+// j with in (the outcome of attempts, if any) and, while Step asks for an
+// interpretation, runs it and steps its outcome. Nothing is written: c
+// collects the whole chain's writes in the order the row-first path
+// writes them (the attempts and their events before each step's events,
+// the history entry, the dispatch, the question's answer link and
+// notification), and c.Job is the state the chain ends in. It returns the
+// steps, for the Observer once c has committed.
+func (e *Engine) settle(ctx context.Context, j *Job, in Input, attempts []Attempt, c *Change) ([]step, error) {
+	var steps []step
+	cur := j
+	for {
+		next, fx, err := Step(cur, in, e.now())
+		if err != nil {
+			return nil, err
+		}
+		for _, a := range attempts {
+			c.Events = append(c.Events, attemptEvent(cur, a))
+		}
+		c.Attempts = append(c.Attempts, attempts...)
+		c.Events = append(c.Events, fx.Events...)
+		if fx.History != nil {
+			c.History = fx.History // only a human's answer has one: once per chain
+		}
+		c.Dispatch = c.Dispatch || fx.Dispatch
+		if len(attempts) > 0 {
+			// plan counted the retried attempts on cur; this is the
+			// final one, which the store counts on commit.
+			next.AttemptCount++
+		}
+		steps = append(steps, step{next, fx, attempts})
+		cur = next
+		if fx.Interpret == nil {
+			break
+		}
+		if in, attempts, err = e.plan(ctx, cur, *fx.Interpret, true); err != nil {
+			return nil, err
+		}
+	}
+	c.Job = cur
+	e.questionChange(j, c)
+	return steps, nil
+}
+
+// advance applies a user input to the stored job j. With a fast
+// interpreter the planning it leads to runs first and commits with it, in
+// one compare-and-set on j's version: of concurrent inputs computed from
+// j one commits, with its outcome, and the others get ECONFLICT as they
+// would on the row-first path. Otherwise the input commits alone and the
+// interpretation it asks for is returned, to run after.
+func (e *Engine) advance(ctx context.Context, j *Job, in Input) (*Job, *Interpretation, error) {
+	if !e.fast() {
+		next, fx, err := e.apply(ctx, j, in, nil)
+		if err != nil {
+			return nil, nil, err
+		}
+		return next, fx.Interpret, nil
+	}
+	c := &Change{}
+	steps, err := e.settle(ctx, j, in, nil, c)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(c.Events) == 0 && len(c.Attempts) == 0 {
+		return c.Job, nil, nil
+	}
+	if err := e.Store.UpdateJob(ctx, c); err != nil {
+		return nil, nil, err
+	}
+	e.observe(steps)
+	return c.Job, nil, nil
+}
 func attemptEvent(j *Job, a Attempt) Event {
 	ev := Event{TenantID: j.TenantID, JobID: j.ID, Type: EventAttempt, At: a.StartedAt}
 	ev.Data, _ = json.Marshal(map[string]any{"n": a.N, "reason": a.Reason, "outcome": a.Outcome, "error": a.Error})

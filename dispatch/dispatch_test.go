@@ -437,25 +437,49 @@ func TestRule11_EnqueueIsUniquePerJob(t *testing.T) {
 	}
 }
 
+// A success whose queue entry cannot be written is rolled back with it:
+// on the row-first path the job stays as it was before the success; with
+// a fast interpreter, whose job commits with its outcome, nothing is
+// stored at all.
 func TestHookBeforeSetRollsBackTheSuccess(t *testing.T) {
 	t.Parallel()
-	var hook Hook
-	st, err := sqlite.Options{OnDispatch: hook.Enqueue}.Open(t.Context(), filepath.Join(t.TempDir(), "a.db"))
+	interp, err := rules.New(rules.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer st.Close()
-	interp, _ := rules.New(rules.Options{})
-	eng := &askonce.Engine{Store: st, Interpreter: interp}
-	if _, err := eng.Create(t.Context(), askonce.CreateRequest{Goal: goal}); err == nil {
-		t.Fatal("a success went through with no dispatcher to queue it")
-	}
-	page, err := st.ListJobs(t.Context(), askonce.DefaultTenant, askonce.JobFilter{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(page.Jobs) != 1 || page.Jobs[0].Status == askonce.StatusSuccess || page.Jobs[0].Dispatch != askonce.DispatchNone {
-		t.Errorf("jobs %+v, want one job left before success", page.Jobs)
+	for _, tc := range []struct {
+		name   string
+		interp askonce.Interpreter
+		jobs   int
+	}{
+		{"RowFirst", askonce.InterpreterFunc(interp.Interpret), 1},
+		{"Fast", interp, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var hook Hook
+			st, err := sqlite.Options{OnDispatch: hook.Enqueue}.Open(t.Context(), filepath.Join(t.TempDir(), "a.db"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			eng := &askonce.Engine{Store: st, Interpreter: tc.interp}
+			if _, err := eng.Create(t.Context(), askonce.CreateRequest{Goal: goal}); err == nil {
+				t.Fatal("a success went through with no dispatcher to queue it")
+			}
+			page, err := st.ListJobs(t.Context(), askonce.DefaultTenant, askonce.JobFilter{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(page.Jobs) != tc.jobs {
+				t.Fatalf("%d jobs stored, want %d", len(page.Jobs), tc.jobs)
+			}
+			for _, j := range page.Jobs {
+				if j.Status == askonce.StatusSuccess || j.Dispatch != askonce.DispatchNone {
+					t.Errorf("job %s is %s with dispatch %q, want it left before success", j.ID, j.Status, j.Dispatch)
+				}
+			}
+		})
 	}
 }
 

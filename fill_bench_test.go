@@ -1,0 +1,127 @@
+package askonce_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/askonce/askonce"
+)
+
+// BenchmarkManyJobs fills a store with many finished clarification round
+// trips (ASKONCE_FILL_JOBS, default 20,000; each created, asked, answered
+// and planned through the engine with the rules interpreter, from 32
+// goroutines, ten jobs per session, one tenant), then times round trips
+// on the full store, as BenchmarkRoundTripClarification does on an empty
+// one. It reports the file's bytes per stored job (after a checkpoint)
+// and the 99th percentile of the reads a user interface makes on a store
+// that size: the newest page of the tenant's jobs, a page filtered by
+// status (success, which every job has; pending, which only the jobs of
+// the timed loop's pending moments have), a session's page and its
+// history. ASKONCE_FILL_DB keeps the database at that path, to serve it
+// afterwards (askonce serve --db).
+func BenchmarkManyJobs(b *testing.B) {
+	n := 20000
+	if v := os.Getenv("ASKONCE_FILL_JOBS"); v != "" {
+		var err error
+		if n, err = strconv.Atoi(v); err != nil || n < 1 {
+			b.Fatalf("ASKONCE_FILL_JOBS=%q is not a positive number", v)
+		}
+	}
+	path := os.Getenv("ASKONCE_FILL_DB")
+	if path == "" {
+		path = filepath.Join(b.TempDir(), "many.db")
+	}
+	st := openStore(b, path)
+	e := &askonce.Engine{Store: st, Interpreter: rulesInterpreter(b)}
+	const workers = 32
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	start := time.Now()
+	for range workers {
+		wg.Go(func() {
+			for {
+				i := next.Add(1)
+				if i > int64(n) {
+					return
+				}
+				j, err := e.Create(ctx, askonce.CreateRequest{Goal: fmt.Sprintf("hot frozen cheese number %d", i), SessionID: fmt.Sprint("fill-", i/10)})
+				if err != nil {
+					b.Error(err)
+					return
+				}
+				if j.Status == askonce.StatusPending {
+					if _, err := e.Answer(ctx, "", j.ID, "hot"); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if b.Failed() {
+		return
+	}
+	b.Logf("filled %d jobs in %s", n, time.Since(start).Round(time.Millisecond))
+	if _, err := st.WriteDB().Exec(`PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+		b.Fatal(err)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	// Reported after the timed loop, which would delete them.
+	metrics := map[string]float64{"bytes/job": float64(fi.Size()) / float64(n)}
+	p99 := func(what string, f func() error) {
+		var ds []time.Duration
+		for range 400 {
+			t := time.Now()
+			if err := f(); err != nil {
+				b.Fatalf("%s: %v", what, err)
+			}
+			ds = append(ds, time.Since(t))
+		}
+		slices.Sort(ds)
+		metrics[what+"-p99-ms"] = float64(ds[len(ds)*99/100].Microseconds()) / 1000
+	}
+	list := func(f askonce.JobFilter) func() error {
+		return func() error {
+			_, err := e.List(ctx, "", f)
+			return err
+		}
+	}
+	p99("list", list(askonce.JobFilter{}))
+	p99("list-success", list(askonce.JobFilter{Status: askonce.StatusSuccess}))
+	p99("list-session", list(askonce.JobFilter{SessionID: fmt.Sprint("fill-", n/20)}))
+	p99("history", func() error {
+		_, err := e.History(ctx, "", fmt.Sprint("fill-", n/20))
+		return err
+	})
+
+	i := 0
+	for b.Loop() {
+		i++
+		j, err := e.Create(ctx, askonce.CreateRequest{Goal: "hot frozen cheese", SessionID: fmt.Sprint("bench-", i)})
+		if err != nil || j.Status != askonce.StatusPending {
+			b.Fatalf("create: %v %v", err, j.Status)
+		}
+		if _, err = e.Answer(ctx, "", j.ID, "hot"); err != nil {
+			b.Fatalf("answer: %v", err)
+		}
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "roundtrips/s")
+	b.StopTimer()
+	// Listing by a status few jobs have reads past every other job of the
+	// tenant (there is no status index): the slow case, last.
+	p99("list-pending", list(askonce.JobFilter{Status: askonce.StatusPending}))
+	for name, v := range metrics {
+		b.ReportMetric(v, name)
+	}
+}
