@@ -285,6 +285,7 @@ func (e *Engine) settle(ctx context.Context, j *Job, in Input, attempts []Attemp
 			return nil, err
 		}
 	}
+	e.lease(cur)
 	c.Job = cur
 	e.questionChange(j, c)
 	return steps, nil
