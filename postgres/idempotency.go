@@ -63,14 +63,32 @@ func (s *Store) ClaimIdempotencyKey(ctx context.Context, rec *server.Idempotency
 		got := &server.IdempotencyRecord{TenantID: rec.TenantID, Key: rec.Key}
 		var at time.Time
 		// An in-flight claim whose owner holds no live lease is taken over.
-		err = tx.QueryRow(ctx, `UPDATE idempotency SET owner = $1
-			WHERE tenant_id = $2 AND key = $3 AND status = 0 AND fingerprint = $4
-			AND NOT EXISTS (SELECT 1 FROM idempotency_leases l
-				WHERE l.owner = idempotency.owner AND l.expires_at > $5)
-			RETURNING job_id, base_version, created_at`,
-			rec.Owner, rec.TenantID, rec.Key, rec.Fingerprint, now).Scan(&got.JobID, &got.BaseVersion, &at)
+		// The row is locked first and the lease read by a statement of its
+		// own: under READ COMMITTED, a single UPDATE whose WHERE reads the
+		// leases re-checks only the locked row after waiting for a racing
+		// takeover, not the owner's lease it now names, so two retries
+		// could both take the claim over.
+		var owner string
+		err = tx.QueryRow(ctx, `SELECT owner FROM idempotency
+			WHERE tenant_id = $1 AND key = $2 AND status = 0 AND fingerprint = $3
+			FOR UPDATE`, rec.TenantID, rec.Key, rec.Fingerprint).Scan(&owner)
 		switch {
 		case err == nil:
+			var live bool
+			if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM idempotency_leases
+				WHERE owner = $1 AND expires_at > $2)`, owner, now).Scan(&live); err != nil {
+				return err
+			}
+			if live {
+				break
+			}
+			err = tx.QueryRow(ctx, `UPDATE idempotency SET owner = $1
+				WHERE tenant_id = $2 AND key = $3
+				RETURNING job_id, base_version, created_at`,
+				rec.Owner, rec.TenantID, rec.Key).Scan(&got.JobID, &got.BaseVersion, &at)
+			if err != nil {
+				return err
+			}
 			got.Fingerprint, got.Owner, got.CreatedAt = rec.Fingerprint, rec.Owner, at.UTC()
 			stored, tookOver = got, true
 			return nil
