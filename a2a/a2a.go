@@ -70,7 +70,8 @@ type Config struct {
 	// Wait bounds how long a blocking message/send waits for planning;
 	// then the task is returned working, to poll with tasks/get.
 	Wait time.Duration
-	// PollInterval is how often a stream reads its job's new events.
+	// PollInterval is how often a stream reads its job's new events when
+	// its store cannot wake it on a change (askonce.Watcher).
 	PollInterval time.Duration
 	// StreamTimeout bounds one stream (and its HTTP write deadline): an
 	// input-required task ends its stream, but planning may be slow.

@@ -33,10 +33,21 @@ const (
 	askTwice = "ask twice about the colour"
 )
 
-// interpreter is the rules interpreter, except for askTwice.
-type interpreter struct{ rules askonce.Interpreter }
+// interpreter is the rules interpreter, except for askTwice; a goal in
+// gates is planned only once its channel is closed.
+type interpreter struct {
+	rules askonce.Interpreter
+	gates map[string]chan struct{}
+}
 
 func (in interpreter) Interpret(ctx context.Context, req *askonce.Request) (*askonce.Response, error) {
+	if gate, ok := in.gates[req.Goal]; ok {
+		select {
+		case <-gate:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
 	if req.Goal != askTwice {
 		return in.rules.Interpret(ctx, req)
 	}
@@ -53,6 +64,13 @@ type env struct {
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
+	return newEnvWith(t, nil, 10*time.Millisecond)
+}
+
+// newEnvWith is newEnv with gated goals (see gated) and the streams'
+// poll interval.
+func newEnvWith(t *testing.T, gates map[string]chan struct{}, poll time.Duration) *env {
+	t.Helper()
 	ctx := context.Background()
 	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "a2a.db"))
 	if err != nil {
@@ -63,7 +81,7 @@ func newEnv(t *testing.T) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng := &askonce.Engine{Store: st, Interpreter: interpreter{rl}, LinkSecret: st.LinkSecret()}
+	eng := &askonce.Engine{Store: st, Interpreter: interpreter{rl, gates}, LinkSecret: st.LinkSecret()}
 	t.Cleanup(func() { eng.Drain(context.Background()) })
 	keys, err := server.LoadKeys(strings.NewReader("tenant-a " + server.HashKey(keyA) + "\ntenant-b " + server.HashKey(keyB) + "\n"))
 	if err != nil {
@@ -75,7 +93,7 @@ func newEnv(t *testing.T) *env {
 	srv.Config.Handler = server.New(server.Config{
 		Engine: eng, Keys: keys, PublicURL: e.base,
 		Mount: func(mux *http.ServeMux) {
-			agent := a2a.New(a2a.Config{Engine: eng, PublicURL: e.base, Tenant: keys.Tenant, PollInterval: 10 * time.Millisecond})
+			agent := a2a.New(a2a.Config{Engine: eng, PublicURL: e.base, Tenant: keys.Tenant, PollInterval: poll})
 			mux.Handle("POST "+a2a.Path, agent)
 			mux.Handle("GET "+a2a.CardPath, agent.CardHandler())
 		},
@@ -418,6 +436,35 @@ func TestAnswerFromAnotherContextIsRefused(t *testing.T) {
 	task := send(t, c, userText("", "", "hot frozen cheese"))
 	if _, err := c.SendMessage(context.Background(), userText("another-context", task.ID, "hot")); !errors.Is(err, sdk.ErrInvalidParams) {
 		t.Fatalf("answer naming another context: %v; want invalid params", err)
+	}
+}
+
+func TestStreamIsWokenByTheJobsChangeNotByItsPoll(t *testing.T) {
+	t.Parallel()
+	const goal = "a cheese block"
+	gate := make(chan struct{})
+	// With an hour between polls, only the store's wake-up can carry the
+	// stream from working to completed.
+	e := newEnvWith(t, map[string]chan struct{}{goal: gate}, time.Hour)
+	c := e.client(keyA)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var final *sdk.TaskStatusUpdateEvent
+	for ev, err := range c.SendStreamingMessage(ctx, userText("", "", goal)) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch ev := ev.(type) {
+		case *sdk.Task:
+			close(gate) // the job is stored and planning: let it plan
+		case *sdk.TaskStatusUpdateEvent:
+			if ev.Final {
+				final = ev
+			}
+		}
+	}
+	if final == nil || final.Status.State != sdk.TaskStateCompleted {
+		t.Fatalf("stream ended with %v; want completed, woken by the plan's commit", final)
 	}
 }
 

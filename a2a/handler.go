@@ -221,6 +221,10 @@ func (h *handler) follow(ctx context.Context, j *askonce.Job, after int64, yield
 	defer deadline.Stop()
 	poll := time.NewTicker(h.cfg.PollInterval)
 	defer poll.Stop()
+	// A store that can tell wakes the stream when the job changes, on
+	// this replica or another; the poll stays as the fallback.
+	changed, unwatch := h.eng.Watch(tenant, j.ID)
+	defer unwatch()
 	for {
 		cur, err := h.eng.Get(ctx, tenant, j.ID)
 		if err != nil {
@@ -261,6 +265,7 @@ func (h *handler) follow(ctx context.Context, j *askonce.Job, after int64, yield
 			return
 		case <-deadline.C:
 			return
+		case <-changed:
 		case <-poll.C:
 		}
 	}
