@@ -90,7 +90,13 @@ func TestMigrateFromAnEmptyDatabase(t *testing.T) {
 // idempotency record and the link secret. A new migration adds the rows
 // of the version before it here.
 var versionRows = map[int64]string{
-	1: `
+	1: version1Rows,
+	// Version 2 (planning leases) writes the same rows; its planning job
+	// holds no lease (the columns' defaults), so the checks below hold.
+	2: version1Rows,
+}
+
+const version1Rows = `
 INSERT INTO jobs (id, tenant_id, session_id, mode, profile, hard_cap, title, status, clarification_status,
     clarification_question, clarification_type, clarification_options, clarification_expires_at,
     error, prompt_tokens, completion_tokens, cost_usd, attempt_count, version, created_at, updated_at)
@@ -117,8 +123,7 @@ INSERT INTO jobs (id, tenant_id, session_id, mode, profile, hard_cap, title, sta
 VALUES ('01a20000-0000-7000-8000-0000000000bb', 'acme', 'sess', 'managed', 'general', 'fallback', 'Left planning',
     'planning', 'none', '', 1, '2026-11-23 10:00:00+00', '2026-11-23 10:00:00+00');
 INSERT INTO jobs_static (id, goal) VALUES ('01a20000-0000-7000-8000-0000000000bb', 'copper ore');
-`,
-}
+`
 
 // A database of the previous schema version, with rows, migrates up on
 // Open and the store reads every row as it was written. (While there is

@@ -608,6 +608,10 @@ func (s *Store) ListJobs(ctx context.Context, tenant string, f askonce.JobFilter
 	}
 	if f.Status != "" {
 		q.WriteString(" AND j.status = " + arg(string(f.Status)))
+		if f.Status == askonce.StatusPlanning || f.Status == askonce.StatusPending {
+			// Lets the planner use the partial index jobs_active (migration 00003).
+			q.WriteString(" AND j.status IN ('planning', 'pending')")
+		}
 	}
 	if f.SessionID != "" {
 		q.WriteString(" AND j.session_id = " + arg(f.SessionID))

@@ -271,7 +271,7 @@ func TestMigrationTurnsEmptyClarificationColumnsIntoNull(t *testing.T) {
 		indexes[name] = true
 	}
 	ixRows.Close()
-	want := []string{"jobs_by_tenant", "jobs_by_tenant_session", "jobs_due", "jobs_lease"}
+	want := []string{"jobs_active", "jobs_by_tenant", "jobs_by_tenant_session", "jobs_due", "jobs_lease"}
 	if got := slices.Sorted(maps.Keys(indexes)); !slices.Equal(got, want) {
 		t.Errorf("indexes of jobs after the migration: %v, want %v", got, want)
 	}

@@ -63,7 +63,7 @@ type Store struct {
 	closeOnce sync.Once
 
 	listMu    sync.Mutex
-	listStmts [8]*sql.Stmt // ListJobs, by listQuery's filter bits
+	listStmts [16]*sql.Stmt // ListJobs, by listQuery's filter bits
 
 	watchers wake.Hub // Watch, woken by this process's commits
 }

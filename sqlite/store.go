@@ -449,6 +449,9 @@ func (s *Store) ListJobs(ctx context.Context, tenant string, f askonce.JobFilter
 	args := []any{tenant}
 	if f.Status != "" {
 		bits |= listByStatus
+		if f.Status == askonce.StatusPlanning || f.Status == askonce.StatusPending {
+			bits |= listActive
+		}
 		args = append(args, string(f.Status))
 	}
 	if f.SessionID != "" {
@@ -496,6 +499,7 @@ const (
 	listByStatus = 1 << iota
 	listBySession
 	listAfter
+	listActive // the status is one of jobs_active's (migration 00009)
 )
 
 // listStmt returns the prepared ListJobs query for a set of filters,
@@ -506,10 +510,24 @@ func (s *Store) listStmt(ctx context.Context, bits int) (*sql.Stmt, error) {
 	if st := s.listStmts[bits]; st != nil {
 		return st, nil
 	}
+	st, err := s.reader.PrepareContext(ctx, listQuery(bits))
+	if err != nil {
+		return nil, err
+	}
+	s.listStmts[bits] = st
+	return st, nil
+}
+
+// listQuery is the ListJobs query for a set of filters.
+func listQuery(bits int) string {
 	var q strings.Builder
 	q.WriteString("SELECT " + jobColumns + jobFrom + " WHERE j.tenant_id = ?")
 	if bits&listByStatus != 0 {
 		q.WriteString(" AND j.status = ?")
+	}
+	if bits&listActive != 0 {
+		// SQLite uses a partial index only when the query repeats its WHERE.
+		q.WriteString(" AND j.status IN ('planning', 'pending')")
 	}
 	if bits&listBySession != 0 {
 		q.WriteString(" AND j.session_id = ?")
@@ -518,12 +536,7 @@ func (s *Store) listStmt(ctx context.Context, bits int) (*sql.Stmt, error) {
 		q.WriteString(" AND (j.created_at, j.id) < (?, ?)")
 	}
 	q.WriteString(" ORDER BY j.created_at DESC, j.id DESC LIMIT ?")
-	st, err := s.reader.PrepareContext(ctx, q.String())
-	if err != nil {
-		return nil, err
-	}
-	s.listStmts[bits] = st
-	return st, nil
+	return q.String()
 }
 
 // A cursor is the base64 of "<created_at unix ns>.<job id>".

@@ -1,0 +1,58 @@
+package sqlite
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/askonce/askonce"
+)
+
+// The plan SQLite picks for ListJobs by each status: the in-progress
+// statuses must seek jobs_active (migration 00009) instead of scanning
+// every job of the tenant, and no filter may sort (storetest checks
+// what the lists return).
+func TestListByInProgressStatusUsesTheActiveIndex(t *testing.T) {
+	ctx := t.Context()
+	s, err := Open(ctx, filepath.Join(t.TempDir(), "a.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, st := range askonce.Statuses {
+		for _, cursor := range []bool{false, true} {
+			bits := listByStatus
+			if st == askonce.StatusPlanning || st == askonce.StatusPending {
+				bits |= listActive
+			}
+			args := []any{"t", string(st)}
+			if cursor {
+				bits |= listAfter
+				args = append(args, int64(1), "x")
+			}
+			args = append(args, 10)
+			rows, err := s.reader.QueryContext(ctx, "EXPLAIN QUERY PLAN "+listQuery(bits), args...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var plan []string
+			for rows.Next() {
+				var id, parent, notused int
+				var detail string
+				if err := rows.Scan(&id, &parent, &notused, &detail); err != nil {
+					t.Fatal(err)
+				}
+				plan = append(plan, detail)
+			}
+			rows.Close()
+			all := strings.Join(plan, "; ")
+			usesActive := strings.Contains(all, "USING INDEX jobs_active")
+			if want := bits&listActive != 0; usesActive != want {
+				t.Errorf("status %s (cursor %v): plan %q, uses jobs_active %v, want %v", st, cursor, all, usesActive, want)
+			}
+			if strings.Contains(all, "TEMP B-TREE") {
+				t.Errorf("status %s (cursor %v): plan sorts: %q", st, cursor, all)
+			}
+		}
+	}
+}
