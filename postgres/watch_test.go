@@ -39,12 +39,16 @@ func TestWatchWakesOnAnotherStoresCommits(t *testing.T) {
 	defer unwatchFirst()
 	wait(first, "b starting to listen")
 
+	// The watch starts before the job exists: started after the create,
+	// it could still receive the create's notification, late, and count
+	// it as the next commit's.
 	j := storetest.NewJob(storetest.NewTenant())
+	changed, unwatch := b.Watch(j.TenantID, j.ID)
+	defer unwatch()
 	if err := a.CreateJob(ctx, &askonce.Change{Job: j}); err != nil {
 		t.Fatal(err)
 	}
-	changed, unwatch := b.Watch(j.TenantID, j.ID)
-	defer unwatch()
+	wait(changed, "the create through the other store")
 	next := j.Clone()
 	next.Title = "renamed"
 	if err := a.UpdateJob(ctx, &askonce.Change{Job: next}); err != nil {
