@@ -151,32 +151,7 @@ var idempotencyTests = []idempotencyTest{
 		}
 	}},
 	{"OnlyOneOfRacingRetriesTakesOver", func(t *testing.T, s server.IdempotencyStore) {
-		rec := key("dead")
-		claim(t, s, rec)
-		const n = 8
-		var wg sync.WaitGroup
-		won := make([]bool, n)
-		for i := range n {
-			owner := string(rune('a' + i))
-			live(t, s, owner)
-			wg.Go(func() {
-				_, tookOver, err := s.ClaimIdempotencyKey(t.Context(), retry(rec, owner))
-				if err != nil {
-					t.Error(err)
-				}
-				won[i] = tookOver
-			})
-		}
-		wg.Wait()
-		winners := 0
-		for _, w := range won {
-			if w {
-				winners++
-			}
-		}
-		if winners != 1 {
-			t.Fatalf("%d retries took the dead claim over, want exactly 1", winners)
-		}
+		racingRetriesHaveOneTaker(t, s)
 	}},
 	{"TakeOverNeedsTheSameFingerprint", func(t *testing.T, s server.IdempotencyStore) {
 		rec := key("dead")
@@ -246,4 +221,37 @@ var idempotencyTests = []idempotencyTest{
 			t.Fatalf("another tenant saw the key: %+v, %v", got, tookOver)
 		}
 	}},
+}
+
+// racingRetriesHaveOneTaker races eight retries, each of a live owner of
+// its own and made through the stores in turn, to take over a claim
+// whose owner died: exactly one may take it over.
+func racingRetriesHaveOneTaker(t *testing.T, stores ...server.IdempotencyStore) {
+	rec := key("dead")
+	claim(t, stores[0], rec)
+	const n = 8
+	var wg sync.WaitGroup
+	won := make([]bool, n)
+	for i := range n {
+		s := stores[i%len(stores)]
+		owner := string(rune('a' + i))
+		live(t, s, owner)
+		wg.Go(func() {
+			_, tookOver, err := s.ClaimIdempotencyKey(t.Context(), retry(rec, owner))
+			if err != nil {
+				t.Error(err)
+			}
+			won[i] = tookOver
+		})
+	}
+	wg.Wait()
+	winners := 0
+	for _, w := range won {
+		if w {
+			winners++
+		}
+	}
+	if winners != 1 {
+		t.Fatalf("%d retries took the dead claim over, want exactly 1", winners)
+	}
 }

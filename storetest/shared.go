@@ -163,32 +163,6 @@ var sharedTests = []sharedTest{
 		if !ok1 || !ok2 {
 			t.Fatalf("the stores do not keep Idempotency-Key records (server.IdempotencyStore)")
 		}
-		rec := key("dead")
-		claim(t, ia, rec)
-		const n = 8
-		var wg sync.WaitGroup
-		won := make([]bool, n)
-		for i := range n {
-			s := []server.IdempotencyStore{ia, ib}[i%2]
-			owner := string(rune('a' + i))
-			live(t, s, owner)
-			wg.Go(func() {
-				_, tookOver, err := s.ClaimIdempotencyKey(t.Context(), retry(rec, owner))
-				if err != nil {
-					t.Error(err)
-				}
-				won[i] = tookOver
-			})
-		}
-		wg.Wait()
-		winners := 0
-		for _, w := range won {
-			if w {
-				winners++
-			}
-		}
-		if winners != 1 {
-			t.Fatalf("%d retries took the dead claim over, want exactly 1", winners)
-		}
+		racingRetriesHaveOneTaker(t, ia, ib)
 	}},
 }
