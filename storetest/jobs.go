@@ -294,16 +294,8 @@ var updateTests = []test{
 		wantCode(t, "update", err, askonce.ENOTFOUND)
 	}},
 	{"ConcurrentUpdatesFromOneVersionHaveOneWinner", func(t *testing.T, s askonce.Store) {
-		const writers = 50
 		j := create(t, s, NewJob(NewTenant()))
-		var (
-			wg        sync.WaitGroup
-			start     = make(chan struct{})
-			mu        sync.Mutex
-			winners   []int
-			conflicts int
-		)
-		for i := range writers {
+		w := raceUpdates(t, 50, func(i int) *askonce.Change {
 			c := &askonce.Change{
 				Job: j.Clone(),
 				Attempts: []askonce.Attempt{{N: 1, Reason: askonce.ReasonClarificationAnswer, Outcome: askonce.AttemptPlan,
@@ -312,31 +304,8 @@ var updateTests = []test{
 			}
 			c.Job.Title = fmt.Sprintf("writer %d", i)
 			c.Job.Answer = fmt.Sprintf("answer %d", i)
-			wg.Go(func() {
-				<-start
-				err := s.UpdateJob(t.Context(), c)
-				mu.Lock()
-				defer mu.Unlock()
-				switch askonce.ErrorCode(err) {
-				case "":
-					winners = append(winners, i)
-				case askonce.ECONFLICT:
-					conflicts++
-					var e *askonce.Error
-					if errors.As(err, &e); e.Job == nil || e.Job.Version != 2 {
-						t.Errorf("writer %d: the conflict carries %+v, want the job at version 2", i, e.Job)
-					}
-				default:
-					t.Errorf("writer %d: %v", i, err)
-				}
-			})
-		}
-		close(start)
-		wg.Wait()
-		if len(winners) != 1 || conflicts != writers-1 {
-			t.Fatalf("%d winners and %d conflicts, want 1 and %d", len(winners), conflicts, writers-1)
-		}
-		w := winners[0]
+			return c
+		}, s)
 		got := get(t, s, j.TenantID, j.ID)
 		if got.Version != 2 || got.Title != fmt.Sprintf("writer %d", w) || got.Answer != fmt.Sprintf("answer %d", w) {
 			t.Errorf("stored version %d, title %q, answer %q; want the winner %d's at version 2", got.Version, got.Title, got.Answer, w)
@@ -352,4 +321,46 @@ var updateTests = []test{
 			t.Errorf("%d attempts, want the winner's one", n)
 		}
 	}},
+}
+
+// raceUpdates runs writers compare-and-sets of one job from its version
+// 1 at once, writer i's change made by change(i) and sent through the
+// stores in turn, and returns the one winner. Every loser must get
+// ECONFLICT carrying the job at the winner's version 2.
+func raceUpdates(t *testing.T, writers int, change func(i int) *askonce.Change, stores ...askonce.Store) (winner int) {
+	t.Helper()
+	var (
+		wg        sync.WaitGroup
+		start     = make(chan struct{})
+		mu        sync.Mutex
+		winners   []int
+		conflicts int
+	)
+	for i := range writers {
+		s, c := stores[i%len(stores)], change(i)
+		wg.Go(func() {
+			<-start
+			err := s.UpdateJob(t.Context(), c)
+			mu.Lock()
+			defer mu.Unlock()
+			switch askonce.ErrorCode(err) {
+			case "":
+				winners = append(winners, i)
+			case askonce.ECONFLICT:
+				conflicts++
+				var e *askonce.Error
+				if errors.As(err, &e); e.Job == nil || e.Job.Version != 2 {
+					t.Errorf("writer %d: the conflict carries %+v, want the job at version 2", i, e.Job)
+				}
+			default:
+				t.Errorf("writer %d: %v", i, err)
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
+	if len(winners) != 1 || conflicts != writers-1 {
+		t.Fatalf("%d winners and %d conflicts, want 1 and %d", len(winners), conflicts, writers-1)
+	}
+	return winners[0]
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"sync"
 	"testing"
 
 	"github.com/askonce/askonce"
@@ -42,17 +41,8 @@ func RunShared(t *testing.T, open func(t *testing.T) (a, b askonce.Store)) {
 
 var sharedTests = []sharedTest{
 	{"ConcurrentUpdatesThroughBothStoresHaveOneWinner", func(t *testing.T, a, b askonce.Store) {
-		const writers = 40
 		j := create(t, a, NewJob(NewTenant()))
-		var (
-			wg        sync.WaitGroup
-			start     = make(chan struct{})
-			mu        sync.Mutex
-			winners   []int
-			conflicts int
-		)
-		for i := range writers {
-			s := []askonce.Store{a, b}[i%2]
+		w := raceUpdates(t, 40, func(i int) *askonce.Change {
 			c := &askonce.Change{
 				Job:      j.Clone(),
 				Attempts: []askonce.Attempt{{N: 1, Reason: askonce.ReasonClarificationAnswer, Outcome: askonce.AttemptPlan, Usage: askonce.Usage{PromptTokens: int64(i + 1)}}},
@@ -61,27 +51,8 @@ var sharedTests = []sharedTest{
 			}
 			c.Job.Status = askonce.StatusSuccess
 			c.Job.Answer = fmt.Sprintf("answer %d", i)
-			wg.Go(func() {
-				<-start
-				err := s.UpdateJob(t.Context(), c)
-				mu.Lock()
-				defer mu.Unlock()
-				switch askonce.ErrorCode(err) {
-				case "":
-					winners = append(winners, i)
-				case askonce.ECONFLICT:
-					conflicts++
-				default:
-					t.Errorf("writer %d: %v", i, err)
-				}
-			})
-		}
-		close(start)
-		wg.Wait()
-		if len(winners) != 1 || conflicts != writers-1 {
-			t.Fatalf("%d winners and %d conflicts, want 1 and %d", len(winners), conflicts, writers-1)
-		}
-		w := winners[0]
+			return c
+		}, a, b)
 		for name, s := range map[string]askonce.Store{"first": a, "second": b} {
 			got := get(t, s, j.TenantID, j.ID)
 			if got.Version != 2 || got.Answer != fmt.Sprintf("answer %d", w) || got.Dispatch != askonce.DispatchQueued {
