@@ -536,23 +536,14 @@ func (s *Store) Events(ctx context.Context, tenant, jobID string, after int64, l
 	return out, nil
 }
 
-// queryAll runs a query and scans every row; never nil, so that an empty
-// result is an empty JSON list.
+// queryAll runs a query and scans every row with pgx.CollectRows; never
+// nil, so that an empty result is an empty JSON list.
 func queryAll[T any](ctx context.Context, s *Store, scan func(interface{ Scan(...any) error }) (T, error), sql string, args ...any) ([]T, error) {
 	rows, err := s.pool.Query(ctx, sql, args...)
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	out := []T{}
-	for rows.Next() {
-		v, err := scan(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, rows.Err()
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (T, error) { return scan(r) })
 }
 
 // mustExist returns ENOTFOUND unless the tenant has the job.
