@@ -54,7 +54,7 @@ func replicas(t *testing.T, env []string, args []string, test func(t *testing.T,
 // Rule 2 across replicas: 50 answers to one question, sent at once and
 // split across both replicas, have exactly one winner; the others are
 // conflicts.
-func TestReplicas_ConcurrentAnswersAcrossReplicasHaveOneWinner(t *testing.T) {
+func TestRule2_ConcurrentAnswersAcrossReplicasHaveOneWinner(t *testing.T) {
 	t.Parallel()
 	replicas(t, nil, nil, func(t *testing.T, a, b *instance) {
 		r := a.do("POST", "/jobs", map[string]any{"goal": "hot frozen cheese"})
@@ -162,7 +162,7 @@ func TestReplicas_AnswerLinkAskedOnOneReplicaWorksOnTheOther(t *testing.T) {
 // lease lapsed and finishes them. Every job either replica acknowledged
 // is there and settles, each is dispatched once, and no webhook-id is
 // delivered twice with different payloads.
-func TestReplicas_KilledReplicasPlanningJobsAreFinishedByTheOther(t *testing.T) {
+func TestRule13_KilledReplicasPlanningJobsAreFinishedByTheOther(t *testing.T) {
 	t.Parallel()
 	rcv := newRecorder(t)
 	env := append(slowPlugin(t, "1"), "ASKONCE_WEBHOOK_SECRET="+rcv.secret)
