@@ -141,6 +141,27 @@ type Change struct {
 	Notify QuestionEvent
 }
 
+// StoredHistory returns c.History as a store keeps it: with the job's
+// tenant, and its session, job and time (at) when unset; nil without.
+// A store rounds At to the precision it keeps.
+func (c *Change) StoredHistory(at time.Time) *HistoryEntry {
+	if c.History == nil {
+		return nil
+	}
+	h := *c.History
+	h.TenantID = c.Job.TenantID
+	if h.SessionID == "" {
+		h.SessionID = c.Job.SessionID
+	}
+	if h.JobID == "" {
+		h.JobID = c.Job.ID
+	}
+	if h.At.IsZero() {
+		h.At = at
+	}
+	return &h
+}
+
 // QuestionEvent names a change to a job's human question that is worth
 // telling someone about (question notifications).
 type QuestionEvent string

@@ -286,7 +286,7 @@ func (s *Store) CreateJob(ctx context.Context, c *askonce.Change) error {
 	job.Usage, job.AttemptCount, job.Dispatch = ins.Usage, ins.AttemptCount, ins.Dispatch
 	copy(c.Events, appended)
 	if c.History != nil {
-		*c.History = *historyOf(c, job, now)
+		*c.History = *historyOf(c, now)
 	}
 	return nil
 }
@@ -379,31 +379,19 @@ func (s *Store) UpdateJob(ctx context.Context, c *askonce.Change) error {
 	}
 	copy(c.Events, appended)
 	if c.History != nil {
-		*c.History = *historyOf(c, j, now)
+		*c.History = *historyOf(c, now)
 	}
 	return nil
 }
 
-// historyOf returns c.History as stored: with the job's tenant, and its
-// session, job and time when unset.
-func historyOf(c *askonce.Change, j *askonce.Job, now time.Time) *askonce.HistoryEntry {
-	if c.History == nil {
-		return nil
-	}
-	h := *c.History
-	h.TenantID = j.TenantID
-	if h.SessionID == "" {
-		h.SessionID = j.SessionID
-	}
-	if h.JobID == "" {
-		h.JobID = j.ID
-	}
-	if h.At.IsZero() {
-		h.At = now
-	} else {
+// historyOf returns c.History as stored (Change.StoredHistory), its
+// time to the microsecond in UTC.
+func historyOf(c *askonce.Change, now time.Time) *askonce.HistoryEntry {
+	h := c.StoredHistory(now)
+	if h != nil {
 		h.At = micro(h.At)
 	}
-	return &h
+	return h
 }
 
 // queueChange adds to q what goes with a change c of job j (as written):
@@ -427,7 +415,7 @@ func (s *Store) queueChange(q *batch, j *askonce.Job, c *askonce.Change, now tim
 		q.row(func(row pgx.Row) error { return row.Scan(&evs[i].ID) },
 			insertEventSQL, j.ID, j.TenantID, string(e.Type), e.At, rawArg(e.Data))
 	}
-	if h := historyOf(c, j, now); h != nil {
+	if h := historyOf(c, now); h != nil {
 		q.exec(upsertHistorySQL, h.TenantID, h.SessionID, h.QuestionHash, string(h.Type),
 			h.Question, h.Answer, h.JobID, h.At)
 	}

@@ -188,27 +188,14 @@ func attemptsUsage(attempts []askonce.Attempt) askonce.Usage {
 	return u
 }
 
-// historyOf returns c.History as it will be stored: with the job's
-// tenant, and its session, job and time (now) when unset; nil without.
+// historyOf returns c.History as it will be stored (Change.StoredHistory),
+// its time to the nanosecond in UTC.
 func historyOf(c *askonce.Change, now time.Time) *askonce.HistoryEntry {
-	if c.History == nil {
-		return nil
-	}
-	j := c.Job
-	h := *c.History
-	h.TenantID = j.TenantID
-	if h.SessionID == "" {
-		h.SessionID = j.SessionID
-	}
-	if h.JobID == "" {
-		h.JobID = j.ID
-	}
-	if h.At.IsZero() {
-		h.At = now
-	} else {
+	h := c.StoredHistory(now)
+	if h != nil {
 		h.At = fromNanos(h.At.UnixNano())
 	}
-	return &h
+	return h
 }
 
 // writeWith writes, inside tx, what goes with the row of job j written
