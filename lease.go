@@ -102,6 +102,11 @@ func (e *Engine) inFlight() []JobRef {
 		l.renewing = false
 		return nil
 	}
+	return l.refs()
+}
+
+// refs returns the jobs in held; l.mu must be held.
+func (l *leases) refs() []JobRef {
 	refs := make([]JobRef, 0, len(l.held))
 	for r := range l.held {
 		refs = append(refs, r)
@@ -115,10 +120,7 @@ func (e *Engine) inFlight() []JobRef {
 // runs it cuts off end with the process.
 func (e *Engine) ReleaseLeases(ctx context.Context) error {
 	e.leases.mu.Lock()
-	refs := make([]JobRef, 0, len(e.leases.held))
-	for r := range e.leases.held {
-		refs = append(refs, r)
-	}
+	refs := e.leases.refs()
 	e.leases.mu.Unlock()
 	if len(refs) == 0 {
 		return nil
