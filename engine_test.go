@@ -326,22 +326,27 @@ func TestRule8_GatedBlockOnlyModProceedsWithoutAsking(t *testing.T) {
 // is validation_error with the raw string kept.
 func TestRule9_PlanningLoopRetriesWithFeedback(t *testing.T) {
 	t.Parallel()
-	s := scripted(reply("not json at all", u1), reply(cycleRaw, u1), reply(planRaw, u1))
-	e := newEngine(t, s)
-	j := create(t, e, "make a plan")
-	if j.Status != askonce.StatusSuccess {
-		t.Fatalf("status %s", j.Status)
-	}
-	reqs := s.requests()
-	if reqs[1].Reason != askonce.ReasonRetryParseError || reqs[2].Reason != askonce.ReasonRetryValidation {
-		t.Fatalf("reasons %s %s", reqs[1].Reason, reqs[2].Reason)
-	}
-	if len(reqs[1].Feedback) == 0 || !strings.Contains(strings.Join(reqs[2].Feedback, " "), "dependency cycle") {
-		t.Fatalf("feedback not passed on: %q / %q", reqs[1].Feedback, reqs[2].Feedback)
-	}
-	atts, _ := e.Attempts(ctx, "", j.ID)
-	if len(atts) != 3 || atts[0].Outcome != askonce.AttemptInvalid || atts[2].Outcome != askonce.AttemptPlan || atts[1].N != 2 {
-		t.Fatalf("attempts %+v", atts)
+	for _, p := range writePaths {
+		t.Run(p.name, func(t *testing.T) {
+			t.Parallel()
+			s := scripted(reply("not json at all", u1), reply(cycleRaw, u1), reply(planRaw, u1))
+			e := newEngine(t, onPath(s, p.fast))
+			j := create(t, e, "make a plan")
+			if j.Status != askonce.StatusSuccess {
+				t.Fatalf("status %s", j.Status)
+			}
+			reqs := s.requests()
+			if reqs[1].Reason != askonce.ReasonRetryParseError || reqs[2].Reason != askonce.ReasonRetryValidation {
+				t.Fatalf("reasons %s %s", reqs[1].Reason, reqs[2].Reason)
+			}
+			if len(reqs[1].Feedback) == 0 || !strings.Contains(strings.Join(reqs[2].Feedback, " "), "dependency cycle") {
+				t.Fatalf("feedback not passed on: %q / %q", reqs[1].Feedback, reqs[2].Feedback)
+			}
+			atts, _ := e.Attempts(ctx, "", j.ID)
+			if len(atts) != 3 || atts[0].Outcome != askonce.AttemptInvalid || atts[2].Outcome != askonce.AttemptPlan || atts[1].N != 2 {
+				t.Fatalf("attempts %+v", atts)
+			}
+		})
 	}
 }
 
@@ -703,15 +708,20 @@ func TestTenancy_NoQueryCrossesTenants(t *testing.T) {
 // Rule 12: a clarification round trip leaves its audit trail in order.
 func TestRule12_AuditTrail(t *testing.T) {
 	t.Parallel()
-	e := newEngine(t, rulesInterpreter(t))
-	j := create(t, e, "hot frozen cheese")
-	if _, err := e.Answer(ctx, "", j.ID, "hot"); err != nil {
-		t.Fatal(err)
-	}
-	got := eventTypes(t, e, j)
-	want := []askonce.EventType{askonce.EventCreated, askonce.EventAttempt, askonce.EventAsked, askonce.EventAnswered, askonce.EventAttempt, askonce.EventPlanned, askonce.EventDispatched}
-	if !slices.Equal(got, want) {
-		t.Fatalf("events %v, want %v", got, want)
+	for _, p := range writePaths {
+		t.Run(p.name, func(t *testing.T) {
+			t.Parallel()
+			e := newEngine(t, onPath(rulesInterpreter(t), p.fast))
+			j := create(t, e, "hot frozen cheese")
+			if _, err := e.Answer(ctx, "", j.ID, "hot"); err != nil {
+				t.Fatal(err)
+			}
+			got := eventTypes(t, e, j)
+			want := []askonce.EventType{askonce.EventCreated, askonce.EventAttempt, askonce.EventAsked, askonce.EventAnswered, askonce.EventAttempt, askonce.EventPlanned, askonce.EventDispatched}
+			if !slices.Equal(got, want) {
+				t.Fatalf("events %v, want %v", got, want)
+			}
+		})
 	}
 }
 
