@@ -60,9 +60,9 @@ func (e *Engine) create(ctx context.Context, req CreateRequest) (*Job, *Interpre
 	}
 	e.lease(j)
 	ev := Event{TenantID: j.TenantID, JobID: j.ID, Type: EventCreated, At: j.CreatedAt}
-	ev.Data, _ = json.Marshal(map[string]any{"mode": j.Mode, "sessionId": j.SessionID, "profile": j.Profile})
+	ev.Data = eventData(createdData{Mode: j.Mode, Profile: j.Profile, SessionID: j.SessionID})
 	c := &Change{Job: j, Events: []Event{ev}}
-	initial := Interpretation{Prompt: j.Goal, Reason: ReasonInitial}
+	initial := Interpretation{Prompt: j.Goal, Reason: ReasonInitial, newSession: strings.TrimSpace(req.SessionID) == ""}
 	if j.Mode == ModeManaged && e.fast() {
 		// Nothing is stored until the outcome is known: a crash before
 		// the commit leaves nothing, and nothing was acknowledged.
@@ -77,6 +77,7 @@ func (e *Engine) create(ctx context.Context, req CreateRequest) (*Job, *Interpre
 		if err := e.Store.CreateJob(ctx, c); err != nil {
 			return nil, nil, fmt.Errorf("create job: %w", err)
 		}
+		e.pending.keep(c.Job)
 		e.observe(steps)
 		return c.Job, nil, nil
 	}

@@ -70,6 +70,8 @@ type Engine struct {
 	PlanningLease time.Duration
 
 	// Now and NewID are the engine's clock and id source; tests set them.
+	// NewID must not repeat: a session it names for a job is taken to
+	// have no history yet.
 	Now   func() time.Time
 	NewID func() string
 	// Logger receives warnings about background work. Default discards.
@@ -79,8 +81,9 @@ type Engine struct {
 	// not block.
 	Observer Observer
 
-	bg     sync.WaitGroup // background planning runs (Start), for Drain
-	leases leases         // the planning runs in flight, whose leases it renews
+	bg      sync.WaitGroup // background planning runs (Start), for Drain
+	leases  leases         // the planning runs in flight, whose leases it renews
+	pending pendingJobs    // the jobs it left pending, to answer without a read
 }
 
 // Observer receives the engine's measurements.
@@ -128,9 +131,19 @@ func (e *Engine) transition(ctx context.Context, tenant, id string, in Input) (*
 }
 
 // begin applies a user input to a stored job and returns the committed
-// job with the interpretation still to run (nil when none).
+// job with the interpretation still to run (nil when none). A job this
+// engine left pending is not read back: the input is applied to the job
+// as it was committed, and only if that fails (its compare-and-set
+// included) to the job read from the store, which decides the outcome
+// and the error (see pendingJobs).
 func (e *Engine) begin(ctx context.Context, tenant, id string, in Input) (*Job, *Interpretation, error) {
-	j, err := e.Store.GetJob(ctx, tenantOr(tenant), id)
+	tenant = tenantOr(tenant)
+	if j := e.pending.take(tenant, id); j != nil {
+		if next, it, err := e.advance(ctx, j, in); err == nil {
+			return next, it, nil
+		}
+	}
+	j, err := e.Store.GetJob(ctx, tenant, id)
 	if err != nil {
 		return nil, nil, err
 	}

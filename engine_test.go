@@ -878,7 +878,8 @@ func dispatchRows(t *testing.T, path, jobID string) []string {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	rows, err := db.QueryContext(ctx, `SELECT status FROM dispatches WHERE job_id = ?`, jobID)
+	rows, err := db.QueryContext(ctx, `SELECT l.type FROM jobs j
+		JOIN job_log l ON l.id = (j.log_seq << 32) | (3 << 30) WHERE j.id = ?`, jobID)
 	if err != nil {
 		t.Fatalf("read dispatches: %v", err)
 	}

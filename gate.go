@@ -73,7 +73,7 @@ func (e *Engine) Report(ctx context.Context, tenant, id string, r Report) (*Repo
 			return nil, err
 		}
 		a.Outcome = AttemptQuestion
-		asked, err := e.asked(ctx, j, q, r.Title)
+		asked, err := e.asked(ctx, j, q, r.Title, false)
 		if err != nil {
 			return nil, err
 		}

@@ -10,8 +10,9 @@ import (
 //
 // Interpret returns the raw output, which must be the JSON that ParseOutcome
 // reads ({"plan": ...} or {"question": ...}), and what the call cost. The
-// engine parses and validates it, so an interpreter never needs to check its
-// own output. An error means the call itself failed (timeout, network,
+// engine parses and validates it (or checks and validates the outcome
+// handed over with it, Response.Outcome), so an interpreter never needs to
+// check its own output. An error means the call itself failed (timeout, network,
 // process crash); it is recorded on the attempt and fails the job. Raw may
 // be set alongside an error to keep what was received.
 type Interpreter interface {
@@ -66,6 +67,14 @@ type Request struct {
 type Response struct {
 	Raw   []byte
 	Usage Usage
+	// Outcome, when set, is Raw already parsed: an in-process
+	// interpreter that makes Raw by marshalling its outcome hands the
+	// outcome over too, and the engine takes it instead of parsing Raw
+	// back. The engine checks it (Outcome.Check) and validates its plan
+	// as it would a parsed one, and keeps it: the interpreter must not
+	// touch it after returning. It must be what ParseOutcome(Raw)
+	// returns.
+	Outcome *Outcome
 }
 
 // AttemptReason says why an interpreter call was made (docs/protocol.md rule 9).

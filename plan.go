@@ -79,16 +79,22 @@ func (p *Plan) Validate(specSchema json.RawMessage) []string {
 	if len(p.Spec) > 0 || len(specSchema) > 0 {
 		// A plan without a spec meets a schema only if {} does.
 		spec := orEmptyObject(p.Spec)
-		var obj map[string]json.RawMessage
 		if !json.Valid(spec) {
 			errs = append(errs, "spec is not valid JSON")
-		} else if json.Unmarshal(spec, &obj) != nil || obj == nil {
+		} else if !isObject(spec) {
 			errs = append(errs, "spec must be a JSON object")
 		} else if len(specSchema) > 0 {
 			errs = append(errs, checkSpec(specSchema, spec)...)
 		}
 	}
 	return errs
+}
+
+// isObject reports whether valid JSON is an object: its first byte after
+// white space opens one.
+func isObject(valid []byte) bool {
+	b := bytes.TrimLeft(valid, " \t\r\n")
+	return len(b) > 0 && b[0] == '{'
 }
 
 func orEmptyObject(raw json.RawMessage) json.RawMessage {
@@ -186,21 +192,35 @@ func ParseOutcome(raw []byte) (*Outcome, error) {
 	if w.Question == nil {
 		w.Question = w.Clarification
 	}
+	o := &Outcome{Plan: w.Plan, Question: w.Question, Title: w.Title}
+	if err := o.Check(); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// Check checks and completes an outcome as ParseOutcome does once it has
+// decoded one: exactly one of a plan or a question, the question
+// normalised (Question.Normalize), the title trimmed and taken from the
+// plan when unset. The plan itself is validated by the engine
+// (Plan.Validate). Errors are EINVALID, worded for the next attempt's
+// feedback.
+func (o *Outcome) Check() error {
 	switch {
-	case w.Plan != nil && w.Question != nil:
-		return nil, Errorf(EINVALID, "output has both \"plan\" and \"question\"; return exactly one")
-	case w.Plan == nil && w.Question == nil:
-		return nil, Errorf(EINVALID, "output has neither \"plan\" nor \"question\"")
-	case w.Question != nil:
-		if err := w.Question.Normalize(); err != nil {
-			return nil, err
+	case o.Plan != nil && o.Question != nil:
+		return Errorf(EINVALID, "output has both \"plan\" and \"question\"; return exactly one")
+	case o.Plan == nil && o.Question == nil:
+		return Errorf(EINVALID, "output has neither \"plan\" nor \"question\"")
+	case o.Question != nil:
+		if err := o.Question.Normalize(); err != nil {
+			return err
 		}
 	}
-	title := strings.TrimSpace(w.Title)
-	if title == "" && w.Plan != nil {
-		title = strings.TrimSpace(w.Plan.Title)
+	o.Title = strings.TrimSpace(o.Title)
+	if o.Title == "" && o.Plan != nil {
+		o.Title = strings.TrimSpace(o.Plan.Title)
 	}
-	return &Outcome{Plan: w.Plan, Question: w.Question, Title: title}, nil
+	return nil
 }
 
 // stripFence removes a Markdown code fence around JSON, which chat models
@@ -221,6 +241,27 @@ func stripFence(raw []byte) []byte {
 // MaxTitle is the longest title, in runes.
 const MaxTitle = 80
 
+// tidyTitle reports whether s has no white space but single spaces
+// between words, and no control characters: what ClampTitle's collapsing
+// leaves unchanged.
+func tidyTitle(s string) bool {
+	space := true // at the start, a space would be leading
+	for _, r := range s {
+		switch {
+		case r == ' ':
+			if space {
+				return false
+			}
+			space = true
+		case unicode.IsSpace(r) || unicode.IsControl(r):
+			return false
+		default:
+			space = false
+		}
+	}
+	return !space || s == ""
+}
+
 // DeriveTitle makes a title from a goal: its first line, white space
 // collapsed, cut at a word boundary to at most MaxTitle runes.
 func DeriveTitle(goal string) string {
@@ -231,13 +272,15 @@ func DeriveTitle(goal string) string {
 // ClampTitle collapses white space and cuts s at a word boundary to at most
 // MaxTitle runes, marking a cut with an ellipsis.
 func ClampTitle(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	s = strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
-			return -1
-		}
-		return r
-	}, s)
+	if !tidyTitle(s) {
+		s = strings.Join(strings.Fields(s), " ")
+		s = strings.Map(func(r rune) rune {
+			if unicode.IsControl(r) {
+				return -1
+			}
+			return r
+		}, s)
+	}
 	if utf8.RuneCountInString(s) <= MaxTitle {
 		return s
 	}

@@ -23,6 +23,10 @@ func TestRule9_DAGRules(t *testing.T) {
 		{"SelfCycle", Plan{Tasks: []Task{task("a", "a")}}, []string{"dependency cycle: a -> a"}},
 		{"EmptyID", Plan{Tasks: []Task{task("")}}, []string{"task 1 has no id"}},
 		{"SpecNotObject", Plan{Spec: json.RawMessage(`[1]`), Tasks: []Task{task("a")}}, []string{"spec must be a JSON object"}},
+		{"SpecNull", Plan{Spec: json.RawMessage(`null`), Tasks: []Task{task("a")}}, []string{"spec must be a JSON object"}},
+		{"SpecString", Plan{Spec: json.RawMessage(` "{}"`), Tasks: []Task{task("a")}}, []string{"spec must be a JSON object"}},
+		{"SpecObjectAfterWhiteSpace", Plan{Spec: json.RawMessage("\n\t {\"a\": 1}"), Tasks: []Task{task("a")}}, nil},
+		{"SpecNotJSON", Plan{Spec: json.RawMessage(`{"a":`), Tasks: []Task{task("a")}}, []string{"spec is not valid JSON"}},
 		{"AllErrorsAtOnce", Plan{Tasks: []Task{task("a", "x"), task("a")}}, []string{"used by tasks", `depends on "x"`}},
 	}
 	for _, c := range cases {
@@ -170,5 +174,34 @@ func TestRule10_DerivedTitle(t *testing.T) {
 	jp := DeriveTitle(strings.Repeat("日本語", 40))
 	if utf8.RuneCountInString(jp) > MaxTitle || !utf8.ValidString(jp) {
 		t.Errorf("japanese title %q", jp)
+	}
+}
+
+// ClampTitle collapses white space and drops control characters, and a
+// title that needs neither comes back as it was.
+func TestClampTitleCollapsesWhiteSpaceAndDropsControls(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"":                      "",
+		"Hot cheese":            "Hot cheese",
+		" Hot cheese":           "Hot cheese",
+		"Hot cheese ":           "Hot cheese",
+		" ":                     "",
+		"Hot  cheese":           "Hot cheese",
+		"Hot\tcheese":           "Hot cheese",
+		"Hot\u00a0cheese":       "Hot cheese",
+		"Hot\x01cheese":         "Hotcheese",
+		"Hot \x01 cheese":       "Hot  cheese",
+		"熱い チーズ":                "熱い チーズ",
+		"a\u3000b":              "a b",
+		"Ends with a dot.":      "Ends with a dot.",
+		"tab at the end\t":      "tab at the end",
+		"new\nline":             "new line",
+		"\x7f":                  "",
+		"zero\u200bwidth space": "zero\u200bwidth space",
+	} {
+		if got := ClampTitle(in); got != want {
+			t.Errorf("ClampTitle(%q) = %q, want %q", in, got, want)
+		}
 	}
 }

@@ -2,7 +2,6 @@ package askonce
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -65,7 +64,7 @@ func (e *Engine) plan(ctx context.Context, j *Job, it Interpretation, keep bool)
 		case a.Outcome == AttemptPlan:
 			return Planned{Plan: out.Plan, Title: out.Title}, final, nil
 		case a.Outcome == AttemptQuestion:
-			in, err := e.asked(ctx, j, *out.Question, out.Title)
+			in, err := e.asked(ctx, j, *out.Question, out.Title, it.newSession)
 			in.Raw = a.Raw
 			return in, final, err
 		case i >= e.maxAttempts():
@@ -129,7 +128,11 @@ func (e *Engine) call(ctx context.Context, j *Job, req *Request) (a Attempt, out
 		a.Error = fmt.Sprintf("output is %d bytes; the limit is %d", len(resp.Raw), e.maxOutput())
 		return a, nil
 	}
-	out, err = ParseOutcome(resp.Raw)
+	if out = resp.Outcome; out != nil {
+		err = out.Check()
+	} else {
+		out, err = ParseOutcome(resp.Raw)
+	}
 	if err != nil {
 		a.Outcome, a.Error = AttemptInvalid, ErrorMessage(err)
 		return a, nil
@@ -169,9 +172,10 @@ func endAttemptSpan(span trace.Span, a Attempt) {
 
 // asked builds the Asked input for a question: it sets the expiry and, for
 // a job that has not asked yet, looks the question up in the session's
-// history (the repeat guard's I/O, kept out of Step) and asks the
+// history (the repeat guard's I/O, kept out of Step; not in a session
+// minted for the job, newSession, which has none) and asks the
 // interpreter's gating policy, if it has one (rule 8).
-func (e *Engine) asked(ctx context.Context, j *Job, q Question, title string) (Asked, error) {
+func (e *Engine) asked(ctx context.Context, j *Job, q Question, title string, newSession bool) (Asked, error) {
 	in := Asked{Question: q, Title: title}
 	if q.ExpiresAt == nil && e.questionTTL() > 0 {
 		t := e.now().Add(e.questionTTL())
@@ -182,6 +186,9 @@ func (e *Engine) asked(ctx context.Context, j *Job, q Question, title string) (A
 	}
 	if g, ok := e.Interpreter.(Gater); ok {
 		in.Gated, _ = g.Gate(j.Profile, j.Goal, &q)
+	}
+	if newSession {
+		return in, nil
 	}
 	h, err := e.Store.LookupHistory(ctx, j.TenantID, j.SessionID, QuestionHash(q.Text))
 	switch ErrorCode(err) {
@@ -214,6 +221,7 @@ func (e *Engine) apply(ctx context.Context, j *Job, in Input, attempts []Attempt
 	if err := e.Store.UpdateJob(ctx, c); err != nil {
 		return nil, nil, err
 	}
+	e.pending.keep(next)
 	e.observe([]step{{next, fx, attempts}})
 	return next, fx, nil
 }
@@ -316,11 +324,12 @@ func (e *Engine) advance(ctx context.Context, j *Job, in Input) (*Job, *Interpre
 	if err := e.Store.UpdateJob(ctx, c); err != nil {
 		return nil, nil, err
 	}
+	e.pending.keep(c.Job)
 	e.observe(steps)
 	return c.Job, nil, nil
 }
 func attemptEvent(j *Job, a Attempt) Event {
 	ev := Event{TenantID: j.TenantID, JobID: j.ID, Type: EventAttempt, At: a.StartedAt}
-	ev.Data, _ = json.Marshal(map[string]any{"n": a.N, "reason": a.Reason, "outcome": a.Outcome, "error": a.Error})
+	ev.Data = eventData(attemptData{Error: a.Error, N: a.N, Outcome: a.Outcome, Reason: a.Reason})
 	return ev
 }

@@ -1,7 +1,6 @@
 package askonce
 
 import (
-	"encoding/json"
 	"time"
 )
 
@@ -88,6 +87,11 @@ type Interpretation struct {
 	Prompt    string
 	Reason    AttemptReason
 	Directive string
+
+	// newSession: the job's session was minted for it when it was
+	// created, so no history holds an answer for it yet (the repeat
+	// guard need not look).
+	newSession bool
 }
 
 // Effects is what a transition asks its caller to do. Step itself does no
@@ -156,7 +160,7 @@ func Step(cur *Job, in Input, now time.Time) (*Job, *Effects, error) {
 		j.Dispatch = DispatchQueued
 		fx.Dispatch = true
 		fx.Action = ActionDone
-		fx.add(j, now, EventPlanned, map[string]any{"tasks": len(p.Tasks), "assumptions": p.Assumptions})
+		fx.add(j, now, EventPlanned, plannedData{Assumptions: p.Assumptions, Tasks: len(p.Tasks)})
 		fx.add(j, now, EventDispatched, nil)
 
 	case Asked:
@@ -179,7 +183,7 @@ func Step(cur *Job, in Input, now time.Time) (*Job, *Effects, error) {
 				if j.FallbackUsed {
 					fx.Directive = FallbackDirective
 				}
-				fx.add(j, now, EventResumed, map[string]any{"answer": j.Answer})
+				fx.add(j, now, EventResumed, resumedData{Answer: j.Answer})
 				break
 			}
 			hardCap(j, fx, now, &in.Question)
@@ -194,7 +198,7 @@ func Step(cur *Job, in Input, now time.Time) (*Job, *Effects, error) {
 		j.Status = StatusValidationError
 		j.Result = in.Raw
 		j.Error = "interpreter output failed validation on every attempt"
-		fx.add(j, now, EventValidationFailed, map[string]any{"errors": in.Errors})
+		fx.add(j, now, EventValidationFailed, validationFailedData{Errors: in.Errors})
 
 	case Failed:
 		if !outcomeAllowed {
@@ -255,7 +259,7 @@ func Step(cur *Job, in Input, now time.Time) (*Job, *Effects, error) {
 		j.AnsweredAt = &now
 		j.Status = StatusPlanning
 		j.FallbackUsed = true
-		fx.add(j, now, EventAnswered, map[string]any{"source": SourceDefault, "declined": true})
+		fx.add(j, now, EventAnswered, declinedData{Declined: true, Source: SourceDefault})
 		fx.add(j, now, EventFallbackApplied, nil)
 		if !gate {
 			fx.Interpret = &Interpretation{Prompt: j.Goal, Reason: ReasonFallback, Directive: FallbackDirective}
@@ -290,7 +294,7 @@ func ask(j *Job, fx *Effects, in Asked, now time.Time) {
 	}
 	if assumption := in.Gated; assumption != "" {
 		j.ClarificationStatus = ClarificationSkipped
-		fx.add(j, now, EventGated, map[string]any{"question": q.Text, "assumption": assumption})
+		fx.add(j, now, EventGated, gatedData{Assumption: assumption, Question: q.Text})
 		if j.Mode == ModeGate {
 			fx.Action = ActionProceed
 			fx.Directive = GatingDirective
@@ -303,7 +307,7 @@ func ask(j *Job, fx *Effects, in Asked, now time.Time) {
 	j.Status = StatusPending
 	j.Result = in.Raw
 	fx.Action = ActionAsk
-	fx.add(j, now, EventAsked, map[string]any{"type": q.Type, "question": q.Text, "options": q.Options})
+	fx.add(j, now, EventAsked, askedData{Options: q.Options, Question: q.Text, Type: q.Type})
 }
 
 // answer moves an asked (or, for auto-resolution, not yet asked) job to
@@ -315,7 +319,7 @@ func answer(j *Job, fx *Effects, a string, src Source, now time.Time, ev EventTy
 	j.AnsweredAt = &now
 	j.ResolvedPrompt = ResolvedPrompt(j.Goal, a)
 	j.Status = StatusPlanning
-	fx.add(j, now, ev, map[string]any{"source": src, "answer": a, "question": j.Question.Text})
+	fx.add(j, now, ev, answeredData{Answer: a, Question: j.Question.Text, Source: src})
 	switch {
 	case j.Mode != ModeGate:
 		fx.Interpret = &Interpretation{Prompt: j.ResolvedPrompt, Reason: ReasonClarificationAnswer}
@@ -339,7 +343,7 @@ func hardCap(j *Job, fx *Effects, now time.Time, q *Question) {
 	}
 	j.FallbackUsed = true
 	fx.HardCap = HardCapFallback
-	fx.add(j, now, EventFallbackApplied, map[string]any{"directive": FallbackDirective, "question": q.Text, "default": q.Default})
+	fx.add(j, now, EventFallbackApplied, fallbackData{Default: q.Default, Directive: FallbackDirective, Question: q.Text})
 	fx.Default = q.Default
 	if j.Mode == ModeGate {
 		fx.Action = ActionProceed
@@ -357,7 +361,7 @@ func fail(j *Job, fx *Effects, now time.Time, msg string) {
 	j.Status = StatusFailed
 	j.Error = msg
 	fx.Action = ActionFail
-	fx.add(j, now, EventFailed, map[string]any{"error": msg})
+	fx.add(j, now, EventFailed, failedData{Error: msg})
 }
 
 // setTitle keeps the interpreter's title when it gives one; every job has a
@@ -371,11 +375,12 @@ func setTitle(j *Job, title string) {
 	}
 }
 
-func (fx *Effects) add(j *Job, now time.Time, t EventType, data map[string]any) {
+// add appends an event of type t with data (one of the types of
+// eventdata.go; nil for none).
+func (fx *Effects) add(j *Job, now time.Time, t EventType, data any) {
 	ev := Event{TenantID: j.TenantID, JobID: j.ID, Type: t, At: now}
 	if data != nil {
-		// A map of strings, numbers and slices always marshals.
-		ev.Data, _ = json.Marshal(data)
+		ev.Data = eventData(data)
 	}
 	fx.Events = append(fx.Events, ev)
 }

@@ -2,7 +2,6 @@ package askonce
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 )
@@ -73,7 +72,7 @@ func (e *Engine) resume(ctx context.Context, q LeaseQuery) (int, error) {
 		claimed.UpdatedAt = e.now()
 		e.lease(claimed)
 		ev := Event{TenantID: j.TenantID, JobID: j.ID, Type: EventRecovered, At: claimed.UpdatedAt}
-		ev.Data, _ = json.Marshal(map[string]any{"from": j.Lease.Owner})
+		ev.Data = eventData(recoveredData{From: j.Lease.Owner})
 		if err := e.Store.UpdateJob(ctx, &Change{Job: claimed, Events: []Event{ev}}); err != nil {
 			if c := ErrorCode(err); c != ECONFLICT && c != ENOTFOUND {
 				errs = append(errs, fmt.Errorf("recover job %s: claim: %w", r.ID, err))

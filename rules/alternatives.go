@@ -318,7 +318,7 @@ func answerOption(in *input, options []string) int {
 	}
 	found = -1
 	for i, o := range options {
-		words := tokenize(o, nil)
+		words := tokenize(o)
 		all := len(words) > 0
 		for _, w := range words {
 			if !answerHas(in, w.Text) {

@@ -2,10 +2,14 @@ package rules
 
 import (
 	"bufio"
+	"context"
 	"os"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/askonce/askonce"
 )
 
 // labelled is one request of testdata/requests.txt.
@@ -108,6 +112,33 @@ func TestLabelledRequestsPrecisionAndCatchRate(t *testing.T) {
 		t.Logf("%-13s catches %d of %d (%.0f%%)", d, caught[d], cases[d], 100*r)
 		if r < 0.9 {
 			t.Errorf("%s catches %.0f%% of its cases; want at least 90%%", d, 100*r)
+		}
+	}
+}
+
+// The outcome the interpreter hands over with its output is the output
+// parsed (askonce.Response.Outcome), for every labelled request, asked
+// and answered.
+func TestHandedOverOutcomeIsTheOutputParsed(t *testing.T) {
+	t.Parallel()
+	in, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range readLabelled(t) {
+		for _, prompt := range []string{l.goal, askonce.ResolvedPrompt(l.goal, "yes"), askonce.ResolvedPrompt(l.goal, "the first one")} {
+			res, err := in.Interpret(context.Background(), &askonce.Request{Goal: l.goal, Prompt: prompt, Files: l.files, Attempt: 1})
+			if err != nil {
+				t.Fatalf("requests.txt:%d: %v", l.line, err)
+			}
+			parsed, err := askonce.ParseOutcome(res.Raw)
+			if err != nil {
+				t.Fatalf("requests.txt:%d: %v", l.line, err)
+			}
+			handed := res.Outcome
+			if handed == nil || handed.Check() != nil || !reflect.DeepEqual(handed, parsed) {
+				t.Errorf("requests.txt:%d %q: handed over\n%+v\nparsed\n%+v", l.line, prompt, handed, parsed)
+			}
 		}
 	}
 }

@@ -42,9 +42,9 @@ func splitPrompt(prompt string) (goal, answer string, earlier []string) {
 func newInput(p *Profile, prompt string, files []string) *input {
 	goal, answer, earlier := splitPrompt(prompt)
 	in := &input{p: p, c: p.c, goal: goal, answer: answer, earlier: earlier, files: cleanFiles(files), japanese: lex.IsJapanese(goal)}
-	in.gt = p.c.annotate(goal, tokenize(goal, make([]token, 0, 32)))
+	in.gt = p.c.annotate(goal, tokenize(goal))
 	if answer != "" {
-		in.at = p.c.annotate(answer, tokenize(answer, nil))
+		in.at = p.c.annotate(answer, tokenize(answer))
 	}
 	return in
 }

@@ -361,7 +361,7 @@ func (r *run) stepsPlan() (*askonce.Plan, error) {
 			if g := tidy(r.goal); g != "" {
 				src = g + ": " + r.answer
 			}
-			toks, edits = r.c.annotate(src, tokenize(src, nil)), nil
+			toks, edits = r.c.annotate(src, tokenize(src)), nil
 			spec.Details = r.answer
 		}
 		var frontier, prevDeps []string

@@ -145,14 +145,19 @@ func (in *Interpreter) Interpret(ctx context.Context, req *askonce.Request) (*as
 	if strings.TrimSpace(prompt) == "" {
 		prompt = req.Goal
 	}
-	raw, err := p.interpret(prompt, req.Directive, req.Files)
+	out, err := p.interpret(prompt, req.Directive, req.Files)
 	if err != nil {
-		return &askonce.Response{Raw: raw}, err
+		return nil, err
+	}
+	raw, err := json.Marshal(output{Title: out.Title, Plan: out.Plan, Question: out.Question})
+	if err != nil {
+		return nil, fmt.Errorf("rules: %w", err)
 	}
 	return &askonce.Response{
-		Raw: raw,
+		Raw:     raw,
+		Outcome: out,
 		Usage: askonce.Usage{
-			PromptTokens:     countWords([]byte(prompt)) + countWords([]byte(req.Directive)),
+			PromptTokens:     countWords(prompt) + countWords(req.Directive),
 			CompletionTokens: countWords(raw),
 		},
 	}, nil
@@ -167,7 +172,7 @@ type output struct {
 
 // interpret runs the profile on one prompt: the detectors read it, and
 // either the one chosen question or a plan is returned.
-func (p *Profile) interpret(prompt, directive string, files []string) ([]byte, error) {
+func (p *Profile) interpret(prompt, directive string, files []string) (*askonce.Outcome, error) {
 	in := newInput(p, prompt, files)
 	rd := read(in, strings.TrimSpace(directive) != "")
 	if rd.question != nil {
@@ -175,7 +180,7 @@ func (p *Profile) interpret(prompt, directive string, files []string) ([]byte, e
 		if title == "" {
 			title = "Untitled goal"
 		}
-		return json.Marshal(output{Title: title, Question: rd.question})
+		return &askonce.Outcome{Title: title, Question: rd.question}, nil
 	}
 	r := newRun(in, rd)
 	var plan *askonce.Plan
@@ -189,7 +194,7 @@ func (p *Profile) interpret(prompt, directive string, files []string) ([]byte, e
 		return nil, fmt.Errorf("rules: %w", err)
 	}
 	plan.Assumptions = r.assumptions
-	return json.Marshal(output{Title: plan.Title, Plan: plan})
+	return &askonce.Outcome{Title: plan.Title, Plan: plan}, nil
 }
 
 // Gate is the profile's gating policy (docs/protocol.md rule 8), for the

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -60,6 +61,9 @@ func interpret(t *testing.T, in *rules.Interpreter, r req) *askonce.Outcome {
 	o, err := askonce.ParseOutcome(res.Raw)
 	if err != nil {
 		t.Fatalf("ParseOutcome: %v\n%s", err, res.Raw)
+	}
+	if handed := res.Outcome; handed == nil || handed.Check() != nil || !reflect.DeepEqual(handed, o) {
+		t.Fatalf("the outcome handed over is not Raw parsed:\n%+v\n%+v", handed, o)
 	}
 	if o.Title == "" || len([]rune(o.Title)) > askonce.MaxTitle {
 		t.Errorf("title %q", o.Title)

@@ -27,9 +27,11 @@ type token struct {
 }
 
 // tokenize splits s with the one tokenizer and wraps the tokens.
-func tokenize(s string, toks []token) []token {
-	for _, t := range lex.Split(s, nil) {
-		toks = append(toks, token{Token: t})
+func tokenize(s string) []token {
+	split := lex.Split(s, nil)
+	toks := make([]token, len(split))
+	for i, t := range split {
+		toks[i].Token = t
 	}
 	return toks
 }
@@ -249,13 +251,19 @@ func content(t *token) bool {
 
 // countWords counts runs of letters and digits: the rules interpreter's
 // stand-in for tokens in Usage.
-func countWords(b []byte) int64 {
+func countWords[T string | []byte](b T) int64 {
 	var n int64
 	in := false
-	for len(b) > 0 {
-		r, size := utf8.DecodeRune(b)
-		b = b[size:]
-		w := lex.IsWordRune(r)
+	for i := 0; i < len(b); {
+		var w bool
+		if c := b[i]; c < utf8.RuneSelf {
+			w = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+			i++
+		} else {
+			r, size := utf8.DecodeRuneInString(string(b[i:min(i+utf8.UTFMax, len(b))]))
+			w = lex.IsWordRune(r)
+			i += size
+		}
 		if w && !in {
 			n++
 		}

@@ -1,0 +1,80 @@
+package askonce
+
+import "encoding/json"
+
+// The Data of each event type. The fields are in the order of their JSON
+// keys, as encoding/json wrote them when the data were maps, so that the
+// events stored before and after read the same; marshalling a struct
+// costs a fraction of a map's.
+
+type createdData struct {
+	Mode      Mode   `json:"mode"`
+	Profile   string `json:"profile"`
+	SessionID string `json:"sessionId"`
+}
+
+type attemptData struct {
+	Error   string         `json:"error"`
+	N       int            `json:"n"`
+	Outcome AttemptOutcome `json:"outcome"`
+	Reason  AttemptReason  `json:"reason"`
+}
+
+type plannedData struct {
+	Assumptions []string `json:"assumptions"`
+	Tasks       int      `json:"tasks"`
+}
+
+type resumedData struct {
+	Answer string `json:"answer"`
+}
+
+type validationFailedData struct {
+	Errors []string `json:"errors"`
+}
+
+// declinedData is the answered event of a declined question without a
+// default.
+type declinedData struct {
+	Declined bool   `json:"declined"`
+	Source   Source `json:"source"`
+}
+
+type gatedData struct {
+	Assumption string `json:"assumption"`
+	Question   string `json:"question"`
+}
+
+type askedData struct {
+	Options  []string     `json:"options"`
+	Question string       `json:"question"`
+	Type     QuestionType `json:"type"`
+}
+
+// answeredData is the data of answered and auto_resolved events.
+type answeredData struct {
+	Answer   string `json:"answer"`
+	Question string `json:"question"`
+	Source   Source `json:"source"`
+}
+
+type fallbackData struct {
+	Default   string `json:"default"`
+	Directive string `json:"directive"`
+	Question  string `json:"question"`
+}
+
+type failedData struct {
+	Error string `json:"error"`
+}
+
+type recoveredData struct {
+	From string `json:"from"`
+}
+
+// eventData returns d as an event's Data. The data types above hold
+// strings, numbers and slices of strings, which always marshal.
+func eventData(d any) json.RawMessage {
+	b, _ := json.Marshal(d)
+	return b
+}

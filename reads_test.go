@@ -1,0 +1,131 @@
+package askonce_test
+
+import (
+	"context"
+	"path/filepath"
+	"reflect"
+	"sync/atomic"
+	"testing"
+
+	"github.com/askonce/askonce"
+)
+
+// readCounter is a Store that counts its GetJob and LookupHistory calls.
+type readCounter struct {
+	askonce.Store
+	reads, lookups atomic.Int64
+}
+
+func (r *readCounter) GetJob(ctx context.Context, tenant, id string) (*askonce.Job, error) {
+	r.reads.Add(1)
+	return r.Store.GetJob(ctx, tenant, id)
+}
+
+func (r *readCounter) LookupHistory(ctx context.Context, tenant, session, hash string) (*askonce.HistoryEntry, error) {
+	r.lookups.Add(1)
+	return r.Store.LookupHistory(ctx, tenant, session, hash)
+}
+
+// The repeat guard looks a new job's question up in its session's
+// history, unless the session was named for the job when it was created:
+// no history holds an answer for it yet.
+func TestQuestionInASessionNamedForTheJobIsNotLookedUp(t *testing.T) {
+	t.Parallel()
+	for _, p := range writePaths {
+		t.Run(p.name, func(t *testing.T) {
+			t.Parallel()
+			st := &readCounter{Store: openStore(t, filepath.Join(t.TempDir(), "askonce.db"))}
+			e := &askonce.Engine{Store: st, Interpreter: onPath(rulesInterpreter(t), p.fast)}
+			for _, c := range []struct {
+				session string
+				lookups int64
+			}{{"", 0}, {"s1", 1}} {
+				st.lookups.Store(0)
+				j, err := e.Create(ctx, askonce.CreateRequest{Goal: "hot frozen cheese", SessionID: c.session})
+				if err != nil || j.Status != askonce.StatusPending {
+					t.Fatalf("create in session %q: %v %v", c.session, err, j)
+				}
+				if n := st.lookups.Load(); n != c.lookups {
+					t.Errorf("session %q: %d history lookups, want %d", c.session, n, c.lookups)
+				}
+			}
+		})
+	}
+}
+
+// An answer to a job this engine left pending starts from the job as it
+// committed it: the store is not asked for the job, and the answer
+// returns the job exactly as the store then holds it.
+func TestAnswerToAJobThisEngineLeftPendingDoesNotReadItBack(t *testing.T) {
+	t.Parallel()
+	for _, p := range writePaths {
+		t.Run(p.name, func(t *testing.T) {
+			t.Parallel()
+			st := &readCounter{Store: openStore(t, filepath.Join(t.TempDir(), "askonce.db"))}
+			e := &askonce.Engine{Store: st, Interpreter: onPath(rulesInterpreter(t), p.fast)}
+			j := create(t, e, "hot frozen cheese")
+			if j.Status != askonce.StatusPending {
+				t.Fatalf("created %s, want pending", j.Status)
+			}
+			got, err := e.Answer(ctx, "", j.ID, "hot")
+			if err != nil || got.Status != askonce.StatusSuccess {
+				t.Fatalf("answer: %v %v", err, got)
+			}
+			if n := st.reads.Load(); n != 0 {
+				t.Errorf("the answer read the job %d times, want 0", n)
+			}
+			stored, err := e.Get(ctx, "", j.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, stored) {
+				t.Errorf("answer returned\n%+v\nstore holds\n%+v", got, stored)
+			}
+		})
+	}
+}
+
+// A job this engine left pending but another engine (another process on
+// the same store) moved on since is decided by the stored job: the
+// answer is a conflict carrying the stored state, and changes nothing.
+func TestAnswerToAJobMovedOnElsewhereIsDecidedByTheStoredJob(t *testing.T) {
+	t.Parallel()
+	for _, p := range writePaths {
+		for _, other := range []struct {
+			name   string
+			act    func(e *askonce.Engine, id string) (*askonce.Job, error)
+			status askonce.Status
+		}{
+			{"Cancelled", func(e *askonce.Engine, id string) (*askonce.Job, error) { return e.Cancel(ctx, "", id) }, askonce.StatusCancelled},
+			{"Answered", func(e *askonce.Engine, id string) (*askonce.Job, error) { return e.Answer(ctx, "", id, "frozen") }, askonce.StatusSuccess},
+		} {
+			t.Run(p.name+"/"+other.name, func(t *testing.T) {
+				t.Parallel()
+				st := openStore(t, filepath.Join(t.TempDir(), "askonce.db"))
+				a := &askonce.Engine{Store: st, Interpreter: onPath(rulesInterpreter(t), p.fast)}
+				b := &askonce.Engine{Store: st, Interpreter: onPath(rulesInterpreter(t), p.fast)}
+				j := create(t, a, "hot frozen cheese")
+				moved, err := other.act(b, j.ID)
+				if err != nil || moved.Status != other.status {
+					t.Fatalf("other engine: %v %v", err, moved)
+				}
+				_, err = a.Answer(ctx, "", j.ID, "hot")
+				var ae *askonce.Error
+				if !asError(err, &ae) || ae.Code != askonce.ECONFLICT || ae.Job == nil || ae.Job.Status != other.status {
+					t.Fatalf("answer after the job moved on: %v, want a conflict carrying the %s job", err, other.status)
+				}
+				stored, err := a.Get(ctx, "", j.ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if stored.Version != moved.Version || stored.Answer != moved.Answer {
+					t.Errorf("stored version %d answer %q, want %d %q", stored.Version, stored.Answer, moved.Version, moved.Answer)
+				}
+				evs := eventTypes(t, a, j)
+				if n := count(evs, askonce.EventAnswered); n > 1 {
+					t.Errorf("%d answered events: %v", n, evs)
+				}
+			})
+		}
+	}
+}
