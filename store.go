@@ -282,7 +282,9 @@ const (
 )
 
 // Event is an append-only audit record of one change to a job. The store
-// assigns ID (increasing per store) when it appends the event.
+// assigns ID when it appends the event: IDs increase within the job, in
+// the order its events were appended (a stream resumes after the last ID
+// it saw); they say nothing about the order of events of different jobs.
 type Event struct {
 	ID       int64           `json:"id"`
 	TenantID string          `json:"tenantId"`

@@ -56,3 +56,23 @@ func TestListByInProgressStatusUsesTheActiveIndex(t *testing.T) {
 		}
 	}
 }
+
+// The sweeps seek their indexes, never the table: DueQuestions the first
+// due question in jobs_due, LapsedLeases the planning jobs in
+// jobs_active (migration 00010).
+func TestSweepsSeekTheirIndexes(t *testing.T) {
+	t.Parallel()
+	s := openTest(t, Options{})
+	for _, q := range []struct {
+		name, query string
+		args        []any
+		want        string
+	}{
+		{"DueQuestions", dueQuestionsSQL, []any{int64(1), 10}, "SEARCH jobs USING INDEX jobs_due (clarification_expires_at>? AND clarification_expires_at<?)"},
+		{"LapsedLeases", lapsedLeasesSQL, []any{int64(1), "owner", 10}, "SEARCH jobs USING COVERING INDEX jobs_active (status=?)"},
+	} {
+		if plan := queryPlan(t, s.reader, q.query, q.args...); !strings.HasPrefix(plan, q.want) {
+			t.Errorf("%s: plan %q, want %q", q.name, plan, q.want)
+		}
+	}
+}

@@ -3,10 +3,8 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/binary"
 	"encoding/json"
 	"io"
-	"os"
 	"testing"
 
 	"github.com/askonce/askonce"
@@ -143,46 +141,7 @@ func BenchmarkRoundTripPages(b *testing.B) {
 		n++
 	}
 	b.StopTimer()
-	names := map[uint32]string{}
-	rows, err := db.Query(`SELECT name, pageno FROM dbstat`)
-	if err != nil {
-		b.Fatal(err)
-	}
-	for rows.Next() {
-		var name string
-		var page uint32
-		if err := rows.Scan(&name, &page); err != nil {
-			b.Fatal(err)
-		}
-		names[page] = name
-	}
-	rows.Close()
-	var path string
-	if err := db.QueryRow(`SELECT file FROM pragma_database_list WHERE name = 'main'`).Scan(&path); err != nil {
-		b.Fatal(err)
-	}
-	wal, err := os.ReadFile(path + "-wal")
-	if err != nil {
-		b.Fatal(err)
-	}
-	if len(wal) < 32 {
-		b.Fatalf("WAL of %d bytes", len(wal))
-	}
-	// https://www.sqlite.org/fileformat.html#the_write_ahead_log: a
-	// 32-byte header, then frames of a 24-byte header (page number
-	// first) and a page.
-	pageSize := int(binary.BigEndian.Uint32(wal[8:12]))
-	frames := map[string]int{}
-	for off := 32; off+24+pageSize <= len(wal); off += 24 + pageSize {
-		name := names[binary.BigEndian.Uint32(wal[off:])]
-		if name == "" {
-			name = "free"
-		}
-		frames[name]++
-	}
-	for name, c := range frames {
-		b.ReportMetric(float64(c)/float64(n), "frames:"+name+"/op")
-	}
+	walmeter.ReportFrames(b, walmeter.FramesByBtree(b, db), n)
 }
 
 // BenchmarkFloorCommit is the floor the round trips are measured against:

@@ -3,6 +3,8 @@ package sqlite
 import (
 	"database/sql"
 	"encoding/json"
+	"fmt"
+	"math"
 	"time"
 
 	"github.com/askonce/askonce"
@@ -99,29 +101,105 @@ func boolArg(b bool) int64 {
 	return 0
 }
 
-// attemptArgs returns the insertAttempt values of a.
-func attemptArgs(tenant, jobID string, a *askonce.Attempt) []any {
-	return []any{
-		tenant, jobID, a.N, string(a.Reason), timeArg(a.StartedAt), int64(a.Duration),
-		string(a.Outcome), a.Raw, a.Error,
-		a.Usage.PromptTokens, a.Usage.CompletionTokens, a.Usage.CostUSD,
+// logKind is the kind of a record in job_log (migration 00010).
+type logKind int64
+
+const (
+	logJob      logKind = iota // the fields a job is created with
+	logAttempt                 // an attempt, by number
+	logEvent                   // an event, by id
+	logDispatch                // the job's dispatch
+)
+
+// logMaxN is the largest attempt number or event id job_log keys hold.
+const logMaxN = 1<<30 - 1
+
+// logID is the rowid in job_log of record n of kind of the job whose
+// log_seq is seq: a job's records are side by side, by kind, then n.
+func logID(seq int64, kind logKind, n int64) int64 { return seq<<32 | int64(kind)<<30 | n }
+
+// attemptArgs returns the insertAttempt values of a, an attempt of the
+// job whose log_seq is seq.
+func attemptArgs(seq int64, a *askonce.Attempt) ([]any, error) {
+	if a.N < 0 || a.N > logMaxN {
+		return nil, askonce.Errorf(askonce.EINVALID, "attempt number %d is out of range", a.N)
 	}
+	more, err := attemptMore(a)
+	if err != nil {
+		return nil, fmt.Errorf("encode attempt %d: %w", a.N, err)
+	}
+	return []any{logID(seq, logAttempt, int64(a.N)), timeArg(a.StartedAt), string(a.Outcome), a.Raw, more}, nil
+}
+
+// attemptMore is the more column of an attempt's job_log record: a JSON
+// array of its reason, duration in nanoseconds, prompt and completion
+// tokens, cost in USD and error, in that order, without the trailing
+// values that are zero or empty (migration 00010). One column instead
+// of six: SQLite spends a header byte on every column of a record,
+// NULL or not.
+func attemptMore(a *askonce.Attempt) (string, error) {
+	v := []any{string(a.Reason), int64(a.Duration), a.Usage.PromptTokens, a.Usage.CompletionTokens, a.Usage.CostUSD, a.Error}
+	for len(v) > 0 && zero(v[len(v)-1]) {
+		v = v[:len(v)-1]
+	}
+	b, err := json.Marshal(v)
+	return string(b), err
+}
+
+// zero is true for the empty string and for integers and floats whose
+// bits are 0 (not -0, which would read back as 0).
+func zero(v any) bool {
+	switch v := v.(type) {
+	case string:
+		return v == ""
+	case int64:
+		return v == 0
+	case float64:
+		return math.Float64bits(v) == 0
+	}
+	return false
+}
+
+// scanAttemptMore decodes attemptMore's array into a.
+func scanAttemptMore(more string, a *askonce.Attempt) error {
+	var (
+		parts    []json.RawMessage
+		reason   string
+		duration int64
+	)
+	if err := json.Unmarshal([]byte(more), &parts); err != nil {
+		return err
+	}
+	dest := []any{&reason, &duration, &a.Usage.PromptTokens, &a.Usage.CompletionTokens, &a.Usage.CostUSD, &a.Error}
+	if len(parts) > len(dest) {
+		return fmt.Errorf("%d values, want at most %d", len(parts), len(dest))
+	}
+	for i, p := range parts {
+		if err := json.Unmarshal(p, dest[i]); err != nil {
+			return err
+		}
+	}
+	a.Reason = askonce.AttemptReason(reason)
+	a.Duration = time.Duration(duration)
+	return nil
 }
 
 func scanAttempt(row interface{ Scan(...any) error }) (askonce.Attempt, error) {
 	var (
-		a               askonce.Attempt
-		reason, outcome string
-		startedAt       sql.NullInt64
-		duration        int64
+		a         askonce.Attempt
+		outcome   string
+		startedAt sql.NullInt64
+		more      string
 	)
-	err := row.Scan(&a.N, &reason, &startedAt, &duration, &outcome, &a.Raw, &a.Error,
-		&a.Usage.PromptTokens, &a.Usage.CompletionTokens, &a.Usage.CostUSD)
-	a.Reason = askonce.AttemptReason(reason)
+	if err := row.Scan(&a.N, &startedAt, &outcome, &a.Raw, &more); err != nil {
+		return a, err
+	}
 	a.Outcome = askonce.AttemptOutcome(outcome)
 	a.StartedAt = fromNullNanos(startedAt)
-	a.Duration = time.Duration(duration)
-	return a, err
+	if err := scanAttemptMore(more, &a); err != nil {
+		return a, fmt.Errorf("decode attempt %d: %w", a.N, err)
+	}
+	return a, nil
 }
 
 func scanEvent(row interface{ Scan(...any) error }) (askonce.Event, error) {

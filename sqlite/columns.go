@@ -25,6 +25,11 @@ const (
 	// times), written by CreateJob from the job and by UpdateJob with
 	// statements of their own.
 	storeColumn
+	// resultColumn: the result, which is most often the raw output of
+	// one of the job's attempts, kept once, in job_log: the column is
+	// then NULL and result_attempt names the attempt (resultRef).
+	// UpdateJob overwrites it with an expression of its own.
+	resultColumn
 )
 
 // jobColumn is one column of a job: its table, who writes it, the value
@@ -32,8 +37,8 @@ const (
 // every job statement and scanJob are built from it, so a new column is
 // one entry (and, when its value needs decoding, a field of jobRow).
 type jobColumn struct {
-	name   string
-	static bool // in jobs_static, not jobs
+	name   string // a static column's is the job_log column it is kept in
+	static bool   // in job_log's kind 0 record, not jobs: the goal in data, the files in type, the spec schema in more
 	kind   columnKind
 	arg    func(j *askonce.Job) (any, error)
 	dest   func(r *jobRow) any
@@ -84,9 +89,9 @@ var jobTable = []jobColumn{
 	{"mode", false, fixedColumn, plain(func(j *askonce.Job) any { return string(j.Mode) }), func(r *jobRow) any { return &r.mode }},
 	{"profile", false, fixedColumn, plain(func(j *askonce.Job) any { return j.Profile }), func(r *jobRow) any { return &r.j.Profile }},
 	{"hard_cap", false, fixedColumn, plain(func(j *askonce.Job) any { return string(j.HardCap) }), func(r *jobRow) any { return &r.hardCap }},
-	{"goal", true, fixedColumn, plain(func(j *askonce.Job) any { return j.Goal }), func(r *jobRow) any { return &r.j.Goal }},
-	{"files", true, fixedColumn, func(j *askonce.Job) (any, error) { return stringsArg(j.Files) }, func(r *jobRow) any { return &r.files }},
-	{"spec_schema", true, fixedColumn, plain(func(j *askonce.Job) any { return rawArg(j.SpecSchema) }), func(r *jobRow) any { return &r.specSchema }},
+	{"data", true, fixedColumn, plain(func(j *askonce.Job) any { return j.Goal }), func(r *jobRow) any { return &r.j.Goal }},
+	{"type", true, fixedColumn, func(j *askonce.Job) (any, error) { return stringsArg(j.Files) }, func(r *jobRow) any { return &r.files }},
+	{"more", true, fixedColumn, plain(func(j *askonce.Job) any { return rawArg(j.SpecSchema) }), func(r *jobRow) any { return &r.specSchema }},
 
 	{"title", false, stateColumn, plain(func(j *askonce.Job) any { return j.Title }), func(r *jobRow) any { return &r.j.Title }},
 	{"status", false, stateColumn, plain(func(j *askonce.Job) any { return string(j.Status) }), func(r *jobRow) any { return &r.status }},
@@ -106,7 +111,7 @@ var jobTable = []jobColumn{
 	{"fallback_used", false, stateColumn, plain(func(j *askonce.Job) any { return boolArg(j.FallbackUsed) }), func(r *jobRow) any { return &r.j.FallbackUsed }},
 	{"answer_delivered", false, stateColumn, plain(func(j *askonce.Job) any { return boolArg(j.AnswerDelivered) }), func(r *jobRow) any { return &r.j.AnswerDelivered }},
 	{"plan", false, stateColumn, planArg, func(r *jobRow) any { return &r.plan }},
-	{"result", false, stateColumn, plain(func(j *askonce.Job) any { return textArg(j.Result) }), func(r *jobRow) any { return &r.result }},
+	{"result", false, resultColumn, plain(func(j *askonce.Job) any { return textArg(j.Result) }), func(r *jobRow) any { return &r.result }},
 	{"error", false, stateColumn, plain(func(j *askonce.Job) any { return j.Error }), func(r *jobRow) any { return &r.j.Error }},
 	{"dispatch_status", false, stateColumn, plain(func(j *askonce.Job) any { return string(j.Dispatch) }), func(r *jobRow) any { return &r.dispatch }},
 	{"delivery_attempts", false, stateColumn, plain(func(j *askonce.Job) any { return j.DeliveryAttempts }), func(r *jobRow) any { return &r.j.DeliveryAttempts }},
@@ -147,9 +152,9 @@ func columnsWhere(keep func(c *jobColumn) bool) []*jobColumn {
 
 var (
 	// jobsColumns are the columns of the jobs table, staticColumns those
-	// of jobs_static (keyed by id), stateColumns those UpdateJob
-	// overwrites, and fixedJobs and fixedStatic the fixed ones of each
-	// table.
+	// of job_log's kind 0 record, stateColumns those UpdateJob
+	// overwrites with their values, and fixedJobs and fixedStatic the
+	// fixed ones of each table.
 	jobsColumns   = columnsWhere(func(c *jobColumn) bool { return !c.static })
 	staticColumns = columnsWhere(func(c *jobColumn) bool { return c.static })
 	stateColumns  = columnsWhere(func(c *jobColumn) bool { return c.kind == stateColumn })
@@ -177,6 +182,15 @@ func tableAlias(c *jobColumn) string {
 		return "s."
 	}
 	return "j."
+}
+
+// readExpr is what jobColumns reads for c: the column, or for the result
+// the attempt's raw output it refers to (jobFrom's r).
+func readExpr(c *jobColumn) string {
+	if c.kind == resultColumn {
+		return "COALESCE(j.result, r.data) AS "
+	}
+	return tableAlias(c)
 }
 
 // placeholders returns n comma-separated "?".

@@ -5,7 +5,8 @@ import (
 	"testing"
 )
 
-// jobTable names every column of jobs and jobs_static, and no other, so
+// jobTable names every column of jobs and the job columns of job_log
+// (those of its kind 0 record), and no other, so
 // that a column added by a migration and not to jobTable (or the other way
 // round) fails here rather than reading back as the zero value.
 func TestJobTableMatchesTheSchema(t *testing.T) {
@@ -16,8 +17,8 @@ func TestJobTableMatchesTheSchema(t *testing.T) {
 		cols  []*jobColumn
 		extra []string // columns of the table that are not job fields
 	}{
-		{"jobs", jobsColumns, nil},
-		{"jobs_static", staticColumns, []string{"id"}},
+		{"jobs", jobsColumns, []string{"log_seq", "result_attempt"}},
+		{"job_log", staticColumns, []string{"id", "at"}},
 	} {
 		rows, err := s.writer.QueryContext(t.Context(), `SELECT name FROM pragma_table_info(?)`, tc.table)
 		if err != nil {

@@ -135,8 +135,8 @@ func TestMigrationToTheLeanSchemaKeepsEveryRow(t *testing.T) {
 	if got := pragma(t, s.writer, "foreign_keys"); got != "1" {
 		t.Errorf("foreign_keys = %s after the migration, want 1", got)
 	}
-	if _, err := s.writer.ExecContext(ctx, `INSERT INTO events (job_id, id, tenant_id, type, at) VALUES ('no-such-job', 99, 't', 'x', 1)`); err == nil {
-		t.Error("an event of a job that does not exist was written: the foreign key is gone")
+	if _, err := s.writer.ExecContext(ctx, `INSERT INTO answer_links (token_hash, tenant_id, job_id, created_at) VALUES (x'ff', 't', 'no-such-job', 1)`); err == nil {
+		t.Error("an answer link of a job that does not exist was written: the foreign key is gone")
 	}
 	rows, err := s.writer.QueryContext(ctx, `PRAGMA foreign_key_check`)
 	if err != nil {
@@ -148,9 +148,10 @@ func TestMigrationToTheLeanSchemaKeepsEveryRow(t *testing.T) {
 	rows.Close()
 }
 
-// Migrating back to version 5 restores the events' AUTOINCREMENT ids,
-// which then go on after the last id the lean schema gave out.
-func TestMigrationDownFromTheLeanSchemaKeepsEventIDs(t *testing.T) {
+// Migrating back to version 5 restores the events' AUTOINCREMENT ids:
+// each job's events in their order (migration 00010 numbers them again,
+// since its ids increase per job), and new ids go on after every one.
+func TestMigrationDownFromTheLeanSchemaKeepsEventOrder(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
 	path := leanFixture(t)
@@ -167,7 +168,6 @@ func TestMigrationDownFromTheLeanSchemaKeepsEventIDs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	last := evs[len(evs)-1].ID
 	s.Close()
 
 	db := migrateTo(t, path, 6)
@@ -183,9 +183,25 @@ func TestMigrationDownFromTheLeanSchemaKeepsEventIDs(t *testing.T) {
 	if err := db.QueryRowContext(ctx, `SELECT goal FROM jobs WHERE tenant_id = 't' AND id = 'a'`).Scan(&goal); err != nil || goal != "hot frozen cheese" {
 		t.Errorf("goal after the migration down: %q, %v", goal, err)
 	}
-	var maxID int64
-	if err := db.QueryRowContext(ctx, `SELECT max(id) FROM events WHERE job_id = 'a'`).Scan(&maxID); err != nil || maxID != last {
-		t.Errorf("last event id of a after the migration down: %d, %v; want %d", maxID, err, last)
+	rows, err := db.QueryContext(ctx, `SELECT type FROM events WHERE job_id = 'a' ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var types []askonce.EventType
+	for rows.Next() {
+		var typ string
+		if err := rows.Scan(&typ); err != nil {
+			t.Fatal(err)
+		}
+		types = append(types, askonce.EventType(typ))
+	}
+	rows.Close()
+	if !slices.Equal(types, eventTypes(evs)) {
+		t.Errorf("events of a after the migration down: %v, want %v", types, eventTypes(evs))
+	}
+	var last int64
+	if err := db.QueryRowContext(ctx, `SELECT max(id) FROM events`).Scan(&last); err != nil {
+		t.Fatal(err)
 	}
 	var next int64
 	if err := db.QueryRowContext(ctx, `INSERT INTO events (tenant_id, job_id, type, at) VALUES ('t', 'b', 'x', 1) RETURNING id`).Scan(&next); err != nil || next <= last {
@@ -194,4 +210,12 @@ func TestMigrationDownFromTheLeanSchemaKeepsEventIDs(t *testing.T) {
 	if got := pragma(t, db, "foreign_keys"); got != "1" {
 		t.Errorf("foreign_keys = %s after the migration down, want 1", got)
 	}
+}
+
+func eventTypes(evs []askonce.Event) []askonce.EventType {
+	var out []askonce.EventType
+	for _, e := range evs {
+		out = append(out, e.Type)
+	}
+	return out
 }

@@ -120,7 +120,7 @@ func TestPragmasApplyToEveryConnection(t *testing.T) {
 
 func TestReadersCannotWrite(t *testing.T) {
 	s := openTest(t, Options{})
-	_, err := s.reader.ExecContext(t.Context(), `INSERT INTO dispatches (job_id, tenant_id, created_at, status) VALUES ('x', 'y', 0, 'queued')`)
+	_, err := s.reader.ExecContext(t.Context(), `INSERT INTO leaders (name, owner, until) VALUES ('x', 'y', 0)`)
 	if err == nil {
 		t.Fatal("a reader connection wrote a row")
 	}
@@ -170,8 +170,8 @@ func TestEventsAreAppendOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, q := range []string{
-		`UPDATE events SET type = 'tampered'`,
-		`DELETE FROM events`,
+		`UPDATE job_log SET type = 'tampered' WHERE id >> 30 & 3 = 2`,
+		`DELETE FROM job_log WHERE id >> 30 & 3 = 2`,
 	} {
 		_, err := s.writer.ExecContext(ctx, q)
 		if err == nil || !strings.Contains(err.Error(), "append-only") {
@@ -273,9 +273,13 @@ func batchFixture(t *testing.T) (*Store, *askonce.Job, func(typ string) func(con
 	if err := s.CreateJob(t.Context(), &askonce.Change{Job: j}); err != nil {
 		t.Fatal(err)
 	}
+	var seq int64
+	if err := s.writer.QueryRowContext(t.Context(), `SELECT log_seq FROM jobs WHERE id = ?`, j.ID).Scan(&seq); err != nil {
+		t.Fatal(err)
+	}
 	appendEvent := func(typ string) func(context.Context, *sql.Tx) error {
 		return func(ctx context.Context, tx *sql.Tx) error {
-			_, err := s.appendEvents(ctx, tx, j.TenantID, j.ID, []askonce.Event{{Type: askonce.EventType(typ)}}, time.Unix(0, 1))
+			_, err := s.appendEvents(ctx, tx, j.TenantID, j.ID, seq, []askonce.Event{{Type: askonce.EventType(typ)}}, time.Unix(0, 1))
 			return err
 		}
 	}
@@ -317,8 +321,7 @@ func TestBatchedWriteFailsAlone(t *testing.T) {
 		{ctx: t.Context(), fn: appendEvent("three")},
 		{ctx: cancelledLater, fn: func(ctx context.Context, tx *sql.Tx) error {
 			cancelLater() // the caller gives up mid-write: too late
-			_, err := s.appendEvents(ctx, tx, j.TenantID, j.ID, []askonce.Event{{Type: "four"}}, time.Unix(0, 1))
-			return err
+			return appendEvent("four")(ctx, tx)
 		}},
 	}
 	errs := make([]error, len(batch))

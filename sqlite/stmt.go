@@ -8,39 +8,80 @@ import (
 
 // jobColumns are every job column of jobFrom, in jobTable's order: what
 // scanJob reads.
-var jobColumns = names(columnsWhere(func(*jobColumn) bool { return true }), tableAlias, ", ")
+var jobColumns = names(columnsWhere(func(*jobColumn) bool { return true }), readExpr, ", ")
 
-// jobFrom is the FROM clause of jobColumns.
-const jobFrom = " FROM jobs j JOIN jobs_static s ON s.id = j.id"
+// jobFrom is the FROM clause of jobColumns. The job's fixed fields are
+// its job_log record of kind 0 (logID), and its result, unless the row
+// holds it, the raw output of its attempt result_attempt.
+const jobFrom = " FROM jobs j JOIN job_log s ON s.id = j.log_seq << 32" +
+	" LEFT JOIN job_log r ON r.id = (j.log_seq << 32) | (1 << 30) | j.result_attempt"
+
+// resultCarried is true when the result of an update (nr.res) is the one
+// the row refers to already: then the reference stays.
+const resultCarried = `(nr.ref IS NULL AND nr.res IS NOT NULL AND jobs.result_attempt IS NOT NULL
+	AND nr.res = (SELECT data FROM job_log WHERE id = (jobs.log_seq << 32) | (1 << 30) | jobs.result_attempt))`
 
 var (
-	insertJobSQL = "INSERT INTO jobs (" + names(jobsColumns, none, ", ") + ") VALUES (" + placeholders(len(jobsColumns)) + ")"
+	insertJobSQL = "INSERT INTO jobs (" + names(jobsColumns, none, ", ") + ", log_seq, result_attempt) VALUES (" + placeholders(len(jobsColumns)+2) + ")"
 
-	insertStaticSQL = "INSERT INTO jobs_static (id, " + names(staticColumns, none, ", ") + ") VALUES (" +
+	insertStaticSQL = "INSERT INTO job_log (id, " + names(staticColumns, none, ", ") + ") VALUES (" +
 		placeholders(1+len(staticColumns)) + ")"
 
-	// updateJobSQL is the compare-and-set. The sums over attempts are
+	// updateJobSQL is the compare-and-set. The result and its attempt
+	// (resultRef) come as nr. The sums over attempts are
 	// added to, never overwritten, and come back with the new version,
-	// with whether the change changes the fixed columns of jobs (their
-	// values follow the WHERE's) and of jobs_static (then theirs).
+	// with the job's log_seq and whether the change changes the fixed
+	// columns of jobs (their values follow the WHERE's) and of the job's
+	// job_log record (then theirs).
 	updateJobSQL = "UPDATE jobs SET " + names(stateColumns, none, " = ?, ") + " = ?" +
 		`, prompt_tokens = prompt_tokens + ?, completion_tokens = completion_tokens + ?,
 		cost_usd = cost_usd + ?, attempt_count = attempt_count + ?,
-		version = version + 1, updated_at = ?
+		version = version + 1, updated_at = ?,
+		result = CASE WHEN ` + resultCarried + ` THEN NULL ELSE nr.res END,
+		result_attempt = CASE WHEN nr.ref IS NOT NULL THEN nr.ref WHEN ` + resultCarried + ` THEN result_attempt END
+		FROM (SELECT ? AS res, ? AS ref) AS nr
 		WHERE tenant_id = ? AND id = ? AND version = ?
-		RETURNING version, prompt_tokens, completion_tokens, cost_usd, attempt_count, ` +
+		RETURNING version, prompt_tokens, completion_tokens, cost_usd, attempt_count, log_seq, ` +
 		names(fixedJobs, none, " IS NOT ? OR ") + " IS NOT ?" +
-		", EXISTS (SELECT 1 FROM jobs_static s WHERE s.id = jobs.id AND (" + names(fixedStatic, tableAlias, " IS NOT ? OR ") + " IS NOT ?))"
+		", EXISTS (SELECT 1 FROM job_log s WHERE s.id = jobs.log_seq << 32 AND (" + names(fixedStatic, tableAlias, " IS NOT ? OR ") + " IS NOT ?))"
 
 	// The fixed columns are written only when a change does change them
 	// (updateJobSQL tells). The values are ?1... in column order, then
 	// the job id.
 	updateFixedSQL = "UPDATE jobs SET " + setNumbered(fixedJobs) +
 		fmt.Sprintf(" WHERE id = ?%d AND (", len(fixedJobs)+1) + changedIf(fixedJobs) + ")"
-	updateStaticSQL = "UPDATE jobs_static SET " + setNumbered(fixedStatic) +
-		fmt.Sprintf(" WHERE id = ?%d AND (", len(fixedStatic)+1) + changedIf(fixedStatic) + ")"
+	updateStaticSQL = "UPDATE job_log SET " + setNumbered(fixedStatic) +
+		fmt.Sprintf(" WHERE id = (SELECT log_seq << 32 FROM jobs WHERE id = ?%d) AND (", len(fixedStatic)+1) + changedIf(fixedStatic) + ")"
 
 	selectJobSQL = "SELECT " + jobColumns + jobFrom + " WHERE j.tenant_id = ? AND j.id = ?"
+
+	// A new job's number follows the last one's: one seek to the end of
+	// job_log.
+	nextLogSeqSQL = `SELECT COALESCE(max(id) >> 32, 0) + 1 FROM job_log`
+	// A job's last event: one seek to the end of its events (the rowids
+	// from logID(seq, logEvent, 0) to logID(seq, logEvent+1, 0)).
+	lastEventIDSQL = `SELECT id FROM job_log WHERE id > ? AND id < ? ORDER BY id DESC LIMIT 1`
+
+	// The records of a job are the tenant's when the job is; they are
+	// the rowids from logID(log_seq, kind, 0) on.
+	attemptsSQL = `SELECT l.id & 1073741823, l.at, l.type, l.data, l.more
+			FROM jobs j JOIN job_log l ON l.id >= ((j.log_seq << 32) | (1 << 30)) AND l.id < ((j.log_seq << 32) | (2 << 30))
+			WHERE j.id = ? AND j.tenant_id = ? ORDER BY l.id`
+	eventsSQL = `SELECT l.id & 1073741823, j.tenant_id, j.id, l.type, l.at, l.data
+			FROM jobs j JOIN job_log l ON l.id > ((j.log_seq << 32) | (2 << 30) | ?3) AND l.id < ((j.log_seq << 32) | (3 << 30))
+			WHERE j.id = ?1 AND j.tenant_id = ?2 ORDER BY l.id LIMIT ?4`
+
+	// DueQuestions seeks jobs_due, LapsedLeases reads jobs_active
+	// (migration 00010), which covers it; SQLite uses a partial index
+	// only when the query repeats its WHERE.
+	dueQuestionsSQL = `SELECT tenant_id, id FROM jobs
+			WHERE status = 'pending' AND clarification_expires_at IS NOT NULL
+			AND clarification_expires_at <= ?
+			ORDER BY clarification_expires_at, id LIMIT ?`
+	lapsedLeasesSQL = `SELECT tenant_id, id FROM jobs
+			WHERE status = 'planning' AND status IN ('planning', 'pending') AND mode = 'managed'
+			AND (lease_until <= ?1 OR (?2 <> '' AND lease_owner = ?2))
+			ORDER BY lease_until, id LIMIT ?3`
 )
 
 // writeStmts are prepared on the writer and used inside its transactions.
@@ -52,7 +93,8 @@ type writeStmts struct {
 	addUsage       *sql.Stmt
 	insertAttempt  *sql.Stmt
 	insertEvent    *sql.Stmt
-	takeEventIDs   *sql.Stmt
+	lastEventID    *sql.Stmt
+	nextLogSeq     *sql.Stmt
 	updateFixed    *sql.Stmt
 	updateStatic   *sql.Stmt
 	upsertHistory  *sql.Stmt
@@ -101,14 +143,11 @@ func (s *Store) prepare(ctx context.Context) error {
 		{s.writer, &s.w.addUsage, `UPDATE jobs SET
 			prompt_tokens = prompt_tokens + ?, completion_tokens = completion_tokens + ?,
 			cost_usd = cost_usd + ?, attempt_count = attempt_count + 1
-			WHERE tenant_id = ? AND id = ?`},
-		{s.writer, &s.w.insertAttempt, `INSERT INTO attempts
-			(tenant_id, job_id, n, reason, started_at, duration_ns, outcome, raw, error,
-			 prompt_tokens, completion_tokens, cost_usd)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
-		{s.writer, &s.w.takeEventIDs, `UPDATE event_ids SET last = last + ? RETURNING last`},
-		{s.writer, &s.w.insertEvent, `INSERT INTO events (job_id, id, tenant_id, type, at, data)
-			VALUES (?, ?, ?, ?, ?, ?)`},
+			WHERE tenant_id = ? AND id = ? RETURNING log_seq`},
+		{s.writer, &s.w.nextLogSeq, nextLogSeqSQL},
+		{s.writer, &s.w.insertAttempt, `INSERT INTO job_log (id, at, type, data, more) VALUES (?, ?, ?, ?, ?)`},
+		{s.writer, &s.w.lastEventID, lastEventIDSQL},
+		{s.writer, &s.w.insertEvent, `INSERT INTO job_log (id, type, at, data) VALUES (?, ?, ?, ?)`},
 		{s.writer, &s.w.updateFixed, updateFixedSQL},
 		{s.writer, &s.w.updateStatic, updateStaticSQL},
 		{s.writer, &s.w.upsertHistory, `INSERT INTO history
@@ -117,9 +156,8 @@ func (s *Store) prepare(ctx context.Context) error {
 			ON CONFLICT (tenant_id, session_id, question_hash) DO UPDATE SET
 			type = excluded.type, question = excluded.question, answer = excluded.answer,
 			job_id = excluded.job_id, at = excluded.at`},
-		{s.writer, &s.w.insertDispatch, `INSERT INTO dispatches
-			(job_id, tenant_id, created_at, status, attempts, last_error)
-			VALUES (?, ?, ?, 'queued', 0, '')`},
+		// The rowid refuses a second dispatch of a job.
+		{s.writer, &s.w.insertDispatch, `INSERT INTO job_log (id, at, type) VALUES (?, ?, 'queued')`},
 		// A job asks once, so its link is written once; the same row
 		// again is harmless.
 		{s.writer, &s.w.insertLink, `INSERT INTO answer_links (token_hash, tenant_id, job_id, created_at)
@@ -130,20 +168,13 @@ func (s *Store) prepare(ctx context.Context) error {
 
 		{s.reader, &s.r.getJob, selectJobSQL},
 		{s.reader, &s.r.jobExists, `SELECT 1 FROM jobs WHERE tenant_id = ? AND id = ?`},
-		{s.reader, &s.r.attempts, `SELECT n, reason, started_at, duration_ns, outcome, raw, error,
-			prompt_tokens, completion_tokens, cost_usd
-			FROM attempts WHERE job_id = ? AND tenant_id = ? ORDER BY n`},
-		{s.reader, &s.r.events, `SELECT id, tenant_id, job_id, type, at, data
-			FROM events WHERE job_id = ? AND tenant_id = ? AND id > ? ORDER BY id LIMIT ?`},
+		{s.reader, &s.r.attempts, attemptsSQL},
+		{s.reader, &s.r.events, eventsSQL},
 		{s.reader, &s.r.lookupHistory, `SELECT tenant_id, session_id, question_hash, type, question, answer, job_id, at
 			FROM history WHERE tenant_id = ? AND session_id = ? AND question_hash = ?`},
 		{s.reader, &s.r.history, `SELECT tenant_id, session_id, question_hash, type, question, answer, job_id, at
 			FROM history WHERE tenant_id = ? AND session_id = ? ORDER BY at, question_hash`},
-		// The literal status and mode let SQLite use the partial indexes.
-		{s.reader, &s.r.dueQuestions, `SELECT tenant_id, id FROM jobs
-			WHERE status = 'pending' AND clarification_expires_at IS NOT NULL
-			AND clarification_expires_at <= ?
-			ORDER BY clarification_expires_at, id LIMIT ?`},
+		{s.reader, &s.r.dueQuestions, dueQuestionsSQL},
 		{s.writer, &s.w.claimKey, `INSERT INTO idempotency
 			(tenant_id, key, fingerprint, owner, job_id, base_version, status, body, created_at)
 			VALUES (?, ?, ?, ?, ?, ?, 0, NULL, ?) ON CONFLICT (tenant_id, key) DO NOTHING`},
@@ -167,12 +198,10 @@ func (s *Store) prepare(ctx context.Context) error {
 		// One lookup by the primary key of answer_links, then of jobs.
 		{s.reader, &s.r.jobByLink, "SELECT " + jobColumns + ` FROM answer_links l
 			JOIN jobs j ON j.id = l.job_id AND j.tenant_id = l.tenant_id
-			JOIN jobs_static s ON s.id = j.id
+			JOIN job_log s ON s.id = j.log_seq << 32
+			LEFT JOIN job_log r ON r.id = (j.log_seq << 32) | (1 << 30) | j.result_attempt
 			WHERE l.token_hash = ?`},
-		{s.reader, &s.r.lapsedLeases, `SELECT tenant_id, id FROM jobs
-			WHERE status = 'planning' AND mode = 'managed'
-			AND (lease_until <= ?1 OR (?2 <> '' AND lease_owner = ?2))
-			ORDER BY lease_until, id LIMIT ?3`},
+		{s.reader, &s.r.lapsedLeases, lapsedLeasesSQL},
 		{s.writer, &s.w.renewPlanning, `UPDATE jobs SET lease_until = ?
 			WHERE tenant_id = ? AND id = ? AND lease_owner = ?
 			AND status = 'planning' AND mode = 'managed'`},
@@ -196,7 +225,7 @@ func (s *Store) prepare(ctx context.Context) error {
 func (s *Store) statements() []*sql.Stmt {
 	st := []*sql.Stmt{
 		s.w.insertJob, s.w.insertStatic, s.w.updateJob, s.w.selectJob, s.w.addUsage, s.w.insertAttempt,
-		s.w.insertEvent, s.w.takeEventIDs, s.w.updateFixed, s.w.updateStatic, s.w.upsertHistory, s.w.insertDispatch, s.w.insertLink,
+		s.w.insertEvent, s.w.lastEventID, s.w.nextLogSeq, s.w.updateFixed, s.w.updateStatic, s.w.upsertHistory, s.w.insertDispatch, s.w.insertLink,
 		s.w.claimKey, s.w.takeOverKey, s.w.readKey, s.w.completeKey, s.w.abandonKey,
 		s.w.renewLease, s.w.dropLeases, s.w.endLease, s.w.renewPlanning, s.w.lead,
 		s.w.savepoint, s.w.release, s.w.rollbackTo,

@@ -48,21 +48,26 @@ func (s *Store) CreateJob(ctx context.Context, c *askonce.Change) error {
 	if err != nil {
 		return fmt.Errorf("create job %s: %w", job.ID, err)
 	}
-	static = append([]any{job.ID}, static...)
+	var ref any
+	args[resultIndex], ref = resultRef(&ins, c.Attempts)
 	hist := historyOf(c, now)
 
 	var appended []askonce.Event
 	err = s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		if _, err := tx.StmtContext(ctx, s.w.insertJob).ExecContext(ctx, args...); err != nil {
+		var seq int64
+		if err := tx.StmtContext(ctx, s.w.nextLogSeq).QueryRowContext(ctx).Scan(&seq); err != nil {
+			return fmt.Errorf("number the job: %w", err)
+		}
+		if _, err := tx.StmtContext(ctx, s.w.insertJob).ExecContext(ctx, append(args, seq, ref)...); err != nil {
 			if isConstraint(err, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY, sqlite3.SQLITE_CONSTRAINT_UNIQUE) {
 				return askonce.Errorf(askonce.ECONFLICT, "job %s already exists", job.ID)
 			}
 			return err
 		}
-		if _, err := tx.StmtContext(ctx, s.w.insertStatic).ExecContext(ctx, static...); err != nil {
+		if _, err := tx.StmtContext(ctx, s.w.insertStatic).ExecContext(ctx, append([]any{logID(seq, logJob, 0)}, static...)...); err != nil {
 			return err
 		}
-		appended, err = s.writeWith(ctx, tx, &ins, c, hist, now)
+		appended, err = s.writeWith(ctx, tx, &ins, seq, c, hist, now)
 		return err
 	})
 	if err != nil {
@@ -128,9 +133,10 @@ func (s *Store) UpdateJob(ctx context.Context, c *askonce.Change) error {
 	fixed, static = append(fixed, j.ID), append(static, j.ID)
 	add := attemptsUsage(c.Attempts)
 	now := s.stamp()
+	res, ref := resultRef(j, c.Attempts)
 	args := append(state,
 		add.PromptTokens, add.CompletionTokens, add.CostUSD, int64(len(c.Attempts)),
-		now.UnixNano(), j.TenantID, j.ID, j.Version)
+		now.UnixNano(), res, ref, j.TenantID, j.ID, j.Version)
 	args = append(args, fixed[:len(fixed)-1]...)
 	args = append(args, static[:len(static)-1]...)
 
@@ -142,9 +148,12 @@ func (s *Store) UpdateJob(ctx context.Context, c *askonce.Change) error {
 		appended []askonce.Event
 	)
 	err = s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		var fixedChanged, staticChanged bool
+		var (
+			seq                         int64
+			fixedChanged, staticChanged bool
+		)
 		err := tx.StmtContext(ctx, s.w.updateJob).QueryRowContext(ctx, args...).
-			Scan(&version, &usage.PromptTokens, &usage.CompletionTokens, &usage.CostUSD, &count, &fixedChanged, &staticChanged)
+			Scan(&version, &usage.PromptTokens, &usage.CompletionTokens, &usage.CostUSD, &count, &seq, &fixedChanged, &staticChanged)
 		if errors.Is(err, sql.ErrNoRows) {
 			return s.lostUpdate(ctx, tx, j)
 		}
@@ -161,7 +170,7 @@ func (s *Store) UpdateJob(ctx context.Context, c *askonce.Change) error {
 				return err
 			}
 		}
-		appended, err = s.writeWith(ctx, tx, j, c, hist, now)
+		appended, err = s.writeWith(ctx, tx, j, seq, c, hist, now)
 		return err
 	})
 	if err != nil {
@@ -178,6 +187,21 @@ func (s *Store) UpdateJob(ctx context.Context, c *askonce.Change) error {
 	wroteWith(c, appended, hist)
 	return nil
 }
+
+// resultRef returns how j's result is stored, given the attempts its
+// change writes: as the number of the (last) one whose raw output it is,
+// or as its text.
+func resultRef(j *askonce.Job, attempts []askonce.Attempt) (result, attempt any) {
+	for i := len(attempts) - 1; i >= 0; i-- {
+		if j.Result != "" && attempts[i].Raw == j.Result {
+			return nil, attempts[i].N
+		}
+	}
+	return textArg(j.Result), nil
+}
+
+// resultIndex is the place of the result among jobsColumns.
+var resultIndex = slices.IndexFunc(jobsColumns, func(c *jobColumn) bool { return c.kind == resultColumn })
 
 // attemptsUsage is the usage of attempts, summed.
 func attemptsUsage(attempts []askonce.Attempt) askonce.Usage {
@@ -198,20 +222,24 @@ func historyOf(c *askonce.Change, now time.Time) *askonce.HistoryEntry {
 	return h
 }
 
-// writeWith writes, inside tx, what goes with the row of job j written
-// by c, for CreateJob and UpdateJob alike: the attempts, the events
-// (returned as stored), the history entry hist, the answer link, the
-// notification and the dispatch.
-func (s *Store) writeWith(ctx context.Context, tx *sql.Tx, j *askonce.Job, c *askonce.Change, hist *askonce.HistoryEntry, now time.Time) ([]askonce.Event, error) {
+// writeWith writes, inside tx, what goes with the row of job j (whose
+// log_seq is seq) written by c, for CreateJob and UpdateJob alike: the
+// attempts, the events (returned as stored), the history entry hist, the
+// answer link, the notification and the dispatch.
+func (s *Store) writeWith(ctx context.Context, tx *sql.Tx, j *askonce.Job, seq int64, c *askonce.Change, hist *askonce.HistoryEntry, now time.Time) ([]askonce.Event, error) {
 	if len(c.Attempts) > 0 {
 		st := tx.StmtContext(ctx, s.w.insertAttempt)
 		for i := range c.Attempts {
-			if _, err := st.ExecContext(ctx, attemptArgs(j.TenantID, j.ID, &c.Attempts[i])...); err != nil {
+			args, err := attemptArgs(seq, &c.Attempts[i])
+			if err != nil {
+				return nil, err
+			}
+			if _, err := st.ExecContext(ctx, args...); err != nil {
 				return nil, fmt.Errorf("insert attempt %d: %w", c.Attempts[i].N, err)
 			}
 		}
 	}
-	appended, err := s.appendEvents(ctx, tx, j.TenantID, j.ID, c.Events, now)
+	appended, err := s.appendEvents(ctx, tx, j.TenantID, j.ID, seq, c.Events, now)
 	if err != nil {
 		return nil, err
 	}
@@ -233,7 +261,7 @@ func (s *Store) writeWith(ctx context.Context, tx *sql.Tx, j *askonce.Job, c *as
 		}
 	}
 	if c.Dispatch {
-		if _, err := tx.StmtContext(ctx, s.w.insertDispatch).ExecContext(ctx, j.ID, j.TenantID, now.UnixNano()); err != nil {
+		if _, err := tx.StmtContext(ctx, s.w.insertDispatch).ExecContext(ctx, logID(seq, logDispatch, 0), now.UnixNano()); err != nil {
 			if isConstraint(err, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY) {
 				return nil, errDispatched
 			}
@@ -311,23 +339,26 @@ func (s *Store) lostUpdate(ctx context.Context, tx *sql.Tx, j *askonce.Job) erro
 func (s *Store) AddAttempt(ctx context.Context, tenant, jobID string, a askonce.Attempt, ev askonce.Event) error {
 	now := s.stamp()
 	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		res, err := tx.StmtContext(ctx, s.w.addUsage).ExecContext(ctx,
-			a.Usage.PromptTokens, a.Usage.CompletionTokens, a.Usage.CostUSD, tenant, jobID)
+		var seq int64
+		err := tx.StmtContext(ctx, s.w.addUsage).QueryRowContext(ctx,
+			a.Usage.PromptTokens, a.Usage.CompletionTokens, a.Usage.CostUSD, tenant, jobID).Scan(&seq)
+		if errors.Is(err, sql.ErrNoRows) {
+			return askonce.Errorf(askonce.ENOTFOUND, "job %s not found", jobID)
+		}
 		if err != nil {
 			return err
 		}
-		if n, err := res.RowsAffected(); err != nil {
+		args, err := attemptArgs(seq, &a)
+		if err != nil {
 			return err
-		} else if n == 0 {
-			return askonce.Errorf(askonce.ENOTFOUND, "job %s not found", jobID)
 		}
-		if _, err := tx.StmtContext(ctx, s.w.insertAttempt).ExecContext(ctx, attemptArgs(tenant, jobID, &a)...); err != nil {
+		if _, err := tx.StmtContext(ctx, s.w.insertAttempt).ExecContext(ctx, args...); err != nil {
 			return fmt.Errorf("insert attempt %d: %w", a.N, err)
 		}
 		if ev.Type == "" {
 			return nil
 		}
-		_, err = s.appendEvents(ctx, tx, tenant, jobID, []askonce.Event{ev}, now)
+		_, err = s.appendEvents(ctx, tx, tenant, jobID, seq, []askonce.Event{ev}, now)
 		return err
 	})
 	if err == nil {
@@ -357,6 +388,8 @@ func (s *Store) Events(ctx context.Context, tenant, jobID string, after int64, l
 	if limit <= 0 {
 		limit = -1 // SQLite: no limit
 	}
+	// The ids job_log can hold (logID).
+	after = min(max(after, 0), logMaxN)
 	out, err := queryAll(ctx, s.r.events, scanEvent, jobID, tenant, after, limit)
 	if err != nil {
 		return nil, fmt.Errorf("events of job %s: %w", jobID, err)
@@ -649,16 +682,26 @@ func scanRefs(rows *sql.Rows) ([]askonce.JobRef, error) {
 	return out, rows.Err()
 }
 
-// appendEvents inserts events for the job and returns them as stored:
-// with the job's tenant and id, At (now when zero) and their IDs. The
-// caller copies them back only once the transaction committed.
-func (s *Store) appendEvents(ctx context.Context, tx *sql.Tx, tenant, jobID string, events []askonce.Event, now time.Time) ([]askonce.Event, error) {
+// appendEvents inserts events for the job (whose log_seq is seq) and
+// returns them as stored: with the job's tenant and id, At (now when
+// zero) and the IDs after the job's last event's. The caller copies them
+// back only once the transaction committed.
+func (s *Store) appendEvents(ctx context.Context, tx *sql.Tx, tenant, jobID string, seq int64, events []askonce.Event, now time.Time) ([]askonce.Event, error) {
 	if len(events) == 0 {
 		return nil, nil
 	}
-	var last int64
-	if err := tx.StmtContext(ctx, s.w.takeEventIDs).QueryRowContext(ctx, len(events)).Scan(&last); err != nil {
-		return nil, fmt.Errorf("take event ids: %w", err)
+	first := logID(seq, logEvent, 0)
+	var lastID int64
+	err := tx.StmtContext(ctx, s.w.lastEventID).QueryRowContext(ctx, first, logID(seq, logEvent+1, 0)).Scan(&lastID)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		lastID = first
+	case err != nil:
+		return nil, fmt.Errorf("read the last event id: %w", err)
+	}
+	last := lastID - first
+	if last+int64(len(events)) > logMaxN {
+		return nil, fmt.Errorf("job %s has no event ids left", jobID)
 	}
 	st := tx.StmtContext(ctx, s.w.insertEvent)
 	out := slices.Clone(events)
@@ -670,8 +713,8 @@ func (s *Store) appendEvents(ctx context.Context, tx *sql.Tx, tenant, jobID stri
 		} else {
 			e.At = fromNanos(e.At.UnixNano())
 		}
-		e.ID = last - int64(len(out)-1-i)
-		if _, err := st.ExecContext(ctx, jobID, e.ID, tenant, string(e.Type), e.At.UnixNano(), rawArg(e.Data)); err != nil {
+		e.ID = last + int64(i) + 1
+		if _, err := st.ExecContext(ctx, logID(seq, logEvent, e.ID), string(e.Type), e.At.UnixNano(), rawArg(e.Data)); err != nil {
 			return nil, fmt.Errorf("append %s event: %w", e.Type, err)
 		}
 	}

@@ -196,14 +196,27 @@ var eventTests = []test{
 			t.Errorf("paged events %v, want %v", paged, all)
 		}
 	}},
-	{"IDsIncreaseAcrossJobs", func(t *testing.T, s askonce.Store) {
+	// Ids increase within a job in the order its events were appended,
+	// whatever other jobs append in between (askonce.Event.ID).
+	{"IDsIncreaseWithinTheJobInTheOrderOfAppending", func(t *testing.T, s askonce.Store) {
 		tenant := NewTenant()
 		a := create(t, s, NewJob(tenant))
 		b := create(t, s, NewJob(tenant))
-		update(t, s, &askonce.Change{Job: a, Events: []askonce.Event{{Type: askonce.EventPlanned}}})
-		ea, eb := events(t, s, tenant, a.ID), events(t, s, tenant, b.ID)
-		if !(ea[0].ID < eb[0].ID && eb[0].ID < ea[1].ID) {
-			t.Errorf("event ids %d (a), %d (b), %d (a), want increasing in order of appending", ea[0].ID, eb[0].ID, ea[1].ID)
+		update(t, s, &askonce.Change{Job: a, Events: []askonce.Event{{Type: askonce.EventAttempt}, {Type: askonce.EventAsked}}})
+		update(t, s, &askonce.Change{Job: b, Events: []askonce.Event{{Type: askonce.EventAttempt}}})
+		update(t, s, &askonce.Change{Job: a, Events: []askonce.Event{{Type: askonce.EventAnswered}}})
+		ea := events(t, s, tenant, a.ID)
+		want := []askonce.EventType{askonce.EventCreated, askonce.EventAttempt, askonce.EventAsked, askonce.EventAnswered}
+		if !slices.Equal(eventTypes(ea), want) {
+			t.Fatalf("events of a %v, want %v", eventTypes(ea), want)
+		}
+		for i := 1; i < len(ea); i++ {
+			if ea[i].ID <= ea[i-1].ID {
+				t.Errorf("event %d (%s) has id %d, not after %d", i, ea[i].Type, ea[i].ID, ea[i-1].ID)
+			}
+		}
+		if eb := events(t, s, tenant, b.ID); len(eb) != 2 || eb[1].ID <= eb[0].ID {
+			t.Errorf("events of b %+v, want created and attempt in order", eb)
 		}
 	}},
 	{"UnknownJobIsNotFoundAndTheEndIsEmpty", func(t *testing.T, s askonce.Store) {

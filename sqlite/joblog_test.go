@@ -1,0 +1,336 @@
+package sqlite
+
+import (
+	"database/sql"
+	"io/fs"
+	"math"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/storetest"
+	"github.com/pressly/goose/v3"
+)
+
+// logFixture writes, with the SQL of schema version 9 (the store before
+// migration 00010), a pending job "a" with goal, files, spec schema, an
+// attempt, a question and answer link, and a dispatched job "b" with an
+// attempt, a history entry, and their events with ids that increase
+// across the store (event_ids gave them out). It returns the path of the
+// closed database.
+func logFixture(t *testing.T) string {
+	t.Helper()
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "askonce.db")
+	old := migrateTo(t, path, 9)
+	for _, q := range []string{
+		`INSERT INTO jobs (id, tenant_id, session_id, mode, profile, hard_cap, title, status,
+			clarification_status, clarification_question, clarification_type, clarification_options,
+			result, error, attempt_count, prompt_tokens, version, created_at, updated_at)
+			VALUES ('a', 't', 's', 'gate', 'minecraft-mod', 'fail', 'Cheese', 'pending', 'asked',
+			'Hot or frozen?', 'SELECT_ONE', '["hot","frozen"]', '{"q":1}', '', 1, 3, 2, 100, 200)`,
+		`INSERT INTO jobs_static VALUES ('a', 'hot frozen cheese', '["src/Cheese.java"]', '{"type":"object"}')`,
+		`INSERT INTO jobs (id, tenant_id, session_id, mode, profile, hard_cap, title, status,
+			clarification_status, plan, error, dispatch_status, prompt_tokens, attempt_count, version, created_at, updated_at)
+			VALUES ('b', 't', 's', 'managed', '', 'fallback', 'Copper', 'success', 'none',
+			'{"title":"Copper","tasks":[{"id":"t1","title":"Block","instruction":"Register it"}]}', '', 'queued', 7, 1, 2, 150, 250)`,
+		`INSERT INTO jobs_static (id, goal) VALUES ('b', 'copper ore')`,
+		`INSERT INTO attempts VALUES ('a', 1, 't', 'initial', 90, 5, 'question', '{"q":1}', '', 3, 1, 0.5)`,
+		`INSERT INTO attempts VALUES ('b', 1, 't', 'initial', 140, 6, 'plan', '{"p":1}', 'none', 7, 0, 0)`,
+		`INSERT INTO dispatches (job_id, tenant_id, created_at, status) VALUES ('b', 't', 250, 'queued')`,
+		`INSERT INTO answer_links (token_hash, tenant_id, job_id, created_at) VALUES (x'01', 't', 'a', 200)`,
+		`INSERT INTO history VALUES ('t', 's', 'h', 'FREE_TEXT', 'Which ore?', 'copper', 'b', 240)`,
+		`INSERT INTO events VALUES ('a', 10, 't', 'created', 100, NULL)`,
+		`INSERT INTO events VALUES ('b', 11, 't', 'created', 150, NULL)`,
+		`INSERT INTO events VALUES ('a', 12, 't', 'asked', 200, '{"n":1}')`,
+		`UPDATE event_ids SET last = 12`,
+	} {
+		if _, err := old.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	if err := old.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// Opening a database of schema version 9 moves the fixed fields,
+// attempts, events and dispatches into job_log and keeps every one: the
+// jobs read back whole, the attempts and events as they were (events
+// with their ids, so a client's Last-Event-ID still resumes where it
+// was), a dispatched job is not dispatched again, and a job's new events
+// take ids after its old ones. A result that is an attempt's raw output
+// becomes a reference to the attempt.
+func TestMigrationToTheJobLogKeepsEveryRecord(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	s, err := Open(ctx, logFixture(t))
+	if err != nil {
+		t.Fatalf("open a version 9 database: %v", err)
+	}
+	defer s.Close()
+
+	a, err := s.GetJob(ctx, "t", "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Goal != "hot frozen cheese" || !slices.Equal(a.Files, []string{"src/Cheese.java"}) || string(a.SpecSchema) != `{"type":"object"}` ||
+		a.Question == nil || a.Question.Text != "Hot or frozen?" || a.AttemptCount != 1 || a.Version != 2 || a.Result != `{"q":1}` {
+		t.Errorf("job a after the migration: %+v", a)
+	}
+	if res, att := storedResult(t, s, "a"); res.Valid || att.Int64 != 1 {
+		t.Errorf("result of a after the migration: %v and attempt %v, want a reference to attempt 1", res, att)
+	}
+	if got, err := s.JobByAnswerLink(ctx, []byte{1}); err != nil || got.ID != "a" || got.Goal != "hot frozen cheese" {
+		t.Errorf("answer link after the migration: %+v, %v", got, err)
+	}
+	as, err := s.Attempts(ctx, "t", "a")
+	if err != nil || len(as) != 1 {
+		t.Fatalf("attempts of a after the migration: %+v, %v", as, err)
+	}
+	if at := as[0]; at.N != 1 || at.Reason != askonce.ReasonInitial || at.StartedAt.UnixNano() != 90 || at.Duration != 5 ||
+		at.Outcome != askonce.AttemptQuestion || at.Raw != `{"q":1}` || at.Error != "" ||
+		at.Usage != (askonce.Usage{PromptTokens: 3, CompletionTokens: 1, CostUSD: 0.5}) {
+		t.Errorf("attempt of a after the migration: %+v", at)
+	}
+	if bs, err := s.Attempts(ctx, "t", "b"); err != nil || len(bs) != 1 || bs[0].Raw != `{"p":1}` || bs[0].Error != "none" {
+		t.Errorf("attempts of b after the migration: %+v, %v", bs, err)
+	}
+	if _, err := s.Attempts(ctx, "other", "a"); askonce.ErrorCode(err) != askonce.ENOTFOUND {
+		t.Errorf("attempts of a in another tenant: %v, want ENOTFOUND", err)
+	}
+	evs, err := s.Events(ctx, "t", "a", 0, 0)
+	if err != nil || !slices.Equal(eventIDs(evs), []int64{10, 12}) || string(evs[1].Data) != `{"n":1}` ||
+		evs[1].Type != askonce.EventAsked || evs[1].At.UnixNano() != 200 || evs[1].TenantID != "t" || evs[1].JobID != "a" {
+		t.Fatalf("events of a after the migration: %+v, %v", evs, err)
+	}
+	if h, err := s.LookupHistory(ctx, "t", "s", "h"); err != nil || h.Answer != "copper" {
+		t.Errorf("history after the migration: %+v, %v", h, err)
+	}
+
+	step(t, s, a, askonce.Answered{Answer: "hot"})
+	evs, err = s.Events(ctx, "t", "a", 12, 0)
+	if err != nil || len(evs) == 0 || evs[0].ID != 13 {
+		t.Errorf("events appended to a after the migration: %+v, %v; want ids from 13", evs, err)
+	}
+
+	b, err := s.GetJob(ctx, "t", "b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = s.UpdateJob(ctx, &askonce.Change{Job: b, Dispatch: true})
+	if askonce.ErrorCode(err) != askonce.ECONFLICT {
+		t.Errorf("second dispatch of b after the migration: %v, want ECONFLICT", err)
+	}
+	if got := pragma(t, s.writer, "foreign_keys"); got != "1" {
+		t.Errorf("foreign_keys = %s after the migration, want 1", got)
+	}
+	rows, err := s.writer.QueryContext(ctx, `PRAGMA foreign_key_check`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rows.Next() {
+		t.Error("foreign_key_check reports a violation after the migration")
+	}
+	rows.Close()
+}
+
+// Migrating back to version 9 restores jobs_static, attempts, events,
+// dispatches and event_ids with every row, and the events numbered
+// across the store again in each job's order.
+func TestMigrationDownFromTheJobLogRestoresTheTables(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	path := logFixture(t)
+	s, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	db := migrateTo(t, path, 10)
+	fsys, _ := fs.Sub(migrations, "migrations")
+	p, err := goose.NewProvider(goose.DialectSQLite3, db, fsys, goose.WithDisableGlobalRegistry(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.DownTo(ctx, 9); err != nil {
+		t.Fatalf("migrate down to 9: %v", err)
+	}
+	for _, c := range []struct {
+		query string
+		want  int
+	}{
+		{`SELECT count(*) FROM jobs_static WHERE (id = 'a' AND goal = 'hot frozen cheese' AND spec_schema IS NOT NULL) OR (id = 'b' AND goal = 'copper ore')`, 2},
+		{`SELECT count(*) FROM attempts WHERE tenant_id = 't' AND ((job_id = 'a' AND outcome = 'question' AND raw = '{"q":1}' AND started_at = 90) OR (job_id = 'b' AND raw = '{"p":1}'))`, 2},
+		{`SELECT count(*) FROM dispatches WHERE job_id = 'b' AND tenant_id = 't' AND created_at = 250 AND status = 'queued'`, 1},
+		{`SELECT count(*) FROM events WHERE tenant_id = 't'`, 3},
+		{`SELECT count(*) FROM event_ids WHERE last = (SELECT max(id) FROM events)`, 1},
+		{`SELECT count(*) FROM jobs WHERE id = 'a' AND result = '{"q":1}'`, 1},
+		{`SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'jobs'
+			AND name IN ('jobs_active', 'jobs_due', 'jobs_lease') AND sql LIKE '%WHERE status%'`, 3},
+	} {
+		var n int
+		if err := db.QueryRowContext(ctx, c.query).Scan(&n); err != nil || n != c.want {
+			t.Errorf("%s: %d, %v; want %d", c.query, n, err, c.want)
+		}
+	}
+	var types string
+	if err := db.QueryRowContext(ctx, `SELECT group_concat(type, ',') FROM (SELECT type FROM events WHERE job_id = 'a' ORDER BY id)`).Scan(&types); err != nil || types != "created,asked" {
+		t.Errorf("events of a after the migration down: %q, %v; want created,asked", types, err)
+	}
+	if got := pragma(t, db, "foreign_keys"); got != "1" {
+		t.Errorf("foreign_keys = %s after the migration down, want 1", got)
+	}
+}
+
+// queryPlan returns the EXPLAIN QUERY PLAN details of query on db.
+func queryPlan(t *testing.T, db *sql.DB, query string, args ...any) string {
+	t.Helper()
+	rows, err := db.QueryContext(t.Context(), "EXPLAIN QUERY PLAN "+query, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var id, parent, notused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &notused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, detail)
+	}
+	return strings.Join(plan, "; ")
+}
+
+// Every read and write of job_log seeks its rowids (a job's records by
+// their range, the next job's number and a job's last event by the end
+// of one), and none scans or sorts.
+func TestJobLogQueriesSeek(t *testing.T) {
+	t.Parallel()
+	s := openTest(t, Options{})
+	for _, q := range []struct {
+		name, query string
+		args        []any
+	}{
+		{"job", selectJobSQL, []any{"t", "j"}},
+		{"attempts", attemptsSQL, []any{"j", "t"}},
+		{"events", eventsSQL, []any{"j", "t", 0, 10}},
+		{"next log_seq", nextLogSeqSQL, nil},
+		{"last event", lastEventIDSQL, []any{1, 2}},
+	} {
+		plan := queryPlan(t, s.writer, q.query, q.args...)
+		if !strings.Contains(plan, "USING INTEGER PRIMARY KEY") && plan != "SEARCH job_log" {
+			t.Errorf("%s: plan %q does not seek job_log's rowids", q.name, plan)
+		}
+		if strings.Contains(plan, "SCAN") || strings.Contains(plan, "TEMP B-TREE") {
+			t.Errorf("%s: plan %q scans or sorts", q.name, plan)
+		}
+	}
+}
+
+// storedResult reads how the job's result is stored: its text in the row,
+// and the attempt it refers to.
+func storedResult(t *testing.T, s *Store, id string) (result sql.NullString, attempt sql.NullInt64) {
+	t.Helper()
+	if err := s.writer.QueryRowContext(t.Context(), `SELECT result, result_attempt FROM jobs WHERE id = ?`, id).Scan(&result, &attempt); err != nil {
+		t.Fatal(err)
+	}
+	return result, attempt
+}
+
+// A result that is the raw output of an attempt is stored once, as a
+// reference to the attempt, and kept while updates keep it; another
+// result is stored as text. Every read returns the text.
+func TestResultOfAnAttemptIsStoredOnce(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	s := openTest(t, Options{})
+	j := storetest.NewJob(storetest.NewTenant())
+	raw := `{"question": "Hot or frozen?"}`
+	j.Status, j.Result = askonce.StatusPending, raw
+	if err := s.CreateJob(ctx, &askonce.Change{Job: j, Attempts: []askonce.Attempt{
+		{N: 1, Reason: askonce.ReasonInitial, Outcome: askonce.AttemptInvalid, Raw: "{"},
+		{N: 2, Reason: askonce.ReasonRetryParseError, Outcome: askonce.AttemptQuestion, Raw: raw},
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	check := func(when string, wantAttempt int64) {
+		t.Helper()
+		res, att := storedResult(t, s, j.ID)
+		if wantAttempt != 0 && (res.Valid || att.Int64 != wantAttempt) {
+			t.Errorf("%s: stored as %v and attempt %v, want a reference to attempt %d", when, res, att, wantAttempt)
+		}
+		if wantAttempt == 0 && (res.String != j.Result || att.Valid) {
+			t.Errorf("%s: stored as %v and attempt %v, want the text", when, res, att)
+		}
+		got, err := s.GetJob(ctx, j.TenantID, j.ID)
+		if err != nil || got.Result != j.Result {
+			t.Errorf("%s: result read back %q, %v; want %q", when, got.Result, err, j.Result)
+		}
+		page, err := s.ListJobs(ctx, j.TenantID, askonce.JobFilter{})
+		if err != nil || len(page.Jobs) != 1 || page.Jobs[0].Result != j.Result {
+			t.Errorf("%s: listed %+v, %v; want the result %q", when, page, err, j.Result)
+		}
+	}
+	check("created", 2)
+	j.Status = askonce.StatusPlanning
+	if err := s.UpdateJob(ctx, &askonce.Change{Job: j}); err != nil {
+		t.Fatal(err)
+	}
+	check("updated with the same result", 2)
+	j.Status, j.Result = askonce.StatusValidationError, "not an attempt's"
+	if err := s.UpdateJob(ctx, &askonce.Change{Job: j}); err != nil {
+		t.Fatal(err)
+	}
+	check("updated with another result", 0)
+	j.Result = raw
+	if err := s.UpdateJob(ctx, &askonce.Change{Job: j}); err != nil {
+		t.Fatal(err)
+	}
+	check("updated back to the attempt's text, without the attempt", 0)
+}
+
+// An attempt's reason, duration, usage and error are one column of its
+// job_log record (a record has five columns, whatever its kind), and
+// read back exactly as written: a cost that is not a short decimal, an
+// error with quotes and newlines, negative zero, and the zero values
+// that the column leaves out.
+func TestAttemptFieldsAreOneColumn(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	s := openTest(t, Options{})
+	j := storetest.NewJob(storetest.NewTenant())
+	want := []askonce.Attempt{
+		{N: 1, Reason: askonce.ReasonInitial, Outcome: askonce.AttemptInvalid, Raw: "{"},
+		{N: 2, Reason: askonce.ReasonRetryParseError, StartedAt: time.Unix(0, 123).UTC(), Duration: 7854,
+			Outcome: askonce.AttemptQuestion, Raw: `{"q":1}`, Error: "bad \"json\"\n<&>",
+			Usage: askonce.Usage{PromptTokens: 5, CompletionTokens: 32, CostUSD: 0.1 + 0.2}},
+		{N: 3, Reason: askonce.ReasonInitial, Usage: askonce.Usage{CostUSD: math.Copysign(0, -1)}},
+	}
+	if err := s.CreateJob(ctx, &askonce.Change{Job: j, Attempts: want}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Attempts(ctx, j.TenantID, j.ID)
+	if err != nil || len(got) != len(want) {
+		t.Fatalf("attempts: %+v, %v", got, err)
+	}
+	for i := range want {
+		if got[i] != want[i] || math.Signbit(got[i].Usage.CostUSD) != math.Signbit(want[i].Usage.CostUSD) {
+			t.Errorf("attempt %d read back %+v, want %+v", i+1, got[i], want[i])
+		}
+	}
+	var more string
+	if err := s.writer.QueryRowContext(ctx, `SELECT l.more FROM jobs j JOIN job_log l ON l.id = (j.log_seq << 32) | (1 << 30) | 1
+		WHERE j.id = ?`, j.ID).Scan(&more); err != nil || more != `["initial"]` {
+		t.Errorf("attempt 1 stored as %q, %v; want [\"initial\"]", more, err)
+	}
+	var cols int
+	if err := s.writer.QueryRowContext(ctx, `SELECT count(*) FROM pragma_table_info('job_log')`).Scan(&cols); err != nil || cols != 5 {
+		t.Errorf("job_log has %d columns, %v; want 5", cols, err)
+	}
+}
