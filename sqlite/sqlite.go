@@ -58,9 +58,15 @@ type Store struct {
 
 	commits   atomic.Int64   // write transactions committed, for Commits
 	writes    chan *writeReq // to writeLoop
+	queued    atomic.Int32   // writes sent, or being sent, to writeLoop and not done
+	writing   sync.Mutex     // held by whoever runs writes: writeLoop, or a write on its caller's goroutine
 	closing   chan struct{}  // closed by Close
 	loopDone  chan struct{}  // closed when writeLoop returned
 	closeOnce sync.Once
+
+	checkpointer   *sql.DB                // one connection: background checkpoints
+	checkpointDone chan struct{}          // closed when checkpointLoop returned
+	catchUp        atomic.Pointer[string] // the checkpoint mode the writer is to run next
 
 	listMu    sync.Mutex
 	listStmts [16]*sql.Stmt // ListJobs, by listQuery's filter bits
@@ -83,6 +89,11 @@ type Options struct {
 	// another connection (another process, or the writer during a
 	// checkpoint). Zero means 5s.
 	BusyTimeout time.Duration
+	// CheckpointSize is the size in bytes of the WAL file past which a
+	// checkpoint runs, in the background rather than inside a commit (see
+	// checkpoint.go); the WAL file is cut back to it when it starts over.
+	// Zero means 128 MiB.
+	CheckpointSize int64
 	// Now is the clock of the times the store assigns: CreatedAt when
 	// unset, UpdatedAt, and the At of events and history entries that have
 	// none. Nil means time.Now.
@@ -129,6 +140,10 @@ func (o Options) Open(ctx context.Context, path string) (*Store, error) {
 	if readers <= 0 {
 		readers = max(4, runtime.GOMAXPROCS(0))
 	}
+	walSize := o.CheckpointSize
+	if walSize <= 0 {
+		walSize = defaultCheckpointSize
+	}
 	s := &Store{
 		now:        o.Now,
 		onDispatch: o.OnDispatch,
@@ -136,12 +151,14 @@ func (o Options) Open(ctx context.Context, path string) (*Store, error) {
 		writes:     make(chan *writeReq),
 		closing:    make(chan struct{}),
 		loopDone:   make(chan struct{}),
+
+		checkpointDone: make(chan struct{}),
 	}
 	if s.now == nil {
 		s.now = time.Now
 	}
 
-	s.writer, err = sql.Open("sqlite", dsn(abs, busy, false))
+	s.writer, err = sql.Open("sqlite", dsn(abs, busy, false, walSize))
 	if err != nil {
 		return nil, fmt.Errorf("open sqlite store %s: %w", path, err)
 	}
@@ -162,7 +179,7 @@ func (o Options) Open(ctx context.Context, path string) (*Store, error) {
 
 	// Readers open after the migration, so that they never see a file
 	// without the schema (or not yet in WAL mode).
-	s.reader, err = sql.Open("sqlite", dsn(abs, busy, true))
+	s.reader, err = sql.Open("sqlite", dsn(abs, busy, true, 0))
 	if err != nil {
 		s.writer.Close()
 		return nil, fmt.Errorf("open sqlite store %s: %w", path, err)
@@ -172,12 +189,25 @@ func (o Options) Open(ctx context.Context, path string) (*Store, error) {
 	s.reader.SetConnMaxLifetime(0)
 	s.reader.SetConnMaxIdleTime(0)
 
+	s.checkpointer, err = sql.Open("sqlite", dsn(abs, busy, false, walSize))
+	if err != nil {
+		s.reader.Close()
+		s.writer.Close()
+		return nil, fmt.Errorf("open sqlite store %s: %w", path, err)
+	}
+	s.checkpointer.SetMaxOpenConns(1)
+	s.checkpointer.SetMaxIdleConns(1)
+	s.checkpointer.SetConnMaxLifetime(0)
+	s.checkpointer.SetConnMaxIdleTime(0)
+
 	if err := s.prepare(ctx); err != nil {
 		close(s.loopDone)
+		close(s.checkpointDone)
 		s.Close()
 		return nil, fmt.Errorf("open sqlite store %s: %w", path, err)
 	}
 	go s.writeLoop()
+	go s.checkpointLoop(s.checkpointer, abs+"-wal", walSize)
 	return s, nil
 }
 
@@ -219,8 +249,9 @@ func (s *Store) WriteDB() *sql.DB { return s.writer }
 
 // dsn builds the connection string. The pragmas are DSN parameters so that
 // the driver applies them to every connection the pools open, not only to
-// the first one.
-func dsn(path string, busy time.Duration, readOnly bool) string {
+// the first one. walSize is Options.CheckpointSize, for the connections
+// that write or checkpoint.
+func dsn(path string, busy time.Duration, readOnly bool, walSize int64) string {
 	q := url.Values{}
 	q.Add("_pragma", "busy_timeout("+strconv.FormatInt(busy.Milliseconds(), 10)+")")
 	q.Add("_pragma", "foreign_keys(1)")
@@ -237,6 +268,9 @@ func dsn(path string, busy time.Duration, readOnly bool) string {
 		// transaction that reads and then writes can fail with
 		// SQLITE_BUSY at the upgrade, which busy_timeout cannot wait out.
 		q.Set("_txlock", "immediate")
+		// No checkpoint inside a commit: checkpoint.go runs them.
+		q.Add("_pragma", "wal_autocheckpoint(0)")
+		q.Add("_pragma", "journal_size_limit("+strconv.FormatInt(walSize, 10)+")")
 	}
 	u := url.URL{Scheme: "file", Path: filepath.ToSlash(path), RawQuery: q.Encode()}
 	return u.String()
@@ -258,11 +292,25 @@ func migrate(ctx context.Context, db *sql.DB) error {
 }
 
 // Close waits for the write in progress, fails the writes still waiting
-// with an error, and closes the store's statements and connections.
+// with an error, checkpoints the WAL and closes the store's statements and
+// connections.
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() { close(s.closing) })
 	<-s.loopDone
+	<-s.checkpointDone
+	// Wait for a write running on its caller's goroutine; later ones
+	// find the store closed.
+	s.writing.Lock()
+	defer s.writing.Unlock()
 	var errs []error
+	if s.checkpointer != nil {
+		// The last connection to the file checkpoints by itself as it
+		// closes; this one copies this store's writes back even when
+		// another process keeps the file open. PASSIVE: Close never
+		// waits for the other process's readers.
+		_, err := s.checkpointer.Exec(`PRAGMA wal_checkpoint(PASSIVE)`)
+		errs = append(errs, err, s.checkpointer.Close())
+	}
 	for _, st := range s.statements() {
 		if st != nil {
 			errs = append(errs, st.Close())

@@ -23,6 +23,13 @@ import (
 // of the pages several writes touch (the newest events, attempts and
 // jobs), which is most of a write's cost; a lone write runs in a
 // transaction of its own as before.
+//
+// A write that finds the writer idle (no write queued, none committing)
+// runs on its caller's goroutine instead of being handed to writeLoop and
+// back: two goroutine switches fewer, which is a measurable part of a
+// serial write (docs/benchmarks.md, "Tail latency and the writer").
+// Whoever runs writes holds Store.writing, so that the writer connection
+// serves one of them at a time.
 
 // TracerName names the OpenTelemetry tracer of the store's spans: one
 // sqlite.write span per write transaction (or savepoint of a group
@@ -80,7 +87,13 @@ func (s *Store) write(ctx context.Context, fn func(ctx context.Context, tx *sql.
 			span.End()
 		}()
 	}
-	req := &writeReq{ctx: ctx, fn: fn, done: make(chan error, 1)}
+	req := &writeReq{ctx: ctx, fn: fn}
+	if s.queued.Load() == 0 && s.writing.TryLock() {
+		return s.runHere(req)
+	}
+	req.done = make(chan error, 1)
+	s.queued.Add(1)
+	defer s.queued.Add(-1)
 	select {
 	case s.writes <- req:
 	case <-s.closing:
@@ -91,6 +104,18 @@ func (s *Store) write(ctx context.Context, fn func(ctx context.Context, tx *sql.
 	// Once queued, fn reads the caller's values: wait for it even when
 	// ctx ends. writeLoop skips a write whose ctx ended before it began.
 	return <-req.done
+}
+
+// runHere runs a write on the caller's goroutine, with s.writing held.
+func (s *Store) runHere(r *writeReq) error {
+	defer s.writing.Unlock()
+	select {
+	case <-s.closing:
+		return errClosed
+	default:
+	}
+	s.catchUpCheckpoint()
+	return s.runAlone(r)
 }
 
 // writeLoop runs the queued writes until the store closes.
@@ -107,6 +132,10 @@ func (s *Store) writeLoop() {
 		case req := <-s.writes:
 			batch = append(batch[:0], req)
 		}
+		// Writes that queue while a write runs on its caller's
+		// goroutine join this batch.
+		s.writing.Lock()
+		s.catchUpCheckpoint()
 	drain:
 		for len(batch) < maxBatch {
 			select {
@@ -129,6 +158,7 @@ func (s *Store) writeLoop() {
 		}
 		concurrent = len(batch) > 1
 		s.commit(batch)
+		s.writing.Unlock()
 		clear(batch)
 	}
 }

@@ -1,0 +1,143 @@
+package sqlite
+
+import (
+	"database/sql"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/storetest"
+)
+
+func createJobs(t *testing.T, s *Store, n int) {
+	t.Helper()
+	tenant := storetest.NewTenant()
+	for range n {
+		if err := s.CreateJob(t.Context(), &askonce.Change{Job: storetest.NewJob(tenant), Events: []askonce.Event{{Type: askonce.EventCreated}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// peakWAL runs write n times and returns the largest size the WAL file
+// had after any of them. The background checkpoints may already cut the
+// WAL back while the writes go on (on a slow machine they do), so its
+// size at the end does not tell whether the writes ever passed a bound;
+// the peak does.
+func peakWAL(t *testing.T, path string, n int, write func(i int)) int64 {
+	t.Helper()
+	var peak int64
+	for i := range n {
+		write(i)
+		peak = max(peak, walSize(t, path))
+	}
+	return peak
+}
+
+func walSize(t *testing.T, path string) int64 {
+	t.Helper()
+	fi, err := os.Stat(path + "-wal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi.Size()
+}
+
+// Without a checkpoint the WAL only grows; the writer no longer
+// checkpoints by itself, so the background checkpoints must bring it back
+// to CheckpointSize while writes go on.
+func TestWALIsCutBackToCheckpointSizeUnderWrites(t *testing.T) {
+	const size = 64 << 10
+	path := filepath.Join(t.TempDir(), "askonce.db")
+	s, err := Options{CheckpointSize: size}.Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	// About 3 MB of WAL, less than one automatic checkpoint's 1,000 pages.
+	if peak := peakWAL(t, path, 300, func(int) { createJobs(t, s, 1) }); peak <= size {
+		t.Fatalf("WAL was at most %d bytes over 300 jobs: too few writes to test the bound of %d", peak, size)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for walSize(t, path) > size {
+		if time.Now().After(deadline) {
+			t.Fatalf("WAL still %d bytes after 10s of writes, want at most %d", walSize(t, path), size)
+		}
+		createJobs(t, s, 1)
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// The last connection to a file checkpoints as it closes; Close also
+// copies its store's writes back while another process keeps the file
+// open, so that they do not wait in the WAL for that process.
+func TestCloseCheckpointsWhileAnotherStoreHasTheFileOpen(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "askonce.db")
+	a, err := Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	createJobs(t, a, 5)
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// The database file alone, without the WAL, holds a's jobs.
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	alone := filepath.Join(dir, "alone.db")
+	if err := os.WriteFile(alone, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("sqlite", alone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var n int
+	if err := db.QueryRow(`SELECT count(*) FROM jobs`).Scan(&n); err != nil {
+		t.Fatalf("the database file without its WAL: %v", err)
+	}
+	if n != 5 {
+		t.Errorf("the database file without its WAL holds %d jobs, want 5", n)
+	}
+	createJobs(t, b, 1) // the other store goes on writing
+}
+
+// Writes on the writer that bypass the store (the builder queue's, through
+// WriteDB) are checkpointed too, without a commit of the store's.
+func TestWALOfWritesThroughWriteDBIsCutBack(t *testing.T) {
+	const size = 64 << 10
+	path := filepath.Join(t.TempDir(), "askonce.db")
+	s, err := Options{CheckpointSize: size}.Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	put := func(i int) {
+		if _, err := s.WriteDB().Exec(`INSERT OR REPLACE INTO settings (name, value) VALUES (?, randomblob(4000))`, fmt.Sprint("test-", i%50)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if peak := peakWAL(t, path, 100, put); peak <= size {
+		t.Fatalf("WAL was at most %d bytes over 100 writes: too few to test the bound of %d", peak, size)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for i := 0; walSize(t, path) > size; i++ {
+		if time.Now().After(deadline) {
+			t.Fatalf("WAL still %d bytes after 10s, want at most %d", walSize(t, path), size)
+		}
+		put(i)
+		time.Sleep(20 * time.Millisecond)
+	}
+}

@@ -1,0 +1,57 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// A write that finds the writer idle runs on its caller's goroutine: the
+// test function is on the stack of the write's function.
+func TestLoneWriteRunsOnTheCallersGoroutine(t *testing.T) {
+	s, _, appendEvent := batchFixture(t)
+	var stack string
+	if err := s.write(t.Context(), func(ctx context.Context, tx *sql.Tx) error {
+		buf := make([]byte, 64<<10)
+		stack = string(buf[:runtime.Stack(buf, false)])
+		return appendEvent("lone")(ctx, tx)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stack, "TestLoneWriteRunsOnTheCallersGoroutine") {
+		t.Errorf("the write ran on another goroutine:\n%s", stack)
+	}
+}
+
+// Writes that queue while another runs are still committed together.
+func TestWritesQueuedBehindARunningWriteCommitTogether(t *testing.T) {
+	s, j, appendEvent := batchFixture(t)
+	const n = 8
+	s.writing.Lock() // a write runs
+	before := s.Commits()
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() {
+			if err := s.write(t.Context(), appendEvent("queued")); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	for s.queued.Load() < n {
+		time.Sleep(time.Millisecond)
+	}
+	// writeLoop holds the first of them; the others wait to be sent.
+	time.Sleep(10 * time.Millisecond)
+	s.writing.Unlock()
+	wg.Wait()
+	if got := s.Commits() - before; got >= n {
+		t.Errorf("%d writes queued together took %d commits, want fewer", n, got)
+	}
+	if got := len(eventTypesOf(t, s, j)); got != n {
+		t.Errorf("%d events, want %d", got, n)
+	}
+}
