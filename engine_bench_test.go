@@ -20,12 +20,19 @@ import (
 //
 // It reports, besides the time, the WAL frames and write transactions of
 // one round trip (checkpoints off and untimed while it runs) and its time
-// in one-row commits on the same driver and pragmas (floor-commits/op).
+// in one-row commits on the same driver and pragmas (floor-commits/op),
+// and in units of the least two transactions of its shape cost
+// (shape-floors/op, walmeter.NewShapeFloor): the create's transaction
+// touches six b-trees (jobs, job_log, jobs_by_tenant,
+// jobs_by_tenant_session, jobs_active, jobs_due), the answer's five
+// (jobs, job_log, jobs_active, jobs_due, history); see
+// BenchmarkRoundTripClarificationPages.
 func BenchmarkRoundTripClarification(b *testing.B) {
 	floor := walmeter.NewFloor(b, floorOpener)
 	st := openStore(b, filepath.Join(b.TempDir(), "bench.db"))
 	e := &askonce.Engine{Store: st, Interpreter: rulesInterpreter(b)}
 	m := walmeter.New(b, st.WriteDB(), st.Commits, floor)
+	m.Shape(walmeter.NewShapeFloor(b, floorOpener, 6, 5))
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
@@ -45,12 +52,14 @@ func BenchmarkRoundTripClarification(b *testing.B) {
 }
 
 // BenchmarkCreateNoQuestion measures create -> success for a goal that
-// needs no question.
+// needs no question: one transaction, which touches four b-trees (jobs,
+// job_log, jobs_by_tenant, jobs_by_tenant_session).
 func BenchmarkCreateNoQuestion(b *testing.B) {
 	floor := walmeter.NewFloor(b, floorOpener)
 	st := openStore(b, filepath.Join(b.TempDir(), "bench.db"))
 	e := &askonce.Engine{Store: st, Interpreter: rulesInterpreter(b)}
 	m := walmeter.New(b, st.WriteDB(), st.Commits, floor)
+	m.Shape(walmeter.NewShapeFloor(b, floorOpener, 4))
 	b.ReportAllocs()
 	for b.Loop() {
 		j, err := e.Create(ctx, askonce.CreateRequest{Goal: "write the README then add tests", SessionID: "bench"})

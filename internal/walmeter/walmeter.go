@@ -8,8 +8,10 @@ package walmeter
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 )
@@ -34,6 +36,7 @@ type Meter struct {
 	frames  int64 // frames counted so far
 	n       int   // iterations so far
 	floor   *Floor
+	shape   *Floor // see NewShapeFloor
 }
 
 const (
@@ -82,8 +85,10 @@ func (m *Meter) Tick() {
 	if m.n%Every == 0 {
 		m.b.StopTimer()
 		m.frames += Checkpoint(m.b, m.db)
-		if m.floor != nil {
-			m.floor.sample(m.b)
+		for _, f := range []*Floor{m.floor, m.shape} {
+			if f != nil {
+				f.sample(m.b)
+			}
 		}
 		m.b.StartTimer()
 	}
@@ -91,7 +96,8 @@ func (m *Meter) Tick() {
 
 // Report checkpoints once more and reports walframes/op, txs/op and, with
 // a floor probe, floor-commits/op: the time of one iteration in one-row
-// commits on the same driver and pragmas.
+// commits on the same driver and pragmas; with a shape (Meter.Shape),
+// shape-floors/op.
 func (m *Meter) Report() {
 	m.frames += Checkpoint(m.b, m.db)
 	if m.n == 0 {
@@ -99,52 +105,117 @@ func (m *Meter) Report() {
 	}
 	m.b.ReportMetric(float64(m.frames)/float64(m.n), "walframes/op")
 	m.b.ReportMetric(float64(m.commits()-m.start)/float64(m.n), "txs/op")
-	if m.floor != nil {
-		if m.floor.n == 0 {
-			m.floor.sample(m.b)
-		}
-		perCommit := float64(m.floor.total.Nanoseconds()) / float64(m.floor.n)
-		m.b.ReportMetric(float64(m.b.Elapsed().Nanoseconds())/float64(m.n)/perCommit, "floor-commits/op")
-	}
+	m.floor.report(m, "floor-commits/op")
+	m.shape.report(m, "shape-floors/op")
 }
 
-// A Floor times one-row INSERT transactions on the writer of a store
-// of its own (same driver, same pragmas, checkpoints off and untimed).
+// Shape also reports the iteration's time in units of shape
+// (shape-floors/op), sampled in the same seconds as the floor.
+func (m *Meter) Shape(shape *Floor) { m.shape = shape }
+
+// report reports the iteration's time in units of p, if any, as metric.
+func (p *Floor) report(m *Meter, metric string) {
+	if p == nil {
+		return
+	}
+	if p.n == 0 {
+		p.sample(m.b)
+	}
+	perUnit := float64(p.total.Nanoseconds()) / float64(p.n)
+	m.b.ReportMetric(float64(m.b.Elapsed().Nanoseconds())/float64(m.n)/perUnit, metric)
+}
+
+// A Floor times a unit of writes on the writer of a store of its own
+// (same driver, same pragmas, checkpoints off and untimed): by default
+// one one-row INSERT transaction (NewFloor), or the b-tree shape of a
+// write path (NewShapeFloor).
 type Floor struct {
 	db    *sql.DB
-	ins   *sql.Stmt
+	unit  func(ctx context.Context) error
 	total time.Duration
 	n     int
 }
 
-// NewFloor opens the probe's store in a temporary directory.
+// NewFloor opens the probe's store in a temporary directory; its unit is
+// one one-row commit.
 func NewFloor(b *testing.B, open Opener) *Floor {
 	b.Helper()
+	p := openFloor(b, open, 1)
+	ins := p.prepare(b, 0)
+	p.unit = func(ctx context.Context) error { return OneRowCommit(ctx, p.db, ins) }
+	return p
+}
+
+// NewShapeFloor is a floor whose unit is the least a write path of the
+// given shape can cost: one transaction per element of leaves, the i-th
+// inserting one short row into each of leaves[i] rowid tables, at their
+// right edges. A write path whose transactions touch that many b-trees
+// each cannot write fewer pages, whatever its rows hold, so its time in
+// these units (shape-floors/op) is what the rest of it (its rows'
+// content, splits, reads, the code around the store) costs on top.
+func NewShapeFloor(b *testing.B, open Opener, leaves ...int) *Floor {
+	b.Helper()
+	p := openFloor(b, open, slices.Max(leaves))
+	ins := make([]*sql.Stmt, slices.Max(leaves))
+	for i := range ins {
+		ins[i] = p.prepare(b, i)
+	}
+	p.unit = func(ctx context.Context) error {
+		for _, n := range leaves {
+			tx, err := p.db.BeginTx(ctx, nil)
+			if err != nil {
+				return err
+			}
+			for _, st := range ins[:n] {
+				if _, err := tx.StmtContext(ctx, st).ExecContext(ctx, "floor"); err != nil {
+					tx.Rollback()
+					return err
+				}
+			}
+			if err := tx.Commit(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return p
+}
+
+// openFloor opens a probe's store with tables floor_bench_0 to
+// floor_bench_{tables-1}.
+func openFloor(b *testing.B, open Opener, tables int) *Floor {
 	db, c, err := open(filepath.Join(b.TempDir(), "floor.db"))
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { c.Close() })
-	p := &Floor{db: db}
-	if _, err := p.db.Exec(`CREATE TABLE floor_bench (id INTEGER PRIMARY KEY, v TEXT NOT NULL) STRICT`); err != nil {
+	for i := range tables {
+		if _, err := db.Exec(fmt.Sprintf(`CREATE TABLE floor_bench_%d (id INTEGER PRIMARY KEY, v TEXT NOT NULL) STRICT`, i)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if _, err := db.Exec(`PRAGMA wal_autocheckpoint = 0`); err != nil {
 		b.Fatal(err)
 	}
-	if _, err := p.db.Exec(`PRAGMA wal_autocheckpoint = 0`); err != nil {
-		b.Fatal(err)
-	}
-	if p.ins, err = p.db.Prepare(`INSERT INTO floor_bench (v) VALUES (?)`); err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { p.ins.Close() })
-	return p
+	return &Floor{db: db}
 }
 
-// sample times FloorEvery commits, then empties the probe's WAL.
+// prepare prepares the insert into table i.
+func (p *Floor) prepare(b *testing.B, i int) *sql.Stmt {
+	st, err := p.db.Prepare(fmt.Sprintf(`INSERT INTO floor_bench_%d (v) VALUES (?)`, i))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { st.Close() })
+	return st
+}
+
+// sample times FloorEvery units, then empties the probe's WAL.
 func (p *Floor) sample(b *testing.B) {
 	ctx := context.Background()
 	start := time.Now()
 	for range FloorEvery {
-		if err := OneRowCommit(ctx, p.db, p.ins); err != nil {
+		if err := p.unit(ctx); err != nil {
 			b.Fatal(err)
 		}
 	}
