@@ -31,21 +31,7 @@ func TestListByInProgressStatusUsesTheActiveIndex(t *testing.T) {
 				args = append(args, int64(1), "x")
 			}
 			args = append(args, 10)
-			rows, err := s.reader.QueryContext(ctx, "EXPLAIN QUERY PLAN "+listQuery(bits), args...)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var plan []string
-			for rows.Next() {
-				var id, parent, notused int
-				var detail string
-				if err := rows.Scan(&id, &parent, &notused, &detail); err != nil {
-					t.Fatal(err)
-				}
-				plan = append(plan, detail)
-			}
-			rows.Close()
-			all := strings.Join(plan, "; ")
+			all := queryPlan(t, s.reader, listQuery(bits), args...)
 			usesActive := strings.Contains(all, "USING INDEX jobs_active")
 			if want := bits&listActive != 0; usesActive != want {
 				t.Errorf("status %s (cursor %v): plan %q, uses jobs_active %v, want %v", st, cursor, all, usesActive, want)

@@ -61,13 +61,20 @@ func TestWALIsCutBackToCheckpointSizeUnderWrites(t *testing.T) {
 	if peak := peakWAL(t, path, 300, func(int) { createJobs(t, s, 1) }); peak <= size {
 		t.Fatalf("WAL was at most %d bytes over 300 jobs: too few writes to test the bound of %d", peak, size)
 	}
+	cutBack(t, path, size, time.Millisecond, func(int) { createJobs(t, s, 1) })
+}
+
+// cutBack goes on writing, one write every pause, until the WAL is at
+// most size, and fails after 10s.
+func cutBack(t *testing.T, path string, size int64, pause time.Duration, write func(i int)) {
+	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
-	for walSize(t, path) > size {
+	for i := 0; walSize(t, path) > size; i++ {
 		if time.Now().After(deadline) {
 			t.Fatalf("WAL still %d bytes after 10s of writes, want at most %d", walSize(t, path), size)
 		}
-		createJobs(t, s, 1)
-		time.Sleep(time.Millisecond)
+		write(i)
+		time.Sleep(pause)
 	}
 }
 
@@ -132,12 +139,5 @@ func TestWALOfWritesThroughWriteDBIsCutBack(t *testing.T) {
 	if peak := peakWAL(t, path, 100, put); peak <= size {
 		t.Fatalf("WAL was at most %d bytes over 100 writes: too few to test the bound of %d", peak, size)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for i := 0; walSize(t, path) > size; i++ {
-		if time.Now().After(deadline) {
-			t.Fatalf("WAL still %d bytes after 10s, want at most %d", walSize(t, path), size)
-		}
-		put(i)
-		time.Sleep(20 * time.Millisecond)
-	}
+	cutBack(t, path, size, 20*time.Millisecond, put)
 }
