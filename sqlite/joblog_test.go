@@ -334,3 +334,29 @@ func TestAttemptFieldsAreOneColumn(t *testing.T) {
 		t.Errorf("job_log has %d columns, %v; want 5", cols, err)
 	}
 }
+
+// A store that migrated a database starts with the pages the migrations
+// rewrote in the database file, not in the WAL, and its writer back on
+// temp_store(MEMORY), which the migrations ran without (see migrate).
+func TestMigrationLeavesItsPagesOutOfTheWALAndTheWritersPragmas(t *testing.T) {
+	t.Parallel()
+	path := logFixture(t)
+	s, err := Open(t.Context(), path)
+	if err != nil {
+		t.Fatalf("open a version 9 database: %v", err)
+	}
+	defer s.Close()
+	// Open writes one page after the migrations (the answer links'
+	// secret): the WAL's header and at most two frames.
+	const frame = 24 + 4096
+	if got := walSize(t, path); got > 32+2*frame {
+		t.Errorf("WAL is %d bytes after the migration, want at most %d (two frames)", got, 32+2*frame)
+	}
+	var tempStore int
+	if err := s.WriteDB().QueryRow(`PRAGMA temp_store`).Scan(&tempStore); err != nil {
+		t.Fatal(err)
+	}
+	if tempStore != 2 {
+		t.Errorf("the writer's temp_store is %d after the migration, want 2 (MEMORY)", tempStore)
+	}
+}
