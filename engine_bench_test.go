@@ -2,10 +2,12 @@ package askonce_test
 
 import (
 	"context"
+	"crypto/rand"
 	"database/sql"
 	"fmt"
 	"io"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 
 	"github.com/askonce/askonce"
@@ -74,8 +76,26 @@ func BenchmarkCreateNoQuestion(b *testing.B) {
 
 // BenchmarkRoundTripClarificationParallel runs round trips from 16
 // goroutines per core, the way a server with many clients sees them; the
-// store commits concurrent writes together.
+// store commits concurrent writes together. The jobs name no session, so
+// the repeat guard has no history to look up.
 func BenchmarkRoundTripClarificationParallel(b *testing.B) {
+	parallelRoundTrips(b, func() string { return "" })
+}
+
+// BenchmarkRoundTripClarificationParallelSessions is
+// BenchmarkRoundTripClarificationParallel with each job in a session of
+// its own, named by the caller, as `askonce bench` sends them: each
+// question is then looked up in the session's history. This is the
+// in-process rate to hold the HTTP rate against.
+func BenchmarkRoundTripClarificationParallelSessions(b *testing.B) {
+	var n atomic.Int64
+	prefix := rand.Text()[:8]
+	parallelRoundTrips(b, func() string { return fmt.Sprint("bench-", prefix, "-", n.Add(1)) })
+}
+
+// parallelRoundTrips runs round trips from 16 goroutines per core, each
+// job in the session session names.
+func parallelRoundTrips(b *testing.B, session func() string) {
 	st := openStore(b, filepath.Join(b.TempDir(), "bench.db"))
 	e := &askonce.Engine{Store: st, Interpreter: rulesInterpreter(b)}
 	start := st.Commits()
@@ -83,7 +103,7 @@ func BenchmarkRoundTripClarificationParallel(b *testing.B) {
 	b.SetParallelism(16)
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			j, err := e.Create(ctx, askonce.CreateRequest{Goal: "hot frozen cheese"})
+			j, err := e.Create(ctx, askonce.CreateRequest{Goal: "hot frozen cheese", SessionID: session()})
 			if err != nil || j.Status != askonce.StatusPending {
 				b.Fatalf("create: %v %v", err, j.Status)
 			}
