@@ -37,8 +37,9 @@ var (
 		`, prompt_tokens = prompt_tokens + ?, completion_tokens = completion_tokens + ?,
 		cost_usd = cost_usd + ?, attempt_count = attempt_count + ?,
 		version = version + 1, updated_at = ?,
-		result = CASE WHEN ` + resultCarried + ` THEN NULL ELSE nr.res END,
-		result_attempt = CASE WHEN nr.ref IS NOT NULL THEN nr.ref WHEN ` + resultCarried + ` THEN result_attempt END
+		(result, result_attempt) = (SELECT CASE WHEN rc.carried THEN NULL ELSE nr.res END,
+			CASE WHEN nr.ref IS NOT NULL THEN nr.ref WHEN rc.carried THEN jobs.result_attempt END
+			FROM (SELECT ` + resultCarried + ` AS carried) AS rc)
 		FROM (SELECT ? AS res, ? AS ref) AS nr
 		WHERE tenant_id = ? AND id = ? AND version = ?
 		RETURNING version, prompt_tokens, completion_tokens, cost_usd, attempt_count, log_seq, ` +
