@@ -21,7 +21,7 @@ type dispatchRow struct {
 func dispatchRowsOf(t *testing.T, s *Store, jobID string) []dispatchRow {
 	t.Helper()
 	rows, err := s.writer.QueryContext(t.Context(), `SELECT j.tenant_id, l.type, l.at FROM jobs j
-		JOIN job_log l ON l.id = (j.log_seq << 32) | (3 << 30) WHERE j.id = ?`, jobID)
+		JOIN job_log l ON l.id = `+logIDSQL("j.log_seq", logDispatch)+` WHERE j.id = ?`, jobID)
 	if err != nil {
 		t.Fatalf("read dispatches: %v", err)
 	}

@@ -325,7 +325,7 @@ func TestAttemptFieldsAreOneColumn(t *testing.T) {
 		}
 	}
 	var more string
-	if err := s.writer.QueryRowContext(ctx, `SELECT l.more FROM jobs j JOIN job_log l ON l.id = (j.log_seq << 32) | (1 << 30) | 1
+	if err := s.writer.QueryRowContext(ctx, `SELECT l.more FROM jobs j JOIN job_log l ON l.id = `+logIDSQL("j.log_seq", logAttempt)+` | 1
 		WHERE j.id = ?`, j.ID).Scan(&more); err != nil || more != `["initial"]` {
 		t.Errorf("attempt 1 stored as %q, %v; want [\"initial\"]", more, err)
 	}

@@ -238,10 +238,8 @@ func TestMigrationTurnsEmptyClarificationColumnsIntoNull(t *testing.T) {
 	if evs, err := s.Events(ctx, "t", "answered", 0, 0); err != nil || len(evs) != 1 {
 		t.Errorf("events after the migration: %v, %v", evs, err)
 	}
-	var dispatches int
-	if err := s.writer.QueryRowContext(ctx, `SELECT count(*) FROM jobs j
-		JOIN job_log l ON l.id = (j.log_seq << 32) | (3 << 30) WHERE j.id = 'answered'`).Scan(&dispatches); err != nil || dispatches != 1 {
-		t.Errorf("dispatch rows after the migration: %d, %v", dispatches, err)
+	if rows := dispatchRowsOf(t, s, "answered"); len(rows) != 1 {
+		t.Errorf("dispatch rows after the migration: %+v, want one", rows)
 	}
 
 	if got := pragma(t, s.writer, "foreign_keys"); got != "1" {

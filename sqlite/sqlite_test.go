@@ -170,8 +170,8 @@ func TestEventsAreAppendOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, q := range []string{
-		`UPDATE job_log SET type = 'tampered' WHERE id >> 30 & 3 = 2`,
-		`DELETE FROM job_log WHERE id >> 30 & 3 = 2`,
+		`UPDATE job_log SET type = 'tampered' WHERE id >> 30 & 3 = ` + fmt.Sprint(logEvent),
+		`DELETE FROM job_log WHERE id >> 30 & 3 = ` + fmt.Sprint(logEvent),
 	} {
 		_, err := s.writer.ExecContext(ctx, q)
 		if err == nil || !strings.Contains(err.Error(), "append-only") {

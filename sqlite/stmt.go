@@ -10,16 +10,28 @@ import (
 // scanJob reads.
 var jobColumns = names(columnsWhere(func(*jobColumn) bool { return true }), readExpr, ", ")
 
-// jobFrom is the FROM clause of jobColumns. The job's fixed fields are
-// its job_log record of kind 0 (logID), and its result, unless the row
-// holds it, the raw output of its attempt result_attempt.
-const jobFrom = " FROM jobs j JOIN job_log s ON s.id = j.log_seq << 32" +
-	" LEFT JOIN job_log r ON r.id = (j.log_seq << 32) | (1 << 30) | j.result_attempt"
+// logIDSQL is logID in SQL: the rowid of the first record of kind of the
+// job whose log_seq is the expression seq (OR n to it for record n).
+func logIDSQL(seq string, kind logKind) string {
+	return fmt.Sprintf("((%s << 32) | (%d << 30))", seq, kind)
+}
+
+// logNSQL is the n of the job_log rowid id: its attempt number or event id.
+func logNSQL(id string) string { return fmt.Sprintf("(%s & %d)", id, logMaxN) }
+
+// jobJoins joins a job j to what jobColumns read besides its row: its
+// fixed fields, its job_log record of kind 0 (s), and its result, unless
+// the row holds it, the raw output of its attempt result_attempt (r).
+var jobJoins = " JOIN job_log s ON s.id = " + logIDSQL("j.log_seq", logJob) +
+	" LEFT JOIN job_log r ON r.id = " + logIDSQL("j.log_seq", logAttempt) + " | j.result_attempt"
+
+// jobFrom is the FROM clause of jobColumns.
+var jobFrom = " FROM jobs j" + jobJoins
 
 // resultCarried is true when the result of an update (nr.res) is the one
 // the row refers to already: then the reference stays.
-const resultCarried = `(nr.ref IS NULL AND nr.res IS NOT NULL AND jobs.result_attempt IS NOT NULL
-	AND nr.res = (SELECT data FROM job_log WHERE id = (jobs.log_seq << 32) | (1 << 30) | jobs.result_attempt))`
+var resultCarried = `(nr.ref IS NULL AND nr.res IS NOT NULL AND jobs.result_attempt IS NOT NULL
+	AND nr.res = (SELECT data FROM job_log WHERE id = ` + logIDSQL("jobs.log_seq", logAttempt) + ` | jobs.result_attempt))`
 
 var (
 	insertJobSQL = "INSERT INTO jobs (" + names(jobsColumns, none, ", ") + ", log_seq, result_attempt) VALUES (" + placeholders(len(jobsColumns)+2) + ")"
@@ -44,7 +56,7 @@ var (
 		WHERE tenant_id = ? AND id = ? AND version = ?
 		RETURNING version, prompt_tokens, completion_tokens, cost_usd, attempt_count, log_seq, ` +
 		names(fixedJobs, none, " IS NOT ? OR ") + " IS NOT ?" +
-		", EXISTS (SELECT 1 FROM job_log s WHERE s.id = jobs.log_seq << 32 AND (" + names(fixedStatic, tableAlias, " IS NOT ? OR ") + " IS NOT ?))"
+		", EXISTS (SELECT 1 FROM job_log s WHERE s.id = " + logIDSQL("jobs.log_seq", logJob) + " AND (" + names(fixedStatic, tableAlias, " IS NOT ? OR ") + " IS NOT ?))"
 
 	// The fixed columns are written only when a change does change them
 	// (updateJobSQL tells). The values are ?1... in column order, then
@@ -52,7 +64,7 @@ var (
 	updateFixedSQL = "UPDATE jobs SET " + setNumbered(fixedJobs) +
 		fmt.Sprintf(" WHERE id = ?%d AND (", len(fixedJobs)+1) + changedIf(fixedJobs) + ")"
 	updateStaticSQL = "UPDATE job_log SET " + setNumbered(fixedStatic) +
-		fmt.Sprintf(" WHERE id = (SELECT log_seq << 32 FROM jobs WHERE id = ?%d) AND (", len(fixedStatic)+1) + changedIf(fixedStatic) + ")"
+		fmt.Sprintf(" WHERE id = (SELECT %s FROM jobs WHERE id = ?%d) AND (", logIDSQL("log_seq", logJob), len(fixedStatic)+1) + changedIf(fixedStatic) + ")"
 
 	selectJobSQL = "SELECT " + jobColumns + jobFrom + " WHERE j.tenant_id = ? AND j.id = ?"
 
@@ -65,11 +77,11 @@ var (
 
 	// The records of a job are the tenant's when the job is; they are
 	// the rowids from logID(log_seq, kind, 0) on.
-	attemptsSQL = `SELECT l.id & 1073741823, l.at, l.type, l.data, l.more
-			FROM jobs j JOIN job_log l ON l.id >= ((j.log_seq << 32) | (1 << 30)) AND l.id < ((j.log_seq << 32) | (2 << 30))
+	attemptsSQL = "SELECT " + logNSQL("l.id") + `, l.at, l.type, l.data, l.more
+			FROM jobs j JOIN job_log l ON l.id >= ` + logIDSQL("j.log_seq", logAttempt) + " AND l.id < " + logIDSQL("j.log_seq", logEvent) + `
 			WHERE j.id = ? AND j.tenant_id = ? ORDER BY l.id`
-	eventsSQL = `SELECT l.id & 1073741823, j.tenant_id, j.id, l.type, l.at, l.data
-			FROM jobs j JOIN job_log l ON l.id > ((j.log_seq << 32) | (2 << 30) | ?3) AND l.id < ((j.log_seq << 32) | (3 << 30))
+	eventsSQL = "SELECT " + logNSQL("l.id") + `, j.tenant_id, j.id, l.type, l.at, l.data
+			FROM jobs j JOIN job_log l ON l.id > ` + logIDSQL("j.log_seq", logEvent) + " | ?3 AND l.id < " + logIDSQL("j.log_seq", logDispatch) + `
 			WHERE j.id = ?1 AND j.tenant_id = ?2 ORDER BY l.id LIMIT ?4`
 
 	// DueQuestions seeks jobs_due, LapsedLeases reads jobs_active
@@ -198,9 +210,7 @@ func (s *Store) prepare(ctx context.Context) error {
 		{s.writer, &s.w.endLease, `DELETE FROM idempotency_leases WHERE owner = ?`},
 		// One lookup by the primary key of answer_links, then of jobs.
 		{s.reader, &s.r.jobByLink, "SELECT " + jobColumns + ` FROM answer_links l
-			JOIN jobs j ON j.id = l.job_id AND j.tenant_id = l.tenant_id
-			JOIN job_log s ON s.id = j.log_seq << 32
-			LEFT JOIN job_log r ON r.id = (j.log_seq << 32) | (1 << 30) | j.result_attempt
+			JOIN jobs j ON j.id = l.job_id AND j.tenant_id = l.tenant_id` + jobJoins + `
 			WHERE l.token_hash = ?`},
 		{s.reader, &s.r.lapsedLeases, lapsedLeasesSQL},
 		{s.writer, &s.w.renewPlanning, `UPDATE jobs SET lease_until = ?
