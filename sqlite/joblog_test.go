@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"database/sql"
-	"io/fs"
 	"math"
 	"path/filepath"
 	"slices"
@@ -12,7 +11,6 @@ import (
 
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/storetest"
-	"github.com/pressly/goose/v3"
 )
 
 // logFixture writes, with the SQL of schema version 9 (the store before
@@ -151,15 +149,7 @@ func TestMigrationDownFromTheJobLogRestoresTheTables(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Close()
-	db := migrateTo(t, path, 10)
-	fsys, _ := fs.Sub(migrations, "migrations")
-	p, err := goose.NewProvider(goose.DialectSQLite3, db, fsys, goose.WithDisableGlobalRegistry(true))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := p.DownTo(ctx, 9); err != nil {
-		t.Fatalf("migrate down to 9: %v", err)
-	}
+	db := migrateDown(t, path, 10, 9)
 	for _, c := range []struct {
 		query string
 		want  int

@@ -1,14 +1,12 @@
 package sqlite
 
 import (
-	"io/fs"
 	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/storetest"
-	"github.com/pressly/goose/v3"
 )
 
 // leanFixture writes, with the SQL of schema version 5 (the store before
@@ -170,15 +168,7 @@ func TestMigrationDownFromTheLeanSchemaKeepsEventOrder(t *testing.T) {
 	}
 	s.Close()
 
-	db := migrateTo(t, path, 6)
-	fsys, _ := fs.Sub(migrations, "migrations")
-	p, err := goose.NewProvider(goose.DialectSQLite3, db, fsys, goose.WithDisableGlobalRegistry(true))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := p.DownTo(ctx, 5); err != nil {
-		t.Fatalf("migrate down to 5: %v", err)
-	}
+	db := migrateDown(t, path, 6, 5)
 	var goal string
 	if err := db.QueryRowContext(ctx, `SELECT goal FROM jobs WHERE tenant_id = 't' AND id = 'a'`).Scan(&goal); err != nil || goal != "hot frozen cheese" {
 		t.Errorf("goal after the migration down: %q, %v", goal, err)

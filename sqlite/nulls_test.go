@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"database/sql"
-	"io/fs"
 	"maps"
 	"path/filepath"
 	"slices"
@@ -12,7 +11,6 @@ import (
 
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/storetest"
-	"github.com/pressly/goose/v3"
 )
 
 // optionalColumns are the job columns that are NULL until set (a value or
@@ -152,16 +150,27 @@ func migrateTo(t *testing.T, path string, version int64) *sql.DB {
 	}
 	db.SetMaxOpenConns(1)
 	t.Cleanup(func() { db.Close() })
-	fsys, err := fs.Sub(migrations, "migrations")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := goose.NewProvider(goose.DialectSQLite3, db, fsys, goose.WithDisableGlobalRegistry(true))
+	p, err := migrator(db)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := p.UpTo(t.Context(), version); err != nil {
 		t.Fatalf("migrate to %d: %v", version, err)
+	}
+	return db
+}
+
+// migrateDown brings the database at path, of schema version from, back
+// to version to.
+func migrateDown(t *testing.T, path string, from, to int64) *sql.DB {
+	t.Helper()
+	db := migrateTo(t, path, from)
+	p, err := migrator(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.DownTo(t.Context(), to); err != nil {
+		t.Fatalf("migrate down to %d: %v", to, err)
 	}
 	return db
 }
@@ -301,15 +310,7 @@ func TestMigrationDownRestoresEmptyStrings(t *testing.T) {
 	}
 	s.Close()
 
-	db := migrateTo(t, path, 2)
-	fsys, _ := fs.Sub(migrations, "migrations")
-	p, err := goose.NewProvider(goose.DialectSQLite3, db, fsys, goose.WithDisableGlobalRegistry(true))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := p.DownTo(ctx, 1); err != nil {
-		t.Fatalf("migrate down to 1: %v", err)
-	}
+	db := migrateDown(t, path, 2, 1)
 	var answer, source, prompt, result any
 	if err := db.QueryRowContext(ctx, `SELECT clarification_answer, clarification_source, resolved_prompt, result FROM jobs WHERE id = ?`, j.ID).
 		Scan(&answer, &source, &prompt, &result); err != nil {

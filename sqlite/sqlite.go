@@ -276,14 +276,19 @@ func dsn(path string, busy time.Duration, readOnly bool, walSize int64) string {
 	return u.String()
 }
 
+// migrator is goose with the embedded migrations, on db.
+func migrator(db *sql.DB) (*goose.Provider, error) {
+	fsys, err := fs.Sub(migrations, "migrations")
+	if err != nil {
+		return nil, err
+	}
+	return goose.NewProvider(goose.DialectSQLite3, db, fsys, goose.WithDisableGlobalRegistry(true))
+}
+
 // migrate brings the schema up to date with the embedded migrations. It is
 // idempotent: opening a migrated database applies nothing.
 func migrate(ctx context.Context, db *sql.DB) error {
-	fsys, err := fs.Sub(migrations, "migrations")
-	if err != nil {
-		return err
-	}
-	p, err := goose.NewProvider(goose.DialectSQLite3, db, fsys, goose.WithDisableGlobalRegistry(true))
+	p, err := migrator(db)
 	if err != nil {
 		return err
 	}
