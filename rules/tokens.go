@@ -255,15 +255,12 @@ func countWords[T string | []byte](b T) int64 {
 	var n int64
 	in := false
 	for i := 0; i < len(b); {
-		var w bool
-		if c := b[i]; c < utf8.RuneSelf {
-			w = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
-			i++
-		} else {
-			r, size := utf8.DecodeRuneInString(string(b[i:min(i+utf8.UTFMax, len(b))]))
-			w = lex.IsWordRune(r)
-			i += size
+		r, size := rune(b[i]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(string(b[i:min(i+utf8.UTFMax, len(b))]))
 		}
+		w := lex.IsWordRune(r)
+		i += size
 		if w && !in {
 			n++
 		}
