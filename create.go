@@ -54,7 +54,7 @@ func (e *Engine) Create(ctx context.Context, req CreateRequest) (*Job, error) {
 // to run next: nil for a gate-mode job, and for a managed job of a fast
 // interpreter, which is stored planned (or pending, or failed) already.
 func (e *Engine) create(ctx context.Context, req CreateRequest) (*Job, *Interpretation, error) {
-	j, err := e.newJob(req)
+	j, minted, err := e.newJob(req)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -62,7 +62,7 @@ func (e *Engine) create(ctx context.Context, req CreateRequest) (*Job, *Interpre
 	ev := Event{TenantID: j.TenantID, JobID: j.ID, Type: EventCreated, At: j.CreatedAt}
 	ev.Data = eventData(createdData{Mode: j.Mode, Profile: j.Profile, SessionID: j.SessionID})
 	c := &Change{Job: j, Events: []Event{ev}}
-	initial := Interpretation{Prompt: j.Goal, Reason: ReasonInitial, newSession: strings.TrimSpace(req.SessionID) == ""}
+	initial := Interpretation{Prompt: j.Goal, Reason: ReasonInitial, newSession: minted}
 	if j.Mode == ModeManaged && e.fast() {
 		// Nothing is stored until the outcome is known: a crash before
 		// the commit leaves nothing, and nothing was acknowledged.
@@ -90,21 +90,23 @@ func (e *Engine) create(ctx context.Context, req CreateRequest) (*Job, *Interpre
 	return j, &initial, nil
 }
 
-func (e *Engine) newJob(req CreateRequest) (*Job, error) {
+// newJob validates req and returns the job it creates, and whether the
+// job's session was named for it (the request named none).
+func (e *Engine) newJob(req CreateRequest) (j *Job, mintedSession bool, err error) {
 	goal := strings.TrimSpace(req.Goal)
 	switch {
 	case !utf8.ValidString(req.Goal):
-		return nil, Errorf(EINVALID, "goal is not valid UTF-8")
+		return nil, false, Errorf(EINVALID, "goal is not valid UTF-8")
 	case goal == "":
-		return nil, Errorf(EINVALID, "goal is empty")
+		return nil, false, Errorf(EINVALID, "goal is empty")
 	case len(goal) > MaxGoal:
-		return nil, Errorf(EINVALID, "goal is %d bytes; the limit is %d", len(goal), MaxGoal)
+		return nil, false, Errorf(EINVALID, "goal is %d bytes; the limit is %d", len(goal), MaxGoal)
 	case len(req.Files) > MaxFiles:
-		return nil, Errorf(EINVALID, "%d files given; the limit is %d", len(req.Files), MaxFiles)
+		return nil, false, Errorf(EINVALID, "%d files given; the limit is %d", len(req.Files), MaxFiles)
 	}
 	for i, f := range req.Files {
 		if _, err := ValidatePath(f); err != nil {
-			return nil, Errorf(EINVALID, "files[%d]: %s", i, ErrorMessage(err))
+			return nil, false, Errorf(EINVALID, "files[%d]: %s", i, ErrorMessage(err))
 		}
 	}
 	mode := req.Mode
@@ -113,7 +115,7 @@ func (e *Engine) newJob(req CreateRequest) (*Job, error) {
 		mode = ModeManaged
 	case ModeManaged, ModeGate:
 	default:
-		return nil, Errorf(EINVALID, "mode %q is not managed or gate", mode)
+		return nil, false, Errorf(EINVALID, "mode %q is not managed or gate", mode)
 	}
 	hc := req.HardCap
 	if hc == "" {
@@ -124,33 +126,33 @@ func (e *Engine) newJob(req CreateRequest) (*Job, error) {
 		hc = HardCapFallback
 	case HardCapFallback, HardCapFail:
 	default:
-		return nil, Errorf(EINVALID, "hardCap %q is not fallback or fail", hc)
+		return nil, false, Errorf(EINVALID, "hardCap %q is not fallback or fail", hc)
 	}
 	if mode == ModeManaged {
 		if e.Interpreter == nil {
-			return nil, Errorf(EINVALID, "this engine has no interpreter; create the job in gate mode")
+			return nil, false, Errorf(EINVALID, "this engine has no interpreter; create the job in gate mode")
 		}
 		if pl, ok := e.Interpreter.(ProfileLister); ok && req.Profile != "" && !slices.Contains(pl.Profiles(), req.Profile) {
-			return nil, Errorf(EINVALID, "profile %q is unknown; known profiles: %s", req.Profile, strings.Join(pl.Profiles(), ", "))
+			return nil, false, Errorf(EINVALID, "profile %q is unknown; known profiles: %s", req.Profile, strings.Join(pl.Profiles(), ", "))
 		}
 	}
 	if len(req.SpecSchema) > 0 {
 		if err := ValidSchema(req.SpecSchema); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 	}
 	id := req.ID
 	if id == "" {
 		id = e.newID()
 	} else if _, err := uuid.Parse(id); err != nil || len(id) != 36 {
-		return nil, Errorf(EINVALID, "job id %q is not a UUID", id)
+		return nil, false, Errorf(EINVALID, "job id %q is not a UUID", id)
 	}
 	tenant := req.TenantID
 	if tenant == "" {
 		tenant = DefaultTenant
 	}
 	session := strings.TrimSpace(req.SessionID)
-	if session == "" {
+	if mintedSession = session == ""; mintedSession {
 		session = e.newID()
 	}
 	now := e.now()
@@ -169,5 +171,5 @@ func (e *Engine) newJob(req CreateRequest) (*Job, error) {
 		ClarificationStatus: ClarificationNone,
 		CreatedAt:           now,
 		UpdatedAt:           now,
-	}, nil
+	}, mintedSession, nil
 }
