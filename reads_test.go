@@ -26,16 +26,22 @@ func (r *readCounter) LookupHistory(ctx context.Context, tenant, session, hash s
 	return r.Store.LookupHistory(ctx, tenant, session, hash)
 }
 
+// countingEngine is an engine with the rules interpreter, on the fast
+// path or not, over a store that counts its reads.
+func countingEngine(t *testing.T, fast bool) (*readCounter, *askonce.Engine) {
+	st := &readCounter{Store: openStore(t, filepath.Join(t.TempDir(), "askonce.db"))}
+	return st, &askonce.Engine{Store: st, Interpreter: onPath(rulesInterpreter(t), fast)}
+}
+
 // The repeat guard looks a new job's question up in its session's
 // history, unless the session was named for the job when it was created:
 // no history holds an answer for it yet.
-func TestQuestionInASessionNamedForTheJobIsNotLookedUp(t *testing.T) {
+func TestRule5_QuestionInASessionNamedForTheJobIsNotLookedUp(t *testing.T) {
 	t.Parallel()
 	for _, p := range writePaths {
 		t.Run(p.name, func(t *testing.T) {
 			t.Parallel()
-			st := &readCounter{Store: openStore(t, filepath.Join(t.TempDir(), "askonce.db"))}
-			e := &askonce.Engine{Store: st, Interpreter: onPath(rulesInterpreter(t), p.fast)}
+			st, e := countingEngine(t, p.fast)
 			for _, c := range []struct {
 				session string
 				lookups int64
@@ -61,8 +67,7 @@ func TestAnswerToAJobThisEngineLeftPendingDoesNotReadItBack(t *testing.T) {
 	for _, p := range writePaths {
 		t.Run(p.name, func(t *testing.T) {
 			t.Parallel()
-			st := &readCounter{Store: openStore(t, filepath.Join(t.TempDir(), "askonce.db"))}
-			e := &askonce.Engine{Store: st, Interpreter: onPath(rulesInterpreter(t), p.fast)}
+			st, e := countingEngine(t, p.fast)
 			j := create(t, e, "hot frozen cheese")
 			if j.Status != askonce.StatusPending {
 				t.Fatalf("created %s, want pending", j.Status)
@@ -88,7 +93,7 @@ func TestAnswerToAJobThisEngineLeftPendingDoesNotReadItBack(t *testing.T) {
 // A job this engine left pending but another engine (another process on
 // the same store) moved on since is decided by the stored job: the
 // answer is a conflict carrying the stored state, and changes nothing.
-func TestAnswerToAJobMovedOnElsewhereIsDecidedByTheStoredJob(t *testing.T) {
+func TestRule2_AnswerToAJobMovedOnElsewhereIsDecidedByTheStoredJob(t *testing.T) {
 	t.Parallel()
 	for _, p := range writePaths {
 		for _, other := range []struct {
