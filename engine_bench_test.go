@@ -39,14 +39,7 @@ func BenchmarkRoundTripClarification(b *testing.B) {
 	i := 0
 	for b.Loop() {
 		i++
-		j, err := e.Create(ctx, askonce.CreateRequest{Goal: "hot frozen cheese", SessionID: fmt.Sprint("bench-", i)})
-		if err != nil || j.Status != askonce.StatusPending {
-			b.Fatalf("create: %v %v", err, j.Status)
-		}
-		j, err = e.Answer(ctx, "", j.ID, "hot")
-		if err != nil || j.Status != askonce.StatusSuccess {
-			b.Fatalf("answer: %v %v", err, j.Status)
-		}
+		clarificationRoundTrip(b, e, fmt.Sprint("bench-", i))
 		m.Tick()
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "roundtrips/s")
@@ -103,17 +96,23 @@ func parallelRoundTrips(b *testing.B, session func() string) {
 	b.SetParallelism(16)
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			j, err := e.Create(ctx, askonce.CreateRequest{Goal: "hot frozen cheese", SessionID: session()})
-			if err != nil || j.Status != askonce.StatusPending {
-				b.Fatalf("create: %v %v", err, j.Status)
-			}
-			if j, err = e.Answer(ctx, "", j.ID, "hot"); err != nil || j.Status != askonce.StatusSuccess {
-				b.Fatalf("answer: %v %v", err, j.Status)
-			}
+			clarificationRoundTrip(b, e, session())
 		}
 	})
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "roundtrips/s")
 	b.ReportMetric(float64(st.Commits()-start)/float64(b.N), "txs/op")
+}
+
+// clarificationRoundTrip creates a job whose goal asks, in session, and
+// answers its question: pending, then success.
+func clarificationRoundTrip(b *testing.B, e *askonce.Engine, session string) {
+	j, err := e.Create(ctx, askonce.CreateRequest{Goal: "hot frozen cheese", SessionID: session})
+	if err != nil || j.Status != askonce.StatusPending {
+		b.Fatalf("create: %v %v", err, j.Status)
+	}
+	if j, err = e.Answer(ctx, "", j.ID, "hot"); err != nil || j.Status != askonce.StatusSuccess {
+		b.Fatalf("answer: %v %v", err, j.Status)
+	}
 }
 
 // floorOpener opens the store whose writer the floor is measured on.

@@ -108,13 +108,7 @@ func BenchmarkManyJobs(b *testing.B) {
 	i := 0
 	for b.Loop() {
 		i++
-		j, err := e.Create(ctx, askonce.CreateRequest{Goal: "hot frozen cheese", SessionID: fmt.Sprint("bench-", i)})
-		if err != nil || j.Status != askonce.StatusPending {
-			b.Fatalf("create: %v %v", err, j.Status)
-		}
-		if _, err = e.Answer(ctx, "", j.ID, "hot"); err != nil {
-			b.Fatalf("answer: %v", err)
-		}
+		clarificationRoundTrip(b, e, fmt.Sprint("bench-", i))
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "roundtrips/s")
 	b.StopTimer()

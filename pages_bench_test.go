@@ -20,13 +20,7 @@ func BenchmarkRoundTripClarificationPages(b *testing.B) {
 	i := 0
 	roundTrip := func() {
 		i++
-		j, err := e.Create(ctx, askonce.CreateRequest{Goal: "hot frozen cheese", SessionID: fmt.Sprint("bench-", i)})
-		if err != nil || j.Status != askonce.StatusPending {
-			b.Fatalf("create: %v %v", err, j.Status)
-		}
-		if j, err = e.Answer(ctx, "", j.ID, "hot"); err != nil || j.Status != askonce.StatusSuccess {
-			b.Fatalf("answer: %v %v", err, j.Status)
-		}
+		clarificationRoundTrip(b, e, fmt.Sprint("bench-", i))
 	}
 	for range 200 {
 		roundTrip()
