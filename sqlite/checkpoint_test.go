@@ -22,6 +22,19 @@ func createJobs(t *testing.T, s *Store, n int) {
 	}
 }
 
+// openWithCheckpointSize opens a store on a new file with CheckpointSize
+// size, closed when the test ends, and returns it with the file's path.
+func openWithCheckpointSize(t *testing.T, size int64) (*Store, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "askonce.db")
+	s, err := Options{CheckpointSize: size}.Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s, path
+}
+
 // peakWAL runs write n times and returns the largest size the WAL file
 // had after any of them. The background checkpoints may already cut the
 // WAL back while the writes go on (on a slow machine they do), so its
@@ -51,12 +64,7 @@ func walSize(t *testing.T, path string) int64 {
 // to CheckpointSize while writes go on.
 func TestWALIsCutBackToCheckpointSizeUnderWrites(t *testing.T) {
 	const size = 64 << 10
-	path := filepath.Join(t.TempDir(), "askonce.db")
-	s, err := Options{CheckpointSize: size}.Open(t.Context(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s, path := openWithCheckpointSize(t, size)
 	// About 3 MB of WAL, less than one automatic checkpoint's 1,000 pages.
 	if peak := peakWAL(t, path, 300, func(int) { createJobs(t, s, 1) }); peak <= size {
 		t.Fatalf("WAL was at most %d bytes over 300 jobs: too few writes to test the bound of %d", peak, size)
@@ -125,12 +133,7 @@ func TestCloseCheckpointsWhileAnotherStoreHasTheFileOpen(t *testing.T) {
 // WriteDB) are checkpointed too, without a commit of the store's.
 func TestWALOfWritesThroughWriteDBIsCutBack(t *testing.T) {
 	const size = 64 << 10
-	path := filepath.Join(t.TempDir(), "askonce.db")
-	s, err := Options{CheckpointSize: size}.Open(t.Context(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s, path := openWithCheckpointSize(t, size)
 	put := func(i int) {
 		if _, err := s.WriteDB().Exec(`INSERT OR REPLACE INTO settings (name, value) VALUES (?, randomblob(4000))`, fmt.Sprint("test-", i%50)); err != nil {
 			t.Fatal(err)
