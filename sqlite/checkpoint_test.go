@@ -1,10 +1,14 @@
 package sqlite
 
 import (
+	"bufio"
 	"database/sql"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -143,4 +147,106 @@ func TestWALOfWritesThroughWriteDBIsCutBack(t *testing.T) {
 		t.Fatalf("WAL was at most %d bytes over 100 writes: too few to test the bound of %d", peak, size)
 	}
 	cutBack(t, path, size, 20*time.Millisecond, put)
+}
+
+// checkpointChildEnv names the file a child process of
+// TestRule13_KillDuringBackgroundCheckpointsLosesNoAcknowledgedJob writes.
+const checkpointChildEnv = "ASKONCE_TEST_CHECKPOINT_CHILD"
+
+// Rule 13 with checkpoints off the write path: a process killed while its
+// store writes and checkpoints in the background (CheckpointSize 64 KiB,
+// so that checkpoints and starts of the WAL over run all the time) loses
+// none of the jobs whose CreateJob had returned. The child prints each
+// such job's id; the parent kills it with SIGKILL and opens the file.
+func TestRule13_KillDuringBackgroundCheckpointsLosesNoAcknowledgedJob(t *testing.T) {
+	if path := os.Getenv(checkpointChildEnv); path != "" {
+		checkpointChild(t, path)
+		return
+	}
+	path := filepath.Join(t.TempDir(), "askonce.db")
+	cmd := exec.Command(os.Args[0], "-test.run=^TestRule13_KillDuringBackgroundCheckpointsLosesNoAcknowledgedJob$")
+	cmd.Env = append(os.Environ(), checkpointChildEnv+"="+path)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	lines := bufio.NewScanner(out)
+	var tenant string
+	var acked []string
+	var fileAtStart int64
+	for lines.Scan() {
+		line := lines.Text()
+		if name, ok := strings.CutPrefix(line, "tenant "); ok {
+			tenant = name
+			fi, err := os.Stat(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fileAtStart = fi.Size()
+			continue
+		}
+		id, ok := strings.CutPrefix(line, "job ")
+		if !ok {
+			continue // the test binary's own output
+		}
+		acked = append(acked, id)
+		if len(acked) == 600 {
+			break
+		}
+	}
+	// The database file grew while the child wrote: pages were copied
+	// into it, which only the background checkpoints do.
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	if len(acked) < 600 {
+		t.Fatalf("the child acknowledged %d jobs before it ended, want 600 (its output above)", len(acked))
+	}
+	if fi.Size() <= fileAtStart {
+		t.Fatalf("the database file stayed at %d bytes while 600 jobs were written: no checkpoint ran", fileAtStart)
+	}
+	s, err := Open(t.Context(), path)
+	if err != nil {
+		t.Fatalf("open after the kill: %v", err)
+	}
+	defer s.Close()
+	for _, id := range acked {
+		if _, err := s.GetJob(t.Context(), tenant, id); err != nil {
+			t.Errorf("acknowledged job %s after the kill: %v", id, err)
+		}
+	}
+}
+
+// checkpointChild creates jobs in the store at path until it is killed
+// (or for at most 60 s, or 100,000 jobs), printing each one's id once its
+// CreateJob returned.
+func checkpointChild(t *testing.T, path string) {
+	s, err := Options{CheckpointSize: 64 << 10}.Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tenant := storetest.NewTenant()
+	fmt.Printf("tenant %s\n", tenant)
+	deadline := time.Now().Add(60 * time.Second)
+	for range 100_000 {
+		if time.Now().After(deadline) {
+			break
+		}
+		j := storetest.NewJob(tenant)
+		if err := s.CreateJob(t.Context(), &askonce.Change{Job: j, Events: []askonce.Event{{Type: askonce.EventCreated}}}); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Printf("job %s\n", j.ID)
+	}
+	s.Close()
 }
