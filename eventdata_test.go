@@ -5,7 +5,7 @@ import "testing"
 // Event data keep the JSON they had as maps: keys in sorted order, every
 // key present, a missing slice as null, HTML characters escaped. Events
 // stored before and after read the same.
-func TestEventDataKeepsItsWireForm(t *testing.T) {
+func TestRule12_EventDataKeepsItsWireForm(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
 		data any

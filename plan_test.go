@@ -179,7 +179,7 @@ func TestRule10_DerivedTitle(t *testing.T) {
 
 // ClampTitle collapses white space and drops control characters, and a
 // title that needs neither comes back as it was.
-func TestClampTitleCollapsesWhiteSpaceAndDropsControls(t *testing.T) {
+func TestRule10_ClampTitleCollapsesWhiteSpaceAndDropsControls(t *testing.T) {
 	t.Parallel()
 	for in, want := range map[string]string{
 		"":                      "",

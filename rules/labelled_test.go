@@ -119,7 +119,7 @@ func TestLabelledRequestsPrecisionAndCatchRate(t *testing.T) {
 // The outcome the interpreter hands over with its output is the output
 // parsed (askonce.Response.Outcome), for every labelled request, asked
 // and answered.
-func TestHandedOverOutcomeIsTheOutputParsed(t *testing.T) {
+func TestRule9_HandedOverOutcomeIsTheOutputParsed(t *testing.T) {
 	t.Parallel()
 	in, err := New(Options{})
 	if err != nil {
