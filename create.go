@@ -24,8 +24,12 @@ type CreateRequest struct {
 	Goal    string
 	Profile string
 	// Files are candidate files the goal may refer to.
-	Files   []string
-	HardCap HardCap
+	Files []string
+	// Candidates are the names of other things the goal may refer to
+	// (Job.Candidates): at most MaxCandidates, each at most
+	// MaxCandidateBytes of visible text.
+	Candidates []string
+	HardCap    HardCap
 	// Mode defaults to managed; gate jobs wait for an agent's reports.
 	Mode       Mode
 	SpecSchema json.RawMessage
@@ -109,6 +113,9 @@ func (e *Engine) newJob(req CreateRequest) (j *Job, mintedSession bool, err erro
 			return nil, false, Errorf(EINVALID, "files[%d]: %s", i, ErrorMessage(err))
 		}
 	}
+	if err := ValidateCandidates(req.Candidates); err != nil {
+		return nil, false, err
+	}
 	mode := req.Mode
 	switch mode {
 	case "":
@@ -164,6 +171,7 @@ func (e *Engine) newJob(req CreateRequest) (j *Job, mintedSession bool, err erro
 		Goal:                goal,
 		Profile:             req.Profile,
 		Files:               slices.Clone(req.Files),
+		Candidates:          slices.Clone(req.Candidates),
 		HardCap:             hc,
 		SpecSchema:          slices.Clone(req.SpecSchema),
 		Title:               DeriveTitle(goal),

@@ -20,6 +20,8 @@ const (
 	DefaultPlanningLease    = 30 * time.Second
 	MaxGoal                 = 32 << 10
 	MaxFiles                = 1000
+	MaxCandidates           = 1000
+	MaxCandidateBytes       = 256
 )
 
 // Engine runs the protocol: it drives Step against a Store and an

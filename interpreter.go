@@ -52,6 +52,10 @@ type Request struct {
 	Prompt  string   `json:"prompt"`
 	Profile string   `json:"profile,omitempty"`
 	Files   []string `json:"files,omitempty"`
+	// Candidates are the names of the things besides files the builder
+	// can act on (Job.Candidates). A reference in the goal that matches
+	// two or more of them, and none exactly, may be asked about.
+	Candidates []string `json:"candidates,omitempty"`
 	// Attempt counts from 1 within this interpretation.
 	Attempt int           `json:"attempt"`
 	Reason  AttemptReason `json:"reason"`

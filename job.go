@@ -139,7 +139,11 @@ type Job struct {
 	Goal    string   `json:"goal"`
 	Profile string   `json:"profile,omitempty"`
 	Files   []string `json:"files,omitempty"`
-	HardCap HardCap  `json:"hardCap"`
+	// Candidates names the things besides files the builder can act on
+	// (objects in a room, environments, branches, tables): a reference in
+	// the goal that matches two or more of them is worth one question.
+	Candidates []string `json:"candidates,omitempty"`
+	HardCap    HardCap  `json:"hardCap"`
 	// SpecSchema is an optional JSON Schema that the plan's spec must meet.
 	SpecSchema json.RawMessage `json:"specSchema,omitempty"`
 
@@ -204,6 +208,7 @@ func (j *Job) Clone() *Job {
 	}
 	c := *j
 	c.Files = slices.Clone(j.Files)
+	c.Candidates = slices.Clone(j.Candidates)
 	c.SpecSchema = slices.Clone(j.SpecSchema)
 	if j.Question != nil {
 		q := j.Question.Clone()

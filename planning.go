@@ -52,7 +52,7 @@ func (e *Engine) plan(ctx context.Context, j *Job, it Interpretation, keep bool)
 	reason := it.Reason
 	for i := 1; ; i++ {
 		req := &Request{
-			JobID: j.ID, Goal: j.Goal, Prompt: it.Prompt, Profile: j.Profile, Files: j.Files,
+			JobID: j.ID, Goal: j.Goal, Prompt: it.Prompt, Profile: j.Profile, Files: j.Files, Candidates: j.Candidates,
 			Attempt: i, Reason: reason, Feedback: feedback, Directive: it.Directive, SpecSchema: j.SpecSchema,
 		}
 		a, out := e.call(ctx, j, req)
