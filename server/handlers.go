@@ -210,10 +210,10 @@ func (s *Server) healthz(c *call) (int, any, error) {
 	defer cancel()
 	_, err := s.engine.Get(ctx, askonce.DefaultTenant, healthID)
 	if err == nil || askonce.ErrorCode(err) == askonce.ENOTFOUND {
-		return http.StatusOK, Health{OK: true}, nil
+		return http.StatusOK, Health{OK: true, Version: s.version}, nil
 	}
 	c.info.err = err
-	return http.StatusServiceUnavailable, Health{OK: false, Error: "the store is not answering"}, nil
+	return http.StatusServiceUnavailable, Health{OK: false, Version: s.version, Error: "the store is not answering"}, nil
 }
 
 func (s *Server) metrics(w http.ResponseWriter, c *call) {

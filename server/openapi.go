@@ -292,7 +292,7 @@ func (s *Server) openAPI() map[string]any {
 			"title":       "askonce",
 			"version":     "1",
 			"description": "Turns a goal into a validated plan, asking a human at most one typed clarifying question. Errors are {success: false, error, code}.",
-			"license":     map[string]any{"name": License},
+			"license":     map[string]any{"name": License, "identifier": License},
 		},
 		"servers": []any{map[string]any{"url": s.serverURL(), "description": "this askonce server"}},
 		"paths":   paths,
@@ -317,9 +317,9 @@ func (s *Server) openAPI() map[string]any {
 	return doc
 }
 
-// License is the licence named in the OpenAPI document's info. The
-// repository carries no licence file, so none is granted.
-const License = "All rights reserved"
+// License is the SPDX identifier of the licence (the repository's
+// LICENSE file) named in the OpenAPI document's info.
+const License = "Apache-2.0"
 
 // serverURL is the document's server: the public URL when one is set,
 // else "/" (the host that served the document).

@@ -169,6 +169,8 @@ const (
 // works.
 type Config struct {
 	Engine *askonce.Engine
+	// Version is reported by /healthz (askonce version). Empty: none.
+	Version string
 	// Keys authenticates requests and maps them to tenants. Nil means no
 	// authentication: every request is askonce.DefaultTenant.
 	Keys *Keys
@@ -241,6 +243,7 @@ type Server struct {
 	awaitDelivery bool
 	syncWait      time.Duration
 	publicURL     string
+	version       string
 	idem          IdempotencyStore
 	lease         *lease
 
@@ -270,6 +273,7 @@ func New(cfg Config) *Server {
 		awaitDelivery: cfg.AwaitDelivery,
 		syncWait:      cfg.SyncWait,
 		publicURL:     strings.TrimSuffix(cfg.PublicURL, "/"),
+		version:       cfg.Version,
 		closing:       make(chan struct{}),
 	}
 	s.traced = otelhttp.NewHandler(http.HandlerFunc(s.serve), "askonce")

@@ -151,8 +151,10 @@ type HistoryList struct {
 
 // Health is GET /healthz.
 type Health struct {
-	OK    bool   `json:"ok"`
-	Error string `json:"error,omitempty"`
+	OK bool `json:"ok"`
+	// Version is the server's version (askonce version).
+	Version string `json:"version,omitempty"`
+	Error   string `json:"error,omitempty"`
 }
 
 // ErrorResponse is the body of every error response.

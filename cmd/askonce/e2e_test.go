@@ -32,13 +32,17 @@ import (
 
 var binary string
 
+// stampedVersion is the version the tests' binary is stamped with, as a
+// release build stamps it (-ldflags -X, see internal/buildinfo).
+const stampedVersion = "v9.9.9-e2e"
+
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "askonce-e2e")
 	if err != nil {
 		panic(err)
 	}
 	binary = filepath.Join(dir, "askonce")
-	build := exec.Command("go", "build", "-o", binary, ".")
+	build := exec.Command("go", "build", "-ldflags", "-X github.com/askonce/askonce/internal/buildinfo.Version="+stampedVersion, "-o", binary, ".")
 	build.Stdout, build.Stderr = os.Stdout, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "build askonce:", err)

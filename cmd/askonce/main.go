@@ -22,6 +22,8 @@ import (
 	"runtime"
 	"runtime/debug"
 	"syscall"
+
+	"github.com/askonce/askonce/internal/buildinfo"
 )
 
 const usage = `askonce turns a goal into a validated plan, asking at most one question.
@@ -101,19 +103,20 @@ type usageError struct{ msg string }
 
 func (e usageError) Error() string { return e.msg }
 
-// version describes this binary from its build info: the module version,
+// version describes this binary: its version (buildinfo.Get: the release
+// stamp, else the module version, else the VCS revision), the module path,
 // the VCS revision and time it was built from (with "modified" for a dirty
 // tree), and the Go toolchain.
 func version() string {
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
-		return fmt.Sprintf("askonce (no build info) %s %s/%s\n", runtime.Version(), runtime.GOOS, runtime.GOARCH)
+		return fmt.Sprintf("askonce %s %s %s/%s\n", buildinfo.Get(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
 	}
 	vcs := map[string]string{}
 	for _, s := range bi.Settings {
 		vcs[s.Key] = s.Value
 	}
-	out := fmt.Sprintf("askonce %s (%s)\n", bi.Main.Version, bi.Main.Path)
+	out := fmt.Sprintf("askonce %s (%s)\n", buildinfo.Get(), bi.Main.Path)
 	if rev := vcs["vcs.revision"]; rev != "" {
 		out += "revision " + rev
 		if t := vcs["vcs.time"]; t != "" {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/client"
+	"github.com/askonce/askonce/internal/buildinfo"
 	"github.com/askonce/askonce/mcp"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -26,7 +27,7 @@ func mcpCommand(ctx context.Context, args []string, getenv func(string) string, 
 		return report(err, stderr)
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	cfg := mcp.Config{Logger: log}
+	cfg := mcp.Config{Version: buildinfo.Get(), Logger: log}
 	if c.Server != "" {
 		cl, err := client.New(c.Server, client.WithAPIKey(c.APIKey))
 		if err != nil {

@@ -12,7 +12,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"runtime/debug"
 	"strings"
 	"time"
 
@@ -20,6 +19,7 @@ import (
 	"github.com/askonce/askonce/a2a"
 	"github.com/askonce/askonce/dispatch"
 	execinterp "github.com/askonce/askonce/exec"
+	"github.com/askonce/askonce/internal/buildinfo"
 	"github.com/askonce/askonce/internal/tracing"
 	"github.com/askonce/askonce/mcp"
 	"github.com/askonce/askonce/metrics"
@@ -207,7 +207,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		Observer: metrics.NewObserver(reg), LinkSecret: linkSecret,
 	}
 	api := server.New(server.Config{
-		Engine: engine, Keys: keys, Metrics: reg, Logger: log, AwaitDelivery: builder != nil,
+		Version: buildinfo.Get(),
+		Engine:  engine, Keys: keys, Metrics: reg, Logger: log, AwaitDelivery: builder != nil,
 		SyncWait: syncWait(c.SyncWait), Idempotency: st, OwnerLease: c.IdempotencyLease,
 		PublicURL: publicURL,
 		// The answer page, the inbox and MCP share the server: its
@@ -222,13 +223,13 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 			if keys != nil {
 				opts.Tenant = keys.Tenant
 			}
-			h := mcp.Handler(mcp.New(mcp.Config{Engine: engine, Metrics: reg, PublicURL: publicURL, StateSecret: engine.LinkSecret, Logger: log}), opts)
+			h := mcp.Handler(mcp.New(mcp.Config{Version: buildinfo.Get(), Engine: engine, Metrics: reg, PublicURL: publicURL, StateSecret: engine.LinkSecret, Logger: log}), opts)
 			for _, m := range []string{"GET", "POST", "DELETE"} {
 				mux.Handle(m+" /mcp", h)
 			}
 			// A2A (docs/integrations.md): the card is public, /a2a is
 			// behind the API keys.
-			ac := a2a.Config{Engine: engine, PublicURL: publicURL, Version: moduleVersion(), Logger: log}
+			ac := a2a.Config{Engine: engine, PublicURL: publicURL, Version: buildinfo.Get(), Logger: log}
 			if keys != nil {
 				ac.Tenant = keys.Tenant
 			}
@@ -566,9 +567,3 @@ func syncWait(d time.Duration) time.Duration {
 }
 
 // moduleVersion is this binary's module version, as the A2A card tells it.
-func moduleVersion() string {
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		return bi.Main.Version
-	}
-	return ""
-}
