@@ -138,6 +138,11 @@ type Input struct {
 	Prompt  string   `json:"prompt"`
 	Profile string   `json:"profile"`
 	Files   []string `json:"files"`
+	// Candidates are the names besides files the builder can act on
+	// (objects in a room, environments, branches, tables): a reference
+	// that matches two or more of them and none exactly may be asked
+	// about (a SELECT_ONE over the matching names).
+	Candidates []string `json:"candidates"`
 	// Attempt counts from 1 within one interpretation.
 	Attempt int                   `json:"attempt"`
 	Reason  askonce.AttemptReason `json:"reason"`
@@ -153,10 +158,13 @@ type Input struct {
 func NewInput(req *askonce.Request) Input {
 	in := Input{
 		Version: InputVersion, JobID: req.JobID, Goal: req.Goal, Prompt: req.Prompt, Profile: req.Profile,
-		Files: req.Files, Attempt: req.Attempt, Reason: req.Reason, Feedback: req.Feedback, Directive: req.Directive,
+		Files: req.Files, Candidates: req.Candidates, Attempt: req.Attempt, Reason: req.Reason, Feedback: req.Feedback, Directive: req.Directive,
 	}
 	if in.Files == nil {
 		in.Files = []string{}
+	}
+	if in.Candidates == nil {
+		in.Candidates = []string{}
 	}
 	if in.Feedback == nil {
 		in.Feedback = []string{}

@@ -132,7 +132,7 @@ func TestStdinSchema(t *testing.T) {
 	t.Parallel()
 	in := misbehave(t, "echo")
 	req := &askonce.Request{JobID: "job-1", Goal: "g", Prompt: askonce.ResolvedPrompt("g", "yes"), Profile: "general",
-		Files: []string{"a.go"}, Attempt: 2, Reason: askonce.ReasonRetryValidation, Feedback: []string{"dependency cycle: a -> b -> a"},
+		Files: []string{"a.go"}, Candidates: []string{"red cup", "blue cup"}, Attempt: 2, Reason: askonce.ReasonRetryValidation, Feedback: []string{"dependency cycle: a -> b -> a"},
 		Directive: askonce.FallbackDirective, SpecSchema: []byte(`{"type":"object"}`)}
 	resp, err := in.Interpret(ctx, req)
 	if err != nil {
@@ -148,7 +148,7 @@ func TestStdinSchema(t *testing.T) {
 	}
 	want := map[string]any{
 		"version": 1.0, "jobId": "job-1", "goal": "g", "prompt": "g\n\nClarification Answer: yes", "profile": "general",
-		"files": []any{"a.go"}, "attempt": 2.0, "reason": "retry_validation", "feedback": []any{"dependency cycle: a -> b -> a"},
+		"files": []any{"a.go"}, "candidates": []any{"red cup", "blue cup"}, "attempt": 2.0, "reason": "retry_validation", "feedback": []any{"dependency cycle: a -> b -> a"},
 		"directive": askonce.FallbackDirective, "specSchema": map[string]any{"type": "object"},
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
@@ -163,7 +163,8 @@ func TestStdinSchema(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(resp.Raw), `"files": []`) || !strings.Contains(string(resp.Raw), `"feedback": []`) {
+	if !strings.Contains(string(resp.Raw), `"files": []`) || !strings.Contains(string(resp.Raw), `"feedback": []`) ||
+		!strings.Contains(string(resp.Raw), `"candidates": []`) {
 		t.Errorf("raw %s", resp.Raw)
 	}
 }

@@ -110,21 +110,31 @@ func TestUserMessage(t *testing.T) {
 	}
 }
 
-// The system prompt states the precision rules, so that a model
-// asks only what a person would ask.
-func TestSystemPromptStatesThePrecisionRules(t *testing.T) {
+// The system prompt states the grounding rules of issue 20: the five cases
+// a question is grounded in, what is never asked, the language and the
+// whole phrases of the options.
+func TestSystemPromptStatesTheGroundingRules(t *testing.T) {
 	t.Parallel()
 	for _, want := range []string{
-		"Ask only when the choice is the user's to make",
-		"Never restate a question the user asked",
-		"A classification or labelling request",
-		"is carried out, not asked about",
-		"10 minutes or until golden",
+		"Ask in exactly these five cases",
+		"two values of one attribute",
 		"A process that changes a state",
-		"cannot undo",
-		"wipe the counter",
-		"two or more earlier candidates",
-		"no object or only a placeholder",
+		"deletes, overwrites, drops, truncates or force-pushes named data",
+		"a physical move",
+		"matches two or more of the candidates",
+		"none of them exactly",
+		"required field of the spec schema",
+		"CONFIRM for a boolean",
+		"explicit choice between named alternatives",
+		"Never ask in any other case",
+		"Never hand the user's own question back",
+		"Never ask inside a classification, comparison or \"write about\" task",
+		"under a negation",
+		`after "any", "as desired" or "to taste"`,
+		"serving or purpose suggestion",
+		"Never ask whom a pronoun means",
+		"the language most of the goal is written in",
+		"whole phrases, never fragments",
 		"typographic quotes",
 		`"allowOther": true`,
 		"allowOther is only for SELECT_ONE, never for CONFIRM or TARGET_FILE",

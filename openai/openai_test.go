@@ -613,3 +613,24 @@ func TestQuestionWithAllowOtherIsKept(t *testing.T) {
 		t.Fatalf("status %s question %+v", j.Status, j.Question)
 	}
 }
+
+// The candidates of a request reach the model in the user message, one a
+// line, beside the candidate files, so that it can ground a question about
+// an ambiguous reference in them.
+func TestCandidatesReachTheModel(t *testing.T) {
+	t.Parallel()
+	f := newFakeServer(t, reply(planRaw, 10, 5))
+	in := newInterpreter(t, f, nil)
+	req := &askonce.Request{JobID: "j", Goal: "pick up the cup", Prompt: "pick up the cup", Files: []string{"room.md"},
+		Candidates: []string{"red cup", "blue cup"}, Attempt: 1, Reason: askonce.ReasonInitial}
+	if _, err := in.Interpret(ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	reqs := f.requests()
+	if len(reqs) != 1 {
+		t.Fatalf("%d requests, want 1", len(reqs))
+	}
+	if u := reqs[0].user(); !strings.Contains(u, "\nCandidates (the things besides files the builder can act on):\n- red cup\n- blue cup\n") || !strings.Contains(u, "- room.md\n") {
+		t.Errorf("user message lacks the candidates:\n%s", u)
+	}
+}

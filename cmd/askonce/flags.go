@@ -95,6 +95,17 @@ func (s *settings) Duration(p *time.Duration, name string, def time.Duration, he
 	s.fs.DurationVar(p, name, def, help)
 }
 
+func (s *settings) Float(p *float64, name string, def float64, help string) {
+	if v, ok := s.env(name, strconv.FormatFloat(def, 'g', -1, 64), help); ok {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			s.badEnv(name, v, err)
+		}
+		def = f
+	}
+	s.fs.Float64Var(p, name, def, help)
+}
+
 // parse parses args; it returns flag.ErrHelp for --help, and a usageError
 // for a bad flag, a bad variable or a stray argument.
 func (s *settings) parse(args []string) error {
