@@ -200,7 +200,7 @@ func (e *Endpoint) newCard() *sdk.AgentCard {
 			{
 				ID:          SkillPlan,
 				Name:        "Plan a goal",
-				Description: "Send a goal as text (or a data part {goal, profile, files, hardCap}); get a completed task whose artifact \"plan\" is the plan as data (title, tasks with dependsOn, assumptions, spec) and as readable text.",
+				Description: fmt.Sprintf("Send a goal as text (or a data part {goal, profile, files, candidates, hardCap}; candidates: at most %d names of the things besides files the goal may refer to, each at most %d bytes); get a completed task whose artifact \"plan\" is the plan as data (title, tasks with dependsOn, assumptions, spec) and as readable text.", askonce.MaxCandidates, askonce.MaxCandidateBytes),
 				Tags:        []string{"planning", "plan", "dag"},
 				Examples:    []string{"hot frozen cheese", "rename the billing module"},
 				InputModes:  modes,

@@ -20,7 +20,10 @@ type GoalData struct {
 	Goal    string   `json:"goal,omitempty"`
 	Profile string   `json:"profile,omitempty"`
 	Files   []string `json:"files,omitempty"`
-	HardCap string   `json:"hardCap,omitempty"`
+	// Candidates are the names of the things besides files the goal may
+	// refer to (askonce.Job.Candidates).
+	Candidates []string `json:"candidates,omitempty"`
+	HardCap    string   `json:"hardCap,omitempty"`
 }
 
 // QuestionData is an input-required task's question, the data part of its
@@ -68,7 +71,7 @@ func createRequest(tenant string, m *sdk.Message) (askonce.CreateRequest, error)
 	var g GoalData
 	if d := dataOf(m); d != nil {
 		if err := fromMap(d, &g); err != nil {
-			return askonce.CreateRequest{}, fmt.Errorf("%w: the data part is not {goal, profile, files, hardCap}: %v", sdk.ErrInvalidParams, err)
+			return askonce.CreateRequest{}, fmt.Errorf("%w: the data part is not {goal, profile, files, candidates, hardCap}: %v", sdk.ErrInvalidParams, err)
 		}
 	}
 	goal := strings.TrimSpace(g.Goal)
@@ -84,7 +87,7 @@ func createRequest(tenant string, m *sdk.Message) (askonce.CreateRequest, error)
 	}
 	return askonce.CreateRequest{
 		TenantID: tenant, SessionID: session, Goal: goal,
-		Profile: g.Profile, Files: g.Files, HardCap: askonce.HardCap(g.HardCap),
+		Profile: g.Profile, Files: g.Files, Candidates: g.Candidates, HardCap: askonce.HardCap(g.HardCap),
 	}, nil
 }
 

@@ -39,7 +39,7 @@ func (b *ClientBackend) settle(ctx context.Context, v *client.JobView, err error
 
 // Create creates the job and waits for its planning.
 func (b *ClientBackend) Create(ctx context.Context, req askonce.CreateRequest) (*askonce.Job, error) {
-	v, err := b.Client.Create(ctx, client.CreateRequest{Goal: req.Goal, SessionID: req.SessionID, Profile: req.Profile, Files: req.Files, HardCap: req.HardCap, Mode: req.Mode, SpecSchema: req.SpecSchema})
+	v, err := b.Client.Create(ctx, client.CreateRequest{Goal: req.Goal, SessionID: req.SessionID, Profile: req.Profile, Files: req.Files, Candidates: req.Candidates, HardCap: req.HardCap, Mode: req.Mode, SpecSchema: req.SpecSchema})
 	return b.settle(ctx, v, err)
 }
 
@@ -111,7 +111,7 @@ func (b *ClientBackend) job(v *client.JobView) *askonce.Job {
 		b.urls.Store(v.JobID, v.AnswerURL)
 	}
 	j := &askonce.Job{
-		ID: v.JobID, SessionID: v.SessionID, Mode: v.Mode, Goal: v.Goal, Profile: v.Profile, Files: v.Files,
+		ID: v.JobID, SessionID: v.SessionID, Mode: v.Mode, Goal: v.Goal, Profile: v.Profile, Files: v.Files, Candidates: v.Candidates,
 		HardCap: v.HardCap, Title: v.Title, Status: v.Status, ClarificationStatus: v.ClarificationStatus,
 		Answer: v.ClarificationAnswer, AnswerSource: v.ClarificationSource, AnsweredAt: v.ClarificationAnsweredAt,
 		ResolvedPrompt: v.ResolvedPrompt, Plan: v.Plan, Result: v.Result, Error: v.Error, Usage: v.Usage,

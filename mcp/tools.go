@@ -90,12 +90,13 @@ func (s *srv) plan(ctx context.Context, req *sdk.CallToolRequest, args PlanArgs)
 	tenant := s.tenantOf(req)
 	first := func() (*sdk.CallToolResult, *JobResult, error) {
 		j, err := s.b.Create(ctx, askonce.CreateRequest{
-			TenantID:  tenant,
-			SessionID: s.sessionOf(req, args.SessionID),
-			Goal:      args.Goal,
-			Profile:   args.Profile,
-			Files:     args.Files,
-			HardCap:   askonce.HardCap(args.HardCap),
+			TenantID:   tenant,
+			SessionID:  s.sessionOf(req, args.SessionID),
+			Goal:       args.Goal,
+			Profile:    args.Profile,
+			Files:      args.Files,
+			Candidates: args.Candidates,
+			HardCap:    askonce.HardCap(args.HardCap),
 		})
 		if err != nil {
 			return nil, nil, err

@@ -21,7 +21,10 @@ type PlanArgs struct {
 	SessionID string   `json:"sessionId,omitempty" jsonschema:"groups jobs for the repeat guard; default: this MCP session"`
 	Profile   string   `json:"profile,omitempty" jsonschema:"the interpreter profile"`
 	Files     []string `json:"files,omitempty" jsonschema:"candidate files the goal may refer to"`
-	HardCap   string   `json:"hardCap,omitempty" jsonschema:"what happens if the planner asks a second time: fallback (default) or fail"`
+	// Candidates' limits are askonce.MaxCandidates and
+	// askonce.MaxCandidateBytes (a test keeps the description equal).
+	Candidates []string `json:"candidates,omitempty" jsonschema:"names of the things besides files the goal may refer to (objects in a room, environments, branches, tables, models): at most 1000, each at most 256 bytes of visible text"`
+	HardCap    string   `json:"hardCap,omitempty" jsonschema:"what happens if the planner asks a second time: fallback (default) or fail"`
 }
 
 // AskArgs are the arguments of the ask_user tool.

@@ -87,6 +87,7 @@ var jobTable = []jobColumn{
 	{"hard_cap", false, fixedColumn, plain(func(j *askonce.Job) any { return string(j.HardCap) }), func(r *jobRow) any { return &r.hardCap }},
 	{"goal", true, fixedColumn, plain(func(j *askonce.Job) any { return j.Goal }), func(r *jobRow) any { return &r.j.Goal }},
 	{"files", true, fixedColumn, plain(func(j *askonce.Job) any { return listArg(j.Files) }), func(r *jobRow) any { return &r.j.Files }},
+	{"candidates", true, fixedColumn, plain(func(j *askonce.Job) any { return listArg(j.Candidates) }), func(r *jobRow) any { return &r.j.Candidates }},
 	{"spec_schema", true, fixedColumn, plain(func(j *askonce.Job) any { return rawArg(j.SpecSchema) }), func(r *jobRow) any { return &r.specSchema }},
 
 	{"title", false, stateColumn, plain(func(j *askonce.Job) any { return j.Title }), func(r *jobRow) any { return &r.j.Title }},
@@ -239,6 +240,9 @@ func (r *jobRow) job() (*askonce.Job, error) {
 	}
 	if len(j.Files) == 0 {
 		j.Files = nil
+	}
+	if len(j.Candidates) == 0 {
+		j.Candidates = nil
 	}
 	if r.qType != nil {
 		q := &askonce.Question{

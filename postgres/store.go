@@ -56,7 +56,7 @@ var (
 	// updateStaticSQL rewrites jobs_static only when the change changes
 	// it, which a transition never does: the row stays as created.
 	updateStaticSQL = "UPDATE jobs_static SET " + assign(staticColumns, 2) +
-		" WHERE id = $1 AND (" + names(staticColumns, "", ", ") + ") IS DISTINCT FROM ($2::text, $3::text[], $4::jsonb)"
+		" WHERE id = $1 AND (" + names(staticColumns, "", ", ") + ") IS DISTINCT FROM ($2::text, $3::text[], $4::text[], $5::jsonb)"
 
 	selectJobSQL = "SELECT " + jobColumns + jobFrom + " WHERE j.tenant_id = $1 AND j.id = $2"
 )

@@ -34,6 +34,7 @@ func (s *Server) createJob(c *call) (int, any, error) {
 		Goal:       goal,
 		Profile:    req.Profile,
 		Files:      req.Files,
+		Candidates: req.Candidates,
 		HardCap:    req.HardCap,
 		Mode:       req.Mode,
 		SpecSchema: spec,

@@ -78,8 +78,8 @@ var enumValues = map[reflect.Type][]string{
 }
 
 // schemaRules add what struct tags cannot say to a type's schema: which
-// of several optional fields a request needs, and the enum of a plain
-// string field.
+// of several optional fields a request needs, the limits of a list, and
+// the enum of a plain string field.
 var schemaRules = map[reflect.Type]func(obj map[string]any){
 	// POST /jobs needs a goal (or its alias prompt).
 	reflect.TypeFor[CreateJobRequest](): func(obj map[string]any) {
@@ -87,7 +87,9 @@ var schemaRules = map[reflect.Type]func(obj map[string]any){
 			map[string]any{"required": []string{"goal"}},
 			map[string]any{"required": []string{"prompt"}},
 		}
+		candidatesLimits(obj)
 	},
+	reflect.TypeFor[JobView](): candidatesLimits,
 	// A report carries exactly one of question, plan or error.
 	reflect.TypeFor[ReportRequest](): func(obj map[string]any) {
 		obj["oneOf"] = []any{
@@ -99,6 +101,18 @@ var schemaRules = map[reflect.Type]func(obj map[string]any){
 	reflect.TypeFor[ErrorResponse](): func(obj map[string]any) {
 		obj["properties"].(map[string]any)["code"] = map[string]any{"type": "string", "enum": ErrorCodes}
 	},
+}
+
+// candidatesLimits states askonce.ValidateCandidates's limits on an
+// object's candidates. maxLength counts characters where the limit counts
+// bytes, so a name within maxLength may still be refused.
+func candidatesLimits(obj map[string]any) {
+	p := obj["properties"].(map[string]any)["candidates"].(map[string]any)
+	p["maxItems"] = askonce.MaxCandidates
+	p["description"] = fmt.Sprintf("names of the things besides files the goal may refer to (objects, environments, branches, tables): at most %d, each at most %d bytes of visible UTF-8 text", askonce.MaxCandidates, askonce.MaxCandidateBytes)
+	items := p["items"].(map[string]any)
+	items["minLength"] = 1
+	items["maxLength"] = askonce.MaxCandidateBytes
 }
 
 func enum[T ~string](vs ...T) []string {

@@ -20,6 +20,11 @@ type CreateJobRequest struct {
 	SessionID string   `json:"sessionId,omitempty"`
 	Profile   string   `json:"profile,omitempty"`
 	Files     []string `json:"files,omitempty"`
+	// Candidates are the names of the things besides files the goal may
+	// refer to (objects in a room, environments, branches, tables): at
+	// most askonce.MaxCandidates, each at most askonce.MaxCandidateBytes
+	// of visible text.
+	Candidates []string `json:"candidates,omitempty"`
 	// HardCap is fallback (default) or fail.
 	HardCap askonce.HardCap `json:"hardCap,omitempty"`
 	// Mode is managed (default) or gate.
@@ -65,6 +70,7 @@ type JobView struct {
 	Mode               askonce.Mode    `json:"mode"`
 	Profile            string          `json:"profile,omitempty"`
 	Files              []string        `json:"files,omitempty"`
+	Candidates         []string        `json:"candidates,omitempty"`
 	HardCap            askonce.HardCap `json:"hardCap"`
 
 	ClarificationStatus   askonce.ClarificationStatus `json:"clarificationStatus"`
@@ -192,6 +198,7 @@ func jobView(j *askonce.Job) JobView {
 		Mode:                  j.Mode,
 		Profile:               j.Profile,
 		Files:                 j.Files,
+		Candidates:            j.Candidates,
 		HardCap:               j.HardCap,
 		ClarificationStatus:   j.ClarificationStatus,
 		ClarificationAnswer:   j.Answer,

@@ -38,7 +38,7 @@ const (
 // one entry (and, when its value needs decoding, a field of jobRow).
 type jobColumn struct {
 	name   string // a static column's is the job_log column it is kept in
-	static bool   // in job_log's kind 0 record, not jobs: the goal in data, the files in type, the spec schema in more
+	static bool   // in job_log's kind 0 record, not jobs: the goal in data, the files in type, the spec schema in more, the candidates in candidates
 	kind   columnKind
 	arg    func(j *askonce.Job) (any, error)
 	dest   func(r *jobRow) any
@@ -48,7 +48,7 @@ type jobColumn struct {
 type jobRow struct {
 	j                                         askonce.Job
 	mode, hardCap, status, clar, dispatch     string
-	files, specSchema, plan                   sql.NullString
+	files, candidates, specSchema, plan       sql.NullString
 	qText, qType, qOptions, qDefault, qReason sql.NullString
 	answer, source, resolved, result          sql.NullString
 	qCosmetic, qAllowOther                    bool
@@ -92,6 +92,7 @@ var jobTable = []jobColumn{
 	{"data", true, fixedColumn, plain(func(j *askonce.Job) any { return j.Goal }), func(r *jobRow) any { return &r.j.Goal }},
 	{"type", true, fixedColumn, func(j *askonce.Job) (any, error) { return stringsArg(j.Files) }, func(r *jobRow) any { return &r.files }},
 	{"more", true, fixedColumn, plain(func(j *askonce.Job) any { return rawArg(j.SpecSchema) }), func(r *jobRow) any { return &r.specSchema }},
+	{"candidates", true, fixedColumn, func(j *askonce.Job) (any, error) { return stringsArg(j.Candidates) }, func(r *jobRow) any { return &r.candidates }},
 
 	{"title", false, stateColumn, plain(func(j *askonce.Job) any { return j.Title }), func(r *jobRow) any { return &r.j.Title }},
 	{"status", false, stateColumn, plain(func(j *askonce.Job) any { return string(j.Status) }), func(r *jobRow) any { return &r.status }},
@@ -264,6 +265,9 @@ func (r *jobRow) job() (*askonce.Job, error) {
 	}
 	if j.Files, err = fromNullStrings(r.files); err != nil {
 		return nil, fmt.Errorf("decode files of job %s: %w", j.ID, err)
+	}
+	if j.Candidates, err = fromNullStrings(r.candidates); err != nil {
+		return nil, fmt.Errorf("decode candidates of job %s: %w", j.ID, err)
 	}
 	if r.qType.Valid {
 		q := &askonce.Question{

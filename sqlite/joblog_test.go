@@ -286,7 +286,8 @@ func TestResultOfAnAttemptIsStoredOnce(t *testing.T) {
 }
 
 // An attempt's reason, duration, usage and error are one column of its
-// job_log record (a record has five columns, whatever its kind), and
+// job_log record (a record has six columns, whatever its kind; the sixth
+// holds the kind 0 record's candidates), and
 // read back exactly as written: a cost that is not a short decimal, an
 // error with quotes and newlines, negative zero, and the zero values
 // that the column leaves out.
@@ -320,8 +321,8 @@ func TestAttemptFieldsAreOneColumn(t *testing.T) {
 		t.Errorf("attempt 1 stored as %q, %v; want [\"initial\"]", more, err)
 	}
 	var cols int
-	if err := s.writer.QueryRowContext(ctx, `SELECT count(*) FROM pragma_table_info('job_log')`).Scan(&cols); err != nil || cols != 5 {
-		t.Errorf("job_log has %d columns, %v; want 5", cols, err)
+	if err := s.writer.QueryRowContext(ctx, `SELECT count(*) FROM pragma_table_info('job_log')`).Scan(&cols); err != nil || cols != 6 {
+		t.Errorf("job_log has %d columns, %v; want 6 (the kind 0 record's candidates last)", cols, err)
 	}
 }
 

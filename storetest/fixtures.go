@@ -45,7 +45,7 @@ func NewJob(tenant string) *askonce.Job {
 
 // FullJob returns a job of tenant with every field a caller can set
 // filled in, as a gate-mode job whose question was answered and planned:
-// files, a spec schema, a question with options, default, expiry and the
+// files, candidates, a spec schema, a question with options, default, expiry and the
 // cosmetic flag, the answer and its time, both flags, a plan with spec,
 // tasks and assumptions, a result and an error. CreatedAt is an hour ago.
 func FullJob(tenant string) *askonce.Job {
@@ -57,6 +57,7 @@ func FullJob(tenant string) *askonce.Job {
 	j.Goal = "Make a hot frozen cheese block\nwith a ルート config"
 	j.Profile = "minecraft-mod"
 	j.Files = []string{"src/main/Cheese.java", "docs/notes.md"}
+	j.Candidates = []string{"black pepper", "bell pepper", "黒胡椒"}
 	j.HardCap = askonce.HardCapFail
 	j.SpecSchema = json.RawMessage(`{"type": "object", "required": ["name"], "properties": {"name": {"type": "string"}}}`)
 	j.Title = "Hot cheese block"
@@ -136,6 +137,7 @@ func show(v any) string {
 func normJob(j *askonce.Job) *askonce.Job {
 	c := j.Clone()
 	c.Files = normList(c.Files)
+	c.Candidates = normList(c.Candidates)
 	c.SpecSchema = normJSON(c.SpecSchema)
 	if c.Question != nil {
 		c.Question.Options = normList(c.Question.Options)

@@ -25,6 +25,49 @@ var jobTests = []test{
 		checkJob(t, "job after create", want, j)
 		checkJob(t, "stored job", want, get(t, s, j.TenantID, j.ID))
 	}},
+	{"CandidatesRoundTripThroughCreateGetUpdateAndList", func(t *testing.T, s askonce.Store) {
+		// Candidates are kept whole and in order, through a transition
+		// that leaves them alone and one that replaces them; a job
+		// without them reads back with none (nil, not an empty list, so
+		// that JSON leaves the field out).
+		tenant := NewTenant()
+		names := []string{"black pepper", "bell pepper", "黒胡椒", `<script>alert("x")</script>`, "staging, eu-west"}
+		with := NewJob(tenant)
+		with.Candidates = slices.Clone(names)
+		create(t, s, with)
+		without := create(t, s, NewJob(tenant))
+		check := func(what string, j *askonce.Job, want []string) {
+			t.Helper()
+			if !slices.Equal(j.Candidates, want) || (want == nil) != (j.Candidates == nil) {
+				t.Errorf("%s: candidates %q, want %q", what, j.Candidates, want)
+			}
+		}
+		check("created job", get(t, s, tenant, with.ID), names)
+		check("job created without candidates", get(t, s, tenant, without.ID), nil)
+
+		with.Status = askonce.StatusPending
+		update(t, s, &askonce.Change{Job: with})
+		check("job after a transition", get(t, s, tenant, with.ID), names)
+		with.Candidates = []string{"production"}
+		update(t, s, &askonce.Change{Job: with})
+		check("job after its candidates changed", get(t, s, tenant, with.ID), []string{"production"})
+
+		page, err := s.ListJobs(t.Context(), tenant, askonce.JobFilter{})
+		if err != nil {
+			t.Fatalf("list jobs: %v", err)
+		}
+		if len(page.Jobs) != 2 {
+			t.Fatalf("listed %d jobs, want 2", len(page.Jobs))
+		}
+		for _, j := range page.Jobs {
+			switch j.ID {
+			case with.ID:
+				check("listed job", j, []string{"production"})
+			case without.ID:
+				check("listed job without candidates", j, nil)
+			}
+		}
+	}},
 	{"CreateStartsAtVersionOne", func(t *testing.T, s askonce.Store) {
 		j := NewJob(NewTenant())
 		j.Version = 7

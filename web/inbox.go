@@ -300,6 +300,28 @@ type jobView struct {
 	Updates  string
 	// AnswerURL is the job's answer link while it is pending.
 	AnswerURL string
+	// Candidates are the first of the job's candidates, nil for none.
+	Candidates *fewNames
+}
+
+// shownCandidates is how many of a job's candidates its page lists: a job
+// may carry a thousand.
+const shownCandidates = 10
+
+// fewNames are the first names of a list and how many it has.
+type fewNames struct {
+	Shown []string
+	Total int
+}
+
+// More reports whether names were left out.
+func (f *fewNames) More() bool { return f.Total > len(f.Shown) }
+
+func fewOf(names []string, n int) *fewNames {
+	if len(names) == 0 {
+		return nil
+	}
+	return &fewNames{Shown: names[:min(n, len(names))], Total: len(names)}
 }
 
 // jobData reads one job of v's tenant with its attempts and events.
@@ -316,7 +338,8 @@ func (h *Handler) jobData(ctx context.Context, v *viewer, id string) (*jobView, 
 	if err != nil {
 		return nil, err
 	}
-	jv := &jobView{Viewer: v, Now: time.Now(), Job: j, Attempts: atts, Events: evs, Updates: "/ui/updates?job=" + url.QueryEscape(id)}
+	jv := &jobView{Viewer: v, Now: time.Now(), Job: j, Attempts: atts, Events: evs, Updates: "/ui/updates?job=" + url.QueryEscape(id),
+		Candidates: fewOf(j.Candidates, shownCandidates)}
 	if j.Plan != nil {
 		jv.Plan = planTree(j.Plan.Tasks)
 	}

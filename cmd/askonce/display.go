@@ -193,6 +193,23 @@ func oneLine(s string, n int) string {
 	return s
 }
 
+// shownCandidates is how many of a job's candidates jobs show lists.
+const shownCandidates = 8
+
+// fewOf lists the first n names, each on one line and shortened, and how
+// many there are when that is more: a job may carry a thousand.
+func fewOf(names []string, n int) string {
+	shown := make([]string, 0, min(n, len(names)))
+	for _, name := range names[:min(n, len(names))] {
+		shown = append(shown, oneLine(name, 40))
+	}
+	line := strings.Join(shown, ", ")
+	if len(names) > n {
+		line += fmt.Sprintf(", … (%d in all)", len(names))
+	}
+	return line
+}
+
 // tableWidth is the width job tables fit in: a default terminal.
 const tableWidth = 80
 
@@ -278,6 +295,7 @@ func printDetail(w io.Writer, d *client.JobDetail) {
 	row("Mode", string(j.Mode))
 	row("Profile", j.Profile)
 	row("Files", strings.Join(j.Files, ", "))
+	row("Candidates", fewOf(j.Candidates, shownCandidates))
 	row("Clarification", string(j.ClarificationStatus))
 	if j.ClarificationQuestion != "" {
 		row("Question", fmt.Sprintf("%s [%s]", j.ClarificationQuestion, j.ClarificationType))

@@ -20,7 +20,8 @@ type settings struct {
 	defs   []setting
 }
 
-// setting is one flag as documented.
+// setting is one flag as documented; one without Env is repeatable
+// (Repeated).
 type setting struct {
 	Flag, Env, Default, Help string
 }
@@ -39,6 +40,10 @@ func (s *settings) usage(line, summary string) func() {
 		w := s.fs.Output()
 		fmt.Fprintf(w, "Usage: askonce %s\n\n%s\n\nFlags (each also read from its environment variable):\n", line, summary)
 		for _, d := range s.defs {
+			if d.Env == "" {
+				fmt.Fprintf(w, "  --%s  (repeatable)\n      %s\n", d.Flag, d.Help)
+				continue
+			}
 			def := d.Default
 			if def == "" {
 				def = `""`

@@ -120,3 +120,25 @@ func TestE2E_MCPCallOutlivesTheWriteTimeout(t *testing.T) {
 	defer cs.Close()
 	planOnce(t, cs, &n)
 }
+
+// askonce mcp --server passes the plan tool's candidates on to the running
+// askonce: its job shows them.
+func TestE2E_MCPServerModePlanSendsCandidates(t *testing.T) {
+	t.Parallel()
+	in := start(t, nil, "--db", filepath.Join(t.TempDir(), "a.db"))
+	var n atomic.Int32
+	cmd := exec.Command(binary, "mcp", "--server", in.base)
+	cs := mcpSession(t, &sdk.CommandTransport{Command: cmd}, "2025-11-25", &n)
+	names := []string{"staging", "production"}
+	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "plan", Arguments: map[string]any{
+		"goal": "write the README then add tests", "candidates": names}})
+	if err != nil || res.IsError {
+		t.Fatalf("plan: %v %+v", err, res)
+	}
+	id, _ := res.StructuredContent.(map[string]any)["jobId"].(string)
+	g := in.do("GET", "/jobs/"+id, nil)
+	got, _ := g.body["candidates"].([]any)
+	if g.status != 200 || len(got) != 2 || got[0] != "staging" || got[1] != "production" {
+		t.Fatalf("GET /jobs/%s: %d %s; want candidates %q", id, g.status, g.raw, names)
+	}
+}

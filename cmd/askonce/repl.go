@@ -26,12 +26,18 @@ Commands:
 func repl(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var cn conn
 	var session, profile, files string
+	var cands candidateFlags
 	s := newSettings("repl", replSummary, getenv, stderr)
 	cn.flags(s)
 	s.String(&session, "session", "", "session id for every goal; empty: a new one")
 	s.String(&profile, "profile", "", "interpreter profile (e.g. general, minecraft-mod)")
 	s.String(&files, "files", "", "comma-separated files the goals are about")
+	cands.flags(s)
 	if err := s.parse(args); err != nil {
+		return report(err, stderr)
+	}
+	candidates, err := cands.list()
+	if err != nil {
 		return report(err, stderr)
 	}
 	cl, closeFn, err := cn.open(ctx)
@@ -42,7 +48,7 @@ func repl(ctx context.Context, args []string, getenv func(string) string, stdin 
 	if session == "" {
 		session = uuid.NewString()
 	}
-	r := &replState{cl: cl, session: session, profile: profile, files: splitList(files), out: stdout, errw: stderr}
+	r := &replState{cl: cl, session: session, profile: profile, files: splitList(files), candidates: candidates, out: stdout, errw: stderr}
 	f, ok := stdin.(*os.File)
 	interactive := ok && isTerminal(f)
 	fmt.Fprintf(stdout, "askonce repl · session %s · /help for commands\n", session)
@@ -74,9 +80,11 @@ type replState struct {
 	session string
 	profile string
 	files   []string
-	pending *client.JobView
-	out     io.Writer
-	errw    io.Writer
+	// candidates go with every goal, as files do.
+	candidates []string
+	pending    *client.JobView
+	out        io.Writer
+	errw       io.Writer
 }
 
 // handle runs one line; false means quit.
@@ -125,7 +133,7 @@ func (r *replState) handle(ctx context.Context, line string) bool {
 			fmt.Fprintf(r.out, "(job %s is left pending)\n", r.pending.JobID)
 			r.pending = nil
 		}
-		j, err := r.cl.CreateAsync(ctx, client.CreateRequest{Goal: line, SessionID: r.session, Profile: r.profile, Files: r.files})
+		j, err := r.cl.CreateAsync(ctx, client.CreateRequest{Goal: line, SessionID: r.session, Profile: r.profile, Files: r.files, Candidates: r.candidates})
 		if err == nil {
 			j, err = settle(ctx, r.cl, j, r.out)
 		}

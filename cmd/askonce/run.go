@@ -28,6 +28,7 @@ type runConfig struct {
 	conn
 	Session, Profile, Files, Answer string
 	JSON, NoInput                   bool
+	Candidates                      candidateFlags
 }
 
 func runJob(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -37,6 +38,7 @@ func runJob(ctx context.Context, args []string, getenv func(string) string, stdi
 	s.String(&c.Session, "session", "", "session id (the repeat guard's scope); empty: a new one")
 	s.String(&c.Profile, "profile", "", "interpreter profile (e.g. general, minecraft-mod)")
 	s.String(&c.Files, "files", "", "comma-separated files the goal is about (offered by TARGET_FILE questions); empty: the working tree's files (git: those .gitignore does not exclude), up to 500")
+	c.Candidates.flags(s)
 	s.String(&c.Answer, "answer", "", "answer the question, if one is asked, with this text (a number picks an option)")
 	s.Bool(&c.JSON, "json", false, "print the job as JSON instead of the plan tree")
 	s.Bool(&c.NoInput, "no-input", false, "never show a picker: print numbered options and read the answer from stdin")
@@ -49,15 +51,19 @@ func runJob(ctx context.Context, args []string, getenv func(string) string, stdi
 	if goal == "" {
 		return report(usageError{"run: give a goal, as in: askonce run \"write the README then add tests\""}, stderr)
 	}
+	candidates, err := c.Candidates.list()
+	if err != nil {
+		return report(err, stderr)
+	}
 	cl, closeFn, err := c.conn.open(ctx)
 	if err != nil {
 		return report(err, stderr)
 	}
 	defer closeFn()
-	return report(c.run(ctx, cl, goal, stdin, stdout, stderr), stderr)
+	return report(c.run(ctx, cl, goal, candidates, stdin, stdout, stderr), stderr)
 }
 
-func (c *runConfig) run(ctx context.Context, cl *client.Client, goal string, stdin io.Reader, stdout, stderr io.Writer) error {
+func (c *runConfig) run(ctx context.Context, cl *client.Client, goal string, candidates []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	// ui gets everything but the result, so that --json output stays JSON.
 	ui := stdout
 	if c.JSON {
@@ -69,7 +75,7 @@ func (c *runConfig) run(ctx context.Context, cl *client.Client, goal string, std
 	if len(files) == 0 {
 		files = c.projectFiles()
 	}
-	j, err := cl.CreateAsync(ctx, client.CreateRequest{Goal: goal, SessionID: c.Session, Profile: c.Profile, Files: files})
+	j, err := cl.CreateAsync(ctx, client.CreateRequest{Goal: goal, SessionID: c.Session, Profile: c.Profile, Files: files, Candidates: candidates})
 	if err == nil {
 		j, err = settle(ctx, cl, j, ui)
 	}
