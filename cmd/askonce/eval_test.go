@@ -33,15 +33,6 @@ const evalFixture = `# a fixture
 {"id":"ja","goal":"富士山の高さは何メートルですか？","label":"clear"}
 `
 
-func writeFile(t *testing.T, name, content string) string {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
 // squash collapses the runs of spaces a table aligns its columns with.
 func squash(s string) string { return strings.Join(strings.Fields(s), " ") }
 
