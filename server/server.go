@@ -54,7 +54,10 @@
 // included) is stored, and a retry with the same key and fingerprint gets
 // the same status and body again, with the header Idempotent-Replayed:
 // true. The same key with another fingerprint is 422
-// idempotency_mismatch. Keys are scoped by tenant.
+// idempotency_mismatch. Keys are scoped by tenant. A stored response
+// holds no answer token: its answerUrl is kept blank and derived again
+// when the response is replayed, so a copy of the database opens no
+// pending question.
 //
 // A claim belongs to the process that made it, which holds a lease in
 // the IdempotencyStore (Config.Idempotency) and renews it every third of
