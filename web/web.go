@@ -89,6 +89,8 @@ func New(cfg Config) *Handler {
 		h.logins.Limit = DefaultFailedLogins
 	}
 	h.proxies = ratelimit.Proxies(cfg.TrustedProxies)
+	// Sessions expire by the engine's clock, as the pages' other times.
+	h.sessions.now = h.answerNow
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}
