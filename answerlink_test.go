@@ -239,6 +239,33 @@ func TestAnswerLinkIsDeadAfterCancel(t *testing.T) {
 	wantConflictWithJob(t, "second cancel", err, j.ID, askonce.StatusCancelled)
 }
 
+// A used link stays dead while the job it answered still plans: a
+// cancel or a decline through it is a conflict carrying the planning
+// job, and changes nothing.
+func TestAnswerLinkUsedIsAConflictForCancelAndDeclineWhileTheJobPlans(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	e, _ := linkEngine(t, scripted(reply(askTemp, u1), blocked(release, planRaw)))
+	j := pendingJob(t, e)
+	tok := e.AnswerToken(j)
+	started, run, err := e.AnswerByToken(ctx, tok, "hot")
+	if err != nil || started.Status != askonce.StatusPlanning {
+		t.Fatalf("answer by token: %+v, %v", started, err)
+	}
+	_, err = e.CancelByToken(ctx, tok)
+	wantConflictWithJob(t, "cancel through the used link while planning", err, j.ID, askonce.StatusPlanning)
+	_, _, err = e.DeclineByToken(ctx, tok)
+	wantConflictWithJob(t, "decline through the used link while planning", err, j.ID, askonce.StatusPlanning)
+	if got, err := e.Get(ctx, "", j.ID); err != nil || got.Status != askonce.StatusPlanning || got.Version != started.Version {
+		t.Fatalf("after the refused calls: %+v, %v; want the answered job unchanged, still planning", got, err)
+	}
+	close(release)
+	run.Wait(ctx)
+	if done, err := run.Result(); err != nil || done.Status != askonce.StatusSuccess || done.Answer != "hot" {
+		t.Fatalf("planning after the answer: %+v, %v; want success with the answer hot", done, err)
+	}
+}
+
 func TestAnswerLinkDeclineAppliesTheFallback(t *testing.T) {
 	t.Parallel()
 	e, _ := linkEngine(t, scripted(reply(askTemp, u1), reply(planRaw, u1)))

@@ -19,6 +19,7 @@ const (
 	CodeMethodNotAllowed    = "method_not_allowed"
 	CodeIdempotencyMismatch = "idempotency_mismatch"
 	CodeUnavailable         = "unavailable"
+	CodeTooManyRequests     = "too_many_requests"
 )
 
 // ErrorCodes lists every code an error response carries: askonce's own
@@ -28,6 +29,7 @@ var ErrorCodes = []string{
 	askonce.EINVALID, askonce.ENOTFOUND, askonce.ECONFLICT, askonce.EINTERNAL,
 	CodeBadRequest, CodeTooLarge, CodeUnsupportedMedia, CodeUnauthorized,
 	CodeMethodNotAllowed, CodeIdempotencyMismatch, CodeUnavailable,
+	CodeTooManyRequests,
 }
 
 // requestError is an error the server itself finds in a request, before
@@ -55,7 +57,8 @@ func badRequest(format string, args ...any) *requestError {
 //	server's own request errors  their status and code (400 bad_request,
 //	                             401 unauthorized, 404 not_found, 405,
 //	                             409 conflict, 413 too_large, 415,
-//	                             422 idempotency_mismatch)
+//	                             422 idempotency_mismatch, 429
+//	                             too_many_requests)
 //	askonce EINVALID             422 invalid (+ allowed)
 //	askonce ENOTFOUND            404 not_found
 //	askonce ECONFLICT            409 conflict (+ job)

@@ -1,9 +1,11 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -148,7 +150,7 @@ func (s *Server) idempotent(w http.ResponseWriter, c *call, key string, rt *rout
 			w.Header().Set("Location", "/jobs/"+prev.JobID)
 		}
 		w.Header().Set("Idempotent-Replayed", "true")
-		writeJSON(w, prev.Status, prev.Body)
+		writeJSON(w, prev.Status, s.withAnswerURL(c.tenant, prev.Body))
 		return
 	}
 
@@ -235,12 +237,70 @@ func (s *Server) settle(ctx context.Context, c *call, rec *IdempotencyRecord, st
 	if status >= http.StatusInternalServerError {
 		err = s.idem.AbandonIdempotencyKey(ctx, rec)
 	} else {
-		rec.Status, rec.Body = status, body
+		rec.Status, rec.Body = status, withoutAnswerURL(body)
 		err = s.idem.CompleteIdempotencyKey(ctx, rec)
 	}
 	if err != nil {
 		s.log.Error("record idempotency key", "route", c.info.route, "job", c.info.jobID, "err", err)
 	}
+}
+
+// A stored response holds no answer link: the link's token is a
+// credential, and a copy of the database must not open pending questions.
+// withoutAnswerURL blanks answerUrl (of the job, or of the job a conflict
+// carries) before the response is stored; withAnswerURL derives it again
+// from the tenant and the job id when the response is replayed, so the
+// replay is the response as first sent. answerUrl is omitted when empty,
+// so a blank one is never in a response, and inside a JSON string its
+// quotes would be escaped: the blank marks a link to derive and nothing
+// else.
+var blankAnswerURL = []byte(`"answerUrl":""`)
+
+// linkedJob is what locates a job's answer link in a response.
+type linkedJob struct {
+	JobID     string `json:"jobId"`
+	AnswerURL string `json:"answerUrl"`
+	Job       *struct {
+		JobID     string `json:"jobId"`
+		AnswerURL string `json:"answerUrl"`
+	} `json:"job"`
+}
+
+func withoutAnswerURL(body []byte) []byte {
+	var v linkedJob
+	if json.Unmarshal(body, &v) != nil {
+		return body
+	}
+	link := v.AnswerURL
+	if link == "" && v.Job != nil {
+		link = v.Job.AnswerURL
+	}
+	if link == "" {
+		return body
+	}
+	field := append([]byte(`"answerUrl":`), bytes.TrimSpace(mustJSON(link))...)
+	return bytes.Replace(body, field, blankAnswerURL, 1)
+}
+
+func (s *Server) withAnswerURL(tenant string, body []byte) []byte {
+	if !bytes.Contains(body, blankAnswerURL) {
+		return body
+	}
+	var v linkedJob
+	if json.Unmarshal(body, &v) != nil {
+		return body
+	}
+	id := v.JobID
+	if id == "" && v.Job != nil {
+		id = v.Job.JobID
+	}
+	// The link of the job as the response showed it: pending, asking.
+	link := s.AnswerURL(&askonce.Job{TenantID: tenant, ID: id, Status: askonce.StatusPending, ClarificationStatus: askonce.ClarificationAsked})
+	if id == "" || link == "" {
+		return body
+	}
+	field := append([]byte(`"answerUrl":`), bytes.TrimSpace(mustJSON(link))...)
+	return bytes.Replace(body, blankAnswerURL, field, 1)
 }
 
 func visibleASCII(s string) bool {

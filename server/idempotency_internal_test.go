@@ -65,3 +65,31 @@ func TestIdempotency_ResponseIsStoredBelow500AndNotFrom500(t *testing.T) {
 		})
 	}
 }
+
+// A stored response has its answer link blanked, whether it is the job's
+// own (a job view, a report's job) or that of the job a conflict carries,
+// and the replay derives it again: the body as first sent.
+func TestIdempotency_StoredResponsesHoldNoAnswerTokenAndReplaysRestoreIt(t *testing.T) {
+	t.Parallel()
+	s := &Server{engine: &askonce.Engine{LinkSecret: bytes.Repeat([]byte{7}, 32)}, publicURL: "https://askonce.example"}
+	j := &askonce.Job{TenantID: "acme", ID: "job-1", Status: askonce.StatusPending, ClarificationStatus: askonce.ClarificationAsked, Goal: `say "answerUrl":"" please`}
+	token := s.engine.AnswerToken(j)
+	view := s.viewOf(j)
+	for name, v := range map[string]any{
+		"job view": view,
+		"conflict": ErrorResponse{Error: "busy", Code: askonce.ECONFLICT, Job: &view},
+		"report":   ReportResponse{Action: askonce.ActionAsk, Job: view},
+	} {
+		sent := mustJSON(v)
+		if !bytes.Contains(sent, []byte(token)) {
+			t.Fatalf("%s: the response carries no link: %s", name, sent)
+		}
+		stored := withoutAnswerURL(sent)
+		if bytes.Contains(stored, []byte(token)) {
+			t.Errorf("%s: the stored body holds the token: %s", name, stored)
+		}
+		if got := s.withAnswerURL("acme", stored); !bytes.Equal(got, sent) {
+			t.Errorf("%s: replayed\n%s\nwant\n%s", name, got, sent)
+		}
+	}
+}

@@ -281,6 +281,11 @@ func (s *Server) openAPI() map[string]any {
 		for _, code := range rt.Errors {
 			responses[strconv.Itoa(code)] = map[string]any{"description": http.StatusText(code),
 				"content": map[string]any{"application/json": map[string]any{"schema": errRef}}}
+			if code == http.StatusUnauthorized {
+				responses["429"] = map[string]any{"description": "Too many wrong API keys from the client's address; keys already accepted from it still work.",
+					"headers": map[string]any{"Retry-After": map[string]any{"description": "seconds until a new key is checked", "schema": map[string]any{"type": "integer"}}},
+					"content": map[string]any{"application/json": map[string]any{"schema": errRef}}}
+			}
 		}
 		// Every path answers 404 for a path it does not serve (and, with
 		// an id, for a job that does not exist) and 405 for a method it

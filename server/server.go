@@ -38,6 +38,8 @@
 //	422 invalid                 semantic validation: empty goal, unknown profile,
 //	                            invalid answer (allowed included), invalid plan
 //	422 idempotency_mismatch    an Idempotency-Key reused with another request
+//	429 too_many_requests       too many wrong API keys from the client's
+//	                            address (Retry-After); see Authentication
 //	500 internal                the server's fault; the log has the cause
 //	503 unavailable             the request was cancelled or timed out
 //
@@ -52,7 +54,10 @@
 // included) is stored, and a retry with the same key and fingerprint gets
 // the same status and body again, with the header Idempotent-Replayed:
 // true. The same key with another fingerprint is 422
-// idempotency_mismatch. Keys are scoped by tenant.
+// idempotency_mismatch. Keys are scoped by tenant. A stored response
+// holds no answer token: its answerUrl is kept blank and derived again
+// when the response is replayed, so a copy of the database opens no
+// pending question.
 //
 // A claim belongs to the process that made it, which holds a lease in
 // the IdempotencyStore (Config.Idempotency) and renews it every third of
@@ -89,6 +94,13 @@
 // statuses, routes and builder names); restrict it at the network if
 // aggregate counts are sensitive. Without Keys every request is
 // askonce.DefaultTenant.
+//
+// Wrong keys are counted per client address (Config.TrustedProxies says
+// when X-Forwarded-For or Forwarded name it): after Config.FailedAuth in a
+// minute, the address's requests are answered 429 too_many_requests with
+// Retry-After and their keys are not checked, except keys already
+// accepted from that address, which go on working. A missing key is not
+// counted.
 //
 // # Event streams
 //
@@ -144,12 +156,14 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"path"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/internal/ratelimit"
 	"github.com/askonce/askonce/metrics"
 	"github.com/google/uuid"
 	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
@@ -163,6 +177,9 @@ const (
 	DefaultPollInterval  = 250 * time.Millisecond
 	DefaultHeartbeat     = 15 * time.Second
 	DefaultStreamTimeout = 30 * time.Minute
+	// DefaultFailedAuth is Config.FailedAuth's default: wrong API keys
+	// per client address per minute.
+	DefaultFailedAuth = ratelimit.DefaultLimit
 )
 
 // Config configures the API. Engine is required; every other zero value
@@ -216,6 +233,16 @@ type Config struct {
 	// links are relative ("/a/{token}"). The links exist only when the
 	// Engine has a LinkSecret.
 	PublicURL string
+	// FailedAuth is how many wrong API keys one client address may
+	// present per minute before its requests are answered 429
+	// too_many_requests with Retry-After (keys already accepted from
+	// that address still work). Default DefaultFailedAuth.
+	FailedAuth int
+	// TrustedProxies are the networks of the proxies in front of the
+	// server, whose X-Forwarded-For and Forwarded headers name the client
+	// address that FailedAuth counts by. Empty: the TCP peer is the
+	// client.
+	TrustedProxies []netip.Prefix
 	// Mount, when set, is called once by New with the server's own mux,
 	// after the API routes are on it, to add handlers that share the
 	// server: the answer page (/a/) and the inbox (/ui) of package web.
@@ -246,6 +273,8 @@ type Server struct {
 	version       string
 	idem          IdempotencyStore
 	lease         *lease
+	authFails     *ratelimit.Limiter
+	proxies       ratelimit.Proxies
 
 	closing   chan struct{} // closed by CloseStreams
 	closeOnce sync.Once
@@ -275,6 +304,11 @@ func New(cfg Config) *Server {
 		publicURL:     strings.TrimSuffix(cfg.PublicURL, "/"),
 		version:       cfg.Version,
 		closing:       make(chan struct{}),
+		authFails:     &ratelimit.Limiter{Limit: cfg.FailedAuth, Window: time.Minute},
+		proxies:       ratelimit.Proxies(cfg.TrustedProxies),
+	}
+	if s.authFails.Limit <= 0 {
+		s.authFails.Limit = DefaultFailedAuth
 	}
 	s.traced = otelhttp.NewHandler(http.HandlerFunc(s.serve), "askonce")
 	if s.registry == nil {
@@ -520,13 +554,8 @@ func (s *Server) wrap(rt *route) http.Handler {
 		}
 		c := &call{r: r, header: w.Header(), tenant: askonce.DefaultTenant, info: info}
 		if !rt.Public && s.keys != nil {
-			key, err := presentedKey(r)
-			if err == nil {
-				var ok bool
-				if c.tenant, ok = s.keys.Tenant(key); !ok {
-					err = reqErrorf(http.StatusUnauthorized, CodeUnauthorized, "the API key is not valid")
-				}
-			}
+			var err error
+			c.tenant, err = s.authenticate(w, r)
 			if err != nil {
 				w.Header().Set("WWW-Authenticate", `Bearer realm="askonce"`)
 				s.writeError(w, r, err)
@@ -553,6 +582,31 @@ func (s *Server) wrap(rt *route) http.Handler {
 		status, body := s.respond(c, rt.api)
 		writeJSON(w, status, body)
 	})
+}
+
+// authenticate returns the tenant of the request's API key. Wrong keys
+// count against the client's address: over the limit, its keys are not
+// checked (429 with Retry-After) unless one was accepted from there
+// before, so that guessing stops while clients that were in stay in.
+func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (string, error) {
+	key, err := presentedKey(r)
+	if err != nil {
+		return "", err
+	}
+	addr := s.proxies.Addr(r)
+	if !s.authFails.Allow(addr) && !s.authFails.Known(addr, key) {
+		wait := ratelimit.Seconds(s.authFails.RetryAfter(addr))
+		w.Header().Set("Retry-After", wait)
+		return "", reqErrorf(http.StatusTooManyRequests, CodeTooManyRequests,
+			"too many wrong API keys from your address; retry in %s seconds", wait)
+	}
+	tenant, ok := s.keys.Tenant(key)
+	if !ok {
+		s.authFails.Fail(addr)
+		return "", reqErrorf(http.StatusUnauthorized, CodeUnauthorized, "the API key is not valid")
+	}
+	s.authFails.Pass(addr, key)
+	return tenant, nil
 }
 
 // respond runs an API handler and renders its result or error as JSON.

@@ -40,8 +40,9 @@ const OutcomeWindow = time.Hour
 const maxAnswerForm = 64 << 10
 
 // DefaultFailedLookups is how many unknown answer tokens one client
-// address may present per minute before it is answered 429.
-const DefaultFailedLookups = 20
+// address may present per minute before further unknown ones are
+// answered 429; a valid token is never refused.
+const DefaultFailedLookups = ratelimit.DefaultLimit
 
 // answerRoutes registers the answer page.
 func (h *Handler) answerRoutes() {
@@ -222,16 +223,20 @@ func (h *Handler) answerOutcomeJSON(w http.ResponseWriter, r *http.Request) {
 }
 
 // answerLookup finds the job of token, counting unknown tokens against
-// the client's address. It has answered the request when ok is false.
+// the client's address. A token is always looked up, so that a valid link
+// opens whatever others behind the same address (a NAT, a proxy) tried;
+// an unknown one from an address over its limit is answered 429 instead
+// of 404. It has answered the request when ok is false.
 func (h *Handler) answerLookup(w http.ResponseWriter, r *http.Request, token string) (*askonce.Job, bool) {
-	addr := ratelimit.Addr(r)
-	if !h.lookups.Allow(addr) {
-		h.answerTooMany(w, h.lookups.RetryAfter(addr))
-		return nil, false
-	}
+	addr := h.proxies.Addr(r)
 	j, err := h.engine.JobByAnswerToken(r.Context(), token)
 	switch {
 	case askonce.ErrorCode(err) == askonce.ENOTFOUND:
+		if !h.lookups.Allow(addr) {
+			h.lookups.Fail(addr)
+			h.answerTooMany(w, h.lookups.RetryAfter(addr), "invalid links")
+			return nil, false
+		}
 		h.lookups.Fail(addr)
 		h.answerNotFound(w)
 		return nil, false
@@ -301,11 +306,13 @@ func (h *Handler) answerNotFound(w http.ResponseWriter) {
 		"This answer link is not valid. Check that you copied all of it.")
 }
 
-func (h *Handler) answerTooMany(w http.ResponseWriter, wait time.Duration) {
-	secs := int((wait + time.Second - 1) / time.Second)
-	w.Header().Set("Retry-After", strconv.Itoa(secs))
+// answerTooMany answers 429: too many of what were tried from the
+// client's address.
+func (h *Handler) answerTooMany(w http.ResponseWriter, wait time.Duration, what string) {
+	secs := ratelimit.Seconds(wait)
+	w.Header().Set("Retry-After", secs)
 	h.answerMessage(w, http.StatusTooManyRequests, "Too many attempts",
-		"Too many invalid links were tried from your address. Try again in "+strconv.Itoa(secs)+" seconds.")
+		"Too many "+what+" were tried from your address. Try again in "+secs+" seconds.")
 }
 
 func (h *Handler) answerFailed(w http.ResponseWriter, err error) {

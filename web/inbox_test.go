@@ -11,7 +11,9 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/server"
@@ -493,6 +495,50 @@ func TestInbox_ShowsOnlyTheSignedInTenantsJobs(t *testing.T) {
 	}
 }
 
+// A session lasts web.SessionTTL from its sign-in: after that the inbox
+// sends the browser to the login page and its posts change nothing.
+func TestInbox_SessionOlderThanItsTTLGoesToTheLoginPage(t *testing.T) {
+	t.Parallel()
+	s := newInboxSite(t, true, false)
+	var offset atomic.Int64
+	s.engine.Now = func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }
+	j := s.create("alpha", "", askingGoal)
+	c := s.login(keyAlpha)
+	offset.Store(int64(web.SessionTTL - time.Minute))
+	page := s.get("/ui/jobs/"+j.ID, c)
+	wantStatus(t, page, http.StatusOK)
+	offset.Store(int64(web.SessionTTL + time.Minute))
+	for _, p := range []string{"/ui", "/ui/jobs/" + j.ID} {
+		r := s.get(p, c)
+		if r.StatusCode != http.StatusSeeOther || r.Header.Get("Location") != "/ui/login" {
+			t.Errorf("%s with a session older than its TTL: %d to %q, want 303 to /ui/login", p, r.StatusCode, r.Header.Get("Location"))
+		}
+	}
+	r := s.do("POST", "/ui/jobs/"+j.ID+"/cancel", url.Values{"csrf": {csrfOf(t, page.body)}}, []*http.Cookie{c}, "Origin", s.srv.URL)
+	wantStatus(t, r, http.StatusForbidden)
+	if got, err := s.engine.Get(context.Background(), "alpha", j.ID); err != nil || got.Status != askonce.StatusPending {
+		t.Fatalf("after a cancel with an expired session the job is %v (%v), want pending", got.Status, err)
+	}
+}
+
+// A signed-in tenant other than the default cancels its own job from the
+// job page.
+func TestInbox_SignedInTenantCancelsItsOwnJob(t *testing.T) {
+	t.Parallel()
+	s := newInboxSite(t, true, false)
+	j := s.create("beta", "", askingGoal)
+	c := s.login(keyBeta)
+	page := s.get("/ui/jobs/"+j.ID, c)
+	wantStatus(t, page, http.StatusOK)
+	r := s.do("POST", "/ui/jobs/"+j.ID+"/cancel", url.Values{"csrf": {csrfOf(t, page.body)}}, []*http.Cookie{c}, "Origin", s.srv.URL)
+	if r.StatusCode != http.StatusSeeOther {
+		t.Fatalf("beta cancels its own job: %d\n%s", r.StatusCode, r.body)
+	}
+	if got, err := s.engine.Get(context.Background(), "beta", j.ID); err != nil || got.Status != askonce.StatusCancelled {
+		t.Fatalf("beta's job after its cancel: %v (%v), want cancelled", got.Status, err)
+	}
+}
+
 func TestInbox_LogoutEndsTheSession(t *testing.T) {
 	t.Parallel()
 	s := newInboxSite(t, true, false)
@@ -538,6 +584,7 @@ func TestInbox_FormPostsWithoutSameOriginOrTokenAre403(t *testing.T) {
 		{"Origin of another site with our Referer", url.Values{"csrf": {token}}, []*http.Cookie{csrfCookie}, []string{"Origin", evil, "Referer", open.srv.URL + "/ui"}},
 		{"no token", url.Values{}, []*http.Cookie{csrfCookie}, []string{"Origin", open.srv.URL}},
 		{"no cookie", url.Values{"csrf": {token}}, nil, []string{"Origin", open.srv.URL}},
+		{"neither cookie nor token", url.Values{}, nil, []string{"Origin", open.srv.URL}},
 		{"token not the cookie's", url.Values{"csrf": {token + "x"}}, []*http.Cookie{csrfCookie}, []string{"Origin", open.srv.URL}},
 	}
 	for _, c := range cases {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/internal/ratelimit"
 )
 
 // The inbox's sign-in and CSRF protection.
@@ -33,6 +34,11 @@ const (
 	csrfField     = "csrf"
 	// SessionTTL is how long an inbox session lasts after sign-in.
 	SessionTTL = 12 * time.Hour
+	// DefaultFailedLogins is how many wrong API keys one client address
+	// may present to the sign-in form per minute before it is answered
+	// 429 with Retry-After. Keys already accepted from that address are
+	// still checked.
+	DefaultFailedLogins = ratelimit.DefaultLimit
 )
 
 // session is one signed-in browser.
@@ -203,11 +209,21 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request) {
 		h.inboxError(w, http.StatusForbidden, "Forbidden", msg)
 		return
 	}
-	tenant, ok := h.keys.Tenant(strings.TrimSpace(r.PostForm.Get("key")))
+	key := strings.TrimSpace(r.PostForm.Get("key"))
+	addr := h.proxies.Addr(r)
+	if !h.logins.Allow(addr) && !h.logins.Known(addr, key) {
+		wait := h.logins.RetryAfter(addr)
+		w.Header().Set("Retry-After", ratelimit.Seconds(wait))
+		h.renderLogin(w, r, http.StatusTooManyRequests, "Too many wrong API keys were tried from your address. Try again in "+ratelimit.Seconds(wait)+" seconds.")
+		return
+	}
+	tenant, ok := h.keys.Tenant(key)
 	if !ok {
+		h.logins.Fail(addr)
 		h.renderLogin(w, r, http.StatusUnauthorized, "That API key is not valid.")
 		return
 	}
+	h.logins.Pass(addr, key)
 	ss := h.sessions.create(tenant)
 	http.SetCookie(w, &http.Cookie{
 		Name: sessionCookie, Value: ss.id, Path: "/ui",

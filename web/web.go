@@ -20,6 +20,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"time"
 
 	"github.com/askonce/askonce"
@@ -43,9 +44,18 @@ type Config struct {
 	// open and shows askonce.DefaultTenant, like the API without keys.
 	Keys *server.Keys
 	// FailedLookups is how many unknown answer-link tokens one client
-	// address may present per minute before it is answered 429. Default
+	// address may present per minute before further unknown ones are
+	// answered 429 (a valid token always opens). Default
 	// DefaultFailedLookups.
 	FailedLookups int
+	// FailedLogins is how many wrong API keys one client address may
+	// present to the sign-in form per minute before it is answered 429.
+	// Default DefaultFailedLogins.
+	FailedLogins int
+	// TrustedProxies are the networks of the proxies in front of the
+	// server, whose X-Forwarded-For and Forwarded headers name the client
+	// address that the limits count by. Empty: the TCP peer is the client.
+	TrustedProxies []netip.Prefix
 }
 
 // Handler serves the answer page and the inbox. Create it with New.
@@ -57,8 +67,11 @@ type Handler struct {
 
 	keys     *server.Keys
 	sessions *sessions
-	// lookups limits failed answer-link lookups per client address.
+	// lookups limits failed answer-link lookups per client address,
+	// logins wrong keys at the sign-in form; proxies names the address.
 	lookups *ratelimit.Limiter
+	logins  *ratelimit.Limiter
+	proxies ratelimit.Proxies
 }
 
 // New returns the pages over cfg.Engine. It panics if cfg.Engine is nil.
@@ -71,6 +84,13 @@ func New(cfg Config) *Handler {
 	if h.lookups.Limit <= 0 {
 		h.lookups.Limit = DefaultFailedLookups
 	}
+	h.logins = &ratelimit.Limiter{Limit: cfg.FailedLogins, Window: time.Minute, Now: h.answerNow}
+	if h.logins.Limit <= 0 {
+		h.logins.Limit = DefaultFailedLogins
+	}
+	h.proxies = ratelimit.Proxies(cfg.TrustedProxies)
+	// Sessions expire by the engine's clock, as the pages' other times.
+	h.sessions.now = h.answerNow
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/askonce/askonce/dispatch"
 	execinterp "github.com/askonce/askonce/exec"
 	"github.com/askonce/askonce/internal/buildinfo"
+	"github.com/askonce/askonce/internal/ratelimit"
 	"github.com/askonce/askonce/internal/tracing"
 	"github.com/askonce/askonce/mcp"
 	"github.com/askonce/askonce/metrics"
@@ -57,6 +58,7 @@ type serveConfig struct {
 	ReplicaID        string
 	PublicURL        string
 	LinkSecret       string
+	TrustedProxies   string
 	NotifyWebhook    string
 	NotifySecret     string
 	LogLevel         string
@@ -98,6 +100,7 @@ func serveFlags(getenv func(string) string, out io.Writer) (*settings, *serveCon
 	s.String(&c.ReplicaID, "replica-id", "", "this process's name in planning leases: unique among the processes sharing the database, the same across restarts of one, which then take their jobs back at once. Empty: the host name and --addr")
 	s.String(&c.PublicURL, "public-url", "", "URL clients reach this server at (scheme://host[:port][/prefix]); answer links are <public-url>/a/<token>. Empty: http:// + --addr (0.0.0.0 or [::] replaced by 127.0.0.1)")
 	s.String(&c.LinkSecret, "link-secret", "", "secret (hex or base64, at least 32 bytes) that signs answer links; empty: the database's own random one. Changing it kills every link handed out before")
+	s.String(&c.TrustedProxies, "trusted-proxies", "", "comma-separated CIDRs or addresses of the proxies in front of the server: only a request from one of them has its X-Forwarded-For or Forwarded header name the client address that failed API keys and answer links are limited by. Empty: the TCP peer is the client")
 	s.String(&c.NotifyWebhook, "notify-webhook", "", "URL that gets a signed question.asked event when a job asks a human, and question.resolved when it stops pending")
 	s.String(&c.NotifySecret, "notify-secret", "", "Standard Webhooks signing secret (whsec_...) of --notify-webhook; prefer the environment variable")
 	s.String(&c.LogLevel, "log-level", "info", "debug, info, warn or error")
@@ -147,6 +150,10 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		}
 	}
 
+	proxies, err := ratelimit.ParseProxies(c.TrustedProxies)
+	if err != nil {
+		return usageError{"--trusted-proxies: " + err.Error()}
+	}
 	publicURL, loopbackLinks, err := c.publicURL()
 	if err != nil {
 		return err
@@ -210,11 +217,11 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		Version: buildinfo.Get(),
 		Engine:  engine, Keys: keys, Metrics: reg, Logger: log, AwaitDelivery: builder != nil,
 		SyncWait: syncWait(c.SyncWait), Idempotency: st, OwnerLease: c.IdempotencyLease,
-		PublicURL: publicURL,
+		PublicURL: publicURL, TrustedProxies: proxies,
 		// The answer page, the inbox and MCP share the server: its
 		// access log (tokens redacted), metrics and panic recovery.
 		Mount: func(mux *http.ServeMux) {
-			pages := web.New(web.Config{Engine: engine, Keys: keys, Logger: log})
+			pages := web.New(web.Config{Engine: engine, Keys: keys, Logger: log, TrustedProxies: proxies})
 			for _, p := range web.Patterns {
 				mux.Handle(p, pages)
 			}
@@ -348,6 +355,9 @@ func (c *serveConfig) check() error {
 		if _, err := parseSecret(c.LinkSecret); err != nil {
 			return err
 		}
+	}
+	if _, err := ratelimit.ParseProxies(c.TrustedProxies); err != nil {
+		return usageError{"--trusted-proxies: " + err.Error()}
 	}
 	return nil
 }

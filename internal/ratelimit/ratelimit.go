@@ -1,21 +1,31 @@
 // Package ratelimit limits failures per client address: after Limit
-// failures within Window, an address is refused until the oldest of them
-// is Window old. The answer page uses it for failed answer-token lookups,
-// so that guessing tokens is throttled per address (answer 429 with
-// Retry-After while Allow is false).
+// failures within Window, an address is over its limit until the oldest
+// of them is Window old. Proxies.Addr is the one function that names a
+// request's client address, for every limiter.
 //
-//	if !lim.Allow(addr) {
+// The answer page counts unknown answer tokens: a token is always looked
+// up, so a valid link opens whatever others behind the same address
+// guessed, and only an unknown token from an address over its limit is
+// answered 429 with Retry-After. The API and the inbox's sign-in count
+// wrong API keys: over the limit, an address's keys are not checked at
+// all (so guessing stops), except those already accepted from it (Pass,
+// Known), so that clients who were in stay in.
+//
+//	addr := proxies.Addr(r)
+//	if !lim.Allow(addr) && !lim.Known(addr, key) {
 //		w.Header().Set("Retry-After", ratelimit.Seconds(lim.RetryAfter(addr)))
 //		http.Error(w, "too many failed attempts", http.StatusTooManyRequests)
 //		return
 //	}
-//	if _, err := engine.JobByAnswerToken(ctx, token); askonce.ErrorCode(err) == askonce.ENOTFOUND {
+//	if tenant, ok := keys.Tenant(key); ok {
+//		lim.Pass(addr, key)
+//	} else {
 //		lim.Fail(addr)
 //	}
 package ratelimit
 
 import (
-	"net"
+	"crypto/sha256"
 	"net/http"
 	"strconv"
 	"sync"
@@ -24,14 +34,14 @@ import (
 
 // Defaults of a Limiter's zero fields.
 const (
-	DefaultLimit  = 10
+	DefaultLimit  = 20
 	DefaultWindow = time.Minute
 	// DefaultMaxAddrs bounds the addresses remembered at once.
 	DefaultMaxAddrs = 100_000
 )
 
 // Limiter counts failures per address in a sliding window. The zero value
-// is ready to use (10 failures per minute); it is safe for concurrent
+// is ready to use (20 failures per minute); it is safe for concurrent
 // use. Memory is bounded: an address keeps at most Limit timestamps, and
 // addresses whose failures are all older than Window are forgotten.
 type Limiter struct {
@@ -45,17 +55,31 @@ type Limiter struct {
 	MaxAddrs int
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Remember is how long a credential recorded with Pass stays known
+	// at its address. Default DefaultRemember.
+	Remember time.Duration
 
 	mu    sync.Mutex
 	addrs map[string]*failures
 }
 
-// failures is a ring of an address's most recent failure times.
+// failures is a ring of an address's most recent failure times, and the
+// credentials that passed from it.
 type failures struct {
 	at   []time.Time // at most Limit, oldest at next once full
 	next int
 	last time.Time
+	// passed are hashes of credentials accepted from the address, with
+	// when they last were; at most maxPassed.
+	passed map[[sha256.Size]byte]time.Time
 }
+
+// maxPassed bounds the credentials remembered per address.
+const maxPassed = 16
+
+// DefaultRemember is how long a credential accepted from an address stays
+// known there (see Known).
+const DefaultRemember = 24 * time.Hour
 
 func (l *Limiter) limit() int {
 	if l.Limit <= 0 {
@@ -123,6 +147,58 @@ func (l *Limiter) Fail(addr string) {
 	f.next = (f.next + 1) % len(f.at)
 }
 
+// Pass records that addr presented a credential that was accepted, so that
+// Known lets it through while other credentials from addr are refused.
+// Only its SHA-256 is kept.
+func (l *Limiter) Pass(addr, credential string) {
+	sum := sha256.Sum256([]byte(credential))
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	now := l.now()
+	if l.addrs == nil {
+		l.addrs = map[string]*failures{}
+	}
+	f := l.addrs[addr]
+	if f == nil {
+		l.makeRoom(now)
+		f = &failures{}
+		l.addrs[addr] = f
+	}
+	if f.passed == nil {
+		f.passed = map[[sha256.Size]byte]time.Time{}
+	}
+	if _, ok := f.passed[sum]; !ok && len(f.passed) >= maxPassed {
+		var oldest [sha256.Size]byte
+		var at time.Time
+		for k, t := range f.passed {
+			if at.IsZero() || t.Before(at) {
+				oldest, at = k, t
+			}
+		}
+		delete(f.passed, oldest)
+	}
+	f.passed[sum] = now
+}
+
+// Known reports whether credential was accepted from addr (Pass) within
+// Remember: a client that was in before an address went over its limit
+// stays in, while a new guess from there waits.
+func (l *Limiter) Known(addr, credential string) bool {
+	sum := sha256.Sum256([]byte(credential))
+	remember := l.Remember
+	if remember <= 0 {
+		remember = DefaultRemember
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	f := l.addrs[addr]
+	if f == nil {
+		return false
+	}
+	at, ok := f.passed[sum]
+	return ok && l.now().Sub(at) < remember
+}
+
 // makeRoom keeps the map under MaxAddrs before a new address is added.
 func (l *Limiter) makeRoom(now time.Time) {
 	max := l.MaxAddrs
@@ -145,15 +221,11 @@ func (l *Limiter) makeRoom(now time.Time) {
 	}
 }
 
-// Addr returns the client address of r to limit by: the IP of its
-// RemoteAddr, without the port. Headers such as X-Forwarded-For are not
-// trusted; behind a proxy every client shares the proxy's address.
+// Addr returns the client address of r when no proxy is trusted: the IP
+// of its TCP peer, without the port. Proxies.Addr is the same with
+// forwarding headers believed from trusted proxies.
 func Addr(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return host
+	return Proxies(nil).Addr(r)
 }
 
 // Seconds renders a wait as a Retry-After value: whole seconds, rounded

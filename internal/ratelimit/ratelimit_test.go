@@ -54,7 +54,7 @@ func TestLimitIsPerAddress(t *testing.T) {
 	}
 }
 
-func TestZeroLimiterAllowsTenFailuresPerMinute(t *testing.T) {
+func TestZeroLimiterAllowsDefaultLimitFailuresPerMinute(t *testing.T) {
 	var l Limiter
 	for range DefaultLimit {
 		l.Fail("a")
@@ -88,8 +88,91 @@ func TestAddrIsTheRemoteIPWithoutPortAndIgnoresForwardedHeaders(t *testing.T) {
 	r := httptest.NewRequest("GET", "/a/x", nil)
 	r.RemoteAddr = "[2001:db8::1]:5555"
 	r.Header.Set("X-Forwarded-For", "1.2.3.4")
+	r.Header.Set("Forwarded", "for=1.2.3.4")
 	if got := Addr(r); got != "2001:db8::1" {
 		t.Errorf("Addr = %q", got)
+	}
+}
+
+func TestProxiesAddrBelievesForwardingHeadersOnlyFromTrustedProxies(t *testing.T) {
+	proxies, err := ParseProxies("10.0.0.0/8, 192.0.2.7,::1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name, peer string
+		header     map[string][]string
+		want       string
+	}{
+		{"untrusted peer: its headers are ignored", "203.0.113.9:1", map[string][]string{"X-Forwarded-For": {"1.2.3.4"}}, "203.0.113.9"},
+		{"trusted peer without headers is the client", "10.1.2.3:1", nil, "10.1.2.3"},
+		{"X-Forwarded-For: the nearest untrusted hop", "10.1.2.3:1", map[string][]string{"X-Forwarded-For": {"6.6.6.6, 198.51.100.4, 10.9.9.9"}}, "198.51.100.4"},
+		{"X-Forwarded-For over several lines", "192.0.2.7:1", map[string][]string{"X-Forwarded-For": {"6.6.6.6", "198.51.100.4"}}, "198.51.100.4"},
+		{"single trusted address, IPv6 loopback", "[::1]:1", map[string][]string{"X-Forwarded-For": {"2001:db8::5"}}, "2001:db8::5"},
+		{"Forwarded with quoted IPv6 and port", "10.1.2.3:1", map[string][]string{"Forwarded": {`for=6.6.6.6, for="[2001:db8:cafe::17]:4711";proto=https`}}, "2001:db8:cafe::17"},
+		{"both headers agreeing", "10.1.2.3:1", map[string][]string{"X-Forwarded-For": {"198.51.100.4"}, "Forwarded": {"for=198.51.100.4"}}, "198.51.100.4"},
+		{"both headers disagreeing: the proxy", "10.1.2.3:1", map[string][]string{"X-Forwarded-For": {"198.51.100.4"}, "Forwarded": {"for=6.6.6.6"}}, "10.1.2.3"},
+		{"an obfuscated hop: the proxy", "10.1.2.3:1", map[string][]string{"Forwarded": {"for=_hidden"}}, "10.1.2.3"},
+		{"garbage hop: the proxy", "10.1.2.3:1", map[string][]string{"X-Forwarded-For": {"1.2.3.4, not-an-ip"}}, "10.1.2.3"},
+		{"all hops trusted: the leftmost", "10.1.2.3:1", map[string][]string{"X-Forwarded-For": {"10.0.0.5, 10.0.0.6"}}, "10.0.0.5"},
+		{"IPv4-mapped peer is trusted as IPv4", "[::ffff:10.1.2.3]:1", map[string][]string{"X-Forwarded-For": {"198.51.100.4"}}, "198.51.100.4"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := httptest.NewRequest("GET", "/", nil)
+			r.RemoteAddr = c.peer
+			for k, vs := range c.header {
+				for _, v := range vs {
+					r.Header.Add(k, v)
+				}
+			}
+			if got := proxies.Addr(r); got != c.want {
+				t.Errorf("Addr = %q, want %q", got, c.want)
+			}
+		})
+	}
+}
+
+func TestParseProxiesRefusesWhatIsNoNetwork(t *testing.T) {
+	for _, bad := range []string{"10.0.0.0/33", "example.com", "10.0.0.0/8,,1.2.3"} {
+		if _, err := ParseProxies(bad); err == nil {
+			t.Errorf("ParseProxies(%q) accepted it", bad)
+		}
+	}
+	if p, err := ParseProxies(" "); err != nil || len(p) != 0 {
+		t.Errorf("ParseProxies of blank = %v, %v; want none", p, err)
+	}
+}
+
+func TestKnownCredentialPassesAnAddressOverItsLimitOthersDoNot(t *testing.T) {
+	c := &clock{t: time.Unix(1_000_000, 0)}
+	l := &Limiter{Limit: 10, Window: time.Minute, Remember: time.Hour, Now: c.now}
+	l.Pass("10.0.0.1", "good-key")
+	for range 10 {
+		l.Fail("10.0.0.1")
+	}
+	if l.Allow("10.0.0.1") {
+		t.Fatal("allowed after 10 failures")
+	}
+	if !l.Known("10.0.0.1", "good-key") {
+		t.Error("a key accepted from the address is not known there")
+	}
+	if l.Known("10.0.0.1", "guess") || l.Known("10.0.0.2", "good-key") {
+		t.Error("a key is known where it was never accepted")
+	}
+	c.t = c.t.Add(time.Hour)
+	if l.Known("10.0.0.1", "good-key") {
+		t.Error("a key is still known after Remember")
+	}
+}
+
+func TestKnownCredentialsPerAddressAreBounded(t *testing.T) {
+	var l Limiter
+	for i := range 3 * maxPassed {
+		l.Pass("a", fmt.Sprint("key", i))
+	}
+	if n := len(l.addrs["a"].passed); n != maxPassed {
+		t.Errorf("%d credentials remembered, want %d", n, maxPassed)
 	}
 }
 
