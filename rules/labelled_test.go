@@ -80,7 +80,7 @@ func TestLabelledRequestsPrecisionAndCatchRate(t *testing.T) {
 	clear, askedOnClear := 0, 0
 	cases, caught := map[string]int{}, map[string]int{}
 	for _, l := range set {
-		rd := read(newInput(p, l.goal, l.files), false)
+		rd := read(newInput(p, l.goal, &askonce.Request{Files: l.files}), false)
 		if l.clear {
 			clear++
 			if rd.question != nil {

@@ -23,6 +23,8 @@ type run struct {
 	actions     []action
 	confirmed   bool
 	target      string
+	fileTok     int // the goal token referring to target, or -1
+	fields      schemaFields
 	useAnswer   bool
 	generic     bool
 	assumptions []string
@@ -34,11 +36,13 @@ func newRun(in *input, rd *reading) *run {
 		input:       in,
 		dropped:     make([]bool, len(in.gt)),
 		groups:      rd.contradiction.groups,
-		alts:        rd.alternatives.found,
-		refs:        rd.coreference.refs,
+		alts:        rd.choice.found,
+		refs:        rd.candidates.refs,
 		actions:     rd.destructive.actions,
 		confirmed:   rd.destructive.confirmed,
-		target:      rd.target.target,
+		target:      rd.candidates.target,
+		fileTok:     rd.candidates.fileTok,
+		fields:      rd.schema,
 		useAnswer:   rd.vague.useAnswer,
 		generic:     rd.vague.generic,
 		assumptions: rd.assumptions,
@@ -89,7 +93,9 @@ func (r *run) edits() []edit {
 		out = append(out, edit{start: toks[a.x0].Start, end: toks[a.y1-1].End, repl: a.options[a.chosen]})
 	}
 	for _, ref := range r.refs {
-		out = append(out, edit{start: toks[ref.tok].Start, end: toks[ref.tok].End, repl: ref.candidates[ref.chosen]})
+		if name := ref.options[ref.chosen]; !strings.EqualFold(name, r.span(ref.t0, ref.t1)) {
+			out = append(out, edit{start: toks[ref.t0].Start, end: toks[ref.t1-1].End, repl: name})
+		}
 	}
 	if len(out) < 2 {
 		return out
@@ -411,7 +417,7 @@ func (r *run) stepsPlan() (*askonce.Plan, error) {
 		}
 	}
 	spec.Steps = len(tasks)
-	raw, err := json.Marshal(spec)
+	raw, err := r.fields.fill(spec)
 	if err != nil {
 		return nil, err
 	}
@@ -435,12 +441,7 @@ func (r *run) hasContent(st step) bool {
 }
 
 func (r *run) mentionsTarget(st step) bool {
-	for i := st.t0; i < st.t1; i++ {
-		if r.c.phraseAt(r.gt, i, fTarget) > 0 {
-			return true
-		}
-	}
-	return false
+	return st.t0 <= r.fileTok && r.fileTok < st.t1
 }
 
 // firstLine is the first non-empty line of s without its list marker.
@@ -712,4 +713,28 @@ func (r *run) property(pi int) string {
 		}
 	}
 	return ""
+}
+
+// fill returns spec as JSON with the spec schema's required fields set,
+// and, when the schema allows no other properties, only its properties.
+func (f *schemaFields) fill(spec any) ([]byte, error) {
+	raw, err := json.Marshal(spec)
+	if err != nil || len(f.values) == 0 && f.closed == nil {
+		return raw, err
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, err
+	}
+	for k, v := range f.values {
+		m[k] = v
+	}
+	if f.closed != nil {
+		for k := range m {
+			if !f.closed[k] {
+				delete(m, k)
+			}
+		}
+	}
+	return json.Marshal(m)
 }

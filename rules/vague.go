@@ -20,8 +20,7 @@ func (v *vagueness) assumed() []string       { return v.assumptions }
 
 // detectVague finds a request that does not say what to act on: its verb
 // has no object or only a placeholder ("fix it", "make it better", "do the
-// thing", "help", それを直して) — fewer words that name something than the
-// profile's minContentWords, a word being neither a stop word, nor a
+// thing", "help", それを直して) — no word that names something, a word being neither a stop word, nor a
 // placeholder ("it", "stuff", "the thing"), nor a vague verb or adjective
 // ("fix", "make", "better"). It asks FREE_TEXT (reason
 // missing_required_info) naming what is missing. An answer with such a
@@ -29,7 +28,7 @@ func (v *vagueness) assumed() []string       { return v.assumptions }
 // plans a generic investigate, act, report sequence.
 func detectVague(in *input) vagueness {
 	var res vagueness
-	if meaningful(in.gt) >= in.c.minContent {
+	if meaningful(in.gt) > 0 {
 		return res
 	}
 	if meaningful(in.at) > 0 {
