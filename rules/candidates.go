@@ -79,7 +79,7 @@ func headMatch(key string, n name) bool {
 	if head == key {
 		return true
 	}
-	if !lex.IsJapanese(key) || !strings.HasSuffix(head, key) {
+	if !lex.IsJapanese(key) || !strings.HasSuffix(head, key) || strings.Trim(key, "ー") == "" {
 		return false
 	}
 	r, _ := utf8.DecodeLastRuneInString(head[:len(head)-len(key)])
@@ -118,7 +118,7 @@ func findReference(in *input, names []name, i int, verbs map[int]bool) (referenc
 	toks := in.gt
 	t := &toks[i]
 	key := wordKey(t.Text)
-	if verbs[i] || t.neg || t.quoted || t.idiom || in.c.asksAgent(in.goal, toks, i) || t.e.has(fStop|fDet|fPlaceholder) {
+	if verbs[i] || negatedClause(toks, i) || t.quoted || t.idiom || in.c.asksAgent(in.goal, toks, i) || t.e.has(fStop|fDet|fPlaceholder) {
 		return reference{}, false
 	}
 	var fit []name
@@ -225,6 +225,9 @@ func detectCandidates(in *input) references {
 			continue
 		}
 		phrase := in.span(ref.t0, ref.t1)
+		if last := in.gt[ref.t1-1]; lex.IsHanStart(last.Text) { // 胡椒を: the word without its particle
+			phrase = in.goal[in.gt[ref.t0].Start : last.Start+len(lex.HanStem(last.Text))]
+		}
 		if ref.chosen < 0 {
 			if ref.chosen = answerOption(in, ref.options); ref.chosen < 0 {
 				if res.q == nil {

@@ -90,6 +90,9 @@ func choiceText(in *input, options []string) string {
 // accompaniment, a purpose or a topic ("with", "for", "about", "as").
 var objectPrepositions = []string{"to", "in", "into", "on", "onto", "from", "at", "via", "using"}
 
+// particles complete a phrasal verb ("pick up", "set out").
+var particles = []string{"up", "out", "off", "down", "back", "away"}
+
 // choiceIn reads the choice that is the object of cmd's main verb.
 func choiceIn(in *input, cmd command) (alternative, bool) {
 	toks, c := in.gt, in.c
@@ -98,12 +101,16 @@ func choiceIn(in *input, cmd command) (alternative, bool) {
 		return alternative{}, false
 	}
 	k := v + 1
+	if k < cmd.end && containsString(particles, toks[k].Text) {
+		k++ // "pick up milk or oat milk"
+	}
 	if k < cmd.end && toks[k].e.has(fPrep) {
 		if !containsString(objectPrepositions, toks[k].Text) {
 			return alternative{}, false
 		}
 		k++
 	}
+	det := k < cmd.end && toks[k].e.has(fDet)
 	for k < cmd.end && toks[k].e.has(fDet) {
 		k++
 	}
@@ -120,6 +127,12 @@ func choiceIn(in *input, cmd command) (alternative, bool) {
 		if k < cmd.end && toks[k].e.has(fOr) {
 			or := k
 			k++
+			if k < cmd.end && toks[k].e.has(fDet) != det {
+				// Options are parallel: "the train or a taxi", "milk or
+				// oat milk"; not "the server or redeploy", "the fence
+				// white or green".
+				return alternative{}, false
+			}
 			for k < cmd.end && toks[k].e.has(fDet) {
 				k++
 			}

@@ -368,6 +368,18 @@ func (c *compiled) before(toks []token, i int, f flag) bool {
 	return false
 }
 
+// negatedClause reports whether toks[i] is negated or follows a negation
+// in its clause ("don't touch the cup", "careful not to break the yolk or
+// ...").
+func negatedClause(toks []token, i int) bool {
+	for k := i; k >= 0 && toks[k].Clause == toks[i].Clause; k-- {
+		if toks[k].neg || toks[k].e.has(fNeg) {
+			return true
+		}
+	}
+	return false
+}
+
 // number reports whether s is a number (15, 2.5, 10%).
 func number(s string) bool {
 	s = strings.TrimSuffix(s, "%")

@@ -48,6 +48,10 @@ func TestSplitMarksClausesAndSentences(t *testing.T) {
 	if toks[1].Sentence != toks[3].Sentence || toks[3].Clause != toks[2].Clause || toks[3].Sentence == toks[4].Sentence || toks[5].Sentence != toks[6].Sentence {
 		t.Errorf("initials end a sentence: %+v", toks)
 	}
+	toks = Split("ask Ursula K. Le Guin. A. b", nil)
+	if toks[1].Sentence != toks[4].Sentence || toks[4].Sentence == toks[5].Sentence || toks[5].Sentence == toks[6].Sentence {
+		t.Errorf("a middle initial ends a sentence, or a lone letter does not: %+v", toks)
+	}
 }
 
 func TestReplyReadsOnlyAWholeReply(t *testing.T) {
