@@ -23,7 +23,7 @@ func TestCandidateHeadMatchesWholeWordsInEnglishAndJapanese(t *testing.T) {
 		{"胡椒を", "黒胡椒", true},
 		{"胡椒", "白胡椒", true},
 		{"ペッパー", "ブラックペッパー", true},
-		{"椒", "黒胡椒", true},    // kanji in kanji: a boundary the tokenizer cannot see; containment at the script's end
+		{"椒", "黒胡椒", true},       // kanji in kanji: a boundary the tokenizer cannot see; containment at the script's end
 		{"ー", "ブラックペッパー", false}, // a long-vowel mark alone is no word
 		{"胡椒", "胡椒入れ", false},
 	}

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/askonce/askonce"
-	)
+)
 
 // input is what every detector reads: the goal and answer of one prompt,
 // their tokens and the request's candidate files. Detectors never change
