@@ -29,7 +29,6 @@
 //	  "checks": ["contradiction", "destructive", "candidates", "specSchema", "choice"],
 //	  "planner": "steps",                   // or "template"
 //	  "gating": {"label": "Block-only mod", "words": ["block", "ore"]},
-//	  "typoTolerance": true,                // concept words match at edit distance 1
 //	  "groups": [{                          // mutually exclusive sides
 //	    "name": "temperature", "property": "temperature", "cosmetic": false,
 //	    "sides": [
@@ -42,7 +41,7 @@
 //	  "tasks": [{"id": "spec", "title": "Define {name}", "instruction": "...",
 //	             "dependsOn": [], "kinds": ["block"]}],
 //	  "destructive": ["delete"], "destructiveCommands": ["rm -rf"], "objects": ["branch"],
-//	  "stopWords": [], "knownWords": [], "functionalCues": [], "negations": [],
+//	  "stopWords": [], "functionalCues": [], "negations": [],
 //	  "determiners": [], "freeChoice": [], "orWords": [], "orIgnore": [],
 //	  "conjunctions": [], "stepSeparators": [], "connectors": [], "parallelCues": [],
 //	  "suggestVerbs": [], "placeholders": [], "vagueWords": [], "questionWords": [],
@@ -75,11 +74,8 @@
 // ending; a Japanese word also matches by its kanji stem (削除して finds
 // 削除) and a ない ending negates it. A word right after a negation ("not
 // cold", "don't delete"), or after a negation and one stop word, does not
-// count. With typoTolerance, a token of five or more letters that the
-// profile does not know matches the one concept word (group, kind or
-// property word) with the same first letter at Damerau-Levenshtein
-// distance 1 ("frozn" is frozen); known words and stop words are never
-// corrected ("could" never becomes cold).
+// count. Misspelt words are not corrected: a guessed word could only
+// create a question the goal does not ground.
 //
 // # Commands
 //

@@ -611,8 +611,6 @@ func (r *run) nounPhrase(toks []token, goal bool) (words []string, head int) {
 		w := t.Text
 		if t.e != nil && len(t.e.sides) > 0 {
 			w = t.e.sides[0].display
-		} else if t.fixed {
-			w = t.word
 		}
 		add(w)
 	}

@@ -58,9 +58,6 @@ type Profile struct {
 	Checks []string `json:"checks"`
 	// Planner is PlannerSteps (the default) or PlannerTemplate.
 	Planner string `json:"planner,omitempty"`
-	// TypoTolerance lets concept words (group, kind and property words)
-	// match tokens at Damerau-Levenshtein distance 1.
-	TypoTolerance bool           `json:"typoTolerance,omitempty"`
 	Groups        []Group        `json:"groups,omitempty"`
 	Properties    []Property     `json:"properties,omitempty"`
 	Kinds         []Kind         `json:"kinds,omitempty"`
@@ -83,8 +80,6 @@ type Profile struct {
 type Words struct {
 	// StopWords are not content words (the vague check).
 	StopWords []string `json:"stopWords,omitempty"`
-	// KnownWords are real words that typo tolerance never corrects.
-	KnownWords []string `json:"knownWords,omitempty"`
 	// FunctionalCues make a later word of the same clause functional.
 	FunctionalCues []string `json:"functionalCues,omitempty"`
 	// Negations before a word (directly, or with one stop word between)
@@ -295,7 +290,6 @@ type flag uint32
 
 const (
 	fStop flag = 1 << iota
-	fKnown
 	fCue
 	fNeg
 	fDet
@@ -337,33 +331,23 @@ type entry struct {
 	sides []sideRef
 	props []propRef
 	kind  string
-	sig   string // roles as text, to tell apart typo candidates
 }
 
 func (e *entry) has(f flag) bool { return e != nil && e.flags&f != 0 }
 
-func (e *entry) concept() bool {
-	return e != nil && (len(e.sides) > 0 || len(e.props) > 0 || e.kind != "")
-}
 
 type phrase struct {
 	toks []string
 	flag flag
 }
 
-type typoWord struct {
-	word  string
-	runes []rune
-	e     *entry
-}
 
 // compiled is a profile prepared for the hot path: every word list folded
-// into one lexicon, phrases indexed by their first token, typo candidates
-// indexed by first letter, and the template's task list per kind.
+// into one lexicon, phrases indexed by their first token, and the
+// template's task list per kind.
 type compiled struct {
 	lex        map[string]*entry
 	phrases    map[string][]phrase
-	typo       map[rune][]typoWord
 	groupOrder []int // functional groups first, then cosmetic
 	sideBase   []int // index of a group's first side in a flat side list
 	nSides     int
@@ -384,7 +368,6 @@ func (p *Profile) compile(base *Words) error {
 	c := &compiled{
 		lex:     make(map[string]*entry, 512),
 		phrases: make(map[string][]phrase),
-		typo:    make(map[rune][]typoWord),
 	}
 	for _, ch := range p.Checks {
 		if !slices.Contains(checkNames, ch) {
@@ -408,7 +391,6 @@ func (p *Profile) compile(base *Words) error {
 		f     flag
 	}{
 		{base.StopWords, fStop}, {p.StopWords, fStop},
-		{base.KnownWords, fKnown}, {p.KnownWords, fKnown},
 		{base.FunctionalCues, fCue}, {p.FunctionalCues, fCue},
 		{base.Negations, fNeg}, {p.Negations, fNeg},
 		{base.Determiners, fDet}, {p.Determiners, fDet},
@@ -570,7 +552,6 @@ func (p *Profile) compile(base *Words) error {
 		}
 	}
 
-	c.finish(p.TypoTolerance)
 	if c.planner == PlannerTemplate {
 		if err := c.compileTemplate(p); err != nil {
 			return err
@@ -625,32 +606,6 @@ func (c *compiled) entry(key string) *entry {
 		c.lex[key] = e
 	}
 	return e
-}
-
-// finish computes role signatures and the typo index.
-func (c *compiled) finish(typo bool) {
-	for w, e := range c.lex {
-		var b strings.Builder
-		for _, s := range e.sides {
-			fmt.Fprintf(&b, "g%d.%d=%s;", s.group, s.side, s.display)
-		}
-		for _, p := range e.props {
-			fmt.Fprintf(&b, "p%d=%s;", p.prop, p.value)
-		}
-		b.WriteString("k=" + e.kind)
-		e.sig = b.String()
-		if !typo || !e.concept() {
-			continue
-		}
-		r := []rune(w)
-		if len(r) < 4 || r[0] >= 0x2E80 {
-			continue
-		}
-		c.typo[r[0]] = append(c.typo[r[0]], typoWord{word: w, runes: r, e: e})
-	}
-	for k := range c.typo {
-		slices.SortFunc(c.typo[k], func(a, b typoWord) int { return strings.Compare(a.word, b.word) })
-	}
 }
 
 // compileTemplate checks the task template and resolves it once per kind.

@@ -269,15 +269,14 @@ func TestInterpret(t *testing.T) {
 			[]check{hotCold}},
 		{"answer that settles nothing asks again under minecraft-mod", req{profile: minecraft, goal: "hot frozen cheese", answer: "banana"},
 			[]check{hotCold, cosmetic(true)}},
-		{"typo in the answer is corrected: frozn is frozen", req{goal: "hot frozen cheese", answer: "frozn"},
-			[]check{spec("attributes.temperature", "frozen"), text("+frozen cheese", "-hot")}},
-		{"typo in the answer is corrected under minecraft-mod", req{profile: minecraft, goal: "hot frozen cheese", answer: "frozn"},
+		{"an answer with a typo settles nothing: the question stands", req{goal: "hot frozen cheese", answer: "frozn"}, []check{hotCold}},
+		{"answer frozen plans a frozen cheese block under minecraft-mod", req{profile: minecraft, goal: "hot frozen cheese", answer: "frozen"},
 			[]check{spec("properties.temperature", "frozen"), title("Frozen cheese block")}},
 		{"answer naming a side the goal did not mention settles it", req{goal: "hot frozen cheese", answer: "warm"},
 			[]check{spec("attributes.temperature", "warm")}},
 		{"answer rejecting one side picks the other", req{goal: "hot frozen cheese", answer: "not hot"},
 			[]check{spec("attributes.temperature", "frozen")}},
-		{"typo in the goal is a concept word", req{goal: "hot frozn cheese"}, []check{asks(askonce.QuestionSelectOne, "scope_unclear", "hot", "frozen")}},
+		{"a misspelt side is no side: no contradiction is guessed", req{goal: "hot frozn cheese"}, []check{plans()}},
 		{"directive without an answer takes the first-mentioned side", req{goal: "hot frozen cheese", directive: fallback},
 			[]check{spec("attributes.temperature", "hot"), assumes(`“hot”`, "mentioned first")}},
 		{"directive takes the functional side", req{goal: "a hot block that freezes water", directive: fallback},
@@ -491,7 +490,6 @@ func TestProfilesListsTheEmbeddedProfiles(t *testing.T) {
 const candyProfile = `{
   "name": "ignored-the-key-wins",
   "checks": ["contradiction", "vague"],
-  "typoTolerance": true,
   "groups": [{"name": "taste", "sides": [
     {"name": "sweet", "words": ["sweet", "sugary"]},
     {"name": "sour", "words": ["sour", "tart"]}]}]
@@ -513,7 +511,7 @@ func TestProfileFileReplacesAnEmbeddedProfile(t *testing.T) {
 	}
 	o := interpret(t, in, req{goal: "a sweet sour candy"})
 	asks(askonce.QuestionSelectOne, "scope_unclear", "sweet", "sour")(t, o)
-	o = interpret(t, in, req{goal: "a sweet sour candy", answer: "sugarry"}) // typo of sugary
+	o = interpret(t, in, req{goal: "a sweet sour candy", answer: "sugary"})
 	spec("attributes.taste", "sugary")(t, o)
 	// The replaced profile no longer knows temperatures or destructive words.
 	o = interpret(t, in, req{goal: "hot frozen cheese, delete the old one"})
@@ -611,7 +609,7 @@ func BenchmarkInterpret(b *testing.B) {
 // plan that validates, under every profile, with and without a directive.
 func FuzzInterpret(f *testing.F) {
 	for _, s := range []string{
-		"hot frozen cheese", "hot frozen cheese\n\nClarification Answer: frozn", "delete notes.md or not",
+		"hot frozen cheese", "hot frozen cheese\n\nClarification Answer: frozen", "delete notes.md or not",
 		"1. a\n2. b or c then d", "熱い凍ったチーズ、削除して", "the file or this file", "or or or", "- - -",
 		"a hot block that freezes water, then rm -rf it", "\n\nClarification Answer: ",
 	} {

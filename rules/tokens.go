@@ -17,8 +17,7 @@ type token struct {
 
 	// Filled in by annotate.
 	e       *entry // what the profile knows about the word, or nil
-	word    string // the lexicon word matched: text, its kanji stem or the typo-corrected word
-	fixed   bool   // word is a typo correction of text
+	word    string // the lexicon word matched: text, or its kanji stem
 	neg     bool   // negated ("not cold", "don't delete")
 	cue     bool   // a functional cue comes earlier in the same clause
 	idiom   bool   // part of an idiom ("hot path"): not a concept word
@@ -47,7 +46,7 @@ func jaNegated(s string) bool {
 }
 
 // annotate looks every token up in the profile's lexicon (exactly, by its
-// kanji stem, or with typo tolerance) and marks negation and functional
+// kanji stem) and marks negation and functional
 // cues.
 func (c *compiled) annotate(src string, toks []token) []token {
 	cueClause := -1
@@ -65,10 +64,6 @@ func (c *compiled) annotate(src string, toks []token) []token {
 			}
 		} else if b := lex.Bare(t.Text); b != t.Text && c.lex[b] != nil {
 			t.e, t.word = c.lex[b], b
-		} else if len(c.typo) > 0 {
-			if w, e := c.correct(t.Text); e != nil {
-				t.e, t.word, t.fixed = e, w, true
-			}
 		}
 		for _, q := range quotes {
 			if q[0] <= t.Start && t.End <= q[1] {
@@ -132,81 +127,6 @@ func negated(toks []token, i int) bool {
 		return true
 	}
 	return i >= 2 && toks[i-2].Clause == t.Clause && toks[i-2].e.has(fNeg) && p.e.has(fStop)
-}
-
-// correct finds the one concept word at Damerau-Levenshtein distance 1
-// from text. Only tokens of five or more letters are corrected, only to a
-// word with the same first letter, and never a token the lexicon knows
-// (stop words and known words are in the lexicon, so "could" never becomes
-// "cold"). A token close to two words of different meaning is left alone.
-func (c *compiled) correct(text string) (string, *entry) {
-	n := utf8.RuneCountInString(text)
-	if n < 5 || n > 32 || strings.ContainsAny(text, "./_0123456789'") {
-		return "", nil
-	}
-	first, _ := utf8.DecodeRuneInString(text)
-	cands := c.typo[first]
-	if len(cands) == 0 {
-		return "", nil
-	}
-	var buf [32]rune
-	tr := buf[:0]
-	for _, r := range text {
-		tr = append(tr, r)
-	}
-	var found *typoWord
-	for i := range cands {
-		if !withinOne(tr, cands[i].runes) {
-			continue
-		}
-		if found == nil {
-			found = &cands[i]
-		} else if found.e.sig != cands[i].e.sig {
-			return "", nil
-		}
-	}
-	if found == nil {
-		return "", nil
-	}
-	return found.word, found.e
-}
-
-// withinOne reports whether a and b are at most one edit apart, an edit
-// being an insertion, a deletion, a substitution or a transposition of
-// two adjacent letters (optimal string alignment distance).
-func withinOne(a, b []rune) bool {
-	if len(a) > len(b) {
-		a, b = b, a
-	}
-	if len(b)-len(a) > 1 {
-		return false
-	}
-	i := 0
-	for i < len(a) && a[i] == b[i] {
-		i++
-	}
-	if i == len(a) {
-		return true
-	}
-	if len(a) == len(b) {
-		if runesEqual(a[i+1:], b[i+1:]) {
-			return true
-		}
-		return i+1 < len(a) && a[i] == b[i+1] && a[i+1] == b[i] && runesEqual(a[i+2:], b[i+2:])
-	}
-	return runesEqual(a[i:], b[i+1:])
-}
-
-func runesEqual(a, b []rune) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // phraseAt returns how many tokens from toks[i] form a word or phrase with
