@@ -162,7 +162,7 @@
 //   - specSchema: the schema's default, else the first choice, false, 0,
 //     or the goal for a string;
 //   - choice: the first option;
-//   - vague: a generic investigate, act, report plan.
+//   - vague: the goal as written.
 //
 // Every question also carries this rule's choice as its default (no for
 // CONFIRM; none for FREE_TEXT), so a timeout or decline gives the same

@@ -26,7 +26,6 @@ type run struct {
 	fileTok     int // the goal token referring to target, or -1
 	fields      schemaFields
 	useAnswer   bool
-	generic     bool
 	assumptions []string
 }
 
@@ -44,7 +43,6 @@ func newRun(in *input, rd *reading) *run {
 		fileTok:     rd.candidates.fileTok,
 		fields:      rd.schema,
 		useAnswer:   rd.vague.useAnswer,
-		generic:     rd.vague.generic,
 		assumptions: rd.assumptions,
 	}
 	for i := range r.dropped {
@@ -350,16 +348,7 @@ func (r *run) stepsPlan() (*askonce.Plan, error) {
 	plan := &askonce.Plan{}
 	var tasks []askonce.Task
 	titleSrc := ""
-	switch {
-	case r.generic:
-		g := askonce.ClampTitle(strings.TrimSpace(r.goal))
-		tasks = []askonce.Task{
-			{Title: "Find out what is wanted", Instruction: fmt.Sprintf("The goal “%s” is too vague to plan in detail. Inspect the project and the recent context to find its most likely meaning.", g)},
-			{Title: "Carry out the most likely meaning", Instruction: "Make the smallest useful change that fits that meaning."},
-			{Title: "Report what was done", Instruction: "Report what was done and every assumption made, so that a human can check it."},
-		}
-		titleSrc = g
-	default:
+	{
 		src, toks := r.goal, r.gt
 		if r.useAnswer {
 			// The goal said too little; the answer says what to do.
@@ -411,9 +400,6 @@ func (r *run) stepsPlan() (*askonce.Plan, error) {
 		tasks[i].ID = fmt.Sprintf("t%d", i+1)
 		if tasks[i].DependsOn == nil {
 			tasks[i].DependsOn = []string{}
-			if r.generic && i > 0 {
-				tasks[i].DependsOn = []string{fmt.Sprintf("t%d", i)}
-			}
 		}
 	}
 	spec.Steps = len(tasks)
@@ -625,39 +611,7 @@ type placeholders struct {
 
 // render fills the placeholders of s; anything else in braces stays.
 func (v *placeholders) render(s string) string {
-	if !strings.Contains(s, "{") {
-		return s
-	}
-	var b strings.Builder
-	b.Grow(len(s) + 64)
-	for {
-		i := strings.IndexByte(s, '{')
-		if i < 0 {
-			break
-		}
-		j := strings.IndexByte(s[i:], '}')
-		if j < 0 {
-			break
-		}
-		b.WriteString(s[:i])
-		switch key := s[i+1 : i+j]; key {
-		case "name":
-			b.WriteString(v.name)
-		case "id":
-			b.WriteString(v.id)
-		case "kind":
-			b.WriteString(v.kind)
-		case "properties":
-			b.WriteString(v.properties)
-		case "goal":
-			b.WriteString(v.goal)
-		default:
-			b.WriteString(s[i : i+j+1])
-		}
-		s = s[i+j+1:]
-	}
-	b.WriteString(s)
-	return b.String()
+	return strings.NewReplacer("{name}", v.name, "{id}", v.id, "{kind}", v.kind, "{properties}", v.properties, "{goal}", v.goal).Replace(s)
 }
 
 // kind is the kind named by the head noun, else by the first kind word of

@@ -57,12 +57,12 @@ type Profile struct {
 	// Checks run in this order; the first that cannot be settled asks.
 	Checks []string `json:"checks"`
 	// Planner is PlannerSteps (the default) or PlannerTemplate.
-	Planner string `json:"planner,omitempty"`
-	Groups        []Group        `json:"groups,omitempty"`
-	Properties    []Property     `json:"properties,omitempty"`
-	Kinds         []Kind         `json:"kinds,omitempty"`
-	DefaultKind   string         `json:"defaultKind,omitempty"`
-	Tasks         []TaskTemplate `json:"tasks,omitempty"`
+	Planner     string         `json:"planner,omitempty"`
+	Groups      []Group        `json:"groups,omitempty"`
+	Properties  []Property     `json:"properties,omitempty"`
+	Kinds       []Kind         `json:"kinds,omitempty"`
+	DefaultKind string         `json:"defaultKind,omitempty"`
+	Tasks       []TaskTemplate `json:"tasks,omitempty"`
 	// Gating, when set, lets a job proceed instead of asking a cosmetic
 	// question (docs/protocol.md rule 8).
 	Gating *Gating `json:"gating,omitempty"`
@@ -335,12 +335,10 @@ type entry struct {
 
 func (e *entry) has(f flag) bool { return e != nil && e.flags&f != 0 }
 
-
 type phrase struct {
 	toks []string
 	flag flag
 }
-
 
 // compiled is a profile prepared for the hot path: every word list folded
 // into one lexicon, phrases indexed by their first token, and the
