@@ -29,9 +29,11 @@ func (c *choices) assumed() []string       { return c.assumptions }
 // detectChoices finds an explicit choice the user asks the agent to make:
 // named alternatives joined by "or" that are the object of a command's
 // main verb, directly or after one preposition ("deploy to staging or
-// production", "use olive oil or butter", "read George R.R. Martin or
-// Robert Jordan"). The options are the user's whole phrases. By
-// structure it ignores an "or"
+// production", "use React or Vue", "read George R.R. Martin or Robert
+// Jordan"). The options are the user's whole phrases, parallel ("the red
+// cup or the blue cup"; not "the server or redeploy"), and names when the
+// object is bare: "use olive oil or butter" is a substitution either way.
+// By structure it ignores an "or"
 //   - in a sentence that asks the agent something ("Should we use Go or
 //     Rust?"), or that is no command ("the job runs 10 minutes or so");
 //   - anywhere but the verb's object: a classification ("classify it as
@@ -39,6 +41,7 @@ func (c *choices) assumed() []string       { return c.assumptions }
 //     "or" follows "as", "about", "between" or another noun), a purpose
 //     or accompaniment ("for frying or baking", "with ketchup or
 //     mustard");
+//   - after an indefinite determiner ("grab a towel or a rag");
 //   - under a negation ("careful not to break the yolk or get shells"),
 //     with a word that leaves the choice free ("any dirt or beards", "salt
 //     or pepper to taste", "either"), or after a suggestion verb ("serve
@@ -104,13 +107,17 @@ func choiceIn(in *input, cmd command) (alternative, bool) {
 	if k < cmd.end && containsString(particles, toks[k].Text) {
 		k++ // "pick up milk or oat milk"
 	}
-	if k < cmd.end && toks[k].e.has(fPrep) {
+	prep := k < cmd.end && toks[k].e.has(fPrep)
+	if prep {
 		if !containsString(objectPrepositions, toks[k].Text) {
 			return alternative{}, false
 		}
 		k++
 	}
 	det := k < cmd.end && toks[k].e.has(fDet)
+	if det && containsString(indefinite, toks[k].Text) {
+		return alternative{}, false // "grab a towel or a rag": any one will do
+	}
 	for k < cmd.end && toks[k].e.has(fDet) {
 		k++
 	}
@@ -127,7 +134,7 @@ func choiceIn(in *input, cmd command) (alternative, bool) {
 		if k < cmd.end && toks[k].e.has(fOr) {
 			or := k
 			k++
-			if k < cmd.end && toks[k].e.has(fDet) != det {
+			if k < cmd.end && (toks[k].e.has(fDet) != det || containsString(indefinite, toks[k].Text)) {
 				// Options are parallel: "the train or a taxi", "milk or
 				// oat milk"; not "the server or redeploy", "the fence
 				// white or green".
@@ -154,6 +161,16 @@ func choiceIn(in *input, cmd command) (alternative, bool) {
 			return alternative{}, false
 		}
 	}
+	if !prep && !det {
+		// A bare object ("add milk or water", "use olive oil or butter")
+		// is a substitution either way; it is a choice when the options
+		// are names: "use React or Vue", "install v1.2 or v2.0".
+		for _, o := range opts {
+			if !named(in, o[0], o[1]) {
+				return alternative{}, false
+			}
+		}
+	}
 	a := alternative{x0: opts[0][0], y1: opts[len(opts)-1][1], chosen: -1}
 	for _, o := range opts {
 		s := in.span(o[0], o[1])
@@ -165,6 +182,18 @@ func choiceIn(in *input, cmd command) (alternative, bool) {
 		a.options = append(a.options, s)
 	}
 	return a, true
+}
+
+// named reports whether goal tokens [t0, t1) hold a name: a word written
+// with a capital letter, or an identifier with a digit or one of . _ -.
+func named(in *input, t0, t1 int) bool {
+	for i := t0; i < t1; i++ {
+		t := &in.gt[i]
+		if t.capital || strings.ContainsAny(t.Text, "0123456789._-") || strings.ToUpper(in.goal[t.Start:t.End]) == in.goal[t.Start:t.End] && len(t.Text) > 1 {
+			return true
+		}
+	}
+	return false
 }
 
 // optionWord reports whether t can be part of a named option: a word that

@@ -132,9 +132,11 @@
 //     others).
 //   - choice: named alternatives joined by "or" that are the object of a
 //     command's main verb, directly or after one preposition ("deploy to
-//     staging or production"), parallel, and not under a negation, a free
-//     choice ("any", "to taste"), a suggestion verb ("serve"), numbers or a
-//     condition. SELECT_ONE, reason action_ambiguous, allowOther, options
+//     staging or production"), parallel ("the red cup or the blue cup"),
+//     names when the object is bare ("use React or Vue"; "use olive oil or
+//     butter" is a substitution), and not indefinite ("a towel or a rag"),
+//     under a negation, a free choice ("any", "to taste"), a suggestion
+//     verb ("serve"), numbers or a condition. SELECT_ONE, reason action_ambiguous, allowOther, options
 //     the user's whole phrases.
 //   - vague (opt-in): a goal with no word naming something to act on
 //     ("make a mod"). FREE_TEXT, reason missing_required_info. An answer
