@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/askonce/askonce"
@@ -41,9 +42,38 @@ type name struct {
 func nameOf(s string) name {
 	n := name{display: s}
 	for _, t := range lex.Split(s, nil) {
-		n.words = append(n.words, wordKey(t.Text))
+		for _, w := range identWords(s[t.Start:t.End]) {
+			n.words = append(n.words, wordKey(strings.ToLower(w)))
+		}
 	}
 	return n
+}
+
+// identWords splits a name written as an identifier into its words:
+// "DiningTable" is dining table, "Apple_2" is apple, "us-east" is us east.
+// Numbers are dropped: they tell instances apart.
+func identWords(s string) []string {
+	var out []string
+	start := 0
+	flush := func(end int) {
+		if w := s[start:end]; w != "" && !number(w) {
+			out = append(out, w)
+		}
+		start = end
+	}
+	var prev rune
+	for i, r := range s {
+		switch {
+		case r == '_' || r == '-' || r == '.':
+			flush(i)
+			start = i + 1
+		case unicode.IsUpper(r) && unicode.IsLower(prev):
+			flush(i)
+		}
+		prev = r
+	}
+	flush(len(s))
+	return out
 }
 
 // wordKey is how a word is compared: lower case, singular ("peppers" is

@@ -26,6 +26,9 @@ func TestCandidateHeadMatchesWholeWordsInEnglishAndJapanese(t *testing.T) {
 		{"椒", "黒胡椒", true},       // kanji in kanji: a boundary the tokenizer cannot see; containment at the script's end
 		{"ー", "ブラックペッパー", false}, // a long-vowel mark alone is no word
 		{"胡椒", "胡椒入れ", false},
+		{"table", "DiningTable", true}, // identifiers split into words
+		{"apple", "Apple_2", true},
+		{"cluster", "us-east-cluster", true},
 	}
 	for _, c := range cases {
 		if got := headMatch(wordKey(lower(c.word)), nameOf(c.candidate)); got != c.want {
@@ -42,6 +45,7 @@ func TestCandidatesAskOnlyWhenAReferenceFitsTwoOrMore(t *testing.T) {
 		{goal: "use the pepper", cands: spices, options: asks("black pepper", "bell pepper"), text: "Which “pepper” is meant"},
 		{goal: "add pepper to the soup", cands: spices, options: asks("black pepper", "bell pepper")},
 		{goal: "Pick up the cup and put it on the plate", cands: cups, options: asks("red cup", "blue cup")},
+		{goal: "Put the apple on the table", cands: []string{"Apple_1", "DiningTable", "CoffeeTable"}, options: asks("DiningTable", "CoffeeTable")},
 		{goal: "put the Peppers away", cands: []string{"red peppers", "green peppers"}, options: asks("red peppers", "green peppers")},
 		{goal: "胡椒を使って", cands: []string{"黒胡椒", "白胡椒"}, options: asks("黒胡椒", "白胡椒"), text: "「胡椒」"},
 		{goal: "use the pepper", cands: spices, answer: "banana", options: asks("black pepper", "bell pepper")},

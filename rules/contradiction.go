@@ -46,6 +46,7 @@ type sideMention struct {
 // block that freezes water"). It does not count:
 //   - sides in a sentence that asks the agent something ("Can cheese be
 //     hot and frozen?"): the user's own question is not handed back;
+//   - sides in a topic ("write a poem about fire and ice");
 //   - sides offered as alternatives ("hot or cold tea");
 //   - a process that changes a state: a sentence with a change verb ("thaw
 //     the frozen peas in hot water", "melt the ice") or that opens with a
@@ -70,7 +71,7 @@ func detectContradictions(in *input) contradictions {
 	var ms []sideMention
 	for i := range in.gt {
 		t := &in.gt[i]
-		if t.neg || t.e == nil || t.idiom || t.quoted || (t.capital && !sentenceStart(in.gt, i)) || c.asksAgent(in.goal, in.gt, i) {
+		if t.neg || t.e == nil || t.idiom || t.quoted || (t.capital && !sentenceStart(in.gt, i)) || c.asksAgent(in.goal, in.gt, i) || aboutTopic(in.gt, i) {
 			continue
 		}
 		for _, s := range t.e.sides {
@@ -201,6 +202,19 @@ func processSentences(in *input) map[int]bool {
 		}
 	}
 	return out
+}
+
+// topicWords make what follows a topic, not the thing to act on.
+var topicWords = []string{"about", "regarding", "concerning"}
+
+// aboutTopic reports whether toks[i] follows a topic word in its sentence.
+func aboutTopic(toks []token, i int) bool {
+	for k := i - 1; k >= 0 && toks[k].Sentence == toks[i].Sentence; k-- {
+		if containsString(topicWords, toks[k].Text) {
+			return true
+		}
+	}
+	return false
 }
 
 // sentenceStart reports whether toks[i] opens its sentence.
