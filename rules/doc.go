@@ -100,7 +100,8 @@
 // ignores.
 //
 //   - contradiction: two sides of one group meant to hold for one object at
-//     once ("hot frozen cheese"), not in a question to the agent, a process
+//     once ("hot frozen cheese"), not in a question to the agent or a
+//     topic ("a poem about fire and ice"), a process
 //     that changes a state ("thaw the frozen peas"), sides of different
 //     objects, alternatives, titles, names or idioms. SELECT_ONE, reason
 //     scope_unclear, allowOther, options the sides as the goal shows them,

@@ -613,6 +613,7 @@ func FuzzInterpret(f *testing.F) {
 		"hot frozen cheese", "hot frozen cheese\n\nClarification Answer: frozen", "delete notes.md or not",
 		"1. a\n2. b or c then d", "熱い凍ったチーズ、削除して", "the file or this file", "or or or", "- - -",
 		"a hot block that freezes water, then rm -rf it", "\n\nClarification Answer: ",
+		"use the pepper", "胡椒を使って", "put it on the table\n\nClarification Answer: Dining", "deploy to staging or production",
 	} {
 		f.Add(s, false, false)
 	}
@@ -621,7 +622,8 @@ func FuzzInterpret(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, prompt string, mod, directive bool) {
-		r := &askonce.Request{Prompt: prompt, Files: []string{"a.md", "b/c.go"}}
+		r := &askonce.Request{Prompt: prompt, Files: []string{"a.md", "b/c.go", "docs/a.md"},
+			Candidates: []string{"black pepper", "bell pepper", "DiningTable", "Apple_1", "黒胡椒", "白胡椒"}, SpecSchema: []byte(envSchema)}
 		if mod {
 			r.Profile = minecraft
 		}
@@ -640,7 +642,11 @@ func FuzzInterpret(f *testing.F) {
 			t.Fatalf("ParseOutcome: %v\n%s", err, res.Raw)
 		}
 		if o.Plan != nil {
-			if errs := o.Plan.Validate(nil); len(errs) > 0 {
+			schema := r.SpecSchema
+			if mod {
+				schema = nil // the template planner does not read the schema
+			}
+			if errs := o.Plan.Validate(schema); len(errs) > 0 {
 				t.Fatalf("plan does not validate: %v\n%s", errs, res.Raw)
 			}
 		} else if directive {
