@@ -347,8 +347,6 @@ type compiled struct {
 	lex        map[string]*entry
 	phrases    map[string][]phrase
 	groupOrder []int // functional groups first, then cosmetic
-	sideBase   []int // index of a group's first side in a flat side list
-	nSides     int
 	checks     []string
 	planner    string
 	kindTasks  map[string][]askonce.Task
@@ -433,8 +431,6 @@ func (p *Profile) compile(base *Words) error {
 		if len(g.Sides) < 2 {
 			return fmt.Errorf("group %q needs at least two sides", g.Name)
 		}
-		c.sideBase = append(c.sideBase, c.nSides)
-		c.nSides += len(g.Sides)
 		owner := map[string]int{}
 		for si, s := range g.Sides {
 			if strings.TrimSpace(s.Name) == "" {

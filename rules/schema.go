@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode"
 
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/internal/lex"
@@ -181,19 +180,7 @@ func hasPhrase(toks []token, s string) bool {
 // fieldWords splits a field name into words: "dueDate" and "due_date"
 // are "due date".
 func fieldWords(name string) string {
-	var b strings.Builder
-	for i, r := range name {
-		switch {
-		case r == '_' || r == '-':
-			b.WriteByte(' ')
-		case unicode.IsUpper(r) && i > 0:
-			b.WriteByte(' ')
-			b.WriteRune(unicode.ToLower(r))
-		default:
-			b.WriteRune(unicode.ToLower(r))
-		}
-	}
-	return b.String()
+	return strings.ToLower(strings.Join(identWords(name), " "))
 }
 
 // afterName finds "<field> value", "<field>: value" or "<field> is value"
