@@ -70,14 +70,15 @@ func TestQuestionTypes(t *testing.T) {
 		files   []string
 		typ     askonce.QuestionType
 		options []string
+		profile string
 	}{
-		{"hot frozen cheese", nil, askonce.QuestionSelectOne, []string{"hot", "frozen"}},
-		{"delete the build folder", nil, askonce.QuestionConfirm, nil},
-		{"deploy to staging or production", nil, askonce.QuestionSelectOne, nil},
-		{"fix the typo in the file", []string{"a.md", "b.md"}, askonce.QuestionTargetFile, []string{"a.md", "b.md"}},
-		{"do it", nil, askonce.QuestionFreeText, nil},
+		{"hot frozen cheese", nil, askonce.QuestionSelectOne, []string{"hot", "frozen"}, ""},
+		{"delete the build folder", nil, askonce.QuestionConfirm, nil, ""},
+		{"deploy to staging or production", nil, askonce.QuestionSelectOne, nil, ""},
+		{"fix the typo in the file", []string{"a.md", "b.md"}, askonce.QuestionTargetFile, []string{"a.md", "b.md"}, ""},
+		{"make a mod", nil, askonce.QuestionFreeText, nil, "minecraft-mod"}, // the profile's opt-in vague check
 	} {
-		j, err := c.Create(ctx, client.CreateRequest{Goal: tc.goal, Files: tc.files})
+		j, err := c.Create(ctx, client.CreateRequest{Goal: tc.goal, Files: tc.files, Profile: tc.profile})
 		if err != nil {
 			t.Fatalf("%q: %v", tc.goal, err)
 		}
@@ -146,7 +147,7 @@ func TestLifecycleAndTypedErrors(t *testing.T) {
 			}
 
 			// Cancel and decline.
-			p, _ := c.Create(ctx, client.CreateRequest{Goal: "do it"})
+			p, _ := c.Create(ctx, client.CreateRequest{Goal: "make a mod", Profile: "minecraft-mod"})
 			if cj, err := c.Cancel(ctx, p.JobID); err != nil || cj.Status != askonce.StatusCancelled {
 				t.Fatalf("cancel: %+v %v", cj, err)
 			}

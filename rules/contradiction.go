@@ -44,11 +44,14 @@ type sideMention struct {
 // detectContradictions finds the groups whose sides the goal means to hold
 // for one object at once ("hot frozen cheese", "a tiny giant robot", "a hot
 // block that freezes water"). It does not count:
-//   - sides offered as alternatives ("hot or cold tea": the alternatives
-//     detector's);
+//   - sides in a sentence that asks the agent something ("Can cheese be
+//     hot and frozen?"): the user's own question is not handed back;
+//   - sides in a topic ("write a poem about fire and ice");
+//   - sides offered as alternatives ("hot or cold tea");
 //   - a process that changes a state: a sentence with a change verb ("thaw
-//     the frozen peas in hot water", "melt the ice") or that starts with a
-//     side's verb ("heat the frozen soup");
+//     the frozen peas in hot water", "melt the ice") or that opens with a
+//     side word used as a verb, before a determiner ("heat the frozen
+//     soup");
 //   - sides of different objects: a preposition between them ("frozen peas
 //     in hot water"), or a list ("hot soup and cold drinks");
 //   - titles and names: words in quotation marks or capitalised inside a
@@ -68,7 +71,7 @@ func detectContradictions(in *input) contradictions {
 	var ms []sideMention
 	for i := range in.gt {
 		t := &in.gt[i]
-		if t.neg || t.e == nil || t.idiom || t.quoted || (t.capital && !sentenceStart(in.gt, i)) {
+		if t.neg || t.e == nil || t.idiom || t.quoted || (t.capital && !sentenceStart(in.gt, i)) || c.asksAgent(in.goal, in.gt, i) || aboutTopic(in.gt, i) {
 			continue
 		}
 		for _, s := range t.e.sides {
@@ -178,8 +181,8 @@ func bothQuoted(in *input, words []string) string {
 
 // processSentences marks the sentences that describe a process changing a
 // state: they hold a change verb ("thaw", "melt"), or their first word is
-// a side word used as a verb ("heat the frozen soup", "freeze the warm
-// leftovers").
+// a side word used as a verb, followed by a determiner ("heat the frozen
+// soup", "freeze the warm leftovers").
 func processSentences(in *input) map[int]bool {
 	out := map[int]bool{}
 	lead := -1
@@ -193,12 +196,25 @@ func processSentences(in *input) map[int]bool {
 		}
 		if lead < 0 && !t.e.has(fConnector) && !t.e.has(fStop) && !t.e.has(fOpener) {
 			lead = i
-			if t.e != nil && len(t.e.sides) > 0 && t.e.has(fVerb|fChange) {
+			if t.e != nil && len(t.e.sides) > 0 && i+1 < len(in.gt) && in.gt[i+1].e.has(fDet) {
 				out[t.Sentence] = true
 			}
 		}
 	}
 	return out
+}
+
+// topicWords make what follows a topic, not the thing to act on.
+var topicWords = []string{"about", "regarding", "concerning"}
+
+// aboutTopic reports whether toks[i] follows a topic word in its sentence.
+func aboutTopic(toks []token, i int) bool {
+	for k := i - 1; k >= 0 && toks[k].Sentence == toks[i].Sentence; k-- {
+		if containsString(topicWords, toks[k].Text) {
+			return true
+		}
+	}
+	return false
 }
 
 // sentenceStart reports whether toks[i] opens its sentence.

@@ -26,6 +26,8 @@ func TestContradictionAsksOnlyWhenBothSidesHoldAtOnce(t *testing.T) {
 		{goal: "hot soup and cold drinks"},
 		{goal: "serve hot or cold tea"},
 		{goal: "the characters of the novel Fire and Ice"},
+		{goal: "write a poem about fire and ice"},
+		{goal: "Can ice be hot and cold at once?"},
 		{goal: `write a post titled "Hot and Cold Storage"`},
 		{goal: "reduce cold start time on the hot path"},
 		{goal: "a hot drink, not cold"},

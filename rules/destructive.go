@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/askonce/askonce"
@@ -28,13 +29,17 @@ type action struct {
 func (d *destructions) open() *askonce.Question { return d.q }
 func (d *destructions) assumed() []string       { return d.assumptions }
 
-// detectDestructive finds actions whose loss an agent can cause and cannot
-// undo: a destructive command ("rm -rf", "git push --force", "drop table"),
-// or a destructive verb ("delete", "drop", "wipe", 削除) whose object in
-// the same clause is data — a file or path, a directory, branch, commit,
-// table, database, record, user, deployment or cloud resource (the
-// profile's objects). "Wipe the counter" and "remove the stain" are not
-// destructive; a negated verb ("don't delete") is not either.
+// detectDestructive finds the commands whose loss an agent can cause and
+// cannot undo: a destructive command as the command itself ("rm -rf
+// build", "git push --force"), or a command whose main verb is
+// destructive ("delete", "drop", "wipe"; 削除, last in Japanese) and whose
+// object is data: a path, a file of the request, or a data word (file,
+// folder, branch, database, account, ...; a table only when it is dropped
+// or truncated). It ignores a destructive word that is not the main verb
+// of a command: a topic ("write a post about why you deleted your
+// account"), an adjective ("an empty glass jar"), a negated or questioned
+// verb ("don't delete notes.md", "how do I delete a branch?"), and a verb
+// whose object is a thing ("remove the baking sheet from the oven").
 //
 // It asks CONFIRM (reason target_file_exists, default "no"). A reply of
 // yes keeps the actions; no, or no reply under a directive, drops them
@@ -42,34 +47,24 @@ func (d *destructions) assumed() []string       { return d.assumptions }
 func detectDestructive(in *input) destructions {
 	d := destructions{dropped: make([]bool, len(in.gt))}
 	toks := in.gt
-	for i := 0; i < len(toks); {
-		if toks[i].neg {
-			i++
-			continue
-		}
-		n := in.c.phraseAt(toks, i, fCommand)
-		t0 := i
+	for _, cmd := range in.c.commands(in.goal, toks) {
+		v := cmd.verb
+		n := in.c.phraseAt(toks, v, fCommand)
 		if n == 0 {
-			if v := in.c.phraseAt(toks, i, fDestructive); v > 0 {
-				if o := objectOf(in, i, v); o >= 0 {
-					n = v
-					if o < i {
-						t0 = o // Japanese: the object comes first (ログを削除して)
-					}
-				}
+			if n = in.c.phraseAt(toks, v, fDestructive); n == 0 || objectOf(in, v, n, cmd.end) < 0 {
+				continue
 			}
 		}
-		if n == 0 {
-			i++
+		d.actions = append(d.actions, action{t0: v, t1: min(cmd.end, v+8), text: in.span(v, min(cmd.end, v+8))})
+	}
+	for i := range toks { // Japanese: the verb ends its clause, the object comes first (ログを削除して)
+		t := &toks[i]
+		if t.neg || !lex.IsJapanese(t.Text) || !t.e.has(fDestructive) || in.c.asksAgent(in.goal, toks, i) {
 			continue
 		}
-		j := i + n
-		for j < len(toks) && j-i < 8 && toks[j].Clause == toks[i].Clause &&
-			!toks[j].e.has(fConj) && in.c.phraseAt(toks, j, fStepSep) == 0 && !lex.IsJapanese(toks[i].Text) {
-			j++
+		if o := objectOf(in, i, 1, len(toks)); o >= 0 {
+			d.actions = append(d.actions, action{t0: o, t1: i + 1, text: in.span(o, i+1)})
 		}
-		d.actions = append(d.actions, action{t0: t0, t1: j, text: in.span(t0, j)})
-		i = j
 	}
 	if len(d.actions) == 0 {
 		return d
@@ -108,14 +103,22 @@ func detectDestructive(in *input) destructions {
 	return d
 }
 
-// objectOf finds the data object of the destructive verb at toks[i:i+n]: an
-// object word or a path in the next six tokens of its clause, before any
-// preposition (for a Japanese verb, the four tokens before it). It returns the object's token or -1.
-func objectOf(in *input, i, n int) int {
+// objectOf finds the data object of the destructive verb at toks[i:i+n]:
+// a data word, a path or a request's file in the next six tokens before
+// end, before any preposition or conjunction (for a Japanese verb, the
+// four tokens before it). It returns the object's token or -1.
+func objectOf(in *input, i, n, end int) int {
 	toks := in.gt
 	data := func(k int) bool {
 		t := &toks[k]
-		return !t.quoted && (t.e.has(fObject) || isPath(t.Text))
+		switch {
+		case t.quoted || t.idiom:
+			return false
+		case t.Text == "table" || t.Text == "tables": // a table is data when it is dropped or truncated
+			v := toks[i].Text
+			return strings.HasPrefix(v, "drop") || strings.HasPrefix(v, "truncat")
+		}
+		return t.e.has(fObject) || isPath(t.Text) || slices.ContainsFunc(in.files, func(f string) bool { return strings.EqualFold(f, t.Text) })
 	}
 	if lex.IsJapanese(toks[i].Text) {
 		for k := i - 1; k >= 0 && k >= i-4 && toks[k].Clause == toks[i].Clause; k-- {
@@ -125,14 +128,11 @@ func objectOf(in *input, i, n int) int {
 		}
 		return -1
 	}
-	for k := i + n; k < len(toks) && k < i+n+6 && toks[k].Clause == toks[i].Clause; k++ {
+	for k := i + n; k < end && k < i+n+6; k++ {
 		// The direct object comes before a preposition or condition:
 		// "remove the imports from main.go" removes imports.
-		if toks[k].e.has(fConj) || toks[k].e.has(fPrep) || toks[k].e.has(fCondition) || in.c.phraseAt(toks, k, fStepSep) > 0 {
+		if toks[k].e.has(fConj) || toks[k].e.has(fPrep) || toks[k].e.has(fCondition) {
 			break
-		}
-		if toks[k].idiom {
-			continue
 		}
 		if data(k) {
 			return k

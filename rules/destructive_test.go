@@ -16,6 +16,9 @@ func TestDestructiveAsksOnlyForDataThatCannotBeRestored(t *testing.T) {
 		{goal: "ログを削除して", options: confirm, text: "「ログを削除して」"},
 		{goal: "delete the cache", answer: "notes.md", options: confirm},
 		{goal: "delete the cache", answer: "no backups needed", options: confirm},
+		{goal: "delete the cache", answer: "yes, no, wait", options: confirm},
+		{goal: "please delete the old backups, then rebuild", options: confirm},
+		{goal: "notes.mdを削除して", options: confirm, text: "実行しますか"},
 		// Settled by a reply.
 		{goal: "delete the cache", answer: "yes"},
 		{goal: "delete the cache", answer: "sure"},
@@ -29,5 +32,13 @@ func TestDestructiveAsksOnlyForDataThatCannotBeRestored(t *testing.T) {
 		{goal: "clear the search box when the user presses Escape"},
 		{goal: "don't delete anything, just summarise notes.md"},
 		{goal: "未使用のインポートを削除して"},
+		{goal: "don't delete notes.md, just summarise it"},
+		// A destructive word that is not the command's main verb.
+		{goal: "write a blog post about why you deleted your account"},
+		{goal: "put the leftovers in an empty glass container"},
+		{goal: "remove the baking sheet from the oven"},
+		{goal: "How do I delete a branch in git?"},
+		{goal: "explain what git push --force does"},
+		{goal: "clear the table after dinner"},
 	})
 }

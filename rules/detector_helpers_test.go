@@ -14,6 +14,8 @@ type detectorCase struct {
 	goal    string
 	answer  string
 	files   []string
+	cands   []string // Request.Candidates
+	schema  string   // Request.SpecSchema
 	options []string // the options it asks with; nil: it does not ask
 	text    string   // a fragment the question text must hold, if any
 }
@@ -34,7 +36,11 @@ func runDetector(t *testing.T, detect func(*input) finding, cases []detectorCase
 			if c.answer != "" {
 				prompt = askonce.ResolvedPrompt(c.goal, c.answer)
 			}
-			q := detect(newInput(p, prompt, c.files)).open()
+			r := &askonce.Request{Goal: c.goal, Prompt: prompt, Files: c.files, Candidates: c.cands}
+			if c.schema != "" {
+				r.SpecSchema = []byte(c.schema)
+			}
+			q := detect(newInput(p, prompt, r)).open()
 			switch {
 			case c.options == nil && q != nil:
 				t.Fatalf("asked %q %q; want no question", q.Text, q.Options)

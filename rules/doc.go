@@ -1,8 +1,14 @@
 // Package rules is askonce's embedded default interpreter: deterministic,
 // offline and cheap (no model, no network; a round trip is a few
-// microseconds). It reads a goal with word rules from a profile, and
-// returns either a plan or exactly one typed question, as the JSON that
-// askonce.ParseOutcome reads.
+// microseconds). It reads a goal with rules from a profile, and returns
+// either a plan or exactly one typed question, as the JSON that
+// askonce.ParseOutcome reads. It asks only about what is grounded: two
+// values of one attribute in the command itself, a command that destroys
+// named data, a reference that fits two or more of the request's
+// candidates or files, a required field of the spec schema that the goal
+// leaves open, and a choice the user asks the agent to make between named
+// alternatives. Open-ended ambiguity (pronouns, "fix it") is left to a
+// model.
 //
 // # Profiles
 //
@@ -20,11 +26,9 @@
 //	  "name": "general",                    // lower case, no spaces
 //	  "aliases": ["minecraft"],             // other names selecting it
 //	  "description": "...",
-//	  "checks": ["contradiction", "destructive", "alternatives", "targetFile", "coreference", "vague"],
+//	  "checks": ["contradiction", "destructive", "candidates", "specSchema", "choice"],
 //	  "planner": "steps",                   // or "template"
-//	  "minContentWords": 1,                 // the vague check's threshold
 //	  "gating": {"label": "Block-only mod", "words": ["block", "ore"]},
-//	  "typoTolerance": true,                // concept words match at edit distance 1
 //	  "groups": [{                          // mutually exclusive sides
 //	    "name": "temperature", "property": "temperature", "cosmetic": false,
 //	    "sides": [
@@ -36,20 +40,22 @@
 //	  "defaultKind": "block",
 //	  "tasks": [{"id": "spec", "title": "Define {name}", "instruction": "...",
 //	             "dependsOn": [], "kinds": ["block"]}],
-//	  "destructive": ["delete"], "destructiveCommands": ["rm -rf"], "objects": ["table"],
-//	  "targetPhrases": ["the file", "this file"],
-//	  "stopWords": [], "knownWords": [], "functionalCues": [], "negations": [],
-//	  "orWords": [], "orIgnore": [], "conjunctions": [], "stepSeparators": [],
-//	  "connectors": [], "parallelCues": [], "placeholders": [], "vagueWords": [],
-//	  "verbs": [], "questionWords": [], "requestOpeners": [], "classifyVerbs": [],
-//	  "sortVerbs": [], "prepositions": [], "units": [], "conditions": [],
-//	  "changeVerbs": [], "idioms": [], "personPronouns": [], "thingPronouns": [],
-//	  "honorifics": []
+//	  "destructive": ["delete"], "destructiveCommands": ["rm -rf"], "objects": ["branch"],
+//	  "stopWords": [], "functionalCues": [], "negations": [],
+//	  "determiners": [], "freeChoice": [], "orWords": [], "orIgnore": [],
+//	  "conjunctions": [], "stepSeparators": [], "connectors": [], "parallelCues": [],
+//	  "suggestVerbs": [], "placeholders": [], "vagueWords": [], "questionWords": [],
+//	  "requestOpeners": [], "prepositions": [], "conditions": [], "changeVerbs": [],
+//	  "idioms": []
 //	}
 //
-// The word lists at the end add to the embedded base lists of words.json
-// (English and Japanese stop words, cues, negations, data objects, ...);
-// they never replace them. The yes/no vocabulary is not a profile's: it is
+// The checks are contradiction, destructive, candidates, specSchema,
+// choice and vague (opt-in: a goal that names nothing to act on; the
+// general profile leaves it out, minecraft-mod uses it). The word lists at
+// the end add to the embedded base lists of words.json (closed classes in
+// English and Japanese: determiners, negations, question words,
+// prepositions, connectors; the verbs and objects of destructive
+// commands); they never replace them. The yes/no vocabulary is not a profile's: it is
 // askonce's one list (internal/lex), shared with answer validation. A list entry of several words is a phrase.
 // Group, property and kind words must be single words; a word may sit on
 // only one side of a group. The template planner's tasks may use {name},
@@ -68,60 +74,80 @@
 // ending; a Japanese word also matches by its kanji stem (削除して finds
 // 削除) and a ない ending negates it. A word right after a negation ("not
 // cold", "don't delete"), or after a negation and one stop word, does not
-// count. With typoTolerance, a token of five or more letters that the
-// profile does not know matches the one concept word (group, kind or
-// property word) with the same first letter at Damerau-Levenshtein
-// distance 1 ("frozn" is frozen); known words and stop words are never
-// corrected ("could" never becomes cold).
+// count. Misspelt words are not corrected: a guessed word could only
+// create a question the goal does not ground.
+//
+// # Commands
+//
+// The detectors read structure rather than phrasings. A command is a
+// clause, or a part of one after "and" or "then", whose first word after
+// connectors and request openers ("first", "please", "can you") is its
+// main verb; a clause that opens with a closed-class word (a determiner,
+// pronoun, preposition, negation or question word) is none. A sentence
+// that opens with a question word, or ends with "?" without opening with a
+// verb, asks the agent something: nothing in it is asked back. Japanese
+// puts the verb last; the destructive check reads it there.
 //
 // # Detectors
 //
 // The prompt is the goal, or the resolved prompt goal + "\n\nClarification
-// Answer: " + answer (docs/protocol.md rule 4), split at the last marker. A
-// pipeline of detectors reads it, each in its own file and each returning
-// its own findings (read in pipeline.go); one place then chooses the
-// question: the first open finding in the profile's "checks" order. Each
-// question depends on the goal only, so a repeated question has the same
-// text. The detectors are precise rather than eager: each asks only what a
-// person would ask (docs/interpreters.md lists what each ignores):
+// Answer: " + answer (docs/protocol.md rule 4), split at the markers: the
+// last section is the answer that counts. Each detector has its own file
+// and table test and returns its own findings (read in pipeline.go); one
+// place then chooses the question: the first open finding in the profile's
+// "checks" order. Each question depends on the goal only, so a repeated
+// question has the same text. docs/interpreters.md lists what each
+// ignores.
 //
 //   - contradiction: two sides of one group meant to hold for one object at
-//     once ("hot frozen cheese"); not a process that changes a state ("thaw
-//     the frozen peas"), sides of different objects, alternatives, titles,
-//     names or idioms. SELECT_ONE, reason scope_unclear, allowOther,
-//     options the sides as the goal shows them, cosmetic as the group
-//     says; functional groups first. The answer settles it when it names
-//     one side (any side), or rejects one of two ("not hot"); the other
-//     sides' words are dropped from the plan's text.
-//   - destructive: a destructive command ("rm -rf", "git push --force"), or
-//     a destructive verb whose object is data (files, paths, branches,
-//     tables, records, users, deployments, ...). CONFIRM, reason
-//     target_file_exists, default "no". A reply of yes keeps the actions;
-//     no drops them with an assumption.
-//   - alternatives: "X or Y" where the choice is the user's in a request to
-//     act; not a question to the agent, a classification, a duration or
-//     condition, "or not", "and/or". SELECT_ONE, reason action_ambiguous,
-//     allowOther, the options as whole phrases. The answer settles it when
-//     it equals an option, is its unique prefix, or holds the words of
-//     exactly one option.
-//   - targetFile: "the file", "this file", このファイル with two or more
-//     Request.Files and no file named in the goal. TARGET_FILE, reason
-//     target_file_ambiguous. One candidate is used without asking; a named
-//     file is used. The answer settles it with an offered file, a relative
-//     path inside the project, or a root word (".").
-//   - coreference: a pronoun (he, she, him, her, it, 彼, 彼女) with two or
-//     more earlier candidates (people's names, file paths) in a request to
-//     act. SELECT_ONE, reason target_action_ambiguous, allowOther, options
-//     the candidates; the plan names the chosen one.
-//   - vague: fewer words naming something to act on than minContentWords
-//     ("fix it", "make it better", "do the thing", "help"). FREE_TEXT,
-//     reason missing_required_info, naming what is missing. An answer with
-//     such a word settles it and the plan is made from goal + answer.
+//     once ("hot frozen cheese"), not in a question to the agent or a
+//     topic ("a poem about fire and ice"), a process
+//     that changes a state ("thaw the frozen peas"), sides of different
+//     objects, alternatives, titles, names or idioms. SELECT_ONE, reason
+//     scope_unclear, allowOther, options the sides as the goal shows them,
+//     cosmetic as the group says; functional groups first. The answer
+//     settles it when it names one side (any side), or rejects one of two
+//     ("not hot"); the other sides' words are dropped from the plan's text.
+//   - destructive: a command whose main verb is destructive and whose
+//     object is data (a data word, a path, a request's file; a table when
+//     dropped or truncated), or a destructive command ("rm -rf", "git push
+//     --force") as the command. CONFIRM, reason target_file_exists, default
+//     "no". A reply of yes keeps the actions; no drops them with an
+//     assumption; a reply that is both ("yes, no, wait") settles nothing.
+//   - candidates: a noun phrase whose head word is the head word (last
+//     word) of two or more Request.Candidates and that names none whole
+//     ("use the pepper" with black pepper and bell pepper), matched whole
+//     word, case- and plural-insensitive; in Japanese by the end of a
+//     candidate at a script boundary (胡椒 in 黒胡椒). One fitting candidate
+//     is used and named in the plan. SELECT_ONE, reason
+//     target_action_ambiguous, allowOther. Files: "the file" (このファイル)
+//     or a base name two files share asks TARGET_FILE, reason
+//     target_file_ambiguous, unless the goal names a file; the answer may
+//     be an offered file, a relative path inside the project or a root
+//     word (".").
+//   - specSchema: the first required field of Request.SpecSchema that the
+//     goal leaves open or fills twice: SELECT_ONE over its enum (or
+//     oneOf/anyOf consts), CONFIRM for a boolean, FREE_TEXT otherwise;
+//     reason missing_required_info. The value lands in the plan's spec,
+//     which keeps to the schema (only its properties when it allows no
+//     others).
+//   - choice: named alternatives joined by "or" that are the object of a
+//     command's main verb, directly or after one preposition ("deploy to
+//     staging or production"), parallel ("the red cup or the blue cup"),
+//     names when the object is bare ("use React or Vue"; "use olive oil or
+//     butter" is a substitution), and not indefinite ("a towel or a rag"),
+//     under a negation, a free choice ("any", "to taste"), a suggestion
+//     verb ("serve"), numbers or a condition. SELECT_ONE, reason action_ambiguous, allowOther, options
+//     the user's whole phrases.
+//   - vague (opt-in): a goal with no word naming something to act on
+//     ("make a mod"). FREE_TEXT, reason missing_required_info. An answer
+//     with such a word settles it and the plan is made from goal + answer.
 //
 // An answer that settles nothing ("banana", an other answer to an
 // allowOther question) leaves the question asked again, and the engine's
-// hard cap applies. Question texts use typographic quotes (“ ”, or 「」
-// for a Japanese goal) and the words of the goal as written.
+// hard cap applies. Question texts use typographic quotes (“ ”, or 「」)
+// and the words of the goal as written, in the language most of the goal
+// is written in.
 //
 // # Resolution rule
 //
@@ -135,10 +161,11 @@
 //     can, to, will, when, so) in the same clause, as in "a hot block that
 //     freezes water" (cold) — else the first-mentioned side;
 //   - destructive: skipped (the safe side);
-//   - alternatives: the first option;
-//   - target file: the first candidate;
-//   - co-reference: the first-mentioned candidate;
-//   - vague: a generic investigate, act, report plan.
+//   - candidates and files: the first that fits;
+//   - specSchema: the schema's default, else the first choice, false, 0,
+//     or the goal for a string;
+//   - choice: the first option;
+//   - vague: the goal as written.
 //
 // Every question also carries this rule's choice as its default (no for
 // CONFIRM; none for FREE_TEXT), so a timeout or decline gives the same
@@ -170,8 +197,7 @@
 // template for that kind, e.g. spec, then texture and model in parallel,
 // then register, then language, recipe and loot, then test.
 //
-// Request.Feedback is ignored: the output is always valid. Request
-// SpecSchema is not consulted.
+// Request.Feedback is ignored: the output is always valid.
 //
 // # Usage
 //

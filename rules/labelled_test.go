@@ -2,7 +2,10 @@ package rules
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
 	"os"
 	"reflect"
 	"slices"
@@ -12,112 +15,186 @@ import (
 	"github.com/askonce/askonce"
 )
 
-// labelled is one request of testdata/requests.txt.
+// labelled is one item of a labelled set (the JSONL format shared with
+// askonce eval; docs/interpreters.md).
 type labelled struct {
-	line     int
-	clear    bool
-	detector string // the check that should ask, for an ambiguous request
-	goal     string
-	files    []string
+	ID         string          `json:"id"`
+	Goal       *string         `json:"goal"`
+	Label      string          `json:"label"`
+	Files      []string        `json:"files"`
+	Candidates []string        `json:"candidates"`
+	SpecSchema json.RawMessage `json:"specSchema"`
+	Profile    string          `json:"profile"`
+	Expect     *struct {
+		Type    askonce.QuestionType `json:"type"`
+		Options []string             `json:"options"`
+		Reason  string               `json:"reason"`
+	} `json:"expect"`
+	Note string `json:"note"`
+
+	line int
 }
 
-func readLabelled(t *testing.T) []labelled {
-	t.Helper()
-	f, err := os.Open("testdata/requests.txt")
+// readLabelled reads a labelled set: one JSON object a line; blank lines
+// and lines starting with # or // are skipped. An unknown key, a missing
+// or invalid goal or label, or invalid JSON is an error naming the line.
+func readLabelled(file string) ([]labelled, error) {
+	b, err := os.ReadFile(file)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
-	defer f.Close()
 	var out []labelled
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for n := 1; sc.Scan(); n++ {
 		line := strings.TrimSpace(sc.Text())
-		if line == "" || strings.HasPrefix(line, "#") {
+		if line == "" || strings.HasPrefix(line, "#") || strings.HasPrefix(line, "//") {
 			continue
 		}
-		parts := strings.Split(line, " | ")
-		head := strings.Fields(parts[0])
-		if len(parts) < 2 || len(head) == 0 || len(head) > 2 {
-			t.Fatalf("requests.txt:%d: want <label> [detector] | request [| files]", n)
+		var l labelled
+		dec := json.NewDecoder(strings.NewReader(line))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&l); err != nil {
+			return nil, fmt.Errorf("%s:%d: %v", file, n, err)
 		}
-		l := labelled{line: n, clear: head[0] == "clear", goal: parts[1]}
 		switch {
-		case head[0] != "clear" && head[0] != "ambiguous":
-			t.Fatalf("requests.txt:%d: label %q", n, head[0])
-		case !l.clear && (len(head) != 2 || !slices.Contains(checkNames, head[1])):
-			t.Fatalf("requests.txt:%d: an ambiguous request names one of the checks %v", n, checkNames)
-		case !l.clear:
-			l.detector = head[1]
+		case l.Goal == nil:
+			return nil, fmt.Errorf("%s:%d: no goal", file, n)
+		case l.Label != "ask" && l.Label != "clear":
+			return nil, fmt.Errorf("%s:%d: label %q; want \"ask\" or \"clear\"", file, n, l.Label)
+		case l.Expect != nil && l.Label != "ask":
+			return nil, fmt.Errorf("%s:%d: expect is only for an ask item", file, n)
 		}
-		if len(parts) > 2 {
-			for _, f := range strings.Split(parts[2], ",") {
-				l.files = append(l.files, strings.TrimSpace(f))
-			}
-		}
+		l.line = n
 		out = append(out, l)
 	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return out, sc.Err()
 }
 
-// TestLabelledRequestsPrecisionAndCatchRate runs the general profile on
-// the project's own labelled requests: it may ask on at most 3% of the
-// clear ones, and each detector must catch at least 90% of the ambiguous
-// requests labelled with it (the question must come from that detector).
-func TestLabelledRequestsPrecisionAndCatchRate(t *testing.T) {
+func (l *labelled) request(prompt string) *askonce.Request {
+	return &askonce.Request{Goal: *l.Goal, Prompt: prompt, Files: l.Files, Candidates: l.Candidates, SpecSchema: l.SpecSchema, Profile: l.Profile, Attempt: 1}
+}
+
+func TestReadLabelledRejectsBadLinesNamingThem(t *testing.T) {
 	t.Parallel()
-	set := readLabelled(t)
-	if len(set) < 300 {
-		t.Fatalf("the labelled set has %d requests; want at least 300", len(set))
+	for _, bad := range []string{
+		`{"goal": "x", "label": "maybe"}`,
+		`{"goal": "x"}`,
+		`{"label": "ask"}`,
+		`{"goal": "x", "label": "clear", "colour": "red"}`,
+		`{"goal": "x", "label": "clear", "expect": {"type": "CONFIRM"}}`,
+		`{"goal": "x", "label": "ask", "expect": {"kind": "CONFIRM"}}`,
+		`{"goal": "x", "label": `,
+	} {
+		file := t.TempDir() + "/set.jsonl"
+		if err := os.WriteFile(file, []byte("# a comment\n\n"+bad+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := readLabelled(file); err == nil || !strings.Contains(err.Error(), "set.jsonl:3:") {
+			t.Errorf("%s: err = %v; want an error naming line 3", bad, err)
+		}
 	}
-	profiles, err := embeddedProfiles()
+}
+
+// TestDevSetPrecisionAndRecall runs the interpreter on the development set
+// and reports asks on clear items, precision and recall, per question
+// reason. The development set was written with the rules (it is not a
+// measure; askonce eval on the held-out test set is): the bounds only keep
+// a change from breaking what the design promises.
+func TestDevSetPrecisionAndRecall(t *testing.T) {
+	t.Parallel()
+	set, err := readLabelled("testdata/dev.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := profiles[DefaultProfile]
-	clear, askedOnClear := 0, 0
-	cases, caught := map[string]int{}, map[string]int{}
+	in, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type tally struct{ items, asked, right int }
+	byReason := map[string]*tally{}
+	clear, askedOnClear, asked, askedRight, ask, caught := 0, 0, 0, 0, 0, 0
 	for _, l := range set {
-		rd := read(newInput(p, l.goal, l.files), false)
-		if l.clear {
+		res, err := in.Interpret(context.Background(), l.request(*l.Goal))
+		if err != nil {
+			t.Fatalf("dev.jsonl:%d: %v", l.line, err)
+		}
+		q := res.Outcome.Question
+		if q != nil {
+			asked++
+		}
+		if l.Label == "clear" {
 			clear++
-			if rd.question != nil {
+			if q != nil {
 				askedOnClear++
-				t.Logf("requests.txt:%d: asked on a clear request (%s): %q -> %q %q", l.line, rd.asker, l.goal, rd.question.Text, rd.question.Options)
+				t.Logf("dev.jsonl:%d: asked on a clear item: %q -> %s %q %q", l.line, *l.Goal, q.Type, q.Text, q.Options)
 			}
 			continue
 		}
-		cases[l.detector]++
-		if rd.asker == l.detector {
-			caught[l.detector]++
-		} else if rd.question != nil {
-			t.Logf("requests.txt:%d: %s request asked by %s: %q -> %q", l.line, l.detector, rd.asker, l.goal, rd.question.Text)
-		} else {
-			t.Logf("requests.txt:%d: missed %s: %q", l.line, l.detector, l.goal)
+		ask++
+		reason := ""
+		if l.Expect != nil {
+			reason = l.Expect.Reason
 		}
-	}
-	rate := float64(askedOnClear) / float64(clear)
-	t.Logf("asks on clear: %d of %d (%.1f%%)", askedOnClear, clear, 100*rate)
-	if rate > 0.03 {
-		t.Errorf("asks on %.1f%% of clear requests; the limit is 3%%", 100*rate)
-	}
-	for _, d := range checkNames {
-		if cases[d] == 0 {
-			t.Errorf("no labelled requests for the %s detector", d)
+		r := byReason[reason]
+		if r == nil {
+			r = &tally{}
+			byReason[reason] = r
+		}
+		r.items++
+		if q == nil {
+			t.Logf("dev.jsonl:%d: missed (%s): %q", l.line, reason, *l.Goal)
 			continue
 		}
-		r := float64(caught[d]) / float64(cases[d])
-		t.Logf("%-13s catches %d of %d (%.0f%%)", d, caught[d], cases[d], 100*r)
-		if r < 0.9 {
-			t.Errorf("%s catches %.0f%% of its cases; want at least 90%%", d, 100*r)
+		r.asked++
+		right := l.Expect == nil || (l.Expect.Type == "" || q.Type == l.Expect.Type) &&
+			(l.Expect.Reason == "" || q.Reason == l.Expect.Reason) && sameOptions(q.Options, l.Expect.Options)
+		if right {
+			r.right++
+			askedRight++
+			caught++
+		} else {
+			t.Logf("dev.jsonl:%d: the wrong question: %q -> %s %s %q %q", l.line, *l.Goal, q.Type, q.Reason, q.Text, q.Options)
 		}
 	}
+	onClear := float64(askedOnClear) / float64(max(clear, 1))
+	precision := float64(askedRight) / float64(max(asked, 1))
+	recall := float64(caught) / float64(max(ask, 1))
+	t.Logf("dev set (a development set, not a measure): %d items; asks on clear %d of %d (%.1f%%); precision %.2f; recall %.2f", len(set), askedOnClear, clear, 100*onClear, precision, recall)
+	for _, reason := range slices.Sorted(func(yield func(string) bool) {
+		for k := range byReason {
+			if !yield(k) {
+				return
+			}
+		}
+	}) {
+		r := byReason[reason]
+		t.Logf("  %-24s %3d items, asked %3d, right %3d", reason, r.items, r.asked, r.right)
+	}
+	if onClear > 0.01 || precision < 0.95 || recall < 0.85 {
+		t.Errorf("asks on clear %.1f%% (limit 1%%), precision %.2f (min 0.95), recall %.2f (min 0.85)", 100*onClear, precision, recall)
+	}
+}
+
+// sameOptions compares options as a set, ignoring case; no expected
+// options matches any.
+func sameOptions(got, want []string) bool {
+	if len(want) == 0 {
+		return true
+	}
+	norm := func(s []string) []string {
+		out := make([]string, len(s))
+		for i, o := range s {
+			out[i] = strings.ToLower(o)
+		}
+		slices.Sort(out)
+		return out
+	}
+	return slices.Equal(norm(got), norm(want))
 }
 
 // The outcome the interpreter hands over with its output is the output
-// parsed (askonce.Response.Outcome), for every labelled request, asked
+// parsed (askonce.Response.Outcome), for every development item, asked
 // and answered.
 func TestRule9_HandedOverOutcomeIsTheOutputParsed(t *testing.T) {
 	t.Parallel()
@@ -125,19 +202,28 @@ func TestRule9_HandedOverOutcomeIsTheOutputParsed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, l := range readLabelled(t) {
-		for _, prompt := range []string{l.goal, askonce.ResolvedPrompt(l.goal, "yes"), askonce.ResolvedPrompt(l.goal, "the first one")} {
-			res, err := in.Interpret(context.Background(), &askonce.Request{Goal: l.goal, Prompt: prompt, Files: l.files, Attempt: 1})
+	set, err := readLabelled("testdata/dev.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range set {
+		for _, prompt := range []string{*l.Goal, askonce.ResolvedPrompt(*l.Goal, "yes"), askonce.ResolvedPrompt(*l.Goal, "the first one")} {
+			res, err := in.Interpret(context.Background(), l.request(prompt))
 			if err != nil {
-				t.Fatalf("requests.txt:%d: %v", l.line, err)
+				t.Fatalf("dev.jsonl:%d: %v", l.line, err)
 			}
 			parsed, err := askonce.ParseOutcome(res.Raw)
 			if err != nil {
-				t.Fatalf("requests.txt:%d: %v", l.line, err)
+				t.Fatalf("dev.jsonl:%d: %v", l.line, err)
 			}
 			handed := res.Outcome
 			if handed == nil || handed.Check() != nil || !reflect.DeepEqual(handed, parsed) {
-				t.Errorf("requests.txt:%d %q: handed over\n%+v\nparsed\n%+v", l.line, prompt, handed, parsed)
+				t.Errorf("dev.jsonl:%d %q: handed over\n%+v\nparsed\n%+v", l.line, prompt, handed, parsed)
+			}
+			if handed.Plan != nil && len(l.SpecSchema) > 0 {
+				if errs := handed.Plan.Validate(l.SpecSchema); len(errs) > 0 {
+					t.Errorf("dev.jsonl:%d %q: the plan does not validate against the item's schema: %v", l.line, prompt, errs)
+				}
 			}
 		}
 	}

@@ -1,10 +1,10 @@
 package rules
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/askonce/askonce"
-	"github.com/askonce/askonce/internal/lex"
 )
 
 // input is what every detector reads: the goal and answer of one prompt,
@@ -18,7 +18,9 @@ type input struct {
 	earlier  []string // answers the last one overrides
 	gt, at   []token
 	files    []string
-	japanese bool // the goal is written in Japanese: questions are too
+	cands    []string
+	schema   []byte
+	japanese bool // most of the goal is Japanese: questions are too
 }
 
 // splitPrompt splits a resolved prompt (docs/protocol.md rule 4): the goal is
@@ -39,9 +41,9 @@ func splitPrompt(prompt string) (goal, answer string, earlier []string) {
 	return parts[0], strings.TrimSpace(parts[len(parts)-1]), earlier
 }
 
-func newInput(p *Profile, prompt string, files []string) *input {
+func newInput(p *Profile, prompt string, r *askonce.Request) *input {
 	goal, answer, earlier := splitPrompt(prompt)
-	in := &input{p: p, c: p.c, goal: goal, answer: answer, earlier: earlier, files: cleanFiles(files), japanese: lex.IsJapanese(goal)}
+	in := &input{p: p, c: p.c, goal: goal, answer: answer, earlier: earlier, files: clean(r.Files), cands: clean(r.Candidates), schema: r.SpecSchema, japanese: mostlyJapanese(goal)}
 	in.gt = p.c.annotate(goal, tokenize(goal))
 	if answer != "" {
 		in.at = p.c.annotate(answer, tokenize(answer))
@@ -63,9 +65,9 @@ type finding interface {
 type reading struct {
 	contradiction contradictions
 	destructive   destructions
-	alternatives  alternatives
-	target        targetFile
-	coreference   coreferences
+	candidates    references
+	schema        schemaFields
+	choice        choices
 	vague         vagueness
 
 	// question is the one question to ask, and asker the check that asks
@@ -97,15 +99,15 @@ func read(in *input, directive bool) *reading {
 		case CheckDestructive:
 			r.destructive = detectDestructive(in)
 			f = &r.destructive
-		case CheckAlternatives:
-			r.alternatives = detectAlternatives(in)
-			f = &r.alternatives
-		case CheckTargetFile:
-			r.target = detectTargetFile(in)
-			f = &r.target
-		case CheckCoreference:
-			r.coreference = detectCoreference(in)
-			f = &r.coreference
+		case CheckCandidates:
+			r.candidates = detectCandidates(in)
+			f = &r.candidates
+		case CheckSpecSchema:
+			r.schema = detectSchema(in)
+			f = &r.schema
+		case CheckChoice:
+			r.choice = detectChoices(in)
+			f = &r.choice
 		case CheckVague:
 			r.vague = detectVague(in)
 			f = &r.vague
@@ -163,4 +165,15 @@ func (in *input) quoteList(words []string, and string) string {
 		return q[0]
 	}
 	return strings.Join(q[:len(q)-1], ", ") + " " + and + " " + q[len(q)-1]
+}
+
+// clean trims names and drops empty and repeated ones.
+func clean(names []string) []string {
+	var out []string
+	for _, n := range names {
+		if n = strings.TrimSpace(n); n != "" && !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out
 }

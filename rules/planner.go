@@ -23,8 +23,9 @@ type run struct {
 	actions     []action
 	confirmed   bool
 	target      string
+	fileTok     int // the goal token referring to target, or -1
+	fields      schemaFields
 	useAnswer   bool
-	generic     bool
 	assumptions []string
 }
 
@@ -34,13 +35,14 @@ func newRun(in *input, rd *reading) *run {
 		input:       in,
 		dropped:     make([]bool, len(in.gt)),
 		groups:      rd.contradiction.groups,
-		alts:        rd.alternatives.found,
-		refs:        rd.coreference.refs,
+		alts:        rd.choice.found,
+		refs:        rd.candidates.refs,
 		actions:     rd.destructive.actions,
 		confirmed:   rd.destructive.confirmed,
-		target:      rd.target.target,
+		target:      rd.candidates.target,
+		fileTok:     rd.candidates.fileTok,
+		fields:      rd.schema,
 		useAnswer:   rd.vague.useAnswer,
-		generic:     rd.vague.generic,
 		assumptions: rd.assumptions,
 	}
 	for i := range r.dropped {
@@ -89,7 +91,9 @@ func (r *run) edits() []edit {
 		out = append(out, edit{start: toks[a.x0].Start, end: toks[a.y1-1].End, repl: a.options[a.chosen]})
 	}
 	for _, ref := range r.refs {
-		out = append(out, edit{start: toks[ref.tok].Start, end: toks[ref.tok].End, repl: ref.candidates[ref.chosen]})
+		if name := ref.options[ref.chosen]; !strings.EqualFold(name, r.span(ref.t0, ref.t1)) {
+			out = append(out, edit{start: toks[ref.t0].Start, end: toks[ref.t1-1].End, repl: name})
+		}
 	}
 	if len(out) < 2 {
 		return out
@@ -344,16 +348,7 @@ func (r *run) stepsPlan() (*askonce.Plan, error) {
 	plan := &askonce.Plan{}
 	var tasks []askonce.Task
 	titleSrc := ""
-	switch {
-	case r.generic:
-		g := askonce.ClampTitle(strings.TrimSpace(r.goal))
-		tasks = []askonce.Task{
-			{Title: "Find out what is wanted", Instruction: fmt.Sprintf("The goal “%s” is too vague to plan in detail. Inspect the project and the recent context to find its most likely meaning.", g)},
-			{Title: "Carry out the most likely meaning", Instruction: "Make the smallest useful change that fits that meaning."},
-			{Title: "Report what was done", Instruction: "Report what was done and every assumption made, so that a human can check it."},
-		}
-		titleSrc = g
-	default:
+	{
 		src, toks := r.goal, r.gt
 		if r.useAnswer {
 			// The goal said too little; the answer says what to do.
@@ -405,13 +400,10 @@ func (r *run) stepsPlan() (*askonce.Plan, error) {
 		tasks[i].ID = fmt.Sprintf("t%d", i+1)
 		if tasks[i].DependsOn == nil {
 			tasks[i].DependsOn = []string{}
-			if r.generic && i > 0 {
-				tasks[i].DependsOn = []string{fmt.Sprintf("t%d", i)}
-			}
 		}
 	}
 	spec.Steps = len(tasks)
-	raw, err := json.Marshal(spec)
+	raw, err := r.fields.fill(spec)
 	if err != nil {
 		return nil, err
 	}
@@ -435,12 +427,7 @@ func (r *run) hasContent(st step) bool {
 }
 
 func (r *run) mentionsTarget(st step) bool {
-	for i := st.t0; i < st.t1; i++ {
-		if r.c.phraseAt(r.gt, i, fTarget) > 0 {
-			return true
-		}
-	}
-	return false
+	return st.t0 <= r.fileTok && r.fileTok < st.t1
 }
 
 // firstLine is the first non-empty line of s without its list marker.
@@ -610,8 +597,6 @@ func (r *run) nounPhrase(toks []token, goal bool) (words []string, head int) {
 		w := t.Text
 		if t.e != nil && len(t.e.sides) > 0 {
 			w = t.e.sides[0].display
-		} else if t.fixed {
-			w = t.word
 		}
 		add(w)
 	}
@@ -626,39 +611,7 @@ type placeholders struct {
 
 // render fills the placeholders of s; anything else in braces stays.
 func (v *placeholders) render(s string) string {
-	if !strings.Contains(s, "{") {
-		return s
-	}
-	var b strings.Builder
-	b.Grow(len(s) + 64)
-	for {
-		i := strings.IndexByte(s, '{')
-		if i < 0 {
-			break
-		}
-		j := strings.IndexByte(s[i:], '}')
-		if j < 0 {
-			break
-		}
-		b.WriteString(s[:i])
-		switch key := s[i+1 : i+j]; key {
-		case "name":
-			b.WriteString(v.name)
-		case "id":
-			b.WriteString(v.id)
-		case "kind":
-			b.WriteString(v.kind)
-		case "properties":
-			b.WriteString(v.properties)
-		case "goal":
-			b.WriteString(v.goal)
-		default:
-			b.WriteString(s[i : i+j+1])
-		}
-		s = s[i+j+1:]
-	}
-	b.WriteString(s)
-	return b.String()
+	return strings.NewReplacer("{name}", v.name, "{id}", v.id, "{kind}", v.kind, "{properties}", v.properties, "{goal}", v.goal).Replace(s)
 }
 
 // kind is the kind named by the head noun, else by the first kind word of
@@ -712,4 +665,28 @@ func (r *run) property(pi int) string {
 		}
 	}
 	return ""
+}
+
+// fill returns spec as JSON with the spec schema's required fields set,
+// and, when the schema allows no other properties, only its properties.
+func (f *schemaFields) fill(spec any) ([]byte, error) {
+	raw, err := json.Marshal(spec)
+	if err != nil || len(f.values) == 0 && f.closed == nil {
+		return raw, err
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, err
+	}
+	for k, v := range f.values {
+		m[k] = v
+	}
+	if f.closed != nil {
+		for k := range m {
+			if !f.closed[k] {
+				delete(m, k)
+			}
+		}
+	}
+	return json.Marshal(m)
 }

@@ -24,14 +24,17 @@ var embedded embed.FS
 const (
 	CheckContradiction = "contradiction"
 	CheckDestructive   = "destructive"
-	CheckAlternatives  = "alternatives"
-	CheckTargetFile    = "targetFile"
-	CheckCoreference   = "coreference"
-	CheckVague         = "vague"
+	CheckCandidates    = "candidates"
+	CheckSpecSchema    = "specSchema"
+	CheckChoice        = "choice"
+	// CheckVague is opt-in: a goal that names nothing to act on. It is
+	// not grounded in anything but the words, so the general profile
+	// leaves it out.
+	CheckVague = "vague"
 )
 
 // checkNames lists every check, in the order the general profile runs them.
-var checkNames = []string{CheckContradiction, CheckDestructive, CheckAlternatives, CheckTargetFile, CheckCoreference, CheckVague}
+var checkNames = []string{CheckContradiction, CheckDestructive, CheckCandidates, CheckSpecSchema, CheckChoice, CheckVague}
 
 // Planner names for a profile's "planner" field.
 const (
@@ -54,19 +57,12 @@ type Profile struct {
 	// Checks run in this order; the first that cannot be settled asks.
 	Checks []string `json:"checks"`
 	// Planner is PlannerSteps (the default) or PlannerTemplate.
-	Planner string `json:"planner,omitempty"`
-	// MinContentWords is the vague check's threshold: a goal with fewer
-	// words that say what to act on (not stop words, placeholders or
-	// vague verbs) asks what is meant (default 1).
-	MinContentWords int `json:"minContentWords,omitempty"`
-	// TypoTolerance lets concept words (group, kind and property words)
-	// match tokens at Damerau-Levenshtein distance 1.
-	TypoTolerance bool           `json:"typoTolerance,omitempty"`
-	Groups        []Group        `json:"groups,omitempty"`
-	Properties    []Property     `json:"properties,omitempty"`
-	Kinds         []Kind         `json:"kinds,omitempty"`
-	DefaultKind   string         `json:"defaultKind,omitempty"`
-	Tasks         []TaskTemplate `json:"tasks,omitempty"`
+	Planner     string         `json:"planner,omitempty"`
+	Groups      []Group        `json:"groups,omitempty"`
+	Properties  []Property     `json:"properties,omitempty"`
+	Kinds       []Kind         `json:"kinds,omitempty"`
+	DefaultKind string         `json:"defaultKind,omitempty"`
+	Tasks       []TaskTemplate `json:"tasks,omitempty"`
 	// Gating, when set, lets a job proceed instead of asking a cosmetic
 	// question (docs/protocol.md rule 8).
 	Gating *Gating `json:"gating,omitempty"`
@@ -75,27 +71,32 @@ type Profile struct {
 	c *compiled
 }
 
-// Words are the word lists of a profile. The embedded base lists (stop
-// words, known words, cues, negations, ...) are always present; a profile's
-// lists add to them. An entry of several words (e.g. "git push --force") is
-// a phrase matched as a token sequence.
+// Words are the word lists of a profile. The embedded base lists of
+// words.json (closed classes: determiners, negations, question words,
+// prepositions, connectors; the verbs and objects of destructive
+// commands) are always present; a profile's lists add to them. An entry
+// of several words (e.g. "git push --force") is a phrase matched as a
+// token sequence.
 type Words struct {
-	// StopWords are not content words (the vague check) and are skipped
-	// around "or".
+	// StopWords are not content words (the vague check).
 	StopWords []string `json:"stopWords,omitempty"`
-	// KnownWords are real words that typo tolerance never corrects.
-	KnownWords []string `json:"knownWords,omitempty"`
 	// FunctionalCues make a later word of the same clause functional.
 	FunctionalCues []string `json:"functionalCues,omitempty"`
 	// Negations before a word (directly, or with one stop word between)
-	// cancel it.
+	// cancel it, and before a choice they rule it out.
 	Negations []string `json:"negations,omitempty"`
-	// OrWords separate alternatives; OrIgnore words next to one cancel it
-	// ("more or less", "or not").
+	// Determiners open a noun phrase ("the", "my", "any"): a command's
+	// first word that is one is no verb.
+	Determiners []string `json:"determiners,omitempty"`
+	// FreeChoice words leave a choice to the agent ("any", "either", "to
+	// taste", "as desired"): a sentence with one asks no choice.
+	FreeChoice []string `json:"freeChoice,omitempty"`
+	// OrWords separate alternatives; OrIgnore words right after one
+	// cancel it ("or so", "or more", "or until").
 	OrWords  []string `json:"orWords,omitempty"`
 	OrIgnore []string `json:"orIgnore,omitempty"`
-	// Conjunctions are removed with a dropped neighbour and end a quoted
-	// destructive action.
+	// Conjunctions end a command and are removed with a dropped
+	// neighbour.
 	Conjunctions []string `json:"conjunctions,omitempty"`
 	// StepSeparators split a sentence into steps; Connectors are trimmed
 	// from the ends of a step; ParallelCues make a step parallel to the
@@ -103,52 +104,38 @@ type Words struct {
 	StepSeparators []string `json:"stepSeparators,omitempty"`
 	Connectors     []string `json:"connectors,omitempty"`
 	ParallelCues   []string `json:"parallelCues,omitempty"`
-	// Destructive verbs ("delete", "drop", "wipe") trigger the destructive
-	// check when their object is one of Objects, a path or a placeholder;
-	// DestructiveCommands ("rm -rf", "git push --force") always do.
+	// Destructive verbs ("delete", "drop", "wipe") make a command
+	// destructive when they are its main verb and its object is data: one
+	// of Objects, a path or a file of the request. DestructiveCommands
+	// ("rm -rf", "git push --force") are destructive as a command.
 	Destructive         []string `json:"destructive,omitempty"`
 	DestructiveCommands []string `json:"destructiveCommands,omitempty"`
-	// Objects are the things whose loss an agent can cause and cannot
-	// undo: files, branches, tables, records, users, deployments, ...
+	// Objects are the data whose loss an agent can cause and cannot undo:
+	// files, branches, databases, accounts, deployments, ...
 	Objects []string `json:"objects,omitempty"`
-	// TargetPhrases ("the file") trigger the target-file check.
-	TargetPhrases []string `json:"targetPhrases,omitempty"`
-	// Placeholders stand for an object without naming it ("it", "stuff",
-	// "the thing"); VagueWords are verbs and adjectives that say nothing
-	// on their own ("fix", "make", "better"). A goal of only these is
-	// vague.
+	// SuggestVerbs make a command a suggestion ("serve with ketchup or
+	// mustard"): it asks no choice.
+	SuggestVerbs []string `json:"suggestVerbs,omitempty"`
+	// Placeholders stand for an object without naming it ("it", "stuff");
+	// VagueWords say nothing on their own ("fix", "better"). A goal of
+	// only these is vague (the opt-in vague check).
 	Placeholders []string `json:"placeholders,omitempty"`
 	VagueWords   []string `json:"vagueWords,omitempty"`
-	// Verbs start a verb phrase: an alternative whose right side starts
-	// with one is a choice between two actions.
-	Verbs []string `json:"verbs,omitempty"`
 	// QuestionWords open a sentence that asks the agent something ("is",
 	// "which", "should"); RequestOpeners turn it back into a request ("can
 	// you", "please").
 	QuestionWords  []string `json:"questionWords,omitempty"`
 	RequestOpeners []string `json:"requestOpeners,omitempty"`
-	// ClassifyVerbs make "A or B" labels to assign ("classify as spam or
-	// not"); SortVerbs do so with "into" or "as" ("sort into fruit or
-	// vegetable").
-	ClassifyVerbs []string `json:"classifyVerbs,omitempty"`
-	SortVerbs     []string `json:"sortVerbs,omitempty"`
-	// Prepositions separate two objects ("frozen peas in hot water").
+	// Prepositions separate two objects ("frozen peas in hot water") and
+	// end a noun phrase; Conditions end an alternative ("or until").
 	Prepositions []string `json:"prepositions,omitempty"`
-	// Units and Conditions mark an alternative inside a duration or
-	// condition ("10 minutes or until golden").
-	Units      []string `json:"units,omitempty"`
-	Conditions []string `json:"conditions,omitempty"`
+	Conditions   []string `json:"conditions,omitempty"`
 	// ChangeVerbs describe a process that changes a state ("thaw",
 	// "melt"): a sentence with one states no contradiction.
 	ChangeVerbs []string `json:"changeVerbs,omitempty"`
 	// Idioms are phrases whose words are not concepts ("hot path", "cold
 	// start", "ice cream").
 	Idioms []string `json:"idioms,omitempty"`
-	// PersonPronouns ("she", "him") and ThingPronouns ("it") are read by
-	// the co-reference check; Honorifics (さん) mark a Japanese name.
-	PersonPronouns []string `json:"personPronouns,omitempty"`
-	ThingPronouns  []string `json:"thingPronouns,omitempty"`
-	Honorifics     []string `json:"honorifics,omitempty"`
 }
 
 // Gating is a profile's gating policy (docs/protocol.md rule 8): a goal that
@@ -303,9 +290,10 @@ type flag uint32
 
 const (
 	fStop flag = 1 << iota
-	fKnown
 	fCue
 	fNeg
+	fDet
+	fFree
 	fOr
 	fOrIgnore
 	fConj
@@ -315,22 +303,15 @@ const (
 	fDestructive
 	fCommand
 	fObject
-	fTarget
+	fSuggest
 	fPlaceholder
 	fVague
-	fVerb
 	fQuestion
 	fOpener
-	fClassify
-	fSort
 	fPrep
-	fUnit
 	fCondition
 	fChange
 	fIdiom
-	fPerson
-	fThing
-	fHonorific
 )
 
 type sideRef struct {
@@ -350,38 +331,23 @@ type entry struct {
 	sides []sideRef
 	props []propRef
 	kind  string
-	sig   string // roles as text, to tell apart typo candidates
 }
 
 func (e *entry) has(f flag) bool { return e != nil && e.flags&f != 0 }
-
-func (e *entry) concept() bool {
-	return e != nil && (len(e.sides) > 0 || len(e.props) > 0 || e.kind != "")
-}
 
 type phrase struct {
 	toks []string
 	flag flag
 }
 
-type typoWord struct {
-	word  string
-	runes []rune
-	e     *entry
-}
-
 // compiled is a profile prepared for the hot path: every word list folded
-// into one lexicon, phrases indexed by their first token, typo candidates
-// indexed by first letter, and the template's task list per kind.
+// into one lexicon, phrases indexed by their first token, and the
+// template's task list per kind.
 type compiled struct {
 	lex        map[string]*entry
 	phrases    map[string][]phrase
-	typo       map[rune][]typoWord
 	groupOrder []int // functional groups first, then cosmetic
-	sideBase   []int // index of a group's first side in a flat side list
-	nSides     int
 	checks     []string
-	minContent int
 	planner    string
 	kindTasks  map[string][]askonce.Task
 	defaultKnd string
@@ -398,7 +364,6 @@ func (p *Profile) compile(base *Words) error {
 	c := &compiled{
 		lex:     make(map[string]*entry, 512),
 		phrases: make(map[string][]phrase),
-		typo:    make(map[rune][]typoWord),
 	}
 	for _, ch := range p.Checks {
 		if !slices.Contains(checkNames, ch) {
@@ -408,10 +373,6 @@ func (p *Profile) compile(base *Words) error {
 			return fmt.Errorf("check %q is listed twice", ch)
 		}
 		c.checks = append(c.checks, ch)
-	}
-	c.minContent = p.MinContentWords
-	if c.minContent <= 0 {
-		c.minContent = 1
 	}
 	c.planner = p.Planner
 	if c.planner == "" {
@@ -426,9 +387,10 @@ func (p *Profile) compile(base *Words) error {
 		f     flag
 	}{
 		{base.StopWords, fStop}, {p.StopWords, fStop},
-		{base.KnownWords, fKnown}, {p.KnownWords, fKnown},
 		{base.FunctionalCues, fCue}, {p.FunctionalCues, fCue},
 		{base.Negations, fNeg}, {p.Negations, fNeg},
+		{base.Determiners, fDet}, {p.Determiners, fDet},
+		{base.FreeChoice, fFree}, {p.FreeChoice, fFree},
 		{base.OrWords, fOr}, {p.OrWords, fOr},
 		{base.OrIgnore, fOrIgnore}, {p.OrIgnore, fOrIgnore},
 		{base.Conjunctions, fConj}, {p.Conjunctions, fConj},
@@ -438,22 +400,15 @@ func (p *Profile) compile(base *Words) error {
 		{base.Destructive, fDestructive}, {p.Destructive, fDestructive},
 		{base.DestructiveCommands, fCommand}, {p.DestructiveCommands, fCommand},
 		{base.Objects, fObject}, {p.Objects, fObject},
-		{base.TargetPhrases, fTarget}, {p.TargetPhrases, fTarget},
+		{base.SuggestVerbs, fSuggest}, {p.SuggestVerbs, fSuggest},
 		{base.Placeholders, fPlaceholder}, {p.Placeholders, fPlaceholder},
 		{base.VagueWords, fVague}, {p.VagueWords, fVague},
-		{base.Verbs, fVerb}, {p.Verbs, fVerb},
 		{base.QuestionWords, fQuestion}, {p.QuestionWords, fQuestion},
 		{base.RequestOpeners, fOpener}, {p.RequestOpeners, fOpener},
-		{base.ClassifyVerbs, fClassify}, {p.ClassifyVerbs, fClassify},
-		{base.SortVerbs, fSort}, {p.SortVerbs, fSort},
 		{base.Prepositions, fPrep}, {p.Prepositions, fPrep},
-		{base.Units, fUnit}, {p.Units, fUnit},
 		{base.Conditions, fCondition}, {p.Conditions, fCondition},
 		{base.ChangeVerbs, fChange}, {p.ChangeVerbs, fChange},
 		{base.Idioms, fIdiom}, {p.Idioms, fIdiom},
-		{base.PersonPronouns, fPerson}, {p.PersonPronouns, fPerson},
-		{base.ThingPronouns, fThing}, {p.ThingPronouns, fThing},
-		{base.Honorifics, fHonorific}, {p.Honorifics, fHonorific},
 	}
 	for _, l := range lists {
 		for _, w := range l.words {
@@ -476,8 +431,6 @@ func (p *Profile) compile(base *Words) error {
 		if len(g.Sides) < 2 {
 			return fmt.Errorf("group %q needs at least two sides", g.Name)
 		}
-		c.sideBase = append(c.sideBase, c.nSides)
-		c.nSides += len(g.Sides)
 		owner := map[string]int{}
 		for si, s := range g.Sides {
 			if strings.TrimSpace(s.Name) == "" {
@@ -593,7 +546,6 @@ func (p *Profile) compile(base *Words) error {
 		}
 	}
 
-	c.finish(p.TypoTolerance)
 	if c.planner == PlannerTemplate {
 		if err := c.compileTemplate(p); err != nil {
 			return err
@@ -648,32 +600,6 @@ func (c *compiled) entry(key string) *entry {
 		c.lex[key] = e
 	}
 	return e
-}
-
-// finish computes role signatures and the typo index.
-func (c *compiled) finish(typo bool) {
-	for w, e := range c.lex {
-		var b strings.Builder
-		for _, s := range e.sides {
-			fmt.Fprintf(&b, "g%d.%d=%s;", s.group, s.side, s.display)
-		}
-		for _, p := range e.props {
-			fmt.Fprintf(&b, "p%d=%s;", p.prop, p.value)
-		}
-		b.WriteString("k=" + e.kind)
-		e.sig = b.String()
-		if !typo || !e.concept() {
-			continue
-		}
-		r := []rune(w)
-		if len(r) < 4 || r[0] >= 0x2E80 {
-			continue
-		}
-		c.typo[r[0]] = append(c.typo[r[0]], typoWord{word: w, runes: r, e: e})
-	}
-	for k := range c.typo {
-		slices.SortFunc(c.typo[k], func(a, b typoWord) int { return strings.Compare(a.word, b.word) })
-	}
 }
 
 // compileTemplate checks the task template and resolves it once per kind.

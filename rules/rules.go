@@ -145,7 +145,7 @@ func (in *Interpreter) Interpret(ctx context.Context, req *askonce.Request) (*as
 	if strings.TrimSpace(prompt) == "" {
 		prompt = req.Goal
 	}
-	out, err := p.interpret(prompt, req.Directive, req.Files)
+	out, err := p.interpret(prompt, req)
 	if err != nil {
 		return nil, err
 	}
@@ -172,9 +172,9 @@ type output struct {
 
 // interpret runs the profile on one prompt: the detectors read it, and
 // either the one chosen question or a plan is returned.
-func (p *Profile) interpret(prompt, directive string, files []string) (*askonce.Outcome, error) {
-	in := newInput(p, prompt, files)
-	rd := read(in, strings.TrimSpace(directive) != "")
+func (p *Profile) interpret(prompt string, req *askonce.Request) (*askonce.Outcome, error) {
+	in := newInput(p, prompt, req)
+	rd := read(in, strings.TrimSpace(req.Directive) != "")
 	if rd.question != nil {
 		title := askonce.ClampTitle(capitalise(tidy(firstLine(in.goal))))
 		if title == "" {

@@ -33,6 +33,8 @@ type req struct {
 	answer    string
 	directive string
 	files     []string
+	cands     []string
+	schema    string
 }
 
 func (r req) request() *askonce.Request {
@@ -40,7 +42,11 @@ func (r req) request() *askonce.Request {
 	if r.answer != "" {
 		prompt = askonce.ResolvedPrompt(r.goal, r.answer)
 	}
-	return &askonce.Request{Goal: r.goal, Prompt: prompt, Profile: r.profile, Directive: r.directive, Files: r.files, Attempt: 1}
+	q := &askonce.Request{Goal: r.goal, Prompt: prompt, Profile: r.profile, Directive: r.directive, Files: r.files, Candidates: r.cands, Attempt: 1}
+	if r.schema != "" {
+		q.SpecSchema = []byte(r.schema)
+	}
+	return q
 }
 
 // interpret runs r and checks what every output must satisfy: it parses,
@@ -69,7 +75,7 @@ func interpret(t *testing.T, in *rules.Interpreter, r req) *askonce.Outcome {
 		t.Errorf("title %q", o.Title)
 	}
 	if o.Plan != nil {
-		if errs := o.Plan.Validate(nil); len(errs) > 0 {
+		if errs := o.Plan.Validate([]byte(r.schema)); len(errs) > 0 {
 			t.Fatalf("plan does not validate: %v\n%s", errs, res.Raw)
 		}
 	}
@@ -211,6 +217,17 @@ func deps(want ...string) check {
 	}
 }
 
+func questionText(frag string) check {
+	return func(t *testing.T, o *askonce.Outcome) {
+		t.Helper()
+		if o.Question == nil || !strings.Contains(o.Question.Text, frag) {
+			t.Errorf("question %+v lacks %q", o.Question, frag)
+		}
+	}
+}
+
+const envSchema = `{"type": "object", "required": ["environment"], "properties": {"environment": {"enum": ["staging", "production"]}}}`
+
 func title(want string) check {
 	return func(t *testing.T, o *askonce.Outcome) {
 		t.Helper()
@@ -252,15 +269,14 @@ func TestInterpret(t *testing.T) {
 			[]check{hotCold}},
 		{"answer that settles nothing asks again under minecraft-mod", req{profile: minecraft, goal: "hot frozen cheese", answer: "banana"},
 			[]check{hotCold, cosmetic(true)}},
-		{"typo in the answer is corrected: frozn is frozen", req{goal: "hot frozen cheese", answer: "frozn"},
-			[]check{spec("attributes.temperature", "frozen"), text("+frozen cheese", "-hot")}},
-		{"typo in the answer is corrected under minecraft-mod", req{profile: minecraft, goal: "hot frozen cheese", answer: "frozn"},
+		{"an answer with a typo settles nothing: the question stands", req{goal: "hot frozen cheese", answer: "frozn"}, []check{hotCold}},
+		{"answer frozen plans a frozen cheese block under minecraft-mod", req{profile: minecraft, goal: "hot frozen cheese", answer: "frozen"},
 			[]check{spec("properties.temperature", "frozen"), title("Frozen cheese block")}},
 		{"answer naming a side the goal did not mention settles it", req{goal: "hot frozen cheese", answer: "warm"},
 			[]check{spec("attributes.temperature", "warm")}},
 		{"answer rejecting one side picks the other", req{goal: "hot frozen cheese", answer: "not hot"},
 			[]check{spec("attributes.temperature", "frozen")}},
-		{"typo in the goal is a concept word", req{goal: "hot frozn cheese"}, []check{asks(askonce.QuestionSelectOne, "scope_unclear", "hot", "frozen")}},
+		{"a misspelt side is no side: no contradiction is guessed", req{goal: "hot frozn cheese"}, []check{plans()}},
 		{"directive without an answer takes the first-mentioned side", req{goal: "hot frozen cheese", directive: fallback},
 			[]check{spec("attributes.temperature", "hot"), assumes(`“hot”`, "mentioned first")}},
 		{"directive takes the functional side", req{goal: "a hot block that freezes water", directive: fallback},
@@ -314,24 +330,41 @@ func TestInterpret(t *testing.T) {
 		{"directive skips an unconfirmed destructive step", req{goal: "delete notes.md", directive: fallback},
 			[]check{text("-delete notes.md", "+no destructive change"), assumes("Skipped", "explicit yes")}},
 
-		// Alternatives.
-		{"X or Y asks SELECT_ONE with both options", req{goal: "write the parser in Go or Rust"},
-			[]check{asks(askonce.QuestionSelectOne, "action_ambiguous", "Go", "Rust"), defaults("Go")}},
-		{"X or Y skips articles", req{goal: "add a red or a blue border"},
-			[]check{asks(askonce.QuestionSelectOne, "action_ambiguous", "red", "blue")}},
-		{"X or Y keeps the shorter side's length", req{goal: "use postgres or mysql for storage"},
-			[]check{asks(askonce.QuestionSelectOne, "action_ambiguous", "postgres", "mysql")}},
-		{"X or Y answer picks the option", req{goal: "write the parser in Go or Rust", answer: "rust"},
-			[]check{text("+in rust", "-go or"), spec("choices", `["Rust"]`)}},
-		{"X or Y under a directive takes the first", req{goal: "write the parser in Go or Rust", directive: fallback},
-			[]check{text("+in go"), assumes(`“Go” or “Rust”`, "first option")}},
+		{"yes, no, wait does not confirm", req{goal: "delete notes.md", answer: "yes, no, wait"}, []check{confirm}},
+		{"a negated destructive command plans", req{goal: "don't delete notes.md, just summarise it"}, []check{plans(), noAssumptions()}},
+		{"a topic is no destructive command", req{goal: "write a blog post about why you deleted your account"}, []check{plans(), noAssumptions()}},
+
+		// Choices.
+		{"a choice as the object of the command asks SELECT_ONE", req{goal: "deploy to staging or production"},
+			[]check{asks(askonce.QuestionSelectOne, "action_ambiguous", "staging", "production"), defaults("staging")}},
+		{"options are the user's whole phrases", req{goal: "read George R.R. Martin or Robert Jordan"},
+			[]check{asks(askonce.QuestionSelectOne, "action_ambiguous", "George R.R. Martin", "Robert Jordan")}},
+		{"a substitution is no choice", req{goal: "use olive oil or butter"}, []check{plans(), noAssumptions()}},
+		{"the answer picks the option", req{goal: "deploy to staging or production", answer: "production"},
+			[]check{text("+deploy to production", "-staging"), spec("choices", `["production"]`)}},
+		{"a directive takes the first option", req{goal: "deploy to staging or production", directive: fallback},
+			[]check{text("+deploy to staging", "-production"), assumes(`“staging” or “production”`, "first option")}},
 		{"X or Y or Z gives three options", req{goal: "deploy to aws or gcp or azure"},
 			[]check{asks(askonce.QuestionSelectOne, "action_ambiguous", "aws", "gcp", "azure")}},
-		{"X or Y or Z under a directive takes the first", req{goal: "deploy to aws or gcp or azure", directive: fallback},
-			[]check{text("+deploy to aws", "-gcp", "-azure"), assumes(`“aws”, “gcp” or “azure”`)}},
-		{"more or less is no alternative", req{goal: "center the logo more or less"}, []check{plans()}},
-		{"hot or cold is an alternative, not a contradiction", req{goal: "serve hot or cold tea"},
-			[]check{asks(askonce.QuestionSelectOne, "action_ambiguous", "hot", "cold")}},
+		{"a user's own question is not handed back", req{goal: "Should we use Postgres or MySQL?"}, []check{plans(), noAssumptions()}},
+		{"more or less is no choice", req{goal: "center the logo more or less"}, []check{plans()}},
+		{"a serving suggestion is no choice, nor a contradiction", req{goal: "serve hot or cold tea"}, []check{plans(), noAssumptions()}},
+
+		// Candidates.
+		{"a reference that fits two candidates asks SELECT_ONE", req{goal: "use the pepper", cands: []string{"black pepper", "bell pepper"}},
+			[]check{asks(askonce.QuestionSelectOne, "target_action_ambiguous", "black pepper", "bell pepper"), defaults("black pepper")}},
+		{"a reference that names a candidate plans", req{goal: "use the black pepper", cands: []string{"black pepper", "bell pepper"}},
+			[]check{plans(), noAssumptions(), text("+use the black pepper")}},
+		{"the answer names the candidate in the plan", req{goal: "use the pepper", answer: "bell", cands: []string{"black pepper", "bell pepper"}},
+			[]check{text("+use the bell pepper"), noAssumptions()}},
+		{"one fitting candidate is used without asking and named", req{goal: "use the pepper", cands: []string{"black pepper", "olive oil"}},
+			[]check{text("+use the black pepper"), noAssumptions()}},
+		{"a directive takes the first candidate", req{goal: "use the pepper", directive: fallback, cands: []string{"black pepper", "bell pepper"}},
+			[]check{text("+use the black pepper"), assumes("“pepper”", "“black pepper”")}},
+		{"a stray CJK character keeps the question English", req{goal: "use the pepper 胡", cands: []string{"black pepper", "bell pepper"}},
+			[]check{asks(askonce.QuestionSelectOne, "target_action_ambiguous", "black pepper", "bell pepper"), questionText("Which “pepper” is meant")}},
+		{"a Japanese goal asks in Japanese", req{goal: "胡椒を使って", cands: []string{"黒胡椒", "白胡椒"}},
+			[]check{asks(askonce.QuestionSelectOne, "target_action_ambiguous", "黒胡椒", "白胡椒"), questionText("「胡椒」は")}},
 
 		// Target file.
 		{"the file with several candidates asks TARGET_FILE", req{goal: "summarise the file", files: []string{"a.md", "docs/b.md"}},
@@ -346,19 +379,17 @@ func TestInterpret(t *testing.T) {
 			[]check{spec("target", "a.md"), assumes("first candidate")}},
 		{"the file without candidates plans", req{goal: "summarise the file"}, []check{plans()}},
 
-		// Vague goals.
-		{"do it is vague", req{goal: "do it"}, []check{asks(askonce.QuestionFreeText, "missing_required_info")}},
-		{"fix stuff is vague", req{goal: "fix stuff"}, []check{asks(askonce.QuestionFreeText, "missing_required_info")}},
-		{"help is vague", req{goal: "help"}, []check{asks(askonce.QuestionFreeText, "missing_required_info")}},
-		{"make something is vague", req{goal: "make something"}, []check{asks(askonce.QuestionFreeText, "missing_required_info")}},
-		{"empty goal is vague", req{goal: "  "}, []check{asks(askonce.QuestionFreeText, "missing_required_info")}},
+		// Spec schema.
+		{"a required enum field the goal leaves open asks SELECT_ONE", req{goal: "ship the release", schema: envSchema},
+			[]check{asks(askonce.QuestionSelectOne, "missing_required_info", "staging", "production")}},
+		{"the answer lands in the spec", req{goal: "ship the release", answer: "production", schema: envSchema},
+			[]check{spec("environment", "production")}},
+
+		// Vague goals are the opt-in vague check's, not the general profile's.
+		{"fix it plans under general", req{goal: "fix it"}, []check{plans()}},
 		{"make a mod is vague under minecraft-mod", req{profile: minecraft, goal: "make a mod"}, []check{asks(askonce.QuestionFreeText, "missing_required_info")}},
-		{"free text answer completes the goal", req{goal: "fix stuff", answer: "the login form crashes on empty passwords"},
-			[]check{text("+fix stuff: the login form crashes"), spec("details", `"the login form crashes on empty passwords"`)}},
 		{"free text answer names the minecraft thing", req{profile: minecraft, goal: "make a mod", answer: "a glowing red lamp block that is unbreakable"},
 			[]check{spec("properties.colour", "red"), spec("properties.hardness", "unbreakable"), spec("properties.light", "glowing"), title("Glowing red lamp block")}},
-		{"vague under a directive plans a generic sequence", req{goal: "fix stuff", directive: fallback},
-			[]check{deps("t1:", "t2:t1", "t3:t2"), assumes("too vague")}},
 
 		// Plans.
 		{"numbered list gives chained tasks", req{goal: "Set up the project:\n1. create the repo\n2) add a README\n3. write the CI config"},
@@ -389,6 +420,21 @@ func TestInterpret(t *testing.T) {
 			}
 		})
 	}
+}
+
+// With two answer sections (the fallback re-run after an answer that
+// settled nothing), the last one counts.
+func TestTheLastAnswerSectionCounts(t *testing.T) {
+	t.Parallel()
+	in := newInterpreter(t)
+	goal := "deploy to staging or production"
+	res, err := in.Interpret(context.Background(), &askonce.Request{Goal: goal, Prompt: askonce.ResolvedPrompt(askonce.ResolvedPrompt(goal, "staging"), "production"), Attempt: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := res.Outcome
+	text("+deploy to production", "-staging")(t, o)
+	spec("choices", `["production"]`)(t, o)
 }
 
 func TestAnswerThatSettlesNothingRepeatsTheQuestionText(t *testing.T) {
@@ -445,8 +491,6 @@ func TestProfilesListsTheEmbeddedProfiles(t *testing.T) {
 const candyProfile = `{
   "name": "ignored-the-key-wins",
   "checks": ["contradiction", "vague"],
-  "minContentWords": 1,
-  "typoTolerance": true,
   "groups": [{"name": "taste", "sides": [
     {"name": "sweet", "words": ["sweet", "sugary"]},
     {"name": "sour", "words": ["sour", "tart"]}]}]
@@ -468,7 +512,7 @@ func TestProfileFileReplacesAnEmbeddedProfile(t *testing.T) {
 	}
 	o := interpret(t, in, req{goal: "a sweet sour candy"})
 	asks(askonce.QuestionSelectOne, "scope_unclear", "sweet", "sour")(t, o)
-	o = interpret(t, in, req{goal: "a sweet sour candy", answer: "sugarry"}) // typo of sugary
+	o = interpret(t, in, req{goal: "a sweet sour candy", answer: "sugary"})
 	spec("attributes.taste", "sugary")(t, o)
 	// The replaced profile no longer knows temperatures or destructive words.
 	o = interpret(t, in, req{goal: "hot frozen cheese, delete the old one"})
@@ -566,9 +610,10 @@ func BenchmarkInterpret(b *testing.B) {
 // plan that validates, under every profile, with and without a directive.
 func FuzzInterpret(f *testing.F) {
 	for _, s := range []string{
-		"hot frozen cheese", "hot frozen cheese\n\nClarification Answer: frozn", "delete notes.md or not",
+		"hot frozen cheese", "hot frozen cheese\n\nClarification Answer: frozen", "delete notes.md or not",
 		"1. a\n2. b or c then d", "熱い凍ったチーズ、削除して", "the file or this file", "or or or", "- - -",
 		"a hot block that freezes water, then rm -rf it", "\n\nClarification Answer: ",
+		"use the pepper", "胡椒を使って", "put it on the table\n\nClarification Answer: Dining", "deploy to staging or production",
 	} {
 		f.Add(s, false, false)
 	}
@@ -577,7 +622,8 @@ func FuzzInterpret(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, prompt string, mod, directive bool) {
-		r := &askonce.Request{Prompt: prompt, Files: []string{"a.md", "b/c.go"}}
+		r := &askonce.Request{Prompt: prompt, Files: []string{"a.md", "b/c.go", "docs/a.md"},
+			Candidates: []string{"black pepper", "bell pepper", "DiningTable", "Apple_1", "黒胡椒", "白胡椒"}, SpecSchema: []byte(envSchema)}
 		if mod {
 			r.Profile = minecraft
 		}
@@ -596,7 +642,11 @@ func FuzzInterpret(f *testing.F) {
 			t.Fatalf("ParseOutcome: %v\n%s", err, res.Raw)
 		}
 		if o.Plan != nil {
-			if errs := o.Plan.Validate(nil); len(errs) > 0 {
+			schema := r.SpecSchema
+			if mod {
+				schema = nil // the template planner does not read the schema
+			}
+			if errs := o.Plan.Validate(schema); len(errs) > 0 {
 				t.Fatalf("plan does not validate: %v\n%s", errs, res.Raw)
 			}
 		} else if directive {

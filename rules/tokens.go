@@ -17,8 +17,7 @@ type token struct {
 
 	// Filled in by annotate.
 	e       *entry // what the profile knows about the word, or nil
-	word    string // the lexicon word matched: text, its kanji stem or the typo-corrected word
-	fixed   bool   // word is a typo correction of text
+	word    string // the lexicon word matched: text, or its kanji stem
 	neg     bool   // negated ("not cold", "don't delete")
 	cue     bool   // a functional cue comes earlier in the same clause
 	idiom   bool   // part of an idiom ("hot path"): not a concept word
@@ -47,7 +46,7 @@ func jaNegated(s string) bool {
 }
 
 // annotate looks every token up in the profile's lexicon (exactly, by its
-// kanji stem, or with typo tolerance) and marks negation and functional
+// kanji stem) and marks negation and functional
 // cues.
 func (c *compiled) annotate(src string, toks []token) []token {
 	cueClause := -1
@@ -65,10 +64,6 @@ func (c *compiled) annotate(src string, toks []token) []token {
 			}
 		} else if b := lex.Bare(t.Text); b != t.Text && c.lex[b] != nil {
 			t.e, t.word = c.lex[b], b
-		} else if len(c.typo) > 0 {
-			if w, e := c.correct(t.Text); e != nil {
-				t.e, t.word, t.fixed = e, w, true
-			}
 		}
 		for _, q := range quotes {
 			if q[0] <= t.Start && t.End <= q[1] {
@@ -134,81 +129,6 @@ func negated(toks []token, i int) bool {
 	return i >= 2 && toks[i-2].Clause == t.Clause && toks[i-2].e.has(fNeg) && p.e.has(fStop)
 }
 
-// correct finds the one concept word at Damerau-Levenshtein distance 1
-// from text. Only tokens of five or more letters are corrected, only to a
-// word with the same first letter, and never a token the lexicon knows
-// (stop words and known words are in the lexicon, so "could" never becomes
-// "cold"). A token close to two words of different meaning is left alone.
-func (c *compiled) correct(text string) (string, *entry) {
-	n := utf8.RuneCountInString(text)
-	if n < 5 || n > 32 || strings.ContainsAny(text, "./_0123456789'") {
-		return "", nil
-	}
-	first, _ := utf8.DecodeRuneInString(text)
-	cands := c.typo[first]
-	if len(cands) == 0 {
-		return "", nil
-	}
-	var buf [32]rune
-	tr := buf[:0]
-	for _, r := range text {
-		tr = append(tr, r)
-	}
-	var found *typoWord
-	for i := range cands {
-		if !withinOne(tr, cands[i].runes) {
-			continue
-		}
-		if found == nil {
-			found = &cands[i]
-		} else if found.e.sig != cands[i].e.sig {
-			return "", nil
-		}
-	}
-	if found == nil {
-		return "", nil
-	}
-	return found.word, found.e
-}
-
-// withinOne reports whether a and b are at most one edit apart, an edit
-// being an insertion, a deletion, a substitution or a transposition of
-// two adjacent letters (optimal string alignment distance).
-func withinOne(a, b []rune) bool {
-	if len(a) > len(b) {
-		a, b = b, a
-	}
-	if len(b)-len(a) > 1 {
-		return false
-	}
-	i := 0
-	for i < len(a) && a[i] == b[i] {
-		i++
-	}
-	if i == len(a) {
-		return true
-	}
-	if len(a) == len(b) {
-		if runesEqual(a[i+1:], b[i+1:]) {
-			return true
-		}
-		return i+1 < len(a) && a[i] == b[i+1] && a[i+1] == b[i] && runesEqual(a[i+2:], b[i+2:])
-	}
-	return runesEqual(a[i:], b[i+1:])
-}
-
-func runesEqual(a, b []rune) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // phraseAt returns how many tokens from toks[i] form a word or phrase with
 // role f (0 if none), preferring the longest phrase. Phrases stay within
 // one clause.
@@ -267,4 +187,153 @@ func countWords[T string | []byte](b T) int64 {
 		in = w
 	}
 	return n
+}
+
+// command is one imperative command of a text: its main verb at
+// toks[verb], and the tokens up to end (exclusive) that belong to it.
+type command struct {
+	verb, end int
+}
+
+// commands finds the commands of a text. A command starts a clause, or
+// follows "and" or "then" inside one; its main verb is its first word
+// after connectors ("first", "then", "just") and request openers ("can
+// you", "please"). A sentence that asks the agent something holds no
+// command, nor does a clause whose first word is closed-class (a
+// determiner, pronoun, preposition, negation or question word: "the
+// parser should...", "don't delete ..."), a number, or a Japanese word
+// (Japanese puts its verb last; the destructive check reads it there).
+func (c *compiled) commands(src string, toks []token) []command {
+	var out []command
+	start := 0
+	for i := 0; i <= len(toks); i++ {
+		boundary := i == len(toks) || (i > start && (toks[i].Clause != toks[i-1].Clause || toks[i].e.has(fConj) && !toks[i].e.has(fOr) || c.phraseAt(toks, i, fStepSep) > 0))
+		if !boundary {
+			continue
+		}
+		if i > start {
+			if v := c.mainVerb(src, toks, start, i); v >= 0 {
+				out = append(out, command{verb: v, end: i})
+			}
+		}
+		start = i
+	}
+	return out
+}
+
+// mainVerb is the main verb of the command in toks[t0:t1], or -1.
+func (c *compiled) mainVerb(src string, toks []token, t0, t1 int) int {
+	for t0 < t1 {
+		if n := c.phraseAt(toks, t0, fOpener); n > 0 {
+			t0 += n
+			continue
+		}
+		if toks[t0].e.has(fConnector) || toks[t0].e.has(fConj) && !toks[t0].e.has(fOr) || c.phraseAt(toks, t0, fStepSep) > 0 {
+			t0++
+			continue
+		}
+		break
+	}
+	if t0 >= t1 || c.asksAgent(src, toks, t0) {
+		return -1
+	}
+	t := &toks[t0]
+	if t.neg || t.e.has(fDet|fNeg|fQuestion|fPrep|fStop|fCondition|fPlaceholder) || number(t.Text) || lex.IsJapanese(t.Text) {
+		return -1
+	}
+	return t0
+}
+
+// asksAgent reports whether the sentence of toks[i] asks the agent
+// something rather than telling it what to do: it opens with a question
+// word ("is", "which", "should we") and no request opener ("can you"),
+// or it ends with a question mark (or Japanese か) and does not open with
+// a command's verb. A user's own question is never handed back.
+func (c *compiled) asksAgent(src string, toks []token, i int) bool {
+	s := toks[i].Sentence
+	first := i
+	for first > 0 && toks[first-1].Sentence == s {
+		first--
+	}
+	for first < i && (toks[first].e.has(fConnector) || toks[first].e.has(fConj)) {
+		first++
+	}
+	if c.phraseAt(toks, first, fOpener) > 0 {
+		return false
+	}
+	if toks[first].e.has(fQuestion) {
+		return true
+	}
+	last := i
+	for last+1 < len(toks) && toks[last+1].Sentence == s {
+		last++
+	}
+	rest := strings.TrimSpace(src[toks[last].End:])
+	question := strings.HasPrefix(rest, "?") || strings.HasPrefix(rest, "？") || strings.HasSuffix(toks[last].Text, "か")
+	if !question {
+		return false
+	}
+	f := &toks[first]
+	return f.e.has(fDet|fNeg|fPrep|fStop|fPlaceholder) || lex.IsJapanese(f.Text)
+}
+
+// before reports whether a word with role f (a negation, a word that
+// leaves the choice free) comes before toks[i] in its sentence.
+func (c *compiled) before(toks []token, i int, f flag) bool {
+	for k := i - 1; k >= 0 && toks[k].Sentence == toks[i].Sentence; k-- {
+		if toks[k].e.has(f) || c.phraseAt(toks, k, f) > 0 || f&fNeg != 0 && jaNegated(toks[k].Text) {
+			return true
+		}
+	}
+	return false
+}
+
+// negatedClause reports whether toks[i] is negated or follows a negation
+// in its clause ("don't touch the cup", "careful not to break the yolk or
+// ...").
+func negatedClause(toks []token, i int) bool {
+	for k := i; k >= 0 && toks[k].Clause == toks[i].Clause; k-- {
+		if toks[k].neg || toks[k].e.has(fNeg) {
+			return true
+		}
+	}
+	return false
+}
+
+// number reports whether s is a number (15, 2.5, 10%).
+func number(s string) bool {
+	s = strings.TrimSuffix(s, "%")
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if (r < '0' || r > '9') && r != '.' && r != ',' {
+			return false
+		}
+	}
+	return true
+}
+
+// mostlyJapanese reports whether most of s is written in Japanese: its
+// kanji and kana outnumber twice its other words, so that one stray
+// character in English text keeps the question English, and a Japanese
+// sentence naming a file (notes.mdを削除して) stays Japanese.
+func mostlyJapanese(s string) bool {
+	ja, other := 0, 0
+	in := false
+	for _, r := range s {
+		switch {
+		case lex.ScriptOf(r) != lex.ScriptOther:
+			ja++
+			in = false
+		case lex.IsWordRune(r):
+			if !in {
+				other++
+			}
+			in = true
+		default:
+			in = false
+		}
+	}
+	return ja >= 2 && ja >= 2*other
 }

@@ -10,7 +10,6 @@ import (
 // little to plan, and how the plan makes up for it.
 type vagueness struct {
 	useAnswer   bool // the goal was vague and the answer says what to do
-	generic     bool // the goal was vague and nothing said more
 	q           *askonce.Question
 	assumptions []string
 }
@@ -20,16 +19,15 @@ func (v *vagueness) assumed() []string       { return v.assumptions }
 
 // detectVague finds a request that does not say what to act on: its verb
 // has no object or only a placeholder ("fix it", "make it better", "do the
-// thing", "help", それを直して) — fewer words that name something than the
-// profile's minContentWords, a word being neither a stop word, nor a
+// thing", "help", それを直して) — no word that names something, a word being neither a stop word, nor a
 // placeholder ("it", "stuff", "the thing"), nor a vague verb or adjective
 // ("fix", "make", "better"). It asks FREE_TEXT (reason
 // missing_required_info) naming what is missing. An answer with such a
 // word settles it and the plan is made from goal and answer; the rule
-// plans a generic investigate, act, report sequence.
+// plans the goal as written.
 func detectVague(in *input) vagueness {
 	var res vagueness
-	if meaningful(in.gt) >= in.c.minContent {
+	if meaningful(in.gt) > 0 {
 		return res
 	}
 	if meaningful(in.at) > 0 {
@@ -41,8 +39,7 @@ func detectVague(in *input) vagueness {
 		Text:   vagueText(in),
 		Reason: "missing_required_info",
 	}
-	res.generic = true
-	res.assumptions = append(res.assumptions, fmt.Sprintf("The goal %s was too vague to plan in detail; planned a generic sequence.",
+	res.assumptions = append(res.assumptions, fmt.Sprintf("The goal %s was too vague to plan in detail; planned it as written.",
 		in.quote(askonce.ClampTitle(tidy(in.goal)))))
 	return res
 }

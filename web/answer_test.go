@@ -45,7 +45,7 @@ func (s *linkSite) advance(d time.Duration) { s.offset.Add(int64(d)) }
 // ask creates a job that asks and returns it with its answer link's path.
 func (s *linkSite) ask(t *testing.T, goal string, files ...string) (*askonce.Job, string) {
 	t.Helper()
-	j, err := s.engine.Create(context.Background(), askonce.CreateRequest{Goal: goal, Files: files})
+	j, err := s.engine.Create(context.Background(), askonce.CreateRequest{Goal: goal, Files: files, Profile: profileOf[goal]})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,8 +115,11 @@ const (
 	selectGoal  = "hot frozen cheese" // SELECT_ONE hot / frozen, allowOther
 	confirmGoal = "delete the cache"  // CONFIRM
 	targetGoal  = "summarise the file"
-	freeGoal    = "do it" // FREE_TEXT, no default
+	freeGoal    = "make a mod" // FREE_TEXT, no default: the minecraft-mod profile's opt-in vague check
 )
+
+// profileOf is the profile a goal is asked under (the default when none).
+var profileOf = map[string]string{freeGoal: "minecraft-mod"}
 
 var targetFiles = []string{"a.md", "docs/b.md"}
 

@@ -72,10 +72,10 @@ func TestTerminal_RunWithoutATerminal(t *testing.T) {
 	out, errs, code = cli(t, "   \n", append(run, "hot frozen cheese")...)
 	want(t, "invalid answer", out, errs, code, 5, "allowed: hot, frozen", "still pending")
 	// No answer at all: exit 7, the job stays pending.
-	out, errs, code = cli(t, "", append(run, "do it")...)
+	out, errs, code = cli(t, "", append(run, "--profile", "minecraft-mod", "make a mod")...)
 	want(t, "no answer", out, errs, code, 7, "no answer on stdin", "askonce jobs answer")
 	// FREE_TEXT over 4 KiB: the server's error.
-	out, errs, code = cli(t, "", append(run, "do it", "--answer", strings.Repeat("x", 4097))...)
+	out, errs, code = cli(t, "", append(run, "--profile", "minecraft-mod", "make a mod", "--answer", strings.Repeat("x", 4097))...)
 	want(t, "long answer", out, errs, code, 5, "answer is 4097 bytes; the limit is 4096")
 
 	// --json: stdout is the job alone, the auto-resolved line goes to stderr.
@@ -124,7 +124,7 @@ func TestTerminal_Jobs(t *testing.T) {
 	}
 	// Two pending jobs in session J.
 	_, _, code := runCLI(t, "", env, "run", "--session", "J", "hot frozen cheese")
-	_, _, code2 := runCLI(t, "", env, "run", "--session", "J", "do it")
+	_, _, code2 := runCLI(t, "", env, "run", "--session", "J", "--profile", "minecraft-mod", "make a mod")
 	if code != 7 || code2 != 7 {
 		t.Fatalf("pending runs: exit %d, %d", code, code2)
 	}
@@ -231,8 +231,8 @@ func TestTerminal_Embedded(t *testing.T) {
 	id := jobIDRe.FindString(out)
 	out, errs, code = cli(t, "", "jobs", "events", "--follow", "--db", db, id)
 	want(t, "embedded events --follow", out, errs, code, 0, "created", "planned")
-	out, errs, code = cli(t, "do it\n/answer ship the docs\n/jobs\n", "repl", "--db", db, "--session", "E")
-	want(t, "embedded repl", out, errs, code, 0, "Do it: ship the docs", "answered (history)")
+	out, errs, code = cli(t, "make a mod\n/answer a glowing lamp block\n/jobs\n", "repl", "--db", db, "--session", "E", "--profile", "minecraft-mod")
+	want(t, "embedded repl", out, errs, code, 0, "Glowing lamp block", "answered (history)")
 }
 
 // The commands that only read (jobs list, show, events, history) never

@@ -277,20 +277,20 @@ func TestTmux_Pickers(t *testing.T) {
 
 	t.Run("free_text", func(t *testing.T) {
 		t.Parallel()
-		p := run(t, "--session", "F1", "do it")
+		p := run(t, "--session", "F1", "--profile", "minecraft-mod", "make a mod")
 		p.waitFor("FREE_TEXT · job")
-		p.typeText("ship the docs")
-		p.waitFor("ship the docs")
+		p.typeText("a glowing lamp block")
+		p.waitFor("a glowing lamp block")
 		p.keys("Enter")
 		s := p.waitFor("EXIT=0")
-		if !strings.Contains(s, "Do it: ship the docs") {
+		if !strings.Contains(s, "Glowing lamp block") {
 			t.Fatalf("free text:\n%s", s)
 		}
 	})
 
 	t.Run("free_text_over_the_limit_cannot_be_typed", func(t *testing.T) {
 		t.Parallel()
-		p := run(t, "--session", "F2", "do it")
+		p := run(t, "--session", "F2", "--profile", "minecraft-mod", "make a mod")
 		p.waitFor("FREE_TEXT · job")
 		p.typeText(strings.Repeat("x", 4200))
 		p.waitFor("xxxxxxxxxx")
@@ -310,7 +310,7 @@ func TestTmux_Pickers(t *testing.T) {
 		t.Parallel()
 		// 2100 two-byte characters fit the picker's 4096-character limit
 		// but not the server's 4096 bytes: its error is shown, exit 5.
-		p := run(t, "--session", "F3", "do it")
+		p := run(t, "--session", "F3", "--profile", "minecraft-mod", "make a mod")
 		p.waitFor("FREE_TEXT · job")
 		p.typeText(strings.Repeat("é", 2100))
 		p.waitFor("éééééééééé")

@@ -117,7 +117,7 @@ func Split(s string, toks []Token) []Token {
 			}
 			toks = appendSplitKana(toks, Token{Text: text, Start: start0, End: start0 + len(trimmed), Clause: clause, Sentence: sentence})
 		}
-		if len(trimmed) < len(raw) { // a trailing '.' ends the sentence
+		if len(trimmed) < len(raw) && !initials(trimmed) && !initialAfterName(s, toks, start0, trimmed) { // a trailing '.' ends the sentence, except after initials (R.R.)
 			clause++
 			sentence++
 		}
@@ -171,6 +171,33 @@ func Split(s string, toks []Token) []Token {
 	}
 	emit(len(s))
 	return toks
+}
+
+// initials reports whether s is initials written with dots between
+// single capital letters ("R.R", "U.S.A"): the dot after them is no
+// sentence end ("George R.R. Martin").
+func initials(s string) bool {
+	if len(s) < 3 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; i%2 == 0 && (c < 'A' || c > 'Z') || i%2 == 1 && c != '.' {
+			return false
+		}
+	}
+	return len(s)%2 == 1
+}
+
+// initialAfterName reports whether t, the last of toks at s[start:], is one capital letter
+// after a capitalised word of the same clause: a middle initial
+// ("Ursula K. Le Guin").
+func initialAfterName(s string, toks []Token, start int, t string) bool {
+	if len(t) != 1 || t[0] < 'A' || t[0] > 'Z' || len(toks) < 2 {
+		return false
+	}
+	p := toks[len(toks)-2] // toks ends with t itself
+	c := s[p.Start]
+	return 'A' <= c && c <= 'Z' && strings.TrimSpace(s[p.End:start]) == ""
 }
 
 // loneDot reports whether the '.' at s[i] stands alone, between white

@@ -43,6 +43,15 @@ func TestSplitMarksClausesAndSentences(t *testing.T) {
 	if clause(0) != clause(4) || clause(4) == clause(5) || sentence(4) != sentence(6) || sentence(6) == sentence(7) {
 		t.Errorf("clauses/sentences wrong: %+v", toks)
 	}
+	// The dot after initials ends no sentence: "George R.R. Martin" is one name.
+	toks = Split("read George R.R. Martin. Then U.S.A. sales", nil)
+	if toks[1].Sentence != toks[3].Sentence || toks[3].Clause != toks[2].Clause || toks[3].Sentence == toks[4].Sentence || toks[5].Sentence != toks[6].Sentence {
+		t.Errorf("initials end a sentence: %+v", toks)
+	}
+	toks = Split("ask Ursula K. Le Guin. A. b", nil)
+	if toks[1].Sentence != toks[4].Sentence || toks[4].Sentence == toks[5].Sentence || toks[5].Sentence == toks[6].Sentence {
+		t.Errorf("a middle initial ends a sentence, or a lone letter does not: %+v", toks)
+	}
 }
 
 func TestReplyReadsOnlyAWholeReply(t *testing.T) {

@@ -1,0 +1,410 @@
+package rules
+
+import (
+	"fmt"
+	"path"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/internal/lex"
+)
+
+// references is the candidates detector's result: what each reference of
+// the goal to the request's candidates or files means.
+type references struct {
+	refs        []reference
+	target      string // the file the goal's reference to files means
+	fileTok     int    // the goal token of that reference, or -1
+	q           *askonce.Question
+	assumptions []string
+}
+
+// reference is a noun phrase of the goal, tokens [t0, t1), that fits the
+// candidates in options; chosen is the one meant, or -1.
+type reference struct {
+	t0, t1  int
+	options []string
+	chosen  int
+}
+
+func (r *references) open() *askonce.Question { return r.q }
+func (r *references) assumed() []string       { return r.assumptions }
+
+// name is a candidate as the matcher reads it: its words, singular and
+// lower case, the last one being its head.
+type name struct {
+	display string
+	words   []string
+}
+
+func nameOf(s string) name {
+	n := name{display: s}
+	for _, t := range lex.Split(s, nil) {
+		for _, w := range identWords(s[t.Start:t.End]) {
+			n.words = append(n.words, wordKey(strings.ToLower(w)))
+		}
+	}
+	return n
+}
+
+// identWords splits a name written as an identifier into its words:
+// "DiningTable" is dining table, "Apple_2" is apple, "us-east" is us east.
+// Numbers are dropped: they tell instances apart.
+func identWords(s string) []string {
+	var out []string
+	start := 0
+	flush := func(end int) {
+		if w := s[start:end]; w != "" && !number(w) {
+			out = append(out, w)
+		}
+		start = end
+	}
+	var prev rune
+	for i, r := range s {
+		switch {
+		case r == '_' || r == '-' || r == '.':
+			flush(i)
+			start = i + 1
+		case unicode.IsUpper(r) && unicode.IsLower(prev):
+			flush(i)
+		}
+		prev = r
+	}
+	flush(len(s))
+	return out
+}
+
+// wordKey is how a word is compared: lower case, singular ("peppers" is
+// "pepper", "boxes" is "box", "berries" is "berry"), and a Japanese word
+// without its kana ending (胡椒を is 胡椒).
+func wordKey(w string) string {
+	if lex.IsHanStart(w) {
+		return lex.HanStem(w)
+	}
+	if lex.IsJapanese(w) {
+		return w
+	}
+	switch n := len(w); {
+	case n > 4 && strings.HasSuffix(w, "ies"):
+		return w[:n-3] + "y"
+	case n > 3 && (strings.HasSuffix(w, "ches") || strings.HasSuffix(w, "shes") || strings.HasSuffix(w, "sses") || strings.HasSuffix(w, "xes")):
+		return w[:n-2]
+	case n > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is"):
+		return w[:n-1]
+	}
+	return w
+}
+
+// headMatch reports whether a goal word (its key) is the head of n: equal
+// to n's last word, or, in Japanese, which has no spaces, the end of it
+// at a script boundary (胡椒 is the head of 黒胡椒, ペッパー of
+// ブラックペッパー).
+func headMatch(key string, n name) bool {
+	if len(n.words) == 0 {
+		return false
+	}
+	head := n.words[len(n.words)-1]
+	if head == key {
+		return true
+	}
+	if !lex.IsJapanese(key) || !strings.HasSuffix(head, key) || strings.Trim(key, "ー") == "" {
+		return false
+	}
+	r, _ := utf8.DecodeLastRuneInString(head[:len(head)-len(key)])
+	k, _ := utf8.DecodeRuneInString(key)
+	return lex.ScriptOf(r) == lex.ScriptOf(k) && lex.ScriptOf(k) != lex.ScriptOther
+}
+
+// hasAll reports whether n holds every word of keys.
+func (n name) hasAll(keys []string) bool {
+	for _, k := range keys {
+		if !n.hasWord(k) {
+			return false
+		}
+	}
+	return true
+}
+
+// hasWord reports whether n holds the word key.
+func (n name) hasWord(key string) bool {
+	return containsString(n.words, key)
+}
+
+// indefinite determiners let the agent take any one that fits ("grab a
+// cup", "use any pepper"): no question.
+var indefinite = []string{"a", "an", "any", "another", "some", "either", "one", "whichever", "whatever"}
+
+// findReference reads the reference whose head is goal token i: the
+// candidates whose head the word is, narrowed by the words before it
+// that the candidates hold ("black pepper"). It reports no reference when
+// the word is a command's verb ("pepper the steak"), negated, quoted, in
+// a sentence that asks the agent something, after an indefinite
+// determiner ("a cup"), a plural of singular names ("the cups": all of
+// them), or after a modifier no candidate holds ("the red pepper" with
+// black and bell pepper: the goal names something else).
+func findReference(in *input, names []name, i int, verbs map[int]bool) (reference, bool) {
+	toks := in.gt
+	t := &toks[i]
+	key := wordKey(t.Text)
+	if verbs[i] || negatedClause(toks, i) || t.quoted || t.idiom || in.c.asksAgent(in.goal, toks, i) || t.e.has(fStop|fDet|fPlaceholder) {
+		return reference{}, false
+	}
+	var fit []name
+	for _, n := range names {
+		if headMatch(key, n) {
+			fit = append(fit, n)
+		}
+	}
+	if len(fit) == 0 {
+		return reference{}, false
+	}
+	t0 := i
+	var mods []string
+	for t0 > 0 && toks[t0-1].Clause == t.Clause && !verbs[t0-1] {
+		m := wordKey(toks[t0-1].Text)
+		held := false
+		for _, n := range fit {
+			held = held || n.hasWord(m)
+		}
+		if !held {
+			break
+		}
+		mods = append(mods, m)
+		t0--
+	}
+	if t0 > 0 && toks[t0-1].Clause == t.Clause && !lex.IsJapanese(t.Text) {
+		p := &toks[t0-1]
+		switch {
+		case containsString(indefinite, p.Text) || p.neg:
+			return reference{}, false
+		case !verbs[t0-1] && optionWord(p):
+			return reference{}, false // a modifier no candidate holds
+		}
+	}
+	if key != t.Text && !lex.IsJapanese(t.Text) {
+		plural := true
+		for _, n := range fit {
+			if strings.EqualFold(n.display, in.span(t0, i+1)) || strings.HasSuffix(strings.ToLower(n.display), t.Text) {
+				plural = false
+			}
+		}
+		if plural {
+			return reference{}, false // "the cups" means all of them
+		}
+	}
+	ref := reference{t0: t0, t1: i + 1, chosen: -1}
+	for _, n := range fit {
+		if n.hasAll(mods) {
+			ref.options = append(ref.options, n.display)
+		}
+	}
+	if len(ref.options) == 0 {
+		return reference{}, false
+	}
+	said := append(mods, key) // the phrase's words, last first
+	for _, n := range fit {
+		if len(n.words) == len(said) && n.hasAll(said) {
+			ref.options = []string{n.display} // the goal names it whole
+			break
+		}
+	}
+	if len(ref.options) == 1 {
+		ref.chosen = 0
+	}
+	return ref, true
+}
+
+// detectCandidates settles the goal's references to the things the
+// request names: Request.Candidates (objects in a room, environments,
+// tables, ...) and Request.Files. A noun phrase whose head word is the
+// head word of two or more candidates, and that names none of them whole,
+// is ambiguous ("use the pepper" with black pepper and bell pepper; the
+// Japanese 胡椒 with 黒胡椒 and 白胡椒). Matching is on whole words,
+// case- and plural-insensitive. One fitting candidate is used without a
+// question, and the plan names it. "The file" (このファイル) or a
+// base name two files share refers to the request's files.
+//
+// A candidate reference asks SELECT_ONE (reason target_action_ambiguous,
+// allowOther) over the fitting candidates; a file reference asks
+// TARGET_FILE (reason target_file_ambiguous). The answer settles it when
+// it equals a candidate, is its unique prefix or holds its words (for
+// files: an offered file, a relative path inside the project or a root
+// word); the rule takes the first candidate.
+func detectCandidates(in *input) references {
+	res := references{fileTok: -1}
+	verbs := map[int]bool{}
+	for _, c := range in.c.commands(in.goal, in.gt) {
+		verbs[c.verb] = true
+	}
+	res.target = fileReference(in, &res)
+	if res.q != nil {
+		return res
+	}
+	names := make([]name, 0, len(in.cands))
+	for _, c := range in.cands {
+		names = append(names, nameOf(c))
+	}
+	if len(names) == 0 {
+		return res
+	}
+	for i := 0; i < len(in.gt); i++ {
+		ref, ok := findReference(in, names, i, verbs)
+		if !ok {
+			continue
+		}
+		phrase := in.span(ref.t0, ref.t1)
+		if last := in.gt[ref.t1-1]; lex.IsHanStart(last.Text) { // 胡椒を: the word without its particle
+			phrase = in.goal[in.gt[ref.t0].Start : last.Start+len(lex.HanStem(last.Text))]
+		}
+		if ref.chosen < 0 {
+			if ref.chosen = answerOption(in, ref.options); ref.chosen < 0 {
+				if res.q == nil {
+					res.q = &askonce.Question{
+						Type:       askonce.QuestionSelectOne,
+						Text:       candidateText(in, phrase, ref.options),
+						Options:    ref.options,
+						AllowOther: true,
+						Reason:     "target_action_ambiguous",
+						Default:    ref.options[0],
+					}
+				}
+				ref.chosen = 0
+				res.assumptions = append(res.assumptions, fmt.Sprintf("Took %s to be %s, the first that fits.", in.quote(phrase), in.quote(ref.options[0])))
+			}
+		}
+		res.refs = append(res.refs, ref)
+		i = ref.t1 - 1
+	}
+	return res
+}
+
+func candidateText(in *input, phrase string, options []string) string {
+	if in.japanese {
+		return fmt.Sprintf("%sは%sのどれですか？", in.quote(phrase), in.quoteList(options, ""))
+	}
+	return fmt.Sprintf("Which %s is meant: %s?", in.quote(phrase), in.quoteList(options, "or"))
+}
+
+// fileWords name the request's files as a whole ("the file", このファイル).
+var fileWords = []string{"file", "ファイル"}
+
+// fileReference settles the goal's reference to the request's files: a
+// file it names (by path, or by a base name no other file shares), else
+// "the file" or a base name without extension that two or more files
+// share ("the readme" with README.md and docs/README.md). One fitting
+// file is used; two or more ask TARGET_FILE unless the answer names one.
+func fileReference(in *input, res *references) string {
+	if len(in.files) == 0 {
+		return ""
+	}
+	if f := namedFile(in.files, in.gt); f != "" {
+		return f
+	}
+	at, fit := -1, []string(nil)
+	defer func() { res.fileTok = at }()
+	for i := range in.gt {
+		t := &in.gt[i]
+		if t.neg || t.quoted || in.c.asksAgent(in.goal, in.gt, i) {
+			continue
+		}
+		key := wordKey(t.Text)
+		if containsString(fileWords, key) && key == t.Text && (i == 0 || !containsString(indefinite, in.gt[i-1].Text)) {
+			at, fit = i, in.files
+			break
+		}
+		var same []string
+		for _, f := range in.files {
+			b := strings.ToLower(path.Base(f))
+			if stem := strings.TrimSuffix(b, path.Ext(b)); stem == t.Text && stem != b {
+				same = append(same, f)
+			}
+		}
+		if len(same) > 0 {
+			at, fit = i, same
+			break
+		}
+	}
+	if at < 0 {
+		return ""
+	}
+	t0 := at
+	if t0 > 0 && in.gt[t0-1].Clause == in.gt[at].Clause && in.gt[t0-1].e.has(fDet) {
+		t0--
+	}
+	phrase := in.span(t0, at+1)
+	if len(fit) == 1 {
+		res.assumptions = append(res.assumptions, fmt.Sprintf("Took %s to be %s, the only candidate file.", in.quote(phrase), fit[0]))
+		return fit[0]
+	}
+	if f := answerFile(in, fit); f != "" {
+		return f
+	}
+	text := fmt.Sprintf("The goal refers to %s. Which file is it?", in.quote(phrase))
+	if in.japanese {
+		text = fmt.Sprintf("%sはどのファイルですか？", in.quote(phrase))
+	}
+	res.q = &askonce.Question{
+		Type:    askonce.QuestionTargetFile,
+		Text:    text,
+		Options: fit,
+		Reason:  "target_file_ambiguous",
+		Default: fit[0],
+	}
+	res.assumptions = append(res.assumptions, fmt.Sprintf("Took %s to be %s, the first candidate file.", in.quote(phrase), fit[0]))
+	return fit[0]
+}
+
+// namedFile is the file that toks name by its path, or by a base name no
+// other file shares.
+func namedFile(files []string, toks []token) string {
+	for i := range toks {
+		t := toks[i].Text
+		base := ""
+		for _, f := range files {
+			lf := strings.ToLower(f)
+			if lf == t {
+				return f
+			}
+			if strings.ToLower(path.Base(f)) == t {
+				if base != "" {
+					base = "\x00" // shared base name: ambiguous
+				} else {
+					base = f
+				}
+			}
+		}
+		if base != "" && base != "\x00" {
+			return base
+		}
+	}
+	return ""
+}
+
+// answerFile reads a TARGET_FILE answer: an offered file, a project-root
+// word ("."), or a relative path inside the project.
+func answerFile(in *input, files []string) string {
+	a := strings.TrimSpace(in.answer)
+	if a == "" {
+		return ""
+	}
+	for _, f := range files {
+		if f == a {
+			return f
+		}
+	}
+	if lex.IsRootWord(a) {
+		return "."
+	}
+	if f := namedFile(files, in.at); f != "" {
+		return f
+	}
+	if strings.ContainsAny(a, " \t\n\\") || !strings.ContainsAny(a, "./") || path.IsAbs(a) {
+		return ""
+	}
+	if c := path.Clean(a); c != ".." && !strings.HasPrefix(c, "../") {
+		return c
+	}
+	return ""
+}

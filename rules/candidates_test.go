@@ -1,0 +1,88 @@
+package rules
+
+import "testing"
+
+// The matcher: whole words, case- and plural-insensitive; in Japanese,
+// the end of a candidate at a script boundary.
+func TestCandidateHeadMatchesWholeWordsInEnglishAndJapanese(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		word, candidate string
+		want            bool
+	}{
+		{"pepper", "black pepper", true},
+		{"Pepper", "Bell Pepper", true},
+		{"peppers", "bell pepper", true},
+		{"pepper", "bell peppers", true},
+		{"box", "lunch boxes", true},
+		{"berry", "blue berries", true},
+		{"glass", "wine glass", true},
+		{"pepper", "pepper mill", false}, // the head is the last word
+		{"pepp", "black pepper", false},  // whole words only
+		{"cup", "cupboard", false},
+		{"胡椒を", "黒胡椒", true},
+		{"胡椒", "白胡椒", true},
+		{"ペッパー", "ブラックペッパー", true},
+		{"椒", "黒胡椒", true},       // kanji in kanji: a boundary the tokenizer cannot see; containment at the script's end
+		{"ー", "ブラックペッパー", false}, // a long-vowel mark alone is no word
+		{"胡椒", "胡椒入れ", false},
+		{"table", "DiningTable", true}, // identifiers split into words
+		{"apple", "Apple_2", true},
+		{"cluster", "us-east-cluster", true},
+	}
+	for _, c := range cases {
+		if got := headMatch(wordKey(lower(c.word)), nameOf(c.candidate)); got != c.want {
+			t.Errorf("headMatch(%q, %q) = %v, want %v", c.word, c.candidate, got, c.want)
+		}
+	}
+}
+
+func TestCandidatesAskOnlyWhenAReferenceFitsTwoOrMore(t *testing.T) {
+	t.Parallel()
+	spices := []string{"black pepper", "bell pepper", "olive oil"}
+	cups := []string{"red cup", "blue cup", "plate"}
+	runDetector(t, func(in *input) finding { r := detectCandidates(in); return &r }, []detectorCase{
+		{goal: "use the pepper", cands: spices, options: asks("black pepper", "bell pepper"), text: "Which “pepper” is meant"},
+		{goal: "add pepper to the soup", cands: spices, options: asks("black pepper", "bell pepper")},
+		{goal: "Pick up the cup and put it on the plate", cands: cups, options: asks("red cup", "blue cup")},
+		{goal: "Put the apple on the table", cands: []string{"Apple_1", "DiningTable", "CoffeeTable"}, options: asks("DiningTable", "CoffeeTable")},
+		{goal: "put the Peppers away", cands: []string{"red peppers", "green peppers"}, options: asks("red peppers", "green peppers")},
+		{goal: "胡椒を使って", cands: []string{"黒胡椒", "白胡椒"}, options: asks("黒胡椒", "白胡椒"), text: "「胡椒」"},
+		{goal: "use the pepper", cands: spices, answer: "banana", options: asks("black pepper", "bell pepper")},
+		// Settled by the answer, or named whole.
+		{goal: "use the pepper", cands: spices, answer: "bell"},
+		{goal: "use the pepper", cands: spices, answer: "black pepper"},
+		{goal: "use the black pepper", cands: spices},
+		{goal: "use the Black Peppers", cands: spices},
+		{goal: "use the pepper", cands: []string{"pepper", "black pepper"}},
+		{goal: "黒胡椒を使って", cands: []string{"黒胡椒", "白胡椒"}},
+		// One fits, none fits, or any will do.
+		{goal: "use the oil", cands: spices},
+		{goal: "use the salt", cands: spices},
+		{goal: "grab a cup", cands: cups},
+		{goal: "grab any cup", cands: cups},
+		{goal: "wash the cups", cands: cups},
+		{goal: "use the red pepper", cands: spices},
+		{goal: "don't touch the cup", cands: cups},
+		{goal: "pepper the steak", cands: spices},
+		{goal: "Which cup is cleaner?", cands: cups},
+		{goal: "use the pepper"},
+		// Files: TARGET_FILE.
+		{goal: "summarise the file", files: []string{"a.md", "docs/b.md"}, options: asks("a.md", "docs/b.md"), text: "“the file”"},
+		{goal: "update the readme", files: []string{"README.md", "docs/README.md", "go.mod"}, options: asks("README.md", "docs/README.md")},
+		{goal: "このファイルを要約して", files: []string{"a.md", "b.md"}, options: asks("a.md", "b.md"), text: "どのファイル"},
+		{goal: "summarise the file", files: []string{"a.md"}},
+		{goal: "open b.md and summarise the file", files: []string{"a.md", "docs/b.md"}},
+		{goal: "summarise the file", answer: "docs/b.md", files: []string{"a.md", "docs/b.md"}},
+		{goal: "write a file listing the tests", files: []string{"a.md", "b.md"}},
+		{goal: "summarise the file"},
+	})
+}
+
+func lower(s string) string {
+	toks := tokenize(s)
+	if len(toks) == 0 {
+		return ""
+	}
+	return toks[0].Text
+}

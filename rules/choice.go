@@ -1,0 +1,267 @@
+package rules
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/askonce/askonce"
+)
+
+// choices is the choice detector's result: each choice the user asks the
+// agent to make, with the option the answer (or the rule) chose.
+type choices struct {
+	found       []alternative
+	q           *askonce.Question
+	assumptions []string
+}
+
+// alternative is one choice: goal tokens [x0, y1) from the first option to
+// the last, the options as written, and the chosen one.
+type alternative struct {
+	x0, y1  int
+	options []string
+	chosen  int
+}
+
+func (c *choices) open() *askonce.Question { return c.q }
+func (c *choices) assumed() []string       { return c.assumptions }
+
+// detectChoices finds an explicit choice the user asks the agent to make:
+// named alternatives joined by "or" that are the object of a command's
+// main verb, directly or after one preposition ("deploy to staging or
+// production", "use React or Vue", "read George R.R. Martin or Robert
+// Jordan"). The options are the user's whole phrases, parallel ("the red
+// cup or the blue cup"; not "the server or redeploy"), and names when the
+// object is bare: "use olive oil or butter" is a substitution either way.
+// By structure it ignores an "or"
+//   - in a sentence that asks the agent something ("Should we use Go or
+//     Rust?"), or that is no command ("the job runs 10 minutes or so");
+//   - anywhere but the verb's object: a classification ("classify it as
+//     solid, liquid or gas"), a comparison or a "write about" task (the
+//     "or" follows "as", "about", "between" or another noun), a purpose
+//     or accompaniment ("for frying or baking", "with ketchup or
+//     mustard");
+//   - after an indefinite determiner ("grab a towel or a rag");
+//   - under a negation ("careful not to break the yolk or get shells"),
+//     with a word that leaves the choice free ("any dirt or beards", "salt
+//     or pepper to taste", "either"), or after a suggestion verb ("serve
+//     hot or cold");
+//   - between numbers or before a condition ("2 or 3 times", "or until
+//     golden", "or so", "or more").
+//
+// SELECT_ONE, reason action_ambiguous, allowOther, default the first
+// option. The answer settles it when it equals an option, is its unique
+// prefix, or holds the words of exactly one option; the rule takes the
+// first.
+func detectChoices(in *input) choices {
+	var res choices
+	for _, cmd := range in.c.commands(in.goal, in.gt) {
+		if a, ok := choiceIn(in, cmd); ok {
+			res.found = append(res.found, a)
+		}
+	}
+	for k := range res.found {
+		a := &res.found[k]
+		if a.chosen = answerOption(in, a.options); a.chosen >= 0 {
+			continue
+		}
+		if res.q == nil {
+			res.q = &askonce.Question{
+				Type:       askonce.QuestionSelectOne,
+				Text:       choiceText(in, a.options),
+				Options:    a.options,
+				AllowOther: true,
+				Reason:     "action_ambiguous",
+				Default:    a.options[0],
+			}
+		}
+		a.chosen = 0
+		res.assumptions = append(res.assumptions, fmt.Sprintf("The goal offers %s; assumed %s, the first option.", in.quoteList(a.options, "or"), in.quote(a.options[0])))
+	}
+	return res
+}
+
+func choiceText(in *input, options []string) string {
+	if in.japanese {
+		return fmt.Sprintf("%sのどれにしますか？", in.quoteList(options, ""))
+	}
+	return fmt.Sprintf("Which should it be: %s?", in.quoteList(options, "or"))
+}
+
+// objectPrepositions may introduce the object of a choice ("deploy to
+// staging or production"); any other preposition makes the phrase an
+// accompaniment, a purpose or a topic ("with", "for", "about", "as").
+var objectPrepositions = []string{"to", "in", "into", "on", "onto", "from", "at", "via", "using"}
+
+// particles complete a phrasal verb ("pick up", "set out").
+var particles = []string{"up", "out", "off", "down", "back", "away"}
+
+// choiceIn reads the choice that is the object of cmd's main verb.
+func choiceIn(in *input, cmd command) (alternative, bool) {
+	toks, c := in.gt, in.c
+	v := cmd.verb
+	if toks[v].e.has(fSuggest) {
+		return alternative{}, false
+	}
+	k := v + 1
+	if k < cmd.end && containsString(particles, toks[k].Text) {
+		k++ // "pick up milk or oat milk"
+	}
+	prep := k < cmd.end && toks[k].e.has(fPrep)
+	if prep {
+		if !containsString(objectPrepositions, toks[k].Text) {
+			return alternative{}, false
+		}
+		k++
+	}
+	det := k < cmd.end && toks[k].e.has(fDet)
+	if det && containsString(indefinite, toks[k].Text) {
+		return alternative{}, false // "grab a towel or a rag": any one will do
+	}
+	for k < cmd.end && toks[k].e.has(fDet) {
+		k++
+	}
+	var opts [][2]int // token ranges of the options
+	for {
+		x0 := k
+		for k < cmd.end && optionWord(&toks[k]) && k-x0 < 4 {
+			k++
+		}
+		if k == x0 {
+			return alternative{}, false
+		}
+		opts = append(opts, [2]int{x0, k})
+		if k < cmd.end && toks[k].e.has(fOr) {
+			or := k
+			k++
+			if k < cmd.end && (toks[k].e.has(fDet) != det || containsString(indefinite, toks[k].Text)) {
+				// Options are parallel: "the train or a taxi", "milk or
+				// oat milk"; not "the server or redeploy", "the fence
+				// white or green".
+				return alternative{}, false
+			}
+			for k < cmd.end && toks[k].e.has(fDet) {
+				k++
+			}
+			if k >= cmd.end || toks[k].e.has(fOrIgnore|fCondition) || number(toks[k].Text) ||
+				c.before(toks, or, fNeg) || c.before(toks, or, fFree) {
+				return alternative{}, false
+			}
+			continue
+		}
+		break
+	}
+	// The last option must end the object: at the command's end, a
+	// preposition, a conjunction or a step separator.
+	if len(opts) < 2 || k < cmd.end && !toks[k].e.has(fPrep|fConj|fCondition) {
+		return alternative{}, false
+	}
+	for i := v; i < cmd.end; i++ { // "salt or pepper to taste", "whichever you have"
+		if c.phraseAt(toks, i, fFree) > 0 {
+			return alternative{}, false
+		}
+	}
+	if !prep && !det {
+		// A bare object ("add milk or water", "use olive oil or butter")
+		// is a substitution either way; it is a choice when the options
+		// are names: "use React or Vue", "install v1.2 or v2.0".
+		for _, o := range opts {
+			if !named(in, o[0], o[1]) {
+				return alternative{}, false
+			}
+		}
+	}
+	a := alternative{x0: opts[0][0], y1: opts[len(opts)-1][1], chosen: -1}
+	for _, o := range opts {
+		s := in.span(o[0], o[1])
+		for _, prev := range a.options {
+			if strings.EqualFold(prev, s) {
+				return alternative{}, false
+			}
+		}
+		a.options = append(a.options, s)
+	}
+	return a, true
+}
+
+// named reports whether goal tokens [t0, t1) hold a name: a word written
+// with a capital letter, or an identifier with a digit or one of . _ -.
+func named(in *input, t0, t1 int) bool {
+	for i := t0; i < t1; i++ {
+		t := &in.gt[i]
+		if t.capital || strings.ContainsAny(t.Text, "0123456789._-") || strings.ToUpper(in.goal[t.Start:t.End]) == in.goal[t.Start:t.End] && len(t.Text) > 1 {
+			return true
+		}
+	}
+	return false
+}
+
+// optionWord reports whether t can be part of a named option: a word that
+// is not closed-class and not a number.
+func optionWord(t *token) bool {
+	return !t.e.has(fStop|fPrep|fConj|fOr|fDet|fNeg|fCondition|fQuestion|fPlaceholder) && !number(t.Text)
+}
+
+// answerOption finds the option the answer names: equal ignoring case, a
+// unique prefix, or the only option whose words all occur in the answer.
+// It returns -1 when the answer names none or several.
+func answerOption(in *input, options []string) int {
+	a := strings.ToLower(strings.TrimSpace(in.answer))
+	if a == "" {
+		return -1
+	}
+	for i, o := range options {
+		if strings.ToLower(o) == a {
+			return i
+		}
+	}
+	found := -1
+	for i, o := range options {
+		if strings.HasPrefix(strings.ToLower(o), a) {
+			if found >= 0 {
+				found = -2
+				break
+			}
+			found = i
+		}
+	}
+	if found >= 0 {
+		return found
+	}
+	found = -1
+	for i, o := range options {
+		words := tokenize(o)
+		all := len(words) > 0
+		for _, w := range words {
+			if !answerHas(in, w.Text) {
+				all = false
+				break
+			}
+		}
+		if all {
+			if found >= 0 {
+				return -1
+			}
+			found = i
+		}
+	}
+	return found
+}
+
+func answerHas(in *input, text string) bool {
+	for i := range in.at {
+		if in.at[i].Text == text || in.at[i].word == text {
+			return true
+		}
+	}
+	return false
+}
+
+func containsString(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

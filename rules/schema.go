@@ -1,0 +1,321 @@
+package rules
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/internal/lex"
+)
+
+// schemaFields is the spec-schema detector's result: the values of the
+// required fields of Request.SpecSchema, which the plan's spec carries so
+// that it validates against the schema.
+type schemaFields struct {
+	values      map[string]any
+	closed      map[string]bool // additionalProperties false: only these keys
+	q           *askonce.Question
+	assumptions []string
+}
+
+func (s *schemaFields) open() *askonce.Question { return s.q }
+func (s *schemaFields) assumed() []string       { return s.assumptions }
+
+// field is one required field of a spec schema, as the detector reads it.
+type field struct {
+	name    string
+	typ     string // JSON Schema type; "" when not given
+	choices []any  // enum, or the consts of oneOf/anyOf
+	def     any
+	hasDef  bool
+}
+
+// plannerFields are filled by the steps planner itself.
+var plannerFields = []string{"goal", "steps"}
+
+// readSchema reads the required fields of a schema's top level, in the
+// order "required" lists them. A schema that is not an object, or a field
+// of type object or array, gives nothing to ask.
+func readSchema(raw []byte) (fields []field, closed map[string]bool) {
+	var s struct {
+		Required   []string                   `json:"required"`
+		Properties map[string]json.RawMessage `json:"properties"`
+		Additional *bool                      `json:"additionalProperties"`
+	}
+	if len(raw) == 0 || json.Unmarshal(raw, &s) != nil {
+		return nil, nil
+	}
+	if s.Additional != nil && !*s.Additional {
+		closed = map[string]bool{}
+		for k := range s.Properties {
+			closed[k] = true
+		}
+	}
+	for _, name := range s.Required {
+		var p struct {
+			Type    any   `json:"type"`
+			Enum    []any `json:"enum"`
+			Const   *any  `json:"const"`
+			Default *any  `json:"default"`
+			OneOf   []struct {
+				Const *any `json:"const"`
+			} `json:"oneOf"`
+			AnyOf []struct {
+				Const *any `json:"const"`
+			} `json:"anyOf"`
+		}
+		_ = json.Unmarshal(s.Properties[name], &p)
+		f := field{name: name, choices: p.Enum}
+		f.typ, _ = p.Type.(string)
+		for _, alt := range append(p.OneOf, p.AnyOf...) {
+			if alt.Const != nil {
+				f.choices = append(f.choices, *alt.Const)
+			}
+		}
+		switch {
+		case p.Const != nil:
+			f.choices, f.def, f.hasDef = []any{*p.Const}, *p.Const, true
+		case p.Default != nil:
+			f.def, f.hasDef = *p.Default, true
+		}
+		if f.typ == "object" || f.typ == "array" || containsString(plannerFields, name) && len(f.choices) == 0 {
+			continue
+		}
+		fields = append(fields, f)
+	}
+	return fields, closed
+}
+
+// detectSchema fills the required fields of the job's specSchema from the
+// goal: a field with choices (enum, or oneOf/anyOf consts) by the one
+// choice the goal names whole; another field by "<field> value" or
+// "<field>: value" in the goal; a field with a const or a default by that
+// value. A field the goal leaves open, or fills twice (two of its
+// choices), is asked: SELECT_ONE over its choices (or the two it names),
+// CONFIRM for a boolean, FREE_TEXT otherwise; reason
+// missing_required_info. Only the first open field is asked; the answer
+// settles it (a choice as other SELECT_ONE answers are settled, yes/no,
+// a number for a number field, any text for a string). Other open fields
+// and, under a directive, the asked one take the rule: the first choice,
+// false, or the goal for a string, each with an assumption.
+func detectSchema(in *input) schemaFields {
+	fields, closed := readSchema(in.schema)
+	res := schemaFields{values: map[string]any{}, closed: closed}
+	for _, f := range fields {
+		if v, ok := goalValue(in, f); ok {
+			res.values[f.name] = v
+			continue
+		}
+		if f.hasDef {
+			res.values[f.name] = f.def
+			res.assumptions = append(res.assumptions, fmt.Sprintf("The goal leaves %s open; used the schema's default %s.", in.quote(f.name), in.quote(display(f.def))))
+			continue
+		}
+		q := fieldQuestion(in, f)
+		if res.q == nil {
+			if v, ok := answerValue(in, f, q); ok {
+				res.values[f.name] = v
+				res.q = &askonce.Question{} // settled: no later field is asked
+				continue
+			}
+			res.q = q
+		}
+		v := ruleValue(in, f)
+		res.values[f.name] = v
+		res.assumptions = append(res.assumptions, fmt.Sprintf("The goal leaves %s open; assumed %s.", in.quote(f.name), in.quote(display(v))))
+	}
+	if res.q != nil && res.q.Type == "" {
+		res.q = nil
+	}
+	return res
+}
+
+// goalValue is the value the goal gives field f, if it gives exactly one.
+func goalValue(in *input, f field) (any, bool) {
+	if len(f.choices) > 0 {
+		named := namedChoices(in, f)
+		if len(named) == 1 {
+			return named[0], true
+		}
+		return nil, false
+	}
+	text, ok := afterName(in, f.name)
+	if !ok {
+		return nil, false
+	}
+	return parseValue(f, text)
+}
+
+// namedChoices are the choices of f that the goal names as whole words.
+func namedChoices(in *input, f field) []any {
+	var out []any
+	for _, c := range f.choices {
+		if hasPhrase(in.gt, display(c)) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// hasPhrase reports whether toks hold the words of s in a row.
+func hasPhrase(toks []token, s string) bool {
+	want := tokenize(s)
+	if len(want) == 0 {
+		return false
+	}
+	for i := 0; i+len(want) <= len(toks); i++ {
+		ok := true
+		for k := range want {
+			ok = ok && toks[i+k].Text == want[k].Text && !toks[i+k].neg
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
+}
+
+// fieldWords splits a field name into words: "dueDate" and "due_date"
+// are "due date".
+func fieldWords(name string) string {
+	return strings.ToLower(strings.Join(identWords(name), " "))
+}
+
+// afterName finds "<field> value", "<field>: value" or "<field> is value"
+// in the goal and returns the value's text up to its clause's end.
+func afterName(in *input, name string) (string, bool) {
+	want := tokenize(fieldWords(name))
+	toks := in.gt
+	for i := 0; i+len(want) < len(toks); i++ {
+		ok := true
+		for k := range want {
+			ok = ok && wordKey(toks[i+k].Text) == wordKey(want[k].Text)
+		}
+		if !ok {
+			continue
+		}
+		k := i + len(want)
+		for k < len(toks) && containsString([]string{"is", "=", "to", "of", "as", "be", "should"}, toks[k].Text) {
+			k++
+		}
+		if k >= len(toks) {
+			return "", false
+		}
+		end := k
+		for end < len(toks) && toks[end].Clause == toks[k].Clause {
+			end++
+		}
+		return in.span(k, end), true
+	}
+	return "", false
+}
+
+// parseValue reads text as a value of f's type.
+func parseValue(f field, text string) (any, bool) {
+	text = strings.TrimSpace(text)
+	switch f.typ {
+	case "integer":
+		n, err := strconv.ParseInt(strings.Fields(text + " ")[0], 10, 64)
+		return n, err == nil
+	case "number":
+		n, err := strconv.ParseFloat(strings.Fields(text + " ")[0], 64)
+		return n, err == nil
+	case "boolean":
+		switch strings.ToLower(text) {
+		case "true", "yes", "on":
+			return true, true
+		case "false", "no", "off":
+			return false, true
+		}
+		return nil, false
+	}
+	return text, text != ""
+}
+
+// fieldQuestion is the question about field f.
+func fieldQuestion(in *input, f field) *askonce.Question {
+	label := fieldWords(f.name)
+	q := &askonce.Question{Reason: "missing_required_info"}
+	switch {
+	case len(f.choices) > 0:
+		opts := namedChoices(in, f)
+		if len(opts) < 2 {
+			opts = f.choices
+		}
+		q.Type, q.Default = askonce.QuestionSelectOne, display(opts[0])
+		for _, o := range opts {
+			q.Options = append(q.Options, display(o))
+		}
+		q.Text = fmt.Sprintf("Which %s should it be: %s?", in.quote(label), in.quoteList(q.Options, "or"))
+		if in.japanese {
+			q.Text = fmt.Sprintf("%sは%sのどれにしますか？", in.quote(label), in.quoteList(q.Options, ""))
+		}
+	case f.typ == "boolean":
+		q.Type, q.Options, q.Default = askonce.QuestionConfirm, []string{"yes", "no"}, "no"
+		q.Text = fmt.Sprintf("Should %s be on?", in.quote(label))
+		if in.japanese {
+			q.Text = fmt.Sprintf("%sを有効にしますか？", in.quote(label))
+		}
+	default:
+		q.Type = askonce.QuestionFreeText
+		q.Text = fmt.Sprintf("What should %s be?", in.quote(label))
+		if in.japanese {
+			q.Text = fmt.Sprintf("%sは何にしますか？", in.quote(label))
+		}
+	}
+	return q
+}
+
+// answerValue reads the answer to the question about field f.
+func answerValue(in *input, f field, q *askonce.Question) (any, bool) {
+	if in.answer == "" {
+		return nil, false
+	}
+	switch q.Type {
+	case askonce.QuestionSelectOne:
+		if i := answerOption(in, q.Options); i >= 0 {
+			for _, c := range f.choices {
+				if display(c) == q.Options[i] {
+					return c, true
+				}
+			}
+		}
+		return nil, false
+	case askonce.QuestionConfirm:
+		switch lex.Reply(in.answer) {
+		case "yes":
+			return true, true
+		case "no":
+			return false, true
+		}
+		return nil, false
+	}
+	return parseValue(f, in.answer)
+}
+
+// ruleValue is the resolution rule's value for an open field.
+func ruleValue(in *input, f field) any {
+	switch {
+	case len(f.choices) > 0:
+		if named := namedChoices(in, f); len(named) > 1 {
+			return named[0]
+		}
+		return f.choices[0]
+	case f.typ == "boolean":
+		return false
+	case f.typ == "integer" || f.typ == "number":
+		return 0
+	}
+	return tidy(in.goal)
+}
+
+// display is a choice as the question shows it.
+func display(v any) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}

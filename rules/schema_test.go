@@ -1,0 +1,90 @@
+package rules
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/askonce/askonce"
+)
+
+const (
+	envSchema    = `{"type": "object", "required": ["environment"], "properties": {"environment": {"enum": ["staging", "production"]}}}`
+	oneOfSchema  = `{"type": "object", "required": ["size"], "properties": {"size": {"oneOf": [{"const": "small"}, {"const": "large"}]}}}`
+	dryRunSchema = `{"type": "object", "required": ["dryRun"], "properties": {"dryRun": {"type": "boolean"}}}`
+	ownerSchema  = `{"type": "object", "required": ["owner"], "properties": {"owner": {"type": "string", "minLength": 1}}}`
+	closedSchema = `{"type": "object", "additionalProperties": false, "required": ["goal", "replicas"],
+		"properties": {"goal": {"type": "string"}, "replicas": {"type": "integer", "minimum": 1}}}`
+)
+
+func TestSpecSchemaAsksForARequiredFieldTheGoalLeavesOpen(t *testing.T) {
+	t.Parallel()
+	runDetector(t, func(in *input) finding { r := detectSchema(in); return &r }, []detectorCase{
+		{goal: "ship the release", schema: envSchema, options: asks("staging", "production"), text: "“environment”"},
+		{goal: "ship the release to staging, then production", schema: envSchema, options: asks("staging", "production")},
+		{goal: "make the icon", schema: oneOfSchema, options: asks("small", "large")},
+		{goal: "migrate the users", schema: dryRunSchema, options: asks("yes", "no"), text: "“dry run”"},
+		{goal: "triage the bug", schema: ownerSchema, options: asks(), text: "What should “owner” be?"},
+		{goal: "scale the service", schema: closedSchema, options: asks(), text: "“replicas”"},
+		{goal: "ship the release", schema: envSchema, answer: "banana", options: asks("staging", "production")},
+		// Filled by the goal or the answer, or nothing to fill.
+		{goal: "ship the release to production", schema: envSchema},
+		{goal: "ship the release", schema: envSchema, answer: "prod"},
+		{goal: "migrate the users", schema: dryRunSchema, answer: "yes"},
+		{goal: "triage the bug, owner: Priya", schema: ownerSchema},
+		{goal: "triage the bug", schema: ownerSchema, answer: "Priya"},
+		{goal: "scale the service to replicas 3", schema: closedSchema},
+		{goal: "ship the release", schema: `{"type": "object", "required": ["environment"], "properties": {"environment": {"enum": ["staging", "production"], "default": "staging"}}}`},
+		{goal: "ship the release", schema: `{"type": "object", "properties": {"environment": {"enum": ["staging", "production"]}}}`},
+		{goal: "ship the release"},
+	})
+}
+
+// The answer lands in the spec, and every plan the rules make for a job
+// with a spec schema validates against it, as the engine checks.
+func TestSpecSchemaPlanValidatesAgainstTheSchema(t *testing.T) {
+	t.Parallel()
+	in, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		schema, goal, answer, directive string
+		field                           string
+		want                            any
+	}{
+		{envSchema, "ship the release", "production", "", "environment", "production"},
+		{envSchema, "ship the release to staging", "", "", "environment", "staging"},
+		{envSchema, "ship the release", "", askonce.FallbackDirective, "environment", "staging"},
+		{oneOfSchema, "make the icon", "large", "", "size", "large"},
+		{dryRunSchema, "migrate the users", "no", "", "dryRun", false},
+		{ownerSchema, "triage the bug", "Priya Patel", "", "owner", "Priya Patel"},
+		{closedSchema, "scale the service", "3", "", "replicas", float64(3)},
+		{closedSchema, "scale the service to replicas 5", "", "", "replicas", float64(5)},
+	}
+	for _, c := range cases {
+		prompt := c.goal
+		if c.answer != "" {
+			prompt = askonce.ResolvedPrompt(c.goal, c.answer)
+		}
+		res, err := in.Interpret(context.Background(), &askonce.Request{Goal: c.goal, Prompt: prompt, Directive: c.directive, SpecSchema: []byte(c.schema), Attempt: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := res.Outcome
+		if o.Plan == nil {
+			t.Errorf("%q + %q: no plan: %s", c.goal, c.answer, res.Raw)
+			continue
+		}
+		if errs := o.Plan.Validate([]byte(c.schema)); len(errs) > 0 {
+			t.Errorf("%q + %q: the plan does not validate: %v\n%s", c.goal, c.answer, errs, o.Plan.Spec)
+		}
+		var spec map[string]any
+		if err := json.Unmarshal(o.Plan.Spec, &spec); err != nil {
+			t.Fatal(err)
+		}
+		if spec[c.field] != c.want {
+			t.Errorf("%q + %q: spec.%s = %#v, want %#v", c.goal, c.answer, c.field, spec[c.field], c.want)
+		}
+	}
+}
