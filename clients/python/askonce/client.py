@@ -181,15 +181,7 @@ class Client:
         resp = self._open("GET", self._job(job_id) + "/events", None, headers, _remaining(deadline, self.timeout))
         data: list = []
         try:
-            while True:
-                try:
-                    raw = resp.readline()
-                except (OSError, HTTPException) as e:
-                    if deadline is not None and time.monotonic() >= deadline:
-                        raise TimeoutError(f"job {job_id}: no outcome within the timeout") from e
-                    raise UnreachableError(0, f"event stream of job {job_id} broke: {e}") from e
-                if not raw:
-                    return
+            for raw in _lines(resp, job_id, deadline):
                 line = raw.decode("utf-8").rstrip("\r\n")
                 if line == "":
                     if data:
@@ -270,6 +262,28 @@ class Client:
         except (urllib.error.URLError, OSError, HTTPException) as e:
             reason = getattr(e, "reason", e)
             raise UnreachableError(0, f"{method} {path}: {reason} (is askonce serve running at {self.base_url}?)") from e
+
+
+def _lines(resp, job_id: str, deadline: Optional[float]) -> Iterator[bytes]:
+    """The lines of a response body as they arrive. It reads with read1,
+    which (unlike readline) tells a chunked body that was cut short
+    (IncompleteRead) from one the server ended."""
+    buf = b""
+    while True:
+        try:
+            chunk = resp.read1(65536)
+        except (OSError, HTTPException) as e:
+            if deadline is not None and time.monotonic() >= deadline:
+                raise TimeoutError(f"job {job_id}: no outcome within the timeout") from e
+            raise UnreachableError(0, f"event stream of job {job_id} broke: {e!r}") from e
+        if not chunk:
+            if buf:
+                yield buf
+            return
+        buf += chunk
+        *lines, buf = buf.split(b"\n")
+        for line in lines:
+            yield line + b"\n"
 
 
 class _StreamState:
