@@ -227,7 +227,7 @@ export interface components {
             sessionId?: string;
             /** @description any JSON value */
             specSchema?: unknown;
-        } | unknown | unknown;
+        };
         EmptyRequest: Record<string, never>;
         ErrorResponse: {
             allowed?: string[];
@@ -404,7 +404,7 @@ export interface components {
             raw?: string;
             title?: string;
             usage?: components["schemas"]["Usage"];
-        } & (unknown | unknown | unknown);
+        };
         ReportResponse: {
             /** @enum {string} */
             action: "ask" | "wait" | "resume" | "proceed" | "done" | "fail";
