@@ -48,7 +48,8 @@ func require(t *testing.T, tool string, paths ...string) {
 	}
 	for _, p := range paths {
 		if _, err := os.Stat(p); missing == "" && err != nil {
-			missing = p + " (npm ci in " + filepath.Dir(p) + ")"
+			dir, _, _ := strings.Cut(p, "node_modules")
+			missing = p + " (npm ci in " + filepath.Clean(dir) + ")"
 		}
 	}
 	if missing == "" {
