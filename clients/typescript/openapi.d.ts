@@ -216,6 +216,8 @@ export interface components {
             usage: components["schemas"]["Usage"];
         };
         CreateJobRequest: {
+            /** @description names of the things besides files the goal may refer to (objects, environments, branches, tables): at most 1000, each at most 256 bytes of visible UTF-8 text */
+            candidates?: string[];
             files?: string[];
             goal?: string;
             /** @enum {string} */
@@ -232,7 +234,7 @@ export interface components {
         ErrorResponse: {
             allowed?: string[];
             /** @enum {string} */
-            code: "invalid" | "not_found" | "conflict" | "internal" | "bad_request" | "too_large" | "unsupported_media_type" | "unauthorized" | "method_not_allowed" | "idempotency_mismatch" | "unavailable";
+            code: "invalid" | "not_found" | "conflict" | "internal" | "bad_request" | "too_large" | "unsupported_media_type" | "unauthorized" | "method_not_allowed" | "idempotency_mismatch" | "unavailable" | "too_many_requests";
             error: string;
             job?: components["schemas"]["JobView"];
             success: boolean;
@@ -276,6 +278,7 @@ export interface components {
             /** Format: int64 */
             attemptCount: number;
             attempts: components["schemas"]["Attempt"][] | null;
+            candidates?: string[];
             clarificationAllowOther?: boolean;
             clarificationAnswer?: string;
             /** Format: date-time */
@@ -331,6 +334,8 @@ export interface components {
             answerUrl?: string;
             /** Format: int64 */
             attemptCount: number;
+            /** @description names of the things besides files the goal may refer to (objects, environments, branches, tables): at most 1000, each at most 256 bytes of visible UTF-8 text */
+            candidates?: string[];
             clarificationAllowOther?: boolean;
             clarificationAnswer?: string;
             /** Format: date-time */
@@ -545,6 +550,17 @@ export interface operations {
             };
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            /** @description Too many wrong API keys from the client's address; keys already accepted from it still work. */
+            429: {
+                headers: {
+                    /** @description seconds until a new key is checked */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -652,6 +668,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description Too many wrong API keys from the client's address; keys already accepted from it still work. */
+            429: {
+                headers: {
+                    /** @description seconds until a new key is checked */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -702,6 +729,17 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
+            /** @description Too many wrong API keys from the client's address; keys already accepted from it still work. */
+            429: {
+                headers: {
+                    /** @description seconds until a new key is checked */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -798,6 +836,17 @@ export interface operations {
             /** @description Unprocessable Entity */
             422: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many wrong API keys from the client's address; keys already accepted from it still work. */
+            429: {
+                headers: {
+                    /** @description seconds until a new key is checked */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -921,6 +970,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description Too many wrong API keys from the client's address; keys already accepted from it still work. */
+            429: {
+                headers: {
+                    /** @description seconds until a new key is checked */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -1038,6 +1098,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description Too many wrong API keys from the client's address; keys already accepted from it still work. */
+            429: {
+                headers: {
+                    /** @description seconds until a new key is checked */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -1104,6 +1175,17 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
+            /** @description Too many wrong API keys from the client's address; keys already accepted from it still work. */
+            429: {
+                headers: {
+                    /** @description seconds until a new key is checked */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -1200,6 +1282,17 @@ export interface operations {
             /** @description Unprocessable Entity */
             422: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many wrong API keys from the client's address; keys already accepted from it still work. */
+            429: {
+                headers: {
+                    /** @description seconds until a new key is checked */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1310,6 +1403,17 @@ export interface operations {
             };
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            /** @description Too many wrong API keys from the client's address; keys already accepted from it still work. */
+            429: {
+                headers: {
+                    /** @description seconds until a new key is checked */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {

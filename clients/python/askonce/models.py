@@ -50,6 +50,7 @@ class Attempt(_Model):
 class CreateJobRequest(_Model):
     """The CreateJobRequest schema of the askonce API."""
 
+    candidates: Optional[list[str]] = field(default=None, metadata={"json": "candidates"})  # names of the things besides files the goal may refer to (objects, environments, branches, tables): at most 1000, each at most 256 bytes of visible UTF-8 text
     files: Optional[list[str]] = field(default=None, metadata={"json": "files"})
     goal: Optional[str] = field(default=None, metadata={"json": "goal"})
     hard_cap: Optional[Literal["fallback", "fail"]] = field(default=None, metadata={"json": "hardCap"})
@@ -73,7 +74,7 @@ class ErrorResponse(_Model):
 
     success: bool = field(metadata={"json": "success"})
     error: str = field(metadata={"json": "error"})
-    code: Literal["invalid", "not_found", "conflict", "internal", "bad_request", "too_large", "unsupported_media_type", "unauthorized", "method_not_allowed", "idempotency_mismatch", "unavailable"] = field(metadata={"json": "code"})
+    code: Literal["invalid", "not_found", "conflict", "internal", "bad_request", "too_large", "unsupported_media_type", "unauthorized", "method_not_allowed", "idempotency_mismatch", "unavailable", "too_many_requests"] = field(metadata={"json": "code"})
     allowed: Optional[list[str]] = field(default=None, metadata={"json": "allowed"})
     job: Optional[JobView] = field(default=None, metadata={"json": "job"})
 
@@ -148,6 +149,7 @@ class JobDetail(_Model):
     updated_at: datetime.datetime = field(metadata={"json": "updatedAt"})
     attempts: Optional[list[Attempt]] = field(metadata={"json": "attempts"})
     answer_url: Optional[str] = field(default=None, metadata={"json": "answerUrl"})
+    candidates: Optional[list[str]] = field(default=None, metadata={"json": "candidates"})
     clarification_allow_other: Optional[bool] = field(default=None, metadata={"json": "clarificationAllowOther"})
     clarification_answer: Optional[str] = field(default=None, metadata={"json": "clarificationAnswer"})
     clarification_answered_at: Optional[datetime.datetime] = field(default=None, metadata={"json": "clarificationAnsweredAt"})
@@ -198,6 +200,7 @@ class JobView(_Model):
     created_at: datetime.datetime = field(metadata={"json": "createdAt"})
     updated_at: datetime.datetime = field(metadata={"json": "updatedAt"})
     answer_url: Optional[str] = field(default=None, metadata={"json": "answerUrl"})
+    candidates: Optional[list[str]] = field(default=None, metadata={"json": "candidates"})  # names of the things besides files the goal may refer to (objects, environments, branches, tables): at most 1000, each at most 256 bytes of visible UTF-8 text
     clarification_allow_other: Optional[bool] = field(default=None, metadata={"json": "clarificationAllowOther"})
     clarification_answer: Optional[str] = field(default=None, metadata={"json": "clarificationAnswer"})
     clarification_answered_at: Optional[datetime.datetime] = field(default=None, metadata={"json": "clarificationAnsweredAt"})
