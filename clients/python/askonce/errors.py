@@ -111,6 +111,13 @@ class UnavailableError(AskonceError):
     code = "unavailable"
 
 
+class TooManyRequestsError(AskonceError):
+    """429 too_many_requests: too many failed attempts (wrong API keys) from
+    this address; retry after the response's Retry-After."""
+
+    code = "too_many_requests"
+
+
 ERRORS = {cls.code: cls for cls in AskonceError.__subclasses__()}
 """The exception class of each error code the server sends."""
 
