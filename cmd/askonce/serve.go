@@ -175,9 +175,15 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 			return err
 		}
 	}
-	// The engine is made after the dispatcher; notifications reach it
-	// through this variable, set before anything can ask.
-	var engine *askonce.Engine
+	// The engine is whole before River starts: a notification queued by
+	// an earlier process runs as soon as it does, and renders its answer
+	// link with the engine.
+	engine := &askonce.Engine{
+		Store: st, Interpreter: interp, MaxAttempts: c.MaxAttempts, QuestionTTL: c.QuestionTTL,
+		Owner: c.replicaID(), PlanningLease: c.PlanningLease,
+		InterpretTimeout: c.InterpretTimeout, HardCap: askonce.HardCap(c.HardCap), Logger: log,
+		Observer: metrics.NewObserver(reg), LinkSecret: linkSecret,
+	}
 	var d *dispatch.Dispatcher
 	if builder != nil || notifier != nil {
 		// A try may take the builder's timeout plus its recording; a try
@@ -200,12 +206,6 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		}
 	}
 
-	engine = &askonce.Engine{
-		Store: st, Interpreter: interp, MaxAttempts: c.MaxAttempts, QuestionTTL: c.QuestionTTL,
-		Owner: c.replicaID(), PlanningLease: c.PlanningLease,
-		InterpretTimeout: c.InterpretTimeout, HardCap: askonce.HardCap(c.HardCap), Logger: log,
-		Observer: metrics.NewObserver(reg), LinkSecret: linkSecret,
-	}
 	api := server.New(server.Config{
 		Engine: engine, Keys: keys, Metrics: reg, Logger: log, AwaitDelivery: builder != nil,
 		SyncWait: syncWait(c.SyncWait), Idempotency: st, OwnerLease: c.IdempotencyLease,
