@@ -3,6 +3,7 @@ package askonce
 import (
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Error codes. They are machine-readable, stable, and mapped to HTTP status
@@ -74,5 +75,13 @@ func conflict(j *Job, op string) *Error {
 	e := Errorf(ECONFLICT, "cannot %s job %s: status is %s, clarification is %s", op, j.ID, j.Status, j.ClarificationStatus)
 	cp := j.Clone()
 	e.Job = cp
+	return e
+}
+
+// expired builds the ECONFLICT returned when op answers job j after its
+// question expired.
+func expired(j *Job, op string) *Error {
+	e := Errorf(ECONFLICT, "cannot %s job %s: its question expired at %s", op, j.ID, j.Question.ExpiresAt.UTC().Format(time.RFC3339))
+	e.Job = j.Clone()
 	return e
 }
