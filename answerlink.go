@@ -49,6 +49,17 @@ func (e *Engine) AnswerURL(base string, j *Job) string {
 	return strings.TrimSuffix(base, "/") + "/a/" + t
 }
 
+// QuestionURL returns the answer link j's question was given, from j's
+// tenant and id alone, whether or not the question still takes an answer
+// (a dead link's page says what became of it): what a question.asked
+// notification carries, the same on every try. "" without a LinkSecret.
+func (e *Engine) QuestionURL(base string, j *Job) string {
+	if j == nil || len(e.LinkSecret) == 0 {
+		return ""
+	}
+	return strings.TrimSuffix(base, "/") + "/a/" + answerToken(e.LinkSecret, j.TenantID, j.ID)
+}
+
 func answerToken(secret []byte, tenant, id string) string {
 	m := hmac.New(sha256.New, secret)
 	m.Write([]byte(answerLinkContext))

@@ -193,7 +193,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 			Store: st, Builder: builder, MaxAttempts: c.DeliveryAttempts,
 			Backoff: exponential(c.DeliveryBackoff, 5*time.Minute), JobTimeout: jobTimeout,
 			RescueAfter: jobTimeout + 5*time.Second, Logger: log, OnDelivery: reg.ObserveDelivery,
-			Notify: notifier, AnswerURL: func(j *askonce.Job) string { return engine.AnswerURL(publicURL, j) },
+			Notify: notifier, AnswerURL: func(j *askonce.Job) string { return engine.QuestionURL(publicURL, j) },
 		}
 		queue(&cfg)
 		d, err = dispatch.New(ctx, cfg)
