@@ -48,7 +48,10 @@ type Answered struct {
 	Source Source
 }
 
-// Expire: the expiry sweeper found the question overdue. A question is
+// Expire: the expiry sweeper found the question overdue
+// (Question.Overdue). An answer or a decline that arrives once the
+// question is overdue is ECONFLICT, even before the sweep expired the job:
+// expiry is decided when the answer arrives. A question is
 // overdue at and after its ExpiresAt, the same boundary as
 // Store.DueQuestions ("expired at or before now"); before it, Expire is
 // ECONFLICT.
@@ -210,6 +213,9 @@ func Step(cur *Job, in Input, now time.Time) (*Job, *Effects, error) {
 		if !pending {
 			return nil, nil, conflict(cur, in.verb())
 		}
+		if j.Question.Overdue(now) {
+			return nil, nil, expired(cur, in.verb())
+		}
 		a, err := ValidateAnswer(j.Question, in.Answer)
 		if err != nil {
 			return nil, nil, err
@@ -233,7 +239,7 @@ func Step(cur *Job, in Input, now time.Time) (*Job, *Effects, error) {
 		}
 
 	case Expire:
-		if !pending || j.Question.ExpiresAt == nil || now.Before(*j.Question.ExpiresAt) {
+		if !pending || !j.Question.Overdue(now) {
 			return nil, nil, conflict(cur, in.verb())
 		}
 		if j.Question.Default != "" {
@@ -248,6 +254,9 @@ func Step(cur *Job, in Input, now time.Time) (*Job, *Effects, error) {
 	case Decline:
 		if !pending {
 			return nil, nil, conflict(cur, in.verb())
+		}
+		if j.Question.Overdue(now) {
+			return nil, nil, expired(cur, in.verb())
 		}
 		if j.Question.Default != "" {
 			answer(j, fx, j.Question.Default, SourceDefault, now, EventAnswered)

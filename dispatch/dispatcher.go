@@ -122,10 +122,12 @@ type Config struct {
 	// client, retried like builder deliveries (MaxAttempts, Backoff). Nil:
 	// Notify queues nothing.
 	Notify *Webhook
-	// AnswerURL returns the answer link of a pending job for the
-	// question.asked payload: the server's public URL joined to
-	// askonce.Engine.AnswerToken, computed when the notification is sent
-	// so that no token is ever stored. Nil or "": no answerUrl.
+	// AnswerURL returns the answer link of the question a job asked, for
+	// the question.asked payload, from the job's tenant and id alone
+	// (askonce.Engine.QuestionURL): the same on every try, whether or not
+	// the question still takes an answer. It is computed when the
+	// notification is sent so that no token is ever stored. Nil or "": no
+	// answerUrl.
 	AnswerURL func(*askonce.Job) string
 
 	// testOnly makes River skip its production start-up jitter.
@@ -399,6 +401,12 @@ type args struct {
 
 func (args) Kind() string { return jobKind }
 
+// succeededAt is a builder whose delivery says when the job succeeded
+// (the Webhook's payload timestamp).
+type succeededAt interface {
+	deliverAt(ctx context.Context, job *askonce.Job, at time.Time) error
+}
+
 // worker runs deliveries.
 type worker struct {
 	river.WorkerDefaults[args]
@@ -436,7 +444,14 @@ func (w *worker) Work(ctx context.Context, rj *river.Job[args]) (err error) {
 	}
 
 	start := time.Now()
-	derr := d.cfg.Builder.Deliver(ctx, j)
+	var derr error
+	if at, ok := d.cfg.Builder.(succeededAt); ok {
+		// Queued in the success transaction: when the job succeeded,
+		// the same on every try.
+		derr = at.deliverAt(ctx, j, rj.CreatedAt)
+	} else {
+		derr = d.cfg.Builder.Deliver(ctx, j)
+	}
 	took := time.Since(start)
 	if derr != nil && errors.Is(ctx.Err(), context.Canceled) {
 		// Interrupted by a stop: River makes the job available again

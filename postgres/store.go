@@ -442,7 +442,7 @@ func (s *Store) JobByAnswerLink(ctx context.Context, hash []byte) (*askonce.Job,
 		return nil, askonce.Errorf(askonce.ENOTFOUND, "no such answer link")
 	}
 	if err != nil {
-		return nil, fmt.Errorf("find answer link: %w", err)
+		return nil, wrap(err, "find answer link")
 	}
 	return j, nil
 }
@@ -646,7 +646,7 @@ func (s *Store) DueQuestions(ctx context.Context, now time.Time, limit int) ([]a
 		AND clarification_expires_at <= $1
 		ORDER BY clarification_expires_at, id LIMIT $2`, now, limit)
 	if err != nil {
-		return nil, fmt.Errorf("due questions: %w", err)
+		return nil, wrap(err, "due questions")
 	}
 	return refs, nil
 }
@@ -663,7 +663,7 @@ func (s *Store) LapsedLeases(ctx context.Context, q askonce.LeaseQuery) ([]askon
 		AND (lease_until <= $1 OR ($2 <> '' AND lease_owner = $2))
 		ORDER BY lease_until, id LIMIT $3`, q.Now, q.Owner, lim)
 	if err != nil {
-		return nil, fmt.Errorf("lapsed leases: %w", err)
+		return nil, wrap(err, "lapsed leases")
 	}
 	return refs, nil
 }
@@ -683,7 +683,7 @@ func (s *Store) RenewLeases(ctx context.Context, r askonce.LeaseRenewal) (int, e
 		AND (tenant_id, id) IN (SELECT * FROM unnest($3::text[], $4::text[]))`,
 		leaseArg(r.Until), r.Owner, tenants, ids)
 	if err != nil {
-		return 0, fmt.Errorf("renew planning leases: %w", err)
+		return 0, wrap(err, "renew planning leases")
 	}
 	return int(tag.RowsAffected()), nil
 }
@@ -701,7 +701,7 @@ func (s *Store) Lead(ctx context.Context, l askonce.Leadership) (bool, error) {
 		return false, nil
 	}
 	if err != nil {
-		return false, fmt.Errorf("lead %s: %w", l.Name, err)
+		return false, wrap(err, "lead %s", l.Name)
 	}
 	return true, nil
 }
@@ -731,6 +731,9 @@ func wrap(err error, format string, args ...any) error {
 	}
 	if code := pgCode(err); code == badCharacter || code == badJSON {
 		return &askonce.Error{Code: askonce.EINVALID, Message: fmt.Sprintf(format+": %v", append(args, err)...)}
+	}
+	if unreachable(err) {
+		return askonce.Unavailable(fmt.Errorf(format+": %w", append(args, err)...))
 	}
 	return fmt.Errorf(format+": %w", append(args, err)...)
 }

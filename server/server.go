@@ -158,6 +158,7 @@ import (
 	"net/http"
 	"net/netip"
 	"path"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -669,6 +670,9 @@ func writeJSON(w http.ResponseWriter, status int, body []byte) {
 	h.Set("Content-Type", "application/json; charset=utf-8")
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Cache-Control", "no-store")
+	if status == http.StatusServiceUnavailable {
+		h.Set("Retry-After", strconv.Itoa(RetryAfter))
+	}
 	w.WriteHeader(status)
 	w.Write(body)
 }

@@ -182,9 +182,15 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 			return err
 		}
 	}
-	// The engine is made after the dispatcher; notifications reach it
-	// through this variable, set before anything can ask.
-	var engine *askonce.Engine
+	// The engine is whole before River starts: a notification queued by
+	// an earlier process runs as soon as it does, and renders its answer
+	// link with the engine.
+	engine := &askonce.Engine{
+		Store: st, Interpreter: interp, MaxAttempts: c.MaxAttempts, QuestionTTL: c.QuestionTTL,
+		Owner: c.replicaID(), PlanningLease: c.PlanningLease,
+		InterpretTimeout: c.InterpretTimeout, HardCap: askonce.HardCap(c.HardCap), Logger: log,
+		Observer: metrics.NewObserver(reg), LinkSecret: linkSecret,
+	}
 	var d *dispatch.Dispatcher
 	if builder != nil || notifier != nil {
 		// A try may take the builder's timeout plus its recording; a try
@@ -194,7 +200,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 			Store: st, Builder: builder, MaxAttempts: c.DeliveryAttempts,
 			Backoff: exponential(c.DeliveryBackoff, 5*time.Minute), JobTimeout: jobTimeout,
 			RescueAfter: jobTimeout + 5*time.Second, Logger: log, OnDelivery: reg.ObserveDelivery,
-			Notify: notifier, AnswerURL: func(j *askonce.Job) string { return engine.AnswerURL(publicURL, j) },
+			Notify: notifier, AnswerURL: func(j *askonce.Job) string { return engine.QuestionURL(publicURL, j) },
 		}
 		queue(&cfg)
 		d, err = dispatch.New(ctx, cfg)
@@ -207,12 +213,6 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		}
 	}
 
-	engine = &askonce.Engine{
-		Store: st, Interpreter: interp, MaxAttempts: c.MaxAttempts, QuestionTTL: c.QuestionTTL,
-		Owner: c.replicaID(), PlanningLease: c.PlanningLease,
-		InterpretTimeout: c.InterpretTimeout, HardCap: askonce.HardCap(c.HardCap), Logger: log,
-		Observer: metrics.NewObserver(reg), LinkSecret: linkSecret,
-	}
 	api := server.New(server.Config{
 		Version: buildinfo.Get(),
 		Engine:  engine, Keys: keys, Metrics: reg, Logger: log, AwaitDelivery: builder != nil,
