@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // metricValue is the value of the unlabelled metric name on the server's
@@ -205,5 +207,106 @@ func TestE2E_MCPWaitingCallEndsWhenItsClientLeaves(t *testing.T) {
 	defer again.Body.Close()
 	if m := rpcReply(t, again); m["result"] == nil {
 		t.Fatalf("a call after the slot was freed: %v", m)
+	}
+}
+
+// askonce mcp on stdio answers a line that is no JSON-RPC message with
+// -32700 (not JSON) or -32600 (not a request) and goes on serving the
+// same process.
+func TestE2E_MCPStdioAnswersMalformedLinesAndKeepsServing(t *testing.T) {
+	t.Parallel()
+	cmd := exec.Command(binary, "mcp", "--db", filepath.Join(t.TempDir(), "a.db"))
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr syncBuffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		stdin.Close()
+		select {
+		case <-exited:
+		case <-time.After(10 * time.Second):
+			cmd.Process.Kill()
+		}
+	})
+	replies := make(chan map[string]any)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			var m map[string]any
+			if json.Unmarshal(sc.Bytes(), &m) != nil {
+				m = map[string]any{"unparsable": sc.Text()}
+			}
+			replies <- m
+		}
+		close(replies)
+	}()
+	send := func(line string) map[string]any {
+		t.Helper()
+		if _, err := io.WriteString(stdin, line+"\n"); err != nil {
+			t.Fatalf("write %q: %v (stderr: %s)", line, err, stderr.String())
+		}
+		select {
+		case m, ok := <-replies:
+			if !ok {
+				t.Fatalf("askonce mcp closed stdout after %q (stderr: %s)", line, stderr.String())
+			}
+			return m
+		case <-time.After(20 * time.Second):
+			t.Fatalf("no reply to %q within 20s (stderr: %s)", line, stderr.String())
+		}
+		return nil
+	}
+	wantError := func(line string, code int, id any) {
+		t.Helper()
+		m := send(line)
+		if rpcErrorCode(m) != code || m["id"] != id || m["jsonrpc"] != "2.0" {
+			t.Fatalf("%q answered %v, want the JSON-RPC error %d with id %v", line, m, code, id)
+		}
+	}
+	wantError(`{`, -32700, nil)
+	if m := send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"pipe","version":"1"}}}`); m["result"] == nil {
+		t.Fatalf("initialize after a malformed line: %v", m)
+	}
+	io.WriteString(stdin, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+	for _, c := range []struct {
+		line string
+		code int
+		id   any
+	}{
+		{`{`, -32700, nil},
+		{`{"jsonrpc":"2.0","id":2,"method":"ping"`, -32700, nil},
+		{`null`, -32600, nil},
+		{`[]`, -32600, nil},
+		{`42`, -32600, nil},
+		{`"ping"`, -32600, nil},
+		{`{"jsonrpc":"1.0","id":3,"method":"ping"}`, -32600, float64(3)},
+		{`{"id":"x","method":"ping"}`, -32600, "x"},
+		{`{"jsonrpc":"2.0","id":{"no":"objects"},"method":"ping"}`, -32600, nil},
+		{`[{"jsonrpc":"2.0","id":4,"method":"ping"}]`, -32600, nil}, // no batches in 2025-11-25
+	} {
+		wantError(c.line, c.code, c.id)
+	}
+	if m := send(`{"jsonrpc":"2.0","id":5,"method":"ping"}`); m["id"] != float64(5) || m["error"] != nil {
+		t.Fatalf("ping after the malformed lines: %v", m)
+	}
+	m := send(`{"jsonrpc":"2.0","id":6,"method":"tools/list"}`)
+	if tools, _ := m["result"].(map[string]any)["tools"].([]any); len(tools) == 0 {
+		t.Fatalf("tools/list after the malformed lines: %v", m)
+	}
+	select {
+	case err := <-exited:
+		t.Fatalf("askonce mcp exited: %v (stderr: %s)", err, stderr.String())
+	default:
 	}
 }
