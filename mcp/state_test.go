@@ -184,3 +184,51 @@ func TestAskUser_ProceedIsRememberedOverTheHTTPAPI(t *testing.T) {
 		t.Fatalf("the job after three calls: %v %+v, want still planning", err, j)
 	}
 }
+
+// Over /mcp a 2026-07-28 call that waits for the answer page (URL-mode
+// elicitation accepted) ends when its client's request is gone: the
+// in-flight gauge goes back to 0 while the job stays pending.
+func TestHTTP_WaitingCallEndsWhenItsClientLeaves(t *testing.T) {
+	e := newEnv(t)
+	srv := httptest.NewServer(mcp.Handler(e.server, mcp.HTTPOptions{Metrics: e.reg}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() {
+		// A call still waiting would hold srv.Close: end its wait.
+		page, _ := e.engine.List(context.Background(), askonce.DefaultTenant, askonce.JobFilter{Limit: 10})
+		for _, j := range page.Jobs {
+			e.engine.Cancel(context.Background(), askonce.DefaultTenant, j.ID)
+		}
+	})
+	cs := connectClient(t, &sdk.StreamableClientTransport{Endpoint: srv.URL}, clientOptions{version: versions[1], elicit: &elicitor{}, urlOnly: true, noMRTR: true})
+	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: mcp.ToolPlan, Arguments: map[string]any{"goal": "ask select"}})
+	if err != nil || !res.NeedsInput() {
+		t.Fatalf("want input_required with the answer link: %v %+v", err, res)
+	}
+	ctx, leave := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: mcp.ToolPlan, Arguments: map[string]any{"goal": "ask select"},
+			RequestState: res.RequestState, InputResponses: sdk.InputResponseMap{"answer": &sdk.ElicitResult{Action: "accept"}}})
+		done <- err
+	}()
+	waitFor(t, "the call waiting on the answer page", func() bool { return e.metric("askonce_mcp_calls_in_flight 1") })
+	leave()
+	<-done
+	waitFor(t, "askonce_mcp_calls_in_flight back to 0", func() bool { return e.metric("askonce_mcp_calls_in_flight 0") })
+	page, err := e.engine.List(context.Background(), askonce.DefaultTenant, askonce.JobFilter{Limit: 10})
+	if err != nil || len(page.Jobs) != 1 || page.Jobs[0].Status != askonce.StatusPending {
+		t.Fatalf("the job after the client left: %v %+v, want one pending", err, page)
+	}
+}
+
+// waitFor polls cond until it holds, for at most 10 seconds.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
