@@ -173,6 +173,14 @@ func idOf(line []byte) any {
 }
 
 func errorReply(id any, code int64, message string) []byte {
-	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": code, "message": message}})
+	type wireError struct {
+		Code    int64  `json:"code"`
+		Message string `json:"message"`
+	}
+	b, _ := json.Marshal(struct {
+		JSONRPC string    `json:"jsonrpc"`
+		ID      any       `json:"id"`
+		Error   wireError `json:"error"`
+	}{"2.0", id, wireError{code, message}})
 	return append(b, '\n')
 }
