@@ -63,6 +63,9 @@ type serveConfig struct {
 	NotifySecret     string
 	LogLevel         string
 	LogFormat        string
+	MCPIdle          time.Duration
+	MCPMaxSessions   int
+	MCPMaxCalls      int
 }
 
 const serveSummary = `Runs the askonce HTTP API. The defaults need no keys and no network: the
@@ -103,6 +106,9 @@ func serveFlags(getenv func(string) string, out io.Writer) (*settings, *serveCon
 	s.String(&c.TrustedProxies, "trusted-proxies", "", "comma-separated CIDRs or addresses of the proxies in front of the server: only a request from one of them has its X-Forwarded-For or Forwarded header name the client address that failed API keys and answer links are limited by. Empty: the TCP peer is the client")
 	s.String(&c.NotifyWebhook, "notify-webhook", "", "URL that gets a signed question.asked event when a job asks a human, and question.resolved when it stops pending")
 	s.String(&c.NotifySecret, "notify-secret", "", "Standard Webhooks signing secret (whsec_...) of --notify-webhook; prefer the environment variable")
+	s.Duration(&c.MCPIdle, "mcp-session-timeout", mcp.DefaultSessionTimeout, "close an MCP session (/mcp) that has had no request for this long; a call in progress keeps it (negative: never)")
+	s.Int(&c.MCPMaxSessions, "mcp-max-sessions", mcp.DefaultMaxSessions, "live MCP sessions per API key; one more initialize is a JSON-RPC error (negative: no limit)")
+	s.Int(&c.MCPMaxCalls, "mcp-max-calls", mcp.DefaultMaxCalls, "MCP tool calls in flight per API key, waiting elicitations included; one more is a JSON-RPC error (negative: no limit)")
 	s.String(&c.LogLevel, "log-level", "info", "debug, info, warn or error")
 	s.String(&c.LogFormat, "log-format", "text", "text or json")
 	return s, c
@@ -226,7 +232,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 				mux.Handle(p, pages)
 			}
 			// MCP over streamable HTTP (docs/mcp.md), behind the API keys.
-			opts := mcp.HTTPOptions{Logger: log}
+			opts := mcp.HTTPOptions{Logger: log, Metrics: reg, SessionTimeout: c.MCPIdle, MaxSessions: c.MCPMaxSessions, MaxCalls: c.MCPMaxCalls}
 			if keys != nil {
 				opts.Tenant = keys.Tenant
 			}
@@ -337,6 +343,8 @@ func (c *serveConfig) check() error {
 		return usageError{"--expiry-interval must be positive"}
 	case c.PlanningLease < 3*time.Millisecond:
 		return usageError{"--planning-lease must be at least 3ms"}
+	case c.MCPIdle == 0 || c.MCPMaxSessions == 0 || c.MCPMaxCalls == 0:
+		return usageError{"--mcp-session-timeout, --mcp-max-sessions and --mcp-max-calls must not be 0 (negative: no limit)"}
 	case c.SyncWait < 0:
 		return usageError{"--sync-wait must not be negative (0: always answer 202 at once)"}
 	case c.WriteTimeout > 0 && c.WriteTimeout <= c.SyncWait:
