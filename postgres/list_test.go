@@ -2,6 +2,8 @@ package postgres
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -24,19 +26,7 @@ import (
 func TestListJobsReadsAnIndexForEveryFilter(t *testing.T) {
 	t.Parallel()
 	s := openTest(t, Options{})
-	ctx := t.Context()
-	// Columns without a default only; the plan reads nothing else.
-	if _, err := s.pool.Exec(ctx, `
-		INSERT INTO jobs (id, tenant_id, session_id, mode, profile, hard_cap, title, status,
-			clarification_status, error, version, created_at, updated_at)
-		SELECT 'j' || i, 't', 's' || (i / 10), 'managed', '', '', '',
-			CASE WHEN i % 1000 = 0 THEN 'failed' WHEN i % 997 = 0 THEN 'pending' ELSE 'success' END,
-			'none', '', 1, now() - make_interval(secs => 20000 - i), now()
-		FROM generate_series(1, 20000) AS i;
-		INSERT INTO jobs_static (id, goal) SELECT id, 'goal' FROM jobs;
-		ANALYZE jobs, jobs_static`); err != nil {
-		t.Fatal(err)
-	}
+	fillJobs(t, s, 20000)
 	for _, st := range append([]askonce.Status{""}, askonce.Statuses...) {
 		for _, session := range []string{"", "s7"} {
 			for _, cursor := range []string{"", encodeCursor(1, "x")} {
@@ -131,4 +121,78 @@ func explain(t *testing.T, s *Store, query string, args ...any) string {
 		t.Fatal(err)
 	}
 	return strings.Join(plan, "\n")
+}
+
+// fillJobs writes n jobs of tenant t straight into the jobs tables, ten
+// per session (s0, s1, ...), a second apart and oldest first (job jN),
+// and analyzes them: nearly all succeeded, one in a thousand failed and
+// one in 997 is pending. Only the columns a list reads are real.
+func fillJobs(t testing.TB, s *Store, n int) {
+	t.Helper()
+	if _, err := s.pool.Exec(context.Background(), fmt.Sprintf(`
+		INSERT INTO jobs (id, tenant_id, session_id, mode, profile, hard_cap, title, status,
+			clarification_status, error, version, created_at, updated_at)
+		SELECT 'j' || i, 't', 's' || (i / 10), 'managed', '', '', '',
+			CASE WHEN i %% 1000 = 0 THEN 'failed' WHEN i %% 997 = 0 THEN 'pending' ELSE 'success' END,
+			'none', '', 1, now() - make_interval(secs => %[1]d - i), now()
+		FROM generate_series(1, %[1]d) AS i;
+		INSERT INTO jobs_static (id, goal) SELECT id, 'goal' FROM jobs;
+		ANALYZE jobs, jobs_static`, n)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// BenchmarkListManyJobs fills a schema with ASKONCE_FILL_JOBS jobs
+// (default 100,000; fillJobs: one tenant, ten per session, nearly all
+// succeeded) and reports the p99 of ListJobs for every filter the API
+// allows, 400 calls each: the newest page and the next, by each status,
+// by a session, by both, and by status after a cursor. The SQLite
+// store's figures come from the root package's BenchmarkManyJobs, which
+// fills through the engine.
+func BenchmarkListManyJobs(b *testing.B) {
+	n := 100000
+	if v := os.Getenv("ASKONCE_FILL_JOBS"); v != "" {
+		var err error
+		if n, err = strconv.Atoi(v); err != nil || n < 1 {
+			b.Fatalf("ASKONCE_FILL_JOBS=%q is not a positive number", v)
+		}
+	}
+	s := openTest(b, Options{})
+	start := time.Now()
+	fillJobs(b, s, n)
+	b.Logf("filled %d jobs in %s", n, time.Since(start).Round(time.Millisecond))
+	ctx := b.Context()
+	first, err := s.ListJobs(ctx, "t", askonce.JobFilter{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	session := fmt.Sprint("s", n/20)
+	filters := map[string]askonce.JobFilter{
+		"list":         {},
+		"list-page2":   {Cursor: first.NextCursor},
+		"list-session": {SessionID: session},
+	}
+	for _, st := range askonce.Statuses {
+		filters["list-"+string(st)] = askonce.JobFilter{Status: st}
+		filters["list-session-"+string(st)] = askonce.JobFilter{Status: st, SessionID: session}
+		filters["list-page2-"+string(st)] = askonce.JobFilter{Status: st, Cursor: first.NextCursor}
+	}
+	metrics := map[string]float64{}
+	for b.Loop() {
+		for name, f := range filters {
+			ds := make([]time.Duration, 0, 400)
+			for range 400 {
+				t := time.Now()
+				if _, err := s.ListJobs(ctx, "t", f); err != nil {
+					b.Fatalf("%s: %v", name, err)
+				}
+				ds = append(ds, time.Since(t))
+			}
+			slices.Sort(ds)
+			metrics[name+"-p99-ms"] = max(metrics[name+"-p99-ms"], float64(ds[len(ds)*99/100].Microseconds())/1000)
+		}
+	}
+	for name, v := range metrics {
+		b.ReportMetric(v, name)
+	}
 }
