@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -77,7 +78,7 @@ Agent Card at /.well-known/agent-card.json; docs/integrations.md).`
 func serveFlags(getenv func(string) string, out io.Writer) (*settings, *serveConfig) {
 	c := &serveConfig{}
 	s := newSettings("serve", serveSummary, getenv, out)
-	s.String(&c.Addr, "addr", "127.0.0.1:8080", "address to listen on (host:port)")
+	s.String(&c.Addr, "addr", "127.0.0.1:8080", "address to listen on (host:port; port 0 takes a free port, which the \"askonce serving\" log line names)")
 	s.String(&c.DB, "db", "askonce.db", dbHelp)
 	s.String(&c.Interpreter, "interpreter", "rules", "interpreter: rules, openai (configured by ASKONCE_OPENAI_*) or exec (ASKONCE_EXEC_*); see docs/interpreters.md")
 	s.String(&c.ProfileFiles, "profile-files", "", "rules profiles from files, as name=path[,name=path]; a name replaces the embedded profile")
@@ -160,7 +161,15 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	if err != nil {
 		return usageError{"--trusted-proxies: " + err.Error()}
 	}
-	publicURL, loopbackLinks, err := c.publicURL()
+	// Listening before the links are built lets --addr name port 0: the
+	// server takes a free port, which the links and the log line below
+	// name (tests read the address from that line).
+	ln, err := net.Listen("tcp", c.Addr)
+	if err != nil {
+		return err
+	}
+	defer ln.Close()
+	publicURL, loopbackLinks, err := c.publicURL(ln.Addr().(*net.TCPAddr).Port)
 	if err != nil {
 		return err
 	}
@@ -262,10 +271,6 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	}
 	// Event streams would hold Shutdown until its timeout: end them.
 	srv.RegisterOnShutdown(api.CloseStreams)
-	ln, err := net.Listen("tcp", c.Addr)
-	if err != nil {
-		return err
-	}
 	if keys == nil && !loopback(ln.Addr()) {
 		log.Warn("listening beyond loopback with no API keys: anyone who can reach this address can create and answer jobs; set --api-keys-file", "addr", ln.Addr().String())
 	}
@@ -389,8 +394,9 @@ func (c *serveConfig) replicaID() string {
 
 // publicURL returns --public-url without a trailing slash, or the default
 // built from --addr: http://host:port, with an unspecified host (0.0.0.0,
-// [::] or none) replaced by 127.0.0.1, which loopback reports.
-func (c *serveConfig) publicURL() (string, bool, error) {
+// [::] or none) replaced by 127.0.0.1, which loopback reports, and port 0
+// by the port the server listens on.
+func (c *serveConfig) publicURL(listening int) (string, bool, error) {
 	if c.PublicURL != "" {
 		u, err := url.Parse(c.PublicURL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
@@ -401,6 +407,9 @@ func (c *serveConfig) publicURL() (string, bool, error) {
 	host, port, err := net.SplitHostPort(c.Addr)
 	if err != nil {
 		return "", false, usageError{fmt.Sprintf("--addr %q: %v", c.Addr, err)}
+	}
+	if port == "0" {
+		port = strconv.Itoa(listening)
 	}
 	unspecified := host == ""
 	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
