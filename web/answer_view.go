@@ -29,20 +29,20 @@ type formView struct {
 	Kind          string // what the question asks for, in words
 	// Legend: Kind heads the list of choices rather than the line under
 	// the question (it is said once).
-	Legend bool
-	Default       string
-	Expires       string // "" when it never expires
-	ExpiresISO    string
-	Choices       []choice
-	AllowOther    bool
-	OtherChosen   bool
-	Other         string // text of one's own (SELECT_ONE) as typed
-	Path          string // a typed path (TARGET_FILE)
-	Confirm       bool   // CONFIRM
-	Files         bool   // TARGET_FILE
-	TextAnswer    bool   // FREE_TEXT
-	MaxText       int
-	TextBytes     int
+	Legend      bool
+	Default     string
+	Expires     string // "" when it never expires
+	ExpiresISO  string
+	Choices     []choice
+	AllowOther  bool
+	OtherChosen bool
+	Other       string // text of one's own (SELECT_ONE) as typed
+	Path        string // a typed path (TARGET_FILE)
+	Confirm     bool   // CONFIRM
+	Files       bool   // TARGET_FILE
+	TextAnswer  bool   // FREE_TEXT
+	MaxText     int
+	TextBytes   int
 	// Error and Allowed come from the server's check of the last answer.
 	Error   string
 	Allowed []string
