@@ -125,7 +125,7 @@ func jobs(ctx context.Context, args []string, getenv func(string) string, stdin 
 	case "list":
 		l, err := cl.List(ctx, client.ListOptions{SessionID: session, Status: askonce.Status(status), Limit: limit})
 		if err == nil {
-			err = out(l, func() { printJobTable(stdout, l.Jobs) })
+			err = out(l, func() { printJobTable(stdout, l.Jobs, outputWidth(getenv)) })
 		}
 		return report(err, stderr)
 	case "show":

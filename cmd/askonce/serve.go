@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/askonce/askonce"
@@ -257,6 +258,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	// Event streams would hold Shutdown until its timeout: end them.
 	srv.RegisterOnShutdown(api.CloseStreams)
 	ln, err := net.Listen("tcp", c.Addr)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return fmt.Errorf("listen on %s: address already in use: is another askonce serve running? choose --addr", c.Addr)
+	}
 	if err != nil {
 		return err
 	}
