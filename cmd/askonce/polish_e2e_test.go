@@ -259,3 +259,25 @@ func TestCLI_JobsListTitlesUseTheTerminalWidth(t *testing.T) {
 		t.Fatalf("in a 120-column terminal the row is %d columns, want 81-120:\n%s", n, s)
 	}
 }
+
+func TestCLI_FishCompletionCompletesCommandsAndFlags(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("fish"); err != nil {
+		t.Skip("fish is not installed: its completion is checked only by listing (apt-get install fish)")
+	}
+	f := completionScript(t, "fish")
+	for _, c := range []struct{ line, want string }{
+		{"askonce jo", "jobs"},
+		{"askonce jobs hi", "history"},
+		{"askonce jobs list --ses", "--session"},
+		{"askonce serve --ad", "--addr"},
+	} {
+		out, err := exec.Command("fish", "--no-config", "-c", "source "+shellQuote(f)+"; complete -C "+shellQuote(c.line)).CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", c.line, err, out)
+		}
+		if got := strings.TrimSpace(string(out)); got != c.want {
+			t.Errorf("completing %q: %q, want %q", c.line, got, c.want)
+		}
+	}
+}
