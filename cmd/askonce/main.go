@@ -47,8 +47,8 @@ also be set with the ASKONCE_* environment variable its help names.
 `
 
 // commands are the names run knows, as the usage lists them: "did you
-// mean" and the completion scripts offer them (a test keeps the three
-// equal).
+// mean" and the completion scripts offer them (a test checks that the
+// scripts offer every command of the usage).
 var commands = []string{"serve", "bench", "hash-key", "run", "repl", "jobs", "mcp", "eval", "version", "completion", "help"}
 
 func main() {
