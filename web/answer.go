@@ -70,9 +70,7 @@ func (h *Handler) answerForm(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v := newFormView(j, token)
-	if j.Question != nil {
-		v.keep(j.Question.Default, "", "")
-	}
+	v.checkDefault()
 	h.render(w, http.StatusOK, "answer.html", page{Title: "Question", Scripts: []string{"answer.js"}, Data: v})
 }
 
@@ -134,7 +132,7 @@ func (h *Handler) answerSubmit(w http.ResponseWriter, r *http.Request) {
 	case ae != nil && ae.Code == askonce.EINVALID:
 		v := newFormView(j, token)
 		v.Error, v.Allowed = ae.Message, ae.Allowed
-		v.keep(r.PostForm.Get("answer"), other, path)
+		v.keep(r.PostForm.Get("answer"), r.PostForm.Has("answer"), other, path)
 		if j.Question != nil && j.Question.Type == askonce.QuestionFreeText {
 			v.setTyped(r.PostForm.Get("answer"))
 		}

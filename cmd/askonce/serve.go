@@ -14,6 +14,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/askonce/askonce"
@@ -165,6 +166,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	// server takes a free port, which the links and the log line below
 	// name (tests read the address from that line).
 	ln, err := net.Listen("tcp", c.Addr)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return fmt.Errorf("listen on %s: address already in use: is another askonce serve running? choose --addr", c.Addr)
+	}
 	if err != nil {
 		return err
 	}
