@@ -58,6 +58,9 @@ type Engine struct {
 	// AnswerToken). Empty: no answer links. Changing it kills every link
 	// handed out before.
 	LinkSecret []byte
+	// DefaultRecipients are who is asked the question of a job created
+	// without recipients of its own (CreateRequest.Notify). Nil: no one.
+	DefaultRecipients *Recipients
 
 	// Owner names this engine's process in the planning leases of the
 	// jobs it plans (rule 13). It must differ between processes running

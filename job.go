@@ -144,6 +144,9 @@ type Job struct {
 	// the goal that matches two or more of them is worth one question.
 	Candidates []string `json:"candidates,omitempty"`
 	HardCap    HardCap  `json:"hardCap"`
+	// Notify names who is asked the job's question on Slack and by
+	// email; nil: no one.
+	Notify *Recipients `json:"notify,omitempty"`
 	// SpecSchema is an optional JSON Schema that the plan's spec must meet.
 	SpecSchema json.RawMessage `json:"specSchema,omitempty"`
 
@@ -210,6 +213,7 @@ func (j *Job) Clone() *Job {
 	c.Files = slices.Clone(j.Files)
 	c.Candidates = slices.Clone(j.Candidates)
 	c.SpecSchema = slices.Clone(j.SpecSchema)
+	c.Notify = j.Notify.Clone()
 	if j.Question != nil {
 		q := j.Question.Clone()
 		c.Question = &q

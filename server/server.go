@@ -485,8 +485,11 @@ type call struct {
 	r      *http.Request
 	header http.Header // the response's headers
 	tenant string
-	body   []byte
-	info   *requestInfo
+	// recipients restrict the job recipients the caller's key may name;
+	// nil: any (see Recipients).
+	recipients *Recipients
+	body       []byte
+	info       *requestInfo
 	// newJobID is the id a created job takes, when the Idempotency-Key
 	// claim chose it.
 	newJobID string
@@ -518,10 +521,11 @@ func (s *Server) wrap(rt *route) http.Handler {
 		if !rt.Public && s.keys != nil {
 			key, err := presentedKey(r)
 			if err == nil {
-				var ok bool
-				if c.tenant, ok = s.keys.Tenant(key); !ok {
+				e, ok := s.keys.entry(key)
+				if !ok {
 					err = reqErrorf(http.StatusUnauthorized, CodeUnauthorized, "the API key is not valid")
 				}
+				c.tenant, c.recipients = e.tenant, e.recipients
 			}
 			if err != nil {
 				w.Header().Set("WWW-Authenticate", `Bearer realm="askonce"`)

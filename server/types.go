@@ -26,6 +26,9 @@ type CreateJobRequest struct {
 	Mode askonce.Mode `json:"mode,omitempty"`
 	// SpecSchema is a JSON Schema the plan's spec must meet.
 	SpecSchema json.RawMessage `json:"specSchema,omitempty"`
+	// Notify names who is asked the job's question on Slack and by
+	// email (docs/notifications.md); absent: the server's defaults.
+	Notify *askonce.Recipients `json:"notify,omitempty"`
 }
 
 // AnswerRequest is the body of POST /jobs/{id}/clarification.
@@ -66,6 +69,8 @@ type JobView struct {
 	Profile            string          `json:"profile,omitempty"`
 	Files              []string        `json:"files,omitempty"`
 	HardCap            askonce.HardCap `json:"hardCap"`
+	// Notify is who is asked the job's question on Slack and by email.
+	Notify *askonce.Recipients `json:"notify,omitempty"`
 
 	ClarificationStatus   askonce.ClarificationStatus `json:"clarificationStatus"`
 	ClarificationQuestion string                      `json:"clarificationQuestion,omitempty"`
@@ -191,6 +196,7 @@ func jobView(j *askonce.Job) JobView {
 		Profile:               j.Profile,
 		Files:                 j.Files,
 		HardCap:               j.HardCap,
+		Notify:                j.Notify,
 		ClarificationStatus:   j.ClarificationStatus,
 		ClarificationAnswer:   j.Answer,
 		ClarificationSource:   j.AnswerSource,

@@ -58,6 +58,7 @@ func FullJob(tenant string) *askonce.Job {
 	j.Profile = "minecraft-mod"
 	j.Files = []string{"src/main/Cheese.java", "docs/notes.md"}
 	j.HardCap = askonce.HardCapFail
+	j.Notify = &askonce.Recipients{Slack: &askonce.SlackRecipient{Channel: "C0123ABCD"}, Email: []string{"ops@example.com", "b@example.org"}}
 	j.SpecSchema = json.RawMessage(`{"type": "object", "required": ["name"], "properties": {"name": {"type": "string"}}}`)
 	j.Title = "Hot cheese block"
 	j.Status = askonce.StatusSuccess

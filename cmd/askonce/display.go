@@ -278,6 +278,7 @@ func printDetail(w io.Writer, d *client.JobDetail) {
 	row("Mode", string(j.Mode))
 	row("Profile", j.Profile)
 	row("Files", strings.Join(j.Files, ", "))
+	row("Notify", recipientsLine(j.Notify))
 	row("Clarification", string(j.ClarificationStatus))
 	if j.ClarificationQuestion != "" {
 		row("Question", fmt.Sprintf("%s [%s]", j.ClarificationQuestion, j.ClarificationType))

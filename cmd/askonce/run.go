@@ -27,6 +27,7 @@ up front. With no --server, the embedded engine runs on the --db file.
 type runConfig struct {
 	conn
 	Session, Profile, Files, Answer string
+	NotifySlack, NotifyEmail        string
 	JSON, NoInput                   bool
 }
 
@@ -38,6 +39,8 @@ func runJob(ctx context.Context, args []string, getenv func(string) string, stdi
 	s.String(&c.Profile, "profile", "", "interpreter profile (e.g. general, minecraft-mod)")
 	s.String(&c.Files, "files", "", "comma-separated files the goal is about (offered by TARGET_FILE questions); empty: the working tree's files (git: those .gitignore does not exclude), up to 500")
 	s.String(&c.Answer, "answer", "", "answer the question, if one is asked, with this text (a number picks an option)")
+	s.String(&c.NotifySlack, "notify-slack", "", "Slack channel (C…) or user (U…) id the question is sent to (the server needs --slack-bot-token); empty: the server's default")
+	s.String(&c.NotifyEmail, "notify-email", "", "comma-separated addresses the question is emailed to (the server needs --smtp-url); empty: the server's default")
 	s.Bool(&c.JSON, "json", false, "print the job as JSON instead of the plan tree")
 	s.Bool(&c.NoInput, "no-input", false, "never show a picker: print numbered options and read the answer from stdin")
 	s.fs.Usage = s.usage("run [flags] GOAL", runSummary)
@@ -69,7 +72,8 @@ func (c *runConfig) run(ctx context.Context, cl *client.Client, goal string, std
 	if len(files) == 0 {
 		files = c.projectFiles()
 	}
-	j, err := cl.CreateAsync(ctx, client.CreateRequest{Goal: goal, SessionID: c.Session, Profile: c.Profile, Files: files})
+	j, err := cl.CreateAsync(ctx, client.CreateRequest{Goal: goal, SessionID: c.Session, Profile: c.Profile, Files: files,
+		Notify: recipients(c.NotifySlack, c.NotifyEmail)})
 	if err == nil {
 		j, err = settle(ctx, cl, j, ui)
 	}

@@ -61,6 +61,7 @@ type serveConfig struct {
 	NotifySecret     string
 	LogLevel         string
 	LogFormat        string
+	Notify           notifyConfig
 }
 
 const serveSummary = `Runs the askonce HTTP API. The defaults need no keys and no network: the
@@ -100,6 +101,7 @@ func serveFlags(getenv func(string) string, out io.Writer) (*settings, *serveCon
 	s.String(&c.LinkSecret, "link-secret", "", "secret (hex or base64, at least 32 bytes) that signs answer links; empty: the database's own random one. Changing it kills every link handed out before")
 	s.String(&c.NotifyWebhook, "notify-webhook", "", "URL that gets a signed question.asked event when a job asks a human, and question.resolved when it stops pending")
 	s.String(&c.NotifySecret, "notify-secret", "", "Standard Webhooks signing secret (whsec_...) of --notify-webhook; prefer the environment variable")
+	c.Notify.flags(s)
 	s.String(&c.LogLevel, "log-level", "info", "debug, info, warn or error")
 	s.String(&c.LogFormat, "log-format", "text", "text or json")
 	return s, c
@@ -205,6 +207,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		Owner: c.replicaID(), PlanningLease: c.PlanningLease,
 		InterpretTimeout: c.InterpretTimeout, HardCap: askonce.HardCap(c.HardCap), Logger: log,
 		Observer: metrics.NewObserver(reg), LinkSecret: linkSecret,
+		DefaultRecipients: c.Notify.defaults(),
 	}
 	api := server.New(server.Config{
 		Engine: engine, Keys: keys, Metrics: reg, Logger: log, AwaitDelivery: builder != nil,

@@ -1,0 +1,16 @@
+-- Slack and email recipients (issue 22); see the sqlite store's
+-- migration 00013_notify.sql.
+
+-- +goose Up
+ALTER TABLE jobs ADD COLUMN notify text;
+CREATE TABLE notify_messages (
+    tenant_id text NOT NULL,
+    job_id    text NOT NULL,
+    channel   text NOT NULL,
+    ref       text NOT NULL,
+    PRIMARY KEY (tenant_id, job_id, channel)
+);
+
+-- +goose Down
+DROP TABLE notify_messages;
+ALTER TABLE jobs DROP COLUMN notify;
