@@ -114,6 +114,9 @@ func (d *Dispatcher) notify(ctx context.Context, tx any, job *askonce.Job, ev as
 	if d == nil {
 		return errors.New("dispatch: no dispatcher yet")
 	}
+	if err := d.queueChannels(ctx, tx, job, ev); err != nil {
+		return err
+	}
 	if d.cfg.Notify == nil {
 		return nil
 	}

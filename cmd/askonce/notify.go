@@ -1,9 +1,15 @@
 package main
 
 import (
+	"log/slog"
+	"net/http"
 	"strings"
+	"time"
 
 	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/dispatch"
+	"github.com/askonce/askonce/metrics"
+	"github.com/askonce/askonce/slack"
 )
 
 // recipients builds a job's recipients from a Slack id (a user id, U… or
@@ -66,4 +72,59 @@ func (c *notifyConfig) flags(s *settings) {
 // defaults are the recipients of jobs that name none.
 func (c *notifyConfig) defaults() *askonce.Recipients {
 	return recipients(c.SlackChannel, c.EmailTo)
+}
+
+// enabled reports whether a channel that reaches people is configured.
+func (c *notifyConfig) enabled() bool { return c.SlackBotToken != "" || c.SMTPURL != "" }
+
+// check refuses a half-configured channel and malformed defaults.
+func (c *notifyConfig) check() error {
+	switch {
+	case c.SlackBotToken != "" && c.SlackSigningSecret == "":
+		return usageError{"--slack-bot-token needs --slack-signing-secret (or ASKONCE_SLACK_SIGNING_SECRET): without it Slack's clicks cannot be verified"}
+	case c.SlackBotToken == "" && (c.SlackSigningSecret != "" || c.SlackAPIURL != ""):
+		return usageError{"--slack-signing-secret and --slack-api-url need --slack-bot-token"}
+	case c.SMTPURL != "" && c.EmailFrom == "":
+		return usageError{"--smtp-url needs --email-from"}
+	}
+	if err := c.defaults().Validate(); err != nil {
+		return usageError{"--slack-channel / --email-to: " + askonce.ErrorMessage(err)}
+	}
+	return nil
+}
+
+// servedChannels are the channels serve runs, and the handlers they
+// mount.
+type servedChannels struct {
+	list  []dispatch.Channel
+	slack *slack.Channel
+}
+
+// channels builds the configured channels on engine.
+func (c *notifyConfig) channels(engine *askonce.Engine, answerURL func(*askonce.Job) string, backoff func(int) time.Duration, reg *metrics.Registry, log *slog.Logger) (*servedChannels, error) {
+	out := &servedChannels{}
+	if !c.enabled() {
+		return out, nil
+	}
+	sends := reg.ChannelSends()
+	if c.SlackBotToken != "" {
+		sc, err := slack.New(slack.Config{
+			Engine: engine, Token: c.SlackBotToken, SigningSecret: c.SlackSigningSecret, APIURL: c.SlackAPIURL,
+			AnswerURL: answerURL, Backoff: backoff, Logger: log,
+			OnSend: func(kind string, err error) { sends("slack", kind, err) },
+		})
+		if err != nil {
+			return nil, err
+		}
+		out.slack = sc
+		out.list = append(out.list, sc)
+	}
+	return out, nil
+}
+
+// mount adds the channels' endpoints to the server's mux.
+func (s *servedChannels) mount(mux *http.ServeMux) {
+	if s.slack != nil {
+		mux.Handle("POST "+slack.InteractionsPath, s.slack.Handler())
+	}
 }

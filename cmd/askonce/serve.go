@@ -166,7 +166,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	// question notification inside the ask's, through the dispatcher,
 	// which needs the store: the hook joins them.
 	var hook dispatch.Hook
-	st, queue, err := openStore(ctx, c.DB, storeHooks{hook: &hook, dispatch: builder != nil, notify: notifier != nil, log: log})
+	st, queue, err := openStore(ctx, c.DB, storeHooks{hook: &hook, dispatch: builder != nil, notify: notifier != nil || c.Notify.enabled(), log: log})
 	if err != nil {
 		return err
 	}
@@ -177,11 +177,22 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 			return err
 		}
 	}
-	// The engine is made after the dispatcher; notifications reach it
-	// through this variable, set before anything can ask.
-	var engine *askonce.Engine
+	// The engine is made before the dispatcher, whose workers use it,
+	// and the dispatcher starts once both are.
+	engine := &askonce.Engine{
+		Store: st, Interpreter: interp, MaxAttempts: c.MaxAttempts, QuestionTTL: c.QuestionTTL,
+		Owner: c.replicaID(), PlanningLease: c.PlanningLease,
+		InterpretTimeout: c.InterpretTimeout, HardCap: askonce.HardCap(c.HardCap), Logger: log,
+		Observer: metrics.NewObserver(reg), LinkSecret: linkSecret,
+		DefaultRecipients: c.Notify.defaults(),
+	}
 	var d *dispatch.Dispatcher
-	if builder != nil || notifier != nil {
+	channels, err := c.Notify.channels(engine, func(j *askonce.Job) string { return engine.AnswerURL(publicURL, j) },
+		exponential(c.DeliveryBackoff, 5*time.Minute), reg, log)
+	if err != nil {
+		return err
+	}
+	if builder != nil || notifier != nil || len(channels.list) > 0 {
 		// A try may take the builder's timeout plus its recording; a try
 		// of a process that died is retried soon after that.
 		jobTimeout := c.BuilderTimeout + 5*time.Second
@@ -190,6 +201,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 			Backoff: exponential(c.DeliveryBackoff, 5*time.Minute), JobTimeout: jobTimeout,
 			RescueAfter: jobTimeout + 5*time.Second, Logger: log, OnDelivery: reg.ObserveDelivery,
 			Notify: notifier, AnswerURL: func(j *askonce.Job) string { return engine.AnswerURL(publicURL, j) },
+			Channels: channels.list,
 		}
 		queue(&cfg)
 		d, err = dispatch.New(ctx, cfg)
@@ -197,17 +209,14 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 			return err
 		}
 		hook.Set(d)
+	}
+
+	// Deliveries and notifications start once the engine they use is
+	// set.
+	if d != nil {
 		if err := d.Start(context.WithoutCancel(ctx)); err != nil {
 			return err
 		}
-	}
-
-	engine = &askonce.Engine{
-		Store: st, Interpreter: interp, MaxAttempts: c.MaxAttempts, QuestionTTL: c.QuestionTTL,
-		Owner: c.replicaID(), PlanningLease: c.PlanningLease,
-		InterpretTimeout: c.InterpretTimeout, HardCap: askonce.HardCap(c.HardCap), Logger: log,
-		Observer: metrics.NewObserver(reg), LinkSecret: linkSecret,
-		DefaultRecipients: c.Notify.defaults(),
 	}
 	api := server.New(server.Config{
 		Engine: engine, Keys: keys, Metrics: reg, Logger: log, AwaitDelivery: builder != nil,
@@ -216,6 +225,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		// The answer page, the inbox and MCP share the server: its
 		// access log (tokens redacted), metrics and panic recovery.
 		Mount: func(mux *http.ServeMux) {
+			channels.mount(mux)
 			pages := web.New(web.Config{Engine: engine, Keys: keys, Logger: log})
 			for _, p := range web.Patterns {
 				mux.Handle(p, pages)
@@ -307,6 +317,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 }
 
 func (c *serveConfig) check() error {
+	if err := c.Notify.check(); err != nil {
+		return err
+	}
 	if err := oneOf("hard-cap", c.HardCap, string(askonce.HardCapFallback), string(askonce.HardCapFail)); err != nil {
 		return err
 	}
