@@ -70,9 +70,21 @@ func (h *Handler) answerForm(w http.ResponseWriter, r *http.Request) {
 	}
 	v := newFormView(j, token)
 	if j.Question != nil {
-		v.keep(j.Question.Default, "", "")
+		v.keep(preselected(r, j.Question), "", "")
 	}
 	h.render(w, http.StatusOK, "answer.html", page{Title: "Question", Scripts: []string{"answer.js"}, Data: v})
+}
+
+// preselected is the option the page shows chosen: the one ?choice=N
+// names (by its index; the email channel's option links), else the
+// default. Showing it chosen answers nothing: the page's button does.
+func preselected(r *http.Request, q *askonce.Question) string {
+	if c := r.URL.Query().Get("choice"); c != "" {
+		if i, err := strconv.Atoi(c); err == nil && i >= 0 && i < len(q.Options) {
+			return q.Options[i]
+		}
+	}
+	return q.Default
 }
 
 // liveLink finds the job of a link that still takes an answer. It has

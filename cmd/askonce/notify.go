@@ -8,6 +8,7 @@ import (
 
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/dispatch"
+	"github.com/askonce/askonce/email"
 	"github.com/askonce/askonce/metrics"
 	"github.com/askonce/askonce/slack"
 )
@@ -118,6 +119,17 @@ func (c *notifyConfig) channels(engine *askonce.Engine, answerURL func(*askonce.
 		}
 		out.slack = sc
 		out.list = append(out.list, sc)
+	}
+	if c.SMTPURL != "" {
+		ec, err := email.New(email.Config{
+			Engine: engine, SMTP: c.SMTPURL, RequireTLS: c.SMTPRequireTLS, From: c.EmailFrom,
+			AnswerURL: answerURL, Backoff: backoff, Logger: log,
+			OnSend: func(kind string, err error) { sends("email", kind, err) },
+		})
+		if err != nil {
+			return nil, err
+		}
+		out.list = append(out.list, ec)
 	}
 	return out, nil
 }
