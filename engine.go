@@ -109,14 +109,14 @@ type Observer interface {
 // does not fit the question is EINVALID with the allowed values, and the job
 // stays pending.
 func (e *Engine) Answer(ctx context.Context, tenant, id, answer string) (*Job, error) {
-	return e.transition(ctx, tenant, id, Answered{Answer: answer, Source: SourceUser})
+	return e.transition(ctx, tenant, id, Answered{Answer: answer, Source: SourceUser, By: AnswererFrom(ctx)})
 }
 
 // Decline records that the user declined to answer (MCP decline): the
 // question's default is applied, or the job proceeds under the fallback
 // directive.
 func (e *Engine) Decline(ctx context.Context, tenant, id string) (*Job, error) {
-	return e.transition(ctx, tenant, id, Decline{})
+	return e.transition(ctx, tenant, id, Decline{By: AnswererFrom(ctx)})
 }
 
 // Cancel cancels a job that is planning or pending.

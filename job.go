@@ -159,6 +159,11 @@ type Job struct {
 	AnswerSource        Source              `json:"clarificationSource,omitempty"`
 	AnsweredAt          *time.Time          `json:"clarificationAnsweredAt,omitempty"`
 	ResolvedPrompt      string              `json:"resolvedPrompt,omitempty"`
+	// AnsweredVia and AnsweredBy are who answered or declined the
+	// question (Answerer): the channel and, when known, an identity.
+	// Empty when no person did (history, resolver, timeout).
+	AnsweredVia string `json:"answeredVia,omitempty"`
+	AnsweredBy  string `json:"answeredBy,omitempty"`
 	// FallbackUsed is set once the hard cap's single fallback run was
 	// granted; a second request for clarification then fails the job.
 	FallbackUsed bool `json:"fallbackUsed,omitempty"`

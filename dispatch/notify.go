@@ -74,6 +74,10 @@ type ResolvedEvent struct {
 	ClarificationStatus askonce.ClarificationStatus `json:"clarificationStatus"`
 	Source              askonce.Source              `json:"source,omitempty"`
 	At                  time.Time                   `json:"at"`
+	// AnsweredVia and AnsweredBy are who answered or declined
+	// (askonce.Job.AnsweredVia, AnsweredBy), when a person did.
+	AnsweredVia string `json:"answeredVia,omitempty"`
+	AnsweredBy  string `json:"answeredBy,omitempty"`
 }
 
 // notifyArgs is a River job: one question notification. Only the tenant,
@@ -90,6 +94,9 @@ type notifyArgs struct {
 	// Trace is the W3C trace context of the transaction that queued
 	// the notification (see args.Trace).
 	Trace map[string]string `json:"trace,omitempty"`
+	// AnsweredVia and AnsweredBy are the job's, for question.resolved.
+	AnsweredVia string `json:"answeredVia,omitempty"`
+	AnsweredBy  string `json:"answeredBy,omitempty"`
 }
 
 func (notifyArgs) Kind() string { return notifyKind }
@@ -124,6 +131,7 @@ func (d *Dispatcher) notify(ctx context.Context, tx any, job *askonce.Job, ev as
 		TenantID: job.TenantID, JobID: job.ID, Event: ev,
 		Status: job.Status, ClarificationStatus: job.ClarificationStatus, Source: job.AnswerSource,
 		At: job.UpdatedAt.UTC(), Trace: tracing.Carrier(ctx),
+		AnsweredVia: job.AnsweredVia, AnsweredBy: job.AnsweredBy,
 	}
 	_, err := d.insertTx(ctx, tx, a, &river.InsertOpts{
 		Queue: notifyQueue, MaxAttempts: d.cfg.MaxAttempts, UniqueOpts: uniqueForever,
@@ -185,6 +193,7 @@ func (w *notifyWorker) body(ctx context.Context, a notifyArgs) ([]byte, error) {
 		return json.Marshal(ResolvedEvent{
 			Type: string(a.Event), JobID: a.JobID, Status: a.Status,
 			ClarificationStatus: a.ClarificationStatus, Source: a.Source, At: a.At,
+			AnsweredVia: a.AnsweredVia, AnsweredBy: a.AnsweredBy,
 		})
 	}
 	j, err := w.d.cfg.Store.GetJob(ctx, a.TenantID, a.JobID)

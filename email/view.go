@@ -31,7 +31,10 @@ type questionView struct {
 
 func newQuestionView(j *askonce.Job, link string) questionView {
 	q := j.Question
-	v := questionView{Title: j.Title, Goal: j.Goal, Question: q.Text, Type: q.Type, AllowOther: q.AllowOther, Default: q.Default, Link: link}
+	v := questionView{Title: j.Title, Goal: j.Goal, Question: q.Text, Type: q.Type, AllowOther: q.AllowOther, Default: q.Default}
+	if link != "" {
+		v.Link = link + "?via=" + askonce.ViaEmailLink
+	}
 	if q.ExpiresAt != nil {
 		v.Expires = q.ExpiresAt.UTC().Format(time.RFC1123)
 	}
@@ -49,7 +52,7 @@ func newQuestionView(j *askonce.Job, link string) questionView {
 // ChoiceURL is the answer page of link with option i preselected: the
 // page shows it chosen, and only its button answers.
 func ChoiceURL(link string, i int) string {
-	return link + "?choice=" + strconv.Itoa(i)
+	return link + "?choice=" + strconv.Itoa(i) + "&via=" + askonce.ViaEmailLink
 }
 
 func (v questionView) render() (text, html string, err error) {
@@ -98,9 +101,20 @@ func settled(j *askonce.Job) string {
 	case j.AnswerSource == askonce.SourceDefault:
 		return "The question was declined; the job went on without an answer."
 	case j.ClarificationStatus == askonce.ClarificationAnswered:
-		return "Answered: “" + j.Answer + "”."
+		return "Answered: “" + j.Answer + "”" + via(j) + "."
 	}
 	return "The question is no longer waiting for an answer."
+}
+
+// via says who answered and where, as " (via slack, by U0123ABCD)".
+func via(j *askonce.Job) string {
+	switch {
+	case j.AnsweredVia == "":
+		return ""
+	case j.AnsweredBy == "":
+		return " (via " + j.AnsweredVia + ")"
+	}
+	return " (via " + j.AnsweredVia + ", by " + j.AnsweredBy + ")"
 }
 
 // outcome is the plan's title, or the exact error.

@@ -105,6 +105,8 @@ var jobTable = []jobColumn{
 	{"clarification_answer", false, stateColumn, plain(func(j *askonce.Job) any { return textArg(j.Answer) }), func(r *jobRow) any { return &r.answer }},
 	{"clarification_source", false, stateColumn, plain(func(j *askonce.Job) any { return textArg(string(j.AnswerSource)) }), func(r *jobRow) any { return &r.source }},
 	{"clarification_answered_at", false, stateColumn, plain(func(j *askonce.Job) any { return timePtrArg(j.AnsweredAt) }), func(r *jobRow) any { return &r.answeredAt }},
+	{"answered_via", false, stateColumn, plain(func(j *askonce.Job) any { return j.AnsweredVia }), func(r *jobRow) any { return &r.j.AnsweredVia }},
+	{"answered_by", false, stateColumn, plain(func(j *askonce.Job) any { return j.AnsweredBy }), func(r *jobRow) any { return &r.j.AnsweredBy }},
 	{"resolved_prompt", false, stateColumn, plain(func(j *askonce.Job) any { return textArg(j.ResolvedPrompt) }), func(r *jobRow) any { return &r.resolved }},
 	{"fallback_used", false, stateColumn, plain(func(j *askonce.Job) any { return j.FallbackUsed }), func(r *jobRow) any { return &r.j.FallbackUsed }},
 	{"answer_delivered", false, stateColumn, plain(func(j *askonce.Job) any { return j.AnswerDelivered }), func(r *jobRow) any { return &r.j.AnswerDelivered }},

@@ -139,6 +139,7 @@ package server
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -169,6 +170,10 @@ const (
 // works.
 type Config struct {
 	Engine *askonce.Engine
+	// AnsweredVia is the channel answers through this server are
+	// recorded as (Job.AnsweredVia). Default askonce.ViaHTTP; the
+	// terminal's embedded server says askonce.ViaTerminal.
+	AnsweredVia string
 	// Keys authenticates requests and maps them to tenants. Nil means no
 	// authentication: every request is askonce.DefaultTenant.
 	Keys *Keys
@@ -229,6 +234,7 @@ type Config struct {
 
 // Server is the HTTP API. It is an http.Handler; create it with New.
 type Server struct {
+	answeredVia   string
 	engine        *askonce.Engine
 	keys          *Keys
 	registry      *metrics.Registry
@@ -259,6 +265,7 @@ func New(cfg Config) *Server {
 		panic("server: Config.Engine is required")
 	}
 	s := &Server{
+		answeredVia:   cmp.Or(cfg.AnsweredVia, askonce.ViaHTTP),
 		engine:        cfg.Engine,
 		keys:          cfg.Keys,
 		registry:      cfg.Metrics,
@@ -485,11 +492,13 @@ type call struct {
 	r      *http.Request
 	header http.Header // the response's headers
 	tenant string
+	body   []byte
+	info   *requestInfo
 	// recipients restrict the job recipients the caller's key may name;
 	// nil: any (see Recipients).
 	recipients *Recipients
-	body       []byte
-	info       *requestInfo
+	// via is the channel of the answers it gives (Config.AnsweredVia).
+	via string
 	// newJobID is the id a created job takes, when the Idempotency-Key
 	// claim chose it.
 	newJobID string
@@ -498,7 +507,9 @@ type call struct {
 // ctx is the context of the request's engine calls that change a job:
 // not cancelled by a client disconnect, so that a started
 // interpretation ends persisted.
-func (c *call) ctx() context.Context { return context.WithoutCancel(c.r.Context()) }
+func (c *call) ctx() context.Context {
+	return askonce.WithAnswerer(context.WithoutCancel(c.r.Context()), askonce.Answerer{Via: c.via})
+}
 
 // apiFunc handles a JSON request: it returns the success status and body,
 // or an error that errorResponse maps.
@@ -517,7 +528,7 @@ func (s *Server) wrap(rt *route) http.Handler {
 		if strings.HasPrefix(rt.Path, "/jobs/{id}") {
 			info.jobID = r.PathValue("id")
 		}
-		c := &call{r: r, header: w.Header(), tenant: askonce.DefaultTenant, info: info}
+		c := &call{r: r, header: w.Header(), tenant: askonce.DefaultTenant, info: info, via: s.answeredVia}
 		if !rt.Public && s.keys != nil {
 			key, err := presentedKey(r)
 			if err == nil {

@@ -86,6 +86,12 @@ type JobView struct {
 	ClarificationAnswer     string         `json:"clarificationAnswer,omitempty"`
 	ClarificationAnsweredAt *time.Time     `json:"clarificationAnsweredAt,omitempty"`
 	ClarificationSource     askonce.Source `json:"clarificationSource,omitempty"`
+	// AnsweredVia is the channel the question was answered or declined
+	// through (http, web, email-link, slack, mcp, a2a, terminal), and
+	// AnsweredBy who, when the channel knows (a Slack user id, an MCP
+	// client's name). Absent when no person answered.
+	AnsweredVia string `json:"answeredVia,omitempty"`
+	AnsweredBy  string `json:"answeredBy,omitempty"`
 	// AnswerURL is the answer link of a pending question: an absolute
 	// URL (from the server's public URL) that opens the answer page with
 	// no API key; the link is the credential, so hand it only to whoever
@@ -200,6 +206,8 @@ func jobView(j *askonce.Job) JobView {
 		ClarificationStatus:   j.ClarificationStatus,
 		ClarificationAnswer:   j.Answer,
 		ClarificationSource:   j.AnswerSource,
+		AnsweredVia:           j.AnsweredVia,
+		AnsweredBy:            j.AnsweredBy,
 		ClarificationUsed:     j.ClarificationUsed(),
 		ClarificationResolved: j.ClarificationResolved(),
 		ResolvedPrompt:        j.ResolvedPrompt,

@@ -160,15 +160,16 @@ func QuestionBlocks(j *askonce.Job, answerURL string) []slackapi.Block {
 }
 
 // Settled says how the job's question ended, in mrkdwn, for the
-// settled message. by is who answered ("<@U…> in Slack"), or "".
-func Settled(j *askonce.Job, by string) string {
+// settled message, with who answered and where (Job.AnsweredVia,
+// AnsweredBy).
+func Settled(j *askonce.Job) string {
 	who := ""
-	if by != "" {
-		who = " by " + by
+	if w := Who(j); w != "" {
+		who = " " + w
 	}
 	switch {
 	case j.Status == askonce.StatusCancelled:
-		return "🚫 Cancelled" + who + "; the question was not answered."
+		return "🚫 Cancelled; the question was not answered."
 	case j.Status == askonce.StatusExpired:
 		return "⌛ Expired: no answer came in time."
 	case j.AnswerSource == askonce.SourceTimeout:
@@ -178,22 +179,57 @@ func Settled(j *askonce.Job, by string) string {
 	case j.AnswerSource == askonce.SourceDefault:
 		return "↩️ Declined" + who + "; the job went on without an answer."
 	case j.ClarificationStatus == askonce.ClarificationAnswered:
-		if who == "" {
-			who = " outside Slack (the answer page, the API, MCP or a terminal)"
-		}
 		return "✅ Answered “" + Escape(clip(j.Answer, 500)) + "”" + who + "."
 	}
 	return "The question is no longer waiting for an answer."
 }
 
+// Who says, in mrkdwn, who answered the job's question and where: "by
+// <@U…> in Slack", "on the answer page", "by Claude over MCP"; "" when
+// no one is recorded.
+func Who(j *askonce.Job) string {
+	by := ""
+	if j.AnsweredBy != "" {
+		by = "by " + Escape(clip(j.AnsweredBy, 100)) + " "
+	}
+	switch j.AnsweredVia {
+	case askonce.ViaSlack:
+		if j.AnsweredBy != "" && slackUserID(j.AnsweredBy) {
+			return "by <@" + j.AnsweredBy + "> in Slack"
+		}
+		return by + "in Slack"
+	case askonce.ViaWeb:
+		return by + "on the answer page"
+	case askonce.ViaEmailLink:
+		return by + "on the answer page, from the email"
+	case askonce.ViaHTTP:
+		return by + "over the HTTP API"
+	case askonce.ViaMCP:
+		return by + "over MCP"
+	case askonce.ViaA2A:
+		return by + "over A2A"
+	case askonce.ViaTerminal:
+		return by + "in a terminal"
+	case "":
+		return ""
+	}
+	return by + "via " + Escape(j.AnsweredVia)
+}
+
+// slackUserID reports whether s is safe to put in a mention: a user id.
+func slackUserID(s string) bool {
+	r := askonce.Recipients{Slack: &askonce.SlackRecipient{User: s}}
+	return r.Validate() == nil
+}
+
 // SettledBlocks is the message of a job that stopped pending: its title
 // and goal, the question and how it ended, with no controls.
-func SettledBlocks(j *askonce.Job, by string) []slackapi.Block {
+func SettledBlocks(j *askonce.Job) []slackapi.Block {
 	blocks := header(j)
 	if j.Question != nil {
 		blocks = append(blocks, slackapi.NewSectionBlock(plain("❓ "+j.Question.Text, 3000), nil, nil))
 	}
-	return append(blocks, slackapi.NewSectionBlock(mrkdwn(Settled(j, by)), nil, nil))
+	return append(blocks, slackapi.NewSectionBlock(mrkdwn(Settled(j)), nil, nil))
 }
 
 // Outcome is the thread reply of a job that ended: the plan's title or

@@ -94,6 +94,7 @@ func (c *Channel) act(ctx context.Context, cb slackapi.InteractionCallback) {
 		return
 	}
 	e := c.cfg.Engine
+	ctx = askonce.WithAnswerer(ctx, askonce.Answerer{Via: askonce.ViaSlack, By: cb.User.ID})
 	j, err := e.Get(ctx, tenant, id)
 	if err != nil {
 		c.log.WarnContext(ctx, "slack: interaction on an unknown job", "job", id, "err", err)
@@ -132,8 +133,8 @@ func (c *Channel) act(ctx context.Context, cb slackapi.InteractionCallback) {
 	c.answered(ctx, cb, tenant, id, j, err)
 }
 
-// answered records who answered and updates the message at once, or,
-// when the job was settled already, tells the clicker so.
+// answered updates the message at once, or, when the job was settled
+// already, tells the clicker so.
 func (c *Channel) answered(ctx context.Context, cb slackapi.InteractionCallback, tenant, id string, j *askonce.Job, err error) {
 	if err != nil {
 		var ae *askonce.Error
@@ -145,9 +146,6 @@ func (c *Channel) answered(ctx context.Context, cb slackapi.InteractionCallback,
 		c.ephemeral(ctx, cb, "askonce could not take that: "+Escape(askonce.ErrorMessage(err)))
 		return
 	}
-	if _, err := c.cfg.Engine.PutMessage(ctx, askonce.Message{TenantID: tenant, JobID: id, Channel: msgAnswerer, Ref: "<@" + cb.User.ID + ">"}); err != nil {
-		c.log.WarnContext(ctx, "slack: record who answered", "job", id, "err", err)
-	}
 	if r, posted, err := c.message(ctx, tenant, id); err == nil && posted {
 		_ = c.update(ctx, j, r)
 	}
@@ -156,7 +154,7 @@ func (c *Channel) answered(ctx context.Context, cb slackapi.InteractionCallback,
 // already tells the clicker, and only them, that the question is
 // settled, and changes nothing.
 func (c *Channel) already(ctx context.Context, cb slackapi.InteractionCallback, j *askonce.Job) {
-	c.ephemeral(ctx, cb, "Already settled: "+Settled(j, c.answerer(ctx, j.TenantID, j.ID)))
+	c.ephemeral(ctx, cb, "Already settled: "+Settled(j))
 }
 
 func (c *Channel) ephemeral(ctx context.Context, cb slackapi.InteractionCallback, text string) {
@@ -195,14 +193,15 @@ func (c *Channel) submit(w http.ResponseWriter, ctx context.Context, cb slackapi
 		}
 		answer = j.Question.Options[i]
 	}
-	j, _, err := e.StartAnswer(context.WithoutCancel(ctx), tenant, id, answer)
+	actx := askonce.WithAnswerer(context.WithoutCancel(ctx), askonce.Answerer{Via: askonce.ViaSlack, By: cb.User.ID})
+	j, _, err := e.StartAnswer(actx, tenant, id, answer)
 	var ae *askonce.Error
 	switch {
 	case err == nil:
 		w.WriteHeader(http.StatusOK)
 		go c.answered(context.WithoutCancel(ctx), cb, tenant, id, j, nil)
 	case askonce.ErrorCode(err) == askonce.ECONFLICT && errors.As(err, &ae) && ae.Job != nil:
-		modalError(w, "Already settled: "+Settled(ae.Job, c.answerer(ctx, tenant, id)))
+		modalError(w, "Already settled: "+Settled(ae.Job))
 	case askonce.ErrorCode(err) == askonce.EINVALID:
 		modalError(w, askonce.ErrorMessage(err))
 	default:

@@ -38,11 +38,9 @@ const (
 	settleKind = "askonce_slack_settle"
 
 	// msgQuestion is the question message ("<channel> <ts>"), msgOutcome
-	// the outcome in its thread, msgAnswerer who answered in Slack
-	// ("<@U…>").
+	// the outcome in its thread.
 	msgQuestion = "slack"
 	msgOutcome  = "slack-outcome"
-	msgAnswerer = "slack-answerer"
 )
 
 // DefaultAPIURL is Slack's Web API.
@@ -185,16 +183,6 @@ func (c *Channel) message(ctx context.Context, tenant, id string) (ref, bool, er
 	return r, true, nil
 }
 
-// answerer is who answered the job in Slack, as mrkdwn ("<@U…> in
-// Slack"), or "".
-func (c *Channel) answerer(ctx context.Context, tenant, id string) string {
-	m, err := c.cfg.Engine.Message(ctx, tenant, id, msgAnswerer)
-	if err != nil {
-		return ""
-	}
-	return m.Ref + " in Slack"
-}
-
 // sent tells OnSend and the log of a send's outcome, and turns a 429
 // into a snooze for its Retry-After.
 func (c *Channel) sent(ctx context.Context, kind, jobID string, err error) error {
@@ -310,7 +298,7 @@ func (w *settleWorker) Work(ctx context.Context, rj *river.Job[settleArgs]) erro
 // say how it ended, with no controls left.
 func (c *Channel) update(ctx context.Context, j *askonce.Job, r ref) error {
 	_, _, _, err := c.api.UpdateMessageContext(ctx, r.channel, r.ts,
-		slackapi.MsgOptionText(Escape(j.Title)+": "+Settled(j, c.answerer(ctx, j.TenantID, j.ID)), false),
-		slackapi.MsgOptionBlocks(SettledBlocks(j, c.answerer(ctx, j.TenantID, j.ID))...))
+		slackapi.MsgOptionText(Escape(j.Title)+": "+Settled(j), false),
+		slackapi.MsgOptionBlocks(SettledBlocks(j)...))
 	return c.sent(ctx, "update", j.ID, err)
 }

@@ -76,6 +76,7 @@ func FullJob(tenant string) *askonce.Job {
 	j.Answer = "hot"
 	j.AnswerSource = askonce.SourceUser
 	j.AnsweredAt = &answered
+	j.AnsweredVia, j.AnsweredBy = askonce.ViaSlack, "U0123ABCD"
 	j.ResolvedPrompt = askonce.ResolvedPrompt(j.Goal, j.Answer)
 	j.FallbackUsed = true
 	j.AnswerDelivered = true

@@ -72,6 +72,9 @@ func (h *Handler) answerForm(w http.ResponseWriter, r *http.Request) {
 	if j.Question != nil {
 		v.keep(preselected(r, j.Question), "", "")
 	}
+	if answeredVia(r) == askonce.ViaEmailLink {
+		v.Action += "?via=" + askonce.ViaEmailLink
+	}
 	h.render(w, http.StatusOK, "answer.html", page{Title: "Question", Scripts: []string{"answer.js"}, Data: v})
 }
 
@@ -85,6 +88,16 @@ func preselected(r *http.Request, q *askonce.Question) string {
 		}
 	}
 	return q.Default
+}
+
+// answeredVia is the channel of an answer given on the page: an
+// email's link (?via=email-link, which the email channel's links carry
+// and the form keeps), else the web.
+func answeredVia(r *http.Request) string {
+	if r.URL.Query().Get("via") == askonce.ViaEmailLink {
+		return askonce.ViaEmailLink
+	}
+	return askonce.ViaWeb
 }
 
 // liveLink finds the job of a link that still takes an answer. It has
@@ -123,7 +136,7 @@ func (h *Handler) answerSubmit(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	ctx := r.Context()
+	ctx := askonce.WithAnswerer(r.Context(), askonce.Answerer{Via: answeredVia(r)})
 	var err error
 	answer, other, path := formAnswer(r.PostForm)
 	switch r.PostForm.Get("action") {

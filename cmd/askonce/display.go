@@ -292,6 +292,7 @@ func printDetail(w io.Writer, d *client.JobDetail) {
 	}
 	if j.ClarificationAnswer != "" {
 		row("Answer", fmt.Sprintf("%s (from %s)", oneLine(j.ClarificationAnswer, 200), j.ClarificationSource))
+		row("Answered via", strings.TrimSpace(j.AnsweredVia+" "+oneLine(j.AnsweredBy, 100)))
 	}
 	row("Error", j.Error)
 	row("Attempts", strconv.Itoa(len(d.Attempts)))

@@ -164,13 +164,13 @@ func TestE2E_EmailQuestionWithBothPartsAndOptionLinksThenTheOutcomeAsAReply(t *t
 	if got := q.header.Get("Message-Id"); got != "<askonce."+id+"@example.com>" {
 		t.Errorf("Message-ID %q; want <askonce.%s@example.com>", got, id)
 	}
-	if !strings.Contains(q.text, "- frozen") || !strings.Contains(q.text, link+"?choice=1") || !strings.Contains(q.text, goal) {
+	if !strings.Contains(q.text, "- frozen") || !strings.Contains(q.text, link+"?choice=1&via=email-link") || !strings.Contains(q.text, goal) {
 		t.Errorf("text part lacks the options, the goal or the link with option 1 preselected:\n%s", q.text)
 	}
 	if strings.Contains(q.html, "<script>") || !strings.Contains(q.html, "&lt;script&gt;alert(1)&lt;/script&gt;") {
 		t.Errorf("HTML part does not escape the goal:\n%s", q.html)
 	}
-	choice := regexp.MustCompile(`<a href="([^"]+\?choice=1)">frozen</a>`).FindStringSubmatch(q.html)
+	choice := regexp.MustCompile(`<a href="([^"]+\?choice=1&amp;via=email-link)">frozen</a>`).FindStringSubmatch(q.html)
 	if choice == nil {
 		t.Fatalf("HTML part has no link of option frozen:\n%s", q.html)
 	}
@@ -188,9 +188,20 @@ func TestE2E_EmailQuestionWithBothPartsAndOptionLinksThenTheOutcomeAsAReply(t *t
 		t.Fatalf("after opening the option link the job is %s; want pending", str(j.body, "status"))
 	}
 
-	if a := in.do("POST", "/jobs/"+id+"/clarification", map[string]any{"answer": "frozen"}); a.status != 200 {
-		t.Fatalf("answer: %d %s", a.status, a.raw)
+	// The page's button answers, recorded as an answer from the email.
+	form := regexp.MustCompile(`<form method="post" action="([^"]+)"`).FindStringSubmatch(string(body))
+	if form == nil || !strings.HasSuffix(form[1], "?via=email-link") {
+		t.Fatalf("the page's form does not keep via=email-link: %v", form)
 	}
+	resp, err := http.PostForm(in.base+strings.ReplaceAll(form[1], "&amp;", "&"), map[string][]string{"answer": {"frozen"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	eventually(t, "the job answered from the email", func() bool {
+		j := in.do("GET", "/jobs/"+id, nil)
+		return str(j.body, "clarificationAnswer") == "frozen" && str(j.body, "answeredVia") == "email-link"
+	})
 	eventually(t, "the outcome reply to both addresses", func() bool {
 		return len(mb.to(t, "ann@example.com", "Re: Question:")) == 1 && len(mb.to(t, "bob@example.org", "Re: Question:")) == 1
 	})
@@ -198,7 +209,7 @@ func TestE2E_EmailQuestionWithBothPartsAndOptionLinksThenTheOutcomeAsAReply(t *t
 	if got := reply.header.Get("In-Reply-To"); got != "<askonce."+id+"@example.com>" {
 		t.Errorf("In-Reply-To %q; want the question's Message-ID", got)
 	}
-	if !strings.Contains(reply.text, "Answered: “frozen”") || !strings.Contains(reply.text, "Planned:") || reply.html == "" {
+	if !strings.Contains(reply.text, "Answered: “frozen” (via email-link)") || !strings.Contains(reply.text, "Planned:") || reply.html == "" {
 		t.Errorf("reply lacks the answer or the plan:\n%s", reply.text)
 	}
 	if n := len(mb.to(t, "ann@example.com", "Question:")); n != 1 {

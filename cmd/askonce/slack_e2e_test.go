@@ -273,6 +273,13 @@ func TestE2E_SlackSignedClickAnswersAndUpdatesTheMessage(t *testing.T) {
 		j := in.do("GET", "/jobs/"+id, nil)
 		return str(j.body, "clarificationAnswer") == "frozen" && str(j.body, "status") == "success"
 	})
+	// Who answered and where: on the job and in its answered event.
+	if j := in.do("GET", "/jobs/"+id, nil); str(j.body, "answeredVia") != "slack" || str(j.body, "answeredBy") != "U0ANN0001" {
+		t.Errorf("answeredVia %q, answeredBy %q; want slack, U0ANN0001", str(j.body, "answeredVia"), str(j.body, "answeredBy"))
+	}
+	if ev := in.do("GET", "/jobs/"+id+"/events", nil); !strings.Contains(string(ev.raw), `"answeredVia":"slack","answeredBy":"U0ANN0001"`) {
+		t.Errorf("no answered event with who answered:\n%s", ev.raw)
+	}
 	eventually(t, "the message updated with who answered and no controls", func() bool {
 		for _, u := range f.find("chat.update", nil) {
 			if strings.Contains(textOf(u.blocks(t)), "<@U0ANN0001> in Slack") && actionsOf(u.blocks(t)) == nil {
@@ -312,7 +319,7 @@ func TestE2E_SlackMessageUpdatedWhenAnsweredOverHTTP(t *testing.T) {
 	}
 	eventually(t, "the message updated", func() bool {
 		return len(f.find("chat.update", func(v url.Values) bool {
-			return strings.Contains(textOf(slackCall{form: v}.blocks(t)), "Answered “hot” outside Slack") && !strings.Contains(v.Get("blocks"), `"actions"`)
+			return strings.Contains(textOf(slackCall{form: v}.blocks(t)), "Answered “hot” over the HTTP API") && !strings.Contains(v.Get("blocks"), `"actions"`)
 		})) > 0
 	})
 	if n := len(f.question("default", id)); n != 1 {

@@ -3,6 +3,8 @@
 
 -- +goose Up
 ALTER TABLE jobs ADD COLUMN notify text;
+ALTER TABLE jobs ADD COLUMN answered_via text NOT NULL DEFAULT '';
+ALTER TABLE jobs ADD COLUMN answered_by text NOT NULL DEFAULT '';
 CREATE TABLE notify_messages (
     tenant_id text NOT NULL,
     job_id    text NOT NULL,
@@ -13,4 +15,6 @@ CREATE TABLE notify_messages (
 
 -- +goose Down
 DROP TABLE notify_messages;
+ALTER TABLE jobs DROP COLUMN answered_by;
+ALTER TABLE jobs DROP COLUMN answered_via;
 ALTER TABLE jobs DROP COLUMN notify;
