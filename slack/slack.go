@@ -33,9 +33,10 @@ import (
 
 // Names of the River queue and jobs, and of the stored messages.
 const (
-	queue      = "askonce_slack"
-	postKind   = "askonce_slack_post"
-	settleKind = "askonce_slack_settle"
+	queue       = "askonce_slack"
+	postKind    = "askonce_slack_post"
+	settleKind  = "askonce_slack_settle"
+	outcomeKind = "askonce_slack_outcome"
 
 	// msgQuestion is the question message ("<channel> <ts>"), msgOutcome
 	// the outcome in its thread.
@@ -121,14 +122,22 @@ type postArgs struct {
 
 func (postArgs) Kind() string { return postKind }
 
-// settleArgs updates the message of a job that stopped pending, and
-// puts its outcome in the thread once it ended.
+// settleArgs updates the message of a job that stopped pending.
 type settleArgs struct {
 	TenantID string `json:"tenantId" river:"unique"`
 	JobID    string `json:"jobId" river:"unique"`
 }
 
 func (settleArgs) Kind() string { return settleKind }
+
+// outcomeArgs puts the outcome of a job in its message's thread once the
+// job ended.
+type outcomeArgs struct {
+	TenantID string `json:"tenantId" river:"unique"`
+	JobID    string `json:"jobId" river:"unique"`
+}
+
+func (outcomeArgs) Kind() string { return outcomeKind }
 
 // Queue names the channel's River queue.
 func (c *Channel) Queue() string { return queue }
@@ -138,7 +147,10 @@ func (c *Channel) Register(w *river.Workers) error {
 	if err := river.AddWorkerSafely(w, &postWorker{c: c}); err != nil {
 		return err
 	}
-	return river.AddWorkerSafely(w, &settleWorker{c: c})
+	if err := river.AddWorkerSafely(w, &settleWorker{c: c}); err != nil {
+		return err
+	}
+	return river.AddWorkerSafely(w, &outcomeWorker{c: c})
 }
 
 // Jobs returns the River job for ev of a job that names a Slack
@@ -151,7 +163,7 @@ func (c *Channel) Jobs(j *askonce.Job, ev askonce.QuestionEvent) []river.JobArgs
 	case askonce.QuestionAsked:
 		return []river.JobArgs{postArgs{TenantID: j.TenantID, JobID: j.ID}}
 	case askonce.QuestionResolved:
-		return []river.JobArgs{settleArgs{TenantID: j.TenantID, JobID: j.ID}}
+		return []river.JobArgs{settleArgs{TenantID: j.TenantID, JobID: j.ID}, outcomeArgs{TenantID: j.TenantID, JobID: j.ID}}
 	}
 	return nil
 }
@@ -261,8 +273,7 @@ func (w *settleWorker) NextRetry(rj *river.Job[settleArgs]) time.Time {
 	return time.Now().Add(w.c.cfg.Backoff(rj.Attempt))
 }
 
-// Work updates the message to how the question ended, then, once the
-// job ended, puts its outcome in the thread.
+// Work updates the message to how the question ended.
 func (w *settleWorker) Work(ctx context.Context, rj *river.Job[settleArgs]) error {
 	c, a := w.c, rj.Args
 	r, posted, err := c.message(ctx, a.TenantID, a.JobID)
@@ -276,14 +287,37 @@ func (w *settleWorker) Work(ctx context.Context, rj *river.Job[settleArgs]) erro
 	if err != nil {
 		return err
 	}
-	if err := c.update(ctx, j, r); err != nil {
+	return c.update(ctx, j, r)
+}
+
+type outcomeWorker struct {
+	river.WorkerDefaults[outcomeArgs]
+	c *Channel
+}
+
+func (w *outcomeWorker) NextRetry(rj *river.Job[outcomeArgs]) time.Time {
+	return time.Now().Add(w.c.cfg.Backoff(rj.Attempt))
+}
+
+// Work waits for the job to end, then puts its outcome in the thread.
+func (w *outcomeWorker) Work(ctx context.Context, rj *river.Job[outcomeArgs]) error {
+	c, a := w.c, rj.Args
+	r, posted, err := c.message(ctx, a.TenantID, a.JobID)
+	if err != nil || !posted {
+		return err
+	}
+	if _, err := c.cfg.Engine.Message(ctx, a.TenantID, a.JobID, msgOutcome); err == nil {
+		return nil // in the thread already
+	}
+	j, err := c.cfg.Engine.Get(ctx, a.TenantID, a.JobID)
+	if askonce.ErrorCode(err) == askonce.ENOTFOUND {
+		return river.JobCancel(err)
+	}
+	if err != nil {
 		return err
 	}
 	if !j.Status.Terminal() {
-		return river.JobSnooze(c.settledPoll) // still planning: the outcome comes later
-	}
-	if _, err := c.cfg.Engine.Message(ctx, j.TenantID, j.ID, msgOutcome); err == nil {
-		return nil
+		return river.JobSnooze(c.settledPoll) // still planning
 	}
 	_, ts, err := c.api.PostMessageContext(ctx, r.channel, slackapi.MsgOptionTS(r.ts),
 		slackapi.MsgOptionText(Outcome(j), false), slackapi.MsgOptionDisableLinkUnfurl())
