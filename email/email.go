@@ -216,14 +216,18 @@ func (c *Channel) sentBefore(ctx context.Context, j *askonce.Job, kind, to strin
 	return err == nil
 }
 
-// send sends m and records it, telling OnSend and the log.
-func (c *Channel) send(ctx context.Context, j *askonce.Job, kind, to string, m *mail.Msg) error {
+// send sends m and records it, telling OnSend, the job's events and the
+// log; attempt is the River job's try.
+func (c *Channel) send(ctx context.Context, j *askonce.Job, kind, to string, attempt int, m *mail.Msg) error {
 	client, err := mail.NewClient(c.host, c.options...)
 	if err == nil {
 		err = client.DialAndSendWithContext(ctx, m)
 	}
 	if c.cfg.OnSend != nil {
 		c.cfg.OnSend(kind, err)
+	}
+	if nerr := c.cfg.Engine.Notified(ctx, askonce.Notification{TenantID: j.TenantID, JobID: j.ID, Channel: "email", Kind: kind, To: to, Err: err, Attempt: attempt}); nerr != nil {
+		c.log.WarnContext(ctx, "email: record the send in the job's events", "job", j.ID, "err", nerr)
 	}
 	if err != nil {
 		// go-mail's errors name the server and the SMTP reply, never
@@ -290,7 +294,7 @@ func (w *questionWorker) Work(ctx context.Context, rj *river.Job[questionArgs]) 
 	}
 	m.SetBodyString(mail.TypeTextPlain, text)
 	m.AddAlternativeString(mail.TypeTextHTML, html)
-	return c.send(ctx, j, "question", a.To, m)
+	return c.send(ctx, j, "question", a.To, rj.Attempt, m)
 }
 
 type outcomeWorker struct {
@@ -332,5 +336,5 @@ func (w *outcomeWorker) Work(ctx context.Context, rj *river.Job[outcomeArgs]) er
 	}
 	m.SetBodyString(mail.TypeTextPlain, text)
 	m.AddAlternativeString(mail.TypeTextHTML, html)
-	return c.send(ctx, j, "outcome", a.To, m)
+	return c.send(ctx, j, "outcome", a.To, rj.Attempt, m)
 }

@@ -147,7 +147,7 @@ func (c *Channel) answered(ctx context.Context, cb slackapi.InteractionCallback,
 		return
 	}
 	if r, posted, err := c.message(ctx, tenant, id); err == nil && posted {
-		_ = c.update(ctx, j, r)
+		_ = c.update(ctx, j, r, 0)
 	}
 }
 
@@ -166,7 +166,7 @@ func (c *Channel) ephemeral(ctx context.Context, cb slackapi.InteractionCallback
 		return
 	}
 	_, err := c.api.PostEphemeralContext(ctx, channel, cb.User.ID, slackapi.MsgOptionText(text, false))
-	_ = c.sent(ctx, "ephemeral", "", err)
+	_ = c.sent(ctx, "ephemeral", nil, 0, err)
 }
 
 // submit answers with the modal's input. The response closes the modal,

@@ -195,11 +195,18 @@ func (c *Channel) message(ctx context.Context, tenant, id string) (ref, bool, er
 	return r, true, nil
 }
 
-// sent tells OnSend and the log of a send's outcome, and turns a 429
-// into a snooze for its Retry-After.
-func (c *Channel) sent(ctx context.Context, kind, jobID string, err error) error {
+// sent tells OnSend, the job's events (when j is set) and the log of a
+// send's outcome, and turns a 429 into a snooze for its Retry-After.
+func (c *Channel) sent(ctx context.Context, kind string, j *askonce.Job, attempt int, err error) error {
 	if c.cfg.OnSend != nil {
 		c.cfg.OnSend(kind, err)
+	}
+	jobID := ""
+	if j != nil {
+		jobID = j.ID
+		if nerr := c.cfg.Engine.Notified(ctx, askonce.Notification{TenantID: j.TenantID, JobID: j.ID, Channel: "slack", Kind: kind, Err: err, Attempt: attempt}); nerr != nil {
+			c.log.WarnContext(ctx, "slack: record the send in the job's events", "job", j.ID, "err", nerr)
+		}
 	}
 	if err == nil {
 		c.log.InfoContext(ctx, "slack: sent", "kind", kind, "job", jobID)
@@ -248,7 +255,7 @@ func (w *postWorker) Work(ctx context.Context, rj *river.Job[postArgs]) error {
 		slackapi.MsgOptionText(Escape(j.Title+": "+j.Question.Text), false),
 		slackapi.MsgOptionBlocks(QuestionBlocks(j, url)...),
 		slackapi.MsgOptionDisableLinkUnfurl())
-	if err := c.sent(ctx, "post", j.ID, err); err != nil {
+	if err := c.sent(ctx, "post", j, rj.Attempt, err); err != nil {
 		return err
 	}
 	m, err := c.cfg.Engine.PutMessage(ctx, askonce.Message{TenantID: j.TenantID, JobID: j.ID, Channel: msgQuestion, Ref: ref{channel, ts}.String()})
@@ -259,7 +266,7 @@ func (w *postWorker) Work(ctx context.Context, rj *river.Job[postArgs]) error {
 	// message, so settle it here (settling twice is harmless).
 	if j, err = c.cfg.Engine.Get(ctx, a.TenantID, a.JobID); err == nil && j.Status != askonce.StatusPending {
 		r, _ := parseRef(m.Ref)
-		return c.update(ctx, j, r)
+		return c.update(ctx, j, r, rj.Attempt)
 	}
 	return nil
 }
@@ -287,7 +294,7 @@ func (w *settleWorker) Work(ctx context.Context, rj *river.Job[settleArgs]) erro
 	if err != nil {
 		return err
 	}
-	return c.update(ctx, j, r)
+	return c.update(ctx, j, r, rj.Attempt)
 }
 
 type outcomeWorker struct {
@@ -321,7 +328,7 @@ func (w *outcomeWorker) Work(ctx context.Context, rj *river.Job[outcomeArgs]) er
 	}
 	_, ts, err := c.api.PostMessageContext(ctx, r.channel, slackapi.MsgOptionTS(r.ts),
 		slackapi.MsgOptionText(Outcome(j), false), slackapi.MsgOptionDisableLinkUnfurl())
-	if err := c.sent(ctx, "outcome", j.ID, err); err != nil {
+	if err := c.sent(ctx, "outcome", j, rj.Attempt, err); err != nil {
 		return err
 	}
 	_, err = c.cfg.Engine.PutMessage(ctx, askonce.Message{TenantID: j.TenantID, JobID: j.ID, Channel: msgOutcome, Ref: ts})
@@ -329,10 +336,12 @@ func (w *outcomeWorker) Work(ctx context.Context, rj *river.Job[outcomeArgs]) er
 }
 
 // update rewrites the question message of j, which stopped pending, to
-// say how it ended, with no controls left.
-func (c *Channel) update(ctx context.Context, j *askonce.Job, r ref) error {
+// say how it ended, with no controls left. attempt is the River job's
+// try, 0 outside one.
+func (c *Channel) update(ctx context.Context, j *askonce.Job, r ref, attempt int) error {
 	_, _, _, err := c.api.UpdateMessageContext(ctx, r.channel, r.ts,
 		slackapi.MsgOptionText(Escape(j.Title)+": "+Settled(j), false),
 		slackapi.MsgOptionBlocks(SettledBlocks(j)...))
-	return c.sent(ctx, "update", j.ID, err)
+	return c.sent(ctx, "update", j, attempt, err)
 }
+

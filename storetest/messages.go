@@ -36,6 +36,34 @@ var messageTests = []test{
 		_, err = ms.Message(t.Context(), NewTenant(), j.ID, "slack")
 		wantCode(t, "other tenant", err, askonce.ENOTFOUND)
 	}},
+	{"AppendEventAddsTheNextEventAndLeavesTheJob", func(t *testing.T, s askonce.Store) {
+		ea, ok := s.(askonce.EventAppender)
+		if !ok {
+			t.Fatalf("%T appends no events (askonce.EventAppender)", s)
+		}
+		j := NewJob(NewTenant())
+		if err := s.CreateJob(t.Context(), &askonce.Change{Job: j, Events: []askonce.Event{{Type: askonce.EventCreated}}}); err != nil {
+			t.Fatal(err)
+		}
+		before, err := s.GetJob(t.Context(), j.TenantID, j.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ev := askonce.Event{TenantID: j.TenantID, JobID: j.ID, Type: askonce.EventNotifyFailed, At: Now(), Data: []byte(`{"channel":"slack"}`)}
+		if err := ea.AppendEvent(t.Context(), ev); err != nil {
+			t.Fatal(err)
+		}
+		evs, err := s.Events(t.Context(), j.TenantID, j.ID, 0, 0)
+		if err != nil || len(evs) != 2 || evs[1].Type != askonce.EventNotifyFailed || evs[1].ID <= evs[0].ID || string(evs[1].Data) != `{"channel":"slack"}` {
+			t.Fatalf("events %+v, %v; want created then notify_failed", evs, err)
+		}
+		after, err := s.GetJob(t.Context(), j.TenantID, j.ID)
+		if err != nil || after.Version != before.Version || !after.UpdatedAt.Equal(before.UpdatedAt) {
+			t.Fatalf("the job moved: version %d -> %d, updated %v -> %v (%v)", before.Version, after.Version, before.UpdatedAt, after.UpdatedAt, err)
+		}
+		err = ea.AppendEvent(t.Context(), askonce.Event{TenantID: NewTenant(), JobID: j.ID, Type: askonce.EventNotified, At: Now()})
+		wantCode(t, "another tenant's job", err, askonce.ENOTFOUND)
+	}},
 	{"RacingPutsAgreeOnOneWinner", func(t *testing.T, s askonce.Store) {
 		ms := messageStore(t, s)
 		j := NewJob(NewTenant())

@@ -236,6 +236,10 @@ func TestE2E_EmailOutageNeverBlocksAskingOrAnswering(t *testing.T) {
 		m := in.do("GET", "/metrics", nil)
 		return strings.Contains(string(m.raw), `askonce_channel_sends_total{channel="email",kind="question",outcome="error"}`)
 	})
+	eventually(t, "a notify_failed event on the job", func() bool {
+		ev := in.do("GET", "/jobs/"+id+"/events", nil)
+		return strings.Contains(string(ev.raw), `"type":"notify_failed"`) && strings.Contains(string(ev.raw), `"channel":"email"`)
+	})
 	tok := strings.TrimPrefix(link, in.base)
 	resp, err := http.PostForm(in.base+tok, map[string][]string{"answer": {"hot"}})
 	if err != nil {

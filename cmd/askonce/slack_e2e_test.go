@@ -422,6 +422,13 @@ func TestE2E_SlackOutageNeverBlocksAskingOrAnswering(t *testing.T) {
 		t.Fatalf("answer page with Slack down: %v %v", err, page)
 	}
 	page.Body.Close()
+	eventually(t, "a notify_failed event on the job", func() bool {
+		ev := in.do("GET", "/jobs/"+id+"/events", nil)
+		return strings.Contains(string(ev.raw), `"type":"notify_failed"`) && strings.Contains(string(ev.raw), `"channel":"slack"`)
+	})
 	f.setDown(false)
 	eventually(t, "the message once Slack is back", func() bool { return len(f.question("default", id)) == 1 })
+	eventually(t, "a notified event on the job", func() bool {
+		return strings.Contains(string(in.do("GET", "/jobs/"+id+"/events", nil).raw), `"type":"notified"`)
+	})
 }
