@@ -344,4 +344,3 @@ func (c *Channel) update(ctx context.Context, j *askonce.Job, r ref, attempt int
 		slackapi.MsgOptionBlocks(SettledBlocks(j)...))
 	return c.sent(ctx, "update", j, attempt, err)
 }
-
