@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/email"
 )
 
 // ?choice=N (the email channel's option links) shows option N chosen
@@ -36,5 +37,22 @@ func TestAnswerPage_ChoiceParameterPreselectsTheOptionAndAnswersNothing(t *testi
 	got, err := s.engine.Get(t.Context(), "", j.ID)
 	if err != nil || got.Status != askonce.StatusPending {
 		t.Fatalf("after the GETs the job is %v (%v); want still pending", got.Status, err)
+	}
+}
+
+// In Chromium, an email's option link shows the option chosen and one
+// click answers with it, recorded as coming from the email.
+func TestBrowser_EmailOptionLinkAnswersAfterOneClick(t *testing.T) {
+	t.Parallel()
+	requireBrowser(t)
+	s := newLinkSite(t, linkOptions{})
+	j, link := s.ask(t, selectGoal)
+	if j.Question.Options[1] != "frozen" {
+		t.Fatalf("options %v; want frozen second", j.Question.Options)
+	}
+	browserScript(t, s.srv.URL, "answer_choice", "LINK="+email.ChoiceURL(link, 1))
+	got, err := s.engine.Get(t.Context(), "", j.ID)
+	if err != nil || got.Answer != "frozen" || got.AnsweredVia != askonce.ViaEmailLink {
+		t.Fatalf("job answered %q via %q (%v); want frozen via email-link", got.Answer, got.AnsweredVia, err)
 	}
 }
