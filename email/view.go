@@ -147,7 +147,9 @@ Goal: {{.Goal}}
 {{range .Options}}
   - {{.Text}}{{if .Default}} (default){{end}}{{if .Link}}
     {{.Link}}{{end}}{{end}}
-{{if .Default}}
+{{if .AllowOther}}
+Or give an answer of your own on the answer page.
+{{end}}{{if .Default}}
 If no one answers, the default "{{.Default}}" is used{{if .Expires}} at {{.Expires}}{{end}}.
 {{else if .Expires}}
 The question expires at {{.Expires}}.
@@ -168,7 +170,8 @@ var questionHTML = htmltemplate.Must(htmltemplate.New("q").Parse(`<!DOCTYPE html
 {{range .Options}}<li>{{if .Link}}<a href="{{.Link}}">{{.Text}}</a>{{else}}{{.Text}}{{end}}{{if .Default}} <em>(default)</em>{{end}}</li>
 {{end}}</ul>
 {{end}}
-{{if .Default}}<p>If no one answers, the default “{{.Default}}” is used{{if .Expires}} at {{.Expires}}{{end}}.</p>
+{{if .AllowOther}}<p>Or give an answer of your own on the answer page.</p>
+{{end}}{{if .Default}}<p>If no one answers, the default “{{.Default}}” is used{{if .Expires}} at {{.Expires}}{{end}}.</p>
 {{else if .Expires}}<p>The question expires at {{.Expires}}.</p>
 {{end}}{{if .Link}}<p><a href="{{.Link}}">Open the answer page</a> to answer, decline or cancel. Choosing an option above opens the page with it chosen; its button answers.</p>
 <p style="color: #777; font-size: small">Anyone holding these links can answer; do not forward this mail.</p>
