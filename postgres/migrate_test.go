@@ -117,6 +117,9 @@ var versionRows = map[int64]string{
 	// Version 4 (candidates) writes the same rows: a job without
 	// candidates (the column NULL), which reads back as nil.
 	4: version1Rows,
+	// Version 5 (list indexes) adds indexes only: the same rows, read
+	// back without recipients (00006_notify).
+	5: version1Rows,
 }
 
 const version1Rows = `

@@ -311,6 +311,7 @@ func printDetail(w io.Writer, d *client.JobDetail) {
 	row("Profile", j.Profile)
 	row("Files", strings.Join(j.Files, ", "))
 	row("Candidates", fewOf(j.Candidates, shownCandidates))
+	row("Notify", recipientsLine(j.Notify))
 	row("Clarification", string(j.ClarificationStatus))
 	if j.ClarificationQuestion != "" {
 		row("Question", fmt.Sprintf("%s [%s]", j.ClarificationQuestion, j.ClarificationType))
@@ -324,6 +325,7 @@ func printDetail(w io.Writer, d *client.JobDetail) {
 	}
 	if j.ClarificationAnswer != "" {
 		row("Answer", fmt.Sprintf("%s (from %s)", oneLine(j.ClarificationAnswer, 200), j.ClarificationSource))
+		row("Answered via", strings.TrimSpace(j.AnsweredVia+" "+oneLine(j.AnsweredBy, 100)))
 	}
 	row("Error", j.Error)
 	row("Attempts", strconv.Itoa(len(d.Attempts)))

@@ -29,6 +29,7 @@ type runConfig struct {
 	conn
 	Session, Profile, Files, Answer string
 	GoalFile                        string
+	NotifySlack, NotifyEmail        string
 	JSON, NoInput                   bool
 	Candidates                      candidateFlags
 }
@@ -42,6 +43,8 @@ func runJob(ctx context.Context, args []string, getenv func(string) string, stdi
 	s.String(&c.Files, "files", "", "comma-separated files the goal is about (offered by TARGET_FILE questions); empty: the working tree's files (git: those .gitignore does not exclude), up to 500")
 	c.Candidates.flags(s)
 	s.String(&c.Answer, "answer", "", "answer the question, if one is asked, with this text (a number picks an option)")
+	s.String(&c.NotifySlack, "notify-slack", "", "Slack channel (C…) or user (U…) id the question is sent to (the server needs --slack-bot-token); empty: the server's default")
+	s.String(&c.NotifyEmail, "notify-email", "", "comma-separated addresses the question is emailed to (the server needs --smtp-url); empty: the server's default")
 	s.Bool(&c.JSON, "json", false, "print the job as JSON instead of the plan tree")
 	s.Bool(&c.NoInput, "no-input", false, "never show a picker: print numbered options and read the answer from stdin")
 	s.String(&c.GoalFile, "goal-file", "", "read the goal from this file (- for stdin) instead of the arguments; the answer then comes from --answer or a picker")
@@ -119,7 +122,8 @@ func (c *runConfig) run(ctx context.Context, cl *client.Client, goal string, can
 	if len(files) == 0 {
 		files = c.projectFiles()
 	}
-	j, err := cl.CreateAsync(ctx, client.CreateRequest{Goal: goal, SessionID: c.Session, Profile: c.Profile, Files: files, Candidates: candidates})
+	j, err := cl.CreateAsync(ctx, client.CreateRequest{Goal: goal, SessionID: c.Session, Profile: c.Profile, Files: files, Candidates: candidates,
+		Notify: recipients(c.NotifySlack, c.NotifyEmail)})
 	if err == nil {
 		j, err = settle(ctx, cl, j, ui)
 	}

@@ -68,6 +68,7 @@ type serveConfig struct {
 	MCPIdle          time.Duration
 	MCPMaxSessions   int
 	MCPMaxCalls      int
+	Notify           notifyConfig
 }
 
 const serveSummary = `Runs the askonce HTTP API. The defaults need no keys and no network: the
@@ -111,6 +112,7 @@ func serveFlags(getenv func(string) string, out io.Writer) (*settings, *serveCon
 	s.Duration(&c.MCPIdle, "mcp-session-timeout", mcp.DefaultSessionTimeout, "close an MCP session (/mcp) that has had no request for this long; a call in progress keeps it (negative: never)")
 	s.Int(&c.MCPMaxSessions, "mcp-max-sessions", mcp.DefaultMaxSessions, "live MCP sessions per API key; one more initialize is a JSON-RPC error (negative: no limit)")
 	s.Int(&c.MCPMaxCalls, "mcp-max-calls", mcp.DefaultMaxCalls, "MCP tool calls in flight per API key, waiting elicitations included; one more is a JSON-RPC error (negative: no limit)")
+	c.Notify.flags(s)
 	s.String(&c.LogLevel, "log-level", "info", "debug, info, warn or error")
 	s.String(&c.LogFormat, "log-format", "text", "text or json")
 	return s, c
@@ -190,7 +192,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	// question notification inside the ask's, through the dispatcher,
 	// which needs the store: the hook joins them.
 	var hook dispatch.Hook
-	st, queue, err := openStore(ctx, c.DB, storeHooks{hook: &hook, dispatch: builder != nil, notify: notifier != nil, log: log})
+	st, queue, err := openStore(ctx, c.DB, storeHooks{hook: &hook, dispatch: builder != nil, notify: notifier != nil || c.Notify.enabled(), log: log})
 	if err != nil {
 		return err
 	}
@@ -209,9 +211,15 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		Owner: c.replicaID(), PlanningLease: c.PlanningLease,
 		InterpretTimeout: c.InterpretTimeout, HardCap: askonce.HardCap(c.HardCap), Logger: log,
 		Observer: metrics.NewObserver(reg), LinkSecret: linkSecret,
+		DefaultRecipients: c.Notify.defaults(),
 	}
 	var d *dispatch.Dispatcher
-	if builder != nil || notifier != nil {
+	channels, err := c.Notify.channels(engine, func(j *askonce.Job) string { return engine.AnswerURL(publicURL, j) },
+		exponential(c.DeliveryBackoff, 5*time.Minute), reg, log)
+	if err != nil {
+		return err
+	}
+	if builder != nil || notifier != nil || len(channels.list) > 0 {
 		// A try may take the builder's timeout plus its recording; a try
 		// of a process that died is retried soon after that.
 		jobTimeout := c.BuilderTimeout + 5*time.Second
@@ -220,6 +228,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 			Backoff: exponential(c.DeliveryBackoff, 5*time.Minute), JobTimeout: jobTimeout,
 			RescueAfter: jobTimeout + 5*time.Second, Logger: log, OnDelivery: reg.ObserveDelivery,
 			Notify: notifier, AnswerURL: func(j *askonce.Job) string { return engine.QuestionURL(publicURL, j) },
+			Channels: channels.list,
 		}
 		queue(&cfg)
 		d, err = dispatch.New(ctx, cfg)
@@ -227,6 +236,11 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 			return err
 		}
 		hook.Set(d)
+	}
+
+	// Deliveries and notifications start once the engine they use is
+	// set.
+	if d != nil {
 		if err := d.Start(context.WithoutCancel(ctx)); err != nil {
 			return err
 		}
@@ -240,6 +254,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		// The answer page, the inbox and MCP share the server: its
 		// access log (tokens redacted), metrics and panic recovery.
 		Mount: func(mux *http.ServeMux) {
+			channels.mount(mux)
 			pages := web.New(web.Config{Engine: engine, Keys: keys, Logger: log, TrustedProxies: proxies})
 			for _, p := range web.Patterns {
 				mux.Handle(p, pages)
@@ -327,6 +342,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 }
 
 func (c *serveConfig) check() error {
+	if err := c.Notify.check(); err != nil {
+		return err
+	}
 	if err := oneOf("hard-cap", c.HardCap, string(askonce.HardCapFallback), string(askonce.HardCapFail)); err != nil {
 		return err
 	}

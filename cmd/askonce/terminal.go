@@ -163,7 +163,7 @@ func (c *conn) open(ctx context.Context) (*client.Client, func(), error) {
 	engine := &askonce.Engine{Store: st, Interpreter: interp}
 	// Questions that waited past their time expire before anything reads them.
 	engine.ExpireDue(ctx)
-	api := server.New(server.Config{Engine: engine, Idempotency: st})
+	api := server.New(server.Config{Engine: engine, Idempotency: st, AnsweredVia: askonce.ViaTerminal})
 	return client.NewHandler(api), func() { api.CloseStreams(); st.Close() }, nil
 }
 
