@@ -53,9 +53,10 @@ type askedData struct {
 
 // answeredData is the data of answered and auto_resolved events.
 type answeredData struct {
-	Answer   string `json:"answer"`
-	Question string `json:"question"`
-	Source   Source `json:"source"`
+	Answer   string     `json:"answer"`
+	Memory   *MemoryRef `json:"memory,omitempty"`
+	Question string     `json:"question"`
+	Source   Source     `json:"source"`
 }
 
 type fallbackData struct {

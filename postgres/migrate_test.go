@@ -175,7 +175,7 @@ func TestMigrateFromThePreviousVersionKeepsItsRows(t *testing.T) {
 	if err != nil || len(evs) != 2 || evs[1].Type != askonce.EventAsked {
 		t.Fatalf("events %v (%v), want created and asked", evs, err)
 	}
-	if h, err := s.LookupHistory(ctx, "acme", "sess", "h1"); err != nil || h.Answer != "yes" {
+	if h, err := s.LookupHistory(ctx, askonce.HistoryQuery{TenantID: "acme", SessionID: "sess", QuestionHash: "h1"}); err != nil || h.Answer != "yes" {
 		t.Errorf("history %+v (%v), want the answer yes", h, err)
 	}
 	if lj, err := s.JobByAnswerLink(ctx, []byte{1, 2}); err != nil || lj.ID != id {

@@ -106,7 +106,7 @@ func TestMigrationToTheJobLogKeepsEveryRecord(t *testing.T) {
 		evs[1].Type != askonce.EventAsked || evs[1].At.UnixNano() != 200 || evs[1].TenantID != "t" || evs[1].JobID != "a" {
 		t.Fatalf("events of a after the migration: %+v, %v", evs, err)
 	}
-	if h, err := s.LookupHistory(ctx, "t", "s", "h"); err != nil || h.Answer != "copper" {
+	if h, err := s.LookupHistory(ctx, askonce.HistoryQuery{TenantID: "t", SessionID: "s", QuestionHash: "h"}); err != nil || h.Answer != "copper" {
 		t.Errorf("history after the migration: %+v, %v", h, err)
 	}
 

@@ -123,7 +123,7 @@ var sharedTests = []sharedTest{
 		got.Status = askonce.StatusSuccess
 		update(t, b, &askonce.Change{Job: got, History: &askonce.HistoryEntry{
 			QuestionHash: qh, Type: askonce.QuestionFreeText, Question: "Which colour?", Answer: "red"}})
-		h, err := a.LookupHistory(t.Context(), j.TenantID, j.SessionID, qh)
+		h, err := a.LookupHistory(t.Context(), askonce.HistoryQuery{TenantID: j.TenantID, SessionID: j.SessionID, QuestionHash: qh})
 		if err != nil || h.Answer != "red" || h.JobID != j.ID {
 			t.Fatalf("the first store looks up %+v (%v), want the answer red of job %s", h, err, j.ID)
 		}
