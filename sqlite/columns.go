@@ -49,6 +49,7 @@ type jobRow struct {
 	j                                         askonce.Job
 	mode, hardCap, status, clar, dispatch     string
 	files, candidates, specSchema, plan       sql.NullString
+	memory, answerMemory                      sql.NullString
 	qText, qType, qOptions, qDefault, qReason sql.NullString
 	answer, source, resolved, result          sql.NullString
 	qCosmetic, qAllowOther                    bool
@@ -93,6 +94,7 @@ var jobTable = []jobColumn{
 	{"type", true, fixedColumn, func(j *askonce.Job) (any, error) { return stringsArg(j.Files) }, func(r *jobRow) any { return &r.files }},
 	{"more", true, fixedColumn, plain(func(j *askonce.Job) any { return rawArg(j.SpecSchema) }), func(r *jobRow) any { return &r.specSchema }},
 	{"candidates", true, fixedColumn, func(j *askonce.Job) (any, error) { return stringsArg(j.Candidates) }, func(r *jobRow) any { return &r.candidates }},
+	{"memory", true, fixedColumn, func(j *askonce.Job) (any, error) { return jsonArg(j.Memory) }, func(r *jobRow) any { return &r.memory }},
 
 	{"title", false, stateColumn, plain(func(j *askonce.Job) any { return j.Title }), func(r *jobRow) any { return &r.j.Title }},
 	{"status", false, stateColumn, plain(func(j *askonce.Job) any { return string(j.Status) }), func(r *jobRow) any { return &r.status }},
@@ -108,6 +110,7 @@ var jobTable = []jobColumn{
 	{"clarification_answer", false, stateColumn, plain(func(j *askonce.Job) any { return textArg(j.Answer) }), func(r *jobRow) any { return &r.answer }},
 	{"clarification_source", false, stateColumn, plain(func(j *askonce.Job) any { return textArg(string(j.AnswerSource)) }), func(r *jobRow) any { return &r.source }},
 	{"clarification_answered_at", false, stateColumn, plain(func(j *askonce.Job) any { return timePtrArg(j.AnsweredAt) }), func(r *jobRow) any { return &r.answeredAt }},
+	{"clarification_memory", false, stateColumn, func(j *askonce.Job) (any, error) { return jsonArg(j.AnswerMemory) }, func(r *jobRow) any { return &r.answerMemory }},
 	{"resolved_prompt", false, stateColumn, plain(func(j *askonce.Job) any { return textArg(j.ResolvedPrompt) }), func(r *jobRow) any { return &r.resolved }},
 	{"fallback_used", false, stateColumn, plain(func(j *askonce.Job) any { return boolArg(j.FallbackUsed) }), func(r *jobRow) any { return &r.j.FallbackUsed }},
 	{"answer_delivered", false, stateColumn, plain(func(j *askonce.Job) any { return boolArg(j.AnswerDelivered) }), func(r *jobRow) any { return &r.j.AnswerDelivered }},
@@ -268,6 +271,12 @@ func (r *jobRow) job() (*askonce.Job, error) {
 	}
 	if j.Candidates, err = fromNullStrings(r.candidates); err != nil {
 		return nil, fmt.Errorf("decode candidates of job %s: %w", j.ID, err)
+	}
+	if j.Memory, err = fromNullJSON[askonce.Memory](r.memory); err != nil {
+		return nil, fmt.Errorf("decode memory of job %s: %w", j.ID, err)
+	}
+	if j.AnswerMemory, err = fromNullJSON[askonce.MemoryRef](r.answerMemory); err != nil {
+		return nil, fmt.Errorf("decode clarification memory of job %s: %w", j.ID, err)
 	}
 	if r.qType.Valid {
 		q := &askonce.Question{

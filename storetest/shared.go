@@ -128,6 +128,7 @@ var sharedTests = []sharedTest{
 			t.Fatalf("the first store looks up %+v (%v), want the answer red of job %s", h, err, j.ID)
 		}
 	}},
+	{"RacingFirstAnswersKeepOneEntryTheNewest", racingFirstAnswers},
 	{"OnlyOneOfRetriesRacingThroughBothStoresTakesOver", func(t *testing.T, a, b askonce.Store) {
 		ia, ok1 := a.(server.IdempotencyStore)
 		ib, ok2 := b.(server.IdempotencyStore)
