@@ -1,0 +1,53 @@
+package main_test
+
+import (
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// askonce run --memory project --project NAME: the second agent (another
+// session) is answered from the project's memory, which askonce memory
+// lists and forgets; --no-remember keeps an answer out of it; --fresh
+// asks anyway.
+func TestCLI_MemoryProjectRunListForget(t *testing.T) {
+	t.Parallel()
+	in := start(t, nil, "--db", filepath.Join(t.TempDir(), "a.db"))
+	plain := []string{"run", "--server", in.base, "--no-input"}
+	run := append(plain[:len(plain):len(plain)], "--memory", "project", "--project", "shop")
+	mem := func(sub string, args ...string) []string {
+		return append([]string{"memory", sub, "--server", in.base}, args...)
+	}
+
+	out, errs, code := cli(t, "2\n", append(run, "--session", "agent-a", "hot frozen cheese")...)
+	want(t, "first agent answers", out, errs, code, 0, "answer: frozen (from user)")
+	out, errs, code = cli(t, "", append(run, "--session", "agent-b", "hot frozen cheese")...)
+	want(t, "second agent", out, errs, code, 0, `-> frozen (from history: answered from project "shop" memory, just now, job `)
+	if strings.Contains(out, "1) hot") {
+		t.Fatalf("the second agent was asked:\n%s", out)
+	}
+	out, errs, code = cli(t, "", append(run, "--session", "agent-c", "--fresh", "hot frozen cheese")...)
+	want(t, "fresh", out, errs, code, 7, "1) hot")
+
+	out, errs, code = cli(t, "", mem("list", "--project", "shop")...)
+	want(t, "memory list", out, errs, code, 0, "-> frozen", "used 1 times")
+	hash := regexp.MustCompile(`forget: ([0-9a-f]{64})`).FindStringSubmatch(out)
+	if hash == nil {
+		t.Fatalf("no hash to forget in:\n%s", out)
+	}
+	out, errs, code = cli(t, "", mem("forget", "--project", "shop", hash[1])...)
+	want(t, "memory forget", out, errs, code, 0, "forgot the project answer")
+	out, errs, code = cli(t, "", mem("forget", "--project", "shop", hash[1])...)
+	want(t, "forget again", out, errs, code, 3, "no project answer")
+
+	out, errs, code = cli(t, "1\n", append(run, "--session", "agent-d", "--no-remember", "hot frozen cheese")...)
+	want(t, "answer without remembering", out, errs, code, 0, "answer: hot (from user)")
+	out, errs, code = cli(t, "", mem("list", "--project", "shop")...)
+	want(t, "memory after --no-remember", out, errs, code, 0, "nothing remembered")
+
+	out, errs, code = cli(t, "", append(plain, "--memory", "galaxy", "hot frozen cheese")...)
+	want(t, "unknown scope", out, errs, code, 2, "--memory \"galaxy\" is not one of session, project, tenant")
+	out, errs, code = cli(t, "", append(run, "--memory-ttl", "forever", "hot frozen cheese")...)
+	want(t, "bad ttl", out, errs, code, 5, "memory.ttl")
+}
