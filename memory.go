@@ -184,6 +184,15 @@ func (r *MemoryRef) Describe(now time.Time) string {
 	return fmt.Sprintf("answered from %s, %s, job %s", where, Ago(now.Sub(r.At)), r.JobID)
 }
 
+// MemoryNote is what every channel shows of a job answered from a
+// remembered answer (Describe), or "" when it was not.
+func (j *Job) MemoryNote(now time.Time) string {
+	if j.AnswerSource != SourceHistory || j.AnswerMemory == nil {
+		return ""
+	}
+	return j.AnswerMemory.Describe(now)
+}
+
 // Ago renders an age in the largest whole unit: "just now", "5 minutes
 // ago", "3 days ago".
 func Ago(d time.Duration) string {
