@@ -46,6 +46,14 @@ func TestCLI_MemoryProjectRunListForget(t *testing.T) {
 	out, errs, code = cli(t, "", mem("list", "--project", "shop")...)
 	want(t, "memory after --no-remember", out, errs, code, 0, "nothing remembered")
 
+	out, errs, code = cli(t, "", append(run, "--session", "agent-e", "hot frozen cheese")...)
+	want(t, "left pending", out, errs, code, 7)
+	id := jobIDRe.FindString(out + errs)
+	out, errs, code = cli(t, "", "jobs", "answer", "--server", in.base, "--no-remember", id, "frozen")
+	want(t, "jobs answer --no-remember", out, errs, code, 0)
+	out, errs, code = cli(t, "", mem("list", "--project", "shop")...)
+	want(t, "memory after jobs answer --no-remember", out, errs, code, 0, "nothing remembered")
+
 	out, errs, code = cli(t, "", append(plain, "--memory", "galaxy", "hot frozen cheese")...)
 	want(t, "unknown scope", out, errs, code, 2, "--memory \"galaxy\" is not one of session, project, tenant")
 	out, errs, code = cli(t, "", append(run, "--memory-ttl", "forever", "hot frozen cheese")...)
