@@ -321,8 +321,8 @@ func TestAttemptFieldsAreOneColumn(t *testing.T) {
 		t.Errorf("attempt 1 stored as %q, %v; want [\"initial\"]", more, err)
 	}
 	var cols int
-	if err := s.writer.QueryRowContext(ctx, `SELECT count(*) FROM pragma_table_info('job_log')`).Scan(&cols); err != nil || cols != 6 {
-		t.Errorf("job_log has %d columns, %v; want 6 (the kind 0 record's candidates last)", cols, err)
+	if err := s.writer.QueryRowContext(ctx, `SELECT count(*) FROM pragma_table_info('job_log')`).Scan(&cols); err != nil || cols != 7 {
+		t.Errorf("job_log has %d columns, %v; want 7 (the kind 0 record's candidates and memory last)", cols, err)
 	}
 }
 

@@ -3,7 +3,8 @@
 -- given at creation and never change, so they take a column of job_log's
 -- kind 0 record (JSON, NULL for the default session memory); the
 -- remembered answer that resolved its question (clarificationMemory) is
--- state, a column of jobs (JSON, NULL when none).
+-- state, a column of jobs (JSON, NULL when none). Like candidates, the
+-- settings column costs every job_log record one header byte.
 --
 -- memory keeps the answers remembered in a project (scope 'project',
 -- scope_key the project's name) or in the whole tenant (scope 'tenant',
