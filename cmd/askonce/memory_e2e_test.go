@@ -1,6 +1,8 @@
 package main_test
 
 import (
+	"encoding/json"
+	"net/http"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -58,4 +60,32 @@ func TestCLI_MemoryProjectRunListForget(t *testing.T) {
 	want(t, "unknown scope", out, errs, code, 2, "--memory \"galaxy\" is not one of session, project, tenant")
 	out, errs, code = cli(t, "", append(run, "--memory-ttl", "forever", "hot frozen cheese")...)
 	want(t, "bad ttl", out, errs, code, 5, "memory.ttl")
+}
+
+// serve --memory-scope project --memory-ttl: a job that names a project
+// and no scope gets the project scope and the server's TTL; one that
+// names none stays in its session.
+func TestCLI_ServeMemoryDefaults(t *testing.T) {
+	t.Parallel()
+	in := start(t, nil, "--db", filepath.Join(t.TempDir(), "a.db"), "--memory-scope", "project", "--memory-ttl", "36h")
+	create := func(body string) map[string]any {
+		t.Helper()
+		resp, err := http.Post(in.base+"/jobs", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var v map[string]any
+		if err := json.NewDecoder(resp.Body).Decode(&v); err != nil || resp.StatusCode != http.StatusCreated {
+			t.Fatalf("POST /jobs %s: %d %v", body, resp.StatusCode, err)
+		}
+		return v
+	}
+	j := create(`{"goal": "write the README then add tests", "memory": {"project": "shop"}}`)
+	if m, _ := j["memory"].(map[string]any); m["scope"] != "project" || m["project"] != "shop" || m["ttl"] != "36h0m0s" {
+		t.Errorf("memory of a job naming a project: %v, want project shop kept 36h", j["memory"])
+	}
+	if j := create(`{"goal": "write the README then add tests"}`); j["memory"] != nil {
+		t.Errorf("a job naming no project has memory %v, want none (its session)", j["memory"])
+	}
 }
