@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 // askonce run --memory project --project NAME: the second agent (another
@@ -87,5 +88,30 @@ func TestCLI_ServeMemoryDefaults(t *testing.T) {
 	}
 	if j := create(`{"goal": "write the README then add tests"}`); j["memory"] != nil {
 		t.Errorf("a job naming no project has memory %v, want none (its session)", j["memory"])
+	}
+}
+
+// The TypeScript SDK's client (npm) over /mcp: a second agent planning
+// with the same project is answered from memory without an elicitation;
+// a client that sends roots (first folder .../shop) and no project is
+// answered from project shop's memory too, under serve --memory-scope
+// project.
+func TestE2E_MCPNpmClientProjectMemory(t *testing.T) {
+	dir := requireNPM(t)
+	in := start(t, nil, "--db", filepath.Join(t.TempDir(), "serve.db"), "--memory-scope", "project")
+	out := runNode(t, time.Minute, []string{"ASKONCE_URL=" + in.base + "/mcp"}, filepath.Join(dir, "memory.mjs"), "http")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	var got struct {
+		FirstElicitations, SecondElicitations, RootedElicitations int
+		AnsweredFrom, RootedAnsweredFrom                          string
+	}
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &got); err != nil {
+		t.Fatalf("%v in the script's report:\n%s", err, out)
+	}
+	if got.FirstElicitations != 1 || got.SecondElicitations != 0 || !strings.HasPrefix(got.AnsweredFrom, `answered from project "shop" memory`) {
+		t.Errorf("elicitations %d then %d, second answered %q; want 1, 0, from project shop's memory", got.FirstElicitations, got.SecondElicitations, got.AnsweredFrom)
+	}
+	if got.RootedElicitations != 0 || !strings.HasPrefix(got.RootedAnsweredFrom, `answered from project "shop" memory`) {
+		t.Errorf("the client with roots was elicited %d times, answered %q; want 0, from project shop's memory", got.RootedElicitations, got.RootedAnsweredFrom)
 	}
 }
