@@ -39,6 +39,9 @@ func TestMemoryPage_ListsAndForgetsOnlyTheViewersTenant(t *testing.T) {
 	alpha, beta := s.login(keyAlpha), s.login(keyBeta)
 	path := "/ui/memory?" + url.Values{"scope": {"project"}, "project": {project}}.Encode()
 
+	if inbox := s.get("/ui", alpha); !strings.Contains(inbox.body, `href="/ui/memory"`) {
+		t.Errorf("the inbox does not link the memory page")
+	}
 	page := s.get(path, alpha)
 	wantStatus(t, page, http.StatusOK)
 	if !strings.Contains(page.body, first.ID) || !strings.Contains(page.body, html.EscapeString(project)) || strings.Contains(page.body, hostile) {
