@@ -167,7 +167,12 @@ func (e *Engine) liveByToken(ctx context.Context, token string) (*Job, error) {
 // left pending, or the question expired) is ECONFLICT carrying the job; an
 // invalid answer is EINVALID with the allowed values.
 func (e *Engine) AnswerByToken(ctx context.Context, token, answer string) (*Job, *Run, error) {
-	return e.startByToken(ctx, token, Answered{Answer: answer, Source: SourceUser, By: AnswererFrom(ctx)})
+	return e.ReplyByToken(ctx, token, Reply{Answer: answer})
+}
+
+// ReplyByToken is AnswerByToken with the person's choices (Reply).
+func (e *Engine) ReplyByToken(ctx context.Context, token string, r Reply) (*Job, *Run, error) {
+	return e.startByToken(ctx, token, Answered{Answer: r.Answer, Source: SourceUser, DontRemember: r.DontRemember, By: AnswererFrom(ctx)})
 }
 
 // DeclineByToken declines the question an answer link names, as

@@ -73,7 +73,12 @@ func (e *Engine) Start(ctx context.Context, req CreateRequest) (*Job, *Run, erro
 // interpreter, the outcome committed with the answer, and the Run has
 // ended.
 func (e *Engine) StartAnswer(ctx context.Context, tenant, id, answer string) (*Job, *Run, error) {
-	return e.startTransition(ctx, tenant, id, Answered{Answer: answer, Source: SourceUser, By: AnswererFrom(ctx)})
+	return e.StartReply(ctx, tenant, id, Reply{Answer: answer})
+}
+
+// StartReply is StartAnswer with the person's choices (Reply).
+func (e *Engine) StartReply(ctx context.Context, tenant, id string, r Reply) (*Job, *Run, error) {
+	return e.startTransition(ctx, tenant, id, Answered{Answer: r.Answer, Source: SourceUser, DontRemember: r.DontRemember, By: AnswererFrom(ctx)})
 }
 
 // StartDecline declines the question, like Decline, and re-interprets in

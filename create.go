@@ -36,6 +36,9 @@ type CreateRequest struct {
 	// Mode defaults to managed; gate jobs wait for an agent's reports.
 	Mode       Mode
 	SpecSchema json.RawMessage
+	// Memory widens where the question is looked up and the answer
+	// remembered (see Memory); the zero value is the engine's default.
+	Memory Memory
 }
 
 // ProfileLister is implemented by interpreters with named profiles, so that
@@ -187,6 +190,10 @@ func (e *Engine) newJob(req CreateRequest) (j *Job, mintedSession bool, err erro
 			return nil, false, err
 		}
 	}
+	mem, err := e.memoryOf(req.Memory)
+	if err != nil {
+		return nil, false, err
+	}
 	id := req.ID
 	if id == "" {
 		id = e.newID()
@@ -214,6 +221,7 @@ func (e *Engine) newJob(req CreateRequest) (j *Job, mintedSession bool, err erro
 		HardCap:             hc,
 		Notify:              notify.Clone(),
 		SpecSchema:          slices.Clone(req.SpecSchema),
+		Memory:              mem,
 		Title:               DeriveTitle(goal),
 		Status:              StatusPlanning,
 		ClarificationStatus: ClarificationNone,

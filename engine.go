@@ -54,6 +54,14 @@ type Engine struct {
 	InterpretTimeout time.Duration
 	// HardCap is the policy for jobs created without one. Default fallback.
 	HardCap HardCap
+	// MemoryScope is the memory scope of jobs that name none (a project
+	// scope only of those that name a project). Default session.
+	MemoryScope MemoryScope
+	// MemoryTTL is how long a project or tenant answer is remembered
+	// when its job gives no TTL. Default 720h.
+	MemoryTTL time.Duration
+	// MaxMemoryTTL is the longest TTL a job may give. Default one year.
+	MaxMemoryTTL time.Duration
 	// LinkSecret keys the answer links of pending questions (see
 	// AnswerToken). Empty: no answer links. Changing it kills every link
 	// handed out before.
@@ -109,7 +117,20 @@ type Observer interface {
 // does not fit the question is EINVALID with the allowed values, and the job
 // stays pending.
 func (e *Engine) Answer(ctx context.Context, tenant, id, answer string) (*Job, error) {
-	return e.transition(ctx, tenant, id, Answered{Answer: answer, Source: SourceUser, By: AnswererFrom(ctx)})
+	return e.Reply(ctx, tenant, id, Reply{Answer: answer})
+}
+
+// Reply is a person's answer with what they asked of it.
+type Reply struct {
+	Answer string
+	// DontRemember keeps the answer out of the job's project and tenant
+	// memory (the session's repeat guard still has it).
+	DontRemember bool
+}
+
+// Reply is Answer with the person's choices.
+func (e *Engine) Reply(ctx context.Context, tenant, id string, r Reply) (*Job, error) {
+	return e.transition(ctx, tenant, id, Answered{Answer: r.Answer, Source: SourceUser, DontRemember: r.DontRemember, By: AnswererFrom(ctx)})
 }
 
 // Decline records that the user declined to answer (MCP decline): the
@@ -197,6 +218,37 @@ func (e *Engine) History(ctx context.Context, tenant, session string) ([]History
 	return e.Store.History(ctx, tenantOr(tenant), session)
 }
 
+// Memory returns the remembered answers of a project (f.Scope project)
+// or of the tenant itself (f.Scope tenant) that have not expired, newest
+// first. A session's are its History.
+func (e *Engine) Memory(ctx context.Context, f MemoryFilter) ([]HistoryEntry, error) {
+	f.TenantID = tenantOr(f.TenantID)
+	switch {
+	case f.Scope == MemoryProject && f.Project == "":
+		return nil, Errorf(EINVALID, "project is required with scope project")
+	case f.Scope != MemoryProject && f.Scope != MemoryTenant:
+		return nil, Errorf(EINVALID, "scope %q is not project or tenant (a session's answers are its history)", f.Scope)
+	}
+	if err := ValidateProject("project", f.Project); err != nil {
+		return nil, err
+	}
+	if f.Scope == MemoryTenant {
+		f.Project = ""
+	}
+	f.Now = e.now()
+	return e.Store.Memory(ctx, f)
+}
+
+// Forget deletes one remembered answer of the caller's tenant, so that
+// the next job asks the question again; ENOTFOUND when there is none.
+func (e *Engine) Forget(ctx context.Context, k MemoryKey) error {
+	k, err := memoryKeyOf(k)
+	if err != nil {
+		return err
+	}
+	return e.Store.Forget(ctx, k)
+}
+
 func capString(s string, n int) string {
 	if len(s) <= n {
 		return s
@@ -231,6 +283,18 @@ func (e *Engine) maxOutput() int   { return orDefault(e.MaxOutput, DefaultMaxOut
 func (e *Engine) maxRaw() int      { return orDefault(e.MaxRaw, DefaultMaxRaw) }
 func (e *Engine) questionTTL() time.Duration {
 	return orDefault(e.QuestionTTL, DefaultQuestionTTL)
+}
+func (e *Engine) memoryScope() MemoryScope {
+	if e.MemoryScope == "" {
+		return MemorySession
+	}
+	return e.MemoryScope
+}
+func (e *Engine) memoryTTL() time.Duration {
+	return min(orDefault(e.MemoryTTL, DefaultMemoryTTL), e.maxMemoryTTL())
+}
+func (e *Engine) maxMemoryTTL() time.Duration {
+	return orDefault(e.MaxMemoryTTL, DefaultMaxMemoryTTL)
 }
 func (e *Engine) interpretTimeout() time.Duration {
 	return orDefault(e.InterpretTimeout, DefaultInterpretTimeout)

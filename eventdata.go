@@ -55,9 +55,10 @@ type askedData struct {
 
 // answeredData is the data of answered and auto_resolved events.
 type answeredData struct {
-	Answer   string `json:"answer"`
-	Question string `json:"question"`
-	Source   Source `json:"source"`
+	Answer   string     `json:"answer"`
+	Memory   *MemoryRef `json:"memory,omitempty"`
+	Question string     `json:"question"`
+	Source   Source     `json:"source"`
 	// Via and By are who answered (Answerer), when a person did.
 	Via string `json:"answeredVia,omitempty"`
 	By  string `json:"answeredBy,omitempty"`

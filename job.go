@@ -149,6 +149,9 @@ type Job struct {
 	Notify *Recipients `json:"notify,omitempty"`
 	// SpecSchema is an optional JSON Schema that the plan's spec must meet.
 	SpecSchema json.RawMessage `json:"specSchema,omitempty"`
+	// Memory is where the repeat guard looks and a person's answer is
+	// remembered (rule 5); nil is the session, the default.
+	Memory *Memory `json:"memory,omitempty"`
 
 	Title  string `json:"title"`
 	Status Status `json:"status"`
@@ -158,7 +161,10 @@ type Job struct {
 	Answer              string              `json:"clarificationAnswer,omitempty"`
 	AnswerSource        Source              `json:"clarificationSource,omitempty"`
 	AnsweredAt          *time.Time          `json:"clarificationAnsweredAt,omitempty"`
-	ResolvedPrompt      string              `json:"resolvedPrompt,omitempty"`
+	// AnswerMemory says which remembered answer resolved the question,
+	// when AnswerSource is history.
+	AnswerMemory   *MemoryRef `json:"clarificationMemory,omitempty"`
+	ResolvedPrompt string     `json:"resolvedPrompt,omitempty"`
 	// AnsweredVia and AnsweredBy are who answered or declined the
 	// question (Answerer): the channel and, when known, an identity.
 	// Empty when no person did (history, resolver, timeout).
@@ -222,6 +228,14 @@ func (j *Job) Clone() *Job {
 	if j.Question != nil {
 		q := j.Question.Clone()
 		c.Question = &q
+	}
+	if j.Memory != nil {
+		m := *j.Memory
+		c.Memory = &m
+	}
+	if j.AnswerMemory != nil {
+		r := *j.AnswerMemory
+		c.AnswerMemory = &r
 	}
 	if j.AnsweredAt != nil {
 		t := *j.AnsweredAt

@@ -172,8 +172,10 @@ func endAttemptSpan(span trace.Span, a Attempt) {
 
 // asked builds the Asked input for a question: it sets the expiry and, for
 // a job that has not asked yet, looks the question up in the session's
-// history (the repeat guard's I/O, kept out of Step; not in a session
-// minted for the job, newSession, which has none) and asks the
+// memory (the repeat guard's I/O, kept out of Step: its session's, and
+// its project's and tenant's as its Memory reaches; not at all for a
+// fresh job, nor for a session minted for the job, newSession, which has
+// none, when that is all it reads) and asks the
 // interpreter's gating policy, if it has one (rule 8).
 func (e *Engine) asked(ctx context.Context, j *Job, q Question, title string, newSession bool) (Asked, error) {
 	in := Asked{Question: q, Title: title}
@@ -187,10 +189,14 @@ func (e *Engine) asked(ctx context.Context, j *Job, q Question, title string, ne
 	if g, ok := e.Interpreter.(Gater); ok {
 		in.Gated, _ = g.Gate(j.Profile, j.Goal, &q)
 	}
-	if newSession {
+	if j.Memory != nil && j.Memory.Fresh {
 		return in, nil
 	}
-	h, err := e.Store.LookupHistory(ctx, j.TenantID, j.SessionID, QuestionHash(q.Text))
+	hq := historyQuery(j, QuestionHash(q.Text), e.now())
+	if newSession && hq.Project == "" && !hq.Tenant {
+		return in, nil
+	}
+	h, err := e.Store.LookupHistory(ctx, hq)
 	switch ErrorCode(err) {
 	case "":
 		in.Stored = h
@@ -216,7 +222,7 @@ func (e *Engine) apply(ctx context.Context, j *Job, in Input, attempts []Attempt
 		events = append(events, attemptEvent(j, a))
 	}
 	events = append(events, fx.Events...)
-	c := &Change{Job: next, Attempts: attempts, Events: events, History: fx.History, Dispatch: fx.Dispatch}
+	c := &Change{Job: next, Attempts: attempts, Events: events, History: fx.History, Recalled: fx.Recalled, Dispatch: fx.Dispatch}
 	e.questionChange(j, c)
 	if err := e.Store.UpdateJob(ctx, c); err != nil {
 		return nil, nil, err
@@ -277,6 +283,9 @@ func (e *Engine) settle(ctx context.Context, j *Job, in Input, attempts []Attemp
 		c.Events = append(c.Events, fx.Events...)
 		if fx.History != nil {
 			c.History = fx.History // only a human's answer has one: once per chain
+		}
+		if fx.Recalled != nil {
+			c.Recalled = fx.Recalled // only the one question's resolution: once per chain
 		}
 		c.Dispatch = c.Dispatch || fx.Dispatch
 		if len(attempts) > 0 {

@@ -48,6 +48,9 @@ type Answered struct {
 	Source Source
 	// By is who answered, recorded on the job (AnsweredVia, AnsweredBy).
 	By Answerer
+	// DontRemember keeps a person's answer out of the project and tenant
+	// memory; the session's repeat guard still has it.
+	DontRemember bool
 }
 
 // Expire: the expiry sweeper found the question overdue
@@ -109,8 +112,12 @@ type Effects struct {
 	Interpret *Interpretation
 	// Dispatch queues the builder, in the same transaction as success.
 	Dispatch bool
-	// History stores a human answer in the session's repeat guard.
+	// History stores a human answer in the session's repeat guard and,
+	// for a job of a wider memory scope, in that scope's memory.
 	History *HistoryEntry
+	// Recalled is the remembered answer that resolved the question, so
+	// that the store counts its use.
+	Recalled *MemoryRef
 	// Action and Directive are gate mode's answer to the agent.
 	Action    Action
 	Directive string
@@ -230,16 +237,7 @@ func Step(cur *Job, in Input, now time.Time) (*Job, *Effects, error) {
 		j.AnsweredVia, j.AnsweredBy = capString(in.By.Via, maxAnswerer), capString(in.By.By, maxAnswerer)
 		answer(j, fx, a, src, now, EventAnswered)
 		if src == SourceUser {
-			fx.History = &HistoryEntry{
-				TenantID:     j.TenantID,
-				SessionID:    j.SessionID,
-				QuestionHash: QuestionHash(j.Question.Text),
-				Type:         j.Question.Type,
-				Question:     j.Question.Text,
-				Answer:       a,
-				JobID:        j.ID,
-				At:           now,
-			}
+			fx.History = remember(j, a, in.DontRemember, now)
 		}
 
 	case Expire:
@@ -296,8 +294,12 @@ func Step(cur *Job, in Input, now time.Time) (*Job, *Effects, error) {
 func ask(j *Job, fx *Effects, in Asked, now time.Time) {
 	q := in.Question.Clone()
 	j.Question = &q
-	if in.Stored != nil {
-		if a, err := ValidateAnswer(&q, in.Stored.Answer); err == nil {
+	if s := in.Stored; s != nil {
+		if a, err := ValidateAnswer(&q, s.Answer); err == nil {
+			j.AnswerMemory = s.Ref()
+			if j.AnswerMemory.Scope != MemorySession {
+				fx.Recalled = j.AnswerMemory
+			}
 			answer(j, fx, a, SourceHistory, now, EventAutoResolved)
 			return
 		}
@@ -324,6 +326,33 @@ func ask(j *Job, fx *Effects, in Asked, now time.Time) {
 	fx.add(j, now, EventAsked, askedData{Options: q.Options, Question: q.Text, Type: q.Type})
 }
 
+// remember returns the history entry of a person's answer a to j's
+// question: kept in the session and, unless dontRemember, in the job's
+// project or tenant memory until its TTL ends.
+func remember(j *Job, a string, dontRemember bool, now time.Time) *HistoryEntry {
+	h := &HistoryEntry{
+		TenantID:     j.TenantID,
+		SessionID:    j.SessionID,
+		Scope:        MemorySession,
+		QuestionHash: QuestionHash(j.Question.Text),
+		Type:         j.Question.Type,
+		Question:     j.Question.Text,
+		Answer:       a,
+		JobID:        j.ID,
+		At:           now,
+	}
+	if m := j.Memory; m != nil && m.Scope != MemorySession && !dontRemember {
+		h.Scope = m.Scope
+		h.Project = m.Project
+		if m.Scope == MemoryTenant {
+			h.Project = ""
+		}
+		t := now.Add(m.Duration())
+		h.ExpiresAt = &t
+	}
+	return h
+}
+
 // answer moves an asked (or, for auto-resolution, not yet asked) job to
 // answered and asks for the resolved prompt to be interpreted.
 func answer(j *Job, fx *Effects, a string, src Source, now time.Time, ev EventType) {
@@ -333,7 +362,7 @@ func answer(j *Job, fx *Effects, a string, src Source, now time.Time, ev EventTy
 	j.AnsweredAt = &now
 	j.ResolvedPrompt = ResolvedPrompt(j.Goal, a)
 	j.Status = StatusPlanning
-	fx.add(j, now, ev, answeredData{Answer: a, Question: j.Question.Text, Source: src, Via: j.AnsweredVia, By: j.AnsweredBy})
+	fx.add(j, now, ev, answeredData{Answer: a, Memory: j.AnswerMemory, Question: j.Question.Text, Source: src, Via: j.AnsweredVia, By: j.AnsweredBy})
 	switch {
 	case j.Mode != ModeGate:
 		fx.Interpret = &Interpretation{Prompt: j.ResolvedPrompt, Reason: ReasonClarificationAnswer}

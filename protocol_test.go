@@ -553,3 +553,46 @@ func TestRule15_AnswerAfterExpiresAtIsRefusedWhenItArrives(t *testing.T) {
 		}
 	}
 }
+
+func TestRule5_RememberedProjectAnswerSaysWhichMemoryAndCountsItsUse(t *testing.T) {
+	t.Parallel()
+	from := &HistoryEntry{Scope: MemoryProject, Project: "shop", QuestionHash: QuestionHash(tempQuestion().Text), Answer: "frozen", JobID: "earlier", At: t0.Add(-time.Hour)}
+	j, fx := mustStep(t, planningJob(ModeManaged), Asked{Question: tempQuestion(), Stored: from})
+	want := MemoryRef{Scope: MemoryProject, Project: "shop", QuestionHash: from.QuestionHash, JobID: "earlier", At: from.At}
+	if j.AnswerSource != SourceHistory || j.AnswerMemory == nil || *j.AnswerMemory != want || fx.Recalled == nil || *fx.Recalled != want {
+		t.Fatalf("job memory %+v, recalled %+v; want %+v on both", j.AnswerMemory, fx.Recalled, want)
+	}
+	if !strings.Contains(string(fx.Events[0].Data), `"jobId":"earlier"`) {
+		t.Errorf("auto_resolved data %s does not name the memory", fx.Events[0].Data)
+	}
+}
+
+func TestRule5_AnswerIsRememberedAtTheJobsScopeUnlessThePersonSaysNot(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name         string
+		memory       *Memory
+		dontRemember bool
+		scope        MemoryScope
+		project      string
+		expires      bool
+	}{
+		{"session job", nil, false, MemorySession, "", false},
+		{"project job", &Memory{Scope: MemoryProject, Project: "shop", TTL: "2h"}, false, MemoryProject, "shop", true},
+		{"tenant job", &Memory{Scope: MemoryTenant, Project: "shop", TTL: "2h"}, false, MemoryTenant, "", true},
+		{"project job, don't remember", &Memory{Scope: MemoryProject, Project: "shop", TTL: "2h"}, true, MemorySession, "", false},
+	} {
+		j := planningJob(ModeManaged)
+		j.Memory = c.memory
+		j, _ = mustStep(t, j, Asked{Question: tempQuestion()})
+		_, fx, err := Step(j, Answered{Answer: "hot", DontRemember: c.dontRemember}, t0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := fx.History
+		if h == nil || h.Scope != c.scope || h.Project != c.project || (h.ExpiresAt != nil) != c.expires ||
+			(c.expires && !h.ExpiresAt.Equal(t0.Add(2*time.Hour))) {
+			t.Errorf("%s: history %+v, want scope %s project %q expiring %v", c.name, h, c.scope, c.project, c.expires)
+		}
+	}
+}

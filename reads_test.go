@@ -21,9 +21,9 @@ func (r *readCounter) GetJob(ctx context.Context, tenant, id string) (*askonce.J
 	return r.Store.GetJob(ctx, tenant, id)
 }
 
-func (r *readCounter) LookupHistory(ctx context.Context, tenant, session, hash string) (*askonce.HistoryEntry, error) {
+func (r *readCounter) LookupHistory(ctx context.Context, q askonce.HistoryQuery) (*askonce.HistoryEntry, error) {
 	r.lookups.Add(1)
-	return r.Store.LookupHistory(ctx, tenant, session, hash)
+	return r.Store.LookupHistory(ctx, q)
 }
 
 // countingEngine is an engine with the rules interpreter, on the fast

@@ -61,9 +61,21 @@ type Store interface {
 	// exist.
 	Events(ctx context.Context, tenant, jobID string, after int64, limit int) ([]Event, error)
 
-	// LookupHistory returns the session's stored answer for a question
-	// hash, or ENOTFOUND.
-	LookupHistory(ctx context.Context, tenant, session, hash string) (*HistoryEntry, error)
+	// LookupHistory returns the remembered answer to q.QuestionHash
+	// nearest to the job: the session's, else (with q.Project) the
+	// project's, else (with q.Tenant) the tenant's, skipping project and
+	// tenant entries expired at q.Now; ENOTFOUND when there is none. It
+	// is one indexed read. The entry's Scope (and Project) say where it
+	// was found.
+	LookupHistory(ctx context.Context, q HistoryQuery) (*HistoryEntry, error)
+
+	// Memory returns the remembered answers of f's project or tenant that
+	// have not expired at f.Now, newest first.
+	Memory(ctx context.Context, f MemoryFilter) ([]HistoryEntry, error)
+
+	// Forget deletes the remembered answer k names; ENOTFOUND when there
+	// is none (or it is another tenant's).
+	Forget(ctx context.Context, k MemoryKey) error
 
 	// History returns the session's answered questions, oldest first.
 	History(ctx context.Context, tenant, session string) ([]HistoryEntry, error)
@@ -129,6 +141,9 @@ type Change struct {
 	Attempts []Attempt
 	Events   []Event
 	History  *HistoryEntry
+	// Recalled, when set, is the project or tenant entry that answered
+	// the job's question: the store counts the use.
+	Recalled *MemoryRef
 	Dispatch bool
 	// AnswerLink, when set, is the SHA-256 of the answer token of the
 	// question this change asks (see Engine.AnswerToken): the store keeps
@@ -158,6 +173,9 @@ func (c *Change) StoredHistory(at time.Time) *HistoryEntry {
 	}
 	if h.At.IsZero() {
 		h.At = at
+	}
+	if h.Scope == "" {
+		h.Scope = MemorySession
 	}
 	return &h
 }
@@ -245,17 +263,38 @@ func (f JobFilter) PageLimit() int {
 	return f.Limit
 }
 
-// HistoryEntry is one answered question in a session (the repeat
-// guard's memory, docs/protocol.md rule 5), keyed by (tenant, session, question hash).
+// HistoryEntry is one remembered answer (the repeat guard's memory,
+// docs/protocol.md rule 5). Every answer a person gives is kept in its
+// session, keyed by (tenant, session, question hash); a job of a wider
+// memory scope keeps it also in its project, keyed by (tenant, project,
+// question hash), or its tenant, keyed by (tenant, question hash), until
+// ExpiresAt. Written, Scope says how wide it is kept; read, where it was
+// found.
 type HistoryEntry struct {
 	TenantID     string       `json:"tenantId"`
 	SessionID    string       `json:"sessionId"`
+	Scope        MemoryScope  `json:"scope,omitempty"`
+	Project      string       `json:"project,omitempty"`
 	QuestionHash string       `json:"questionHash"`
 	Type         QuestionType `json:"type"`
 	Question     string       `json:"question"`
 	Answer       string       `json:"answer"`
 	JobID        string       `json:"jobId"`
 	At           time.Time    `json:"at"`
+	// ExpiresAt is when a project or tenant entry is forgotten; session
+	// entries do not expire.
+	ExpiresAt *time.Time `json:"expiresAt,omitempty"`
+	// Uses counts the questions a project or tenant entry answered.
+	Uses int64 `json:"uses"`
+}
+
+// Ref returns the reference a job answered from h keeps.
+func (h *HistoryEntry) Ref() *MemoryRef {
+	r := &MemoryRef{Scope: h.Scope, Project: h.Project, QuestionHash: h.QuestionHash, JobID: h.JobID, At: h.At}
+	if r.Scope == "" {
+		r.Scope = MemorySession
+	}
+	return r
 }
 
 // EventType names one kind of state change (docs/protocol.md rule 12).

@@ -114,7 +114,7 @@ func (h *handler) send(ctx context.Context, p *sdk.MessageSendParams) (*askonce.
 	} else {
 		// An answer the question does not take is an error naming the
 		// allowed answers; the task stays input-required.
-		j, run, err = h.eng.StartAnswer(askonce.WithAnswerer(wctx, askonce.Answerer{Via: askonce.ViaA2A}), tenant, j.ID, r.answer)
+		j, run, err = h.eng.StartReply(askonce.WithAnswerer(wctx, askonce.Answerer{Via: askonce.ViaA2A}), tenant, j.ID, askonce.Reply{Answer: r.answer, DontRemember: r.dontRemember})
 	}
 	if err != nil {
 		return nil, nil, rpcError(err)

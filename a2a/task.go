@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	sdk "github.com/a2aproject/a2a-go/a2a"
 	"github.com/askonce/askonce"
@@ -24,6 +25,28 @@ type GoalData struct {
 	// refer to (askonce.Job.Candidates).
 	Candidates []string `json:"candidates,omitempty"`
 	HardCap    string   `json:"hardCap,omitempty"`
+	// Memory widens the job's answer memory (askonce.Memory); the
+	// message's metadata askonce.memory says the same for a text goal.
+	Memory *askonce.Memory `json:"memory,omitempty"`
+}
+
+// MessageMeta is what askonce reads of a message's metadata, under the
+// key "askonce": the job's memory ({scope, project, ttl, fresh}) on the
+// message that starts a task, and dontRemember on the one that answers.
+type MessageMeta struct {
+	Memory       *askonce.Memory `json:"memory,omitempty"`
+	DontRemember bool            `json:"dontRemember,omitempty"`
+}
+
+// metaOf reads m's askonce metadata.
+func metaOf(m *sdk.Message) (MessageMeta, error) {
+	var meta MessageMeta
+	if raw, ok := m.Metadata["askonce"].(map[string]any); ok {
+		if err := fromMap(raw, &meta); err != nil {
+			return meta, fmt.Errorf("%w: metadata askonce is not {memory, dontRemember}: %v", sdk.ErrInvalidParams, err)
+		}
+	}
+	return meta, nil
 }
 
 // QuestionData is an input-required task's question, the data part of its
@@ -85,29 +108,47 @@ func createRequest(tenant string, m *sdk.Message) (askonce.CreateRequest, error)
 	if session == "" {
 		session = sdk.NewContextID()
 	}
+	meta, err := metaOf(m)
+	if err != nil {
+		return askonce.CreateRequest{}, err
+	}
+	var mem askonce.Memory
+	switch {
+	case g.Memory != nil:
+		mem = *g.Memory
+	case meta.Memory != nil:
+		mem = *meta.Memory
+	}
 	return askonce.CreateRequest{
 		TenantID: tenant, SessionID: session, Goal: goal,
 		Profile: g.Profile, Files: g.Files, Candidates: g.Candidates, HardCap: askonce.HardCap(g.HardCap),
+		Memory: mem,
 	}, nil
 }
 
 // reply is what a message on an input-required task says: an answer, or
 // that the user declines.
 type reply struct {
-	answer  string
-	decline bool
+	answer       string
+	decline      bool
+	dontRemember bool
 }
 
 func replyOf(m *sdk.Message) reply {
+	meta, _ := metaOf(m)
+	r := reply{answer: textOf(m), dontRemember: meta.DontRemember}
 	if d := dataOf(m); d != nil {
 		if v, _ := d["decline"].(bool); v {
 			return reply{decline: true}
 		}
+		if v, _ := d["dontRemember"].(bool); v {
+			r.dontRemember = true
+		}
 		if a := jobview.AnswerOf(d); a != "" {
-			return reply{answer: a}
+			r.answer = a
 		}
 	}
-	return reply{answer: textOf(m)}
+	return r
 }
 
 // taskOf is j as an A2A task; historyLength, when set, keeps that many of
@@ -118,7 +159,7 @@ func (h *handler) taskOf(j *askonce.Job, historyLength *int) *sdk.Task {
 		ContextID: j.SessionID,
 		Status:    h.statusOf(j),
 		History:   historyOf(j),
-		Metadata:  map[string]any{"askonce": map[string]any{"jobId": j.ID, "status": string(j.Status), "clarificationStatus": string(j.ClarificationStatus)}},
+		Metadata:  map[string]any{"askonce": taskMeta(j)},
 	}
 	if n := historyLength; n != nil && *n >= 0 && *n < len(t.History) {
 		t.History = t.History[len(t.History)-*n:]
@@ -127,6 +168,18 @@ func (h *handler) taskOf(j *askonce.Job, historyLength *int) *sdk.Task {
 		t.Artifacts = []*sdk.Artifact{a}
 	}
 	return t
+}
+
+// taskMeta is a task's askonce metadata: the job's id and statuses and,
+// for a question answered from memory, which memory and the sentence that
+// says so.
+func taskMeta(j *askonce.Job) map[string]any {
+	m := map[string]any{"jobId": j.ID, "status": string(j.Status), "clarificationStatus": string(j.ClarificationStatus)}
+	if note := j.MemoryNote(time.Now()); note != "" {
+		m["memory"] = toMap(j.AnswerMemory)
+		m["answeredFrom"] = note
+	}
+	return m
 }
 
 // stateOf is the task state of a job's status.
@@ -165,7 +218,11 @@ func (h *handler) statusOf(j *askonce.Job) sdk.TaskStatus {
 		q := QuestionData{Question: *jobview.QuestionOf(j.Question), JobID: j.ID, AnswerURL: url, Schema: jobview.AnswerSchema(j.Question)}
 		st.Message = agent(sdk.TextPart{Text: text}, sdk.DataPart{Data: toMap(q)})
 	case askonce.StatusSuccess:
-		st.Message = agent(sdk.TextPart{Text: jobview.PlanText(j.Title, j.Plan)})
+		text := jobview.PlanText(j.Title, j.Plan)
+		if note := j.MemoryNote(time.Now()); note != "" {
+			text = "The question was " + note + ".\n" + text
+		}
+		st.Message = agent(sdk.TextPart{Text: text})
 	case askonce.StatusCancelled:
 		st.Message = agent(sdk.TextPart{Text: "The job was cancelled."})
 	case askonce.StatusFailed, askonce.StatusValidationError, askonce.StatusExpired:

@@ -1,6 +1,7 @@
 // Package client is a Go client of the askonce HTTP API (see the server
 // package): create, get, list, answer, cancel, decline, report, events
-// (JSON or a live Server-Sent Events stream) and session history.
+// (JSON or a live Server-Sent Events stream), session history and answer
+// memory (list and forget).
 //
 // Every non-2xx response is returned as an *Error carrying the server's
 // status, code, message and, for an invalid answer, the allowed values:
@@ -43,6 +44,9 @@ type (
 	ReportResponse = server.ReportResponse
 	EventList      = server.EventList
 	HistoryList    = server.HistoryList
+	MemoryList     = server.MemoryList
+	Forgotten      = server.Forgotten
+	AnswerRequest  = server.AnswerRequest
 	ErrorResponse  = server.ErrorResponse
 )
 
@@ -198,6 +202,53 @@ func (c *Client) Answer(ctx context.Context, id, answer string) (*JobView, error
 func (c *Client) AnswerAsync(ctx context.Context, id, answer string) (*JobView, error) {
 	var v JobView
 	return &v, c.doPrefer(ctx, http.MethodPost, "/jobs/"+url.PathEscape(id)+"/clarification", server.AnswerRequest{Answer: answer}, &v)
+}
+
+// Reply is Answer with the person's choices (AnswerRequest: the answer,
+// and dontRemember to keep it out of the project and tenant memory).
+func (c *Client) Reply(ctx context.Context, id string, r AnswerRequest) (*JobView, error) {
+	var v JobView
+	return &v, c.do(ctx, http.MethodPost, "/jobs/"+url.PathEscape(id)+"/clarification", nil, r, &v)
+}
+
+// ReplyAsync is Reply with Prefer: respond-async (see AnswerAsync).
+func (c *Client) ReplyAsync(ctx context.Context, id string, r AnswerRequest) (*JobView, error) {
+	var v JobView
+	return &v, c.doPrefer(ctx, http.MethodPost, "/jobs/"+url.PathEscape(id)+"/clarification", r, &v)
+}
+
+// MemoryQuery names remembered answers: the scope (session, project or
+// tenant) and the session or project it belongs to.
+type MemoryQuery struct {
+	Scope   askonce.MemoryScope
+	Project string
+	Session string
+}
+
+func (m MemoryQuery) values() url.Values {
+	q := url.Values{"scope": {string(m.Scope)}}
+	if m.Project != "" {
+		q.Set("project", m.Project)
+	}
+	if m.Session != "" {
+		q.Set("session", m.Session)
+	}
+	return q
+}
+
+// Memory lists the answers remembered in a project (Scope project) or
+// in the tenant (Scope tenant), newest first.
+func (c *Client) Memory(ctx context.Context, m MemoryQuery) (*MemoryList, error) {
+	var v MemoryList
+	return &v, c.do(ctx, http.MethodGet, "/memory", m.values(), nil, &v)
+}
+
+// Forget forgets the remembered answer to the question with hash (an
+// entry's questionHash) in m's scope; not found is an *Error with Code
+// "not_found".
+func (c *Client) Forget(ctx context.Context, hash string, m MemoryQuery) (*Forgotten, error) {
+	var v Forgotten
+	return &v, c.do(ctx, http.MethodDelete, "/memory/"+url.PathEscape(hash), m.values(), nil, &v)
 }
 
 // DeclineAsync is Decline with Prefer: respond-async.

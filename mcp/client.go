@@ -39,8 +39,16 @@ func (b *ClientBackend) settle(ctx context.Context, v *client.JobView, err error
 
 // Create creates the job and waits for its planning.
 func (b *ClientBackend) Create(ctx context.Context, req askonce.CreateRequest) (*askonce.Job, error) {
-	v, err := b.Client.Create(ctx, client.CreateRequest{Goal: req.Goal, SessionID: req.SessionID, Profile: req.Profile, Files: req.Files, Candidates: req.Candidates, HardCap: req.HardCap, Mode: req.Mode, SpecSchema: req.SpecSchema})
+	v, err := b.Client.Create(ctx, client.CreateRequest{Goal: req.Goal, SessionID: req.SessionID, Profile: req.Profile, Files: req.Files, Candidates: req.Candidates, HardCap: req.HardCap, Mode: req.Mode, SpecSchema: req.SpecSchema, Memory: memoryArg(req.Memory)})
 	return b.settle(ctx, v, err)
+}
+
+// memoryArg is a job's memory on the wire: nil for the default.
+func memoryArg(m askonce.Memory) *askonce.Memory {
+	if m.IsZero() {
+		return nil
+	}
+	return &m
 }
 
 // Answer answers and waits for the re-planning.

@@ -40,6 +40,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/url"
+	"path"
 	"strings"
 	"sync"
 	"time"
@@ -183,6 +185,41 @@ func (s *srv) tenantOf(req *sdk.CallToolRequest) string {
 // sessionOf is the askonce session of a call: the sessionId argument, else
 // the MCP session, else (sessionless HTTP) the client's name under its
 // API key's tenant, else (stdio) this process.
+// memoryOf is the memory of a job a tool creates: the project the call
+// names shares answers across sessions and agents (scope project);
+// without one, the name of the client's first root folder, if it sends
+// roots, is the project under the server's default scope.
+func (s *srv) memoryOf(ctx context.Context, req *sdk.CallToolRequest, project string) askonce.Memory {
+	if p := strings.TrimSpace(project); p != "" {
+		return askonce.Memory{Scope: askonce.MemoryProject, Project: p}
+	}
+	return askonce.Memory{Project: rootProject(ctx, req)}
+}
+
+// rootProject is the base name of the client's first root folder, or ""
+// when it declares no roots or does not list them within a second.
+func rootProject(ctx context.Context, req *sdk.CallToolRequest) string {
+	caps := clientCaps(req)
+	if caps == nil || caps.RootsV2 == nil || req.Session == nil {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	res, err := req.Session.ListRoots(ctx, nil)
+	if err != nil || len(res.Roots) == 0 {
+		return ""
+	}
+	u, err := url.Parse(res.Roots[0].URI)
+	if err != nil {
+		return ""
+	}
+	name := path.Base(u.Path)
+	if name == "/" || name == "." || askonce.ValidateProject("project", name) != nil {
+		return ""
+	}
+	return name
+}
+
 func (s *srv) sessionOf(req *sdk.CallToolRequest, arg string) string {
 	if arg = strings.TrimSpace(arg); arg != "" {
 		return arg

@@ -97,6 +97,7 @@ func (s *srv) plan(ctx context.Context, req *sdk.CallToolRequest, args PlanArgs)
 			Files:      args.Files,
 			Candidates: args.Candidates,
 			HardCap:    askonce.HardCap(args.HardCap),
+			Memory:     s.memoryOf(ctx, req, args.Project),
 		})
 		if err != nil {
 			return nil, nil, err
@@ -306,7 +307,7 @@ func (s *srv) gateJob(ctx context.Context, req *sdk.CallToolRequest, tenant stri
 	if goal == "" {
 		goal = args.Question
 	}
-	return s.b.Create(ctx, askonce.CreateRequest{TenantID: tenant, SessionID: session, Goal: goal, Mode: askonce.ModeGate})
+	return s.b.Create(ctx, askonce.CreateRequest{TenantID: tenant, SessionID: session, Goal: goal, Mode: askonce.ModeGate, Memory: s.memoryOf(ctx, req, args.Project)})
 }
 
 // askElicit puts a gate job's pending question to the user, as the client

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/internal/jobview"
@@ -25,6 +26,7 @@ type PlanArgs struct {
 	// askonce.MaxCandidateBytes (a test keeps the description equal).
 	Candidates []string `json:"candidates,omitempty" jsonschema:"names of the things besides files the goal may refer to (objects in a room, environments, branches, tables, models): at most 1000, each at most 256 bytes of visible text"`
 	HardCap    string   `json:"hardCap,omitempty" jsonschema:"what happens if the planner asks a second time: fallback (default) or fail"`
+	Project    string   `json:"project,omitempty" jsonschema:"the project whose remembered answers this job shares with other sessions and agents (at most 128 bytes); default: the name of the client's first root folder, if it sends roots"`
 }
 
 // AskArgs are the arguments of the ask_user tool.
@@ -37,6 +39,7 @@ type AskArgs struct {
 	SessionID  string   `json:"sessionId,omitempty" jsonschema:"the session; default: this MCP session"`
 	JobID      string   `json:"jobId,omitempty" jsonschema:"the job this question belongs to; default: the session's open job"`
 	Task       string   `json:"task,omitempty" jsonschema:"a key for the task you work on; a new key starts a new job with its own question"`
+	Project    string   `json:"project,omitempty" jsonschema:"the project whose remembered answers this job shares with other sessions and agents (at most 128 bytes); default: the name of the client's first root folder, if it sends roots"`
 }
 
 // ReportPlanArgs are the arguments of the report_plan tool.
@@ -135,6 +138,9 @@ func (a AskArgs) question() askonce.Question {
 func summary(j *askonce.Job, answerURL string) string {
 	switch j.Status {
 	case askonce.StatusSuccess:
+		if note := j.MemoryNote(time.Now()); note != "" {
+			return "The question was " + note + ".\n" + jobview.PlanText(j.Title, j.Plan)
+		}
 		return jobview.PlanText(j.Title, j.Plan)
 	case askonce.StatusPending:
 		s := fmt.Sprintf("Job %s waits for an answer to: %s", j.ID, jobview.QuestionText(j.Question))

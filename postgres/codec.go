@@ -119,14 +119,24 @@ func scanEvent(row interface{ Scan(...any) error }) (askonce.Event, error) {
 	return e, err
 }
 
+// historyColumns are what scanHistory reads, of history or memory (whose
+// scope and project (scope_key) a history query names as constants).
+const historyColumns = `tenant_id, session_id, scope, scope_key, question_hash, type, question, answer, job_id, at, expires_at, uses`
+
+// sessionColumns are historyColumns of the history table.
+const sessionColumns = `tenant_id, session_id, 'session' AS scope, '' AS scope_key, question_hash, type, question, answer, job_id, at, NULL::timestamptz AS expires_at, 0::bigint AS uses`
+
 func scanHistory(row interface{ Scan(...any) error }) (askonce.HistoryEntry, error) {
 	var (
-		h   askonce.HistoryEntry
-		typ string
-		at  time.Time
+		h         askonce.HistoryEntry
+		typ, sc   string
+		at        time.Time
+		expiresAt *time.Time
 	)
-	err := row.Scan(&h.TenantID, &h.SessionID, &h.QuestionHash, &typ, &h.Question, &h.Answer, &h.JobID, &at)
+	err := row.Scan(&h.TenantID, &h.SessionID, &sc, &h.Project, &h.QuestionHash, &typ, &h.Question, &h.Answer, &h.JobID, &at, &expiresAt, &h.Uses)
+	h.Scope = askonce.MemoryScope(sc)
 	h.Type = askonce.QuestionType(typ)
 	h.At = at.UTC()
+	h.ExpiresAt = utcPtr(expiresAt)
 	return h, err
 }

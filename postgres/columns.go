@@ -44,6 +44,7 @@ type jobRow struct {
 	mode, hardCap, status, clar, dispatch string
 	specSchema, plan                      []byte
 	notify                                *string
+	memory, answerMemory                  []byte
 	qText, qType, qDefault, qReason       *string
 	answer, source, resolved, result      *string
 	qOptions                              []string
@@ -91,6 +92,7 @@ var jobTable = []jobColumn{
 	{"files", true, fixedColumn, plain(func(j *askonce.Job) any { return listArg(j.Files) }), func(r *jobRow) any { return &r.j.Files }},
 	{"candidates", true, fixedColumn, plain(func(j *askonce.Job) any { return listArg(j.Candidates) }), func(r *jobRow) any { return &r.j.Candidates }},
 	{"spec_schema", true, fixedColumn, plain(func(j *askonce.Job) any { return rawArg(j.SpecSchema) }), func(r *jobRow) any { return &r.specSchema }},
+	{"memory", true, fixedColumn, func(j *askonce.Job) (any, error) { return jsonArg(j.Memory) }, func(r *jobRow) any { return &r.memory }},
 
 	{"title", false, stateColumn, plain(func(j *askonce.Job) any { return j.Title }), func(r *jobRow) any { return &r.j.Title }},
 	{"status", false, stateColumn, plain(func(j *askonce.Job) any { return string(j.Status) }), func(r *jobRow) any { return &r.status }},
@@ -108,6 +110,7 @@ var jobTable = []jobColumn{
 	{"clarification_answered_at", false, stateColumn, plain(func(j *askonce.Job) any { return timePtrArg(j.AnsweredAt) }), func(r *jobRow) any { return &r.answeredAt }},
 	{"answered_via", false, stateColumn, plain(func(j *askonce.Job) any { return j.AnsweredVia }), func(r *jobRow) any { return &r.j.AnsweredVia }},
 	{"answered_by", false, stateColumn, plain(func(j *askonce.Job) any { return j.AnsweredBy }), func(r *jobRow) any { return &r.j.AnsweredBy }},
+	{"clarification_memory", false, stateColumn, func(j *askonce.Job) (any, error) { return jsonArg(j.AnswerMemory) }, func(r *jobRow) any { return &r.answerMemory }},
 	{"resolved_prompt", false, stateColumn, plain(func(j *askonce.Job) any { return textArg(j.ResolvedPrompt) }), func(r *jobRow) any { return &r.resolved }},
 	{"fallback_used", false, stateColumn, plain(func(j *askonce.Job) any { return j.FallbackUsed }), func(r *jobRow) any { return &r.j.FallbackUsed }},
 	{"answer_delivered", false, stateColumn, plain(func(j *askonce.Job) any { return j.AnswerDelivered }), func(r *jobRow) any { return &r.j.AnswerDelivered }},
@@ -127,6 +130,30 @@ var jobTable = []jobColumn{
 	{"version", false, storeColumn, plain(func(j *askonce.Job) any { return j.Version }), func(r *jobRow) any { return &r.j.Version }},
 	{"created_at", false, storeColumn, plain(func(j *askonce.Job) any { return j.CreatedAt }), func(r *jobRow) any { return &r.createdAt }},
 	{"updated_at", false, storeColumn, plain(func(j *askonce.Job) any { return j.UpdatedAt }), func(r *jobRow) any { return &r.updatedAt }},
+}
+
+// jsonArg stores v as jsonb; nil is NULL.
+func jsonArg[T any](v *T) (any, error) {
+	if v == nil {
+		return nil, nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return json.RawMessage(b), nil
+}
+
+// fromJSON decodes a jsonArg value; NULL is nil.
+func fromJSON[T any](b []byte) (*T, error) {
+	if len(b) == 0 {
+		return nil, nil
+	}
+	v := new(T)
+	if err := json.Unmarshal(b, v); err != nil {
+		return nil, err
+	}
+	return v, nil
 }
 
 func planArg(j *askonce.Job) (any, error) {
@@ -247,6 +274,13 @@ func (r *jobRow) job() (*askonce.Job, error) {
 	}
 	if len(j.Candidates) == 0 {
 		j.Candidates = nil
+	}
+	var err error
+	if j.Memory, err = fromJSON[askonce.Memory](r.memory); err != nil {
+		return nil, fmt.Errorf("decode memory of job %s: %w", j.ID, err)
+	}
+	if j.AnswerMemory, err = fromJSON[askonce.MemoryRef](r.answerMemory); err != nil {
+		return nil, fmt.Errorf("decode clarification memory of job %s: %w", j.ID, err)
 	}
 	if r.qType != nil {
 		q := &askonce.Question{

@@ -37,14 +37,13 @@ func schemaVersion(t *testing.T, pool *pgxpool.Pool) int64 {
 
 // latestVersion is the version of the newest embedded migration.
 func latestVersion(t *testing.T) int64 {
-	t.Helper()
 	vs := versions(t)
 	return vs[len(vs)-1]
 }
 
 // previousVersion is the version of the embedded migration before the
-// newest (versions need not be consecutive), or the newest if it is the
-// only one.
+// newest (versions need not be consecutive: each branch takes its own),
+// or the newest if it is the only one.
 func previousVersion(t *testing.T) int64 {
 	t.Helper()
 	vs := versions(t)
@@ -58,16 +57,16 @@ func versions(t *testing.T) []int64 {
 	if err != nil || len(files) == 0 {
 		t.Fatalf("embedded migrations: %v %v", files, err)
 	}
-	var vs []int64
+	var out []int64
 	for _, f := range files {
 		v, err := goose.NumericComponent(f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		vs = append(vs, v)
+		out = append(out, v)
 	}
-	slices.Sort(vs)
-	return vs
+	slices.Sort(out)
+	return out
 }
 
 func TestMigrateFromAnEmptyDatabase(t *testing.T) {
@@ -120,6 +119,9 @@ var versionRows = map[int64]string{
 	// Version 5 (list indexes) adds indexes only: the same rows, read
 	// back without recipients (00006_notify).
 	5: version1Rows,
+	// Version 6 (notify) writes the same rows: no recipients, and the
+	// default session memory (migration 00007).
+	6: version1Rows,
 }
 
 const version1Rows = `
@@ -191,14 +193,15 @@ func TestMigrateFromThePreviousVersionKeepsItsRows(t *testing.T) {
 	}
 	if j.Status != askonce.StatusPending || j.Version != 3 || j.Goal != "hot frozen cheese" || j.Question == nil ||
 		j.Question.Text != "Hot or frozen?" || len(j.Question.Options) != 2 || j.Usage.PromptTokens != 12 ||
-		j.CreatedAt.Nanosecond() != 123456000 || len(j.Files) != 1 || j.Candidates != nil || string(j.SpecSchema) != `{"type": "object"}` {
+		j.CreatedAt.Nanosecond() != 123456000 || len(j.Files) != 1 || j.Candidates != nil || string(j.SpecSchema) != `{"type": "object"}` ||
+		j.Memory != nil || j.AnswerMemory != nil {
 		t.Errorf("the job reads back as %+v", j)
 	}
 	evs, err := s.Events(ctx, "acme", id, 0, 0)
 	if err != nil || len(evs) != 2 || evs[1].Type != askonce.EventAsked {
 		t.Fatalf("events %v (%v), want created and asked", evs, err)
 	}
-	if h, err := s.LookupHistory(ctx, "acme", "sess", "h1"); err != nil || h.Answer != "yes" {
+	if h, err := s.LookupHistory(ctx, askonce.HistoryQuery{TenantID: "acme", SessionID: "sess", QuestionHash: "h1"}); err != nil || h.Answer != "yes" {
 		t.Errorf("history %+v (%v), want the answer yes", h, err)
 	}
 	if lj, err := s.JobByAnswerLink(ctx, []byte{1, 2}); err != nil || lj.ID != id {

@@ -56,7 +56,7 @@ var (
 	// updateStaticSQL rewrites jobs_static only when the change changes
 	// it, which a transition never does: the row stays as created.
 	updateStaticSQL = "UPDATE jobs_static SET " + assign(staticColumns, 2) +
-		" WHERE id = $1 AND (" + names(staticColumns, "", ", ") + ") IS DISTINCT FROM ($2::text, $3::text[], $4::text[], $5::jsonb)"
+		" WHERE id = $1 AND (" + names(staticColumns, "", ", ") + ") IS DISTINCT FROM ($2::text, $3::text[], $4::text[], $5::jsonb, $6::jsonb)"
 
 	selectJobSQL = "SELECT " + jobColumns + jobFrom + " WHERE j.tenant_id = $1 AND j.id = $2"
 )
@@ -74,6 +74,28 @@ const (
 		ON CONFLICT (tenant_id, session_id, question_hash) DO UPDATE SET
 		type = excluded.type, question = excluded.question, answer = excluded.answer,
 		job_id = excluded.job_id, at = excluded.at`
+	// Of two answers racing for an entry the later stays (by time, then
+	// job id, so that every replica agrees).
+	upsertMemorySQL = `INSERT INTO memory
+		(tenant_id, scope, scope_key, question_hash, type, question, answer, job_id, session_id, at, expires_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+		ON CONFLICT (tenant_id, scope, scope_key, question_hash) DO UPDATE SET
+		type = excluded.type, question = excluded.question, answer = excluded.answer,
+		job_id = excluded.job_id, session_id = excluded.session_id, at = excluded.at, expires_at = excluded.expires_at
+		WHERE excluded.at > memory.at OR (excluded.at = memory.at AND excluded.job_id > memory.job_id)`
+	useMemorySQL = `UPDATE memory SET uses = uses + 1
+		WHERE tenant_id = $1 AND scope = $2 AND scope_key = $3 AND question_hash = $4`
+	// One statement, one primary-key seek per scope, nearest first.
+	lookupMemorySQL = `SELECT ` + historyColumns + ` FROM (
+		SELECT 0 AS rank, ` + sessionColumns + ` FROM history
+			WHERE tenant_id = $1 AND session_id = $2 AND question_hash = $3
+		UNION ALL
+		SELECT 1, ` + historyColumns + ` FROM memory
+			WHERE tenant_id = $1 AND scope = 'project' AND scope_key = $4 AND question_hash = $3 AND expires_at > $6
+		UNION ALL
+		SELECT 2, ` + historyColumns + ` FROM memory
+			WHERE $5 AND tenant_id = $1 AND scope = 'tenant' AND scope_key = '' AND question_hash = $3 AND expires_at > $6
+		) m ORDER BY rank LIMIT 1`
 	// A job asks once, so its link is written once; the same row again is
 	// harmless.
 	insertLinkSQL = `INSERT INTO answer_links (token_hash, tenant_id, job_id, created_at)
@@ -390,6 +412,10 @@ func historyOf(c *askonce.Change, now time.Time) *askonce.HistoryEntry {
 	h := c.StoredHistory(now)
 	if h != nil {
 		h.At = micro(h.At)
+		if h.ExpiresAt != nil {
+			t := micro(*h.ExpiresAt)
+			h.ExpiresAt = &t
+		}
 	}
 	return h
 }
@@ -418,6 +444,13 @@ func (s *Store) queueChange(q *batch, j *askonce.Job, c *askonce.Change, now tim
 	if h := historyOf(c, now); h != nil {
 		q.exec(upsertHistorySQL, h.TenantID, h.SessionID, h.QuestionHash, string(h.Type),
 			h.Question, h.Answer, h.JobID, h.At)
+		if h.Scope == askonce.MemoryProject || h.Scope == askonce.MemoryTenant {
+			q.exec(upsertMemorySQL, h.TenantID, string(h.Scope), h.Project, h.QuestionHash, string(h.Type),
+				h.Question, h.Answer, h.JobID, h.SessionID, h.At, timePtrArg(h.ExpiresAt))
+		}
+	}
+	if r := c.Recalled; r != nil && r.Scope != askonce.MemorySession {
+		q.exec(useMemorySQL, j.TenantID, string(r.Scope), r.Project, r.QuestionHash)
 	}
 	if len(c.AnswerLink) > 0 {
 		q.exec(insertLinkSQL, c.AnswerLink, j.TenantID, j.ID, now)
@@ -547,24 +580,62 @@ func (s *Store) mustExist(ctx context.Context, tenant, jobID string) error {
 	return nil
 }
 
-// LookupHistory returns the session's answer to the question with the
-// given hash, or ENOTFOUND.
-func (s *Store) LookupHistory(ctx context.Context, tenant, session, hash string) (*askonce.HistoryEntry, error) {
-	h, err := scanHistory(s.pool.QueryRow(ctx, `SELECT tenant_id, session_id, question_hash, type, question, answer, job_id, at
-		FROM history WHERE tenant_id = $1 AND session_id = $2 AND question_hash = $3`, tenant, session, hash))
+// LookupHistory returns the answer to q.QuestionHash nearest to q's
+// session (askonce.Store.LookupHistory), or ENOTFOUND. A query of the
+// session alone reads history only.
+func (s *Store) LookupHistory(ctx context.Context, q askonce.HistoryQuery) (*askonce.HistoryEntry, error) {
+	var row pgx.Row
+	if q.Project == "" && !q.Tenant {
+		row = s.pool.QueryRow(ctx, `SELECT `+sessionColumns+`
+			FROM history WHERE tenant_id = $1 AND session_id = $2 AND question_hash = $3`, q.TenantID, q.SessionID, q.QuestionHash)
+	} else {
+		row = s.pool.QueryRow(ctx, lookupMemorySQL, q.TenantID, q.SessionID, q.QuestionHash, q.Project, q.Tenant, q.Now)
+	}
+	h, err := scanHistory(row)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, askonce.Errorf(askonce.ENOTFOUND, "session %s has no answer to question %s", session, hash)
+		return nil, askonce.Errorf(askonce.ENOTFOUND, "session %s has no answer to question %s", q.SessionID, q.QuestionHash)
 	}
 	if err != nil {
-		return nil, wrap(err, "look up history of session %s", session)
+		return nil, wrap(err, "look up history of session %s", q.SessionID)
 	}
 	return &h, nil
+}
+
+// Memory returns the answers remembered in f's project or tenant that
+// have not expired at f.Now, newest first.
+func (s *Store) Memory(ctx context.Context, f askonce.MemoryFilter) ([]askonce.HistoryEntry, error) {
+	out, err := queryAll(ctx, s, scanHistory, `SELECT `+historyColumns+`
+		FROM memory WHERE tenant_id = $1 AND scope = $2 AND scope_key = $3 AND expires_at > $4
+		ORDER BY at DESC, question_hash`, f.TenantID, string(f.Scope), f.Project, f.Now)
+	if err != nil {
+		return nil, wrap(err, "%s memory", f.Scope)
+	}
+	return out, nil
+}
+
+// Forget deletes one remembered answer: a session's from history, a
+// project's or the tenant's from memory.
+func (s *Store) Forget(ctx context.Context, k askonce.MemoryKey) error {
+	query := `DELETE FROM memory WHERE tenant_id = $1 AND scope = $2 AND scope_key = $3 AND question_hash = $4`
+	args := []any{k.TenantID, string(k.Scope), k.ScopeKey(), k.QuestionHash}
+	if k.Scope == askonce.MemorySession {
+		query = `DELETE FROM history WHERE tenant_id = $1 AND session_id = $2 AND question_hash = $3`
+		args = []any{k.TenantID, k.SessionID, k.QuestionHash}
+	}
+	tag, err := s.pool.Exec(ctx, query, args...)
+	if err != nil {
+		return wrap(err, "forget %s answer %s", k.Scope, k.QuestionHash)
+	}
+	if tag.RowsAffected() == 0 {
+		return askonce.Errorf(askonce.ENOTFOUND, "no %s answer to question %s is remembered", k.Scope, k.QuestionHash)
+	}
+	return nil
 }
 
 // History returns the session's answered questions, oldest (last
 // answered) first.
 func (s *Store) History(ctx context.Context, tenant, session string) ([]askonce.HistoryEntry, error) {
-	out, err := queryAll(ctx, s, scanHistory, `SELECT tenant_id, session_id, question_hash, type, question, answer, job_id, at
+	out, err := queryAll(ctx, s, scanHistory, `SELECT `+sessionColumns+`
 		FROM history WHERE tenant_id = $1 AND session_id = $2 ORDER BY at, question_hash`, tenant, session)
 	if err != nil {
 		return nil, wrap(err, "history of session %s", session)

@@ -23,6 +23,10 @@ func (s *Server) createJob(c *call) (int, any, error) {
 		}
 		goal = req.Prompt
 	}
+	var mem askonce.Memory
+	if req.Memory != nil {
+		mem = *req.Memory
+	}
 	spec := req.SpecSchema
 	if bytes.Equal(bytes.TrimSpace(spec), []byte("null")) {
 		spec = nil
@@ -42,6 +46,7 @@ func (s *Server) createJob(c *call) (int, any, error) {
 		Mode:       req.Mode,
 		SpecSchema: spec,
 		Notify:     req.Notify,
+		Memory:     mem,
 	})
 	if err != nil {
 		return 0, nil, err
@@ -117,7 +122,7 @@ func (s *Server) answer(c *call) (int, any, error) {
 	if err := decode(c.body, &req, false); err != nil {
 		return 0, nil, err
 	}
-	return s.planned(c)(s.engine.StartAnswer(c.ctx(), c.tenant, c.r.PathValue("id"), req.Answer))
+	return s.planned(c)(s.engine.StartReply(c.ctx(), c.tenant, c.r.PathValue("id"), askonce.Reply{Answer: req.Answer, DontRemember: req.DontRemember}))
 }
 
 // planned renders the outcome of an answer or a decline: 200 with the job
@@ -208,6 +213,35 @@ func (s *Server) history(c *call) (int, any, error) {
 		entries = []askonce.HistoryEntry{}
 	}
 	return http.StatusOK, HistoryList{Entries: entries}, nil
+}
+
+func (s *Server) memory(c *call) (int, any, error) {
+	q := c.r.URL.Query()
+	scope, err := askonce.ParseMemoryScope("scope", q.Get("scope"))
+	if err != nil {
+		return 0, nil, err
+	}
+	entries, err := s.engine.Memory(c.r.Context(), askonce.MemoryFilter{TenantID: c.tenant, Scope: scope, Project: q.Get("project")})
+	if err != nil {
+		return 0, nil, err
+	}
+	if entries == nil {
+		entries = []askonce.HistoryEntry{}
+	}
+	return http.StatusOK, MemoryList{Entries: entries}, nil
+}
+
+func (s *Server) forget(c *call) (int, any, error) {
+	q := c.r.URL.Query()
+	scope, err := askonce.ParseMemoryScope("scope", q.Get("scope"))
+	if err != nil {
+		return 0, nil, err
+	}
+	k := askonce.MemoryKey{TenantID: c.tenant, Scope: scope, SessionID: q.Get("session"), Project: q.Get("project"), QuestionHash: c.r.PathValue("hash")}
+	if err := s.engine.Forget(c.r.Context(), k); err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, Forgotten{Scope: scope, QuestionHash: k.QuestionHash}, nil
 }
 
 // healthID is a job id no job has: looking it up is the cheapest query

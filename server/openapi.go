@@ -66,6 +66,7 @@ var enumValues = map[reflect.Type][]string{
 	reflect.TypeFor[askonce.Source](): enum(askonce.SourceUser, askonce.SourceHistory, askonce.SourceResolver,
 		askonce.SourceDefault, askonce.SourceTimeout),
 	reflect.TypeFor[askonce.Mode]():         enum(askonce.ModeManaged, askonce.ModeGate),
+	reflect.TypeFor[askonce.MemoryScope]():  enum(askonce.MemoryScopes...),
 	reflect.TypeFor[askonce.HardCap]():      enum(askonce.HardCapFallback, askonce.HardCapFail),
 	reflect.TypeFor[askonce.QuestionType](): enum(askonce.QuestionTypes...),
 	reflect.TypeFor[askonce.Action](): enum(askonce.ActionAsk, askonce.ActionWait, askonce.ActionResume,

@@ -23,6 +23,8 @@ var wantRoutes = []string{
 	"POST /jobs/{id}/decline",
 	"POST /jobs/{id}/report",
 	"GET /jobs/{id}/events",
+	"GET /memory",
+	"DELETE /memory/{hash}",
 	"GET /sessions/{id}/history",
 	"GET /healthz",
 	"GET /metrics",
@@ -100,8 +102,8 @@ func TestOpenAPI_SchemasMatchTheGoTypes(t *testing.T) {
 	types := []any{
 		server.CreateJobRequest{}, server.AnswerRequest{}, server.EmptyRequest{}, server.ReportRequest{},
 		server.JobView{}, server.JobDetail{}, server.JobList{}, server.ReportResponse{}, server.EventList{},
-		server.HistoryList{}, server.Health{}, server.ErrorResponse{},
-		askonce.Plan{}, askonce.Task{}, askonce.Question{}, askonce.Usage{}, askonce.Attempt{},
+		server.HistoryList{}, server.Health{}, server.ErrorResponse{}, server.MemoryList{}, server.Forgotten{},
+		askonce.Memory{}, askonce.MemoryRef{}, askonce.Plan{}, askonce.Task{}, askonce.Question{}, askonce.Usage{}, askonce.Attempt{},
 		askonce.Event{}, askonce.HistoryEntry{}, askonce.Recipients{}, askonce.SlackRecipient{},
 	}
 	if len(schemas) != len(types) {

@@ -34,11 +34,19 @@ type CreateJobRequest struct {
 	// Notify names who is asked the job's question on Slack and by
 	// email (docs/notifications.md); absent: the server's defaults.
 	Notify *askonce.Recipients `json:"notify,omitempty"`
+	// Memory widens where the job's question is looked up and its answer
+	// remembered: scope session (the default), project (with project) or
+	// tenant; ttl how long a project or tenant answer is kept ("720h");
+	// fresh asks not to be answered from memory.
+	Memory *askonce.Memory `json:"memory,omitempty"`
 }
 
 // AnswerRequest is the body of POST /jobs/{id}/clarification.
 type AnswerRequest struct {
 	Answer string `json:"answer"`
+	// DontRemember keeps the answer out of the job's project and tenant
+	// memory (the session's repeat guard still has it).
+	DontRemember bool `json:"dontRemember,omitempty"`
 }
 
 // EmptyRequest is the optional body of cancel and decline: nothing, or {}.
@@ -98,6 +106,13 @@ type JobView struct {
 	// client's name). Absent when no person answered.
 	AnsweredVia string `json:"answeredVia,omitempty"`
 	AnsweredBy  string `json:"answeredBy,omitempty"`
+	// ClarificationMemory says which remembered answer resolved the
+	// question (clarificationSource history): its scope, project, the job
+	// whose person gave it and when.
+	ClarificationMemory *askonce.MemoryRef `json:"clarificationMemory,omitempty"`
+	// Memory is the job's memory scope, when it is not the default
+	// session.
+	Memory *askonce.Memory `json:"memory,omitempty"`
 	// AnswerURL is the answer link of a pending question: an absolute
 	// URL (from the server's public URL) that opens the answer page with
 	// no API key; the link is the credential, so hand it only to whoever
@@ -161,6 +176,18 @@ type EventList struct {
 	Events []askonce.Event `json:"events"`
 }
 
+// MemoryList is GET /memory: the remembered answers of a project or of
+// the tenant, newest first.
+type MemoryList struct {
+	Entries []askonce.HistoryEntry `json:"entries"`
+}
+
+// Forgotten is DELETE /memory/{hash}: the entry that was forgotten.
+type Forgotten struct {
+	Scope        askonce.MemoryScope `json:"scope"`
+	QuestionHash string              `json:"questionHash"`
+}
+
 // HistoryList is GET /sessions/{id}/history.
 type HistoryList struct {
 	Entries []askonce.HistoryEntry `json:"entries"`
@@ -217,6 +244,8 @@ func jobView(j *askonce.Job) JobView {
 		ClarificationSource:   j.AnswerSource,
 		AnsweredVia:           j.AnsweredVia,
 		AnsweredBy:            j.AnsweredBy,
+		ClarificationMemory:   j.AnswerMemory,
+		Memory:                j.Memory,
 		ClarificationUsed:     j.ClarificationUsed(),
 		ClarificationResolved: j.ClarificationResolved(),
 		ResolvedPrompt:        j.ResolvedPrompt,

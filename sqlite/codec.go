@@ -87,6 +87,30 @@ func fromNullStrings(s sql.NullString) ([]string, error) {
 
 // textArg stores an optional text column: empty is NULL, which the
 // clarification columns are until set (NULL, never an empty string).
+// jsonArg stores v as JSON; nil is NULL.
+func jsonArg[T any](v *T) (any, error) {
+	if v == nil {
+		return nil, nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return string(b), nil
+}
+
+// fromNullJSON decodes a jsonArg value; NULL is nil.
+func fromNullJSON[T any](s sql.NullString) (*T, error) {
+	if !s.Valid || s.String == "" {
+		return nil, nil
+	}
+	v := new(T)
+	if err := json.Unmarshal([]byte(s.String), v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
 func textArg(v string) any {
 	if v == "" {
 		return nil
@@ -216,14 +240,24 @@ func scanEvent(row interface{ Scan(...any) error }) (askonce.Event, error) {
 	return e, err
 }
 
+// historyColumns are what scanHistory reads, of history or memory (whose
+// scope and project (scope_key) a history query names as constants).
+const historyColumns = `tenant_id, session_id, scope, scope_key, question_hash, type, question, answer, job_id, at, expires_at, uses`
+
+// sessionColumns are historyColumns of the history table.
+const sessionColumns = `tenant_id, session_id, 'session' AS scope, '' AS scope_key, question_hash, type, question, answer, job_id, at, NULL AS expires_at, 0 AS uses`
+
 func scanHistory(row interface{ Scan(...any) error }) (askonce.HistoryEntry, error) {
 	var (
-		h   askonce.HistoryEntry
-		typ string
-		at  int64
+		h         askonce.HistoryEntry
+		typ, sc   string
+		at        int64
+		expiresAt sql.NullInt64
 	)
-	err := row.Scan(&h.TenantID, &h.SessionID, &h.QuestionHash, &typ, &h.Question, &h.Answer, &h.JobID, &at)
+	err := row.Scan(&h.TenantID, &h.SessionID, &sc, &h.Project, &h.QuestionHash, &typ, &h.Question, &h.Answer, &h.JobID, &at, &expiresAt, &h.Uses)
+	h.Scope = askonce.MemoryScope(sc)
 	h.Type = askonce.QuestionType(typ)
 	h.At = fromNanos(at)
+	h.ExpiresAt = fromNullNanosPtr(expiresAt)
 	return h, err
 }

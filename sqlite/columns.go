@@ -50,6 +50,7 @@ type jobRow struct {
 	mode, hardCap, status, clar, dispatch     string
 	files, candidates, specSchema, plan       sql.NullString
 	notify                                    sql.NullString
+	memory, answerMemory                      sql.NullString
 	qText, qType, qOptions, qDefault, qReason sql.NullString
 	answer, source, resolved, result          sql.NullString
 	qCosmetic, qAllowOther                    bool
@@ -95,6 +96,7 @@ var jobTable = []jobColumn{
 	{"type", true, fixedColumn, func(j *askonce.Job) (any, error) { return stringsArg(j.Files) }, func(r *jobRow) any { return &r.files }},
 	{"more", true, fixedColumn, plain(func(j *askonce.Job) any { return rawArg(j.SpecSchema) }), func(r *jobRow) any { return &r.specSchema }},
 	{"candidates", true, fixedColumn, func(j *askonce.Job) (any, error) { return stringsArg(j.Candidates) }, func(r *jobRow) any { return &r.candidates }},
+	{"memory", true, fixedColumn, func(j *askonce.Job) (any, error) { return jsonArg(j.Memory) }, func(r *jobRow) any { return &r.memory }},
 
 	{"title", false, stateColumn, plain(func(j *askonce.Job) any { return j.Title }), func(r *jobRow) any { return &r.j.Title }},
 	{"status", false, stateColumn, plain(func(j *askonce.Job) any { return string(j.Status) }), func(r *jobRow) any { return &r.status }},
@@ -112,6 +114,7 @@ var jobTable = []jobColumn{
 	{"clarification_answered_at", false, stateColumn, plain(func(j *askonce.Job) any { return timePtrArg(j.AnsweredAt) }), func(r *jobRow) any { return &r.answeredAt }},
 	{"answered_via", false, stateColumn, plain(func(j *askonce.Job) any { return j.AnsweredVia }), func(r *jobRow) any { return &r.j.AnsweredVia }},
 	{"answered_by", false, stateColumn, plain(func(j *askonce.Job) any { return j.AnsweredBy }), func(r *jobRow) any { return &r.j.AnsweredBy }},
+	{"clarification_memory", false, stateColumn, func(j *askonce.Job) (any, error) { return jsonArg(j.AnswerMemory) }, func(r *jobRow) any { return &r.answerMemory }},
 	{"resolved_prompt", false, stateColumn, plain(func(j *askonce.Job) any { return textArg(j.ResolvedPrompt) }), func(r *jobRow) any { return &r.resolved }},
 	{"fallback_used", false, stateColumn, plain(func(j *askonce.Job) any { return boolArg(j.FallbackUsed) }), func(r *jobRow) any { return &r.j.FallbackUsed }},
 	{"answer_delivered", false, stateColumn, plain(func(j *askonce.Job) any { return boolArg(j.AnswerDelivered) }), func(r *jobRow) any { return &r.j.AnswerDelivered }},
@@ -275,6 +278,12 @@ func (r *jobRow) job() (*askonce.Job, error) {
 	}
 	if j.Candidates, err = fromNullStrings(r.candidates); err != nil {
 		return nil, fmt.Errorf("decode candidates of job %s: %w", j.ID, err)
+	}
+	if j.Memory, err = fromNullJSON[askonce.Memory](r.memory); err != nil {
+		return nil, fmt.Errorf("decode memory of job %s: %w", j.ID, err)
+	}
+	if j.AnswerMemory, err = fromNullJSON[askonce.MemoryRef](r.answerMemory); err != nil {
+		return nil, fmt.Errorf("decode clarification memory of job %s: %w", j.ID, err)
 	}
 	if r.qType.Valid {
 		q := &askonce.Question{

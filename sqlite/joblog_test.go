@@ -106,7 +106,7 @@ func TestMigrationToTheJobLogKeepsEveryRecord(t *testing.T) {
 		evs[1].Type != askonce.EventAsked || evs[1].At.UnixNano() != 200 || evs[1].TenantID != "t" || evs[1].JobID != "a" {
 		t.Fatalf("events of a after the migration: %+v, %v", evs, err)
 	}
-	if h, err := s.LookupHistory(ctx, "t", "s", "h"); err != nil || h.Answer != "copper" {
+	if h, err := s.LookupHistory(ctx, askonce.HistoryQuery{TenantID: "t", SessionID: "s", QuestionHash: "h"}); err != nil || h.Answer != "copper" {
 		t.Errorf("history after the migration: %+v, %v", h, err)
 	}
 
@@ -321,8 +321,8 @@ func TestAttemptFieldsAreOneColumn(t *testing.T) {
 		t.Errorf("attempt 1 stored as %q, %v; want [\"initial\"]", more, err)
 	}
 	var cols int
-	if err := s.writer.QueryRowContext(ctx, `SELECT count(*) FROM pragma_table_info('job_log')`).Scan(&cols); err != nil || cols != 6 {
-		t.Errorf("job_log has %d columns, %v; want 6 (the kind 0 record's candidates last)", cols, err)
+	if err := s.writer.QueryRowContext(ctx, `SELECT count(*) FROM pragma_table_info('job_log')`).Scan(&cols); err != nil || cols != 7 {
+		t.Errorf("job_log has %d columns, %v; want 7 (the kind 0 record's candidates and memory last)", cols, err)
 	}
 }
 

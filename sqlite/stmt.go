@@ -111,6 +111,8 @@ type writeStmts struct {
 	updateFixed    *sql.Stmt
 	updateStatic   *sql.Stmt
 	upsertHistory  *sql.Stmt
+	upsertMemory   *sql.Stmt
+	useMemory      *sql.Stmt
 	insertDispatch *sql.Stmt
 	insertLink     *sql.Stmt
 	claimKey       *sql.Stmt
@@ -135,7 +137,9 @@ type readStmts struct {
 	attempts      *sql.Stmt
 	events        *sql.Stmt
 	lookupHistory *sql.Stmt
+	lookupMemory  *sql.Stmt
 	history       *sql.Stmt
+	memory        *sql.Stmt
 	dueQuestions  *sql.Stmt
 	lapsedLeases  *sql.Stmt
 	jobByLink     *sql.Stmt
@@ -169,6 +173,17 @@ func (s *Store) prepare(ctx context.Context) error {
 			ON CONFLICT (tenant_id, session_id, question_hash) DO UPDATE SET
 			type = excluded.type, question = excluded.question, answer = excluded.answer,
 			job_id = excluded.job_id, at = excluded.at`},
+		// Of two answers racing for an entry the later stays (by time,
+		// then job id, so that every replica agrees).
+		{s.writer, &s.w.upsertMemory, `INSERT INTO memory
+			(tenant_id, scope, scope_key, question_hash, type, question, answer, job_id, session_id, at, expires_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (tenant_id, scope, scope_key, question_hash) DO UPDATE SET
+			type = excluded.type, question = excluded.question, answer = excluded.answer,
+			job_id = excluded.job_id, session_id = excluded.session_id, at = excluded.at, expires_at = excluded.expires_at
+			WHERE excluded.at > memory.at OR (excluded.at = memory.at AND excluded.job_id > memory.job_id)`},
+		{s.writer, &s.w.useMemory, `UPDATE memory SET uses = uses + 1
+			WHERE tenant_id = ? AND scope = ? AND scope_key = ? AND question_hash = ?`},
 		// The rowid refuses a second dispatch of a job.
 		{s.writer, &s.w.insertDispatch, `INSERT INTO job_log (id, at, type) VALUES (?, ?, 'queued')`},
 		// A job asks once, so its link is written once; the same row
@@ -183,10 +198,24 @@ func (s *Store) prepare(ctx context.Context) error {
 		{s.reader, &s.r.jobExists, `SELECT 1 FROM jobs WHERE tenant_id = ? AND id = ?`},
 		{s.reader, &s.r.attempts, attemptsSQL},
 		{s.reader, &s.r.events, eventsSQL},
-		{s.reader, &s.r.lookupHistory, `SELECT tenant_id, session_id, question_hash, type, question, answer, job_id, at
+		{s.reader, &s.r.lookupHistory, `SELECT ` + sessionColumns + `
 			FROM history WHERE tenant_id = ? AND session_id = ? AND question_hash = ?`},
-		{s.reader, &s.r.history, `SELECT tenant_id, session_id, question_hash, type, question, answer, job_id, at
+		// One statement, one primary-key seek per scope, nearest first.
+		{s.reader, &s.r.lookupMemory, `SELECT ` + historyColumns + ` FROM (
+			SELECT 0 AS rank, ` + sessionColumns + ` FROM history
+				WHERE tenant_id = ?1 AND session_id = ?2 AND question_hash = ?3
+			UNION ALL
+			SELECT 1, ` + historyColumns + ` FROM memory
+				WHERE tenant_id = ?1 AND scope = 'project' AND scope_key = ?4 AND question_hash = ?3 AND expires_at > ?6
+			UNION ALL
+			SELECT 2, ` + historyColumns + ` FROM memory
+				WHERE ?5 AND tenant_id = ?1 AND scope = 'tenant' AND scope_key = '' AND question_hash = ?3 AND expires_at > ?6
+			) ORDER BY rank LIMIT 1`},
+		{s.reader, &s.r.history, `SELECT ` + sessionColumns + `
 			FROM history WHERE tenant_id = ? AND session_id = ? ORDER BY at, question_hash`},
+		{s.reader, &s.r.memory, `SELECT ` + historyColumns + `
+			FROM memory WHERE tenant_id = ? AND scope = ? AND scope_key = ? AND expires_at > ?
+			ORDER BY at DESC, question_hash`},
 		{s.reader, &s.r.dueQuestions, dueQuestionsSQL},
 		{s.writer, &s.w.claimKey, `INSERT INTO idempotency
 			(tenant_id, key, fingerprint, owner, job_id, base_version, status, body, created_at)
@@ -236,12 +265,12 @@ func (s *Store) prepare(ctx context.Context) error {
 func (s *Store) statements() []*sql.Stmt {
 	st := []*sql.Stmt{
 		s.w.insertJob, s.w.insertStatic, s.w.updateJob, s.w.selectJob, s.w.addUsage, s.w.insertAttempt,
-		s.w.insertEvent, s.w.lastEventID, s.w.nextLogSeq, s.w.updateFixed, s.w.updateStatic, s.w.upsertHistory, s.w.insertDispatch, s.w.insertLink,
+		s.w.insertEvent, s.w.lastEventID, s.w.nextLogSeq, s.w.updateFixed, s.w.updateStatic, s.w.upsertHistory, s.w.upsertMemory, s.w.useMemory, s.w.insertDispatch, s.w.insertLink,
 		s.w.claimKey, s.w.takeOverKey, s.w.readKey, s.w.completeKey, s.w.abandonKey,
 		s.w.renewLease, s.w.dropLeases, s.w.endLease, s.w.renewPlanning, s.w.lead,
 		s.w.savepoint, s.w.release, s.w.rollbackTo,
-		s.r.getJob, s.r.jobExists, s.r.attempts, s.r.events, s.r.lookupHistory,
-		s.r.history, s.r.dueQuestions, s.r.lapsedLeases, s.r.jobByLink,
+		s.r.getJob, s.r.jobExists, s.r.attempts, s.r.events, s.r.lookupHistory, s.r.lookupMemory,
+		s.r.history, s.r.memory, s.r.dueQuestions, s.r.lapsedLeases, s.r.jobByLink,
 	}
 	s.listMu.Lock()
 	st = append(st, s.listStmts[:]...)

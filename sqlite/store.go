@@ -218,6 +218,10 @@ func historyOf(c *askonce.Change, now time.Time) *askonce.HistoryEntry {
 	h := c.StoredHistory(now)
 	if h != nil {
 		h.At = fromNanos(h.At.UnixNano())
+		if h.ExpiresAt != nil {
+			t := fromNanos(h.ExpiresAt.UnixNano())
+			h.ExpiresAt = &t
+		}
 	}
 	return h
 }
@@ -248,6 +252,18 @@ func (s *Store) writeWith(ctx context.Context, tx *sql.Tx, j *askonce.Job, seq i
 			hist.TenantID, hist.SessionID, hist.QuestionHash, string(hist.Type),
 			hist.Question, hist.Answer, hist.JobID, hist.At.UnixNano()); err != nil {
 			return nil, wrap(err, "upsert history")
+		}
+		if hist.Scope == askonce.MemoryProject || hist.Scope == askonce.MemoryTenant {
+			if _, err := tx.StmtContext(ctx, s.w.upsertMemory).ExecContext(ctx,
+				hist.TenantID, string(hist.Scope), hist.Project, hist.QuestionHash, string(hist.Type),
+				hist.Question, hist.Answer, hist.JobID, hist.SessionID, hist.At.UnixNano(), timePtrArg(hist.ExpiresAt)); err != nil {
+				return nil, fmt.Errorf("remember the answer in %s memory: %w", hist.Scope, err)
+			}
+		}
+	}
+	if r := c.Recalled; r != nil && r.Scope != askonce.MemorySession {
+		if _, err := tx.StmtContext(ctx, s.w.useMemory).ExecContext(ctx, j.TenantID, string(r.Scope), r.Project, r.QuestionHash); err != nil {
+			return nil, fmt.Errorf("count the use of a remembered answer: %w", err)
 		}
 	}
 	if len(c.AnswerLink) > 0 {
@@ -436,17 +452,61 @@ func (s *Store) mustExist(ctx context.Context, tenant, jobID string) error {
 	return nil
 }
 
-// LookupHistory returns the session's answer to the question with the
-// given hash, or ENOTFOUND.
-func (s *Store) LookupHistory(ctx context.Context, tenant, session, hash string) (*askonce.HistoryEntry, error) {
-	h, err := scanHistory(s.r.lookupHistory.QueryRowContext(ctx, tenant, session, hash))
+// LookupHistory returns the answer to q.QuestionHash nearest to q's
+// session (askonce.Store.LookupHistory), or ENOTFOUND. A query of the
+// session alone reads history only.
+func (s *Store) LookupHistory(ctx context.Context, q askonce.HistoryQuery) (*askonce.HistoryEntry, error) {
+	var row *sql.Row
+	if q.Project == "" && !q.Tenant {
+		row = s.r.lookupHistory.QueryRowContext(ctx, q.TenantID, q.SessionID, q.QuestionHash)
+	} else {
+		row = s.r.lookupMemory.QueryRowContext(ctx, q.TenantID, q.SessionID, q.QuestionHash, q.Project, q.Tenant, q.Now.UnixNano())
+	}
+	h, err := scanHistory(row)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, askonce.Errorf(askonce.ENOTFOUND, "session %s has no answer to question %s", session, hash)
+		return nil, askonce.Errorf(askonce.ENOTFOUND, "session %s has no answer to question %s", q.SessionID, q.QuestionHash)
 	}
 	if err != nil {
-		return nil, wrap(err, "look up history of session %s", session)
+		return nil, wrap(err, "look up history of session %s", q.SessionID)
 	}
 	return &h, nil
+}
+
+// Memory returns the answers remembered in f's project or tenant that
+// have not expired at f.Now, newest first.
+func (s *Store) Memory(ctx context.Context, f askonce.MemoryFilter) ([]askonce.HistoryEntry, error) {
+	out, err := queryAll(ctx, s.r.memory, scanHistory, f.TenantID, string(f.Scope), f.Project, f.Now.UnixNano())
+	if err != nil {
+		return nil, fmt.Errorf("%s memory: %w", f.Scope, err)
+	}
+	return out, nil
+}
+
+// Forget deletes one remembered answer: a session's from history, a
+// project's or the tenant's from memory.
+func (s *Store) Forget(ctx context.Context, k askonce.MemoryKey) error {
+	query := `DELETE FROM memory WHERE tenant_id = ? AND scope = ? AND scope_key = ? AND question_hash = ?`
+	args := []any{k.TenantID, string(k.Scope), k.ScopeKey(), k.QuestionHash}
+	if k.Scope == askonce.MemorySession {
+		query = `DELETE FROM history WHERE tenant_id = ? AND session_id = ? AND question_hash = ?`
+		args = []any{k.TenantID, k.SessionID, k.QuestionHash}
+	}
+	var n int64
+	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, query, args...)
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("forget %s answer %s: %w", k.Scope, k.QuestionHash, err)
+	}
+	if n == 0 {
+		return askonce.Errorf(askonce.ENOTFOUND, "no %s answer to question %s is remembered", k.Scope, k.QuestionHash)
+	}
+	return nil
 }
 
 // History returns the session's answered questions, oldest (last

@@ -111,7 +111,7 @@ var createTests = []test{
 		if err := s.CreateJob(ctx, &askonce.Change{Job: second, History: entry("b.md")}); err != nil {
 			t.Fatalf("create the second: %v", err)
 		}
-		got, err := s.LookupHistory(ctx, first.TenantID, first.SessionID, hash)
+		got, err := s.LookupHistory(ctx, askonce.HistoryQuery{TenantID: first.TenantID, SessionID: first.SessionID, QuestionHash: hash})
 		if err != nil {
 			t.Fatalf("lookup: %v", err)
 		}
@@ -182,7 +182,7 @@ var createTests = []test{
 		if n := len(attempts(t, s, j.TenantID, j.ID)); n != 0 {
 			t.Errorf("%d attempts, want none", n)
 		}
-		_, err := s.LookupHistory(ctx, dup.TenantID, dup.SessionID, hash)
+		_, err := s.LookupHistory(ctx, askonce.HistoryQuery{TenantID: dup.TenantID, SessionID: dup.SessionID, QuestionHash: hash})
 		wantCode(t, "history of the failed create", err, askonce.ENOTFOUND)
 		_, err = s.JobByAnswerLink(ctx, link)
 		wantCode(t, "answer link of the failed create", err, askonce.ENOTFOUND)

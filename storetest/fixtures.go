@@ -45,7 +45,7 @@ func NewJob(tenant string) *askonce.Job {
 
 // FullJob returns a job of tenant with every field a caller can set
 // filled in, as a gate-mode job whose question was answered and planned:
-// files, candidates, a spec schema, a question with options, default, expiry and the
+// files, candidates, a spec schema, its memory and the remembered answer, a question with options, default, expiry and the
 // cosmetic flag, the answer and its time, both flags, a plan with spec,
 // tasks and assumptions, a result and an error. CreatedAt is an hour ago.
 func FullJob(tenant string) *askonce.Job {
@@ -78,6 +78,9 @@ func FullJob(tenant string) *askonce.Job {
 	j.AnswerSource = askonce.SourceUser
 	j.AnsweredAt = &answered
 	j.AnsweredVia, j.AnsweredBy = askonce.ViaSlack, "U0123ABCD"
+	j.Memory = &askonce.Memory{Scope: askonce.MemoryProject, Project: "askonce — ルート", TTL: "720h0m0s", Fresh: true}
+	j.AnswerMemory = &askonce.MemoryRef{Scope: askonce.MemoryProject, Project: "askonce — ルート",
+		QuestionHash: askonce.QuestionHash(j.Question.Text), JobID: NewID(), At: answered.Add(-72 * time.Hour)}
 	j.ResolvedPrompt = askonce.ResolvedPrompt(j.Goal, j.Answer)
 	j.FallbackUsed = true
 	j.AnswerDelivered = true
@@ -146,6 +149,9 @@ func normJob(j *askonce.Job) *askonce.Job {
 		c.Question.ExpiresAt = normTimePtr(c.Question.ExpiresAt)
 	}
 	c.AnsweredAt = normTimePtr(c.AnsweredAt)
+	if c.AnswerMemory != nil {
+		c.AnswerMemory.At = normTime(c.AnswerMemory.At)
+	}
 	if c.Plan != nil {
 		c.Plan.Spec = normJSON(c.Plan.Spec)
 		c.Plan.Assumptions = normList(c.Plan.Assumptions)

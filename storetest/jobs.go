@@ -196,7 +196,7 @@ var tenancyTests = []test{
 			Question: "Which file?", Answer: "main.go", JobID: j.ID, At: Now(),
 		}})
 		other := NewTenant()
-		_, err := s.LookupHistory(ctx, other, j.SessionID, hash)
+		_, err := s.LookupHistory(ctx, askonce.HistoryQuery{TenantID: other, SessionID: j.SessionID, QuestionHash: hash})
 		wantCode(t, "LookupHistory of the other tenant", err, askonce.ENOTFOUND)
 		h, err := s.History(ctx, other, j.SessionID)
 		if err != nil {
@@ -216,7 +216,7 @@ var tenancyTests = []test{
 			Question: "Which file?", Answer: "other.go", JobID: o.ID, At: Now(),
 		}})
 		for _, c := range []struct{ tenant, answer string }{{j.TenantID, "main.go"}, {other, "other.go"}} {
-			e, err := s.LookupHistory(ctx, c.tenant, j.SessionID, hash)
+			e, err := s.LookupHistory(ctx, askonce.HistoryQuery{TenantID: c.tenant, SessionID: j.SessionID, QuestionHash: hash})
 			if err != nil {
 				t.Fatalf("LookupHistory: %v", err)
 			}
@@ -320,7 +320,7 @@ var updateTests = []test{
 		if got := eventTypes(events(t, s, j.TenantID, j.ID)); !slices.Equal(got, []askonce.EventType{askonce.EventCreated, askonce.EventPlanned}) {
 			t.Errorf("events %v, want created and the winner's planned", got)
 		}
-		_, err := s.LookupHistory(ctx, j.TenantID, j.SessionID, hash)
+		_, err := s.LookupHistory(ctx, askonce.HistoryQuery{TenantID: j.TenantID, SessionID: j.SessionID, QuestionHash: hash})
 		wantCode(t, "history of the failed change", err, askonce.ENOTFOUND)
 
 		// The failed change queued no dispatch: the current version can.

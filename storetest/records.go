@@ -259,7 +259,7 @@ var historyTests = []test{
 		}
 		h := want
 		update(t, s, &askonce.Change{Job: j, History: &h})
-		got, err := s.LookupHistory(t.Context(), j.TenantID, j.SessionID, want.QuestionHash)
+		got, err := s.LookupHistory(t.Context(), askonce.HistoryQuery{TenantID: j.TenantID, SessionID: j.SessionID, QuestionHash: want.QuestionHash})
 		if err != nil {
 			t.Fatalf("lookup: %v", err)
 		}
@@ -285,7 +285,7 @@ var historyTests = []test{
 			Question: "overwrite readme.md", Answer: "no", JobID: k.ID, At: Now()}
 		update(t, s, &askonce.Change{Job: k, History: &second})
 
-		got, err := s.LookupHistory(ctx, j.TenantID, j.SessionID, hash)
+		got, err := s.LookupHistory(ctx, askonce.HistoryQuery{TenantID: j.TenantID, SessionID: j.SessionID, QuestionHash: hash})
 		if err != nil {
 			t.Fatalf("lookup: %v", err)
 		}
@@ -296,7 +296,7 @@ var historyTests = []test{
 		}
 	}},
 	{"LookupOfAnAbsentAnswerIsNotFound", func(t *testing.T, s askonce.Store) {
-		_, err := s.LookupHistory(t.Context(), NewTenant(), "session", askonce.QuestionHash("anything"))
+		_, err := s.LookupHistory(t.Context(), askonce.HistoryQuery{TenantID: NewTenant(), SessionID: "session", QuestionHash: askonce.QuestionHash("anything")})
 		wantCode(t, "lookup", err, askonce.ENOTFOUND)
 		h, err := s.History(t.Context(), NewTenant(), "session")
 		if err != nil || len(h) != 0 {
@@ -334,7 +334,7 @@ var historyTests = []test{
 			update(t, s, &askonce.Change{Job: j, History: &askonce.HistoryEntry{
 				SessionID: j.SessionID, QuestionHash: hash, Type: askonce.QuestionFreeText,
 				Question: "Which directory?", Answer: answer, JobID: j.ID, At: Now()}})
-			got, err := s.LookupHistory(ctx, tenant, j.SessionID, hash)
+			got, err := s.LookupHistory(ctx, askonce.HistoryQuery{TenantID: tenant, SessionID: j.SessionID, QuestionHash: hash})
 			if err != nil || got.Answer != answer {
 				t.Fatalf("lookup in session %s: %v, %v; want %q", j.SessionID, got, err, answer)
 			}
@@ -343,7 +343,7 @@ var historyTests = []test{
 				t.Fatalf("history of session %s: %v, %v; want only %q", j.SessionID, all, err, answer)
 			}
 		}
-		_, err := s.LookupHistory(ctx, tenant, "another session", hash)
+		_, err := s.LookupHistory(ctx, askonce.HistoryQuery{TenantID: tenant, SessionID: "another session", QuestionHash: hash})
 		wantCode(t, "lookup in another session", err, askonce.ENOTFOUND)
 	}},
 }
@@ -353,6 +353,9 @@ func checkEntry(t *testing.T, want, got askonce.HistoryEntry) {
 	want.At, got.At = normTime(want.At), normTime(got.At)
 	if want.TenantID == "" {
 		want.TenantID = got.TenantID
+	}
+	if want.Scope == "" {
+		want.Scope = askonce.MemorySession
 	}
 	if !reflect.DeepEqual(want, got) {
 		t.Errorf("history entry %+v, want %+v", got, want)
@@ -399,7 +402,7 @@ var dispatchTests = []test{
 		if n := len(attempts(t, s, j.TenantID, j.ID)); n != 0 {
 			t.Errorf("%d attempts, want none", n)
 		}
-		_, err = s.LookupHistory(ctx, j.TenantID, j.SessionID, hash)
+		_, err = s.LookupHistory(ctx, askonce.HistoryQuery{TenantID: j.TenantID, SessionID: j.SessionID, QuestionHash: hash})
 		wantCode(t, "history of the failed change", err, askonce.ENOTFOUND)
 	}},
 	{"QueuedDispatchOutlivesTheJobsFlag", func(t *testing.T, s askonce.Store) {

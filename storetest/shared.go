@@ -123,11 +123,12 @@ var sharedTests = []sharedTest{
 		got.Status = askonce.StatusSuccess
 		update(t, b, &askonce.Change{Job: got, History: &askonce.HistoryEntry{
 			QuestionHash: qh, Type: askonce.QuestionFreeText, Question: "Which colour?", Answer: "red"}})
-		h, err := a.LookupHistory(t.Context(), j.TenantID, j.SessionID, qh)
+		h, err := a.LookupHistory(t.Context(), askonce.HistoryQuery{TenantID: j.TenantID, SessionID: j.SessionID, QuestionHash: qh})
 		if err != nil || h.Answer != "red" || h.JobID != j.ID {
 			t.Fatalf("the first store looks up %+v (%v), want the answer red of job %s", h, err, j.ID)
 		}
 	}},
+	{"RacingFirstAnswersKeepOneEntryTheNewest", racingFirstAnswers},
 	{"OnlyOneOfRetriesRacingThroughBothStoresTakesOver", func(t *testing.T, a, b askonce.Store) {
 		ia, ok1 := a.(server.IdempotencyStore)
 		ib, ok2 := b.(server.IdempotencyStore)

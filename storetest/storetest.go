@@ -53,6 +53,7 @@ func Run(t *testing.T, open func(t *testing.T) askonce.Store) {
 		{"Attempts", attemptTests},
 		{"Events", eventTests},
 		{"History", historyTests},
+		{"Memory", memoryTests},
 		{"Dispatch", dispatchTests},
 		{"ListJobs", listTests},
 		{"Sweeps", sweepTests},

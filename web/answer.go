@@ -142,7 +142,7 @@ func (h *Handler) answerSubmit(w http.ResponseWriter, r *http.Request) {
 	answer, other, path := formAnswer(r.PostForm)
 	switch r.PostForm.Get("action") {
 	case "", "answer":
-		_, _, err = h.engine.AnswerByToken(ctx, token, answer)
+		_, _, err = h.engine.ReplyByToken(ctx, token, askonce.Reply{Answer: answer, DontRemember: r.PostForm.Get("dont_remember") != ""})
 	case "decline":
 		_, _, err = h.engine.DeclineByToken(ctx, token)
 	case "cancel":
@@ -160,6 +160,7 @@ func (h *Handler) answerSubmit(w http.ResponseWriter, r *http.Request) {
 		v := newFormView(j, token)
 		v.Error, v.Allowed = ae.Message, ae.Allowed
 		v.keep(r.PostForm.Get("answer"), r.PostForm.Has("answer"), other, path)
+		v.DontRemember = r.PostForm.Get("dont_remember") != ""
 		if j.Question != nil && j.Question.Type == askonce.QuestionFreeText {
 			v.setTyped(r.PostForm.Get("answer"))
 		}

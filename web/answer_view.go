@@ -48,6 +48,11 @@ type formView struct {
 	Allowed []string
 	// Text typed into a FREE_TEXT textarea, kept on an error.
 	Typed string
+	// Remembered says where the answer will be remembered beyond the
+	// session ("project “shop”", "every project"), "" when it is not; the
+	// form then offers "don't remember this", DontRemember its state.
+	Remembered   string
+	DontRemember bool
 }
 
 func newFormView(j *askonce.Job, token string) *formView {
@@ -55,6 +60,14 @@ func newFormView(j *askonce.Job, token string) *formView {
 		Token: token, Action: "/a/" + token,
 		Title: visible(j.Title), Goal: visible(j.Goal),
 		MaxText: askonce.MaxFreeText,
+	}
+	if m := j.Memory; m != nil {
+		switch m.Scope {
+		case askonce.MemoryProject:
+			v.Remembered = "the other agents of project “" + visible(m.Project) + "”"
+		case askonce.MemoryTenant:
+			v.Remembered = "every agent of this tenant"
+		}
 	}
 	q := j.Question
 	if q == nil {
@@ -184,7 +197,7 @@ func sourceWords(s askonce.Source) string {
 	case askonce.SourceUser:
 		return "by a person (source: user)"
 	case askonce.SourceHistory:
-		return "from an earlier answer in the same session (source: history)"
+		return "from an earlier answer (source: history)"
 	case askonce.SourceResolver:
 		return "by the goal itself (source: resolver)"
 	case askonce.SourceDefault:

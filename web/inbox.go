@@ -302,6 +302,8 @@ type jobView struct {
 	AnswerURL string
 	// Candidates are the first of the job's candidates, nil for none.
 	Candidates *fewNames
+	// MemoryNote says which remembered answer resolved the question.
+	MemoryNote string
 }
 
 // shownCandidates is how many of a job's candidates its page lists: a job
@@ -339,7 +341,7 @@ func (h *Handler) jobData(ctx context.Context, v *viewer, id string) (*jobView, 
 		return nil, err
 	}
 	jv := &jobView{Viewer: v, Now: time.Now(), Job: j, Attempts: atts, Events: evs, Updates: "/ui/updates?job=" + url.QueryEscape(id),
-		Candidates: fewOf(j.Candidates, shownCandidates)}
+		Candidates: fewOf(j.Candidates, shownCandidates), MemoryNote: j.MemoryNote(time.Now())}
 	if j.Plan != nil {
 		jv.Plan = planTree(j.Plan.Tasks)
 	}

@@ -52,6 +52,10 @@ func TestCLI_HelpAndUsageErrors(t *testing.T) {
 		{[]string{"serve", "--builder", "webhook"}, nil, 2, "needs --webhook-url"},
 		{[]string{"serve"}, []string{"ASKONCE_MAX_ATTEMPTS=lots"}, 2, "ASKONCE_MAX_ATTEMPTS"},
 		{[]string{"serve", "stray"}, nil, 2, `unexpected argument "stray"`},
+		{[]string{"serve", "--memory-scope", "galaxy"}, nil, 2, `--memory-scope "galaxy" is not one of session, project, tenant`},
+		{[]string{"serve", "--memory-ttl", "900h", "--memory-max-ttl", "800h"}, nil, 2, "at most --memory-max-ttl"},
+		{[]string{"memory"}, nil, 2, "askonce memory COMMAND"},
+		{[]string{"memory", "list"}, nil, 2, "give --project NAME"},
 		{[]string{"bench", "--server", "http://10.1.2.3:8080"}, nil, 2, "only targets loopback"},
 	} {
 		out, errs, code := runCLI(t, "", c.env, c.args...)

@@ -31,7 +31,11 @@ func autoResolved(j *client.JobView) string {
 	if j.ClarificationSource != askonce.SourceHistory && j.ClarificationSource != askonce.SourceResolver {
 		return ""
 	}
-	return fmt.Sprintf("[auto-resolved] %s -> %s (from %s)", j.ClarificationQuestion, j.ClarificationAnswer, j.ClarificationSource)
+	from := "from " + string(j.ClarificationSource)
+	if m := j.ClarificationMemory; m != nil && m.Scope != askonce.MemorySession {
+		from += ": " + m.Describe(time.Now())
+	}
+	return fmt.Sprintf("[auto-resolved] %s -> %s (%s)", j.ClarificationQuestion, j.ClarificationAnswer, from)
 }
 
 // printQuestion shows a pending question for line-oriented input: its

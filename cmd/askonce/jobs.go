@@ -64,6 +64,7 @@ func jobs(ctx context.Context, args []string, getenv func(string) string, stdin 
 	var (
 		cn                     conn
 		asJSON, follow, wait   bool
+		noRemember             bool
 		session, status        string
 		limit                  int
 		after                  int
@@ -86,6 +87,7 @@ func jobs(ctx context.Context, args []string, getenv func(string) string, stdin 
 		nargs, argNames = 1, "ID"
 	case "answer":
 		nargs, argNames = 2, "ID TEXT"
+		s.Bool(&noRemember, "no-remember", false, "do not remember this answer in the job's project or tenant memory")
 	case "events":
 		nargs, argNames = 1, "ID"
 		s.Bool(&follow, "follow", false, "stream new events until the job is settled (Server-Sent Events)")
@@ -145,7 +147,7 @@ func jobs(ctx context.Context, args []string, getenv func(string) string, stdin 
 		if err != nil {
 			return report(err, stderr)
 		}
-		j, err := cl.AnswerAsync(ctx, pos[0], pickAnswer(pos[1], answerOptions(&d.JobView, nil)))
+		j, err := cl.ReplyAsync(ctx, pos[0], client.AnswerRequest{Answer: pickAnswer(pos[1], answerOptions(&d.JobView, nil)), DontRemember: noRemember})
 		if err == nil {
 			j, err = settle(ctx, cl, j, stderr)
 		}

@@ -6,6 +6,7 @@
 //	askonce run        turn a goal into a plan, asking its question in the terminal
 //	askonce repl       one goal per line in one session
 //	askonce jobs       list, show, answer, cancel jobs and follow their events
+//	askonce memory     list and forget remembered answers
 //	askonce eval       measure an interpreter on labelled goals
 //	askonce version    print the module version and VCS revision
 //
@@ -36,6 +37,7 @@ Usage:
   askonce run [flags] GOAL    turn a goal into a plan, asking its question here
   askonce repl [flags]        one goal per line in one session (/answer, /jobs)
   askonce jobs COMMAND        list, show, answer, cancel, decline jobs; events
+  askonce memory list|forget  the answers remembered in a project or tenant
   askonce mcp [flags]         serve the MCP tools over stdio (docs/mcp.md)
   askonce eval [flags] FILE   measure an interpreter on labelled goals (JSONL)
   askonce version             the module version and VCS revision of this binary
@@ -79,6 +81,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return repl(ctx, rest, getenv, stdin, terminalSafe(stdout), terminalSafe(stderr))
 	case "jobs":
 		return jobs(ctx, rest, getenv, stdin, terminalSafe(stdout), terminalSafe(stderr))
+	case "memory":
+		return memoryCommand(ctx, rest, getenv, terminalSafe(stdout), terminalSafe(stderr))
 	case "eval":
 		return evalCommand(ctx, rest, getenv, terminalSafe(stdout), terminalSafe(stderr))
 	case "completion":

@@ -32,6 +32,7 @@ type runConfig struct {
 	NotifySlack, NotifyEmail        string
 	JSON, NoInput                   bool
 	Candidates                      candidateFlags
+	Memory                          memoryFlags
 }
 
 func runJob(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -42,6 +43,7 @@ func runJob(ctx context.Context, args []string, getenv func(string) string, stdi
 	s.String(&c.Profile, "profile", "", "interpreter profile (e.g. general, minecraft-mod)")
 	s.String(&c.Files, "files", "", "comma-separated files the goal is about (offered by TARGET_FILE questions); empty: the working tree's files (git: those .gitignore does not exclude), up to 500")
 	c.Candidates.flags(s)
+	c.Memory.flags(s)
 	s.String(&c.Answer, "answer", "", "answer the question, if one is asked, with this text (a number picks an option)")
 	s.String(&c.NotifySlack, "notify-slack", "", "Slack channel (C…) or user (U…) id the question is sent to (the server needs --slack-bot-token); empty: the server's default")
 	s.String(&c.NotifyEmail, "notify-email", "", "comma-separated addresses the question is emailed to (the server needs --smtp-url); empty: the server's default")
@@ -62,6 +64,9 @@ func runJob(ctx context.Context, args []string, getenv func(string) string, stdi
 	}
 	candidates, err := c.Candidates.list()
 	if err != nil {
+		return report(err, stderr)
+	}
+	if _, err := c.Memory.memory(); err != nil {
 		return report(err, stderr)
 	}
 	cl, closeFn, err := c.conn.open(ctx)
@@ -122,8 +127,9 @@ func (c *runConfig) run(ctx context.Context, cl *client.Client, goal string, can
 	if len(files) == 0 {
 		files = c.projectFiles()
 	}
+	mem, _ := c.Memory.memory()
 	j, err := cl.CreateAsync(ctx, client.CreateRequest{Goal: goal, SessionID: c.Session, Profile: c.Profile, Files: files, Candidates: candidates,
-		Notify: recipients(c.NotifySlack, c.NotifyEmail)})
+		Notify: recipients(c.NotifySlack, c.NotifyEmail), Memory: mem})
 	if err == nil {
 		j, err = settle(ctx, cl, j, ui)
 	}
@@ -141,7 +147,7 @@ func (c *runConfig) run(ctx context.Context, cl *client.Client, goal string, can
 		if err != nil {
 			return err
 		}
-		done, err := cl.AnswerAsync(ctx, j.JobID, answer)
+		done, err := cl.ReplyAsync(ctx, j.JobID, client.AnswerRequest{Answer: answer, DontRemember: c.Memory.NoRemember})
 		if err != nil {
 			if client.IsInvalid(err) {
 				return exitErr{exitInvalid, fmt.Sprintf("%v\nthe job %s is still pending; answer it with: askonce jobs answer %s TEXT", err, j.JobID, j.JobID)}

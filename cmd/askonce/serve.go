@@ -42,6 +42,9 @@ type serveConfig struct {
 	QuestionTTL      time.Duration
 	InterpretTimeout time.Duration
 	HardCap          string
+	MemoryScope      string
+	MemoryTTL        time.Duration
+	MemoryMaxTTL     time.Duration
 	APIKeysFile      string
 	Builder          string
 	WebhookURL       string
@@ -88,6 +91,9 @@ func serveFlags(getenv func(string) string, out io.Writer) (*settings, *serveCon
 	s.Duration(&c.QuestionTTL, "question-ttl", askonce.DefaultQuestionTTL, "how long a question waits for its answer (negative: forever)")
 	s.Duration(&c.InterpretTimeout, "interpret-timeout", askonce.DefaultInterpretTimeout, "timeout of one interpreter call")
 	s.String(&c.HardCap, "hard-cap", string(askonce.HardCapFallback), "policy when the interpreter asks after the answer: fallback or fail")
+	s.String(&c.MemoryScope, "memory-scope", string(askonce.MemorySession), "answer memory of jobs that name none: session, project (jobs that name a project) or tenant (docs/protocol.md rule 5)")
+	s.Duration(&c.MemoryTTL, "memory-ttl", askonce.DefaultMemoryTTL, "how long a project or tenant answer is remembered when its job gives no ttl")
+	s.Duration(&c.MemoryMaxTTL, "memory-max-ttl", askonce.DefaultMaxMemoryTTL, "the longest memory ttl a job may ask for")
 	s.String(&c.APIKeysFile, "api-keys-file", "", "file of '<tenant> <sha256-hex>' lines (see askonce hash-key); empty: no auth, one default tenant")
 	s.String(&c.Builder, "builder", "none", "builder dispatch on success: none (builders poll GET /jobs?status=success), webhook or command")
 	s.String(&c.WebhookURL, "webhook-url", "", "URL the webhook builder POSTs each successful job to")
@@ -210,6 +216,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		Store: st, Interpreter: interp, MaxAttempts: c.MaxAttempts, QuestionTTL: c.QuestionTTL,
 		Owner: c.replicaID(), PlanningLease: c.PlanningLease,
 		InterpretTimeout: c.InterpretTimeout, HardCap: askonce.HardCap(c.HardCap), Logger: log,
+		MemoryScope: askonce.MemoryScope(c.MemoryScope), MemoryTTL: c.MemoryTTL, MaxMemoryTTL: c.MemoryMaxTTL,
 		Observer: metrics.NewObserver(reg), LinkSecret: linkSecret,
 		DefaultRecipients: c.Notify.defaults(),
 	}
@@ -350,6 +357,12 @@ func (c *serveConfig) check() error {
 	}
 	if err := oneOf("builder", c.Builder, "none", "webhook", "command"); err != nil {
 		return err
+	}
+	if _, err := askonce.ParseMemoryScope("--memory-scope", c.MemoryScope); err != nil {
+		return usageError{askonce.ErrorMessage(err)}
+	}
+	if c.MemoryTTL <= 0 || c.MemoryMaxTTL <= 0 || c.MemoryTTL > c.MemoryMaxTTL {
+		return usageError{fmt.Sprintf("--memory-ttl %s must be positive and at most --memory-max-ttl %s", c.MemoryTTL, c.MemoryMaxTTL)}
 	}
 	if err := oneOf("log-format", c.LogFormat, "text", "json"); err != nil {
 		return err

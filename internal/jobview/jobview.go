@@ -26,9 +26,13 @@ type Job struct {
 	Question            *Question `json:"question,omitempty"`
 	Answer              string    `json:"answer,omitempty"`
 	AnswerSource        string    `json:"answerSource,omitempty"`
-	AnswerURL           string    `json:"answerUrl,omitempty" jsonschema:"where a person answers the pending question"`
-	Plan                *Plan     `json:"plan,omitempty"`
-	Error               string    `json:"error,omitempty"`
+	// AnsweredFrom says which remembered answer resolved the question:
+	// "answered from project memory, 3 days ago, job …".
+	AnsweredFrom string             `json:"answeredFrom,omitempty"`
+	Memory       *askonce.MemoryRef `json:"memory,omitempty" jsonschema:"the remembered answer that resolved the question"`
+	AnswerURL    string             `json:"answerUrl,omitempty" jsonschema:"where a person answers the pending question"`
+	Plan         *Plan              `json:"plan,omitempty"`
+	Error        string             `json:"error,omitempty"`
 }
 
 // Question is a job's question.
@@ -102,6 +106,8 @@ func JobOf(j *askonce.Job, answerURL string) Job {
 		Question:            QuestionOf(j.Question),
 		Answer:              j.Answer,
 		AnswerSource:        string(j.AnswerSource),
+		AnsweredFrom:        j.MemoryNote(time.Now()),
+		Memory:              j.AnswerMemory,
 		AnswerURL:           answerURL,
 		Plan:                PlanOf(j.Plan),
 		Error:               j.Error,
