@@ -106,7 +106,8 @@ func TestCLI_BashCompletionCompletesCommandsAndFlags(t *testing.T) {
 		{"askonce jobs hi", "history"},
 		{"askonce jobs list --ses", "--session"},
 		{"askonce serve --api-k", "--api-keys-file"},
-		{"askonce run --no-", "--no-input"},
+		{"askonce run --no-i", "--no-input"},
+		{"askonce run --no-", "--no-input --no-remember"},
 		{"askonce completion z", "zsh"},
 	} {
 		words := strings.Fields(c.words)
