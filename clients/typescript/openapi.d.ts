@@ -139,6 +139,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/memory": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The answers remembered in a project (scope=project&project=NAME) or in the whole tenant (scope=tenant), newest first, with who answered, when, expiry and uses. */
+        get: operations["getMemory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/memory/{hash}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Forget one remembered answer (hash is its questionHash), so that the next job asks again. */
+        delete: operations["deleteMemoryHash"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/metrics": {
         parameters: {
             query?: never;
@@ -196,6 +230,7 @@ export interface components {
     schemas: {
         AnswerRequest: {
             answer: string;
+            dontRemember?: boolean;
         };
         Attempt: {
             /**
@@ -222,6 +257,7 @@ export interface components {
             goal?: string;
             /** @enum {string} */
             hardCap?: "fallback" | "fail";
+            memory?: components["schemas"]["Memory"];
             /** @enum {string} */
             mode?: "managed" | "gate";
             notify?: components["schemas"]["Recipients"];
@@ -254,6 +290,11 @@ export interface components {
         EventList: {
             events: components["schemas"]["Event"][] | null;
         };
+        Forgotten: {
+            questionHash: string;
+            /** @enum {string} */
+            scope: "session" | "project" | "tenant";
+        };
         Health: {
             error?: string;
             ok: boolean;
@@ -263,13 +304,20 @@ export interface components {
             answer: string;
             /** Format: date-time */
             at: string;
+            /** Format: date-time */
+            expiresAt?: string;
             jobId: string;
+            project?: string;
             question: string;
             questionHash: string;
+            /** @enum {string} */
+            scope?: "session" | "project" | "tenant";
             sessionId: string;
             tenantId: string;
             /** @enum {string} */
             type: "CONFIRM" | "SELECT_ONE" | "TARGET_FILE" | "FREE_TEXT";
+            /** Format: int64 */
+            uses: number;
         };
         HistoryList: {
             entries: components["schemas"]["HistoryEntry"][] | null;
@@ -289,6 +337,7 @@ export interface components {
             clarificationDefault?: string;
             /** Format: date-time */
             clarificationExpiresAt?: string;
+            clarificationMemory?: components["schemas"]["MemoryRef"];
             clarificationOptions?: string[];
             clarificationQuestion?: string;
             clarificationReason?: string;
@@ -313,6 +362,7 @@ export interface components {
             /** @enum {string} */
             hardCap: "fallback" | "fail";
             jobId: string;
+            memory?: components["schemas"]["Memory"];
             /** @enum {string} */
             mode: "managed" | "gate";
             needsClarification?: boolean;
@@ -349,6 +399,7 @@ export interface components {
             clarificationDefault?: string;
             /** Format: date-time */
             clarificationExpiresAt?: string;
+            clarificationMemory?: components["schemas"]["MemoryRef"];
             clarificationOptions?: string[];
             clarificationQuestion?: string;
             clarificationReason?: string;
@@ -373,6 +424,7 @@ export interface components {
             /** @enum {string} */
             hardCap: "fallback" | "fail";
             jobId: string;
+            memory?: components["schemas"]["Memory"];
             /** @enum {string} */
             mode: "managed" | "gate";
             needsClarification?: boolean;
@@ -389,6 +441,25 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
             usage: components["schemas"]["Usage"];
+        };
+        Memory: {
+            fresh?: boolean;
+            project?: string;
+            /** @enum {string} */
+            scope?: "session" | "project" | "tenant";
+            ttl?: string;
+        };
+        MemoryList: {
+            entries: components["schemas"]["HistoryEntry"][] | null;
+        };
+        MemoryRef: {
+            /** Format: date-time */
+            at: string;
+            jobId: string;
+            project?: string;
+            questionHash: string;
+            /** @enum {string} */
+            scope: "session" | "project" | "tenant";
         };
         Plan: {
             assumptions?: string[];
@@ -1371,6 +1442,170 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many wrong API keys from the client's address; keys already accepted from it still work. */
+            429: {
+                headers: {
+                    /** @description seconds until a new key is checked */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database cannot be reached (code unavailable), or the request timed out: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getMemory: {
+        parameters: {
+            query?: {
+                /** @description The project, with scope=project. */
+                project?: string;
+                /** @description project or tenant (a session's answers are GET /sessions/{id}/history). */
+                scope?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemoryList"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many wrong API keys from the client's address; keys already accepted from it still work. */
+            429: {
+                headers: {
+                    /** @description seconds until a new key is checked */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database cannot be reached (code unavailable), or the request timed out: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    deleteMemoryHash: {
+        parameters: {
+            query?: {
+                /** @description The project, with scope=project. */
+                project?: string;
+                /** @description session, project or tenant. */
+                scope?: string;
+                /** @description The session, with scope=session. */
+                session?: string;
+            };
+            header?: never;
+            path: {
+                hash: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Forgotten"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description Unprocessable Entity */
             422: {
                 headers: {

@@ -30,6 +30,7 @@ class AnswerRequest(_Model):
     """The AnswerRequest schema of the askonce API."""
 
     answer: str = field(metadata={"json": "answer"})
+    dont_remember: Optional[bool] = field(default=None, metadata={"json": "dontRemember"})
 
 
 @dataclass
@@ -54,6 +55,7 @@ class CreateJobRequest(_Model):
     files: Optional[list[str]] = field(default=None, metadata={"json": "files"})
     goal: Optional[str] = field(default=None, metadata={"json": "goal"})
     hard_cap: Optional[Literal["fallback", "fail"]] = field(default=None, metadata={"json": "hardCap"})
+    memory: Optional[Memory] = field(default=None, metadata={"json": "memory"})
     mode: Optional[Literal["managed", "gate"]] = field(default=None, metadata={"json": "mode"})
     notify: Optional[Recipients] = field(default=None, metadata={"json": "notify"})
     profile: Optional[str] = field(default=None, metadata={"json": "profile"})
@@ -100,6 +102,14 @@ class EventList(_Model):
 
 
 @dataclass
+class Forgotten(_Model):
+    """The Forgotten schema of the askonce API."""
+
+    scope: Literal["session", "project", "tenant"] = field(metadata={"json": "scope"})
+    question_hash: str = field(metadata={"json": "questionHash"})
+
+
+@dataclass
 class Health(_Model):
     """The Health schema of the askonce API."""
 
@@ -120,6 +130,10 @@ class HistoryEntry(_Model):
     answer: str = field(metadata={"json": "answer"})
     job_id: str = field(metadata={"json": "jobId"})
     at: datetime.datetime = field(metadata={"json": "at"})
+    uses: int = field(metadata={"json": "uses"})
+    expires_at: Optional[datetime.datetime] = field(default=None, metadata={"json": "expiresAt"})
+    project: Optional[str] = field(default=None, metadata={"json": "project"})
+    scope: Optional[Literal["session", "project", "tenant"]] = field(default=None, metadata={"json": "scope"})
 
 
 @dataclass
@@ -158,6 +172,7 @@ class JobDetail(_Model):
     clarification_answered_at: Optional[datetime.datetime] = field(default=None, metadata={"json": "clarificationAnsweredAt"})
     clarification_default: Optional[str] = field(default=None, metadata={"json": "clarificationDefault"})
     clarification_expires_at: Optional[datetime.datetime] = field(default=None, metadata={"json": "clarificationExpiresAt"})
+    clarification_memory: Optional[MemoryRef] = field(default=None, metadata={"json": "clarificationMemory"})
     clarification_options: Optional[list[str]] = field(default=None, metadata={"json": "clarificationOptions"})
     clarification_question: Optional[str] = field(default=None, metadata={"json": "clarificationQuestion"})
     clarification_reason: Optional[str] = field(default=None, metadata={"json": "clarificationReason"})
@@ -168,6 +183,7 @@ class JobDetail(_Model):
     dispatch_status: Optional[Literal["queued", "delivered", "failed"]] = field(default=None, metadata={"json": "dispatchStatus"})
     error: Optional[str] = field(default=None, metadata={"json": "error"})
     files: Optional[list[str]] = field(default=None, metadata={"json": "files"})
+    memory: Optional[Memory] = field(default=None, metadata={"json": "memory"})
     needs_clarification: Optional[bool] = field(default=None, metadata={"json": "needsClarification"})
     notify: Optional[Recipients] = field(default=None, metadata={"json": "notify"})
     plan: Optional[Plan] = field(default=None, metadata={"json": "plan"})
@@ -212,6 +228,7 @@ class JobView(_Model):
     clarification_answered_at: Optional[datetime.datetime] = field(default=None, metadata={"json": "clarificationAnsweredAt"})
     clarification_default: Optional[str] = field(default=None, metadata={"json": "clarificationDefault"})
     clarification_expires_at: Optional[datetime.datetime] = field(default=None, metadata={"json": "clarificationExpiresAt"})
+    clarification_memory: Optional[MemoryRef] = field(default=None, metadata={"json": "clarificationMemory"})
     clarification_options: Optional[list[str]] = field(default=None, metadata={"json": "clarificationOptions"})
     clarification_question: Optional[str] = field(default=None, metadata={"json": "clarificationQuestion"})
     clarification_reason: Optional[str] = field(default=None, metadata={"json": "clarificationReason"})
@@ -222,12 +239,41 @@ class JobView(_Model):
     dispatch_status: Optional[Literal["queued", "delivered", "failed"]] = field(default=None, metadata={"json": "dispatchStatus"})
     error: Optional[str] = field(default=None, metadata={"json": "error"})
     files: Optional[list[str]] = field(default=None, metadata={"json": "files"})
+    memory: Optional[Memory] = field(default=None, metadata={"json": "memory"})
     needs_clarification: Optional[bool] = field(default=None, metadata={"json": "needsClarification"})
     notify: Optional[Recipients] = field(default=None, metadata={"json": "notify"})
     plan: Optional[Plan] = field(default=None, metadata={"json": "plan"})
     profile: Optional[str] = field(default=None, metadata={"json": "profile"})
     resolved_prompt: Optional[str] = field(default=None, metadata={"json": "resolvedPrompt"})
     result: Optional[str] = field(default=None, metadata={"json": "result"})
+
+
+@dataclass
+class Memory(_Model):
+    """The Memory schema of the askonce API."""
+
+    fresh: Optional[bool] = field(default=None, metadata={"json": "fresh"})
+    project: Optional[str] = field(default=None, metadata={"json": "project"})
+    scope: Optional[Literal["session", "project", "tenant"]] = field(default=None, metadata={"json": "scope"})
+    ttl: Optional[str] = field(default=None, metadata={"json": "ttl"})
+
+
+@dataclass
+class MemoryList(_Model):
+    """The MemoryList schema of the askonce API."""
+
+    entries: Optional[list[HistoryEntry]] = field(metadata={"json": "entries"})
+
+
+@dataclass
+class MemoryRef(_Model):
+    """The MemoryRef schema of the askonce API."""
+
+    scope: Literal["session", "project", "tenant"] = field(metadata={"json": "scope"})
+    question_hash: str = field(metadata={"json": "questionHash"})
+    job_id: str = field(metadata={"json": "jobId"})
+    at: datetime.datetime = field(metadata={"json": "at"})
+    project: Optional[str] = field(default=None, metadata={"json": "project"})
 
 
 @dataclass
