@@ -25,7 +25,7 @@ type keyEntry struct {
 	// name is the key's name= field, "" without one: recorded as
 	// AnsweredBy of the answers given with the key.
 	name string
-	hash   [sha256.Size]byte
+	hash [sha256.Size]byte
 	// recipients, when not nil, are the only job recipients the key may
 	// name (see Recipients.allows).
 	recipients *Recipients
