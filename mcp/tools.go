@@ -88,6 +88,9 @@ func (s *srv) jobOut(j *askonce.Job, note string) (*sdk.CallToolResult, *JobResu
 // plan is the plan tool: managed mode.
 func (s *srv) plan(ctx context.Context, req *sdk.CallToolRequest, args PlanArgs) (*sdk.CallToolResult, *JobResult, error) {
 	tenant := s.tenantOf(req)
+	if err := callerOf(req).AllowRecipients(args.Notify); err != nil {
+		return nil, nil, toolError(err)
+	}
 	first := func() (*sdk.CallToolResult, *JobResult, error) {
 		j, err := s.b.Create(ctx, askonce.CreateRequest{
 			TenantID:   tenant,
@@ -97,6 +100,7 @@ func (s *srv) plan(ctx context.Context, req *sdk.CallToolRequest, args PlanArgs)
 			Files:      args.Files,
 			Candidates: args.Candidates,
 			HardCap:    askonce.HardCap(args.HardCap),
+			Notify:     args.Notify,
 		})
 		if err != nil {
 			return nil, nil, err
@@ -236,6 +240,9 @@ func (s *srv) askUser(ctx context.Context, req *sdk.CallToolRequest, args AskArg
 	if err := check.Normalize(); err != nil {
 		return nil, nil, toolError(err)
 	}
+	if err := callerOf(req).AllowRecipients(args.Notify); err != nil {
+		return nil, nil, toolError(err)
+	}
 	first := func() (*sdk.CallToolResult, *AskResult, error) {
 		return s.askFirst(ctx, req, tenant, q, args)
 	}
@@ -306,7 +313,7 @@ func (s *srv) gateJob(ctx context.Context, req *sdk.CallToolRequest, tenant stri
 	if goal == "" {
 		goal = args.Question
 	}
-	return s.b.Create(ctx, askonce.CreateRequest{TenantID: tenant, SessionID: session, Goal: goal, Mode: askonce.ModeGate})
+	return s.b.Create(ctx, askonce.CreateRequest{TenantID: tenant, SessionID: session, Goal: goal, Mode: askonce.ModeGate, Notify: args.Notify})
 }
 
 // askElicit puts a gate job's pending question to the user, as the client
@@ -492,6 +499,9 @@ func (s *srv) readJob(ctx context.Context, req *sdk.ReadResourceRequest) (*sdk.R
 	j, err := s.b.Get(ctx, tenant, id)
 	if askonce.ErrorCode(err) == askonce.ENOTFOUND {
 		return nil, sdk.ResourceNotFoundError(uri)
+	}
+	if askonce.ErrorCode(err) == askonce.EUNAVAILABLE {
+		return nil, &jsonrpc.Error{Code: CodeUnavailable, Message: unavailable(err)}
 	}
 	if err != nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: askonce.ErrorMessage(err)}

@@ -614,19 +614,21 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (keyEntry,
 	if err != nil {
 		return keyEntry{}, err
 	}
-	addr := s.proxies.Addr(r)
-	if !s.authFails.Allow(addr) && !s.authFails.Known(addr, key) {
-		wait := ratelimit.Seconds(s.authFails.RetryAfter(addr))
-		w.Header().Set("Retry-After", wait)
+	var e keyEntry
+	ok, wait := s.authFails.Authenticate(s.proxies.Addr(r), key, func(key string) bool {
+		var found bool
+		e, found = s.keys.entry(key)
+		return found
+	})
+	if wait > 0 {
+		secs := ratelimit.Seconds(wait)
+		w.Header().Set("Retry-After", secs)
 		return keyEntry{}, reqErrorf(http.StatusTooManyRequests, CodeTooManyRequests,
-			"too many wrong API keys from your address; retry in %s seconds", wait)
+			"too many wrong API keys from your address; retry in %s seconds", secs)
 	}
-	e, ok := s.keys.entry(key)
 	if !ok {
-		s.authFails.Fail(addr)
 		return keyEntry{}, reqErrorf(http.StatusUnauthorized, CodeUnauthorized, "the API key is not valid")
 	}
-	s.authFails.Pass(addr, key)
 	return e, nil
 }
 

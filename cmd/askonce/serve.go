@@ -260,9 +260,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 				mux.Handle(p, pages)
 			}
 			// MCP over streamable HTTP (docs/mcp.md), behind the API keys.
-			opts := mcp.HTTPOptions{Logger: log, Metrics: reg, SessionTimeout: c.MCPIdle, MaxSessions: c.MCPMaxSessions, MaxCalls: c.MCPMaxCalls}
+			opts := mcp.HTTPOptions{Logger: log, Metrics: reg, SessionTimeout: c.MCPIdle, MaxSessions: c.MCPMaxSessions, MaxCalls: c.MCPMaxCalls, TrustedProxies: proxies}
 			if keys != nil {
-				opts.Tenant = keys.Tenant
+				opts.Caller = keys.Caller
 			}
 			h := mcp.Handler(mcp.New(mcp.Config{Version: buildinfo.Get(), Engine: engine, Metrics: reg, PublicURL: publicURL, StateSecret: engine.LinkSecret, Logger: log}), opts)
 			for _, m := range []string{"GET", "POST", "DELETE"} {
@@ -270,9 +270,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 			}
 			// A2A (docs/integrations.md): the card is public, /a2a is
 			// behind the API keys.
-			ac := a2a.Config{Engine: engine, PublicURL: publicURL, Version: buildinfo.Get(), Logger: log}
+			ac := a2a.Config{Engine: engine, PublicURL: publicURL, Version: buildinfo.Get(), Logger: log, TrustedProxies: proxies}
 			if keys != nil {
-				ac.Tenant = keys.Tenant
+				ac.Caller = keys.Caller
 			}
 			agent := a2a.New(ac)
 			mux.Handle("POST "+a2a.Path, agent)
