@@ -15,10 +15,14 @@ type Caller struct {
 	Allow func(*Recipients) error
 }
 
-// AllowRecipients returns nil when c may name every recipient of r (a
-// job with no recipients of its own gets the engine's defaults, which
-// are always allowed), else the EINVALID of Allow.
+// AllowRecipients returns nil when r is well formed (Validate) and c may
+// name every recipient of it (a job with no recipients of its own gets
+// the engine's defaults, which are always allowed), else the EINVALID of
+// Validate or Allow.
 func (c Caller) AllowRecipients(r *Recipients) error {
+	if err := r.Validate(); err != nil {
+		return err
+	}
 	if c.Allow == nil || r.Empty() {
 		return nil
 	}
