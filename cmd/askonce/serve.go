@@ -88,7 +88,7 @@ func serveFlags(getenv func(string) string, out io.Writer) (*settings, *serveCon
 	s.Duration(&c.QuestionTTL, "question-ttl", askonce.DefaultQuestionTTL, "how long a question waits for its answer (negative: forever)")
 	s.Duration(&c.InterpretTimeout, "interpret-timeout", askonce.DefaultInterpretTimeout, "timeout of one interpreter call")
 	s.String(&c.HardCap, "hard-cap", string(askonce.HardCapFallback), "policy when the interpreter asks after the answer: fallback or fail")
-	s.String(&c.APIKeysFile, "api-keys-file", "", "file of '<tenant> <sha256-hex>' lines (see askonce hash-key); empty: no auth, one default tenant")
+	s.String(&c.APIKeysFile, "api-keys-file", "", "file of '<tenant> <sha256-hex> [name=<key name>] [notify=<patterns>]' lines (see askonce hash-key); empty: no auth, one default tenant")
 	s.String(&c.Builder, "builder", "none", "builder dispatch on success: none (builders poll GET /jobs?status=success), webhook or command")
 	s.String(&c.WebhookURL, "webhook-url", "", "URL the webhook builder POSTs each successful job to")
 	s.String(&c.WebhookSecret, "webhook-secret", "", "Standard Webhooks signing secret (whsec_...); prefer the environment variable")
