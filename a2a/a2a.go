@@ -21,21 +21,26 @@
 // until the task is input-required or ends. Tasks persist with the job:
 // tasks/get works after a restart and from any replica.
 //
-// Requests carry the tenant of their API key (Config.Tenant), as the HTTP
-// API's do; a task of another tenant does not exist.
+// Requests carry the tenant of their API key (Config.Caller), as the HTTP
+// API's do; a task of another tenant does not exist. A message that
+// starts a task may name its recipients in its metadata, as POST /jobs
+// does: {"notify": {"slack": {...}, "email": [...]}}.
 package a2a
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"strings"
 	"time"
 
 	sdk "github.com/a2aproject/a2a-go/a2a"
 	"github.com/a2aproject/a2a-go/a2asrv"
 	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/internal/ratelimit"
 )
 
 // Where the endpoint is served.
@@ -62,9 +67,23 @@ type Config struct {
 	// PublicURL is the base URL clients reach askonce at: the card's
 	// endpoint is PublicURL + Path, and answer links are under it.
 	PublicURL string
-	// Tenant maps an API key to its tenant (server.Keys.Tenant). Nil: no
-	// keys; every request is askonce.DefaultTenant.
+	// Caller maps an API key to who it authenticates (server.Keys.Caller):
+	// its tenant scopes every task, its allowed recipients bound the
+	// notify metadata, its name is the answeredBy of its answers. Nil:
+	// see Tenant.
+	Caller func(key string) (askonce.Caller, bool)
+	// Tenant maps an API key to its tenant, when Caller is nil. Both nil:
+	// no keys; every request is askonce.DefaultTenant.
 	Tenant func(key string) (string, bool)
+	// FailedAuth is how many wrong API keys one client address may
+	// present per minute before its requests are answered 429 with
+	// Retry-After (keys already accepted from that address still work),
+	// as on the HTTP API. Default ratelimit.DefaultLimit (20).
+	FailedAuth int
+	// TrustedProxies are the proxies whose X-Forwarded-For and Forwarded
+	// headers name the client address FailedAuth counts by. Empty: the
+	// TCP peer is the client.
+	TrustedProxies []netip.Prefix
 	// Version is the card's agent version. Default "dev".
 	Version string
 	// Wait bounds how long a blocking message/send waits for planning;
@@ -85,9 +104,12 @@ type Config struct {
 // Endpoint is the A2A endpoint: an http.Handler for Path, and the Agent
 // Card for CardPath (CardHandler).
 type Endpoint struct {
-	cfg  Config
-	rpc  http.Handler
-	card *sdk.AgentCard
+	cfg       Config
+	rpc       http.Handler
+	card      *sdk.AgentCard
+	lookup    func(key string) (askonce.Caller, bool) // nil: no keys
+	authFails *ratelimit.Limiter
+	proxies   ratelimit.Proxies
 }
 
 // New returns the endpoint of c.
@@ -110,44 +132,78 @@ func New(c Config) *Endpoint {
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
-	e := &Endpoint{cfg: c}
+	e := &Endpoint{cfg: c, lookup: c.Caller, authFails: &ratelimit.Limiter{Limit: c.FailedAuth, Window: time.Minute}, proxies: c.TrustedProxies}
+	if e.lookup == nil && c.Tenant != nil {
+		e.lookup = func(key string) (askonce.Caller, bool) {
+			t, ok := c.Tenant(key)
+			return askonce.Caller{Tenant: t}, ok
+		}
+	}
 	e.card = e.newCard()
 	e.rpc = a2asrv.NewJSONRPCHandler(&handler{cfg: c, eng: c.Engine})
 	return e
 }
 
-// tenantKey carries a request's tenant to the handler.
-type tenantKey struct{}
+// callerKey carries a request's Caller to the handler.
+type callerKey struct{}
 
-func tenantOf(ctx context.Context) string {
-	if t, ok := ctx.Value(tenantKey{}).(string); ok {
-		return t
+// callerOf is who the request's key authenticates; without keys, the
+// default tenant, unnamed and unrestricted.
+func callerOf(ctx context.Context) askonce.Caller {
+	if c, ok := ctx.Value(callerKey{}).(askonce.Caller); ok {
+		return c
 	}
-	return askonce.DefaultTenant
+	return askonce.Caller{Tenant: askonce.DefaultTenant}
 }
 
-// ServeHTTP serves the JSON-RPC endpoint. With Config.Tenant set, every
-// request needs "Authorization: Bearer <key>" or "X-API-Key: <key>";
-// without one it is 401 with a JSON-RPC error.
+func tenantOf(ctx context.Context) string { return callerOf(ctx).Tenant }
+
+// ServeHTTP serves the JSON-RPC endpoint. With keys (Config.Caller or
+// Tenant), every request needs "Authorization: Bearer <key>" or
+// "X-API-Key: <key>"; without a valid one it is 401 with a JSON-RPC
+// error, and an address over its limit of wrong keys is 429.
 func (e *Endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	tenant := askonce.DefaultTenant
-	if e.cfg.Tenant != nil {
-		t, ok := e.cfg.Tenant(presentedKey(r))
-		if !ok {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="askonce"`)
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(http.StatusUnauthorized)
-			fmt.Fprint(w, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"an API key is required: send 'Authorization: Bearer <key>' or 'X-API-Key: <key>'"}}`+"\n")
+	c := askonce.Caller{Tenant: askonce.DefaultTenant}
+	if e.lookup != nil {
+		key := presentedKey(r)
+		ok, wait := false, time.Duration(0)
+		if key != "" {
+			ok, wait = e.authFails.Authenticate(e.proxies.Addr(r), key, func(key string) (found bool) {
+				c, found = e.lookup(key)
+				return found
+			})
+		}
+		if wait > 0 {
+			secs := ratelimit.Seconds(wait)
+			w.Header().Set("Retry-After", secs)
+			rpcRefusal(w, http.StatusTooManyRequests, "too many wrong API keys from your address; retry in "+secs+" seconds")
 			return
 		}
-		tenant = t
+		if !ok {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="askonce"`)
+			msg := "an API key is required: send 'Authorization: Bearer <key>' or 'X-API-Key: <key>'"
+			if key != "" {
+				msg = "the API key is not valid"
+			}
+			rpcRefusal(w, http.StatusUnauthorized, msg)
+			return
+		}
 	}
-	r = r.WithContext(context.WithValue(r.Context(), tenantKey{}, tenant))
+	r = r.WithContext(context.WithValue(r.Context(), callerKey{}, c))
 	r.Body = http.MaxBytesReader(w, r.Body, e.cfg.MaxBody)
 	// A stream outlives the API's write timeout; it ends by itself within
 	// StreamTimeout. Not an error where the writer cannot set deadlines.
 	http.NewResponseController(w).SetWriteDeadline(time.Now().Add(e.cfg.StreamTimeout + time.Minute))
 	e.rpc.ServeHTTP(flusher{w}, r)
+}
+
+// rpcRefusal answers a request refused before it is read: status, and a
+// JSON-RPC error with msg.
+func rpcRefusal(w http.ResponseWriter, status int, msg string) {
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{"code": -32600, "message": msg}})
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(append(b, '\n'))
 }
 
 // flusher gives the SDK's event stream, which needs an http.Flusher, the
@@ -217,7 +273,7 @@ func (e *Endpoint) newCard() *sdk.AgentCard {
 			},
 		},
 	}
-	if e.cfg.Tenant != nil {
+	if e.lookup != nil {
 		c.SecuritySchemes = sdk.NamedSecuritySchemes{
 			"bearer": sdk.HTTPAuthSecurityScheme{Scheme: "Bearer", Description: "an askonce API key"},
 			"apiKey": sdk.APIKeySecurityScheme{In: sdk.APIKeySecuritySchemeInHeader, Name: "X-API-Key", Description: "an askonce API key"},

@@ -26,6 +26,10 @@ func rpcError(err error) error {
 	}
 	msg := askonce.ErrorMessage(err)
 	switch askonce.ErrorCode(err) {
+	case askonce.EUNAVAILABLE:
+		// Nothing the caller sent is wrong: the same request may succeed
+		// shortly. A JSON-RPC server error (-32000), not an internal one.
+		return fmt.Errorf("%w: unavailable: %s", sdk.ErrServerError, msg)
 	case askonce.ENOTFOUND:
 		return fmt.Errorf("%w: %s", sdk.ErrTaskNotFound, msg)
 	case askonce.EINVALID:
@@ -84,13 +88,17 @@ func (h *handler) send(ctx context.Context, p *sdk.MessageSendParams) (*askonce.
 	if m == nil {
 		return nil, nil, fmt.Errorf("%w: message is required", sdk.ErrInvalidParams)
 	}
-	tenant := tenantOf(ctx)
+	caller := callerOf(ctx)
+	tenant := caller.Tenant
 	// A job's life does not depend on the request that started it.
 	wctx := context.WithoutCancel(ctx)
 	if m.TaskID == "" {
 		req, err := createRequest(tenant, m)
 		if err != nil {
 			return nil, nil, err
+		}
+		if err := caller.AllowRecipients(req.Notify); err != nil {
+			return nil, nil, rpcError(err)
 		}
 		j, run, err := h.eng.Start(wctx, req)
 		return j, run, rpcError(err)
@@ -110,11 +118,11 @@ func (h *handler) send(ctx context.Context, p *sdk.MessageSendParams) (*askonce.
 	}
 	var run *askonce.Run
 	if r := replyOf(m); r.decline {
-		j, run, err = h.eng.StartDecline(askonce.WithAnswerer(wctx, askonce.Answerer{Via: askonce.ViaA2A}), tenant, j.ID)
+		j, run, err = h.eng.StartDecline(askonce.WithAnswerer(wctx, askonce.Answerer{Via: askonce.ViaA2A, By: caller.Name}), tenant, j.ID)
 	} else {
 		// An answer the question does not take is an error naming the
 		// allowed answers; the task stays input-required.
-		j, run, err = h.eng.StartReply(askonce.WithAnswerer(wctx, askonce.Answerer{Via: askonce.ViaA2A}), tenant, j.ID, askonce.Reply{Answer: r.answer, DontRemember: r.dontRemember})
+		j, run, err = h.eng.StartReply(askonce.WithAnswerer(wctx, askonce.Answerer{Via: askonce.ViaA2A, By: caller.Name}), tenant, j.ID, askonce.Reply{Answer: r.answer, DontRemember: r.dontRemember})
 	}
 	if err != nil {
 		return nil, nil, rpcError(err)

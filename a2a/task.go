@@ -1,6 +1,7 @@
 package a2a
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -119,11 +120,40 @@ func createRequest(tenant string, m *sdk.Message) (askonce.CreateRequest, error)
 	case meta.Memory != nil:
 		mem = *meta.Memory
 	}
+	notify, err := notifyOf(m)
+	if err != nil {
+		return askonce.CreateRequest{}, err
+	}
 	return askonce.CreateRequest{
 		TenantID: tenant, SessionID: session, Goal: goal,
 		Profile: g.Profile, Files: g.Files, Candidates: g.Candidates, HardCap: askonce.HardCap(g.HardCap),
-		Memory: mem,
+		Memory: mem, Notify: notify,
 	}, nil
+}
+
+// NotifyMetadata is the message metadata key of a new task's recipients,
+// the shape of POST /jobs' notify: {"slack": {"channel": "C…"} or
+// {"user": "U…"}, "email": ["a@example.com"]}.
+const NotifyMetadata = "notify"
+
+// notifyOf reads the recipients a message's metadata names; nil for none.
+// The engine validates them.
+func notifyOf(m *sdk.Message) (*askonce.Recipients, error) {
+	raw, ok := m.Metadata[NotifyMetadata]
+	if !ok || raw == nil {
+		return nil, nil
+	}
+	b, err := json.Marshal(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%w: metadata.notify: %v", sdk.ErrInvalidParams, err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	r := new(askonce.Recipients)
+	if err := dec.Decode(r); err != nil {
+		return nil, fmt.Errorf(`%w: metadata.notify is not {"slack": {"channel" or "user": id}, "email": [addresses]}: %v`, sdk.ErrInvalidParams, err)
+	}
+	return r, nil
 }
 
 // reply is what a message on an input-required task says: an answer, or

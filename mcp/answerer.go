@@ -9,11 +9,16 @@ import (
 )
 
 // answering returns ctx carrying the Answerer of an answer given through
-// req: MCP, by the client's name. (A backend over the HTTP API records
-// its own channel instead.)
+// req: MCP, by the name of the request's API key when it has one (an
+// identity the keys file vouches for), else by the client's name (what
+// the client calls itself). (A backend over the HTTP API records its own
+// channel instead.)
 func answering(ctx context.Context, req *sdk.CallToolRequest) context.Context {
 	a := askonce.Answerer{Via: askonce.ViaMCP}
-	if req != nil && req.Session != nil {
+	if req != nil {
+		a.By = callerOf(req).Name
+	}
+	if a.By == "" && req != nil && req.Session != nil {
 		if ip := req.Session.InitializeParams(); ip != nil && ip.ClientInfo != nil {
 			a.By = ip.ClientInfo.Name
 		}

@@ -39,7 +39,7 @@ func (b *ClientBackend) settle(ctx context.Context, v *client.JobView, err error
 
 // Create creates the job and waits for its planning.
 func (b *ClientBackend) Create(ctx context.Context, req askonce.CreateRequest) (*askonce.Job, error) {
-	v, err := b.Client.Create(ctx, client.CreateRequest{Goal: req.Goal, SessionID: req.SessionID, Profile: req.Profile, Files: req.Files, Candidates: req.Candidates, HardCap: req.HardCap, Mode: req.Mode, SpecSchema: req.SpecSchema, Memory: memoryArg(req.Memory)})
+	v, err := b.Client.Create(ctx, client.CreateRequest{Goal: req.Goal, SessionID: req.SessionID, Profile: req.Profile, Files: req.Files, Candidates: req.Candidates, HardCap: req.HardCap, Mode: req.Mode, SpecSchema: req.SpecSchema, Memory: memoryArg(req.Memory), Notify: req.Notify})
 	return b.settle(ctx, v, err)
 }
 

@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"strings"
 	"time"
 
+	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/internal/ratelimit"
 	"github.com/askonce/askonce/metrics"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -15,9 +18,24 @@ import (
 
 // HTTPOptions configures Handler.
 type HTTPOptions struct {
-	// Tenant maps an API key to its tenant (server.Keys.Tenant). Nil: no
-	// keys; every request is Config.Tenant.
+	// Caller maps an API key to who it authenticates (server.Keys.Caller):
+	// its tenant scopes every tool, its allowed recipients bound the
+	// tools' notify, its name is the answeredBy of its answers. Nil: see
+	// Tenant.
+	Caller func(key string) (askonce.Caller, bool)
+	// Tenant maps an API key to its tenant, when Caller is nil. Both nil:
+	// no keys; every request is Config.Tenant.
 	Tenant func(key string) (string, bool)
+	// FailedAuth is how many wrong API keys one client address may
+	// present per minute before its requests are answered 429 with
+	// Retry-After and a JSON-RPC error (keys already accepted from that
+	// address still work), as on the HTTP API. Default
+	// ratelimit.DefaultLimit (20).
+	FailedAuth int
+	// TrustedProxies are the proxies whose X-Forwarded-For and Forwarded
+	// headers name the client address FailedAuth counts by (as
+	// server.Config.TrustedProxies). Empty: the TCP peer is the client.
+	TrustedProxies []netip.Prefix
 	// MaxBody limits request bodies, like the HTTP API's. Default
 	// DefaultMaxArguments plus room for the JSON-RPC envelope.
 	MaxBody int64
@@ -55,6 +73,29 @@ const (
 	DefaultMaxSessions    = 100
 	DefaultMaxCalls       = 50
 )
+
+// callerKey carries the Caller of a request's accepted key from Handler's
+// throttled lookup to the SDK's token check.
+type callerKey struct{}
+
+// bearer is the key of "Authorization: Bearer <key>", "" for none.
+func bearer(r *http.Request) string {
+	scheme, key, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return ""
+	}
+	return strings.TrimSpace(key)
+}
+
+// tooManyKeys answers a request from an address over its limit of wrong
+// keys: 429 with Retry-After, and a JSON-RPC error a client can show.
+func tooManyKeys(w http.ResponseWriter, wait time.Duration) {
+	secs := ratelimit.Seconds(wait)
+	w.Header().Set("Retry-After", secs)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusTooManyRequests)
+	fmt.Fprintf(w, `{"jsonrpc":"2.0","id":null,"error":{"code":%d,"message":"too many wrong API keys from your address; retry in %s seconds"}}`+"\n", CodeOverLimit, secs)
+}
 
 // orDefault is v, or def when v is zero.
 func orDefault[T int | time.Duration](v, def T) T {
@@ -101,13 +142,24 @@ func Handler(server *sdk.Server, o HTTPOptions) http.Handler {
 		}
 		stateful.ServeHTTP(w, r)
 	})
-	if o.Tenant != nil {
-		verify := func(_ context.Context, key string, _ *http.Request) (*auth.TokenInfo, error) {
-			tenant, ok := o.Tenant(key)
+	lookup := o.Caller
+	if lookup == nil && o.Tenant != nil {
+		lookup = func(key string) (askonce.Caller, bool) {
+			t, ok := o.Tenant(key)
+			return askonce.Caller{Tenant: t}, ok
+		}
+	}
+	authFails := &ratelimit.Limiter{Limit: o.FailedAuth, Window: time.Minute}
+	proxies := ratelimit.Proxies(o.TrustedProxies)
+	if lookup != nil {
+		// The key was looked up (and throttled) below; the SDK's check
+		// finds the outcome on the request.
+		verify := func(_ context.Context, key string, r *http.Request) (*auth.TokenInfo, error) {
+			c, ok := r.Context().Value(callerKey{}).(askonce.Caller)
 			if !ok {
 				return nil, fmt.Errorf("%w: unknown API key", auth.ErrInvalidToken)
 			}
-			return &auth.TokenInfo{UserID: tenant, Extra: map[string]any{"key": keyID(key)}}, nil
+			return &auth.TokenInfo{UserID: c.Tenant, Extra: map[string]any{"key": keyID(key), "caller": c}}, nil
 		}
 		h = auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(h)
 	}
@@ -116,6 +168,22 @@ func Handler(server *sdk.Server, o HTTPOptions) http.Handler {
 		if r.Header.Get("Authorization") == "" {
 			if key := strings.TrimSpace(r.Header.Get("X-API-Key")); key != "" {
 				r.Header.Set("Authorization", "Bearer "+key)
+			}
+		}
+		if lookup != nil {
+			if key := bearer(r); key != "" {
+				var c askonce.Caller
+				ok, wait := authFails.Authenticate(proxies.Addr(r), key, func(key string) (found bool) {
+					c, found = lookup(key)
+					return found
+				})
+				if wait > 0 {
+					tooManyKeys(w, wait)
+					return
+				}
+				if ok {
+					r = r.WithContext(context.WithValue(r.Context(), callerKey{}, c))
+				}
 			}
 		}
 		token := randomID()

@@ -18,6 +18,12 @@ import (
 // retried once a session is closed or a call has ended.
 const CodeOverLimit = -32029
 
+// CodeUnavailable is the JSON-RPC error code of a request that failed
+// because askonce's store cannot be reached now (askonce.EUNAVAILABLE): the
+// same request may be retried. Tool calls report it as a tool error whose
+// text starts "unavailable (retryable)"; only resource reads use the code.
+const CodeUnavailable = -32030
+
 // streamHeader carries, from Handler to the tool calls of one HTTP request,
 // the key under which that request's context is kept: the SDK hands a
 // call the request's header but runs it on a context of its own, which

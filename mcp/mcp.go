@@ -182,6 +182,18 @@ func (s *srv) tenantOf(req *sdk.CallToolRequest) string {
 	return s.tenant
 }
 
+// callerOf is who the request's API key authenticates (Handler puts it
+// in the token info); without keys, the configured tenant, unnamed and
+// unrestricted.
+func callerOf(req sdk.Request) askonce.Caller {
+	if x := req.GetExtra(); x != nil && x.TokenInfo != nil {
+		if c, ok := x.TokenInfo.Extra["caller"].(askonce.Caller); ok {
+			return c
+		}
+	}
+	return askonce.Caller{}
+}
+
 // sessionOf is the askonce session of a call: the sessionId argument, else
 // the MCP session, else (sessionless HTTP) the client's name under its
 // API key's tenant, else (stdio) this process.
@@ -420,14 +432,24 @@ func toolError(err error) error {
 		return je
 	}
 	msg := askonce.ErrorMessage(err)
-	if askonce.ErrorCode(err) == askonce.EINTERNAL {
+	switch askonce.ErrorCode(err) {
+	case askonce.EINTERNAL:
 		msg = err.Error()
+	case askonce.EUNAVAILABLE:
+		return errors.New(unavailable(err))
 	}
 	var ae *askonce.Error
 	if errors.As(err, &ae) && len(ae.Allowed) > 0 && !strings.Contains(msg, ae.Allowed[0]) {
 		msg += " (allowed: " + strings.Join(ae.Allowed, ", ") + ")"
 	}
 	return errors.New(msg)
+}
+
+// unavailable is the text of an EUNAVAILABLE: askonce's store cannot be
+// reached now, nothing in the call was wrong, and the same call may be
+// retried (the message names a job that may have been created).
+func unavailable(err error) string {
+	return "unavailable (retryable): " + askonce.ErrorMessage(err) + ". Nothing in the call was wrong: retry the same call in a few seconds."
 }
 
 // problem is the text shown to the user with a re-asked question.

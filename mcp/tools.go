@@ -88,6 +88,9 @@ func (s *srv) jobOut(j *askonce.Job, note string) (*sdk.CallToolResult, *JobResu
 // plan is the plan tool: managed mode.
 func (s *srv) plan(ctx context.Context, req *sdk.CallToolRequest, args PlanArgs) (*sdk.CallToolResult, *JobResult, error) {
 	tenant := s.tenantOf(req)
+	if err := callerOf(req).AllowRecipients(args.Notify); err != nil {
+		return nil, nil, toolError(err)
+	}
 	first := func() (*sdk.CallToolResult, *JobResult, error) {
 		j, err := s.b.Create(ctx, askonce.CreateRequest{
 			TenantID:   tenant,
@@ -98,6 +101,7 @@ func (s *srv) plan(ctx context.Context, req *sdk.CallToolRequest, args PlanArgs)
 			Candidates: args.Candidates,
 			HardCap:    askonce.HardCap(args.HardCap),
 			Memory:     s.memoryOf(ctx, req, args.Project),
+			Notify:     args.Notify,
 		})
 		if err != nil {
 			return nil, nil, err
@@ -237,6 +241,9 @@ func (s *srv) askUser(ctx context.Context, req *sdk.CallToolRequest, args AskArg
 	if err := check.Normalize(); err != nil {
 		return nil, nil, toolError(err)
 	}
+	if err := callerOf(req).AllowRecipients(args.Notify); err != nil {
+		return nil, nil, toolError(err)
+	}
 	first := func() (*sdk.CallToolResult, *AskResult, error) {
 		return s.askFirst(ctx, req, tenant, q, args)
 	}
@@ -307,7 +314,7 @@ func (s *srv) gateJob(ctx context.Context, req *sdk.CallToolRequest, tenant stri
 	if goal == "" {
 		goal = args.Question
 	}
-	return s.b.Create(ctx, askonce.CreateRequest{TenantID: tenant, SessionID: session, Goal: goal, Mode: askonce.ModeGate, Memory: s.memoryOf(ctx, req, args.Project)})
+	return s.b.Create(ctx, askonce.CreateRequest{TenantID: tenant, SessionID: session, Goal: goal, Mode: askonce.ModeGate, Memory: s.memoryOf(ctx, req, args.Project), Notify: args.Notify})
 }
 
 // askElicit puts a gate job's pending question to the user, as the client
@@ -493,6 +500,9 @@ func (s *srv) readJob(ctx context.Context, req *sdk.ReadResourceRequest) (*sdk.R
 	j, err := s.b.Get(ctx, tenant, id)
 	if askonce.ErrorCode(err) == askonce.ENOTFOUND {
 		return nil, sdk.ResourceNotFoundError(uri)
+	}
+	if askonce.ErrorCode(err) == askonce.EUNAVAILABLE {
+		return nil, &jsonrpc.Error{Code: CodeUnavailable, Message: unavailable(err)}
 	}
 	if err != nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: askonce.ErrorMessage(err)}

@@ -24,22 +24,24 @@ type PlanArgs struct {
 	Files     []string `json:"files,omitempty" jsonschema:"candidate files the goal may refer to"`
 	// Candidates' limits are askonce.MaxCandidates and
 	// askonce.MaxCandidateBytes (a test keeps the description equal).
-	Candidates []string `json:"candidates,omitempty" jsonschema:"names of the things besides files the goal may refer to (objects in a room, environments, branches, tables, models): at most 1000, each at most 256 bytes of visible text"`
-	HardCap    string   `json:"hardCap,omitempty" jsonschema:"what happens if the planner asks a second time: fallback (default) or fail"`
-	Project    string   `json:"project,omitempty" jsonschema:"the project whose remembered answers this job shares with other sessions and agents (at most 128 bytes); default: the name of the client's first root folder, if it sends roots"`
+	Candidates []string            `json:"candidates,omitempty" jsonschema:"names of the things besides files the goal may refer to (objects in a room, environments, branches, tables, models): at most 1000, each at most 256 bytes of visible text"`
+	HardCap    string              `json:"hardCap,omitempty" jsonschema:"what happens if the planner asks a second time: fallback (default) or fail"`
+	Project    string              `json:"project,omitempty" jsonschema:"the project whose remembered answers this job shares with other sessions and agents (at most 128 bytes); default: the name of the client's first root folder, if it sends roots"`
+	Notify     *askonce.Recipients `json:"notify,omitempty" jsonschema:"who the question is also sent to on Slack and by email, as on POST /jobs; default: the server's recipients"`
 }
 
 // AskArgs are the arguments of the ask_user tool.
 type AskArgs struct {
-	Question   string   `json:"question" jsonschema:"the one question to put to the user"`
-	Type       string   `json:"type,omitempty" jsonschema:"CONFIRM, SELECT_ONE, TARGET_FILE or FREE_TEXT (default)"`
-	Options    []string `json:"options,omitempty" jsonschema:"the choices of a SELECT_ONE or TARGET_FILE question"`
-	Default    string   `json:"default,omitempty" jsonschema:"the safe answer used if the user declines"`
-	AllowOther bool     `json:"allowOther,omitempty" jsonschema:"a SELECT_ONE question also takes an answer of the user's own"`
-	SessionID  string   `json:"sessionId,omitempty" jsonschema:"the session; default: this MCP session"`
-	JobID      string   `json:"jobId,omitempty" jsonschema:"the job this question belongs to; default: the session's open job"`
-	Task       string   `json:"task,omitempty" jsonschema:"a key for the task you work on; a new key starts a new job with its own question"`
-	Project    string   `json:"project,omitempty" jsonschema:"the project whose remembered answers this job shares with other sessions and agents (at most 128 bytes); default: the name of the client's first root folder, if it sends roots"`
+	Question   string              `json:"question" jsonschema:"the one question to put to the user"`
+	Type       string              `json:"type,omitempty" jsonschema:"CONFIRM, SELECT_ONE, TARGET_FILE or FREE_TEXT (default)"`
+	Options    []string            `json:"options,omitempty" jsonschema:"the choices of a SELECT_ONE or TARGET_FILE question"`
+	Default    string              `json:"default,omitempty" jsonschema:"the safe answer used if the user declines"`
+	AllowOther bool                `json:"allowOther,omitempty" jsonschema:"a SELECT_ONE question also takes an answer of the user's own"`
+	SessionID  string              `json:"sessionId,omitempty" jsonschema:"the session; default: this MCP session"`
+	JobID      string              `json:"jobId,omitempty" jsonschema:"the job this question belongs to; default: the session's open job"`
+	Task       string              `json:"task,omitempty" jsonschema:"a key for the task you work on; a new key starts a new job with its own question"`
+	Project    string              `json:"project,omitempty" jsonschema:"the project whose remembered answers this job shares with other sessions and agents (at most 128 bytes); default: the name of the client's first root folder, if it sends roots"`
+	Notify     *askonce.Recipients `json:"notify,omitempty" jsonschema:"who a new job's question is also sent to on Slack and by email, as on POST /jobs; default: the server's recipients"`
 }
 
 // ReportPlanArgs are the arguments of the report_plan tool.

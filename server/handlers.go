@@ -31,6 +31,11 @@ func (s *Server) createJob(c *call) (int, any, error) {
 	if bytes.Equal(bytes.TrimSpace(spec), []byte("null")) {
 		spec = nil
 	}
+	// A malformed recipient is refused as such before the key's
+	// restriction is checked, as on MCP and A2A (askonce.Caller).
+	if err := req.Notify.Validate(); err != nil {
+		return 0, nil, err
+	}
 	if err := c.recipients.allows(req.Notify); err != nil {
 		return 0, nil, err
 	}

@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+
+	"github.com/askonce/askonce"
 )
 
 // Keys maps API keys to tenants. Only the SHA-256 of each key is held, so a
@@ -20,7 +22,10 @@ type Keys struct {
 
 type keyEntry struct {
 	tenant string
-	hash   [sha256.Size]byte
+	// name is the key's name= field, "" without one: recorded as
+	// AnsweredBy of the answers given with the key.
+	name string
+	hash [sha256.Size]byte
 	// recipients, when not nil, are the only job recipients the key may
 	// name (see Recipients.allows).
 	recipients *Recipients
@@ -30,11 +35,14 @@ var tenantName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
 
 // LoadKeys reads an API keys file: one key per line,
 //
-//	<tenant> <sha256-hex of the key> [notify=<pattern>,<pattern>...]
+//	<tenant> <sha256-hex of the key> [name=<name>] [notify=<pattern>,<pattern>...]
 //
-// separated by spaces or tabs. The optional third field restricts the
-// recipients the key's jobs may name (see Recipients): without it a key
-// may name any. Blank lines and lines starting with # are
+// separated by spaces or tabs. The optional fields come in any order,
+// each at most once. name= names the key (1-128 letters, digits, '.',
+// '_' or '-'): answers given with it record the name as answeredBy.
+// notify= restricts the recipients the key's jobs may name (see
+// Recipients): without it a key may name any. Blank lines and lines
+// starting with # are
 // ignored. A tenant is 1-128 characters of letters, digits, '.', '_' and
 // '-'; several keys may map to one tenant, but one key (hash) only to one.
 // Produce the lines with HashKey (or `askonce hash-key TENANT`). A file
@@ -49,8 +57,8 @@ func LoadKeys(r io.Reader) (*Keys, error) {
 			continue
 		}
 		f := strings.Fields(line)
-		if len(f) != 2 && len(f) != 3 {
-			return nil, fmt.Errorf("line %d: want '<tenant> <sha256-hex> [notify=...]', got %d fields", n, len(f))
+		if len(f) < 2 || len(f) > 4 {
+			return nil, fmt.Errorf("line %d: want '<tenant> <sha256-hex> [name=...] [notify=...]', got %d fields", n, len(f))
 		}
 		tenant, hexHash := f[0], strings.ToLower(f[1])
 		if !tenantName.MatchString(tenant) {
@@ -63,10 +71,8 @@ func LoadKeys(r io.Reader) (*Keys, error) {
 		var e keyEntry
 		e.tenant = tenant
 		copy(e.hash[:], b)
-		if len(f) == 3 {
-			if e.recipients, err = parseRecipients(f[2]); err != nil {
-				return nil, fmt.Errorf("line %d: %w", n, err)
-			}
+		if err := e.options(f[2:]); err != nil {
+			return nil, fmt.Errorf("line %d: %w", n, err)
 		}
 		if prev, dup := seen[e.hash]; dup {
 			return nil, fmt.Errorf("line %d: the same key is already on line %d", n, prev)
@@ -83,6 +89,33 @@ func LoadKeys(r io.Reader) (*Keys, error) {
 	return k, nil
 }
 
+// options reads a line's fields after the hash: name= and notify=.
+func (e *keyEntry) options(fields []string) error {
+	var named bool
+	for _, f := range fields {
+		switch {
+		case strings.HasPrefix(f, "name="):
+			if named {
+				return fmt.Errorf("name= is given twice")
+			}
+			named = true
+			e.name = strings.TrimPrefix(f, "name=")
+			if !tenantName.MatchString(e.name) {
+				return fmt.Errorf("key name %q: use 1-128 letters, digits, '.', '_' or '-'", e.name)
+			}
+		case e.recipients != nil && strings.HasPrefix(f, "notify="):
+			return fmt.Errorf("notify= is given twice")
+		default:
+			r, err := parseRecipients(f)
+			if err != nil {
+				return err
+			}
+			e.recipients = r
+		}
+	}
+	return nil
+}
+
 // HashKey returns the SHA-256 of key in lower-case hex: the second field of
 // a keys file line.
 func HashKey(key string) string {
@@ -96,6 +129,24 @@ func HashKey(key string) string {
 func (k *Keys) Tenant(key string) (string, bool) {
 	e, ok := k.entry(key)
 	return e.tenant, ok
+}
+
+// Caller returns who key authenticates: its tenant, its name and the
+// recipients it may name. It compares as Tenant does.
+func (k *Keys) Caller(key string) (askonce.Caller, bool) {
+	e, ok := k.entry(key)
+	if !ok {
+		return askonce.Caller{}, false
+	}
+	return e.caller(), true
+}
+
+func (e keyEntry) caller() askonce.Caller {
+	c := askonce.Caller{Tenant: e.tenant, Name: e.name}
+	if e.recipients != nil {
+		c.Allow = e.recipients.allows
+	}
+	return c
 }
 
 // entry returns the entry of key, comparing as Tenant says.

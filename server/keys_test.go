@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/server"
 )
 
@@ -31,9 +32,14 @@ func TestLoadKeys(t *testing.T) {
 	}
 	for _, c := range []struct{ name, file, msg string }{
 		{"Empty", "# nothing\n", "no keys"},
-		{"OneField", "acme\n", "line 1: want '<tenant> <sha256-hex> [notify=...]'"},
-		{"ThirdFieldNotNotify", "acme " + server.HashKey("x") + " extra\n", `third field "extra": want notify=`},
-		{"FourFields", "acme " + server.HashKey("x") + " notify=none extra\n", "4 fields"},
+		{"OneField", "acme\n", "line 1: want '<tenant> <sha256-hex> [name=...] [notify=...]'"},
+		{"FieldNeitherNameNorNotify", "acme " + server.HashKey("x") + " extra\n", `field "extra": want name=<key name> or notify=`},
+		{"UnknownFourthField", "acme " + server.HashKey("x") + " notify=none extra\n", `field "extra"`},
+		{"FiveFields", "acme " + server.HashKey("x") + " name=a notify=none extra\n", "5 fields"},
+		{"NameTwice", "acme " + server.HashKey("x") + " name=a name=b\n", "name= is given twice"},
+		{"NotifyTwice", "acme " + server.HashKey("x") + " notify=none notify=email:*\n", "notify= is given twice"},
+		{"BadName", "acme " + server.HashKey("x") + " name=ci/bot\n", `key name "ci/bot"`},
+		{"EmptyName", "acme " + server.HashKey("x") + " name=\n", `key name ""`},
 		{"UnknownNotifyKind", "acme " + server.HashKey("x") + " notify=sms:*\n", `notify pattern "sms:*"`},
 		{"NotHex", "acme xyz\n", "not a SHA-256"},
 		{"ShortHash", "acme abcd\n", "not a SHA-256"},
@@ -43,6 +49,37 @@ func TestLoadKeys(t *testing.T) {
 		if _, err := server.LoadKeys(strings.NewReader(c.file)); err == nil || !strings.Contains(err.Error(), c.msg) {
 			t.Errorf("%s: error %v; want one containing %q", c.name, err, c.msg)
 		}
+	}
+}
+
+// A keys file line may name its key, before or after notify=; old lines
+// (tenant and hash, with or without notify=) stay valid and unnamed.
+func TestLoadKeys_NameFieldNamesTheKeyAndOldLinesStayValid(t *testing.T) {
+	t.Parallel()
+	k, err := server.LoadKeys(strings.NewReader("acme " + server.HashKey("k1") + " name=ci-bot\n" +
+		"acme " + server.HashKey("k2") + " notify=email:*@acme.test name=alice.laptop\n" +
+		"acme " + server.HashKey("k3") + " name=ops notify=none\n" +
+		"acme " + server.HashKey("k4") + " notify=none\n" +
+		"globex " + server.HashKey("k5") + "\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for key, want := range map[string]string{"k1": "ci-bot", "k2": "alice.laptop", "k3": "ops", "k4": "", "k5": ""} {
+		c, ok := k.Caller(key)
+		if !ok || c.Name != want {
+			t.Errorf("Caller(%s) = %+v, %v; want name %q", key, c, ok, want)
+		}
+	}
+	// The recipients restriction comes along with the name.
+	c, _ := k.Caller("k2")
+	if err := c.AllowRecipients(&askonce.Recipients{Email: []string{"x@evil.test"}}); err == nil {
+		t.Error("k2 may name x@evil.test, but its notify= allows *@acme.test only")
+	}
+	if err := c.AllowRecipients(&askonce.Recipients{Email: []string{"x@acme.test"}}); err != nil {
+		t.Errorf("k2 may not name x@acme.test: %v", err)
+	}
+	if c, _ := k.Caller("k5"); c.AllowRecipients(&askonce.Recipients{Email: []string{"x@evil.test"}}) != nil {
+		t.Error("a key without notify= is restricted")
 	}
 }
 
@@ -119,6 +156,37 @@ func TestAPIKeys_TenantIsolation(t *testing.T) {
 	for _, p := range []string{"/healthz", "/openapi.json", "/metrics"} {
 		if r := e.do("GET", p, nil); r.status != http.StatusOK {
 			t.Errorf("%s without a key: %d", p, r.status)
+		}
+	}
+}
+
+// An answer (or decline) given over HTTP with a named key records the
+// key's name as answeredBy; an unnamed key's answer records none.
+func TestAPIKeys_NamedKeysAnswerIsRecordedAsAnsweredBy(t *testing.T) {
+	t.Parallel()
+	keys, err := server.LoadKeys(strings.NewReader("acme " + server.HashKey("key-named") + " name=ci-bot\nacme " + server.HashKey("key-plain") + "\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(t, envOptions{keys: keys})
+	for _, c := range []struct{ key, path, want string }{
+		{"key-named", "clarification", "ci-bot"},
+		{"key-named", "decline", "ci-bot"},
+		{"key-plain", "clarification", ""},
+	} {
+		auth := []string{"Authorization", "Bearer " + c.key}
+		id := str(e.create(map[string]any{"goal": hotFrozen}, auth...), "jobId")
+		var body any = map[string]any{"answer": "hot"}
+		if c.path == "decline" {
+			body = `{}`
+		}
+		r := e.do("POST", "/jobs/"+id+"/"+c.path, body, auth...)
+		if r.status != http.StatusOK {
+			t.Fatalf("%s %s: %d %s", c.key, c.path, r.status, r.raw)
+		}
+		got := e.do("GET", "/jobs/"+id, nil, auth...)
+		if str(got.body, "answeredVia") != "http" || str(got.body, "answeredBy") != c.want {
+			t.Errorf("%s %s: answeredVia %q answeredBy %q; want http, %q", c.key, c.path, str(got.body, "answeredVia"), str(got.body, "answeredBy"), c.want)
 		}
 	}
 }

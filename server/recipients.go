@@ -8,8 +8,8 @@ import (
 	"github.com/askonce/askonce"
 )
 
-// Recipients are the job recipients an API key may name: the third field
-// of its keys file line,
+// Recipients are the job recipients an API key may name: the notify=
+// field of its keys file line,
 //
 //	notify=slack:C0123ABCD,slack:U*,email:*@example.com
 //
@@ -26,7 +26,7 @@ type Recipients struct {
 func parseRecipients(field string) (*Recipients, error) {
 	list, ok := strings.CutPrefix(field, "notify=")
 	if !ok {
-		return nil, fmt.Errorf("third field %q: want notify=<pattern>,... (slack:<id pattern>, email:<address pattern>, or none)", field)
+		return nil, fmt.Errorf("field %q: want name=<key name> or notify=<pattern>,... (slack:<id pattern>, email:<address pattern>, or none)", field)
 	}
 	r := &Recipients{}
 	if list == "none" {

@@ -538,6 +538,9 @@ type call struct {
 	recipients *Recipients
 	// via is the channel of the answers it gives (Config.AnsweredVia).
 	via string
+	// by is the name of the caller's key ("" for none): who its answers
+	// are recorded as given by.
+	by string
 	// newJobID is the id a created job takes, when the Idempotency-Key
 	// claim chose it.
 	newJobID string
@@ -547,7 +550,7 @@ type call struct {
 // not cancelled by a client disconnect, so that a started
 // interpretation ends persisted.
 func (c *call) ctx() context.Context {
-	return askonce.WithAnswerer(context.WithoutCancel(c.r.Context()), askonce.Answerer{Via: c.via})
+	return askonce.WithAnswerer(context.WithoutCancel(c.r.Context()), askonce.Answerer{Via: c.via, By: c.by})
 }
 
 // apiFunc handles a JSON request: it returns the success status and body,
@@ -572,7 +575,7 @@ func (s *Server) wrap(rt *route) http.Handler {
 			var err error
 			var e keyEntry
 			e, err = s.authenticate(w, r)
-			c.tenant, c.recipients = e.tenant, e.recipients
+			c.tenant, c.recipients, c.by = e.tenant, e.recipients, e.name
 			if err != nil {
 				w.Header().Set("WWW-Authenticate", `Bearer realm="askonce"`)
 				s.writeError(w, r, err)
@@ -611,19 +614,21 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (keyEntry,
 	if err != nil {
 		return keyEntry{}, err
 	}
-	addr := s.proxies.Addr(r)
-	if !s.authFails.Allow(addr) && !s.authFails.Known(addr, key) {
-		wait := ratelimit.Seconds(s.authFails.RetryAfter(addr))
-		w.Header().Set("Retry-After", wait)
+	var e keyEntry
+	ok, wait := s.authFails.Authenticate(s.proxies.Addr(r), key, func(key string) bool {
+		var found bool
+		e, found = s.keys.entry(key)
+		return found
+	})
+	if wait > 0 {
+		secs := ratelimit.Seconds(wait)
+		w.Header().Set("Retry-After", secs)
 		return keyEntry{}, reqErrorf(http.StatusTooManyRequests, CodeTooManyRequests,
-			"too many wrong API keys from your address; retry in %s seconds", wait)
+			"too many wrong API keys from your address; retry in %s seconds", secs)
 	}
-	e, ok := s.keys.entry(key)
 	if !ok {
-		s.authFails.Fail(addr)
 		return keyEntry{}, reqErrorf(http.StatusUnauthorized, CodeUnauthorized, "the API key is not valid")
 	}
-	s.authFails.Pass(addr, key)
 	return e, nil
 }
 

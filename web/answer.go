@@ -137,7 +137,7 @@ func (h *Handler) answerSubmit(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	ctx := askonce.WithAnswerer(r.Context(), askonce.Answerer{Via: answeredVia(r)})
+	ctx := askonce.WithAnswerer(r.Context(), askonce.Answerer{Via: answeredVia(r), By: h.signedInName(r, j)})
 	var err error
 	answer, other, path := formAnswer(r.PostForm)
 	switch r.PostForm.Get("action") {

@@ -48,7 +48,7 @@ func newInboxSite(t *testing.T, withKeys, useTLS bool) *inboxSite {
 	var keys *server.Keys
 	var err error
 	if withKeys {
-		keys, err = server.LoadKeys(strings.NewReader("alpha " + server.HashKey(keyAlpha) + "\nbeta " + server.HashKey(keyBeta) + "\n"))
+		keys, err = server.LoadKeys(strings.NewReader("alpha " + server.HashKey(keyAlpha) + " name=alice\nbeta " + server.HashKey(keyBeta) + "\n"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -641,5 +641,49 @@ func TestInbox_JobPageLinksThePendingQuestionsAnswerPage(t *testing.T) {
 	wantStatus(t, r, http.StatusOK)
 	if want := s.engine.AnswerURL("", j); want == "" || !strings.Contains(r.body, `href="`+want+`"`) {
 		t.Fatalf("job page of a pending job has no link to %q:\n%s", want, r.body)
+	}
+}
+
+// A person signed in to the inbox who answers on the answer page it links
+// to is recorded as the name of the key they signed in with; signed in to
+// another tenant, or with an unnamed key, or not at all, the answer still
+// counts (the link is what lets anyone answer) and names no one.
+func TestInbox_SignedInAnswerOnTheAnswerPageRecordsTheKeysName(t *testing.T) {
+	t.Parallel()
+	s := newInboxSite(t, true, false)
+	s.engine.LinkSecret = []byte("0123456789abcdef0123456789abcdef")
+	form := s.get("/ui/login")
+	r := s.do("POST", "/ui/login", url.Values{"key": {keyAlpha}, "csrf": {csrfOf(t, form.body)}}, form.Cookies(), "Origin", s.srv.URL)
+	var answerCookie *http.Cookie
+	for _, c := range r.Cookies() {
+		if c.Name == "askonce_session" && c.Path == "/a/" {
+			answerCookie = c
+		}
+	}
+	if answerCookie == nil || !answerCookie.HttpOnly || answerCookie.SameSite != http.SameSiteStrictMode {
+		t.Fatalf("sign-in set no HttpOnly, SameSite=Strict session cookie for /a/: %v", r.Cookies())
+	}
+	beta := s.login(keyBeta)
+	for _, c := range []struct {
+		name    string
+		tenant  string
+		cookies []*http.Cookie
+		want    string
+	}{
+		{"SignedInWithANamedKey", "alpha", []*http.Cookie{answerCookie}, "alice"},
+		{"SignedInToAnotherTenant", "alpha", []*http.Cookie{{Name: "askonce_session", Value: beta.Value}}, ""},
+		{"SignedInWithAnUnnamedKey", "beta", []*http.Cookie{{Name: "askonce_session", Value: beta.Value}}, ""},
+		{"NotSignedIn", "alpha", nil, ""},
+	} {
+		j := s.create(c.tenant, "", askingGoal)
+		link := s.engine.AnswerURL("", j)
+		r := s.do("POST", link, url.Values{"answer": {"hot"}, "action": {"answer"}}, c.cookies, "Origin", s.srv.URL)
+		if r.StatusCode != http.StatusSeeOther {
+			t.Fatalf("%s: answer: %d\n%s", c.name, r.StatusCode, r.body)
+		}
+		got, err := s.engine.Get(context.Background(), c.tenant, j.ID)
+		if err != nil || got.AnsweredVia != askonce.ViaWeb || got.AnsweredBy != c.want {
+			t.Errorf("%s: %v answeredVia %q answeredBy %q; want web, %q", c.name, err, got.AnsweredVia, got.AnsweredBy, c.want)
+		}
 	}
 }

@@ -43,8 +43,11 @@ const (
 
 // session is one signed-in browser.
 type session struct {
-	id      string
-	tenant  string
+	id     string
+	tenant string
+	// name is the name of the key signed in with ("" for none): the
+	// answeredBy of answers given on the answer page while signed in.
+	name    string
 	csrf    string
 	expires time.Time
 }
@@ -60,9 +63,10 @@ func newSessions() *sessions {
 	return &sessions{m: map[string]*session{}, now: time.Now}
 }
 
-// create starts a session for tenant, dropping expired ones on the way.
-func (s *sessions) create(tenant string) *session {
-	ss := &session{id: randomToken(), tenant: tenant, csrf: randomToken(), expires: s.now().Add(SessionTTL)}
+// create starts a session for c's tenant, dropping expired ones on the
+// way.
+func (s *sessions) create(c askonce.Caller) *session {
+	ss := &session{id: randomToken(), tenant: c.Tenant, name: c.Name, csrf: randomToken(), expires: s.now().Add(SessionTTL)}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.now()
@@ -118,6 +122,28 @@ type viewer struct {
 // SignedIn reports whether the viewer has a session (and so a logout
 // button).
 func (v *viewer) SignedIn() bool { return v.Session != nil }
+
+// sessionPaths are where the session cookie is sent: the inbox, and the
+// answer page (see signedInName).
+var sessionPaths = []string{"/ui", "/a/"}
+
+// signedInName is the key name of the inbox session r carries, when it
+// is signed in to j's tenant: who an answer to j given on the answer page
+// is recorded as given by. "" otherwise; the answer link alone is what
+// lets anyone answer.
+func (h *Handler) signedInName(r *http.Request, j *askonce.Job) string {
+	if h.keys == nil || j == nil {
+		return ""
+	}
+	c, err := r.Cookie(sessionCookie)
+	if err != nil {
+		return ""
+	}
+	if ss := h.sessions.get(c.Value); ss != nil && ss.tenant == j.TenantID {
+		return ss.name
+	}
+	return ""
+}
 
 // viewer returns who is looking, or nil when keys are configured and the
 // request has no live session. In the open inbox it makes sure the
@@ -217,19 +243,24 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request) {
 		h.renderLogin(w, r, http.StatusTooManyRequests, "Too many wrong API keys were tried from your address. Try again in "+ratelimit.Seconds(wait)+" seconds.")
 		return
 	}
-	tenant, ok := h.keys.Tenant(key)
+	caller, ok := h.keys.Caller(key)
 	if !ok {
 		h.logins.Fail(addr)
 		h.renderLogin(w, r, http.StatusUnauthorized, "That API key is not valid.")
 		return
 	}
 	h.logins.Pass(addr, key)
-	ss := h.sessions.create(tenant)
-	http.SetCookie(w, &http.Cookie{
-		Name: sessionCookie, Value: ss.id, Path: "/ui",
-		Expires: ss.expires, MaxAge: int(SessionTTL / time.Second),
-		HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteStrictMode,
-	})
+	ss := h.sessions.create(caller)
+	// The answer page gets the session too (and only the inbox and it
+	// do), so that an answer given there while signed in records the
+	// key's name.
+	for _, path := range sessionPaths {
+		http.SetCookie(w, &http.Cookie{
+			Name: sessionCookie, Value: ss.id, Path: path,
+			Expires: ss.expires, MaxAge: int(SessionTTL / time.Second),
+			HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteStrictMode,
+		})
+	}
 	http.Redirect(w, r, "/ui", http.StatusSeeOther)
 }
 
@@ -252,6 +283,8 @@ func (h *Handler) logout(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.sessions.remove(v.Session.id)
-	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: "", Path: "/ui", MaxAge: -1, HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteStrictMode})
+	for _, path := range sessionPaths {
+		http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: "", Path: path, MaxAge: -1, HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteStrictMode})
+	}
 	http.Redirect(w, r, "/ui/login", http.StatusSeeOther)
 }

@@ -94,7 +94,7 @@ func serveFlags(getenv func(string) string, out io.Writer) (*settings, *serveCon
 	s.String(&c.MemoryScope, "memory-scope", string(askonce.MemorySession), "answer memory of jobs that name none: session, project (jobs that name a project) or tenant (docs/protocol.md rule 5)")
 	s.Duration(&c.MemoryTTL, "memory-ttl", askonce.DefaultMemoryTTL, "how long a project or tenant answer is remembered when its job gives no ttl")
 	s.Duration(&c.MemoryMaxTTL, "memory-max-ttl", askonce.DefaultMaxMemoryTTL, "the longest memory ttl a job may ask for")
-	s.String(&c.APIKeysFile, "api-keys-file", "", "file of '<tenant> <sha256-hex>' lines (see askonce hash-key); empty: no auth, one default tenant")
+	s.String(&c.APIKeysFile, "api-keys-file", "", "file of '<tenant> <sha256-hex> [name=<key name>] [notify=<patterns>]' lines (see askonce hash-key); empty: no auth, one default tenant")
 	s.String(&c.Builder, "builder", "none", "builder dispatch on success: none (builders poll GET /jobs?status=success), webhook or command")
 	s.String(&c.WebhookURL, "webhook-url", "", "URL the webhook builder POSTs each successful job to")
 	s.String(&c.WebhookSecret, "webhook-secret", "", "Standard Webhooks signing secret (whsec_...); prefer the environment variable")
@@ -267,9 +267,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 				mux.Handle(p, pages)
 			}
 			// MCP over streamable HTTP (docs/mcp.md), behind the API keys.
-			opts := mcp.HTTPOptions{Logger: log, Metrics: reg, SessionTimeout: c.MCPIdle, MaxSessions: c.MCPMaxSessions, MaxCalls: c.MCPMaxCalls}
+			opts := mcp.HTTPOptions{Logger: log, Metrics: reg, SessionTimeout: c.MCPIdle, MaxSessions: c.MCPMaxSessions, MaxCalls: c.MCPMaxCalls, TrustedProxies: proxies}
 			if keys != nil {
-				opts.Tenant = keys.Tenant
+				opts.Caller = keys.Caller
 			}
 			h := mcp.Handler(mcp.New(mcp.Config{Version: buildinfo.Get(), Engine: engine, Metrics: reg, PublicURL: publicURL, StateSecret: engine.LinkSecret, Logger: log}), opts)
 			for _, m := range []string{"GET", "POST", "DELETE"} {
@@ -277,9 +277,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 			}
 			// A2A (docs/integrations.md): the card is public, /a2a is
 			// behind the API keys.
-			ac := a2a.Config{Engine: engine, PublicURL: publicURL, Version: buildinfo.Get(), Logger: log}
+			ac := a2a.Config{Engine: engine, PublicURL: publicURL, Version: buildinfo.Get(), Logger: log, TrustedProxies: proxies}
 			if keys != nil {
-				ac.Tenant = keys.Tenant
+				ac.Caller = keys.Caller
 			}
 			agent := a2a.New(ac)
 			mux.Handle("POST "+a2a.Path, agent)

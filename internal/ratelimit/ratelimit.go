@@ -199,6 +199,24 @@ func (l *Limiter) Known(addr, credential string) bool {
 	return ok && l.now().Sub(at) < remember
 }
 
+// Authenticate applies the policy of failed API keys to key, presented
+// from addr: over the limit, only a key accepted from addr before (Known)
+// is looked up, and any other is refused unseen with the wait before
+// Retry-After; otherwise lookup decides, a refusal counts as a failure
+// (Fail) and an acceptance is remembered (Pass). The API, MCP and A2A all
+// authenticate through it.
+func (l *Limiter) Authenticate(addr, key string, lookup func(key string) bool) (ok bool, wait time.Duration) {
+	if !l.Allow(addr) && !l.Known(addr, key) {
+		return false, max(l.RetryAfter(addr), time.Second)
+	}
+	if !lookup(key) {
+		l.Fail(addr)
+		return false, 0
+	}
+	l.Pass(addr, key)
+	return true, 0
+}
+
 // makeRoom keeps the map under MaxAddrs before a new address is added.
 func (l *Limiter) makeRoom(now time.Time) {
 	max := l.MaxAddrs
