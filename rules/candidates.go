@@ -3,6 +3,7 @@ package rules
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -14,11 +15,10 @@ import (
 // references is the candidates detector's result: what each reference of
 // the goal to the request's candidates or files means.
 type references struct {
-	refs        []reference
-	target      string // the file the goal's reference to files means
-	fileTok     int    // the goal token of that reference, or -1
-	q           *askonce.Question
-	assumptions []string
+	refs    []reference
+	target  string // the file the goal's reference to files means
+	fileTok int    // the goal token of that reference, or -1
+	asked
 }
 
 // reference is a noun phrase of the goal, tokens [t0, t1), that fits the
@@ -28,9 +28,6 @@ type reference struct {
 	options []string
 	chosen  int
 }
-
-func (r *references) open() *askonce.Question { return r.q }
-func (r *references) assumed() []string       { return r.assumptions }
 
 // name is a candidate as the matcher reads it: its words, singular and
 // lower case, the last one being its head.
@@ -129,7 +126,7 @@ func (n name) hasAll(keys []string) bool {
 
 // hasWord reports whether n holds the word key.
 func (n name) hasWord(key string) bool {
-	return containsString(n.words, key)
+	return slices.Contains(n.words, key)
 }
 
 // indefinite determiners let the agent take any one that fits ("grab a
@@ -177,7 +174,7 @@ func findReference(in *input, names []name, i int, verbs map[int]bool) (referenc
 	if t0 > 0 && toks[t0-1].Clause == t.Clause && !lex.IsJapanese(t.Text) {
 		p := &toks[t0-1]
 		switch {
-		case containsString(indefinite, p.Text) || p.neg:
+		case slices.Contains(indefinite, p.Text) || p.neg:
 			return reference{}, false
 		case !verbs[t0-1] && optionWord(p):
 			return reference{}, false // a modifier no candidate holds
@@ -310,7 +307,7 @@ func fileReference(in *input, res *references) string {
 			continue
 		}
 		key := wordKey(t.Text)
-		if containsString(fileWords, key) && key == t.Text && (i == 0 || !containsString(indefinite, in.gt[i-1].Text)) {
+		if slices.Contains(fileWords, key) && key == t.Text && (i == 0 || !slices.Contains(indefinite, in.gt[i-1].Text)) {
 			at, fit = i, in.files
 			break
 		}

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/askonce/askonce"
@@ -10,9 +11,8 @@ import (
 // choices is the choice detector's result: each choice the user asks the
 // agent to make, with the option the answer (or the rule) chose.
 type choices struct {
-	found       []alternative
-	q           *askonce.Question
-	assumptions []string
+	found []alternative
+	asked
 }
 
 // alternative is one choice: goal tokens [x0, y1) from the first option to
@@ -22,9 +22,6 @@ type alternative struct {
 	options []string
 	chosen  int
 }
-
-func (c *choices) open() *askonce.Question { return c.q }
-func (c *choices) assumed() []string       { return c.assumptions }
 
 // detectChoices finds an explicit choice the user asks the agent to make:
 // named alternatives joined by "or" that are the object of a command's
@@ -104,18 +101,18 @@ func choiceIn(in *input, cmd command) (alternative, bool) {
 		return alternative{}, false
 	}
 	k := v + 1
-	if k < cmd.end && containsString(particles, toks[k].Text) {
+	if k < cmd.end && slices.Contains(particles, toks[k].Text) {
 		k++ // "pick up milk or oat milk"
 	}
 	prep := k < cmd.end && toks[k].e.has(fPrep)
 	if prep {
-		if !containsString(objectPrepositions, toks[k].Text) {
+		if !slices.Contains(objectPrepositions, toks[k].Text) {
 			return alternative{}, false
 		}
 		k++
 	}
 	det := k < cmd.end && toks[k].e.has(fDet)
-	if det && containsString(indefinite, toks[k].Text) {
+	if det && slices.Contains(indefinite, toks[k].Text) {
 		return alternative{}, false // "grab a towel or a rag": any one will do
 	}
 	for k < cmd.end && toks[k].e.has(fDet) {
@@ -134,7 +131,7 @@ func choiceIn(in *input, cmd command) (alternative, bool) {
 		if k < cmd.end && toks[k].e.has(fOr) {
 			or := k
 			k++
-			if k < cmd.end && (toks[k].e.has(fDet) != det || containsString(indefinite, toks[k].Text)) {
+			if k < cmd.end && (toks[k].e.has(fDet) != det || slices.Contains(indefinite, toks[k].Text)) {
 				// Options are parallel: "the train or a taxi", "milk or
 				// oat milk"; not "the server or redeploy", "the fence
 				// white or green".
@@ -251,15 +248,6 @@ func answerOption(in *input, options []string) int {
 func answerHas(in *input, text string) bool {
 	for i := range in.at {
 		if in.at[i].Text == text || in.at[i].word == text {
-			return true
-		}
-	}
-	return false
-}
-
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
 			return true
 		}
 	}

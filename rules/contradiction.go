@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/askonce/askonce"
@@ -11,10 +12,9 @@ import (
 // the profile, the side the goal settles on, and the goal tokens naming
 // the sides that lost (dropped from the plan's text).
 type contradictions struct {
-	groups      []groupResult
-	dropped     []bool
-	q           *askonce.Question
-	assumptions []string
+	groups  []groupResult
+	dropped []bool
+	asked
 }
 
 // groupResult is the settled side of one group, if the goal or answer
@@ -23,9 +23,6 @@ type groupResult struct {
 	side    int // -1 when the group is not mentioned or not settled
 	display string
 }
-
-func (c *contradictions) open() *askonce.Question { return c.q }
-func (c *contradictions) assumed() []string       { return c.assumptions }
 
 // mention is where the goal first names one side of a group in conflict.
 type mention struct {
@@ -210,7 +207,7 @@ var topicWords = []string{"about", "regarding", "concerning"}
 // aboutTopic reports whether toks[i] follows a topic word in its sentence.
 func aboutTopic(toks []token, i int) bool {
 	for k := i - 1; k >= 0 && toks[k].Sentence == toks[i].Sentence; k-- {
-		if containsString(topicWords, toks[k].Text) {
+		if slices.Contains(topicWords, toks[k].Text) {
 			return true
 		}
 	}

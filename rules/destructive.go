@@ -13,11 +13,10 @@ import (
 // whether the answer confirmed them, and the goal tokens to drop from the
 // plan when they are not confirmed.
 type destructions struct {
-	actions     []action
-	confirmed   bool
-	dropped     []bool
-	q           *askonce.Question
-	assumptions []string
+	actions   []action
+	confirmed bool
+	dropped   []bool
+	asked
 }
 
 // action is one destructive action: goal tokens [t0, t1) and their text.
@@ -25,9 +24,6 @@ type action struct {
 	t0, t1 int
 	text   string
 }
-
-func (d *destructions) open() *askonce.Question { return d.q }
-func (d *destructions) assumed() []string       { return d.assumptions }
 
 // detectDestructive finds the commands whose loss an agent can cause and
 // cannot undo: a destructive command as the command itself ("rm -rf

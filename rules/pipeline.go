@@ -60,6 +60,15 @@ type finding interface {
 	assumed() []string
 }
 
+// asked is what every detector's result holds for the pipeline.
+type asked struct {
+	q           *askonce.Question
+	assumptions []string
+}
+
+func (a *asked) open() *askonce.Question { return a.q }
+func (a *asked) assumed() []string       { return a.assumptions }
+
 // reading is the result of every detector for one prompt, and the one
 // question chosen from them.
 type reading struct {

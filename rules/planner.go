@@ -297,12 +297,7 @@ func (r *run) attributes() map[string]string {
 		if out == nil {
 			out = make(map[string]string, 4)
 		}
-		g := &r.p.Groups[gi]
-		key := g.Property
-		if key == "" {
-			key = g.Name
-		}
-		if _, ok := out[key]; !ok {
+		if key := r.p.Groups[gi].Name; out[key] == "" {
 			out[key] = v
 		}
 	}
@@ -527,14 +522,14 @@ func (r *run) templatePlan() (*askonce.Plan, error) {
 	if propText == "" {
 		propText = "no special properties"
 	}
-	vars := placeholders{name: spec.Name, id: spec.ID, kind: kind, properties: propText, goal: desc}
+	vars := strings.NewReplacer("{name}", spec.Name, "{id}", spec.ID, "{kind}", kind, "{properties}", propText, "{goal}", desc)
 	tmpl := r.c.kindTasks[kind]
 	tasks := make([]askonce.Task, len(tmpl))
 	for i, t := range tmpl {
 		tasks[i] = askonce.Task{
 			ID:          t.ID,
-			Title:       askonce.ClampTitle(vars.render(t.Title)),
-			Instruction: vars.render(t.Instruction),
+			Title:       askonce.ClampTitle(vars.Replace(t.Title)),
+			Instruction: vars.Replace(t.Instruction),
 			DependsOn:   t.DependsOn,
 		}
 	}
@@ -601,17 +596,6 @@ func (r *run) nounPhrase(toks []token, goal bool) (words []string, head int) {
 		add(w)
 	}
 	return words, head
-}
-
-// placeholders are the values of a task template's {name}, {id}, {kind},
-// {properties} and {goal}.
-type placeholders struct {
-	name, id, kind, properties, goal string
-}
-
-// render fills the placeholders of s; anything else in braces stays.
-func (v *placeholders) render(s string) string {
-	return strings.NewReplacer("{name}", v.name, "{id}", v.id, "{kind}", v.kind, "{properties}", v.properties, "{goal}", v.goal).Replace(s)
 }
 
 // kind is the kind named by the head noun, else by the first kind word of

@@ -3,6 +3,7 @@ package rules
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -14,14 +15,10 @@ import (
 // required fields of Request.SpecSchema, which the plan's spec carries so
 // that it validates against the schema.
 type schemaFields struct {
-	values      map[string]any
-	closed      map[string]bool // additionalProperties false: only these keys
-	q           *askonce.Question
-	assumptions []string
+	values map[string]any
+	closed map[string]bool // additionalProperties false: only these keys
+	asked
 }
-
-func (s *schemaFields) open() *askonce.Question { return s.q }
-func (s *schemaFields) assumed() []string       { return s.assumptions }
 
 // field is one required field of a spec schema, as the detector reads it.
 type field struct {
@@ -80,7 +77,7 @@ func readSchema(raw []byte) (fields []field, closed map[string]bool) {
 		case p.Default != nil:
 			f.def, f.hasDef = *p.Default, true
 		}
-		if f.typ == "object" || f.typ == "array" || containsString(plannerFields, name) && len(f.choices) == 0 {
+		if f.typ == "object" || f.typ == "array" || slices.Contains(plannerFields, name) && len(f.choices) == 0 {
 			continue
 		}
 		fields = append(fields, f)
@@ -197,7 +194,7 @@ func afterName(in *input, name string) (string, bool) {
 			continue
 		}
 		k := i + len(want)
-		for k < len(toks) && containsString([]string{"is", "=", "to", "of", "as", "be", "should"}, toks[k].Text) {
+		for k < len(toks) && slices.Contains([]string{"is", "=", "to", "of", "as", "be", "should"}, toks[k].Text) {
 			k++
 		}
 		if k >= len(toks) {

@@ -9,13 +9,9 @@ import (
 // vagueness is the vague detector's result: whether the goal says too
 // little to plan, and how the plan makes up for it.
 type vagueness struct {
-	useAnswer   bool // the goal was vague and the answer says what to do
-	q           *askonce.Question
-	assumptions []string
+	useAnswer bool // the goal was vague and the answer says what to do
+	asked
 }
-
-func (v *vagueness) open() *askonce.Question { return v.q }
-func (v *vagueness) assumed() []string       { return v.assumptions }
 
 // detectVague finds a request that does not say what to act on: its verb
 // has no object or only a placeholder ("fix it", "make it better", "do the
