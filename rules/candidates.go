@@ -116,17 +116,7 @@ func headMatch(key string, n name) bool {
 
 // hasAll reports whether n holds every word of keys.
 func (n name) hasAll(keys []string) bool {
-	for _, k := range keys {
-		if !n.hasWord(k) {
-			return false
-		}
-	}
-	return true
-}
-
-// hasWord reports whether n holds the word key.
-func (n name) hasWord(key string) bool {
-	return slices.Contains(n.words, key)
+	return !slices.ContainsFunc(keys, func(k string) bool { return !slices.Contains(n.words, k) })
 }
 
 // indefinite determiners let the agent take any one that fits ("grab a
@@ -163,7 +153,7 @@ func findReference(in *input, names []name, i int, verbs map[int]bool) (referenc
 		m := wordKey(toks[t0-1].Text)
 		held := false
 		for _, n := range fit {
-			held = held || n.hasWord(m)
+			held = held || slices.Contains(n.words, m)
 		}
 		if !held {
 			break

@@ -75,7 +75,7 @@ type reading struct {
 	contradiction contradictions
 	destructive   destructions
 	candidates    references
-	schema        schemaFields
+	spec          schemaFields
 	choice        choices
 	vague         vagueness
 
@@ -112,8 +112,8 @@ func read(in *input, directive bool) *reading {
 			r.candidates = detectCandidates(in)
 			f = &r.candidates
 		case CheckSpecSchema:
-			r.schema = detectSchema(in)
-			f = &r.schema
+			r.spec = detectSchema(in)
+			f = &r.spec
 		case CheckChoice:
 			r.choice = detectChoices(in)
 			f = &r.choice

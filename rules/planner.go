@@ -13,38 +13,16 @@ import (
 )
 
 // run is what the planners read: the input and every detector's result,
-// merged once into the plan's edits and decisions.
+// with the goal tokens the plan's text leaves out.
 type run struct {
 	*input
-	dropped     []bool // goal tokens removed from the plan's text
-	groups      []groupResult
-	alts        []alternative
-	refs        []reference
-	actions     []action
-	confirmed   bool
-	target      string
-	fileTok     int // the goal token referring to target, or -1
-	fields      schemaFields
-	useAnswer   bool
-	assumptions []string
+	*reading
+	dropped []bool // goal tokens removed from the plan's text
 }
 
 // newRun merges the reading of a prompt that is to be planned.
 func newRun(in *input, rd *reading) *run {
-	r := &run{
-		input:       in,
-		dropped:     make([]bool, len(in.gt)),
-		groups:      rd.contradiction.groups,
-		alts:        rd.choice.found,
-		refs:        rd.candidates.refs,
-		actions:     rd.destructive.actions,
-		confirmed:   rd.destructive.confirmed,
-		target:      rd.candidates.target,
-		fileTok:     rd.candidates.fileTok,
-		fields:      rd.schema,
-		useAnswer:   rd.vague.useAnswer,
-		assumptions: rd.assumptions,
-	}
+	r := &run{input: in, reading: rd, dropped: make([]bool, len(in.gt))}
 	for i := range r.dropped {
 		r.dropped[i] = rd.contradiction.dropped[i] || (rd.destructive.dropped != nil && rd.destructive.dropped[i])
 	}
@@ -87,10 +65,10 @@ func (r *run) edits() []edit {
 		out = append(out, edit{start: start, end: end})
 		i = j
 	}
-	for _, a := range r.alts {
+	for _, a := range r.choice.found {
 		out = append(out, edit{start: toks[a.x0].Start, end: toks[a.y1-1].End, repl: a.options[a.chosen]})
 	}
-	for _, ref := range r.refs {
+	for _, ref := range r.candidates.refs {
 		if name := ref.options[ref.chosen]; !strings.EqualFold(name, r.span(ref.t0, ref.t1)) {
 			out = append(out, edit{start: toks[ref.t0].Start, end: toks[ref.t1-1].End, repl: name})
 		}
@@ -301,16 +279,16 @@ func (r *run) attributes() map[string]string {
 			out[key] = v
 		}
 	}
-	for gi, g := range r.groups {
+	for gi, g := range r.contradiction.groups {
 		if g.side >= 0 {
 			set(gi, g.display)
 		}
 	}
-	if r.useAnswer {
+	if r.vague.useAnswer {
 		for i := range r.at {
 			if t := &r.at[i]; !t.neg && t.e != nil {
 				for _, s := range t.e.sides {
-					if r.groups[s.group].side < 0 {
+					if r.contradiction.groups[s.group].side < 0 {
 						set(s.group, s.display)
 					}
 				}
@@ -325,18 +303,18 @@ func (r *run) attributes() map[string]string {
 // "meanwhile") shares the dependencies of the step before it instead, and
 // the next ordinary step depends on all of them.
 func (r *run) stepsPlan() (*askonce.Plan, error) {
-	spec := generalSpec{Attributes: r.attributes(), Target: r.target, Answer: r.answer}
+	spec := generalSpec{Attributes: r.attributes(), Target: r.candidates.target, Answer: r.answer}
 	edits := r.edits()
 	spec.Goal = tidy(applyEdits(r.goal, 0, len(r.goal), edits))
 	if spec.Goal == "" {
 		spec.Goal = tidy(r.goal)
 	}
-	for _, a := range r.alts {
+	for _, a := range r.choice.found {
 		spec.Choices = append(spec.Choices, a.options[a.chosen])
 	}
-	if len(r.actions) > 0 {
-		spec.Destructive = &destructiveSpec{Confirmed: r.confirmed}
-		for _, a := range r.actions {
+	if len(r.destructive.actions) > 0 {
+		spec.Destructive = &destructiveSpec{Confirmed: r.destructive.confirmed}
+		for _, a := range r.destructive.actions {
 			spec.Destructive.Actions = append(spec.Destructive.Actions, a.text)
 		}
 	}
@@ -345,7 +323,7 @@ func (r *run) stepsPlan() (*askonce.Plan, error) {
 	titleSrc := ""
 	{
 		src, toks := r.goal, r.gt
-		if r.useAnswer {
+		if r.vague.useAnswer {
 			// The goal said too little; the answer says what to do.
 			src = r.answer
 			if g := tidy(r.goal); g != "" {
@@ -356,7 +334,7 @@ func (r *run) stepsPlan() (*askonce.Plan, error) {
 		}
 		var frontier, prevDeps []string
 		for _, st := range r.c.splitSteps(src, toks) {
-			if !r.useAnswer && !r.hasContent(st) {
+			if !r.vague.useAnswer && !r.hasContent(st) {
 				continue
 			}
 			text := tidy(applyEdits(src, st.start, st.end, edits))
@@ -364,8 +342,8 @@ func (r *run) stepsPlan() (*askonce.Plan, error) {
 				continue
 			}
 			instruction := capitalise(text)
-			if r.target != "" && !r.useAnswer && r.mentionsTarget(st) {
-				instruction += " (file: " + r.target + ")"
+			if r.candidates.target != "" && !r.vague.useAnswer && r.mentionsTarget(st) {
+				instruction += " (file: " + r.candidates.target + ")"
 			}
 			t := askonce.Task{Title: askonce.ClampTitle(capitalise(text)), Instruction: instruction}
 			if st.parallel && len(tasks) > 0 {
@@ -380,7 +358,7 @@ func (r *run) stepsPlan() (*askonce.Plan, error) {
 		titleSrc = firstLine(applyEdits(src, 0, len(src), edits))
 	}
 	if len(tasks) == 0 {
-		if len(r.actions) > 0 && !r.confirmed {
+		if len(r.destructive.actions) > 0 && !r.destructive.confirmed {
 			tasks = []askonce.Task{{Title: "Make no destructive change", Instruction: "The destructive action was not confirmed: do not perform it, and report that nothing was changed."}}
 			titleSrc = tasks[0].Title
 		} else {
@@ -398,7 +376,7 @@ func (r *run) stepsPlan() (*askonce.Plan, error) {
 		}
 	}
 	spec.Steps = len(tasks)
-	raw, err := r.fields.fill(spec)
+	raw, err := r.spec.fill(spec)
 	if err != nil {
 		return nil, err
 	}
@@ -422,7 +400,7 @@ func (r *run) hasContent(st step) bool {
 }
 
 func (r *run) mentionsTarget(st step) bool {
-	return st.t0 <= r.fileTok && r.fileTok < st.t1
+	return st.t0 <= r.candidates.fileTok && r.candidates.fileTok < st.t1
 }
 
 // firstLine is the first non-empty line of s without its list marker.
@@ -498,7 +476,7 @@ func (r *run) templatePlan() (*askonce.Plan, error) {
 		id = []string{"custom", kind}
 	}
 	desc := tidy(applyEdits(r.goal, 0, len(r.goal), r.edits()))
-	if r.useAnswer {
+	if r.vague.useAnswer {
 		desc = tidy(desc + ": " + r.answer)
 	}
 	spec := itemSpec{
@@ -583,7 +561,7 @@ func (r *run) nounPhrase(toks []token, goal bool) (words []string, head int) {
 		}
 		if goal && r.dropped[i] {
 			for _, s := range t.e.sides {
-				if g := r.groups[s.group]; g.side >= 0 && g.side != s.side {
+				if g := r.contradiction.groups[s.group]; g.side >= 0 && g.side != s.side {
 					add(g.display)
 				}
 			}

@@ -423,12 +423,7 @@ func (p *Profile) compile(base map[string][]string) error {
 					return err
 				}
 			}
-			forms := make([]string, 0, len(s.Forms))
-			for f := range s.Forms {
-				forms = append(forms, f)
-			}
-			sort.Strings(forms)
-			for _, f := range forms {
+			for _, f := range slices.Sorted(maps.Keys(s.Forms)) {
 				if err := add(f, strings.ToLower(s.Forms[f])); err != nil {
 					return err
 				}
@@ -447,13 +442,8 @@ func (p *Profile) compile(base map[string][]string) error {
 		if strings.TrimSpace(pr.Name) == "" {
 			return fmt.Errorf("property %d has no name", pi+1)
 		}
-		values := make([]string, 0, len(pr.Values))
-		for v := range pr.Values {
-			values = append(values, v)
-		}
-		sort.Strings(values)
 		owner := map[string]string{}
-		for _, v := range values {
+		for _, v := range slices.Sorted(maps.Keys(pr.Values)) {
 			for _, w := range pr.Values[v] {
 				key, err := oneToken(w)
 				if err != nil {
@@ -619,28 +609,24 @@ func (c *compiled) compileTemplate(p *Profile) error {
 	return nil
 }
 
-// reduce removes each dependency that is already implied by another one
-// (a transitive reduction), keeping the template's DAG readable.
+// reduce removes each dependency that another one already implies (a
+// transitive reduction), keeping the template's DAG readable.
 func reduce(tasks []askonce.Task) {
 	deps := make(map[string][]string, len(tasks))
 	for _, t := range tasks {
 		deps[t.ID] = t.DependsOn
 	}
-	// reaches reports whether to is an ancestor of from.
-	reaches := func(from, to string) bool {
-		seen := map[string]bool{}
-		stack := []string{from}
+	reaches := func(from, to string) bool { // is to an ancestor of from?
+		seen, stack := map[string]bool{}, slices.Clone(deps[from])
 		for len(stack) > 0 {
 			id := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
-			for _, d := range deps[id] {
-				if d == to {
-					return true
-				}
-				if !seen[d] {
-					seen[d] = true
-					stack = append(stack, d)
-				}
+			if id == to {
+				return true
+			}
+			if !seen[id] {
+				seen[id] = true
+				stack = append(stack, deps[id]...)
 			}
 		}
 		return false
@@ -648,14 +634,7 @@ func reduce(tasks []askonce.Task) {
 	for i := range tasks {
 		keep := []string{}
 		for _, d := range tasks[i].DependsOn {
-			implied := false
-			for _, o := range tasks[i].DependsOn {
-				if o != d && reaches(o, d) {
-					implied = true
-					break
-				}
-			}
-			if !implied {
+			if !slices.ContainsFunc(tasks[i].DependsOn, func(o string) bool { return o != d && reaches(o, d) }) {
 				keep = append(keep, d)
 			}
 		}

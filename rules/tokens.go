@@ -172,21 +172,7 @@ func content(t *token) bool {
 // countWords counts runs of letters and digits: the rules interpreter's
 // stand-in for tokens in Usage.
 func countWords[T string | []byte](b T) int64 {
-	var n int64
-	in := false
-	for i := 0; i < len(b); {
-		r, size := rune(b[i]), 1
-		if r >= utf8.RuneSelf {
-			r, size = utf8.DecodeRuneInString(string(b[i:min(i+utf8.UTFMax, len(b))]))
-		}
-		w := lex.IsWordRune(r)
-		i += size
-		if w && !in {
-			n++
-		}
-		in = w
-	}
-	return n
+	return int64(len(strings.FieldsFunc(string(b), func(r rune) bool { return !lex.IsWordRune(r) })))
 }
 
 // command is one imperative command of a text: its main verb at
