@@ -3,6 +3,7 @@ package rules
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -270,11 +271,8 @@ type destructiveSpec struct {
 // attributes are the settled sides by property name, plus, when the answer
 // is the goal's detail, the sides it names.
 func (r *run) attributes() map[string]string {
-	var out map[string]string
+	out := map[string]string{}
 	set := func(gi int, v string) {
-		if out == nil {
-			out = make(map[string]string, 4)
-		}
 		if key := r.p.Groups[gi].Name; out[key] == "" {
 			out[key] = v
 		}
@@ -284,13 +282,11 @@ func (r *run) attributes() map[string]string {
 			set(gi, g.display)
 		}
 	}
-	if r.vague.useAnswer {
-		for i := range r.at {
-			if t := &r.at[i]; !t.neg && t.e != nil {
-				for _, s := range t.e.sides {
-					if r.contradiction.groups[s.group].side < 0 {
-						set(s.group, s.display)
-					}
+	for i := range r.at {
+		if t := &r.at[i]; r.vague.useAnswer && !t.neg && t.e != nil {
+			for _, s := range t.e.sides {
+				if r.contradiction.groups[s.group].side < 0 {
+					set(s.group, s.display)
 				}
 			}
 		}
@@ -440,17 +436,11 @@ func (r *run) templatePlan() (*askonce.Plan, error) {
 	if len(name) == 0 {
 		name = []string{"custom"}
 	}
-	title := strings.Join(name, " ")
+	title := strings.Join(name, " ") + " " + noun
 	if named { // the goal's own noun ends the name: "Icy Sword"
 		name = append(name, noun)
-		title = strings.Join(name, " ")
-	} else {
-		title += " " + noun
 	}
 	props := r.attributes()
-	if props == nil {
-		props = map[string]string{}
-	}
 	for pi, pr := range r.p.Properties {
 		if v := r.property(pi); v != "" {
 			props[pr.Name] = v
@@ -462,14 +452,8 @@ func (r *run) templatePlan() (*askonce.Plan, error) {
 	var id []string
 	for i, w := range name {
 		words[i] = capitalise(w)
-		var b strings.Builder
-		for _, c := range w {
-			if 'a' <= c && c <= 'z' || '0' <= c && c <= '9' {
-				b.WriteRune(c)
-			}
-		}
-		if b.Len() > 0 {
-			id = append(id, b.String())
+		if w = strings.Map(idRune, w); w != "" {
+			id = append(id, w)
 		}
 	}
 	if len(id) == 0 {
@@ -487,13 +471,8 @@ func (r *run) templatePlan() (*askonce.Plan, error) {
 		Description: desc,
 		Answer:      r.answer,
 	}
-	keys := make([]string, 0, len(props))
-	for k := range props {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
 	var pl []string
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(props)) {
 		pl = append(pl, k+" "+props[k])
 	}
 	propText := strings.Join(pl, ", ")
@@ -517,6 +496,14 @@ func (r *run) templatePlan() (*askonce.Plan, error) {
 	}
 	title = askonce.ClampTitle(capitalise(strings.ToLower(title)))
 	return &askonce.Plan{Title: title, Spec: raw, Tasks: tasks}, nil
+}
+
+// idRune keeps the letters and digits of a registry id.
+func idRune(c rune) rune {
+	if 'a' <= c && c <= 'z' || '0' <= c && c <= '9' {
+		return c
+	}
+	return -1
 }
 
 // nounPhrase reads the thing's name and head noun from the first sentence

@@ -332,9 +332,8 @@ type compiled struct {
 	planner    string
 	kindTasks  map[string][]askonce.Task
 	defaultKnd string
-	kindWords  map[string]string // kind -> first word naming it
-	gateWords  []string          // the gating policy's words, if any
-	jaChange   []string          // Japanese change verbs, matched by prefix
+	gateWords  []string // the gating policy's words, if any
+	jaChange   []string // Japanese change verbs, matched by prefix
 }
 
 func (p *Profile) compile(base map[string][]string) error {
@@ -458,7 +457,6 @@ func (p *Profile) compile(base map[string][]string) error {
 		}
 	}
 
-	c.kindWords = map[string]string{}
 	for _, k := range p.Kinds {
 		if strings.TrimSpace(k.Kind) == "" || len(k.Words) == 0 {
 			return fmt.Errorf("a kind needs a name and words")
@@ -477,9 +475,6 @@ func (p *Profile) compile(base map[string][]string) error {
 			})
 			if clash != "" {
 				return fmt.Errorf("word %q names kinds %q and %q", w, clash, k.Kind)
-			}
-			if _, ok := c.kindWords[k.Kind]; !ok {
-				c.kindWords[k.Kind] = key
 			}
 		}
 	}
