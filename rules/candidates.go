@@ -248,14 +248,8 @@ func detectCandidates(in *input) references {
 		if ref.chosen < 0 {
 			if ref.chosen = answerOption(in, ref.options); ref.chosen < 0 {
 				if res.q == nil {
-					res.q = &askonce.Question{
-						Type:       askonce.QuestionSelectOne,
-						Text:       candidateText(in, phrase, ref.options),
-						Options:    ref.options,
-						AllowOther: true,
-						Reason:     "target_action_ambiguous",
-						Default:    ref.options[0],
-					}
+					text := in.say("Which %s is meant: %s?", "%sは%sのどれですか？", in.quote(phrase), in.quoteList(ref.options, "or"))
+					res.q = selectOne(text, "target_action_ambiguous", ref.options, ref.options[0])
 				}
 				ref.chosen = 0
 				res.assumptions = append(res.assumptions, fmt.Sprintf("Took %s to be %s, the first that fits.", in.quote(phrase), in.quote(ref.options[0])))
@@ -265,13 +259,6 @@ func detectCandidates(in *input) references {
 		i = ref.t1 - 1
 	}
 	return res
-}
-
-func candidateText(in *input, phrase string, options []string) string {
-	if in.japanese {
-		return fmt.Sprintf("%sは%sのどれですか？", in.quote(phrase), in.quoteList(options, ""))
-	}
-	return fmt.Sprintf("Which %s is meant: %s?", in.quote(phrase), in.quoteList(options, "or"))
 }
 
 // fileWords name the request's files as a whole ("the file", このファイル).
@@ -328,17 +315,8 @@ func fileReference(in *input, res *references) string {
 	if f := answerFile(in, fit); f != "" {
 		return f
 	}
-	text := fmt.Sprintf("The goal refers to %s. Which file is it?", in.quote(phrase))
-	if in.japanese {
-		text = fmt.Sprintf("%sはどのファイルですか？", in.quote(phrase))
-	}
-	res.q = &askonce.Question{
-		Type:    askonce.QuestionTargetFile,
-		Text:    text,
-		Options: fit,
-		Reason:  "target_file_ambiguous",
-		Default: fit[0],
-	}
+	text := in.say("The goal refers to %s. Which file is it?", "%sはどのファイルですか？", in.quote(phrase))
+	res.q = &askonce.Question{Type: askonce.QuestionTargetFile, Text: text, Options: fit, Reason: "target_file_ambiguous", Default: fit[0]}
 	res.assumptions = append(res.assumptions, fmt.Sprintf("Took %s to be %s, the first candidate file.", in.quote(phrase), fit[0]))
 	return fit[0]
 }

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-
-	"github.com/askonce/askonce"
 )
 
 // choices is the choice detector's result: each choice the user asks the
@@ -63,26 +61,13 @@ func detectChoices(in *input) choices {
 			continue
 		}
 		if res.q == nil {
-			res.q = &askonce.Question{
-				Type:       askonce.QuestionSelectOne,
-				Text:       choiceText(in, a.options),
-				Options:    a.options,
-				AllowOther: true,
-				Reason:     "action_ambiguous",
-				Default:    a.options[0],
-			}
+			text := in.say("Which should it be: %s?", "%sのどれにしますか？", in.quoteList(a.options, "or"))
+			res.q = selectOne(text, "action_ambiguous", a.options, a.options[0])
 		}
 		a.chosen = 0
 		res.assumptions = append(res.assumptions, fmt.Sprintf("The goal offers %s; assumed %s, the first option.", in.quoteList(a.options, "or"), in.quote(a.options[0])))
 	}
 	return res
-}
-
-func choiceText(in *input, options []string) string {
-	if in.japanese {
-		return fmt.Sprintf("%sのどれにしますか？", in.quoteList(options, ""))
-	}
-	return fmt.Sprintf("Which should it be: %s?", in.quoteList(options, "or"))
 }
 
 // objectPrepositions may introduce the object of a choice ("deploy to

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-
-	"github.com/askonce/askonce"
 )
 
 // contradictions is the contradiction detector's result: for each group of
@@ -133,15 +131,9 @@ func detectContradictions(in *input) contradictions {
 		if side < 0 {
 			ruled, why := ruleSide(in, first, sides)
 			if res.q == nil {
-				res.q = &askonce.Question{
-					Type:       askonce.QuestionSelectOne,
-					Text:       contradictionText(in, options),
-					Options:    options,
-					AllowOther: true,
-					Reason:     "scope_unclear",
-					Default:    first[ruled].display,
-					Cosmetic:   g.Cosmetic,
-				}
+				text := in.say("The goal says %s. Which should it be?", "%sが同時に指定されています。どれにしますか？", bothQuoted(in, options))
+				res.q = selectOne(text, "scope_unclear", options, first[ruled].display)
+				res.q.Cosmetic = g.Cosmetic
 			}
 			side, display = ruled, first[ruled].display
 			kind := ""
@@ -159,13 +151,6 @@ func detectContradictions(in *input) contradictions {
 		}
 	}
 	return res
-}
-
-func contradictionText(in *input, options []string) string {
-	if in.japanese {
-		return fmt.Sprintf("%sが同時に指定されています。どれにしますか？", in.quoteList(options, ""))
-	}
-	return fmt.Sprintf("The goal says %s. Which should it be?", bothQuoted(in, options))
 }
 
 // bothQuoted renders both “a” and “b”, or “a”, “b” and “c”.

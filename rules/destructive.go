@@ -78,17 +78,8 @@ func detectDestructive(in *input) destructions {
 	case no && !yes:
 		d.assumptions = append(d.assumptions, fmt.Sprintf("Skipped %s: the destructive action was declined.", list))
 	default:
-		text := fmt.Sprintf("The goal asks to %s, which cannot be undone. Proceed?", list)
-		if in.japanese {
-			text = fmt.Sprintf("%sは元に戻せません。実行しますか？", list)
-		}
-		d.q = &askonce.Question{
-			Type:    askonce.QuestionConfirm,
-			Text:    text,
-			Options: []string{"yes", "no"},
-			Reason:  "target_file_exists",
-			Default: "no",
-		}
+		text := in.say("The goal asks to %s, which cannot be undone. Proceed?", "%sは元に戻せません。実行しますか？", list)
+		d.q = &askonce.Question{Type: askonce.QuestionConfirm, Text: text, Options: []string{"yes", "no"}, Reason: "target_file_exists", Default: "no"}
 		d.assumptions = append(d.assumptions, fmt.Sprintf("Skipped %s: a destructive action needs an explicit yes, and none was given.", list))
 	}
 	for _, a := range d.actions {

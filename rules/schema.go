@@ -233,7 +233,7 @@ func parseValue(f field, text string) (any, bool) {
 
 // fieldQuestion is the question about field f.
 func fieldQuestion(in *input, f field) *askonce.Question {
-	label := fieldWords(f.name)
+	label := in.quote(fieldWords(f.name))
 	q := &askonce.Question{Reason: "missing_required_info"}
 	switch {
 	case len(f.choices) > 0:
@@ -245,22 +245,13 @@ func fieldQuestion(in *input, f field) *askonce.Question {
 		for _, o := range opts {
 			q.Options = append(q.Options, display(o))
 		}
-		q.Text = fmt.Sprintf("Which %s should it be: %s?", in.quote(label), in.quoteList(q.Options, "or"))
-		if in.japanese {
-			q.Text = fmt.Sprintf("%sは%sのどれにしますか？", in.quote(label), in.quoteList(q.Options, ""))
-		}
+		q.Text = in.say("Which %s should it be: %s?", "%sは%sのどれにしますか？", label, in.quoteList(q.Options, "or"))
 	case f.typ == "boolean":
 		q.Type, q.Options, q.Default = askonce.QuestionConfirm, []string{"yes", "no"}, "no"
-		q.Text = fmt.Sprintf("Should %s be on?", in.quote(label))
-		if in.japanese {
-			q.Text = fmt.Sprintf("%sを有効にしますか？", in.quote(label))
-		}
+		q.Text = in.say("Should %s be on?", "%sを有効にしますか？", label)
 	default:
 		q.Type = askonce.QuestionFreeText
-		q.Text = fmt.Sprintf("What should %s be?", in.quote(label))
-		if in.japanese {
-			q.Text = fmt.Sprintf("%sは何にしますか？", in.quote(label))
-		}
+		q.Text = in.say("What should %s be?", "%sは何にしますか？", label)
 	}
 	return q
 }
