@@ -32,8 +32,8 @@ type mention struct {
 
 // sideMention is one goal token that names a side.
 type sideMention struct {
-	tok, group, side int
-	display          string
+	tok int
+	sideRef
 }
 
 // detectContradictions finds the groups whose sides the goal means to hold
@@ -70,7 +70,7 @@ func detectContradictions(in *input) contradictions {
 			continue
 		}
 		for _, s := range t.e.sides {
-			ms = append(ms, sideMention{tok: i, group: s.group, side: s.side, display: s.display})
+			ms = append(ms, sideMention{i, s})
 		}
 	}
 	process := processSentences(in)
@@ -112,11 +112,7 @@ func detectContradictions(in *input) contradictions {
 				sides = append(sides, si)
 			}
 		}
-		for a := 1; a < len(sides); a++ {
-			for b := a; b > 0 && first[sides[b]].tok < first[sides[b-1]].tok; b-- {
-				sides[b], sides[b-1] = sides[b-1], sides[b]
-			}
-		}
+		slices.SortFunc(sides, func(a, b int) int { return first[a].tok - first[b].tok })
 		if len(sides) < 2 {
 			if mentioned >= 0 && !several {
 				res.groups[gi] = groupResult{side: ms[mentioned].side, display: ms[mentioned].display}

@@ -567,21 +567,8 @@ func (r *run) nounPhrase(toks []token, goal bool) (words []string, head int) {
 // the goal (then of the answer), with that word as the noun; else the
 // profile's default kind, recorded as an assumption.
 func (r *run) kind(toks []token, head int, goal bool) (kind, noun string, named bool) {
-	find := func(toks []token, goal bool) int {
-		for i := range toks {
-			t := &toks[i]
-			if !t.neg && t.e != nil && t.e.kind != "" && !(goal && r.dropped[i]) {
-				return i
-			}
-		}
-		return -1
-	}
 	if head < 0 {
-		if head = find(r.gt, true); head >= 0 {
-			toks = r.gt
-		} else if head = find(r.at, false); head >= 0 {
-			toks = r.at
-		}
+		toks, head = r.firstWord(func(t *token) bool { return t.e.kind != "" })
 	}
 	if head < 0 {
 		kind = r.c.defaultKnd
@@ -600,20 +587,31 @@ func (r *run) kind(toks []token, head int, goal bool) (kind, noun string, named 
 // property is the value of property pi that the goal (then the answer)
 // names first, or "".
 func (r *run) property(pi int) string {
+	v := ""
+	r.firstWord(func(t *token) bool {
+		for _, p := range t.e.props {
+			if p.prop == pi {
+				v = p.value
+				return true
+			}
+		}
+		return false
+	})
+	return v
+}
+
+// firstWord is the first word the profile knows, of the goal (a dropped
+// word aside) then of the answer, that is not negated and for which ok
+// holds: its tokens and index, or -1.
+func (r *run) firstWord(ok func(*token) bool) ([]token, int) {
 	for pass, toks := range [][]token{r.gt, r.at} {
 		for i := range toks {
-			t := &toks[i]
-			if t.neg || t.e == nil || (pass == 0 && r.dropped[i]) {
-				continue
-			}
-			for _, p := range t.e.props {
-				if p.prop == pi {
-					return p.value
-				}
+			if t := &toks[i]; !t.neg && t.e != nil && !(pass == 0 && r.dropped[i]) && ok(t) {
+				return toks, i
 			}
 		}
 	}
-	return ""
+	return nil, -1
 }
 
 // fill returns spec as JSON with the spec schema's required fields set,
