@@ -202,23 +202,30 @@ func sentenceStart(toks []token, i int) bool {
 
 // sameObject reports whether the side words at goal tokens a < b describe
 // one object at once: one sentence that is no process, and between them no
-// "or", no preposition and no list of other things.
+// "or", no preposition, and no other thing on either side of a conjunction
+// or clause break ("hot soup and cold drinks", "the tea hot and the
+// lemonade cold").
 func sameObject(in *input, a, b int, process map[int]bool) bool {
 	toks := in.gt
 	if toks[a].Sentence != toks[b].Sentence || process[toks[a].Sentence] {
 		return false
 	}
-	other := false // a content word that is not a side word lies between
+	other, joined := false, false // a content word that is not a side word; a conjunction
 	for k := a + 1; k < b; k++ {
 		t := &toks[k]
+		if t.e.has(fConj) || t.Clause != toks[k-1].Clause {
+			if other {
+				return false
+			}
+			joined = true
+		}
 		switch {
 		case t.e.has(fOr) || t.e.has(fPrep) && !t.e.has(fCue):
 			return false
-		case t.e.has(fConj) || t.Clause != toks[k-1].Clause:
-			if other {
-				return false // "hot soup and cold drinks"
-			}
 		case content(t) && (t.e == nil || len(t.e.sides) == 0):
+			if joined {
+				return false
+			}
 			other = true
 		}
 	}
