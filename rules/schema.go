@@ -138,11 +138,54 @@ func goalValue(in *input, f field) (any, bool) {
 		}
 		return nil, false
 	}
-	text, ok := afterName(in, f.name)
-	if !ok {
-		return nil, false
+	if text, ok := afterName(in, f.name); ok {
+		if v, ok := parseValue(f, text); ok {
+			return v, true
+		}
 	}
-	return parseValue(f, text)
+	if f.typ == "boolean" {
+		return statedBoolean(in, f.name)
+	}
+	return nil, false
+}
+
+// statedBoolean reads a boolean field from the field's own words in the
+// goal: named, it is true ("as a dry run", "notify the team"); negated by
+// a negation up to three words before them in their clause, it is false
+// ("no dry run", "without notifying", "do not send a notification").
+func statedBoolean(in *input, name string) (any, bool) {
+	want := identWords(name)
+	toks := in.gt
+	for i := 0; i+len(want) <= len(toks); i++ {
+		if !slices.ContainsFunc(toks[i:i+len(want)], func(t token) bool { return t.quoted }) && formsOf(toks[i:i+len(want)], want) {
+			for k := i - 1; k >= 0 && k >= i-3 && toks[k].Clause == toks[i].Clause && !toks[k].e.has(fConj); k-- {
+				if toks[k].e.has(fNeg) {
+					return false, true
+				}
+			}
+			return !toks[i].neg, true
+		}
+	}
+	return nil, false
+}
+
+// inflections end a word built on a field's word (notify: notifies,
+// notified, notifying, notification).
+var inflections = []string{"s", "es", "d", "ed", "ing", "ies", "ied", "ying", "ion", "ions", "ication", "ications"}
+
+// formsOf reports whether toks are forms of the words of a field name, in
+// order: the word itself, its plural, or its stem (without a final e or
+// y, four letters or more) with an inflection.
+func formsOf(toks []token, words []string) bool {
+	for k, w := range words {
+		w, t := strings.ToLower(w), toks[k].Text
+		stem := strings.TrimSuffix(strings.TrimSuffix(w, "e"), "y")
+		rest, ok := strings.CutPrefix(t, stem)
+		if t != w && wordKey(t) != w && !(ok && len(stem) >= 4 && slices.Contains(inflections, rest)) {
+			return false
+		}
+	}
+	return true
 }
 
 // namedChoices are the choices of f that the goal names as whole words.
