@@ -22,11 +22,13 @@ type references struct {
 }
 
 // reference is a noun phrase of the goal, tokens [t0, t1), that fits the
-// candidates in options; chosen is the one meant, or -1.
+// candidates in options; chosen is the one meant, or -1; all when a
+// universal quantifier makes it mean every one ("every mug").
 type reference struct {
 	t0, t1  int
 	options []string
 	chosen  int
+	all     bool
 }
 
 // name is a candidate as the matcher reads it: its words, singular and
@@ -170,7 +172,8 @@ func findReference(in *input, names []name, i int, verbs map[int]bool) (referenc
 			return reference{}, false // a modifier no candidate holds
 		}
 	}
-	if key != t.Text && !lex.IsJapanese(t.Text) {
+	universal := quantified(toks, t0, i)
+	if key != t.Text && !lex.IsJapanese(t.Text) && !universal {
 		plural := true
 		for _, n := range fit {
 			if strings.EqualFold(n.display, in.span(t0, i+1)) || strings.HasSuffix(strings.ToLower(n.display), t.Text) {
@@ -200,7 +203,36 @@ func findReference(in *input, names []name, i int, verbs map[int]bool) (referenc
 	if len(ref.options) == 1 {
 		ref.chosen = 0
 	}
+	ref.all = universal && ref.chosen < 0
 	return ref, true
+}
+
+// universals are the quantifiers that make a reference mean every
+// candidate it fits ("every mug", "all the rice", "both lamps"; in
+// Japanese before or after the noun: すべてのグラス, コップを全部).
+var (
+	universals   = []string{"every", "each", "all", "both"}
+	jaUniversals = []string{"全部", "全て", "すべて", "両方"}
+)
+
+// quantified reports whether the reference toks[t0:i+1] follows a
+// universal quantifier, with only determiners and "of" between ("all of
+// the rice"); in Japanese, whether one stands anywhere in its clause.
+func quantified(toks []token, t0, i int) bool {
+	if lex.IsJapanese(toks[i].Text) {
+		return slices.ContainsFunc(toks, func(t token) bool {
+			return t.Clause == toks[i].Clause && slices.ContainsFunc(jaUniversals, func(u string) bool { return strings.HasPrefix(t.Text, u) })
+		})
+	}
+	for k := t0 - 1; k >= 0 && toks[k].Clause == toks[i].Clause; k-- {
+		if slices.Contains(universals, toks[k].Text) {
+			return true
+		}
+		if !toks[k].e.has(fDet) && toks[k].Text != "of" {
+			return false
+		}
+	}
+	return false
 }
 
 // detectCandidates settles the goal's references to the things the
@@ -245,7 +277,9 @@ func detectCandidates(in *input) references {
 		if last := in.gt[ref.t1-1]; lex.IsHanStart(last.Text) { // 胡椒を: the word without its particle
 			phrase = in.goal[in.gt[ref.t0].Start : last.Start+len(lex.HanStem(last.Text))]
 		}
-		if ref.chosen < 0 {
+		if ref.all {
+			res.assumptions = append(res.assumptions, fmt.Sprintf("Took %s to mean all of %s.", in.quote(phrase), in.quoteList(ref.options, "and")))
+		} else if ref.chosen < 0 {
 			if ref.chosen = answerOption(in, ref.options); ref.chosen < 0 {
 				if res.q == nil {
 					text := in.say("Which %s is meant: %s?", "%sは%sのどれですか？", in.quote(phrase), in.quoteList(ref.options, "or"))
@@ -284,7 +318,7 @@ func fileReference(in *input, res *references) string {
 			continue
 		}
 		key := wordKey(t.Text)
-		if slices.Contains(fileWords, key) && key == t.Text && (i == 0 || !slices.Contains(indefinite, in.gt[i-1].Text)) {
+		if slices.Contains(fileWords, key) && key == t.Text && (i == 0 || !slices.Contains(indefinite, in.gt[i-1].Text)) && !quantified(in.gt, i, i) {
 			at, fit = i, in.files
 			break
 		}

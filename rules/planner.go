@@ -70,6 +70,9 @@ func (r *run) edits() []edit {
 		out = append(out, edit{start: toks[a.x0].Start, end: toks[a.y1-1].End, repl: a.options[a.chosen]})
 	}
 	for _, ref := range r.candidates.refs {
+		if ref.all {
+			continue
+		}
 		if name := ref.options[ref.chosen]; !strings.EqualFold(name, r.span(ref.t0, ref.t1)) {
 			out = append(out, edit{start: toks[ref.t0].Start, end: toks[ref.t1-1].End, repl: name})
 		}
