@@ -360,7 +360,7 @@ func TestInterpret(t *testing.T) {
 		{"one fitting candidate is used without asking and named", req{goal: "use the pepper", cands: []string{"black pepper", "olive oil"}},
 			[]check{text("+use the black pepper"), noAssumptions()}},
 		{"a universal quantifier means every fitting candidate, named in the plan", req{goal: "use every pepper", cands: []string{"black pepper", "bell pepper"}},
-			[]check{text("+use every pepper"), assumes("“every pepper” to mean all of “black pepper” and “bell pepper”")}},
+			[]check{text("+use every pepper"), assumes("“pepper” to mean all of “black pepper” and “bell pepper”")}},
 		{"a directive takes the first candidate", req{goal: "use the pepper", directive: fallback, cands: []string{"black pepper", "bell pepper"}},
 			[]check{text("+use the black pepper"), assumes("“pepper”", "“black pepper”")}},
 		{"a stray CJK character keeps the question English", req{goal: "use the pepper 胡", cands: []string{"black pepper", "bell pepper"}},
