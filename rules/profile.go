@@ -47,7 +47,7 @@ const (
 )
 
 // Profile is one rule set of the rules interpreter, as read from its JSON
-// file (see the package documentation for the format). Load one with
+// file (the format: docs/interpreters.md). Load one with
 // LoadProfile; the zero value is not usable. A loaded Profile is immutable
 // and safe for concurrent use.
 type Profile struct {
