@@ -358,24 +358,12 @@ func fileReference(in *input, res *references) string {
 // namedFile is the file that toks name by its path, or by a base name no
 // other file shares.
 func namedFile(files []string, toks []token) string {
-	for i := range toks {
-		t := toks[i].Text
-		base := ""
-		for _, f := range files {
-			lf := strings.ToLower(f)
-			if lf == t {
-				return f
-			}
-			if strings.ToLower(path.Base(f)) == t {
-				if base != "" {
-					base = "\x00" // shared base name: ambiguous
-				} else {
-					base = f
-				}
-			}
+	for _, t := range toks {
+		if i := slices.IndexFunc(files, func(f string) bool { return strings.ToLower(f) == t.Text }); i >= 0 {
+			return files[i]
 		}
-		if base != "" && base != "\x00" {
-			return base
+		if i := only(files, func(f string) bool { return strings.ToLower(path.Base(f)) == t.Text }); i >= 0 {
+			return files[i]
 		}
 	}
 	return ""
@@ -388,10 +376,8 @@ func answerFile(in *input, files []string) string {
 	if a == "" {
 		return ""
 	}
-	for _, f := range files {
-		if f == a {
-			return f
-		}
+	if slices.Contains(files, a) {
+		return a
 	}
 	if lex.IsRootWord(a) {
 		return "."

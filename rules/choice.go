@@ -192,35 +192,23 @@ func answerOption(in *input, options []string) int {
 	if a == "" {
 		return -1
 	}
-	for i, o := range options {
-		if strings.ToLower(o) == a {
-			return i
-		}
+	if i := slices.IndexFunc(options, func(o string) bool { return strings.ToLower(o) == a }); i >= 0 {
+		return i
 	}
+	if i := only(options, func(o string) bool { return strings.HasPrefix(strings.ToLower(o), a) }); i >= 0 {
+		return i
+	}
+	return only(options, func(o string) bool {
+		words := tokenize(o)
+		return len(words) > 0 && !slices.ContainsFunc(words, func(w token) bool { return !answerHas(in, w.Text) })
+	})
+}
+
+// only is the index of the one option for which match holds, or -1.
+func only(options []string, match func(string) bool) int {
 	found := -1
 	for i, o := range options {
-		if strings.HasPrefix(strings.ToLower(o), a) {
-			if found >= 0 {
-				found = -2
-				break
-			}
-			found = i
-		}
-	}
-	if found >= 0 {
-		return found
-	}
-	found = -1
-	for i, o := range options {
-		words := tokenize(o)
-		all := len(words) > 0
-		for _, w := range words {
-			if !answerHas(in, w.Text) {
-				all = false
-				break
-			}
-		}
-		if all {
+		if match(o) {
 			if found >= 0 {
 				return -1
 			}

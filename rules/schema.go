@@ -154,38 +154,30 @@ func goalValue(in *input, f field) (any, bool) {
 // a negation up to three words before them in their clause, it is false
 // ("no dry run", "without notifying", "do not send a notification").
 func statedBoolean(in *input, name string) (any, bool) {
-	want := identWords(name)
-	toks := in.gt
-	for i := 0; i+len(want) <= len(toks); i++ {
-		if !slices.ContainsFunc(toks[i:i+len(want)], func(t token) bool { return t.quoted }) && formsOf(toks[i:i+len(want)], want) {
-			for k := i - 1; k >= 0 && k >= i-3 && toks[k].Clause == toks[i].Clause && !toks[k].e.has(fConj); k-- {
-				if toks[k].e.has(fNeg) {
-					return false, true
-				}
-			}
-			return !toks[i].neg, true
+	want, toks := identWords(name), in.gt
+	i := runAt(toks, len(want), func(k int, t *token) bool { return !t.quoted && formOf(t.Text, strings.ToLower(want[k])) })
+	if i < 0 {
+		return nil, false
+	}
+	for k := i - 1; k >= 0 && k >= i-3 && toks[k].Clause == toks[i].Clause && !toks[k].e.has(fConj); k-- {
+		if toks[k].e.has(fNeg) {
+			return false, true
 		}
 	}
-	return nil, false
+	return !toks[i].neg, true
 }
 
 // inflections end a word built on a field's word (notify: notifies,
 // notified, notifying, notification).
 var inflections = []string{"s", "es", "d", "ed", "ing", "ies", "ied", "ying", "ion", "ions", "ication", "ications"}
 
-// formsOf reports whether toks are forms of the words of a field name, in
-// order: the word itself, its plural, or its stem (without a final e or
-// y, four letters or more) with an inflection.
-func formsOf(toks []token, words []string) bool {
-	for k, w := range words {
-		w, t := strings.ToLower(w), toks[k].Text
-		stem := strings.TrimSuffix(strings.TrimSuffix(w, "e"), "y")
-		rest, ok := strings.CutPrefix(t, stem)
-		if t != w && wordKey(t) != w && !(ok && len(stem) >= 4 && slices.Contains(inflections, rest)) {
-			return false
-		}
-	}
-	return true
+// formOf reports whether t is a form of the word w: w itself, its plural,
+// or its stem (without a final e or y, four letters or more) with an
+// inflection.
+func formOf(t, w string) bool {
+	stem := strings.TrimSuffix(strings.TrimSuffix(w, "e"), "y")
+	rest, ok := strings.CutPrefix(t, stem)
+	return t == w || wordKey(t) == w || ok && len(stem) >= 4 && slices.Contains(inflections, rest)
 }
 
 // namedChoices are the choices of f that the goal names as whole words.
@@ -202,19 +194,22 @@ func namedChoices(in *input, f field) []any {
 // hasPhrase reports whether toks hold the words of s in a row.
 func hasPhrase(toks []token, s string) bool {
 	want := tokenize(s)
-	if len(want) == 0 {
-		return false
-	}
-	for i := 0; i+len(want) <= len(toks); i++ {
-		ok := true
-		for k := range want {
-			ok = ok && toks[i+k].Text == want[k].Text && !toks[i+k].neg
+	return runAt(toks, len(want), func(k int, t *token) bool { return t.Text == want[k].Text && !t.neg }) >= 0
+}
+
+// runAt is the first index of toks where n tokens in a row match (the
+// k-th of them match(k, token)), or -1.
+func runAt(toks []token, n int, match func(k int, t *token) bool) int {
+	for i := 0; n > 0 && i+n <= len(toks); i++ {
+		k := 0
+		for k < n && match(k, &toks[i+k]) {
+			k++
 		}
-		if ok {
-			return true
+		if k == n {
+			return i
 		}
 	}
-	return false
+	return -1
 }
 
 // fieldWords splits a field name into words: "dueDate" and "due_date"
@@ -226,30 +221,23 @@ func fieldWords(name string) string {
 // afterName finds "<field> value", "<field>: value" or "<field> is value"
 // in the goal and returns the value's text up to its clause's end.
 func afterName(in *input, name string) (string, bool) {
-	want := tokenize(fieldWords(name))
-	toks := in.gt
-	for i := 0; i+len(want) < len(toks); i++ {
-		ok := true
-		for k := range want {
-			ok = ok && wordKey(toks[i+k].Text) == wordKey(want[k].Text)
-		}
-		if !ok {
-			continue
-		}
-		k := i + len(want)
-		for k < len(toks) && slices.Contains([]string{"is", "=", "to", "of", "as", "be", "should"}, toks[k].Text) {
-			k++
-		}
-		if k >= len(toks) {
-			return "", false
-		}
-		end := k
-		for end < len(toks) && toks[end].Clause == toks[k].Clause {
-			end++
-		}
-		return in.span(k, end), true
+	want, toks := tokenize(fieldWords(name)), in.gt
+	i := runAt(toks, len(want), func(k int, t *token) bool { return wordKey(t.Text) == wordKey(want[k].Text) })
+	if i < 0 {
+		return "", false
 	}
-	return "", false
+	k := i + len(want)
+	for k < len(toks) && slices.Contains([]string{"is", "=", "to", "of", "as", "be", "should"}, toks[k].Text) {
+		k++
+	}
+	if k >= len(toks) {
+		return "", false
+	}
+	end := k
+	for end < len(toks) && toks[end].Clause == toks[k].Clause {
+		end++
+	}
+	return in.span(k, end), true
 }
 
 // parseValue reads text as a value of f's type.
