@@ -30,10 +30,6 @@ func newRun(in *input, rd *reading) *run {
 	return r
 }
 
-func (r *run) assume(format string, args ...any) {
-	r.assumptions = append(r.assumptions, fmt.Sprintf(format, args...))
-}
-
 // edit replaces source bytes [start, end) with repl when the plan's text
 // is written: a dropped side, a skipped destructive action, a chosen
 // alternative.
@@ -115,9 +111,7 @@ func applyEdits(src string, start, end int, edits []edit) string {
 func tidy(s string) string {
 	s = strings.Join(strings.Fields(s), " ")
 	for _, p := range []string{" ,", " .", " ;", " :", " !", " ?", " 、", " 。"} {
-		if strings.Contains(s, p) {
-			s = strings.ReplaceAll(s, p, p[1:])
-		}
+		s = strings.ReplaceAll(s, p, p[1:])
 	}
 	for strings.Contains(s, ",,") {
 		s = strings.ReplaceAll(s, ",,", ",")
@@ -575,7 +569,7 @@ func (r *run) kind(toks []token, head int, goal bool) (kind, noun string, named 
 	}
 	if head < 0 {
 		kind = r.c.defaultKnd
-		r.assume("No kind was named; assumed a %s.", kind)
+		r.assumptions = append(r.assumptions, fmt.Sprintf("No kind was named; assumed a %s.", kind))
 		return kind, kind, false
 	}
 	t := &toks[head]
