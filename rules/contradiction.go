@@ -202,15 +202,16 @@ func sentenceStart(toks []token, i int) bool {
 
 // sameObject reports whether the side words at goal tokens a < b describe
 // one object at once: one sentence that is no process, and between them no
-// "or", no preposition, and no other thing on either side of a conjunction
-// or clause break ("hot soup and cold drinks", "the tea hot and the
-// lemonade cold").
+// "or", no preposition, no other thing before a conjunction or clause
+// break ("hot soup and cold drinks") and no new noun phrase after one, a
+// determiner or a Japanese topic particle opening it ("the tea hot and
+// the lemonade cold", スープは熱く、デザートは冷たく).
 func sameObject(in *input, a, b int, process map[int]bool) bool {
 	toks := in.gt
 	if toks[a].Sentence != toks[b].Sentence || process[toks[a].Sentence] {
 		return false
 	}
-	other, joined := false, false // a content word that is not a side word; a conjunction
+	other, joined := false, false // a content word that is not a side word; a conjunction or clause break
 	for k := a + 1; k < b; k++ {
 		t := &toks[k]
 		if t.e.has(fConj) || t.Clause != toks[k-1].Clause {
@@ -220,12 +221,9 @@ func sameObject(in *input, a, b int, process map[int]bool) bool {
 			joined = true
 		}
 		switch {
-		case t.e.has(fOr) || t.e.has(fPrep) && !t.e.has(fCue):
+		case t.e.has(fOr) || t.e.has(fPrep) && !t.e.has(fCue), joined && (t.e.has(fDet) || t.Text == "は" || t.Text == "が"):
 			return false
 		case content(t) && (t.e == nil || len(t.e.sides) == 0):
-			if joined {
-				return false
-			}
 			other = true
 		}
 	}

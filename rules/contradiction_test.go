@@ -30,6 +30,7 @@ func TestContradictionAsksOnlyWhenBothSidesHoldAtOnce(t *testing.T) {
 		{goal: "スープは熱く、デザートは冷たくして"},
 		{goal: "make the soup hot and frozen", options: asks("hot", "frozen")},
 		{goal: "print a giant, tiny poster", options: asks("giant", "tiny")},
+		{goal: "a hot and crunchy frozen snack", options: asks("hot", "frozen")},
 		{goal: "serve hot or cold tea"},
 		{goal: "the characters of the novel Fire and Ice"},
 		{goal: "write a poem about fire and ice"},
