@@ -3,6 +3,7 @@ package rules
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -14,23 +15,21 @@ import (
 // references is the candidates detector's result: what each reference of
 // the goal to the request's candidates or files means.
 type references struct {
-	refs        []reference
-	target      string // the file the goal's reference to files means
-	fileTok     int    // the goal token of that reference, or -1
-	q           *askonce.Question
-	assumptions []string
+	refs    []reference
+	target  string // the file the goal's reference to files means
+	fileTok int    // the goal token of that reference, or -1
+	asked
 }
 
 // reference is a noun phrase of the goal, tokens [t0, t1), that fits the
-// candidates in options; chosen is the one meant, or -1.
+// candidates in options; chosen is the one meant, or -1; all when a
+// universal quantifier makes it mean every one ("every mug").
 type reference struct {
 	t0, t1  int
 	options []string
 	chosen  int
+	all     bool
 }
-
-func (r *references) open() *askonce.Question { return r.q }
-func (r *references) assumed() []string       { return r.assumptions }
 
 // name is a candidate as the matcher reads it: its words, singular and
 // lower case, the last one being its head.
@@ -119,17 +118,7 @@ func headMatch(key string, n name) bool {
 
 // hasAll reports whether n holds every word of keys.
 func (n name) hasAll(keys []string) bool {
-	for _, k := range keys {
-		if !n.hasWord(k) {
-			return false
-		}
-	}
-	return true
-}
-
-// hasWord reports whether n holds the word key.
-func (n name) hasWord(key string) bool {
-	return containsString(n.words, key)
+	return !slices.ContainsFunc(keys, func(k string) bool { return !slices.Contains(n.words, k) })
 }
 
 // indefinite determiners let the agent take any one that fits ("grab a
@@ -166,7 +155,7 @@ func findReference(in *input, names []name, i int, verbs map[int]bool) (referenc
 		m := wordKey(toks[t0-1].Text)
 		held := false
 		for _, n := range fit {
-			held = held || n.hasWord(m)
+			held = held || slices.Contains(n.words, m)
 		}
 		if !held {
 			break
@@ -177,13 +166,14 @@ func findReference(in *input, names []name, i int, verbs map[int]bool) (referenc
 	if t0 > 0 && toks[t0-1].Clause == t.Clause && !lex.IsJapanese(t.Text) {
 		p := &toks[t0-1]
 		switch {
-		case containsString(indefinite, p.Text) || p.neg:
+		case slices.Contains(indefinite, p.Text) || p.neg:
 			return reference{}, false
 		case !verbs[t0-1] && optionWord(p):
 			return reference{}, false // a modifier no candidate holds
 		}
 	}
-	if key != t.Text && !lex.IsJapanese(t.Text) {
+	universal := quantified(toks, t0, i)
+	if key != t.Text && !lex.IsJapanese(t.Text) && !universal {
 		plural := true
 		for _, n := range fit {
 			if strings.EqualFold(n.display, in.span(t0, i+1)) || strings.HasSuffix(strings.ToLower(n.display), t.Text) {
@@ -213,7 +203,36 @@ func findReference(in *input, names []name, i int, verbs map[int]bool) (referenc
 	if len(ref.options) == 1 {
 		ref.chosen = 0
 	}
+	ref.all = universal && ref.chosen < 0
 	return ref, true
+}
+
+// universals are the quantifiers that make a reference mean every
+// candidate it fits ("every mug", "all the rice", "both lamps"; in
+// Japanese before or after the noun: すべてのグラス, コップを全部).
+var (
+	universals   = []string{"every", "each", "all", "both"}
+	jaUniversals = []string{"全部", "全て", "すべて", "両方"}
+)
+
+// quantified reports whether the reference toks[t0:i+1] follows a
+// universal quantifier, with only determiners and "of" between ("all of
+// the rice"); in Japanese, whether one stands anywhere in its clause.
+func quantified(toks []token, t0, i int) bool {
+	if lex.IsJapanese(toks[i].Text) {
+		return slices.ContainsFunc(toks, func(t token) bool {
+			return t.Clause == toks[i].Clause && slices.ContainsFunc(jaUniversals, func(u string) bool { return strings.HasPrefix(t.Text, u) })
+		})
+	}
+	for k := t0 - 1; k >= 0 && toks[k].Clause == toks[i].Clause; k-- {
+		if slices.Contains(universals, toks[k].Text) {
+			return true
+		}
+		if !toks[k].e.has(fDet) && toks[k].Text != "of" {
+			return false
+		}
+	}
+	return false
 }
 
 // detectCandidates settles the goal's references to the things the
@@ -258,17 +277,13 @@ func detectCandidates(in *input) references {
 		if last := in.gt[ref.t1-1]; lex.IsHanStart(last.Text) { // 胡椒を: the word without its particle
 			phrase = in.goal[in.gt[ref.t0].Start : last.Start+len(lex.HanStem(last.Text))]
 		}
-		if ref.chosen < 0 {
+		if ref.all {
+			res.assumptions = append(res.assumptions, fmt.Sprintf("Took %s to mean all of %s.", in.quote(phrase), in.quoteList(ref.options, "and")))
+		} else if ref.chosen < 0 {
 			if ref.chosen = answerOption(in, ref.options); ref.chosen < 0 {
 				if res.q == nil {
-					res.q = &askonce.Question{
-						Type:       askonce.QuestionSelectOne,
-						Text:       candidateText(in, phrase, ref.options),
-						Options:    ref.options,
-						AllowOther: true,
-						Reason:     "target_action_ambiguous",
-						Default:    ref.options[0],
-					}
+					text := in.say("Which %s is meant: %s?", "%sは%sのどれですか？", in.quote(phrase), in.quoteList(ref.options, "or"))
+					res.q = selectOne(text, "target_action_ambiguous", ref.options, ref.options[0])
 				}
 				ref.chosen = 0
 				res.assumptions = append(res.assumptions, fmt.Sprintf("Took %s to be %s, the first that fits.", in.quote(phrase), in.quote(ref.options[0])))
@@ -278,13 +293,6 @@ func detectCandidates(in *input) references {
 		i = ref.t1 - 1
 	}
 	return res
-}
-
-func candidateText(in *input, phrase string, options []string) string {
-	if in.japanese {
-		return fmt.Sprintf("%sは%sのどれですか？", in.quote(phrase), in.quoteList(options, ""))
-	}
-	return fmt.Sprintf("Which %s is meant: %s?", in.quote(phrase), in.quoteList(options, "or"))
 }
 
 // fileWords name the request's files as a whole ("the file", このファイル).
@@ -310,7 +318,7 @@ func fileReference(in *input, res *references) string {
 			continue
 		}
 		key := wordKey(t.Text)
-		if containsString(fileWords, key) && key == t.Text && (i == 0 || !containsString(indefinite, in.gt[i-1].Text)) {
+		if slices.Contains(fileWords, key) && key == t.Text && (i == 0 || !slices.Contains(indefinite, in.gt[i-1].Text)) && !quantified(in.gt, i, i) {
 			at, fit = i, in.files
 			break
 		}
@@ -341,17 +349,8 @@ func fileReference(in *input, res *references) string {
 	if f := answerFile(in, fit); f != "" {
 		return f
 	}
-	text := fmt.Sprintf("The goal refers to %s. Which file is it?", in.quote(phrase))
-	if in.japanese {
-		text = fmt.Sprintf("%sはどのファイルですか？", in.quote(phrase))
-	}
-	res.q = &askonce.Question{
-		Type:    askonce.QuestionTargetFile,
-		Text:    text,
-		Options: fit,
-		Reason:  "target_file_ambiguous",
-		Default: fit[0],
-	}
+	text := in.say("The goal refers to %s. Which file is it?", "%sはどのファイルですか？", in.quote(phrase))
+	res.q = &askonce.Question{Type: askonce.QuestionTargetFile, Text: text, Options: fit, Reason: "target_file_ambiguous", Default: fit[0]}
 	res.assumptions = append(res.assumptions, fmt.Sprintf("Took %s to be %s, the first candidate file.", in.quote(phrase), fit[0]))
 	return fit[0]
 }
@@ -359,24 +358,12 @@ func fileReference(in *input, res *references) string {
 // namedFile is the file that toks name by its path, or by a base name no
 // other file shares.
 func namedFile(files []string, toks []token) string {
-	for i := range toks {
-		t := toks[i].Text
-		base := ""
-		for _, f := range files {
-			lf := strings.ToLower(f)
-			if lf == t {
-				return f
-			}
-			if strings.ToLower(path.Base(f)) == t {
-				if base != "" {
-					base = "\x00" // shared base name: ambiguous
-				} else {
-					base = f
-				}
-			}
+	for _, t := range toks {
+		if i := slices.IndexFunc(files, func(f string) bool { return strings.ToLower(f) == t.Text }); i >= 0 {
+			return files[i]
 		}
-		if base != "" && base != "\x00" {
-			return base
+		if i := only(files, func(f string) bool { return strings.ToLower(path.Base(f)) == t.Text }); i >= 0 {
+			return files[i]
 		}
 	}
 	return ""
@@ -389,10 +376,8 @@ func answerFile(in *input, files []string) string {
 	if a == "" {
 		return ""
 	}
-	for _, f := range files {
-		if f == a {
-			return f
-		}
+	if slices.Contains(files, a) {
+		return a
 	}
 	if lex.IsRootWord(a) {
 		return "."

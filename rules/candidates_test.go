@@ -67,6 +67,16 @@ func TestCandidatesAskOnlyWhenAReferenceFitsTwoOrMore(t *testing.T) {
 		{goal: "pepper the steak", cands: spices},
 		{goal: "Which cup is cleaner?", cands: cups},
 		{goal: "use the pepper"},
+		// A universal quantifier: all of them.
+		{goal: "wipe every cup", cands: cups},
+		{goal: "rinse each cup on the rack", cands: cups},
+		{goal: "pour all the pepper into the pot", cands: spices},
+		{goal: "put all of the pepper away", cands: spices},
+		{goal: "dry both cups", cands: cups},
+		{goal: "コップを全部洗って", cands: []string{"赤いコップ", "青いコップ"}},
+		{goal: "すべてのコップを棚に戻して", cands: []string{"赤いコップ", "青いコップ", "棚"}},
+		{goal: "rinse every cup, then use the pepper", cands: append(cups, spices...), options: asks("black pepper", "bell pepper")},
+		{goal: "summarise every file", files: []string{"a.md", "docs/b.md"}},
 		// Files: TARGET_FILE.
 		{goal: "summarise the file", files: []string{"a.md", "docs/b.md"}, options: asks("a.md", "docs/b.md"), text: "“the file”"},
 		{goal: "update the readme", files: []string{"README.md", "docs/README.md", "go.mod"}, options: asks("README.md", "docs/README.md")},

@@ -2,17 +2,15 @@ package rules
 
 import (
 	"fmt"
+	"slices"
 	"strings"
-
-	"github.com/askonce/askonce"
 )
 
 // choices is the choice detector's result: each choice the user asks the
 // agent to make, with the option the answer (or the rule) chose.
 type choices struct {
-	found       []alternative
-	q           *askonce.Question
-	assumptions []string
+	found []alternative
+	asked
 }
 
 // alternative is one choice: goal tokens [x0, y1) from the first option to
@@ -22,9 +20,6 @@ type alternative struct {
 	options []string
 	chosen  int
 }
-
-func (c *choices) open() *askonce.Question { return c.q }
-func (c *choices) assumed() []string       { return c.assumptions }
 
 // detectChoices finds an explicit choice the user asks the agent to make:
 // named alternatives joined by "or" that are the object of a command's
@@ -66,26 +61,13 @@ func detectChoices(in *input) choices {
 			continue
 		}
 		if res.q == nil {
-			res.q = &askonce.Question{
-				Type:       askonce.QuestionSelectOne,
-				Text:       choiceText(in, a.options),
-				Options:    a.options,
-				AllowOther: true,
-				Reason:     "action_ambiguous",
-				Default:    a.options[0],
-			}
+			text := in.say("Which should it be: %s?", "%sのどれにしますか？", in.quoteList(a.options, "or"))
+			res.q = selectOne(text, "action_ambiguous", a.options, a.options[0])
 		}
 		a.chosen = 0
 		res.assumptions = append(res.assumptions, fmt.Sprintf("The goal offers %s; assumed %s, the first option.", in.quoteList(a.options, "or"), in.quote(a.options[0])))
 	}
 	return res
-}
-
-func choiceText(in *input, options []string) string {
-	if in.japanese {
-		return fmt.Sprintf("%sのどれにしますか？", in.quoteList(options, ""))
-	}
-	return fmt.Sprintf("Which should it be: %s?", in.quoteList(options, "or"))
 }
 
 // objectPrepositions may introduce the object of a choice ("deploy to
@@ -104,18 +86,18 @@ func choiceIn(in *input, cmd command) (alternative, bool) {
 		return alternative{}, false
 	}
 	k := v + 1
-	if k < cmd.end && containsString(particles, toks[k].Text) {
+	if k < cmd.end && slices.Contains(particles, toks[k].Text) {
 		k++ // "pick up milk or oat milk"
 	}
 	prep := k < cmd.end && toks[k].e.has(fPrep)
 	if prep {
-		if !containsString(objectPrepositions, toks[k].Text) {
+		if !slices.Contains(objectPrepositions, toks[k].Text) {
 			return alternative{}, false
 		}
 		k++
 	}
 	det := k < cmd.end && toks[k].e.has(fDet)
-	if det && containsString(indefinite, toks[k].Text) {
+	if det && slices.Contains(indefinite, toks[k].Text) {
 		return alternative{}, false // "grab a towel or a rag": any one will do
 	}
 	for k < cmd.end && toks[k].e.has(fDet) {
@@ -134,7 +116,7 @@ func choiceIn(in *input, cmd command) (alternative, bool) {
 		if k < cmd.end && toks[k].e.has(fOr) {
 			or := k
 			k++
-			if k < cmd.end && (toks[k].e.has(fDet) != det || containsString(indefinite, toks[k].Text)) {
+			if k < cmd.end && (toks[k].e.has(fDet) != det || slices.Contains(indefinite, toks[k].Text)) {
 				// Options are parallel: "the train or a taxi", "milk or
 				// oat milk"; not "the server or redeploy", "the fence
 				// white or green".
@@ -210,35 +192,23 @@ func answerOption(in *input, options []string) int {
 	if a == "" {
 		return -1
 	}
-	for i, o := range options {
-		if strings.ToLower(o) == a {
-			return i
-		}
+	if i := slices.IndexFunc(options, func(o string) bool { return strings.ToLower(o) == a }); i >= 0 {
+		return i
 	}
+	if i := only(options, func(o string) bool { return strings.HasPrefix(strings.ToLower(o), a) }); i >= 0 {
+		return i
+	}
+	return only(options, func(o string) bool {
+		words := tokenize(o)
+		return len(words) > 0 && !slices.ContainsFunc(words, func(w token) bool { return !answerHas(in, w.Text) })
+	})
+}
+
+// only is the index of the one option for which match holds, or -1.
+func only(options []string, match func(string) bool) int {
 	found := -1
 	for i, o := range options {
-		if strings.HasPrefix(strings.ToLower(o), a) {
-			if found >= 0 {
-				found = -2
-				break
-			}
-			found = i
-		}
-	}
-	if found >= 0 {
-		return found
-	}
-	found = -1
-	for i, o := range options {
-		words := tokenize(o)
-		all := len(words) > 0
-		for _, w := range words {
-			if !answerHas(in, w.Text) {
-				all = false
-				break
-			}
-		}
-		if all {
+		if match(o) {
 			if found >= 0 {
 				return -1
 			}
@@ -251,15 +221,6 @@ func answerOption(in *input, options []string) int {
 func answerHas(in *input, text string) bool {
 	for i := range in.at {
 		if in.at[i].Text == text || in.at[i].word == text {
-			return true
-		}
-	}
-	return false
-}
-
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
 			return true
 		}
 	}

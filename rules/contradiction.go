@@ -2,19 +2,17 @@ package rules
 
 import (
 	"fmt"
+	"slices"
 	"strings"
-
-	"github.com/askonce/askonce"
 )
 
 // contradictions is the contradiction detector's result: for each group of
 // the profile, the side the goal settles on, and the goal tokens naming
 // the sides that lost (dropped from the plan's text).
 type contradictions struct {
-	groups      []groupResult
-	dropped     []bool
-	q           *askonce.Question
-	assumptions []string
+	groups  []groupResult
+	dropped []bool
+	asked
 }
 
 // groupResult is the settled side of one group, if the goal or answer
@@ -23,9 +21,6 @@ type groupResult struct {
 	side    int // -1 when the group is not mentioned or not settled
 	display string
 }
-
-func (c *contradictions) open() *askonce.Question { return c.q }
-func (c *contradictions) assumed() []string       { return c.assumptions }
 
 // mention is where the goal first names one side of a group in conflict.
 type mention struct {
@@ -37,8 +32,8 @@ type mention struct {
 
 // sideMention is one goal token that names a side.
 type sideMention struct {
-	tok, group, side int
-	display          string
+	tok int
+	sideRef
 }
 
 // detectContradictions finds the groups whose sides the goal means to hold
@@ -75,7 +70,7 @@ func detectContradictions(in *input) contradictions {
 			continue
 		}
 		for _, s := range t.e.sides {
-			ms = append(ms, sideMention{tok: i, group: s.group, side: s.side, display: s.display})
+			ms = append(ms, sideMention{i, s})
 		}
 	}
 	process := processSentences(in)
@@ -117,11 +112,7 @@ func detectContradictions(in *input) contradictions {
 				sides = append(sides, si)
 			}
 		}
-		for a := 1; a < len(sides); a++ {
-			for b := a; b > 0 && first[sides[b]].tok < first[sides[b-1]].tok; b-- {
-				sides[b], sides[b-1] = sides[b-1], sides[b]
-			}
-		}
+		slices.SortFunc(sides, func(a, b int) int { return first[a].tok - first[b].tok })
 		if len(sides) < 2 {
 			if mentioned >= 0 && !several {
 				res.groups[gi] = groupResult{side: ms[mentioned].side, display: ms[mentioned].display}
@@ -136,15 +127,9 @@ func detectContradictions(in *input) contradictions {
 		if side < 0 {
 			ruled, why := ruleSide(in, first, sides)
 			if res.q == nil {
-				res.q = &askonce.Question{
-					Type:       askonce.QuestionSelectOne,
-					Text:       contradictionText(in, options),
-					Options:    options,
-					AllowOther: true,
-					Reason:     "scope_unclear",
-					Default:    first[ruled].display,
-					Cosmetic:   g.Cosmetic,
-				}
+				text := in.say("The goal says %s. Which should it be?", "%sが同時に指定されています。どれにしますか？", bothQuoted(in, options))
+				res.q = selectOne(text, "scope_unclear", options, first[ruled].display)
+				res.q.Cosmetic = g.Cosmetic
 			}
 			side, display = ruled, first[ruled].display
 			kind := ""
@@ -162,13 +147,6 @@ func detectContradictions(in *input) contradictions {
 		}
 	}
 	return res
-}
-
-func contradictionText(in *input, options []string) string {
-	if in.japanese {
-		return fmt.Sprintf("%sが同時に指定されています。どれにしますか？", in.quoteList(options, ""))
-	}
-	return fmt.Sprintf("The goal says %s. Which should it be?", bothQuoted(in, options))
 }
 
 // bothQuoted renders both “a” and “b”, or “a”, “b” and “c”.
@@ -210,7 +188,7 @@ var topicWords = []string{"about", "regarding", "concerning"}
 // aboutTopic reports whether toks[i] follows a topic word in its sentence.
 func aboutTopic(toks []token, i int) bool {
 	for k := i - 1; k >= 0 && toks[k].Sentence == toks[i].Sentence; k-- {
-		if containsString(topicWords, toks[k].Text) {
+		if slices.Contains(topicWords, toks[k].Text) {
 			return true
 		}
 	}
@@ -224,22 +202,27 @@ func sentenceStart(toks []token, i int) bool {
 
 // sameObject reports whether the side words at goal tokens a < b describe
 // one object at once: one sentence that is no process, and between them no
-// "or", no preposition and no list of other things.
+// "or", no preposition, no other thing before a conjunction or clause
+// break ("hot soup and cold drinks") and no new noun phrase after one, a
+// determiner or a Japanese topic particle opening it ("the tea hot and
+// the lemonade cold", スープは熱く、デザートは冷たく).
 func sameObject(in *input, a, b int, process map[int]bool) bool {
 	toks := in.gt
 	if toks[a].Sentence != toks[b].Sentence || process[toks[a].Sentence] {
 		return false
 	}
-	other := false // a content word that is not a side word lies between
+	other, joined := false, false // a content word that is not a side word; a conjunction or clause break
 	for k := a + 1; k < b; k++ {
 		t := &toks[k]
-		switch {
-		case t.e.has(fOr) || t.e.has(fPrep) && !t.e.has(fCue):
-			return false
-		case t.e.has(fConj) || t.Clause != toks[k-1].Clause:
+		if t.e.has(fConj) || t.Clause != toks[k-1].Clause {
 			if other {
-				return false // "hot soup and cold drinks"
+				return false
 			}
+			joined = true
+		}
+		switch {
+		case t.e.has(fOr) || t.e.has(fPrep) && !t.e.has(fCue), joined && (t.e.has(fDet) || t.Text == "は" || t.Text == "が"):
+			return false
 		case content(t) && (t.e == nil || len(t.e.sides) == 0):
 			other = true
 		}

@@ -24,6 +24,13 @@ func TestContradictionAsksOnlyWhenBothSidesHoldAtOnce(t *testing.T) {
 		// Different objects, alternatives, names and idioms.
 		{goal: "serve the hot soup with ice cubes"},
 		{goal: "hot soup and cold drinks"},
+		{goal: "keep the soup hot and the dessert frozen"},
+		{goal: "serve the tea hot, the lemonade icy"},
+		{goal: "the left panel should be tiny and the right panel huge"},
+		{goal: "スープは熱く、デザートは冷たくして"},
+		{goal: "make the soup hot and frozen", options: asks("hot", "frozen")},
+		{goal: "print a giant, tiny poster", options: asks("giant", "tiny")},
+		{goal: "a hot and crunchy frozen snack", options: asks("hot", "frozen")},
 		{goal: "serve hot or cold tea"},
 		{goal: "the characters of the novel Fire and Ice"},
 		{goal: "write a poem about fire and ice"},

@@ -13,11 +13,10 @@ import (
 // whether the answer confirmed them, and the goal tokens to drop from the
 // plan when they are not confirmed.
 type destructions struct {
-	actions     []action
-	confirmed   bool
-	dropped     []bool
-	q           *askonce.Question
-	assumptions []string
+	actions   []action
+	confirmed bool
+	dropped   []bool
+	asked
 }
 
 // action is one destructive action: goal tokens [t0, t1) and their text.
@@ -25,9 +24,6 @@ type action struct {
 	t0, t1 int
 	text   string
 }
-
-func (d *destructions) open() *askonce.Question { return d.q }
-func (d *destructions) assumed() []string       { return d.assumptions }
 
 // detectDestructive finds the commands whose loss an agent can cause and
 // cannot undo: a destructive command as the command itself ("rm -rf
@@ -59,7 +55,7 @@ func detectDestructive(in *input) destructions {
 	}
 	for i := range toks { // Japanese: the verb ends its clause, the object comes first (ログを削除して)
 		t := &toks[i]
-		if t.neg || !lex.IsJapanese(t.Text) || !t.e.has(fDestructive) || in.c.asksAgent(in.goal, toks, i) {
+		if t.neg || !lex.IsJapanese(t.Text) || !t.e.has(fDestructive) || !jaCommand(toks, i) || in.c.asksAgent(in.goal, toks, i) {
 			continue
 		}
 		if o := objectOf(in, i, 1, len(toks)); o >= 0 {
@@ -82,17 +78,8 @@ func detectDestructive(in *input) destructions {
 	case no && !yes:
 		d.assumptions = append(d.assumptions, fmt.Sprintf("Skipped %s: the destructive action was declined.", list))
 	default:
-		text := fmt.Sprintf("The goal asks to %s, which cannot be undone. Proceed?", list)
-		if in.japanese {
-			text = fmt.Sprintf("%sは元に戻せません。実行しますか？", list)
-		}
-		d.q = &askonce.Question{
-			Type:    askonce.QuestionConfirm,
-			Text:    text,
-			Options: []string{"yes", "no"},
-			Reason:  "target_file_exists",
-			Default: "no",
-		}
+		text := in.say("The goal asks to %s, which cannot be undone. Proceed?", "%sは元に戻せません。実行しますか？", list)
+		d.q = &askonce.Question{Type: askonce.QuestionConfirm, Text: text, Options: []string{"yes", "no"}, Reason: "target_file_exists", Default: "no"}
 		d.assumptions = append(d.assumptions, fmt.Sprintf("Skipped %s: a destructive action needs an explicit yes, and none was given.", list))
 	}
 	for _, a := range d.actions {
@@ -101,6 +88,44 @@ func detectDestructive(in *input) destructions {
 		}
 	}
 	return d
+}
+
+// jaCommands are the forms of a Japanese verb that tell the agent to do it
+// (削除して, 削除してください, 削除しろ, 削除します, 削除しなさい), and
+// jaSupport the verbs that take a deletion as their object (削除をお願いします,
+// 削除を実行して).
+var (
+	jaCommands = []string{"して", "しろ", "します", "しなさい", "せよ"}
+	jaSupport  = []string{"お願い", "実行"}
+)
+
+// jaCommand reports whether the Japanese destructive word at toks[i] is
+// the verb of a command: in a command form, plain at the end of its
+// clause (ログを消す), or a noun a support verb takes. Used as a modifier
+// (削除した理由, 削除する方法) or as the topic of another verb
+// (削除について書いて, 削除を説明して), it is none. A katakana word
+// (リセット) inflects in the token after it.
+func jaCommand(toks []token, i int) bool {
+	at := func(k int) string {
+		if k < len(toks) && toks[k].Clause == toks[i].Clause {
+			return toks[k].Text
+		}
+		return ""
+	}
+	form, last := toks[i].Text, i
+	if !lex.IsHanStart(form) && lex.IsJapanese(at(i+1)) {
+		form, last = form+at(i+1), i+1
+	}
+	switch {
+	case slices.ContainsFunc(jaCommands, func(c string) bool { return strings.Contains(form, c) }):
+		return true
+	case strings.HasSuffix(form, "す") || strings.HasSuffix(form, "する"):
+		return at(last+1) == ""
+	case strings.Contains(form, "を"): // 削除を実行して; 削除をお|願いします splits at the kanji
+		_, after, _ := strings.Cut(form+at(last+1), "を")
+		return slices.ContainsFunc(jaSupport, func(s string) bool { return strings.HasPrefix(after, s) })
+	}
+	return false
 }
 
 // objectOf finds the data object of the destructive verb at toks[i:i+n]:

@@ -40,5 +40,16 @@ func TestDestructiveAsksOnlyForDataThatCannotBeRestored(t *testing.T) {
 		{goal: "How do I delete a branch in git?"},
 		{goal: "explain what git push --force does"},
 		{goal: "clear the table after dinner"},
+		// A Japanese destructive word that is no command: a modifier or a topic.
+		{goal: "アカウントを削除した理由についてブログ記事を書いて"},
+		{goal: "古いブランチを削除する方法を説明して"},
+		{goal: "データベースの削除について説明して"},
+		{goal: "ログファイルの削除を説明して"},
+		// Japanese commands in other forms.
+		{goal: "一時ファイルを削除してからビルドして", options: confirm},
+		{goal: "キャッシュを消去してください", options: confirm},
+		{goal: "ログをリセットして", options: confirm},
+		{goal: "古いログを消す", options: confirm},
+		{goal: "古いバックアップの削除をお願いします", options: confirm},
 	})
 }

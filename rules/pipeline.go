@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -60,20 +61,26 @@ type finding interface {
 	assumed() []string
 }
 
+// asked is what every detector's result holds for the pipeline.
+type asked struct {
+	q           *askonce.Question
+	assumptions []string
+}
+
+func (a *asked) open() *askonce.Question { return a.q }
+func (a *asked) assumed() []string       { return a.assumptions }
+
 // reading is the result of every detector for one prompt, and the one
 // question chosen from them.
 type reading struct {
 	contradiction contradictions
 	destructive   destructions
 	candidates    references
-	schema        schemaFields
+	spec          schemaFields
 	choice        choices
 	vague         vagueness
 
-	// question is the one question to ask, and asker the check that asks
-	// it; both are empty when the prompt is planned.
-	question    *askonce.Question
-	asker       string
+	question    *askonce.Question // the one question to ask, or nil
 	assumptions []string
 }
 
@@ -85,57 +92,65 @@ type reading struct {
 // its attributes; without the check they are settled by the rule.
 func read(in *input, directive bool) *reading {
 	r := &reading{contradiction: detectContradictions(in)}
-	type check struct {
-		name string
-		f    finding
-	}
-	checks := make([]check, 0, len(in.c.checks))
-	assumptions := []finding{&r.contradiction}
+	var checks []finding
+	found := []finding{&r.contradiction} // first: they give the plan its attributes
 	for _, name := range in.c.checks {
-		var f finding
-		switch name {
-		case CheckContradiction:
-			f = &r.contradiction
-		case CheckDestructive:
-			r.destructive = detectDestructive(in)
-			f = &r.destructive
-		case CheckCandidates:
-			r.candidates = detectCandidates(in)
-			f = &r.candidates
-		case CheckSpecSchema:
-			r.schema = detectSchema(in)
-			f = &r.schema
-		case CheckChoice:
-			r.choice = detectChoices(in)
-			f = &r.choice
-		case CheckVague:
-			r.vague = detectVague(in)
-			f = &r.vague
-		}
-		checks = append(checks, check{name, f})
-		if name != CheckContradiction {
-			assumptions = append(assumptions, f)
+		f := r.detect(in, name)
+		checks = append(checks, f)
+		if f != finding(&r.contradiction) {
+			found = append(found, f)
 		}
 	}
-	if !directive {
-		for _, c := range checks {
-			if q := c.f.open(); q != nil {
-				r.question, r.asker = q, c.name
-				return r
-			}
+	for _, f := range checks {
+		if q := f.open(); q != nil && !directive {
+			r.question = q
+			return r
 		}
 	}
 	for _, a := range in.earlier {
-		if in.japanese {
-			r.assumptions = append(r.assumptions, "回答"+in.quote(a)+"では決まらなかったため、"+in.quote(in.answer)+"で進めた")
-		} else {
-			r.assumptions = append(r.assumptions, "The answer "+in.quote(a)+" did not settle it; proceeded with "+in.quote(in.answer))
-		}
+		r.assumptions = append(r.assumptions, in.say("The answer %s did not settle it; proceeded with %s", "回答%sでは決まらなかったため、%sで進めた", in.quote(a), in.quote(in.answer)))
 	}
-	for _, f := range assumptions {
+	for _, f := range found {
 		r.assumptions = append(r.assumptions, f.assumed()...)
 	}
 	return r
+}
+
+// detect runs one check into its field of r.
+func (r *reading) detect(in *input, check string) finding {
+	switch check {
+	case CheckDestructive:
+		r.destructive = detectDestructive(in)
+		return &r.destructive
+	case CheckCandidates:
+		r.candidates = detectCandidates(in)
+		return &r.candidates
+	case CheckSpecSchema:
+		r.spec = detectSchema(in)
+		return &r.spec
+	case CheckChoice:
+		r.choice = detectChoices(in)
+		return &r.choice
+	case CheckVague:
+		r.vague = detectVague(in)
+		return &r.vague
+	}
+	return &r.contradiction
+}
+
+// say is a text in the question's language: en, or ja when most of the
+// goal is Japanese, formatted with args.
+func (in *input) say(en, ja string, args ...any) string {
+	if in.japanese {
+		return fmt.Sprintf(ja, args...)
+	}
+	return fmt.Sprintf(en, args...)
+}
+
+// selectOne is a SELECT_ONE question over the user's own phrases, which
+// also allows an answer of the user's own.
+func selectOne(text, reason string, options []string, def string) *askonce.Question {
+	return &askonce.Question{Type: askonce.QuestionSelectOne, Text: text, Options: options, AllowOther: true, Reason: reason, Default: def}
 }
 
 // quote puts s in the quotation marks of the question's language: “s”, or

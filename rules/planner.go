@@ -3,6 +3,7 @@ package rules
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -13,46 +14,20 @@ import (
 )
 
 // run is what the planners read: the input and every detector's result,
-// merged once into the plan's edits and decisions.
+// with the goal tokens the plan's text leaves out.
 type run struct {
 	*input
-	dropped     []bool // goal tokens removed from the plan's text
-	groups      []groupResult
-	alts        []alternative
-	refs        []reference
-	actions     []action
-	confirmed   bool
-	target      string
-	fileTok     int // the goal token referring to target, or -1
-	fields      schemaFields
-	useAnswer   bool
-	assumptions []string
+	*reading
+	dropped []bool // goal tokens removed from the plan's text
 }
 
 // newRun merges the reading of a prompt that is to be planned.
 func newRun(in *input, rd *reading) *run {
-	r := &run{
-		input:       in,
-		dropped:     make([]bool, len(in.gt)),
-		groups:      rd.contradiction.groups,
-		alts:        rd.choice.found,
-		refs:        rd.candidates.refs,
-		actions:     rd.destructive.actions,
-		confirmed:   rd.destructive.confirmed,
-		target:      rd.candidates.target,
-		fileTok:     rd.candidates.fileTok,
-		fields:      rd.schema,
-		useAnswer:   rd.vague.useAnswer,
-		assumptions: rd.assumptions,
-	}
+	r := &run{input: in, reading: rd, dropped: make([]bool, len(in.gt))}
 	for i := range r.dropped {
 		r.dropped[i] = rd.contradiction.dropped[i] || (rd.destructive.dropped != nil && rd.destructive.dropped[i])
 	}
 	return r
-}
-
-func (r *run) assume(format string, args ...any) {
-	r.assumptions = append(r.assumptions, fmt.Sprintf(format, args...))
 }
 
 // edit replaces source bytes [start, end) with repl when the plan's text
@@ -87,10 +62,13 @@ func (r *run) edits() []edit {
 		out = append(out, edit{start: start, end: end})
 		i = j
 	}
-	for _, a := range r.alts {
+	for _, a := range r.choice.found {
 		out = append(out, edit{start: toks[a.x0].Start, end: toks[a.y1-1].End, repl: a.options[a.chosen]})
 	}
-	for _, ref := range r.refs {
+	for _, ref := range r.candidates.refs {
+		if ref.all {
+			continue
+		}
 		if name := ref.options[ref.chosen]; !strings.EqualFold(name, r.span(ref.t0, ref.t1)) {
 			out = append(out, edit{start: toks[ref.t0].Start, end: toks[ref.t1-1].End, repl: name})
 		}
@@ -133,9 +111,7 @@ func applyEdits(src string, start, end int, edits []edit) string {
 func tidy(s string) string {
 	s = strings.Join(strings.Fields(s), " ")
 	for _, p := range []string{" ,", " .", " ;", " :", " !", " ?", " 、", " 。"} {
-		if strings.Contains(s, p) {
-			s = strings.ReplaceAll(s, p, p[1:])
-		}
+		s = strings.ReplaceAll(s, p, p[1:])
 	}
 	for strings.Contains(s, ",,") {
 		s = strings.ReplaceAll(s, ",,", ",")
@@ -292,32 +268,22 @@ type destructiveSpec struct {
 // attributes are the settled sides by property name, plus, when the answer
 // is the goal's detail, the sides it names.
 func (r *run) attributes() map[string]string {
-	var out map[string]string
+	out := map[string]string{}
 	set := func(gi int, v string) {
-		if out == nil {
-			out = make(map[string]string, 4)
-		}
-		g := &r.p.Groups[gi]
-		key := g.Property
-		if key == "" {
-			key = g.Name
-		}
-		if _, ok := out[key]; !ok {
+		if key := r.p.Groups[gi].Name; out[key] == "" {
 			out[key] = v
 		}
 	}
-	for gi, g := range r.groups {
+	for gi, g := range r.contradiction.groups {
 		if g.side >= 0 {
 			set(gi, g.display)
 		}
 	}
-	if r.useAnswer {
-		for i := range r.at {
-			if t := &r.at[i]; !t.neg && t.e != nil {
-				for _, s := range t.e.sides {
-					if r.groups[s.group].side < 0 {
-						set(s.group, s.display)
-					}
+	for i := range r.at {
+		if t := &r.at[i]; r.vague.useAnswer && !t.neg && t.e != nil {
+			for _, s := range t.e.sides {
+				if r.contradiction.groups[s.group].side < 0 {
+					set(s.group, s.display)
 				}
 			}
 		}
@@ -330,18 +296,18 @@ func (r *run) attributes() map[string]string {
 // "meanwhile") shares the dependencies of the step before it instead, and
 // the next ordinary step depends on all of them.
 func (r *run) stepsPlan() (*askonce.Plan, error) {
-	spec := generalSpec{Attributes: r.attributes(), Target: r.target, Answer: r.answer}
+	spec := generalSpec{Attributes: r.attributes(), Target: r.candidates.target, Answer: r.answer}
 	edits := r.edits()
 	spec.Goal = tidy(applyEdits(r.goal, 0, len(r.goal), edits))
 	if spec.Goal == "" {
 		spec.Goal = tidy(r.goal)
 	}
-	for _, a := range r.alts {
+	for _, a := range r.choice.found {
 		spec.Choices = append(spec.Choices, a.options[a.chosen])
 	}
-	if len(r.actions) > 0 {
-		spec.Destructive = &destructiveSpec{Confirmed: r.confirmed}
-		for _, a := range r.actions {
+	if len(r.destructive.actions) > 0 {
+		spec.Destructive = &destructiveSpec{Confirmed: r.destructive.confirmed}
+		for _, a := range r.destructive.actions {
 			spec.Destructive.Actions = append(spec.Destructive.Actions, a.text)
 		}
 	}
@@ -350,7 +316,7 @@ func (r *run) stepsPlan() (*askonce.Plan, error) {
 	titleSrc := ""
 	{
 		src, toks := r.goal, r.gt
-		if r.useAnswer {
+		if r.vague.useAnswer {
 			// The goal said too little; the answer says what to do.
 			src = r.answer
 			if g := tidy(r.goal); g != "" {
@@ -361,7 +327,7 @@ func (r *run) stepsPlan() (*askonce.Plan, error) {
 		}
 		var frontier, prevDeps []string
 		for _, st := range r.c.splitSteps(src, toks) {
-			if !r.useAnswer && !r.hasContent(st) {
+			if !r.vague.useAnswer && !r.hasContent(st) {
 				continue
 			}
 			text := tidy(applyEdits(src, st.start, st.end, edits))
@@ -369,8 +335,8 @@ func (r *run) stepsPlan() (*askonce.Plan, error) {
 				continue
 			}
 			instruction := capitalise(text)
-			if r.target != "" && !r.useAnswer && r.mentionsTarget(st) {
-				instruction += " (file: " + r.target + ")"
+			if r.candidates.target != "" && !r.vague.useAnswer && r.mentionsTarget(st) {
+				instruction += " (file: " + r.candidates.target + ")"
 			}
 			t := askonce.Task{Title: askonce.ClampTitle(capitalise(text)), Instruction: instruction}
 			if st.parallel && len(tasks) > 0 {
@@ -385,7 +351,7 @@ func (r *run) stepsPlan() (*askonce.Plan, error) {
 		titleSrc = firstLine(applyEdits(src, 0, len(src), edits))
 	}
 	if len(tasks) == 0 {
-		if len(r.actions) > 0 && !r.confirmed {
+		if len(r.destructive.actions) > 0 && !r.destructive.confirmed {
 			tasks = []askonce.Task{{Title: "Make no destructive change", Instruction: "The destructive action was not confirmed: do not perform it, and report that nothing was changed."}}
 			titleSrc = tasks[0].Title
 		} else {
@@ -403,7 +369,7 @@ func (r *run) stepsPlan() (*askonce.Plan, error) {
 		}
 	}
 	spec.Steps = len(tasks)
-	raw, err := r.fields.fill(spec)
+	raw, err := r.spec.fill(spec)
 	if err != nil {
 		return nil, err
 	}
@@ -427,7 +393,7 @@ func (r *run) hasContent(st step) bool {
 }
 
 func (r *run) mentionsTarget(st step) bool {
-	return st.t0 <= r.fileTok && r.fileTok < st.t1
+	return st.t0 <= r.candidates.fileTok && r.candidates.fileTok < st.t1
 }
 
 // firstLine is the first non-empty line of s without its list marker.
@@ -467,17 +433,11 @@ func (r *run) templatePlan() (*askonce.Plan, error) {
 	if len(name) == 0 {
 		name = []string{"custom"}
 	}
-	title := strings.Join(name, " ")
+	title := strings.Join(name, " ") + " " + noun
 	if named { // the goal's own noun ends the name: "Icy Sword"
 		name = append(name, noun)
-		title = strings.Join(name, " ")
-	} else {
-		title += " " + noun
 	}
 	props := r.attributes()
-	if props == nil {
-		props = map[string]string{}
-	}
 	for pi, pr := range r.p.Properties {
 		if v := r.property(pi); v != "" {
 			props[pr.Name] = v
@@ -489,21 +449,15 @@ func (r *run) templatePlan() (*askonce.Plan, error) {
 	var id []string
 	for i, w := range name {
 		words[i] = capitalise(w)
-		var b strings.Builder
-		for _, c := range w {
-			if 'a' <= c && c <= 'z' || '0' <= c && c <= '9' {
-				b.WriteRune(c)
-			}
-		}
-		if b.Len() > 0 {
-			id = append(id, b.String())
+		if w = strings.Map(idRune, w); w != "" {
+			id = append(id, w)
 		}
 	}
 	if len(id) == 0 {
 		id = []string{"custom", kind}
 	}
 	desc := tidy(applyEdits(r.goal, 0, len(r.goal), r.edits()))
-	if r.useAnswer {
+	if r.vague.useAnswer {
 		desc = tidy(desc + ": " + r.answer)
 	}
 	spec := itemSpec{
@@ -514,27 +468,22 @@ func (r *run) templatePlan() (*askonce.Plan, error) {
 		Description: desc,
 		Answer:      r.answer,
 	}
-	keys := make([]string, 0, len(props))
-	for k := range props {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
 	var pl []string
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(props)) {
 		pl = append(pl, k+" "+props[k])
 	}
 	propText := strings.Join(pl, ", ")
 	if propText == "" {
 		propText = "no special properties"
 	}
-	vars := placeholders{name: spec.Name, id: spec.ID, kind: kind, properties: propText, goal: desc}
+	vars := strings.NewReplacer("{name}", spec.Name, "{id}", spec.ID, "{kind}", kind, "{properties}", propText, "{goal}", desc)
 	tmpl := r.c.kindTasks[kind]
 	tasks := make([]askonce.Task, len(tmpl))
 	for i, t := range tmpl {
 		tasks[i] = askonce.Task{
 			ID:          t.ID,
-			Title:       askonce.ClampTitle(vars.render(t.Title)),
-			Instruction: vars.render(t.Instruction),
+			Title:       askonce.ClampTitle(vars.Replace(t.Title)),
+			Instruction: vars.Replace(t.Instruction),
 			DependsOn:   t.DependsOn,
 		}
 	}
@@ -544,6 +493,14 @@ func (r *run) templatePlan() (*askonce.Plan, error) {
 	}
 	title = askonce.ClampTitle(capitalise(strings.ToLower(title)))
 	return &askonce.Plan{Title: title, Spec: raw, Tasks: tasks}, nil
+}
+
+// idRune keeps the letters and digits of a registry id.
+func idRune(c rune) rune {
+	if 'a' <= c && c <= 'z' || '0' <= c && c <= '9' {
+		return c
+	}
+	return -1
 }
 
 // nounPhrase reads the thing's name and head noun from the first sentence
@@ -588,7 +545,7 @@ func (r *run) nounPhrase(toks []token, goal bool) (words []string, head int) {
 		}
 		if goal && r.dropped[i] {
 			for _, s := range t.e.sides {
-				if g := r.groups[s.group]; g.side >= 0 && g.side != s.side {
+				if g := r.contradiction.groups[s.group]; g.side >= 0 && g.side != s.side {
 					add(g.display)
 				}
 			}
@@ -603,40 +560,16 @@ func (r *run) nounPhrase(toks []token, goal bool) (words []string, head int) {
 	return words, head
 }
 
-// placeholders are the values of a task template's {name}, {id}, {kind},
-// {properties} and {goal}.
-type placeholders struct {
-	name, id, kind, properties, goal string
-}
-
-// render fills the placeholders of s; anything else in braces stays.
-func (v *placeholders) render(s string) string {
-	return strings.NewReplacer("{name}", v.name, "{id}", v.id, "{kind}", v.kind, "{properties}", v.properties, "{goal}", v.goal).Replace(s)
-}
-
 // kind is the kind named by the head noun, else by the first kind word of
 // the goal (then of the answer), with that word as the noun; else the
 // profile's default kind, recorded as an assumption.
 func (r *run) kind(toks []token, head int, goal bool) (kind, noun string, named bool) {
-	find := func(toks []token, goal bool) int {
-		for i := range toks {
-			t := &toks[i]
-			if !t.neg && t.e != nil && t.e.kind != "" && !(goal && r.dropped[i]) {
-				return i
-			}
-		}
-		return -1
-	}
 	if head < 0 {
-		if head = find(r.gt, true); head >= 0 {
-			toks = r.gt
-		} else if head = find(r.at, false); head >= 0 {
-			toks = r.at
-		}
+		toks, head = r.firstWord(func(t *token) bool { return t.e.kind != "" })
 	}
 	if head < 0 {
 		kind = r.c.defaultKnd
-		r.assume("No kind was named; assumed a %s.", kind)
+		r.assumptions = append(r.assumptions, fmt.Sprintf("No kind was named; assumed a %s.", kind))
 		return kind, kind, false
 	}
 	t := &toks[head]
@@ -651,20 +584,31 @@ func (r *run) kind(toks []token, head int, goal bool) (kind, noun string, named 
 // property is the value of property pi that the goal (then the answer)
 // names first, or "".
 func (r *run) property(pi int) string {
+	v := ""
+	r.firstWord(func(t *token) bool {
+		for _, p := range t.e.props {
+			if p.prop == pi {
+				v = p.value
+				return true
+			}
+		}
+		return false
+	})
+	return v
+}
+
+// firstWord is the first word the profile knows, of the goal (a dropped
+// word aside) then of the answer, that is not negated and for which ok
+// holds: its tokens and index, or -1.
+func (r *run) firstWord(ok func(*token) bool) ([]token, int) {
 	for pass, toks := range [][]token{r.gt, r.at} {
 		for i := range toks {
-			t := &toks[i]
-			if t.neg || t.e == nil || (pass == 0 && r.dropped[i]) {
-				continue
-			}
-			for _, p := range t.e.props {
-				if p.prop == pi {
-					return p.value
-				}
+			if t := &toks[i]; !t.neg && t.e != nil && !(pass == 0 && r.dropped[i]) && ok(t) {
+				return toks, i
 			}
 		}
 	}
-	return ""
+	return nil, -1
 }
 
 // fill returns spec as JSON with the spec schema's required fields set,

@@ -7,9 +7,9 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"path"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 
@@ -47,7 +47,7 @@ const (
 )
 
 // Profile is one rule set of the rules interpreter, as read from its JSON
-// file (see the package documentation for the format). Load one with
+// file (the format: docs/interpreters.md). Load one with
 // LoadProfile; the zero value is not usable. A loaded Profile is immutable
 // and safe for concurrent use.
 type Profile struct {
@@ -71,71 +71,18 @@ type Profile struct {
 	c *compiled
 }
 
-// Words are the word lists of a profile. The embedded base lists of
-// words.json (closed classes: determiners, negations, question words,
-// prepositions, connectors; the verbs and objects of destructive
-// commands) are always present; a profile's lists add to them. An entry
-// of several words (e.g. "git push --force") is a phrase matched as a
-// token sequence.
+// Words are a profile's own vocabulary, added to the base lists of
+// words.json: words that name nothing to act on in its domain, the verbs,
+// commands and data objects of destructive commands, and idioms. The
+// grammar (determiners, negations, question words, prepositions,
+// connectors, ...) is words.json's alone. An entry of several words (e.g.
+// "git push --force") is a phrase matched as a token sequence.
 type Words struct {
-	// StopWords are not content words (the vague check).
-	StopWords []string `json:"stopWords,omitempty"`
-	// FunctionalCues make a later word of the same clause functional.
-	FunctionalCues []string `json:"functionalCues,omitempty"`
-	// Negations before a word (directly, or with one stop word between)
-	// cancel it, and before a choice they rule it out.
-	Negations []string `json:"negations,omitempty"`
-	// Determiners open a noun phrase ("the", "my", "any"): a command's
-	// first word that is one is no verb.
-	Determiners []string `json:"determiners,omitempty"`
-	// FreeChoice words leave a choice to the agent ("any", "either", "to
-	// taste", "as desired"): a sentence with one asks no choice.
-	FreeChoice []string `json:"freeChoice,omitempty"`
-	// OrWords separate alternatives; OrIgnore words right after one
-	// cancel it ("or so", "or more", "or until").
-	OrWords  []string `json:"orWords,omitempty"`
-	OrIgnore []string `json:"orIgnore,omitempty"`
-	// Conjunctions end a command and are removed with a dropped
-	// neighbour.
-	Conjunctions []string `json:"conjunctions,omitempty"`
-	// StepSeparators split a sentence into steps; Connectors are trimmed
-	// from the ends of a step; ParallelCues make a step parallel to the
-	// one before it.
-	StepSeparators []string `json:"stepSeparators,omitempty"`
-	Connectors     []string `json:"connectors,omitempty"`
-	ParallelCues   []string `json:"parallelCues,omitempty"`
-	// Destructive verbs ("delete", "drop", "wipe") make a command
-	// destructive when they are its main verb and its object is data: one
-	// of Objects, a path or a file of the request. DestructiveCommands
-	// ("rm -rf", "git push --force") are destructive as a command.
+	StopWords           []string `json:"stopWords,omitempty"`
 	Destructive         []string `json:"destructive,omitempty"`
 	DestructiveCommands []string `json:"destructiveCommands,omitempty"`
-	// Objects are the data whose loss an agent can cause and cannot undo:
-	// files, branches, databases, accounts, deployments, ...
-	Objects []string `json:"objects,omitempty"`
-	// SuggestVerbs make a command a suggestion ("serve with ketchup or
-	// mustard"): it asks no choice.
-	SuggestVerbs []string `json:"suggestVerbs,omitempty"`
-	// Placeholders stand for an object without naming it ("it", "stuff");
-	// VagueWords say nothing on their own ("fix", "better"). A goal of
-	// only these is vague (the opt-in vague check).
-	Placeholders []string `json:"placeholders,omitempty"`
-	VagueWords   []string `json:"vagueWords,omitempty"`
-	// QuestionWords open a sentence that asks the agent something ("is",
-	// "which", "should"); RequestOpeners turn it back into a request ("can
-	// you", "please").
-	QuestionWords  []string `json:"questionWords,omitempty"`
-	RequestOpeners []string `json:"requestOpeners,omitempty"`
-	// Prepositions separate two objects ("frozen peas in hot water") and
-	// end a noun phrase; Conditions end an alternative ("or until").
-	Prepositions []string `json:"prepositions,omitempty"`
-	Conditions   []string `json:"conditions,omitempty"`
-	// ChangeVerbs describe a process that changes a state ("thaw",
-	// "melt"): a sentence with one states no contradiction.
-	ChangeVerbs []string `json:"changeVerbs,omitempty"`
-	// Idioms are phrases whose words are not concepts ("hot path", "cold
-	// start", "ice cream").
-	Idioms []string `json:"idioms,omitempty"`
+	Objects             []string `json:"objects,omitempty"`
+	Idioms              []string `json:"idioms,omitempty"`
 }
 
 // Gating is a profile's gating policy (docs/protocol.md rule 8): a goal that
@@ -151,9 +98,7 @@ type Gating struct {
 // mentions two sides of one group is a contradiction. Cosmetic marks a
 // group about appearance only; its questions carry "cosmetic": true.
 type Group struct {
-	Name string `json:"name"`
-	// Property is the spec key of the settled side (default Name).
-	Property string `json:"property,omitempty"`
+	Name     string `json:"name"` // the spec key of the settled side
 	Cosmetic bool   `json:"cosmetic,omitempty"`
 	Sides    []Side `json:"sides"`
 }
@@ -233,17 +178,25 @@ func decodeStrict(r io.Reader, v any) error {
 	return nil
 }
 
-// baseWords is words.json, read once.
-var baseWords = sync.OnceValues(func() (*Words, error) {
+// baseWords is words.json's lists by name, read once.
+var baseWords = sync.OnceValues(func() (map[string][]string, error) {
 	b, err := embedded.ReadFile("words.json")
 	if err != nil {
 		return nil, fmt.Errorf("rules: %w", err)
 	}
-	var p Profile // words.json is a profile holding word lists only
-	if err := decodeStrict(bytes.NewReader(b), &p); err != nil {
+	var w struct {
+		Description string              `json:"description"`
+		Lists       map[string][]string `json:"lists"`
+	}
+	if err := decodeStrict(bytes.NewReader(b), &w); err != nil {
 		return nil, fmt.Errorf("rules: words.json: %w", err)
 	}
-	return &p.Words, nil
+	for name := range w.Lists {
+		if _, ok := listFlags[name]; !ok {
+			return nil, fmt.Errorf("rules: words.json: unknown list %q", name)
+		}
+	}
+	return w.Lists, nil
 })
 
 // embeddedProfiles are the profiles shipped in profiles/*.json, keyed by
@@ -277,12 +230,7 @@ func Profiles() []string {
 	if err != nil {
 		return nil
 	}
-	names := make([]string, 0, len(m))
-	for n := range m {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
+	return slices.Sorted(maps.Keys(m))
 }
 
 // flag is one role a word plays.
@@ -313,6 +261,33 @@ const (
 	fChange
 	fIdiom
 )
+
+// listFlags are the lists of words.json and the role each gives its words.
+var listFlags = map[string]flag{
+	"stopWords":           fStop,        // name nothing to act on (the vague check, content words)
+	"functionalCues":      fCue,         // make a later word of the clause functional
+	"negations":           fNeg,         // cancel the next word; rule out a choice after them
+	"determiners":         fDet,         // open a noun phrase: a command's first word that is one is no verb
+	"freeChoice":          fFree,        // leave a choice to the agent ("any", "to taste")
+	"orWords":             fOr,          // separate alternatives
+	"orIgnore":            fOrIgnore,    // right after "or", cancel it ("or so", "or more")
+	"conjunctions":        fConj,        // end a command; removed with a dropped neighbour
+	"stepSeparators":      fStepSep,     // split a sentence into steps ("then")
+	"connectors":          fConnector,   // trimmed from the ends of a step ("first", "please")
+	"parallelCues":        fParallel,    // make a step parallel to the one before ("meanwhile")
+	"destructive":         fDestructive, // destructive verbs, as a command's main verb with a data object
+	"destructiveCommands": fCommand,     // destructive as the command itself ("rm -rf")
+	"objects":             fObject,      // data whose loss cannot be undone (file, branch, account)
+	"suggestVerbs":        fSuggest,     // make a command a suggestion ("serve"): no choice
+	"placeholders":        fPlaceholder, // stand for an object without naming it ("it", "stuff")
+	"vagueWords":          fVague,       // say nothing on their own ("fix", "better")
+	"questionWords":       fQuestion,    // open a sentence that asks the agent something
+	"requestOpeners":      fOpener,      // turn such a sentence back into a request ("can you")
+	"prepositions":        fPrep,        // separate two objects; end a noun phrase
+	"conditions":          fCondition,   // end an alternative ("or until")
+	"changeVerbs":         fChange,      // a process that changes a state ("thaw"): no contradiction
+	"idioms":              fIdiom,       // phrases whose words are not concepts ("cold start")
+}
 
 type sideRef struct {
 	group, side int
@@ -351,12 +326,11 @@ type compiled struct {
 	planner    string
 	kindTasks  map[string][]askonce.Task
 	defaultKnd string
-	kindWords  map[string]string // kind -> first word naming it
-	gateWords  []string          // the gating policy's words, if any
-	jaChange   []string          // Japanese change verbs, matched by prefix
+	gateWords  []string // the gating policy's words, if any
+	jaChange   []string // Japanese change verbs, matched by prefix
 }
 
-func (p *Profile) compile(base *Words) error {
+func (p *Profile) compile(base map[string][]string) error {
 	p.Name = strings.ToLower(strings.TrimSpace(p.Name))
 	if p.Name == "" || strings.ContainsAny(p.Name, " \t\r\n") {
 		return fmt.Errorf("name %q must be non-empty and without spaces", p.Name)
@@ -382,45 +356,29 @@ func (p *Profile) compile(base *Words) error {
 		return fmt.Errorf("unknown planner %q (want %q or %q)", p.Planner, PlannerSteps, PlannerTemplate)
 	}
 
-	lists := []struct {
-		words []string
-		f     flag
-	}{
-		{base.StopWords, fStop}, {p.StopWords, fStop},
-		{base.FunctionalCues, fCue}, {p.FunctionalCues, fCue},
-		{base.Negations, fNeg}, {p.Negations, fNeg},
-		{base.Determiners, fDet}, {p.Determiners, fDet},
-		{base.FreeChoice, fFree}, {p.FreeChoice, fFree},
-		{base.OrWords, fOr}, {p.OrWords, fOr},
-		{base.OrIgnore, fOrIgnore}, {p.OrIgnore, fOrIgnore},
-		{base.Conjunctions, fConj}, {p.Conjunctions, fConj},
-		{base.StepSeparators, fStepSep}, {p.StepSeparators, fStepSep},
-		{base.Connectors, fConnector}, {p.Connectors, fConnector},
-		{base.ParallelCues, fParallel}, {p.ParallelCues, fParallel},
-		{base.Destructive, fDestructive}, {p.Destructive, fDestructive},
-		{base.DestructiveCommands, fCommand}, {p.DestructiveCommands, fCommand},
-		{base.Objects, fObject}, {p.Objects, fObject},
-		{base.SuggestVerbs, fSuggest}, {p.SuggestVerbs, fSuggest},
-		{base.Placeholders, fPlaceholder}, {p.Placeholders, fPlaceholder},
-		{base.VagueWords, fVague}, {p.VagueWords, fVague},
-		{base.QuestionWords, fQuestion}, {p.QuestionWords, fQuestion},
-		{base.RequestOpeners, fOpener}, {p.RequestOpeners, fOpener},
-		{base.Prepositions, fPrep}, {p.Prepositions, fPrep},
-		{base.Conditions, fCondition}, {p.Conditions, fCondition},
-		{base.ChangeVerbs, fChange}, {p.ChangeVerbs, fChange},
-		{base.Idioms, fIdiom}, {p.Idioms, fIdiom},
-	}
-	for _, l := range lists {
-		for _, w := range l.words {
-			if l.f == fChange && lex.IsJapanese(w) {
+	add := func(words []string, f flag) error {
+		for _, w := range words {
+			if f == fChange && lex.IsJapanese(w) {
 				// A Japanese change verb matches by prefix (冷まして), not by
 				// its kanji stem, which a side word may share (冷たい).
 				c.jaChange = append(c.jaChange, w)
-				continue
-			}
-			if err := c.addFlag(w, l.f); err != nil {
+			} else if err := c.addFlag(w, f); err != nil {
 				return err
 			}
+		}
+		return nil
+	}
+	for _, name := range slices.Sorted(maps.Keys(base)) {
+		if err := add(base[name], listFlags[name]); err != nil {
+			return err
+		}
+	}
+	for _, l := range []struct {
+		words []string
+		f     flag
+	}{{p.StopWords, fStop}, {p.Destructive, fDestructive}, {p.DestructiveCommands, fCommand}, {p.Objects, fObject}, {p.Idioms, fIdiom}} {
+		if err := add(l.words, l.f); err != nil {
+			return err
 		}
 	}
 
@@ -458,12 +416,7 @@ func (p *Profile) compile(base *Words) error {
 					return err
 				}
 			}
-			forms := make([]string, 0, len(s.Forms))
-			for f := range s.Forms {
-				forms = append(forms, f)
-			}
-			sort.Strings(forms)
-			for _, f := range forms {
+			for _, f := range slices.Sorted(maps.Keys(s.Forms)) {
 				if err := add(f, strings.ToLower(s.Forms[f])); err != nil {
 					return err
 				}
@@ -482,13 +435,8 @@ func (p *Profile) compile(base *Words) error {
 		if strings.TrimSpace(pr.Name) == "" {
 			return fmt.Errorf("property %d has no name", pi+1)
 		}
-		values := make([]string, 0, len(pr.Values))
-		for v := range pr.Values {
-			values = append(values, v)
-		}
-		sort.Strings(values)
 		owner := map[string]string{}
-		for _, v := range values {
+		for _, v := range slices.Sorted(maps.Keys(pr.Values)) {
 			for _, w := range pr.Values[v] {
 				key, err := oneToken(w)
 				if err != nil {
@@ -503,7 +451,6 @@ func (p *Profile) compile(base *Words) error {
 		}
 	}
 
-	c.kindWords = map[string]string{}
 	for _, k := range p.Kinds {
 		if strings.TrimSpace(k.Kind) == "" || len(k.Words) == 0 {
 			return fmt.Errorf("a kind needs a name and words")
@@ -522,9 +469,6 @@ func (p *Profile) compile(base *Words) error {
 			})
 			if clash != "" {
 				return fmt.Errorf("word %q names kinds %q and %q", w, clash, k.Kind)
-			}
-			if _, ok := c.kindWords[k.Kind]; !ok {
-				c.kindWords[k.Kind] = key
 			}
 		}
 	}
@@ -654,28 +598,24 @@ func (c *compiled) compileTemplate(p *Profile) error {
 	return nil
 }
 
-// reduce removes each dependency that is already implied by another one
-// (a transitive reduction), keeping the template's DAG readable.
+// reduce removes each dependency that another one already implies (a
+// transitive reduction), keeping the template's DAG readable.
 func reduce(tasks []askonce.Task) {
 	deps := make(map[string][]string, len(tasks))
 	for _, t := range tasks {
 		deps[t.ID] = t.DependsOn
 	}
-	// reaches reports whether to is an ancestor of from.
-	reaches := func(from, to string) bool {
-		seen := map[string]bool{}
-		stack := []string{from}
+	reaches := func(from, to string) bool { // is to an ancestor of from?
+		seen, stack := map[string]bool{}, slices.Clone(deps[from])
 		for len(stack) > 0 {
 			id := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
-			for _, d := range deps[id] {
-				if d == to {
-					return true
-				}
-				if !seen[d] {
-					seen[d] = true
-					stack = append(stack, d)
-				}
+			if id == to {
+				return true
+			}
+			if !seen[id] {
+				seen[id] = true
+				stack = append(stack, deps[id]...)
 			}
 		}
 		return false
@@ -683,14 +623,7 @@ func reduce(tasks []askonce.Task) {
 	for i := range tasks {
 		keep := []string{}
 		for _, d := range tasks[i].DependsOn {
-			implied := false
-			for _, o := range tasks[i].DependsOn {
-				if o != d && reaches(o, d) {
-					implied = true
-					break
-				}
-			}
-			if !implied {
+			if !slices.ContainsFunc(tasks[i].DependsOn, func(o string) bool { return o != d && reaches(o, d) }) {
 				keep = append(keep, d)
 			}
 		}

@@ -66,12 +66,7 @@ func New(opts Options) (*Interpreter, error) {
 		}
 		set[p.Name] = p
 	}
-	in := &Interpreter{byName: make(map[string]*Profile, 2*len(set))}
-	for name, p := range set {
-		in.byName[name] = p
-		in.names = append(in.names, name)
-	}
-	slices.Sort(in.names)
+	in := &Interpreter{byName: maps.Clone(set), names: slices.Sorted(maps.Keys(set))}
 	for _, name := range in.names { // aliases never shadow a name, and the first claim wins
 		for _, a := range set[name].Aliases {
 			a = strings.ToLower(strings.TrimSpace(a))

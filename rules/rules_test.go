@@ -359,6 +359,8 @@ func TestInterpret(t *testing.T) {
 			[]check{text("+use the bell pepper"), noAssumptions()}},
 		{"one fitting candidate is used without asking and named", req{goal: "use the pepper", cands: []string{"black pepper", "olive oil"}},
 			[]check{text("+use the black pepper"), noAssumptions()}},
+		{"a universal quantifier means every fitting candidate, named in the plan", req{goal: "use every pepper", cands: []string{"black pepper", "bell pepper"}},
+			[]check{text("+use every pepper"), assumes("“pepper” to mean all of “black pepper” and “bell pepper”")}},
 		{"a directive takes the first candidate", req{goal: "use the pepper", directive: fallback, cands: []string{"black pepper", "bell pepper"}},
 			[]check{text("+use the black pepper"), assumes("“pepper”", "“black pepper”")}},
 		{"a stray CJK character keeps the question English", req{goal: "use the pepper 胡", cands: []string{"black pepper", "bell pepper"}},
@@ -536,6 +538,7 @@ func TestLoadProfile(t *testing.T) {
 
 	bad := []struct{ name, json string }{
 		{"unknown key", `{"name": "x", "chekcs": []}`},
+		{"a grammar list, which is words.json's alone", `{"name": "x", "negations": ["nah"]}`},
 		{"unknown check", `{"name": "x", "checks": ["mind-reading"]}`},
 		{"one-sided group", `{"name": "x", "groups": [{"name": "g", "sides": [{"name": "a", "words": ["a1"]}]}]}`},
 		{"word on two sides", `{"name": "x", "groups": [{"name": "g", "sides": [{"name": "a", "words": ["w"]}, {"name": "b", "words": ["w"]}]}]}`},

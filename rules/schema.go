@@ -3,6 +3,7 @@ package rules
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -14,14 +15,10 @@ import (
 // required fields of Request.SpecSchema, which the plan's spec carries so
 // that it validates against the schema.
 type schemaFields struct {
-	values      map[string]any
-	closed      map[string]bool // additionalProperties false: only these keys
-	q           *askonce.Question
-	assumptions []string
+	values map[string]any
+	closed map[string]bool // additionalProperties false: only these keys
+	asked
 }
-
-func (s *schemaFields) open() *askonce.Question { return s.q }
-func (s *schemaFields) assumed() []string       { return s.assumptions }
 
 // field is one required field of a spec schema, as the detector reads it.
 type field struct {
@@ -80,7 +77,7 @@ func readSchema(raw []byte) (fields []field, closed map[string]bool) {
 		case p.Default != nil:
 			f.def, f.hasDef = *p.Default, true
 		}
-		if f.typ == "object" || f.typ == "array" || containsString(plannerFields, name) && len(f.choices) == 0 {
+		if f.typ == "object" || f.typ == "array" || slices.Contains(plannerFields, name) && len(f.choices) == 0 {
 			continue
 		}
 		fields = append(fields, f)
@@ -141,11 +138,46 @@ func goalValue(in *input, f field) (any, bool) {
 		}
 		return nil, false
 	}
-	text, ok := afterName(in, f.name)
-	if !ok {
+	if text, ok := afterName(in, f.name); ok {
+		if v, ok := parseValue(f, text); ok {
+			return v, true
+		}
+	}
+	if f.typ == "boolean" {
+		return statedBoolean(in, f.name)
+	}
+	return nil, false
+}
+
+// statedBoolean reads a boolean field from the field's own words in the
+// goal: named, it is true ("as a dry run", "notify the team"); negated by
+// a negation up to three words before them in their clause, it is false
+// ("no dry run", "without notifying", "do not send a notification").
+func statedBoolean(in *input, name string) (any, bool) {
+	want, toks := identWords(name), in.gt
+	i := runAt(toks, len(want), func(k int, t *token) bool { return !t.quoted && formOf(t.Text, strings.ToLower(want[k])) })
+	if i < 0 {
 		return nil, false
 	}
-	return parseValue(f, text)
+	for k := i - 1; k >= 0 && k >= i-3 && toks[k].Clause == toks[i].Clause && !toks[k].e.has(fConj); k-- {
+		if toks[k].e.has(fNeg) {
+			return false, true
+		}
+	}
+	return !toks[i].neg, true
+}
+
+// inflections end a word built on a field's word (notify: notifies,
+// notified, notifying, notification).
+var inflections = []string{"s", "es", "d", "ed", "ing", "ies", "ied", "ying", "ion", "ions", "ication", "ications"}
+
+// formOf reports whether t is a form of the word w: w itself, its plural,
+// or its stem (without a final e or y, four letters or more) with an
+// inflection.
+func formOf(t, w string) bool {
+	stem := strings.TrimSuffix(strings.TrimSuffix(w, "e"), "y")
+	rest, ok := strings.CutPrefix(t, stem)
+	return t == w || wordKey(t) == w || ok && len(stem) >= 4 && slices.Contains(inflections, rest)
 }
 
 // namedChoices are the choices of f that the goal names as whole words.
@@ -162,19 +194,22 @@ func namedChoices(in *input, f field) []any {
 // hasPhrase reports whether toks hold the words of s in a row.
 func hasPhrase(toks []token, s string) bool {
 	want := tokenize(s)
-	if len(want) == 0 {
-		return false
-	}
-	for i := 0; i+len(want) <= len(toks); i++ {
-		ok := true
-		for k := range want {
-			ok = ok && toks[i+k].Text == want[k].Text && !toks[i+k].neg
+	return runAt(toks, len(want), func(k int, t *token) bool { return t.Text == want[k].Text && !t.neg }) >= 0
+}
+
+// runAt is the first index of toks where n tokens in a row match (the
+// k-th of them match(k, token)), or -1.
+func runAt(toks []token, n int, match func(k int, t *token) bool) int {
+	for i := 0; n > 0 && i+n <= len(toks); i++ {
+		k := 0
+		for k < n && match(k, &toks[i+k]) {
+			k++
 		}
-		if ok {
-			return true
+		if k == n {
+			return i
 		}
 	}
-	return false
+	return -1
 }
 
 // fieldWords splits a field name into words: "dueDate" and "due_date"
@@ -186,30 +221,23 @@ func fieldWords(name string) string {
 // afterName finds "<field> value", "<field>: value" or "<field> is value"
 // in the goal and returns the value's text up to its clause's end.
 func afterName(in *input, name string) (string, bool) {
-	want := tokenize(fieldWords(name))
-	toks := in.gt
-	for i := 0; i+len(want) < len(toks); i++ {
-		ok := true
-		for k := range want {
-			ok = ok && wordKey(toks[i+k].Text) == wordKey(want[k].Text)
-		}
-		if !ok {
-			continue
-		}
-		k := i + len(want)
-		for k < len(toks) && containsString([]string{"is", "=", "to", "of", "as", "be", "should"}, toks[k].Text) {
-			k++
-		}
-		if k >= len(toks) {
-			return "", false
-		}
-		end := k
-		for end < len(toks) && toks[end].Clause == toks[k].Clause {
-			end++
-		}
-		return in.span(k, end), true
+	want, toks := tokenize(fieldWords(name)), in.gt
+	i := runAt(toks, len(want), func(k int, t *token) bool { return wordKey(t.Text) == wordKey(want[k].Text) })
+	if i < 0 {
+		return "", false
 	}
-	return "", false
+	k := i + len(want)
+	for k < len(toks) && slices.Contains([]string{"is", "=", "to", "of", "as", "be", "should"}, toks[k].Text) {
+		k++
+	}
+	if k >= len(toks) {
+		return "", false
+	}
+	end := k
+	for end < len(toks) && toks[end].Clause == toks[k].Clause {
+		end++
+	}
+	return in.span(k, end), true
 }
 
 // parseValue reads text as a value of f's type.
@@ -236,7 +264,7 @@ func parseValue(f field, text string) (any, bool) {
 
 // fieldQuestion is the question about field f.
 func fieldQuestion(in *input, f field) *askonce.Question {
-	label := fieldWords(f.name)
+	label := in.quote(fieldWords(f.name))
 	q := &askonce.Question{Reason: "missing_required_info"}
 	switch {
 	case len(f.choices) > 0:
@@ -248,22 +276,13 @@ func fieldQuestion(in *input, f field) *askonce.Question {
 		for _, o := range opts {
 			q.Options = append(q.Options, display(o))
 		}
-		q.Text = fmt.Sprintf("Which %s should it be: %s?", in.quote(label), in.quoteList(q.Options, "or"))
-		if in.japanese {
-			q.Text = fmt.Sprintf("%sは%sのどれにしますか？", in.quote(label), in.quoteList(q.Options, ""))
-		}
+		q.Text = in.say("Which %s should it be: %s?", "%sは%sのどれにしますか？", label, in.quoteList(q.Options, "or"))
 	case f.typ == "boolean":
 		q.Type, q.Options, q.Default = askonce.QuestionConfirm, []string{"yes", "no"}, "no"
-		q.Text = fmt.Sprintf("Should %s be on?", in.quote(label))
-		if in.japanese {
-			q.Text = fmt.Sprintf("%sを有効にしますか？", in.quote(label))
-		}
+		q.Text = in.say("Should %s be on?", "%sを有効にしますか？", label)
 	default:
 		q.Type = askonce.QuestionFreeText
-		q.Text = fmt.Sprintf("What should %s be?", in.quote(label))
-		if in.japanese {
-			q.Text = fmt.Sprintf("%sは何にしますか？", in.quote(label))
-		}
+		q.Text = in.say("What should %s be?", "%sは何にしますか？", label)
 	}
 	return q
 }

@@ -12,6 +12,7 @@ const (
 	envSchema    = `{"type": "object", "required": ["environment"], "properties": {"environment": {"enum": ["staging", "production"]}}}`
 	oneOfSchema  = `{"type": "object", "required": ["size"], "properties": {"size": {"oneOf": [{"const": "small"}, {"const": "large"}]}}}`
 	dryRunSchema = `{"type": "object", "required": ["dryRun"], "properties": {"dryRun": {"type": "boolean"}}}`
+	notifySchema = `{"type": "object", "required": ["notify"], "properties": {"notify": {"type": "boolean"}}}`
 	ownerSchema  = `{"type": "object", "required": ["owner"], "properties": {"owner": {"type": "string", "minLength": 1}}}`
 	closedSchema = `{"type": "object", "additionalProperties": false, "required": ["goal", "replicas"],
 		"properties": {"goal": {"type": "string"}, "replicas": {"type": "integer", "minimum": 1}}}`
@@ -31,6 +32,13 @@ func TestSpecSchemaAsksForARequiredFieldTheGoalLeavesOpen(t *testing.T) {
 		{goal: "ship the release to production", schema: envSchema},
 		{goal: "ship the release", schema: envSchema, answer: "prod"},
 		{goal: "migrate the users", schema: dryRunSchema, answer: "yes"},
+		{goal: "deploy the api, no dry run", schema: dryRunSchema},
+		{goal: "run the migration as a dry run first", schema: dryRunSchema},
+		{goal: "publish the release without notifying subscribers", schema: notifySchema},
+		{goal: "rotate the keys; do not send a notification", schema: notifySchema},
+		{goal: "publish the release and notify the mailing list", schema: notifySchema},
+		{goal: "publish the release", schema: notifySchema, options: asks("yes", "no")},
+		{goal: "publish the notes", schema: notifySchema, options: asks("yes", "no")},
 		{goal: "triage the bug, owner: Priya", schema: ownerSchema},
 		{goal: "triage the bug", schema: ownerSchema, answer: "Priya"},
 		{goal: "scale the service to replicas 3", schema: closedSchema},
@@ -58,6 +66,11 @@ func TestSpecSchemaPlanValidatesAgainstTheSchema(t *testing.T) {
 		{envSchema, "ship the release", "", askonce.FallbackDirective, "environment", "staging"},
 		{oneOfSchema, "make the icon", "large", "", "size", "large"},
 		{dryRunSchema, "migrate the users", "no", "", "dryRun", false},
+		{dryRunSchema, "deploy the api, no dry run", "", "", "dryRun", false},
+		{dryRunSchema, "run the migration as a dry run first", "", "", "dryRun", true},
+		{notifySchema, "publish the release without notifying subscribers", "", "", "notify", false},
+		{notifySchema, "rotate the keys; do not send a notification", "", "", "notify", false},
+		{notifySchema, "publish the release and notify the mailing list", "", "", "notify", true},
 		{ownerSchema, "triage the bug", "Priya Patel", "", "owner", "Priya Patel"},
 		{closedSchema, "scale the service", "3", "", "replicas", float64(3)},
 		{closedSchema, "scale the service to replicas 5", "", "", "replicas", float64(5)},

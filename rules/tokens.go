@@ -158,35 +158,13 @@ func (c *compiled) phraseAt(toks []token, i int, f flag) int {
 // content reports whether t carries meaning: it has a letter and is not a
 // stop word.
 func content(t *token) bool {
-	if t.e.has(fStop) {
-		return false
-	}
-	for _, r := range t.Text {
-		if unicode.IsLetter(r) {
-			return true
-		}
-	}
-	return false
+	return !t.e.has(fStop) && strings.IndexFunc(t.Text, unicode.IsLetter) >= 0
 }
 
 // countWords counts runs of letters and digits: the rules interpreter's
 // stand-in for tokens in Usage.
 func countWords[T string | []byte](b T) int64 {
-	var n int64
-	in := false
-	for i := 0; i < len(b); {
-		r, size := rune(b[i]), 1
-		if r >= utf8.RuneSelf {
-			r, size = utf8.DecodeRuneInString(string(b[i:min(i+utf8.UTFMax, len(b))]))
-		}
-		w := lex.IsWordRune(r)
-		i += size
-		if w && !in {
-			n++
-		}
-		in = w
-	}
-	return n
+	return int64(len(strings.FieldsFunc(string(b), func(r rune) bool { return !lex.IsWordRune(r) })))
 }
 
 // command is one imperative command of a text: its main verb at
@@ -303,15 +281,7 @@ func negatedClause(toks []token, i int) bool {
 // number reports whether s is a number (15, 2.5, 10%).
 func number(s string) bool {
 	s = strings.TrimSuffix(s, "%")
-	if s == "" {
-		return false
-	}
-	for _, r := range s {
-		if (r < '0' || r > '9') && r != '.' && r != ',' {
-			return false
-		}
-	}
-	return true
+	return s != "" && strings.Trim(s, "0123456789.,") == ""
 }
 
 // mostlyJapanese reports whether most of s is written in Japanese: its
@@ -319,21 +289,12 @@ func number(s string) bool {
 // character in English text keeps the question English, and a Japanese
 // sentence naming a file (notes.mdを削除して) stays Japanese.
 func mostlyJapanese(s string) bool {
-	ja, other := 0, 0
-	in := false
+	ja := 0
 	for _, r := range s {
-		switch {
-		case lex.ScriptOf(r) != lex.ScriptOther:
+		if lex.ScriptOf(r) != lex.ScriptOther {
 			ja++
-			in = false
-		case lex.IsWordRune(r):
-			if !in {
-				other++
-			}
-			in = true
-		default:
-			in = false
 		}
 	}
+	other := len(strings.FieldsFunc(s, func(r rune) bool { return !lex.IsWordRune(r) || lex.ScriptOf(r) != lex.ScriptOther }))
 	return ja >= 2 && ja >= 2*other
 }

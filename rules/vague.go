@@ -9,13 +9,9 @@ import (
 // vagueness is the vague detector's result: whether the goal says too
 // little to plan, and how the plan makes up for it.
 type vagueness struct {
-	useAnswer   bool // the goal was vague and the answer says what to do
-	q           *askonce.Question
-	assumptions []string
+	useAnswer bool // the goal was vague and the answer says what to do
+	asked
 }
-
-func (v *vagueness) open() *askonce.Question { return v.q }
-func (v *vagueness) assumed() []string       { return v.assumptions }
 
 // detectVague finds a request that does not say what to act on: its verb
 // has no object or only a placeholder ("fix it", "make it better", "do the
@@ -71,16 +67,11 @@ func vagueText(in *input) string {
 		}
 	}
 	switch {
-	case g == "" && in.japanese:
-		return "何をすればよいですか？目的を具体的に教えてください。"
 	case g == "":
-		return "What should be done? Please describe the goal."
-	case in.japanese && placeholder != "":
-		return fmt.Sprintf("%sの%sは何を指しますか？対象と、どうしたいかを教えてください。", in.quote(g), in.quote(placeholder))
-	case in.japanese:
-		return fmt.Sprintf("%sだけでは対象が分かりません。具体的に何をしますか？", in.quote(g))
+		return in.say("What should be done? Please describe the goal.", "何をすればよいですか？目的を具体的に教えてください。")
 	case placeholder != "":
-		return fmt.Sprintf("What does %s in %s refer to? Please name what to work on and what should change.", in.quote(placeholder), in.quote(g))
+		return in.say("What does %[2]s in %[1]s refer to? Please name what to work on and what should change.",
+			"%sの%sは何を指しますか？対象と、どうしたいかを教えてください。", in.quote(g), in.quote(placeholder))
 	}
-	return fmt.Sprintf("The goal %s does not say what to act on. What exactly should be done?", in.quote(g))
+	return in.say("The goal %s does not say what to act on. What exactly should be done?", "%sだけでは対象が分かりません。具体的に何をしますか？", in.quote(g))
 }
