@@ -7,6 +7,7 @@
 //	askonce repl       one goal per line in one session
 //	askonce jobs       list, show, answer, cancel jobs and follow their events
 //	askonce eval       measure an interpreter on labelled goals
+//	askonce health     check a running server's /healthz (the container's health check)
 //	askonce version    print the module version and VCS revision
 //
 // Every command takes --help.
@@ -38,6 +39,7 @@ Usage:
   askonce jobs COMMAND        list, show, answer, cancel, decline jobs; events
   askonce mcp [flags]         serve the MCP tools over stdio (docs/mcp.md)
   askonce eval [flags] FILE   measure an interpreter on labelled goals (JSONL)
+  askonce health [flags]      check a running server's /healthz (exit 0 when healthy)
   askonce version             the module version and VCS revision of this binary
   askonce help [command]      this text, or a command's flags
 
@@ -75,6 +77,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return jobs(ctx, rest, getenv, stdin, terminalSafe(stdout), terminalSafe(stderr))
 	case "eval":
 		return evalCommand(ctx, rest, getenv, terminalSafe(stdout), terminalSafe(stderr))
+	case "health":
+		err = health(ctx, rest, getenv, stdout, stderr)
 	case "version", "--version":
 		fmt.Fprint(stdout, version())
 		return 0
