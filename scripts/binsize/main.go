@@ -6,9 +6,10 @@
 //
 // Each symbol (code, read-only data, data, type descriptors) counts for
 // the module whose package it names; the function table (.gopclntab) is
-// shared out in proportion to each module's code. What is left (the ELF
-// headers, symbol and debug sections a release build strips) is not
-// shown. docs/deploy.md records the output for a release.
+// shared out in proportion to each module's code. Bytes of the loaded
+// sections no sized symbol covers are shown as one line; the symbol and
+// debug sections a release build strips are not counted. docs/deploy.md
+// records the output for a release.
 package main
 
 import (
@@ -106,8 +107,15 @@ func run(path string) error {
 		}
 		fmt.Printf("%-58s %8.2f %8.2f %8.2f\n", sh.module, mb(size(sh)), mb(sh.text), mb(sh.data))
 	}
+	var loaded int64
+	for _, sec := range f.Sections {
+		if sec.Flags&elf.SHF_ALLOC != 0 && sec.Type != elf.SHT_NOBITS {
+			loaded += int64(sec.Size)
+		}
+	}
 	fmt.Printf("%-58s %8.2f\n", "(modules under 0.1 MB)", mb(total-sumBig(list, size)))
-	fmt.Printf("%-58s %8.2f  (of %.2f MB on disk; the rest is symbols and debug info, which -s -w strip)\n", "total", mb(total), mb(st.Size()))
+	fmt.Printf("%-58s %8.2f\n", "(no symbol: merged strings, unsized data, padding)", mb(loaded-total))
+	fmt.Printf("%-58s %8.2f  (of %.2f MB on disk; the rest is the symbols and debug info -s -w strip)\n", "loaded sections", mb(loaded), mb(st.Size()))
 	return nil
 }
 
