@@ -12,14 +12,15 @@
 # flags, e.g. "podman --runtime /usr/sbin/runc --cgroup-manager=cgroupfs".
 # CA_BUNDLE names the CA certificates (default /etc/ssl/certs/ca-certificates.crt).
 set -euo pipefail
+start=$PWD
 cd "$(dirname "$0")/.."
 
-usage() { sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; }
 version="" binary="" tag="" arch=""
 while getopts "v:b:t:a:h" opt; do
   case $opt in
     v) version=$OPTARG ;;
-    b) binary=$OPTARG ;;
+    b) binary=$OPTARG; [[ $binary = /* ]] || binary="$start/$binary" ;;
     t) tag=$OPTARG ;;
     a) arch=$OPTARG ;;
     h) usage; exit 0 ;;
