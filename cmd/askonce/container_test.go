@@ -24,26 +24,10 @@ var podman = []string{"podman", "--runtime", "/usr/sbin/runc", "--cgroup-manager
 // passes. Outside CI the test skips when Podman is missing; in CI (CI
 // set) that fails: .ci/run installs it.
 func TestContainer_ImageServesHealthzAsANonRootUser(t *testing.T) {
-	if _, err := exec.LookPath("podman"); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("podman is not installed: .ci/run installs it (CI never skips)")
-		}
-		t.Skip("skipping: podman is not installed (apt-get install podman runc; .ci/run does)")
-	}
+	requirePodman(t)
 	t.Parallel()
-	bin, version := staticBinary(t)
-	var b [6]byte
-	rand.Read(b[:])
-	name := "askonce-test-" + hex.EncodeToString(b[:])
-	tag := "localhost/" + name + ":" + version
-
-	build := exec.Command("scripts/container.sh", "-b", bin, "-v", version, "-t", tag, "-a", "amd64")
-	build.Dir = filepath.Join("..", "..")
-	build.Env = append(os.Environ(), "CONTAINER_ENGINE="+strings.Join(podman, " "))
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("scripts/container.sh: %v\n%s", err, out)
-	}
-	t.Cleanup(func() { pod(t, "rmi", "-f", tag) })
+	tag, version := buildImage(t)
+	name := strings.TrimPrefix(strings.Split(tag, ":")[0], "localhost/")
 
 	var cfg []struct {
 		// Podman shows a Docker-format image's health check here,
@@ -76,28 +60,8 @@ func TestContainer_ImageServesHealthzAsANonRootUser(t *testing.T) {
 	// points the image's health check at it). The health check runs on
 	// demand below, not from a systemd timer this machine lacks.
 	addr := freePort(t)
-	pod(t, "run", "-d", "--name", name, "--network", "host", "--health-interval", "disable",
-		"-e", "ASKONCE_SERVER=http://"+addr, tag, "serve", "--addr", addr, "--db", "/data/askonce.db")
-	t.Cleanup(func() {
-		if t.Failed() {
-			out, _ := exec.Command(podman[0], append(podman[1:], "logs", name)...).CombinedOutput()
-			t.Logf("container log:\n%s", out)
-		}
-		pod(t, "rm", "-f", "-v", name)
-	})
-	var health struct {
-		OK      bool
-		Version string
-	}
-	within(t, time.Minute, "/healthz 200 from the container", func() bool {
-		resp, err := http.Get("http://" + addr + "/healthz")
-		if err != nil {
-			return false
-		}
-		defer resp.Body.Close()
-		return resp.StatusCode == 200 && json.NewDecoder(resp.Body).Decode(&health) == nil
-	})
-	if !health.OK || health.Version != version {
+	runContainer(t, name, "-e", "ASKONCE_SERVER=http://"+addr, tag, "serve", "--addr", addr, "--db", "/data/askonce.db")
+	if health := waitHealthy(t, "http://"+addr); !health.OK || health.Version != version {
 		t.Errorf("/healthz %+v, want ok and version %s", health, version)
 	}
 	// A job is stored in the volume: /data is writable by the user.
@@ -111,6 +75,68 @@ func TestContainer_ImageServesHealthzAsANonRootUser(t *testing.T) {
 	}
 	// The image's own health check: exit 0 is healthy.
 	pod(t, "healthcheck", "run", name)
+}
+
+// requirePodman skips the test when podman is missing, except in CI.
+func requirePodman(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("podman"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("podman is not installed: .ci/run installs it (CI never skips)")
+		}
+		t.Skip("skipping: podman is not installed (apt-get install podman runc; .ci/run does)")
+	}
+}
+
+// buildImage builds the image with scripts/container.sh under a tag of
+// its own, removed when the test ends, and returns the tag and the
+// version of the binary inside.
+func buildImage(t *testing.T) (tag, version string) {
+	t.Helper()
+	bin, version := staticBinary(t)
+	var b [6]byte
+	rand.Read(b[:])
+	tag = "localhost/askonce-test-" + hex.EncodeToString(b[:]) + ":" + version
+	build := exec.Command("scripts/container.sh", "-b", bin, "-v", version, "-t", tag, "-a", "amd64")
+	build.Dir = filepath.Join("..", "..")
+	build.Env = append(os.Environ(), "CONTAINER_ENGINE="+strings.Join(podman, " "))
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("scripts/container.sh: %v\n%s", err, out)
+	}
+	t.Cleanup(func() { pod(t, "rmi", "-f", tag) })
+	return tag, version
+}
+
+// runContainer starts the image with host networking and removes it
+// (and its anonymous volume) when the test ends, showing its log if the
+// test failed.
+func runContainer(t *testing.T, name string, args ...string) {
+	t.Helper()
+	pod(t, append([]string{"run", "-d", "--name", name, "--network", "host", "--health-interval", "disable"}, args...)...)
+	t.Cleanup(func() {
+		if t.Failed() {
+			out, _ := exec.Command(podman[0], append(podman[1:], "logs", name)...).CombinedOutput()
+			t.Logf("log of %s:\n%s", name, out)
+		}
+		pod(t, "rm", "-f", "-v", name)
+	})
+}
+
+// waitHealthy waits for base's /healthz to answer 200 and returns it.
+func waitHealthy(t *testing.T, base string) (health struct {
+	OK      bool
+	Version string
+}) {
+	t.Helper()
+	within(t, time.Minute, base+"/healthz 200 from the container", func() bool {
+		resp, err := http.Get(base + "/healthz")
+		if err != nil {
+			return false
+		}
+		defer resp.Body.Close()
+		return resp.StatusCode == 200 && json.NewDecoder(resp.Body).Decode(&health) == nil
+	})
+	return health
 }
 
 // staticBinary is the linux/amd64 release binary CI built, or else one
