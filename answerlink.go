@@ -29,10 +29,11 @@ const answerLinkContext = "askonce-answer-link\x00"
 const AnswerTokenLen = 43
 
 // AnswerToken returns the token of the answer link of j's question: set
-// for a pending job (managed or gate) whose question waits for a human,
+// for a pending job (managed or gate) whose question waits for a human
+// and has not expired (Question.Overdue),
 // "" otherwise or when the engine has no LinkSecret.
 func (e *Engine) AnswerToken(j *Job) string {
-	if j == nil || len(e.LinkSecret) == 0 || j.Status != StatusPending || j.ClarificationStatus != ClarificationAsked {
+	if j == nil || len(e.LinkSecret) == 0 || j.Status != StatusPending || j.ClarificationStatus != ClarificationAsked || j.Question.Overdue(e.now()) {
 		return ""
 	}
 	return answerToken(e.LinkSecret, j.TenantID, j.ID)
@@ -46,6 +47,17 @@ func (e *Engine) AnswerURL(base string, j *Job) string {
 		return ""
 	}
 	return strings.TrimSuffix(base, "/") + "/a/" + t
+}
+
+// QuestionURL returns the answer link j's question was given, from j's
+// tenant and id alone, whether or not the question still takes an answer
+// (a dead link's page says what became of it): what a question.asked
+// notification carries, the same on every try. "" without a LinkSecret.
+func (e *Engine) QuestionURL(base string, j *Job) string {
+	if j == nil || len(e.LinkSecret) == 0 {
+		return ""
+	}
+	return strings.TrimSuffix(base, "/") + "/a/" + answerToken(e.LinkSecret, j.TenantID, j.ID)
 }
 
 func answerToken(secret []byte, tenant, id string) string {
@@ -141,7 +153,7 @@ func (e *Engine) liveByToken(ctx context.Context, token string) (*Job, error) {
 		ce.Job = j
 		return nil, ce
 	}
-	if q := j.Question; q != nil && q.ExpiresAt != nil && !e.now().Before(*q.ExpiresAt) {
+	if q := j.Question; q.Overdue(e.now()) {
 		ce := Errorf(ECONFLICT, "this answer link is no longer valid: the question expired at %s", q.ExpiresAt.UTC().Format("2006-01-02 15:04:05 UTC"))
 		ce.Job = j
 		return nil, ce
@@ -155,13 +167,13 @@ func (e *Engine) liveByToken(ctx context.Context, token string) (*Job, error) {
 // left pending, or the question expired) is ECONFLICT carrying the job; an
 // invalid answer is EINVALID with the allowed values.
 func (e *Engine) AnswerByToken(ctx context.Context, token, answer string) (*Job, *Run, error) {
-	return e.startByToken(ctx, token, Answered{Answer: answer, Source: SourceUser})
+	return e.startByToken(ctx, token, Answered{Answer: answer, Source: SourceUser, By: AnswererFrom(ctx)})
 }
 
 // DeclineByToken declines the question an answer link names, as
 // StartDecline does.
 func (e *Engine) DeclineByToken(ctx context.Context, token string) (*Job, *Run, error) {
-	return e.startByToken(ctx, token, Decline{})
+	return e.startByToken(ctx, token, Decline{By: AnswererFrom(ctx)})
 }
 
 // CancelByToken cancels the job an answer link names, while its question

@@ -30,6 +30,9 @@ type CreateRequest struct {
 	// MaxCandidateBytes of visible text.
 	Candidates []string
 	HardCap    HardCap
+	// Notify names who is asked the job's question on Slack and by
+	// email. Nil: the engine's DefaultRecipients.
+	Notify *Recipients
 	// Mode defaults to managed; gate jobs wait for an agent's reports.
 	Mode       Mode
 	SpecSchema json.RawMessage
@@ -79,19 +82,48 @@ func (e *Engine) create(ctx context.Context, req CreateRequest) (*Job, *Interpre
 			return nil, nil, err
 		}
 		if err := e.Store.CreateJob(ctx, c); err != nil {
-			return nil, nil, fmt.Errorf("create job: %w", err)
+			stored, serr := e.committed(ctx, j, err)
+			if serr != nil {
+				return nil, nil, serr
+			}
+			return stored, nil, nil
 		}
 		e.pending.keep(c.Job)
 		e.observe(steps)
 		return c.Job, nil, nil
 	}
 	if err := e.Store.CreateJob(ctx, c); err != nil {
-		return nil, nil, fmt.Errorf("create job: %w", err)
+		stored, serr := e.committed(ctx, j, err)
+		if serr != nil {
+			return nil, nil, serr
+		}
+		j = stored
 	}
 	if j.Mode == ModeGate {
 		return j, nil, nil
 	}
 	return j, &initial, nil
+}
+
+// committed tells a create that failed with err whether it committed
+// after all: a connection that broke during the commit (EUNAVAILABLE)
+// leaves that unknown, and the job, read back, is the answer when it is
+// there. Otherwise it returns err: nothing was acknowledged, and when the
+// store could not say, the error says that the job id tells.
+func (e *Engine) committed(ctx context.Context, j *Job, err error) (*Job, error) {
+	if ErrorCode(err) != EUNAVAILABLE {
+		return nil, fmt.Errorf("create job: %w", err)
+	}
+	stored, gerr := e.Store.GetJob(ctx, j.TenantID, j.ID)
+	switch ErrorCode(gerr) {
+	case "":
+		return stored, nil
+	case ENOTFOUND:
+		return nil, fmt.Errorf("create job: %w", err)
+	}
+	ue := Unavailable(err)
+	ue.Message = fmt.Sprintf("the database cannot be reached; job %s may not have been created: retry with the same Idempotency-Key, or look it up (GET /jobs/%s)", j.ID, j.ID)
+	return nil, ue
 }
 
 // newJob validates req and returns the job it creates, and whether the
@@ -115,6 +147,13 @@ func (e *Engine) newJob(req CreateRequest) (j *Job, mintedSession bool, err erro
 	}
 	if err := ValidateCandidates(req.Candidates); err != nil {
 		return nil, false, err
+	}
+	if err := req.Notify.Validate(); err != nil {
+		return nil, false, err
+	}
+	notify := req.Notify
+	if notify == nil {
+		notify = e.DefaultRecipients
 	}
 	mode := req.Mode
 	switch mode {
@@ -173,6 +212,7 @@ func (e *Engine) newJob(req CreateRequest) (j *Job, mintedSession bool, err erro
 		Files:               slices.Clone(req.Files),
 		Candidates:          slices.Clone(req.Candidates),
 		HardCap:             hc,
+		Notify:              notify.Clone(),
 		SpecSchema:          slices.Clone(req.SpecSchema),
 		Title:               DeriveTitle(goal),
 		Status:              StatusPlanning,

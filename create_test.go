@@ -1,7 +1,10 @@
 package askonce_test
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -75,5 +78,49 @@ func TestCreate_UnusableSpecSchemaIsInvalidBeforeAnyInterpreterRuns(t *testing.T
 	j, err := e.Create(ctx, askonce.CreateRequest{Goal: "make a block", SpecSchema: json.RawMessage(`{"$defs":{"k":{"type":"string"}},"properties":{"kind":{"$ref":"#/$defs/k"}}}`)})
 	if err != nil || j.Status != askonce.StatusSuccess {
 		t.Fatalf("a schema with a local $ref: %v %+v", err, j)
+	}
+}
+
+// brokenCommit is a store whose CreateJob commits and then reports the
+// connection lost (EUNAVAILABLE), as a commit cut off before its reply
+// does; its reads fail while down is set.
+type brokenCommit struct {
+	askonce.Store
+	down bool
+}
+
+func (b *brokenCommit) CreateJob(ctx context.Context, c *askonce.Change) error {
+	if err := b.Store.CreateJob(ctx, c); err != nil {
+		return err
+	}
+	return askonce.Unavailable(errors.New("connection reset by peer"))
+}
+
+func (b *brokenCommit) GetJob(ctx context.Context, tenant, id string) (*askonce.Job, error) {
+	if b.down {
+		return nil, askonce.Unavailable(errors.New("connection refused"))
+	}
+	return b.Store.GetJob(ctx, tenant, id)
+}
+
+// A create whose commit went through although the store reported the
+// connection lost is a success with the stored job, never a failure;
+// when the store cannot tell, the error is EUNAVAILABLE naming the job
+// id, so the caller can look it up.
+func TestCreate_CommittedJobIsNeverReportedAsAFailure(t *testing.T) {
+	t.Parallel()
+	for _, goal := range []string{"hot frozen cheese", "write chapter 1 then review it"} {
+		st := &brokenCommit{Store: openStore(t, filepath.Join(t.TempDir(), "a.db"))}
+		e := &askonce.Engine{Store: st, Interpreter: rulesInterpreter(t)}
+		j, err := e.Create(ctx, askonce.CreateRequest{Goal: goal, SessionID: "s1"})
+		if err != nil || j.ID == "" || j.Status == askonce.StatusPlanning {
+			t.Fatalf("create %q whose commit went through: %+v, %v; want the stored job", goal, j, err)
+		}
+		st.down = true
+		id := "01a21340-0000-7000-8000-000000000001"
+		_, err = e.Create(ctx, askonce.CreateRequest{ID: id, Goal: goal, SessionID: "s2"})
+		if askonce.ErrorCode(err) != askonce.EUNAVAILABLE || !strings.Contains(askonce.ErrorMessage(err), id) {
+			t.Fatalf("create %q while the store cannot say: %v; want unavailable naming the job id", goal, err)
+		}
 	}
 }

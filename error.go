@@ -3,6 +3,7 @@ package askonce
 import (
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Error codes. They are machine-readable, stable, and mapped to HTTP status
@@ -16,6 +17,13 @@ const (
 	// ECONFLICT: the job is not in a state that allows the operation, or a
 	// concurrent change won a compare-and-set. HTTP 409.
 	ECONFLICT = "conflict"
+	// EUNAVAILABLE: the store cannot be reached (its server is down or
+	// restarting, the connection broke, the disk failed); nothing the
+	// caller sent is wrong, and the same request may succeed once the
+	// store is back. HTTP 503 with Retry-After. A change that failed
+	// with it may or may not have committed when the connection broke
+	// during its commit; the job id tells (GET /jobs/{id}).
+	EUNAVAILABLE = "unavailable"
 	// EINTERNAL: anything else; the message is not meant for end users.
 	EINTERNAL = "internal"
 )
@@ -31,9 +39,26 @@ type Error struct {
 	// Job is the job's current state on ECONFLICT, so a caller that lost a
 	// race sees what won.
 	Job *Job
+	// Err is the cause, for logs (an EUNAVAILABLE's connection error);
+	// never shown to the caller.
+	Err error
 }
 
-func (e *Error) Error() string { return fmt.Sprintf("askonce: %s: %s", e.Code, e.Message) }
+func (e *Error) Error() string {
+	if e.Err != nil {
+		return fmt.Sprintf("askonce: %s: %s: %v", e.Code, e.Message, e.Err)
+	}
+	return fmt.Sprintf("askonce: %s: %s", e.Code, e.Message)
+}
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Unavailable returns the EUNAVAILABLE of a store that could not be
+// reached, err its cause: what a store returns for a connection error.
+func Unavailable(err error) *Error {
+	return &Error{Code: EUNAVAILABLE, Message: "the database cannot be reached; retry shortly", Err: err}
+}
 
 // Errorf returns an *Error with the given code and a formatted message.
 func Errorf(code, format string, args ...any) *Error {
@@ -74,5 +99,13 @@ func conflict(j *Job, op string) *Error {
 	e := Errorf(ECONFLICT, "cannot %s job %s: status is %s, clarification is %s", op, j.ID, j.Status, j.ClarificationStatus)
 	cp := j.Clone()
 	e.Job = cp
+	return e
+}
+
+// expired builds the ECONFLICT returned when op answers job j after its
+// question expired.
+func expired(j *Job, op string) *Error {
+	e := Errorf(ECONFLICT, "cannot %s job %s: its question expired at %s", op, j.ID, j.Question.ExpiresAt.UTC().Format(time.RFC3339))
+	e.Job = j.Clone()
 	return e
 }

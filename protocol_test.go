@@ -527,3 +527,29 @@ func TestRule3_EffectsCarryTheHardCapOutcomeAndThePreviousStatus(t *testing.T) {
 		t.Fatalf("decline: HardCap %q, events %v", fx.HardCap, eventTypes(fx))
 	}
 }
+
+// Rule 15: an answer or a decline that arrives at or after the question's
+// expiresAt is refused by Step itself, at the instant of the answer, not
+// at the next sweep: ECONFLICT carrying the unchanged job. One
+// nanosecond before, both are taken.
+func TestRule15_AnswerAfterExpiresAtIsRefusedWhenItArrives(t *testing.T) {
+	t.Parallel()
+	for _, in := range []Input{Answered{Answer: "hot"}, Answered{Answer: "hot", Source: SourceUser}, Decline{}} {
+		for _, mode := range []Mode{ModeManaged, ModeGate} {
+			q := tempQuestion()
+			at := t0.Add(time.Hour)
+			q.ExpiresAt = &at
+			j, _ := mustStep(t, planningJob(mode), Asked{Question: q})
+			for _, now := range []time.Time{at, at.Add(time.Minute)} {
+				next, fx, err := Step(j, in, now)
+				checkConflict(t, j, j.Clone(), next, fx, err)
+				if err != nil && !strings.Contains(err.Error(), "expired") {
+					t.Errorf("%T at %s: %v; want a message that says the question expired", in, now.Sub(at), err)
+				}
+			}
+			if _, _, err := Step(j, in, at.Add(-time.Nanosecond)); err != nil {
+				t.Errorf("%T (%s) a nanosecond before expiresAt: %v", in, mode, err)
+			}
+		}
+	}
+}

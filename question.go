@@ -74,6 +74,13 @@ type Question struct {
 	Cosmetic bool `json:"cosmetic,omitempty"`
 }
 
+// Overdue reports whether q has expired at now: at and after its
+// ExpiresAt (never, without one). An overdue question takes no answer on
+// any channel, whether or not the sweep has expired its job yet.
+func (q *Question) Overdue(now time.Time) bool {
+	return q != nil && q.ExpiresAt != nil && !now.Before(*q.ExpiresAt)
+}
+
 // Clone returns a deep copy of q.
 func (q Question) Clone() Question {
 	q.Options = slices.Clone(q.Options)

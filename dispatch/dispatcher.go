@@ -122,11 +122,18 @@ type Config struct {
 	// client, retried like builder deliveries (MaxAttempts, Backoff). Nil:
 	// Notify queues nothing.
 	Notify *Webhook
-	// AnswerURL returns the answer link of a pending job for the
-	// question.asked payload: the server's public URL joined to
-	// askonce.Engine.AnswerToken, computed when the notification is sent
-	// so that no token is ever stored. Nil or "": no answerUrl.
+	// AnswerURL returns the answer link of the question a job asked, for
+	// the question.asked payload, from the job's tenant and id alone
+	// (askonce.Engine.QuestionURL): the same on every try, whether or not
+	// the question still takes an answer. It is computed when the
+	// notification is sent so that no token is ever stored. Nil or "": no
+	// answerUrl.
 	AnswerURL func(*askonce.Job) string
+	// Channels reach the people a job names (askonce.Job.Notify) on
+	// the same River client: their jobs are queued with question
+	// notifications, in the transaction that asks or resolves, even
+	// when Notify is nil (see Channel).
+	Channels []Channel
 
 	// testOnly makes River skip its production start-up jitter.
 	testOnly bool
@@ -173,7 +180,7 @@ func New(ctx context.Context, cfg Config) (*Dispatcher, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	d := &Dispatcher{cfg: cfg, log: log}
-	if cfg.Builder == nil && cfg.Notify == nil {
+	if cfg.Builder == nil && cfg.Notify == nil && len(cfg.Channels) == 0 {
 		return d, nil
 	}
 	if (cfg.DB == nil) == (cfg.Pool == nil) {
@@ -206,6 +213,12 @@ func New(ctx context.Context, cfg Config) (*Dispatcher, error) {
 			return nil, fmt.Errorf("dispatch: %w", err)
 		}
 		queues[notifyQueue] = river.QueueConfig{MaxWorkers: d.cfg.Concurrency}
+	}
+	for _, ch := range cfg.Channels {
+		if err := ch.Register(workers); err != nil {
+			return nil, fmt.Errorf("dispatch: %w", err)
+		}
+		queues[ch.Queue()] = river.QueueConfig{MaxWorkers: d.cfg.Concurrency}
 	}
 	cooldown := min(river.FetchCooldownDefault, d.cfg.PollInterval)
 	rc := &river.Config{
@@ -399,6 +412,12 @@ type args struct {
 
 func (args) Kind() string { return jobKind }
 
+// succeededAt is a builder whose delivery says when the job succeeded
+// (the Webhook's payload timestamp).
+type succeededAt interface {
+	deliverAt(ctx context.Context, job *askonce.Job, at time.Time) error
+}
+
 // worker runs deliveries.
 type worker struct {
 	river.WorkerDefaults[args]
@@ -436,7 +455,14 @@ func (w *worker) Work(ctx context.Context, rj *river.Job[args]) (err error) {
 	}
 
 	start := time.Now()
-	derr := d.cfg.Builder.Deliver(ctx, j)
+	var derr error
+	if at, ok := d.cfg.Builder.(succeededAt); ok {
+		// Queued in the success transaction: when the job succeeded,
+		// the same on every try.
+		derr = at.deliverAt(ctx, j, rj.CreatedAt)
+	} else {
+		derr = d.cfg.Builder.Deliver(ctx, j)
+	}
 	took := time.Since(start)
 	if derr != nil && errors.Is(ctx.Err(), context.Canceled) {
 		// Interrupted by a stop: River makes the job available again

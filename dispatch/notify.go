@@ -74,6 +74,10 @@ type ResolvedEvent struct {
 	ClarificationStatus askonce.ClarificationStatus `json:"clarificationStatus"`
 	Source              askonce.Source              `json:"source,omitempty"`
 	At                  time.Time                   `json:"at"`
+	// AnsweredVia and AnsweredBy are who answered or declined
+	// (askonce.Job.AnsweredVia, AnsweredBy), when a person did.
+	AnsweredVia string `json:"answeredVia,omitempty"`
+	AnsweredBy  string `json:"answeredBy,omitempty"`
 }
 
 // notifyArgs is a River job: one question notification. Only the tenant,
@@ -87,9 +91,19 @@ type notifyArgs struct {
 	ClarificationStatus askonce.ClarificationStatus `json:"clarificationStatus"`
 	Source              askonce.Source              `json:"source,omitempty"`
 	At                  time.Time                   `json:"at"`
+	// SessionID, Title and Question are question.asked's, as the job
+	// asked: the payload is made from them on every try, so that every
+	// try sends the same bytes. Question is nil in notifications queued
+	// by an askonce that did not keep them; those read the job.
+	SessionID string            `json:"sessionId,omitempty"`
+	Title     string            `json:"title,omitempty"`
+	Question  *NotifiedQuestion `json:"question,omitempty"`
 	// Trace is the W3C trace context of the transaction that queued
 	// the notification (see args.Trace).
 	Trace map[string]string `json:"trace,omitempty"`
+	// AnsweredVia and AnsweredBy are the job's, for question.resolved.
+	AnsweredVia string `json:"answeredVia,omitempty"`
+	AnsweredBy  string `json:"answeredBy,omitempty"`
 }
 
 func (notifyArgs) Kind() string { return notifyKind }
@@ -114,6 +128,9 @@ func (d *Dispatcher) notify(ctx context.Context, tx any, job *askonce.Job, ev as
 	if d == nil {
 		return errors.New("dispatch: no dispatcher yet")
 	}
+	if err := d.queueChannels(ctx, tx, job, ev); err != nil {
+		return err
+	}
 	if d.cfg.Notify == nil {
 		return nil
 	}
@@ -121,6 +138,12 @@ func (d *Dispatcher) notify(ctx context.Context, tx any, job *askonce.Job, ev as
 		TenantID: job.TenantID, JobID: job.ID, Event: ev,
 		Status: job.Status, ClarificationStatus: job.ClarificationStatus, Source: job.AnswerSource,
 		At: job.UpdatedAt.UTC(), Trace: tracing.Carrier(ctx),
+		AnsweredVia: job.AnsweredVia, AnsweredBy: job.AnsweredBy,
+	}
+	if q := job.Question; ev == askonce.QuestionAsked && q != nil {
+		a.SessionID, a.Title = job.SessionID, job.Title
+		a.Question = &NotifiedQuestion{Text: q.Text, Type: q.Type, Options: q.Options,
+			Default: q.Default, AllowOther: q.AllowOther, ExpiresAt: q.ExpiresAt}
 	}
 	_, err := d.insertTx(ctx, tx, a, &river.InsertOpts{
 		Queue: notifyQueue, MaxAttempts: d.cfg.MaxAttempts, UniqueOpts: uniqueForever,
@@ -175,15 +198,30 @@ func (w *notifyWorker) Work(ctx context.Context, rj *river.Job[notifyArgs]) (err
 	return nil
 }
 
-// body renders the event. question.asked reads the job for its question
-// and, while it is pending, its answer link.
+// body renders the event from what was queued, the same bytes on every
+// try: question.asked carries the question as asked and the answer link
+// derived from the job's id (AnswerURL), live or not by the time it is
+// sent.
 func (w *notifyWorker) body(ctx context.Context, a notifyArgs) ([]byte, error) {
 	if a.Event == askonce.QuestionResolved {
 		return json.Marshal(ResolvedEvent{
 			Type: string(a.Event), JobID: a.JobID, Status: a.Status,
 			ClarificationStatus: a.ClarificationStatus, Source: a.Source, At: a.At,
+			AnsweredVia: a.AnsweredVia, AnsweredBy: a.AnsweredBy,
 		})
 	}
+	if a.Question != nil {
+		ev := AskedEvent{
+			Type: string(a.Event), JobID: a.JobID, TenantID: a.TenantID, SessionID: a.SessionID,
+			Title: a.Title, Question: *a.Question, At: a.At,
+		}
+		if w.d.cfg.AnswerURL != nil {
+			ev.AnswerURL = w.d.cfg.AnswerURL(&askonce.Job{TenantID: a.TenantID, ID: a.JobID})
+		}
+		return json.Marshal(ev)
+	}
+	// Queued without the question: the job tells it, and the link while
+	// the question waits.
 	j, err := w.d.cfg.Store.GetJob(ctx, a.TenantID, a.JobID)
 	if err != nil {
 		return nil, err
@@ -196,7 +234,7 @@ func (w *notifyWorker) body(ctx context.Context, a notifyArgs) ([]byte, error) {
 		ev.Question = NotifiedQuestion{Text: q.Text, Type: q.Type, Options: q.Options,
 			Default: q.Default, AllowOther: q.AllowOther, ExpiresAt: q.ExpiresAt}
 	}
-	if w.d.cfg.AnswerURL != nil {
+	if w.d.cfg.AnswerURL != nil && j.Status == askonce.StatusPending {
 		ev.AnswerURL = w.d.cfg.AnswerURL(j)
 	}
 	return json.Marshal(ev)

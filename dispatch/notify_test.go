@@ -43,7 +43,7 @@ func openNotifyStack(t *testing.T, path, url string) *stack {
 	s.eng = &askonce.Engine{Store: s.st, Interpreter: asker{}, LinkSecret: s.st.LinkSecret()}
 	cfg := testConfig(nil)
 	cfg.Notify = &Webhook{URL: url, Secret: secret}
-	cfg.AnswerURL = func(j *askonce.Job) string { return s.eng.AnswerURL(linkBase, j) }
+	cfg.AnswerURL = func(j *askonce.Job) string { return s.eng.QuestionURL(linkBase, j) }
 	cfg.DB, cfg.Store = s.st.WriteDB(), s.st
 	if s.d, err = New(ctx, cfg); err != nil {
 		s.st.Close()

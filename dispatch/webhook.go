@@ -55,17 +55,42 @@ var (
 )
 
 // Envelope is the body of a webhook: a Standard Webhooks payload whose data
-// is the job as GET /jobs/{id} shows it, plan included.
+// is the job as GET /jobs/{id} shows it, plan included, less what changes
+// from one try to the next (version, updatedAt, dispatchStatus,
+// deliveryAttempts, deliveryError): every try of a delivery sends the same
+// bytes under the same webhook-id. Timestamp is when the job succeeded
+// (its delivery was queued), the same on every try too.
 type Envelope struct {
 	Type      string       `json:"type"`
 	Timestamp time.Time    `json:"timestamp"`
 	Data      *askonce.Job `json:"data"`
 }
 
+// sentEnvelope is an Envelope as it is sent: its job without the fields a
+// try changes.
+type sentEnvelope struct {
+	Type      string    `json:"type"`
+	Timestamp time.Time `json:"timestamp"`
+	Data      sentJob   `json:"data"`
+}
+
+// sentJob is a job less its delivery bookkeeping. Each field here, always
+// nil, shadows the job's field of the same JSON name, and omitempty drops
+// it.
+type sentJob struct {
+	*askonce.Job
+	Version          *struct{} `json:"version,omitempty"`
+	UpdatedAt        *struct{} `json:"updatedAt,omitempty"`
+	Dispatch         *struct{} `json:"dispatchStatus,omitempty"`
+	DeliveryAttempts *struct{} `json:"deliveryAttempts,omitempty"`
+	DeliveryError    *struct{} `json:"deliveryError,omitempty"`
+}
+
 // Webhook delivers a job by POSTing it as JSON (an [Envelope]) to URL
 // with Standard Webhooks headers: webhook-id is the job id (the same on
-// every retry, so receivers can deduplicate), webhook-timestamp the unix
-// seconds of the try, and webhook-signature its [Sign]ature with Secret.
+// every retry, with the same body, so receivers can deduplicate),
+// webhook-timestamp the unix seconds of the try, and webhook-signature
+// its [Sign]ature with Secret.
 // A 2xx response is a delivery; any other status, a redirect, or a network
 // error is a failed try.
 type Webhook struct {
@@ -93,14 +118,20 @@ var defaultWebhookClient = &http.Client{
 // Name is "webhook".
 func (w *Webhook) Name() string { return "webhook" }
 
-// Deliver POSTs job to w.URL once.
+// Deliver POSTs job to w.URL once, as succeeded now. The dispatcher's
+// tries give the time the job succeeded instead (deliverAt).
 func (w *Webhook) Deliver(ctx context.Context, job *askonce.Job) error {
-	ts := w.now()
-	body, err := json.Marshal(Envelope{Type: EventJobSucceeded, Timestamp: ts, Data: job})
+	return w.deliverAt(ctx, job, w.now())
+}
+
+// deliverAt POSTs job to w.URL once, as succeeded at: given the same job
+// content and time, every try sends the same body.
+func (w *Webhook) deliverAt(ctx context.Context, job *askonce.Job, at time.Time) error {
+	body, err := json.Marshal(sentEnvelope{Type: EventJobSucceeded, Timestamp: at.UTC(), Data: sentJob{Job: job}})
 	if err != nil {
 		return fmt.Errorf("webhook: encode job: %w", err)
 	}
-	return w.post(ctx, job.ID, ts, body)
+	return w.post(ctx, job.ID, w.now(), body)
 }
 
 // now is the timestamp of a try, in whole seconds.

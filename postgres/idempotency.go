@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/askonce/askonce"
@@ -106,7 +105,7 @@ func (s *Store) ClaimIdempotencyKey(ctx context.Context, rec *server.Idempotency
 		return nil
 	})
 	if err != nil {
-		return nil, false, fmt.Errorf("claim idempotency key: %w", err)
+		return nil, false, wrap(err, "claim idempotency key")
 	}
 	if stored == nil {
 		rec.Status, rec.Body, rec.CreatedAt = 0, nil, micro(now)

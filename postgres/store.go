@@ -442,7 +442,7 @@ func (s *Store) JobByAnswerLink(ctx context.Context, hash []byte) (*askonce.Job,
 		return nil, askonce.Errorf(askonce.ENOTFOUND, "no such answer link")
 	}
 	if err != nil {
-		return nil, fmt.Errorf("find answer link: %w", err)
+		return nil, wrap(err, "find answer link")
 	}
 	return j, nil
 }
@@ -572,12 +572,8 @@ func (s *Store) History(ctx context.Context, tenant, session string) ([]askonce.
 	return out, nil
 }
 
-// ListJobs returns one page of the tenant's jobs, newest first (by
-// CreatedAt, then ID). The cursor is the position of the previous page's
-// last job, so pages neither skip nor repeat jobs created meanwhile. A
-// cursor this store did not make is EINVALID.
-func (s *Store) ListJobs(ctx context.Context, tenant string, f askonce.JobFilter) (*askonce.JobPage, error) {
-	limit := f.PageLimit()
+// listQuery is the ListJobs query for f and its arguments.
+func listQuery(tenant string, f askonce.JobFilter) (string, []any, error) {
 	var q strings.Builder
 	q.WriteString("SELECT " + jobColumns + jobFrom + " WHERE j.tenant_id = $1")
 	args := []any{tenant}
@@ -587,10 +583,7 @@ func (s *Store) ListJobs(ctx context.Context, tenant string, f askonce.JobFilter
 	}
 	if f.Status != "" {
 		q.WriteString(" AND j.status = " + arg(string(f.Status)))
-		if f.Status == askonce.StatusPlanning || f.Status == askonce.StatusPending {
-			// Lets the planner use the partial index jobs_active (migration 00003).
-			q.WriteString(" AND j.status IN ('planning', 'pending')")
-		}
+		q.WriteString(statusIndexWhere(f.Status))
 	}
 	if f.SessionID != "" {
 		q.WriteString(" AND j.session_id = " + arg(f.SessionID))
@@ -598,12 +591,40 @@ func (s *Store) ListJobs(ctx context.Context, tenant string, f askonce.JobFilter
 	if f.Cursor != "" {
 		at, id, ok := decodeCursor(f.Cursor)
 		if !ok {
-			return nil, askonce.Errorf(askonce.EINVALID, "cursor %q is not a cursor of this list", f.Cursor)
+			return "", nil, askonce.Errorf(askonce.EINVALID, "cursor %q is not a cursor of this list", f.Cursor)
 		}
 		q.WriteString(" AND (j.created_at, j.id) < (" + arg(time.Unix(0, at).UTC()) + ", " + arg(id) + ")")
 	}
-	q.WriteString(" ORDER BY j.created_at DESC, j.id DESC LIMIT " + arg(limit+1))
-	jobs, err := queryAll(ctx, s, scanJob, q.String(), args...)
+	q.WriteString(" ORDER BY j.created_at DESC, j.id DESC LIMIT " + arg(f.PageLimit()+1))
+	return q.String(), args, nil
+}
+
+// statusIndexWhere repeats the WHERE of the partial index that holds the
+// jobs of a status, so that the planner uses it even in a generic plan:
+// jobs_active (migration 00003) for the statuses in progress, jobs_ended
+// and jobs_ended_by_session (00005) for those few jobs end in. Success,
+// nearly every job's, is read through jobs_by_tenant.
+func statusIndexWhere(st askonce.Status) string {
+	switch st {
+	case askonce.StatusPlanning, askonce.StatusPending:
+		return " AND j.status IN ('planning', 'pending')"
+	case askonce.StatusValidationError, askonce.StatusFailed, askonce.StatusCancelled, askonce.StatusExpired:
+		return " AND j.status IN ('validation_error', 'failed', 'cancelled', 'expired')"
+	}
+	return ""
+}
+
+// ListJobs returns one page of the tenant's jobs, newest first (by
+// CreatedAt, then ID). The cursor is the position of the previous page's
+// last job, so pages neither skip nor repeat jobs created meanwhile. A
+// cursor this store did not make is EINVALID.
+func (s *Store) ListJobs(ctx context.Context, tenant string, f askonce.JobFilter) (*askonce.JobPage, error) {
+	limit := f.PageLimit()
+	q, args, err := listQuery(tenant, f)
+	if err != nil {
+		return nil, err
+	}
+	jobs, err := queryAll(ctx, s, scanJob, q, args...)
 	if err != nil {
 		return nil, wrap(err, "list jobs")
 	}
@@ -646,7 +667,7 @@ func (s *Store) DueQuestions(ctx context.Context, now time.Time, limit int) ([]a
 		AND clarification_expires_at <= $1
 		ORDER BY clarification_expires_at, id LIMIT $2`, now, limit)
 	if err != nil {
-		return nil, fmt.Errorf("due questions: %w", err)
+		return nil, wrap(err, "due questions")
 	}
 	return refs, nil
 }
@@ -663,7 +684,7 @@ func (s *Store) LapsedLeases(ctx context.Context, q askonce.LeaseQuery) ([]askon
 		AND (lease_until <= $1 OR ($2 <> '' AND lease_owner = $2))
 		ORDER BY lease_until, id LIMIT $3`, q.Now, q.Owner, lim)
 	if err != nil {
-		return nil, fmt.Errorf("lapsed leases: %w", err)
+		return nil, wrap(err, "lapsed leases")
 	}
 	return refs, nil
 }
@@ -683,7 +704,7 @@ func (s *Store) RenewLeases(ctx context.Context, r askonce.LeaseRenewal) (int, e
 		AND (tenant_id, id) IN (SELECT * FROM unnest($3::text[], $4::text[]))`,
 		leaseArg(r.Until), r.Owner, tenants, ids)
 	if err != nil {
-		return 0, fmt.Errorf("renew planning leases: %w", err)
+		return 0, wrap(err, "renew planning leases")
 	}
 	return int(tag.RowsAffected()), nil
 }
@@ -701,7 +722,7 @@ func (s *Store) Lead(ctx context.Context, l askonce.Leadership) (bool, error) {
 		return false, nil
 	}
 	if err != nil {
-		return false, fmt.Errorf("lead %s: %w", l.Name, err)
+		return false, wrap(err, "lead %s", l.Name)
 	}
 	return true, nil
 }
@@ -731,6 +752,9 @@ func wrap(err error, format string, args ...any) error {
 	}
 	if code := pgCode(err); code == badCharacter || code == badJSON {
 		return &askonce.Error{Code: askonce.EINVALID, Message: fmt.Sprintf(format+": %v", append(args, err)...)}
+	}
+	if unreachable(err) {
+		return askonce.Unavailable(fmt.Errorf(format+": %w", append(args, err)...))
 	}
 	return fmt.Errorf(format+": %w", append(args, err)...)
 }

@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"strings"
 	"sync"
@@ -253,5 +254,40 @@ func TestOpenAPIDocuments202OnPlanningRoutes(t *testing.T) {
 	}
 	if obj(obj(obj(obj(paths, "/jobs/{id}/cancel"), "post"), "responses"), "202") != nil {
 		t.Error("cancel documents a 202, but it never plans")
+	}
+}
+
+// slowRules is the rules interpreter without its Fast mark: the create
+// commits first and plans in the background.
+type slowRules struct{ askonce.Interpreter }
+
+// lostAfterCreate is a store that goes away right after a create
+// committed: every later write is EUNAVAILABLE.
+type lostAfterCreate struct{ askonce.Store }
+
+func (lostAfterCreate) UpdateJob(context.Context, *askonce.Change) error {
+	return askonce.Unavailable(errors.New("connection refused"))
+}
+
+func (lostAfterCreate) AddAttempt(context.Context, string, string, askonce.Attempt, askonce.Event) error {
+	return askonce.Unavailable(errors.New("connection refused"))
+}
+
+// A create that committed is never answered as a failure: when planning
+// it cannot be stored (the database went away after the commit), the
+// answer is 202 with the committed job, still planning, which a lease
+// takeover resumes later.
+func TestCreateCommittedButNotPlannedAnswers202NotAFailure(t *testing.T) {
+	t.Parallel()
+	r, err := rules.New(rules.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(t, envOptions{interp: slowRules{r}, config: func(c *server.Config) {
+		c.Engine.Store = lostAfterCreate{c.Engine.Store}
+	}})
+	id := wantAccepted(t, e.do("POST", "/jobs", map[string]any{"goal": "write chapter 1 then review it"}))
+	if j, err := e.store.GetJob(context.Background(), askonce.DefaultTenant, id); err != nil || j.Status != askonce.StatusPlanning {
+		t.Fatalf("the committed job: %+v, %v; want it stored, planning", j, err)
 	}
 }

@@ -18,8 +18,10 @@ const (
 	CodeUnauthorized        = "unauthorized"
 	CodeMethodNotAllowed    = "method_not_allowed"
 	CodeIdempotencyMismatch = "idempotency_mismatch"
-	CodeUnavailable         = "unavailable"
 	CodeTooManyRequests     = "too_many_requests"
+	// CodeUnavailable is askonce's EUNAVAILABLE, which the server also
+	// answers for a request cancelled or timed out.
+	CodeUnavailable = askonce.EUNAVAILABLE
 )
 
 // ErrorCodes lists every code an error response carries: askonce's own
@@ -31,6 +33,10 @@ var ErrorCodes = []string{
 	CodeMethodNotAllowed, CodeIdempotencyMismatch, CodeUnavailable,
 	CodeTooManyRequests,
 }
+
+// RetryAfter is the Retry-After, in seconds, of every 503: a store that
+// restarts is usually back within seconds.
+const RetryAfter = 2
 
 // requestError is an error the server itself finds in a request, before
 // (or instead of) the engine: malformed JSON, a body over the limit, a
@@ -62,7 +68,9 @@ func badRequest(format string, args ...any) *requestError {
 //	askonce EINVALID             422 invalid (+ allowed)
 //	askonce ENOTFOUND            404 not_found
 //	askonce ECONFLICT            409 conflict (+ job)
+//	askonce EUNAVAILABLE         503 unavailable (store unreachable)
 //	cancelled or timed out       503 unavailable
+//	(every 503 carries Retry-After: RetryAfter seconds)
 //	anything else                500 internal, with a generic message
 //
 // internal reports whether the error is the server's fault, to be logged
@@ -85,6 +93,9 @@ func (s *Server) errorResponse(err error) (status int, body ErrorResponse, inter
 			v := s.viewOf(ae.Job)
 			body.Job = &v
 		}
+	case errors.As(err, &ae) && ae.Code == askonce.EUNAVAILABLE:
+		status, body.Code, body.Error = http.StatusServiceUnavailable, CodeUnavailable, ae.Message
+		internal = true
 	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
 		status, body.Code, body.Error = http.StatusServiceUnavailable, CodeUnavailable, "the request was cancelled or timed out; retry it"
 		internal = true

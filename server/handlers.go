@@ -27,6 +27,9 @@ func (s *Server) createJob(c *call) (int, any, error) {
 	if bytes.Equal(bytes.TrimSpace(spec), []byte("null")) {
 		spec = nil
 	}
+	if err := c.recipients.allows(req.Notify); err != nil {
+		return 0, nil, err
+	}
 	j, run, err := s.engine.Start(c.ctx(), askonce.CreateRequest{
 		ID:         c.newJobID,
 		TenantID:   c.tenant,
@@ -38,6 +41,7 @@ func (s *Server) createJob(c *call) (int, any, error) {
 		HardCap:    req.HardCap,
 		Mode:       req.Mode,
 		SpecSchema: spec,
+		Notify:     req.Notify,
 	})
 	if err != nil {
 		return 0, nil, err
@@ -136,7 +140,11 @@ func (s *Server) planned(c *call) func(*askonce.Job, *askonce.Run, error) (int, 
 func (s *Server) outcome(c *call, j *askonce.Job, run *askonce.Run, settled func(*askonce.Job) (int, any)) (int, any, error) {
 	done, err := s.await(c, run)
 	if err != nil {
-		return 0, nil, err
+		// The change committed (j); planning it did not end stored (the
+		// store went away meanwhile) and is resumed when the job's
+		// lease lapses: as a 202 says, never a failure.
+		s.log.Warn("planning after a committed change failed; it is resumed later", "job", j.ID, "err", err)
+		done = nil
 	}
 	if done == nil {
 		status, v := s.accepted(c, j)

@@ -287,6 +287,12 @@ func (s *Server) openAPI() map[string]any {
 					"content": map[string]any{"application/json": map[string]any{"schema": errRef}}}
 			}
 		}
+		// Every operation answers 503 while the store cannot be reached.
+		if _, ok := responses["503"]; !ok {
+			responses["503"] = map[string]any{"description": "The database cannot be reached (code unavailable), or the request timed out: retry after Retry-After seconds.",
+				"headers": map[string]any{"Retry-After": map[string]any{"description": "seconds to wait before retrying", "schema": map[string]any{"type": "integer"}}},
+				"content": map[string]any{"application/json": map[string]any{"schema": errRef}}}
+		}
 		// Every path answers 404 for a path it does not serve (and, with
 		// an id, for a job that does not exist) and 405 for a method it
 		// does not serve.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/askonce/askonce"
@@ -79,7 +78,7 @@ func (s *Store) ClaimIdempotencyKey(ctx context.Context, rec *server.Idempotency
 		return nil
 	})
 	if err != nil {
-		return nil, false, fmt.Errorf("claim idempotency key: %w", err)
+		return nil, false, wrap(err, "claim idempotency key")
 	}
 	if stored == nil {
 		rec.Status, rec.Body, rec.CreatedAt = 0, nil, fromNanos(now.UnixNano())

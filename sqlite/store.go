@@ -42,11 +42,11 @@ func (s *Store) CreateJob(ctx context.Context, c *askonce.Change) error {
 	}
 	args, err := jobArgs(&ins, jobsColumns)
 	if err != nil {
-		return fmt.Errorf("create job %s: %w", job.ID, err)
+		return wrap(err, "create job %s", job.ID)
 	}
 	static, err := jobArgs(&ins, staticColumns)
 	if err != nil {
-		return fmt.Errorf("create job %s: %w", job.ID, err)
+		return wrap(err, "create job %s", job.ID)
 	}
 	var ref any
 	args[resultIndex], ref = resultRef(&ins, c.Attempts)
@@ -56,7 +56,7 @@ func (s *Store) CreateJob(ctx context.Context, c *askonce.Change) error {
 	err = s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var seq int64
 		if err := tx.StmtContext(ctx, s.w.nextLogSeq).QueryRowContext(ctx).Scan(&seq); err != nil {
-			return fmt.Errorf("number the job: %w", err)
+			return wrap(err, "number the job")
 		}
 		if _, err := tx.StmtContext(ctx, s.w.insertJob).ExecContext(ctx, append(args, seq, ref)...); err != nil {
 			if isConstraint(err, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY, sqlite3.SQLITE_CONSTRAINT_UNIQUE) {
@@ -89,7 +89,7 @@ func (s *Store) GetJob(ctx context.Context, tenant, id string) (*askonce.Job, er
 		return nil, askonce.Errorf(askonce.ENOTFOUND, "job %s not found", id)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("get job %s: %w", id, err)
+		return nil, wrap(err, "get job %s", id)
 	}
 	return j, nil
 }
@@ -120,15 +120,15 @@ func (s *Store) UpdateJob(ctx context.Context, c *askonce.Change) error {
 	}
 	state, err := jobArgs(&w, stateColumns)
 	if err != nil {
-		return fmt.Errorf("update job %s: %w", j.ID, err)
+		return wrap(err, "update job %s", j.ID)
 	}
 	fixed, err := jobArgs(j, fixedJobs)
 	if err != nil {
-		return fmt.Errorf("update job %s: %w", j.ID, err)
+		return wrap(err, "update job %s", j.ID)
 	}
 	static, err := jobArgs(j, fixedStatic)
 	if err != nil {
-		return fmt.Errorf("update job %s: %w", j.ID, err)
+		return wrap(err, "update job %s", j.ID)
 	}
 	fixed, static = append(fixed, j.ID), append(static, j.ID)
 	add := attemptsUsage(c.Attempts)
@@ -235,7 +235,7 @@ func (s *Store) writeWith(ctx context.Context, tx *sql.Tx, j *askonce.Job, seq i
 				return nil, err
 			}
 			if _, err := st.ExecContext(ctx, args...); err != nil {
-				return nil, fmt.Errorf("insert attempt %d: %w", c.Attempts[i].N, err)
+				return nil, wrap(err, "insert attempt %d", c.Attempts[i].N)
 			}
 		}
 	}
@@ -247,17 +247,17 @@ func (s *Store) writeWith(ctx context.Context, tx *sql.Tx, j *askonce.Job, seq i
 		if _, err := tx.StmtContext(ctx, s.w.upsertHistory).ExecContext(ctx,
 			hist.TenantID, hist.SessionID, hist.QuestionHash, string(hist.Type),
 			hist.Question, hist.Answer, hist.JobID, hist.At.UnixNano()); err != nil {
-			return nil, fmt.Errorf("upsert history: %w", err)
+			return nil, wrap(err, "upsert history")
 		}
 	}
 	if len(c.AnswerLink) > 0 {
 		if _, err := tx.StmtContext(ctx, s.w.insertLink).ExecContext(ctx, c.AnswerLink, j.TenantID, j.ID, now.UnixNano()); err != nil {
-			return nil, fmt.Errorf("record answer link: %w", err)
+			return nil, wrap(err, "record answer link")
 		}
 	}
 	if c.Notify != "" && s.onNotify != nil {
 		if err := s.onNotify(ctx, tx, j, c.Notify); err != nil {
-			return nil, fmt.Errorf("queue %s notification: %w", c.Notify, err)
+			return nil, wrap(err, "queue %s notification", c.Notify)
 		}
 	}
 	if c.Dispatch {
@@ -265,13 +265,13 @@ func (s *Store) writeWith(ctx context.Context, tx *sql.Tx, j *askonce.Job, seq i
 			if isConstraint(err, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY) {
 				return nil, errDispatched
 			}
-			return nil, fmt.Errorf("queue dispatch: %w", err)
+			return nil, wrap(err, "queue dispatch")
 		}
 		if s.onDispatch != nil {
 			queued := *j
 			queued.Dispatch = askonce.DispatchQueued
 			if err := s.onDispatch(ctx, tx, &queued); err != nil {
-				return nil, fmt.Errorf("queue dispatch: %w", err)
+				return nil, wrap(err, "queue dispatch")
 			}
 		}
 	}
@@ -309,7 +309,7 @@ func (s *Store) JobByAnswerLink(ctx context.Context, hash []byte) (*askonce.Job,
 		return nil, askonce.Errorf(askonce.ENOTFOUND, "no such answer link")
 	}
 	if err != nil {
-		return nil, fmt.Errorf("find answer link: %w", err)
+		return nil, wrap(err, "find answer link")
 	}
 	return j, nil
 }
@@ -323,7 +323,7 @@ func (s *Store) lostUpdate(ctx context.Context, tx *sql.Tx, j *askonce.Job) erro
 		return askonce.Errorf(askonce.ENOTFOUND, "job %s not found", j.ID)
 	}
 	if err != nil {
-		return fmt.Errorf("read current job: %w", err)
+		return wrap(err, "read current job")
 	}
 	return &askonce.Error{
 		Code:    askonce.ECONFLICT,
@@ -353,7 +353,7 @@ func (s *Store) AddAttempt(ctx context.Context, tenant, jobID string, a askonce.
 			return err
 		}
 		if _, err := tx.StmtContext(ctx, s.w.insertAttempt).ExecContext(ctx, args...); err != nil {
-			return fmt.Errorf("insert attempt %d: %w", a.N, err)
+			return wrap(err, "insert attempt %d", a.N)
 		}
 		if ev.Type == "" {
 			return nil
@@ -372,7 +372,7 @@ func (s *Store) AddAttempt(ctx context.Context, tenant, jobID string, a askonce.
 func (s *Store) Attempts(ctx context.Context, tenant, jobID string) ([]askonce.Attempt, error) {
 	out, err := queryAll(ctx, s.r.attempts, scanAttempt, jobID, tenant)
 	if err != nil {
-		return nil, fmt.Errorf("attempts of job %s: %w", jobID, err)
+		return nil, wrap(err, "attempts of job %s", jobID)
 	}
 	if len(out) == 0 {
 		if err := s.mustExist(ctx, tenant, jobID); err != nil {
@@ -392,7 +392,7 @@ func (s *Store) Events(ctx context.Context, tenant, jobID string, after int64, l
 	after = min(max(after, 0), logMaxN)
 	out, err := queryAll(ctx, s.r.events, scanEvent, jobID, tenant, after, limit)
 	if err != nil {
-		return nil, fmt.Errorf("events of job %s: %w", jobID, err)
+		return nil, wrap(err, "events of job %s", jobID)
 	}
 	if len(out) == 0 {
 		// Events are written with their job, so rows imply the job; only
@@ -431,7 +431,7 @@ func (s *Store) mustExist(ctx context.Context, tenant, jobID string) error {
 		return askonce.Errorf(askonce.ENOTFOUND, "job %s not found", jobID)
 	}
 	if err != nil {
-		return fmt.Errorf("find job %s: %w", jobID, err)
+		return wrap(err, "find job %s", jobID)
 	}
 	return nil
 }
@@ -444,7 +444,7 @@ func (s *Store) LookupHistory(ctx context.Context, tenant, session, hash string)
 		return nil, askonce.Errorf(askonce.ENOTFOUND, "session %s has no answer to question %s", session, hash)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("look up history of session %s: %w", session, err)
+		return nil, wrap(err, "look up history of session %s", session)
 	}
 	return &h, nil
 }
@@ -454,7 +454,7 @@ func (s *Store) LookupHistory(ctx context.Context, tenant, session, hash string)
 func (s *Store) History(ctx context.Context, tenant, session string) ([]askonce.HistoryEntry, error) {
 	out, err := queryAll(ctx, s.r.history, scanHistory, tenant, session)
 	if err != nil {
-		return nil, fmt.Errorf("history of session %s: %w", session, err)
+		return nil, wrap(err, "history of session %s", session)
 	}
 	return out, nil
 }
@@ -465,47 +465,29 @@ func (s *Store) History(ctx context.Context, tenant, session string) ([]askonce.
 // cursor this store did not make is EINVALID.
 func (s *Store) ListJobs(ctx context.Context, tenant string, f askonce.JobFilter) (*askonce.JobPage, error) {
 	limit := f.PageLimit()
-	var bits int
-	args := []any{tenant}
-	if f.Status != "" {
-		bits |= listByStatus
-		if f.Status == askonce.StatusPlanning || f.Status == askonce.StatusPending {
-			bits |= listActive
-		}
-		args = append(args, string(f.Status))
+	bits, args, err := listArgs(tenant, f)
+	if err != nil {
+		return nil, err
 	}
-	if f.SessionID != "" {
-		bits |= listBySession
-		args = append(args, f.SessionID)
-	}
-	if f.Cursor != "" {
-		at, id, ok := decodeCursor(f.Cursor)
-		if !ok {
-			return nil, askonce.Errorf(askonce.EINVALID, "cursor %q is not a cursor of this list", f.Cursor)
-		}
-		bits |= listAfter
-		args = append(args, at, id)
-	}
-	args = append(args, limit+1)
 	st, err := s.listStmt(ctx, bits)
 	if err != nil {
-		return nil, fmt.Errorf("list jobs: %w", err)
+		return nil, wrap(err, "list jobs")
 	}
 	rows, err := st.QueryContext(ctx, args...)
 	if err != nil {
-		return nil, fmt.Errorf("list jobs: %w", err)
+		return nil, wrap(err, "list jobs")
 	}
 	defer rows.Close()
 	page := &askonce.JobPage{Jobs: make([]*askonce.Job, 0, min(limit, 64))}
 	for rows.Next() {
 		j, err := scanJob(rows)
 		if err != nil {
-			return nil, fmt.Errorf("list jobs: %w", err)
+			return nil, wrap(err, "list jobs")
 		}
 		page.Jobs = append(page.Jobs, j)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("list jobs: %w", err)
+		return nil, wrap(err, "list jobs")
 	}
 	if len(page.Jobs) > limit {
 		page.Jobs = page.Jobs[:limit]
@@ -520,7 +502,45 @@ const (
 	listBySession
 	listAfter
 	listActive // the status is one of jobs_active's (migration 00009)
+	listEnded  // the status is one of jobs_ended's (migration 00012)
 )
+
+// statusIndex is listActive or listEnded for a status whose jobs a
+// partial index holds, 0 for success (nearly every job's, read through
+// jobs_by_tenant).
+func statusIndex(st askonce.Status) int {
+	switch st {
+	case askonce.StatusPlanning, askonce.StatusPending:
+		return listActive
+	case askonce.StatusValidationError, askonce.StatusFailed, askonce.StatusCancelled, askonce.StatusExpired:
+		return listEnded
+	}
+	return 0
+}
+
+// listArgs returns listQuery's filter bits for f and the query's
+// arguments, the last the page's limit plus one.
+func listArgs(tenant string, f askonce.JobFilter) (int, []any, error) {
+	var bits int
+	args := []any{tenant}
+	if f.Status != "" {
+		bits |= listByStatus | statusIndex(f.Status)
+		args = append(args, string(f.Status))
+	}
+	if f.SessionID != "" {
+		bits |= listBySession
+		args = append(args, f.SessionID)
+	}
+	if f.Cursor != "" {
+		at, id, ok := decodeCursor(f.Cursor)
+		if !ok {
+			return 0, nil, askonce.Errorf(askonce.EINVALID, "cursor %q is not a cursor of this list", f.Cursor)
+		}
+		bits |= listAfter
+		args = append(args, at, id)
+	}
+	return bits, append(args, f.PageLimit()+1), nil
+}
 
 // listStmt returns the prepared ListJobs query for a set of filters,
 // preparing it on first use.
@@ -548,6 +568,9 @@ func listQuery(bits int) string {
 	if bits&listActive != 0 {
 		// SQLite uses a partial index only when the query repeats its WHERE.
 		q.WriteString(" AND j.status IN ('planning', 'pending')")
+	}
+	if bits&listEnded != 0 {
+		q.WriteString(" AND j.status IN ('validation_error', 'failed', 'cancelled', 'expired')")
 	}
 	if bits&listBySession != 0 {
 		q.WriteString(" AND j.session_id = ?")
@@ -585,7 +608,7 @@ func decodeCursor(c string) (int64, string, bool) {
 func (s *Store) DueQuestions(ctx context.Context, now time.Time, limit int) ([]askonce.JobRef, error) {
 	refs, err := s.refs(ctx, s.r.dueQuestions, now.UnixNano(), limit)
 	if err != nil {
-		return nil, fmt.Errorf("due questions: %w", err)
+		return nil, wrap(err, "due questions")
 	}
 	return refs, nil
 }
@@ -599,11 +622,11 @@ func (s *Store) LapsedLeases(ctx context.Context, q askonce.LeaseQuery) ([]askon
 	}
 	rows, err := s.r.lapsedLeases.QueryContext(ctx, q.Now.UnixNano(), q.Owner, limit)
 	if err != nil {
-		return nil, fmt.Errorf("lapsed leases: %w", err)
+		return nil, wrap(err, "lapsed leases")
 	}
 	refs, err := scanRefs(rows)
 	if err != nil {
-		return nil, fmt.Errorf("lapsed leases: %w", err)
+		return nil, wrap(err, "lapsed leases")
 	}
 	return refs, nil
 }
@@ -632,7 +655,7 @@ func (s *Store) RenewLeases(ctx context.Context, r askonce.LeaseRenewal) (int, e
 		return nil
 	})
 	if err != nil {
-		return 0, fmt.Errorf("renew planning leases: %w", err)
+		return 0, wrap(err, "renew planning leases")
 	}
 	return n, nil
 }
@@ -652,7 +675,7 @@ func (s *Store) Lead(ctx context.Context, l askonce.Leadership) (bool, error) {
 		return err
 	})
 	if err != nil {
-		return false, fmt.Errorf("lead %s: %w", l.Name, err)
+		return false, wrap(err, "lead %s", l.Name)
 	}
 	return led, nil
 }
@@ -697,7 +720,7 @@ func (s *Store) appendEvents(ctx context.Context, tx *sql.Tx, tenant, jobID stri
 	case errors.Is(err, sql.ErrNoRows):
 		lastID = first
 	case err != nil:
-		return nil, fmt.Errorf("read the last event id: %w", err)
+		return nil, wrap(err, "read the last event id")
 	}
 	last := lastID - first
 	if last+int64(len(events)) > logMaxN {
@@ -715,7 +738,7 @@ func (s *Store) appendEvents(ctx context.Context, tx *sql.Tx, tenant, jobID stri
 		}
 		e.ID = last + int64(i) + 1
 		if _, err := st.ExecContext(ctx, logID(seq, logEvent, e.ID), string(e.Type), e.At.UnixNano(), rawArg(e.Data)); err != nil {
-			return nil, fmt.Errorf("append %s event: %w", e.Type, err)
+			return nil, wrap(err, "append %s event", e.Type)
 		}
 	}
 	return out, nil
@@ -734,6 +757,9 @@ func wrap(err error, format string, args ...any) error {
 	var e *askonce.Error
 	if err == nil || errors.As(err, &e) {
 		return err
+	}
+	if unreachable(err) {
+		return askonce.Unavailable(fmt.Errorf(format+": %w", append(args, err)...))
 	}
 	return fmt.Errorf(format+": %w", append(args, err)...)
 }

@@ -87,7 +87,7 @@ func TestContainer_ComposeReplicasShareOnePostgres(t *testing.T) {
 		if i < 0 || i+1 >= len(args) || slices.Contains(args, "--db") {
 			t.Fatalf("%s: command %q: want --addr, and no --db (it would win over ASKONCE_DB)", name, args)
 		}
-		addr := freePort(t)
+		addr := closedPort(t)
 		args[i+1] = addr
 		var run []string
 		for k, v := range env {

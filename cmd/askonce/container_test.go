@@ -57,9 +57,11 @@ func TestContainer_ImageServesHealthzAsANonRootUser(t *testing.T) {
 	}
 
 	// Host networking on a free port (--addr overridden; ASKONCE_SERVER
-	// points the image's health check at it). The health check runs on
-	// demand below, not from a systemd timer this machine lacks.
-	addr := freePort(t)
+	// points the image's health check at it, so the port is picked
+	// before the start rather than by --addr 127.0.0.1:0). The health
+	// check runs on demand below, not from a systemd timer this machine
+	// lacks.
+	addr := closedPort(t)
 	runContainer(t, name, "-e", "ASKONCE_SERVER=http://"+addr, tag, "serve", "--addr", addr, "--db", "/data/askonce.db")
 	if health := waitHealthy(t, "http://"+addr); !health.OK || health.Version != version {
 		t.Errorf("/healthz %+v, want ok and version %s", health, version)

@@ -35,9 +35,10 @@ func snippet(t *testing.T, path, lang, marker string) string {
 	}
 }
 
-// The Python snippet of docs/integrations.md, as printed there, plans "hot
-// frozen cheese" against askonce serve behind an API key: it is asked
-// once, answers hot, and prints the plan.
+// The Python snippets of docs/integrations.md, as printed there (the one
+// with the askonce package of clients/python, as if pip-installed, and the
+// one with urllib alone), plan "hot frozen cheese" against askonce serve
+// behind an API key: each is asked once, answers hot, and prints the plan.
 func TestE2E_IntegrationsPythonSnippetPlans(t *testing.T) {
 	if _, err := exec.LookPath("python3"); err != nil {
 		if os.Getenv("CI") != "" {
@@ -45,13 +46,27 @@ func TestE2E_IntegrationsPythonSnippetPlans(t *testing.T) {
 		}
 		t.Skip("skipping: python3 is not installed (CI never skips)")
 	}
-	script := filepath.Join(t.TempDir(), "plan.py")
-	if err := os.WriteFile(script, []byte(snippet(t, integrationsDoc, "python", "urllib")), 0o644); err != nil {
+	pkg, err := filepath.Abs(filepath.Join("..", "..", "clients", "python"))
+	if err != nil {
 		t.Fatal(err)
 	}
 	in := start(t, nil, "--db", filepath.Join(t.TempDir(), "serve.db"), "--api-keys-file", keysFile(t, map[string]string{"py": "py-key"}))
+	for _, marker := range []string{"import askonce", "urllib"} {
+		t.Run(strings.ReplaceAll(marker, " ", "_"), func(t *testing.T) {
+			pythonSnippetPlans(t, in, snippet(t, integrationsDoc, "python", marker), "PYTHONPATH="+pkg)
+		})
+	}
+}
+
+func pythonSnippetPlans(t *testing.T, in *instance, code string, env ...string) {
+	t.Helper()
+	script := filepath.Join(t.TempDir(), "plan.py")
+	if err := os.WriteFile(script, []byte(code), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env = append(os.Environ(), env...)
 	cmd := exec.Command("python3", script, "hot frozen cheese")
-	cmd.Env = append(os.Environ(), "ASKONCE_URL="+in.base, "ASKONCE_API_KEY=py-key", "ASKONCE_ANSWER=hot")
+	cmd.Env = append(env, "ASKONCE_URL="+in.base, "ASKONCE_API_KEY=py-key", "ASKONCE_ANSWER=hot")
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("python3 plan.py: %v\n%s", err, out)
@@ -72,7 +87,7 @@ func TestE2E_IntegrationsPythonSnippetPlans(t *testing.T) {
 	}
 	// Without the key the snippet stops with the API's message.
 	cmd = exec.Command("python3", script, "hot frozen cheese")
-	cmd.Env = append(os.Environ(), "ASKONCE_URL="+in.base, "ASKONCE_API_KEY=")
+	cmd.Env = append(env, "ASKONCE_URL="+in.base, "ASKONCE_API_KEY=")
 	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "401") {
 		t.Errorf("without a key: %v, %q; want exit 1 with 401", err, out)
 	}

@@ -2,12 +2,14 @@ package main_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -124,5 +126,91 @@ func TestE2E_QuestionNotifications(t *testing.T) {
 	}
 	if err := json.Unmarshal(resolved, &res); err != nil || res.Status != "cancelled" || res.Type != "question.resolved" {
 		t.Errorf("question.resolved %s: %v", resolved, err)
+	}
+}
+
+// Question notifications queued by a process that died are sent by the
+// next one as soon as it starts, on their first try: the worker renders
+// the answer link with an engine that is wired before River runs. The
+// first process's receiver holds every request it gets, so the
+// notifications beyond its workers stay queued, untried, until the
+// restart; the second one's retries would wait an hour, so a try spent on
+// a panic would never arrive in time.
+func TestE2E_NotificationQueuedBeforeARestartIsSentOnItsFirstTry(t *testing.T) {
+	t.Parallel()
+	const secret = "whsec_c2VjcmV0LWtleS1mb3ItdGVzdHM="
+	db := filepath.Join(t.TempDir(), "a.db")
+	held := make(chan struct{})
+	var mu sync.Mutex
+	seenFirst := map[string]bool{}
+	first := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seenFirst[r.Header.Get("webhook-id")] = true
+		mu.Unlock()
+		select {
+		case <-held:
+		case <-r.Context().Done():
+		}
+	}))
+	defer first.Close()
+	defer close(held)
+	got := map[string]int{}
+	second := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if err := dispatch.Verify(secret, r.Header, body, time.Minute); err != nil {
+			t.Errorf("Verify: %v", err)
+		}
+		mu.Lock()
+		got[r.Header.Get("webhook-id")]++
+		mu.Unlock()
+	}))
+	defer second.Close()
+
+	env := []string{"ASKONCE_NOTIFY_SECRET=" + secret}
+	a := start(t, env, "--db", db, "--notify-webhook", first.URL, "--delivery-backoff", "1h")
+	var ids []string
+	for i := range 12 {
+		r := a.do("POST", "/jobs", map[string]any{"goal": "hot frozen cheese", "sessionId": fmt.Sprintf("s%d", i)})
+		if r.status != 201 || str(r.body, "status") != "pending" {
+			t.Fatalf("create: %d %s", r.status, r.raw)
+		}
+		ids = append(ids, str(r.body, "jobId"))
+	}
+	eventually(t, "the first process to hold some notifications", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(seenFirst) > 0
+	})
+	a.stop(syscall.SIGKILL)
+
+	b := start(t, env, "--db", db, "--notify-webhook", second.URL, "--delivery-backoff", "1h")
+	mu.Lock()
+	var untried []string
+	for _, id := range ids {
+		if !seenFirst[id+":question.asked"] {
+			untried = append(untried, id+":question.asked")
+		}
+	}
+	mu.Unlock()
+	if len(untried) == 0 {
+		t.Fatal("every notification was tried before the kill; nothing was left queued")
+	}
+	within(t, 20*time.Second, "the queued notifications to be sent", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, id := range untried {
+			if got[id] == 0 {
+				return false
+			}
+		}
+		return true
+	})
+	for _, id := range untried {
+		if got[id] != 1 {
+			t.Errorf("%s sent %d times, want once", id, got[id])
+		}
+	}
+	if logs := b.logs.String(); strings.Contains(logs, "panic") {
+		t.Fatalf("the restarted server panicked:\n%s", logs)
 	}
 }

@@ -4,14 +4,18 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -395,7 +399,11 @@ func next(t *testing.T, events <-chan string) string {
 }
 
 // askonce bench --server a,b spreads its clients over both replicas: each
-// serves round trips, and every one ends in success.
+// client sticks to one (clients in turn: two each here), every round trip
+// is served once and ends in success. The round trips are not split
+// evenly: the clients draw them from one count, so a replica that answers
+// faster (on a busy machine, the one the scheduler favours) serves more of
+// them; each serves at least its clients' first.
 func TestReplicas_BenchSpreadsClientsOverReplicas(t *testing.T) {
 	t.Parallel()
 	db := filepath.Join(t.TempDir(), "bench.db")
@@ -405,9 +413,191 @@ func TestReplicas_BenchSpreadsClientsOverReplicas(t *testing.T) {
 	if !strings.Contains(out, "round trips ending in success: 40 ") {
 		t.Fatalf("bench over two replicas:\n%s", out)
 	}
+	total := 0
 	for _, in := range []*instance{a, b} {
-		if n := strings.Count(in.logs.String(), `route="POST /jobs"`); n < 10 {
-			t.Errorf("%s served %d creates of 40, want about half", in.base, n)
+		n := strings.Count(in.logs.String(), `route="POST /jobs"`)
+		if n < 2 {
+			t.Errorf("%s served %d creates of 40, want at least its two clients' first", in.base, n)
+		}
+		total += n
+	}
+	if total != 40 {
+		t.Errorf("the replicas served %d creates in all, want the run's 40", total)
+	}
+}
+
+// pgProxy is a TCP proxy between askonce and PostgreSQL that the test can
+// cut, as an outage of the server looks to askonce, without disturbing
+// anyone else using the server: cut closes every connection through it
+// and drops the new ones at once; restore lets them through again.
+type pgProxy struct {
+	ln     net.Listener
+	target string
+	mu     sync.Mutex
+	down   bool
+	conns  map[net.Conn]struct{}
+}
+
+func newPGProxy(t *testing.T, target string) *pgProxy {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &pgProxy{ln: ln, target: target, conns: map[net.Conn]struct{}{}}
+	t.Cleanup(func() { ln.Close(); p.cut() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go p.serve(c)
+		}
+	}()
+	return p
+}
+
+func (p *pgProxy) serve(c net.Conn) {
+	p.mu.Lock()
+	if p.down {
+		p.mu.Unlock()
+		c.Close()
+		return
+	}
+	p.conns[c] = struct{}{}
+	p.mu.Unlock()
+	s, err := net.Dial("tcp", p.target)
+	if err != nil {
+		c.Close()
+		return
+	}
+	p.mu.Lock()
+	p.conns[s] = struct{}{}
+	p.mu.Unlock()
+	go func() { io.Copy(s, c); s.Close() }()
+	io.Copy(c, s)
+	c.Close()
+}
+
+func (p *pgProxy) cut() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.down = true
+	for c := range p.conns {
+		c.Close()
+	}
+	clear(p.conns)
+}
+
+func (p *pgProxy) restore() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.down = false
+}
+
+// A PostgreSQL outage under load, on two replicas: while the database
+// cannot be reached every write is 503 unavailable with Retry-After
+// (never a 500); every create acknowledged before, during or after it is
+// in the database afterwards; and both replicas serve again once it is
+// back, without a restart.
+func TestReplicas_PostgresOutageIs503AndLosesNoAcknowledgedJob(t *testing.T) {
+	t.Parallel()
+	dsn := pgtest.Schema(t)
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := newPGProxy(t, u.Host)
+	u.Host = proxy.ln.Addr().String()
+	a := start(t, nil, "--db", u.String())
+	b := start(t, nil, "--db", u.String())
+
+	var (
+		mu        sync.Mutex
+		acked     []string
+		statuses  = map[int]int{}
+		bad       []string
+		stop      = make(chan struct{})
+		wg        sync.WaitGroup
+		client    = &http.Client{Timeout: 20 * time.Second}
+		succeeded atomic.Int64
+	)
+	for w := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				in := []*instance{a, b}[(w+i)%2]
+				body := fmt.Sprintf(`{"goal": "write chapter %d-%d then review it"}`, w, i)
+				resp, err := client.Post(in.base+"/jobs", "application/json", strings.NewReader(body))
+				if err != nil {
+					mu.Lock()
+					bad = append(bad, "POST /jobs: "+err.Error())
+					mu.Unlock()
+					continue
+				}
+				raw, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				var r struct {
+					JobID string `json:"jobId"`
+					Code  string `json:"code"`
+				}
+				json.Unmarshal(raw, &r)
+				mu.Lock()
+				statuses[resp.StatusCode]++
+				switch {
+				case resp.StatusCode == 201 || resp.StatusCode == 202:
+					acked = append(acked, r.JobID)
+					succeeded.Add(1)
+				case resp.StatusCode == 503 && r.Code == "unavailable" && resp.Header.Get("Retry-After") != "":
+				default:
+					bad = append(bad, fmt.Sprintf("%d %s (Retry-After %q)", resp.StatusCode, raw, resp.Header.Get("Retry-After")))
+				}
+				mu.Unlock()
+				if resp.StatusCode == 503 {
+					time.Sleep(20 * time.Millisecond) // a client backing off, not the test waiting
+				}
+			}
+		}()
+	}
+	defer func() { close(stop); wg.Wait() }()
+	unavailable := func() int { mu.Lock(); defer mu.Unlock(); return statuses[503] }
+	health := func(in *instance) int {
+		resp, err := client.Get(in.base + "/healthz")
+		if err != nil {
+			return 0
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+
+	within(t, 20*time.Second, "creates before the outage", func() bool { return succeeded.Load() >= 20 })
+	proxy.cut()
+	within(t, 20*time.Second, "creates answered 503 during the outage", func() bool { return unavailable() >= 8 })
+	within(t, 20*time.Second, "both replicas to report the store down", func() bool { return health(a) == 503 && health(b) == 503 })
+	before := succeeded.Load()
+	proxy.restore()
+	within(t, 60*time.Second, "both replicas to be healthy again without a restart", func() bool { return health(a) == 200 && health(b) == 200 })
+	within(t, 60*time.Second, "creates to succeed again", func() bool { return succeeded.Load() >= before+20 })
+	close(stop)
+	wg.Wait()
+	stop = make(chan struct{})
+
+	mu.Lock()
+	defer mu.Unlock()
+	t.Logf("POST /jobs answers: %v; %d acknowledged", statuses, len(acked))
+	if len(bad) > 0 {
+		t.Errorf("%d answers were neither a success nor 503 unavailable with Retry-After, e.g. %s", len(bad), bad[0])
+	}
+	for _, id := range acked {
+		if g := a.do("GET", "/jobs/"+id, nil); g.status != 200 {
+			t.Fatalf("acknowledged job %s is lost: %d %s", id, g.status, g.raw)
 		}
 	}
 }
