@@ -1,8 +1,11 @@
 // Package openai is askonce's interpreter for any OpenAI-compatible
 // chat-completions server: OpenAI, Ollama, vLLM, llama.cpp's server, LM
-// Studio. It is built on the official SDK (github.com/openai/openai-go/v3)
-// with the SDK's own retries and environment defaults switched off, so
-// that the Config is the whole truth about where requests go.
+// Studio. It speaks the chat-completions API over net/http itself (one
+// POST <BaseURL>/chat/completions per try, the fields askonce sends and
+// reads), reading no OPENAI_* variables, so that the Config is the whole
+// truth about where requests go. (It used the official SDK,
+// github.com/openai/openai-go/v3, until that was a quarter of the release
+// binary for this one call; docs/deploy.md.)
 //
 // # One attempt
 //

@@ -12,18 +12,16 @@ import (
 	"sync/atomic"
 	"time"
 
-	sdk "github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
-	"github.com/openai/openai-go/v3/shared"
-
 	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/internal/buildinfo"
 )
 
 // Interpreter is the openai interpreter: one chat completion per attempt
 // against any OpenAI-compatible server. It is safe for concurrent use.
 type Interpreter struct {
-	cfg  Config
-	chat sdk.ChatCompletionService
+	cfg Config
+	// endpoint is BaseURL + /chat/completions.
+	endpoint string
 	// format is the response format in use: the configured one, or in
 	// auto mode the best one the server has not rejected yet.
 	format atomic.Value // ResponseFormat
@@ -39,17 +37,9 @@ func New(cfg Config) (*Interpreter, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The service is built from explicit options only, so that OPENAI_*
-	// variables of the process (base URL, organization, custom headers)
-	// never change where or what askonce sends. The SDK's own retries are
-	// off: Interpret's are the only ones, bounded by the caller's context.
-	chat := sdk.NewChatCompletionService(
-		option.WithBaseURL(cfg.BaseURL),
-		option.WithAPIKey(cfg.APIKey),
-		option.WithHTTPClient(cfg.HTTPClient),
-		option.WithMaxRetries(0),
-	)
-	in := &Interpreter{cfg: cfg, chat: chat}
+	// Only the configuration decides where and what askonce sends: no
+	// OPENAI_* variable (base URL, organization, headers) is read.
+	in := &Interpreter{cfg: cfg, endpoint: strings.TrimSuffix(cfg.BaseURL, "/") + "/chat/completions"}
 	f := cfg.ResponseFormat
 	if f == FormatAuto {
 		f = FormatJSONSchema
@@ -84,9 +74,9 @@ func (in *Interpreter) Interpret(ctx context.Context, req *askonce.Request) (*as
 	if system == "" {
 		system = DefaultSystemPrompt
 	}
-	messages := []sdk.ChatCompletionMessageParamUnion{
-		sdk.SystemMessage(system),
-		sdk.UserMessage(UserMessage(req)),
+	messages := []chatMessage{
+		{Role: "system", Content: system},
+		{Role: "user", Content: UserMessage(req)},
 	}
 	retries := 0
 	for {
@@ -127,37 +117,70 @@ func (in *Interpreter) Interpret(ctx context.Context, req *askonce.Request) (*as
 	}
 }
 
+// chatRequest is the body of POST /chat/completions: the fields askonce
+// sends of OpenAI's chat-completions API, which compatible servers
+// (Ollama, vLLM, llama.cpp, LM Studio) read too.
+type chatRequest struct {
+	Model          string          `json:"model"`
+	Messages       []chatMessage   `json:"messages"`
+	Temperature    *float64        `json:"temperature,omitempty"`
+	MaxTokens      int64           `json:"max_tokens,omitempty"`
+	Seed           *int64          `json:"seed,omitempty"`
+	ResponseFormat *responseFormat `json:"response_format,omitempty"`
+}
+
+type chatMessage struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+// responseFormat is {"type":"json_schema","json_schema":{...}} or
+// {"type":"json_object"}.
+type responseFormat struct {
+	Type       string      `json:"type"`
+	JSONSchema *jsonSchema `json:"json_schema,omitempty"`
+}
+
+type jsonSchema struct {
+	Name        string         `json:"name"`
+	Description string         `json:"description,omitempty"`
+	Schema      map[string]any `json:"schema"`
+	Strict      bool           `json:"strict"`
+}
+
+// completion is the part of a chat completion askonce reads.
+type completion struct {
+	Model   string `json:"model"`
+	Choices []struct {
+		Message struct {
+			Content string `json:"content"`
+			Refusal string `json:"refusal"`
+		} `json:"message"`
+	} `json:"choices"`
+	Usage struct {
+		PromptTokens     int64 `json:"prompt_tokens"`
+		CompletionTokens int64 `json:"completion_tokens"`
+	} `json:"usage"`
+}
+
 // params builds the chat completion request.
-func (in *Interpreter) params(messages []sdk.ChatCompletionMessageParamUnion, format ResponseFormat, req *askonce.Request) sdk.ChatCompletionNewParams {
-	p := sdk.ChatCompletionNewParams{
-		Model:    shared.ChatModel(in.cfg.Model),
-		Messages: messages,
-	}
-	if t := in.cfg.Temperature; t != nil {
-		p.Temperature = sdk.Float(*t)
-	}
-	if in.cfg.MaxTokens > 0 {
-		p.MaxTokens = sdk.Int(in.cfg.MaxTokens)
-	}
-	if s := in.cfg.Seed; s != nil {
-		p.Seed = sdk.Int(*s)
+func (in *Interpreter) params(messages []chatMessage, format ResponseFormat, req *askonce.Request) *chatRequest {
+	p := &chatRequest{
+		Model:       in.cfg.Model,
+		Messages:    messages,
+		Temperature: in.cfg.Temperature,
+		MaxTokens:   in.cfg.MaxTokens,
+		Seed:        in.cfg.Seed,
 	}
 	switch format {
 	case FormatJSONSchema:
-		p.ResponseFormat = sdk.ChatCompletionNewParamsResponseFormatUnion{
-			OfJSONSchema: &shared.ResponseFormatJSONSchemaParam{
-				JSONSchema: shared.ResponseFormatJSONSchemaJSONSchemaParam{
-					Name:        "askonce_outcome",
-					Description: sdk.String("A plan, or exactly one clarifying question."),
-					Schema:      OutcomeSchema(mustPlan(req), req.SpecSchema),
-					Strict:      sdk.Bool(false),
-				},
-			},
-		}
+		p.ResponseFormat = &responseFormat{Type: "json_schema", JSONSchema: &jsonSchema{
+			Name:        "askonce_outcome",
+			Description: "A plan, or exactly one clarifying question.",
+			Schema:      OutcomeSchema(mustPlan(req), req.SpecSchema),
+		}}
 	case FormatJSONObject:
-		p.ResponseFormat = sdk.ChatCompletionNewParamsResponseFormatUnion{
-			OfJSONObject: &shared.ResponseFormatJSONObjectParam{},
-		}
+		p.ResponseFormat = &responseFormat{Type: "json_object"}
 	}
 	return p
 }
@@ -188,7 +211,7 @@ type exchange struct {
 	status     int // 0 when no response arrived
 	header     http.Header
 	body       []byte
-	completion *sdk.ChatCompletion
+	completion *completion
 	// message is the server's error message, from the body.
 	message string
 	// timedOut is set when RequestTimeout (not the caller) ended it.
@@ -196,10 +219,10 @@ type exchange struct {
 	err      error
 }
 
-// exchange sends one request through the SDK. A middleware keeps the
-// status, headers and (size-capped) body of the response, so that error
-// bodies that are not OpenAI's shape still yield a message and a status.
-func (in *Interpreter) exchange(ctx context.Context, p sdk.ChatCompletionNewParams) *exchange {
+// exchange sends one request and keeps the status, headers and
+// (size-capped) body of the response, so that error bodies that are not
+// OpenAI's shape still yield a message and a status.
+func (in *Interpreter) exchange(ctx context.Context, p *chatRequest) *exchange {
 	ex := &exchange{}
 	rctx := ctx
 	if in.cfg.RequestTimeout > 0 {
@@ -207,29 +230,9 @@ func (in *Interpreter) exchange(ctx context.Context, p sdk.ChatCompletionNewPara
 		rctx, cancel = context.WithTimeout(ctx, in.cfg.RequestTimeout)
 		defer cancel()
 	}
-	keep := func(r *http.Request, next option.MiddlewareNext) (*http.Response, error) {
-		res, err := next(r)
-		if err != nil || res == nil {
-			return res, err
-		}
-		ex.status, ex.header = res.StatusCode, res.Header
-		body, err := io.ReadAll(io.LimitReader(res.Body, in.cfg.MaxResponseBytes+1))
-		res.Body.Close()
-		if int64(len(body)) > in.cfg.MaxResponseBytes {
-			ex.body = body[:in.cfg.MaxResponseBytes]
-			return nil, fmt.Errorf("response body exceeds %d bytes", in.cfg.MaxResponseBytes)
-		}
-		ex.body = body
-		if err != nil {
-			return nil, fmt.Errorf("reading response body: %w", err)
-		}
-		res.Body = io.NopCloser(bytes.NewReader(body))
-		return res, nil
-	}
-	c, err := in.chat.New(rctx, p, option.WithMiddleware(keep))
+	err := in.roundTrip(rctx, p, ex)
 	switch {
 	case err == nil:
-		ex.completion = c
 		return ex
 	case ex.status >= 400:
 		ex.message = errorMessage(ex.body)
@@ -238,12 +241,57 @@ func (in *Interpreter) exchange(ctx context.Context, p sdk.ChatCompletionNewPara
 		ex.timedOut = true
 		ex.err = fmt.Errorf("request timed out after %s: %w", in.cfg.RequestTimeout, err)
 	case ex.status != 0:
-		// A 2xx (or 1xx/3xx) that the SDK could not read as a completion.
+		// A 2xx (or 1xx/3xx) that is not a completion.
 		ex.err = fmt.Errorf("HTTP %d: %w", ex.status, err)
 	default:
 		ex.err = err
 	}
 	return ex
+}
+
+// roundTrip posts p and fills ex with the response, and with the
+// completion when the status is 2xx and the body is one.
+func (in *Interpreter) roundTrip(ctx context.Context, p *chatRequest, ex *exchange) error {
+	body, err := json.Marshal(p)
+	if err != nil {
+		return fmt.Errorf("encoding the request: %w", err)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, in.endpoint, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("User-Agent", "askonce/"+buildinfo.Get())
+	if in.cfg.APIKey != "" {
+		req.Header.Set("Authorization", "Bearer "+in.cfg.APIKey)
+	}
+	res, err := in.cfg.HTTPClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer res.Body.Close()
+	ex.status, ex.header = res.StatusCode, res.Header
+	ex.body, err = io.ReadAll(io.LimitReader(res.Body, in.cfg.MaxResponseBytes+1))
+	if int64(len(ex.body)) > in.cfg.MaxResponseBytes {
+		ex.body = ex.body[:in.cfg.MaxResponseBytes]
+		return fmt.Errorf("response body exceeds %d bytes", in.cfg.MaxResponseBytes)
+	}
+	if err != nil {
+		return fmt.Errorf("reading response body: %w", err)
+	}
+	if res.StatusCode >= 400 {
+		return errors.New(http.StatusText(res.StatusCode))
+	}
+	if res.StatusCode < 200 || res.StatusCode > 299 {
+		return fmt.Errorf("unexpected status %s", res.Status)
+	}
+	var c completion
+	if err := json.Unmarshal(ex.body, &c); err != nil {
+		return fmt.Errorf("the body is not a chat completion: %w", err)
+	}
+	ex.completion = &c
+	return nil
 }
 
 // retryable reports whether the exchange failed in a way that may pass:

@@ -474,7 +474,7 @@ func TestUsageAndCostAddUp(t *testing.T) {
 }
 
 // The request carries the configured sampling settings, the key from the
-// named variable, and the SDK makes exactly one request per call.
+// named variable, and the client makes exactly one request per call.
 func TestRequestSettings(t *testing.T) {
 	t.Parallel()
 	f := newFakeServer(t, reply(planRaw, 1, 1), apiError(http.StatusInternalServerError, "boom", "server_error"))
@@ -496,7 +496,7 @@ func TestRequestSettings(t *testing.T) {
 	if err != nil || string(resp.Raw) != planRaw {
 		t.Fatalf("interpret: %v %+v", err, resp)
 	}
-	// MaxRetries -1: a 500 is returned at once, also by the SDK.
+	// MaxRetries -1: a 500 is returned at once, and not retried.
 	_, err = in.Interpret(ctx, req)
 	var se *openai.StatusError
 	if !errors.As(err, &se) || se.StatusCode != http.StatusInternalServerError || se.Message != "boom" || !strings.Contains(err.Error(), "HTTP 500") {

@@ -38,7 +38,7 @@ type call struct {
 }
 
 // chatRequest is the part of the chat-completions request body the tests
-// look at, decoded independently of the SDK.
+// look at, decoded independently of the client.
 type chatRequest struct {
 	Model    string `json:"model"`
 	Messages []struct {

@@ -33,6 +33,10 @@ const maxSessionFilter = 256
 
 // inboxRoutes registers the inbox's pages.
 func (h *Handler) inboxRoutes() {
+	// The site's root is the inbox: the first page a new user opens.
+	h.mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/ui", http.StatusSeeOther)
+	})
 	h.mux.HandleFunc("GET /ui", h.inbox)
 	h.mux.HandleFunc("GET /ui/{$}", h.inbox)
 	h.mux.HandleFunc("GET /ui/jobs/{id}", h.job)

@@ -116,8 +116,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // Patterns are the path prefixes the handler serves, for mounting it
-// beside the API.
-var Patterns = []string{"/a/", "/ui", "/ui/", "/assets/"}
+// beside the API. "GET /{$}" is the site's root, which redirects to the
+// inbox.
+var Patterns = []string{"GET /{$}", "/a/", "/ui", "/ui/", "/assets/"}
 
 // page is what every template gets: the page title, the scripts it adds
 // (names under /assets/, each loaded with defer), and its content.

@@ -8,6 +8,7 @@
 //	askonce jobs       list, show, answer, cancel jobs and follow their events
 //	askonce memory     list and forget remembered answers
 //	askonce eval       measure an interpreter on labelled goals
+//	askonce health     check a running server's /healthz (the container's health check)
 //	askonce version    print the module version and VCS revision
 //
 // Every command takes --help.
@@ -40,6 +41,7 @@ Usage:
   askonce memory list|forget  the answers remembered in a project or tenant
   askonce mcp [flags]         serve the MCP tools over stdio (docs/mcp.md)
   askonce eval [flags] FILE   measure an interpreter on labelled goals (JSONL)
+  askonce health [flags]      check a running server's /healthz (exit 0 when healthy)
   askonce version             the module version and VCS revision of this binary
   askonce completion SHELL    a completion script for bash, zsh or fish
   askonce help [command]      this text, or a command's flags
@@ -51,7 +53,7 @@ also be set with the ASKONCE_* environment variable its help names.
 // commands are the names run knows, as the usage lists them: "did you
 // mean" and the completion scripts offer them (a test checks that the
 // scripts offer every command of the usage).
-var commands = []string{"serve", "bench", "hash-key", "run", "repl", "jobs", "mcp", "eval", "version", "completion", "help"}
+var commands = []string{"serve", "bench", "hash-key", "run", "repl", "jobs", "mcp", "eval", "health", "version", "completion", "help"}
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -87,6 +89,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return evalCommand(ctx, rest, getenv, terminalSafe(stdout), terminalSafe(stderr))
 	case "completion":
 		err = completion(ctx, rest, getenv, stdout)
+	case "health":
+		err = health(ctx, rest, getenv, stdout, stderr)
 	case "version", "--version":
 		fmt.Fprint(stdout, version())
 		return 0

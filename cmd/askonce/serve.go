@@ -301,6 +301,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		log.Warn("listening beyond loopback with no API keys: anyone who can reach this address can create and answer jobs; set --api-keys-file", "addr", ln.Addr().String())
 	}
 	log.Info("askonce serving", "addr", ln.Addr().String(), "db", shownDB(c.DB), "interpreter", c.Interpreter, "builder", c.Builder, "publicURL", publicURL)
+	base := listenURL(ln.Addr())
+	log.Info("open", "api", base+"/", "ui", base+"/ui", "mcp", base+"/mcp", "a2a", base+a2a.Path, "metrics", base+"/metrics")
 
 	bg, stopBG := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopBG()
@@ -559,6 +561,22 @@ func exponential(base, ceiling time.Duration) func(attempt int) time.Duration {
 		}
 		return min(d, ceiling)
 	}
+}
+
+// listenURL is the base URL of the address the server listens on, with an
+// unspecified host (0.0.0.0, [::], as --addr :8080 listens) shown as
+// 127.0.0.1, as --public-url's default does, so that the start-up log's
+// URLs open on this machine.
+func listenURL(a net.Addr) string {
+	ta, ok := a.(*net.TCPAddr)
+	if !ok {
+		return "http://" + a.String()
+	}
+	host := ta.IP.String()
+	if ta.IP == nil || ta.IP.IsUnspecified() {
+		host = "127.0.0.1"
+	}
+	return "http://" + net.JoinHostPort(host, strconv.Itoa(ta.Port))
 }
 
 func loopback(a net.Addr) bool {

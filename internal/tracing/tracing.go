@@ -9,13 +9,17 @@
 package tracing
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 
-	"go.opentelemetry.io/contrib/exporters/autoexport"
 	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	"go.opentelemetry.io/otel/exporters/stdout/stdouttrace"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -52,7 +56,7 @@ func Setup(ctx context.Context, getenv func(string) string) (shutdown func(conte
 	if !Enabled(getenv) {
 		return func(context.Context) error { return nil }, nil
 	}
-	exp, err := autoexport.NewSpanExporter(ctx)
+	exp, err := spanExporter(ctx, getenv)
 	if err != nil {
 		return nil, errors.New("tracing: " + err.Error())
 	}
@@ -72,6 +76,31 @@ func Setup(ctx context.Context, getenv func(string) string) (shutdown func(conte
 	otel.SetTracerProvider(tp)
 	otel.SetTextMapPropagator(propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{}))
 	return tp.Shutdown, nil
+}
+
+// spanExporter is the exporter OTEL_TRACES_EXPORTER names: otlp (the
+// default) over the protocol OTEL_EXPORTER_OTLP_TRACES_PROTOCOL or
+// OTEL_EXPORTER_OTLP_PROTOCOL names (http/protobuf, the default, or grpc),
+// or console. These are the choices of the contrib autoexport package,
+// made here because autoexport also links in its metric and log
+// exporters, which askonce never uses (docs/deploy.md). The exporters read
+// their other OTEL_EXPORTER_OTLP_* variables themselves.
+func spanExporter(ctx context.Context, getenv func(string) string) (sdktrace.SpanExporter, error) {
+	switch name := strings.TrimSpace(getenv("OTEL_TRACES_EXPORTER")); name {
+	case "", "otlp":
+		proto := cmp.Or(strings.TrimSpace(getenv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL")), strings.TrimSpace(getenv("OTEL_EXPORTER_OTLP_PROTOCOL")), "http/protobuf")
+		switch proto {
+		case "http/protobuf":
+			return otlptracehttp.New(ctx)
+		case "grpc":
+			return otlptracegrpc.New(ctx)
+		}
+		return nil, fmt.Errorf("OTLP protocol %q: want http/protobuf or grpc", proto)
+	case "console":
+		return stdouttrace.New()
+	default:
+		return nil, fmt.Errorf("OTEL_TRACES_EXPORTER %q: want otlp, console or none", name)
+	}
 }
 
 // w3c is the propagator of queued work and outgoing webhooks: the W3C

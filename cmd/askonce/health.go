@@ -1,0 +1,62 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/askonce/askonce/server"
+)
+
+const healthSummary = `Ask a running server whether it is healthy: GET <server>/healthz. Exits 0
+when it answers 200 {"ok":true}, 1 otherwise. It is the container image's
+health check, which has no curl: HEALTHCHECK CMD ["/askonce", "health"].`
+
+type healthConfig struct {
+	Server  string
+	Timeout time.Duration
+}
+
+// health checks a server's /healthz and prints its version.
+func health(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	c := &healthConfig{}
+	s := newSettings("health", healthSummary, getenv, stderr)
+	s.String(&c.Server, "server", "http://127.0.0.1:8080", "base URL of the server to check")
+	s.Duration(&c.Timeout, "timeout", 5*time.Second, "give up after this long")
+	if err := s.parse(args); err != nil {
+		return err
+	}
+	base, err := url.Parse(c.Server)
+	if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
+		return usageError{fmt.Sprintf("--server %q: want http(s)://host:port", c.Server)}
+	}
+	if c.Timeout <= 0 {
+		return usageError{"--timeout must be positive"}
+	}
+	ctx, cancel := context.WithTimeout(ctx, c.Timeout)
+	defer cancel()
+	target := strings.TrimSuffix(base.String(), "/") + "/healthz"
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("health: %w", err)
+	}
+	defer resp.Body.Close()
+	var h server.Health
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 64<<10)).Decode(&h); err != nil {
+		return fmt.Errorf("health: GET %s: %s, and the body is not the health JSON: %v", target, resp.Status, err)
+	}
+	if resp.StatusCode != http.StatusOK || !h.OK {
+		return fmt.Errorf("health: GET %s: %s: %s", target, resp.Status, h.Error)
+	}
+	fmt.Fprintf(stdout, "ok %s %s\n", target, h.Version)
+	return nil
+}
