@@ -124,11 +124,9 @@ func (l *Limiter) RetryAfter(addr string) time.Duration {
 	return 0
 }
 
-// Fail records a failure of addr.
-func (l *Limiter) Fail(addr string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	now := l.now()
+// entry returns addr's record, made (room made for it) if it has none.
+// The caller holds l.mu.
+func (l *Limiter) entry(addr string, now time.Time) *failures {
 	if l.addrs == nil {
 		l.addrs = map[string]*failures{}
 	}
@@ -138,6 +136,15 @@ func (l *Limiter) Fail(addr string) {
 		f = &failures{}
 		l.addrs[addr] = f
 	}
+	return f
+}
+
+// Fail records a failure of addr.
+func (l *Limiter) Fail(addr string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	now := l.now()
+	f := l.entry(addr, now)
 	f.last = now
 	if len(f.at) < l.limit() {
 		f.at = append(f.at, now)
@@ -155,15 +162,7 @@ func (l *Limiter) Pass(addr, credential string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	now := l.now()
-	if l.addrs == nil {
-		l.addrs = map[string]*failures{}
-	}
-	f := l.addrs[addr]
-	if f == nil {
-		l.makeRoom(now)
-		f = &failures{}
-		l.addrs[addr] = f
-	}
+	f := l.entry(addr, now)
 	if f.passed == nil {
 		f.passed = map[[sha256.Size]byte]time.Time{}
 	}
