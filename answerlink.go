@@ -167,13 +167,13 @@ func (e *Engine) liveByToken(ctx context.Context, token string) (*Job, error) {
 // left pending, or the question expired) is ECONFLICT carrying the job; an
 // invalid answer is EINVALID with the allowed values.
 func (e *Engine) AnswerByToken(ctx context.Context, token, answer string) (*Job, *Run, error) {
-	return e.startByToken(ctx, token, Answered{Answer: answer, Source: SourceUser})
+	return e.startByToken(ctx, token, Answered{Answer: answer, Source: SourceUser, By: AnswererFrom(ctx)})
 }
 
 // DeclineByToken declines the question an answer link names, as
 // StartDecline does.
 func (e *Engine) DeclineByToken(ctx context.Context, token string) (*Job, *Run, error) {
-	return e.startByToken(ctx, token, Decline{})
+	return e.startByToken(ctx, token, Decline{By: AnswererFrom(ctx)})
 }
 
 // CancelByToken cancels the job an answer link names, while its question

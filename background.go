@@ -73,13 +73,13 @@ func (e *Engine) Start(ctx context.Context, req CreateRequest) (*Job, *Run, erro
 // interpreter, the outcome committed with the answer, and the Run has
 // ended.
 func (e *Engine) StartAnswer(ctx context.Context, tenant, id, answer string) (*Job, *Run, error) {
-	return e.startTransition(ctx, tenant, id, Answered{Answer: answer, Source: SourceUser})
+	return e.startTransition(ctx, tenant, id, Answered{Answer: answer, Source: SourceUser, By: AnswererFrom(ctx)})
 }
 
 // StartDecline declines the question, like Decline, and re-interprets in
 // the background.
 func (e *Engine) StartDecline(ctx context.Context, tenant, id string) (*Job, *Run, error) {
-	return e.startTransition(ctx, tenant, id, Decline{})
+	return e.startTransition(ctx, tenant, id, Decline{By: AnswererFrom(ctx)})
 }
 
 func (e *Engine) startTransition(ctx context.Context, tenant, id string, in Input) (*Job, *Run, error) {

@@ -30,6 +30,9 @@ type CreateRequest struct {
 	// MaxCandidateBytes of visible text.
 	Candidates []string
 	HardCap    HardCap
+	// Notify names who is asked the job's question on Slack and by
+	// email. Nil: the engine's DefaultRecipients.
+	Notify *Recipients
 	// Mode defaults to managed; gate jobs wait for an agent's reports.
 	Mode       Mode
 	SpecSchema json.RawMessage
@@ -145,6 +148,13 @@ func (e *Engine) newJob(req CreateRequest) (j *Job, mintedSession bool, err erro
 	if err := ValidateCandidates(req.Candidates); err != nil {
 		return nil, false, err
 	}
+	if err := req.Notify.Validate(); err != nil {
+		return nil, false, err
+	}
+	notify := req.Notify
+	if notify == nil {
+		notify = e.DefaultRecipients
+	}
 	mode := req.Mode
 	switch mode {
 	case "":
@@ -202,6 +212,7 @@ func (e *Engine) newJob(req CreateRequest) (j *Job, mintedSession bool, err erro
 		Files:               slices.Clone(req.Files),
 		Candidates:          slices.Clone(req.Candidates),
 		HardCap:             hc,
+		Notify:              notify.Clone(),
 		SpecSchema:          slices.Clone(req.SpecSchema),
 		Title:               DeriveTitle(goal),
 		Status:              StatusPlanning,

@@ -58,6 +58,9 @@ type Engine struct {
 	// AnswerToken). Empty: no answer links. Changing it kills every link
 	// handed out before.
 	LinkSecret []byte
+	// DefaultRecipients are who is asked the question of a job created
+	// without recipients of its own (CreateRequest.Notify). Nil: no one.
+	DefaultRecipients *Recipients
 
 	// Owner names this engine's process in the planning leases of the
 	// jobs it plans (rule 13). It must differ between processes running
@@ -106,14 +109,14 @@ type Observer interface {
 // does not fit the question is EINVALID with the allowed values, and the job
 // stays pending.
 func (e *Engine) Answer(ctx context.Context, tenant, id, answer string) (*Job, error) {
-	return e.transition(ctx, tenant, id, Answered{Answer: answer, Source: SourceUser})
+	return e.transition(ctx, tenant, id, Answered{Answer: answer, Source: SourceUser, By: AnswererFrom(ctx)})
 }
 
 // Decline records that the user declined to answer (MCP decline): the
 // question's default is applied, or the job proceeds under the fallback
 // directive.
 func (e *Engine) Decline(ctx context.Context, tenant, id string) (*Job, error) {
-	return e.transition(ctx, tenant, id, Decline{})
+	return e.transition(ctx, tenant, id, Decline{By: AnswererFrom(ctx)})
 }
 
 // Cancel cancels a job that is planning or pending.

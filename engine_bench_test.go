@@ -64,6 +64,31 @@ func BenchmarkCreateNoQuestion(b *testing.B) {
 	m.Report()
 }
 
+// BenchmarkCreateAndCancel measures a job that asks and is cancelled:
+// create -> ask, then cancel, whose transaction also writes the job's
+// entries in jobs_ended and jobs_ended_by_session (migration 00012), the
+// indexes a job that ends in success never touches.
+func BenchmarkCreateAndCancel(b *testing.B) {
+	floor := walmeter.NewFloor(b, floorOpener)
+	st := openStore(b, filepath.Join(b.TempDir(), "bench.db"))
+	e := &askonce.Engine{Store: st, Interpreter: rulesInterpreter(b)}
+	m := walmeter.New(b, st.WriteDB(), st.Commits, floor)
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		i++
+		j, err := e.Create(ctx, askonce.CreateRequest{Goal: "hot frozen cheese", SessionID: fmt.Sprint("bench-", i)})
+		if err != nil || j.Status != askonce.StatusPending {
+			b.Fatalf("create: %v %v", err, j.Status)
+		}
+		if j, err = e.Cancel(ctx, "", j.ID); err != nil || j.Status != askonce.StatusCancelled {
+			b.Fatalf("cancel: %v %v", err, j.Status)
+		}
+		m.Tick()
+	}
+	m.Report()
+}
+
 // BenchmarkRoundTripClarificationParallel runs round trips from 16
 // goroutines per core, the way a server with many clients sees them; the
 // store commits concurrent writes together. The jobs name no session, so

@@ -38,6 +38,8 @@ type validationFailedData struct {
 type declinedData struct {
 	Declined bool   `json:"declined"`
 	Source   Source `json:"source"`
+	Via      string `json:"answeredVia,omitempty"`
+	By       string `json:"answeredBy,omitempty"`
 }
 
 type gatedData struct {
@@ -56,6 +58,9 @@ type answeredData struct {
 	Answer   string `json:"answer"`
 	Question string `json:"question"`
 	Source   Source `json:"source"`
+	// Via and By are who answered (Answerer), when a person did.
+	Via string `json:"answeredVia,omitempty"`
+	By  string `json:"answeredBy,omitempty"`
 }
 
 type fallbackData struct {

@@ -144,6 +144,9 @@ type Job struct {
 	// the goal that matches two or more of them is worth one question.
 	Candidates []string `json:"candidates,omitempty"`
 	HardCap    HardCap  `json:"hardCap"`
+	// Notify names who is asked the job's question on Slack and by
+	// email; nil: no one.
+	Notify *Recipients `json:"notify,omitempty"`
 	// SpecSchema is an optional JSON Schema that the plan's spec must meet.
 	SpecSchema json.RawMessage `json:"specSchema,omitempty"`
 
@@ -156,6 +159,11 @@ type Job struct {
 	AnswerSource        Source              `json:"clarificationSource,omitempty"`
 	AnsweredAt          *time.Time          `json:"clarificationAnsweredAt,omitempty"`
 	ResolvedPrompt      string              `json:"resolvedPrompt,omitempty"`
+	// AnsweredVia and AnsweredBy are who answered or declined the
+	// question (Answerer): the channel and, when known, an identity.
+	// Empty when no person did (history, resolver, timeout).
+	AnsweredVia string `json:"answeredVia,omitempty"`
+	AnsweredBy  string `json:"answeredBy,omitempty"`
 	// FallbackUsed is set once the hard cap's single fallback run was
 	// granted; a second request for clarification then fails the job.
 	FallbackUsed bool `json:"fallbackUsed,omitempty"`
@@ -210,6 +218,7 @@ func (j *Job) Clone() *Job {
 	c.Files = slices.Clone(j.Files)
 	c.Candidates = slices.Clone(j.Candidates)
 	c.SpecSchema = slices.Clone(j.SpecSchema)
+	c.Notify = j.Notify.Clone()
 	if j.Question != nil {
 		q := j.Question.Clone()
 		c.Question = &q

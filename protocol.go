@@ -46,6 +46,8 @@ type Failed struct{ Message string }
 type Answered struct {
 	Answer string
 	Source Source
+	// By is who answered, recorded on the job (AnsweredVia, AnsweredBy).
+	By Answerer
 }
 
 // Expire: the expiry sweeper found the question overdue
@@ -57,8 +59,9 @@ type Answered struct {
 // ECONFLICT.
 type Expire struct{}
 
-// Decline: the user declined to answer (MCP decline).
-type Decline struct{}
+// Decline: the user declined to answer (MCP decline). By is who, as
+// for Answered.
+type Decline struct{ By Answerer }
 
 // Cancel: the user cancelled the job.
 type Cancel struct{}
@@ -224,6 +227,7 @@ func Step(cur *Job, in Input, now time.Time) (*Job, *Effects, error) {
 		if src == "" {
 			src = SourceUser
 		}
+		j.AnsweredVia, j.AnsweredBy = capString(in.By.Via, maxAnswerer), capString(in.By.By, maxAnswerer)
 		answer(j, fx, a, src, now, EventAnswered)
 		if src == SourceUser {
 			fx.History = &HistoryEntry{
@@ -258,6 +262,7 @@ func Step(cur *Job, in Input, now time.Time) (*Job, *Effects, error) {
 		if j.Question.Overdue(now) {
 			return nil, nil, expired(cur, in.verb())
 		}
+		j.AnsweredVia, j.AnsweredBy = capString(in.By.Via, maxAnswerer), capString(in.By.By, maxAnswerer)
 		if j.Question.Default != "" {
 			answer(j, fx, j.Question.Default, SourceDefault, now, EventAnswered)
 			break
@@ -268,7 +273,7 @@ func Step(cur *Job, in Input, now time.Time) (*Job, *Effects, error) {
 		j.AnsweredAt = &now
 		j.Status = StatusPlanning
 		j.FallbackUsed = true
-		fx.add(j, now, EventAnswered, declinedData{Declined: true, Source: SourceDefault})
+		fx.add(j, now, EventAnswered, declinedData{Declined: true, Source: SourceDefault, Via: j.AnsweredVia, By: j.AnsweredBy})
 		fx.add(j, now, EventFallbackApplied, nil)
 		if !gate {
 			fx.Interpret = &Interpretation{Prompt: j.Goal, Reason: ReasonFallback, Directive: FallbackDirective}
@@ -328,7 +333,7 @@ func answer(j *Job, fx *Effects, a string, src Source, now time.Time, ev EventTy
 	j.AnsweredAt = &now
 	j.ResolvedPrompt = ResolvedPrompt(j.Goal, a)
 	j.Status = StatusPlanning
-	fx.add(j, now, ev, answeredData{Answer: a, Question: j.Question.Text, Source: src})
+	fx.add(j, now, ev, answeredData{Answer: a, Question: j.Question.Text, Source: src, Via: j.AnsweredVia, By: j.AnsweredBy})
 	switch {
 	case j.Mode != ModeGate:
 		fx.Interpret = &Interpretation{Prompt: j.ResolvedPrompt, Reason: ReasonClarificationAnswer}

@@ -279,6 +279,10 @@ const (
 	EventDispatched       EventType = "dispatched"
 	EventDelivered        EventType = "delivered"
 	EventDeliveryFailed   EventType = "delivery_failed"
+	// EventNotified and EventNotifyFailed record the sends of the Slack
+	// and email channels (Engine.Notified).
+	EventNotified     EventType = "notified"
+	EventNotifyFailed EventType = "notify_failed"
 )
 
 // Event is an append-only audit record of one change to a job. The store

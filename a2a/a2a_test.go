@@ -253,6 +253,47 @@ func TestQuestionMakesTheTaskInputRequiredAndAnAnswerOnTheSameTaskCompletesIt(t 
 	}
 }
 
+// tasks/get's historyLength keeps that many of the most recent messages:
+// 0 none, 1 the answer, more than there are all three, unset all three.
+func TestTasksGetHistoryLengthKeepsTheMostRecentMessages(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	c := e.client(keyA)
+	task := send(t, c, userText("", "", "hot frozen cheese"))
+	send(t, c, userText(task.ContextID, task.ID, "hot"))
+	for _, tc := range []struct {
+		length      *int
+		n           int
+		first, last string // the texts of the first and last messages kept
+	}{
+		{nil, 3, "hot frozen cheese", "hot"},
+		{ptr(0), 0, "", ""},
+		{ptr(1), 1, "hot", "hot"},
+		{ptr(5), 3, "hot frozen cheese", "hot"},
+	} {
+		got, err := c.GetTask(context.Background(), &sdk.TaskQueryParams{ID: task.ID, HistoryLength: tc.length})
+		if err != nil {
+			t.Fatalf("tasks/get historyLength %v: %v", deref(tc.length), err)
+		}
+		var first, last string
+		if h := got.History; len(h) > 0 {
+			first, last = textPart(h[0].Parts), textPart(h[len(h)-1].Parts)
+		}
+		if len(got.History) != tc.n || first != tc.first || last != tc.last {
+			t.Errorf("tasks/get historyLength %v: %d messages, %q to %q; want %d, %q to %q", deref(tc.length), len(got.History), first, last, tc.n, tc.first, tc.last)
+		}
+	}
+}
+
+func ptr(n int) *int { return &n }
+
+func deref(n *int) any {
+	if n == nil {
+		return "unset"
+	}
+	return *n
+}
+
 func TestAnswerTheQuestionDoesNotTakeIsAnErrorAndTheTaskStaysInputRequired(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)

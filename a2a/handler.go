@@ -110,11 +110,11 @@ func (h *handler) send(ctx context.Context, p *sdk.MessageSendParams) (*askonce.
 	}
 	var run *askonce.Run
 	if r := replyOf(m); r.decline {
-		j, run, err = h.eng.StartDecline(wctx, tenant, j.ID)
+		j, run, err = h.eng.StartDecline(askonce.WithAnswerer(wctx, askonce.Answerer{Via: askonce.ViaA2A}), tenant, j.ID)
 	} else {
 		// An answer the question does not take is an error naming the
 		// allowed answers; the task stays input-required.
-		j, run, err = h.eng.StartAnswer(wctx, tenant, j.ID, r.answer)
+		j, run, err = h.eng.StartAnswer(askonce.WithAnswerer(wctx, askonce.Answerer{Via: askonce.ViaA2A}), tenant, j.ID, r.answer)
 	}
 	if err != nil {
 		return nil, nil, rpcError(err)

@@ -129,6 +129,11 @@ type Config struct {
 	// notification is sent so that no token is ever stored. Nil or "": no
 	// answerUrl.
 	AnswerURL func(*askonce.Job) string
+	// Channels reach the people a job names (askonce.Job.Notify) on
+	// the same River client: their jobs are queued with question
+	// notifications, in the transaction that asks or resolves, even
+	// when Notify is nil (see Channel).
+	Channels []Channel
 
 	// testOnly makes River skip its production start-up jitter.
 	testOnly bool
@@ -175,7 +180,7 @@ func New(ctx context.Context, cfg Config) (*Dispatcher, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	d := &Dispatcher{cfg: cfg, log: log}
-	if cfg.Builder == nil && cfg.Notify == nil {
+	if cfg.Builder == nil && cfg.Notify == nil && len(cfg.Channels) == 0 {
 		return d, nil
 	}
 	if (cfg.DB == nil) == (cfg.Pool == nil) {
@@ -208,6 +213,12 @@ func New(ctx context.Context, cfg Config) (*Dispatcher, error) {
 			return nil, fmt.Errorf("dispatch: %w", err)
 		}
 		queues[notifyQueue] = river.QueueConfig{MaxWorkers: d.cfg.Concurrency}
+	}
+	for _, ch := range cfg.Channels {
+		if err := ch.Register(workers); err != nil {
+			return nil, fmt.Errorf("dispatch: %w", err)
+		}
+		queues[ch.Queue()] = river.QueueConfig{MaxWorkers: d.cfg.Concurrency}
 	}
 	cooldown := min(river.FetchCooldownDefault, d.cfg.PollInterval)
 	rc := &river.Config{

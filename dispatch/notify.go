@@ -74,6 +74,10 @@ type ResolvedEvent struct {
 	ClarificationStatus askonce.ClarificationStatus `json:"clarificationStatus"`
 	Source              askonce.Source              `json:"source,omitempty"`
 	At                  time.Time                   `json:"at"`
+	// AnsweredVia and AnsweredBy are who answered or declined
+	// (askonce.Job.AnsweredVia, AnsweredBy), when a person did.
+	AnsweredVia string `json:"answeredVia,omitempty"`
+	AnsweredBy  string `json:"answeredBy,omitempty"`
 }
 
 // notifyArgs is a River job: one question notification. Only the tenant,
@@ -97,6 +101,9 @@ type notifyArgs struct {
 	// Trace is the W3C trace context of the transaction that queued
 	// the notification (see args.Trace).
 	Trace map[string]string `json:"trace,omitempty"`
+	// AnsweredVia and AnsweredBy are the job's, for question.resolved.
+	AnsweredVia string `json:"answeredVia,omitempty"`
+	AnsweredBy  string `json:"answeredBy,omitempty"`
 }
 
 func (notifyArgs) Kind() string { return notifyKind }
@@ -121,6 +128,9 @@ func (d *Dispatcher) notify(ctx context.Context, tx any, job *askonce.Job, ev as
 	if d == nil {
 		return errors.New("dispatch: no dispatcher yet")
 	}
+	if err := d.queueChannels(ctx, tx, job, ev); err != nil {
+		return err
+	}
 	if d.cfg.Notify == nil {
 		return nil
 	}
@@ -128,6 +138,7 @@ func (d *Dispatcher) notify(ctx context.Context, tx any, job *askonce.Job, ev as
 		TenantID: job.TenantID, JobID: job.ID, Event: ev,
 		Status: job.Status, ClarificationStatus: job.ClarificationStatus, Source: job.AnswerSource,
 		At: job.UpdatedAt.UTC(), Trace: tracing.Carrier(ctx),
+		AnsweredVia: job.AnsweredVia, AnsweredBy: job.AnsweredBy,
 	}
 	if q := job.Question; ev == askonce.QuestionAsked && q != nil {
 		a.SessionID, a.Title = job.SessionID, job.Title
@@ -196,6 +207,7 @@ func (w *notifyWorker) body(ctx context.Context, a notifyArgs) ([]byte, error) {
 		return json.Marshal(ResolvedEvent{
 			Type: string(a.Event), JobID: a.JobID, Status: a.Status,
 			ClarificationStatus: a.ClarificationStatus, Source: a.Source, At: a.At,
+			AnsweredVia: a.AnsweredVia, AnsweredBy: a.AnsweredBy,
 		})
 	}
 	if a.Question != nil {

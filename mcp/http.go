@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/askonce/askonce/metrics"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -27,15 +28,51 @@ type HTTPOptions struct {
 	// request open while a person answers the elicitation, which takes
 	// minutes, not the API's seconds. Default DefaultCallTimeout.
 	CallTimeout time.Duration
+	// SessionTimeout closes a session that has had no request for this
+	// long (a request in progress, such as a call waiting on an
+	// elicitation, keeps it open). Default DefaultSessionTimeout;
+	// negative: never.
+	SessionTimeout time.Duration
+	// MaxSessions is how many live sessions one API key (or, without keys,
+	// everyone) may hold; an initialize beyond it is the JSON-RPC error
+	// CodeOverLimit. Default DefaultMaxSessions; negative: no limit.
+	MaxSessions int
+	// MaxCalls is how many tool calls one API key may have in flight; a
+	// call beyond it is the JSON-RPC error CodeOverLimit. Default
+	// DefaultMaxCalls; negative: no limit.
+	MaxCalls int
+	// Metrics receives the live sessions, the calls in flight and the
+	// refusals (askonce_mcp_sessions, askonce_mcp_calls_in_flight,
+	// askonce_mcp_refused_total). Nil: none.
+	Metrics *metrics.Registry
 }
 
-// DefaultCallTimeout is how long one MCP HTTP request may take by default.
-const DefaultCallTimeout = 30 * time.Minute
+// Defaults of HTTPOptions' zero values.
+const (
+	// DefaultCallTimeout is how long one MCP HTTP request may take.
+	DefaultCallTimeout    = 30 * time.Minute
+	DefaultSessionTimeout = 30 * time.Minute
+	DefaultMaxSessions    = 100
+	DefaultMaxCalls       = 50
+)
+
+// orDefault is v, or def when v is zero.
+func orDefault[T int | time.Duration](v, def T) T {
+	if v == 0 {
+		return def
+	}
+	return v
+}
 
 // Handler serves server over MCP's streamable HTTP transport (mount it at
 // /mcp). With Tenant set, every request needs "Authorization: Bearer
 // <key>" or "X-API-Key: <key>", like the API; its tenant scopes every
 // tool, and a session is bound to the key's tenant.
+//
+// Handler adds its limits (HTTPOptions.MaxSessions, MaxCalls) to server;
+// call it once per server. A tool call ends when the HTTP request that
+// carries it is gone, so a client that leaves holds no goroutine and no
+// slot while its question waits.
 func Handler(server *sdk.Server, o HTTPOptions) http.Handler {
 	maxBody := o.MaxBody
 	if maxBody <= 0 {
@@ -45,11 +82,17 @@ func Handler(server *sdk.Server, o HTTPOptions) http.Handler {
 	if callTimeout <= 0 {
 		callTimeout = DefaultCallTimeout
 	}
+	sessionTimeout := orDefault(o.SessionTimeout, DefaultSessionTimeout)
+	if sessionTimeout < 0 {
+		sessionTimeout = 0 // the SDK's "never"
+	}
+	lim := newLimits(orDefault(o.MaxSessions, DefaultMaxSessions), orDefault(o.MaxCalls, DefaultMaxCalls), metrics.NewObserver(o.Metrics))
+	server.AddReceivingMiddleware(lim.middleware)
 	get := func(*http.Request) *sdk.Server { return server }
 	// The SDK serves 2026-07-28 (sessionless) only on a stateless handler,
 	// and server-initiated elicitation for older clients only on a
 	// stateful one: a request goes to the one its protocol version needs.
-	stateful := sdk.NewStreamableHTTPHandler(get, &sdk.StreamableHTTPOptions{Logger: o.Logger})
+	stateful := sdk.NewStreamableHTTPHandler(get, &sdk.StreamableHTTPOptions{Logger: o.Logger, SessionTimeout: sessionTimeout})
 	stateless := sdk.NewStreamableHTTPHandler(get, &sdk.StreamableHTTPOptions{Logger: o.Logger, Stateless: true})
 	var h http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Mcp-Protocol-Version") >= "2026-07-28" {
@@ -64,17 +107,21 @@ func Handler(server *sdk.Server, o HTTPOptions) http.Handler {
 			if !ok {
 				return nil, fmt.Errorf("%w: unknown API key", auth.ErrInvalidToken)
 			}
-			return &auth.TokenInfo{UserID: tenant}, nil
+			return &auth.TokenInfo{UserID: tenant, Extra: map[string]any{"key": keyID(key)}}, nil
 		}
 		h = auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(h)
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r = r.Clone(r.Context())
 		if r.Header.Get("Authorization") == "" {
 			if key := strings.TrimSpace(r.Header.Get("X-API-Key")); key != "" {
-				r = r.Clone(r.Context())
 				r.Header.Set("Authorization", "Bearer "+key)
 			}
 		}
+		token := randomID()
+		r.Header.Set(streamHeader, token)
+		lim.streams.Store(token, r.Context())
+		defer lim.streams.Delete(token)
 		if r.Body != nil {
 			r.Body = http.MaxBytesReader(w, r.Body, maxBody)
 		}

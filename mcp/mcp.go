@@ -104,7 +104,7 @@ type srv struct {
 }
 
 // New returns the MCP server with askonce's tools and resource template.
-// Serve it over stdio with its Run method and sdk.StdioTransport, or over
+// Serve it over stdio with its Run method and Stdio, or over
 // HTTP with Handler.
 func New(cfg Config) *sdk.Server {
 	s := &srv{b: cfg.Backend, tenant: cfg.Tenant, secret: cfg.StateSecret, maxArgs: cfg.MaxArguments, poll: cfg.PollInterval, log: cfg.Logger}

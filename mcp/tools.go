@@ -193,7 +193,7 @@ func (s *srv) planResume(ctx context.Context, req *sdk.CallToolRequest, tenant s
 			}
 			return s.jobOut(next, "")
 		}
-		next, err = s.b.Answer(ctx, tenant, j.ID, jobview.AnswerOf(er.Content))
+		next, err = s.b.Answer(answering(ctx, req), tenant, j.ID, jobview.AnswerOf(er.Content))
 		if askonce.ErrorCode(err) == askonce.EINVALID {
 			s.observe(modeForm, "invalid")
 			if st.Tries+1 > MaxReElicit {
@@ -204,7 +204,7 @@ func (s *srv) planResume(ctx context.Context, req *sdk.CallToolRequest, tenant s
 		s.observe(modeForm, "accept")
 	case "decline":
 		s.observe(st.Mode, "decline")
-		next, err = s.b.Decline(ctx, tenant, j.ID)
+		next, err = s.b.Decline(answering(ctx, req), tenant, j.ID)
 	default:
 		s.observe(st.Mode, "cancel")
 		next, err = s.b.Cancel(ctx, tenant, j.ID)
@@ -342,7 +342,7 @@ func (s *srv) askResume(ctx context.Context, req *sdk.CallToolRequest, tenant st
 				j, err = s.waitWhile(ctx, tenant, j, isPending)
 				break
 			}
-			_, err = s.b.Answer(ctx, tenant, j.ID, jobview.AnswerOf(er.Content))
+			_, err = s.b.Answer(answering(ctx, req), tenant, j.ID, jobview.AnswerOf(er.Content))
 			if askonce.ErrorCode(err) == askonce.EINVALID {
 				s.observe(modeForm, "invalid")
 				if st.Tries+1 <= MaxReElicit {
@@ -355,7 +355,7 @@ func (s *srv) askResume(ctx context.Context, req *sdk.CallToolRequest, tenant st
 			s.observe(modeForm, "accept")
 		case "decline":
 			s.observe(st.Mode, "decline")
-			_, err = s.b.Decline(ctx, tenant, j.ID)
+			_, err = s.b.Decline(answering(ctx, req), tenant, j.ID)
 		default:
 			s.observe(st.Mode, "cancel")
 			_, err = s.b.Cancel(ctx, tenant, j.ID)
@@ -445,7 +445,7 @@ func (s *srv) reportPlan(ctx context.Context, req *sdk.CallToolRequest, args Rep
 
 // answer is the answer tool.
 func (s *srv) answer(ctx context.Context, req *sdk.CallToolRequest, args AnswerArgs) (*sdk.CallToolResult, *JobResult, error) {
-	j, err := s.b.Answer(ctx, s.tenantOf(req), args.JobID, args.Answer)
+	j, err := s.b.Answer(answering(ctx, req), s.tenantOf(req), args.JobID, args.Answer)
 	if err != nil {
 		return nil, nil, toolError(err)
 	}

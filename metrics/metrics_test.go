@@ -180,7 +180,38 @@ func TestObserver_NilRecordsNothing(t *testing.T) {
 	o.ObserveDelivery("x", true, 0)
 	o.ObserveHTTP("x", 200, 0)
 	o.ObserveElicitation("form", "accept")
+	o.AddMCPSessions(1)
+	o.AddMCPCalls(1)
+	o.ObserveMCPRefused("calls")
 	if metrics.NewObserver(nil) != nil {
 		t.Error("NewObserver(nil) is not nil")
+	}
+}
+
+// The MCP gauges go up and down with their sessions and calls; refusals
+// are counted by limit.
+func TestObserver_MCPSessionsCallsAndRefusals(t *testing.T) {
+	t.Parallel()
+	r := metrics.NewRegistry()
+	o := metrics.NewObserver(r)
+	o.AddMCPSessions(1)
+	o.AddMCPSessions(1)
+	o.AddMCPSessions(-1)
+	o.AddMCPCalls(1)
+	o.ObserveMCPRefused("sessions")
+	o.ObserveMCPRefused("sessions")
+	fams := gather(t, r)
+	for _, c := range []struct {
+		name   string
+		labels []string
+		want   float64
+	}{
+		{metrics.NameMCPSessions, nil, 1},
+		{metrics.NameMCPCalls, nil, 1},
+		{metrics.NameMCPRefused, []string{"limit", "sessions"}, 2},
+	} {
+		if v, ok := value(fams, c.name, c.labels...); !ok || v != c.want {
+			t.Errorf("%s%v = %v (%v), want %v", c.name, c.labels, v, ok, c.want)
+		}
 	}
 }

@@ -50,6 +50,15 @@ const (
 	// decline, cancel, invalid: accepted with an answer the question does
 	// not take, error: the client failed the elicitation).
 	NameElicitations = "askonce_mcp_elicitations_total"
+	// NameMCPSessions is a gauge: the live MCP sessions of /mcp (initialized
+	// and not yet closed, reclaimed or deleted).
+	NameMCPSessions = "askonce_mcp_sessions"
+	// NameMCPCalls is a gauge: the MCP tool calls in flight over /mcp,
+	// including those waiting on an elicitation.
+	NameMCPCalls = "askonce_mcp_calls_in_flight"
+	// NameMCPRefused counts MCP requests refused because an API key was at
+	// its limit. Label: limit (sessions, calls).
+	NameMCPRefused = "askonce_mcp_refused_total"
 )
 
 // SlowBuckets are histogram buckets, in seconds, for interpreter calls and
@@ -77,6 +86,9 @@ type Observer struct {
 	deliverySeconds *prometheus.HistogramVec
 	httpSeconds     *prometheus.HistogramVec
 	elicitations    *prometheus.CounterVec
+	mcpSessions     prometheus.Gauge
+	mcpCalls        prometheus.Gauge
+	mcpRefused      *prometheus.CounterVec
 }
 
 var _ askonce.Observer = (*Observer)(nil)
@@ -109,9 +121,13 @@ func NewObserver(r *Registry) *Observer {
 			deliverySeconds: histogram(NameDeliverySeconds, "Latency of builder deliveries.", SlowBuckets, "builder", "outcome"),
 			httpSeconds:     histogram(NameHTTPSeconds, "Latency of HTTP requests, by route pattern and status.", DefBuckets, "route", "status"),
 			elicitations:    counter(NameElicitations, "MCP elicitations, by mode and outcome.", "mode", "outcome"),
+			mcpSessions:     prometheus.NewGauge(prometheus.GaugeOpts{Name: NameMCPSessions, Help: "Live MCP sessions."}),
+			mcpCalls:        prometheus.NewGauge(prometheus.GaugeOpts{Name: NameMCPCalls, Help: "MCP tool calls in flight."}),
+			mcpRefused:      counter(NameMCPRefused, "MCP requests refused at an API key's limit, by limit.", "limit"),
 		}
 		r.reg.MustRegister(o.up, o.jobs, o.questions, o.autoResolved, o.gated, o.hardCap,
-			o.attempts, o.attemptSeconds, o.deliveries, o.deliverySeconds, o.httpSeconds, o.elicitations)
+			o.attempts, o.attemptSeconds, o.deliveries, o.deliverySeconds, o.httpSeconds, o.elicitations,
+			o.mcpSessions, o.mcpCalls, o.mcpRefused)
 		o.up.Set(1)
 		r.obs = o
 	})
@@ -204,6 +220,31 @@ func (o *Observer) ObserveElicitation(mode, outcome string) {
 		return
 	}
 	o.elicitations.WithLabelValues(mode, outcome).Inc()
+}
+
+// AddMCPSessions adds delta (1 or -1) to the live MCP sessions.
+func (o *Observer) AddMCPSessions(delta int) {
+	if o == nil {
+		return
+	}
+	o.mcpSessions.Add(float64(delta))
+}
+
+// AddMCPCalls adds delta (1 or -1) to the MCP tool calls in flight.
+func (o *Observer) AddMCPCalls(delta int) {
+	if o == nil {
+		return
+	}
+	o.mcpCalls.Add(float64(delta))
+}
+
+// ObserveMCPRefused counts one MCP request refused at limit (sessions,
+// calls).
+func (o *Observer) ObserveMCPRefused(limit string) {
+	if o == nil {
+		return
+	}
+	o.mcpRefused.WithLabelValues(limit).Inc()
 }
 
 // label is v, or "unknown" when v is empty.

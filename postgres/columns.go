@@ -43,6 +43,7 @@ type jobRow struct {
 	j                                     askonce.Job
 	mode, hardCap, status, clar, dispatch string
 	specSchema, plan                      []byte
+	notify                                *string
 	qText, qType, qDefault, qReason       *string
 	answer, source, resolved, result      *string
 	qOptions                              []string
@@ -85,6 +86,7 @@ var jobTable = []jobColumn{
 	{"mode", false, fixedColumn, plain(func(j *askonce.Job) any { return string(j.Mode) }), func(r *jobRow) any { return &r.mode }},
 	{"profile", false, fixedColumn, plain(func(j *askonce.Job) any { return j.Profile }), func(r *jobRow) any { return &r.j.Profile }},
 	{"hard_cap", false, fixedColumn, plain(func(j *askonce.Job) any { return string(j.HardCap) }), func(r *jobRow) any { return &r.hardCap }},
+	{"notify", false, fixedColumn, notifyArg, func(r *jobRow) any { return &r.notify }},
 	{"goal", true, fixedColumn, plain(func(j *askonce.Job) any { return j.Goal }), func(r *jobRow) any { return &r.j.Goal }},
 	{"files", true, fixedColumn, plain(func(j *askonce.Job) any { return listArg(j.Files) }), func(r *jobRow) any { return &r.j.Files }},
 	{"candidates", true, fixedColumn, plain(func(j *askonce.Job) any { return listArg(j.Candidates) }), func(r *jobRow) any { return &r.j.Candidates }},
@@ -104,6 +106,8 @@ var jobTable = []jobColumn{
 	{"clarification_answer", false, stateColumn, plain(func(j *askonce.Job) any { return textArg(j.Answer) }), func(r *jobRow) any { return &r.answer }},
 	{"clarification_source", false, stateColumn, plain(func(j *askonce.Job) any { return textArg(string(j.AnswerSource)) }), func(r *jobRow) any { return &r.source }},
 	{"clarification_answered_at", false, stateColumn, plain(func(j *askonce.Job) any { return timePtrArg(j.AnsweredAt) }), func(r *jobRow) any { return &r.answeredAt }},
+	{"answered_via", false, stateColumn, plain(func(j *askonce.Job) any { return j.AnsweredVia }), func(r *jobRow) any { return &r.j.AnsweredVia }},
+	{"answered_by", false, stateColumn, plain(func(j *askonce.Job) any { return j.AnsweredBy }), func(r *jobRow) any { return &r.j.AnsweredBy }},
 	{"resolved_prompt", false, stateColumn, plain(func(j *askonce.Job) any { return textArg(j.ResolvedPrompt) }), func(r *jobRow) any { return &r.resolved }},
 	{"fallback_used", false, stateColumn, plain(func(j *askonce.Job) any { return j.FallbackUsed }), func(r *jobRow) any { return &r.j.FallbackUsed }},
 	{"answer_delivered", false, stateColumn, plain(func(j *askonce.Job) any { return j.AnswerDelivered }), func(r *jobRow) any { return &r.j.AnswerDelivered }},
@@ -258,6 +262,12 @@ func (r *jobRow) job() (*askonce.Job, error) {
 			q.Options = r.qOptions
 		}
 		j.Question = q
+	}
+	if r.notify != nil {
+		var err error
+		if j.Notify, err = askonce.DecodeRecipients(*r.notify); err != nil {
+			return nil, fmt.Errorf("decode notify of job %s: %w", j.ID, err)
+		}
 	}
 	if r.plan != nil {
 		j.Plan = new(askonce.Plan)

@@ -3,6 +3,7 @@ package postgres
 import (
 	"bytes"
 	"io/fs"
+	"slices"
 	"testing"
 	"time"
 
@@ -37,19 +38,36 @@ func schemaVersion(t *testing.T, pool *pgxpool.Pool) int64 {
 // latestVersion is the version of the newest embedded migration.
 func latestVersion(t *testing.T) int64 {
 	t.Helper()
+	vs := versions(t)
+	return vs[len(vs)-1]
+}
+
+// previousVersion is the version of the embedded migration before the
+// newest (versions need not be consecutive), or the newest if it is the
+// only one.
+func previousVersion(t *testing.T) int64 {
+	t.Helper()
+	vs := versions(t)
+	return vs[max(len(vs)-2, 0)]
+}
+
+// versions are the versions of the embedded migrations, in order.
+func versions(t *testing.T) []int64 {
+	t.Helper()
 	files, err := fs.Glob(migrations, "migrations/*.sql")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("embedded migrations: %v %v", files, err)
 	}
-	var latest int64
+	var vs []int64
 	for _, f := range files {
 		v, err := goose.NumericComponent(f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		latest = max(latest, v)
+		vs = append(vs, v)
 	}
-	return latest
+	slices.Sort(vs)
+	return vs
 }
 
 func TestMigrateFromAnEmptyDatabase(t *testing.T) {
@@ -94,9 +112,14 @@ var versionRows = map[int64]string{
 	// Version 2 (planning leases) writes the same rows; its planning job
 	// holds no lease (the columns' defaults), so the checks below hold.
 	2: version1Rows,
-	// Version 3 (an index of the jobs in progress) writes the same rows;
-	// they read back without candidates (migration 00004).
+	// Version 3 (jobs_active) adds an index only.
 	3: version1Rows,
+	// Version 4 (candidates) writes the same rows: a job without
+	// candidates (the column NULL), which reads back as nil.
+	4: version1Rows,
+	// Version 5 (list indexes) adds indexes only: the same rows, read
+	// back without recipients (00006_notify).
+	5: version1Rows,
 }
 
 const version1Rows = `
@@ -135,7 +158,7 @@ INSERT INTO jobs_static (id, goal) VALUES ('01a20000-0000-7000-8000-0000000000bb
 func TestMigrateFromThePreviousVersionKeepsItsRows(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	from := max(latestVersion(t)-1, 1)
+	from := previousVersion(t)
 	rows, ok := versionRows[from]
 	if !ok {
 		t.Fatalf("versionRows has no rows for schema version %d: add what a process of that version writes", from)

@@ -27,6 +27,9 @@ func (s *Server) createJob(c *call) (int, any, error) {
 	if bytes.Equal(bytes.TrimSpace(spec), []byte("null")) {
 		spec = nil
 	}
+	if err := c.recipients.allows(req.Notify); err != nil {
+		return 0, nil, err
+	}
 	j, run, err := s.engine.Start(c.ctx(), askonce.CreateRequest{
 		ID:         c.newJobID,
 		TenantID:   c.tenant,
@@ -38,6 +41,7 @@ func (s *Server) createJob(c *call) (int, any, error) {
 		HardCap:    req.HardCap,
 		Mode:       req.Mode,
 		SpecSchema: spec,
+		Notify:     req.Notify,
 	})
 	if err != nil {
 		return 0, nil, err

@@ -21,15 +21,20 @@ type Keys struct {
 type keyEntry struct {
 	tenant string
 	hash   [sha256.Size]byte
+	// recipients, when not nil, are the only job recipients the key may
+	// name (see Recipients.allows).
+	recipients *Recipients
 }
 
 var tenantName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
 
 // LoadKeys reads an API keys file: one key per line,
 //
-//	<tenant> <sha256-hex of the key>
+//	<tenant> <sha256-hex of the key> [notify=<pattern>,<pattern>...]
 //
-// separated by spaces or tabs. Blank lines and lines starting with # are
+// separated by spaces or tabs. The optional third field restricts the
+// recipients the key's jobs may name (see Recipients): without it a key
+// may name any. Blank lines and lines starting with # are
 // ignored. A tenant is 1-128 characters of letters, digits, '.', '_' and
 // '-'; several keys may map to one tenant, but one key (hash) only to one.
 // Produce the lines with HashKey (or `askonce hash-key TENANT`). A file
@@ -44,8 +49,8 @@ func LoadKeys(r io.Reader) (*Keys, error) {
 			continue
 		}
 		f := strings.Fields(line)
-		if len(f) != 2 {
-			return nil, fmt.Errorf("line %d: want '<tenant> <sha256-hex>', got %d fields", n, len(f))
+		if len(f) != 2 && len(f) != 3 {
+			return nil, fmt.Errorf("line %d: want '<tenant> <sha256-hex> [notify=...]', got %d fields", n, len(f))
 		}
 		tenant, hexHash := f[0], strings.ToLower(f[1])
 		if !tenantName.MatchString(tenant) {
@@ -58,6 +63,11 @@ func LoadKeys(r io.Reader) (*Keys, error) {
 		var e keyEntry
 		e.tenant = tenant
 		copy(e.hash[:], b)
+		if len(f) == 3 {
+			if e.recipients, err = parseRecipients(f[2]); err != nil {
+				return nil, fmt.Errorf("line %d: %w", n, err)
+			}
+		}
 		if prev, dup := seen[e.hash]; dup {
 			return nil, fmt.Errorf("line %d: the same key is already on line %d", n, prev)
 		}
@@ -84,17 +94,24 @@ func HashKey(key string) string {
 // entry in constant time, so the time taken says nothing about which
 // entries exist.
 func (k *Keys) Tenant(key string) (string, bool) {
+	e, ok := k.entry(key)
+	return e.tenant, ok
+}
+
+// entry returns the entry of key, comparing as Tenant says.
+func (k *Keys) entry(key string) (keyEntry, bool) {
 	if k == nil || key == "" {
-		return "", false
+		return keyEntry{}, false
 	}
 	sum := sha256.Sum256([]byte(key))
-	tenant, found := "", 0
+	var out keyEntry
+	found := 0
 	for _, e := range k.entries {
 		if subtle.ConstantTimeCompare(sum[:], e.hash[:]) == 1 {
-			tenant, found = e.tenant, 1
+			out, found = e, 1
 		}
 	}
-	return tenant, found == 1
+	return out, found == 1
 }
 
 // Len returns the number of keys.

@@ -31,8 +31,10 @@ func TestLoadKeys(t *testing.T) {
 	}
 	for _, c := range []struct{ name, file, msg string }{
 		{"Empty", "# nothing\n", "no keys"},
-		{"OneField", "acme\n", "line 1: want '<tenant> <sha256-hex>'"},
-		{"ThreeFields", "acme " + server.HashKey("x") + " extra\n", "3 fields"},
+		{"OneField", "acme\n", "line 1: want '<tenant> <sha256-hex> [notify=...]'"},
+		{"ThirdFieldNotNotify", "acme " + server.HashKey("x") + " extra\n", `third field "extra": want notify=`},
+		{"FourFields", "acme " + server.HashKey("x") + " notify=none extra\n", "4 fields"},
+		{"UnknownNotifyKind", "acme " + server.HashKey("x") + " notify=sms:*\n", `notify pattern "sms:*"`},
 		{"NotHex", "acme xyz\n", "not a SHA-256"},
 		{"ShortHash", "acme abcd\n", "not a SHA-256"},
 		{"BadTenant", "ac/me " + server.HashKey("x") + "\n", `tenant "ac/me"`},

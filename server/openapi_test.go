@@ -102,7 +102,7 @@ func TestOpenAPI_SchemasMatchTheGoTypes(t *testing.T) {
 		server.JobView{}, server.JobDetail{}, server.JobList{}, server.ReportResponse{}, server.EventList{},
 		server.HistoryList{}, server.Health{}, server.ErrorResponse{},
 		askonce.Plan{}, askonce.Task{}, askonce.Question{}, askonce.Usage{}, askonce.Attempt{},
-		askonce.Event{}, askonce.HistoryEntry{},
+		askonce.Event{}, askonce.HistoryEntry{}, askonce.Recipients{}, askonce.SlackRecipient{},
 	}
 	if len(schemas) != len(types) {
 		var names []string

@@ -151,6 +151,7 @@ package server
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -191,6 +192,10 @@ type Config struct {
 	Engine *askonce.Engine
 	// Version is reported by /healthz (askonce version). Empty: none.
 	Version string
+	// AnsweredVia is the channel answers through this server are
+	// recorded as (Job.AnsweredVia). Default askonce.ViaHTTP; the
+	// terminal's embedded server says askonce.ViaTerminal.
+	AnsweredVia string
 	// Keys authenticates requests and maps them to tenants. Nil means no
 	// authentication: every request is askonce.DefaultTenant.
 	Keys *Keys
@@ -261,6 +266,7 @@ type Config struct {
 
 // Server is the HTTP API. It is an http.Handler; create it with New.
 type Server struct {
+	answeredVia   string
 	engine        *askonce.Engine
 	keys          *Keys
 	registry      *metrics.Registry
@@ -294,6 +300,7 @@ func New(cfg Config) *Server {
 		panic("server: Config.Engine is required")
 	}
 	s := &Server{
+		answeredVia:   cmp.Or(cfg.AnsweredVia, askonce.ViaHTTP),
 		engine:        cfg.Engine,
 		keys:          cfg.Keys,
 		registry:      cfg.Metrics,
@@ -566,6 +573,11 @@ type call struct {
 	tenant string
 	body   []byte
 	info   *requestInfo
+	// recipients restrict the job recipients the caller's key may name;
+	// nil: any (see Recipients).
+	recipients *Recipients
+	// via is the channel of the answers it gives (Config.AnsweredVia).
+	via string
 	// newJobID is the id a created job takes, when the Idempotency-Key
 	// claim chose it.
 	newJobID string
@@ -574,7 +586,9 @@ type call struct {
 // ctx is the context of the request's engine calls that change a job:
 // not cancelled by a client disconnect, so that a started
 // interpretation ends persisted.
-func (c *call) ctx() context.Context { return context.WithoutCancel(c.r.Context()) }
+func (c *call) ctx() context.Context {
+	return askonce.WithAnswerer(context.WithoutCancel(c.r.Context()), askonce.Answerer{Via: c.via})
+}
 
 // apiFunc handles a JSON request: it returns the success status and body,
 // or an error that errorResponse maps.
@@ -594,10 +608,12 @@ func (s *Server) wrap(rt *route) http.Handler {
 		if strings.HasPrefix(rt.Path, "/jobs/{id}") {
 			info.jobID = r.PathValue("id")
 		}
-		c := &call{r: r, header: w.Header(), tenant: askonce.DefaultTenant, info: info}
+		c := &call{r: r, header: w.Header(), tenant: askonce.DefaultTenant, info: info, via: s.answeredVia}
 		if !rt.Public && s.keys != nil {
 			var err error
-			c.tenant, err = s.authenticate(w, r)
+			var e keyEntry
+			e, err = s.authenticate(w, r)
+			c.tenant, c.recipients = e.tenant, e.recipients
 			if err != nil {
 				w.Header().Set("WWW-Authenticate", `Bearer realm="askonce"`)
 				s.writeError(w, r, err)
@@ -626,29 +642,30 @@ func (s *Server) wrap(rt *route) http.Handler {
 	})
 }
 
-// authenticate returns the tenant of the request's API key. Wrong keys
+// authenticate returns the entry (tenant, allowed recipients) of the
+// request's API key. Wrong keys
 // count against the client's address: over the limit, its keys are not
 // checked (429 with Retry-After) unless one was accepted from there
 // before, so that guessing stops while clients that were in stay in.
-func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (string, error) {
+func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (keyEntry, error) {
 	key, err := presentedKey(r)
 	if err != nil {
-		return "", err
+		return keyEntry{}, err
 	}
 	addr := s.proxies.Addr(r)
 	if !s.authFails.Allow(addr) && !s.authFails.Known(addr, key) {
 		wait := ratelimit.Seconds(s.authFails.RetryAfter(addr))
 		w.Header().Set("Retry-After", wait)
-		return "", reqErrorf(http.StatusTooManyRequests, CodeTooManyRequests,
+		return keyEntry{}, reqErrorf(http.StatusTooManyRequests, CodeTooManyRequests,
 			"too many wrong API keys from your address; retry in %s seconds", wait)
 	}
-	tenant, ok := s.keys.Tenant(key)
+	e, ok := s.keys.entry(key)
 	if !ok {
 		s.authFails.Fail(addr)
-		return "", reqErrorf(http.StatusUnauthorized, CodeUnauthorized, "the API key is not valid")
+		return keyEntry{}, reqErrorf(http.StatusUnauthorized, CodeUnauthorized, "the API key is not valid")
 	}
 	s.authFails.Pass(addr, key)
-	return tenant, nil
+	return e, nil
 }
 
 // respond runs an API handler and renders its result or error as JSON.

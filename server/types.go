@@ -31,6 +31,9 @@ type CreateJobRequest struct {
 	Mode askonce.Mode `json:"mode,omitempty"`
 	// SpecSchema is a JSON Schema the plan's spec must meet.
 	SpecSchema json.RawMessage `json:"specSchema,omitempty"`
+	// Notify names who is asked the job's question on Slack and by
+	// email (docs/notifications.md); absent: the server's defaults.
+	Notify *askonce.Recipients `json:"notify,omitempty"`
 }
 
 // AnswerRequest is the body of POST /jobs/{id}/clarification.
@@ -72,6 +75,8 @@ type JobView struct {
 	Files              []string        `json:"files,omitempty"`
 	Candidates         []string        `json:"candidates,omitempty"`
 	HardCap            askonce.HardCap `json:"hardCap"`
+	// Notify is who is asked the job's question on Slack and by email.
+	Notify *askonce.Recipients `json:"notify,omitempty"`
 
 	ClarificationStatus   askonce.ClarificationStatus `json:"clarificationStatus"`
 	ClarificationQuestion string                      `json:"clarificationQuestion,omitempty"`
@@ -87,6 +92,12 @@ type JobView struct {
 	ClarificationAnswer     string         `json:"clarificationAnswer,omitempty"`
 	ClarificationAnsweredAt *time.Time     `json:"clarificationAnsweredAt,omitempty"`
 	ClarificationSource     askonce.Source `json:"clarificationSource,omitempty"`
+	// AnsweredVia is the channel the question was answered or declined
+	// through (http, web, email-link, slack, mcp, a2a, terminal), and
+	// AnsweredBy who, when the channel knows (a Slack user id, an MCP
+	// client's name). Absent when no person answered.
+	AnsweredVia string `json:"answeredVia,omitempty"`
+	AnsweredBy  string `json:"answeredBy,omitempty"`
 	// AnswerURL is the answer link of a pending question: an absolute
 	// URL (from the server's public URL) that opens the answer page with
 	// no API key; the link is the credential, so hand it only to whoever
@@ -200,9 +211,12 @@ func jobView(j *askonce.Job) JobView {
 		Files:                 j.Files,
 		Candidates:            j.Candidates,
 		HardCap:               j.HardCap,
+		Notify:                j.Notify,
 		ClarificationStatus:   j.ClarificationStatus,
 		ClarificationAnswer:   j.Answer,
 		ClarificationSource:   j.AnswerSource,
+		AnsweredVia:           j.AnsweredVia,
+		AnsweredBy:            j.AnsweredBy,
 		ClarificationUsed:     j.ClarificationUsed(),
 		ClarificationResolved: j.ClarificationResolved(),
 		ResolvedPrompt:        j.ResolvedPrompt,

@@ -1,46 +1,65 @@
 package sqlite
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/askonce/askonce"
 )
 
-// The plan SQLite picks for ListJobs by each status: the in-progress
-// statuses must seek jobs_active (migration 00009) instead of scanning
-// every job of the tenant, and no filter may sort (storetest checks
-// what the lists return).
-func TestListByInProgressStatusUsesTheActiveIndex(t *testing.T) {
-	ctx := t.Context()
-	s, err := Open(ctx, filepath.Join(t.TempDir(), "a.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	for _, st := range askonce.Statuses {
-		for _, cursor := range []bool{false, true} {
-			bits := listByStatus
-			if st == askonce.StatusPlanning || st == askonce.StatusPending {
-				bits |= listActive
-			}
-			args := []any{"t", string(st)}
-			if cursor {
-				bits |= listAfter
-				args = append(args, int64(1), "x")
-			}
-			args = append(args, 10)
-			all := queryPlan(t, s.reader, listQuery(bits), args...)
-			usesActive := strings.Contains(all, "USING INDEX jobs_active")
-			if want := bits&listActive != 0; usesActive != want {
-				t.Errorf("status %s (cursor %v): plan %q, uses jobs_active %v, want %v", st, cursor, all, usesActive, want)
-			}
-			if strings.Contains(all, "TEMP B-TREE") {
-				t.Errorf("status %s (cursor %v): plan sorts: %q", st, cursor, all)
+// The plan SQLite picks for ListJobs for every filter the API allows
+// (status, session, cursor, and each combination): each seeks an index
+// on every filter it can, none scans the tenant's jobs to find a status
+// few jobs have, and none sorts (storetest checks what the lists
+// return). The in-progress statuses seek jobs_active (migration 00009),
+// the rare ended ones jobs_ended and jobs_ended_by_session (00012);
+// success, nearly every job's, reads the tenant's or session's jobs.
+func TestListJobsSeeksAnIndexForEveryFilter(t *testing.T) {
+	t.Parallel()
+	s := openTest(t, Options{})
+	for _, st := range append([]askonce.Status{""}, askonce.Statuses...) {
+		for _, session := range []string{"", "s"} {
+			for _, cursor := range []string{"", encodeCursor(1, "x")} {
+				f := askonce.JobFilter{Status: st, SessionID: session, Cursor: cursor}
+				bits, args, err := listArgs("t", f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := "SEARCH j USING INDEX " + wantListIndex(st, session != "")
+				if cursor != "" {
+					want = strings.TrimSuffix(want, ")") + " AND (created_at,id)<(?,?))"
+				}
+				plan := queryPlan(t, s.reader, listQuery(bits), args...)
+				if !strings.HasPrefix(plan, want+";") {
+					t.Errorf("status %q, session %q, cursor %v: plan %q, want it to start %q", st, session, cursor != "", plan, want)
+				}
+				if strings.Contains(plan, "TEMP B-TREE") {
+					t.Errorf("status %q, session %q, cursor %v: plan sorts: %q", st, session, cursor != "", plan)
+				}
 			}
 		}
 	}
+}
+
+// wantListIndex is the index, with the terms it seeks, that ListJobs
+// should read for a status (or none) with or without a session.
+func wantListIndex(st askonce.Status, session bool) string {
+	switch {
+	case st == askonce.StatusPlanning || st == askonce.StatusPending:
+		if session {
+			// A session's jobs are few; jobs_active has no session.
+			return "jobs_by_tenant_session (tenant_id=? AND session_id=?)"
+		}
+		return "jobs_active (status=? AND tenant_id=?)"
+	case st != "" && st != askonce.StatusSuccess:
+		if session {
+			return "jobs_ended_by_session (tenant_id=? AND session_id=? AND status=?)"
+		}
+		return "jobs_ended (tenant_id=? AND status=?)"
+	case session:
+		return "jobs_by_tenant_session (tenant_id=? AND session_id=?)"
+	}
+	return "jobs_by_tenant (tenant_id=?)"
 }
 
 // The sweeps seek their indexes, never the table: DueQuestions the first

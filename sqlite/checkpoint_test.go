@@ -157,12 +157,19 @@ const checkpointChildEnv = "ASKONCE_TEST_CHECKPOINT_CHILD"
 // store writes and checkpoints in the background (CheckpointSize 64 KiB,
 // so that checkpoints and starts of the WAL over run all the time) loses
 // none of the jobs whose CreateJob had returned. The child prints each
-// such job's id; the parent kills it with SIGKILL and opens the file.
+// such job's id; the parent waits until a background checkpoint has run
+// (the database file grew: pages were copied into it, which only a
+// checkpoint does), lets the child acknowledge afterCheckpoint more jobs
+// so that the kill lands among further writes and checkpoints, kills it
+// with SIGKILL and opens the file. A busy machine delays the checkpoints'
+// goroutine, so the test waits for the growth itself, up to the child's
+// 60 s, rather than for a count of writes.
 func TestRule13_KillDuringBackgroundCheckpointsLosesNoAcknowledgedJob(t *testing.T) {
 	if path := os.Getenv(checkpointChildEnv); path != "" {
 		checkpointChild(t, path)
 		return
 	}
+	const afterCheckpoint = 300
 	path := filepath.Join(t.TempDir(), "askonce.db")
 	cmd := exec.Command(os.Args[0], "-test.run=^TestRule13_KillDuringBackgroundCheckpointsLosesNoAcknowledgedJob$")
 	cmd.Env = append(os.Environ(), checkpointChildEnv+"="+path)
@@ -175,19 +182,20 @@ func TestRule13_KillDuringBackgroundCheckpointsLosesNoAcknowledgedJob(t *testing
 		t.Fatal(err)
 	}
 	defer cmd.Process.Kill()
+	// The child stops by itself after 60 s; this kill ends the wait if it
+	// hangs instead.
+	stop := time.AfterFunc(90*time.Second, func() { cmd.Process.Kill() })
+	defer stop.Stop()
 	lines := bufio.NewScanner(out)
 	var tenant string
 	var acked []string
 	var fileAtStart int64
+	checkpointedAt := -1 // len(acked) when the file was first seen grown
 	for lines.Scan() {
 		line := lines.Text()
 		if name, ok := strings.CutPrefix(line, "tenant "); ok {
 			tenant = name
-			fi, err := os.Stat(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			fileAtStart = fi.Size()
+			fileAtStart = fileSize(t, path)
 			continue
 		}
 		id, ok := strings.CutPrefix(line, "job ")
@@ -195,26 +203,24 @@ func TestRule13_KillDuringBackgroundCheckpointsLosesNoAcknowledgedJob(t *testing
 			continue // the test binary's own output
 		}
 		acked = append(acked, id)
-		if len(acked) == 600 {
+		if checkpointedAt < 0 && fileSize(t, path) > fileAtStart {
+			checkpointedAt = len(acked)
+		}
+		if checkpointedAt >= 0 && len(acked) >= checkpointedAt+afterCheckpoint {
 			break
 		}
-	}
-	// The database file grew while the child wrote: pages were copied
-	// into it, which only the background checkpoints do.
-	fi, err := os.Stat(path)
-	if err != nil {
-		t.Fatal(err)
 	}
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	cmd.Wait()
-	if len(acked) < 600 {
-		t.Fatalf("the child acknowledged %d jobs before it ended, want 600 (its output above)", len(acked))
+	if checkpointedAt < 0 {
+		t.Fatalf("the database file stayed at %d bytes while the child wrote %d jobs until it ended: no checkpoint ran (its output above)", fileAtStart, len(acked))
 	}
-	if fi.Size() <= fileAtStart {
-		t.Fatalf("the database file stayed at %d bytes while 600 jobs were written: no checkpoint ran", fileAtStart)
+	if len(acked) < checkpointedAt+afterCheckpoint {
+		t.Fatalf("the child acknowledged %d jobs after the first checkpoint before it ended, want %d (its output above)", len(acked)-checkpointedAt, afterCheckpoint)
 	}
+	t.Logf("first checkpoint seen after %d jobs; killed after %d", checkpointedAt, len(acked))
 	s, err := Open(t.Context(), path)
 	if err != nil {
 		t.Fatalf("open after the kill: %v", err)
@@ -225,6 +231,15 @@ func TestRule13_KillDuringBackgroundCheckpointsLosesNoAcknowledgedJob(t *testing
 			t.Errorf("acknowledged job %s after the kill: %v", id, err)
 		}
 	}
+}
+
+func fileSize(t *testing.T, path string) int64 {
+	t.Helper()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi.Size()
 }
 
 // checkpointChild creates jobs in the store at path until it is killed

@@ -49,6 +49,7 @@ type jobRow struct {
 	j                                         askonce.Job
 	mode, hardCap, status, clar, dispatch     string
 	files, candidates, specSchema, plan       sql.NullString
+	notify                                    sql.NullString
 	qText, qType, qOptions, qDefault, qReason sql.NullString
 	answer, source, resolved, result          sql.NullString
 	qCosmetic, qAllowOther                    bool
@@ -89,6 +90,7 @@ var jobTable = []jobColumn{
 	{"mode", false, fixedColumn, plain(func(j *askonce.Job) any { return string(j.Mode) }), func(r *jobRow) any { return &r.mode }},
 	{"profile", false, fixedColumn, plain(func(j *askonce.Job) any { return j.Profile }), func(r *jobRow) any { return &r.j.Profile }},
 	{"hard_cap", false, fixedColumn, plain(func(j *askonce.Job) any { return string(j.HardCap) }), func(r *jobRow) any { return &r.hardCap }},
+	{"notify", false, fixedColumn, notifyArg, func(r *jobRow) any { return &r.notify }},
 	{"data", true, fixedColumn, plain(func(j *askonce.Job) any { return j.Goal }), func(r *jobRow) any { return &r.j.Goal }},
 	{"type", true, fixedColumn, func(j *askonce.Job) (any, error) { return stringsArg(j.Files) }, func(r *jobRow) any { return &r.files }},
 	{"more", true, fixedColumn, plain(func(j *askonce.Job) any { return rawArg(j.SpecSchema) }), func(r *jobRow) any { return &r.specSchema }},
@@ -108,6 +110,8 @@ var jobTable = []jobColumn{
 	{"clarification_answer", false, stateColumn, plain(func(j *askonce.Job) any { return textArg(j.Answer) }), func(r *jobRow) any { return &r.answer }},
 	{"clarification_source", false, stateColumn, plain(func(j *askonce.Job) any { return textArg(string(j.AnswerSource)) }), func(r *jobRow) any { return &r.source }},
 	{"clarification_answered_at", false, stateColumn, plain(func(j *askonce.Job) any { return timePtrArg(j.AnsweredAt) }), func(r *jobRow) any { return &r.answeredAt }},
+	{"answered_via", false, stateColumn, plain(func(j *askonce.Job) any { return j.AnsweredVia }), func(r *jobRow) any { return &r.j.AnsweredVia }},
+	{"answered_by", false, stateColumn, plain(func(j *askonce.Job) any { return j.AnsweredBy }), func(r *jobRow) any { return &r.j.AnsweredBy }},
 	{"resolved_prompt", false, stateColumn, plain(func(j *askonce.Job) any { return textArg(j.ResolvedPrompt) }), func(r *jobRow) any { return &r.resolved }},
 	{"fallback_used", false, stateColumn, plain(func(j *askonce.Job) any { return boolArg(j.FallbackUsed) }), func(r *jobRow) any { return &r.j.FallbackUsed }},
 	{"answer_delivered", false, stateColumn, plain(func(j *askonce.Job) any { return boolArg(j.AnswerDelivered) }), func(r *jobRow) any { return &r.j.AnswerDelivered }},
@@ -262,6 +266,9 @@ func (r *jobRow) job() (*askonce.Job, error) {
 	j.UpdatedAt = fromNanos(r.updatedAt)
 	if r.leaseUntil != 0 {
 		j.Lease.Until = fromNanos(r.leaseUntil)
+	}
+	if j.Notify, err = askonce.DecodeRecipients(r.notify.String); err != nil {
+		return nil, fmt.Errorf("decode notify of job %s: %w", j.ID, err)
 	}
 	if j.Files, err = fromNullStrings(r.files); err != nil {
 		return nil, fmt.Errorf("decode files of job %s: %w", j.ID, err)

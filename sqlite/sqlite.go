@@ -69,7 +69,7 @@ type Store struct {
 	catchUp        atomic.Pointer[string] // the checkpoint mode the writer is to run next
 
 	listMu    sync.Mutex
-	listStmts [16]*sql.Stmt // ListJobs, by listQuery's filter bits
+	listStmts [32]*sql.Stmt // ListJobs, by listQuery's filter bits
 
 	watchers wake.Hub // Watch, woken by this process's commits
 }

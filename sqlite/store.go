@@ -465,28 +465,10 @@ func (s *Store) History(ctx context.Context, tenant, session string) ([]askonce.
 // cursor this store did not make is EINVALID.
 func (s *Store) ListJobs(ctx context.Context, tenant string, f askonce.JobFilter) (*askonce.JobPage, error) {
 	limit := f.PageLimit()
-	var bits int
-	args := []any{tenant}
-	if f.Status != "" {
-		bits |= listByStatus
-		if f.Status == askonce.StatusPlanning || f.Status == askonce.StatusPending {
-			bits |= listActive
-		}
-		args = append(args, string(f.Status))
+	bits, args, err := listArgs(tenant, f)
+	if err != nil {
+		return nil, err
 	}
-	if f.SessionID != "" {
-		bits |= listBySession
-		args = append(args, f.SessionID)
-	}
-	if f.Cursor != "" {
-		at, id, ok := decodeCursor(f.Cursor)
-		if !ok {
-			return nil, askonce.Errorf(askonce.EINVALID, "cursor %q is not a cursor of this list", f.Cursor)
-		}
-		bits |= listAfter
-		args = append(args, at, id)
-	}
-	args = append(args, limit+1)
 	st, err := s.listStmt(ctx, bits)
 	if err != nil {
 		return nil, wrap(err, "list jobs")
@@ -520,7 +502,45 @@ const (
 	listBySession
 	listAfter
 	listActive // the status is one of jobs_active's (migration 00009)
+	listEnded  // the status is one of jobs_ended's (migration 00012)
 )
+
+// statusIndex is listActive or listEnded for a status whose jobs a
+// partial index holds, 0 for success (nearly every job's, read through
+// jobs_by_tenant).
+func statusIndex(st askonce.Status) int {
+	switch st {
+	case askonce.StatusPlanning, askonce.StatusPending:
+		return listActive
+	case askonce.StatusValidationError, askonce.StatusFailed, askonce.StatusCancelled, askonce.StatusExpired:
+		return listEnded
+	}
+	return 0
+}
+
+// listArgs returns listQuery's filter bits for f and the query's
+// arguments, the last the page's limit plus one.
+func listArgs(tenant string, f askonce.JobFilter) (int, []any, error) {
+	var bits int
+	args := []any{tenant}
+	if f.Status != "" {
+		bits |= listByStatus | statusIndex(f.Status)
+		args = append(args, string(f.Status))
+	}
+	if f.SessionID != "" {
+		bits |= listBySession
+		args = append(args, f.SessionID)
+	}
+	if f.Cursor != "" {
+		at, id, ok := decodeCursor(f.Cursor)
+		if !ok {
+			return 0, nil, askonce.Errorf(askonce.EINVALID, "cursor %q is not a cursor of this list", f.Cursor)
+		}
+		bits |= listAfter
+		args = append(args, at, id)
+	}
+	return bits, append(args, f.PageLimit()+1), nil
+}
 
 // listStmt returns the prepared ListJobs query for a set of filters,
 // preparing it on first use.
@@ -548,6 +568,9 @@ func listQuery(bits int) string {
 	if bits&listActive != 0 {
 		// SQLite uses a partial index only when the query repeats its WHERE.
 		q.WriteString(" AND j.status IN ('planning', 'pending')")
+	}
+	if bits&listEnded != 0 {
+		q.WriteString(" AND j.status IN ('validation_error', 'failed', 'cancelled', 'expired')")
 	}
 	if bits&listBySession != 0 {
 		q.WriteString(" AND j.session_id = ?")

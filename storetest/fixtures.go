@@ -59,6 +59,7 @@ func FullJob(tenant string) *askonce.Job {
 	j.Files = []string{"src/main/Cheese.java", "docs/notes.md"}
 	j.Candidates = []string{"black pepper", "bell pepper", "黒胡椒"}
 	j.HardCap = askonce.HardCapFail
+	j.Notify = &askonce.Recipients{Slack: &askonce.SlackRecipient{Channel: "C0123ABCD"}, Email: []string{"ops@example.com", "b@example.org"}}
 	j.SpecSchema = json.RawMessage(`{"type": "object", "required": ["name"], "properties": {"name": {"type": "string"}}}`)
 	j.Title = "Hot cheese block"
 	j.Status = askonce.StatusSuccess
@@ -76,6 +77,7 @@ func FullJob(tenant string) *askonce.Job {
 	j.Answer = "hot"
 	j.AnswerSource = askonce.SourceUser
 	j.AnsweredAt = &answered
+	j.AnsweredVia, j.AnsweredBy = askonce.ViaSlack, "U0123ABCD"
 	j.ResolvedPrompt = askonce.ResolvedPrompt(j.Goal, j.Answer)
 	j.FallbackUsed = true
 	j.AnswerDelivered = true

@@ -59,6 +59,7 @@ func Run(t *testing.T, open func(t *testing.T) askonce.Store) {
 		{"Leases", leaseTests},
 		{"Watch", watchTests},
 		{"AnswerLinks", linkTests},
+		{"Messages", messageTests},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

@@ -71,9 +71,34 @@ func (h *Handler) answerForm(w http.ResponseWriter, r *http.Request) {
 	}
 	v := newFormView(j, token)
 	if j.Question != nil {
-		v.keep(j.Question.Default, "", "")
+		v.keep(preselected(r, j.Question), false, "", "")
+	}
+	if answeredVia(r) == askonce.ViaEmailLink {
+		v.Action += "?via=" + askonce.ViaEmailLink
 	}
 	h.render(w, http.StatusOK, "answer.html", page{Title: "Question", Scripts: []string{"answer.js"}, Data: v})
+}
+
+// preselected is the option the page shows chosen: the one ?choice=N
+// names (by its index; the email channel's option links), else the
+// default. Showing it chosen answers nothing: the page's button does.
+func preselected(r *http.Request, q *askonce.Question) string {
+	if c := r.URL.Query().Get("choice"); c != "" {
+		if i, err := strconv.Atoi(c); err == nil && i >= 0 && i < len(q.Options) {
+			return q.Options[i]
+		}
+	}
+	return q.Default
+}
+
+// answeredVia is the channel of an answer given on the page: an
+// email's link (?via=email-link, which the email channel's links carry
+// and the form keeps), else the web.
+func answeredVia(r *http.Request) string {
+	if r.URL.Query().Get("via") == askonce.ViaEmailLink {
+		return askonce.ViaEmailLink
+	}
+	return askonce.ViaWeb
 }
 
 // liveLink finds the job of a link that still takes an answer. It has
@@ -112,7 +137,7 @@ func (h *Handler) answerSubmit(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	ctx := r.Context()
+	ctx := askonce.WithAnswerer(r.Context(), askonce.Answerer{Via: answeredVia(r)})
 	var err error
 	answer, other, path := formAnswer(r.PostForm)
 	switch r.PostForm.Get("action") {
@@ -134,7 +159,7 @@ func (h *Handler) answerSubmit(w http.ResponseWriter, r *http.Request) {
 	case ae != nil && ae.Code == askonce.EINVALID:
 		v := newFormView(j, token)
 		v.Error, v.Allowed = ae.Message, ae.Allowed
-		v.keep(r.PostForm.Get("answer"), other, path)
+		v.keep(r.PostForm.Get("answer"), r.PostForm.Has("answer"), other, path)
 		if j.Question != nil && j.Question.Type == askonce.QuestionFreeText {
 			v.setTyped(r.PostForm.Get("answer"))
 		}

@@ -69,3 +69,15 @@ func TestBrowser_KeyboardOnlyAnswering(t *testing.T) {
 	_, free := s.ask(t, freeGoal)
 	browserScript(t, s.srv.URL, "answer_keyboard", "LINK_SELECT="+sel, "LINK_CONFIRM="+conf, "LINK_FREE="+free)
 }
+
+func TestBrowser_AnswerPageLayoutAtDesktopAndPhoneWidths(t *testing.T) {
+	t.Parallel()
+	requireBrowser(t)
+	s := newLinkSite(t, linkOptions{})
+	_, sel := s.ask(t, selectGoal)
+	_, conf := s.ask(t, confirmGoal)
+	_, file := s.ask(t, targetGoal, targetFiles...)
+	_, free := s.ask(t, freeGoal)
+	browserScript(t, s.srv.URL, "answer_layout",
+		"LINK_SELECT="+sel, "LINK_CONFIRM="+conf, "LINK_TARGET="+file, "LINK_FREE="+free)
+}

@@ -130,15 +130,16 @@ func TestAnswerPage_ShowsTheControlOfEachQuestionType(t *testing.T) {
 		name, goal string
 		files      []string
 		typ        askonce.QuestionType
+		kind       string
 		wants      []string
 	}{
-		{"SELECT_ONE is a radio list with Other", selectGoal, nil, askonce.QuestionSelectOne,
+		{"SELECT_ONE is a radio list with Other", selectGoal, nil, askonce.QuestionSelectOne, "Choose one, or answer in your own words",
 			[]string{`type="radio" name="answer" value="hot"`, `type="radio" name="answer" value="frozen"`, `id="other-radio"`, `name="other"`}},
-		{"CONFIRM is Yes and No buttons", confirmGoal, nil, askonce.QuestionConfirm,
+		{"CONFIRM is Yes and No buttons", confirmGoal, nil, askonce.QuestionConfirm, "Yes or no",
 			[]string{`name="answer" value="yes"`, `name="answer" value="no"`}},
-		{"TARGET_FILE is a filterable file list and a path field", targetGoal, targetFiles, askonce.QuestionTargetFile,
+		{"TARGET_FILE is a filterable file list and a path field", targetGoal, targetFiles, askonce.QuestionTargetFile, "Pick a file, or give a path inside the project",
 			[]string{`data-file="a.md"`, `value="docs/b.md"`, `id="file-filter"`, `name="path"`}},
-		{"FREE_TEXT is a textarea with a byte counter", freeGoal, nil, askonce.QuestionFreeText,
+		{"FREE_TEXT is a textarea with a byte counter", freeGoal, nil, askonce.QuestionFreeText, "Answer in your own words (at most 4096 bytes)",
 			[]string{`<textarea id="free-text" name="answer"`, `id="byte-count"`, "/ 4096 bytes"}},
 	}
 	for _, c := range cases {
@@ -152,8 +153,15 @@ func TestAnswerPage_ShowsTheControlOfEachQuestionType(t *testing.T) {
 				t.Fatalf("status %d, want 200:\n%s", r.status, r.body)
 			}
 			mustContain(t, r, c.wants...)
-			mustContain(t, r, `<code class="question-type">`+string(c.typ)+`</code>`,
-				`name="action" value="decline"`, `name="action" value="cancel"`,
+			// People read what the question asks in words, once; the
+			// type's code is the API's.
+			if strings.Contains(r.body, string(c.typ)) {
+				t.Errorf("the page shows the internal code %s", c.typ)
+			}
+			if n := strings.Count(r.body, c.kind); n != 1 {
+				t.Errorf("the page says %q %d times, want once", c.kind, n)
+			}
+			mustContain(t, r, `name="action" value="decline"`, `name="action" value="cancel"`,
 				`<span class="job-goal">`+c.goal+`</span>`, `src="/assets/answer.js"`)
 			if d := j.Question.Default; d != "" {
 				mustContain(t, r, `<strong class="question-default">`+d+`</strong>`, "(default)")

@@ -27,19 +27,22 @@ type formView struct {
 	Question      *askonce.Question
 	Text          string // the question's text, made visible
 	Kind          string // what the question asks for, in words
-	Default       string
-	Expires       string // "" when it never expires
-	ExpiresISO    string
-	Choices       []choice
-	AllowOther    bool
-	OtherChosen   bool
-	Other         string // text of one's own (SELECT_ONE) as typed
-	Path          string // a typed path (TARGET_FILE)
-	Confirm       bool   // CONFIRM
-	Files         bool   // TARGET_FILE
-	TextAnswer    bool   // FREE_TEXT
-	MaxText       int
-	TextBytes     int
+	// Legend: Kind heads the list of choices rather than the line under
+	// the question (it is said once).
+	Legend      bool
+	Default     string
+	Expires     string // "" when it never expires
+	ExpiresISO  string
+	Choices     []choice
+	AllowOther  bool
+	OtherChosen bool
+	Other       string // text of one's own (SELECT_ONE) as typed
+	Path        string // a typed path (TARGET_FILE)
+	Confirm     bool   // CONFIRM
+	Files       bool   // TARGET_FILE
+	TextAnswer  bool   // FREE_TEXT
+	MaxText     int
+	TextBytes   int
 	// Error and Allowed come from the server's check of the last answer.
 	Error   string
 	Allowed []string
@@ -78,6 +81,7 @@ func newFormView(j *askonce.Job, token string) *formView {
 		v.TextAnswer = true
 	}
 	if q.Type == askonce.QuestionSelectOne || q.Type == askonce.QuestionTargetFile {
+		v.Legend = true
 		for _, o := range q.Options {
 			v.Choices = append(v.Choices, choice{Value: o, Label: visible(o), Default: o == q.Default})
 		}
@@ -85,18 +89,32 @@ func newFormView(j *askonce.Job, token string) *formView {
 	return v
 }
 
-// keep marks what was chosen and typed: the radio whose value is chosen
-// (the Other radio, whose value is "", when no option is), the other text
-// and the path.
-func (v *formView) keep(chosen, other, path string) {
+// keep marks what was chosen and typed, so that a form sent back with an
+// error shows the choice that was sent: the radio whose value is chosen,
+// else the Other radio (whose value is "") when it was chosen or its text
+// typed, else the default; and the other text and the path.
+func (v *formView) keep(chosen string, otherRadio bool, other, path string) {
 	v.Other, v.Path = other, path
-	found := false
 	for i := range v.Choices {
-		if v.Choices[i].Value == chosen && chosen != "" {
-			v.Choices[i].Checked, found = true, true
+		if chosen != "" && v.Choices[i].Value == chosen {
+			v.Choices[i].Checked = true
+			return
 		}
 	}
-	v.OtherChosen = v.AllowOther && !found && chosen == "" && strings.TrimSpace(other) != ""
+	if v.AllowOther && ((otherRadio && chosen == "") || strings.TrimSpace(other) != "") {
+		v.OtherChosen = true
+		return
+	}
+	v.checkDefault()
+}
+
+// checkDefault checks the default's radio, if the question has one.
+func (v *formView) checkDefault() {
+	for i := range v.Choices {
+		if v.Choices[i].Default {
+			v.Choices[i].Checked = true
+		}
+	}
 }
 
 // setTyped keeps the text of a FREE_TEXT answer.

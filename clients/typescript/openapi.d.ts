@@ -224,6 +224,7 @@ export interface components {
             hardCap?: "fallback" | "fail";
             /** @enum {string} */
             mode?: "managed" | "gate";
+            notify?: components["schemas"]["Recipients"];
             profile?: string;
             prompt?: string;
             sessionId?: string;
@@ -274,6 +275,8 @@ export interface components {
             entries: components["schemas"]["HistoryEntry"][] | null;
         };
         JobDetail: {
+            answeredBy?: string;
+            answeredVia?: string;
             answerUrl?: string;
             /** Format: int64 */
             attemptCount: number;
@@ -313,6 +316,7 @@ export interface components {
             /** @enum {string} */
             mode: "managed" | "gate";
             needsClarification?: boolean;
+            notify?: components["schemas"]["Recipients"];
             plan?: components["schemas"]["Plan"];
             profile?: string;
             resolvedPrompt?: string;
@@ -331,6 +335,8 @@ export interface components {
             nextCursor: string;
         };
         JobView: {
+            answeredBy?: string;
+            answeredVia?: string;
             answerUrl?: string;
             /** Format: int64 */
             attemptCount: number;
@@ -370,6 +376,7 @@ export interface components {
             /** @enum {string} */
             mode: "managed" | "gate";
             needsClarification?: boolean;
+            notify?: components["schemas"]["Recipients"];
             plan?: components["schemas"]["Plan"];
             profile?: string;
             resolvedPrompt?: string;
@@ -402,6 +409,10 @@ export interface components {
             /** @enum {string} */
             type: "CONFIRM" | "SELECT_ONE" | "TARGET_FILE" | "FREE_TEXT";
         };
+        Recipients: {
+            email?: string[];
+            slack?: components["schemas"]["SlackRecipient"];
+        };
         ReportRequest: {
             error?: string;
             plan?: components["schemas"]["Plan"];
@@ -419,6 +430,10 @@ export interface components {
             job: components["schemas"]["JobView"];
             question?: components["schemas"]["Question"];
             resolvedPrompt?: string;
+        };
+        SlackRecipient: {
+            channel?: string;
+            user?: string;
         };
         Task: {
             dependsOn: string[] | null;
@@ -561,6 +576,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The database cannot be reached (code unavailable), or the request timed out: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -679,6 +705,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The database cannot be reached (code unavailable), or the request timed out: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -733,6 +770,17 @@ export interface operations {
             429: {
                 headers: {
                     /** @description seconds until a new key is checked */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database cannot be reached (code unavailable), or the request timed out: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description seconds to wait before retrying */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -846,6 +894,17 @@ export interface operations {
             429: {
                 headers: {
                     /** @description seconds until a new key is checked */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database cannot be reached (code unavailable), or the request timed out: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description seconds to wait before retrying */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -981,6 +1040,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The database cannot be reached (code unavailable), or the request timed out: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -1109,6 +1179,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The database cannot be reached (code unavailable), or the request timed out: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -1179,6 +1260,17 @@ export interface operations {
             429: {
                 headers: {
                     /** @description seconds until a new key is checked */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database cannot be reached (code unavailable), or the request timed out: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description seconds to wait before retrying */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1299,6 +1391,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The database cannot be reached (code unavailable), or the request timed out: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -1330,6 +1433,17 @@ export interface operations {
             };
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            /** @description The database cannot be reached (code unavailable), or the request timed out: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -1361,6 +1475,17 @@ export interface operations {
             };
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            /** @description The database cannot be reached (code unavailable), or the request timed out: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -1407,6 +1532,17 @@ export interface operations {
             429: {
                 headers: {
                     /** @description seconds until a new key is checked */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database cannot be reached (code unavailable), or the request timed out: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description seconds to wait before retrying */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -13,6 +14,7 @@ import (
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/client"
 	"github.com/charmbracelet/lipgloss/tree"
+	"github.com/charmbracelet/x/term"
 )
 
 // printJSON writes v as indented JSON.
@@ -210,15 +212,28 @@ func fewOf(names []string, n int) string {
 	return line
 }
 
-// tableWidth is the width job tables fit in: a default terminal.
+// tableWidth is the width job tables fit in when the terminal's is not
+// known: a default terminal.
 const tableWidth = 80
 
-// printJobTable lists jobs, newest first, one per row, in at most
-// tableWidth columns. The id, status and question state are always whole
+// outputWidth is the width of the terminal stdout is, else $COLUMNS,
+// else tableWidth.
+func outputWidth(getenv func(string) string) int {
+	if w, _, err := term.GetSize(os.Stdout.Fd()); err == nil && w > 0 {
+		return w
+	}
+	if n, err := strconv.Atoi(getenv("COLUMNS")); err == nil && n > 0 {
+		return n
+	}
+	return tableWidth
+}
+
+// printJobTable lists jobs, newest first, one per row, in at most width
+// columns. The id, status and question state are always whole
 // (they are what the other commands take and what a script greps); the
 // title and session are shortened, and then the session and title left
 // out, until the rows fit. jobs show has the rest, with the times.
-func printJobTable(w io.Writer, jobs []client.JobView) {
+func printJobTable(w io.Writer, jobs []client.JobView, width int) {
 	const (
 		colSession = 3
 		colTitle   = 4
@@ -229,7 +244,7 @@ func printJobTable(w io.Writer, jobs []client.JobView) {
 		if j.ClarificationSource != "" {
 			cl += " (" + string(j.ClarificationSource) + ")"
 		}
-		rows = append(rows, []string{j.JobID, string(j.Status), cl, oneLine(j.SessionID, 200), oneLine(j.Title, 200)})
+		rows = append(rows, []string{j.JobID, string(j.Status), cl, oneLine(j.SessionID, 200), oneLine(j.Title, max(200, width))})
 	}
 	widths := make([]int, len(rows[0]))
 	for _, r := range rows {
@@ -248,18 +263,18 @@ func printJobTable(w io.Writer, jobs []client.JobView) {
 	}
 	// Each step gives up a little more, until the table fits.
 	shrink := func(col, floor int) {
-		if over := total() - tableWidth; over > 0 && widths[col] > floor {
+		if over := total() - width; over > 0 && widths[col] > floor {
 			widths[col] = max(floor, widths[col]-over)
 		}
 	}
 	shrink(colTitle, 20)
 	shrink(colSession, 8)
 	shrink(colTitle, 12)
-	if total() > tableWidth {
+	if total() > width {
 		widths[colSession] = 0
 	}
 	shrink(colTitle, len("TITLE"))
-	if total() > tableWidth {
+	if total() > width {
 		widths[colTitle] = 0
 	}
 	for _, r := range rows {
@@ -296,6 +311,7 @@ func printDetail(w io.Writer, d *client.JobDetail) {
 	row("Profile", j.Profile)
 	row("Files", strings.Join(j.Files, ", "))
 	row("Candidates", fewOf(j.Candidates, shownCandidates))
+	row("Notify", recipientsLine(j.Notify))
 	row("Clarification", string(j.ClarificationStatus))
 	if j.ClarificationQuestion != "" {
 		row("Question", fmt.Sprintf("%s [%s]", j.ClarificationQuestion, j.ClarificationType))
@@ -309,6 +325,7 @@ func printDetail(w io.Writer, d *client.JobDetail) {
 	}
 	if j.ClarificationAnswer != "" {
 		row("Answer", fmt.Sprintf("%s (from %s)", oneLine(j.ClarificationAnswer, 200), j.ClarificationSource))
+		row("Answered via", strings.TrimSpace(j.AnsweredVia+" "+oneLine(j.AnsweredBy, 100)))
 	}
 	row("Error", j.Error)
 	row("Attempts", strconv.Itoa(len(d.Attempts)))

@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -83,24 +84,41 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-func freePort(t *testing.T) string {
+// deadServer returns the address of a listener that closes every
+// connection unanswered: a server that is not there, which no other
+// process can start on meanwhile (a port picked and closed could be
+// taken).
+func deadServer(t *testing.T) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
 	return ln.Addr().String()
 }
 
-// start runs askonce serve with args (plus a fresh port) and waits until
-// it answers /healthz.
+// servingAddr matches the log line of askonce serve that names the
+// address it listens on.
+var servingAddr = regexp.MustCompile(`msg="askonce serving" addr=(\S+)`)
+
+// start runs askonce serve with args on a port of its choosing (--addr
+// 127.0.0.1:0, which it reports in its "askonce serving" line) and waits
+// until it answers /healthz.
 func start(t *testing.T, env []string, args ...string) *instance {
 	t.Helper()
-	addr := freePort(t)
-	cmd := exec.Command(binary, append([]string{"serve", "--addr", addr}, args...)...)
+	cmd := exec.Command(binary, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...)
 	cmd.Env = append(os.Environ(), env...)
-	in := &instance{t: t, cmd: cmd, base: "http://" + addr, logs: &syncBuffer{}, done: make(chan struct{})}
+	in := &instance{t: t, cmd: cmd, logs: &syncBuffer{}, done: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = in.logs, in.logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -119,16 +137,23 @@ func start(t *testing.T, env []string, args ...string) *instance {
 			t.Fatalf("askonce serve exited:\n%s", in.logs.String())
 		default:
 		}
-		resp, err := http.Get(in.base + "/healthz")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == 200 {
-				c, err := openapitest.Fetch(http.DefaultClient, in.base)
-				if err != nil {
-					t.Fatalf("the served OpenAPI document: %v", err)
+		if in.base == "" {
+			if m := servingAddr.FindStringSubmatch(in.logs.String()); m != nil {
+				in.base = "http://" + m[1]
+			}
+		}
+		if in.base != "" {
+			resp, err := http.Get(in.base + "/healthz")
+			if err == nil {
+				resp.Body.Close()
+				if resp.StatusCode == 200 {
+					c, err := openapitest.Fetch(http.DefaultClient, in.base)
+					if err != nil {
+						t.Fatalf("the served OpenAPI document: %v", err)
+					}
+					in.contract = c
+					return in
 				}
-				in.contract = c
-				return in
 			}
 		}
 		time.Sleep(20 * time.Millisecond)
@@ -554,9 +579,7 @@ func TestE2E_GracefulShutdown(t *testing.T) {
 
 func TestE2E_WarnsBeyondLoopbackWithoutKeys(t *testing.T) {
 	t.Parallel()
-	port := freePort(t)
-	_, p, _ := net.SplitHostPort(port)
-	cmd := exec.Command(binary, "serve", "--addr", "0.0.0.0:"+p, "--db", filepath.Join(t.TempDir(), "a.db"))
+	cmd := exec.Command(binary, "serve", "--addr", "0.0.0.0:0", "--db", filepath.Join(t.TempDir(), "a.db"))
 	out, _ := cmd.StderrPipe()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -26,8 +26,15 @@ type setting struct {
 	Flag, Env, Default, Help string
 }
 
+// madeSettings, when set, hears of every command's settings as they are
+// made: the completion scripts list the flags so.
+var madeSettings func(*settings)
+
 func newSettings(name, summary string, getenv func(string) string, out io.Writer) *settings {
 	s := &settings{fs: flag.NewFlagSet(name, flag.ContinueOnError), getenv: getenv}
+	if madeSettings != nil {
+		madeSettings(s)
+	}
 	s.fs.SetOutput(out)
 	s.fs.Usage = s.usage(name+" [flags]", summary)
 	return s
@@ -154,8 +161,18 @@ func (s *settings) parseFlags(args []string) error {
 		msg := err.Error()
 		if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
 			msg = "unknown flag --" + name
+			if hint := didYouMean("--"+strings.TrimPrefix(name, "-"), s.flagNames()); hint != "" {
+				msg += ": " + hint
+			}
 		}
 		return usageError{fmt.Sprintf("%s\nRun 'askonce %s --help' for its flags.", msg, s.fs.Name())}
 	}
 	return nil
+}
+
+// flagNames are the command's flags as typed: --name.
+func (s *settings) flagNames() []string {
+	var names []string
+	s.fs.VisitAll(func(f *flag.Flag) { names = append(names, "--"+f.Name) })
+	return names
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/askonce/askonce"
@@ -23,6 +24,9 @@ Commands (each takes --server/--db, --api-key and --json; see COMMAND --help):
 
 ` + exitCodesHelp + `
 `
+
+// jobsCommands are the commands of askonce jobs, as its usage lists them.
+var jobsCommands = []string{"list", "show", "answer", "cancel", "decline", "events", "history"}
 
 // jobsExitCodes are the exit codes each jobs command can return: only
 // commands that take a job id can find none, only those that change a job
@@ -47,10 +51,15 @@ func jobs(ctx context.Context, args []string, getenv func(string) string, stdin 
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, jobsUsage)
 		return exitOK
-	case "list", "show", "answer", "cancel", "decline", "events", "history":
 	default:
-		fmt.Fprintf(stderr, "askonce: unknown jobs command %q\n\n%s", sub, jobsUsage)
-		return exitUsage
+		if !slices.Contains(jobsCommands, sub) {
+			if hint := didYouMean(sub, jobsCommands); hint != "" {
+				fmt.Fprintf(stderr, "askonce: unknown jobs command %q: %s\nRun 'askonce jobs --help' for its commands.\n", sub, hint)
+				return exitUsage
+			}
+			fmt.Fprintf(stderr, "askonce: unknown jobs command %q\n\n%s", sub, jobsUsage)
+			return exitUsage
+		}
 	}
 	var (
 		cn                     conn
@@ -116,7 +125,7 @@ func jobs(ctx context.Context, args []string, getenv func(string) string, stdin 
 	case "list":
 		l, err := cl.List(ctx, client.ListOptions{SessionID: session, Status: askonce.Status(status), Limit: limit})
 		if err == nil {
-			err = out(l, func() { printJobTable(stdout, l.Jobs) })
+			err = out(l, func() { printJobTable(stdout, l.Jobs, outputWidth(getenv)) })
 		}
 		return report(err, stderr)
 	case "show":

@@ -39,11 +39,17 @@ Usage:
   askonce mcp [flags]         serve the MCP tools over stdio (docs/mcp.md)
   askonce eval [flags] FILE   measure an interpreter on labelled goals (JSONL)
   askonce version             the module version and VCS revision of this binary
+  askonce completion SHELL    a completion script for bash, zsh or fish
   askonce help [command]      this text, or a command's flags
 
 Run 'askonce COMMAND --help' for the flags of a command. Every flag can
 also be set with the ASKONCE_* environment variable its help names.
 `
+
+// commands are the names run knows, as the usage lists them: "did you
+// mean" and the completion scripts offer them (a test checks that the
+// scripts offer every command of the usage).
+var commands = []string{"serve", "bench", "hash-key", "run", "repl", "jobs", "mcp", "eval", "version", "completion", "help"}
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -75,6 +81,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return jobs(ctx, rest, getenv, stdin, terminalSafe(stdout), terminalSafe(stderr))
 	case "eval":
 		return evalCommand(ctx, rest, getenv, terminalSafe(stdout), terminalSafe(stderr))
+	case "completion":
+		err = completion(ctx, rest, getenv, stdout)
 	case "version", "--version":
 		fmt.Fprint(stdout, version())
 		return 0
@@ -85,6 +93,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		fmt.Fprint(stdout, usage)
 		return 0
 	default:
+		if hint := didYouMean(cmd, commands); hint != "" {
+			fmt.Fprintf(stderr, "askonce: unknown command %q: %s\nRun 'askonce help' for the commands.\n", cmd, hint)
+			return 2
+		}
 		fmt.Fprintf(stderr, "askonce: unknown command %q\n\n%s", cmd, usage)
 		return 2
 	}

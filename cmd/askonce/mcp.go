@@ -9,7 +9,6 @@ import (
 	"github.com/askonce/askonce/client"
 	"github.com/askonce/askonce/internal/buildinfo"
 	"github.com/askonce/askonce/mcp"
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 const mcpSummary = `Serves askonce's MCP tools (plan, ask_user, report_plan, answer, get_job,
@@ -50,17 +49,8 @@ func mcpCommand(ctx context.Context, args []string, getenv func(string) string, 
 		cfg.Engine = engine
 	}
 	server := mcp.New(cfg)
-	t := &sdk.IOTransport{Reader: nopCloser{stdin}, Writer: nopWriteCloser{stdout}}
-	if err := server.Run(ctx, t); err != nil && ctx.Err() == nil {
+	if err := server.Run(ctx, &mcp.Stdio{Reader: stdin, Writer: stdout}); err != nil && ctx.Err() == nil {
 		return report(err, stderr)
 	}
 	return exitOK
 }
-
-type nopCloser struct{ io.Reader }
-
-func (nopCloser) Close() error { return nil }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/client"
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/huh"
 	"github.com/charmbracelet/lipgloss"
 )
@@ -54,7 +55,12 @@ func picker(ctx context.Context, j *client.JobView, files []string, in io.Reader
 		if len(opts) == 0 {
 			break
 		}
+		target := j.ClarificationType == askonce.QuestionTargetFile
 		other := j.ClarificationType == askonce.QuestionSelectOne && j.ClarificationAllowOther
+		if target && !slices.Contains(opts, ".") {
+			// The project itself is a target too.
+			opts = append(slices.Clip(opts), ".")
+		}
 		pick := 0
 		if i := slices.Index(opts, j.ClarificationDefault); i >= 0 && j.ClarificationDefault != "" {
 			pick = i
@@ -65,17 +71,22 @@ func picker(ctx context.Context, j *client.JobView, files []string, in io.Reader
 		}
 		// The label is the line huh turns into the filter while filtering.
 		sel := huh.NewSelect[int]().Title(label).
-			Options(choices(opts, other)...).Value(&pick)
+			Options(choices(opts, other, target)...).Value(&pick)
 		if len(opts) > 12 {
 			sel.Height(16) // scrolls; / filters
 		}
 		if err := q.ask(ctx, sel, in, out); err != nil {
 			return "", err
 		}
-		if pick != otherChoice {
+		switch pick {
+		case otherChoice:
+			q.desc += " · your own answer"
+		case pathChoice:
+			q.desc += " · a path inside the project"
+			return pathInput(ctx, q, in, out)
+		default:
 			return opts[pick], nil
 		}
-		q.desc += " · your own answer"
 	}
 	// FREE_TEXT, "Other…", or a question with nothing to list.
 	var answer string
@@ -93,24 +104,54 @@ func picker(ctx context.Context, j *client.JobView, files []string, in io.Reader
 	return answer, nil
 }
 
-// otherChoice is the value of the "Other…" entry of a select picker; the
-// options are picked by their index.
-const otherChoice = -1
+// pathInput asks for a path inside the project, checked as the server
+// checks a TARGET_FILE answer.
+func pathInput(ctx context.Context, q question, in io.Reader, out io.Writer) (string, error) {
+	var p string
+	field := huh.NewInput().Placeholder("src/main.go").
+		CharLimit(askonce.MaxPath).Value(&p).
+		Validate(func(s string) error {
+			_, err := askonce.ValidatePath(s)
+			return err
+		})
+	if err := q.ask(ctx, field, in, out); err != nil {
+		return "", err
+	}
+	return p, nil
+}
 
-// otherLabel is the entry of a select picker that opens a text input for
-// an answer of one's own.
-const otherLabel = "Other…"
+// The values of a select picker's entries that are not options (the
+// options are picked by their index).
+const (
+	otherChoice = -1 // "Other…": a text input for an answer of one's own
+	pathChoice  = -2 // "Another path…": a text input for a path (TARGET_FILE)
+)
+
+// Labels of those entries, and of the project root among the files.
+const (
+	otherLabel = "Other…"
+	pathLabel  = "Another path…"
+	rootLabel  = ". (the project root)"
+)
 
 // choices shows each option cleaned while the value picked is its index,
 // so that the server gets exactly the option it offered, followed by
-// "Other…" when other answers are allowed.
-func choices(opts []string, other bool) []huh.Option[int] {
+// "Other…" when other answers are allowed, and by "Another path…" for a
+// file (target).
+func choices(opts []string, other, target bool) []huh.Option[int] {
 	out := make([]huh.Option[int], 0, len(opts)+1)
 	for i, o := range opts {
-		out = append(out, huh.NewOption(cleanText(o), i))
+		label := cleanText(o)
+		if target && o == "." {
+			label = rootLabel
+		}
+		out = append(out, huh.NewOption(label, i))
 	}
 	if other {
 		out = append(out, huh.NewOption(otherLabel, otherChoice))
+	}
+	if target {
+		out = append(out, huh.NewOption(pathLabel, pathChoice))
 	}
 	return out
 }
@@ -121,13 +162,41 @@ type question struct{ title, desc string }
 
 // ask runs a form of one field under the question.
 func (q question) ask(ctx context.Context, field huh.Field, in io.Reader, out io.Writer) error {
-	group := huh.NewGroup(field).Title(q.title).Description(q.desc)
+	group := huh.NewGroup(escLeaves{field}).Title(q.title).Description(q.desc)
 	form := huh.NewForm(group).WithInput(in).WithOutput(raw(out)).WithShowHelp(true)
 	err := form.RunWithContext(ctx)
 	if errors.Is(err, huh.ErrUserAborted) || errors.Is(err, context.Canceled) {
 		return errAborted
 	}
 	return err
+}
+
+// escLeaves makes Esc leave the picker as ctrl+c does, unless the field
+// itself uses Esc at that moment (a select's filter: Esc sets or clears
+// it). huh binds only ctrl+c to leaving a form, and a lone Esc did
+// nothing, so that Esc then Enter submitted the highlighted answer.
+type escLeaves struct{ huh.Field }
+
+func (f escLeaves) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if k, ok := msg.(tea.KeyMsg); ok && k.Type == tea.KeyEsc && !f.usesEsc() {
+		// The form quits on its Quit key (ctrl+c): send it that.
+		return f, func() tea.Msg { return tea.KeyMsg{Type: tea.KeyCtrlC} }
+	}
+	m, cmd := f.Field.Update(msg)
+	if field, ok := m.(huh.Field); ok {
+		f.Field = field
+	}
+	return f, cmd
+}
+
+// usesEsc reports whether an enabled key binding of the field is Esc.
+func (f escLeaves) usesEsc() bool {
+	for _, b := range f.Field.KeyBinds() {
+		if b.Enabled() && slices.Contains(b.Keys(), "esc") {
+			return true
+		}
+	}
+	return false
 }
 
 // projectFiles lists up to limit files of the project at root, relative

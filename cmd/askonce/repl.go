@@ -48,7 +48,7 @@ func repl(ctx context.Context, args []string, getenv func(string) string, stdin 
 	if session == "" {
 		session = uuid.NewString()
 	}
-	r := &replState{cl: cl, session: session, profile: profile, files: splitList(files), candidates: candidates, out: stdout, errw: stderr}
+	r := &replState{cl: cl, session: session, profile: profile, files: splitList(files), candidates: candidates, width: outputWidth(getenv), out: stdout, errw: stderr}
 	f, ok := stdin.(*os.File)
 	interactive := ok && isTerminal(f)
 	fmt.Fprintf(stdout, "askonce repl · session %s · /help for commands\n", session)
@@ -83,6 +83,7 @@ type replState struct {
 	// candidates go with every goal, as files do.
 	candidates []string
 	pending    *client.JobView
+	width      int // of the job table
 	out        io.Writer
 	errw       io.Writer
 }
@@ -103,7 +104,7 @@ func (r *replState) handle(ctx context.Context, line string) bool {
 			r.fail(err)
 			break
 		}
-		printJobTable(r.out, l.Jobs)
+		printJobTable(r.out, l.Jobs, r.width)
 	case cmd == "/answer":
 		if r.pending == nil {
 			fmt.Fprintln(r.errw, "no pending question: type a goal first")

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/client"
@@ -27,6 +28,8 @@ up front. With no --server, the embedded engine runs on the --db file.
 type runConfig struct {
 	conn
 	Session, Profile, Files, Answer string
+	GoalFile                        string
+	NotifySlack, NotifyEmail        string
 	JSON, NoInput                   bool
 	Candidates                      candidateFlags
 }
@@ -40,16 +43,22 @@ func runJob(ctx context.Context, args []string, getenv func(string) string, stdi
 	s.String(&c.Files, "files", "", "comma-separated files the goal is about (offered by TARGET_FILE questions); empty: the working tree's files (git: those .gitignore does not exclude), up to 500")
 	c.Candidates.flags(s)
 	s.String(&c.Answer, "answer", "", "answer the question, if one is asked, with this text (a number picks an option)")
+	s.String(&c.NotifySlack, "notify-slack", "", "Slack channel (C…) or user (U…) id the question is sent to (the server needs --slack-bot-token); empty: the server's default")
+	s.String(&c.NotifyEmail, "notify-email", "", "comma-separated addresses the question is emailed to (the server needs --smtp-url); empty: the server's default")
 	s.Bool(&c.JSON, "json", false, "print the job as JSON instead of the plan tree")
 	s.Bool(&c.NoInput, "no-input", false, "never show a picker: print numbered options and read the answer from stdin")
-	s.fs.Usage = s.usage("run [flags] GOAL", runSummary)
+	s.String(&c.GoalFile, "goal-file", "", "read the goal from this file (- for stdin) instead of the arguments; the answer then comes from --answer or a picker")
+	s.fs.Usage = s.usage("run [flags] GOAL|-", runSummary)
 	pos, err := s.parseArgs(args)
 	if err != nil {
 		return report(err, stderr)
 	}
-	goal := strings.TrimSpace(strings.Join(pos, " "))
+	goal, err := c.goal(pos, stdin)
+	if err != nil {
+		return report(err, stderr)
+	}
 	if goal == "" {
-		return report(usageError{"run: give a goal, as in: askonce run \"write the README then add tests\""}, stderr)
+		return report(usageError{"run: give a goal, as in: askonce run \"write the README then add tests\" (or - to read it from stdin, or --goal-file FILE)"}, stderr)
 	}
 	candidates, err := c.Candidates.list()
 	if err != nil {
@@ -61,6 +70,44 @@ func runJob(ctx context.Context, args []string, getenv func(string) string, stdi
 	}
 	defer closeFn()
 	return report(c.run(ctx, cl, goal, candidates, stdin, stdout, stderr), stderr)
+}
+
+// goal is the goal of the arguments, or of --goal-file, or of stdin for
+// "-" (read to its end: the answer can then come only from --answer or a
+// picker on the terminal).
+func (c *runConfig) goal(pos []string, stdin io.Reader) (string, error) {
+	from := c.GoalFile
+	if len(pos) == 1 && pos[0] == "-" {
+		pos = nil
+		if from != "" {
+			return "", usageError{"run: give the goal as - or --goal-file, not both"}
+		}
+		from = "-"
+	}
+	if from == "" {
+		return strings.TrimSpace(strings.Join(pos, " ")), nil
+	}
+	if len(pos) > 0 {
+		return "", usageError{fmt.Sprintf("run: the goal comes from --goal-file %s; unexpected argument %q", from, pos[0])}
+	}
+	r, name := stdin, "stdin"
+	if from != "-" {
+		f, err := os.Open(from)
+		if err != nil {
+			return "", usageError{"run: --goal-file: " + err.Error()}
+		}
+		defer f.Close()
+		r, name = f, from
+	}
+	// One byte past the limit is enough for the server to say the goal is too long.
+	b, err := io.ReadAll(io.LimitReader(r, askonce.MaxGoal+1))
+	if err != nil {
+		return "", fmt.Errorf("run: read the goal from %s: %w", name, err)
+	}
+	if !utf8.Valid(b) {
+		return "", usageError{fmt.Sprintf("run: the goal in %s is not UTF-8 text", name)}
+	}
+	return strings.TrimSpace(string(b)), nil
 }
 
 func (c *runConfig) run(ctx context.Context, cl *client.Client, goal string, candidates []string, stdin io.Reader, stdout, stderr io.Writer) error {
@@ -75,7 +122,8 @@ func (c *runConfig) run(ctx context.Context, cl *client.Client, goal string, can
 	if len(files) == 0 {
 		files = c.projectFiles()
 	}
-	j, err := cl.CreateAsync(ctx, client.CreateRequest{Goal: goal, SessionID: c.Session, Profile: c.Profile, Files: files, Candidates: candidates})
+	j, err := cl.CreateAsync(ctx, client.CreateRequest{Goal: goal, SessionID: c.Session, Profile: c.Profile, Files: files, Candidates: candidates,
+		Notify: recipients(c.NotifySlack, c.NotifyEmail)})
 	if err == nil {
 		j, err = settle(ctx, cl, j, ui)
 	}

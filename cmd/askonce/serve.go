@@ -12,7 +12,9 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/askonce/askonce"
@@ -63,6 +65,10 @@ type serveConfig struct {
 	NotifySecret     string
 	LogLevel         string
 	LogFormat        string
+	MCPIdle          time.Duration
+	MCPMaxSessions   int
+	MCPMaxCalls      int
+	Notify           notifyConfig
 }
 
 const serveSummary = `Runs the askonce HTTP API. The defaults need no keys and no network: the
@@ -74,7 +80,7 @@ Agent Card at /.well-known/agent-card.json; docs/integrations.md).`
 func serveFlags(getenv func(string) string, out io.Writer) (*settings, *serveConfig) {
 	c := &serveConfig{}
 	s := newSettings("serve", serveSummary, getenv, out)
-	s.String(&c.Addr, "addr", "127.0.0.1:8080", "address to listen on (host:port)")
+	s.String(&c.Addr, "addr", "127.0.0.1:8080", "address to listen on (host:port; port 0 takes a free port, which the \"askonce serving\" log line names)")
 	s.String(&c.DB, "db", "askonce.db", dbHelp)
 	s.String(&c.Interpreter, "interpreter", "rules", "interpreter: rules, openai (configured by ASKONCE_OPENAI_*) or exec (ASKONCE_EXEC_*); see docs/interpreters.md")
 	s.String(&c.ProfileFiles, "profile-files", "", "rules profiles from files, as name=path[,name=path]; a name replaces the embedded profile")
@@ -103,6 +109,10 @@ func serveFlags(getenv func(string) string, out io.Writer) (*settings, *serveCon
 	s.String(&c.TrustedProxies, "trusted-proxies", "", "comma-separated CIDRs or addresses of the proxies in front of the server: only a request from one of them has its X-Forwarded-For or Forwarded header name the client address that failed API keys and answer links are limited by. Empty: the TCP peer is the client")
 	s.String(&c.NotifyWebhook, "notify-webhook", "", "URL that gets a signed question.asked event when a job asks a human, and question.resolved when it stops pending")
 	s.String(&c.NotifySecret, "notify-secret", "", "Standard Webhooks signing secret (whsec_...) of --notify-webhook; prefer the environment variable")
+	s.Duration(&c.MCPIdle, "mcp-session-timeout", mcp.DefaultSessionTimeout, "close an MCP session (/mcp) that has had no request for this long; a call in progress keeps it (negative: never)")
+	s.Int(&c.MCPMaxSessions, "mcp-max-sessions", mcp.DefaultMaxSessions, "live MCP sessions per API key; one more initialize is a JSON-RPC error (negative: no limit)")
+	s.Int(&c.MCPMaxCalls, "mcp-max-calls", mcp.DefaultMaxCalls, "MCP tool calls in flight per API key, waiting elicitations included; one more is a JSON-RPC error (negative: no limit)")
+	c.Notify.flags(s)
 	s.String(&c.LogLevel, "log-level", "info", "debug, info, warn or error")
 	s.String(&c.LogFormat, "log-format", "text", "text or json")
 	return s, c
@@ -154,7 +164,18 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	if err != nil {
 		return usageError{"--trusted-proxies: " + err.Error()}
 	}
-	publicURL, loopbackLinks, err := c.publicURL()
+	// Listening before the links are built lets --addr name port 0: the
+	// server takes a free port, which the links and the log line below
+	// name (tests read the address from that line).
+	ln, err := net.Listen("tcp", c.Addr)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return fmt.Errorf("listen on %s: address already in use: is another askonce serve running? choose --addr", c.Addr)
+	}
+	if err != nil {
+		return err
+	}
+	defer ln.Close()
+	publicURL, loopbackLinks, err := c.publicURL(ln.Addr().(*net.TCPAddr).Port)
 	if err != nil {
 		return err
 	}
@@ -171,7 +192,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	// question notification inside the ask's, through the dispatcher,
 	// which needs the store: the hook joins them.
 	var hook dispatch.Hook
-	st, queue, err := openStore(ctx, c.DB, storeHooks{hook: &hook, dispatch: builder != nil, notify: notifier != nil, log: log})
+	st, queue, err := openStore(ctx, c.DB, storeHooks{hook: &hook, dispatch: builder != nil, notify: notifier != nil || c.Notify.enabled(), log: log})
 	if err != nil {
 		return err
 	}
@@ -190,9 +211,15 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		Owner: c.replicaID(), PlanningLease: c.PlanningLease,
 		InterpretTimeout: c.InterpretTimeout, HardCap: askonce.HardCap(c.HardCap), Logger: log,
 		Observer: metrics.NewObserver(reg), LinkSecret: linkSecret,
+		DefaultRecipients: c.Notify.defaults(),
 	}
 	var d *dispatch.Dispatcher
-	if builder != nil || notifier != nil {
+	channels, err := c.Notify.channels(engine, func(j *askonce.Job) string { return engine.AnswerURL(publicURL, j) },
+		exponential(c.DeliveryBackoff, 5*time.Minute), reg, log)
+	if err != nil {
+		return err
+	}
+	if builder != nil || notifier != nil || len(channels.list) > 0 {
 		// A try may take the builder's timeout plus its recording; a try
 		// of a process that died is retried soon after that.
 		jobTimeout := c.BuilderTimeout + 5*time.Second
@@ -201,6 +228,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 			Backoff: exponential(c.DeliveryBackoff, 5*time.Minute), JobTimeout: jobTimeout,
 			RescueAfter: jobTimeout + 5*time.Second, Logger: log, OnDelivery: reg.ObserveDelivery,
 			Notify: notifier, AnswerURL: func(j *askonce.Job) string { return engine.QuestionURL(publicURL, j) },
+			Channels: channels.list,
 		}
 		queue(&cfg)
 		d, err = dispatch.New(ctx, cfg)
@@ -208,6 +236,11 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 			return err
 		}
 		hook.Set(d)
+	}
+
+	// Deliveries and notifications start once the engine they use is
+	// set.
+	if d != nil {
 		if err := d.Start(context.WithoutCancel(ctx)); err != nil {
 			return err
 		}
@@ -221,12 +254,13 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		// The answer page, the inbox and MCP share the server: its
 		// access log (tokens redacted), metrics and panic recovery.
 		Mount: func(mux *http.ServeMux) {
+			channels.mount(mux)
 			pages := web.New(web.Config{Engine: engine, Keys: keys, Logger: log, TrustedProxies: proxies})
 			for _, p := range web.Patterns {
 				mux.Handle(p, pages)
 			}
 			// MCP over streamable HTTP (docs/mcp.md), behind the API keys.
-			opts := mcp.HTTPOptions{Logger: log}
+			opts := mcp.HTTPOptions{Logger: log, Metrics: reg, SessionTimeout: c.MCPIdle, MaxSessions: c.MCPMaxSessions, MaxCalls: c.MCPMaxCalls}
 			if keys != nil {
 				opts.Tenant = keys.Tenant
 			}
@@ -256,10 +290,6 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	}
 	// Event streams would hold Shutdown until its timeout: end them.
 	srv.RegisterOnShutdown(api.CloseStreams)
-	ln, err := net.Listen("tcp", c.Addr)
-	if err != nil {
-		return err
-	}
 	if keys == nil && !loopback(ln.Addr()) {
 		log.Warn("listening beyond loopback with no API keys: anyone who can reach this address can create and answer jobs; set --api-keys-file", "addr", ln.Addr().String())
 	}
@@ -312,6 +342,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 }
 
 func (c *serveConfig) check() error {
+	if err := c.Notify.check(); err != nil {
+		return err
+	}
 	if err := oneOf("hard-cap", c.HardCap, string(askonce.HardCapFallback), string(askonce.HardCapFail)); err != nil {
 		return err
 	}
@@ -337,6 +370,8 @@ func (c *serveConfig) check() error {
 		return usageError{"--expiry-interval must be positive"}
 	case c.PlanningLease < 3*time.Millisecond:
 		return usageError{"--planning-lease must be at least 3ms"}
+	case c.MCPIdle == 0 || c.MCPMaxSessions == 0 || c.MCPMaxCalls == 0:
+		return usageError{"--mcp-session-timeout, --mcp-max-sessions and --mcp-max-calls must not be 0 (negative: no limit)"}
 	case c.SyncWait < 0:
 		return usageError{"--sync-wait must not be negative (0: always answer 202 at once)"}
 	case c.WriteTimeout > 0 && c.WriteTimeout <= c.SyncWait:
@@ -381,8 +416,9 @@ func (c *serveConfig) replicaID() string {
 
 // publicURL returns --public-url without a trailing slash, or the default
 // built from --addr: http://host:port, with an unspecified host (0.0.0.0,
-// [::] or none) replaced by 127.0.0.1, which loopback reports.
-func (c *serveConfig) publicURL() (string, bool, error) {
+// [::] or none) replaced by 127.0.0.1, which loopback reports, and port 0
+// by the port the server listens on.
+func (c *serveConfig) publicURL(listening int) (string, bool, error) {
 	if c.PublicURL != "" {
 		u, err := url.Parse(c.PublicURL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
@@ -393,6 +429,9 @@ func (c *serveConfig) publicURL() (string, bool, error) {
 	host, port, err := net.SplitHostPort(c.Addr)
 	if err != nil {
 		return "", false, usageError{fmt.Sprintf("--addr %q: %v", c.Addr, err)}
+	}
+	if port == "0" {
+		port = strconv.Itoa(listening)
 	}
 	unspecified := host == ""
 	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {

@@ -17,15 +17,18 @@ func TestPublicURLDefaultsToAddrWithLoopbackForUnspecifiedHosts(t *testing.T) {
 		{":9000", "", "http://127.0.0.1:9000", true},
 		{"[::1]:9000", "", "http://[::1]:9000", false},
 		{"0.0.0.0:8080", "https://askonce.example.com/x/", "https://askonce.example.com/x", false},
+		// Port 0 listens on a free port (41517 here): the links name it.
+		{"127.0.0.1:0", "", "http://127.0.0.1:41517", false},
+		{":0", "", "http://127.0.0.1:41517", true},
 	} {
 		c := &serveConfig{Addr: tc.addr, PublicURL: tc.public}
-		got, loopback, err := c.publicURL()
+		got, loopback, err := c.publicURL(41517)
 		if err != nil || got != tc.want || loopback != tc.loopback {
 			t.Errorf("addr %q public %q: %q loopback=%v %v; want %q loopback=%v", tc.addr, tc.public, got, loopback, err, tc.want, tc.loopback)
 		}
 	}
 	for _, bad := range []string{"askonce.example.com", "ftp://x", "https://x/?q=1", "https://"} {
-		if _, _, err := (&serveConfig{Addr: ":1", PublicURL: bad}).publicURL(); err == nil {
+		if _, _, err := (&serveConfig{Addr: ":1", PublicURL: bad}).publicURL(1); err == nil {
 			t.Errorf("--public-url %q accepted", bad)
 		}
 	}

@@ -2,8 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/dispatch"
@@ -39,6 +45,9 @@ type storeHooks struct {
 // then sets a dispatcher's database to the store's (River keeps its
 // tables there).
 func openStore(ctx context.Context, db string, hooks storeHooks) (st store, queue func(*dispatch.Config), err error) {
+	if db, err = dbPath(db); err != nil {
+		return nil, nil, err
+	}
 	if postgres.IsDSN(db) {
 		var o postgres.Options
 		if hooks.dispatch {
@@ -65,6 +74,9 @@ func openStore(ctx context.Context, db string, hooks storeHooks) (st store, queu
 	}
 	lite, err := o.Open(ctx, db)
 	if err != nil {
+		if why := whySQLiteFails(db); why != "" {
+			return nil, nil, fmt.Errorf("open %s: %s", db, why)
+		}
 		return nil, nil, fmt.Errorf("open %s: %w", db, err)
 	}
 	return lite, func(c *dispatch.Config) { c.DB = lite.WriteDB() }, nil
@@ -77,4 +89,60 @@ func shownDB(db string) string {
 		return postgres.Redact(db)
 	}
 	return db
+}
+
+// dbPath checks what --db names: a PostgreSQL URL, a SQLite file path, or
+// a file:// URL of one (returned as its path). Any other scheme:// is a
+// usage error; it was once opened as a SQLite file of that odd name.
+func dbPath(db string) (string, error) {
+	scheme, _, ok := strings.Cut(db, "://")
+	if !ok || postgres.IsDSN(db) || strings.ContainsAny(scheme, `/\.`) {
+		return db, nil
+	}
+	if strings.EqualFold(scheme, "file") {
+		u, err := url.Parse(db)
+		if err != nil || (u.Host != "" && u.Host != "localhost") || u.Path == "" {
+			return "", usageError{fmt.Sprintf("--db %q: a file:// URL names a local file, as in file:///var/lib/askonce/askonce.db", db)}
+		}
+		return u.Path, nil
+	}
+	return "", usageError{fmt.Sprintf("--db %s://…: not a database askonce opens; give a SQLite file path or a postgres:// URL", scheme)}
+}
+
+// whySQLiteFails says why the SQLite file at db cannot be opened, in
+// words a person can act on, or "" when it cannot tell: the folder is
+// missing, the path is a folder, or the file or its folder is not
+// writable.
+func whySQLiteFails(db string) string {
+	dir := filepath.Dir(db)
+	if st, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		return fmt.Sprintf("the folder %s does not exist: create it, or choose another --db", dir)
+	} else if err == nil && !st.IsDir() {
+		return fmt.Sprintf("%s is a file, not a folder: choose another --db", dir)
+	}
+	st, err := os.Stat(db)
+	switch {
+	case err == nil && st.IsDir():
+		return fmt.Sprintf("%s is a folder: give --db a file path, such as %s", db, filepath.Join(db, "askonce.db"))
+	case err == nil:
+		f, err := os.OpenFile(db, os.O_RDWR, 0)
+		if errors.Is(err, fs.ErrPermission) {
+			return fmt.Sprintf("no permission to write %s (askonce needs to read and write it)", db)
+		}
+		if err == nil {
+			f.Close()
+		}
+	case errors.Is(err, fs.ErrNotExist):
+		f, err := os.CreateTemp(dir, ".askonce-check-*")
+		if errors.Is(err, fs.ErrPermission) {
+			return fmt.Sprintf("no permission to create a file in %s: choose another --db", dir)
+		}
+		if err == nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	case errors.Is(err, fs.ErrPermission):
+		return fmt.Sprintf("no permission to reach %s: choose another --db", db)
+	}
+	return ""
 }

@@ -11,9 +11,12 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/client"
@@ -104,6 +107,9 @@ func report(err error, stderr io.Writer) int {
 	if err.Error() != "" {
 		fmt.Fprintln(stderr, "askonce:", err)
 	}
+	if hint := unreachable(err); hint != "" {
+		fmt.Fprintln(stderr, hint)
+	}
 	return clientCode(err)
 }
 
@@ -142,6 +148,9 @@ func (c *conn) open(ctx context.Context) (*client.Client, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	if c.DB, err = dbPath(c.DB); err != nil {
+		return nil, nil, err
+	}
 	if c.readOnly && !postgres.IsDSN(c.DB) {
 		if _, err := os.Stat(c.DB); errors.Is(err, fs.ErrNotExist) {
 			return nil, nil, fmt.Errorf("no database at %s: nothing has been run there yet (give --db the file askonce run used, or --server)", c.DB)
@@ -154,7 +163,7 @@ func (c *conn) open(ctx context.Context) (*client.Client, func(), error) {
 	engine := &askonce.Engine{Store: st, Interpreter: interp}
 	// Questions that waited past their time expire before anything reads them.
 	engine.ExpireDue(ctx)
-	api := server.New(server.Config{Engine: engine, Idempotency: st})
+	api := server.New(server.Config{Engine: engine, Idempotency: st, AnsweredVia: askonce.ViaTerminal})
 	return client.NewHandler(api), func() { api.CloseStreams(); st.Close() }, nil
 }
 
@@ -210,4 +219,22 @@ func splitList(v string) []string {
 // device such as /dev/null).
 func isTerminal(f *os.File) bool {
 	return isatty.IsTerminal(f.Fd())
+}
+
+// unreachable is the hint for an error that is a server not answering at
+// all (nothing listening, no such host), or "".
+func unreachable(err error) string {
+	var ue *url.Error
+	if !errors.As(err, &ue) {
+		return ""
+	}
+	var dns *net.DNSError
+	if !errors.Is(err, syscall.ECONNREFUSED) && !errors.As(err, &dns) && !errors.Is(err, syscall.EHOSTUNREACH) {
+		return ""
+	}
+	server := ue.URL
+	if u, perr := url.Parse(ue.URL); perr == nil && u.Host != "" {
+		server = u.Scheme + "://" + u.Host
+	}
+	return fmt.Sprintf("is `askonce serve` running at %s? (start it, or give --server the address it listens on)", server)
 }

@@ -103,7 +103,7 @@ func TestPrintJobTableFitsEightyColumns(t *testing.T) {
 		"no jobs":         nil,
 	} {
 		var b bytes.Buffer
-		printJobTable(&b, jobs)
+		printJobTable(&b, jobs, tableWidth)
 		lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
 		if len(lines) != len(jobs)+1 || !strings.HasPrefix(lines[0], "ID  ") {
 			t.Errorf("%s: want a header and %d rows:\n%s", name, len(jobs), b.String())
@@ -127,7 +127,7 @@ func TestPrintJobTableFitsEightyColumns(t *testing.T) {
 	}
 	// What fits is shown whole.
 	var b bytes.Buffer
-	printJobTable(&b, []client.JobView{job(askonce.StatusSuccess, askonce.ClarificationNone, "", "r1", "Hot cheese")})
+	printJobTable(&b, []client.JobView{job(askonce.StatusSuccess, askonce.ClarificationNone, "", "r1", "Hot cheese")}, tableWidth)
 	if !strings.Contains(b.String(), "  r1  ") || !strings.HasSuffix(b.String(), "  Hot cheese\n") {
 		t.Errorf("a short row was shortened:\n%s", b.String())
 	}

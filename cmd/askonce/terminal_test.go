@@ -187,7 +187,7 @@ func TestTerminal_Jobs(t *testing.T) {
 		t.Fatalf("jobs show without an id: exit %d", code)
 	}
 	// A server that is not there: exit 1.
-	_, errs, code = runCLI(t, "", []string{"ASKONCE_SERVER=http://" + freePort(t)}, "jobs", "list")
+	_, errs, code = runCLI(t, "", []string{"ASKONCE_SERVER=http://" + deadServer(t)}, "jobs", "list")
 	if code != 1 || errs == "" {
 		t.Fatalf("no server: exit %d %q", code, errs)
 	}

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/client"
 )
 
@@ -156,7 +157,8 @@ func lineOf(screen, text string) int {
 
 // wantRows checks that the picker on the screen lists exactly the options
 // of the job it shows, then "Other…" when the job's question allows an
-// answer of one's own. The first row is the cursor's.
+// answer of one's own; a TARGET_FILE picker adds the project root and
+// "Another path…". The first row is the cursor's.
 func wantRows(t *testing.T, cl *client.Client, screen string, options ...string) {
 	t.Helper()
 	m := regexp.MustCompile(` · job (` + jobIDRe.String() + `)`).FindStringSubmatch(screen)
@@ -170,6 +172,9 @@ func wantRows(t *testing.T, cl *client.Client, screen string, options ...string)
 	want := "> " + strings.Join(options, "|")
 	if j.ClarificationAllowOther {
 		want += "|Other…"
+	}
+	if j.ClarificationType == askonce.QuestionTargetFile {
+		want += "|. (the project root)|Another path…"
 	}
 	if rows := strings.Join(pickerRows(screen), "|"); rows != want {
 		t.Fatalf("picker rows %q, want %q:\n%s", rows, want, screen)
@@ -275,6 +280,45 @@ func TestTmux_Pickers(t *testing.T) {
 		}
 	})
 
+	t.Run("target_file_the_project_root", func(t *testing.T) {
+		t.Parallel()
+		p := run(t, "--files", "a.md,b.md", "fix the typo in the file")
+		p.waitFor("TARGET_FILE · job", "> a.md")
+		p.keys("Down")
+		p.waitFor("> b.md")
+		p.keys("Down")
+		p.waitFor("> . (the project root)")
+		p.keys("Enter")
+		s := p.waitFor("EXIT=")
+		if !strings.Contains(s, "EXIT=0") || !strings.Contains(s, "answer: . (from user)") {
+			t.Fatalf("the project root:\n%s", s)
+		}
+	})
+
+	t.Run("target_file_a_typed_path", func(t *testing.T) {
+		t.Parallel()
+		p := run(t, "--files", "a.md,b.md", "fix the typo in the file")
+		p.waitFor("TARGET_FILE · job", "> a.md")
+		p.keys("Down", "Down", "Down")
+		p.waitFor("> Another path…")
+		p.keys("Enter")
+		p.waitFor("a path inside the project")
+		// A path outside the project is refused in place.
+		p.typeText("../etc/passwd")
+		p.waitFor("../etc/passwd")
+		p.keys("Enter")
+		p.waitFor("leaves the project root")
+		p.keys("C-u")
+		p.typeText("docs/new.md")
+		p.waitFor("docs/new.md")
+		p.settle()
+		p.keys("Enter")
+		s := p.waitFor("EXIT=")
+		if !strings.Contains(s, "EXIT=0") || !strings.Contains(s, "answer: docs/new.md (from user)") {
+			t.Fatalf("a typed path:\n%s", s)
+		}
+	})
+
 	t.Run("free_text", func(t *testing.T) {
 		t.Parallel()
 		p := run(t, "--session", "F1", "--profile", "minecraft-mod", "make a mod")
@@ -329,7 +373,7 @@ func TestTmux_Pickers(t *testing.T) {
 		}
 	})
 
-	t.Run("escape_leaves_the_job_pending", func(t *testing.T) {
+	t.Run("ctrl_c_leaves_the_job_pending", func(t *testing.T) {
 		t.Parallel()
 		p := run(t, "deploy to staging or production")
 		s := p.waitFor("SELECT_ONE · job", "> staging")
@@ -338,6 +382,54 @@ func TestTmux_Pickers(t *testing.T) {
 		s = p.waitFor("EXIT=7")
 		if !strings.Contains(s, "still pending") {
 			t.Fatalf("abort:\n%s", s)
+		}
+	})
+
+	// Esc leaves every picker as ctrl+c does (docs/terminal.md): the job
+	// stays pending and unanswered, and an Enter after it answers nothing.
+	for _, c := range []struct{ name, goal, shown string }{
+		{"escape_leaves_a_confirm", "delete the build folder", "CONFIRM · job"},
+		{"escape_leaves_a_select", "deploy to staging or production", "SELECT_ONE · job"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			p := run(t, c.goal)
+			s := p.waitFor(c.shown)
+			id := jobIDRe.FindString(s[strings.Index(s, c.shown):])
+			p.keys("Escape")
+			s = p.waitFor("EXIT=")
+			p.keys("Enter")
+			if !strings.Contains(s, "EXIT=7") || !strings.Contains(s, "still pending") {
+				t.Fatalf("Esc should leave the picker with exit 7:\n%s", s)
+			}
+			j, err := cl.Get(context.Background(), id)
+			if err != nil || j.Status != askonce.StatusPending || j.ClarificationAnswer != "" {
+				t.Fatalf("after Esc the job %s should be pending and unanswered: %+v %v", id, j, err)
+			}
+		})
+	}
+
+	t.Run("escape_while_filtering_clears_the_filter_first", func(t *testing.T) {
+		t.Parallel()
+		p := run(t, "deploy to staging or production")
+		p.waitFor("SELECT_ONE · job", "> staging")
+		p.keys("/")
+		p.waitFor("esc set filter")
+		p.typeText("prod")
+		p.waitFor("/prod")
+		p.settle()
+		p.keys("Escape")
+		p.waitFor("esc clear filter")
+		s := p.screen()
+		if strings.Contains(s, "EXIT=") {
+			t.Fatalf("the first Esc should only set the filter:\n%s", s)
+		}
+		p.keys("Escape")
+		p.waitFor("> staging")
+		p.settle()
+		p.keys("Escape")
+		if s = p.waitFor("EXIT="); !strings.Contains(s, "EXIT=7") {
+			t.Fatalf("Esc after the filter should leave:\n%s", s)
 		}
 	})
 }

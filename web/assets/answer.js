@@ -1,6 +1,7 @@
 // The answer page works without this script. It adds: a live filter of
 // the file list, a live byte counter for free text, choosing "Other" when
-// its text is typed, and live updates of the outcome while planning.
+// its text is typed (and refusing it empty), and live updates of the
+// outcome while planning.
 'use strict';
 (function () {
   const $ = (s) => document.querySelector(s);
@@ -46,12 +47,22 @@
     update();
   }
 
-  // Typing an answer of one's own chooses "Other".
+  // Typing an answer of one's own chooses "Other"; "Other" chosen with
+  // nothing visible typed is refused here, before the server refuses it.
   const other = $('#other-text');
   if (other) {
+    const radio = $('#other-radio');
+    // What the server counts as invisible: spaces, zero-width and
+    // bidirectional controls.
+    const visible = (s) => /[^\s\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/.test(s);
+    const check = () => other.setCustomValidity(radio.checked && !visible(other.value)
+      ? 'Type your own answer, or pick one of the options.' : '');
     other.addEventListener('input', () => {
-      if (other.value.trim() !== '') $('#other-radio').checked = true;
+      if (visible(other.value)) radio.checked = true;
+      check();
     });
+    for (const r of document.querySelectorAll('input[name=answer]')) r.addEventListener('change', check);
+    check();
   }
 
   // Poll the outcome while the job plans and swap in what the server

@@ -55,6 +55,7 @@ class CreateJobRequest(_Model):
     goal: Optional[str] = field(default=None, metadata={"json": "goal"})
     hard_cap: Optional[Literal["fallback", "fail"]] = field(default=None, metadata={"json": "hardCap"})
     mode: Optional[Literal["managed", "gate"]] = field(default=None, metadata={"json": "mode"})
+    notify: Optional[Recipients] = field(default=None, metadata={"json": "notify"})
     profile: Optional[str] = field(default=None, metadata={"json": "profile"})
     prompt: Optional[str] = field(default=None, metadata={"json": "prompt"})
     session_id: Optional[str] = field(default=None, metadata={"json": "sessionId"})
@@ -149,6 +150,8 @@ class JobDetail(_Model):
     updated_at: datetime.datetime = field(metadata={"json": "updatedAt"})
     attempts: Optional[list[Attempt]] = field(metadata={"json": "attempts"})
     answer_url: Optional[str] = field(default=None, metadata={"json": "answerUrl"})
+    answered_by: Optional[str] = field(default=None, metadata={"json": "answeredBy"})
+    answered_via: Optional[str] = field(default=None, metadata={"json": "answeredVia"})
     candidates: Optional[list[str]] = field(default=None, metadata={"json": "candidates"})
     clarification_allow_other: Optional[bool] = field(default=None, metadata={"json": "clarificationAllowOther"})
     clarification_answer: Optional[str] = field(default=None, metadata={"json": "clarificationAnswer"})
@@ -166,6 +169,7 @@ class JobDetail(_Model):
     error: Optional[str] = field(default=None, metadata={"json": "error"})
     files: Optional[list[str]] = field(default=None, metadata={"json": "files"})
     needs_clarification: Optional[bool] = field(default=None, metadata={"json": "needsClarification"})
+    notify: Optional[Recipients] = field(default=None, metadata={"json": "notify"})
     plan: Optional[Plan] = field(default=None, metadata={"json": "plan"})
     profile: Optional[str] = field(default=None, metadata={"json": "profile"})
     resolved_prompt: Optional[str] = field(default=None, metadata={"json": "resolvedPrompt"})
@@ -200,6 +204,8 @@ class JobView(_Model):
     created_at: datetime.datetime = field(metadata={"json": "createdAt"})
     updated_at: datetime.datetime = field(metadata={"json": "updatedAt"})
     answer_url: Optional[str] = field(default=None, metadata={"json": "answerUrl"})
+    answered_by: Optional[str] = field(default=None, metadata={"json": "answeredBy"})
+    answered_via: Optional[str] = field(default=None, metadata={"json": "answeredVia"})
     candidates: Optional[list[str]] = field(default=None, metadata={"json": "candidates"})  # names of the things besides files the goal may refer to (objects, environments, branches, tables): at most 1000, each at most 256 bytes of visible UTF-8 text
     clarification_allow_other: Optional[bool] = field(default=None, metadata={"json": "clarificationAllowOther"})
     clarification_answer: Optional[str] = field(default=None, metadata={"json": "clarificationAnswer"})
@@ -217,6 +223,7 @@ class JobView(_Model):
     error: Optional[str] = field(default=None, metadata={"json": "error"})
     files: Optional[list[str]] = field(default=None, metadata={"json": "files"})
     needs_clarification: Optional[bool] = field(default=None, metadata={"json": "needsClarification"})
+    notify: Optional[Recipients] = field(default=None, metadata={"json": "notify"})
     plan: Optional[Plan] = field(default=None, metadata={"json": "plan"})
     profile: Optional[str] = field(default=None, metadata={"json": "profile"})
     resolved_prompt: Optional[str] = field(default=None, metadata={"json": "resolvedPrompt"})
@@ -248,6 +255,14 @@ class Question(_Model):
 
 
 @dataclass
+class Recipients(_Model):
+    """The Recipients schema of the askonce API."""
+
+    email: Optional[list[str]] = field(default=None, metadata={"json": "email"})
+    slack: Optional[SlackRecipient] = field(default=None, metadata={"json": "slack"})
+
+
+@dataclass
 class ReportRequest(_Model):
     """The ReportRequest schema of the askonce API."""
 
@@ -270,6 +285,14 @@ class ReportResponse(_Model):
     directive: Optional[str] = field(default=None, metadata={"json": "directive"})
     question: Optional[Question] = field(default=None, metadata={"json": "question"})
     resolved_prompt: Optional[str] = field(default=None, metadata={"json": "resolvedPrompt"})
+
+
+@dataclass
+class SlackRecipient(_Model):
+    """The SlackRecipient schema of the askonce API."""
+
+    channel: Optional[str] = field(default=None, metadata={"json": "channel"})
+    user: Optional[str] = field(default=None, metadata={"json": "user"})
 
 
 @dataclass

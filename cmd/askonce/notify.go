@@ -1,0 +1,142 @@
+package main
+
+import (
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/dispatch"
+	"github.com/askonce/askonce/email"
+	"github.com/askonce/askonce/metrics"
+	"github.com/askonce/askonce/slack"
+)
+
+// recipients builds a job's recipients from a Slack id (a user id, U… or
+// W…, is a direct message; anything else a channel) and a comma-separated
+// list of addresses; nil when both are empty. The engine validates them.
+func recipients(slack, emails string) *askonce.Recipients {
+	r := &askonce.Recipients{Email: splitList(emails)}
+	switch slack = strings.TrimSpace(slack); {
+	case slack == "":
+	case strings.HasPrefix(slack, "U") || strings.HasPrefix(slack, "W"):
+		r.Slack = &askonce.SlackRecipient{User: slack}
+	default:
+		r.Slack = &askonce.SlackRecipient{Channel: slack}
+	}
+	if r.Empty() {
+		return nil
+	}
+	return r
+}
+
+// recipientsLine shows r in one line for jobs show.
+func recipientsLine(r *askonce.Recipients) string {
+	if r.Empty() {
+		return ""
+	}
+	var parts []string
+	if r.Slack != nil {
+		parts = append(parts, "slack "+r.Slack.Conversation())
+	}
+	if len(r.Email) > 0 {
+		parts = append(parts, "email "+strings.Join(r.Email, ", "))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// notifyConfig is what `askonce serve` is told about the Slack and email
+// channels (docs/notifications.md).
+type notifyConfig struct {
+	SlackChannel       string
+	EmailTo            string
+	SlackBotToken      string
+	SlackSigningSecret string
+	SlackAPIURL        string
+	SMTPURL            string
+	SMTPRequireTLS     bool
+	EmailFrom          string
+}
+
+func (c *notifyConfig) flags(s *settings) {
+	s.String(&c.SlackChannel, "slack-channel", "", "Slack channel (C…) or user (U…) id asked the question of a job that names no recipients")
+	s.String(&c.EmailTo, "email-to", "", "comma-separated addresses asked the question of a job that names no recipients")
+	s.String(&c.SlackBotToken, "slack-bot-token", "", "Slack bot token (xoxb-…) that posts questions; empty: no Slack channel. Prefer the environment variable")
+	s.String(&c.SlackSigningSecret, "slack-signing-secret", "", "Slack app signing secret that POST /slack/interactions verifies; required with --slack-bot-token. Prefer the environment variable")
+	s.String(&c.SlackAPIURL, "slack-api-url", "", "Slack Web API base URL; empty: https://slack.com/api/ (tests and Slack-compatible servers set it)")
+	s.String(&c.SMTPURL, "smtp-url", "", "SMTP server that emails questions, smtp://user:pass@host:port (STARTTLS when offered) or smtps:// (implicit TLS); empty: no email channel. Prefer the environment variable")
+	s.Bool(&c.SMTPRequireTLS, "smtp-require-tls", false, "refuse an smtp:// server that does not offer STARTTLS")
+	s.String(&c.EmailFrom, "email-from", "", "From address of question emails; required with --smtp-url")
+}
+
+// defaults are the recipients of jobs that name none.
+func (c *notifyConfig) defaults() *askonce.Recipients {
+	return recipients(c.SlackChannel, c.EmailTo)
+}
+
+// enabled reports whether a channel that reaches people is configured.
+func (c *notifyConfig) enabled() bool { return c.SlackBotToken != "" || c.SMTPURL != "" }
+
+// check refuses a half-configured channel and malformed defaults.
+func (c *notifyConfig) check() error {
+	switch {
+	case c.SlackBotToken != "" && c.SlackSigningSecret == "":
+		return usageError{"--slack-bot-token needs --slack-signing-secret (or ASKONCE_SLACK_SIGNING_SECRET): without it Slack's clicks cannot be verified"}
+	case c.SlackBotToken == "" && (c.SlackSigningSecret != "" || c.SlackAPIURL != ""):
+		return usageError{"--slack-signing-secret and --slack-api-url need --slack-bot-token"}
+	case c.SMTPURL != "" && c.EmailFrom == "":
+		return usageError{"--smtp-url needs --email-from"}
+	}
+	if err := c.defaults().Validate(); err != nil {
+		return usageError{"--slack-channel / --email-to: " + askonce.ErrorMessage(err)}
+	}
+	return nil
+}
+
+// servedChannels are the channels serve runs, and the handlers they
+// mount.
+type servedChannels struct {
+	list  []dispatch.Channel
+	slack *slack.Channel
+}
+
+// channels builds the configured channels on engine.
+func (c *notifyConfig) channels(engine *askonce.Engine, answerURL func(*askonce.Job) string, backoff func(int) time.Duration, reg *metrics.Registry, log *slog.Logger) (*servedChannels, error) {
+	out := &servedChannels{}
+	if !c.enabled() {
+		return out, nil
+	}
+	sends := reg.ChannelSends()
+	if c.SlackBotToken != "" {
+		sc, err := slack.New(slack.Config{
+			Engine: engine, Token: c.SlackBotToken, SigningSecret: c.SlackSigningSecret, APIURL: c.SlackAPIURL,
+			AnswerURL: answerURL, Backoff: backoff, Logger: log,
+			OnSend: func(kind string, err error) { sends("slack", kind, err) },
+		})
+		if err != nil {
+			return nil, err
+		}
+		out.slack = sc
+		out.list = append(out.list, sc)
+	}
+	if c.SMTPURL != "" {
+		ec, err := email.New(email.Config{
+			Engine: engine, SMTP: c.SMTPURL, RequireTLS: c.SMTPRequireTLS, From: c.EmailFrom,
+			AnswerURL: answerURL, Backoff: backoff, Logger: log,
+			OnSend: func(kind string, err error) { sends("email", kind, err) },
+		})
+		if err != nil {
+			return nil, err
+		}
+		out.list = append(out.list, ec)
+	}
+	return out, nil
+}
+
+// mount adds the channels' endpoints to the server's mux.
+func (s *servedChannels) mount(mux *http.ServeMux) {
+	if s.slack != nil {
+		mux.Handle("POST "+slack.InteractionsPath, s.slack.Handler())
+	}
+}

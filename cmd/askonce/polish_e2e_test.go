@@ -1,0 +1,286 @@
+package main_test
+
+import (
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func TestCLI_MistypedCommandsAndFlagsSuggestTheClosest(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"srve"}, `unknown command "srve": did you mean serve?`},
+		{[]string{"jbos", "list"}, `unknown command "jbos": did you mean jobs?`},
+		{[]string{"versoin"}, `did you mean version?`},
+		{[]string{"jobs", "lsit"}, `unknown jobs command "lsit": did you mean list?`},
+		{[]string{"serve", "--adr", "x"}, `unknown flag --adr: did you mean --addr?`},
+		{[]string{"run", "--dbb", "x", "goal"}, `unknown flag --dbb: did you mean --db?`},
+		{[]string{"jobs", "list", "--sesion", "x"}, `unknown flag --sesion: did you mean --session?`},
+		{[]string{"completion", "bahs"}, `unknown shell "bahs": did you mean bash?`},
+	} {
+		out, errs, code := runCLI(t, "", noServer, c.args...)
+		if code != 2 || !strings.Contains(errs, c.want) {
+			t.Errorf("askonce %v: exit %d, stderr %q; want exit 2 and %q", c.args, code, errs, c.want)
+		}
+		if out != "" {
+			t.Errorf("askonce %v: stdout %q, want nothing", c.args, out)
+		}
+	}
+	// Nothing close: no guess, the usage.
+	_, errs, code := runCLI(t, "", noServer, "frobnicate")
+	if code != 2 || strings.Contains(errs, "did you mean") || !strings.Contains(errs, "Usage:") {
+		t.Errorf("askonce frobnicate: exit %d, stderr %q", code, errs)
+	}
+}
+
+// completionScript is askonce completion SHELL, saved to a file.
+func completionScript(t *testing.T, shell string) string {
+	t.Helper()
+	out, errs, code := runCLI(t, "", noServer, "completion", shell)
+	if code != 0 {
+		t.Fatalf("completion %s: exit %d: %s", shell, code, errs)
+	}
+	f := filepath.Join(t.TempDir(), "askonce."+shell)
+	if err := os.WriteFile(f, []byte(out), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// Every command of the usage, and each command's flags, are in each
+// script; bash's completes for real.
+func TestCLI_CompletionScriptsListTheCommandsAndFlags(t *testing.T) {
+	t.Parallel()
+	usage, _, _ := runCLI(t, "", noServer, "help")
+	commands := regexp.MustCompile(`(?m)^  askonce ([a-z-]+)`).FindAllStringSubmatch(usage, -1)
+	if len(commands) < 10 {
+		t.Fatalf("the usage lists %d commands:\n%s", len(commands), usage)
+	}
+	for _, shell := range []string{"bash", "zsh", "fish"} {
+		t.Run(shell, func(t *testing.T) {
+			t.Parallel()
+			f := completionScript(t, shell)
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			script := string(b)
+			for _, c := range commands {
+				if !regexp.MustCompile(`\b` + regexp.QuoteMeta(c[1]) + `\b`).MatchString(script) {
+					t.Errorf("the %s script lacks the command %s", shell, c[1])
+				}
+			}
+			for _, w := range []string{"addr", "api-keys-file", "no-input", "follow", "history", "decline"} {
+				if !strings.Contains(script, w) {
+					t.Errorf("the %s script lacks %q", shell, w)
+				}
+			}
+			if _, err := exec.LookPath(shell); err != nil {
+				if shell == "bash" || os.Getenv("CI") != "" {
+					t.Fatalf("%s is missing; .ci/run installs it", shell)
+				}
+				t.Logf("%s is not installed: its script's syntax is not checked", shell)
+				return
+			}
+			if out, err := exec.Command(shell, "-n", f).CombinedOutput(); err != nil {
+				t.Fatalf("%s -n: %v\n%s", shell, err, out)
+			}
+		})
+	}
+}
+
+func TestCLI_BashCompletionCompletesCommandsAndFlags(t *testing.T) {
+	t.Parallel()
+	f := completionScript(t, "bash")
+	for _, c := range []struct{ words, want string }{
+		{"askonce jo", "jobs"},
+		{"askonce se", "serve"},
+		{"askonce jobs hi", "history"},
+		{"askonce jobs list --ses", "--session"},
+		{"askonce serve --api-k", "--api-keys-file"},
+		{"askonce run --no-", "--no-input"},
+		{"askonce completion z", "zsh"},
+	} {
+		words := strings.Fields(c.words)
+		script := "source " + shellQuote(f) + "\nCOMP_WORDS=(" + c.words + ")\nCOMP_CWORD=" + strconv.Itoa(len(words)-1) + "\n_askonce\necho \"${COMPREPLY[*]}\"\n"
+		out, err := exec.Command("bash", "-c", script).CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", c.words, err, out)
+		}
+		if got := strings.TrimSpace(string(out)); got != c.want {
+			t.Errorf("completing %q: %q, want %q", c.words, got, c.want)
+		}
+	}
+}
+
+func TestCLI_RunReadsTheGoalFromStdinOrAFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	db := filepath.Join(dir, "a.db")
+	out, errs, code := cli(t, "delete the build folder\n", "run", "--db", db, "--answer", "yes", "-")
+	want(t, "run -", out, errs, code, 0, "Delete the build folder", "answer: yes (from user)")
+
+	goal := filepath.Join(dir, "goal.txt")
+	if err := os.WriteFile(goal, []byte("write the README\nthen add tests\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errs, code = cli(t, "", "run", "--db", db, "--json", "--goal-file", goal)
+	want(t, "run --goal-file", out, errs, code, 0, `"goal": "write the README\nthen add tests"`)
+
+	out, errs, code = cli(t, "", "run", "--db", db, "--goal-file", filepath.Join(dir, "missing.txt"))
+	want(t, "a missing --goal-file", out, errs, code, 2, "--goal-file", "no such file")
+	out, errs, code = cli(t, "", "run", "--db", db, "--goal-file", goal, "more words")
+	want(t, "--goal-file and a goal", out, errs, code, 2, `unexpected argument "more words"`)
+	out, errs, code = cli(t, "", "run", "--db", db, "-")
+	want(t, "an empty stdin", out, errs, code, 2, "give a goal")
+}
+
+func TestCLI_CommonFailuresSayWhatToDo(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	folder := filepath.Join(dir, "folder")
+	if err := os.Mkdir(folder, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"a mysql URL", []string{"jobs", "list", "--db", "mysql://u:p@127.0.0.1/x"}, 2, "--db mysql://…: not a database askonce opens; give a SQLite file path or a postgres:// URL"},
+		{"a mysql URL to serve", []string{"serve", "--addr", "127.0.0.1:0", "--db", "mysql://u:p@127.0.0.1/x"}, 2, "not a database askonce opens"},
+		{"a missing folder", []string{"run", "--db", filepath.Join(dir, "nope", "a.db"), "delete the build folder"}, 1, "the folder " + filepath.Join(dir, "nope") + " does not exist"},
+		{"a folder", []string{"run", "--db", folder, "delete the build folder"}, 1, folder + " is a folder: give --db a file path"},
+		{"no server", []string{"jobs", "list", "--server", "http://" + closedPort(t)}, 1, "is `askonce serve` running at http://"},
+	}
+	for _, c := range cases {
+		out, errs, code := cli(t, "", c.args...)
+		want(t, c.name, out, errs, code, c.code, c.want)
+		if strings.Contains(errs, "u:p@") {
+			t.Errorf("%s: the password is shown: %s", c.name, errs)
+		}
+	}
+	// Nothing was created where the database could not be.
+	if _, err := os.Stat(filepath.Join(dir, "nope")); !os.IsNotExist(err) {
+		t.Errorf("the missing folder was created: %v", err)
+	}
+	if _, err := os.Stat("mysql:"); !os.IsNotExist(err) {
+		t.Errorf("a mysql: file was created: %v", err)
+	}
+}
+
+func TestCLI_SQLiteFileWithoutPermissionSaysSo(t *testing.T) {
+	t.Parallel()
+	if os.Geteuid() == 0 {
+		t.Skip("root reads and writes every file: permissions cannot be tested as root")
+	}
+	dir := t.TempDir()
+	locked := filepath.Join(dir, "locked")
+	if err := os.Mkdir(locked, 0o500); err != nil {
+		t.Fatal(err)
+	}
+	out, errs, code := cli(t, "", "run", "--db", filepath.Join(locked, "a.db"), "delete the build folder")
+	want(t, "a folder without write permission", out, errs, code, 1, "no permission to create a file in "+locked)
+}
+
+func TestCLI_ServeOnAPortInUseSaysWhy(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	out, errs, code := cli(t, "", "serve", "--addr", ln.Addr().String(), "--db", filepath.Join(t.TempDir(), "a.db"))
+	want(t, "serve on a port in use", out, errs, code, 1, "listen on "+ln.Addr().String()+": address already in use: is another askonce serve running? choose --addr")
+}
+
+// closedPort is a loopback address nothing listens on.
+func closedPort(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return addr
+}
+
+func TestCLI_JobsListTitlesUseTheTerminalWidth(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "a.db")
+	goal := "delete the build folder and then write a long report about everything that happened in the old build folder for the team"
+	if out, errs, code := cli(t, "", "run", "--db", db, "--answer", "yes", goal); code != 0 {
+		t.Fatalf("run: %d\n%s%s", code, out, errs)
+	}
+	titleLen := func(out string) int {
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		col := strings.Index(lines[0], "TITLE")
+		if len(lines) != 2 || col < 0 {
+			t.Fatalf("jobs list:\n%s", out)
+		}
+		return len([]rune(lines[1])) - col
+	}
+	narrow, errs, code := runCLI(t, "", append(noServer, "COLUMNS=80"), "jobs", "list", "--db", db)
+	if code != 0 {
+		t.Fatalf("jobs list: %d %s", code, errs)
+	}
+	wide, errs, code := runCLI(t, "", append(noServer, "COLUMNS=200"), "jobs", "list", "--db", db)
+	if code != 0 {
+		t.Fatalf("jobs list: %d %s", code, errs)
+	}
+	for _, l := range strings.Split(wide, "\n") {
+		if n := len([]rune(l)); n > 200 {
+			t.Fatalf("a line of %d columns in 200:\n%s", n, wide)
+		}
+	}
+	if n, w := titleLen(narrow), titleLen(wide); w < n+40 {
+		t.Fatalf("at 200 columns the title should use the room (%d characters at 80, %d at 200):\n%s\n%s", n, w, narrow, wide)
+	}
+
+	// In a real terminal of 120 columns, without COLUMNS.
+	p := newPaneEnv(t, t.TempDir(), []string{"COLUMNS="}, "jobs", "list", "--db", db)
+	s := p.waitFor("EXIT=0")
+	line := ""
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, "success") {
+			line = strings.TrimRight(l, " ")
+		}
+	}
+	if n := len([]rune(line)); n <= 80 || n > 120 {
+		t.Fatalf("in a 120-column terminal the row is %d columns, want 81-120:\n%s", n, s)
+	}
+}
+
+func TestCLI_FishCompletionCompletesCommandsAndFlags(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("fish"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("fish is not installed; .ci/run installs it")
+		}
+		t.Skip("fish is not installed: its completion is checked only by listing (apt-get install fish)")
+	}
+	f := completionScript(t, "fish")
+	for _, c := range []struct{ line, want string }{
+		{"askonce jo", "jobs"},
+		{"askonce jobs hi", "history"},
+		{"askonce jobs list --ses", "--session"},
+		{"askonce serve --ad", "--addr"},
+	} {
+		out, err := exec.Command("fish", "--no-config", "-c", "source "+shellQuote(f)+"; complete -C "+shellQuote(c.line)).CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", c.line, err, out)
+		}
+		if got := strings.TrimSpace(string(out)); got != c.want {
+			t.Errorf("completing %q: %q, want %q", c.line, got, c.want)
+		}
+	}
+}

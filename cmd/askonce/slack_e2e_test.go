@@ -1,0 +1,434 @@
+package main_test
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/slack-go/slack/slacktest"
+)
+
+const slackSecret = "8f742231b10e8888abcd99yyyzzz85a5"
+
+// slackCall is one Web API call the fake Slack received.
+type slackCall struct {
+	method string
+	form   url.Values
+}
+
+// blocks decodes the call's blocks.
+func (c slackCall) blocks(t *testing.T) []map[string]any {
+	t.Helper()
+	var b []map[string]any
+	if s := c.form.Get("blocks"); s != "" {
+		if err := json.Unmarshal([]byte(s), &b); err != nil {
+			t.Fatalf("%s blocks are not JSON: %v\n%s", c.method, err, s)
+		}
+	}
+	return b
+}
+
+// fakeSlack is slacktest's server with the calls askonce makes recorded:
+// chat.postMessage, chat.update, chat.postEphemeral and views.open.
+type fakeSlack struct {
+	srv   *slacktest.Server
+	mu    sync.Mutex
+	calls []slackCall
+	ts    int
+	// down answers every call with 500 while set.
+	down bool
+}
+
+func newFakeSlack(t *testing.T) *fakeSlack {
+	f := &fakeSlack{}
+	record := func(method string) func(slacktest.Customize) {
+		return func(c slacktest.Customize) {
+			c.Handle("/"+method, func(w http.ResponseWriter, r *http.Request) {
+				body, _ := io.ReadAll(r.Body)
+				form, _ := url.ParseQuery(string(body))
+				if ct := r.Header.Get("Content-Type"); strings.HasPrefix(ct, "application/json") {
+					form = url.Values{"json": {string(body)}}
+				}
+				f.mu.Lock()
+				defer f.mu.Unlock()
+				if f.down {
+					http.Error(w, "slack is down", http.StatusInternalServerError)
+					return
+				}
+				f.calls = append(f.calls, slackCall{method, form})
+				f.ts++
+				channel := form.Get("channel")
+				if strings.HasPrefix(channel, "U") {
+					channel = "D" + channel[1:] // Slack answers a DM's own id
+				}
+				w.Header().Set("Content-Type", "application/json")
+				json.NewEncoder(w).Encode(map[string]any{"ok": true, "channel": channel, "ts": fmt.Sprintf("1700000000.%06d", f.ts),
+					"message_ts": fmt.Sprintf("1700000000.%06d", f.ts), "view": map[string]any{"id": "V1"}})
+			})
+		}
+	}
+	f.srv = slacktest.NewTestServer(record("chat.postMessage"), record("chat.update"), record("chat.postEphemeral"), record("views.open"))
+	f.srv.Start()
+	t.Cleanup(f.srv.Stop)
+	return f
+}
+
+func (f *fakeSlack) setDown(down bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.down = down
+}
+
+// find returns the calls of method whose form matches keep.
+func (f *fakeSlack) find(method string, keep func(url.Values) bool) []slackCall {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []slackCall
+	for _, c := range f.calls {
+		if c.method == method && (keep == nil || keep(c.form)) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// question is the chat.postMessage of the job with that block_id.
+func (f *fakeSlack) question(tenant, id string) []slackCall {
+	return f.find("chat.postMessage", func(v url.Values) bool {
+		return strings.Contains(v.Get("blocks"), `"askonce|`+tenant+`|`+id+`"`)
+	})
+}
+
+func startWithSlack(t *testing.T, f *fakeSlack, extra ...string) *instance {
+	return start(t, []string{"ASKONCE_SLACK_BOT_TOKEN=xoxb-test-token", "ASKONCE_SLACK_SIGNING_SECRET=" + slackSecret},
+		append([]string{"--db", filepath.Join(t.TempDir(), "a.db"), "--slack-api-url", f.srv.GetAPIURL(),
+			"--slack-channel", "C0123ABCD", "--delivery-backoff", "50ms"}, extra...)...)
+}
+
+// sign returns the headers Slack sends with body at time at.
+func sign(body string, at time.Time, secret string) http.Header {
+	ts := strconv.FormatInt(at.Unix(), 10)
+	mac := hmac.New(sha256.New, []byte(secret))
+	fmt.Fprintf(mac, "v0:%s:%s", ts, body)
+	h := http.Header{}
+	h.Set("X-Slack-Request-Timestamp", ts)
+	h.Set("X-Slack-Signature", "v0="+hex.EncodeToString(mac.Sum(nil)))
+	h.Set("Content-Type", "application/x-www-form-urlencoded")
+	return h
+}
+
+// interact posts an interaction payload, signed with header.
+func interact(t *testing.T, in *instance, payload any, header func(body string) http.Header) (int, []byte) {
+	t.Helper()
+	p, _ := json.Marshal(payload)
+	body := url.Values{"payload": {string(p)}}.Encode()
+	req, _ := http.NewRequest("POST", in.base+"/slack/interactions", strings.NewReader(body))
+	req.Header = header(body)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, raw
+}
+
+func signedNow(body string) http.Header { return sign(body, time.Now(), slackSecret) }
+
+// click is a block_actions payload: user clicks the action of the
+// message of job.
+func click(tenant, id, user, actionID, value string) map[string]any {
+	return map[string]any{
+		"type": "block_actions", "trigger_id": "T.trigger", "user": map[string]any{"id": user},
+		"channel":   map[string]any{"id": "C0123ABCD"},
+		"container": map[string]any{"type": "message", "channel_id": "C0123ABCD"},
+		"actions":   []map[string]any{{"block_id": "askonce|" + tenant + "|" + id, "action_id": actionID, "value": value, "type": "button"}},
+	}
+}
+
+// actionsOf returns the action elements of a message's actions block.
+func actionsOf(blocks []map[string]any) []map[string]any {
+	for _, b := range blocks {
+		if b["type"] == "actions" {
+			var out []map[string]any
+			for _, e := range b["elements"].([]any) {
+				out = append(out, e.(map[string]any))
+			}
+			return out
+		}
+	}
+	return nil
+}
+
+// textOf is every text of the blocks, decoded, one per line.
+func textOf(blocks []map[string]any) string {
+	var b strings.Builder
+	var walk func(v any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			if s, ok := v["text"].(string); ok {
+				b.WriteString(s + "\n")
+			}
+			for _, x := range v {
+				walk(x)
+			}
+		case []any:
+			for _, x := range v {
+				walk(x)
+			}
+		}
+	}
+	for _, bl := range blocks {
+		walk(bl)
+	}
+	return b.String()
+}
+
+func gateJob(t *testing.T, in *instance, question map[string]any) string {
+	t.Helper()
+	r := in.do("POST", "/jobs", map[string]any{"goal": "make <!channel> *bold* & cheese", "mode": "gate"})
+	id := str(r.body, "jobId")
+	if rep := in.do("POST", "/jobs/"+id+"/report", map[string]any{"question": question}); rep.status != 200 {
+		t.Fatalf("report question: %d %s", rep.status, rep.raw)
+	}
+	return id
+}
+
+func TestE2E_SlackPostsOneMessageWithTheControlsOfEachQuestionType(t *testing.T) {
+	t.Parallel()
+	f := newFakeSlack(t)
+	in := startWithSlack(t, f)
+	seven := []string{"a", "b", "c", "d", "e", "f", "g"}
+	for _, tc := range []struct {
+		name     string
+		question map[string]any
+		want     []string // the elements' action_id or type, in order
+	}{
+		{"ConfirmIsYesNoButtons", map[string]any{"type": "CONFIRM", "text": "Overwrite?"}, []string{"option_0", "option_1", "decline", "cancel", "link"}},
+		{"FewOptionsAreButtonsAndOther", map[string]any{"type": "SELECT_ONE", "text": "Hot or frozen?", "options": []string{"hot", "frozen"}, "allowOther": true, "default": "hot"},
+			[]string{"option_0", "option_1", "modal", "decline", "cancel", "link"}},
+		{"ManyOptionsAreAStaticSelect", map[string]any{"type": "SELECT_ONE", "text": "Which?", "options": seven}, []string{"select", "decline", "cancel", "link"}},
+		{"FreeTextOpensAModal", map[string]any{"type": "FREE_TEXT", "text": "Name it"}, []string{"modal", "decline", "cancel", "link"}},
+		{"TargetFileOpensAModal", map[string]any{"type": "TARGET_FILE", "text": "Which file?", "options": []string{"a.go", "b.go"}}, []string{"modal", "decline", "cancel", "link"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			id := gateJob(t, in, tc.question)
+			eventually(t, "the question message", func() bool { return len(f.question("default", id)) > 0 })
+			msgs := f.question("default", id)
+			if len(msgs) != 1 || msgs[0].form.Get("channel") != "C0123ABCD" {
+				t.Fatalf("%d messages (channel %q); want one in C0123ABCD", len(msgs), msgs[0].form.Get("channel"))
+			}
+			blocks := msgs[0].blocks(t)
+			var got []string
+			for _, e := range actionsOf(blocks) {
+				got = append(got, e["action_id"].(string))
+			}
+			if strings.Join(got, ",") != strings.Join(tc.want, ",") {
+				t.Fatalf("controls %v; want %v\n%s", got, tc.want, msgs[0].form.Get("blocks"))
+			}
+			// Hostile text: the goal goes in plain_text, never mrkdwn.
+			raw := msgs[0].form.Get("blocks")
+			if !strings.Contains(raw, `{"type":"plain_text","text":"make \u003c!channel\u003e *bold* \u0026 cheese"`) {
+				t.Errorf("the goal is not plain text:\n%s", raw)
+			}
+		})
+	}
+}
+
+func TestE2E_SlackSignedClickAnswersAndUpdatesTheMessage(t *testing.T) {
+	t.Parallel()
+	f := newFakeSlack(t)
+	in := startWithSlack(t, f)
+	r := in.do("POST", "/jobs", map[string]any{"goal": "hot frozen cheese"})
+	id := str(r.body, "jobId")
+	eventually(t, "the question message", func() bool { return len(f.question("default", id)) == 1 })
+
+	// Forged and stale clicks are 401 and change nothing.
+	if code, _ := interact(t, in, click("default", id, "U0EVE0001", "option_1", "o:1"), func(b string) http.Header { return sign(b, time.Now(), "wrong-secret") }); code != 401 {
+		t.Errorf("bad signature: %d; want 401", code)
+	}
+	if code, _ := interact(t, in, click("default", id, "U0EVE0001", "option_1", "o:1"), func(b string) http.Header { return sign(b, time.Now().Add(-6*time.Minute), slackSecret) }); code != 401 {
+		t.Errorf("stale timestamp: %d; want 401", code)
+	}
+	if j := in.do("GET", "/jobs/"+id, nil); str(j.body, "status") != "pending" {
+		t.Fatalf("after forged clicks the job is %s; want pending", str(j.body, "status"))
+	}
+
+	if code, raw := interact(t, in, click("default", id, "U0ANN0001", "option_1", "o:1"), signedNow); code != 200 {
+		t.Fatalf("signed click: %d %s", code, raw)
+	}
+	eventually(t, "the job answered frozen", func() bool {
+		j := in.do("GET", "/jobs/"+id, nil)
+		return str(j.body, "clarificationAnswer") == "frozen" && str(j.body, "status") == "success"
+	})
+	// Who answered and where: on the job and in its answered event.
+	if j := in.do("GET", "/jobs/"+id, nil); str(j.body, "answeredVia") != "slack" || str(j.body, "answeredBy") != "U0ANN0001" {
+		t.Errorf("answeredVia %q, answeredBy %q; want slack, U0ANN0001", str(j.body, "answeredVia"), str(j.body, "answeredBy"))
+	}
+	if ev := in.do("GET", "/jobs/"+id+"/events", nil); !strings.Contains(string(ev.raw), `"answeredVia":"slack","answeredBy":"U0ANN0001"`) {
+		t.Errorf("no answered event with who answered:\n%s", ev.raw)
+	}
+	eventually(t, "the message updated with who answered and no controls", func() bool {
+		for _, u := range f.find("chat.update", nil) {
+			if strings.Contains(textOf(u.blocks(t)), "<@U0ANN0001> in Slack") && actionsOf(u.blocks(t)) == nil {
+				return true
+			}
+		}
+		return false
+	})
+	eventually(t, "the outcome in the thread", func() bool {
+		return len(f.find("chat.postMessage", func(v url.Values) bool {
+			return v.Get("thread_ts") != "" && strings.Contains(v.Get("text"), "Planned")
+		})) == 1
+	})
+	// A click on the settled message: an ephemeral, and nothing changes.
+	if code, _ := interact(t, in, click("default", id, "U0BOB0001", "option_0", "o:0"), signedNow); code != 200 {
+		t.Fatalf("late click: %d", code)
+	}
+	eventually(t, "the ephemeral to the late clicker", func() bool {
+		return len(f.find("chat.postEphemeral", func(v url.Values) bool {
+			return v.Get("user") == "U0BOB0001" && strings.Contains(v.Get("text"), "Already settled") && strings.Contains(v.Get("text"), "<@U0ANN0001>")
+		})) == 1
+	})
+	if j := in.do("GET", "/jobs/"+id, nil); str(j.body, "clarificationAnswer") != "frozen" {
+		t.Fatalf("the late click changed the answer to %q", str(j.body, "clarificationAnswer"))
+	}
+}
+
+func TestE2E_SlackMessageUpdatedWhenAnsweredOverHTTP(t *testing.T) {
+	t.Parallel()
+	f := newFakeSlack(t)
+	in := startWithSlack(t, f)
+	r := in.do("POST", "/jobs", map[string]any{"goal": "hot frozen cheese"})
+	id := str(r.body, "jobId")
+	eventually(t, "the question message", func() bool { return len(f.question("default", id)) == 1 })
+	if a := in.do("POST", "/jobs/"+id+"/clarification", map[string]any{"answer": "hot"}); a.status != 200 {
+		t.Fatalf("answer: %d %s", a.status, a.raw)
+	}
+	eventually(t, "the message updated", func() bool {
+		return len(f.find("chat.update", func(v url.Values) bool {
+			return strings.Contains(textOf(slackCall{form: v}.blocks(t)), "Answered “hot” over the HTTP API") && !strings.Contains(v.Get("blocks"), `"actions"`)
+		})) > 0
+	})
+	if n := len(f.question("default", id)); n != 1 {
+		t.Fatalf("%d question messages; want 1", n)
+	}
+}
+
+func TestE2E_SlackRacingClicksHaveOneWinner(t *testing.T) {
+	t.Parallel()
+	f := newFakeSlack(t)
+	in := startWithSlack(t, f)
+	r := in.do("POST", "/jobs", map[string]any{"goal": "hot frozen cheese"})
+	id := str(r.body, "jobId")
+	eventually(t, "the question message", func() bool { return len(f.question("default", id)) == 1 })
+	var wg sync.WaitGroup
+	users := []string{"U0ANN0001", "U0BOB0001"}
+	for i, u := range users {
+		wg.Go(func() {
+			if code, raw := interact(t, in, click("default", id, u, fmt.Sprintf("option_%d", i), fmt.Sprintf("o:%d", i)), signedNow); code != 200 {
+				t.Errorf("click of %s: %d %s", u, code, raw)
+			}
+		})
+	}
+	wg.Wait()
+	eventually(t, "one winner and one ephemeral to the loser", func() bool {
+		return len(f.find("chat.postEphemeral", nil)) == 1
+	})
+	j := in.do("GET", "/jobs/"+id, nil)
+	answer := str(j.body, "clarificationAnswer")
+	loser := f.find("chat.postEphemeral", nil)[0].form.Get("user")
+	winner := map[string]string{"hot": "U0ANN0001", "frozen": "U0BOB0001"}[answer]
+	if winner == "" || winner == loser {
+		t.Fatalf("answer %q, ephemeral to %s: want one winner and the other told", answer, loser)
+	}
+	events := in.do("GET", "/jobs/"+id+"/events", nil)
+	n := strings.Count(string(events.raw), `"type":"answered"`)
+	if n != 1 {
+		t.Fatalf("%d answered events; want 1\n%s", n, events.raw)
+	}
+}
+
+func TestE2E_SlackModalAnswerIsValidatedInTheModal(t *testing.T) {
+	t.Parallel()
+	f := newFakeSlack(t)
+	in := startWithSlack(t, f)
+	id := gateJob(t, in, map[string]any{"type": "FREE_TEXT", "text": "Name it"})
+	eventually(t, "the question message", func() bool { return len(f.question("default", id)) == 1 })
+	if code, _ := interact(t, in, click("default", id, "U0ANN0001", "modal", ""), signedNow); code != 200 {
+		t.Fatalf("modal click: %d", code)
+	}
+	eventually(t, "views.open with the job", func() bool {
+		return len(f.find("views.open", func(v url.Values) bool {
+			return strings.Contains(v.Get("json"), `askonce|default|`+id) && strings.Contains(v.Get("json"), `"multiline":true`)
+		})) == 1
+	})
+	submit := func(answer string) (int, []byte) {
+		return interact(t, in, map[string]any{
+			"type": "view_submission", "user": map[string]any{"id": "U0ANN0001"},
+			"view": map[string]any{"callback_id": "askonce_answer", "private_metadata": "askonce|default|" + id,
+				"state": map[string]any{"values": map[string]any{"answer": map[string]any{"answer": map[string]any{"type": "plain_text_input", "value": answer}}}}},
+		}, signedNow)
+	}
+	code, raw := submit("   ")
+	var resp struct {
+		Action string            `json:"response_action"`
+		Errors map[string]string `json:"errors"`
+	}
+	if err := json.Unmarshal(raw, &resp); code != 200 || err != nil || resp.Action != "errors" || resp.Errors["answer"] == "" {
+		t.Fatalf("blank answer: %d %s; want response_action errors on the answer input", code, raw)
+	}
+	if j := in.do("GET", "/jobs/"+id, nil); str(j.body, "status") != "pending" {
+		t.Fatalf("after an invalid answer the job is %s; want pending", str(j.body, "status"))
+	}
+	if code, raw := submit("Cheddar <b>"); code != 200 || len(strings.TrimSpace(string(raw))) != 0 {
+		t.Fatalf("valid answer: %d %s; want 200 with no body (the modal closes)", code, raw)
+	}
+	if j := in.do("GET", "/jobs/"+id, nil); str(j.body, "clarificationAnswer") != "Cheddar <b>" {
+		t.Fatalf("answer %q; want the modal's", str(j.body, "clarificationAnswer"))
+	}
+}
+
+// Slack down: the job still asks, its answer link still works, and the
+// failed sends show in the metric; the message goes out once Slack is back.
+func TestE2E_SlackOutageNeverBlocksAskingOrAnswering(t *testing.T) {
+	t.Parallel()
+	f := newFakeSlack(t)
+	f.setDown(true)
+	in := startWithSlack(t, f)
+	r := in.do("POST", "/jobs", map[string]any{"goal": "hot frozen cheese"})
+	id, link := str(r.body, "jobId"), str(r.body, "answerUrl")
+	if r.status != 201 || str(r.body, "status") != "pending" || link == "" {
+		t.Fatalf("create with Slack down: %d %s", r.status, r.raw)
+	}
+	eventually(t, "failed sends in the metric", func() bool {
+		m := in.do("GET", "/metrics", nil)
+		return strings.Contains(string(m.raw), `askonce_channel_sends_total{channel="slack",kind="post",outcome="error"}`)
+	})
+	page, err := http.Get(link)
+	if err != nil || page.StatusCode != 200 {
+		t.Fatalf("answer page with Slack down: %v %v", err, page)
+	}
+	page.Body.Close()
+	eventually(t, "a notify_failed event on the job", func() bool {
+		ev := in.do("GET", "/jobs/"+id+"/events", nil)
+		return strings.Contains(string(ev.raw), `"type":"notify_failed"`) && strings.Contains(string(ev.raw), `"channel":"slack"`)
+	})
+	f.setDown(false)
+	eventually(t, "the message once Slack is back", func() bool { return len(f.question("default", id)) == 1 })
+	eventually(t, "a notified event on the job", func() bool {
+		return strings.Contains(string(in.do("GET", "/jobs/"+id+"/events", nil).raw), `"type":"notified"`)
+	})
+}

@@ -1,0 +1,63 @@
+package email
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/askonce/askonce"
+)
+
+func questionJob(q askonce.Question) *askonce.Job {
+	return &askonce.Job{ID: "0195d3c1-0000-7000-8000-000000000001", Title: "T <b>", Goal: `<img src=x onerror=alert(1)>`, Status: askonce.StatusPending, Question: &q}
+}
+
+// SELECT_ONE and CONFIRM options link to the page with the option
+// chosen; other types link only to the page. Every user text is escaped
+// in the HTML part.
+func TestQuestionMailLinksOptionsOnlyWhereTheyArePreselectable(t *testing.T) {
+	t.Parallel()
+	const link = "https://askonce.example.com/a/tok"
+	for _, tc := range []struct {
+		name  string
+		q     askonce.Question
+		links int
+	}{
+		{"SelectOne", askonce.Question{Type: askonce.QuestionSelectOne, Text: "Which?", Options: []string{"<script>x</script>", "b"}}, 2},
+		{"Confirm", askonce.Question{Type: askonce.QuestionConfirm, Text: "Sure?", Options: []string{"yes", "no"}}, 2},
+		{"TargetFile", askonce.Question{Type: askonce.QuestionTargetFile, Text: "File?", Options: []string{"a.go", "b.go"}}, 0},
+		{"FreeText", askonce.Question{Type: askonce.QuestionFreeText, Text: "Name?"}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			text, html, err := newQuestionView(questionJob(tc.q), link).render()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := strings.Count(html, "?choice="); n != tc.links {
+				t.Errorf("%d option links in the HTML part; want %d\n%s", n, tc.links, html)
+			}
+			if n := strings.Count(text, "?choice="); n != tc.links {
+				t.Errorf("%d option links in the text part; want %d\n%s", n, tc.links, text)
+			}
+			if !strings.Contains(html, link+"?via=email-link") || !strings.Contains(text, link+"?via=email-link") {
+				t.Errorf("no link to the answer page")
+			}
+			for _, bad := range []string{"<img", "<script>", "<b>"} {
+				if strings.Contains(html, bad) {
+					t.Errorf("HTML part holds %q unescaped:\n%s", bad, html)
+				}
+			}
+		})
+	}
+}
+
+func TestQuestionMailWithoutALinkSaysToAnswerWithAskonce(t *testing.T) {
+	t.Parallel()
+	text, html, err := newQuestionView(questionJob(askonce.Question{Type: askonce.QuestionConfirm, Text: "Sure?", Options: []string{"yes", "no"}}), "").render()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(html, "href") || !strings.Contains(text, "askonce jobs answer") {
+		t.Fatalf("a mail without an answer link has links or no hint:\n%s\n%s", text, html)
+	}
+}

@@ -1,0 +1,346 @@
+// Package slack asks a job's question in Slack (docs/notifications.md):
+// when a job that names a Slack recipient (askonce.Job.Notify) asks, one
+// Block Kit message per job is posted with the control of the question's
+// type; POST /slack/interactions (Handler) takes the clicks and modal
+// answers, verifies Slack's signature and answers through the Engine, so
+// the one-winner rule and validation are those of every channel; when
+// the job stops pending anywhere, the message is updated with how it
+// ended and no controls, and the outcome goes in its thread.
+//
+// Sends run on River (the dispatch package's client; Channel implements
+// dispatch.Channel), queued in the transaction that asks or resolves.
+// The posted message's channel and ts are stored (Engine.PutMessage), and
+// a post that finds one stored sends nothing, so retries and restarts do
+// not post twice; the one window left is a process that dies after
+// Slack took the message and before its ts was stored. A 429 is retried
+// after its Retry-After. Slack being down delays the message and never
+// the job: the question stands, and its answer link works.
+package slack
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/riverqueue/river"
+	slackapi "github.com/slack-go/slack"
+
+	"github.com/askonce/askonce"
+)
+
+// Names of the River queue and jobs, and of the stored messages.
+const (
+	queue       = "askonce_slack"
+	postKind    = "askonce_slack_post"
+	settleKind  = "askonce_slack_settle"
+	outcomeKind = "askonce_slack_outcome"
+
+	// msgQuestion is the question message ("<channel> <ts>"), msgOutcome
+	// the outcome in its thread.
+	msgQuestion = "slack"
+	msgOutcome  = "slack-outcome"
+)
+
+// DefaultAPIURL is Slack's Web API.
+const DefaultAPIURL = "https://slack.com/api/"
+
+// Config configures a Channel.
+type Config struct {
+	// Engine is where jobs are read and answered. Required.
+	Engine *askonce.Engine
+	// Token is the bot token (xoxb-…), with the chat:write scope.
+	// Required.
+	Token string
+	// SigningSecret verifies the requests of POST /slack/interactions.
+	// Required.
+	SigningSecret string
+	// APIURL is the Web API's base URL. Default DefaultAPIURL.
+	APIURL string
+	// AnswerURL returns the answer link of a pending job for the
+	// message's "Open answer page" button; nil: no button.
+	AnswerURL func(*askonce.Job) string
+	// Backoff is the wait after the attempt-th failed send (not a 429,
+	// which waits for its Retry-After). Default: 1s doubling to 5m.
+	Backoff func(attempt int) time.Duration
+	// OnSend, when set, is told of every send: its kind (post, update,
+	// outcome) and error (nil for success); for a metric.
+	OnSend func(kind string, err error)
+	// Logger receives the channel's logs; never a token. Nil discards.
+	Logger *slog.Logger
+}
+
+// Channel is the Slack channel: a dispatch.Channel and, through Handler,
+// the interactions endpoint.
+type Channel struct {
+	cfg Config
+	api *slackapi.Client
+	log *slog.Logger
+	// settledPoll is how soon a settle job looks again at a job that is
+	// still planning, for its outcome.
+	settledPoll time.Duration
+}
+
+// New returns the channel of cfg.
+func New(cfg Config) (*Channel, error) {
+	switch {
+	case cfg.Engine == nil:
+		return nil, errors.New("slack: Config.Engine is required")
+	case cfg.Token == "":
+		return nil, errors.New("slack: a bot token is required")
+	case cfg.SigningSecret == "":
+		return nil, errors.New("slack: a signing secret is required: without it interactions cannot be verified")
+	}
+	if cfg.APIURL == "" {
+		cfg.APIURL = DefaultAPIURL
+	}
+	if !strings.HasSuffix(cfg.APIURL, "/") {
+		cfg.APIURL += "/"
+	}
+	if cfg.Backoff == nil {
+		cfg.Backoff = func(attempt int) time.Duration {
+			return min(time.Second<<min(max(attempt-1, 0), 20), 5*time.Minute)
+		}
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Channel{
+		cfg: cfg, log: log.With("channel", "slack"), settledPoll: time.Second,
+		api: slackapi.New(cfg.Token, slackapi.OptionAPIURL(cfg.APIURL)),
+	}, nil
+}
+
+// postArgs posts the question message of a job that asked.
+type postArgs struct {
+	TenantID string `json:"tenantId" river:"unique"`
+	JobID    string `json:"jobId" river:"unique"`
+}
+
+func (postArgs) Kind() string { return postKind }
+
+// settleArgs updates the message of a job that stopped pending.
+type settleArgs struct {
+	TenantID string `json:"tenantId" river:"unique"`
+	JobID    string `json:"jobId" river:"unique"`
+}
+
+func (settleArgs) Kind() string { return settleKind }
+
+// outcomeArgs puts the outcome of a job in its message's thread once the
+// job ended.
+type outcomeArgs struct {
+	TenantID string `json:"tenantId" river:"unique"`
+	JobID    string `json:"jobId" river:"unique"`
+}
+
+func (outcomeArgs) Kind() string { return outcomeKind }
+
+// Queue names the channel's River queue.
+func (c *Channel) Queue() string { return queue }
+
+// Register adds the channel's workers.
+func (c *Channel) Register(w *river.Workers) error {
+	if err := river.AddWorkerSafely(w, &postWorker{c: c}); err != nil {
+		return err
+	}
+	if err := river.AddWorkerSafely(w, &settleWorker{c: c}); err != nil {
+		return err
+	}
+	return river.AddWorkerSafely(w, &outcomeWorker{c: c})
+}
+
+// Jobs returns the River job for ev of a job that names a Slack
+// recipient.
+func (c *Channel) Jobs(j *askonce.Job, ev askonce.QuestionEvent) []river.JobArgs {
+	if j.Notify == nil || j.Notify.Slack == nil {
+		return nil
+	}
+	switch ev {
+	case askonce.QuestionAsked:
+		return []river.JobArgs{postArgs{TenantID: j.TenantID, JobID: j.ID}}
+	case askonce.QuestionResolved:
+		return []river.JobArgs{settleArgs{TenantID: j.TenantID, JobID: j.ID}, outcomeArgs{TenantID: j.TenantID, JobID: j.ID}}
+	}
+	return nil
+}
+
+// ref is a stored question message: "<channel> <ts>".
+type ref struct{ channel, ts string }
+
+func (r ref) String() string { return r.channel + " " + r.ts }
+
+func parseRef(s string) (ref, bool) {
+	ch, ts, ok := strings.Cut(s, " ")
+	return ref{ch, ts}, ok
+}
+
+// message returns the job's stored question message; ok false when none
+// was posted.
+func (c *Channel) message(ctx context.Context, tenant, id string) (ref, bool, error) {
+	m, err := c.cfg.Engine.Message(ctx, tenant, id, msgQuestion)
+	if askonce.ErrorCode(err) == askonce.ENOTFOUND {
+		return ref{}, false, nil
+	}
+	if err != nil {
+		return ref{}, false, err
+	}
+	r, ok := parseRef(m.Ref)
+	if !ok {
+		return ref{}, false, fmt.Errorf("stored slack message %q of job %s is not '<channel> <ts>'", m.Ref, id)
+	}
+	return r, true, nil
+}
+
+// sent tells OnSend, the job's events (when j is set) and the log of a
+// send's outcome, and turns a 429 into a snooze for its Retry-After.
+func (c *Channel) sent(ctx context.Context, kind string, j *askonce.Job, attempt int, err error) error {
+	if c.cfg.OnSend != nil {
+		c.cfg.OnSend(kind, err)
+	}
+	jobID := ""
+	if j != nil {
+		jobID = j.ID
+		if nerr := c.cfg.Engine.Notified(ctx, askonce.Notification{TenantID: j.TenantID, JobID: j.ID, Channel: "slack", Kind: kind, Err: err, Attempt: attempt}); nerr != nil {
+			c.log.WarnContext(ctx, "slack: record the send in the job's events", "job", j.ID, "err", nerr)
+		}
+	}
+	if err == nil {
+		c.log.InfoContext(ctx, "slack: sent", "kind", kind, "job", jobID)
+		return nil
+	}
+	var rl *slackapi.RateLimitedError
+	if errors.As(err, &rl) {
+		c.log.WarnContext(ctx, "slack: rate limited", "kind", kind, "job", jobID, "retryAfter", rl.RetryAfter)
+		return river.JobSnooze(max(rl.RetryAfter, time.Second))
+	}
+	c.log.WarnContext(ctx, "slack: send failed", "kind", kind, "job", jobID, "err", err)
+	return fmt.Errorf("slack %s of job %s: %w", kind, jobID, err)
+}
+
+type postWorker struct {
+	river.WorkerDefaults[postArgs]
+	c *Channel
+}
+
+func (w *postWorker) NextRetry(rj *river.Job[postArgs]) time.Time {
+	return time.Now().Add(w.c.cfg.Backoff(rj.Attempt))
+}
+
+// Work posts the question message unless it was posted already, or the
+// job stopped pending before it could be.
+func (w *postWorker) Work(ctx context.Context, rj *river.Job[postArgs]) error {
+	c, a := w.c, rj.Args
+	if _, posted, err := c.message(ctx, a.TenantID, a.JobID); err != nil || posted {
+		return err
+	}
+	j, err := c.cfg.Engine.Get(ctx, a.TenantID, a.JobID)
+	if askonce.ErrorCode(err) == askonce.ENOTFOUND {
+		return river.JobCancel(err)
+	}
+	if err != nil {
+		return err
+	}
+	if j.Status != askonce.StatusPending || j.Notify == nil || j.Notify.Slack == nil {
+		return nil // settled before anyone could be asked: nothing to ask
+	}
+	url := ""
+	if c.cfg.AnswerURL != nil {
+		url = c.cfg.AnswerURL(j)
+	}
+	channel, ts, err := c.api.PostMessageContext(ctx, j.Notify.Slack.Conversation(),
+		slackapi.MsgOptionText(Escape(j.Title+": "+j.Question.Text), false),
+		slackapi.MsgOptionBlocks(QuestionBlocks(j, url)...),
+		slackapi.MsgOptionDisableLinkUnfurl())
+	if err := c.sent(ctx, "post", j, rj.Attempt, err); err != nil {
+		return err
+	}
+	m, err := c.cfg.Engine.PutMessage(ctx, askonce.Message{TenantID: j.TenantID, JobID: j.ID, Channel: msgQuestion, Ref: ref{channel, ts}.String()})
+	if err != nil {
+		return err
+	}
+	// Settled while this was posting: the settle job may have found no
+	// message, so settle it here (settling twice is harmless).
+	if j, err = c.cfg.Engine.Get(ctx, a.TenantID, a.JobID); err == nil && j.Status != askonce.StatusPending {
+		r, _ := parseRef(m.Ref)
+		return c.update(ctx, j, r, rj.Attempt)
+	}
+	return nil
+}
+
+type settleWorker struct {
+	river.WorkerDefaults[settleArgs]
+	c *Channel
+}
+
+func (w *settleWorker) NextRetry(rj *river.Job[settleArgs]) time.Time {
+	return time.Now().Add(w.c.cfg.Backoff(rj.Attempt))
+}
+
+// Work updates the message to how the question ended.
+func (w *settleWorker) Work(ctx context.Context, rj *river.Job[settleArgs]) error {
+	c, a := w.c, rj.Args
+	r, posted, err := c.message(ctx, a.TenantID, a.JobID)
+	if err != nil || !posted {
+		return err // never posted: nothing to settle
+	}
+	j, err := c.cfg.Engine.Get(ctx, a.TenantID, a.JobID)
+	if askonce.ErrorCode(err) == askonce.ENOTFOUND {
+		return river.JobCancel(err)
+	}
+	if err != nil {
+		return err
+	}
+	return c.update(ctx, j, r, rj.Attempt)
+}
+
+type outcomeWorker struct {
+	river.WorkerDefaults[outcomeArgs]
+	c *Channel
+}
+
+func (w *outcomeWorker) NextRetry(rj *river.Job[outcomeArgs]) time.Time {
+	return time.Now().Add(w.c.cfg.Backoff(rj.Attempt))
+}
+
+// Work waits for the job to end, then puts its outcome in the thread.
+func (w *outcomeWorker) Work(ctx context.Context, rj *river.Job[outcomeArgs]) error {
+	c, a := w.c, rj.Args
+	r, posted, err := c.message(ctx, a.TenantID, a.JobID)
+	if err != nil || !posted {
+		return err
+	}
+	if _, err := c.cfg.Engine.Message(ctx, a.TenantID, a.JobID, msgOutcome); err == nil {
+		return nil // in the thread already
+	}
+	j, err := c.cfg.Engine.Get(ctx, a.TenantID, a.JobID)
+	if askonce.ErrorCode(err) == askonce.ENOTFOUND {
+		return river.JobCancel(err)
+	}
+	if err != nil {
+		return err
+	}
+	if !j.Status.Terminal() {
+		return river.JobSnooze(c.settledPoll) // still planning
+	}
+	_, ts, err := c.api.PostMessageContext(ctx, r.channel, slackapi.MsgOptionTS(r.ts),
+		slackapi.MsgOptionText(Outcome(j), false), slackapi.MsgOptionDisableLinkUnfurl())
+	if err := c.sent(ctx, "outcome", j, rj.Attempt, err); err != nil {
+		return err
+	}
+	_, err = c.cfg.Engine.PutMessage(ctx, askonce.Message{TenantID: j.TenantID, JobID: j.ID, Channel: msgOutcome, Ref: ts})
+	return err
+}
+
+// update rewrites the question message of j, which stopped pending, to
+// say how it ended, with no controls left. attempt is the River job's
+// try, 0 outside one.
+func (c *Channel) update(ctx context.Context, j *askonce.Job, r ref, attempt int) error {
+	_, _, _, err := c.api.UpdateMessageContext(ctx, r.channel, r.ts,
+		slackapi.MsgOptionText(Escape(j.Title)+": "+Settled(j), false),
+		slackapi.MsgOptionBlocks(SettledBlocks(j)...))
+	return c.sent(ctx, "update", j, attempt, err)
+}
