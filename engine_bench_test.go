@@ -69,7 +69,7 @@ func BenchmarkCreateNoQuestion(b *testing.B) {
 // entries in jobs_ended and jobs_ended_by_session (migration 00012), the
 // indexes a job that ends in success never touches.
 func BenchmarkCreateAndCancel(b *testing.B) {
-	floor := walmeter.NewFloor(b, floorOpener)
+	floor := walmeter.NewFloor(b, sqlite.WriterDSN)
 	st := openStore(b, filepath.Join(b.TempDir(), "bench.db"))
 	e := &askonce.Engine{Store: st, Interpreter: rulesInterpreter(b)}
 	m := walmeter.New(b, st.WriteDB(), st.Commits, floor)
