@@ -1,11 +1,8 @@
 package askonce_test
 
 import (
-	"context"
 	"crypto/rand"
-	"database/sql"
 	"fmt"
-	"io"
 	"path/filepath"
 	"sync/atomic"
 	"testing"
@@ -30,11 +27,11 @@ import (
 // (jobs, job_log, jobs_active, jobs_due, history); see
 // BenchmarkRoundTripClarificationPages.
 func BenchmarkRoundTripClarification(b *testing.B) {
-	floor := walmeter.NewFloor(b, floorOpener)
+	floor := walmeter.NewFloor(b, sqlite.WriterDSN)
 	st := openStore(b, filepath.Join(b.TempDir(), "bench.db"))
 	e := &askonce.Engine{Store: st, Interpreter: rulesInterpreter(b)}
 	m := walmeter.New(b, st.WriteDB(), st.Commits, floor)
-	m.Shape(walmeter.NewShapeFloor(b, floorOpener, 6, 5))
+	m.Shape(walmeter.NewShapeFloor(b, sqlite.WriterDSN, 6, 5))
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
@@ -50,11 +47,11 @@ func BenchmarkRoundTripClarification(b *testing.B) {
 // needs no question: one transaction, which touches four b-trees (jobs,
 // job_log, jobs_by_tenant, jobs_by_tenant_session).
 func BenchmarkCreateNoQuestion(b *testing.B) {
-	floor := walmeter.NewFloor(b, floorOpener)
+	floor := walmeter.NewFloor(b, sqlite.WriterDSN)
 	st := openStore(b, filepath.Join(b.TempDir(), "bench.db"))
 	e := &askonce.Engine{Store: st, Interpreter: rulesInterpreter(b)}
 	m := walmeter.New(b, st.WriteDB(), st.Commits, floor)
-	m.Shape(walmeter.NewShapeFloor(b, floorOpener, 4))
+	m.Shape(walmeter.NewShapeFloor(b, sqlite.WriterDSN, 4))
 	b.ReportAllocs()
 	for b.Loop() {
 		j, err := e.Create(ctx, askonce.CreateRequest{Goal: "write the README then add tests", SessionID: "bench"})
@@ -72,7 +69,7 @@ func BenchmarkCreateNoQuestion(b *testing.B) {
 // entries in jobs_ended and jobs_ended_by_session (migration 00012), the
 // indexes a job that ends in success never touches.
 func BenchmarkCreateAndCancel(b *testing.B) {
-	floor := walmeter.NewFloor(b, floorOpener)
+	floor := walmeter.NewFloor(b, sqlite.WriterDSN)
 	st := openStore(b, filepath.Join(b.TempDir(), "bench.db"))
 	e := &askonce.Engine{Store: st, Interpreter: rulesInterpreter(b)}
 	m := walmeter.New(b, st.WriteDB(), st.Commits, floor)
@@ -138,13 +135,4 @@ func clarificationRoundTrip(b *testing.B, e *askonce.Engine, session string) {
 	if j, err = e.Answer(ctx, "", j.ID, "hot"); err != nil || j.Status != askonce.StatusSuccess {
 		b.Fatalf("answer: %v %v", err, j.Status)
 	}
-}
-
-// floorOpener opens the store whose writer the floor is measured on.
-func floorOpener(path string) (*sql.DB, io.Closer, error) {
-	s, err := sqlite.Open(context.Background(), path)
-	if err != nil {
-		return nil, nil, err
-	}
-	return s.WriteDB(), s, nil
 }

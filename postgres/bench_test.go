@@ -20,7 +20,9 @@ import (
 // The async variants connect with synchronous_commit=off (a DSN
 // parameter): a commit no longer waits for its WAL flush, which is what
 // the SQLite store's synchronous=NORMAL does too; a crash of the
-// database server (not of askonce) may then lose the last commits.
+// database server (not of askonce) may then lose the last commits. The
+// pool16 variants set pool_max_conns=16 (the default of this machine's
+// two cores is 4).
 func BenchmarkRoundTrip(b *testing.B) {
 	roundTrip := func(b *testing.B, e *askonce.Engine, session string) {
 		ctx := b.Context()
@@ -32,11 +34,14 @@ func BenchmarkRoundTrip(b *testing.B) {
 			b.Fatalf("answer: %v %v", err, j.Status)
 		}
 	}
-	for _, mode := range []struct{ name, param string }{{"", ""}, {"async/", "off"}} {
+	for _, mode := range []struct{ name, param, pool string }{{"", "", ""}, {"async/", "off", ""}, {"pool16/", "", "16"}} {
 		open := func(b *testing.B) askonce.Store {
 			dsn := pgtest.Schema(b)
 			if mode.param != "" {
 				dsn += "&synchronous_commit=" + mode.param
+			}
+			if mode.pool != "" {
+				dsn += "&pool_max_conns=" + mode.pool
 			}
 			s, err := Open(b.Context(), dsn)
 			if err != nil {

@@ -83,6 +83,10 @@ type Options struct {
 	// connection that listens for other replicas' changes (Watch) failing
 	// and being reconnected.
 	Logger func(msg string, err error)
+
+	// configure, when set, adjusts the pool's configuration before it
+	// connects (the tests' statement and round-trip counters).
+	configure func(*pgxpool.Config)
 }
 
 // IsDSN reports whether db names a PostgreSQL database (a postgres:// or
@@ -126,6 +130,9 @@ func (o Options) Open(ctx context.Context, dsn string) (*Store, error) {
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open postgres store %s: %w", Redact(dsn), err)
+	}
+	if o.configure != nil {
+		o.configure(cfg)
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {

@@ -28,7 +28,7 @@ func readBody(w http.ResponseWriter, r *http.Request, maxBody int64) ([]byte, er
 	if len(body) == 0 {
 		return body, nil
 	}
-	if ct := r.Header.Get("Content-Type"); ct != "" {
+	if ct := r.Header.Get("Content-Type"); ct != "" && ct != "application/json" {
 		mt, params, err := mime.ParseMediaType(ct)
 		if err != nil || !(mt == "application/json" || strings.HasSuffix(mt, "+json")) {
 			return nil, reqErrorf(http.StatusUnsupportedMediaType, CodeUnsupportedMedia, "Content-Type %q is not supported; send application/json", ct)

@@ -169,8 +169,10 @@ import (
 	"github.com/askonce/askonce/metrics"
 	"github.com/google/uuid"
 	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
+	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
 )
 
 // Defaults of Config's zero values.
@@ -402,9 +404,31 @@ func infoOf(ctx context.Context) *requestInfo {
 //
 // Each request is an OpenTelemetry server span (otelhttp), named after its
 // route, which the request's context carries into the engine, the store
-// and the log line; with tracing off the span is a no-op.
+// and the log line. With tracing off (no tracer provider installed, or a
+// no-op one) the request skips otelhttp altogether: its span would be a
+// no-op, and its wrappers and attributes cost allocations on every
+// request.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	s.traced.ServeHTTP(w, r)
+	if tracingOn() {
+		s.traced.ServeHTTP(w, r)
+		return
+	}
+	s.serve(w, r)
+}
+
+// unsetTracerProvider is the global tracer provider before anything
+// installs one: OpenTelemetry's delegating no-op.
+var unsetTracerProvider = otel.GetTracerProvider()
+
+// tracingOn reports whether a tracer provider that records has been
+// installed (internal/tracing.Setup, or a test's).
+func tracingOn() bool {
+	tp := otel.GetTracerProvider()
+	if tp == unsetTracerProvider {
+		return false
+	}
+	_, off := tp.(noop.TracerProvider)
+	return !off
 }
 
 // serve is ServeHTTP inside the request's span.
@@ -414,6 +438,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	rec := &recorder{ResponseWriter: w}
 	r = r.WithContext(context.WithValue(r.Context(), infoKey{}, info))
 	defer func() {
+		if info.route == "unmatched" && r.Pattern != "" && r.Pattern != "/" {
+			// A mounted handler: its pattern, which the mux set on r
+			// before calling it, is its route. (API routes set theirs
+			// in wrap.)
+			info.route = r.Pattern
+		}
 		nameSpan(r, info.route)
 		if p := recover(); p != nil {
 			if p == http.ErrAbortHandler {
@@ -427,13 +457,21 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		d := time.Since(start)
 		status := rec.statusCode()
 		s.obs.ObserveHTTP(info.route, status, d)
-		attrs := []slog.Attr{
+		level := slog.LevelInfo
+		if info.err != nil {
+			level = slog.LevelError
+		}
+		if !s.log.Enabled(r.Context(), level) {
+			return
+		}
+		attrs := make([]slog.Attr, 0, 9)
+		attrs = append(attrs,
 			slog.String("method", r.Method),
 			slog.String("route", info.route),
 			slog.String("path", logPath(r.URL.Path)),
 			slog.Int("status", status),
 			slog.Duration("duration", d),
-		}
+		)
 		if info.jobID != "" {
 			attrs = append(attrs, slog.String("job", info.jobID))
 		}
@@ -443,18 +481,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		if info.code != "" {
 			attrs = append(attrs, slog.String("code", info.code))
 		}
-		level := slog.LevelInfo
 		if info.err != nil {
-			level = slog.LevelError
 			attrs = append(attrs, slog.String("err", info.err.Error()))
 		}
 		s.log.LogAttrs(r.Context(), level, "http request", attrs...)
 	}()
-	if _, pattern := s.mux.Handler(r); pattern != "" && pattern != "/" {
-		// A mounted handler: its pattern is its route. (API routes
-		// set theirs in wrap.)
-		info.route = pattern
-	}
 	s.mux.ServeHTTP(rec, r)
 }
 
@@ -482,7 +513,16 @@ const AnswerPathPrefix = "/a/"
 // credential, so it is shown as "/a/{token}". The cleaned path is
 // checked too, so that "//a/x" or "/ui/../a/x" is redacted as well.
 func logPath(p string) string {
-	if strings.HasPrefix(p, AnswerPathPrefix) || strings.HasPrefix(path.Clean("/"+p), AnswerPathPrefix) {
+	if strings.HasPrefix(p, AnswerPathPrefix) {
+		return AnswerPathPrefix + "{token}"
+	}
+	// A rooted path with no "//" and no "/." cleans to itself (less a
+	// trailing slash), so it is redacted above or not at all: the
+	// common case needs no path.Clean, which allocates.
+	if strings.HasPrefix(p, "/") && !strings.Contains(p, "//") && !strings.Contains(p, "/.") {
+		return p
+	}
+	if strings.HasPrefix(path.Clean("/"+p), AnswerPathPrefix) {
 		return AnswerPathPrefix + "{token}"
 	}
 	return p
@@ -564,9 +604,10 @@ type rawFunc func(w http.ResponseWriter, c *call)
 // wrap adapts a route to http.Handler: log info, authentication, body
 // reading, idempotency and the JSON response.
 func (s *Server) wrap(rt *route) http.Handler {
+	pattern := rt.pattern()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		info := infoOf(r.Context())
-		info.route = rt.pattern()
+		info.route = pattern
 		if strings.HasPrefix(rt.Path, "/jobs/{id}") {
 			info.jobID = r.PathValue("id")
 		}
@@ -687,11 +728,21 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	writeJSON(w, status, body)
 }
 
+// The values of the headers every JSON response carries, shared by all
+// responses rather than allocated for each: their length equals their
+// capacity, so that a Header.Add appends to a copy, and nothing writes
+// into a header value in place.
+var (
+	jsonContentType = []string{"application/json; charset=utf-8"}
+	noSniff         = []string{"nosniff"}
+	noStore         = []string{"no-store"}
+)
+
 func writeJSON(w http.ResponseWriter, status int, body []byte) {
 	h := w.Header()
-	h.Set("Content-Type", "application/json; charset=utf-8")
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Cache-Control", "no-store")
+	h["Content-Type"] = jsonContentType
+	h["X-Content-Type-Options"] = noSniff
+	h["Cache-Control"] = noStore
 	if status == http.StatusServiceUnavailable {
 		h.Set("Retry-After", strconv.Itoa(RetryAfter))
 	}

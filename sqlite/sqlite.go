@@ -354,3 +354,12 @@ var (
 	_ askonce.Store   = (*Store)(nil)
 	_ askonce.Watcher = (*Store)(nil)
 )
+
+// WriterDSN is the connection string of a store's writer at path with
+// the default Options: the driver and pragmas every write transaction of
+// the store commits with. A floor probe (internal/walmeter) opens a
+// separate file with it, so that its commits cost what the cheapest
+// commit of the store could.
+func WriterDSN(path string) string {
+	return dsn(path, 5*time.Second, false, defaultCheckpointSize)
+}

@@ -9,25 +9,29 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"io"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
+
+	_ "modernc.org/sqlite" // the driver of the floor's database
 )
 
-// Opener opens a store of the kind being measured at path and returns its
-// write connection pool and what closes it.
-type Opener func(path string) (*sql.DB, io.Closer, error)
-
 // A Meter counts the WAL frames and the write transactions of a store
-// while a serial benchmark runs, and the floor its time is given in.
-// Automatic checkpoints are off while it measures; every Every
-// iterations the timer stops, a checkpoint reports the frames in the WAL
-// and empties it (so the WAL never grows large and no checkpoint is
-// timed), and the floor probe times FloorEvery one-row commits: the floor
-// is measured in the same seconds as the benchmark, so a burst of load on
-// the shared machine moves both.
+// while a serial benchmark runs, and gives its time in floor units.
+// Automatic checkpoints are off while it measures. Every Every
+// iterations the timer stops and the floor probes time FloorEvery units
+// each, so that each window of Every iterations is paired with a floor
+// sample taken in the same seconds: a burst of load on the shared
+// machine moves both, and the reported ratio is the median of the
+// windows' ratios. Every CheckpointEvery iterations, untimed, a
+// checkpoint reports the frames in the store's WAL and empties it (so
+// that the WAL stays below the store's own background checkpoint, 128
+// MiB, while it grows as the store's does between two; every 128 gave
+// the round trip 0.94× the time, docs/benchmarks.md).
 type Meter struct {
 	b       *testing.B
 	db      *sql.DB // the store's writer
@@ -37,11 +41,14 @@ type Meter struct {
 	n       int   // iterations so far
 	floor   *Floor
 	shape   *Floor // see NewShapeFloor
+	last    time.Duration
+	windows []float64 // ns per iteration of each window of Every
 }
 
 const (
-	Every      = 128
-	FloorEvery = 32
+	Every           = 128
+	CheckpointEvery = 1024
+	FloorEvery      = 32
 )
 
 // New meters the store whose writer is db; with floor, it also
@@ -78,26 +85,33 @@ func Checkpoint(b *testing.B, db *sql.DB) int64 {
 	return max(log, 0)
 }
 
-// Tick counts one iteration; every Every it checkpoints and samples
-// the floor, untimed.
+// Tick counts one iteration; every Every it samples the floors, and
+// every CheckpointEvery it checkpoints, untimed.
 func (m *Meter) Tick() {
 	m.n++
-	if m.n%Every == 0 {
-		m.b.StopTimer()
-		m.frames += Checkpoint(m.b, m.db)
-		for _, f := range []*Floor{m.floor, m.shape} {
-			if f != nil {
-				f.sample(m.b)
-			}
-		}
-		m.b.StartTimer()
+	if m.n%Every != 0 {
+		return
 	}
+	m.b.StopTimer()
+	el := m.b.Elapsed()
+	m.windows = append(m.windows, float64((el-m.last).Nanoseconds())/Every)
+	m.last = el
+	for _, f := range []*Floor{m.floor, m.shape} {
+		if f != nil {
+			f.sample(m.b)
+		}
+	}
+	if m.n%CheckpointEvery == 0 {
+		m.frames += Checkpoint(m.b, m.db)
+	}
+	m.b.StartTimer()
 }
 
 // Report checkpoints once more and reports walframes/op, txs/op and, with
 // a floor probe, floor-commits/op: the time of one iteration in one-row
-// commits on the same driver and pragmas; with a shape (Meter.Shape),
-// shape-floors/op.
+// commits of the floor (the median over the windows of each window's
+// time per iteration over the floor sample's time per commit); with a
+// shape (Meter.Shape), shape-floors/op.
 func (m *Meter) Report() {
 	m.frames += Checkpoint(m.b, m.db)
 	if m.n == 0 {
@@ -114,35 +128,87 @@ func (m *Meter) Report() {
 func (m *Meter) Shape(shape *Floor) { m.shape = shape }
 
 // report reports the iteration's time in units of p, if any, as metric.
+// Without a whole window (fewer than Every iterations) it takes the
+// benchmark's time and one sample.
 func (p *Floor) report(m *Meter, metric string) {
 	if p == nil {
 		return
 	}
-	if p.n == 0 {
+	if len(p.samples) == 0 {
 		p.sample(m.b)
 	}
-	perUnit := float64(p.total.Nanoseconds()) / float64(p.n)
-	m.b.ReportMetric(float64(m.b.Elapsed().Nanoseconds())/float64(m.n)/perUnit, metric)
+	ratios := make([]float64, 0, len(m.windows))
+	for i, w := range m.windows {
+		ratios = append(ratios, w/p.samples[i])
+	}
+	if len(ratios) == 0 {
+		ratios = append(ratios, float64(m.b.Elapsed().Nanoseconds())/float64(m.n)/p.samples[0])
+	}
+	m.b.ReportMetric(median(ratios), metric)
+	if p.commitsPer == 1 {
+		m.b.ReportMetric(median(p.samples), "floor-ns/commit")
+		if len(p.outside) > 0 {
+			pairs := make([]float64, len(p.outside))
+			for i, o := range p.outside {
+				pairs[i] = p.samples[i] / o
+			}
+			m.b.ReportMetric(median(p.outside), "outside-floor-ns/commit")
+			m.b.ReportMetric(median(pairs), "floor/outside")
+		}
+	}
 }
 
-// A Floor times a unit of writes on the writer of a store of its own
-// (same driver, same pragmas, checkpoints off and untimed): by default
-// one one-row INSERT transaction (NewFloor), or the b-tree shape of a
-// write path (NewShapeFloor).
+// median returns the median of xs, which it sorts.
+func median(xs []float64) float64 {
+	slices.Sort(xs)
+	if n := len(xs); n%2 == 0 {
+		return (xs[n/2-1] + xs[n/2]) / 2
+	}
+	return xs[len(xs)/2]
+}
+
+// A Floor times a unit of writes in a plain loop on a database file of
+// its own, opened with the store's connection string (driver and
+// pragmas) and nothing else: no store, no migrations, no checkpoints. Its
+// WAL only grows, as the store's does between the background checkpoints
+// (sqlite/checkpoint.go), so a commit costs what the cheapest durable
+// commit on this machine costs: a commit right after a checkpoint costs
+// two to five times as much (the file starts over), and the floor must
+// not be inflated by the meter's own checkpoints. By default the unit is
+// one one-row INSERT transaction (NewFloor); NewShapeFloor times the
+// b-tree shape of a write path.
+//
+// With the environment variable ASKONCE_FLOOR_PROGRAM naming a build of
+// internal/walmeter/cmd/floorcommit, each sample also runs that program,
+// untimed, and the benchmark reports the per-commit time both measured
+// (floor-ns/commit, outside-floor-ns/commit): the same loop in another
+// process, in the same seconds, which the in-benchmark floor must agree
+// with.
 type Floor struct {
-	db    *sql.DB
-	unit  func(ctx context.Context) error
-	total time.Duration
-	n     int
+	db      *sql.DB
+	unit    func(ctx context.Context) error
+	samples []float64 // ns per unit of each sample
+
+	program    string    // ASKONCE_FLOOR_PROGRAM, or ""
+	dir        string    // the program's temporary directory
+	outside    []float64 // ns per commit the program measured, each run
+	commitsPer int       // one-row commits per unit, for floor-ns/commit
 }
 
-// NewFloor opens the probe's store in a temporary directory; its unit is
-// one one-row commit.
-func NewFloor(b *testing.B, open Opener) *Floor {
+// ProgramEnv names the environment variable that holds the outside floor
+// program (see Floor).
+const ProgramEnv = "ASKONCE_FLOOR_PROGRAM"
+
+// NewFloor opens the probe's database in a temporary directory with the
+// connection string dsn returns for its path; its unit is one one-row
+// commit.
+func NewFloor(b *testing.B, dsn func(path string) string) *Floor {
 	b.Helper()
-	p := openFloor(b, open, 1)
+	p := openFloor(b, dsn, 1)
 	ins := p.prepare(b, 0)
 	p.unit = func(ctx context.Context) error { return OneRowCommit(ctx, p.db, ins) }
+	p.commitsPer = 1
+	p.warm(b)
 	return p
 }
 
@@ -153,9 +219,9 @@ func NewFloor(b *testing.B, open Opener) *Floor {
 // each cannot write fewer pages, whatever its rows hold, so its time in
 // these units (shape-floors/op) is what the rest of it (its rows'
 // content, splits, reads, the code around the store) costs on top.
-func NewShapeFloor(b *testing.B, open Opener, leaves ...int) *Floor {
+func NewShapeFloor(b *testing.B, dsn func(path string) string, leaves ...int) *Floor {
 	b.Helper()
-	p := openFloor(b, open, slices.Max(leaves))
+	p := openFloor(b, dsn, slices.Max(leaves))
 	ins := make([]*sql.Stmt, slices.Max(leaves))
 	for i := range ins {
 		ins[i] = p.prepare(b, i)
@@ -178,26 +244,33 @@ func NewShapeFloor(b *testing.B, open Opener, leaves ...int) *Floor {
 		}
 		return nil
 	}
+	p.warm(b)
 	return p
 }
 
-// openFloor opens a probe's store with tables floor_bench_0 to
-// floor_bench_{tables-1}.
-func openFloor(b *testing.B, open Opener, tables int) *Floor {
-	db, c, err := open(filepath.Join(b.TempDir(), "floor.db"))
+// openFloor opens a probe's database with tables floor_bench_0 to
+// floor_bench_{tables-1} on one connection.
+func openFloor(b *testing.B, dsn func(path string) string, tables int) *Floor {
+	db, err := sql.Open("sqlite", dsn(filepath.Join(b.TempDir(), "floor.db")))
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Cleanup(func() { c.Close() })
+	db.SetMaxOpenConns(1)
+	db.SetMaxIdleConns(1)
+	db.SetConnMaxLifetime(0)
+	db.SetConnMaxIdleTime(0)
+	b.Cleanup(func() { db.Close() })
 	for i := range tables {
 		if _, err := db.Exec(fmt.Sprintf(`CREATE TABLE floor_bench_%d (id INTEGER PRIMARY KEY, v TEXT NOT NULL) STRICT`, i)); err != nil {
 			b.Fatal(err)
 		}
 	}
+	// The store's writer has checkpoints off too; this states it for a
+	// dsn that does not.
 	if _, err := db.Exec(`PRAGMA wal_autocheckpoint = 0`); err != nil {
 		b.Fatal(err)
 	}
-	return &Floor{db: db}
+	return &Floor{db: db, program: os.Getenv(ProgramEnv), dir: b.TempDir()}
 }
 
 // prepare prepares the insert into table i.
@@ -210,7 +283,18 @@ func (p *Floor) prepare(b *testing.B, i int) *sql.Stmt {
 	return st
 }
 
-// sample times FloorEvery units, then empties the probe's WAL.
+// warm runs FloorEvery units untimed, as the outside program warms up.
+func (p *Floor) warm(b *testing.B) {
+	ctx := context.Background()
+	for range FloorEvery {
+		if err := p.unit(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// sample times FloorEvery units in a plain loop and, with an outside
+// program, runs it once.
 func (p *Floor) sample(b *testing.B) {
 	ctx := context.Background()
 	start := time.Now()
@@ -219,9 +303,26 @@ func (p *Floor) sample(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	p.total += time.Since(start)
-	p.n += FloorEvery
-	Checkpoint(b, p.db)
+	p.samples = append(p.samples, float64(time.Since(start).Nanoseconds())/FloorEvery)
+	if p.program != "" && p.commitsPer == 1 {
+		d, n := runProgram(b, p.program, p.dir)
+		p.outside = append(p.outside, float64(d.Nanoseconds())/float64(n))
+	}
+}
+
+// runProgram runs the outside floor program on a new file in dir and
+// returns the time of the commits it timed and how many.
+func runProgram(b *testing.B, program, dir string) (time.Duration, int) {
+	out, err := exec.Command(program, "-dir", dir, "-n", strconv.Itoa(FloorEvery), "-warmup", strconv.Itoa(FloorEvery)).Output()
+	if err != nil {
+		b.Fatalf("%s: %v", program, err)
+	}
+	var n int
+	var ns int64
+	if _, err := fmt.Sscanf(string(out), "%d commits in %d ns", &n, &ns); err != nil || n == 0 {
+		b.Fatalf("%s printed %q: %v", program, out, err)
+	}
+	return time.Duration(ns), n
 }
 
 // OneRowCommit is one transaction that inserts one row with ins: the
