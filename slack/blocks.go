@@ -21,6 +21,14 @@ const (
 	actionCancel  = "cancel"
 	actionLink    = "link" // the answer page; Slack reports the click, we ignore it
 
+	// rememberBlock and rememberAction name the "Don't remember this
+	// answer" checkbox, in the message and in the modal. Its state comes
+	// with the click (block_actions state.values) or the submission;
+	// ticking it alone is reported by Slack and ignored.
+	rememberBlock  = "askonce_remember"
+	rememberAction = "dont_remember"
+	rememberValue  = "1"
+
 	// inputBlock and inputAction name the modal's one input.
 	inputBlock  = "answer"
 	inputAction = "answer"
@@ -145,6 +153,9 @@ func QuestionBlocks(j *askonce.Job, answerURL string) []slackapi.Block {
 		link.URL = answerURL
 		els = append(els, link)
 	}
+	if cb := rememberBox(j, false); cb != nil {
+		blocks = append(blocks, slackapi.NewActionBlock(rememberBlock, cb))
+	}
 	blocks = append(blocks, slackapi.NewActionBlock(jobRef(j.TenantID, j.ID), els...))
 	var notes []string
 	if q.Default != "" {
@@ -246,9 +257,51 @@ func Outcome(j *askonce.Job) string {
 	return "Ended " + string(j.Status) + "."
 }
 
+// rememberedBy says who gets a person's answer to j without asking, ""
+// when the answer stays in its session (no project or tenant memory).
+func rememberedBy(j *askonce.Job) string {
+	if m := j.Memory; m != nil {
+		switch m.Scope {
+		case askonce.MemoryProject:
+			return "the other agents of project “" + m.Project + "”"
+		case askonce.MemoryTenant:
+			return "every agent of this tenant"
+		}
+	}
+	return ""
+}
+
+// rememberBox is the "Don't remember this answer" checkbox of a job
+// whose answer would be remembered beyond its session, ticked when
+// checked; nil for a session job, where it would change nothing.
+func rememberBox(j *askonce.Job, checked bool) *slackapi.CheckboxGroupsBlockElement {
+	by := rememberedBy(j)
+	if by == "" {
+		return nil
+	}
+	opt := slackapi.NewOptionBlockObject(rememberValue, plain("Don't remember this answer", 75), plain("Otherwise "+by+" get it without asking.", 75))
+	cb := slackapi.NewCheckboxGroupsBlockElement(rememberAction, opt)
+	if checked {
+		cb.InitialOptions = []*slackapi.OptionBlockObject{opt}
+	}
+	return cb
+}
+
+// dontRemember reports whether the checkbox is ticked in values (a
+// click's or a submission's state.values).
+func dontRemember(values map[string]map[string]slackapi.BlockAction) bool {
+	for _, o := range values[rememberBlock][rememberAction].SelectedOptions {
+		if o.Value == rememberValue {
+			return true
+		}
+	}
+	return false
+}
+
 // modal is the view that takes a free-text answer, an answer outside the
-// options, or a file.
-func modal(j *askonce.Job) slackapi.ModalViewRequest {
+// options, or a file, with the "Don't remember this answer" checkbox
+// (ticked as it was in the message) when the answer would be remembered.
+func modal(j *askonce.Job, noRemember bool) slackapi.ModalViewRequest {
 	q := j.Question
 	var el slackapi.BlockElement
 	label := "Your answer"
@@ -265,6 +318,13 @@ func modal(j *askonce.Job) slackapi.ModalViewRequest {
 		in.MaxLength = askonce.MaxFreeText
 		el = in
 	}
+	blocks := []slackapi.Block{
+		slackapi.NewSectionBlock(plain(q.Text, 3000), nil, nil),
+		slackapi.NewInputBlock(inputBlock, plain(label, 2000), nil, el),
+	}
+	if cb := rememberBox(j, noRemember); cb != nil {
+		blocks = append(blocks, slackapi.NewInputBlock(rememberBlock, plain("Memory", 2000), nil, cb).WithOptional(true))
+	}
 	return slackapi.ModalViewRequest{
 		Type:            slackapi.VTModal,
 		CallbackID:      modalCallback,
@@ -272,9 +332,6 @@ func modal(j *askonce.Job) slackapi.ModalViewRequest {
 		Title:           plain("Answer the question", 24),
 		Submit:          plain("Answer", 24),
 		Close:           plain("Close", 24),
-		Blocks: slackapi.Blocks{BlockSet: []slackapi.Block{
-			slackapi.NewSectionBlock(plain(q.Text, 3000), nil, nil),
-			slackapi.NewInputBlock(inputBlock, plain(label, 2000), nil, el),
-		}},
+		Blocks:          slackapi.Blocks{BlockSet: blocks},
 	}
 }

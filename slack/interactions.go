@@ -91,7 +91,11 @@ func (c *Channel) act(ctx context.Context, cb slackapi.InteractionCallback) {
 	a := cb.ActionCallback.BlockActions[0]
 	tenant, id, ok := parseJobRef(a.BlockID)
 	if !ok || a.ActionID == actionLink {
-		return
+		return // the link, or the remember checkbox ticked on its own
+	}
+	var noRemember bool
+	if st := cb.BlockActionState; st != nil {
+		noRemember = dontRemember(st.Values)
 	}
 	e := c.cfg.Engine
 	ctx = askonce.WithAnswerer(ctx, askonce.Answerer{Via: askonce.ViaSlack, By: cb.User.ID})
@@ -106,7 +110,7 @@ func (c *Channel) act(ctx context.Context, cb slackapi.InteractionCallback) {
 			c.already(ctx, cb, j)
 			return
 		}
-		if _, err := c.api.OpenViewContext(ctx, cb.TriggerID, modal(j)); err != nil {
+		if _, err := c.api.OpenViewContext(ctx, cb.TriggerID, modal(j, noRemember)); err != nil {
 			c.log.WarnContext(ctx, "slack: open the answer modal", "job", id, "err", err)
 		}
 		return
@@ -128,7 +132,7 @@ func (c *Channel) act(ctx context.Context, cb slackapi.InteractionCallback) {
 			c.log.WarnContext(ctx, "slack: click with an unknown option", "job", id, "value", v)
 			return
 		}
-		j, _, err = e.StartAnswer(ctx, tenant, id, j.Question.Options[i])
+		j, _, err = e.StartReply(ctx, tenant, id, askonce.Reply{Answer: j.Question.Options[i], DontRemember: noRemember})
 	}
 	c.answered(ctx, cb, tenant, id, j, err)
 }
@@ -173,7 +177,7 @@ func (c *Channel) ephemeral(ctx context.Context, cb slackapi.InteractionCallback
 // or keeps it open with the error under the input.
 func (c *Channel) submit(w http.ResponseWriter, ctx context.Context, cb slackapi.InteractionCallback) {
 	tenant, id, ok := parseJobRef(cb.View.PrivateMetadata)
-	if !ok || cb.View.CallbackID != modalCallback {
+	if !ok || cb.View.CallbackID != modalCallback || cb.View.State == nil {
 		w.WriteHeader(http.StatusOK)
 		return
 	}
@@ -194,7 +198,7 @@ func (c *Channel) submit(w http.ResponseWriter, ctx context.Context, cb slackapi
 		answer = j.Question.Options[i]
 	}
 	actx := askonce.WithAnswerer(context.WithoutCancel(ctx), askonce.Answerer{Via: askonce.ViaSlack, By: cb.User.ID})
-	j, _, err := e.StartAnswer(actx, tenant, id, answer)
+	j, _, err := e.StartReply(actx, tenant, id, askonce.Reply{Answer: answer, DontRemember: dontRemember(cb.View.State.Values)})
 	var ae *askonce.Error
 	switch {
 	case err == nil:

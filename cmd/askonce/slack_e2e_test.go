@@ -432,3 +432,111 @@ func TestE2E_SlackOutageNeverBlocksAskingOrAnswering(t *testing.T) {
 		return strings.Contains(string(in.do("GET", "/jobs/"+id+"/events", nil).raw), `"type":"notified"`)
 	})
 }
+
+// withRemember adds to a click the message's state with the "Don't
+// remember this answer" checkbox ticked, as Slack sends it.
+func withRemember(p map[string]any) map[string]any {
+	p["state"] = map[string]any{"values": map[string]any{"askonce_remember": map[string]any{
+		"dont_remember": map[string]any{"type": "checkboxes", "selected_options": []map[string]any{{"value": "1"}}}}}}
+	return p
+}
+
+// A project-scoped job answered from Slack with "Don't remember this
+// answer" ticked (on the message or in the modal) leaves no project
+// memory, so the next agent of the project is asked; unticked, the answer
+// is remembered and the next agent is answered from it. A session job's
+// message has no checkbox.
+func TestE2E_SlackDontRememberKeepsTheAnswerOutOfProjectMemory(t *testing.T) {
+	t.Parallel()
+	f := newFakeSlack(t)
+	in := startWithSlack(t, f)
+	job := func(session string, fresh bool) string {
+		t.Helper()
+		r := in.do("POST", "/jobs", map[string]any{"goal": "hot frozen cheese", "sessionId": session,
+			"memory": map[string]any{"scope": "project", "project": "shop <b>", "fresh": fresh}})
+		if r.status != 201 {
+			t.Fatalf("create: %d %s", r.status, r.raw)
+		}
+		return str(r.body, "jobId")
+	}
+	memory := func() []string {
+		t.Helper()
+		var out []string
+		entries, _ := in.do("GET", "/memory?scope=project&project="+url.QueryEscape("shop <b>"), nil).body["entries"].([]any)
+		for _, e := range entries {
+			out = append(out, str(e.(map[string]any), "answer"))
+		}
+		return out
+	}
+	settled := func(id, answer string) {
+		t.Helper()
+		eventually(t, "job "+id+" answered "+answer, func() bool {
+			j := in.do("GET", "/jobs/"+id, nil)
+			return str(j.body, "clarificationAnswer") == answer && str(j.body, "status") == "success"
+		})
+	}
+
+	session := gateJob(t, in, map[string]any{"type": "CONFIRM", "text": "Overwrite?"})
+	eventually(t, "the session job's message", func() bool { return len(f.question("default", session)) == 1 })
+	if raw := f.question("default", session)[0].form.Get("blocks"); strings.Contains(raw, "dont_remember") {
+		t.Errorf("a session job's message offers don't remember, which would change nothing:\n%s", raw)
+	}
+
+	a := job("agent-a", false)
+	eventually(t, "the question message", func() bool { return len(f.question("default", a)) == 1 })
+	raw := f.question("default", a)[0].form.Get("blocks")
+	if !strings.Contains(raw, `"action_id":"dont_remember"`) || !strings.Contains(raw, `"text":"Otherwise the other agents of project “shop \u003cb\u003e” get it without asking."`) {
+		t.Fatalf("no don't-remember checkbox naming the project in plain text:\n%s", raw)
+	}
+	if code, raw := interact(t, in, withRemember(click("default", a, "U0ANN0001", "option_1", "o:1")), signedNow); code != 200 {
+		t.Fatalf("click: %d %s", code, raw)
+	}
+	settled(a, "frozen")
+	if m := memory(); len(m) != 0 {
+		t.Fatalf("project memory after an answer ticked don't remember: %v; want none", m)
+	}
+
+	b := job("agent-b", false)
+	if j := in.do("GET", "/jobs/"+b, nil); str(j.body, "status") != "pending" {
+		t.Fatalf("the next agent of the project is %s (%s); want pending, asked", str(j.body, "status"), str(j.body, "clarificationSource"))
+	}
+	eventually(t, "the second question message", func() bool { return len(f.question("default", b)) == 1 })
+	if code, raw := interact(t, in, click("default", b, "U0ANN0001", "option_1", "o:1"), signedNow); code != 200 {
+		t.Fatalf("click: %d %s", code, raw)
+	}
+	settled(b, "frozen")
+	if m := memory(); len(m) != 1 || m[0] != "frozen" {
+		t.Fatalf("project memory after an answer without the box: %v; want [frozen]", m)
+	}
+	if j := in.do("GET", "/jobs/"+job("agent-c", false), nil); str(j.body, "clarificationSource") != "history" {
+		t.Fatalf("the next agent: %s; want answered from the project's memory", j.raw)
+	}
+
+	// The modal: opened with the box ticked on the message, it shows it
+	// ticked, and its submission with the box ticked is not remembered.
+	d := job("agent-d", true)
+	eventually(t, "the fresh job's message", func() bool { return len(f.question("default", d)) == 1 })
+	if code, _ := interact(t, in, withRemember(click("default", d, "U0ANN0001", "modal", "")), signedNow); code != 200 {
+		t.Fatalf("modal click: %d", code)
+	}
+	eventually(t, "views.open with the box ticked", func() bool {
+		return len(f.find("views.open", func(v url.Values) bool {
+			return strings.Contains(v.Get("json"), `askonce|default|`+d) && strings.Contains(v.Get("json"), `"initial_options":[{"text":{"type":"plain_text","text":"Don't remember this answer"`)
+		})) == 1
+	})
+	code, body := interact(t, in, map[string]any{
+		"type": "view_submission", "user": map[string]any{"id": "U0ANN0001"},
+		"view": map[string]any{"callback_id": "askonce_answer", "private_metadata": "askonce|default|" + d,
+			"state": map[string]any{"values": map[string]any{
+				"answer":           map[string]any{"answer": map[string]any{"type": "plain_text_input", "value": "hot"}},
+				"askonce_remember": map[string]any{"dont_remember": map[string]any{"type": "checkboxes", "selected_options": []map[string]any{{"value": "1"}}}},
+			}}},
+	}, signedNow)
+	if code != 200 || len(strings.TrimSpace(string(body))) != 0 {
+		t.Fatalf("modal answer: %d %s", code, body)
+	}
+	settled(d, "hot")
+	if m := memory(); len(m) != 1 || m[0] != "frozen" {
+		t.Fatalf("project memory after a modal answer ticked don't remember: %v; want [frozen] unchanged", m)
+	}
+}
