@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -79,6 +80,11 @@ func TestContainer_ImageServesHealthzAsANonRootUser(t *testing.T) {
 	pod(t, "healthcheck", "run", name)
 }
 
+// podmanMu runs the container tests one at a time: two builds at once
+// share podman's layer cache, and one test's rmi of its image can take
+// away a layer the other build is using ("layer not known").
+var podmanMu sync.Mutex
+
 // requirePodman skips the test when podman is missing, except in CI.
 func requirePodman(t *testing.T) {
 	t.Helper()
@@ -92,9 +98,13 @@ func requirePodman(t *testing.T) {
 
 // buildImage builds the image with scripts/container.sh under a tag of
 // its own, removed when the test ends, and returns the tag and the
-// version of the binary inside.
+// version of the binary inside. It holds podmanMu from the build until
+// the test and its cleanups (the image's removal last) are done; call it
+// after t.Parallel.
 func buildImage(t *testing.T) (tag, version string) {
 	t.Helper()
+	podmanMu.Lock()
+	t.Cleanup(podmanMu.Unlock)
 	bin, version := staticBinary(t)
 	var b [6]byte
 	rand.Read(b[:])
