@@ -73,6 +73,14 @@ func (e *Engine) hold(j *Job) (release func()) {
 	}
 }
 
+// holds reports whether a planning run of the job is in flight in this
+// engine.
+func (e *Engine) holds(r JobRef) bool {
+	e.leases.mu.Lock()
+	defer e.leases.mu.Unlock()
+	return e.leases.held[r] > 0
+}
+
 // renew renews the leases of the runs in flight every third of the lease,
 // until none is left.
 func (e *Engine) renew() {
@@ -86,7 +94,8 @@ func (e *Engine) renew() {
 		r := LeaseRenewal{Owner: e.owner(), Until: e.now().Add(e.planningLease()), Jobs: refs}
 		if _, err := e.Store.RenewLeases(context.Background(), r); err != nil {
 			// The next tick tries again; a lease that lapses meanwhile
-			// costs a second run, not a second outcome.
+			// may cost a second run in another process (never in this
+			// one, see resume), not a second outcome.
 			e.logger().Warn("renew planning leases", "jobs", len(refs), "err", err)
 		}
 	}

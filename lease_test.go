@@ -329,3 +329,39 @@ func TestRule13_RecoverSkipsALeaseRenewedSinceItWasFoundLapsed(t *testing.T) {
 		t.Errorf("after Recover: status %s, lease %+v, events %v; want replica-a's job left alone", got.Status, got.Lease, eventTypes(t, a, got))
 	}
 }
+
+// Rule 13 in one process: when a renewal comes late (a loaded machine)
+// and the engine's own sweep finds its lease lapsed, it leaves the job to
+// the run it has in flight instead of starting a second one.
+func TestRule13_TakeOverLeavesTheEnginesOwnRunInFlightAlone(t *testing.T) {
+	t.Parallel()
+	st := openStore(t, filepath.Join(t.TempDir(), "askonce.db"))
+	var ahead atomic.Int64
+	stuck, entered := make(chan struct{}), make(chan struct{})
+	interpret := blocked(stuck, planRaw)
+	a := &askonce.Engine{Store: st, Owner: "replica-a", PlanningLease: time.Hour,
+		Interpreter: scripted(func(r *askonce.Request) (*askonce.Response, error) {
+			close(entered)
+			return interpret(r)
+		}),
+		Now: func() time.Time { return time.Now().Add(time.Duration(ahead.Load())) }}
+	j, run, err := a.Start(ctx, askonce.CreateRequest{Goal: "make cheese"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-entered // the run is in flight: its planning loop called the interpreter
+	// Two hours on, no renewal came: the lease has lapsed, but the run is
+	// still in flight here.
+	ahead.Store(int64(2 * time.Hour))
+	if n, err := a.TakeOver(ctx); err != nil || n != 0 {
+		t.Fatalf("took over %d of its own jobs with a run in flight: %v; want 0", n, err)
+	}
+	close(stuck)
+	run.Wait(ctx)
+	if got, err := run.Result(); err != nil || got.Status != askonce.StatusSuccess {
+		t.Fatalf("run: %+v, %v", got, err)
+	}
+	if n := count(eventTypes(t, a, j), askonce.EventRecovered); n != 0 {
+		t.Errorf("%d recovered events, want none", n)
+	}
+}

@@ -68,6 +68,12 @@ func (e *Engine) resume(ctx context.Context, q LeaseQuery) (int, error) {
 		if j.Status != StatusPlanning || j.Mode != ModeManaged || (j.Lease.Until.After(q.Now) && j.Lease.Owner != q.Owner) {
 			continue // finished, or claimed or renewed, since the query
 		}
+		if j.Lease.Owner == e.owner() && e.holds(r) {
+			// This engine is planning it still: a renewal came late (a
+			// loaded machine). The run in flight renews the lease; a
+			// second run here would only race it to the same outcome.
+			continue
+		}
 		claimed := j.Clone()
 		claimed.UpdatedAt = e.now()
 		e.lease(claimed)
