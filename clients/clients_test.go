@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -63,7 +64,7 @@ func require(t *testing.T, tool string, paths ...string) {
 
 // run runs name with args in dir with ASKONCE_BIN set, within limit; a
 // non-zero exit fails the test with the output.
-func run(t *testing.T, dir string, limit time.Duration, name string, args ...string) {
+func run(t *testing.T, dir string, limit time.Duration, name string, args ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
@@ -77,12 +78,18 @@ func run(t *testing.T, dir string, limit time.Duration, name string, args ...str
 		t.Fatalf("%s %s in %s: %v after %s (limit %s)\n%s", name, strings.Join(args, " "), dir, err, time.Since(began).Round(time.Millisecond), limit, out.String())
 	}
 	t.Logf("%s %s: passed in %s", name, strings.Join(args, " "), time.Since(began).Round(time.Millisecond))
+	return out.String()
 }
 
 func TestPythonClient(t *testing.T) {
 	t.Parallel()
 	require(t, "python3")
-	run(t, "python", 5*time.Minute, "python3", "-m", "unittest", "discover", "-v")
+	out := run(t, "python", 5*time.Minute, "python3", "-m", "unittest", "discover", "-v")
+	// Python before 3.12 exits 0 when discover finds no test at all.
+	m := regexp.MustCompile(`(?m)^Ran (\d+) tests? in `).FindStringSubmatch(out)
+	if m == nil || m[1] == "0" {
+		t.Fatalf("python3 -m unittest discover ran no tests:\n%s", out)
+	}
 }
 
 func TestTypeScriptClient(t *testing.T) {
