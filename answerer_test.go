@@ -7,9 +7,9 @@ import (
 	"github.com/askonce/askonce"
 )
 
-// An answer records the Answerer its context carries on the job and in
+// Rule 15: an answer records the Answerer its context carries on the job and in
 // the answered event; a decline does too.
-func TestAnswerRecordsWhoAnsweredAndWhere(t *testing.T) {
+func TestRule15_AnswerRecordsWhoAnsweredAndWhere(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name    string
