@@ -48,14 +48,14 @@ func TestAskAnswerPlan(t *testing.T) {
 		t.Fatalf("%d requests, want 2", len(reqs))
 	}
 	first, second := reqs[0], reqs[1]
-	if first.Body.Model != "test-model" || !strings.Contains(first.system(), "Clarification Answer:") || !strings.Contains(first.system(), `"question"`) {
-		t.Errorf("first request: model %q, system prompt does not teach the protocol:\n%s", first.Body.Model, first.system())
+	if first.Model != "test-model" || !strings.Contains(first.Message("system"), "Clarification Answer:") || !strings.Contains(first.Message("system"), `"question"`) {
+		t.Errorf("first request: model %q, system prompt does not teach the protocol:\n%s", first.Model, first.Message("system"))
 	}
-	if !strings.Contains(first.user(), "hot frozen cheese") || strings.Contains(first.user(), "Clarification Answer:") {
-		t.Errorf("first user message:\n%s", first.user())
+	if !strings.Contains(first.Message("user"), "hot frozen cheese") || strings.Contains(first.Message("user"), "Clarification Answer:") {
+		t.Errorf("first user message:\n%s", first.Message("user"))
 	}
-	if want := "hot frozen cheese\n\nClarification Answer: hot"; !strings.Contains(second.user(), want) || !strings.Contains(second.user(), "Do not return a question") {
-		t.Errorf("second user message lacks the resolved prompt %q:\n%s", want, second.user())
+	if want := "hot frozen cheese\n\nClarification Answer: hot"; !strings.Contains(second.Message("user"), want) || !strings.Contains(second.Message("user"), "Do not return a question") {
+		t.Errorf("second user message lacks the resolved prompt %q:\n%s", want, second.Message("user"))
 	}
 	// The schema offers a question only before the answer.
 	if !schemaHas(first, "question") || schemaHas(second, "question") || !schemaHas(second, "plan") {
@@ -88,10 +88,10 @@ func TestAskAgainFallbackDirective(t *testing.T) {
 	if len(reqs) != 3 {
 		t.Fatalf("%d requests, want 3", len(reqs))
 	}
-	if strings.Contains(reqs[1].user(), "Directive:") {
-		t.Errorf("the answer's request already carries a directive:\n%s", reqs[1].user())
+	if strings.Contains(reqs[1].Message("user"), "Directive:") {
+		t.Errorf("the answer's request already carries a directive:\n%s", reqs[1].Message("user"))
 	}
-	last := reqs[2].user()
+	last := reqs[2].Message("user")
 	if !strings.Contains(last, "Directive: "+askonce.FallbackDirective) || !strings.Contains(last, "Clarification Answer: frozen") {
 		t.Errorf("fallback request lacks the directive or the answer:\n%s", last)
 	}
@@ -148,12 +148,12 @@ func TestMalformedOutputsValidationError(t *testing.T) {
 	if len(reqs) != 3 {
 		t.Fatalf("%d requests, want 3", len(reqs))
 	}
-	if strings.Contains(reqs[0].user(), "previous output was invalid") {
-		t.Errorf("first request carries feedback:\n%s", reqs[0].user())
+	if strings.Contains(reqs[0].Message("user"), "previous output was invalid") {
+		t.Errorf("first request carries feedback:\n%s", reqs[0].Message("user"))
 	}
 	for i, r := range reqs[1:] {
-		if !strings.Contains(r.user(), "Your previous output was invalid:\n- "+as[i].Error) {
-			t.Errorf("request %d lacks the feedback %q:\n%s", i+2, as[i].Error, r.user())
+		if !strings.Contains(r.Message("user"), "Your previous output was invalid:\n- "+as[i].Error) {
+			t.Errorf("request %d lacks the feedback %q:\n%s", i+2, as[i].Error, r.Message("user"))
 		}
 	}
 }
@@ -174,7 +174,7 @@ func TestCycleRetriedWithValidationError(t *testing.T) {
 	if got := reasons(attempts(t, e, j)); got != "initial,retry_validation" {
 		t.Errorf("attempt reasons %s", got)
 	}
-	second := f.requests()[1].user()
+	second := f.requests()[1].Message("user")
 	if !strings.Contains(second, "Your previous output was invalid:") || !strings.Contains(second, "dependency cycle: a -> b -> a") {
 		t.Errorf("second request lacks the cycle error:\n%s", second)
 	}
@@ -338,7 +338,7 @@ func TestResponseFormatFallback(t *testing.T) {
 			}
 			var got []string
 			for _, r := range f.requests() {
-				got = append(got, r.format())
+				got = append(got, r.Format())
 			}
 			if strings.Join(got, ",") != tc.formats {
 				t.Errorf("formats %q, want %q", strings.Join(got, ","), tc.formats)
@@ -510,13 +510,13 @@ func TestRequestSettings(t *testing.T) {
 	if got := r.Header.Get("Authorization"); got != "Bearer sk-test-123" {
 		t.Errorf("authorization %q", got)
 	}
-	b := r.Body
+	b := r
 	if b.Temperature == nil || *b.Temperature != 0 || b.Seed == nil || *b.Seed != 42 || b.MaxTokens == nil || *b.MaxTokens != 2048 {
 		t.Errorf("temperature %v seed %v max tokens %v", b.Temperature, b.Seed, b.MaxTokens)
 	}
 	for _, want := range []string{"Profile: general", "- a.go", `"required":["name"]`} {
-		if !strings.Contains(r.user(), want) {
-			t.Errorf("user message lacks %q:\n%s", want, r.user())
+		if !strings.Contains(r.Message("user"), want) {
+			t.Errorf("user message lacks %q:\n%s", want, r.Message("user"))
 		}
 	}
 	spec := b.ResponseFormat.JSONSchema.Schema["properties"].(map[string]any)["plan"].(map[string]any)["properties"].(map[string]any)["spec"]
@@ -569,7 +569,7 @@ func waitDone(t *testing.T, done <-chan struct{}) {
 }
 
 func schemaHas(c call, prop string) bool {
-	rf := c.Body.ResponseFormat
+	rf := c.ResponseFormat
 	if rf == nil || rf.JSONSchema == nil {
 		return false
 	}
@@ -630,7 +630,7 @@ func TestCandidatesReachTheModel(t *testing.T) {
 	if len(reqs) != 1 {
 		t.Fatalf("%d requests, want 1", len(reqs))
 	}
-	if u := reqs[0].user(); !strings.Contains(u, "\nCandidates (the things besides files the builder can act on):\n- red cup\n- blue cup\n") || !strings.Contains(u, "- room.md\n") {
+	if u := reqs[0].Message("user"); !strings.Contains(u, "\nCandidates (the things besides files the builder can act on):\n- red cup\n- blue cup\n") || !strings.Contains(u, "- room.md\n") {
 		t.Errorf("user message lacks the candidates:\n%s", u)
 	}
 }

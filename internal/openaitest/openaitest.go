@@ -25,13 +25,36 @@ type Server struct {
 	requests []Request
 }
 
-// Request is one chat-completions request as received.
+// Request is one chat-completions request as received: when, its
+// headers, and the part of its body tests look at, decoded independently
+// of the client.
 type Request struct {
+	At     time.Time   `json:"-"`
+	Header http.Header `json:"-"`
+
 	Model    string `json:"model"`
 	Messages []struct {
 		Role    string `json:"role"`
 		Content string `json:"content"`
 	} `json:"messages"`
+	Temperature    *float64 `json:"temperature"`
+	MaxTokens      *int64   `json:"max_tokens"`
+	Seed           *int64   `json:"seed"`
+	ResponseFormat *struct {
+		Type       string `json:"type"`
+		JSONSchema *struct {
+			Name   string         `json:"name"`
+			Schema map[string]any `json:"schema"`
+		} `json:"json_schema"`
+	} `json:"response_format"`
+}
+
+// Format is the request's response_format type, "" when none was sent.
+func (r Request) Format() string {
+	if r.ResponseFormat == nil {
+		return ""
+	}
+	return r.ResponseFormat.Type
 }
 
 // Message is the content of the request's first message of role.
@@ -65,7 +88,7 @@ func (s *Server) Requests() []Request {
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost || r.URL.Path != "/v1/chat/completions" {
-		writeError(w, http.StatusNotFound, fmt.Sprintf("no route %s %s", r.Method, r.URL.Path))
+		WriteError(w, http.StatusNotFound, fmt.Sprintf("no route %s %s", r.Method, r.URL.Path), "invalid_request_error")
 		return
 	}
 	var req Request
@@ -74,9 +97,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		err = json.Unmarshal(raw, &req)
 	}
 	if err != nil {
-		writeError(w, http.StatusBadRequest, "bad request body: "+fmt.Sprint(err))
+		WriteError(w, http.StatusBadRequest, "bad request body: "+fmt.Sprint(err), "invalid_request_error")
 		return
 	}
+	req.At, req.Header = time.Now(), r.Header.Clone()
 	s.mu.Lock()
 	s.requests = append(s.requests, req)
 	var step http.HandlerFunc
@@ -86,7 +110,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	n := len(s.requests)
 	s.mu.Unlock()
 	if step == nil {
-		writeError(w, http.StatusInternalServerError, fmt.Sprintf("script exhausted at request %d", n))
+		WriteError(w, http.StatusInternalServerError, fmt.Sprintf("script exhausted at request %d", n), "server_error")
 		return
 	}
 	step(w, r)
@@ -98,7 +122,7 @@ func Reply(content string, promptTokens, completionTokens int64) http.HandlerFun
 	return func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		json.NewEncoder(w).Encode(map[string]any{
-			"id": "chatcmpl-test", "object": "chat.completion", "created": time.Now().Unix(), "model": "test-model",
+			"id": "chatcmpl-test", "object": "chat.completion", "created": time.Now().Unix(), "model": "test-model-2026-01-01",
 			"choices": []map[string]any{{
 				"index": 0, "message": map[string]any{"role": "assistant", "content": content}, "finish_reason": "stop",
 			}},
@@ -109,13 +133,25 @@ func Reply(content string, promptTokens, completionTokens int64) http.HandlerFun
 	}
 }
 
-// Error answers with OpenAI's error body and status.
+// Error answers with OpenAI's error body (type server_error) and status.
 func Error(status int, message string) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) { writeError(w, status, message) }
+	return APIError(status, message, "server_error")
 }
 
-func writeError(w http.ResponseWriter, status int, message string) {
+// APIError answers with OpenAI's error body of type typ and status;
+// header holds name, value pairs (Retry-After).
+func APIError(status int, message, typ string, header ...string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		for i := 0; i+1 < len(header); i += 2 {
+			w.Header().Set(header[i], header[i+1])
+		}
+		WriteError(w, status, message, typ)
+	}
+}
+
+// WriteError writes OpenAI's error body of type typ with status.
+func WriteError(w http.ResponseWriter, status int, message, typ string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"message": message, "type": "server_error", "code": nil}})
+	json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"message": message, "type": typ, "code": nil}})
 }
