@@ -224,7 +224,7 @@ func TestE2E_EmailQuestionWithBothPartsAndOptionLinksThenTheOutcomeAsAReply(t *t
 // show in the metric, and the password is in no log.
 func TestE2E_EmailOutageNeverBlocksAskingOrAnswering(t *testing.T) {
 	t.Parallel()
-	down := deadAddr(t)
+	down := closedPort(t) // nothing listens there
 	in := start(t, []string{"ASKONCE_SMTP_URL=" + smtpURL(down)},
 		"--db", filepath.Join(t.TempDir(), "a.db"), "--email-from", "askonce@example.com", "--email-to", "ops@example.com", "--delivery-backoff", "50ms")
 	r := in.do("POST", "/jobs", map[string]any{"goal": "hot frozen cheese"})
@@ -270,18 +270,4 @@ func TestE2E_EmailRequireTLSRefusesAPlainServer(t *testing.T) {
 	if n := len(mb.messages(t)); n != 0 {
 		t.Fatalf("%d mails delivered over plain SMTP; want none", n)
 	}
-}
-
-// deadAddr is a loopback address nothing listens on: a port taken and
-// released again (were another process to take it meanwhile, it would
-// still not speak SMTP, and the sends would fail as the test needs).
-func deadAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	return addr
 }
