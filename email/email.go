@@ -268,10 +268,7 @@ func (w *questionWorker) NextRetry(rj *river.Job[questionArgs]) time.Time {
 // stopped pending first.
 func (w *questionWorker) Work(ctx context.Context, rj *river.Job[questionArgs]) error {
 	c, a := w.c, rj.Args
-	j, err := c.cfg.Engine.Get(ctx, a.TenantID, a.JobID)
-	if askonce.ErrorCode(err) == askonce.ENOTFOUND {
-		return river.JobCancel(err)
-	}
+	j, err := c.job(ctx, a.TenantID, a.JobID)
 	if err != nil {
 		return err
 	}
@@ -310,10 +307,7 @@ func (w *outcomeWorker) NextRetry(rj *river.Job[outcomeArgs]) time.Time {
 // mail, if the question was mailed.
 func (w *outcomeWorker) Work(ctx context.Context, rj *river.Job[outcomeArgs]) error {
 	c, a := w.c, rj.Args
-	j, err := c.cfg.Engine.Get(ctx, a.TenantID, a.JobID)
-	if askonce.ErrorCode(err) == askonce.ENOTFOUND {
-		return river.JobCancel(err)
-	}
+	j, err := c.job(ctx, a.TenantID, a.JobID)
 	if err != nil {
 		return err
 	}
@@ -337,4 +331,14 @@ func (w *outcomeWorker) Work(ctx context.Context, rj *river.Job[outcomeArgs]) er
 	m.SetBodyString(mail.TypeTextPlain, text)
 	m.AddAlternativeString(mail.TypeTextHTML, html)
 	return c.send(ctx, j, "outcome", a.To, rj.Attempt, m)
+}
+
+// job reads the job a queued send is about; a job that no longer exists
+// cancels the send (river.JobCancel) instead of retrying it.
+func (c *Channel) job(ctx context.Context, tenant, id string) (*askonce.Job, error) {
+	j, err := c.cfg.Engine.Get(ctx, tenant, id)
+	if askonce.ErrorCode(err) == askonce.ENOTFOUND {
+		return nil, river.JobCancel(err)
+	}
+	return j, err
 }

@@ -237,10 +237,7 @@ func (w *postWorker) Work(ctx context.Context, rj *river.Job[postArgs]) error {
 	if _, posted, err := c.message(ctx, a.TenantID, a.JobID); err != nil || posted {
 		return err
 	}
-	j, err := c.cfg.Engine.Get(ctx, a.TenantID, a.JobID)
-	if askonce.ErrorCode(err) == askonce.ENOTFOUND {
-		return river.JobCancel(err)
-	}
+	j, err := c.job(ctx, a.TenantID, a.JobID)
 	if err != nil {
 		return err
 	}
@@ -287,10 +284,7 @@ func (w *settleWorker) Work(ctx context.Context, rj *river.Job[settleArgs]) erro
 	if err != nil || !posted {
 		return err // never posted: nothing to settle
 	}
-	j, err := c.cfg.Engine.Get(ctx, a.TenantID, a.JobID)
-	if askonce.ErrorCode(err) == askonce.ENOTFOUND {
-		return river.JobCancel(err)
-	}
+	j, err := c.job(ctx, a.TenantID, a.JobID)
 	if err != nil {
 		return err
 	}
@@ -316,10 +310,7 @@ func (w *outcomeWorker) Work(ctx context.Context, rj *river.Job[outcomeArgs]) er
 	if _, err := c.cfg.Engine.Message(ctx, a.TenantID, a.JobID, msgOutcome); err == nil {
 		return nil // in the thread already
 	}
-	j, err := c.cfg.Engine.Get(ctx, a.TenantID, a.JobID)
-	if askonce.ErrorCode(err) == askonce.ENOTFOUND {
-		return river.JobCancel(err)
-	}
+	j, err := c.job(ctx, a.TenantID, a.JobID)
 	if err != nil {
 		return err
 	}
@@ -343,4 +334,14 @@ func (c *Channel) update(ctx context.Context, j *askonce.Job, r ref, attempt int
 		slackapi.MsgOptionText(Escape(j.Title)+": "+Settled(j), false),
 		slackapi.MsgOptionBlocks(SettledBlocks(j)...))
 	return c.sent(ctx, "update", j, attempt, err)
+}
+
+// job reads the job a queued send is about; a job that no longer exists
+// cancels the send (river.JobCancel) instead of retrying it.
+func (c *Channel) job(ctx context.Context, tenant, id string) (*askonce.Job, error) {
+	j, err := c.cfg.Engine.Get(ctx, tenant, id)
+	if askonce.ErrorCode(err) == askonce.ENOTFOUND {
+		return nil, river.JobCancel(err)
+	}
+	return j, err
 }
