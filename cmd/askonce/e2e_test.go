@@ -270,6 +270,13 @@ func (r *receiver) ackedCount(id string) int {
 	return r.acked[id]
 }
 
+// body is the body of id's acknowledged delivery.
+func (r *receiver) body(id string) []byte {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.bodies[id]
+}
+
 func (r *receiver) args() ([]string, []string) {
 	return []string{"ASKONCE_WEBHOOK_SECRET=" + r.secret},
 		[]string{"--builder", "webhook", "--webhook-url", r.srv.URL}
@@ -373,8 +380,8 @@ func TestE2E_Rule11_WebhookRetriesDeliverExactlyOnce(t *testing.T) {
 		if j["deliveryAttempts"] != float64(3) {
 			t.Fatalf("job %s delivery attempts %v, want 3", id, j["deliveryAttempts"])
 		}
-		if !bytes.Contains(rc.bodies[id], []byte(`"tasks"`)) {
-			t.Fatalf("delivery body has no plan: %s", rc.bodies[id])
+		if b := rc.body(id); !bytes.Contains(b, []byte(`"tasks"`)) {
+			t.Fatalf("delivery body has no plan: %s", b)
 		}
 	}
 	if n := rc.badSigs.Load(); n != 0 {
