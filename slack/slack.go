@@ -54,7 +54,10 @@ const DefaultAPIURL = "https://slack.com/api/"
 type Config struct {
 	// Engine is where jobs are read and answered. Required.
 	Engine *askonce.Engine
-	// Token is the bot token (xoxb-…), with the chat:write scope.
+	// Token is the bot token (xoxb-…), with the chat:write scope (and
+	// im:write for direct messages), and the history scopes of the
+	// conversations posted to (channels:history, groups:history,
+	// im:history), read only to find a message a dead try posted.
 	// Required.
 	Token string
 	// SigningSecret verifies the requests of POST /slack/interactions.
@@ -69,7 +72,8 @@ type Config struct {
 	// which waits for its Retry-After). Default: 1s doubling to 5m.
 	Backoff func(attempt int) time.Duration
 	// OnSend, when set, is told of every send: its kind (post, update,
-	// outcome) and error (nil for success); for a metric.
+	// outcome; find, the look for a dead try's message, only when it
+	// fails) and error (nil for success); for a metric.
 	OnSend func(kind string, err error)
 	// Logger receives the channel's logs; never a token. Nil discards.
 	Logger *slog.Logger
