@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	slackapi "github.com/slack-go/slack"
 	"github.com/slack-go/slack/slacktest"
 
 	"github.com/askonce/askonce"
@@ -20,7 +21,8 @@ import (
 // historySlack is slacktest's server keeping the messages posted to it,
 // as Slack does, for conversations.history (which slacktest lacks): ts
 // from the clock, the metadata returned only to include_all_metadata,
-// newest first, between oldest and latest. loseAnswers makes
+// newest first, between oldest and latest, limit a page (the cursor is
+// how many came before). loseAnswers makes
 // chat.postMessage take the message and answer 500, as a try that died
 // before it stored the ts sees it; historyError, when set, is every
 // conversations.history's error.
@@ -79,6 +81,8 @@ func newHistorySlack(t *testing.T) *historySlack {
 				reply(w, map[string]any{"ok": false, "error": f.historyError})
 				return
 			}
+			limit, _ := strconv.Atoi(v.Get("limit"))
+			skip, _ := strconv.Atoi(v.Get("cursor"))
 			oldest, _ := strconv.ParseFloat(v.Get("oldest"), 64)
 			latest, _ := strconv.ParseFloat(v.Get("latest"), 64)
 			var msgs []map[string]any
@@ -94,7 +98,14 @@ func newHistorySlack(t *testing.T) *historySlack {
 				}
 				msgs = append(msgs, m)
 			}
-			reply(w, map[string]any{"ok": true, "messages": msgs, "has_more": false})
+			page := map[string]any{"ok": true, "has_more": false}
+			if msgs = msgs[min(skip, len(msgs)):]; limit > 0 && len(msgs) > limit {
+				msgs = msgs[:limit]
+				page["has_more"] = true
+				page["response_metadata"] = map[string]any{"next_cursor": strconv.Itoa(skip + limit)}
+			}
+			page["messages"] = msgs
+			reply(w, page)
 		})
 	})
 	s.Start()
@@ -182,6 +193,34 @@ func TestPostTakenBySlackButNotStoredIsFoundNotPostedAgain(t *testing.T) {
 	}
 }
 
+// The message is found when more messages than a page holds were posted
+// after it in the window.
+func TestLostPostIsFoundPagesBack(t *testing.T) {
+	t.Parallel()
+	f := newHistorySlack(t)
+	e, j, w := asking(t, f, askonce.SlackRecipient{Channel: "C0123ABCD"})
+	f.set(true, "")
+	if err := w.Work(t.Context(), postJob(j, 1)); err == nil {
+		t.Fatal("the try whose answer was lost succeeded")
+	}
+	f.set(false, "")
+	for range findPage + findPage/2 {
+		if _, _, err := w.c.api.PostMessageContext(t.Context(), "C0123ABCD", slackapi.MsgOptionText("chatter", false)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Work(t.Context(), postJob(j, 2)); err != nil {
+		t.Fatal(err)
+	}
+	posts := f.postsOf(j.ID)
+	f.mu.Lock()
+	calls := f.history
+	f.mu.Unlock()
+	if len(posts) != 1 || stored(t, e, j) != "C0123ABCD "+posts[0].Get("ts") || calls != 2 {
+		t.Fatalf("%d messages of the job, stored %q, %d history pages; want the one, found on the second page", len(posts), stored(t, e, j), calls)
+	}
+}
+
 // The look matches the job in the metadata: another job's message in
 // the window, or one without metadata, is not adopted, and the question
 // is posted.
@@ -261,7 +300,9 @@ func TestFailedLookPostsNothingUnlessTheAppCannotRead(t *testing.T) {
 			f := newHistorySlack(t)
 			_, j, w := asking(t, f, askonce.SlackRecipient{Channel: "C0123ABCD"})
 			f.set(true, "")
-			w.Work(t.Context(), postJob(j, 1))
+			if err := w.Work(t.Context(), postJob(j, 1)); err == nil {
+				t.Fatal("the try whose answer was lost succeeded")
+			}
 			f.set(false, tc.historyError)
 			err := w.Work(t.Context(), postJob(j, 2))
 			if n := len(f.postsOf(j.ID)); n != tc.wantPosts {
