@@ -60,7 +60,8 @@ type Notification struct {
 	TenantID string
 	JobID    string
 	// Channel is "slack" or "email"; Kind what was sent ("post",
-	// "update", "outcome", "question").
+	// "update", "outcome", "question"), or "find": Slack's look for the
+	// message of a try that died.
 	Channel, Kind string
 	// To is the recipient, when the channel has several.
 	To string

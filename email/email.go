@@ -10,8 +10,11 @@
 // Sends run on River (Channel implements dispatch.Channel), queued in the
 // transaction that asks or resolves, one River job per address, unique;
 // a sent message is recorded (Engine.PutMessage) and not sent again by a
-// retry. An SMTP outage delays the mail and never the job. The SMTP URL's
-// password never reaches a log.
+// retry. One window remains: a process that dies after the server took a
+// message and before it was recorded sends it again, with the same
+// Message-ID, since SMTP cannot be asked afterwards what it took (Slack's
+// channel can, and closes its window). An SMTP outage delays the mail
+// and never the job. The SMTP URL's password never reaches a log.
 package email
 
 import (

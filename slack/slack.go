@@ -11,8 +11,11 @@
 // dispatch.Channel), queued in the transaction that asks or resolves.
 // The posted message's channel and ts are stored (Engine.PutMessage), and
 // a post that finds one stored sends nothing, so retries and restarts do
-// not post twice; the one window left is a process that dies after
-// Slack took the message and before its ts was stored. A 429 is retried
+// not post twice. A process can die after Slack took the message and
+// before its ts was stored: every try records when it began posting, the
+// message carries the job in its metadata, and a try that finds an
+// earlier try recorded without a ts looks for that message in the
+// conversation's history first and adopts it (find.go). A 429 is retried
 // after its Retry-After. Slack being down delays the message and never
 // the job: the question stands, and its answer link works.
 package slack
@@ -51,7 +54,10 @@ const DefaultAPIURL = "https://slack.com/api/"
 type Config struct {
 	// Engine is where jobs are read and answered. Required.
 	Engine *askonce.Engine
-	// Token is the bot token (xoxb-…), with the chat:write scope.
+	// Token is the bot token (xoxb-…), with the chat:write scope (and
+	// im:write for direct messages), and the history scopes of the
+	// conversations posted to (channels:history, groups:history,
+	// im:history), read only to find a message a dead try posted.
 	// Required.
 	Token string
 	// SigningSecret verifies the requests of POST /slack/interactions.
@@ -66,7 +72,8 @@ type Config struct {
 	// which waits for its Retry-After). Default: 1s doubling to 5m.
 	Backoff func(attempt int) time.Duration
 	// OnSend, when set, is told of every send: its kind (post, update,
-	// outcome) and error (nil for success); for a metric.
+	// outcome; find, the look for a dead try's message, only when it
+	// fails) and error (nil for success); for a metric.
 	OnSend func(kind string, err error)
 	// Logger receives the channel's logs; never a token. Nil discards.
 	Logger *slog.Logger
@@ -231,7 +238,9 @@ func (w *postWorker) NextRetry(rj *river.Job[postArgs]) time.Time {
 }
 
 // Work posts the question message unless it was posted already, or the
-// job stopped pending before it could be.
+// job stopped pending before it could be. A message an earlier try
+// posted without storing its ts (the process died first) is found and
+// adopted instead, and updated if the job has settled since.
 func (w *postWorker) Work(ctx context.Context, rj *river.Job[postArgs]) error {
 	c, a := w.c, rj.Args
 	if _, posted, err := c.message(ctx, a.TenantID, a.JobID); err != nil || posted {
@@ -241,29 +250,64 @@ func (w *postWorker) Work(ctx context.Context, rj *river.Job[postArgs]) error {
 	if err != nil {
 		return err
 	}
-	if j.Status != askonce.StatusPending || j.Notify == nil || j.Notify.Slack == nil {
+	if j.Notify == nil || j.Notify.Slack == nil {
+		return nil
+	}
+	last, err := c.lastTry(ctx, j)
+	if err != nil {
+		return err
+	}
+	if last.n > 0 {
+		r, found, err := c.find(ctx, j, last.at)
+		if err != nil {
+			ferr := c.sent(ctx, "find", j, rj.Attempt, err)
+			if !cannotRead(err) {
+				return ferr // retried: Slack may have the message
+			}
+			// The app may not read the conversation (no history
+			// scope): asking again beats never asking.
+			c.log.WarnContext(ctx, "slack: cannot look for the message of an earlier try, so it may be posted twice; give the app the history scopes (docs/notifications.md)", "job", j.ID)
+		}
+		if found {
+			return c.posted(ctx, j, r, rj.Attempt, nil)
+		}
+	}
+	if j.Status != askonce.StatusPending {
 		return nil // settled before anyone could be asked: nothing to ask
+	}
+	if err := c.startTry(ctx, j, last.n+1); err != nil {
+		return err
 	}
 	url := ""
 	if c.cfg.AnswerURL != nil {
 		url = c.cfg.AnswerURL(j)
 	}
-	channel, ts, err := c.api.PostMessageContext(ctx, j.Notify.Slack.Conversation(),
+	pctx, cancel := context.WithTimeout(ctx, postTimeout)
+	channel, ts, err := c.api.PostMessageContext(pctx, j.Notify.Slack.Conversation(),
 		slackapi.MsgOptionText(Escape(j.Title+": "+j.Question.Text), false),
 		slackapi.MsgOptionBlocks(QuestionBlocks(j, url)...),
+		slackapi.MsgOptionMetadata(questionMetadata(j)),
 		slackapi.MsgOptionDisableLinkUnfurl())
-	if err := c.sent(ctx, "post", j, rj.Attempt, err); err != nil {
+	cancel()
+	return c.posted(ctx, j, ref{channel, ts}, rj.Attempt, err)
+}
+
+// posted records the question message r of j, posted by this try (err
+// its error) or found from an earlier one, and updates it if j stopped
+// pending meanwhile.
+func (c *Channel) posted(ctx context.Context, j *askonce.Job, r ref, attempt int, err error) error {
+	if err := c.sent(ctx, "post", j, attempt, err); err != nil {
 		return err
 	}
-	m, err := c.cfg.Engine.PutMessage(ctx, askonce.Message{TenantID: j.TenantID, JobID: j.ID, Channel: msgQuestion, Ref: ref{channel, ts}.String()})
+	m, err := c.cfg.Engine.PutMessage(ctx, askonce.Message{TenantID: j.TenantID, JobID: j.ID, Channel: msgQuestion, Ref: r.String()})
 	if err != nil {
 		return err
 	}
 	// Settled while this was posting: the settle job may have found no
 	// message, so settle it here (settling twice is harmless).
-	if j, err = c.cfg.Engine.Get(ctx, a.TenantID, a.JobID); err == nil && j.Status != askonce.StatusPending {
+	if j, err = c.cfg.Engine.Get(ctx, j.TenantID, j.ID); err == nil && j.Status != askonce.StatusPending {
 		r, _ := parseRef(m.Ref)
-		return c.update(ctx, j, r, rj.Attempt)
+		return c.update(ctx, j, r, attempt)
 	}
 	return nil
 }

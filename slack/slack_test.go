@@ -18,8 +18,8 @@ import (
 )
 
 // askingJob is a gate-mode job of a real SQLite store that asks a
-// SELECT_ONE question and names a Slack channel.
-func askingJob(t *testing.T) (*askonce.Engine, *askonce.Job) {
+// SELECT_ONE question and names to, a Slack channel or user.
+func askingJob(t *testing.T, to askonce.SlackRecipient) (*askonce.Engine, *askonce.Job) {
 	t.Helper()
 	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "a.db"))
 	if err != nil {
@@ -28,7 +28,7 @@ func askingJob(t *testing.T) (*askonce.Engine, *askonce.Job) {
 	t.Cleanup(func() { st.Close() })
 	e := &askonce.Engine{Store: st}
 	j, err := e.Create(t.Context(), askonce.CreateRequest{Goal: "hot frozen cheese", Mode: askonce.ModeGate,
-		Notify: &askonce.Recipients{Slack: &askonce.SlackRecipient{Channel: "C0123ABCD"}}})
+		Notify: &askonce.Recipients{Slack: &to}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +69,7 @@ func postJob(j *askonce.Job, attempt int) *river.Job[postArgs] {
 // completion) finds the stored ts and posts nothing.
 func TestRetriedPostSendsNoSecondMessage(t *testing.T) {
 	t.Parallel()
-	e, j := askingJob(t)
+	e, j := askingJob(t, askonce.SlackRecipient{Channel: "C0123ABCD"})
 	var posts atomic.Int64
 	c, err := New(Config{Engine: e, Token: "xoxb-test", SigningSecret: "s", APIURL: countingSlack(t, &posts, http.StatusOK, nil)})
 	if err != nil {
@@ -93,7 +93,7 @@ func TestRetriedPostSendsNoSecondMessage(t *testing.T) {
 // A 429 snoozes the job for Slack's Retry-After, instead of a failed try.
 func TestRateLimitedPostWaitsForRetryAfter(t *testing.T) {
 	t.Parallel()
-	e, j := askingJob(t)
+	e, j := askingJob(t, askonce.SlackRecipient{Channel: "C0123ABCD"})
 	var posts atomic.Int64
 	url := countingSlack(t, &posts, http.StatusTooManyRequests, http.Header{"Retry-After": {"7"}})
 	var failures atomic.Int64
@@ -119,7 +119,7 @@ func TestRateLimitedPostWaitsForRetryAfter(t *testing.T) {
 // A post that finds the question settled posts nothing.
 func TestPostOfASettledQuestionSendsNothing(t *testing.T) {
 	t.Parallel()
-	e, j := askingJob(t)
+	e, j := askingJob(t, askonce.SlackRecipient{Channel: "C0123ABCD"})
 	if _, err := e.Answer(t.Context(), "", j.ID, "hot"); err != nil {
 		t.Fatal(err)
 	}

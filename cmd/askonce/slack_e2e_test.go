@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -40,7 +41,10 @@ func (c slackCall) blocks(t *testing.T) []map[string]any {
 }
 
 // fakeSlack is slacktest's server with the calls askonce makes recorded:
-// chat.postMessage, chat.update, chat.postEphemeral and views.open.
+// chat.postMessage, chat.update, chat.postEphemeral and views.open; and
+// the Slack methods slacktest lacks, answered from what was posted:
+// conversations.history (newest first, between oldest and latest, the
+// metadata only to include_all_metadata) and conversations.open.
 type fakeSlack struct {
 	srv   *slacktest.Server
 	mu    sync.Mutex
@@ -48,6 +52,9 @@ type fakeSlack struct {
 	ts    int
 	// down answers every call with 500 while set.
 	down bool
+	// hold, when set, is told of the next chat.postMessage once it is
+	// recorded, and the call gets no answer until its client goes away.
+	hold chan<- slackCall
 }
 
 func newFakeSlack(t *testing.T) *fakeSlack {
@@ -66,22 +73,93 @@ func newFakeSlack(t *testing.T) *fakeSlack {
 					http.Error(w, "slack is down", http.StatusInternalServerError)
 					return
 				}
-				f.calls = append(f.calls, slackCall{method, form})
 				f.ts++
-				channel := form.Get("channel")
-				if strings.HasPrefix(channel, "U") {
-					channel = "D" + channel[1:] // Slack answers a DM's own id
+				// Slack's ts: the time it took the message, unique in
+				// its conversation.
+				ts := fmt.Sprintf("%d.%06d", time.Now().Unix(), f.ts)
+				form.Set("ts", cmpOr(form.Get("ts"), ts))
+				call := slackCall{method, form}
+				f.calls = append(f.calls, call)
+				if hold := f.hold; hold != nil && method == "chat.postMessage" {
+					f.hold = nil
+					f.mu.Unlock()
+					hold <- call
+					<-r.Context().Done()
+					f.mu.Lock()
+					return
 				}
 				w.Header().Set("Content-Type", "application/json")
-				json.NewEncoder(w).Encode(map[string]any{"ok": true, "channel": channel, "ts": fmt.Sprintf("1700000000.%06d", f.ts),
-					"message_ts": fmt.Sprintf("1700000000.%06d", f.ts), "view": map[string]any{"id": "V1"}})
+				json.NewEncoder(w).Encode(map[string]any{"ok": true, "channel": dm(form.Get("channel")), "ts": form.Get("ts"),
+					"message_ts": ts, "view": map[string]any{"id": "V1"}})
 			})
 		}
 	}
-	f.srv = slacktest.NewTestServer(record("chat.postMessage"), record("chat.update"), record("chat.postEphemeral"), record("views.open"))
+	answer := func(method string, reply func(form url.Values) map[string]any) func(slacktest.Customize) {
+		return func(c slacktest.Customize) {
+			c.Handle("/"+method, func(w http.ResponseWriter, r *http.Request) {
+				r.ParseForm()
+				f.mu.Lock()
+				defer f.mu.Unlock()
+				if f.down {
+					http.Error(w, "slack is down", http.StatusInternalServerError)
+					return
+				}
+				w.Header().Set("Content-Type", "application/json")
+				json.NewEncoder(w).Encode(reply(r.PostForm))
+			})
+		}
+	}
+	history := answer("conversations.history", func(q url.Values) map[string]any {
+		oldest, _ := strconv.ParseFloat(q.Get("oldest"), 64)
+		latest, _ := strconv.ParseFloat(cmpOr(q.Get("latest"), "1e12"), 64)
+		msgs := []map[string]any{}
+		for i := len(f.calls) - 1; i >= 0; i-- {
+			c := f.calls[i]
+			ts, _ := strconv.ParseFloat(c.form.Get("ts"), 64)
+			if c.method != "chat.postMessage" || c.form.Get("thread_ts") != "" || dm(c.form.Get("channel")) != q.Get("channel") || ts < oldest || ts > latest {
+				continue
+			}
+			m := map[string]any{"type": "message", "ts": c.form.Get("ts"), "text": c.form.Get("text")}
+			if meta := c.form.Get("metadata"); meta != "" && q.Get("include_all_metadata") == "1" {
+				m["metadata"] = json.RawMessage(meta)
+			}
+			msgs = append(msgs, m)
+		}
+		return map[string]any{"ok": true, "messages": msgs, "has_more": false}
+	})
+	open := answer("conversations.open", func(q url.Values) map[string]any {
+		return map[string]any{"ok": true, "channel": map[string]any{"id": dm(q.Get("users"))}}
+	})
+	f.srv = slacktest.NewTestServer(record("chat.postMessage"), record("chat.update"), record("chat.postEphemeral"), record("views.open"), history, open)
 	f.srv.Start()
 	t.Cleanup(f.srv.Stop)
 	return f
+}
+
+// dm is the conversation Slack posts to for channel: a user's direct
+// message has an id of its own.
+func dm(channel string) string {
+	if strings.HasPrefix(channel, "U") {
+		return "D" + channel[1:]
+	}
+	return channel
+}
+
+func cmpOr(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
+}
+
+// holdNextPost makes the next chat.postMessage hang, recorded, until its
+// client goes away; the call comes on the channel once recorded.
+func (f *fakeSlack) holdNextPost() <-chan slackCall {
+	held := make(chan slackCall, 1)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.hold = held
+	return held
 }
 
 func (f *fakeSlack) setDown(down bool) {
@@ -111,8 +189,13 @@ func (f *fakeSlack) question(tenant, id string) []slackCall {
 }
 
 func startWithSlack(t *testing.T, f *fakeSlack, extra ...string) *instance {
+	return startWithSlackOn(t, f, filepath.Join(t.TempDir(), "a.db"), extra...)
+}
+
+// startWithSlackOn is startWithSlack on the database db.
+func startWithSlackOn(t *testing.T, f *fakeSlack, db string, extra ...string) *instance {
 	return start(t, []string{"ASKONCE_SLACK_BOT_TOKEN=xoxb-test-token", "ASKONCE_SLACK_SIGNING_SECRET=" + slackSecret},
-		append([]string{"--db", filepath.Join(t.TempDir(), "a.db"), "--slack-api-url", f.srv.GetAPIURL(),
+		append([]string{"--db", db, "--slack-api-url", f.srv.GetAPIURL(),
 			"--slack-channel", "C0123ABCD", "--delivery-backoff", "50ms"}, extra...)...)
 }
 
@@ -538,5 +621,61 @@ func TestE2E_SlackDontRememberKeepsTheAnswerOutOfProjectMemory(t *testing.T) {
 	settled(d, "hot")
 	if m := memory(); len(m) != 1 || m[0] != "frozen" {
 		t.Fatalf("project memory after a modal answer ticked don't remember: %v; want [frozen] unchanged", m)
+	}
+}
+
+// Slack took the question, and askonce was killed before it stored the
+// message's ts. After the restart the job has exactly one message, in a
+// channel as in a direct message, and the message askonce updates when
+// the job is answered is that one.
+func TestE2E_SlackQuestionCutOffByAKillIsNotPostedTwice(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		to     map[string]any
+		thread string // the conversation the message is in
+	}{
+		{"Channel", map[string]any{"channel": "C0456EFGH"}, "C0456EFGH"},
+		{"DirectMessage", map[string]any{"user": "U0ANN0001"}, "D0ANN0001"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFakeSlack(t)
+			db := filepath.Join(t.TempDir(), "a.db")
+			// A try cut off by the kill is retried once River gives it
+			// up: the builder timeout plus 10 s, then the rescuer's next
+			// round (every 30 s).
+			args := []string{"--builder-timeout", "1s", "--replica-id", "replica-a"}
+			in := startWithSlackOn(t, f, db, args...)
+			held := f.holdNextPost()
+			r := in.do("POST", "/jobs", map[string]any{"goal": "hot frozen cheese", "notify": map[string]any{"slack": tc.to}})
+			if r.status != 201 || str(r.body, "status") != "pending" {
+				t.Fatalf("create: %d %s", r.status, r.raw)
+			}
+			id := str(r.body, "jobId")
+			var post slackCall
+			select {
+			case post = <-held:
+			case <-time.After(30 * time.Second):
+				t.Fatal("timed out waiting for the question's chat.postMessage")
+			}
+			in.stop(syscall.SIGKILL) // Slack has the message; askonce never learns its ts
+
+			again := startWithSlackOn(t, f, db, args...)
+			within(t, 90*time.Second, "the post retried after the restart", func() bool {
+				return strings.Contains(string(again.do("GET", "/jobs/"+id+"/events", nil).raw), `"type":"notified"`)
+			})
+			if msgs := f.question("default", id); len(msgs) != 1 {
+				t.Fatalf("%d question messages for the job; want 1", len(msgs))
+			}
+			if a := again.do("POST", "/jobs/"+id+"/clarification", map[string]any{"answer": "hot"}); a.status != 200 {
+				t.Fatalf("answer: %d %s", a.status, a.raw)
+			}
+			eventually(t, "the message updated", func() bool { return len(f.find("chat.update", nil)) > 0 })
+			u := f.find("chat.update", nil)[0].form
+			if u.Get("channel") != tc.thread || u.Get("ts") != post.form.Get("ts") {
+				t.Fatalf("updated the message %s %s; want the one posted, %s %s", u.Get("channel"), u.Get("ts"), tc.thread, post.form.Get("ts"))
+			}
+		})
 	}
 }
