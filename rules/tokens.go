@@ -93,19 +93,26 @@ func (c *compiled) annotate(src string, toks []token) []token {
 }
 
 // quotedRanges are the byte ranges of src inside quotation marks ("...",
-// “...”, 「...」, 『...』).
+// “...”, 「...」, 『...』, and '...' or ‘...’ around words, not an
+// apostrophe), each from its opening mark to its closing one.
 func quotedRanges(src string) [][2]int {
 	var out [][2]int
 	open := -1
 	var closer rune
+	word := func(i int) bool { // a letter or digit at byte i
+		r, _ := utf8.DecodeRuneInString(src[i:])
+		return i < len(src) && lex.IsWordRune(r)
+	}
 	for i, r := range src {
+		n := i + utf8.RuneLen(r)
+		single := r == '\'' || r == '‘' || r == '’'
 		switch {
-		case open >= 0 && r == closer:
+		case open >= 0 && r == closer && (!single || n == len(src) || !word(n)):
 			out = append(out, [2]int{open, i})
 			open = -1
-		case open < 0 && (r == '"' || r == '“' || r == '「' || r == '『'):
+		case open < 0 && strings.ContainsRune(`"“「『'‘`, r) && (!single || (i == 0 || !word(i-1)) && n < len(src) && word(n)):
 			open = i
-			closer = map[rune]rune{'"': '"', '“': '”', '「': '」', '『': '』'}[r]
+			closer = map[rune]rune{'"': '"', '“': '”', '「': '」', '『': '』', '\'': '\'', '‘': '’'}[r]
 		}
 	}
 	return out
