@@ -78,16 +78,25 @@ var objectPrepositions = []string{"to", "in", "into", "on", "onto", "from", "at"
 // particles complete a phrasal verb ("pick up", "set out").
 var particles = []string{"up", "out", "off", "down", "back", "away"}
 
-// choiceIn reads the choice that is the object of cmd's main verb.
+// choiceIn reads the choice that is the object of cmd's main verb, or
+// follows its direct object after an object preposition ("deploy the api
+// to staging or production").
 func choiceIn(in *input, cmd command) (alternative, bool) {
 	toks, c := in.gt, in.c
 	v := cmd.verb
-	if toks[v].e.has(fSuggest) {
+	if toks[v].e.has(fNoChoice) {
 		return alternative{}, false
 	}
 	k := v + 1
 	if k < cmd.end && slices.Contains(particles, toks[k].Text) {
 		k++ // "pick up milk or oat milk"
+	}
+	object := k // a direct object before the preposition: "the api", "it"
+	for k < cmd.end && k-object < 5 && (toks[k].e.has(fDet|fPlaceholder) || optionWord(&toks[k])) {
+		k++
+	}
+	if k == cmd.end || !toks[k].e.has(fPrep) || k == object || toks[k-1].e.has(fDet) {
+		k = object // the alternatives are the object itself
 	}
 	prep := k < cmd.end && toks[k].e.has(fPrep)
 	if prep {
@@ -143,10 +152,12 @@ func choiceIn(in *input, cmd command) (alternative, bool) {
 			return alternative{}, false
 		}
 	}
-	if !prep && !det {
-		// A bare object ("add milk or water", "use olive oil or butter")
-		// is a substitution either way; it is a choice when the options
-		// are names: "use React or Vue", "install v1.2 or v2.0".
+	// Bare options ("add milk or water", "fry the onions in butter or
+	// oil") are a substitution either way, unless they are names ("use
+	// React or Vue", "install v1.2 or v2.0"), a destination right after the
+	// verb or its object ("deploy the api to staging or production"), or
+	// the user asks for the choice ("should I use postgres or sqlite?").
+	if !det && !cmd.decision && !questionMarked(in.goal, toks, v) && !(prep && (object == opts[0][0]-1 || toks[opts[0][0]-1].Text == "to")) {
 		for _, o := range opts {
 			if !named(in, o[0], o[1]) {
 				return alternative{}, false

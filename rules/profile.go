@@ -251,7 +251,8 @@ const (
 	fDestructive
 	fCommand
 	fObject
-	fSuggest
+	fNoChoice
+	fDecision
 	fPlaceholder
 	fVague
 	fQuestion
@@ -278,7 +279,8 @@ var listFlags = map[string]flag{
 	"destructive":         fDestructive, // destructive verbs, as a command's main verb with a data object
 	"destructiveCommands": fCommand,     // destructive as the command itself ("rm -rf")
 	"objects":             fObject,      // data whose loss cannot be undone (file, branch, account)
-	"suggestVerbs":        fSuggest,     // make a command a suggestion ("serve"): no choice
+	"noChoiceVerbs":       fNoChoice,    // verbs whose object's alternatives are no choice: a suggestion ("serve"), a topic ("compare", "classify")
+	"decisionOpeners":     fDecision,    // open a question that asks the agent to decide ("should we")
 	"placeholders":        fPlaceholder, // stand for an object without naming it ("it", "stuff")
 	"vagueWords":          fVague,       // say nothing on their own ("fix", "better")
 	"questionWords":       fQuestion,    // open a sentence that asks the agent something

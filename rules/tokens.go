@@ -176,18 +176,22 @@ func countWords[T string | []byte](b T) int64 {
 
 // command is one imperative command of a text: its main verb at
 // toks[verb], and the tokens up to end (exclusive) that belong to it.
+// decision marks a question that asks the agent to decide ("should we use
+// Go or Rust?"), which only the choice check reads as a command.
 type command struct {
 	verb, end int
+	decision  bool
 }
 
 // commands finds the commands of a text. A command starts a clause, or
 // follows "and" or "then" inside one; its main verb is its first word
 // after connectors ("first", "then", "just") and request openers ("can
-// you", "please"). A sentence that asks the agent something holds no
-// command, nor does a clause whose first word is closed-class (a
-// determiner, pronoun, preposition, negation or question word: "the
-// parser should...", "don't delete ..."), a number, or a Japanese word
-// (Japanese puts its verb last; the destructive check reads it there).
+// you", "please"), or after a decision opener ("should I", "shall we").
+// A sentence that asks the agent something else holds no command, nor
+// does a clause whose first word is closed-class (a determiner, pronoun,
+// preposition, negation or question word: "the parser should...", "don't
+// delete ..."), a number, or a Japanese word (Japanese puts its verb
+// last; the destructive check reads it there).
 func (c *compiled) commands(src string, toks []token) []command {
 	var out []command
 	start := 0
@@ -197,8 +201,8 @@ func (c *compiled) commands(src string, toks []token) []command {
 			continue
 		}
 		if i > start {
-			if v := c.mainVerb(src, toks, start, i); v >= 0 {
-				out = append(out, command{verb: v, end: i})
+			if v, decision := c.mainVerb(src, toks, start, i); v >= 0 {
+				out = append(out, command{verb: v, end: i, decision: decision})
 			}
 		}
 		start = i
@@ -206,10 +210,13 @@ func (c *compiled) commands(src string, toks []token) []command {
 	return out
 }
 
-// mainVerb is the main verb of the command in toks[t0:t1], or -1.
-func (c *compiled) mainVerb(src string, toks []token, t0, t1 int) int {
+// mainVerb is the main verb of the command in toks[t0:t1], or -1, and
+// whether a decision opener comes before it.
+func (c *compiled) mainVerb(src string, toks []token, t0, t1 int) (int, bool) {
+	decision := false
 	for t0 < t1 {
-		if n := c.phraseAt(toks, t0, fOpener); n > 0 {
+		if n := max(c.phraseAt(toks, t0, fOpener), c.phraseAt(toks, t0, fDecision)); n > 0 {
+			decision = decision || c.phraseAt(toks, t0, fDecision) > 0
 			t0 += n
 			continue
 		}
@@ -219,14 +226,14 @@ func (c *compiled) mainVerb(src string, toks []token, t0, t1 int) int {
 		}
 		break
 	}
-	if t0 >= t1 || c.asksAgent(src, toks, t0) {
-		return -1
+	if t0 >= t1 || !decision && c.asksAgent(src, toks, t0) {
+		return -1, false
 	}
 	t := &toks[t0]
 	if t.neg || t.e.has(fDet|fNeg|fQuestion|fPrep|fStop|fCondition|fPlaceholder) || number(t.Text) || lex.IsJapanese(t.Text) {
-		return -1
+		return -1, false
 	}
-	return t0
+	return t0, decision
 }
 
 // asksAgent reports whether the sentence of toks[i] asks the agent
@@ -249,17 +256,19 @@ func (c *compiled) asksAgent(src string, toks []token, i int) bool {
 	if toks[first].e.has(fQuestion) {
 		return true
 	}
+	f := &toks[first]
+	return questionMarked(src, toks, i) && (f.e.has(fDet|fNeg|fPrep|fStop|fPlaceholder) || lex.IsJapanese(f.Text))
+}
+
+// questionMarked reports whether the sentence of toks[i] ends with a
+// question mark (or Japanese か).
+func questionMarked(src string, toks []token, i int) bool {
 	last := i
-	for last+1 < len(toks) && toks[last+1].Sentence == s {
+	for last+1 < len(toks) && toks[last+1].Sentence == toks[i].Sentence {
 		last++
 	}
 	rest := strings.TrimSpace(src[toks[last].End:])
-	question := strings.HasPrefix(rest, "?") || strings.HasPrefix(rest, "？") || strings.HasSuffix(toks[last].Text, "か")
-	if !question {
-		return false
-	}
-	f := &toks[first]
-	return f.e.has(fDet|fNeg|fPrep|fStop|fPlaceholder) || lex.IsJapanese(f.Text)
+	return strings.HasPrefix(rest, "?") || strings.HasPrefix(rest, "？") || strings.HasSuffix(toks[last].Text, "か")
 }
 
 // before reports whether a word with role f (a negation, a word that
