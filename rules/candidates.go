@@ -121,9 +121,9 @@ func (n name) hasAll(keys []string) bool {
 	return !slices.ContainsFunc(keys, func(k string) bool { return !slices.Contains(n.words, k) })
 }
 
-// indefinite determiners let the agent take any one that fits ("grab a
-// cup", "use any pepper"): no question.
-var indefinite = []string{"a", "an", "any", "another", "some", "either", "one", "whichever", "whatever"}
+// indefinite determiners and numbers let the agent take any one that fits
+// ("grab a cup", "use any pepper", "name three countries"): no question.
+var indefinite = []string{"a", "an", "any", "another", "some", "either", "one", "two", "three", "several", "few", "many", "whichever", "whatever"}
 
 // findReference reads the reference whose head is goal token i: the
 // candidates whose head the word is, narrowed by the words before it

@@ -97,6 +97,8 @@ func choiceIn(in *input, cmd command) (alternative, bool) {
 	}
 	if k == cmd.end || !toks[k].e.has(fPrep) || k == object || toks[k-1].e.has(fDet) {
 		k = object // the alternatives are the object itself
+	} else if slices.Contains(indefinite, toks[object].Text) || number(toks[object].Text) {
+		return alternative{}, false // "find a flight to Tokyo or Osaka": any that fits
 	}
 	prep := k < cmd.end && toks[k].e.has(fPrep)
 	if prep {

@@ -62,6 +62,9 @@ func TestChoiceAsksOnlyForAChoiceThatIsTheObjectOfTheCommand(t *testing.T) {
 		// Not the object of the main verb.
 		{goal: "simmer the beans in stock or water"},
 		{goal: "store the flour in a jar or a tin"},
+		{goal: "find a hotel in Rome or Milan"},
+		{goal: "name two rivers in Peru or Chile"},
+		{goal: "Would you rather visit Oslo or Bergen?"},
 		{goal: "the report must be in markdown or html"},
 		{goal: "check whether the build passes or fails"},
 	})
