@@ -73,7 +73,7 @@ func detectDestructive(in *input) destructions {
 		texts[i] = a.text
 	}
 	list := in.quoteList(texts, "and")
-	yes, no := lex.Replies(lexTokens(in.at))
+	yes, no := lex.Replies(lex.Split(in.answer, nil))
 	switch {
 	case yes && !no:
 		d.confirmed = true
@@ -189,13 +189,4 @@ func isPath(s string) bool {
 	}
 	i := strings.LastIndexByte(s, '.')
 	return i > 0 && i < len(s)-1
-}
-
-// lexTokens unwraps annotated tokens.
-func lexTokens(toks []token) []lex.Token {
-	out := make([]lex.Token, len(toks))
-	for i := range toks {
-		out[i] = toks[i].Token
-	}
-	return out
 }

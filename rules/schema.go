@@ -95,37 +95,31 @@ func readSchema(raw []byte) (fields []field, closed map[string]bool) {
 // detectSchema fills the required fields of the job's specSchema from the
 // goal, as a careful reader maps a sentence to fields:
 //   - a field with choices (enum, or oneOf/anyOf consts) by the choice the
-//     goal names, whole or as a plural, an adverb or an abbreviation of it
-//     ("every week" is weekly, "prod" production). A choice named under a
-//     negation or after "than", "from", "instead of" or "except" is not
-//     meant ("staging, not production"), nor a source before the target
-//     ("port the TypeScript CLI to Go" is Go), nor one in a remark when
-//     another is in a command ("make a small icon; a large one would be
-//     too much");
-//   - another field by "<field> value", "<field>: value", "value <field>"
-//     for a number ("3 replicas") or a form of its name ("titled X");
-//   - a field by the shape of its values: an email address for a field of
-//     format email or named for one, a URL for a uri, an ISO date for a
-//     date; for a recipient (to, recipient, assignee, owner, ...) an email
-//     address or the capitalised name the command addresses ("email Dana",
-//     "send it to Marcus Lee"); for a title (title, name, subject, ...)
-//     the text after "called", "named" or "titled", or the one quoted
-//     string;
-//   - a boolean by its words or their forms and synonyms ("notify":
-//     "tell", "inform", "let ... know"): stated, it is true; after a
-//     negation or "skip", "omit", "avoid", "disable" it is false. A field
-//     named for the negative ("skipTests") is true when that is stated;
-//   - a field with a const or a default by that value.
+//     goal means: named whole, as a plural, an adverb or an abbreviation
+//     ("every week" is weekly, "prod" production), and not negated, after
+//     "than", "from", "instead of" or "except", a source before a target
+//     ("port the TypeScript CLI to Go") or in a remark beside a command
+//     ("a large one would be too much");
+//   - another field by "<field> value", "<field>: value", a form of its
+//     name ("titled X") or, for a number, "3 replicas";
+//   - by the shape of its value: an email address, a URL or an ISO date
+//     for a field of that format or name; for a recipient (to, assignee,
+//     owner, ...) an email address or the name the command addresses
+//     ("email Dana", "send it to Marcus Lee"); for a title (title, name,
+//     subject, ...) the text after "called", "named" or "titled", or the
+//     one quoted string;
+//   - a boolean by its words, their forms or synonyms ("tell" for
+//     notify): stated, true; after a negation or "skip", "without", false
+//     (true for a field named for the negative, "skipTests");
+//   - a const or a default.
 //
-// A field the goal leaves open, or fills twice (two of its choices both
-// meant, "to staging and production", or offered, "Go or Rust"), is
-// asked: SELECT_ONE over its choices (or the ones it names), CONFIRM for
-// a boolean, FREE_TEXT otherwise; reason missing_required_info. Only the
-// first open field is asked; the answer settles it (a choice as other
-// SELECT_ONE answers are settled, yes/no, a number for a number field,
-// any text for a string). Other open fields and, under a directive, the
-// asked one take the rule: the first choice, false, or the goal for a
-// string, each with an assumption.
+// A field the goal leaves open, or fills twice (two choices both meant or
+// offered: "to staging and production", "Go or Rust"), is asked:
+// SELECT_ONE over its choices (or the named ones), CONFIRM for a boolean,
+// FREE_TEXT otherwise; reason missing_required_info. Only the first open
+// field is asked, and the answer settles it; other open fields, and the
+// asked one under a directive, take the first choice, false, 0 or the
+// goal, each with an assumption.
 func detectSchema(in *input) schemaFields {
 	fields, closed := readSchema(in.schema)
 	res := schemaFields{values: map[string]any{}, closed: closed}
@@ -169,21 +163,16 @@ func goalValue(in *input, f field) (any, bool, []any) {
 		}
 		return nil, false, named
 	}
-	if f.typ == "boolean" {
-		if text, ok := afterName(in, f); ok {
-			if v, ok := parseValue(f, text); ok {
-				return v, true, nil
-			}
-		}
-		v, ok := statedBoolean(in, f)
-		return v, ok, nil
-	}
 	for _, find := range []func(*input, field) (string, bool){afterName, shaped} {
 		if text, ok := find(in, f); ok {
 			if v, ok := parseValue(f, text); ok {
 				return v, true, nil
 			}
 		}
+	}
+	if f.typ == "boolean" {
+		v, ok := statedBoolean(in, f)
+		return v, ok, nil
 	}
 	return nil, false, nil
 }
@@ -252,10 +241,11 @@ func rawValues(s string) (emails, urls, dates []string) {
 // Marcus Lee").
 func addressed(in *input) []string {
 	var out []string
-	toks := in.gt
+	toks, cmds := in.gt, in.c.commands(in.goal, in.gt)
 	for i := 1; i < len(toks); i++ {
 		p := &toks[i-1]
-		if !toks[i].capital || toks[i].quoted || p.Clause != toks[i].Clause || !slices.Contains([]string{"to", "for", "cc"}, p.Text) && !slices.ContainsFunc(in.c.commands(in.goal, toks), func(c command) bool { return c.verb == i-1 }) {
+		verb := slices.ContainsFunc(cmds, func(c command) bool { return c.verb == i-1 })
+		if !toks[i].capital || toks[i].quoted || p.Clause != toks[i].Clause || !verb && !slices.Contains([]string{"to", "for", "cc"}, p.Text) {
 			continue
 		}
 		k := i
