@@ -385,41 +385,22 @@ func (p *Profile) compile(base map[string][]string) error {
 	}
 
 	for gi, g := range p.Groups {
-		if strings.TrimSpace(g.Name) == "" {
-			return fmt.Errorf("group %d has no name", gi+1)
+		if strings.TrimSpace(g.Name) == "" || len(g.Sides) < 2 {
+			return fmt.Errorf("group %d %q needs a name and at least two sides", gi+1, g.Name)
 		}
-		if len(g.Sides) < 2 {
-			return fmt.Errorf("group %q needs at least two sides", g.Name)
-		}
-		owner := map[string]int{}
+		owner := map[string]string{}
 		for si, s := range g.Sides {
-			if strings.TrimSpace(s.Name) == "" {
-				return fmt.Errorf("group %q: side %d has no name", g.Name, si+1)
+			if strings.TrimSpace(s.Name) == "" || len(s.Words) == 0 {
+				return fmt.Errorf("group %q: side %d needs a name and words", g.Name, si+1)
 			}
-			if len(s.Words) == 0 {
-				return fmt.Errorf("group %q: side %q has no words", g.Name, s.Name)
-			}
-			add := func(w, display string) error {
-				key, err := oneToken(w)
-				if err != nil {
-					return fmt.Errorf("group %q: %w", g.Name, err)
-				}
-				if o, ok := owner[key]; ok && o != si {
-					return fmt.Errorf("group %q: word %q is on two sides", g.Name, w)
-				}
-				owner[key] = si
-				c.each(key, func(e *entry) {
-					e.sides = append(e.sides, sideRef{group: gi, side: si, display: display})
-				})
-				return nil
-			}
+			words := map[string]string{}
+			maps.Copy(words, s.Forms)
 			for _, w := range s.Words {
-				if err := add(w, strings.ToLower(w)); err != nil {
-					return err
-				}
+				words[w] = w
 			}
-			for _, f := range slices.Sorted(maps.Keys(s.Forms)) {
-				if err := add(f, strings.ToLower(s.Forms[f])); err != nil {
+			for _, w := range slices.Sorted(maps.Keys(words)) {
+				ref := sideRef{group: gi, side: si, display: strings.ToLower(words[w])}
+				if err := c.claim(owner, "group "+g.Name, s.Name, w, func(e *entry) { e.sides = append(e.sides, ref) }); err != nil {
 					return err
 				}
 			}
@@ -432,7 +413,6 @@ func (p *Profile) compile(base map[string][]string) error {
 			}
 		}
 	}
-
 	for pi, pr := range p.Properties {
 		if strings.TrimSpace(pr.Name) == "" {
 			return fmt.Errorf("property %d has no name", pi+1)
@@ -440,37 +420,20 @@ func (p *Profile) compile(base map[string][]string) error {
 		owner := map[string]string{}
 		for _, v := range slices.Sorted(maps.Keys(pr.Values)) {
 			for _, w := range pr.Values[v] {
-				key, err := oneToken(w)
-				if err != nil {
-					return fmt.Errorf("property %q: %w", pr.Name, err)
+				if err := c.claim(owner, "property "+pr.Name, v, w, func(e *entry) { e.props = append(e.props, propRef{prop: pi, value: v}) }); err != nil {
+					return err
 				}
-				if o, ok := owner[key]; ok && o != v {
-					return fmt.Errorf("property %q: word %q names both %q and %q", pr.Name, w, o, v)
-				}
-				owner[key] = v
-				c.each(key, func(e *entry) { e.props = append(e.props, propRef{prop: pi, value: v}) })
 			}
 		}
 	}
-
+	kinds := map[string]string{}
 	for _, k := range p.Kinds {
 		if strings.TrimSpace(k.Kind) == "" || len(k.Words) == 0 {
 			return fmt.Errorf("a kind needs a name and words")
 		}
 		for _, w := range k.Words {
-			key, err := oneToken(w)
-			if err != nil {
-				return fmt.Errorf("kind %q: %w", k.Kind, err)
-			}
-			var clash string
-			c.each(key, func(e *entry) {
-				if e.kind != "" && e.kind != k.Kind {
-					clash = e.kind
-				}
-				e.kind = k.Kind
-			})
-			if clash != "" {
-				return fmt.Errorf("word %q names kinds %q and %q", w, clash, k.Kind)
+			if err := c.claim(kinds, "kinds", k.Kind, w, func(e *entry) { e.kind = k.Kind }); err != nil {
+				return err
 			}
 		}
 	}
@@ -484,11 +447,10 @@ func (p *Profile) compile(base map[string][]string) error {
 			return fmt.Errorf("gating needs a label and words")
 		}
 		for _, w := range g.Words {
-			key, err := oneToken(w)
-			if err != nil {
-				return fmt.Errorf("gating: %w", err)
+			if err := c.claim(map[string]string{}, "gating", "", w, func(*entry) {}); err != nil {
+				return err
 			}
-			c.gateWords = append(c.gateWords, key)
+			c.gateWords = append(c.gateWords, strings.ToLower(w))
 		}
 	}
 
@@ -501,13 +463,21 @@ func (p *Profile) compile(base map[string][]string) error {
 	return nil
 }
 
-// oneToken returns the lexicon key of a single word.
-func oneToken(w string) (string, error) {
+// claim gives the one-word w to owner in a set of exclusive owners (the
+// sides of a group, the values of a property, the kinds), applying fn to
+// its entry; a word that another owner holds is an error.
+func (c *compiled) claim(owners map[string]string, set, owner, w string, fn func(*entry)) error {
 	toks := lex.Split(w, nil)
 	if len(toks) != 1 {
-		return "", fmt.Errorf("%q must be exactly one word", w)
+		return fmt.Errorf("%s: %q must be exactly one word", set, w)
 	}
-	return toks[0].Text, nil
+	key := toks[0].Text
+	if o, ok := owners[key]; ok && o != owner {
+		return fmt.Errorf("%s: word %q belongs to both %q and %q", set, w, o, owner)
+	}
+	owners[key] = owner
+	c.each(key, fn)
+	return nil
 }
 
 // addFlag adds a role to a word, or to a phrase when w has several tokens.
