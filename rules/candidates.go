@@ -373,22 +373,16 @@ func namedFile(files []string, toks []token) string {
 // word ("."), or a relative path inside the project.
 func answerFile(in *input, files []string) string {
 	a := strings.TrimSpace(in.answer)
-	if a == "" {
-		return ""
-	}
-	if slices.Contains(files, a) {
+	switch {
+	case a == "" || slices.Contains(files, a):
 		return a
-	}
-	if lex.IsRootWord(a) {
+	case askonce.IsRootAnswer(a):
 		return "."
 	}
 	if f := namedFile(files, in.at); f != "" {
 		return f
 	}
-	if strings.ContainsAny(a, " \t\n\\") || !strings.ContainsAny(a, "./") || path.IsAbs(a) {
-		return ""
-	}
-	if c := path.Clean(a); c != ".." && !strings.HasPrefix(c, "../") {
+	if c, err := askonce.ValidatePath(a); err == nil && !strings.ContainsAny(a, " \t\n") && strings.ContainsAny(a, "./") {
 		return c
 	}
 	return ""

@@ -224,15 +224,6 @@ var embeddedProfiles = sync.OnceValues(func() (map[string]*Profile, error) {
 	return out, nil
 })
 
-// Profiles lists the names of the embedded profiles, sorted.
-func Profiles() []string {
-	m, err := embeddedProfiles()
-	if err != nil {
-		return nil
-	}
-	return slices.Sorted(maps.Keys(m))
-}
-
 // flag is one role a word plays.
 type flag uint32
 

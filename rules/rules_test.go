@@ -481,9 +481,6 @@ func TestInterpretRejectsNilRequestAndDoneContext(t *testing.T) {
 func TestProfilesListsTheEmbeddedProfiles(t *testing.T) {
 	t.Parallel()
 	want := []string{general, minecraft}
-	if got := rules.Profiles(); !slices.Equal(got, want) {
-		t.Errorf("Profiles() = %q, want %q", got, want)
-	}
 	if got := newInterpreter(t).Profiles(); !slices.Equal(got, want) {
 		t.Errorf("Interpreter.Profiles() = %q, want %q", got, want)
 	}
