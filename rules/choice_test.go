@@ -4,7 +4,7 @@ import "testing"
 
 func TestChoiceAsksOnlyForAChoiceThatIsTheObjectOfTheCommand(t *testing.T) {
 	t.Parallel()
-	runDetector(t, func(in *input) finding { r := detectChoices(in); return &r }, []detectorCase{
+	runDetector(t, func(in *input) *asked { r := detectChoices(in); return &r.asked }, []detectorCase{
 		{goal: "deploy to staging or production", options: asks("staging", "production"), text: "“staging” or “production”"},
 		{goal: "deploy to staging or production?", options: asks("staging", "production")},
 		{goal: "please switch to Google Maps or Apple Maps", options: asks("Google Maps", "Apple Maps")},

@@ -28,7 +28,7 @@ const (
 
 func TestSpecSchemaAsksForARequiredFieldTheGoalLeavesOpen(t *testing.T) {
 	t.Parallel()
-	runDetector(t, func(in *input) finding { r := detectSchema(in); return &r }, []detectorCase{
+	runDetector(t, func(in *input) *asked { r := detectSchema(in); return &r.asked }, []detectorCase{
 		{goal: "ship the release", schema: envSchema, options: asks("staging", "production"), text: "“environment”"},
 		{goal: "ship the release to staging, then production", schema: envSchema, options: asks("staging", "production")},
 		{goal: "make the icon", schema: oneOfSchema, options: asks("small", "large")},
