@@ -22,27 +22,24 @@ type alternative struct {
 }
 
 // detectChoices finds an explicit choice the user asks the agent to make:
-// named alternatives joined by "or" that are the object of a command's
-// main verb, directly or after one preposition ("deploy to staging or
-// production", "use React or Vue", "read George R.R. Martin or Robert
-// Jordan"). The options are the user's whole phrases, parallel ("the red
-// cup or the blue cup"; not "the server or redeploy"), and names when the
-// object is bare: "use olive oil or butter" is a substitution either way.
-// By structure it ignores an "or"
-//   - in a sentence that asks the agent something ("Should we use Go or
-//     Rust?"), or that is no command ("the job runs 10 minutes or so");
-//   - anywhere but the verb's object: a classification ("classify it as
-//     solid, liquid or gas"), a comparison or a "write about" task (the
-//     "or" follows "as", "about", "between" or another noun), a purpose
-//     or accompaniment ("for frying or baking", "with ketchup or
-//     mustard");
-//   - after an indefinite determiner ("grab a towel or a rag");
-//   - under a negation ("careful not to break the yolk or get shells"),
-//     with a word that leaves the choice free ("any dirt or beards", "salt
-//     or pepper to taste", "either"), or after a suggestion verb ("serve
-//     hot or cold");
-//   - between numbers or before a condition ("2 or 3 times", "or until
-//     golden", "or so", "or more").
+// alternatives joined by "or" that are the object of a command's main
+// verb, or follow one object preposition after the verb or its direct
+// object ("use React or Vue", "deploy the api to staging or production"),
+// also in a question that asks the agent to decide ("should I use
+// postgres or sqlite?"). The options are the user's whole parallel
+// phrases ("George R.R. Martin", "the red cup"), and bare words only when
+// they are names, a destination ("to staging or production") or asked
+// about: "use olive oil or butter" is a substitution either way. It
+// ignores an "or"
+//   - in a question of fact ("Is Paris or Lyon bigger?") or no command;
+//   - after a verb of suggestion, comparison, classification or telling
+//     ("serve", "compare", "classify", "ask"), or after another
+//     preposition ("as", "about", "with", "for", "by");
+//   - after an indefinite or counted object or option ("find a hotel in
+//     Rome or Milan", "grab a towel or a rag");
+//   - under a negation, with a word that leaves the choice free ("any
+//     dirt or beards", "to taste", "either"), between numbers or before a
+//     condition ("2 or 3 times", "or until golden", "or so").
 //
 // SELECT_ONE, reason action_ambiguous, allowOther, default the first
 // option. The answer settles it when it equals an option, is its unique
