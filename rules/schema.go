@@ -70,7 +70,7 @@ func readSchema(raw []byte) (fields []field, closed map[string]bool) {
 			AnyOf       []alt  `json:"anyOf"`
 		}
 		_ = json.Unmarshal(s.Properties[name], &p)
-		f := field{name: name, words: strings.Fields(fieldWords(name)), choices: p.Enum, format: p.Format}
+		f := field{name: name, words: strings.Fields(strings.ToLower(strings.Join(identWords(name), " "))), choices: p.Enum, format: p.Format}
 		f.typ, _ = p.Type.(string)
 		f.role = append(slices.Clone(f.words), strings.Fields(strings.ToLower(p.Description))...)
 		for _, a := range append(p.OneOf, p.AnyOf...) {
@@ -214,10 +214,7 @@ func shaped(in *input, f field) (string, bool) {
 
 // single is the one value of vs.
 func single(vs []string) (string, bool) {
-	if len(vs) == 1 {
-		return vs[0], true
-	}
-	return "", false
+	return strings.Join(vs, ""), len(vs) == 1
 }
 
 // rawValues are the email addresses, URLs and ISO dates written in s.
@@ -452,12 +449,6 @@ func runAt(toks []token, n int, match func(k int, t *token) bool) int {
 	return -1
 }
 
-// fieldWords splits a field name into words: "dueDate" and "due_date"
-// are "due date".
-func fieldWords(name string) string {
-	return strings.ToLower(strings.Join(identWords(name), " "))
-}
-
 // afterName finds "<field> value", "<field>: value", "<field> is value"
 // or a form of the name ("titled X") in the goal and returns the value's
 // text: a quoted string, or the rest of its clause; for a number field
@@ -503,10 +494,10 @@ func parseValue(f field, text string) (any, bool) {
 		n, err := strconv.ParseFloat(strings.Fields(text + " ")[0], 64)
 		return n, err == nil
 	case "boolean":
-		switch strings.ToLower(text) {
-		case "true", "yes", "on":
+		switch r, t := lex.Reply(text), strings.ToLower(text); {
+		case r == "yes" || t == "true" || t == "on":
 			return true, true
-		case "false", "no", "off":
+		case r == "no" || t == "false" || t == "off":
 			return false, true
 		}
 		return nil, false
@@ -525,7 +516,7 @@ func parseValue(f field, text string) (any, bool) {
 
 // fieldQuestion is the question about field f.
 func fieldQuestion(in *input, f field, named []any) *askonce.Question {
-	label := in.quote(fieldWords(f.name))
+	label := in.quote(strings.Join(f.words, " "))
 	q := &askonce.Question{Reason: "missing_required_info"}
 	switch {
 	case len(f.choices) > 0:
@@ -563,16 +554,8 @@ func answerValue(in *input, f field, q *askonce.Question) (any, bool) {
 			}
 		}
 		return nil, false
-	case askonce.QuestionConfirm:
-		switch lex.Reply(in.answer) {
-		case "yes":
-			return true, true
-		case "no":
-			return false, true
-		}
-		return nil, false
 	}
-	return parseValue(f, in.answer)
+	return parseValue(f, in.answer) // yes/no for a boolean
 }
 
 // ruleValue is the resolution rule's value for an open field.
