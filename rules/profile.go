@@ -548,48 +548,24 @@ func (c *compiled) compileTemplate(p *Profile) error {
 			slices.Sort(out)
 			return slices.Compact(out)
 		}
+		// above reports whether to is an ancestor of from, which makes a
+		// dependency of a task on both redundant (a transitive reduction
+		// keeps the template's DAG readable).
+		var above func(from, to string) bool
+		above = func(from, to string) bool {
+			return slices.ContainsFunc(deps(byID[from].DependsOn), func(d string) bool { return d == to || above(d, to) })
+		}
 		var tasks []askonce.Task
 		for i := range p.Tasks {
-			t := &p.Tasks[i]
-			if used(t) {
-				tasks = append(tasks, askonce.Task{ID: t.ID, Title: t.Title, Instruction: t.Instruction, DependsOn: deps(t.DependsOn)})
+			if t := &p.Tasks[i]; used(t) {
+				ds := deps(t.DependsOn)
+				ds = slices.DeleteFunc(append([]string{}, ds...), func(d string) bool {
+					return slices.ContainsFunc(ds, func(o string) bool { return o != d && above(o, d) })
+				})
+				tasks = append(tasks, askonce.Task{ID: t.ID, Title: t.Title, Instruction: t.Instruction, DependsOn: ds})
 			}
 		}
-		reduce(tasks)
 		c.kindTasks[kind] = tasks
 	}
 	return nil
-}
-
-// reduce removes each dependency that another one already implies (a
-// transitive reduction), keeping the template's DAG readable.
-func reduce(tasks []askonce.Task) {
-	deps := make(map[string][]string, len(tasks))
-	for _, t := range tasks {
-		deps[t.ID] = t.DependsOn
-	}
-	reaches := func(from, to string) bool { // is to an ancestor of from?
-		seen, stack := map[string]bool{}, slices.Clone(deps[from])
-		for len(stack) > 0 {
-			id := stack[len(stack)-1]
-			stack = stack[:len(stack)-1]
-			if id == to {
-				return true
-			}
-			if !seen[id] {
-				seen[id] = true
-				stack = append(stack, deps[id]...)
-			}
-		}
-		return false
-	}
-	for i := range tasks {
-		keep := []string{}
-		for _, d := range tasks[i].DependsOn {
-			if !slices.ContainsFunc(tasks[i].DependsOn, func(o string) bool { return o != d && reaches(o, d) }) {
-				keep = append(keep, d)
-			}
-		}
-		tasks[i].DependsOn = keep
-	}
 }
