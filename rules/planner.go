@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -298,9 +299,7 @@ func (r *run) attributes() map[string]string {
 func (r *run) stepsPlan() (*askonce.Plan, error) {
 	spec := generalSpec{Attributes: r.attributes(), Target: r.candidates.target, Answer: r.answer}
 	edits := r.edits()
-	if spec.Goal = tidy(applyEdits(r.goal, 0, len(r.goal), edits)); spec.Goal == "" {
-		spec.Goal = tidy(r.goal)
-	}
+	spec.Goal = cmp.Or(tidy(applyEdits(r.goal, 0, len(r.goal), edits)), tidy(r.goal))
 	for _, a := range r.choice.found {
 		spec.Choices = append(spec.Choices, a.options[a.chosen])
 	}
@@ -335,10 +334,7 @@ func (r *run) stepsPlan() (*askonce.Plan, error) {
 	}
 	title := askonce.ClampTitle(capitalise(tidy(firstLine(applyEdits(src, 0, len(src), edits)))))
 	if len(tasks) == 0 {
-		g := capitalise(tidy(r.goal))
-		if g == "" {
-			g = "Carry out the goal"
-		}
+		g := cmp.Or(capitalise(tidy(r.goal)), "Carry out the goal")
 		tasks = []askonce.Task{{ID: "t1", Title: askonce.ClampTitle(g), Instruction: g, DependsOn: []string{}}}
 		if len(r.destructive.actions) > 0 && !r.destructive.confirmed {
 			tasks[0].Title, tasks[0].Instruction = "Make no destructive change", "The destructive action was not confirmed: do not perform it, and report that nothing was changed."
@@ -350,10 +346,7 @@ func (r *run) stepsPlan() (*askonce.Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	if title == "" {
-		title = tasks[0].Title
-	}
-	return &askonce.Plan{Title: title, Spec: raw, Tasks: tasks}, nil
+	return &askonce.Plan{Title: cmp.Or(title, tasks[0].Title), Spec: raw, Tasks: tasks}, nil
 }
 
 // hasContent reports whether a goal step keeps a content word after the
@@ -431,32 +424,17 @@ func (r *run) templatePlan() (*askonce.Plan, error) {
 	if r.vague.useAnswer {
 		desc = tidy(desc + ": " + r.answer)
 	}
-	spec := itemSpec{
-		Name:        strings.Join(words, " "),
-		ID:          strings.Join(id, "_"),
-		Kind:        kind,
-		Properties:  props,
-		Description: desc,
-		Answer:      r.answer,
-	}
+	spec := itemSpec{Name: strings.Join(words, " "), ID: strings.Join(id, "_"), Kind: kind, Properties: props, Description: desc, Answer: r.answer}
 	var pl []string
 	for _, k := range slices.Sorted(maps.Keys(props)) {
 		pl = append(pl, k+" "+props[k])
 	}
-	propText := strings.Join(pl, ", ")
-	if propText == "" {
-		propText = "no special properties"
-	}
+	propText := cmp.Or(strings.Join(pl, ", "), "no special properties")
 	vars := strings.NewReplacer("{name}", spec.Name, "{id}", spec.ID, "{kind}", kind, "{properties}", propText, "{goal}", desc)
 	tmpl := r.c.kindTasks[kind]
 	tasks := make([]askonce.Task, len(tmpl))
 	for i, t := range tmpl {
-		tasks[i] = askonce.Task{
-			ID:          t.ID,
-			Title:       askonce.ClampTitle(vars.Replace(t.Title)),
-			Instruction: vars.Replace(t.Instruction),
-			DependsOn:   t.DependsOn,
-		}
+		tasks[i] = askonce.Task{ID: t.ID, Title: askonce.ClampTitle(vars.Replace(t.Title)), Instruction: vars.Replace(t.Instruction), DependsOn: t.DependsOn}
 	}
 	raw, err := json.Marshal(spec)
 	if err != nil {

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"bytes"
+	"cmp"
 	"embed"
 	"encoding/json"
 	"fmt"
@@ -341,10 +342,7 @@ func (p *Profile) compile(base map[string][]string) error {
 		}
 		c.checks = append(c.checks, ch)
 	}
-	c.planner = p.Planner
-	if c.planner == "" {
-		c.planner = PlannerSteps
-	}
+	c.planner = cmp.Or(p.Planner, PlannerSteps)
 	if c.planner != PlannerSteps && c.planner != PlannerTemplate {
 		return fmt.Errorf("unknown planner %q (want %q or %q)", p.Planner, PlannerSteps, PlannerTemplate)
 	}
@@ -428,10 +426,7 @@ func (p *Profile) compile(base map[string][]string) error {
 			}
 		}
 	}
-	c.defaultKnd = p.DefaultKind
-	if c.defaultKnd == "" {
-		c.defaultKnd = "item"
-	}
+	c.defaultKnd = cmp.Or(p.DefaultKind, "item")
 
 	if g := p.Gating; g != nil {
 		if strings.TrimSpace(g.Label) == "" || len(g.Words) == 0 {
