@@ -235,22 +235,17 @@ func quantified(toks []token, t0, i int) bool {
 	return false
 }
 
-// detectCandidates settles the goal's references to the things the
-// request names: Request.Candidates (objects in a room, environments,
-// tables, ...) and Request.Files. A noun phrase whose head word is the
-// head word of two or more candidates, and that names none of them whole,
-// is ambiguous ("use the pepper" with black pepper and bell pepper; the
-// Japanese 胡椒 with 黒胡椒 and 白胡椒). Matching is on whole words,
-// case- and plural-insensitive. One fitting candidate is used without a
-// question, and the plan names it. "The file" (このファイル) or a
-// base name two files share refers to the request's files.
-//
-// A candidate reference asks SELECT_ONE (reason target_action_ambiguous,
-// allowOther) over the fitting candidates; a file reference asks
-// TARGET_FILE (reason target_file_ambiguous). The answer settles it when
-// it equals a candidate, is its unique prefix or holds its words (for
-// files: an offered file, a relative path inside the project or a root
-// word); the rule takes the first candidate.
+// detectCandidates settles the goal's references to Request.Candidates
+// (objects in a room, environments, tables, ...) and Request.Files. A
+// noun phrase whose head word is the head of two or more candidates and
+// that names none whole is ambiguous ("use the pepper" with black and
+// bell pepper; 胡椒 with 黒胡椒 and 白胡椒); matching is on whole words,
+// case- and plural-insensitive. One fitting candidate is used, and the
+// plan names it. "The file" or a base name two files share refers to
+// the files. It asks SELECT_ONE (reason target_action_ambiguous) over the
+// fitting candidates, or TARGET_FILE (target_file_ambiguous). The answer
+// settles it by naming one (for files also a relative path or a root
+// word); the rule takes the first.
 func detectCandidates(in *input) references {
 	res := references{fileTok: -1}
 	verbs := map[int]bool{}

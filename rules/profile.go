@@ -253,6 +253,7 @@ const (
 	fCondition
 	fChange
 	fIdiom
+	fTopic
 )
 
 // listFlags are the lists of words.json and the role each gives its words.
@@ -281,6 +282,7 @@ var listFlags = map[string]flag{
 	"conditions":          fCondition,   // end an alternative ("or until")
 	"changeVerbs":         fChange,      // a process that changes a state ("thaw"): no contradiction
 	"idioms":              fIdiom,       // phrases whose words are not concepts ("cold start")
+	"topicWords":          fTopic,       // make what follows in the sentence a topic, not a thing to act on ("about")
 }
 
 type sideRef struct {

@@ -45,9 +45,8 @@ func jaNegated(s string) bool {
 		strings.Contains(rest, "なく") || strings.Contains(rest, "なし")
 }
 
-// annotate looks every token up in the profile's lexicon (exactly, by its
-// kanji stem) and marks negation and functional
-// cues.
+// annotate looks every token up in the profile's lexicon (exactly, or by
+// its kanji stem) and marks negation, functional cues, quotes and idioms.
 func (c *compiled) annotate(src string, toks []token) []token {
 	cueClause := -1
 	quotes := quotedRanges(src)
@@ -183,15 +182,13 @@ type command struct {
 	decision  bool
 }
 
-// commands finds the commands of a text. A command starts a clause, or
-// follows "and" or "then" inside one; its main verb is its first word
-// after connectors ("first", "then", "just") and request openers ("can
-// you", "please"), or after a decision opener ("should I", "shall we").
-// A sentence that asks the agent something else holds no command, nor
-// does a clause whose first word is closed-class (a determiner, pronoun,
-// preposition, negation or question word: "the parser should...", "don't
-// delete ..."), a number, or a Japanese word (Japanese puts its verb
-// last; the destructive check reads it there).
+// commands finds the commands of a text: a clause, or a part after "and"
+// or "then", whose first word after connectors ("first", "just"), request
+// openers ("can you") or a decision opener ("should I") is its main verb.
+// A sentence that asks the agent something else holds none, nor a clause
+// that opens with a closed-class word ("the parser should...", "don't
+// delete ..."), a number or Japanese (the destructive check reads its
+// verb last).
 func (c *compiled) commands(src string, toks []token) []command {
 	var out []command
 	start := 0
