@@ -193,7 +193,7 @@ func shaped(in *input, f field) (string, bool) {
 	role := func(words []string) bool {
 		return slices.ContainsFunc(f.role, func(w string) bool { return slices.Contains(words, w) })
 	}
-	emails, urls, dates := rawValues(in.goal)
+	emails, urls, dates, handles := rawValues(in.goal)
 	switch {
 	case strings.Contains(f.format, "email") || role(emailRole):
 		return single(emails)
@@ -202,10 +202,11 @@ func shaped(in *input, f field) (string, bool) {
 	case strings.HasPrefix(f.format, "date"):
 		return single(dates)
 	case role(personRole):
-		if len(emails) > 0 {
-			return single(emails)
+		for _, vs := range [][]string{emails, handles, addressed(in)} {
+			if len(vs) > 0 {
+				return single(vs)
+			}
 		}
-		return single(addressed(in))
 	case role(titleRole):
 		return single(titles(in))
 	}
@@ -217,8 +218,9 @@ func single(vs []string) (string, bool) {
 	return strings.Join(vs, ""), len(vs) == 1
 }
 
-// rawValues are the email addresses, URLs and ISO dates written in s.
-func rawValues(s string) (emails, urls, dates []string) {
+// rawValues are the email addresses, URLs, ISO dates and @handles
+// written in s.
+func rawValues(s string) (emails, urls, dates, handles []string) {
 	for _, w := range strings.Fields(s) {
 		w = strings.Trim(w, `.,;:!?()[]<>"'“”‘’`)
 		switch _, err := time.Parse(time.DateOnly, w); {
@@ -228,9 +230,11 @@ func rawValues(s string) (emails, urls, dates []string) {
 			emails = append(emails, w)
 		case err == nil:
 			dates = append(dates, w)
+		case strings.HasPrefix(w, "@") && len(w) > 1:
+			handles = append(handles, w)
 		}
 	}
-	return emails, urls, dates
+	return emails, urls, dates, handles
 }
 
 // addressed are the capitalised names a command addresses: its main
@@ -301,8 +305,8 @@ func statedBoolean(in *input, f field) (any, bool) {
 	toks := in.gt
 	for _, w := range forms {
 		i := runAt(toks, len(w), func(k int, t *token) bool { return !t.quoted && formOf(t.Text, w[k]) })
-		if i < 0 {
-			continue
+		if i < 0 || w[0] == "know" && !slices.ContainsFunc(toks[max(0, i-4):i], func(t token) bool { return t.Text == "let" }) {
+			continue // "know" says notify only in "let ... know"
 		}
 		stated := !toks[i].neg
 		for k := i - 1; k >= 0 && k >= i-3 && toks[k].Clause == toks[i].Clause && !toks[k].e.has(fConj); k-- {
@@ -502,7 +506,7 @@ func parseValue(f field, text string) (any, bool) {
 		}
 		return nil, false
 	}
-	emails, urls, dates := rawValues(text)
+	emails, urls, dates, _ := rawValues(text)
 	switch {
 	case strings.Contains(f.format, "email"):
 		return single(emails)

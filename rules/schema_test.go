@@ -76,6 +76,8 @@ func TestSpecSchemaAsksForARequiredFieldTheGoalLeavesOpen(t *testing.T) {
 		{goal: "translate the client to Rust or Go", schema: langSchema, options: asks("Rust", "Go")},
 		{goal: "draw a small logo. A large one is overkill.", schema: sizeSchema},
 		{goal: "deploy the hotfix to prod", schema: envSchema},
+		{goal: "assign the outage ticket to @devon", schema: ownerSchema},
+		{goal: "merge the fix; I know it is late", schema: notifySchema, options: asks("yes", "no")},
 	})
 }
 
