@@ -249,7 +249,7 @@ func quantified(toks []token, t0, i int) bool {
 func detectCandidates(in *input) references {
 	res := references{fileTok: -1}
 	verbs := map[int]bool{}
-	for _, c := range in.c.commands(in.goal, in.gt) {
+	for _, c := range in.cmds {
 		verbs[c.verb] = true
 	}
 	res.target = fileReference(in, &res)

@@ -47,7 +47,7 @@ type alternative struct {
 // first.
 func detectChoices(in *input) choices {
 	var res choices
-	for _, cmd := range in.c.commands(in.goal, in.gt) {
+	for _, cmd := range in.cmds {
 		if a, ok := choiceIn(in, cmd); ok {
 			res.found = append(res.found, a)
 		}

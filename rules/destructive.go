@@ -41,7 +41,7 @@ type action struct {
 func detectDestructive(in *input) destructions {
 	d := destructions{dropped: make([]bool, len(in.gt))}
 	toks := in.gt
-	for _, cmd := range in.c.commands(in.goal, toks) {
+	for _, cmd := range in.cmds {
 		v := cmd.verb
 		if cmd.decision {
 			continue // "should I delete the logs?" asks for advice

@@ -18,6 +18,7 @@ type input struct {
 	answer   string
 	earlier  []string // answers the last one overrides
 	gt, at   []token
+	cmds     []command // the goal's commands
 	files    []string
 	cands    []string
 	schema   []byte
@@ -46,6 +47,7 @@ func newInput(p *Profile, prompt string, r *askonce.Request) *input {
 	goal, answer, earlier := splitPrompt(prompt)
 	in := &input{p: p, c: p.c, goal: goal, answer: answer, earlier: earlier, files: clean(r.Files), cands: clean(r.Candidates), schema: r.SpecSchema, japanese: mostlyJapanese(goal)}
 	in.gt = p.c.annotate(goal, tokenize(goal))
+	in.cmds = p.c.commands(goal, in.gt)
 	if answer != "" {
 		in.at = p.c.annotate(answer, tokenize(answer))
 	}

@@ -242,7 +242,7 @@ func rawValues(s string) (emails, urls, dates, handles []string) {
 // Marcus Lee").
 func addressed(in *input) []string {
 	var out []string
-	toks, cmds := in.gt, in.c.commands(in.goal, in.gt)
+	toks, cmds := in.gt, in.cmds
 	for i := 1; i < len(toks); i++ {
 		p := &toks[i-1]
 		verb := slices.ContainsFunc(cmds, func(c command) bool { return c.verb == i-1 })
@@ -359,7 +359,7 @@ func namedChoices(in *input, f field) []any {
 		}
 	}
 	slices.SortFunc(ms, func(a, b mention) int { return a.at - b.at })
-	toks, cmds := in.gt, in.c.commands(in.goal, in.gt)
+	toks, cmds := in.gt, in.cmds
 	inCommand := func(i int) bool {
 		return slices.ContainsFunc(cmds, func(c command) bool { return c.verb <= i && i < c.end })
 	}
