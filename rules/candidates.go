@@ -121,9 +121,9 @@ func (n name) hasAll(keys []string) bool {
 	return !slices.ContainsFunc(keys, func(k string) bool { return !slices.Contains(n.words, k) })
 }
 
-// indefinite determiners let the agent take any one that fits ("grab a
-// cup", "use any pepper"): no question.
-var indefinite = []string{"a", "an", "any", "another", "some", "either", "one", "whichever", "whatever"}
+// indefinite determiners and numbers let the agent take any one that fits
+// ("grab a cup", "use any pepper", "name three countries"): no question.
+var indefinite = []string{"a", "an", "any", "another", "some", "either", "one", "two", "three", "several", "few", "many", "whichever", "whatever"}
 
 // findReference reads the reference whose head is goal token i: the
 // candidates whose head the word is, narrowed by the words before it
@@ -235,26 +235,21 @@ func quantified(toks []token, t0, i int) bool {
 	return false
 }
 
-// detectCandidates settles the goal's references to the things the
-// request names: Request.Candidates (objects in a room, environments,
-// tables, ...) and Request.Files. A noun phrase whose head word is the
-// head word of two or more candidates, and that names none of them whole,
-// is ambiguous ("use the pepper" with black pepper and bell pepper; the
-// Japanese 胡椒 with 黒胡椒 and 白胡椒). Matching is on whole words,
-// case- and plural-insensitive. One fitting candidate is used without a
-// question, and the plan names it. "The file" (このファイル) or a
-// base name two files share refers to the request's files.
-//
-// A candidate reference asks SELECT_ONE (reason target_action_ambiguous,
-// allowOther) over the fitting candidates; a file reference asks
-// TARGET_FILE (reason target_file_ambiguous). The answer settles it when
-// it equals a candidate, is its unique prefix or holds its words (for
-// files: an offered file, a relative path inside the project or a root
-// word); the rule takes the first candidate.
+// detectCandidates settles the goal's references to Request.Candidates
+// (objects in a room, environments, tables, ...) and Request.Files. A
+// noun phrase whose head word is the head of two or more candidates and
+// that names none whole is ambiguous ("use the pepper" with black and
+// bell pepper; 胡椒 with 黒胡椒 and 白胡椒); matching is on whole words,
+// case- and plural-insensitive. One fitting candidate is used, and the
+// plan names it. "The file" or a base name two files share refers to
+// the files. It asks SELECT_ONE (reason target_action_ambiguous) over the
+// fitting candidates, or TARGET_FILE (target_file_ambiguous). The answer
+// settles it by naming one (for files also a relative path or a root
+// word); the rule takes the first.
 func detectCandidates(in *input) references {
 	res := references{fileTok: -1}
 	verbs := map[int]bool{}
-	for _, c := range in.c.commands(in.goal, in.gt) {
+	for _, c := range in.cmds {
 		verbs[c.verb] = true
 	}
 	res.target = fileReference(in, &res)
@@ -373,22 +368,16 @@ func namedFile(files []string, toks []token) string {
 // word ("."), or a relative path inside the project.
 func answerFile(in *input, files []string) string {
 	a := strings.TrimSpace(in.answer)
-	if a == "" {
-		return ""
-	}
-	if slices.Contains(files, a) {
+	switch {
+	case a == "" || slices.Contains(files, a):
 		return a
-	}
-	if lex.IsRootWord(a) {
+	case askonce.IsRootAnswer(a):
 		return "."
 	}
 	if f := namedFile(files, in.at); f != "" {
 		return f
 	}
-	if strings.ContainsAny(a, " \t\n\\") || !strings.ContainsAny(a, "./") || path.IsAbs(a) {
-		return ""
-	}
-	if c := path.Clean(a); c != ".." && !strings.HasPrefix(c, "../") {
+	if c, err := askonce.ValidatePath(a); err == nil && !strings.ContainsAny(a, " \t\n") && strings.ContainsAny(a, "./") {
 		return c
 	}
 	return ""

@@ -41,7 +41,7 @@ func TestCandidatesAskOnlyWhenAReferenceFitsTwoOrMore(t *testing.T) {
 	t.Parallel()
 	spices := []string{"black pepper", "bell pepper", "olive oil"}
 	cups := []string{"red cup", "blue cup", "plate"}
-	runDetector(t, func(in *input) finding { r := detectCandidates(in); return &r }, []detectorCase{
+	runDetector(t, func(in *input) *asked { r := detectCandidates(in); return &r.asked }, []detectorCase{
 		{goal: "use the pepper", cands: spices, options: asks("black pepper", "bell pepper"), text: "Which “pepper” is meant"},
 		{goal: "add pepper to the soup", cands: spices, options: asks("black pepper", "bell pepper")},
 		{goal: "Pick up the cup and put it on the plate", cands: cups, options: asks("red cup", "blue cup")},

@@ -22,27 +22,24 @@ type alternative struct {
 }
 
 // detectChoices finds an explicit choice the user asks the agent to make:
-// named alternatives joined by "or" that are the object of a command's
-// main verb, directly or after one preposition ("deploy to staging or
-// production", "use React or Vue", "read George R.R. Martin or Robert
-// Jordan"). The options are the user's whole phrases, parallel ("the red
-// cup or the blue cup"; not "the server or redeploy"), and names when the
-// object is bare: "use olive oil or butter" is a substitution either way.
-// By structure it ignores an "or"
-//   - in a sentence that asks the agent something ("Should we use Go or
-//     Rust?"), or that is no command ("the job runs 10 minutes or so");
-//   - anywhere but the verb's object: a classification ("classify it as
-//     solid, liquid or gas"), a comparison or a "write about" task (the
-//     "or" follows "as", "about", "between" or another noun), a purpose
-//     or accompaniment ("for frying or baking", "with ketchup or
-//     mustard");
-//   - after an indefinite determiner ("grab a towel or a rag");
-//   - under a negation ("careful not to break the yolk or get shells"),
-//     with a word that leaves the choice free ("any dirt or beards", "salt
-//     or pepper to taste", "either"), or after a suggestion verb ("serve
-//     hot or cold");
-//   - between numbers or before a condition ("2 or 3 times", "or until
-//     golden", "or so", "or more").
+// alternatives joined by "or" that are the object of a command's main
+// verb, or follow one object preposition after the verb or its direct
+// object ("use React or Vue", "deploy the api to staging or production"),
+// also in a question that asks the agent to decide ("should I use
+// postgres or sqlite?"). The options are the user's whole parallel
+// phrases ("George R.R. Martin", "the red cup"), and bare words only when
+// they are names, a destination ("to staging or production") or asked
+// about: "use olive oil or butter" is a substitution either way. It
+// ignores an "or"
+//   - in a question of fact ("Is Paris or Lyon bigger?") or no command;
+//   - after a verb of suggestion, comparison, classification or telling
+//     ("serve", "compare", "classify", "ask"), or after another
+//     preposition ("as", "about", "with", "for", "by");
+//   - after an indefinite or counted object or option ("find a hotel in
+//     Rome or Milan", "grab a towel or a rag");
+//   - under a negation, with a word that leaves the choice free ("any
+//     dirt or beards", "to taste", "either"), between numbers or before a
+//     condition ("2 or 3 times", "or until golden", "or so").
 //
 // SELECT_ONE, reason action_ambiguous, allowOther, default the first
 // option. The answer settles it when it equals an option, is its unique
@@ -50,7 +47,7 @@ type alternative struct {
 // first.
 func detectChoices(in *input) choices {
 	var res choices
-	for _, cmd := range in.c.commands(in.goal, in.gt) {
+	for _, cmd := range in.cmds {
 		if a, ok := choiceIn(in, cmd); ok {
 			res.found = append(res.found, a)
 		}
@@ -78,16 +75,27 @@ var objectPrepositions = []string{"to", "in", "into", "on", "onto", "from", "at"
 // particles complete a phrasal verb ("pick up", "set out").
 var particles = []string{"up", "out", "off", "down", "back", "away"}
 
-// choiceIn reads the choice that is the object of cmd's main verb.
+// choiceIn reads the choice that is the object of cmd's main verb, or
+// follows its direct object after an object preposition ("deploy the api
+// to staging or production").
 func choiceIn(in *input, cmd command) (alternative, bool) {
 	toks, c := in.gt, in.c
 	v := cmd.verb
-	if toks[v].e.has(fSuggest) {
+	if toks[v].e.has(fNoChoice) {
 		return alternative{}, false
 	}
 	k := v + 1
 	if k < cmd.end && slices.Contains(particles, toks[k].Text) {
 		k++ // "pick up milk or oat milk"
+	}
+	object := k // a direct object before the preposition: "the api", "it"
+	for k < cmd.end && k-object < 5 && (toks[k].e.has(fDet|fPlaceholder) || optionWord(&toks[k])) {
+		k++
+	}
+	if k == cmd.end || !toks[k].e.has(fPrep) || k == object || toks[k-1].e.has(fDet) {
+		k = object // the alternatives are the object itself
+	} else if slices.Contains(indefinite, toks[object].Text) || number(toks[object].Text) {
+		return alternative{}, false // "find a flight to Tokyo or Osaka": any that fits
 	}
 	prep := k < cmd.end && toks[k].e.has(fPrep)
 	if prep {
@@ -143,10 +151,12 @@ func choiceIn(in *input, cmd command) (alternative, bool) {
 			return alternative{}, false
 		}
 	}
-	if !prep && !det {
-		// A bare object ("add milk or water", "use olive oil or butter")
-		// is a substitution either way; it is a choice when the options
-		// are names: "use React or Vue", "install v1.2 or v2.0".
+	// Bare options ("add milk or water", "fry the onions in butter or
+	// oil") are a substitution either way, unless they are names ("use
+	// React or Vue", "install v1.2 or v2.0"), a destination right after the
+	// verb or its object ("deploy the api to staging or production"), or
+	// the user asks for the choice ("should I use postgres or sqlite?").
+	if !det && !cmd.decision && !questionMarked(in.goal, toks, v) && !(prep && (object == opts[0][0]-1 || toks[opts[0][0]-1].Text == "to")) {
 		for _, o := range opts {
 			if !named(in, o[0], o[1]) {
 				return alternative{}, false

@@ -4,7 +4,7 @@ import "testing"
 
 func TestChoiceAsksOnlyForAChoiceThatIsTheObjectOfTheCommand(t *testing.T) {
 	t.Parallel()
-	runDetector(t, func(in *input) finding { r := detectChoices(in); return &r }, []detectorCase{
+	runDetector(t, func(in *input) *asked { r := detectChoices(in); return &r.asked }, []detectorCase{
 		{goal: "deploy to staging or production", options: asks("staging", "production"), text: "“staging” or “production”"},
 		{goal: "deploy to staging or production?", options: asks("staging", "production")},
 		{goal: "please switch to Google Maps or Apple Maps", options: asks("Google Maps", "Apple Maps")},
@@ -13,21 +13,34 @@ func TestChoiceAsksOnlyForAChoiceThatIsTheObjectOfTheCommand(t *testing.T) {
 		{goal: "install Postgres or MySQL or SQLite", options: asks("Postgres", "MySQL", "SQLite")},
 		{goal: "upgrade to v1.4 or v2.0", options: asks("v1.4", "v2.0")},
 		{goal: "can you migrate to BigQuery or Snowflake", options: asks("BigQuery", "Snowflake")},
+		// After the direct object, and in a question that asks the agent to decide.
+		{goal: "push the image to dev or qa", options: asks("dev", "qa")},
+		{goal: "write the parser in Go or Rust", options: asks("Go", "Rust")},
+		{goal: "host it on Fly.io or Render", options: asks("Fly.io", "Render")},
+		{goal: "set the timeout on the gateway or the client?", options: asks("gateway", "client")},
+		{goal: "should I use postgres or sqlite for the cache", options: asks("postgres", "sqlite")},
+		{goal: "Should we use Postgres or MySQL for the analytics service?", options: asks("Postgres", "MySQL")},
+		{goal: "shall we ship the beta on Monday or Thursday?", options: asks("Monday", "Thursday")},
 		{goal: "deploy to staging or production", answer: "banana", options: asks("staging", "production")},
 		// Settled by the answer.
 		{goal: "deploy to staging or production", answer: "prod"},
 		{goal: "deploy to staging or production", answer: "Production"},
 		// The user's own question, a classification, comparison or topic.
-		{goal: "Should we use Postgres or MySQL for the analytics service?"},
+		{goal: "Is Postgres or MySQL older?"},
+		{goal: "Which is larger, Lagos or Cairo?"},
 		{goal: "Is the octopus a vertebrate or an invertebrate?"},
 		{goal: "classify each item as solid, liquid or gas"},
 		{goal: "label the failing tests as flaky or broken"},
 		{goal: "compare the speed of Go and Rust or Zig"},
+		{goal: "compare Go or Rust for small tools"},
+		{goal: "rank Vim or Emacs by startup time"},
+		{goal: "ask Priya if she wants Python or Go"},
 		{goal: "write an essay about cats or dogs as pets"},
 		{goal: "write a blog post about tabs or spaces"},
 		// Negation, free choice, suggestion, purpose, both meant.
 		{goal: "crack the eggs, careful not to break the yolk or get shells in the bowl"},
 		{goal: "don't use tabs or spaces"},
+		{goal: "never push the image to dev or qa"},
 		{goal: "season with salt or pepper to taste"},
 		{goal: "add salt or pepper as desired"},
 		{goal: "serve with ketchup or mustard"},
@@ -47,7 +60,11 @@ func TestChoiceAsksOnlyForAChoiceThatIsTheObjectOfTheCommand(t *testing.T) {
 		{goal: "grab a towel or a rag and wipe the spill"},
 		{goal: "take the train or a taxi"},
 		// Not the object of the main verb.
-		{goal: "write the parser in Go or Rust"},
+		{goal: "simmer the beans in stock or water"},
+		{goal: "store the flour in a jar or a tin"},
+		{goal: "find a hotel in Rome or Milan"},
+		{goal: "name two rivers in Peru or Chile"},
+		{goal: "Would you rather visit Oslo or Bergen?"},
 		{goal: "the report must be in markdown or html"},
 		{goal: "check whether the build passes or fails"},
 	})

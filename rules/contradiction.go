@@ -66,7 +66,7 @@ func detectContradictions(in *input) contradictions {
 	var ms []sideMention
 	for i := range in.gt {
 		t := &in.gt[i]
-		if t.neg || t.e == nil || t.idiom || t.quoted || (t.capital && !sentenceStart(in.gt, i)) || c.asksAgent(in.goal, in.gt, i) || aboutTopic(in.gt, i) {
+		if t.neg || t.e == nil || t.idiom || t.quoted || (t.capital && !sentenceStart(in.gt, i)) || c.asksAgent(in.goal, in.gt, i) || c.before(in.gt, i, fTopic) {
 			continue
 		}
 		for _, s := range t.e.sides {
@@ -180,19 +180,6 @@ func processSentences(in *input) map[int]bool {
 		}
 	}
 	return out
-}
-
-// topicWords make what follows a topic, not the thing to act on.
-var topicWords = []string{"about", "regarding", "concerning"}
-
-// aboutTopic reports whether toks[i] follows a topic word in its sentence.
-func aboutTopic(toks []token, i int) bool {
-	for k := i - 1; k >= 0 && toks[k].Sentence == toks[i].Sentence; k-- {
-		if slices.Contains(topicWords, toks[k].Text) {
-			return true
-		}
-	}
-	return false
 }
 
 // sentenceStart reports whether toks[i] opens its sentence.

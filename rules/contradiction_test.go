@@ -4,7 +4,7 @@ import "testing"
 
 func TestContradictionAsksOnlyWhenBothSidesHoldAtOnce(t *testing.T) {
 	t.Parallel()
-	runDetector(t, func(in *input) finding { r := detectContradictions(in); return &r }, []detectorCase{
+	runDetector(t, func(in *input) *asked { r := detectContradictions(in); return &r.asked }, []detectorCase{
 		{goal: "hot frozen cheese", options: asks("hot", "frozen"), text: "both “hot” and “frozen”"},
 		{goal: "a tiny giant robot", options: asks("tiny", "giant")},
 		{goal: "make the water liquid, solid and gas", options: asks("liquid", "solid", "gas")},

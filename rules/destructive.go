@@ -25,26 +25,27 @@ type action struct {
 	text   string
 }
 
-// detectDestructive finds the commands whose loss an agent can cause and
-// cannot undo: a destructive command as the command itself ("rm -rf
-// build", "git push --force"), or a command whose main verb is
-// destructive ("delete", "drop", "wipe"; 削除, last in Japanese) and whose
-// object is data: a path, a file of the request, or a data word (file,
-// folder, branch, database, account, ...; a table only when it is dropped
-// or truncated). It ignores a destructive word that is not the main verb
-// of a command: a topic ("write a post about why you deleted your
-// account"), an adjective ("an empty glass jar"), a negated or questioned
-// verb ("don't delete notes.md", "how do I delete a branch?"), and a verb
-// whose object is a thing ("remove the baking sheet from the oven").
+// detectDestructive finds the commands whose loss cannot be undone: a
+// destructive command itself ("rm -rf build", "git push --force"), or a
+// destructive main verb ("delete", "drop"; 削除, last in Japanese) whose
+// object is data: a path, a request's file or a data word (file, branch,
+// database, account, ...; a table only when dropped or truncated). Not a
+// topic ("write about why you deleted your account"), an adjective ("an
+// empty jar"), a negated, questioned or advice-seeking verb ("don't
+// delete notes.md", "should I delete the logs?") or a thing moved
+// ("remove the baking sheet from the oven").
 //
-// It asks CONFIRM (reason target_file_exists, default "no"). A reply of
-// yes keeps the actions; no, or no reply under a directive, drops them
-// from the plan with an assumption.
+// It asks CONFIRM (reason target_file_exists, default "no"): yes keeps
+// the actions; no, or no reply under a directive, drops them from the
+// plan with an assumption.
 func detectDestructive(in *input) destructions {
 	d := destructions{dropped: make([]bool, len(in.gt))}
 	toks := in.gt
-	for _, cmd := range in.c.commands(in.goal, toks) {
+	for _, cmd := range in.cmds {
 		v := cmd.verb
+		if cmd.decision {
+			continue // "should I delete the logs?" asks for advice
+		}
 		n := in.c.phraseAt(toks, v, fCommand)
 		if n == 0 {
 			if n = in.c.phraseAt(toks, v, fDestructive); n == 0 || objectOf(in, v, n, cmd.end) < 0 {
@@ -70,7 +71,7 @@ func detectDestructive(in *input) destructions {
 		texts[i] = a.text
 	}
 	list := in.quoteList(texts, "and")
-	yes, no := lex.Replies(lexTokens(in.at))
+	yes, no := lex.Replies(lex.Split(in.answer, nil))
 	switch {
 	case yes && !no:
 		d.confirmed = true
@@ -186,13 +187,4 @@ func isPath(s string) bool {
 	}
 	i := strings.LastIndexByte(s, '.')
 	return i > 0 && i < len(s)-1
-}
-
-// lexTokens unwraps annotated tokens.
-func lexTokens(toks []token) []lex.Token {
-	out := make([]lex.Token, len(toks))
-	for i := range toks {
-		out[i] = toks[i].Token
-	}
-	return out
 }

@@ -5,7 +5,7 @@ import "testing"
 func TestDestructiveAsksOnlyForDataThatCannotBeRestored(t *testing.T) {
 	t.Parallel()
 	confirm := asks("yes", "no")
-	runDetector(t, func(in *input) finding { r := detectDestructive(in); return &r }, []detectorCase{
+	runDetector(t, func(in *input) *asked { r := detectDestructive(in); return &r.asked }, []detectorCase{
 		{goal: "delete notes.md and update the readme", options: confirm, text: "“delete notes.md”"},
 		{goal: "drop the users table", options: confirm},
 		{goal: "wipe the staging database", options: confirm},

@@ -22,7 +22,7 @@ type detectorCase struct {
 
 // runDetector runs one detector on each case through the general profile's
 // input, and checks the question it would ask.
-func runDetector(t *testing.T, detect func(*input) finding, cases []detectorCase) {
+func runDetector(t *testing.T, detect func(*input) *asked, cases []detectorCase) {
 	t.Helper()
 	profiles, err := embeddedProfiles()
 	if err != nil {
@@ -40,7 +40,7 @@ func runDetector(t *testing.T, detect func(*input) finding, cases []detectorCase
 			if c.schema != "" {
 				r.SpecSchema = []byte(c.schema)
 			}
-			q := detect(newInput(p, prompt, r)).open()
+			q := detect(newInput(p, prompt, r)).q
 			switch {
 			case c.options == nil && q != nil:
 				t.Fatalf("asked %q %q; want no question", q.Text, q.Options)

@@ -18,6 +18,7 @@ type input struct {
 	answer   string
 	earlier  []string // answers the last one overrides
 	gt, at   []token
+	cmds     []command // the goal's commands
 	files    []string
 	cands    []string
 	schema   []byte
@@ -46,29 +47,21 @@ func newInput(p *Profile, prompt string, r *askonce.Request) *input {
 	goal, answer, earlier := splitPrompt(prompt)
 	in := &input{p: p, c: p.c, goal: goal, answer: answer, earlier: earlier, files: clean(r.Files), cands: clean(r.Candidates), schema: r.SpecSchema, japanese: mostlyJapanese(goal)}
 	in.gt = p.c.annotate(goal, tokenize(goal))
+	in.cmds = p.c.commands(goal, in.gt)
 	if answer != "" {
 		in.at = p.c.annotate(answer, tokenize(answer))
 	}
 	return in
 }
 
-// finding is what every detector's result offers the pipeline: the
+// asked is what every detector's result holds for the pipeline: the
 // question to ask while the answer does not settle what it found (nil when
 // nothing is open), and the assumptions written when its resolution rule
 // settled it instead.
-type finding interface {
-	open() *askonce.Question
-	assumed() []string
-}
-
-// asked is what every detector's result holds for the pipeline.
 type asked struct {
 	q           *askonce.Question
 	assumptions []string
 }
-
-func (a *asked) open() *askonce.Question { return a.q }
-func (a *asked) assumed() []string       { return a.assumptions }
 
 // reading is the result of every detector for one prompt, and the one
 // question chosen from them.
@@ -92,18 +85,18 @@ type reading struct {
 // its attributes; without the check they are settled by the rule.
 func read(in *input, directive bool) *reading {
 	r := &reading{contradiction: detectContradictions(in)}
-	var checks []finding
-	found := []finding{&r.contradiction} // first: they give the plan its attributes
+	found := []*asked{&r.contradiction.asked} // first: they give the plan its attributes
+	var checks []*asked
 	for _, name := range in.c.checks {
 		f := r.detect(in, name)
 		checks = append(checks, f)
-		if f != finding(&r.contradiction) {
+		if f != found[0] {
 			found = append(found, f)
 		}
 	}
 	for _, f := range checks {
-		if q := f.open(); q != nil && !directive {
-			r.question = q
+		if f.q != nil && !directive {
+			r.question = f.q
 			return r
 		}
 	}
@@ -111,31 +104,31 @@ func read(in *input, directive bool) *reading {
 		r.assumptions = append(r.assumptions, in.say("The answer %s did not settle it; proceeded with %s", "回答%sでは決まらなかったため、%sで進めた", in.quote(a), in.quote(in.answer)))
 	}
 	for _, f := range found {
-		r.assumptions = append(r.assumptions, f.assumed()...)
+		r.assumptions = append(r.assumptions, f.assumptions...)
 	}
 	return r
 }
 
 // detect runs one check into its field of r.
-func (r *reading) detect(in *input, check string) finding {
+func (r *reading) detect(in *input, check string) *asked {
 	switch check {
 	case CheckDestructive:
 		r.destructive = detectDestructive(in)
-		return &r.destructive
+		return &r.destructive.asked
 	case CheckCandidates:
 		r.candidates = detectCandidates(in)
-		return &r.candidates
+		return &r.candidates.asked
 	case CheckSpecSchema:
 		r.spec = detectSchema(in)
-		return &r.spec
+		return &r.spec.asked
 	case CheckChoice:
 		r.choice = detectChoices(in)
-		return &r.choice
+		return &r.choice.asked
 	case CheckVague:
 		r.vague = detectVague(in)
-		return &r.vague
+		return &r.vague.asked
 	}
-	return &r.contradiction
+	return &r.contradiction.asked
 }
 
 // say is a text in the question's language: en, or ja when most of the

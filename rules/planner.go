@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -298,10 +299,7 @@ func (r *run) attributes() map[string]string {
 func (r *run) stepsPlan() (*askonce.Plan, error) {
 	spec := generalSpec{Attributes: r.attributes(), Target: r.candidates.target, Answer: r.answer}
 	edits := r.edits()
-	spec.Goal = tidy(applyEdits(r.goal, 0, len(r.goal), edits))
-	if spec.Goal == "" {
-		spec.Goal = tidy(r.goal)
-	}
+	spec.Goal = cmp.Or(tidy(applyEdits(r.goal, 0, len(r.goal), edits)), tidy(r.goal))
 	for _, a := range r.choice.found {
 		spec.Choices = append(spec.Choices, a.options[a.chosen])
 	}
@@ -311,61 +309,36 @@ func (r *run) stepsPlan() (*askonce.Plan, error) {
 			spec.Destructive.Actions = append(spec.Destructive.Actions, a.text)
 		}
 	}
-	plan := &askonce.Plan{}
+	src, toks, vague := r.goal, r.gt, r.vague.useAnswer
+	if vague { // the goal said too little; the answer says what to do
+		src = strings.TrimPrefix(tidy(r.goal)+": "+r.answer, ": ")
+		toks, edits, spec.Details = r.c.annotate(src, tokenize(src)), nil, r.answer
+	}
 	var tasks []askonce.Task
-	titleSrc := ""
-	{
-		src, toks := r.goal, r.gt
-		if r.vague.useAnswer {
-			// The goal said too little; the answer says what to do.
-			src = r.answer
-			if g := tidy(r.goal); g != "" {
-				src = g + ": " + r.answer
-			}
-			toks, edits = r.c.annotate(src, tokenize(src)), nil
-			spec.Details = r.answer
+	var frontier, prevDeps []string
+	for _, st := range r.c.splitSteps(src, toks) {
+		text := tidy(applyEdits(src, st.start, st.end, edits))
+		if text == "" || !vague && !r.hasContent(st) {
+			continue
 		}
-		var frontier, prevDeps []string
-		for _, st := range r.c.splitSteps(src, toks) {
-			if !r.vague.useAnswer && !r.hasContent(st) {
-				continue
-			}
-			text := tidy(applyEdits(src, st.start, st.end, edits))
-			if text == "" {
-				continue
-			}
-			instruction := capitalise(text)
-			if r.candidates.target != "" && !r.vague.useAnswer && r.mentionsTarget(st) {
-				instruction += " (file: " + r.candidates.target + ")"
-			}
-			t := askonce.Task{Title: askonce.ClampTitle(capitalise(text)), Instruction: instruction}
-			if st.parallel && len(tasks) > 0 {
-				t.DependsOn = prevDeps
-			} else {
-				prevDeps, frontier = frontier, nil
-				t.DependsOn = prevDeps
-			}
-			tasks = append(tasks, t)
-			frontier = append(frontier, fmt.Sprintf("t%d", len(tasks)))
+		t := askonce.Task{ID: fmt.Sprintf("t%d", len(tasks)+1), Title: askonce.ClampTitle(capitalise(text)), Instruction: capitalise(text)}
+		if r.candidates.target != "" && !vague && st.t0 <= r.candidates.fileTok && r.candidates.fileTok < st.t1 {
+			t.Instruction += " (file: " + r.candidates.target + ")"
 		}
-		titleSrc = firstLine(applyEdits(src, 0, len(src), edits))
+		if !st.parallel || len(tasks) == 0 {
+			prevDeps, frontier = append([]string{}, frontier...), nil
+		}
+		t.DependsOn = prevDeps
+		tasks = append(tasks, t)
+		frontier = append(frontier, t.ID)
 	}
+	title := askonce.ClampTitle(capitalise(tidy(firstLine(applyEdits(src, 0, len(src), edits)))))
 	if len(tasks) == 0 {
+		g := cmp.Or(capitalise(tidy(r.goal)), "Carry out the goal")
+		tasks = []askonce.Task{{ID: "t1", Title: askonce.ClampTitle(g), Instruction: g, DependsOn: []string{}}}
 		if len(r.destructive.actions) > 0 && !r.destructive.confirmed {
-			tasks = []askonce.Task{{Title: "Make no destructive change", Instruction: "The destructive action was not confirmed: do not perform it, and report that nothing was changed."}}
-			titleSrc = tasks[0].Title
-		} else {
-			g := tidy(r.goal)
-			if g == "" {
-				g = "Carry out the goal"
-			}
-			tasks = []askonce.Task{{Title: askonce.ClampTitle(capitalise(g)), Instruction: capitalise(g)}}
-		}
-	}
-	for i := range tasks {
-		tasks[i].ID = fmt.Sprintf("t%d", i+1)
-		if tasks[i].DependsOn == nil {
-			tasks[i].DependsOn = []string{}
+			tasks[0].Title, tasks[0].Instruction = "Make no destructive change", "The destructive action was not confirmed: do not perform it, and report that nothing was changed."
+			title = tasks[0].Title
 		}
 	}
 	spec.Steps = len(tasks)
@@ -373,12 +346,7 @@ func (r *run) stepsPlan() (*askonce.Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	title := askonce.ClampTitle(capitalise(tidy(titleSrc)))
-	if title == "" {
-		title = tasks[0].Title
-	}
-	plan.Title, plan.Spec, plan.Tasks = title, raw, tasks
-	return plan, nil
+	return &askonce.Plan{Title: cmp.Or(title, tasks[0].Title), Spec: raw, Tasks: tasks}, nil
 }
 
 // hasContent reports whether a goal step keeps a content word after the
@@ -390,10 +358,6 @@ func (r *run) hasContent(st step) bool {
 		}
 	}
 	return false
-}
-
-func (r *run) mentionsTarget(st step) bool {
-	return st.t0 <= r.candidates.fileTok && r.candidates.fileTok < st.t1
 }
 
 // firstLine is the first non-empty line of s without its list marker.
@@ -460,32 +424,17 @@ func (r *run) templatePlan() (*askonce.Plan, error) {
 	if r.vague.useAnswer {
 		desc = tidy(desc + ": " + r.answer)
 	}
-	spec := itemSpec{
-		Name:        strings.Join(words, " "),
-		ID:          strings.Join(id, "_"),
-		Kind:        kind,
-		Properties:  props,
-		Description: desc,
-		Answer:      r.answer,
-	}
+	spec := itemSpec{Name: strings.Join(words, " "), ID: strings.Join(id, "_"), Kind: kind, Properties: props, Description: desc, Answer: r.answer}
 	var pl []string
 	for _, k := range slices.Sorted(maps.Keys(props)) {
 		pl = append(pl, k+" "+props[k])
 	}
-	propText := strings.Join(pl, ", ")
-	if propText == "" {
-		propText = "no special properties"
-	}
+	propText := cmp.Or(strings.Join(pl, ", "), "no special properties")
 	vars := strings.NewReplacer("{name}", spec.Name, "{id}", spec.ID, "{kind}", kind, "{properties}", propText, "{goal}", desc)
 	tmpl := r.c.kindTasks[kind]
 	tasks := make([]askonce.Task, len(tmpl))
 	for i, t := range tmpl {
-		tasks[i] = askonce.Task{
-			ID:          t.ID,
-			Title:       askonce.ClampTitle(vars.Replace(t.Title)),
-			Instruction: vars.Replace(t.Instruction),
-			DependsOn:   t.DependsOn,
-		}
+		tasks[i] = askonce.Task{ID: t.ID, Title: askonce.ClampTitle(vars.Replace(t.Title)), Instruction: vars.Replace(t.Instruction), DependsOn: t.DependsOn}
 	}
 	raw, err := json.Marshal(spec)
 	if err != nil {

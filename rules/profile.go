@@ -2,6 +2,7 @@ package rules
 
 import (
 	"bytes"
+	"cmp"
 	"embed"
 	"encoding/json"
 	"fmt"
@@ -224,15 +225,6 @@ var embeddedProfiles = sync.OnceValues(func() (map[string]*Profile, error) {
 	return out, nil
 })
 
-// Profiles lists the names of the embedded profiles, sorted.
-func Profiles() []string {
-	m, err := embeddedProfiles()
-	if err != nil {
-		return nil
-	}
-	return slices.Sorted(maps.Keys(m))
-}
-
 // flag is one role a word plays.
 type flag uint32
 
@@ -251,7 +243,8 @@ const (
 	fDestructive
 	fCommand
 	fObject
-	fSuggest
+	fNoChoice
+	fDecision
 	fPlaceholder
 	fVague
 	fQuestion
@@ -260,6 +253,7 @@ const (
 	fCondition
 	fChange
 	fIdiom
+	fTopic
 )
 
 // listFlags are the lists of words.json and the role each gives its words.
@@ -278,7 +272,8 @@ var listFlags = map[string]flag{
 	"destructive":         fDestructive, // destructive verbs, as a command's main verb with a data object
 	"destructiveCommands": fCommand,     // destructive as the command itself ("rm -rf")
 	"objects":             fObject,      // data whose loss cannot be undone (file, branch, account)
-	"suggestVerbs":        fSuggest,     // make a command a suggestion ("serve"): no choice
+	"noChoiceVerbs":       fNoChoice,    // verbs whose object's alternatives are no choice: a suggestion ("serve"), a topic ("compare", "classify")
+	"decisionOpeners":     fDecision,    // open a question that asks the agent to decide ("should we")
 	"placeholders":        fPlaceholder, // stand for an object without naming it ("it", "stuff")
 	"vagueWords":          fVague,       // say nothing on their own ("fix", "better")
 	"questionWords":       fQuestion,    // open a sentence that asks the agent something
@@ -287,6 +282,7 @@ var listFlags = map[string]flag{
 	"conditions":          fCondition,   // end an alternative ("or until")
 	"changeVerbs":         fChange,      // a process that changes a state ("thaw"): no contradiction
 	"idioms":              fIdiom,       // phrases whose words are not concepts ("cold start")
+	"topicWords":          fTopic,       // make what follows in the sentence a topic, not a thing to act on ("about")
 }
 
 type sideRef struct {
@@ -348,10 +344,7 @@ func (p *Profile) compile(base map[string][]string) error {
 		}
 		c.checks = append(c.checks, ch)
 	}
-	c.planner = p.Planner
-	if c.planner == "" {
-		c.planner = PlannerSteps
-	}
+	c.planner = cmp.Or(p.Planner, PlannerSteps)
 	if c.planner != PlannerSteps && c.planner != PlannerTemplate {
 		return fmt.Errorf("unknown planner %q (want %q or %q)", p.Planner, PlannerSteps, PlannerTemplate)
 	}
@@ -383,41 +376,22 @@ func (p *Profile) compile(base map[string][]string) error {
 	}
 
 	for gi, g := range p.Groups {
-		if strings.TrimSpace(g.Name) == "" {
-			return fmt.Errorf("group %d has no name", gi+1)
+		if strings.TrimSpace(g.Name) == "" || len(g.Sides) < 2 {
+			return fmt.Errorf("group %d %q needs a name and at least two sides", gi+1, g.Name)
 		}
-		if len(g.Sides) < 2 {
-			return fmt.Errorf("group %q needs at least two sides", g.Name)
-		}
-		owner := map[string]int{}
+		owner := map[string]string{}
 		for si, s := range g.Sides {
-			if strings.TrimSpace(s.Name) == "" {
-				return fmt.Errorf("group %q: side %d has no name", g.Name, si+1)
+			if strings.TrimSpace(s.Name) == "" || len(s.Words) == 0 {
+				return fmt.Errorf("group %q: side %d needs a name and words", g.Name, si+1)
 			}
-			if len(s.Words) == 0 {
-				return fmt.Errorf("group %q: side %q has no words", g.Name, s.Name)
-			}
-			add := func(w, display string) error {
-				key, err := oneToken(w)
-				if err != nil {
-					return fmt.Errorf("group %q: %w", g.Name, err)
-				}
-				if o, ok := owner[key]; ok && o != si {
-					return fmt.Errorf("group %q: word %q is on two sides", g.Name, w)
-				}
-				owner[key] = si
-				c.each(key, func(e *entry) {
-					e.sides = append(e.sides, sideRef{group: gi, side: si, display: display})
-				})
-				return nil
-			}
+			words := map[string]string{}
+			maps.Copy(words, s.Forms)
 			for _, w := range s.Words {
-				if err := add(w, strings.ToLower(w)); err != nil {
-					return err
-				}
+				words[w] = w
 			}
-			for _, f := range slices.Sorted(maps.Keys(s.Forms)) {
-				if err := add(f, strings.ToLower(s.Forms[f])); err != nil {
+			for _, w := range slices.Sorted(maps.Keys(words)) {
+				ref := sideRef{group: gi, side: si, display: strings.ToLower(words[w])}
+				if err := c.claim(owner, "group "+g.Name, s.Name, w, func(e *entry) { e.sides = append(e.sides, ref) }); err != nil {
 					return err
 				}
 			}
@@ -430,7 +404,6 @@ func (p *Profile) compile(base map[string][]string) error {
 			}
 		}
 	}
-
 	for pi, pr := range p.Properties {
 		if strings.TrimSpace(pr.Name) == "" {
 			return fmt.Errorf("property %d has no name", pi+1)
@@ -438,55 +411,34 @@ func (p *Profile) compile(base map[string][]string) error {
 		owner := map[string]string{}
 		for _, v := range slices.Sorted(maps.Keys(pr.Values)) {
 			for _, w := range pr.Values[v] {
-				key, err := oneToken(w)
-				if err != nil {
-					return fmt.Errorf("property %q: %w", pr.Name, err)
+				if err := c.claim(owner, "property "+pr.Name, v, w, func(e *entry) { e.props = append(e.props, propRef{prop: pi, value: v}) }); err != nil {
+					return err
 				}
-				if o, ok := owner[key]; ok && o != v {
-					return fmt.Errorf("property %q: word %q names both %q and %q", pr.Name, w, o, v)
-				}
-				owner[key] = v
-				c.each(key, func(e *entry) { e.props = append(e.props, propRef{prop: pi, value: v}) })
 			}
 		}
 	}
-
+	kinds := map[string]string{}
 	for _, k := range p.Kinds {
 		if strings.TrimSpace(k.Kind) == "" || len(k.Words) == 0 {
 			return fmt.Errorf("a kind needs a name and words")
 		}
 		for _, w := range k.Words {
-			key, err := oneToken(w)
-			if err != nil {
-				return fmt.Errorf("kind %q: %w", k.Kind, err)
-			}
-			var clash string
-			c.each(key, func(e *entry) {
-				if e.kind != "" && e.kind != k.Kind {
-					clash = e.kind
-				}
-				e.kind = k.Kind
-			})
-			if clash != "" {
-				return fmt.Errorf("word %q names kinds %q and %q", w, clash, k.Kind)
+			if err := c.claim(kinds, "kinds", k.Kind, w, func(e *entry) { e.kind = k.Kind }); err != nil {
+				return err
 			}
 		}
 	}
-	c.defaultKnd = p.DefaultKind
-	if c.defaultKnd == "" {
-		c.defaultKnd = "item"
-	}
+	c.defaultKnd = cmp.Or(p.DefaultKind, "item")
 
 	if g := p.Gating; g != nil {
 		if strings.TrimSpace(g.Label) == "" || len(g.Words) == 0 {
 			return fmt.Errorf("gating needs a label and words")
 		}
 		for _, w := range g.Words {
-			key, err := oneToken(w)
-			if err != nil {
-				return fmt.Errorf("gating: %w", err)
+			if err := c.claim(map[string]string{}, "gating", "", w, func(*entry) {}); err != nil {
+				return err
 			}
-			c.gateWords = append(c.gateWords, key)
+			c.gateWords = append(c.gateWords, strings.ToLower(w))
 		}
 	}
 
@@ -499,13 +451,21 @@ func (p *Profile) compile(base map[string][]string) error {
 	return nil
 }
 
-// oneToken returns the lexicon key of a single word.
-func oneToken(w string) (string, error) {
+// claim gives the one-word w to owner in a set of exclusive owners (the
+// sides of a group, the values of a property, the kinds), applying fn to
+// its entry; a word that another owner holds is an error.
+func (c *compiled) claim(owners map[string]string, set, owner, w string, fn func(*entry)) error {
 	toks := lex.Split(w, nil)
 	if len(toks) != 1 {
-		return "", fmt.Errorf("%q must be exactly one word", w)
+		return fmt.Errorf("%s: %q must be exactly one word", set, w)
 	}
-	return toks[0].Text, nil
+	key := toks[0].Text
+	if o, ok := owners[key]; ok && o != owner {
+		return fmt.Errorf("%s: word %q belongs to both %q and %q", set, w, o, owner)
+	}
+	owners[key] = owner
+	c.each(key, fn)
+	return nil
 }
 
 // addFlag adds a role to a word, or to a phrase when w has several tokens.
@@ -585,48 +545,24 @@ func (c *compiled) compileTemplate(p *Profile) error {
 			slices.Sort(out)
 			return slices.Compact(out)
 		}
+		// above reports whether to is an ancestor of from, which makes a
+		// dependency of a task on both redundant (a transitive reduction
+		// keeps the template's DAG readable).
+		var above func(from, to string) bool
+		above = func(from, to string) bool {
+			return slices.ContainsFunc(deps(byID[from].DependsOn), func(d string) bool { return d == to || above(d, to) })
+		}
 		var tasks []askonce.Task
 		for i := range p.Tasks {
-			t := &p.Tasks[i]
-			if used(t) {
-				tasks = append(tasks, askonce.Task{ID: t.ID, Title: t.Title, Instruction: t.Instruction, DependsOn: deps(t.DependsOn)})
+			if t := &p.Tasks[i]; used(t) {
+				ds := deps(t.DependsOn)
+				ds = slices.DeleteFunc(append([]string{}, ds...), func(d string) bool {
+					return slices.ContainsFunc(ds, func(o string) bool { return o != d && above(o, d) })
+				})
+				tasks = append(tasks, askonce.Task{ID: t.ID, Title: t.Title, Instruction: t.Instruction, DependsOn: ds})
 			}
 		}
-		reduce(tasks)
 		c.kindTasks[kind] = tasks
 	}
 	return nil
-}
-
-// reduce removes each dependency that another one already implies (a
-// transitive reduction), keeping the template's DAG readable.
-func reduce(tasks []askonce.Task) {
-	deps := make(map[string][]string, len(tasks))
-	for _, t := range tasks {
-		deps[t.ID] = t.DependsOn
-	}
-	reaches := func(from, to string) bool { // is to an ancestor of from?
-		seen, stack := map[string]bool{}, slices.Clone(deps[from])
-		for len(stack) > 0 {
-			id := stack[len(stack)-1]
-			stack = stack[:len(stack)-1]
-			if id == to {
-				return true
-			}
-			if !seen[id] {
-				seen[id] = true
-				stack = append(stack, deps[id]...)
-			}
-		}
-		return false
-	}
-	for i := range tasks {
-		keep := []string{}
-		for _, d := range tasks[i].DependsOn {
-			if !slices.ContainsFunc(tasks[i].DependsOn, func(o string) bool { return o != d && reaches(o, d) }) {
-				keep = append(keep, d)
-			}
-		}
-		tasks[i].DependsOn = keep
-	}
 }

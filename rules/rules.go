@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -109,10 +110,7 @@ func (in *Interpreter) HasProfile(name string) bool {
 }
 
 func (in *Interpreter) profile(name string) (*Profile, error) {
-	key := strings.ToLower(strings.TrimSpace(name))
-	if key == "" {
-		key = DefaultProfile
-	}
+	key := cmp.Or(strings.ToLower(strings.TrimSpace(name)), DefaultProfile)
 	if p := in.byName[key]; p != nil {
 		return p, nil
 	}
@@ -171,10 +169,7 @@ func (p *Profile) interpret(prompt string, req *askonce.Request) (*askonce.Outco
 	in := newInput(p, prompt, req)
 	rd := read(in, strings.TrimSpace(req.Directive) != "")
 	if rd.question != nil {
-		title := askonce.ClampTitle(capitalise(tidy(firstLine(in.goal))))
-		if title == "" {
-			title = "Untitled goal"
-		}
+		title := cmp.Or(askonce.ClampTitle(capitalise(tidy(firstLine(in.goal)))), "Untitled goal")
 		return &askonce.Outcome{Title: title, Question: rd.question}, nil
 	}
 	r := newRun(in, rd)

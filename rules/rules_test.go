@@ -346,7 +346,9 @@ func TestInterpret(t *testing.T) {
 			[]check{text("+deploy to staging", "-production"), assumes(`“staging” or “production”`, "first option")}},
 		{"X or Y or Z gives three options", req{goal: "deploy to aws or gcp or azure"},
 			[]check{asks(askonce.QuestionSelectOne, "action_ambiguous", "aws", "gcp", "azure")}},
-		{"a user's own question is not handed back", req{goal: "Should we use Postgres or MySQL?"}, []check{plans(), noAssumptions()}},
+		{"a user's own question is not handed back", req{goal: "Is Postgres or MySQL faster?"}, []check{plans(), noAssumptions()}},
+		{"a question that asks the agent to decide asks", req{goal: "Should we use Postgres or MySQL?"}, []check{asks(askonce.QuestionSelectOne, "action_ambiguous", "Postgres", "MySQL")}},
+		{"a question that asks for advice on a destructive act is no destructive command", req{goal: "Should I delete the old branches?"}, []check{plans()}},
 		{"more or less is no choice", req{goal: "center the logo more or less"}, []check{plans()}},
 		{"a serving suggestion is no choice, nor a contradiction", req{goal: "serve hot or cold tea"}, []check{plans(), noAssumptions()}},
 
@@ -479,9 +481,6 @@ func TestInterpretRejectsNilRequestAndDoneContext(t *testing.T) {
 func TestProfilesListsTheEmbeddedProfiles(t *testing.T) {
 	t.Parallel()
 	want := []string{general, minecraft}
-	if got := rules.Profiles(); !slices.Equal(got, want) {
-		t.Errorf("Profiles() = %q, want %q", got, want)
-	}
 	if got := newInterpreter(t).Profiles(); !slices.Equal(got, want) {
 		t.Errorf("Interpreter.Profiles() = %q, want %q", got, want)
 	}

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
+	"unicode/utf8"
 
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/internal/lex"
@@ -23,8 +25,11 @@ type schemaFields struct {
 // field is one required field of a spec schema, as the detector reads it.
 type field struct {
 	name    string
-	typ     string // JSON Schema type; "" when not given
-	choices []any  // enum, or the consts of oneOf/anyOf
+	words   []string // the name's words, lower case: "dueDate" is due, date
+	role    []string // words that say what the field holds: its name's and description's
+	typ     string   // JSON Schema type; "" when not given
+	format  string   // JSON Schema format ("email", "uri", "date")
+	choices []any    // enum, or the consts of oneOf/anyOf
 	def     any
 	hasDef  bool
 }
@@ -50,25 +55,27 @@ func readSchema(raw []byte) (fields []field, closed map[string]bool) {
 			closed[k] = true
 		}
 	}
+	type alt struct {
+		Const *any `json:"const"`
+	}
 	for _, name := range s.Required {
 		var p struct {
-			Type    any   `json:"type"`
-			Enum    []any `json:"enum"`
-			Const   *any  `json:"const"`
-			Default *any  `json:"default"`
-			OneOf   []struct {
-				Const *any `json:"const"`
-			} `json:"oneOf"`
-			AnyOf []struct {
-				Const *any `json:"const"`
-			} `json:"anyOf"`
+			Type        any    `json:"type"`
+			Format      string `json:"format"`
+			Description string `json:"description"`
+			Enum        []any  `json:"enum"`
+			Const       *any   `json:"const"`
+			Default     *any   `json:"default"`
+			OneOf       []alt  `json:"oneOf"`
+			AnyOf       []alt  `json:"anyOf"`
 		}
 		_ = json.Unmarshal(s.Properties[name], &p)
-		f := field{name: name, choices: p.Enum}
+		f := field{name: name, words: strings.Fields(strings.ToLower(strings.Join(identWords(name), " "))), choices: p.Enum, format: p.Format}
 		f.typ, _ = p.Type.(string)
-		for _, alt := range append(p.OneOf, p.AnyOf...) {
-			if alt.Const != nil {
-				f.choices = append(f.choices, *alt.Const)
+		f.role = append(slices.Clone(f.words), strings.Fields(strings.ToLower(p.Description))...)
+		for _, a := range append(p.OneOf, p.AnyOf...) {
+			if a.Const != nil {
+				f.choices = append(f.choices, *a.Const)
 			}
 		}
 		switch {
@@ -86,22 +93,39 @@ func readSchema(raw []byte) (fields []field, closed map[string]bool) {
 }
 
 // detectSchema fills the required fields of the job's specSchema from the
-// goal: a field with choices (enum, or oneOf/anyOf consts) by the one
-// choice the goal names whole; another field by "<field> value" or
-// "<field>: value" in the goal; a field with a const or a default by that
-// value. A field the goal leaves open, or fills twice (two of its
-// choices), is asked: SELECT_ONE over its choices (or the two it names),
-// CONFIRM for a boolean, FREE_TEXT otherwise; reason
-// missing_required_info. Only the first open field is asked; the answer
-// settles it (a choice as other SELECT_ONE answers are settled, yes/no,
-// a number for a number field, any text for a string). Other open fields
-// and, under a directive, the asked one take the rule: the first choice,
-// false, or the goal for a string, each with an assumption.
+// goal, as a careful reader maps a sentence to fields:
+//   - a field with choices (enum, or oneOf/anyOf consts) by the choice the
+//     goal means: named whole, as a plural, an adverb or an abbreviation
+//     ("every week" is weekly, "prod" production), and not negated, after
+//     "than", "from", "instead of" or "except", a source before a target
+//     ("port the TypeScript CLI to Go") or in a remark beside a command
+//     ("a large one would be too much");
+//   - another field by "<field> value", "<field>: value", a form of its
+//     name ("titled X") or, for a number, "3 replicas";
+//   - by the shape of its value: an email address, a URL or an ISO date
+//     for a field of that format or name; for a recipient (to, assignee,
+//     owner, ...) an email address or the name the command addresses
+//     ("email Dana", "send it to Marcus Lee"); for a title (title, name,
+//     subject, ...) the text after "called", "named" or "titled", or the
+//     one quoted string;
+//   - a boolean by its words, their forms or synonyms ("tell" for
+//     notify): stated, true; after a negation or "skip", "without", false
+//     (true for a field named for the negative, "skipTests");
+//   - a const or a default.
+//
+// A field the goal leaves open, or fills twice (two choices both meant or
+// offered: "to staging and production", "Go or Rust"), is asked:
+// SELECT_ONE over its choices (or the named ones), CONFIRM for a boolean,
+// FREE_TEXT otherwise; reason missing_required_info. Only the first open
+// field is asked, and the answer settles it; other open fields, and the
+// asked one under a directive, take the first choice, false, 0 or the
+// goal, each with an assumption.
 func detectSchema(in *input) schemaFields {
 	fields, closed := readSchema(in.schema)
 	res := schemaFields{values: map[string]any{}, closed: closed}
 	for _, f := range fields {
-		if v, ok := goalValue(in, f); ok {
+		v, ok, named := goalValue(in, f)
+		if ok {
 			res.values[f.name] = v
 			continue
 		}
@@ -110,7 +134,7 @@ func detectSchema(in *input) schemaFields {
 			res.assumptions = append(res.assumptions, fmt.Sprintf("The goal leaves %s open; used the schema's default %s.", in.quote(f.name), in.quote(display(f.def))))
 			continue
 		}
-		q := fieldQuestion(in, f)
+		q := fieldQuestion(in, f, named)
 		if res.q == nil {
 			if v, ok := answerValue(in, f, q); ok {
 				res.values[f.name] = v
@@ -119,7 +143,7 @@ func detectSchema(in *input) schemaFields {
 			}
 			res.q = q
 		}
-		v := ruleValue(in, f)
+		v = ruleValue(in, f, named)
 		res.values[f.name] = v
 		res.assumptions = append(res.assumptions, fmt.Sprintf("The goal leaves %s open; assumed %s.", in.quote(f.name), in.quote(display(v))))
 	}
@@ -129,43 +153,181 @@ func detectSchema(in *input) schemaFields {
 	return res
 }
 
-// goalValue is the value the goal gives field f, if it gives exactly one.
-func goalValue(in *input, f field) (any, bool) {
+// goalValue is the value the goal gives field f, if it gives exactly one;
+// else, for a field with choices, the ones it names.
+func goalValue(in *input, f field) (any, bool, []any) {
 	if len(f.choices) > 0 {
 		named := namedChoices(in, f)
 		if len(named) == 1 {
-			return named[0], true
+			return named[0], true, nil
 		}
-		return nil, false
+		return nil, false, named
 	}
-	if text, ok := afterName(in, f.name); ok {
-		if v, ok := parseValue(f, text); ok {
-			return v, true
+	for _, find := range []func(*input, field) (string, bool){afterName, shaped} {
+		if text, ok := find(in, f); ok {
+			if v, ok := parseValue(f, text); ok {
+				return v, true, nil
+			}
 		}
 	}
 	if f.typ == "boolean" {
-		return statedBoolean(in, f.name)
+		v, ok := statedBoolean(in, f)
+		return v, ok, nil
+	}
+	return nil, false, nil
+}
+
+// Words that tell what a field holds, by its name or description.
+var (
+	emailRole  = []string{"email", "mail", "address"}
+	urlRole    = []string{"url", "uri", "link", "href", "website"}
+	personRole = []string{"to", "recipient", "recipients", "cc", "assignee", "owner", "reviewer", "author", "contact", "approver", "person"}
+	titleRole  = []string{"title", "name", "subject", "heading", "headline", "caption"}
+	naming     = []string{"called", "named", "titled", "entitled"}
+)
+
+// shaped finds the field's value by its shape: an email address, a URL,
+// an ISO date, a person the command addresses or a title (see
+// detectSchema). It gives a value only when exactly one fits.
+func shaped(in *input, f field) (string, bool) {
+	role := func(words []string) bool {
+		return slices.ContainsFunc(f.role, func(w string) bool { return slices.Contains(words, w) })
+	}
+	emails, urls, dates, handles := rawValues(in.goal)
+	switch {
+	case strings.Contains(f.format, "email") || role(emailRole):
+		return single(emails)
+	case strings.HasPrefix(f.format, "ur") || f.format == "iri" || role(urlRole):
+		return single(urls)
+	case strings.HasPrefix(f.format, "date"):
+		return single(dates)
+	case role(personRole):
+		for _, vs := range [][]string{emails, handles, addressed(in)} {
+			if len(vs) > 0 {
+				return single(vs)
+			}
+		}
+	case role(titleRole):
+		return single(titles(in))
+	}
+	return "", false
+}
+
+// single is the one value of vs.
+func single(vs []string) (string, bool) {
+	return strings.Join(vs, ""), len(vs) == 1
+}
+
+// rawValues are the email addresses, URLs, ISO dates and @handles
+// written in s.
+func rawValues(s string) (emails, urls, dates, handles []string) {
+	for _, w := range strings.Fields(s) {
+		w = strings.Trim(w, `.,;:!?()[]<>"'“”‘’`)
+		switch _, err := time.Parse(time.DateOnly, w); {
+		case strings.Contains(w, "://") || strings.HasPrefix(w, "www."):
+			urls = append(urls, w)
+		case strings.Count(w, "@") == 1 && strings.Contains(w[strings.Index(w, "@"):], ".") && !strings.HasPrefix(w, "@"):
+			emails = append(emails, w)
+		case err == nil:
+			dates = append(dates, w)
+		case strings.HasPrefix(w, "@") && len(w) > 1:
+			handles = append(handles, w)
+		}
+	}
+	return emails, urls, dates, handles
+}
+
+// addressed are the capitalised names a command addresses: its main
+// verb's object ("email Dana") or after "to", "for" or "cc" ("send it to
+// Marcus Lee").
+func addressed(in *input) []string {
+	var out []string
+	toks, cmds := in.gt, in.cmds
+	for i := 1; i < len(toks); i++ {
+		p := &toks[i-1]
+		verb := slices.ContainsFunc(cmds, func(c command) bool { return c.verb == i-1 })
+		if !toks[i].capital || toks[i].quoted || p.Clause != toks[i].Clause || !verb && !slices.Contains([]string{"to", "for", "cc"}, p.Text) {
+			continue
+		}
+		k := i
+		for k < len(toks) && toks[k].capital && toks[k].Clause == toks[i].Clause {
+			k++
+		}
+		out = append(out, in.span(i, k))
+		i = k
+	}
+	return out
+}
+
+// titles are the texts the goal gives a thing as its name: after
+// "called", "named" or "titled", a quoted string or the rest of the
+// clause, else the goal's one quoted string.
+func titles(in *input) []string {
+	var out []string
+	toks := in.gt
+	for i := range toks {
+		if slices.Contains(naming, toks[i].Text) {
+			if v, ok := valueAt(in, i+1); ok {
+				out = append(out, v)
+			}
+		}
+	}
+	if len(out) == 0 {
+		for _, q := range quotedRanges(in.goal) {
+			_, n := utf8.DecodeRuneInString(in.goal[q[0]:])
+			out = append(out, strings.TrimSpace(in.goal[q[0]+n:q[1]]))
+		}
+	}
+	return out
+}
+
+// statedBoolean reads a boolean field from its words in the goal (see
+// detectSchema): the words of its name after a leading verb ("run tests"
+// is tests) or a negative one ("skipTests": stated, it is true), matched
+// in their forms and, for a one-word field, its synonyms.
+func statedBoolean(in *input, f field) (any, bool) {
+	want, invert := f.words, false
+	if len(want) > 1 && slices.Contains(negativeVerbs, want[0]) {
+		want, invert = want[1:], true
+	} else if len(want) > 1 && slices.Contains(leadingVerbs, want[0]) {
+		want = want[1:]
+	}
+	forms := [][]string{want}
+	if len(want) == 1 {
+		for _, g := range synonyms {
+			if slices.ContainsFunc(g, func(s string) bool { return formOf(want[0], s) }) {
+				for _, s := range g {
+					forms = append(forms, []string{s})
+				}
+			}
+		}
+	}
+	toks := in.gt
+	for _, w := range forms {
+		i := runAt(toks, len(w), func(k int, t *token) bool { return !t.quoted && formOf(t.Text, w[k]) })
+		if i < 0 || w[0] == "know" && !slices.ContainsFunc(toks[max(0, i-4):i], func(t token) bool { return t.Text == "let" }) {
+			continue // "know" says notify only in "let ... know"
+		}
+		stated := !toks[i].neg
+		for k := i - 1; k >= 0 && k >= i-3 && toks[k].Clause == toks[i].Clause && !toks[k].e.has(fConj); k-- {
+			if toks[k].e.has(fNeg) || slices.ContainsFunc(negativeVerbs, func(v string) bool { return formOf(toks[k].Text, v) }) {
+				stated = false
+			}
+		}
+		return stated != invert, true
 	}
 	return nil, false
 }
 
-// statedBoolean reads a boolean field from the field's own words in the
-// goal: named, it is true ("as a dry run", "notify the team"); negated by
-// a negation up to three words before them in their clause, it is false
-// ("no dry run", "without notifying", "do not send a notification").
-func statedBoolean(in *input, name string) (any, bool) {
-	want, toks := identWords(name), in.gt
-	i := runAt(toks, len(want), func(k int, t *token) bool { return !t.quoted && formOf(t.Text, strings.ToLower(want[k])) })
-	if i < 0 {
-		return nil, false
-	}
-	for k := i - 1; k >= 0 && k >= i-3 && toks[k].Clause == toks[i].Clause && !toks[k].e.has(fConj); k-- {
-		if toks[k].e.has(fNeg) {
-			return false, true
-		}
-	}
-	return !toks[i].neg, true
-}
+// Verbs that open a boolean field's name: negative ones make the field
+// the negation of its words; leading ones say nothing.
+var (
+	negativeVerbs = []string{"skip", "omit", "avoid", "disable", "exclude", "suppress", "ignore", "no", "without"}
+	leadingVerbs  = []string{"run", "enable", "use", "do", "include", "allow", "send", "should", "is", "with"}
+	// synonyms are words of common boolean fields and the words a goal
+	// says them with.
+	synonyms = [][]string{{"notify", "notification", "tell", "inform", "alert", "announce", "know", "ping"}}
+)
 
 // inflections end a word built on a field's word (notify: notifies,
 // notified, notifying, notification).
@@ -173,28 +335,107 @@ var inflections = []string{"s", "es", "d", "ed", "ing", "ies", "ied", "ying", "i
 
 // formOf reports whether t is a form of the word w: w itself, its plural,
 // or its stem (without a final e or y, four letters or more) with an
-// inflection.
+// inflection, the stem's last consonant doubled or not (skipping).
 func formOf(t, w string) bool {
 	stem := strings.TrimSuffix(strings.TrimSuffix(w, "e"), "y")
 	rest, ok := strings.CutPrefix(t, stem)
+	if ok && stem != "" && len(rest) > 1 && rest[0] == stem[len(stem)-1] {
+		rest = rest[1:]
+	}
 	return t == w || wordKey(t) == w || ok && len(stem) >= 4 && slices.Contains(inflections, rest)
 }
 
-// namedChoices are the choices of f that the goal names as whole words.
+// namedChoices are the choices of f that the goal means, in the order it
+// names them (see detectSchema).
 func namedChoices(in *input, f field) []any {
-	var out []any
+	type mention struct {
+		at     int
+		choice any
+	}
+	var ms []mention
 	for _, c := range f.choices {
-		if hasPhrase(in.gt, display(c)) {
-			out = append(out, c)
+		for _, at := range choiceAt(in, display(c)) {
+			ms = append(ms, mention{at, c})
+		}
+	}
+	slices.SortFunc(ms, func(a, b mention) int { return a.at - b.at })
+	toks, cmds := in.gt, in.cmds
+	inCommand := func(i int) bool {
+		return slices.ContainsFunc(cmds, func(c command) bool { return c.verb <= i && i < c.end })
+	}
+	word := func(at int) string { // the word before toks[at], past determiners
+		i := at - 1
+		for i >= 0 && toks[i].e.has(fDet) {
+			i--
+		}
+		switch {
+		case i < 0 || toks[i].Sentence != toks[at].Sentence:
+			return ""
+		case toks[i].Text == "of" && i > 0 && toks[i-1].Text == "instead":
+			return "instead"
+		}
+		return toks[i].Text
+	}
+	target := func(i int) bool { return slices.Contains([]string{"to", "into", "in", "as"}, word(i)) }
+	commanded := slices.ContainsFunc(ms, func(m mention) bool { return inCommand(m.at) })
+	var out []any
+	for a, m := range ms {
+		switch {
+		case toks[m.at].neg || negatedClause(toks, m.at) || slices.Contains([]string{"than", "from", "instead", "except", "not"}, word(m.at)):
+		case commanded && !inCommand(m.at): // a remark
+		case !target(m.at) && slices.ContainsFunc(ms[a+1:], func(n mention) bool {
+			return toks[n.at].Sentence == toks[m.at].Sentence && target(n.at) && display(n.choice) != display(m.choice)
+		}): // a source: "port the TypeScript CLI to Go"
+		default:
+			if !slices.Contains(out, m.choice) {
+				out = append(out, m.choice)
+			}
 		}
 	}
 	return out
 }
 
-// hasPhrase reports whether toks hold the words of s in a row.
-func hasPhrase(toks []token, s string) bool {
-	want := tokenize(s)
-	return runAt(toks, len(want), func(k int, t *token) bool { return t.Text == want[k].Text && !t.neg }) >= 0
+// choiceAt are the goal tokens where the choice c is named: its words in
+// a row, a single word also as a part of a hyphenated word
+// ("high-priority"), by its plural or adverb ("weeks", "week" for
+// weekly), or by an abbreviation of three or four letters that is no
+// other word ("prod").
+func choiceAt(in *input, c string) []int {
+	want := tokenize(c)
+	var out []int
+	for i := range in.gt {
+		t := &in.gt[i]
+		if t.quoted {
+			continue
+		}
+		if len(want) > 1 {
+			if runAt(in.gt[i:], len(want), func(k int, t *token) bool { return t.Text == want[k].Text }) == 0 {
+				out = append(out, i)
+			}
+			continue
+		}
+		if len(want) == 0 {
+			break
+		}
+		w := want[0].Text
+		abbrev := len(t.Text) >= 3 && len(t.Text) <= 4 && len(w) > 5 && strings.HasPrefix(w, t.Text) && t.e == nil
+		if abbrev || slices.ContainsFunc(identWords(t.Text), func(p string) bool { return p == w || base(p) == base(w) && len(base(w)) >= 3 }) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// base is a word without a plural or adverb ending: weekly and weeks are
+// week, daily is day.
+func base(w string) string {
+	switch {
+	case strings.HasSuffix(w, "ily"):
+		return w[:len(w)-3] + "y"
+	case strings.HasSuffix(w, "ly"):
+		return w[:len(w)-2]
+	}
+	return wordKey(w)
 }
 
 // runAt is the first index of toks where n tokens in a row match (the
@@ -212,35 +453,41 @@ func runAt(toks []token, n int, match func(k int, t *token) bool) int {
 	return -1
 }
 
-// fieldWords splits a field name into words: "dueDate" and "due_date"
-// are "due date".
-func fieldWords(name string) string {
-	return strings.ToLower(strings.Join(identWords(name), " "))
-}
-
-// afterName finds "<field> value", "<field>: value" or "<field> is value"
-// in the goal and returns the value's text up to its clause's end.
-func afterName(in *input, name string) (string, bool) {
-	want, toks := tokenize(fieldWords(name)), in.gt
-	i := runAt(toks, len(want), func(k int, t *token) bool { return wordKey(t.Text) == wordKey(want[k].Text) })
+// afterName finds "<field> value", "<field>: value", "<field> is value"
+// or a form of the name ("titled X") in the goal and returns the value's
+// text: a quoted string, or the rest of its clause; for a number field
+// also a number right before the name ("3 replicas").
+func afterName(in *input, f field) (string, bool) {
+	toks := in.gt
+	i := runAt(toks, len(f.words), func(k int, t *token) bool { return formOf(t.Text, f.words[k]) })
 	if i < 0 {
 		return "", false
 	}
-	k := i + len(want)
+	if (f.typ == "integer" || f.typ == "number") && i > 0 && number(toks[i-1].Text) {
+		return toks[i-1].Text, true
+	}
+	k := i + len(f.words)
 	for k < len(toks) && slices.Contains([]string{"is", "=", "to", "of", "as", "be", "should"}, toks[k].Text) {
 		k++
 	}
+	return valueAt(in, k)
+}
+
+// valueAt is the value that starts at goal token k: the quoted string
+// there, or the rest of its clause.
+func valueAt(in *input, k int) (string, bool) {
+	toks := in.gt
 	if k >= len(toks) {
 		return "", false
 	}
 	end := k
-	for end < len(toks) && toks[end].Clause == toks[k].Clause {
+	for end < len(toks) && toks[end].Clause == toks[k].Clause && toks[end].quoted == toks[k].quoted {
 		end++
 	}
 	return in.span(k, end), true
 }
 
-// parseValue reads text as a value of f's type.
+// parseValue reads text as a value of f's type and format.
 func parseValue(f field, text string) (any, bool) {
 	text = strings.TrimSpace(text)
 	switch f.typ {
@@ -251,24 +498,33 @@ func parseValue(f field, text string) (any, bool) {
 		n, err := strconv.ParseFloat(strings.Fields(text + " ")[0], 64)
 		return n, err == nil
 	case "boolean":
-		switch strings.ToLower(text) {
-		case "true", "yes", "on":
+		switch r, t := lex.Reply(text), strings.ToLower(text); {
+		case r == "yes" || t == "true" || t == "on":
 			return true, true
-		case "false", "no", "off":
+		case r == "no" || t == "false" || t == "off":
 			return false, true
 		}
 		return nil, false
+	}
+	emails, urls, dates, _ := rawValues(text)
+	switch {
+	case strings.Contains(f.format, "email"):
+		return single(emails)
+	case strings.HasPrefix(f.format, "ur") || f.format == "iri":
+		return single(urls)
+	case f.format == "date":
+		return single(dates)
 	}
 	return text, text != ""
 }
 
 // fieldQuestion is the question about field f.
-func fieldQuestion(in *input, f field) *askonce.Question {
-	label := in.quote(fieldWords(f.name))
+func fieldQuestion(in *input, f field, named []any) *askonce.Question {
+	label := in.quote(strings.Join(f.words, " "))
 	q := &askonce.Question{Reason: "missing_required_info"}
 	switch {
 	case len(f.choices) > 0:
-		opts := namedChoices(in, f)
+		opts := named
 		if len(opts) < 2 {
 			opts = f.choices
 		}
@@ -302,23 +558,15 @@ func answerValue(in *input, f field, q *askonce.Question) (any, bool) {
 			}
 		}
 		return nil, false
-	case askonce.QuestionConfirm:
-		switch lex.Reply(in.answer) {
-		case "yes":
-			return true, true
-		case "no":
-			return false, true
-		}
-		return nil, false
 	}
-	return parseValue(f, in.answer)
+	return parseValue(f, in.answer) // yes/no for a boolean
 }
 
 // ruleValue is the resolution rule's value for an open field.
-func ruleValue(in *input, f field) any {
+func ruleValue(in *input, f field, named []any) any {
 	switch {
 	case len(f.choices) > 0:
-		if named := namedChoices(in, f); len(named) > 1 {
+		if len(named) > 1 {
 			return named[0]
 		}
 		return f.choices[0]

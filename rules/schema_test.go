@@ -9,18 +9,26 @@ import (
 )
 
 const (
-	envSchema    = `{"type": "object", "required": ["environment"], "properties": {"environment": {"enum": ["staging", "production"]}}}`
-	oneOfSchema  = `{"type": "object", "required": ["size"], "properties": {"size": {"oneOf": [{"const": "small"}, {"const": "large"}]}}}`
-	dryRunSchema = `{"type": "object", "required": ["dryRun"], "properties": {"dryRun": {"type": "boolean"}}}`
-	notifySchema = `{"type": "object", "required": ["notify"], "properties": {"notify": {"type": "boolean"}}}`
-	ownerSchema  = `{"type": "object", "required": ["owner"], "properties": {"owner": {"type": "string", "minLength": 1}}}`
-	closedSchema = `{"type": "object", "additionalProperties": false, "required": ["goal", "replicas"],
+	envSchema       = `{"type": "object", "required": ["environment"], "properties": {"environment": {"enum": ["staging", "production"]}}}`
+	oneOfSchema     = `{"type": "object", "required": ["size"], "properties": {"size": {"oneOf": [{"const": "small"}, {"const": "large"}]}}}`
+	dryRunSchema    = `{"type": "object", "required": ["dryRun"], "properties": {"dryRun": {"type": "boolean"}}}`
+	notifySchema    = `{"type": "object", "required": ["notify"], "properties": {"notify": {"type": "boolean"}}}`
+	ownerSchema     = `{"type": "object", "required": ["owner"], "properties": {"owner": {"type": "string", "minLength": 1}}}`
+	recipientSchema = `{"type": "object", "required": ["recipient"], "properties": {"recipient": {"type": "string"}}}`
+	mailSchema      = `{"type": "object", "required": ["to"], "properties": {"to": {"type": "string", "format": "email"}}}`
+	titleSchema     = `{"type": "object", "required": ["title"], "properties": {"title": {"type": "string"}}}`
+	testsSchema     = `{"type": "object", "required": ["runTests"], "properties": {"runTests": {"type": "boolean"}}}`
+	skipSchema      = `{"type": "object", "required": ["skipTests"], "properties": {"skipTests": {"type": "boolean"}}}`
+	cadenceSchema   = `{"type": "object", "required": ["cadence"], "properties": {"cadence": {"enum": ["daily", "weekly", "monthly"]}}}`
+	langSchema      = `{"type": "object", "required": ["language"], "properties": {"language": {"enum": ["Go", "Rust", "Java"]}}}`
+	sizeSchema      = `{"type": "object", "required": ["size"], "properties": {"size": {"enum": ["small", "large"]}}}`
+	closedSchema    = `{"type": "object", "additionalProperties": false, "required": ["goal", "replicas"],
 		"properties": {"goal": {"type": "string"}, "replicas": {"type": "integer", "minimum": 1}}}`
 )
 
 func TestSpecSchemaAsksForARequiredFieldTheGoalLeavesOpen(t *testing.T) {
 	t.Parallel()
-	runDetector(t, func(in *input) finding { r := detectSchema(in); return &r }, []detectorCase{
+	runDetector(t, func(in *input) *asked { r := detectSchema(in); return &r.asked }, []detectorCase{
 		{goal: "ship the release", schema: envSchema, options: asks("staging", "production"), text: "“environment”"},
 		{goal: "ship the release to staging, then production", schema: envSchema, options: asks("staging", "production")},
 		{goal: "make the icon", schema: oneOfSchema, options: asks("small", "large")},
@@ -45,6 +53,31 @@ func TestSpecSchemaAsksForARequiredFieldTheGoalLeavesOpen(t *testing.T) {
 		{goal: "ship the release", schema: `{"type": "object", "required": ["environment"], "properties": {"environment": {"enum": ["staging", "production"], "default": "staging"}}}`},
 		{goal: "ship the release", schema: `{"type": "object", "properties": {"environment": {"enum": ["staging", "production"]}}}`},
 		{goal: "ship the release"},
+		// Filled in words: a recipient, a title, a boolean, a form of a choice.
+		{goal: "mail the draft contract to legal@example.org", schema: recipientSchema},
+		{goal: "text Amara the gate code", schema: recipientSchema},
+		{goal: "hand the keys to Jon Snow", schema: recipientSchema},
+		{goal: "mail the draft contract", schema: recipientSchema, options: asks(), text: "“recipient”"},
+		{goal: "mail the draft contract to the lawyers", schema: mailSchema, options: asks()},
+		{goal: "mail legal@example.org the draft", schema: mailSchema},
+		{goal: "start a doc titled 'Hiring plan'", schema: titleSchema},
+		{goal: "make a wiki page named Onboarding for new hires", schema: titleSchema},
+		{goal: "start a doc about hiring", schema: titleSchema, options: asks()},
+		{goal: "don't bother people about it, just restart the workers", schema: notifySchema, options: asks("yes", "no")},
+		{goal: "restart the workers and tell the on-call engineer", schema: notifySchema},
+		{goal: "restart the workers without informing anyone", schema: notifySchema},
+		{goal: "build the image, skipping the tests", schema: testsSchema},
+		{goal: "build the image, skipping the tests", schema: skipSchema},
+		{goal: "build the image", schema: testsSchema, options: asks("yes", "no")},
+		{goal: "rotate the logs every month", schema: cadenceSchema},
+		{goal: "rotate the logs", schema: cadenceSchema, options: asks("daily", "weekly", "monthly")},
+		{goal: "translate the Java client to Rust", schema: langSchema},
+		{goal: "rewrite it in Rust instead of Go", schema: langSchema},
+		{goal: "translate the client to Rust or Go", schema: langSchema, options: asks("Rust", "Go")},
+		{goal: "draw a small logo. A large one is overkill.", schema: sizeSchema},
+		{goal: "deploy the hotfix to prod", schema: envSchema},
+		{goal: "assign the outage ticket to @devon", schema: ownerSchema},
+		{goal: "merge the fix; I know it is late", schema: notifySchema, options: asks("yes", "no")},
 	})
 }
 
@@ -74,6 +107,15 @@ func TestSpecSchemaPlanValidatesAgainstTheSchema(t *testing.T) {
 		{ownerSchema, "triage the bug", "Priya Patel", "", "owner", "Priya Patel"},
 		{closedSchema, "scale the service", "3", "", "replicas", float64(3)},
 		{closedSchema, "scale the service to replicas 5", "", "", "replicas", float64(5)},
+		{closedSchema, "run 4 replicas of the service", "", "", "replicas", float64(4)},
+		{recipientSchema, "hand the keys to Jon Snow", "", "", "recipient", "Jon Snow"},
+		{mailSchema, "mail the draft contract to legal@example.org.", "", "", "to", "legal@example.org"},
+		{titleSchema, "start a doc titled 'Hiring plan'", "", "", "title", "Hiring plan"},
+		{testsSchema, "build the image, skipping the tests", "", "", "runTests", false},
+		{skipSchema, "build the image, skipping the tests", "", "", "skipTests", true},
+		{notifySchema, "restart the workers and tell the on-call engineer", "", "", "notify", true},
+		{cadenceSchema, "rotate the logs every month", "", "", "cadence", "monthly"},
+		{langSchema, "translate the Java client to Rust", "", "", "language", "Rust"},
 	}
 	for _, c := range cases {
 		prompt := c.goal

@@ -45,9 +45,8 @@ func jaNegated(s string) bool {
 		strings.Contains(rest, "なく") || strings.Contains(rest, "なし")
 }
 
-// annotate looks every token up in the profile's lexicon (exactly, by its
-// kanji stem) and marks negation and functional
-// cues.
+// annotate looks every token up in the profile's lexicon (exactly, or by
+// its kanji stem) and marks negation, functional cues, quotes and idioms.
 func (c *compiled) annotate(src string, toks []token) []token {
 	cueClause := -1
 	quotes := quotedRanges(src)
@@ -93,19 +92,26 @@ func (c *compiled) annotate(src string, toks []token) []token {
 }
 
 // quotedRanges are the byte ranges of src inside quotation marks ("...",
-// “...”, 「...」, 『...』).
+// “...”, 「...」, 『...』, and '...' or ‘...’ around words, not an
+// apostrophe), each from its opening mark to its closing one.
 func quotedRanges(src string) [][2]int {
 	var out [][2]int
 	open := -1
 	var closer rune
+	word := func(i int) bool { // a letter or digit at byte i
+		r, _ := utf8.DecodeRuneInString(src[i:])
+		return i < len(src) && lex.IsWordRune(r)
+	}
 	for i, r := range src {
+		n := i + utf8.RuneLen(r)
+		single := r == '\'' || r == '‘' || r == '’'
 		switch {
-		case open >= 0 && r == closer:
+		case open >= 0 && r == closer && (!single || n == len(src) || !word(n)):
 			out = append(out, [2]int{open, i})
 			open = -1
-		case open < 0 && (r == '"' || r == '“' || r == '「' || r == '『'):
+		case open < 0 && strings.ContainsRune(`"“「『'‘`, r) && (!single || (i == 0 || !word(i-1)) && n < len(src) && word(n)):
 			open = i
-			closer = map[rune]rune{'"': '"', '“': '”', '「': '」', '『': '』'}[r]
+			closer = map[rune]rune{'"': '"', '“': '”', '「': '」', '『': '』', '\'': '\'', '‘': '’'}[r]
 		}
 	}
 	return out
@@ -169,18 +175,20 @@ func countWords[T string | []byte](b T) int64 {
 
 // command is one imperative command of a text: its main verb at
 // toks[verb], and the tokens up to end (exclusive) that belong to it.
+// decision marks a question that asks the agent to decide ("should we use
+// Go or Rust?"), which only the choice check reads as a command.
 type command struct {
 	verb, end int
+	decision  bool
 }
 
-// commands finds the commands of a text. A command starts a clause, or
-// follows "and" or "then" inside one; its main verb is its first word
-// after connectors ("first", "then", "just") and request openers ("can
-// you", "please"). A sentence that asks the agent something holds no
-// command, nor does a clause whose first word is closed-class (a
-// determiner, pronoun, preposition, negation or question word: "the
-// parser should...", "don't delete ..."), a number, or a Japanese word
-// (Japanese puts its verb last; the destructive check reads it there).
+// commands finds the commands of a text: a clause, or a part after "and"
+// or "then", whose first word after connectors ("first", "just"), request
+// openers ("can you") or a decision opener ("should I") is its main verb.
+// A sentence that asks the agent something else holds none, nor a clause
+// that opens with a closed-class word ("the parser should...", "don't
+// delete ..."), a number or Japanese (the destructive check reads its
+// verb last).
 func (c *compiled) commands(src string, toks []token) []command {
 	var out []command
 	start := 0
@@ -190,8 +198,8 @@ func (c *compiled) commands(src string, toks []token) []command {
 			continue
 		}
 		if i > start {
-			if v := c.mainVerb(src, toks, start, i); v >= 0 {
-				out = append(out, command{verb: v, end: i})
+			if v, decision := c.mainVerb(src, toks, start, i); v >= 0 {
+				out = append(out, command{verb: v, end: i, decision: decision})
 			}
 		}
 		start = i
@@ -199,10 +207,13 @@ func (c *compiled) commands(src string, toks []token) []command {
 	return out
 }
 
-// mainVerb is the main verb of the command in toks[t0:t1], or -1.
-func (c *compiled) mainVerb(src string, toks []token, t0, t1 int) int {
+// mainVerb is the main verb of the command in toks[t0:t1], or -1, and
+// whether a decision opener comes before it.
+func (c *compiled) mainVerb(src string, toks []token, t0, t1 int) (int, bool) {
+	decision := false
 	for t0 < t1 {
-		if n := c.phraseAt(toks, t0, fOpener); n > 0 {
+		if n := max(c.phraseAt(toks, t0, fOpener), c.phraseAt(toks, t0, fDecision)); n > 0 {
+			decision = decision || c.phraseAt(toks, t0, fDecision) > 0
 			t0 += n
 			continue
 		}
@@ -212,14 +223,14 @@ func (c *compiled) mainVerb(src string, toks []token, t0, t1 int) int {
 		}
 		break
 	}
-	if t0 >= t1 || c.asksAgent(src, toks, t0) {
-		return -1
+	if t0 >= t1 || !decision && c.asksAgent(src, toks, t0) {
+		return -1, false
 	}
 	t := &toks[t0]
 	if t.neg || t.e.has(fDet|fNeg|fQuestion|fPrep|fStop|fCondition|fPlaceholder) || number(t.Text) || lex.IsJapanese(t.Text) {
-		return -1
+		return -1, false
 	}
-	return t0
+	return t0, decision
 }
 
 // asksAgent reports whether the sentence of toks[i] asks the agent
@@ -242,17 +253,19 @@ func (c *compiled) asksAgent(src string, toks []token, i int) bool {
 	if toks[first].e.has(fQuestion) {
 		return true
 	}
+	f := &toks[first]
+	return questionMarked(src, toks, i) && (f.e.has(fDet|fNeg|fPrep|fStop|fPlaceholder) || lex.IsJapanese(f.Text))
+}
+
+// questionMarked reports whether the sentence of toks[i] ends with a
+// question mark (or Japanese か).
+func questionMarked(src string, toks []token, i int) bool {
 	last := i
-	for last+1 < len(toks) && toks[last+1].Sentence == s {
+	for last+1 < len(toks) && toks[last+1].Sentence == toks[i].Sentence {
 		last++
 	}
 	rest := strings.TrimSpace(src[toks[last].End:])
-	question := strings.HasPrefix(rest, "?") || strings.HasPrefix(rest, "？") || strings.HasSuffix(toks[last].Text, "か")
-	if !question {
-		return false
-	}
-	f := &toks[first]
-	return f.e.has(fDet|fNeg|fPrep|fStop|fPlaceholder) || lex.IsJapanese(f.Text)
+	return strings.HasPrefix(rest, "?") || strings.HasPrefix(rest, "？") || strings.HasSuffix(toks[last].Text, "か")
 }
 
 // before reports whether a word with role f (a negation, a word that

@@ -13,14 +13,12 @@ type vagueness struct {
 	asked
 }
 
-// detectVague finds a request that does not say what to act on: its verb
-// has no object or only a placeholder ("fix it", "make it better", "do the
-// thing", "help", それを直して) — no word that names something, a word being neither a stop word, nor a
-// placeholder ("it", "stuff", "the thing"), nor a vague verb or adjective
-// ("fix", "make", "better"). It asks FREE_TEXT (reason
-// missing_required_info) naming what is missing. An answer with such a
-// word settles it and the plan is made from goal and answer; the rule
-// plans the goal as written.
+// detectVague finds a request with no word that names something to act
+// on, only stop words, placeholders and vague verbs ("fix it", "make it
+// better", "help", それを直して). It asks FREE_TEXT (reason
+// missing_required_info) naming what is missing; an answer that names
+// something settles it and the plan is made from goal and answer; the
+// rule plans the goal as written.
 func detectVague(in *input) vagueness {
 	var res vagueness
 	if meaningful(in.gt) > 0 {

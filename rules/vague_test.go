@@ -4,7 +4,7 @@ import "testing"
 
 func TestVagueAsksWhenTheVerbHasNoObject(t *testing.T) {
 	t.Parallel()
-	runDetector(t, func(in *input) finding { r := detectVague(in); return &r }, []detectorCase{
+	runDetector(t, func(in *input) *asked { r := detectVague(in); return &r.asked }, []detectorCase{
 		{goal: "fix it", options: asks(), text: "“it”"},
 		{goal: "make it better", options: asks(), text: "“it”"},
 		{goal: "do the thing", options: asks(), text: "“thing”"},
