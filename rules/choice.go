@@ -155,8 +155,8 @@ func choiceIn(in *input, cmd command) (alternative, bool) {
 	// oil") are a substitution either way, unless they are names ("use
 	// React or Vue", "install v1.2 or v2.0"), a destination right after the
 	// verb or its object ("deploy the api to staging or production"), or
-	// the user asks for the choice ("should I use postgres or sqlite?").
-	if !det && !cmd.decision && !questionMarked(in.goal, toks, v) && !(prep && (object == opts[0][0]-1 || toks[opts[0][0]-1].Text == "to")) {
+	// the user asks for the choice ("deploy it to staging or prod?").
+	if !det && !questionMarked(in.goal, toks, v) && !(prep && (object == opts[0][0]-1 || toks[opts[0][0]-1].Text == "to")) {
 		for _, o := range opts {
 			if !named(in, o[0], o[1]) {
 				return alternative{}, false

@@ -13,20 +13,20 @@ func TestChoiceAsksOnlyForAChoiceThatIsTheObjectOfTheCommand(t *testing.T) {
 		{goal: "install Postgres or MySQL or SQLite", options: asks("Postgres", "MySQL", "SQLite")},
 		{goal: "upgrade to v1.4 or v2.0", options: asks("v1.4", "v2.0")},
 		{goal: "can you migrate to BigQuery or Snowflake", options: asks("BigQuery", "Snowflake")},
-		// After the direct object, and in a question that asks the agent to decide.
+		// After the direct object.
 		{goal: "push the image to dev or qa", options: asks("dev", "qa")},
 		{goal: "write the parser in Go or Rust", options: asks("Go", "Rust")},
 		{goal: "host it on Fly.io or Render", options: asks("Fly.io", "Render")},
 		{goal: "set the timeout on the gateway or the client?", options: asks("gateway", "client")},
-		{goal: "should I use postgres or sqlite for the cache", options: asks("postgres", "sqlite")},
-		{goal: "Should we use Postgres or MySQL for the analytics service?", options: asks("Postgres", "MySQL")},
-		{goal: "shall we ship the beta on Monday or Thursday?", options: asks("Monday", "Thursday")},
 		{goal: "deploy to staging or production", answer: "banana", options: asks("staging", "production")},
 		// Settled by the answer.
 		{goal: "deploy to staging or production", answer: "prod"},
 		{goal: "deploy to staging or production", answer: "Production"},
 		// The user's own question, a classification, comparison or topic.
 		{goal: "Is Postgres or MySQL older?"},
+		{goal: "should I use postgres or sqlite for the cache"},
+		{goal: "Should we use Postgres or MySQL for the analytics service?"},
+		{goal: "shall we ship the beta on Monday or Thursday?"},
 		{goal: "Which is larger, Lagos or Cairo?"},
 		{goal: "Is the octopus a vertebrate or an invertebrate?"},
 		{goal: "classify each item as solid, liquid or gas"},

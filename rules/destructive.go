@@ -43,9 +43,6 @@ func detectDestructive(in *input) destructions {
 	toks := in.gt
 	for _, cmd := range in.cmds {
 		v := cmd.verb
-		if cmd.decision {
-			continue // "should I delete the logs?" asks for advice
-		}
 		n := in.c.phraseAt(toks, v, fCommand)
 		if n == 0 {
 			if n = in.c.phraseAt(toks, v, fDestructive); n == 0 || objectOf(in, v, n, cmd.end) < 0 {

@@ -244,7 +244,6 @@ const (
 	fCommand
 	fObject
 	fNoChoice
-	fDecision
 	fPlaceholder
 	fVague
 	fQuestion
@@ -273,7 +272,6 @@ var listFlags = map[string]flag{
 	"destructiveCommands": fCommand,     // destructive as the command itself ("rm -rf")
 	"objects":             fObject,      // data whose loss cannot be undone (file, branch, account)
 	"noChoiceVerbs":       fNoChoice,    // verbs whose object's alternatives are no choice: a suggestion ("serve"), a topic ("compare", "classify")
-	"decisionOpeners":     fDecision,    // open a question that asks the agent to decide ("should we")
 	"placeholders":        fPlaceholder, // stand for an object without naming it ("it", "stuff")
 	"vagueWords":          fVague,       // say nothing on their own ("fix", "better")
 	"questionWords":       fQuestion,    // open a sentence that asks the agent something

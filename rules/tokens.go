@@ -175,16 +175,13 @@ func countWords[T string | []byte](b T) int64 {
 
 // command is one imperative command of a text: its main verb at
 // toks[verb], and the tokens up to end (exclusive) that belong to it.
-// decision marks a question that asks the agent to decide ("should we use
-// Go or Rust?"), which only the choice check reads as a command.
 type command struct {
 	verb, end int
-	decision  bool
 }
 
 // commands finds the commands of a text: a clause, or a part after "and"
-// or "then", whose first word after connectors ("first", "just"), request
-// openers ("can you") or a decision opener ("should I") is its main verb.
+// or "then", whose first word after connectors ("first", "just") or request
+// openers ("can you") is its main verb.
 // A sentence that asks the agent something else holds none, nor a clause
 // that opens with a closed-class word ("the parser should...", "don't
 // delete ..."), a number or Japanese (the destructive check reads its
@@ -198,8 +195,8 @@ func (c *compiled) commands(src string, toks []token) []command {
 			continue
 		}
 		if i > start {
-			if v, decision := c.mainVerb(src, toks, start, i); v >= 0 {
-				out = append(out, command{verb: v, end: i, decision: decision})
+			if v := c.mainVerb(src, toks, start, i); v >= 0 {
+				out = append(out, command{verb: v, end: i})
 			}
 		}
 		start = i
@@ -207,13 +204,12 @@ func (c *compiled) commands(src string, toks []token) []command {
 	return out
 }
 
-// mainVerb is the main verb of the command in toks[t0:t1], or -1, and
-// whether a decision opener comes before it.
-func (c *compiled) mainVerb(src string, toks []token, t0, t1 int) (int, bool) {
-	decision := false
+// mainVerb is the main verb of the command in toks[t0:t1], or -1. A
+// decision question ("should we use Go or Rust?") is the user's own
+// question, to answer, not a command.
+func (c *compiled) mainVerb(src string, toks []token, t0, t1 int) int {
 	for t0 < t1 {
-		if n := max(c.phraseAt(toks, t0, fOpener), c.phraseAt(toks, t0, fDecision)); n > 0 {
-			decision = decision || c.phraseAt(toks, t0, fDecision) > 0
+		if n := c.phraseAt(toks, t0, fOpener); n > 0 {
 			t0 += n
 			continue
 		}
@@ -223,14 +219,14 @@ func (c *compiled) mainVerb(src string, toks []token, t0, t1 int) (int, bool) {
 		}
 		break
 	}
-	if t0 >= t1 || !decision && c.asksAgent(src, toks, t0) {
-		return -1, false
+	if t0 >= t1 || c.asksAgent(src, toks, t0) {
+		return -1
 	}
 	t := &toks[t0]
 	if t.neg || t.e.has(fDet|fNeg|fQuestion|fPrep|fStop|fCondition|fPlaceholder) || number(t.Text) || lex.IsJapanese(t.Text) {
-		return -1, false
+		return -1
 	}
-	return t0, decision
+	return t0
 }
 
 // asksAgent reports whether the sentence of toks[i] asks the agent
