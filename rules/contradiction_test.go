@@ -34,6 +34,8 @@ func TestContradictionAsksOnlyWhenBothSidesHoldAtOnce(t *testing.T) {
 		{goal: "serve hot or cold tea"},
 		{goal: "the characters of the novel Fire and Ice"},
 		{goal: "write a poem about fire and ice"},
+		{goal: "give a talk on hot and cold therapy for sore muscles"},
+		{goal: "draft a short report on tiny and giant stars"},
 		{goal: "Can ice be hot and cold at once?"},
 		{goal: `write a post titled "Hot and Cold Storage"`},
 		{goal: "reduce cold start time on the hot path"},

@@ -35,6 +35,9 @@ func TestDestructiveAsksOnlyForDataThatCannotBeRestored(t *testing.T) {
 		{goal: "don't delete notes.md, just summarise it"},
 		// A destructive word that is not the command's main verb.
 		{goal: "write a blog post about why you deleted your account"},
+		{goal: "summarise how the team is migrating the service and dropping the old database"},
+		{goal: "describe a user who signed up and removed their account the same day"},
+		{goal: "write a post about the release and delete the draft branch", options: confirm},
 		{goal: "put the leftovers in an empty glass container"},
 		{goal: "remove the baking sheet from the oven"},
 		{goal: "How do I delete a branch in git?"},

@@ -223,10 +223,25 @@ func (c *compiled) mainVerb(src string, toks []token, t0, t1 int) int {
 		return -1
 	}
 	t := &toks[t0]
-	if t.neg || t.e.has(fDet|fNeg|fQuestion|fPrep|fStop|fCondition|fPlaceholder) || number(t.Text) || lex.IsJapanese(t.Text) {
+	if t.neg || t.e.has(fDet|fNeg|fQuestion|fPrep|fStop|fCondition|fPlaceholder) || number(t.Text) || lex.IsJapanese(t.Text) || inflected(t.Text) {
 		return -1
 	}
 	return t0
+}
+
+// inflected reports whether an English word is a verb's -ing or -ed form,
+// which an imperative never is: after "and" it continues the clause before
+// ("... are quitting social media and deleting their accounts"), it does
+// not start a command. Short words and -eed words are base forms (bring,
+// embed, feed, proceed).
+func inflected(w string) bool {
+	switch {
+	case len(w) > 5 && strings.HasSuffix(w, "ing"):
+		return true
+	case len(w) > 5 && strings.HasSuffix(w, "ed") && !strings.HasSuffix(w, "eed"):
+		return true
+	}
+	return false
 }
 
 // asksAgent reports whether the sentence of toks[i] asks the agent
