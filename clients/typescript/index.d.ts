@@ -15,6 +15,10 @@ export type Question = Schemas["Question"];
 export type Plan = Schemas["Plan"];
 export type JobEvent = Schemas["Event"];
 export type HistoryEntry = Schemas["HistoryEntry"];
+export type Memory = Schemas["Memory"];
+export type MemoryRef = Schemas["MemoryRef"];
+export type Forgotten = Schemas["Forgotten"];
+export type MemoryScope = NonNullable<Memory["scope"]>;
 export type ErrorCode = Schemas["ErrorResponse"]["code"];
 export type JobStatus = JobView["status"];
 export type ListQuery = NonNullable<paths["/jobs"]["get"]["parameters"]["query"]>;
@@ -48,6 +52,24 @@ export interface PostOptions {
   signal?: AbortSignal;
 }
 
+export interface AnswerOptions extends PostOptions {
+  /** Keep the answer out of the project and tenant memory (the session still has it). */
+  dontRemember?: boolean;
+}
+
+/** Which remembered answers: scope defaults to project when project is given, else tenant. */
+export interface MemoryQuery {
+  scope?: Exclude<MemoryScope, "session">;
+  project?: string;
+}
+
+/** One remembered answer's scope: it defaults to project when project is given, session when session is, else tenant. */
+export interface ForgetQuery {
+  scope?: MemoryScope;
+  project?: string;
+  session?: string;
+}
+
 export interface CallOptions {
   signal?: AbortSignal;
 }
@@ -73,7 +95,7 @@ export declare class Askonce {
   /** Every matching job, following the cursors page by page. */
   iterJobs(query?: ListQuery, opts?: CallOptions): AsyncGenerator<JobView, void>;
   /** Answers the question; never returns a second question. */
-  answer(id: string, answer: string, opts?: PostOptions): Promise<JobView>;
+  answer(id: string, answer: string, opts?: AnswerOptions): Promise<JobView>;
   /** Declines the question: its default applies, or the fallback directive. */
   decline(id: string, opts?: PostOptions): Promise<JobView>;
   cancel(id: string, opts?: Omit<PostOptions, "respondAsync">): Promise<JobView>;
@@ -81,6 +103,10 @@ export declare class Askonce {
   report(id: string, body: ReportRequest, opts?: Omit<PostOptions, "respondAsync">): Promise<ReportResponse>;
   events(id: string, after?: number, opts?: CallOptions): Promise<JobEvent[]>;
   history(sessionId: string, opts?: CallOptions): Promise<HistoryEntry[]>;
+  /** GET /memory: the answers remembered in a project or the tenant, newest first. */
+  listMemory(query?: MemoryQuery, opts?: CallOptions): Promise<HistoryEntry[]>;
+  /** DELETE /memory/{hash}: forget one remembered answer (its questionHash), so the next job asks again; none is a not_found AskonceError. */
+  forgetMemory(questionHash: string, query?: ForgetQuery, opts?: CallOptions): Promise<Forgotten>;
   /** Live events until the server ends the stream; a broken stream resumes with Last-Event-ID. */
   streamEvents(id: string, opts?: { lastEventId?: number; signal?: AbortSignal }): AsyncGenerator<JobEvent, void>;
   /** Waits over the event stream until the job leaves planning (pending with its question, or settled). */

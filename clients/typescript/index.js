@@ -69,8 +69,9 @@ export class Askonce {
   }
 
   answer(id, answer, opts = {}) {
+    const body = opts.dontRemember ? { answer, dontRemember: true } : { answer };
     return this.#call(this.api.POST("/jobs/{id}/clarification", {
-      params: { path: { id }, header: postHeaders(opts) }, body: { answer }, signal: opts.signal,
+      params: { path: { id }, header: postHeaders(opts) }, body, signal: opts.signal,
     }));
   }
 
@@ -99,6 +100,18 @@ export class Askonce {
 
   async history(sessionId, opts = {}) {
     return (await this.#call(this.api.GET("/sessions/{id}/history", { params: { path: { id: sessionId } }, signal: opts.signal }))).entries ?? [];
+  }
+
+  async listMemory(query = {}, opts = {}) {
+    const scope = query.scope ?? (query.project ? "project" : "tenant");
+    const params = { query: clean({ ...query, scope }) };
+    return (await this.#call(this.api.GET("/memory", { params, signal: opts.signal }))).entries ?? [];
+  }
+
+  forgetMemory(questionHash, query = {}, opts = {}) {
+    const scope = query.scope ?? (query.project ? "project" : query.session ? "session" : "tenant");
+    const params = { path: { hash: questionHash }, query: clean({ ...query, scope }) };
+    return this.#call(this.api.DELETE("/memory/{hash}", { params, signal: opts.signal }));
   }
 
   async *streamEvents(id, { lastEventId = 0, signal } = {}) {

@@ -10,11 +10,11 @@ import urllib.parse
 import urllib.request
 import uuid
 from http.client import HTTPException
-from typing import Any, Callable, Iterator, Optional
+from typing import Any, Callable, Iterator, Optional, Union
 
 from ._wire import to_wire
 from .errors import AskonceError, UnavailableError, UnreachableError, error_from_response
-from .models import Event, Health, HistoryEntry, JobDetail, JobList, JobView, ReportResponse
+from .models import Event, Forgotten, Health, HistoryEntry, JobDetail, JobList, JobView, Memory, ReportResponse
 
 # Events after which a job is still planning: waiting need not read the job.
 _PLANNING_EVENTS = {"created", "attempt"}
@@ -51,14 +51,24 @@ class Client:
 
     def create(self, goal: str, *, session_id: Optional[str] = None, profile: Optional[str] = None,
                files: Optional[list] = None, hard_cap: Optional[str] = None, mode: Optional[str] = None,
-               spec_schema: Any = None, respond_async: bool = False, idempotency_key: Optional[str] = None) -> JobView:
+               spec_schema: Any = None, memory: Union[Memory, dict, None] = None, respond_async: bool = False,
+               idempotency_key: Optional[str] = None) -> JobView:
         """Creates a job. In managed mode (the default) the result is the
         plan (status success), the one question (needs_clarification, status
         pending) or the failure. With respond_async the server answers at
         once, usually with the job still planning: follow it with wait().
-        mode="gate" creates a gate-mode job for report()."""
+        mode="gate" creates a gate-mode job for report().
+
+        memory (an askonce.Memory or a dict with the same keys: scope
+        "session", "project" or "tenant", project, ttl such as "720h",
+        fresh) is where the job's question may be answered from, and where
+        its answer is remembered: Memory(scope="project", project="shop")
+        answers a question that any earlier job in project shop had
+        answered. fresh=True always asks."""
+        if memory is not None and not isinstance(memory, (Memory, dict)):
+            raise TypeError(f"memory: want an askonce.Memory or a dict, got {type(memory).__name__}")
         body = {"goal": goal, "sessionId": session_id, "profile": profile, "files": files,
-                "hardCap": hard_cap, "mode": mode, "specSchema": spec_schema}
+                "hardCap": hard_cap, "mode": mode, "specSchema": spec_schema, "memory": memory}
         return JobView.from_dict(self._post("/jobs", body, respond_async, idempotency_key))
 
     def get(self, job_id: str) -> JobDetail:
@@ -84,13 +94,15 @@ class Client:
                 return
             cursor = page.next_cursor
 
-    def answer(self, job_id: str, answer: str, *, respond_async: bool = False,
+    def answer(self, job_id: str, answer: str, *, dont_remember: bool = False, respond_async: bool = False,
                idempotency_key: Optional[str] = None) -> JobView:
         """Answers the job's question and returns the job planned with the
         answer (never a second question). An answer the question does not
         take raises InvalidError with allowed; a job that is not pending,
-        ConflictError."""
-        return JobView.from_dict(self._post(self._job(job_id) + "/clarification", {"answer": answer},
+        ConflictError. dont_remember keeps the answer out of the project
+        and tenant memory (the session still has it)."""
+        body = {"answer": answer, "dontRemember": True if dont_remember else None}
+        return JobView.from_dict(self._post(self._job(job_id) + "/clarification", body,
                                             respond_async, idempotency_key))
 
     def decline(self, job_id: str, *, respond_async: bool = False, idempotency_key: Optional[str] = None) -> JobView:
@@ -115,6 +127,30 @@ class Client:
         """The session's answered questions (HistoryEntry), oldest first."""
         path = "/sessions/" + urllib.parse.quote(session_id, safe="") + "/history"
         return [HistoryEntry.from_dict(e) for e in self._call("GET", path).get("entries") or []]
+
+    def memory(self, *, scope: Optional[str] = None, project: Optional[str] = None) -> list:
+        """GET /memory: the answers remembered in a project (scope
+        "project", the default when project is given) or in the whole
+        tenant (scope "tenant", the default otherwise), newest first, as
+        HistoryEntry (answer, job_id, at, expires_at, uses, ...). A
+        session's answers are history(session_id)."""
+        if scope is None:
+            scope = "project" if project else "tenant"
+        body = self._call("GET", "/memory", query={"scope": scope, "project": project})
+        return [HistoryEntry.from_dict(e) for e in body.get("entries") or []]
+
+    def forget(self, question_hash: str, *, scope: Optional[str] = None, project: Optional[str] = None,
+               session: Optional[str] = None) -> Forgotten:
+        """DELETE /memory/{hash}: forgets the remembered answer to the
+        question with this hash (an entry's question_hash) in one scope, so
+        that the next job asks again. scope defaults to "project" when
+        project is given, "session" when session is, else "tenant". No
+        such entry raises NotFoundError."""
+        if scope is None:
+            scope = "project" if project else "session" if session else "tenant"
+        path = "/memory/" + urllib.parse.quote(question_hash, safe="")
+        q = {"scope": scope, "project": project, "session": session}
+        return Forgotten.from_dict(self._call("DELETE", path, query=q))
 
     def health(self) -> Health:
         """GET /healthz: ok, and the server's version."""

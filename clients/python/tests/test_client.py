@@ -117,6 +117,73 @@ class ManagedModeTest(unittest.TestCase):
         self.assertEqual([e.id for e in self.c.events(job.job_id, after=listed[1].id)], [e.id for e in listed[2:]])
 
 
+class MemoryTest(unittest.TestCase):
+    """Answer memory across sessions: each test has a project of its own."""
+
+    def setUp(self):
+        self.c = askonce.Client(server.base)
+        self.project = "py-" + uuid.uuid4().hex[:12]
+
+    def test_a_project_answer_is_used_listed_and_forgotten(self):
+        shop = askonce.Memory(scope="project", project=self.project)
+        first = self.c.create("hot frozen cheese", session_id=session(), memory=shop)
+        self.assertEqual(first.status, "pending")
+        self.c.answer(first.job_id, "frozen")
+
+        # Another agent (another session) in the same project is not asked.
+        second = self.c.create("hot frozen cheese", session_id=session(), memory={"scope": "project", "project": self.project})
+        self.assertEqual((second.status, second.clarification_source, second.clarification_answer),
+                         ("success", "history", "frozen"))
+        ref = second.clarification_memory
+        self.assertIsInstance(ref, askonce.MemoryRef)
+        self.assertEqual((ref.scope, ref.project, ref.job_id), ("project", self.project, first.job_id))
+        self.assertIsInstance(ref.at, datetime.datetime)
+        self.assertEqual(second.plan.spec["attributes"]["temperature"], "frozen")
+
+        entries = self.c.memory(project=self.project)
+        self.assertEqual([(e.answer, e.job_id, e.scope, e.project) for e in entries],
+                         [("frozen", first.job_id, "project", self.project)])
+        entry = entries[0]
+        self.assertIsInstance(entry, askonce.HistoryEntry)
+        self.assertEqual(entry.uses, 1)
+        self.assertIsInstance(entry.expires_at, datetime.datetime)
+
+        gone = self.c.forget(entry.question_hash, project=self.project)
+        self.assertIsInstance(gone, askonce.Forgotten)
+        self.assertEqual((gone.scope, gone.question_hash), ("project", entry.question_hash))
+        self.assertEqual(self.c.memory(project=self.project), [])
+        with self.assertRaises(askonce.NotFoundError):
+            self.c.forget(entry.question_hash, scope="project", project=self.project)
+
+        third = self.c.create("hot frozen cheese", session_id=session(), memory=shop)
+        self.assertEqual((third.status, third.clarification_options), ("pending", ["hot", "frozen"]))
+
+    def test_dont_remember_keeps_the_answer_out_of_project_memory(self):
+        shop = {"scope": "project", "project": self.project}
+        s = session()
+        first = self.c.create("hot frozen cheese", session_id=s, memory=shop)
+        done = self.c.answer(first.job_id, "hot", dont_remember=True)
+        self.assertEqual(done.status, "success")
+        self.assertEqual(self.c.memory(project=self.project), [])
+        self.assertEqual([e.answer for e in self.c.history(s)], ["hot"], "the session still has the answer")
+        again = self.c.create("hot frozen cheese", session_id=session(), memory=shop)
+        self.assertEqual(again.status, "pending")
+
+    def test_fresh_asks_even_when_the_project_remembers(self):
+        first = self.c.create("hot frozen cheese", session_id=session(), memory={"scope": "project", "project": self.project})
+        self.c.answer(first.job_id, "hot")
+        fresh = self.c.create("hot frozen cheese", session_id=session(),
+                              memory=askonce.Memory(scope="project", project=self.project, fresh=True))
+        self.assertEqual(fresh.status, "pending")
+
+    def test_bad_memory_raises_invalid_error_naming_the_field(self):
+        with self.assertRaises(askonce.InvalidError) as cm:
+            self.c.create("hot frozen cheese", memory={"scope": "galaxy"})
+        self.assertIn("memory.scope", str(cm.exception))
+        with self.assertRaises(TypeError):
+            self.c.create("hot frozen cheese", memory="project")
+
+
 class GateModeTest(unittest.TestCase):
     def test_report_asks_once_then_resumes_then_proceeds(self):
         c = askonce.Client(server.base)

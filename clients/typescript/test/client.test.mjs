@@ -80,6 +80,47 @@ t("history lists the session's answers", async () => {
   assert.deepEqual((await c.history(s)).map((e) => [e.answer, e.jobId]), [["frozen", job.jobId]]);
 });
 
+t("a project answer is used by another session, listed, and forgotten", async () => {
+  const c = new Askonce({ baseUrl: server.base });
+  const project = `ts-${crypto.randomUUID().slice(0, 12)}`;
+  const memory = { scope: "project", project };
+  const first = await c.createJob({ goal: "hot frozen cheese", sessionId: session(), memory });
+  assert.equal(first.status, "pending");
+  await c.answer(first.jobId, "frozen");
+
+  const second = await c.createJob({ goal: "hot frozen cheese", sessionId: session(), memory });
+  assert.deepEqual([second.status, second.clarificationSource, second.clarificationAnswer], ["success", "history", "frozen"]);
+  const ref = second.clarificationMemory;
+  assert.deepEqual([ref.scope, ref.project, ref.jobId], ["project", project, first.jobId]);
+  assert.equal(second.plan.spec.attributes.temperature, "frozen");
+
+  const entries = await c.listMemory({ project });
+  assert.deepEqual(entries.map((e) => [e.answer, e.jobId, e.scope, e.project, e.uses]), [["frozen", first.jobId, "project", project, 1]]);
+  assert.ok(entries[0].expiresAt);
+
+  const gone = await c.forgetMemory(entries[0].questionHash, { project });
+  assert.deepEqual(gone, { scope: "project", questionHash: entries[0].questionHash });
+  assert.deepEqual(await c.listMemory({ scope: "project", project }), []);
+  const again = await c.forgetMemory(entries[0].questionHash, { project }).catch((e) => e);
+  assert.ok(again instanceof AskonceError);
+  assert.deepEqual([again.status, again.code], [404, "not_found"]);
+
+  const third = await c.createJob({ goal: "hot frozen cheese", sessionId: session(), memory });
+  assert.deepEqual([third.status, third.clarificationOptions], ["pending", ["hot", "frozen"]]);
+});
+
+t("dontRemember keeps the answer out of project memory", async () => {
+  const c = new Askonce({ baseUrl: server.base });
+  const project = `ts-${crypto.randomUUID().slice(0, 12)}`;
+  const memory = { scope: "project", project };
+  const s = session();
+  const first = await c.createJob({ goal: "hot frozen cheese", sessionId: s, memory });
+  assert.equal((await c.answer(first.jobId, "hot", { dontRemember: true })).status, "success");
+  assert.deepEqual(await c.listMemory({ project }), []);
+  assert.deepEqual((await c.history(s)).map((e) => e.answer), ["hot"], "the session still has the answer");
+  assert.equal((await c.createJob({ goal: "hot frozen cheese", sessionId: session(), memory })).status, "pending");
+});
+
 t("gate mode: report asks once, then resumes with the answer, then proceeds", async () => {
   const c = new Askonce({ baseUrl: server.base });
   const job = await c.createJob({ goal: "Book the trip", mode: "gate", sessionId: session() });
