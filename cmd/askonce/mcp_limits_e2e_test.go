@@ -237,6 +237,38 @@ func TestE2E_MCPSessionCapIsPerAPIKey(t *testing.T) {
 	}
 }
 
+// The cap on calls in flight is per API key too: while key A's plan call
+// waits on its elicitation with --mcp-max-calls 1, key A's next call is
+// -32029 and key B's is answered.
+func TestE2E_MCPCallCapIsPerAPIKey(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	in := start(t, nil, "--db", filepath.Join(dir, "a.db"), "--api-keys-file", keysFile(t, map[string]string{"acme": "key-a", "beta": "key-b"}), "--mcp-max-calls", "1")
+	_, a := initializeAs(t, in, "key-a")
+	_, b := initializeAs(t, in, "key-b")
+	if a.session == "" || b.session == "" {
+		t.Fatalf("initialize: sessions %q and %q", a.session, b.session)
+	}
+	ctx, leave := context.WithCancel(context.Background())
+	defer leave()
+	waiting := a.post(ctx, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"plan","arguments":{"goal":"hot frozen cheese"}}}`)
+	defer waiting.Body.Close()
+	if m := rpcReply(t, waiting); m["method"] != "elicitation/create" {
+		t.Fatalf("first message of key A's plan call: %v, want elicitation/create", m)
+	}
+	const list = `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"list_pending","arguments":{}}}`
+	busy := a.post(context.Background(), list)
+	if m := rpcReply(t, busy); rpcErrorCode(m) != -32029 {
+		t.Fatalf("key A's second call beyond --mcp-max-calls 1: %v, want -32029", m)
+	}
+	busy.Body.Close()
+	other := b.post(context.Background(), list)
+	defer other.Body.Close()
+	if m := rpcReply(t, other); m["result"] == nil {
+		t.Fatalf("key B's call while key A is at its cap: %v, want a result", m)
+	}
+}
+
 // A plan call waiting on its elicitation ends when its client's stream is
 // gone: the in-flight gauge goes back to 0 and the slot is free again
 // (with --mcp-max-calls 1, a second call meanwhile is -32029).
