@@ -85,10 +85,12 @@ func TestCreate_UnusableSpecSchemaIsInvalidBeforeAnyInterpreterRuns(t *testing.T
 // connection lost (EUNAVAILABLE), as a commit cut off before its reply
 // does; its reads fail while down is set. With updates set its UpdateJob
 // does the same, and with lost too it reports the connection lost
-// without committing.
+// without committing; rival, when set, is another change that commits
+// instead, once, before the connection is reported lost.
 type brokenCommit struct {
 	askonce.Store
 	down, updates, lost bool
+	rival               func()
 }
 
 func (b *brokenCommit) CreateJob(ctx context.Context, c *askonce.Change) error {
@@ -102,7 +104,11 @@ func (b *brokenCommit) UpdateJob(ctx context.Context, c *askonce.Change) error {
 	if !b.updates {
 		return b.Store.UpdateJob(ctx, c)
 	}
-	if !b.lost {
+	if b.rival != nil {
+		rival := b.rival
+		b.rival = nil
+		rival()
+	} else if !b.lost {
 		if err := b.Store.UpdateJob(ctx, c); err != nil {
 			return err
 		}
@@ -143,7 +149,8 @@ func TestCreate_CommittedJobIsNeverReportedAsAFailure(t *testing.T) {
 // the store reported the connection lost is a success with the stored
 // job, never a 503 that a retry then meets as a conflict; one that did
 // not commit is EUNAVAILABLE, and the retry succeeds; when the store
-// cannot tell, the error is EUNAVAILABLE naming the job id. With the
+// cannot tell, the error is EUNAVAILABLE naming the job id; and when
+// another change committed instead, it is not taken for this one. With the
 // rules interpreter (fast: the change commits with its planning) and a
 // scripted one (the change commits, then the planning).
 func TestTransition_CommittedChangeIsNeverReportedAsAFailure(t *testing.T) {
@@ -191,6 +198,23 @@ func TestTransition_CommittedChangeIsNeverReportedAsAFailure(t *testing.T) {
 			st.updates = false
 			if got, err := op(e, j.ID); err != nil || got.Status == askonce.StatusPending {
 				t.Fatalf("%s %s retried: %+v, %v; want success", iname, name, got, err)
+			}
+
+			st, e, j = pending()
+			other := &askonce.Engine{Store: st.Store, Interpreter: rulesInterpreter(t)}
+			st.rival = func() {
+				var err error
+				if name == "cancel" {
+					_, err = other.Answer(ctx, "", j.ID, "frozen")
+				} else {
+					_, err = other.Cancel(ctx, "", j.ID)
+				}
+				if err != nil {
+					t.Errorf("%s %s: the rival change: %v", iname, name, err)
+				}
+			}
+			if got, err := op(e, j.ID); askonce.ErrorCode(err) != askonce.EUNAVAILABLE {
+				t.Fatalf("%s %s when another change committed instead: %+v, %v; want unavailable", iname, name, got, err)
 			}
 
 			st, e, j = pending()
