@@ -3,7 +3,6 @@ package askonce
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -84,49 +83,20 @@ func (e *Engine) create(ctx context.Context, req CreateRequest) (*Job, *Interpre
 		if err != nil {
 			return nil, nil, err
 		}
-		if err := e.Store.CreateJob(ctx, c); err != nil {
-			stored, serr := e.committed(ctx, j, err)
-			if serr != nil {
-				return nil, nil, serr
-			}
-			return stored, nil, nil
+		if err := e.commit(ctx, c, true); err != nil {
+			return nil, nil, err
 		}
 		e.pending.keep(c.Job)
 		e.observe(steps)
 		return c.Job, nil, nil
 	}
-	if err := e.Store.CreateJob(ctx, c); err != nil {
-		stored, serr := e.committed(ctx, j, err)
-		if serr != nil {
-			return nil, nil, serr
-		}
-		j = stored
+	if err := e.commit(ctx, c, true); err != nil {
+		return nil, nil, err
 	}
 	if j.Mode == ModeGate {
 		return j, nil, nil
 	}
 	return j, &initial, nil
-}
-
-// committed tells a create that failed with err whether it committed
-// after all: a connection that broke during the commit (EUNAVAILABLE)
-// leaves that unknown, and the job, read back, is the answer when it is
-// there. Otherwise it returns err: nothing was acknowledged, and when the
-// store could not say, the error says that the job id tells.
-func (e *Engine) committed(ctx context.Context, j *Job, err error) (*Job, error) {
-	if ErrorCode(err) != EUNAVAILABLE {
-		return nil, fmt.Errorf("create job: %w", err)
-	}
-	stored, gerr := e.Store.GetJob(ctx, j.TenantID, j.ID)
-	switch ErrorCode(gerr) {
-	case "":
-		return stored, nil
-	case ENOTFOUND:
-		return nil, fmt.Errorf("create job: %w", err)
-	}
-	ue := Unavailable(err)
-	ue.Message = fmt.Sprintf("the database cannot be reached; job %s may not have been created: retry with the same Idempotency-Key, or look it up (GET /jobs/%s)", j.ID, j.ID)
-	return nil, ue
 }
 
 // newJob validates req and returns the job it creates, and whether the

@@ -83,15 +83,35 @@ func TestCreate_UnusableSpecSchemaIsInvalidBeforeAnyInterpreterRuns(t *testing.T
 
 // brokenCommit is a store whose CreateJob commits and then reports the
 // connection lost (EUNAVAILABLE), as a commit cut off before its reply
-// does; its reads fail while down is set.
+// does; its reads fail while down is set. With updates set its UpdateJob
+// does the same, and with lost too it reports the connection lost
+// without committing; rival, when set, is another change that commits
+// instead, once, before the connection is reported lost.
 type brokenCommit struct {
 	askonce.Store
-	down bool
+	down, updates, lost bool
+	rival               func()
 }
 
 func (b *brokenCommit) CreateJob(ctx context.Context, c *askonce.Change) error {
 	if err := b.Store.CreateJob(ctx, c); err != nil {
 		return err
+	}
+	return askonce.Unavailable(errors.New("connection reset by peer"))
+}
+
+func (b *brokenCommit) UpdateJob(ctx context.Context, c *askonce.Change) error {
+	if !b.updates {
+		return b.Store.UpdateJob(ctx, c)
+	}
+	if b.rival != nil {
+		rival := b.rival
+		b.rival = nil
+		rival()
+	} else if !b.lost {
+		if err := b.Store.UpdateJob(ctx, c); err != nil {
+			return err
+		}
 	}
 	return askonce.Unavailable(errors.New("connection reset by peer"))
 }
@@ -121,6 +141,88 @@ func TestCreate_CommittedJobIsNeverReportedAsAFailure(t *testing.T) {
 		_, err = e.Create(ctx, askonce.CreateRequest{ID: id, Goal: goal, SessionID: "s2"})
 		if askonce.ErrorCode(err) != askonce.EUNAVAILABLE || !strings.Contains(askonce.ErrorMessage(err), id) {
 			t.Fatalf("create %q while the store cannot say: %v; want unavailable naming the job id", goal, err)
+		}
+	}
+}
+
+// An answer, a decline or a cancel whose commit went through although
+// the store reported the connection lost is a success with the stored
+// job, never a 503 that a retry then meets as a conflict; one that did
+// not commit is EUNAVAILABLE, and the retry succeeds; when the store
+// cannot tell, the error is EUNAVAILABLE naming the job id; and when
+// another change committed instead, it is not taken for this one. With the
+// rules interpreter (fast: the change commits with its planning) and a
+// scripted one (the change commits, then the planning).
+func TestTransition_CommittedChangeIsNeverReportedAsAFailure(t *testing.T) {
+	t.Parallel()
+	ops := map[string]func(e *askonce.Engine, id string) (*askonce.Job, error){
+		"answer":  func(e *askonce.Engine, id string) (*askonce.Job, error) { return e.Answer(ctx, "", id, "hot") },
+		"decline": func(e *askonce.Engine, id string) (*askonce.Job, error) { return e.Decline(ctx, "", id) },
+		"cancel":  func(e *askonce.Engine, id string) (*askonce.Job, error) { return e.Cancel(ctx, "", id) },
+	}
+	interpreters := map[string]func() askonce.Interpreter{
+		"rules":    func() askonce.Interpreter { return rulesInterpreter(t) },
+		"scripted": func() askonce.Interpreter { return scripted(reply(askTemp, u1), reply(planRaw, u1)) },
+	}
+	for iname, interp := range interpreters {
+		for name, op := range ops {
+			pending := func() (*brokenCommit, *askonce.Engine, *askonce.Job) {
+				st := &brokenCommit{Store: openStore(t, filepath.Join(t.TempDir(), "a.db"))}
+				e := &askonce.Engine{Store: st, Interpreter: interp()}
+				j := create(t, e, "hot frozen cheese")
+				if j.Status != askonce.StatusPending {
+					t.Fatalf("%s: create: %s, want pending", iname, j.Status)
+				}
+				st.updates = true
+				return st, e, j
+			}
+
+			st, e, j := pending()
+			got, err := op(e, j.ID)
+			if err != nil {
+				t.Fatalf("%s %s whose commit went through: %v; want success", iname, name, err)
+			}
+			stored, err := st.Store.GetJob(ctx, j.TenantID, j.ID)
+			if err != nil || got.Status == askonce.StatusPending || got.Status != stored.Status || got.Version != stored.Version {
+				t.Fatalf("%s %s: returned %s v%d, stored %+v, %v; want the stored job", iname, name, got.Status, got.Version, stored, err)
+			}
+
+			st, e, j = pending()
+			st.lost = true
+			if _, err := op(e, j.ID); askonce.ErrorCode(err) != askonce.EUNAVAILABLE {
+				t.Fatalf("%s %s that did not commit: %v; want unavailable", iname, name, err)
+			}
+			if stored, err := st.Store.GetJob(ctx, j.TenantID, j.ID); err != nil || stored.Status != askonce.StatusPending {
+				t.Fatalf("%s %s that did not commit left %+v, %v", iname, name, stored, err)
+			}
+			st.updates = false
+			if got, err := op(e, j.ID); err != nil || got.Status == askonce.StatusPending {
+				t.Fatalf("%s %s retried: %+v, %v; want success", iname, name, got, err)
+			}
+
+			st, e, j = pending()
+			other := &askonce.Engine{Store: st.Store, Interpreter: rulesInterpreter(t)}
+			st.rival = func() {
+				var err error
+				if name == "cancel" {
+					_, err = other.Answer(ctx, "", j.ID, "frozen")
+				} else {
+					_, err = other.Cancel(ctx, "", j.ID)
+				}
+				if err != nil {
+					t.Errorf("%s %s: the rival change: %v", iname, name, err)
+				}
+			}
+			if got, err := op(e, j.ID); askonce.ErrorCode(err) != askonce.EUNAVAILABLE {
+				t.Fatalf("%s %s when another change committed instead: %+v, %v; want unavailable", iname, name, got, err)
+			}
+
+			st, e, j = pending()
+			st.down = true
+			_, err = op(e, j.ID)
+			if askonce.ErrorCode(err) != askonce.EUNAVAILABLE || !strings.Contains(askonce.ErrorMessage(err), "GET /jobs/"+j.ID) {
+				t.Fatalf("%s %s while the store cannot say: %v; want unavailable naming the job id", iname, name, err)
+			}
 		}
 	}
 }

@@ -160,13 +160,16 @@ func (e *Engine) transition(ctx context.Context, tenant, id string, in Input) (*
 // job with the interpretation still to run (nil when none). A job this
 // engine left pending is not read back: the input is applied to the job
 // as it was committed, and only if that fails (its compare-and-set
-// included) to the job read from the store, which decides the outcome
-// and the error (see pendingJobs).
+// included; not an unreachable store) to the job read from the store,
+// which decides the outcome and the error (see pendingJobs).
 func (e *Engine) begin(ctx context.Context, tenant, id string, in Input) (*Job, *Interpretation, error) {
 	tenant = tenantOr(tenant)
 	if j := e.pending.take(tenant, id); j != nil {
-		if next, it, err := e.advance(ctx, j, in); err == nil {
-			return next, it, nil
+		// An unreachable store is not a stale job: trying again from
+		// the stored job could meet this input, committed after all,
+		// as a conflict (see commit).
+		if next, it, err := e.advance(ctx, j, in); err == nil || ErrorCode(err) == EUNAVAILABLE {
+			return next, it, err
 		}
 	}
 	j, err := e.Store.GetJob(ctx, tenant, id)

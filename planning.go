@@ -224,7 +224,7 @@ func (e *Engine) apply(ctx context.Context, j *Job, in Input, attempts []Attempt
 	events = append(events, fx.Events...)
 	c := &Change{Job: next, Attempts: attempts, Events: events, History: fx.History, Recalled: fx.Recalled, Dispatch: fx.Dispatch}
 	e.questionChange(j, c)
-	if err := e.Store.UpdateJob(ctx, c); err != nil {
+	if err := e.commit(ctx, c, false); err != nil {
 		return nil, nil, err
 	}
 	e.pending.keep(next)
@@ -330,7 +330,7 @@ func (e *Engine) advance(ctx context.Context, j *Job, in Input) (*Job, *Interpre
 	if len(c.Events) == 0 && len(c.Attempts) == 0 {
 		return c.Job, nil, nil
 	}
-	if err := e.Store.UpdateJob(ctx, c); err != nil {
+	if err := e.commit(ctx, c, false); err != nil {
 		return nil, nil, err
 	}
 	e.pending.keep(c.Job)

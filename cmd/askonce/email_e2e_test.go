@@ -224,7 +224,7 @@ func TestE2E_EmailQuestionWithBothPartsAndOptionLinksThenTheOutcomeAsAReply(t *t
 // show in the metric, and the password is in no log.
 func TestE2E_EmailOutageNeverBlocksAskingOrAnswering(t *testing.T) {
 	t.Parallel()
-	down := closedPort(t) // nothing listens there
+	down := refusingAddr(t) // nothing listens there, and nothing can start to
 	in := start(t, []string{"ASKONCE_SMTP_URL=" + smtpURL(down)},
 		"--db", filepath.Join(t.TempDir(), "a.db"), "--email-from", "askonce@example.com", "--email-to", "ops@example.com", "--delivery-backoff", "50ms")
 	r := in.do("POST", "/jobs", map[string]any{"goal": "hot frozen cheese"})

@@ -7,12 +7,15 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/askonce/askonce/server"
 )
 
 // metricValue is the value of the unlabelled metric name on the server's
@@ -42,6 +45,7 @@ func (in *instance) metricValue(name string) float64 {
 type rawMCP struct {
 	in      *instance
 	session string
+	key     string // sent as a bearer token when set
 }
 
 // post sends one JSON-RPC message and returns the response, its body
@@ -54,6 +58,9 @@ func (c *rawMCP) post(ctx context.Context, msg string) *http.Response {
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
+	if c.key != "" {
+		req.Header.Set("Authorization", "Bearer "+c.key)
+	}
 	if c.session != "" {
 		req.Header.Set("Mcp-Session-Id", c.session)
 		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
@@ -95,7 +102,13 @@ const initializeElicit = `{"jsonrpc":"2.0","id":1,"method":"initialize","params"
 // session id ("" when refused).
 func initialize(t *testing.T, in *instance) (map[string]any, *rawMCP) {
 	t.Helper()
-	c := &rawMCP{in: in}
+	return initializeAs(t, in, "")
+}
+
+// initializeAs is initialize with the API key key.
+func initializeAs(t *testing.T, in *instance, key string) (map[string]any, *rawMCP) {
+	t.Helper()
+	c := &rawMCP{in: in, key: key}
 	resp := c.post(context.Background(), initializeElicit)
 	defer resp.Body.Close()
 	m := rpcReply(t, resp)
@@ -173,6 +186,86 @@ func TestE2E_MCPSessionCapIsAJSONRPCError(t *testing.T) {
 	eventually(t, "the deleted session's slot", func() bool { return in.metricValue("askonce_mcp_sessions") == 2 })
 	if m, c := initialize(t, in); c.session == "" {
 		t.Fatalf("initialize after a DELETE: %v", m)
+	}
+}
+
+// The session cap is per API key: with --api-keys-file, a key at
+// --mcp-max-sessions gets the JSON-RPC error -32029 while another key of
+// the same tenant, and a key of another tenant, still initialize; a
+// session closed frees its own key's slot.
+func TestE2E_MCPSessionCapIsPerAPIKey(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	keys := filepath.Join(dir, "keys")
+	lines := "acme " + server.HashKey("key-a") + "\nacme " + server.HashKey("key-a2") + "\nbeta " + server.HashKey("key-b") + "\n"
+	if err := os.WriteFile(keys, []byte(lines), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	in := start(t, nil, "--db", filepath.Join(dir, "a.db"), "--api-keys-file", keys, "--mcp-max-sessions", "2")
+	var held []*rawMCP
+	for range 2 {
+		m, c := initializeAs(t, in, "key-a")
+		if c.session == "" {
+			t.Fatalf("key A's initialize within the cap refused: %v", m)
+		}
+		held = append(held, c)
+	}
+	if m, c := initializeAs(t, in, "key-a"); c.session != "" || rpcErrorCode(m) != -32029 || !strings.Contains(fmt.Sprint(m), "limit") {
+		t.Fatalf("key A's 3rd initialize: %v, want the JSON-RPC error -32029 naming the limit", m)
+	}
+	for _, key := range []string{"key-b", "key-a2"} {
+		for i := range 2 {
+			if m, c := initializeAs(t, in, key); c.session == "" {
+				t.Fatalf("%s's initialize %d while key A is at its cap: %v", key, i+1, m)
+			}
+		}
+	}
+	if got := in.metricValue("askonce_mcp_sessions"); got != 6 {
+		t.Fatalf("askonce_mcp_sessions = %v, want 6 (2 for each key; the refused one is not counted)", got)
+	}
+	req, _ := http.NewRequest("DELETE", in.base+"/mcp", nil)
+	req.Header.Set("Authorization", "Bearer key-a")
+	req.Header.Set("Mcp-Session-Id", held[0].session)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	eventually(t, "key A's deleted session's slot", func() bool { return in.metricValue("askonce_mcp_sessions") == 5 })
+	if m, c := initializeAs(t, in, "key-a"); c.session == "" {
+		t.Fatalf("key A's initialize after a DELETE: %v", m)
+	}
+}
+
+// The cap on calls in flight is per API key too: while key A's plan call
+// waits on its elicitation with --mcp-max-calls 1, key A's next call is
+// -32029 and key B's is answered.
+func TestE2E_MCPCallCapIsPerAPIKey(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	in := start(t, nil, "--db", filepath.Join(dir, "a.db"), "--api-keys-file", keysFile(t, map[string]string{"acme": "key-a", "beta": "key-b"}), "--mcp-max-calls", "1")
+	_, a := initializeAs(t, in, "key-a")
+	_, b := initializeAs(t, in, "key-b")
+	if a.session == "" || b.session == "" {
+		t.Fatalf("initialize: sessions %q and %q", a.session, b.session)
+	}
+	ctx, leave := context.WithCancel(context.Background())
+	defer leave()
+	waiting := a.post(ctx, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"plan","arguments":{"goal":"hot frozen cheese"}}}`)
+	defer waiting.Body.Close()
+	if m := rpcReply(t, waiting); m["method"] != "elicitation/create" {
+		t.Fatalf("first message of key A's plan call: %v, want elicitation/create", m)
+	}
+	const list = `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"list_pending","arguments":{}}}`
+	busy := a.post(context.Background(), list)
+	if m := rpcReply(t, busy); rpcErrorCode(m) != -32029 {
+		t.Fatalf("key A's second call beyond --mcp-max-calls 1: %v, want -32029", m)
+	}
+	busy.Body.Close()
+	other := b.post(context.Background(), list)
+	defer other.Body.Close()
+	if m := rpcReply(t, other); m["result"] == nil {
+		t.Fatalf("key B's call while key A is at its cap: %v, want a result", m)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -161,7 +162,7 @@ func TestCLI_CommonFailuresSayWhatToDo(t *testing.T) {
 		{"a mysql URL to serve", []string{"serve", "--addr", "127.0.0.1:0", "--db", "mysql://u:p@127.0.0.1/x"}, 2, "not a database askonce opens"},
 		{"a missing folder", []string{"run", "--db", filepath.Join(dir, "nope", "a.db"), "delete the build folder"}, 1, "the folder " + filepath.Join(dir, "nope") + " does not exist"},
 		{"a folder", []string{"run", "--db", folder, "delete the build folder"}, 1, folder + " is a folder: give --db a file path"},
-		{"no server", []string{"jobs", "list", "--server", "http://" + closedPort(t)}, 1, "is `askonce serve` running at http://"},
+		{"no server", []string{"jobs", "list", "--server", "http://" + refusingAddr(t)}, 1, "is `askonce serve` running at http://"},
 	}
 	for _, c := range cases {
 		out, errs, code := cli(t, "", c.args...)
@@ -204,7 +205,32 @@ func TestCLI_ServeOnAPortInUseSaysWhy(t *testing.T) {
 	want(t, "serve on a port in use", out, errs, code, 1, "listen on "+ln.Addr().String()+": address already in use: is another askonce serve running? choose --addr")
 }
 
-// closedPort is a loopback address nothing listens on.
+// refusingAddr is a loopback address that refuses connections
+// (ECONNREFUSED, what the CLI's "is askonce serve running" hint is for)
+// for as long as the test runs: a socket is bound to it and never
+// listens, so no other process can take the port meanwhile, as it could
+// one picked and closed (closedPort). deadServer accepts and closes,
+// which is no refusal.
+func refusingAddr(t *testing.T) string {
+	t.Helper()
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Close(fd) })
+	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		t.Fatal(err)
+	}
+	sa, err := syscall.Getsockname(fd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return net.JoinHostPort("127.0.0.1", strconv.Itoa(sa.(*syscall.SockaddrInet4).Port))
+}
+
+// closedPort is a loopback address nothing listens on, picked and
+// closed: for a server to listen on, not to stand for one that is down
+// (another process may take it meanwhile; see refusingAddr).
 func closedPort(t *testing.T) string {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
