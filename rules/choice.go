@@ -151,6 +151,12 @@ func choiceIn(in *input, cmd command) (alternative, bool) {
 			return alternative{}, false
 		}
 	}
+	// A clause right after the command that opens with a free choice
+	// leaves the choice to the agent: "to staging or production,
+	// whichever is free", "tea or coffee, either is fine".
+	if e := cmd.end; e < len(toks) && toks[e].Sentence == toks[v].Sentence && c.phraseAt(toks, e, fFree) > 0 {
+		return alternative{}, false
+	}
 	// Bare options ("add milk or water", "fry the onions in butter or
 	// oil") are a substitution either way, unless they are names ("use
 	// React or Vue", "install v1.2 or v2.0"), a destination right after the

@@ -48,6 +48,9 @@ func TestChoiceAsksOnlyForAChoiceThatIsTheObjectOfTheCommand(t *testing.T) {
 		{goal: "keep the oil for frying or baking"},
 		{goal: "remove any dirt or beards from the mussels"},
 		{goal: "use either the red or the blue pen"},
+		{goal: "push the image to dev or qa, whichever is idle"},
+		{goal: "book the flight on Delta or United, either is fine"},
+		{goal: "push the image to dev or qa, then clean up any old tags", options: asks("dev", "qa")},
 		// Numbers, conditions and fixed phrases.
 		{goal: "retry the request 2 or 3 times"},
 		{goal: "bake 20 minutes or until golden"},
