@@ -1,0 +1,139 @@
+package main_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// answerForm matches the answer page's form and its action.
+var answerForm = regexp.MustCompile(`<form method="post" action="([^"]+)"`)
+
+// submitAnswerPage opens the answer page at link and submits its form as
+// a browser would (same origin), with fields; it returns the status of
+// the page the browser lands on.
+func submitAnswerPage(t *testing.T, link string, fields url.Values) int {
+	t.Helper()
+	page, err := http.Get(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(page.Body)
+	page.Body.Close()
+	m := answerForm.FindStringSubmatch(string(body))
+	if page.StatusCode != 200 || m == nil {
+		t.Fatalf("answer page: %d without its form\n%s", page.StatusCode, body)
+	}
+	base, _ := url.Parse(link)
+	action, err := base.Parse(strings.ReplaceAll(m[1], "&amp;", "&"))
+	if err != nil {
+		t.Fatalf("form action %q: %v", m[1], err)
+	}
+	req, _ := http.NewRequest("POST", action.String(), strings.NewReader(fields.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Origin", base.Scheme+"://"+base.Host)
+	req.Header.Set("Sec-Fetch-Site", "same-origin")
+	resp, err := http.DefaultClient.Do(req) // follows the 303 to the outcome
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// settledUpdate waits for the chat.update of the question message q (same
+// channel and ts) whose text holds want and which has no controls left.
+func settledUpdate(t *testing.T, f *fakeSlack, q slackCall, want string) {
+	t.Helper()
+	eventually(t, "the message updated to say "+want+", with no controls", func() bool {
+		for _, u := range f.find("chat.update", func(v url.Values) bool {
+			return v.Get("ts") == q.form.Get("ts") && v.Get("channel") == q.form.Get("channel")
+		}) {
+			if strings.Contains(textOf(u.blocks(t)), want) && actionsOf(u.blocks(t)) == nil && !strings.Contains(u.form.Get("blocks"), `"actions"`) {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// However the question is settled outside Slack, its one message is
+// updated (chat.update of the posted ts) to say how and where, with no
+// controls left.
+func TestE2E_SlackMessageUpdatedWhenSettledOutsideSlack(t *testing.T) {
+	t.Parallel()
+	f := newFakeSlack(t)
+	in := startWithSlack(t, f)
+	for _, tc := range []struct {
+		name   string
+		settle func(t *testing.T, id, link string)
+		want   string
+	}{
+		{"AnswerPage", func(t *testing.T, id, link string) {
+			if code := submitAnswerPage(t, link, url.Values{"answer": {"hot"}}); code != 200 {
+				t.Fatalf("answer page submit: %d", code)
+			}
+		}, "✅ Answered “hot” on the answer page."},
+		{"AnswerPageCancel", func(t *testing.T, id, link string) {
+			if code := submitAnswerPage(t, link, url.Values{"action": {"cancel"}}); code != 200 {
+				t.Fatalf("answer page cancel: %d", code)
+			}
+		}, "🚫 Cancelled; the question was not answered."},
+		{"HTTPAnswer", func(t *testing.T, id, link string) {
+			if a := in.do("POST", "/jobs/"+id+"/clarification", map[string]any{"answer": "hot"}); a.status != 200 {
+				t.Fatalf("answer: %d %s", a.status, a.raw)
+			}
+		}, "✅ Answered “hot” over the HTTP API."},
+		{"HTTPCancel", func(t *testing.T, id, link string) {
+			if c := in.do("POST", "/jobs/"+id+"/cancel", nil); c.status >= 300 {
+				t.Fatalf("cancel: %d %s", c.status, c.raw)
+			}
+		}, "🚫 Cancelled; the question was not answered."},
+		{"MCP", func(t *testing.T, id, link string) {
+			c := sdk.NewClient(&sdk.Implementation{Name: "e2e-agent", Version: "1"}, nil)
+			cs, err := c.Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: in.base + "/mcp"}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cs.Close()
+			res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "answer", Arguments: map[string]any{"jobId": id, "answer": "hot"}})
+			if err != nil || res.IsError {
+				t.Fatalf("MCP answer: %v %s", err, toolText(res))
+			}
+		}, "✅ Answered “hot” by e2e-agent over MCP."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// A session of its own, so that no job is answered from
+			// another's memory.
+			r := in.do("POST", "/jobs", map[string]any{"goal": "hot frozen cheese", "sessionId": "settle-" + tc.name})
+			id, link := str(r.body, "jobId"), str(r.body, "answerUrl")
+			if r.status != 201 || str(r.body, "status") != "pending" || link == "" {
+				t.Fatalf("create: %d %s", r.status, r.raw)
+			}
+			eventually(t, "the question message", func() bool { return len(f.question("default", id)) == 1 })
+			q := f.question("default", id)[0]
+			tc.settle(t, id, link)
+			settledUpdate(t, f, q, tc.want)
+			if n := len(f.question("default", id)); n != 1 {
+				t.Fatalf("%d question messages; want 1", n)
+			}
+		})
+	}
+}
+
+// The question expires with no answer: the message says so, with no
+// controls left.
+func TestE2E_SlackMessageUpdatedWhenTheQuestionExpires(t *testing.T) {
+	t.Parallel()
+	f := newFakeSlack(t)
+	in := startWithSlack(t, f, "--question-ttl", "2s", "--expiry-interval", "200ms")
+	id := gateJob(t, in, map[string]any{"type": "FREE_TEXT", "text": "Name it"})
+	eventually(t, "the question message", func() bool { return len(f.question("default", id)) == 1 })
+	settledUpdate(t, f, f.question("default", id)[0], "⌛ Expired: no answer came in time.")
+}
