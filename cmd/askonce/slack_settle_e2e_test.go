@@ -137,3 +137,47 @@ func TestE2E_SlackMessageUpdatedWhenTheQuestionExpires(t *testing.T) {
 	eventually(t, "the question message", func() bool { return len(f.question("default", id)) == 1 })
 	settledUpdate(t, f, f.question("default", id)[0], "⌛ Expired: no answer came in time.")
 }
+
+// Decline and Cancel clicked on the message, signed as Slack signs them:
+// Decline answers with the question's default, recorded as from the
+// clicker in Slack; Cancel cancels the job. Either way the message is
+// updated to say so, with no controls left.
+func TestE2E_SlackDeclineAndCancelButtons(t *testing.T) {
+	t.Parallel()
+	f := newFakeSlack(t)
+	in := startWithSlack(t, f)
+	question := map[string]any{"type": "SELECT_ONE", "text": "Hot or frozen?", "options": []string{"hot", "frozen"}, "default": "frozen"}
+
+	t.Run("Decline", func(t *testing.T) {
+		id := gateJob(t, in, question)
+		eventually(t, "the question message", func() bool { return len(f.question("default", id)) == 1 })
+		q := f.question("default", id)[0]
+		if code, raw := interact(t, in, click("default", id, "U0ANN0001", "decline", ""), signedNow); code != 200 {
+			t.Fatalf("decline click: %d %s", code, raw)
+		}
+		eventually(t, "the job answered with its default", func() bool {
+			j := in.do("GET", "/jobs/"+id, nil)
+			return str(j.body, "clarificationStatus") == "answered" && str(j.body, "clarificationAnswer") == "frozen"
+		})
+		j := in.do("GET", "/jobs/"+id, nil)
+		if str(j.body, "clarificationSource") != "default" || str(j.body, "answeredVia") != "slack" || str(j.body, "answeredBy") != "U0ANN0001" {
+			t.Errorf("declined job: clarificationSource %q, answeredVia %q, answeredBy %q; want default, slack, U0ANN0001\n%s",
+				str(j.body, "clarificationSource"), str(j.body, "answeredVia"), str(j.body, "answeredBy"), j.raw)
+		}
+		settledUpdate(t, f, q, "↩️ Declined by <@U0ANN0001> in Slack; the default “frozen” was used.")
+	})
+
+	t.Run("Cancel", func(t *testing.T) {
+		id := gateJob(t, in, question)
+		eventually(t, "the question message", func() bool { return len(f.question("default", id)) == 1 })
+		q := f.question("default", id)[0]
+		if code, raw := interact(t, in, click("default", id, "U0ANN0001", "cancel", ""), signedNow); code != 200 {
+			t.Fatalf("cancel click: %d %s", code, raw)
+		}
+		eventually(t, "the job cancelled", func() bool { return str(in.do("GET", "/jobs/"+id, nil).body, "status") == "cancelled" })
+		settledUpdate(t, f, q, "🚫 Cancelled; the question was not answered.")
+		if j := in.do("GET", "/jobs/"+id, nil); str(j.body, "clarificationAnswer") != "" {
+			t.Errorf("the cancelled job has the answer %q; want none", str(j.body, "clarificationAnswer"))
+		}
+	})
+}
