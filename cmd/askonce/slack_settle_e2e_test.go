@@ -2,6 +2,7 @@ package main_test
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/url"
@@ -180,4 +181,105 @@ func TestE2E_SlackDeclineAndCancelButtons(t *testing.T) {
 			t.Errorf("the cancelled job has the answer %q; want none", str(j.body, "clarificationAnswer"))
 		}
 	})
+}
+
+// postInteraction posts body with header to /slack/interactions.
+func postInteraction(t *testing.T, in *instance, body string, header http.Header) (int, []byte) {
+	t.Helper()
+	req, _ := http.NewRequest("POST", in.base+"/slack/interactions", strings.NewReader(body))
+	req.Header = header.Clone()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, raw
+}
+
+// A captured interaction sent again, byte for byte with its signature,
+// inside the 5 minutes the timestamp is good for: the job was answered
+// once, and the replay changes nothing (the job, its events and the
+// message); the clicker is only told it is settled. Both while the job
+// is still running with the answer (a gate job waits for its agent) and
+// once it has its plan.
+func TestE2E_SlackReplayedInteractionChangesNothing(t *testing.T) {
+	t.Parallel()
+	f := newFakeSlack(t)
+	in := startWithSlack(t, f)
+	for _, tc := range []struct {
+		name   string
+		create func(t *testing.T) string
+		user   string // who clicks, one per case
+		status string // the job's status once answered
+		sent   []string
+	}{
+		{"WhileTheAgentRuns", func(t *testing.T) string {
+			return gateJob(t, in, map[string]any{"type": "SELECT_ONE", "text": "Hot or frozen?", "options": []string{"hot", "frozen"}})
+		}, "U0ANN0001", "planning", nil},
+		{"AfterThePlan", func(t *testing.T) string {
+			r := in.do("POST", "/jobs", map[string]any{"goal": "hot frozen cheese"})
+			if r.status != 201 {
+				t.Fatalf("create: %d %s", r.status, r.raw)
+			}
+			return str(r.body, "jobId")
+		}, "U0BOB0001", "success", []string{`"channel":"slack","kind":"outcome","attempt":`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			id := tc.create(t)
+			eventually(t, "the question message", func() bool { return len(f.question("default", id)) == 1 })
+			q := f.question("default", id)[0]
+
+			p, _ := json.Marshal(click("default", id, tc.user, "option_1", "o:1"))
+			body := url.Values{"payload": {string(p)}}.Encode()
+			header := signedNow(body)
+			if code, raw := postInteraction(t, in, body, header); code != 200 {
+				t.Fatalf("signed click: %d %s", code, raw)
+			}
+			eventually(t, "the job answered frozen", func() bool {
+				j := in.do("GET", "/jobs/"+id, nil)
+				return str(j.body, "clarificationAnswer") == "frozen" && str(j.body, "status") == tc.status
+			})
+			settledUpdate(t, f, q, "✅ Answered “frozen” by <@"+tc.user+"> in Slack.")
+			// Everything the click set off has been sent and recorded:
+			// its own update, the settle job's, and the outcome of a job
+			// that ended.
+			eventually(t, "the click's sends recorded in the job's events", func() bool {
+				ev := string(in.do("GET", "/jobs/"+id+"/events", nil).raw)
+				for _, s := range append([]string{`"channel":"slack","kind":"update"}`, `"channel":"slack","kind":"update","attempt":`}, tc.sent...) {
+					if !strings.Contains(ev, s) {
+						return false
+					}
+				}
+				return true
+			})
+			job, events := in.do("GET", "/jobs/"+id, nil).raw, in.do("GET", "/jobs/"+id+"/events", nil).raw
+			if n := strings.Count(string(events), `"type":"answered"`); n != 1 {
+				t.Fatalf("%d answered events after the click; want 1\n%s", n, events)
+			}
+			updates := len(f.find("chat.update", nil))
+			replies := len(f.find("chat.postMessage", func(v url.Values) bool { return v.Get("thread_ts") == q.form.Get("ts") }))
+
+			if code, raw := postInteraction(t, in, body, header); code != 200 {
+				t.Fatalf("replay: %d %s; want 200 (Slack retries what is not acknowledged)", code, raw)
+			}
+			eventually(t, "the replay told it is settled", func() bool {
+				return len(f.find("chat.postEphemeral", func(v url.Values) bool {
+					return v.Get("user") == tc.user && strings.Contains(v.Get("text"), "Already settled: ✅ Answered “frozen” by <@"+tc.user+">")
+				})) == 1
+			})
+			if after := in.do("GET", "/jobs/"+id, nil).raw; string(after) != string(job) {
+				t.Errorf("the replay changed the job:\nbefore %s\nafter  %s", job, after)
+			}
+			if after := in.do("GET", "/jobs/"+id+"/events", nil).raw; string(after) != string(events) {
+				t.Errorf("the replay changed the events:\nbefore %s\nafter  %s", events, after)
+			}
+			if n := len(f.find("chat.update", nil)); n != updates {
+				t.Errorf("%d chat.update after the replay; want %d, the message left as it was", n, updates)
+			}
+			if n := len(f.find("chat.postMessage", func(v url.Values) bool { return v.Get("thread_ts") == q.form.Get("ts") })); n != replies {
+				t.Errorf("%d thread replies after the replay; want %d", n, replies)
+			}
+		})
+	}
 }
