@@ -390,26 +390,6 @@ func TestE2E_SlackSignedClickAnswersAndUpdatesTheMessage(t *testing.T) {
 	}
 }
 
-func TestE2E_SlackMessageUpdatedWhenAnsweredOverHTTP(t *testing.T) {
-	t.Parallel()
-	f := newFakeSlack(t)
-	in := startWithSlack(t, f)
-	r := in.do("POST", "/jobs", map[string]any{"goal": "hot frozen cheese"})
-	id := str(r.body, "jobId")
-	eventually(t, "the question message", func() bool { return len(f.question("default", id)) == 1 })
-	if a := in.do("POST", "/jobs/"+id+"/clarification", map[string]any{"answer": "hot"}); a.status != 200 {
-		t.Fatalf("answer: %d %s", a.status, a.raw)
-	}
-	eventually(t, "the message updated", func() bool {
-		return len(f.find("chat.update", func(v url.Values) bool {
-			return strings.Contains(textOf(slackCall{form: v}.blocks(t)), "Answered “hot” over the HTTP API") && !strings.Contains(v.Get("blocks"), `"actions"`)
-		})) > 0
-	})
-	if n := len(f.question("default", id)); n != 1 {
-		t.Fatalf("%d question messages; want 1", n)
-	}
-}
-
 func TestE2E_SlackRacingClicksHaveOneWinner(t *testing.T) {
 	t.Parallel()
 	f := newFakeSlack(t)
