@@ -44,6 +44,9 @@ func detectDestructive(in *input) destructions {
 	for _, cmd := range in.cmds {
 		v := cmd.verb
 		n := in.c.phraseAt(toks, v, fCommand)
+		if n > 0 && !jaCommandAfter(toks, v+n) {
+			continue // git push --forceが危険な理由: the command is a topic
+		}
 		if n == 0 {
 			if n = in.c.phraseAt(toks, v, fDestructive); n == 0 || objectOf(in, v, n, cmd.end) < 0 {
 				continue
@@ -124,6 +127,29 @@ func jaCommand(toks []token, i int) bool {
 		return slices.ContainsFunc(jaSupport, func(s string) bool { return strings.HasPrefix(after, s) })
 	}
 	return false
+}
+
+// jaCommandAfter reports whether a command written in Latin letters
+// ending before toks[k] (its arguments may follow) is the one the sentence asks for: nothing
+// Japanese follows it in its clause, or a Japanese command form does
+// (git push --forceして, rm -rf buildを実行して). Followed by a particle
+// that makes it a subject, topic or modifier (が, は, の), it is none.
+func jaCommandAfter(toks []token, k int) bool {
+	for k < len(toks) && toks[k].Clause == toks[k-1].Clause && !lex.IsJapanese(toks[k].Text) {
+		k++ // the command's arguments: rm -rf build
+	}
+	if k >= len(toks) || toks[k].Clause != toks[k-1].Clause {
+		return true
+	}
+	form := toks[k].Text
+	if k+1 < len(toks) && toks[k+1].Clause == toks[k].Clause {
+		form += toks[k+1].Text
+	}
+	if slices.ContainsFunc(jaCommands, func(c string) bool { return strings.HasPrefix(form, c) }) {
+		return true
+	}
+	after, ok := strings.CutPrefix(form, "を")
+	return ok && (slices.ContainsFunc(jaSupport, func(s string) bool { return strings.HasPrefix(after, s) }))
 }
 
 // objectOf finds the data object of the destructive verb at toks[i:i+n]:

@@ -54,5 +54,10 @@ func TestDestructiveAsksOnlyForDataThatCannotBeRestored(t *testing.T) {
 		{goal: "ログをリセットして", options: confirm},
 		{goal: "古いログを消す", options: confirm},
 		{goal: "古いバックアップの削除をお願いします", options: confirm},
+		// A command in Latin letters inside a Japanese sentence.
+		{goal: "git push --forceして", options: confirm},
+		{goal: "rm -rf buildを実行して", options: confirm},
+		{goal: "rm -rf buildの意味を教えて"},
+		{goal: "terraform destroyが何をするか説明して"},
 	})
 }
