@@ -1,13 +1,11 @@
 package web_test
 
 import (
-	"bytes"
 	"flag"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
-	"time"
+
+	"github.com/askonce/askonce/internal/chromium"
 )
 
 // The browser tests run scripts in browsertest/ with node: playwright-core
@@ -23,55 +21,18 @@ var screenshots = flag.Bool("screenshots", false, "save the browser tests' scree
 // script fails.
 func browserScript(t *testing.T, base, name string, env ...string) {
 	t.Helper()
-	requireBrowser(t)
-	script, err := filepath.Abs(filepath.Join("browsertest", name+".mjs"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command("node", script)
-	cmd.Dir = "browsertest"
-	cmd.Env = append(os.Environ(), append([]string{"BASE_URL=" + base}, env...)...)
+	env = append([]string{"BASE_URL=" + base}, env...)
 	if *screenshots {
 		dir, err := filepath.Abs(filepath.Join("..", "docs", "img"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		cmd.Env = append(cmd.Env, "SCREENSHOTS="+dir)
+		env = append(env, "SCREENSHOTS="+dir)
 	}
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	done := make(chan error, 1)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err = <-done:
-	case <-time.After(90 * time.Second):
-		cmd.Process.Kill()
-		err = <-done
-		t.Fatalf("browser script %s ran past 90s:\n%s", name, out.String())
-	}
-	if err != nil {
-		t.Fatalf("browser script %s: %v\n%s", name, err, out.String())
-	}
+	chromium.Run(t, "browsertest", name, env...)
 }
 
 func requireBrowser(t *testing.T) {
 	t.Helper()
-	missing := ""
-	if _, err := exec.LookPath("node"); err != nil {
-		missing = "node"
-	} else if _, err := os.Stat("/usr/bin/chromium"); err != nil {
-		missing = "/usr/bin/chromium (apt-get install chromium)"
-	} else if _, err := os.Stat(filepath.Join("browsertest", "node_modules", "playwright-core")); err != nil {
-		missing = "playwright-core (npm ci in web/browsertest)"
-	}
-	if missing == "" {
-		return
-	}
-	if os.Getenv("CI") != "" {
-		t.Fatalf("the browser tests need %s; .ci/run installs it", missing)
-	}
-	t.Skipf("skipping the browser test: %s is not installed (.ci/run installs it; CI never skips)", missing)
+	chromium.Require(t, "browsertest")
 }

@@ -2,46 +2,17 @@ package main_test
 
 import (
 	"net/url"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/askonce/askonce/internal/chromium"
 )
 
 // browserTestDir is web/browsertest, from this package's directory: the
-// web package's browser scripts (playwright-core driving Debian's
-// chromium).
+// web package's browser scripts.
 var browserTestDir = filepath.Join("..", "..", "web", "browsertest")
-
-// requireChromium skips the test when node, /usr/bin/chromium or
-// web/browsertest's playwright-core is missing, except in CI (CI set),
-// where that is a failure: .ci/run installs them. (web/browser_test.go's
-// requireBrowser, from here.)
-func requireChromium(t *testing.T) string {
-	t.Helper()
-	missing := ""
-	if _, err := exec.LookPath("node"); err != nil {
-		missing = "node"
-	} else if _, err := os.Stat("/usr/bin/chromium"); err != nil {
-		missing = "/usr/bin/chromium (apt-get install chromium)"
-	} else if _, err := os.Stat(filepath.Join(browserTestDir, "node_modules", "playwright-core")); err != nil {
-		missing = "playwright-core (npm ci in web/browsertest)"
-	}
-	if missing != "" {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("the browser tests need %s; .ci/run installs it", missing)
-		}
-		t.Skipf("skipping the browser test: %s is not installed (.ci/run installs it; CI never skips)", missing)
-	}
-	dir, err := filepath.Abs(browserTestDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
 
 // The preselected option link of a delivered question mail, opened in
 // Chromium: the page shows the option chosen, and one click on its
@@ -50,7 +21,7 @@ func requireChromium(t *testing.T) string {
 // a reply to the question.
 func TestE2E_EmailOptionLinkAnswersAfterOneClickInChromium(t *testing.T) {
 	t.Parallel()
-	dir := requireChromium(t)
+	chromium.Require(t, browserTestDir)
 	mb := newMailbox(t)
 	in := start(t, []string{"ASKONCE_SMTP_URL=" + smtpURL(mb.addr)},
 		"--db", filepath.Join(t.TempDir(), "a.db"), "--email-from", "askonce@example.com", "--delivery-backoff", "50ms")
@@ -70,26 +41,7 @@ func TestE2E_EmailOptionLinkAnswersAfterOneClickInChromium(t *testing.T) {
 		t.Fatalf("the option link %q (%v); want an answer link from the email", m[1], err)
 	}
 
-	cmd := exec.Command("node", filepath.Join(dir, "answer_choice.mjs"))
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "BASE_URL="+link.Scheme+"://"+link.Host, "LINK="+link.RequestURI())
-	done := make(chan error, 1)
-	var out syncBuffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err = <-done:
-	case <-time.After(90 * time.Second):
-		cmd.Process.Kill()
-		<-done
-		t.Fatalf("answer_choice.mjs ran past 90s:\n%s", out.String())
-	}
-	if err != nil {
-		t.Fatalf("answer_choice.mjs: %v\n%s", err, out.String())
-	}
+	chromium.Run(t, browserTestDir, "answer_choice", "BASE_URL="+link.Scheme+"://"+link.Host, "LINK="+link.RequestURI())
 
 	j := in.do("GET", "/jobs/"+id, nil)
 	if str(j.body, "clarificationAnswer") != "frozen" || str(j.body, "answeredVia") != "email-link" {

@@ -216,15 +216,7 @@ func interact(t *testing.T, in *instance, payload any, header func(body string) 
 	t.Helper()
 	p, _ := json.Marshal(payload)
 	body := url.Values{"payload": {string(p)}}.Encode()
-	req, _ := http.NewRequest("POST", in.base+"/slack/interactions", strings.NewReader(body))
-	req.Header = header(body)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, raw
+	return postInteraction(t, in, body, header(body))
 }
 
 func signedNow(body string) http.Header { return sign(body, time.Now(), slackSecret) }
