@@ -1,6 +1,7 @@
 package main_test
 
 import (
+	"bytes"
 	"net"
 	"os"
 	"os/exec"
@@ -182,16 +183,51 @@ func TestCLI_CommonFailuresSayWhatToDo(t *testing.T) {
 
 func TestCLI_SQLiteFileWithoutPermissionSaysSo(t *testing.T) {
 	t.Parallel()
+	dir, bin := t.TempDir(), binary
+	var as *syscall.Credential
 	if os.Geteuid() == 0 {
-		t.Skip("root reads and writes every file: permissions cannot be tested as root")
+		// Root writes everywhere, so the CLI runs as nobody, from a
+		// folder nobody may read.
+		var err error
+		if dir, err = os.MkdirTemp("", "askonce-perm"); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.RemoveAll(dir) })
+		if err := os.Chmod(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		bin = filepath.Join(dir, "askonce")
+		if err := copyFile(binary, bin, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		as = &syscall.Credential{Uid: 65534, Gid: 65534}
 	}
-	dir := t.TempDir()
 	locked := filepath.Join(dir, "locked")
-	if err := os.Mkdir(locked, 0o500); err != nil {
+	if err := os.Mkdir(locked, 0o555); err != nil {
 		t.Fatal(err)
 	}
-	out, errs, code := cli(t, "", "run", "--db", filepath.Join(locked, "a.db"), "delete the build folder")
-	want(t, "a folder without write permission", out, errs, code, 1, "no permission to create a file in "+locked)
+	cmd := exec.Command(bin, "run", "--db", filepath.Join(locked, "a.db"), "delete the build folder")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: as}
+	var out, errs bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errs
+	code := 0
+	if err := cmd.Run(); err != nil {
+		ee, ok := err.(*exec.ExitError)
+		if !ok {
+			t.Fatal(err)
+		}
+		code = ee.ExitCode()
+	}
+	want(t, "a folder without write permission", out.String(), errs.String(), code, 1, "no permission to create a file in "+locked)
+}
+
+// copyFile copies the file src to dst with mode perm.
+func copyFile(src, dst string, perm os.FileMode) error {
+	b, err := os.ReadFile(src)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(dst, b, perm)
 }
 
 func TestCLI_ServeOnAPortInUseSaysWhy(t *testing.T) {
