@@ -271,3 +271,27 @@ func TestE2E_EmailRequireTLSRefusesAPlainServer(t *testing.T) {
 		t.Fatalf("%d mails delivered over plain SMTP; want none", n)
 	}
 }
+
+// askonce run --notify-email stores the job's recipients with the job,
+// and jobs show prints them beside who answered and where: against a
+// server the terminal is an API client, so "http". (The terminal
+// answers at once, so whether the mail still goes out is not asked here:
+// the email tests above cover the sending.)
+func TestCLI_RunNotifyEmailIsStoredAndShownByJobsShow(t *testing.T) {
+	t.Parallel()
+	mb := newMailbox(t)
+	in := start(t, []string{"ASKONCE_SMTP_URL=" + smtpURL(mb.addr)},
+		"--db", filepath.Join(t.TempDir(), "a.db"), "--email-from", "askonce@example.com")
+	out, errs, code := cli(t, "2\n", "run", "--server", in.base, "--notify-email", "ann@example.com,bo@example.com", "hot frozen cheese")
+	want(t, "run --notify-email", out, errs, code, 0, "2) frozen", "answer: frozen (from user)")
+	id := jobIDRe.FindString(out)
+	r := in.do("GET", "/jobs/"+id, nil)
+	if !strings.Contains(string(r.raw), `"email":["ann@example.com","bo@example.com"]`) {
+		t.Fatalf("the job does not hold both recipients:\n%s", r.raw)
+	}
+	out, errs, code = cli(t, "", "jobs", "show", "--server", in.base, id)
+	if !regexp.MustCompile(`(?m)^\s*Notify\s+email ann@example.com, bo@example.com$`).MatchString(out) ||
+		!regexp.MustCompile(`(?m)^\s*Answered via\s+http$`).MatchString(out) {
+		t.Fatalf("jobs show lacks the Notify row with both addresses or the Answered via row (http):\n%s", out)
+	}
+}
