@@ -2,19 +2,29 @@ package main_test
 
 import (
 	"bytes"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
 	"errors"
 	"io"
+	"math/big"
 	"mime"
 	"mime/multipart"
 	"mime/quotedprintable"
 	"net"
 	"net/http"
 	"net/mail"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/emersion/go-sasl"
 	"github.com/emersion/go-smtp"
@@ -33,17 +43,30 @@ type mailbox struct {
 type received struct {
 	to   []string
 	data []byte
+	tls  bool // the message came over TLS (STARTTLS or implicit)
 }
 
 func newMailbox(t *testing.T) *mailbox {
 	t.Helper()
+	return serveMailbox(t, nil, false)
+}
+
+// serveMailbox starts the mailbox's server: plain when cfg is nil, else
+// offering STARTTLS with cfg, or speaking TLS from the first byte when
+// implicit is set.
+func serveMailbox(t *testing.T, cfg *tls.Config, implicit bool) *mailbox {
+	t.Helper()
 	mb := &mailbox{}
-	s := smtp.NewServer(smtp.BackendFunc(func(*smtp.Conn) (smtp.Session, error) { return &smtpSession{mb: mb}, nil }))
+	s := smtp.NewServer(smtp.BackendFunc(func(c *smtp.Conn) (smtp.Session, error) { return &smtpSession{mb: mb, conn: c}, nil }))
 	s.Domain = "localhost"
 	s.AllowInsecureAuth = true
+	s.TLSConfig = cfg
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
+	}
+	if implicit {
+		ln = tls.NewListener(ln, cfg)
 	}
 	mb.addr = ln.Addr().String()
 	go s.Serve(ln)
@@ -53,6 +76,7 @@ func newMailbox(t *testing.T) *mailbox {
 
 type smtpSession struct {
 	mb     *mailbox
+	conn   *smtp.Conn
 	authed bool
 	to     []string
 }
@@ -81,7 +105,8 @@ func (s *smtpSession) Data(r io.Reader) error {
 	}
 	s.mb.mu.Lock()
 	defer s.mb.mu.Unlock()
-	s.mb.msgs = append(s.mb.msgs, received{to: s.to, data: b})
+	_, overTLS := s.conn.TLSConnectionState()
+	s.mb.msgs = append(s.mb.msgs, received{to: s.to, data: b, tls: overTLS})
 	return nil
 }
 func (s *smtpSession) Reset()        { s.to = nil }
@@ -293,5 +318,73 @@ func TestCLI_RunNotifyEmailIsStoredAndShownByJobsShow(t *testing.T) {
 	if !regexp.MustCompile(`(?m)^\s*Notify\s+email ann@example.com, bo@example.com$`).MatchString(out) ||
 		!regexp.MustCompile(`(?m)^\s*Answered via\s+http$`).MatchString(out) {
 		t.Fatalf("jobs show lacks the Notify row with both addresses or the Answered via row (http):\n%s", out)
+	}
+}
+
+// selfSigned makes a certificate for 127.0.0.1 and writes it as PEM to a
+// file, for SSL_CERT_FILE: the askonce under test trusts it as Go's
+// crypto/x509 trusts that file's certificates on Linux.
+func selfSigned(t *testing.T) (*tls.Config, string) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber:          big.NewInt(1),
+		Subject:               pkix.Name{CommonName: "askonce test SMTP"},
+		NotBefore:             time.Now().Add(-time.Hour),
+		NotAfter:              time.Now().Add(time.Hour),
+		IPAddresses:           []net.IP{net.ParseIP("127.0.0.1")},
+		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		BasicConstraintsValid: true,
+		IsCA:                  true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "ca.pem")
+	if err := os.WriteFile(file, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}}, file
+}
+
+// A server that offers STARTTLS gets the mail over TLS (with
+// --smtp-require-tls, and without it: TLS whenever it is offered), and
+// smtps:// speaks TLS from the first byte.
+func TestE2E_EmailGoesOverSTARTTLSAndImplicitTLS(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name     string
+		implicit bool
+		scheme   string
+		flags    []string
+	}{
+		{"starttls required", false, "smtp", []string{"--smtp-require-tls"}},
+		{"starttls when offered", false, "smtp", nil},
+		{"implicit tls", true, "smtps", nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			cfg, ca := selfSigned(t)
+			mb := serveMailbox(t, cfg, c.implicit)
+			in := start(t, []string{"ASKONCE_SMTP_URL=" + c.scheme + "://" + smtpUser + ":" + smtpPass + "@" + mb.addr, "SSL_CERT_FILE=" + ca},
+				append([]string{"--db", filepath.Join(t.TempDir(), "a.db"), "--email-from", "askonce@example.com", "--delivery-backoff", "50ms"}, c.flags...)...)
+			r := in.do("POST", "/jobs", map[string]any{"goal": "hot frozen cheese", "notify": map[string]any{"email": []string{"ann@example.com"}}})
+			if r.status != 201 {
+				t.Fatalf("create: %d %s", r.status, r.raw)
+			}
+			eventually(t, "the question mail", func() bool { return len(mb.to(t, "ann@example.com", "Question:")) == 1 })
+			mb.mu.Lock()
+			defer mb.mu.Unlock()
+			for _, m := range mb.msgs {
+				if !m.tls {
+					t.Fatalf("a mail came over plain SMTP; want TLS")
+				}
+			}
+		})
 	}
 }
