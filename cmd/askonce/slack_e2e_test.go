@@ -192,12 +192,22 @@ func startWithSlack(t *testing.T, f *fakeSlack, extra ...string) *instance {
 	return startWithSlackOn(t, f, filepath.Join(t.TempDir(), "a.db"), extra...)
 }
 
-// startWithSlackOn is startWithSlack on the database db.
+// startWithSlackOn is startWithSlack on the database db. When the test
+// ends, the server's log must hold neither the bot token nor the signing
+// secret.
 func startWithSlackOn(t *testing.T, f *fakeSlack, db string, extra ...string) *instance {
-	return start(t, []string{"ASKONCE_SLACK_BOT_TOKEN=xoxb-test-token", "ASKONCE_SLACK_SIGNING_SECRET=" + slackSecret},
+	in := start(t, []string{"ASKONCE_SLACK_BOT_TOKEN=" + slackToken, "ASKONCE_SLACK_SIGNING_SECRET=" + slackSecret},
 		append([]string{"--db", db, "--slack-api-url", f.srv.GetAPIURL(),
 			"--slack-channel", "C0123ABCD", "--delivery-backoff", "50ms"}, extra...)...)
+	t.Cleanup(func() {
+		if logs := in.logs.String(); strings.Contains(logs, slackToken) || strings.Contains(logs, slackSecret) {
+			t.Errorf("the server's log holds the Slack bot token or signing secret")
+		}
+	})
+	return in
 }
+
+const slackToken = "xoxb-test-token"
 
 // sign returns the headers Slack sends with body at time at.
 func sign(body string, at time.Time, secret string) http.Header {
