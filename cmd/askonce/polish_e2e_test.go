@@ -124,6 +124,43 @@ func TestCLI_BashCompletionCompletesCommandsAndFlags(t *testing.T) {
 	}
 }
 
+// zsh's script, run by zsh with compadd (zsh's builtin that filters the
+// offered words by the typed prefix) standing in as a function that does
+// the same and prints what it keeps, and compdef and _files as no-ops.
+func TestCLI_ZshCompletionOffersCommandsAndFlags(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("zsh"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("zsh is missing; .ci/run installs it")
+		}
+		t.Skip("zsh is not installed (.ci/run installs it; CI never skips)")
+	}
+	f := completionScript(t, "zsh")
+	for _, c := range []struct{ words, want string }{
+		{"askonce jo", "jobs"},
+		{"askonce se", "serve"},
+		{"askonce jobs hi", "history"},
+		{"askonce jobs list --ses", "--session"},
+		{"askonce serve --api-k", "--api-keys-file"},
+		{"askonce run --no-", "--no-input --no-remember"},
+		{"askonce completion z", "zsh"},
+		{"askonce run notes.md --fi", "--files"},
+	} {
+		words := strings.Fields(c.words)
+		script := "compdef() { : }\n_files() { print -r -- FILES }\n" +
+			"compadd() { [[ $1 == -a ]] && print -r -- ${(M)${(P)2}:#${PREFIX}*} }\n" +
+			"source " + shellQuote(f) + "\n" +
+			"words=(" + c.words + ")\nCURRENT=" + strconv.Itoa(len(words)) + "\nPREFIX=" + shellQuote(words[len(words)-1]) + "\n_askonce\n"
+		out, err := exec.Command("zsh", "-f", "-c", script).CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", c.words, err, out)
+		}
+		if got := strings.TrimSpace(string(out)); got != c.want {
+			t.Errorf("completing %q: %q, want %q", c.words, got, c.want)
+		}
+	}
+}
+
 func TestCLI_RunReadsTheGoalFromStdinOrAFile(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
