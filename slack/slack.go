@@ -296,11 +296,17 @@ func (w *postWorker) Work(ctx context.Context, rj *river.Job[postArgs]) error {
 // its error) or found from an earlier one, and updates it if j stopped
 // pending meanwhile.
 func (c *Channel) posted(ctx context.Context, j *askonce.Job, r ref, attempt int, err error) error {
-	if err := c.sent(ctx, "post", j, attempt, err); err != nil {
-		return err
+	if err != nil {
+		return c.sent(ctx, "post", j, attempt, err)
 	}
+	// The message is stored before the send is recorded in the job's
+	// events, so that an event saying it was posted means a click on it
+	// finds it.
 	m, err := c.cfg.Engine.PutMessage(ctx, askonce.Message{TenantID: j.TenantID, JobID: j.ID, Channel: msgQuestion, Ref: r.String()})
 	if err != nil {
+		return err
+	}
+	if err := c.sent(ctx, "post", j, attempt, nil); err != nil {
 		return err
 	}
 	// Settled while this was posting: the settle job may have found no
