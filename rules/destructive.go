@@ -129,27 +129,17 @@ func jaCommand(toks []token, i int) bool {
 	return false
 }
 
-// jaCommandAfter reports whether a command written in Latin letters
-// ending before toks[k] (its arguments may follow) is the one the sentence asks for: nothing
-// Japanese follows it in its clause, or a Japanese command form does
+// jaCommandAfter reports whether a command written in Latin letters,
+// ending before toks[k] (its arguments may follow), is the one the
+// sentence asks for: nothing Japanese follows it in its clause, or the
+// Japanese that does is a command form as jaCommand reads it
 // (git push --forceして, rm -rf buildを実行して). Followed by a particle
 // that makes it a subject, topic or modifier (が, は, の), it is none.
 func jaCommandAfter(toks []token, k int) bool {
 	for k < len(toks) && toks[k].Clause == toks[k-1].Clause && !lex.IsJapanese(toks[k].Text) {
 		k++ // the command's arguments: rm -rf build
 	}
-	if k >= len(toks) || toks[k].Clause != toks[k-1].Clause {
-		return true
-	}
-	form := toks[k].Text
-	if k+1 < len(toks) && toks[k+1].Clause == toks[k].Clause {
-		form += toks[k+1].Text
-	}
-	if slices.ContainsFunc(jaCommands, func(c string) bool { return strings.HasPrefix(form, c) }) {
-		return true
-	}
-	after, ok := strings.CutPrefix(form, "を")
-	return ok && (slices.ContainsFunc(jaSupport, func(s string) bool { return strings.HasPrefix(after, s) }))
+	return k >= len(toks) || toks[k].Clause != toks[k-1].Clause || jaCommand(toks, k)
 }
 
 // objectOf finds the data object of the destructive verb at toks[i:i+n]:
