@@ -36,6 +36,12 @@ func TestRule14_AsksOnlyWhatIsGrounded(t *testing.T) {
 		{"a write-about task on a destructive topic", req{goal: "write a blog post about why you deleted your account"}, plans()},
 		{"alternatives under a negation", req{goal: "whisk the eggs, careful not to spill the milk or the flour"}, plans()},
 		{"alternatives as a serving suggestion", req{goal: "bake the bread and serve with butter or jam"}, plans()},
+		{"a choice left to the agent", req{goal: "push the image to dev or qa, whichever is idle"}, plans()},
+		{"a destructive verb that continues a clause is no command", req{goal: "summarise how the team is migrating the service and dropping the old database"}, plans()},
+		{"a talk on a topic", req{goal: "give a talk on hot and cold therapy for sore muscles"}, plans()},
+		{"a command in Latin letters as a Japanese sentence's topic", req{goal: "terraform destroyが何をするか説明して"}, plans()},
+		{"a command in Latin letters that a Japanese sentence runs", req{goal: "rm -rf buildを実行して"},
+			asks(askonce.QuestionConfirm, "target_file_exists", "yes", "no")},
 		{"one stray CJK character keeps the question English", req{goal: "delete notes.md 縲"},
 			questionText("notes.md")},
 	} {
