@@ -181,6 +181,13 @@ func (f *fakeSlack) find(method string, keep func(url.Values) bool) []slackCall 
 	return out
 }
 
+// posted waits for the job's one question message and returns it.
+func (f *fakeSlack) posted(t *testing.T, id string) slackCall {
+	t.Helper()
+	eventually(t, "the question message", func() bool { return len(f.question("default", id)) == 1 })
+	return f.question("default", id)[0]
+}
+
 // question is the chat.postMessage of the job with that block_id.
 func (f *fakeSlack) question(tenant, id string) []slackCall {
 	return f.find("chat.postMessage", func(v url.Values) bool {
@@ -338,7 +345,7 @@ func TestE2E_SlackSignedClickAnswersAndUpdatesTheMessage(t *testing.T) {
 	in := startWithSlack(t, f)
 	r := in.do("POST", "/jobs", map[string]any{"goal": "hot frozen cheese"})
 	id := str(r.body, "jobId")
-	eventually(t, "the question message", func() bool { return len(f.question("default", id)) == 1 })
+	f.posted(t, id)
 
 	// Forged and stale clicks are 401 and change nothing.
 	if code, _ := interact(t, in, click("default", id, "U0EVE0001", "option_1", "o:1"), func(b string) http.Header { return sign(b, time.Now(), "wrong-secret") }); code != 401 {
@@ -398,7 +405,7 @@ func TestE2E_SlackRacingClicksHaveOneWinner(t *testing.T) {
 	in := startWithSlack(t, f)
 	r := in.do("POST", "/jobs", map[string]any{"goal": "hot frozen cheese"})
 	id := str(r.body, "jobId")
-	eventually(t, "the question message", func() bool { return len(f.question("default", id)) == 1 })
+	f.posted(t, id)
 	var wg sync.WaitGroup
 	users := []string{"U0ANN0001", "U0BOB0001"}
 	for i, u := range users {
@@ -431,7 +438,7 @@ func TestE2E_SlackModalAnswerIsValidatedInTheModal(t *testing.T) {
 	f := newFakeSlack(t)
 	in := startWithSlack(t, f)
 	id := gateJob(t, in, map[string]any{"type": "FREE_TEXT", "text": "Name it"})
-	eventually(t, "the question message", func() bool { return len(f.question("default", id)) == 1 })
+	f.posted(t, id)
 	if code, _ := interact(t, in, click("default", id, "U0ANN0001", "modal", ""), signedNow); code != 200 {
 		t.Fatalf("modal click: %d", code)
 	}

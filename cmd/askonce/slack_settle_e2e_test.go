@@ -117,8 +117,7 @@ func TestE2E_SlackMessageUpdatedWhenSettledOutsideSlack(t *testing.T) {
 			if r.status != 201 || str(r.body, "status") != "pending" || link == "" {
 				t.Fatalf("create: %d %s", r.status, r.raw)
 			}
-			eventually(t, "the question message", func() bool { return len(f.question("default", id)) == 1 })
-			q := f.question("default", id)[0]
+			q := f.posted(t, id)
 			tc.settle(t, id, link)
 			settledUpdate(t, f, q, tc.want)
 			if n := len(f.question("default", id)); n != 1 {
@@ -135,8 +134,7 @@ func TestE2E_SlackMessageUpdatedWhenTheQuestionExpires(t *testing.T) {
 	f := newFakeSlack(t)
 	in := startWithSlack(t, f, "--question-ttl", "2s", "--expiry-interval", "200ms")
 	id := gateJob(t, in, map[string]any{"type": "FREE_TEXT", "text": "Name it"})
-	eventually(t, "the question message", func() bool { return len(f.question("default", id)) == 1 })
-	settledUpdate(t, f, f.question("default", id)[0], "⌛ Expired: no answer came in time.")
+	settledUpdate(t, f, f.posted(t, id), "⌛ Expired: no answer came in time.")
 }
 
 // Decline and Cancel clicked on the message, signed as Slack signs them:
@@ -151,8 +149,7 @@ func TestE2E_SlackDeclineAndCancelButtons(t *testing.T) {
 
 	t.Run("Decline", func(t *testing.T) {
 		id := gateJob(t, in, question)
-		eventually(t, "the question message", func() bool { return len(f.question("default", id)) == 1 })
-		q := f.question("default", id)[0]
+		q := f.posted(t, id)
 		if code, raw := interact(t, in, click("default", id, "U0ANN0001", "decline", ""), signedNow); code != 200 {
 			t.Fatalf("decline click: %d %s", code, raw)
 		}
@@ -170,8 +167,7 @@ func TestE2E_SlackDeclineAndCancelButtons(t *testing.T) {
 
 	t.Run("Cancel", func(t *testing.T) {
 		id := gateJob(t, in, question)
-		eventually(t, "the question message", func() bool { return len(f.question("default", id)) == 1 })
-		q := f.question("default", id)[0]
+		q := f.posted(t, id)
 		if code, raw := interact(t, in, click("default", id, "U0ANN0001", "cancel", ""), signedNow); code != 200 {
 			t.Fatalf("cancel click: %d %s", code, raw)
 		}
