@@ -176,17 +176,27 @@ func TestE2E_MCPSessionCapIsAJSONRPCError(t *testing.T) {
 	if got := in.metricValue("askonce_mcp_sessions"); got != 3 {
 		t.Fatalf("askonce_mcp_sessions = %v, want 3 (the refused one is not counted)", got)
 	}
+	deleteSession(t, in, "", clients[0].session)
+	eventually(t, "the deleted session's slot", func() bool { return in.metricValue("askonce_mcp_sessions") == 2 })
+	if m, c := initialize(t, in); c.session == "" {
+		t.Fatalf("initialize after a DELETE: %v", m)
+	}
+}
+
+// deleteSession ends the MCP session (DELETE /mcp), with the API key key
+// when it is not empty.
+func deleteSession(t *testing.T, in *instance, key, session string) {
+	t.Helper()
 	req, _ := http.NewRequest("DELETE", in.base+"/mcp", nil)
-	req.Header.Set("Mcp-Session-Id", clients[0].session)
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	req.Header.Set("Mcp-Session-Id", session)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	eventually(t, "the deleted session's slot", func() bool { return in.metricValue("askonce_mcp_sessions") == 2 })
-	if m, c := initialize(t, in); c.session == "" {
-		t.Fatalf("initialize after a DELETE: %v", m)
-	}
 }
 
 // The session cap is per API key: with --api-keys-file, a key at
@@ -223,14 +233,7 @@ func TestE2E_MCPSessionCapIsPerAPIKey(t *testing.T) {
 	if got := in.metricValue("askonce_mcp_sessions"); got != 6 {
 		t.Fatalf("askonce_mcp_sessions = %v, want 6 (2 for each key; the refused one is not counted)", got)
 	}
-	req, _ := http.NewRequest("DELETE", in.base+"/mcp", nil)
-	req.Header.Set("Authorization", "Bearer key-a")
-	req.Header.Set("Mcp-Session-Id", held[0].session)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
+	deleteSession(t, in, "key-a", held[0].session)
 	eventually(t, "key A's deleted session's slot", func() bool { return in.metricValue("askonce_mcp_sessions") == 5 })
 	if m, c := initializeAs(t, in, "key-a"); c.session == "" {
 		t.Fatalf("key A's initialize after a DELETE: %v", m)
