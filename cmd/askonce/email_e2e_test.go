@@ -2,21 +2,16 @@ package main_test
 
 import (
 	"bytes"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/pem"
 	"errors"
 	"io"
-	"math/big"
 	"mime"
 	"mime/multipart"
 	"mime/quotedprintable"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/mail"
 	"os"
 	"path/filepath"
@@ -24,7 +19,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/emersion/go-sasl"
 	"github.com/emersion/go-smtp"
@@ -321,35 +315,20 @@ func TestCLI_RunNotifyEmailIsStoredAndShownByJobsShow(t *testing.T) {
 	}
 }
 
-// selfSigned makes a certificate for 127.0.0.1 and writes it as PEM to a
-// file, for SSL_CERT_FILE: the askonce under test trusts it as Go's
+// selfSigned returns a TLS configuration with net/http/httptest's
+// certificate (for 127.0.0.1, and a CA of its own) and a PEM file of it
+// for SSL_CERT_FILE: the askonce under test trusts it as Go's
 // crypto/x509 trusts that file's certificates on Linux.
 func selfSigned(t *testing.T) (*tls.Config, string) {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber:          big.NewInt(1),
-		Subject:               pkix.Name{CommonName: "askonce test SMTP"},
-		NotBefore:             time.Now().Add(-time.Hour),
-		NotAfter:              time.Now().Add(time.Hour),
-		IPAddresses:           []net.IP{net.ParseIP("127.0.0.1")},
-		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
-		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		BasicConstraintsValid: true,
-		IsCA:                  true,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := httptest.NewUnstartedServer(nil)
+	s.StartTLS()
+	s.Close() // only its certificate is wanted
 	file := filepath.Join(t.TempDir(), "ca.pem")
-	if err := os.WriteFile(file, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o644); err != nil {
+	if err := os.WriteFile(file, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: s.Certificate().Raw}), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}}, file
+	return &tls.Config{Certificates: s.TLS.Certificates}, file
 }
 
 // A server that offers STARTTLS gets the mail over TLS (with
