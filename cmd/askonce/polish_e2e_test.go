@@ -99,22 +99,29 @@ func TestCLI_CompletionScriptsListTheCommandsAndFlags(t *testing.T) {
 	}
 }
 
-func TestCLI_BashCompletionCompletesCommandsAndFlags(t *testing.T) {
-	t.Parallel()
-	f := completionScript(t, "bash")
-	for _, c := range []struct{ words, want string }{
-		{"askonce jo", "jobs"},
-		{"askonce se", "serve"},
-		{"askonce jobs hi", "history"},
-		{"askonce jobs list --ses", "--session"},
-		{"askonce serve --api-k", "--api-keys-file"},
-		{"askonce run --no-i", "--no-input"},
-		{"askonce run --no-", "--no-input --no-remember"},
-		{"askonce completion z", "zsh"},
-	} {
-		words := strings.Fields(c.words)
-		script := "source " + shellQuote(f) + "\nCOMP_WORDS=(" + c.words + ")\nCOMP_CWORD=" + strconv.Itoa(len(words)-1) + "\n_askonce\necho \"${COMPREPLY[*]}\"\n"
-		out, err := exec.Command("bash", "-c", script).CombinedOutput()
+// completion is a command line typed so far and what the completion
+// offers for its last word.
+type completion struct{ words, want string }
+
+// completionCases are what bash's and zsh's completions offer.
+var completionCases = []completion{
+	{"askonce jo", "jobs"},
+	{"askonce se", "serve"},
+	{"askonce jobs hi", "history"},
+	{"askonce jobs list --ses", "--session"},
+	{"askonce serve --api-k", "--api-keys-file"},
+	{"askonce run --no-i", "--no-input"},
+	{"askonce run --no-", "--no-input --no-remember"},
+	{"askonce completion z", "zsh"},
+	{"askonce run notes.md --fi", "--files"},
+}
+
+// completes runs each case's command (built by shell from its words)
+// and checks that it prints what the case wants offered.
+func completes(t *testing.T, cases []completion, shell func(words string) *exec.Cmd) {
+	t.Helper()
+	for _, c := range cases {
+		out, err := shell(c.words).CombinedOutput()
 		if err != nil {
 			t.Fatalf("%s: %v\n%s", c.words, err, out)
 		}
@@ -122,6 +129,15 @@ func TestCLI_BashCompletionCompletesCommandsAndFlags(t *testing.T) {
 			t.Errorf("completing %q: %q, want %q", c.words, got, c.want)
 		}
 	}
+}
+
+func TestCLI_BashCompletionCompletesCommandsAndFlags(t *testing.T) {
+	t.Parallel()
+	f := completionScript(t, "bash")
+	completes(t, completionCases, func(words string) *exec.Cmd {
+		n := len(strings.Fields(words))
+		return exec.Command("bash", "-c", "source "+shellQuote(f)+"\nCOMP_WORDS=("+words+")\nCOMP_CWORD="+strconv.Itoa(n-1)+"\n_askonce\necho \"${COMPREPLY[*]}\"\n")
+	})
 }
 
 // zsh's script, run by zsh with compadd (zsh's builtin that filters the
@@ -136,29 +152,13 @@ func TestCLI_ZshCompletionOffersCommandsAndFlags(t *testing.T) {
 		t.Skip("zsh is not installed (.ci/run installs it; CI never skips)")
 	}
 	f := completionScript(t, "zsh")
-	for _, c := range []struct{ words, want string }{
-		{"askonce jo", "jobs"},
-		{"askonce se", "serve"},
-		{"askonce jobs hi", "history"},
-		{"askonce jobs list --ses", "--session"},
-		{"askonce serve --api-k", "--api-keys-file"},
-		{"askonce run --no-", "--no-input --no-remember"},
-		{"askonce completion z", "zsh"},
-		{"askonce run notes.md --fi", "--files"},
-	} {
-		words := strings.Fields(c.words)
-		script := "compdef() { : }\n_files() { print -r -- FILES }\n" +
-			"compadd() { [[ $1 == -a ]] && print -r -- ${(M)${(P)2}:#${PREFIX}*} }\n" +
-			"source " + shellQuote(f) + "\n" +
-			"words=(" + c.words + ")\nCURRENT=" + strconv.Itoa(len(words)) + "\nPREFIX=" + shellQuote(words[len(words)-1]) + "\n_askonce\n"
-		out, err := exec.Command("zsh", "-f", "-c", script).CombinedOutput()
-		if err != nil {
-			t.Fatalf("%s: %v\n%s", c.words, err, out)
-		}
-		if got := strings.TrimSpace(string(out)); got != c.want {
-			t.Errorf("completing %q: %q, want %q", c.words, got, c.want)
-		}
-	}
+	completes(t, completionCases, func(words string) *exec.Cmd {
+		w := strings.Fields(words)
+		return exec.Command("zsh", "-f", "-c", "compdef() { : }\n_files() { print -r -- FILES }\n"+
+			"compadd() { [[ $1 == -a ]] && print -r -- ${(M)${(P)2}:#${PREFIX}*} }\n"+
+			"source "+shellQuote(f)+"\n"+
+			"words=("+words+")\nCURRENT="+strconv.Itoa(len(w))+"\nPREFIX="+shellQuote(w[len(w)-1])+"\n_askonce\n")
+	})
 }
 
 func TestCLI_RunReadsTheGoalFromStdinOrAFile(t *testing.T) {
@@ -369,18 +369,12 @@ func TestCLI_FishCompletionCompletesCommandsAndFlags(t *testing.T) {
 		t.Skip("fish is not installed: its completion is checked only by listing (apt-get install fish)")
 	}
 	f := completionScript(t, "fish")
-	for _, c := range []struct{ line, want string }{
+	completes(t, []completion{
 		{"askonce jo", "jobs"},
 		{"askonce jobs hi", "history"},
 		{"askonce jobs list --ses", "--session"},
 		{"askonce serve --ad", "--addr"},
-	} {
-		out, err := exec.Command("fish", "--no-config", "-c", "source "+shellQuote(f)+"; complete -C "+shellQuote(c.line)).CombinedOutput()
-		if err != nil {
-			t.Fatalf("%s: %v\n%s", c.line, err, out)
-		}
-		if got := strings.TrimSpace(string(out)); got != c.want {
-			t.Errorf("completing %q: %q, want %q", c.line, got, c.want)
-		}
-	}
+	}, func(line string) *exec.Cmd {
+		return exec.Command("fish", "--no-config", "-c", "source "+shellQuote(f)+"; complete -C "+shellQuote(line))
+	})
 }
