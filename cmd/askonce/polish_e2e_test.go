@@ -116,6 +116,18 @@ var completionCases = []completion{
 	{"askonce run notes.md --fi", "--files"},
 }
 
+// requireShell skips the test when the shell is missing, except in CI
+// (CI set), where that is a failure: .ci/run installs zsh and fish.
+func requireShell(t *testing.T, shell string) {
+	t.Helper()
+	if _, err := exec.LookPath(shell); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("%s is not installed; .ci/run installs it", shell)
+		}
+		t.Skipf("%s is not installed: its completion is checked only by listing (.ci/run installs it; CI never skips)", shell)
+	}
+}
+
 // completes runs each case's command (built by shell from its words)
 // and checks that it prints what the case wants offered.
 func completes(t *testing.T, cases []completion, shell func(words string) *exec.Cmd) {
@@ -145,12 +157,7 @@ func TestCLI_BashCompletionCompletesCommandsAndFlags(t *testing.T) {
 // the same and prints what it keeps, and compdef and _files as no-ops.
 func TestCLI_ZshCompletionOffersCommandsAndFlags(t *testing.T) {
 	t.Parallel()
-	if _, err := exec.LookPath("zsh"); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("zsh is missing; .ci/run installs it")
-		}
-		t.Skip("zsh is not installed (.ci/run installs it; CI never skips)")
-	}
+	requireShell(t, "zsh")
 	f := completionScript(t, "zsh")
 	completes(t, completionCases, func(words string) *exec.Cmd {
 		w := strings.Fields(words)
@@ -362,12 +369,7 @@ func TestCLI_JobsListTitlesUseTheTerminalWidth(t *testing.T) {
 
 func TestCLI_FishCompletionCompletesCommandsAndFlags(t *testing.T) {
 	t.Parallel()
-	if _, err := exec.LookPath("fish"); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("fish is not installed; .ci/run installs it")
-		}
-		t.Skip("fish is not installed: its completion is checked only by listing (apt-get install fish)")
-	}
+	requireShell(t, "fish")
 	f := completionScript(t, "fish")
 	completes(t, []completion{
 		{"askonce jo", "jobs"},
