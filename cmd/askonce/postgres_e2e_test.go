@@ -2,7 +2,9 @@ package main_test
 
 import (
 	"context"
+	"github.com/askonce/askonce/postgres"
 	"net/url"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -92,5 +94,38 @@ func TestE2E_PostgresClarificationRoundTrip(t *testing.T) {
 	}
 	if !strings.Contains(logs, "postgres://") {
 		t.Errorf("the start-up log does not name the database:\n%s", logs)
+	}
+}
+
+// askonce serve on a database whose autovacuum leaves askonce's tables
+// alone warns at start, naming them: their dead rows would slow every
+// round trip down unseen.
+func TestE2E_PostgresWarnsWhenAutovacuumSkipsItsTables(t *testing.T) {
+	t.Parallel()
+	dsn := pgtest.Schema(t)
+	ctx := context.Background()
+	st, err := postgres.Open(ctx, dsn) // creates the tables
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, `ALTER TABLE jobs SET (autovacuum_enabled = off)`); err != nil {
+		t.Fatal(err)
+	}
+	in := start(t, []string{"ASKONCE_DB=" + dsn})
+	in.stop(syscall.SIGTERM)
+	var warning string
+	for _, line := range strings.Split(in.logs.String(), "\n") {
+		if strings.Contains(line, "autovacuum is off") {
+			warning = line
+		}
+	}
+	if !strings.Contains(warning, "level=WARN") || !regexp.MustCompile(`tables=\S*\bjobs\b`).MatchString(warning) {
+		t.Fatalf("no warning naming jobs in the start-up log:\n%s", in.logs.String())
 	}
 }

@@ -63,6 +63,9 @@ func openStore(ctx context.Context, db string, hooks storeHooks) (st store, queu
 		if err != nil {
 			return nil, nil, err // it names the database, without the password
 		}
+		if hooks.log != nil {
+			warnUnvacuumed(ctx, pg, hooks.log)
+		}
 		return pg, func(c *dispatch.Config) { c.Pool = pg.Pool() }, nil
 	}
 	var o sqlite.Options
@@ -145,4 +148,17 @@ func whySQLiteFails(db string) string {
 		return fmt.Sprintf("no permission to reach %s: choose another --db", db)
 	}
 	return ""
+}
+
+// warnUnvacuumed warns when PostgreSQL's autovacuum leaves askonce's
+// tables alone: their dead rows pile up, and every round trip slows down.
+func warnUnvacuumed(ctx context.Context, pg *postgres.Store, log *slog.Logger) {
+	tables, err := pg.Unvacuumed(ctx)
+	switch {
+	case err != nil:
+		log.Warn("could not check PostgreSQL's autovacuum", "err", err)
+	case len(tables) > 0:
+		log.Warn("PostgreSQL's autovacuum is off for askonce's tables: their dead rows pile up and every round trip slows down (half the rate within minutes under load, docs/benchmarks.md); set autovacuum = on and track_counts = on (the defaults), or VACUUM them yourself",
+			"tables", strings.Join(tables, ","))
+	}
 }
