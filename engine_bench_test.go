@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"sync/atomic"
 	"testing"
 
@@ -108,14 +109,30 @@ func BenchmarkRoundTripClarificationParallelSessions(b *testing.B) {
 	parallelRoundTrips(b, func() string { return fmt.Sprint("bench-", prefix, "-", n.Add(1)) })
 }
 
+// BenchmarkRoundTripClarificationParallelSessions16 is
+// BenchmarkRoundTripClarificationParallelSessions with 16 callers in all
+// (8 per core on two cores), as many as `askonce bench --clients 16`
+// has: the like-for-like rate for the HTTP figure. Fewer callers share
+// fewer commits (txs/op).
+func BenchmarkRoundTripClarificationParallelSessions16(b *testing.B) {
+	var n atomic.Int64
+	prefix := rand.Text()[:8]
+	parallelRoundTripsOf(b, max(1, 16/runtime.GOMAXPROCS(0)), func() string { return fmt.Sprint("bench-", prefix, "-", n.Add(1)) })
+}
+
 // parallelRoundTrips runs round trips from 16 goroutines per core, each
 // job in the session session names.
 func parallelRoundTrips(b *testing.B, session func() string) {
+	parallelRoundTripsOf(b, 16, session)
+}
+
+// parallelRoundTripsOf runs round trips from perCore goroutines per core.
+func parallelRoundTripsOf(b *testing.B, perCore int, session func() string) {
 	st := openStore(b, filepath.Join(b.TempDir(), "bench.db"))
 	e := &askonce.Engine{Store: st, Interpreter: rulesInterpreter(b)}
 	start := st.Commits()
 	b.ReportAllocs()
-	b.SetParallelism(16)
+	b.SetParallelism(perCore)
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			clarificationRoundTrip(b, e, session())
