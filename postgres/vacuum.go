@@ -23,7 +23,7 @@ var churned = []string{"jobs", "jobs_static", "answer_links", "history", "memory
 // minutes, as the jobs table filled with dead rows.
 func (s *Store) Unvacuumed(ctx context.Context) ([]string, error) {
 	rows, err := s.pool.Query(ctx, `SELECT c.relname FROM pg_class c
-		WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind = 'r' AND c.relname = ANY($1)
+		WHERE c.relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = current_schema()) AND c.relkind = 'r' AND c.relname = ANY($1)
 		AND (NOT current_setting('autovacuum')::bool OR NOT current_setting('track_counts')::bool
 			OR NOT coalesce((SELECT split_part(o, '=', 2)::bool FROM unnest(c.reloptions) AS o
 				WHERE o LIKE 'autovacuum\_enabled=%'), true))
