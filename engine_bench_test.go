@@ -95,7 +95,7 @@ func BenchmarkCreateAndCancel(b *testing.B) {
 // store commits concurrent writes together. The jobs name no session, so
 // the repeat guard has no history to look up.
 func BenchmarkRoundTripClarificationParallel(b *testing.B) {
-	parallelRoundTrips(b, func() string { return "" })
+	parallelRoundTrips(b, 16, func() string { return "" })
 }
 
 // BenchmarkRoundTripClarificationParallelSessions is
@@ -104,9 +104,7 @@ func BenchmarkRoundTripClarificationParallel(b *testing.B) {
 // question is then looked up in the session's history. This is the
 // in-process rate to hold the HTTP rate against.
 func BenchmarkRoundTripClarificationParallelSessions(b *testing.B) {
-	var n atomic.Int64
-	prefix := rand.Text()[:8]
-	parallelRoundTrips(b, func() string { return fmt.Sprint("bench-", prefix, "-", n.Add(1)) })
+	parallelRoundTrips(b, 16, sessionPerJob())
 }
 
 // BenchmarkRoundTripClarificationParallelSessions16 is
@@ -115,19 +113,20 @@ func BenchmarkRoundTripClarificationParallelSessions(b *testing.B) {
 // has: the like-for-like rate for the HTTP figure. Fewer callers share
 // fewer commits (txs/op).
 func BenchmarkRoundTripClarificationParallelSessions16(b *testing.B) {
+	parallelRoundTrips(b, max(1, 16/runtime.GOMAXPROCS(0)), sessionPerJob())
+}
+
+// sessionPerJob returns a namer of a new session for each job, as
+// `askonce bench` names them.
+func sessionPerJob() func() string {
 	var n atomic.Int64
 	prefix := rand.Text()[:8]
-	parallelRoundTripsOf(b, max(1, 16/runtime.GOMAXPROCS(0)), func() string { return fmt.Sprint("bench-", prefix, "-", n.Add(1)) })
+	return func() string { return fmt.Sprint("bench-", prefix, "-", n.Add(1)) }
 }
 
-// parallelRoundTrips runs round trips from 16 goroutines per core, each
-// job in the session session names.
-func parallelRoundTrips(b *testing.B, session func() string) {
-	parallelRoundTripsOf(b, 16, session)
-}
-
-// parallelRoundTripsOf runs round trips from perCore goroutines per core.
-func parallelRoundTripsOf(b *testing.B, perCore int, session func() string) {
+// parallelRoundTrips runs round trips from perCore goroutines per core,
+// each job in the session session names.
+func parallelRoundTrips(b *testing.B, perCore int, session func() string) {
 	st := openStore(b, filepath.Join(b.TempDir(), "bench.db"))
 	e := &askonce.Engine{Store: st, Interpreter: rulesInterpreter(b)}
 	start := st.Commits()
