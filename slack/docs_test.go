@@ -46,14 +46,13 @@ func shape(blocks []map[string]any) []string {
 			el, _ := e.(map[string]any)
 			if id, ok := el["action_id"].(string); ok {
 				text, _ := el["text"].(map[string]any)
-				out = append(out, "  "+id+" "+fmtText(text["text"]))
+				label, _ := text["text"].(string)
+				out = append(out, "  "+id+" "+label)
 			}
 		}
 	}
 	return out
 }
-
-func fmtText(v any) string { s, _ := v.(string); return s }
 
 // The Block Kit JSON docs/notifications.md shows for a SELECT_ONE
 // question is the message QuestionBlocks builds for such a question: the
