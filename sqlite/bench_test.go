@@ -149,26 +149,65 @@ func BenchmarkRoundTripPages(b *testing.B) {
 // one row each, in a file of its own opened with the store writer's
 // connection string (WriterDSN), never checkpointed.
 func BenchmarkFloorCommit(b *testing.B) {
-	db, err := sql.Open("sqlite", WriterDSN(filepath.Join(b.TempDir(), "floor.db")))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
-	db.SetMaxOpenConns(1)
+	db, ins := openFloorBench(b)
 	ctx := context.Background()
-	if _, err := db.Exec(`CREATE TABLE floor_bench (id INTEGER PRIMARY KEY, v TEXT NOT NULL) STRICT`); err != nil {
-		b.Fatal(err)
-	}
-	ins, err := db.Prepare(`INSERT INTO floor_bench (v) VALUES (?)`)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer ins.Close()
 	for b.Loop() {
 		if err := walmeter.OneRowCommit(ctx, db, ins); err != nil {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkFloorCommitOnConn is BenchmarkFloorCommit with the same
+// prepared insert between BEGIN IMMEDIATE and COMMIT on a Conn instead
+// of database/sql's Tx (as the floor and the store commit), which starts
+// a goroutine for every transaction and rebinds the statement to it.
+func BenchmarkFloorCommitOnConn(b *testing.B) {
+	db, _ := openFloorBench(b)
+	ctx := context.Background()
+	c, err := db.Conn(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	ins, err := c.PrepareContext(ctx, floorInsert)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ins.Close()
+	for b.Loop() {
+		if _, err := c.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := ins.ExecContext(ctx, "floor"); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := c.ExecContext(ctx, "COMMIT"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+const floorInsert = `INSERT INTO floor_bench (v) VALUES (?)`
+
+// openFloorBench opens the floor's file on one connection, with its
+// table and the insert prepared.
+func openFloorBench(b *testing.B) (*sql.DB, *sql.Stmt) {
+	db, err := sql.Open("sqlite", WriterDSN(filepath.Join(b.TempDir(), "floor.db")))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { db.Close() })
+	db.SetMaxOpenConns(1)
+	if _, err := db.Exec(`CREATE TABLE floor_bench (id INTEGER PRIMARY KEY, v TEXT NOT NULL) STRICT`); err != nil {
+		b.Fatal(err)
+	}
+	ins, err := db.Prepare(floorInsert)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { ins.Close() })
+	return db, ins
 }
 
 func roundTrip(ctx context.Context, s *Store, tenant string, plan *askonce.Plan) error {
