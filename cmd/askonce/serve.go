@@ -20,14 +20,12 @@ import (
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/a2a"
 	"github.com/askonce/askonce/dispatch"
-	execinterp "github.com/askonce/askonce/exec"
 	"github.com/askonce/askonce/internal/buildinfo"
+	"github.com/askonce/askonce/internal/cli"
 	"github.com/askonce/askonce/internal/ratelimit"
 	"github.com/askonce/askonce/internal/tracing"
 	"github.com/askonce/askonce/mcp"
 	"github.com/askonce/askonce/metrics"
-	"github.com/askonce/askonce/openai"
-	"github.com/askonce/askonce/rules"
 	"github.com/askonce/askonce/server"
 	"github.com/askonce/askonce/web"
 )
@@ -80,11 +78,11 @@ profile, and 127.0.0.1:8080. Besides the API it serves the answer page
 (/a/), the inbox (/ui), MCP (/mcp, docs/mcp.md) and A2A (/a2a, with the
 Agent Card at /.well-known/agent-card.json; docs/integrations.md).`
 
-func serveFlags(getenv func(string) string, out io.Writer) (*settings, *serveConfig) {
+func serveFlags(getenv func(string) string, out io.Writer) (*cli.Settings, *serveConfig) {
 	c := &serveConfig{}
-	s := newSettings("serve", serveSummary, getenv, out)
+	s := cli.NewSettings("serve", serveSummary, getenv, out)
 	s.String(&c.Addr, "addr", "127.0.0.1:8080", "address to listen on (host:port; port 0 takes a free port, which the \"askonce serving\" log line names)")
-	s.String(&c.DB, "db", "askonce.db", dbHelp)
+	s.String(&c.DB, "db", "askonce.db", cli.DBHelp)
 	s.String(&c.Interpreter, "interpreter", "rules", "interpreter: rules, openai (configured by ASKONCE_OPENAI_*) or exec (ASKONCE_EXEC_*); see docs/interpreters.md")
 	s.String(&c.ProfileFiles, "profile-files", "", "rules profiles from files, as name=path[,name=path]; a name replaces the embedded profile")
 	s.Int(&c.MaxAttempts, "max-attempts", askonce.DefaultMaxAttempts, "interpreter calls per interpretation before validation_error")
@@ -126,7 +124,7 @@ func serveFlags(getenv func(string) string, out io.Writer) (*settings, *serveCon
 
 func serve(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
 	s, c := serveFlags(getenv, stderr)
-	if err := s.parse(args); err != nil {
+	if err := s.Parse(args); err != nil {
 		return err
 	}
 	if err := c.check(); err != nil {
@@ -151,7 +149,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		log.Info("tracing on: exporting spans as the OTEL_* variables say")
 	}
 
-	interp, err := newInterpreter(c.Interpreter, c.ProfileFiles, getenv)
+	interp, err := cli.NewInterpreter(c.Interpreter, c.ProfileFiles, getenv)
 	if err != nil {
 		return err
 	}
@@ -168,7 +166,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 
 	proxies, err := ratelimit.ParseProxies(c.TrustedProxies)
 	if err != nil {
-		return usageError{"--trusted-proxies: " + err.Error()}
+		return cli.UsageError{Msg: "--trusted-proxies: " + err.Error()}
 	}
 	// Listening before the links are built lets --addr name port 0: the
 	// server takes a free port, which the links and the log line below
@@ -198,7 +196,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	// question notification inside the ask's, through the dispatcher,
 	// which needs the store: the hook joins them.
 	var hook dispatch.Hook
-	st, queue, err := openStore(ctx, c.DB, storeHooks{hook: &hook, dispatch: builder != nil, notify: notifier != nil || c.Notify.enabled(), log: log})
+	st, queue, err := cli.OpenStore(ctx, c.DB, cli.StoreHooks{Hook: &hook, Dispatch: builder != nil, Notify: notifier != nil || c.Notify.enabled(), Log: log})
 	if err != nil {
 		return err
 	}
@@ -300,7 +298,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	if keys == nil && !loopback(ln.Addr()) {
 		log.Warn("listening beyond loopback with no API keys: anyone who can reach this address can create and answer jobs; set --api-keys-file", "addr", ln.Addr().String())
 	}
-	log.Info("askonce serving", "addr", ln.Addr().String(), "db", shownDB(c.DB), "interpreter", c.Interpreter, "builder", c.Builder, "publicURL", publicURL)
+	log.Info("askonce serving", "addr", ln.Addr().String(), "db", cli.ShownDB(c.DB), "interpreter", c.Interpreter, "builder", c.Builder, "publicURL", publicURL)
 	base := listenURL(ln.Addr())
 	log.Info("open", "api", base+"/", "ui", base+"/ui", "mcp", base+"/mcp", "a2a", base+a2a.Path, "metrics", base+"/metrics")
 
@@ -354,51 +352,51 @@ func (c *serveConfig) check() error {
 	if err := c.Notify.check(); err != nil {
 		return err
 	}
-	if err := oneOf("hard-cap", c.HardCap, string(askonce.HardCapFallback), string(askonce.HardCapFail)); err != nil {
+	if err := cli.OneOf("hard-cap", c.HardCap, string(askonce.HardCapFallback), string(askonce.HardCapFail)); err != nil {
 		return err
 	}
-	if err := oneOf("builder", c.Builder, "none", "webhook", "command"); err != nil {
+	if err := cli.OneOf("builder", c.Builder, "none", "webhook", "command"); err != nil {
 		return err
 	}
 	if _, err := askonce.ParseMemoryScope("--memory-scope", c.MemoryScope); err != nil {
-		return usageError{askonce.ErrorMessage(err)}
+		return cli.UsageError{Msg: askonce.ErrorMessage(err)}
 	}
 	if c.MemoryTTL <= 0 || c.MemoryMaxTTL <= 0 || c.MemoryTTL > c.MemoryMaxTTL {
-		return usageError{fmt.Sprintf("--memory-ttl %s must be positive and at most --memory-max-ttl %s", c.MemoryTTL, c.MemoryMaxTTL)}
+		return cli.UsageError{Msg: fmt.Sprintf("--memory-ttl %s must be positive and at most --memory-max-ttl %s", c.MemoryTTL, c.MemoryMaxTTL)}
 	}
-	if err := oneOf("log-format", c.LogFormat, "text", "json"); err != nil {
+	if err := cli.OneOf("log-format", c.LogFormat, "text", "json"); err != nil {
 		return err
 	}
-	if err := oneOf("log-level", c.LogLevel, "debug", "info", "warn", "error"); err != nil {
+	if err := cli.OneOf("log-level", c.LogLevel, "debug", "info", "warn", "error"); err != nil {
 		return err
 	}
 	switch {
 	case c.Builder == "webhook" && (c.WebhookURL == "" || c.WebhookSecret == ""):
-		return usageError{"--builder webhook needs --webhook-url and --webhook-secret (or ASKONCE_WEBHOOK_URL and ASKONCE_WEBHOOK_SECRET)"}
+		return cli.UsageError{Msg: "--builder webhook needs --webhook-url and --webhook-secret (or ASKONCE_WEBHOOK_URL and ASKONCE_WEBHOOK_SECRET)"}
 	case c.Builder == "command" && strings.TrimSpace(c.BuilderCmd) == "":
-		return usageError{"--builder command needs --builder-cmd"}
+		return cli.UsageError{Msg: "--builder command needs --builder-cmd"}
 	case c.MaxAttempts < 1:
-		return usageError{"--max-attempts must be at least 1"}
+		return cli.UsageError{Msg: "--max-attempts must be at least 1"}
 	case c.DeliveryAttempts < 1:
-		return usageError{"--delivery-attempts must be at least 1"}
+		return cli.UsageError{Msg: "--delivery-attempts must be at least 1"}
 	case c.ExpiryInterval <= 0:
-		return usageError{"--expiry-interval must be positive"}
+		return cli.UsageError{Msg: "--expiry-interval must be positive"}
 	case c.PlanningLease < 3*time.Millisecond:
-		return usageError{"--planning-lease must be at least 3ms"}
+		return cli.UsageError{Msg: "--planning-lease must be at least 3ms"}
 	case c.MCPIdle == 0 || c.MCPMaxSessions == 0 || c.MCPMaxCalls == 0:
-		return usageError{"--mcp-session-timeout, --mcp-max-sessions and --mcp-max-calls must not be 0 (negative: no limit)"}
+		return cli.UsageError{Msg: "--mcp-session-timeout, --mcp-max-sessions and --mcp-max-calls must not be 0 (negative: no limit)"}
 	case c.SyncWait < 0:
-		return usageError{"--sync-wait must not be negative (0: always answer 202 at once)"}
+		return cli.UsageError{Msg: "--sync-wait must not be negative (0: always answer 202 at once)"}
 	case c.WriteTimeout > 0 && c.WriteTimeout <= c.SyncWait:
-		return usageError{fmt.Sprintf("--write-timeout (%s) must be larger than --sync-wait (%s): a request that waits for planning must still be able to write its answer", c.WriteTimeout, c.SyncWait)}
+		return cli.UsageError{Msg: fmt.Sprintf("--write-timeout (%s) must be larger than --sync-wait (%s): a request that waits for planning must still be able to write its answer", c.WriteTimeout, c.SyncWait)}
 	case c.IdempotencyLease < 3*time.Millisecond:
-		return usageError{"--idempotency-lease must be at least 3ms"}
+		return cli.UsageError{Msg: "--idempotency-lease must be at least 3ms"}
 	case c.NotifySecret != "" && c.NotifyWebhook == "":
-		return usageError{"--notify-secret needs --notify-webhook"}
+		return cli.UsageError{Msg: "--notify-secret needs --notify-webhook"}
 	}
 	if c.NotifyWebhook != "" {
 		if u, err := url.Parse(c.NotifyWebhook); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return usageError{"--notify-webhook must be an http:// or https:// URL"}
+			return cli.UsageError{Msg: "--notify-webhook must be an http:// or https:// URL"}
 		}
 	}
 	if c.LinkSecret != "" {
@@ -407,7 +405,7 @@ func (c *serveConfig) check() error {
 		}
 	}
 	if _, err := ratelimit.ParseProxies(c.TrustedProxies); err != nil {
-		return usageError{"--trusted-proxies: " + err.Error()}
+		return cli.UsageError{Msg: "--trusted-proxies: " + err.Error()}
 	}
 	return nil
 }
@@ -437,13 +435,13 @@ func (c *serveConfig) publicURL(listening int) (string, bool, error) {
 	if c.PublicURL != "" {
 		u, err := url.Parse(c.PublicURL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
-			return "", false, usageError{fmt.Sprintf("--public-url %q: want http(s)://host[:port][/prefix]", c.PublicURL)}
+			return "", false, cli.UsageError{Msg: fmt.Sprintf("--public-url %q: want http(s)://host[:port][/prefix]", c.PublicURL)}
 		}
 		return strings.TrimSuffix(c.PublicURL, "/"), false, nil
 	}
 	host, port, err := net.SplitHostPort(c.Addr)
 	if err != nil {
-		return "", false, usageError{fmt.Sprintf("--addr %q: %v", c.Addr, err)}
+		return "", false, cli.UsageError{Msg: fmt.Sprintf("--addr %q: %v", c.Addr, err)}
 	}
 	if port == "0" {
 		port = strconv.Itoa(listening)
@@ -469,12 +467,12 @@ func parseSecret(s string) ([]byte, error) {
 	for _, dec := range decoders {
 		if b, err := dec(s); err == nil {
 			if len(b) < 32 {
-				return nil, usageError{fmt.Sprintf("--link-secret is %d bytes; want at least 32 (openssl rand -hex 32)", len(b))}
+				return nil, cli.UsageError{Msg: fmt.Sprintf("--link-secret is %d bytes; want at least 32 (openssl rand -hex 32)", len(b))}
 			}
 			return b, nil
 		}
 	}
-	return nil, usageError{"--link-secret is neither hex nor base64 (openssl rand -hex 32)"}
+	return nil, cli.UsageError{Msg: "--link-secret is neither hex nor base64 (openssl rand -hex 32)"}
 }
 
 func newLogger(c *serveConfig, w io.Writer) *slog.Logger {
@@ -487,46 +485,6 @@ func newLogger(c *serveConfig, w io.Writer) *slog.Logger {
 		return slog.New(tracing.LogHandler(slog.NewJSONHandler(w, opts)))
 	}
 	return slog.New(tracing.LogHandler(slog.NewTextHandler(w, opts)))
-}
-
-// newInterpreter builds the one interpreter the process shares (the openai
-// one remembers what the server supports).
-func newInterpreter(name, profileFiles string, getenv func(string) string) (askonce.Interpreter, error) {
-	if err := oneOf("interpreter", name, "rules", "openai", "exec"); err != nil {
-		return nil, err
-	}
-	switch name {
-	case "openai":
-		cfg, err := openai.ConfigFromEnv(getenv)
-		if err == nil {
-			var in *openai.Interpreter
-			if in, err = openai.New(cfg); err == nil {
-				return in, nil
-			}
-		}
-		return nil, usageError{fmt.Sprintf("--interpreter openai: %v (set ASKONCE_OPENAI_BASE_URL, ASKONCE_OPENAI_MODEL, ...; see docs/interpreters.md)", err)}
-	case "exec":
-		cfg, err := execinterp.ConfigFromEnv(getenv)
-		if err == nil {
-			var in *execinterp.Interpreter
-			if in, err = execinterp.New(cfg); err == nil {
-				return in, nil
-			}
-		}
-		return nil, usageError{fmt.Sprintf("--interpreter exec: %v (set ASKONCE_EXEC_COMMAND; see docs/interpreters.md)", err)}
-	}
-	files := map[string]string{}
-	for _, kv := range strings.Split(profileFiles, ",") {
-		if kv = strings.TrimSpace(kv); kv == "" {
-			continue
-		}
-		name, path, ok := strings.Cut(kv, "=")
-		if !ok || name == "" || path == "" {
-			return nil, usageError{fmt.Sprintf("--profile-files %q: want name=path", kv)}
-		}
-		files[name] = path
-	}
-	return rules.New(rules.Options{ProfileFiles: files})
 }
 
 func newBuilder(c *serveConfig) (dispatch.Builder, error) {
@@ -623,7 +581,7 @@ func hashKey(args []string, stdin io.Reader, stdout io.Writer) error {
 		return nil
 	}
 	if len(args) != 1 || strings.HasPrefix(args[0], "-") {
-		return usageError{"usage: askonce hash-key TENANT < keyfile  (prints '<tenant> <sha256-hex>' for an API keys file)"}
+		return cli.UsageError{Msg: "usage: askonce hash-key TENANT < keyfile  (prints '<tenant> <sha256-hex>' for an API keys file)"}
 	}
 	b, err := io.ReadAll(io.LimitReader(stdin, 4096))
 	if err != nil {
@@ -631,7 +589,7 @@ func hashKey(args []string, stdin io.Reader, stdout io.Writer) error {
 	}
 	key := strings.TrimSpace(string(b))
 	if key == "" {
-		return usageError{"hash-key: no key on stdin"}
+		return cli.UsageError{Msg: "hash-key: no key on stdin"}
 	}
 	fmt.Fprintf(stdout, "%s %s\n", args[0], server.HashKey(key))
 	return nil
