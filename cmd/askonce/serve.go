@@ -122,21 +122,74 @@ func serveFlags(getenv func(string) string, out io.Writer) (*cli.Settings, *serv
 	return s, c
 }
 
+// serve is askonce serve: parse the flags, start, run until ctx ends,
+// close.
 func serve(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
-	s, c := serveFlags(getenv, stderr)
-	if err := s.Parse(args); err != nil {
-		return err
-	}
-	if err := c.check(); err != nil {
-		return err
-	}
-	log := newLogger(c, stderr)
-	// Tracing, when the OTEL_* variables ask for it (docs/tracing.md).
-	stopTracing, err := tracing.Setup(ctx, getenv)
+	c, err := parseServe(args, getenv, stderr)
 	if err != nil {
 		return err
 	}
+	sv, err := startServe(ctx, c, getenv, stderr)
+	if err != nil {
+		return err
+	}
+	defer sv.close()
+	return sv.run(ctx)
+}
+
+// parseServe reads serve's flags and variables and checks them together.
+func parseServe(args []string, getenv func(string) string, stderr io.Writer) (*serveConfig, error) {
+	s, c := serveFlags(getenv, stderr)
+	if err := s.Parse(args); err != nil {
+		return nil, err
+	}
+	if err := c.check(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// serving is a started askonce serve: listening, its store open, its
+// engine and dispatcher built and started.
+type serving struct {
+	c      *serveConfig
+	log    *slog.Logger
+	ln     net.Listener
+	srv    *http.Server
+	engine *askonce.Engine
+	d      *dispatch.Dispatcher // nil: no builder, notifier or channel
+	// closers release what start acquired, in reverse order.
+	closers []func()
+}
+
+// onClose adds f to what close releases (last added, first released).
+func (sv *serving) onClose(f func()) { sv.closers = append(sv.closers, f) }
+
+// close releases what startServe acquired, newest first: what run
+// started, the store, the listener, then the tracing exporter, flushed.
+func (sv *serving) close() {
+	for i := len(sv.closers) - 1; i >= 0; i-- {
+		sv.closers[i]()
+	}
+	sv.closers = nil
+}
+
+// startServe builds everything c asks for and listens; on an error it
+// releases what it had acquired.
+func startServe(ctx context.Context, c *serveConfig, getenv func(string) string, stderr io.Writer) (_ *serving, err error) {
+	sv := &serving{c: c, log: newLogger(c, stderr)}
 	defer func() {
+		if err != nil {
+			sv.close()
+		}
+	}()
+	log := sv.log
+	// Tracing, when the OTEL_* variables ask for it (docs/tracing.md).
+	stopTracing, err := tracing.Setup(ctx, getenv)
+	if err != nil {
+		return nil, err
+	}
+	sv.onClose(func() {
 		// Spans still buffered are flushed, with a bound of their own:
 		// the shutdown's may be spent.
 		tctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -144,44 +197,45 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		if err := stopTracing(tctx); err != nil {
 			log.Warn("tracing: flush at exit", "err", err)
 		}
-	}()
+	})
 	if tracing.Enabled(getenv) {
 		log.Info("tracing on: exporting spans as the OTEL_* variables say")
 	}
 
 	interp, err := cli.NewInterpreter(c.Interpreter, c.ProfileFiles, getenv)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	builder, err := newBuilder(c)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var keys *server.Keys
 	if c.APIKeysFile != "" {
 		if keys, err = loadKeys(c.APIKeysFile); err != nil {
-			return err
+			return nil, err
 		}
 	}
 
 	proxies, err := ratelimit.ParseProxies(c.TrustedProxies)
 	if err != nil {
-		return cli.UsageError{Msg: "--trusted-proxies: " + err.Error()}
+		return nil, cli.UsageError{Msg: "--trusted-proxies: " + err.Error()}
 	}
 	// Listening before the links are built lets --addr name port 0: the
 	// server takes a free port, which the links and the log line below
 	// name (tests read the address from that line).
 	ln, err := net.Listen("tcp", c.Addr)
 	if errors.Is(err, syscall.EADDRINUSE) {
-		return fmt.Errorf("listen on %s: address already in use: is another askonce serve running? choose --addr", c.Addr)
+		return nil, fmt.Errorf("listen on %s: address already in use: is another askonce serve running? choose --addr", c.Addr)
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer ln.Close()
+	sv.ln = ln
+	sv.onClose(func() { ln.Close() })
 	publicURL, loopbackLinks, err := c.publicURL(ln.Addr().(*net.TCPAddr).Port)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if loopbackLinks {
 		log.Warn("answer links use a loopback address because --addr listens on every interface; set --public-url to the address people reach this server at", "publicURL", publicURL)
@@ -198,13 +252,13 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	var hook dispatch.Hook
 	st, queue, err := cli.OpenStore(ctx, c.DB, cli.StoreHooks{Hook: &hook, Dispatch: builder != nil, Notify: notifier != nil || c.Notify.enabled(), Log: log})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer st.Close()
+	sv.onClose(func() { st.Close() })
 	linkSecret := st.LinkSecret()
 	if c.LinkSecret != "" {
 		if linkSecret, err = parseSecret(c.LinkSecret); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	// The engine is whole before River starts: a notification queued by
@@ -218,11 +272,11 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		Observer: metrics.NewObserver(reg), LinkSecret: linkSecret,
 		DefaultRecipients: c.Notify.defaults(),
 	}
-	var d *dispatch.Dispatcher
+	sv.engine = engine
 	channels, err := c.Notify.channels(engine, func(j *askonce.Job) string { return engine.AnswerURL(publicURL, j) },
 		exponential(c.DeliveryBackoff, 5*time.Minute), reg, log)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if builder != nil || notifier != nil || len(channels.list) > 0 {
 		// A try may take the builder's timeout plus its recording; a try
@@ -236,18 +290,17 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 			Channels: channels.list,
 		}
 		queue(&cfg)
-		d, err = dispatch.New(ctx, cfg)
-		if err != nil {
-			return err
+		if sv.d, err = dispatch.New(ctx, cfg); err != nil {
+			return nil, err
 		}
-		hook.Set(d)
+		hook.Set(sv.d)
 	}
 
 	// Deliveries and notifications start once the engine they use is
 	// set.
-	if d != nil {
-		if err := d.Start(context.WithoutCancel(ctx)); err != nil {
-			return err
+	if sv.d != nil {
+		if err := sv.d.Start(context.WithoutCancel(ctx)); err != nil {
+			return nil, err
 		}
 	}
 
@@ -284,7 +337,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 			mux.Handle("GET "+a2a.CardPath, agent.CardHandler())
 		},
 	})
-	srv := &http.Server{
+	sv.srv = &http.Server{
 		Addr:              c.Addr,
 		Handler:           api,
 		ReadHeaderTimeout: 5 * time.Second,
@@ -294,16 +347,24 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 	// Event streams would hold Shutdown until its timeout: end them.
-	srv.RegisterOnShutdown(api.CloseStreams)
+	sv.srv.RegisterOnShutdown(api.CloseStreams)
 	if keys == nil && !loopback(ln.Addr()) {
 		log.Warn("listening beyond loopback with no API keys: anyone who can reach this address can create and answer jobs; set --api-keys-file", "addr", ln.Addr().String())
 	}
 	log.Info("askonce serving", "addr", ln.Addr().String(), "db", cli.ShownDB(c.DB), "interpreter", c.Interpreter, "builder", c.Builder, "publicURL", publicURL)
 	base := listenURL(ln.Addr())
 	log.Info("open", "api", base+"/", "ui", base+"/ui", "mcp", base+"/mcp", "a2a", base+a2a.Path, "metrics", base+"/metrics")
+	return sv, nil
+}
 
+// run serves until ctx ends, with the engine's background work (recovery
+// of planning jobs a dead process left, the periodic sweep) beside it,
+// then shuts down: in-flight requests finish, planning jobs end stored
+// (or release their leases), the dispatcher stops.
+func (sv *serving) run(ctx context.Context) error {
+	c, log, engine := sv.c, sv.log, sv.engine
 	bg, stopBG := context.WithCancel(context.WithoutCancel(ctx))
-	defer stopBG()
+	sv.onClose(stopBG)
 	go func() {
 		// Jobs a dead process left in planning: resume them.
 		n, err := engine.Recover(bg)
@@ -317,7 +378,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	go sweep(bg, engine, min(c.ExpiryInterval, c.PlanningLease/3), log)
 
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	go func() { errc <- sv.srv.Serve(sv.ln) }()
 	select {
 	case err := <-errc:
 		return err
@@ -326,7 +387,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	log.Info("shutting down: finishing in-flight requests", "timeout", c.ShutdownTimeout)
 	sctx, cancel := context.WithTimeout(context.Background(), c.ShutdownTimeout)
 	defer cancel()
-	err = srv.Shutdown(sctx)
+	err := sv.srv.Shutdown(sctx)
 	// Jobs planning in the background outlive their requests: let them
 	// end stored. One cut off here stays planning and is resumed at the
 	// next start.
@@ -339,8 +400,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		cancel()
 	}
 	stopBG()
-	if d != nil {
-		if derr := d.Stop(sctx); derr != nil {
+	if sv.d != nil {
+		if derr := sv.d.Stop(sctx); derr != nil {
 			err = errors.Join(err, derr)
 		}
 	}
