@@ -56,7 +56,16 @@ func TestE2E_AccessLogNeverContainsAnswerToken(t *testing.T) {
 	if !strings.Contains(errs, "or open "+v.AnswerURL) {
 		t.Errorf("run left pending: %s; want it to name the answer link", errs)
 	}
-	time.Sleep(100 * time.Millisecond) // let the log lines land
+	// The log has every line of the requests above once it has the line
+	// of a request made after them all: the server writes its lines in
+	// order, and they reach the test through a pipe.
+	marker := "/log-marker-" + id
+	if resp, err := http.Get(in.base + marker); err != nil {
+		t.Fatal(err)
+	} else {
+		resp.Body.Close()
+	}
+	eventually(t, "the access-log line of "+marker, func() bool { return strings.Contains(in.logs.String(), "path="+marker) })
 	logs := in.logs.String()
 	if strings.Contains(logs, tok) || strings.Contains(logs, strings.TrimPrefix(v.AnswerURL, public+"/a/")) {
 		t.Fatalf("the server's output holds an answer token:\n%s", logs)
