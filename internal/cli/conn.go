@@ -27,6 +27,7 @@ type Conn struct {
 	ReadOnly bool
 }
 
+// Flags adds --server, --db, --api-key, --interpreter and --profile-files.
 func (c *Conn) Flags(s *Settings) {
 	s.String(&c.Server, "server", "", "askonce server URL (http://host:port); empty: the embedded engine on --db")
 	s.String(&c.DB, "db", "askonce.db", "embedded engine's "+DBHelp+" (used when --server is empty)")

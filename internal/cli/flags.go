@@ -33,6 +33,8 @@ type setting struct {
 // made: the completion scripts list the flags so.
 var MadeSettings func(*Settings)
 
+// NewSettings are the flags of the command name; summary is its --help
+// text, out where --help and flag errors go.
 func NewSettings(name, summary string, getenv func(string) string, out io.Writer) *Settings {
 	s := &Settings{fs: flag.NewFlagSet(name, flag.ContinueOnError), getenv: getenv}
 	if MadeSettings != nil {
@@ -81,6 +83,7 @@ func (s *Settings) badEnv(name, v string, err error) {
 	}
 }
 
+// String is a string flag with its variable as the fallback.
 func (s *Settings) String(p *string, name, def, help string) {
 	if v, ok := s.env(name, def, help); ok {
 		def = v
@@ -88,6 +91,7 @@ func (s *Settings) String(p *string, name, def, help string) {
 	s.fs.StringVar(p, name, def, help)
 }
 
+// Int is an integer flag with its variable as the fallback.
 func (s *Settings) Int(p *int, name string, def int, help string) {
 	if v, ok := s.env(name, strconv.Itoa(def), help); ok {
 		n, err := strconv.Atoi(v)
@@ -99,6 +103,7 @@ func (s *Settings) Int(p *int, name string, def int, help string) {
 	s.fs.IntVar(p, name, def, help)
 }
 
+// Duration is a duration flag with its variable as the fallback.
 func (s *Settings) Duration(p *time.Duration, name string, def time.Duration, help string) {
 	if v, ok := s.env(name, def.String(), help); ok {
 		d, err := time.ParseDuration(v)
@@ -110,6 +115,7 @@ func (s *Settings) Duration(p *time.Duration, name string, def time.Duration, he
 	s.fs.DurationVar(p, name, def, help)
 }
 
+// Float is a number flag with its variable as the fallback.
 func (s *Settings) Float(p *float64, name string, def float64, help string) {
 	if v, ok := s.env(name, strconv.FormatFloat(def, 'g', -1, 64), help); ok {
 		f, err := strconv.ParseFloat(v, 64)

@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// didYouMean is the sentence suggesting the names closest to a mistyped
+// DidYouMean is the sentence suggesting the names closest to a mistyped
 // one, or "" when none is close: at most two edits away (and fewer edits
 // than the typed name has letters), or a name the typed one starts.
 func DidYouMean(typed string, names []string) string {
