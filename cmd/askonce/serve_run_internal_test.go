@@ -8,29 +8,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/askonce/askonce/internal/cli"
 )
-
-// lockedBuffer is a log that the server writes while the test reads it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // serve's three steps without a process: parse refuses bad flags before
 // anything opens; start listens and opens the store; run serves until its
@@ -48,12 +29,17 @@ func TestServeParsesStartsRunsAndCloses(t *testing.T) {
 		}
 	})
 	t.Run("RunServesUntilItsContextEndsThenStops", func(t *testing.T) {
-		var logs lockedBuffer
-		c, err := parseServe([]string{"--addr", "127.0.0.1:0", "--db", filepath.Join(t.TempDir(), "a.db")}, noEnv, &logs)
+		dir := t.TempDir()
+		logs, err := os.Create(filepath.Join(dir, "serve.log"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		sv, err := startServe(t.Context(), c, noEnv, &logs)
+		defer logs.Close()
+		c, err := parseServe([]string{"--addr", "127.0.0.1:0", "--db", filepath.Join(dir, "a.db")}, noEnv, logs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sv, err := startServe(t.Context(), c, noEnv, logs)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -75,8 +61,8 @@ func TestServeParsesStartsRunsAndCloses(t *testing.T) {
 			t.Fatalf("run after its context ended: %v", err)
 		}
 		sv.close()
-		if !strings.Contains(logs.String(), "stopped") {
-			t.Fatalf("no stopped line in the log:\n%s", logs.String())
+		if log, err := os.ReadFile(logs.Name()); err != nil || !strings.Contains(string(log), "stopped") {
+			t.Fatalf("no stopped line in the log (%v):\n%s", err, log)
 		}
 		if _, err := http.Get(base + "/healthz"); err == nil {
 			t.Fatal("the server still answers after close")
