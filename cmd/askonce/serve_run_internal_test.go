@@ -13,7 +13,7 @@ import (
 	"github.com/askonce/askonce/internal/cli"
 )
 
-// serve's three steps without a process: parse refuses bad flags before
+// serve's steps without a process: parse refuses bad flags before
 // anything opens; start listens and opens the store; run serves until its
 // context ends and shuts down; close releases what start acquired.
 func TestServeParsesStartsRunsAndCloses(t *testing.T) {
