@@ -158,6 +158,11 @@ type serving struct {
 	srv    *http.Server
 	engine *askonce.Engine
 	d      *dispatch.Dispatcher // nil: no builder, notifier or channel
+	// What the handlers mount shares with the API.
+	keys      *server.Keys // nil: no auth
+	reg       *metrics.Registry
+	proxies   ratelimit.Proxies
+	publicURL string
 	// closers release what start acquired, in reverse order.
 	closers []func()
 }
@@ -216,11 +221,13 @@ func startServe(ctx context.Context, c *serveConfig, getenv func(string) string,
 			return nil, err
 		}
 	}
+	sv.keys = keys
 
 	proxies, err := ratelimit.ParseProxies(c.TrustedProxies)
 	if err != nil {
 		return nil, cli.UsageError{Msg: "--trusted-proxies: " + err.Error()}
 	}
+	sv.proxies = proxies
 	// Listening before the links are built lets --addr name port 0: the
 	// server takes a free port, which the links and the log line below
 	// name (tests read the address from that line).
@@ -237,6 +244,7 @@ func startServe(ctx context.Context, c *serveConfig, getenv func(string) string,
 	if err != nil {
 		return nil, err
 	}
+	sv.publicURL = publicURL
 	if loopbackLinks {
 		log.Warn("answer links use a loopback address because --addr listens on every interface; set --public-url to the address people reach this server at", "publicURL", publicURL)
 	}
@@ -246,6 +254,7 @@ func startServe(ctx context.Context, c *serveConfig, getenv func(string) string,
 	}
 
 	reg := metrics.NewRegistry()
+	sv.reg = reg
 	// The store queues a dispatch inside the success transaction, and a
 	// question notification inside the ask's, through the dispatcher,
 	// which needs the store: the hook joins them.
@@ -309,33 +318,8 @@ func startServe(ctx context.Context, c *serveConfig, getenv func(string) string,
 		Engine:  engine, Keys: keys, Metrics: reg, Logger: log, AwaitDelivery: builder != nil,
 		SyncWait: syncWait(c.SyncWait), Idempotency: st, OwnerLease: c.IdempotencyLease,
 		PublicURL: publicURL, TrustedProxies: proxies,
-		// The answer page, the inbox and MCP share the server: its
-		// access log (tokens redacted), metrics and panic recovery.
-		Mount: func(mux *http.ServeMux) {
-			channels.mount(mux)
-			pages := web.New(web.Config{Engine: engine, Keys: keys, Logger: log, TrustedProxies: proxies})
-			for _, p := range web.Patterns {
-				mux.Handle(p, pages)
-			}
-			// MCP over streamable HTTP (docs/mcp.md), behind the API keys.
-			opts := mcp.HTTPOptions{Logger: log, Metrics: reg, SessionTimeout: c.MCPIdle, MaxSessions: c.MCPMaxSessions, MaxCalls: c.MCPMaxCalls, TrustedProxies: proxies}
-			if keys != nil {
-				opts.Caller = keys.Caller
-			}
-			h := mcp.Handler(mcp.New(mcp.Config{Version: buildinfo.Get(), Engine: engine, Metrics: reg, PublicURL: publicURL, StateSecret: engine.LinkSecret, Logger: log}), opts)
-			for _, m := range []string{"GET", "POST", "DELETE"} {
-				mux.Handle(m+" /mcp", h)
-			}
-			// A2A (docs/integrations.md): the card is public, /a2a is
-			// behind the API keys.
-			ac := a2a.Config{Engine: engine, PublicURL: publicURL, Version: buildinfo.Get(), Logger: log, TrustedProxies: proxies}
-			if keys != nil {
-				ac.Caller = keys.Caller
-			}
-			agent := a2a.New(ac)
-			mux.Handle("POST "+a2a.Path, agent)
-			mux.Handle("GET "+a2a.CardPath, agent.CardHandler())
-		},
+		// The answer page, the inbox and MCP share the server.
+		Mount: func(mux *http.ServeMux) { sv.mount(mux, channels) },
 	})
 	sv.srv = &http.Server{
 		Addr:              c.Addr,
@@ -355,6 +339,35 @@ func startServe(ctx context.Context, c *serveConfig, getenv func(string) string,
 	base := listenURL(ln.Addr())
 	log.Info("open", "api", base+"/", "ui", base+"/ui", "mcp", base+"/mcp", "a2a", base+a2a.Path, "metrics", base+"/metrics")
 	return sv, nil
+}
+
+// mount adds the handlers that share the API server to its mux: the
+// channels' endpoints, the answer page and inbox, MCP and A2A. They get
+// its access log (tokens redacted), metrics and panic recovery.
+func (sv *serving) mount(mux *http.ServeMux, channels *servedChannels) {
+	channels.mount(mux)
+	pages := web.New(web.Config{Engine: sv.engine, Keys: sv.keys, Logger: sv.log, TrustedProxies: sv.proxies})
+	for _, p := range web.Patterns {
+		mux.Handle(p, pages)
+	}
+	// MCP over streamable HTTP (docs/mcp.md), behind the API keys.
+	opts := mcp.HTTPOptions{Logger: sv.log, Metrics: sv.reg, SessionTimeout: sv.c.MCPIdle, MaxSessions: sv.c.MCPMaxSessions, MaxCalls: sv.c.MCPMaxCalls, TrustedProxies: sv.proxies}
+	if sv.keys != nil {
+		opts.Caller = sv.keys.Caller
+	}
+	h := mcp.Handler(mcp.New(mcp.Config{Version: buildinfo.Get(), Engine: sv.engine, Metrics: sv.reg, PublicURL: sv.publicURL, StateSecret: sv.engine.LinkSecret, Logger: sv.log}), opts)
+	for _, m := range []string{"GET", "POST", "DELETE"} {
+		mux.Handle(m+" /mcp", h)
+	}
+	// A2A (docs/integrations.md): the card is public, /a2a is
+	// behind the API keys.
+	ac := a2a.Config{Engine: sv.engine, PublicURL: sv.publicURL, Version: buildinfo.Get(), Logger: sv.log, TrustedProxies: sv.proxies}
+	if sv.keys != nil {
+		ac.Caller = sv.keys.Caller
+	}
+	agent := a2a.New(ac)
+	mux.Handle("POST "+a2a.Path, agent)
+	mux.Handle("GET "+a2a.CardPath, agent.CardHandler())
 }
 
 // run serves until ctx ends, with the engine's background work (recovery
