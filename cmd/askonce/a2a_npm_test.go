@@ -78,7 +78,7 @@ type a2aRun struct {
 // on the same task completes it with a hot plan, a second task of the
 // context is answered from history without input-required, cancel ends a
 // task once, and one key's tasks do not exist for the other.
-func TestE2E_A2AJavaScriptSDKClient(t *testing.T) {
+func integrationsA2AJavaScriptSDKClient(t *testing.T) {
 	dir := npmDir(t, filepath.Join("..", "..", "a2a", "jstest"), "@a2a-js/sdk")
 	keys := map[string]string{"tenant-a": "js-key-a", "tenant-b": "js-key-b"}
 	in := start(t, nil, "--db", filepath.Join(t.TempDir(), "serve.db"), "--api-keys-file", keysFile(t, keys))

@@ -42,7 +42,7 @@ func writePlugin(t *testing.T, src string) []string {
 
 // Without a terminal, a question that allows other answers says so, and a
 // line that is not an option's number is the user's own answer.
-func TestRun_OtherAnswerWithoutATerminal(t *testing.T) {
+func runOtherAnswerWithoutATerminal(t *testing.T) {
 	t.Parallel()
 	env := append(writePlugin(t, otherPlugin), noServer...)
 	db := filepath.Join(t.TempDir(), "a.db")
@@ -70,10 +70,17 @@ func TestRun_OtherAnswerWithoutATerminal(t *testing.T) {
 	want(t, "repl", out, errs, code, 0, "or an answer of your own", "/answer TEXT (an option, or your own answer)", "answer: banana (from user)")
 }
 
+// TestAnswers: answers of one's own that settle nothing meet the hard cap.
+func TestAnswers(t *testing.T) {
+	t.Parallel()
+	t.Run("OtherAnswerThatSettlesNothingHitsTheHardCap", answersOtherAnswerThatSettlesNothingHitsTheHardCap)
+	t.Run("ThatSettleNothingOnTheRulesInterpreter", answersThatSettleNothingOnTheRulesInterpreter)
+}
+
 // "banana" for hot frozen cheese over HTTP with the built binary: an answer outside the
 // options of an allowOther question is taken; when the interpreter still
 // asks, the hard cap decides (rule 3).
-func TestE2E_OtherAnswerThatSettlesNothingHitsTheHardCap(t *testing.T) {
+func answersOtherAnswerThatSettlesNothingHitsTheHardCap(t *testing.T) {
 	t.Parallel()
 	env := writePlugin(t, otherPlugin)
 	for _, hardCap := range []string{"fail", "fallback"} {
@@ -111,7 +118,7 @@ func TestE2E_OtherAnswerThatSettlesNothingHitsTheHardCap(t *testing.T) {
 //
 // It needs the rules interpreter to set allowOther on its SELECT_ONE
 // questions (rule 7).
-func TestE2E_AnswerThatSettlesNothingOnTheRulesInterpreter(t *testing.T) {
+func answersThatSettleNothingOnTheRulesInterpreter(t *testing.T) {
 	t.Parallel()
 	in := start(t, nil, "--db", filepath.Join(t.TempDir(), "a.db"))
 	for _, hardCap := range []string{"fail", "fallback"} {
@@ -170,7 +177,7 @@ func fallbackApplied(t *testing.T, in *instance, id string) map[string]any {
 // Bidirectional controls in an interpreter's text are shown escaped by
 // every terminal command, like the other control characters; --json stays
 // valid JSON.
-func TestRun_BidiControlsAreEscapedByEveryCommand(t *testing.T) {
+func runBidiControlsAreEscapedByEveryCommand(t *testing.T) {
 	t.Parallel()
 	env := append(writePlugin(t, `import json, sys
 req = json.load(sys.stdin)

@@ -40,7 +40,16 @@ func (in *instance) waitStatus(id, want string) {
 	}
 }
 
-func TestE2E_ServeRefusesWriteTimeoutNotAboveSyncWait(t *testing.T) {
+// TestAsyncPlanning: planning in the background: --sync-wait, Prefer:
+// respond-async, and waiting for it from the terminal.
+func TestAsyncPlanning(t *testing.T) {
+	t.Parallel()
+	t.Run("ServeRefusesWriteTimeoutNotAboveSyncWait", asyncPlanningServeRefusesWriteTimeoutNotAboveSyncWait)
+	t.Run("RespondAsyncAndSyncWaitWithASlowInterpreter", asyncPlanningRespondAsyncAndSyncWaitWithASlowInterpreter)
+	t.Run("JobsShowWaitWaitsForPlanningToEnd", asyncPlanningJobsShowWaitWaitsForPlanningToEnd)
+}
+
+func asyncPlanningServeRefusesWriteTimeoutNotAboveSyncWait(t *testing.T) {
 	t.Parallel()
 	for _, args := range [][]string{
 		{"--write-timeout", "10s", "--sync-wait", "10s"},
@@ -53,7 +62,7 @@ func TestE2E_ServeRefusesWriteTimeoutNotAboveSyncWait(t *testing.T) {
 	}
 }
 
-func TestE2E_RespondAsyncAndSyncWaitWithASlowInterpreter(t *testing.T) {
+func asyncPlanningRespondAsyncAndSyncWaitWithASlowInterpreter(t *testing.T) {
 	t.Parallel()
 	in := start(t, slowPlugin(t, "1"), "--db", filepath.Join(t.TempDir(), "a.db"), "--interpreter", "exec", "--sync-wait", "300ms")
 	goal := map[string]any{"goal": "Write the report in markdown or html"}
@@ -103,7 +112,7 @@ func TestRule13_BackgroundPlanningCutByAKillIsRecoveredOnRestart(t *testing.T) {
 
 // askonce run shows a spinner with the live stage while a slow
 // interpreter plans, then the picker.
-func TestTerminal_RunShowsTheStageWhilePlanning(t *testing.T) {
+func terminalRunShowsTheStageWhilePlanning(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	env := append(slowPlugin(t, "2"), "ASKONCE_INTERPRETER=exec")
@@ -113,7 +122,7 @@ func TestTerminal_RunShowsTheStageWhilePlanning(t *testing.T) {
 }
 
 // jobs show --wait waits for the job to leave planning.
-func TestE2E_JobsShowWaitWaitsForPlanningToEnd(t *testing.T) {
+func asyncPlanningJobsShowWaitWaitsForPlanningToEnd(t *testing.T) {
 	t.Parallel()
 	in := start(t, slowPlugin(t, "1"), "--db", filepath.Join(t.TempDir(), "a.db"), "--interpreter", "exec")
 	r := in.do("POST", "/jobs", map[string]any{"goal": "Write the report in markdown or html"}, "Prefer", "respond-async")

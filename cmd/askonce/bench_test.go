@@ -30,10 +30,21 @@ func benchRun(t *testing.T, base string, args ...string) string {
 
 var askedLine = regexp.MustCompile(`jobs that asked: (\d+) of (\d+) whose goal needs a question \(sessions (\S+)-\*\)`)
 
+// TestBench: askonce bench against askonce serve: sessions of its own per
+// run, --json, and --compare's interleaved rounds.
+func TestBench(t *testing.T) {
+	t.Parallel()
+	t.Run("RunsOnOneDatabaseEachAsk", benchRunsOnOneDatabaseEachAsk)
+	t.Run("JSONReportsTheRun", benchJSONReportsTheRun)
+	t.Run("CompareRunsBothServersAndPrintsTheRatio", benchCompareRunsBothServersAndPrintsTheRatio)
+	t.Run("ComparePrintsRoundsAndMedian", benchComparePrintsRoundsAndMedian)
+	t.Run("CompareRefusesBadTargets", benchCompareRefusesBadTargets)
+}
+
 // Two bench runs against one database both ask every question: each run
 // has session ids of its own, so the second does not meet the repeat
 // guard's answers of the first (no job answered from history).
-func TestE2E_BenchRunsOnOneDatabaseEachAsk(t *testing.T) {
+func benchRunsOnOneDatabaseEachAsk(t *testing.T) {
 	t.Parallel()
 	in := start(t, nil, "--db", filepath.Join(t.TempDir(), "bench.db"))
 	const trips = 12
@@ -90,7 +101,7 @@ type benchJSON struct {
 
 // --json prints the run's figures as one JSON document: every round trip
 // counted, both endpoints with their latencies.
-func TestE2E_BenchJSONReportsTheRun(t *testing.T) {
+func benchJSONReportsTheRun(t *testing.T) {
 	t.Parallel()
 	in := start(t, nil, "--db", filepath.Join(t.TempDir(), "bench.db"))
 	out := benchRun(t, in.base, "--clients", "2", "--requests", "6", "--duration", "30s", "--ask-percent", "100", "--json")
@@ -116,7 +127,7 @@ func TestE2E_BenchJSONReportsTheRun(t *testing.T) {
 // --compare runs the same load against a second server in interleaved
 // rounds: each server gets its share of the round trips, and the ratio
 // of each round is the first server's rate over the second's.
-func TestE2E_BenchCompareRunsBothServersAndPrintsTheRatio(t *testing.T) {
+func benchCompareRunsBothServersAndPrintsTheRatio(t *testing.T) {
 	t.Parallel()
 	a := start(t, nil, "--db", filepath.Join(t.TempDir(), "a.db"))
 	b := start(t, nil, "--db", filepath.Join(t.TempDir(), "b.db"))
@@ -177,7 +188,7 @@ func TestE2E_BenchCompareRunsBothServersAndPrintsTheRatio(t *testing.T) {
 }
 
 // The text output of --compare ends with the rounds and the median ratio.
-func TestE2E_BenchComparePrintsRoundsAndMedian(t *testing.T) {
+func benchComparePrintsRoundsAndMedian(t *testing.T) {
 	t.Parallel()
 	a := start(t, nil, "--db", filepath.Join(t.TempDir(), "a.db"))
 	b := start(t, nil, "--db", filepath.Join(t.TempDir(), "b.db"))
@@ -190,7 +201,7 @@ func TestE2E_BenchComparePrintsRoundsAndMedian(t *testing.T) {
 }
 
 // Bad --compare values are refused before any load is sent.
-func TestE2E_BenchCompareRefusesBadTargets(t *testing.T) {
+func benchCompareRefusesBadTargets(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		args []string

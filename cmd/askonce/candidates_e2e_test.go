@@ -24,7 +24,7 @@ func writeFile(t *testing.T, name, text string) string {
 // comments skipped) as the job's candidates, in that order; jobs show
 // lists the first few with their count, hostile text made visible, and
 // repl sends them with every goal.
-func TestRun_CandidatesReachTheJobAndJobsShowListsThem(t *testing.T) {
+func runCandidatesReachTheJobAndJobsShowListsThem(t *testing.T) {
 	t.Parallel()
 	db := filepath.Join(t.TempDir(), "a.db")
 	fileNames := []string{"bell pepper", "evil\u202etxt.exe", "黒胡椒"}
@@ -74,7 +74,7 @@ func TestRun_CandidatesReachTheJobAndJobsShowListsThem(t *testing.T) {
 // A bad name in --candidates-file is a usage error (exit 2) naming the
 // file and the line, as is a bad --candidate or one name too many; no job
 // is created, nor the database.
-func TestRun_BadCandidatesAreAUsageErrorNamingTheLine(t *testing.T) {
+func runBadCandidatesAreAUsageErrorNamingTheLine(t *testing.T) {
 	t.Parallel()
 	tooMany := strings.Repeat("table\n", 1000)
 	for _, c := range []struct {

@@ -28,7 +28,33 @@ func runCLI(t *testing.T, stdin string, env []string, args ...string) (string, s
 	return out.String(), errb.String(), code
 }
 
-func TestCLI_HelpAndUsageErrors(t *testing.T) {
+// TestCLI: the command line: help, usage errors, hints, completion, and the
+// messages of common failures.
+func TestCLI(t *testing.T) {
+	t.Parallel()
+	t.Run("HelpAndUsageErrors", cliHelpAndUsageErrors)
+	t.Run("HashKeyPrintsAKeysFileLine", cliHashKeyPrintsAKeysFileLine)
+	t.Run("READMEConfigTableMatchesServeFlags", cliREADMEConfigTableMatchesServeFlags)
+	t.Run("UnknownFlagIsOneLineAndAHintToHelp", cliUnknownFlagIsOneLineAndAHintToHelp)
+	t.Run("VersionPrintsTheStampedVersionAndRevision", cliVersionPrintsTheStampedVersionAndRevision)
+	t.Run("EachJobsCommandListsItsOwnExitCodes", cliEachJobsCommandListsItsOwnExitCodes)
+	t.Run("RunNotifyEmailIsStoredAndShownByJobsShow", cliRunNotifyEmailIsStoredAndShownByJobsShow)
+	t.Run("HealthChecksTheServer", cliHealthChecksTheServer)
+	t.Run("MemoryProjectRunListForget", cliMemoryProjectRunListForget)
+	t.Run("ServeMemoryDefaults", cliServeMemoryDefaults)
+	t.Run("MistypedCommandsAndFlagsSuggestTheClosest", cliMistypedCommandsAndFlagsSuggestTheClosest)
+	t.Run("CompletionScriptsListTheCommandsAndFlags", cliCompletionScriptsListTheCommandsAndFlags)
+	t.Run("BashCompletionCompletesCommandsAndFlags", cliBashCompletionCompletesCommandsAndFlags)
+	t.Run("ZshCompletionOffersCommandsAndFlags", cliZshCompletionOffersCommandsAndFlags)
+	t.Run("RunReadsTheGoalFromStdinOrAFile", cliRunReadsTheGoalFromStdinOrAFile)
+	t.Run("CommonFailuresSayWhatToDo", cliCommonFailuresSayWhatToDo)
+	t.Run("SQLiteFileWithoutPermissionSaysSo", cliSQLiteFileWithoutPermissionSaysSo)
+	t.Run("ServeOnAPortInUseSaysWhy", cliServeOnAPortInUseSaysWhy)
+	t.Run("JobsListTitlesUseTheTerminalWidth", cliJobsListTitlesUseTheTerminalWidth)
+	t.Run("FishCompletionCompletesCommandsAndFlags", cliFishCompletionCompletesCommandsAndFlags)
+}
+
+func cliHelpAndUsageErrors(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
 		args []string
@@ -65,7 +91,7 @@ func TestCLI_HelpAndUsageErrors(t *testing.T) {
 	}
 }
 
-func TestCLI_HashKeyPrintsAKeysFileLine(t *testing.T) {
+func cliHashKeyPrintsAKeysFileLine(t *testing.T) {
 	t.Parallel()
 	out, errs, code := runCLI(t, "s3cret\n", nil, "hash-key", "acme")
 	sum := sha256.Sum256([]byte("s3cret"))
@@ -76,7 +102,7 @@ func TestCLI_HashKeyPrintsAKeysFileLine(t *testing.T) {
 
 // The README's configuration table lists exactly the flags of askonce
 // serve, with their variables and defaults, so the docs match the code.
-func TestCLI_READMEConfigTableMatchesServeFlags(t *testing.T) {
+func cliREADMEConfigTableMatchesServeFlags(t *testing.T) {
 	t.Parallel()
 	readme, err := os.ReadFile("../../README.md")
 	if err != nil {
@@ -111,7 +137,7 @@ func TestCLI_READMEConfigTableMatchesServeFlags(t *testing.T) {
 
 // A mistyped flag is one error line naming the flag and one line pointing
 // at --help, with exit code 2, for every command that takes flags.
-func TestCLI_UnknownFlagIsOneLineAndAHintToHelp(t *testing.T) {
+func cliUnknownFlagIsOneLineAndAHintToHelp(t *testing.T) {
 	t.Parallel()
 	for _, args := range [][]string{
 		{"serve"}, {"run", "a goal"}, {"repl"}, {"mcp"}, {"bench"},
@@ -136,7 +162,7 @@ func TestCLI_UnknownFlagIsOneLineAndAHintToHelp(t *testing.T) {
 // askonce version prints the version stamped by a release build and the
 // module path and, when the binary was built from a VCS checkout, the
 // revision that go version -m reads from the same binary.
-func TestCLI_VersionPrintsTheStampedVersionAndRevision(t *testing.T) {
+func cliVersionPrintsTheStampedVersionAndRevision(t *testing.T) {
 	t.Parallel()
 	out, errs, code := runCLI(t, "", nil, "version")
 	if want := "askonce " + stampedVersion + " (github.com/askonce/askonce)\n"; code != 0 || !strings.HasPrefix(out, want) {
@@ -159,7 +185,7 @@ func TestCLI_VersionPrintsTheStampedVersionAndRevision(t *testing.T) {
 // not the whole table: only commands given a job id report "not found",
 // only those that change a job report a conflict, only answer checks the
 // answer and waits for the job's outcome.
-func TestCLI_EachJobsCommandListsItsOwnExitCodes(t *testing.T) {
+func cliEachJobsCommandListsItsOwnExitCodes(t *testing.T) {
 	t.Parallel()
 	codeLine := regexp.MustCompile(`(?m)^  (\d)  `)
 	for sub, codes := range map[string]string{

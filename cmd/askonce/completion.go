@@ -6,6 +6,9 @@ import (
 	"io"
 	"sort"
 	"strings"
+
+	"github.com/askonce/askonce/internal/cli"
+	"github.com/askonce/askonce/terminal"
 )
 
 const completionUsage = `Usage: askonce completion bash|zsh|fish
@@ -25,7 +28,7 @@ func completion(ctx context.Context, args []string, getenv func(string) string, 
 		return nil
 	}
 	if len(args) != 1 {
-		return usageError{"usage: askonce completion bash|zsh|fish"}
+		return cli.UsageError{Msg: "usage: askonce completion bash|zsh|fish"}
 	}
 	t := newCompletionTable(ctx)
 	switch args[0] {
@@ -36,11 +39,11 @@ func completion(ctx context.Context, args []string, getenv func(string) string, 
 	case "fish":
 		fmt.Fprint(stdout, t.fish())
 	default:
-		hint := didYouMean(args[0], completionShells)
+		hint := cli.DidYouMean(args[0], completionShells)
 		if hint != "" {
 			hint = ": " + hint
 		}
-		return usageError{fmt.Sprintf("completion: unknown shell %q%s (bash, zsh or fish)", args[0], hint)}
+		return cli.UsageError{Msg: fmt.Sprintf("completion: unknown shell %q%s (bash, zsh or fish)", args[0], hint)}
 	}
 	return nil
 }
@@ -60,7 +63,7 @@ func newCompletionTable(ctx context.Context) completionTable {
 	t := completionTable{
 		commands: commands,
 		words: map[string][]string{
-			"jobs":       jobsCommands,
+			"jobs":       terminal.JobsCommands,
 			"completion": completionShells,
 			"help":       commands,
 		},
@@ -71,7 +74,7 @@ func newCompletionTable(ctx context.Context) completionTable {
 		case "help", "completion", "version", "hash-key":
 			continue // no flags; help --help would be help again
 		case "jobs":
-			for _, sub := range jobsCommands {
+			for _, sub := range terminal.JobsCommands {
 				t.flags["jobs "+sub] = flagsOf(ctx, "jobs", sub)
 			}
 			continue
@@ -86,13 +89,13 @@ func newCompletionTable(ctx context.Context) completionTable {
 // flagsOf runs a command with --help, printing nothing, and returns the
 // flags it defined.
 func flagsOf(ctx context.Context, cmd ...string) []string {
-	var made []*settings
-	madeSettings = func(s *settings) { made = append(made, s) }
-	defer func() { madeSettings = nil }()
+	var made []*cli.Settings
+	cli.MadeSettings = func(s *cli.Settings) { made = append(made, s) }
+	defer func() { cli.MadeSettings = nil }()
 	run(ctx, append(cmd, "--help"), func(string) string { return "" }, strings.NewReader(""), io.Discard, io.Discard)
 	var names []string
 	for _, s := range made {
-		names = append(names, s.flagNames()...)
+		names = append(names, s.FlagNames()...)
 	}
 	sort.Strings(names)
 	return names

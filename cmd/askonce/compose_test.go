@@ -35,7 +35,7 @@ var composeDefault = regexp.MustCompile(`\$\{[A-Z_]+:-([^}]*)\}`)
 // matches the postgres service, every replica answers /healthz, the
 // answer links name the shared public URL, and a job created on one
 // replica is read from the other.
-func TestContainer_ComposeReplicasShareOnePostgres(t *testing.T) {
+func containerComposeReplicasShareOnePostgres(t *testing.T) {
 	requirePodman(t)
 	dsn := pgtest.Schema(t)
 	t.Parallel()

@@ -19,12 +19,19 @@ import (
 // this kind of machine needs (no systemd, no cgroup v2 delegation).
 var podman = []string{"podman", "--runtime", "/usr/sbin/runc", "--cgroup-manager=cgroupfs"}
 
+// TestContainer: the container image and the compose file.
+func TestContainer(t *testing.T) {
+	t.Parallel()
+	t.Run("ComposeReplicasShareOnePostgres", containerComposeReplicasShareOnePostgres)
+	t.Run("ImageServesHealthzAsANonRootUser", containerImageServesHealthzAsANonRootUser)
+}
+
 // The image scripts/container.sh builds from the Containerfile: it runs
 // as 65532 with /data as its volume, serves /healthz 200 with the version
 // of the binary inside, stores jobs in /data, and its own HEALTHCHECK
 // passes. Outside CI the test skips when Podman is missing; in CI (CI
 // set) that fails: .ci/run installs it.
-func TestContainer_ImageServesHealthzAsANonRootUser(t *testing.T) {
+func containerImageServesHealthzAsANonRootUser(t *testing.T) {
 	requirePodman(t)
 	t.Parallel()
 	tag, version := buildImage(t)

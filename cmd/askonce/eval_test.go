@@ -47,7 +47,18 @@ type evalOutput struct {
 	} `json:"items"`
 }
 
-func TestEval_FixtureFiguresAreTheHandCountedOnes(t *testing.T) {
+// TestEval: askonce eval: the figures, thresholds, bad lines, Ctrl-C and the
+// openai interpreter.
+func TestEval(t *testing.T) {
+	t.Parallel()
+	t.Run("FixtureFiguresAreTheHandCountedOnes", evalFixtureFiguresAreTheHandCountedOnes)
+	t.Run("ThresholdsSetTheExitStatus", evalThresholdsSetTheExitStatus)
+	t.Run("BadLineNamesFileAndLineBeforeAnyCall", evalBadLineNamesFileAndLineBeforeAnyCall)
+	t.Run("InterruptPrintsWhatWasMeasured", evalInterruptPrintsWhatWasMeasured)
+	t.Run("OpenAIInterpreterRetriesAndSumsTheCost", evalOpenAIInterpreterRetriesAndSumsTheCost)
+}
+
+func evalFixtureFiguresAreTheHandCountedOnes(t *testing.T) {
 	t.Parallel()
 	fx := writeFile(t, "fx.jsonl", evalFixture)
 	report := filepath.Join(t.TempDir(), "r.md")
@@ -107,7 +118,7 @@ func TestEval_FixtureFiguresAreTheHandCountedOnes(t *testing.T) {
 	}
 }
 
-func TestEval_ThresholdsSetTheExitStatus(t *testing.T) {
+func evalThresholdsSetTheExitStatus(t *testing.T) {
 	t.Parallel()
 	fx := writeFile(t, "fx.jsonl", evalFixture)
 	for _, c := range []struct {
@@ -153,7 +164,7 @@ print(json.dumps({"title": "t", "plan": {"title": "t", "spec": {}, "tasks": [{"i
 
 // A bad line stops the run before the first interpreter call, naming the
 // file and the line, with exit status 2.
-func TestEval_BadLineNamesFileAndLineBeforeAnyCall(t *testing.T) {
+func evalBadLineNamesFileAndLineBeforeAnyCall(t *testing.T) {
 	t.Parallel()
 	env, calls := writeEvalPlugin(t)
 	good := `{"goal":"write the README","label":"clear"}` + "\n"
@@ -179,7 +190,7 @@ func TestEval_BadLineNamesFileAndLineBeforeAnyCall(t *testing.T) {
 
 // Ctrl-C during a run stops it and prints the figures of the items
 // measured so far; the exit status is 130.
-func TestEval_InterruptPrintsWhatWasMeasured(t *testing.T) {
+func evalInterruptPrintsWhatWasMeasured(t *testing.T) {
 	t.Parallel()
 	env, _ := writeEvalPlugin(t)
 	fx := writeFile(t, "set.jsonl", `{"goal":"one","label":"clear"}
@@ -228,7 +239,7 @@ func TestEval_InterruptPrintsWhatWasMeasured(t *testing.T) {
 // --interpreter openai runs against a scripted OpenAI-compatible model:
 // the first call meets a 500 and is retried, the candidates reach the
 // model, and the tokens and cost are summed in the summary and report.
-func TestEval_OpenAIInterpreterRetriesAndSumsTheCost(t *testing.T) {
+func evalOpenAIInterpreterRetriesAndSumsTheCost(t *testing.T) {
 	t.Parallel()
 	question := `{"title": "Cup", "question": {"type": "SELECT_ONE", "text": "Which cup?", "options": ["red cup", "blue cup"], "reason": "target_action_ambiguous"}}`
 	plan := `{"title": "t", "plan": {"title": "t", "spec": {}, "tasks": [{"id": "t1", "title": "do", "instruction": "do it", "dependsOn": []}], "assumptions": []}}`

@@ -14,7 +14,7 @@ import (
 
 // A new user opens the server's root in a browser: it sends them to the
 // inbox, which answers.
-func TestE2E_RootRedirectsToTheInbox(t *testing.T) {
+func serveRootRedirectsToTheInbox(t *testing.T) {
 	t.Parallel()
 	in := start(t, nil)
 	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
@@ -43,7 +43,7 @@ func TestE2E_RootRedirectsToTheInbox(t *testing.T) {
 // serve's start-up log names the URLs of the API, the inbox, MCP, A2A and
 // the metrics, at the port it actually listens on (here one the kernel
 // picked for --addr 127.0.0.1:0), and each of them answers there.
-func TestE2E_StartupLogNamesTheURLsItListensOn(t *testing.T) {
+func serveStartupLogNamesTheURLsItListensOn(t *testing.T) {
 	t.Parallel()
 	cmd := exec.Command(binary, "serve", "--addr", "127.0.0.1:0", "--db", filepath.Join(t.TempDir(), "a.db"))
 	out, err := cmd.StderrPipe()
@@ -122,7 +122,7 @@ func TestE2E_StartupLogNamesTheURLsItListensOn(t *testing.T) {
 
 // askonce health is the container's health check: 0 and the version for a
 // healthy server, 1 with the reason for one that does not answer.
-func TestCLI_HealthChecksTheServer(t *testing.T) {
+func cliHealthChecksTheServer(t *testing.T) {
 	t.Parallel()
 	in := start(t, nil)
 	out, err := exec.Command(binary, "health", "--server", in.base).CombinedOutput()

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/askonce/askonce/internal/cli"
 	"github.com/askonce/askonce/server"
 )
 
@@ -25,18 +26,18 @@ type healthConfig struct {
 // health checks a server's /healthz and prints its version.
 func health(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	c := &healthConfig{}
-	s := newSettings("health", healthSummary, getenv, stderr)
+	s := cli.NewSettings("health", healthSummary, getenv, stderr)
 	s.String(&c.Server, "server", "http://127.0.0.1:8080", "base URL of the server to check")
 	s.Duration(&c.Timeout, "timeout", 5*time.Second, "give up after this long")
-	if err := s.parse(args); err != nil {
+	if err := s.Parse(args); err != nil {
 		return err
 	}
 	base, err := url.Parse(c.Server)
 	if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
-		return usageError{fmt.Sprintf("--server %q: want http(s)://host:port", c.Server)}
+		return cli.UsageError{Msg: fmt.Sprintf("--server %q: want http(s)://host:port", c.Server)}
 	}
 	if c.Timeout <= 0 {
-		return usageError{"--timeout must be positive"}
+		return cli.UsageError{Msg: "--timeout must be positive"}
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.Timeout)
 	defer cancel()

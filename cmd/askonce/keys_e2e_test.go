@@ -22,11 +22,21 @@ func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	return http.DefaultTransport.RoundTrip(r)
 }
 
+// TestAPIKeys: API keys: tenancy, the keys file's names and recipients, and
+// the failure limit behind proxies.
+func TestAPIKeys(t *testing.T) {
+	t.Parallel()
+	t.Run("Tenancy", apiKeysTenancy)
+	t.Run("FileNameAndRecipientsReachMCPAndA2A", apiKeysFileNameAndRecipientsReachMCPAndA2A)
+	t.Run("FailuresAreLimitedPerForwardedClientWithoutRefusingValidCredentials", apiKeysFailuresAreLimitedPerForwardedClientWithoutRefusingValidCredentials)
+	t.Run("ForwardingHeadersAreIgnoredWithoutTrustedProxies", apiKeysForwardingHeadersAreIgnoredWithoutTrustedProxies)
+}
+
 // A keys file line's name= and notify= reach every channel of askonce
 // serve: the named key's HTTP and MCP answers record its name, its
 // notify= bounds the recipients of /jobs, /mcp and /a2a alike, and wrong
 // keys on /mcp and /a2a are throttled per address as on /jobs.
-func TestE2E_KeysFileNameAndRecipientsReachMCPAndA2A(t *testing.T) {
+func apiKeysFileNameAndRecipientsReachMCPAndA2A(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	keys := filepath.Join(dir, "keys")

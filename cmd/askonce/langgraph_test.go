@@ -35,7 +35,7 @@ type langGraphRun struct {
 // planner node asks three times; the graph interrupts once (one question
 // asked), resumes with the answer, and the later asks get proceed with the
 // fallback directive; the plan closes the job.
-func TestE2E_LangGraphNodeAskingThreeTimesInterruptsOnce(t *testing.T) {
+func integrationsLangGraphNodeAskingThreeTimesInterruptsOnce(t *testing.T) {
 	dir := npmDir(t, filepath.Join("..", "..", "examples", "langgraph"), "@langchain/langgraph")
 	in := start(t, nil, "--db", filepath.Join(t.TempDir(), "serve.db"), "--api-keys-file", keysFile(t, map[string]string{"graph": "graph-key"}))
 	out := runNode(t, time.Minute, []string{"ASKONCE_URL=" + in.base, "ASKONCE_API_KEY=graph-key", "ANSWER=hot", "ASKS=3"}, filepath.Join(dir, "graph.mjs"), "hot frozen cheese")

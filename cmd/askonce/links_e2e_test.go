@@ -16,10 +16,19 @@ import (
 	"github.com/askonce/askonce/dispatch"
 )
 
+// TestAnswerLinks: answer links: built from --public-url or --addr, and
+// never in a log or a stored response.
+func TestAnswerLinks(t *testing.T) {
+	t.Parallel()
+	t.Run("StoredIdempotentResponsesHoldNoToken", answerLinksStoredIdempotentResponsesHoldNoToken)
+	t.Run("AccessLogNeverContainsTheToken", answerLinksAccessLogNeverContainsTheToken)
+	t.Run("DefaultToAddr", answerLinksDefaultToAddr)
+}
+
 // The access log never holds an answer token: a pending job's answer page
 // and a path under it are requested, and the server's whole output is
 // searched for the token.
-func TestE2E_AccessLogNeverContainsAnswerToken(t *testing.T) {
+func answerLinksAccessLogNeverContainsTheToken(t *testing.T) {
 	t.Parallel()
 	const public = "https://askonce.example.test/prefix"
 	in := start(t, nil, "--db", filepath.Join(t.TempDir(), "a.db"), "--public-url", public+"/", "--log-level", "debug")
@@ -56,7 +65,16 @@ func TestE2E_AccessLogNeverContainsAnswerToken(t *testing.T) {
 	if !strings.Contains(errs, "or open "+v.AnswerURL) {
 		t.Errorf("run left pending: %s; want it to name the answer link", errs)
 	}
-	time.Sleep(100 * time.Millisecond) // let the log lines land
+	// The log has every line of the requests above once it has the line
+	// of a request made after them all: the server writes its lines in
+	// order, and they reach the test through a pipe.
+	marker := "/log-marker-" + id
+	if resp, err := http.Get(in.base + marker); err != nil {
+		t.Fatal(err)
+	} else {
+		resp.Body.Close()
+	}
+	eventually(t, "the access-log line of "+marker, func() bool { return strings.Contains(in.logs.String(), "path="+marker) })
 	logs := in.logs.String()
 	if strings.Contains(logs, tok) || strings.Contains(logs, strings.TrimPrefix(v.AnswerURL, public+"/a/")) {
 		t.Fatalf("the server's output holds an answer token:\n%s", logs)
@@ -67,7 +85,7 @@ func TestE2E_AccessLogNeverContainsAnswerToken(t *testing.T) {
 }
 
 // Without --public-url, links are built from --addr.
-func TestE2E_AnswerURLDefaultsToAddr(t *testing.T) {
+func answerLinksDefaultToAddr(t *testing.T) {
 	t.Parallel()
 	in := start(t, nil, "--db", filepath.Join(t.TempDir(), "a.db"))
 	r := in.do("POST", "/jobs", map[string]any{"goal": "hot frozen cheese"})
@@ -76,9 +94,17 @@ func TestE2E_AnswerURLDefaultsToAddr(t *testing.T) {
 	}
 }
 
+// TestNotifyWebhook: --notify-webhook: signed question events, sent once,
+// across restarts.
+func TestNotifyWebhook(t *testing.T) {
+	t.Parallel()
+	t.Run("HearsAskedAndResolvedSigned", notifyWebhookHearsAskedAndResolvedSigned)
+	t.Run("NotificationQueuedBeforeARestartIsSentOnItsFirstTry", notifyWebhookNotificationQueuedBeforeARestartIsSentOnItsFirstTry)
+}
+
 // --notify-webhook: the receiver gets question.asked with the job's own
 // answer link and question.resolved, both signed.
-func TestE2E_QuestionNotifications(t *testing.T) {
+func notifyWebhookHearsAskedAndResolvedSigned(t *testing.T) {
 	t.Parallel()
 	const secret = "whsec_c2VjcmV0LWtleS1mb3ItdGVzdHM="
 	var mu sync.Mutex
@@ -136,7 +162,7 @@ func TestE2E_QuestionNotifications(t *testing.T) {
 // notifications beyond its workers stay queued, untried, until the
 // restart; the second one's retries would wait an hour, so a try spent on
 // a panic would never arrive in time.
-func TestE2E_NotificationQueuedBeforeARestartIsSentOnItsFirstTry(t *testing.T) {
+func notifyWebhookNotificationQueuedBeforeARestartIsSentOnItsFirstTry(t *testing.T) {
 	t.Parallel()
 	const secret = "whsec_c2VjcmV0LWtleS1mb3ItdGVzdHM="
 	db := filepath.Join(t.TempDir(), "a.db")

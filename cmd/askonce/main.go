@@ -26,7 +26,11 @@ import (
 	"runtime/debug"
 	"syscall"
 
+	"github.com/askonce/askonce/bench"
+	"github.com/askonce/askonce/eval"
 	"github.com/askonce/askonce/internal/buildinfo"
+	"github.com/askonce/askonce/internal/cli"
+	"github.com/askonce/askonce/terminal"
 )
 
 const usage = `askonce turns a goal into a validated plan, asking at most one question.
@@ -72,21 +76,21 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	case "serve":
 		err = serve(ctx, rest, getenv, stderr)
 	case "bench":
-		err = bench(ctx, rest, getenv, stdout, stderr)
+		err = bench.Run(ctx, rest, getenv, stdout, stderr)
 	case "hash-key":
 		err = hashKey(rest, stdin, stdout)
 	case "run":
-		return runJob(ctx, rest, getenv, stdin, terminalSafe(stdout), terminalSafe(stderr))
+		return terminal.Run(ctx, rest, getenv, stdin, cli.TerminalSafe(stdout), cli.TerminalSafe(stderr))
 	case "mcp":
-		return mcpCommand(ctx, rest, getenv, stdin, stdout, stderr)
+		err = mcpCommand(ctx, rest, getenv, stdin, stdout, stderr)
 	case "repl":
-		return repl(ctx, rest, getenv, stdin, terminalSafe(stdout), terminalSafe(stderr))
+		return terminal.Repl(ctx, rest, getenv, stdin, cli.TerminalSafe(stdout), cli.TerminalSafe(stderr))
 	case "jobs":
-		return jobs(ctx, rest, getenv, stdin, terminalSafe(stdout), terminalSafe(stderr))
+		return terminal.Jobs(ctx, rest, getenv, stdin, cli.TerminalSafe(stdout), cli.TerminalSafe(stderr))
 	case "memory":
-		return memoryCommand(ctx, rest, getenv, terminalSafe(stdout), terminalSafe(stderr))
+		return terminal.Memory(ctx, rest, getenv, cli.TerminalSafe(stdout), cli.TerminalSafe(stderr))
 	case "eval":
-		return evalCommand(ctx, rest, getenv, terminalSafe(stdout), terminalSafe(stderr))
+		return eval.Run(ctx, rest, getenv, cli.TerminalSafe(stdout), cli.TerminalSafe(stderr))
 	case "completion":
 		err = completion(ctx, rest, getenv, stdout)
 	case "health":
@@ -101,7 +105,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		fmt.Fprint(stdout, usage)
 		return 0
 	default:
-		if hint := didYouMean(cmd, commands); hint != "" {
+		if hint := cli.DidYouMean(cmd, commands); hint != "" {
 			fmt.Fprintf(stderr, "askonce: unknown command %q: %s\nRun 'askonce help' for the commands.\n", cmd, hint)
 			return 2
 		}
@@ -113,7 +117,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return 0
 	case errors.Is(err, flag.ErrHelp):
 		return 0
-	case errors.As(err, new(usageError)):
+	case errors.As(err, new(cli.UsageError)):
 		fmt.Fprintln(stderr, "askonce:", err)
 		return 2
 	default:
@@ -121,11 +125,6 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return 1
 	}
 }
-
-// usageError is a mistake in the command line: exit code 2.
-type usageError struct{ msg string }
-
-func (e usageError) Error() string { return e.msg }
 
 // version describes this binary: its version (buildinfo.Get: the release
 // stamp, else the module version, else the VCS revision), the module path,

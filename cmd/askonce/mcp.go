@@ -8,6 +8,7 @@ import (
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/client"
 	"github.com/askonce/askonce/internal/buildinfo"
+	"github.com/askonce/askonce/internal/cli"
 	"github.com/askonce/askonce/mcp"
 )
 
@@ -17,30 +18,30 @@ subprocess: the embedded engine on the --db file, or, with --server, a
 running askonce (with --api-key). See docs/mcp.md.`
 
 // mcpCommand is askonce mcp: the MCP server over stdio.
-func mcpCommand(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
-	c := &conn{}
-	s := newSettings("mcp", mcpSummary, getenv, stderr)
-	c.flags(s)
-	s.fs.Usage = s.usage("mcp [flags]", mcpSummary)
-	if _, err := s.parseArgs(args); err != nil {
-		return report(err, stderr)
+func mcpCommand(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
+	c := &cli.Conn{}
+	s := cli.NewSettings("mcp", mcpSummary, getenv, stderr)
+	c.Flags(s)
+	s.SetUsage("mcp [flags]", mcpSummary)
+	if _, err := s.ParseArgs(args); err != nil {
+		return err
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	cfg := mcp.Config{Version: buildinfo.Get(), Logger: log}
 	if c.Server != "" {
 		cl, err := client.New(c.Server, client.WithAPIKey(c.APIKey))
 		if err != nil {
-			return report(usageError{"--server: " + err.Error()}, stderr)
+			return cli.UsageError{Msg: "--server: " + err.Error()}
 		}
 		cfg.Backend = &mcp.ClientBackend{Client: cl}
 	} else {
-		interp, err := newInterpreter(c.Interpreter, c.ProfileFiles, getenv)
+		interp, err := cli.NewInterpreter(c.Interpreter, c.ProfileFiles, getenv)
 		if err != nil {
-			return report(err, stderr)
+			return err
 		}
-		st, _, err := openStore(ctx, c.DB, storeHooks{})
+		st, _, err := cli.OpenStore(ctx, c.DB, cli.StoreHooks{})
 		if err != nil {
-			return report(err, stderr)
+			return err
 		}
 		defer st.Close()
 		engine := &askonce.Engine{Store: st, Interpreter: interp, Logger: log}
@@ -50,7 +51,7 @@ func mcpCommand(ctx context.Context, args []string, getenv func(string) string, 
 	}
 	server := mcp.New(cfg)
 	if err := server.Run(ctx, &mcp.Stdio{Reader: stdin, Writer: stdout}); err != nil && ctx.Err() == nil {
-		return report(err, stderr)
+		return err
 	}
-	return exitOK
+	return nil
 }

@@ -52,9 +52,28 @@ func planOnce(t *testing.T, cs *sdk.ClientSession, n *atomic.Int32) {
 	}
 }
 
+// TestMCP: MCP over stdio and streamable HTTP: elicitation, the hard cap,
+// the limits per API key, the npm clients and the conformance suite.
+func TestMCP(t *testing.T) {
+	t.Run("StdioPlansWithOneElicitation", mcpStdioPlansWithOneElicitation)
+	t.Run("OverHTTPPlansWithOneElicitation", mcpOverHTTPPlansWithOneElicitation)
+	t.Run("ServerModeAskUserHardCap", mcpServerModeAskUserHardCap)
+	t.Run("CallOutlivesTheWriteTimeout", mcpCallOutlivesTheWriteTimeout)
+	t.Run("ServerModePlanSendsCandidates", mcpServerModePlanSendsCandidates)
+	t.Run("IdleSessionsAreReclaimed", mcpIdleSessionsAreReclaimed)
+	t.Run("SessionCapIsAJSONRPCError", mcpSessionCapIsAJSONRPCError)
+	t.Run("SessionCapIsPerAPIKey", mcpSessionCapIsPerAPIKey)
+	t.Run("CallCapIsPerAPIKey", mcpCallCapIsPerAPIKey)
+	t.Run("WaitingCallEndsWhenItsClientLeaves", mcpWaitingCallEndsWhenItsClientLeaves)
+	t.Run("StdioAnswersMalformedLinesAndKeepsServing", mcpStdioAnswersMalformedLinesAndKeepsServing)
+	t.Run("NpmClientsPlanWithOneElicitation", mcpNpmClientsPlanWithOneElicitation)
+	t.Run("ConformanceSuite", mcpConformanceSuite)
+	t.Run("NpmClientProjectMemory", mcpNpmClientProjectMemory)
+}
+
 // askonce mcp serves the tools over stdio on the embedded engine, to
 // clients of both protocol eras.
-func TestE2E_MCPStdioPlansWithOneElicitation(t *testing.T) {
+func mcpStdioPlansWithOneElicitation(t *testing.T) {
 	for _, v := range []string{"2025-11-25", "2026-07-28"} {
 		t.Run(v, func(t *testing.T) {
 			var n atomic.Int32
@@ -65,7 +84,7 @@ func TestE2E_MCPStdioPlansWithOneElicitation(t *testing.T) {
 }
 
 // askonce serve serves the same tools at /mcp over streamable HTTP.
-func TestE2E_MCPOverHTTPPlansWithOneElicitation(t *testing.T) {
+func mcpOverHTTPPlansWithOneElicitation(t *testing.T) {
 	in := start(t, nil, "--db", filepath.Join(t.TempDir(), "a.db"))
 	for _, v := range []string{"2025-11-25", "2026-07-28"} {
 		t.Run(v, func(t *testing.T) {
@@ -77,7 +96,7 @@ func TestE2E_MCPOverHTTPPlansWithOneElicitation(t *testing.T) {
 
 // askonce mcp --server acts on a running askonce; ask_user's hard cap holds
 // over three calls there too.
-func TestE2E_MCPServerModeAskUserHardCap(t *testing.T) {
+func mcpServerModeAskUserHardCap(t *testing.T) {
 	in := start(t, nil, "--db", filepath.Join(t.TempDir(), "a.db"))
 	var n atomic.Int32
 	cmd := exec.Command(binary, "mcp", "--server", in.base)
@@ -103,7 +122,7 @@ func TestE2E_MCPServerModeAskUserHardCap(t *testing.T) {
 // A person may take longer to answer an elicitation than the API's write
 // timeout: a 2025-11-25 client's plan call over /mcp outlives
 // --write-timeout and still gets its plan.
-func TestE2E_MCPCallOutlivesTheWriteTimeout(t *testing.T) {
+func mcpCallOutlivesTheWriteTimeout(t *testing.T) {
 	t.Parallel()
 	in := start(t, nil, "--db", filepath.Join(t.TempDir(), "a.db"), "--write-timeout", "1s", "--sync-wait", "500ms")
 	var n atomic.Int32
@@ -123,7 +142,7 @@ func TestE2E_MCPCallOutlivesTheWriteTimeout(t *testing.T) {
 
 // askonce mcp --server passes the plan tool's candidates on to the running
 // askonce: its job shows them.
-func TestE2E_MCPServerModePlanSendsCandidates(t *testing.T) {
+func mcpServerModePlanSendsCandidates(t *testing.T) {
 	t.Parallel()
 	in := start(t, nil, "--db", filepath.Join(t.TempDir(), "a.db"))
 	var n atomic.Int32

@@ -132,7 +132,7 @@ func rpcErrorCode(m map[string]any) int {
 
 // Sessions nobody uses are reclaimed after --mcp-session-timeout: the
 // sessions gauge goes back to 0 and their ids are unknown (404).
-func TestE2E_MCPIdleSessionsAreReclaimed(t *testing.T) {
+func mcpIdleSessionsAreReclaimed(t *testing.T) {
 	t.Parallel()
 	in := start(t, nil, "--db", filepath.Join(t.TempDir(), "a.db"), "--mcp-session-timeout", "2s")
 	var clients []*rawMCP
@@ -158,7 +158,7 @@ func TestE2E_MCPIdleSessionsAreReclaimed(t *testing.T) {
 
 // One initialize beyond --mcp-max-sessions is the JSON-RPC error -32029;
 // deleting a session makes room again.
-func TestE2E_MCPSessionCapIsAJSONRPCError(t *testing.T) {
+func mcpSessionCapIsAJSONRPCError(t *testing.T) {
 	t.Parallel()
 	in := start(t, nil, "--db", filepath.Join(t.TempDir(), "a.db"), "--mcp-max-sessions", "3")
 	var clients []*rawMCP
@@ -203,7 +203,7 @@ func deleteSession(t *testing.T, in *instance, key, session string) {
 // --mcp-max-sessions gets the JSON-RPC error -32029 while another key of
 // the same tenant, and a key of another tenant, still initialize; a
 // session closed frees its own key's slot.
-func TestE2E_MCPSessionCapIsPerAPIKey(t *testing.T) {
+func mcpSessionCapIsPerAPIKey(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	keys := filepath.Join(dir, "keys")
@@ -243,7 +243,7 @@ func TestE2E_MCPSessionCapIsPerAPIKey(t *testing.T) {
 // The cap on calls in flight is per API key too: while key A's plan call
 // waits on its elicitation with --mcp-max-calls 1, key A's next call is
 // -32029 and key B's is answered.
-func TestE2E_MCPCallCapIsPerAPIKey(t *testing.T) {
+func mcpCallCapIsPerAPIKey(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	in := start(t, nil, "--db", filepath.Join(dir, "a.db"), "--api-keys-file", keysFile(t, map[string]string{"acme": "key-a", "beta": "key-b"}), "--mcp-max-calls", "1")
@@ -275,7 +275,7 @@ func TestE2E_MCPCallCapIsPerAPIKey(t *testing.T) {
 // A plan call waiting on its elicitation ends when its client's stream is
 // gone: the in-flight gauge goes back to 0 and the slot is free again
 // (with --mcp-max-calls 1, a second call meanwhile is -32029).
-func TestE2E_MCPWaitingCallEndsWhenItsClientLeaves(t *testing.T) {
+func mcpWaitingCallEndsWhenItsClientLeaves(t *testing.T) {
 	t.Parallel()
 	in := start(t, nil, "--db", filepath.Join(t.TempDir(), "a.db"), "--mcp-max-calls", "1")
 	_, c := initialize(t, in)
@@ -309,7 +309,7 @@ func TestE2E_MCPWaitingCallEndsWhenItsClientLeaves(t *testing.T) {
 // askonce mcp on stdio answers a line that is no JSON-RPC message with
 // -32700 (not JSON) or -32600 (not a request) and goes on serving the
 // same process.
-func TestE2E_MCPStdioAnswersMalformedLinesAndKeepsServing(t *testing.T) {
+func mcpStdioAnswersMalformedLinesAndKeepsServing(t *testing.T) {
 	t.Parallel()
 	cmd := exec.Command(binary, "mcp", "--db", filepath.Join(t.TempDir(), "a.db"))
 	stdin, err := cmd.StdinPipe()

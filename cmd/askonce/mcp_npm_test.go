@@ -80,7 +80,7 @@ type npmRun struct {
 // over /mcp, are asked once (v1 by a server-initiated elicitation/create
 // on 2025-11-25, v2 by an input_required result on 2026-07-28), answer
 // "hot" and get the plan.
-func TestE2E_MCPNpmClientsPlanWithOneElicitation(t *testing.T) {
+func mcpNpmClientsPlanWithOneElicitation(t *testing.T) {
 	dir := requireNPM(t)
 	in := start(t, nil, "--db", filepath.Join(t.TempDir(), "serve.db"))
 	clients := []struct {
@@ -133,7 +133,7 @@ var conformanceApplicable = []string{
 // MCP conformance suite (@modelcontextprotocol/conformance, server mode).
 // The suite exits non-zero when any scenario outside the baseline fails,
 // or when a baseline scenario passes.
-func TestE2E_MCPConformanceSuite(t *testing.T) {
+func mcpConformanceSuite(t *testing.T) {
 	dir := requireNPM(t)
 	in := start(t, nil, "--db", filepath.Join(t.TempDir(), "serve.db"))
 	out := runNode(t, 3*time.Minute, nil, filepath.Join(dir, "conformance.mjs"), "server",

@@ -14,7 +14,7 @@ import (
 // session) is answered from the project's memory, which askonce memory
 // lists and forgets; --no-remember keeps an answer out of it; --fresh
 // asks anyway.
-func TestCLI_MemoryProjectRunListForget(t *testing.T) {
+func cliMemoryProjectRunListForget(t *testing.T) {
 	t.Parallel()
 	in := start(t, nil, "--db", filepath.Join(t.TempDir(), "a.db"))
 	plain := []string{"run", "--server", in.base, "--no-input"}
@@ -66,7 +66,7 @@ func TestCLI_MemoryProjectRunListForget(t *testing.T) {
 // serve --memory-scope project --memory-ttl: a job that names a project
 // and no scope gets the project scope and the server's TTL; one that
 // names none stays in its session.
-func TestCLI_ServeMemoryDefaults(t *testing.T) {
+func cliServeMemoryDefaults(t *testing.T) {
 	t.Parallel()
 	in := start(t, nil, "--db", filepath.Join(t.TempDir(), "a.db"), "--memory-scope", "project", "--memory-ttl", "36h")
 	create := func(body string) map[string]any {
@@ -96,7 +96,7 @@ func TestCLI_ServeMemoryDefaults(t *testing.T) {
 // a client that sends roots (first folder .../shop) and no project is
 // answered from project shop's memory too, under serve --memory-scope
 // project.
-func TestE2E_MCPNpmClientProjectMemory(t *testing.T) {
+func mcpNpmClientProjectMemory(t *testing.T) {
 	dir := requireNPM(t)
 	in := start(t, nil, "--db", filepath.Join(t.TempDir(), "serve.db"), "--memory-scope", "project")
 	out := runNode(t, time.Minute, []string{"ASKONCE_URL=" + in.base + "/mcp"}, filepath.Join(dir, "memory.mjs"), "http")

@@ -3,48 +3,15 @@ package main
 import (
 	"log/slog"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/dispatch"
 	"github.com/askonce/askonce/email"
+	"github.com/askonce/askonce/internal/cli"
 	"github.com/askonce/askonce/metrics"
 	"github.com/askonce/askonce/slack"
 )
-
-// recipients builds a job's recipients from a Slack id (a user id, U… or
-// W…, is a direct message; anything else a channel) and a comma-separated
-// list of addresses; nil when both are empty. The engine validates them.
-func recipients(slack, emails string) *askonce.Recipients {
-	r := &askonce.Recipients{Email: splitList(emails)}
-	switch slack = strings.TrimSpace(slack); {
-	case slack == "":
-	case strings.HasPrefix(slack, "U") || strings.HasPrefix(slack, "W"):
-		r.Slack = &askonce.SlackRecipient{User: slack}
-	default:
-		r.Slack = &askonce.SlackRecipient{Channel: slack}
-	}
-	if r.Empty() {
-		return nil
-	}
-	return r
-}
-
-// recipientsLine shows r in one line for jobs show.
-func recipientsLine(r *askonce.Recipients) string {
-	if r.Empty() {
-		return ""
-	}
-	var parts []string
-	if r.Slack != nil {
-		parts = append(parts, "slack "+r.Slack.Conversation())
-	}
-	if len(r.Email) > 0 {
-		parts = append(parts, "email "+strings.Join(r.Email, ", "))
-	}
-	return strings.Join(parts, "; ")
-}
 
 // notifyConfig is what `askonce serve` is told about the Slack and email
 // channels (docs/notifications.md).
@@ -59,7 +26,7 @@ type notifyConfig struct {
 	EmailFrom          string
 }
 
-func (c *notifyConfig) flags(s *settings) {
+func (c *notifyConfig) flags(s *cli.Settings) {
 	s.String(&c.SlackChannel, "slack-channel", "", "Slack channel (C…) or user (U…) id asked the question of a job that names no recipients")
 	s.String(&c.EmailTo, "email-to", "", "comma-separated addresses asked the question of a job that names no recipients")
 	s.String(&c.SlackBotToken, "slack-bot-token", "", "Slack bot token (xoxb-…) that posts questions; empty: no Slack channel. Prefer the environment variable")
@@ -72,7 +39,7 @@ func (c *notifyConfig) flags(s *settings) {
 
 // defaults are the recipients of jobs that name none.
 func (c *notifyConfig) defaults() *askonce.Recipients {
-	return recipients(c.SlackChannel, c.EmailTo)
+	return cli.Recipients(c.SlackChannel, c.EmailTo)
 }
 
 // enabled reports whether a channel that reaches people is configured.
@@ -82,14 +49,14 @@ func (c *notifyConfig) enabled() bool { return c.SlackBotToken != "" || c.SMTPUR
 func (c *notifyConfig) check() error {
 	switch {
 	case c.SlackBotToken != "" && c.SlackSigningSecret == "":
-		return usageError{"--slack-bot-token needs --slack-signing-secret (or ASKONCE_SLACK_SIGNING_SECRET): without it Slack's clicks cannot be verified"}
+		return cli.UsageError{Msg: "--slack-bot-token needs --slack-signing-secret (or ASKONCE_SLACK_SIGNING_SECRET): without it Slack's clicks cannot be verified"}
 	case c.SlackBotToken == "" && (c.SlackSigningSecret != "" || c.SlackAPIURL != ""):
-		return usageError{"--slack-signing-secret and --slack-api-url need --slack-bot-token"}
+		return cli.UsageError{Msg: "--slack-signing-secret and --slack-api-url need --slack-bot-token"}
 	case c.SMTPURL != "" && c.EmailFrom == "":
-		return usageError{"--smtp-url needs --email-from"}
+		return cli.UsageError{Msg: "--smtp-url needs --email-from"}
 	}
 	if err := c.defaults().Validate(); err != nil {
-		return usageError{"--slack-channel / --email-to: " + askonce.ErrorMessage(err)}
+		return cli.UsageError{Msg: "--slack-channel / --email-to: " + askonce.ErrorMessage(err)}
 	}
 	return nil
 }

@@ -13,7 +13,7 @@ import (
 	"testing"
 )
 
-func TestCLI_MistypedCommandsAndFlagsSuggestTheClosest(t *testing.T) {
+func cliMistypedCommandsAndFlagsSuggestTheClosest(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
 		args []string
@@ -59,7 +59,7 @@ func completionScript(t *testing.T, shell string) string {
 
 // Every command of the usage, and each command's flags, are in each
 // script; bash's completes for real.
-func TestCLI_CompletionScriptsListTheCommandsAndFlags(t *testing.T) {
+func cliCompletionScriptsListTheCommandsAndFlags(t *testing.T) {
 	t.Parallel()
 	usage, _, _ := runCLI(t, "", noServer, "help")
 	commands := regexp.MustCompile(`(?m)^  askonce ([a-z-]+)`).FindAllStringSubmatch(usage, -1)
@@ -143,7 +143,7 @@ func completes(t *testing.T, cases []completion, shell func(words string) *exec.
 	}
 }
 
-func TestCLI_BashCompletionCompletesCommandsAndFlags(t *testing.T) {
+func cliBashCompletionCompletesCommandsAndFlags(t *testing.T) {
 	t.Parallel()
 	f := completionScript(t, "bash")
 	completes(t, completionCases, func(words string) *exec.Cmd {
@@ -155,7 +155,7 @@ func TestCLI_BashCompletionCompletesCommandsAndFlags(t *testing.T) {
 // zsh's script, run by zsh with compadd (zsh's builtin that filters the
 // offered words by the typed prefix) standing in as a function that does
 // the same and prints what it keeps, and compdef and _files as no-ops.
-func TestCLI_ZshCompletionOffersCommandsAndFlags(t *testing.T) {
+func cliZshCompletionOffersCommandsAndFlags(t *testing.T) {
 	t.Parallel()
 	requireShell(t, "zsh")
 	f := completionScript(t, "zsh")
@@ -168,7 +168,7 @@ func TestCLI_ZshCompletionOffersCommandsAndFlags(t *testing.T) {
 	})
 }
 
-func TestCLI_RunReadsTheGoalFromStdinOrAFile(t *testing.T) {
+func cliRunReadsTheGoalFromStdinOrAFile(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "a.db")
@@ -190,7 +190,7 @@ func TestCLI_RunReadsTheGoalFromStdinOrAFile(t *testing.T) {
 	want(t, "an empty stdin", out, errs, code, 2, "give a goal")
 }
 
-func TestCLI_CommonFailuresSayWhatToDo(t *testing.T) {
+func cliCommonFailuresSayWhatToDo(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	folder := filepath.Join(dir, "folder")
@@ -225,7 +225,7 @@ func TestCLI_CommonFailuresSayWhatToDo(t *testing.T) {
 	}
 }
 
-func TestCLI_SQLiteFileWithoutPermissionSaysSo(t *testing.T) {
+func cliSQLiteFileWithoutPermissionSaysSo(t *testing.T) {
 	t.Parallel()
 	dir, bin := t.TempDir(), binary
 	var as *syscall.Credential
@@ -274,7 +274,7 @@ func copyFile(src, dst string, perm os.FileMode) error {
 	return os.WriteFile(dst, b, perm)
 }
 
-func TestCLI_ServeOnAPortInUseSaysWhy(t *testing.T) {
+func cliServeOnAPortInUseSaysWhy(t *testing.T) {
 	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -321,7 +321,7 @@ func closedPort(t *testing.T) string {
 	return addr
 }
 
-func TestCLI_JobsListTitlesUseTheTerminalWidth(t *testing.T) {
+func cliJobsListTitlesUseTheTerminalWidth(t *testing.T) {
 	t.Parallel()
 	db := filepath.Join(t.TempDir(), "a.db")
 	goal := "delete the build folder and then write a long report about everything that happened in the old build folder for the team"
@@ -367,7 +367,7 @@ func TestCLI_JobsListTitlesUseTheTerminalWidth(t *testing.T) {
 	}
 }
 
-func TestCLI_FishCompletionCompletesCommandsAndFlags(t *testing.T) {
+func cliFishCompletionCompletesCommandsAndFlags(t *testing.T) {
 	t.Parallel()
 	requireShell(t, "fish")
 	f := completionScript(t, "fish")

@@ -26,11 +26,18 @@ func withPassword(t *testing.T, dsn, password string) string {
 	return u.String()
 }
 
+// TestPostgres: askonce serve on PostgreSQL.
+func TestPostgres(t *testing.T) {
+	t.Parallel()
+	t.Run("ClarificationRoundTrip", postgresClarificationRoundTrip)
+	t.Run("WarnsWhenAutovacuumSkipsItsTables", postgresWarnsWhenAutovacuumSkipsItsTables)
+}
+
 // askonce serve on PostgreSQL (ASKONCE_DB=postgres://...): a question, its
 // answer, the builder's delivery through River on PostgreSQL, the rows in
 // the database itself, and a log that never shows the password. The
 // terminal commands (jobs list, run) work on the same database.
-func TestE2E_PostgresClarificationRoundTrip(t *testing.T) {
+func postgresClarificationRoundTrip(t *testing.T) {
 	t.Parallel()
 	const password = "pw-never-logged-7f3a"
 	dsn := withPassword(t, pgtest.Schema(t), password)
@@ -100,7 +107,7 @@ func TestE2E_PostgresClarificationRoundTrip(t *testing.T) {
 // askonce serve on a database whose autovacuum leaves askonce's tables
 // alone warns at start, naming them: their dead rows would slow every
 // round trip down unseen.
-func TestE2E_PostgresWarnsWhenAutovacuumSkipsItsTables(t *testing.T) {
+func postgresWarnsWhenAutovacuumSkipsItsTables(t *testing.T) {
 	t.Parallel()
 	dsn := pgtest.Schema(t)
 	ctx := context.Background()

@@ -20,7 +20,7 @@ const failureLimit = 20
 // another client is not touched; the same for wrong API keys, on the API
 // and at the inbox's sign-in, where the keys already accepted from that
 // client still work and the 429 says when to retry.
-func TestE2E_FailuresAreLimitedPerForwardedClientWithoutRefusingValidCredentials(t *testing.T) {
+func apiKeysFailuresAreLimitedPerForwardedClientWithoutRefusingValidCredentials(t *testing.T) {
 	t.Parallel()
 	keys := keysFile(t, map[string]string{"acme": "key-acme", "globex": "key-globex"})
 	in := start(t, nil, "--db", filepath.Join(t.TempDir(), "a.db"), "--api-keys-file", keys, "--trusted-proxies", "127.0.0.0/8,::1")
@@ -95,7 +95,7 @@ func TestE2E_FailuresAreLimitedPerForwardedClientWithoutRefusingValidCredentials
 // Without --trusted-proxies, forwarding headers are the client's own
 // words: a guesser who changes X-Forwarded-For on every request is still
 // one address.
-func TestE2E_ForwardingHeadersAreIgnoredWithoutTrustedProxies(t *testing.T) {
+func apiKeysForwardingHeadersAreIgnoredWithoutTrustedProxies(t *testing.T) {
 	t.Parallel()
 	keys := keysFile(t, map[string]string{"acme": "key-acme"})
 	in := start(t, nil, "--db", filepath.Join(t.TempDir(), "a.db"), "--api-keys-file", keys)

@@ -42,7 +42,7 @@ const maxReleaseSize = 40_000_000
 // The release build CI makes: every binary matches checksums.txt, the
 // linux/amd64 one is static and stripped and reports the stamped
 // version, and the darwin/arm64 one is a Mach-O for arm64.
-func TestRelease_BinariesMatchTheirChecksumsAndReportTheStampedVersion(t *testing.T) {
+func TestReleaseBinariesMatchTheirChecksumsAndReportTheStampedVersion(t *testing.T) {
 	dir, version := releaseBuild(t)
 	f, err := os.Open(filepath.Join(dir, "checksums.txt"))
 	if err != nil {

@@ -101,9 +101,18 @@ func TestRule2_ConcurrentAnswersAcrossReplicasHaveOneWinner(t *testing.T) {
 	})
 }
 
+// TestReplicas: replicas of askonce serve sharing one PostgreSQL database.
+func TestReplicas(t *testing.T) {
+	t.Parallel()
+	t.Run("StreamOnOneReplicaSeesAnAnswerMadeOnTheOther", replicasStreamOnOneReplicaSeesAnAnswerMadeOnTheOther)
+	t.Run("AnswerLinkAskedOnOneReplicaWorksOnTheOther", replicasAnswerLinkAskedOnOneReplicaWorksOnTheOther)
+	t.Run("BenchSpreadsClientsOverReplicas", replicasBenchSpreadsClientsOverReplicas)
+	t.Run("PostgresOutageIs503AndLosesNoAcknowledgedJob", replicasPostgresOutageIs503AndLosesNoAcknowledgedJob)
+}
+
 // An event stream on replica B sees the answer made on replica A, and
 // ends with the job.
-func TestReplicas_StreamOnOneReplicaSeesAnAnswerMadeOnTheOther(t *testing.T) {
+func replicasStreamOnOneReplicaSeesAnAnswerMadeOnTheOther(t *testing.T) {
 	t.Parallel()
 	replicas(t, nil, nil, func(t *testing.T, a, b *instance) {
 		r := a.do("POST", "/jobs", map[string]any{"goal": "hot frozen cheese"})
@@ -133,7 +142,7 @@ func TestReplicas_StreamOnOneReplicaSeesAnAnswerMadeOnTheOther(t *testing.T) {
 // The answer link of a question asked on replica A works on replica B:
 // the page shows the question, and the answer given there settles the
 // job on both.
-func TestReplicas_AnswerLinkAskedOnOneReplicaWorksOnTheOther(t *testing.T) {
+func replicasAnswerLinkAskedOnOneReplicaWorksOnTheOther(t *testing.T) {
 	t.Parallel()
 	replicas(t, nil, nil, func(t *testing.T, a, b *instance) {
 		r := a.do("POST", "/jobs", map[string]any{"goal": "hot frozen cheese"})
@@ -404,7 +413,7 @@ func next(t *testing.T, events <-chan string) string {
 // evenly: the clients draw them from one count, so a replica that answers
 // faster (on a busy machine, the one the scheduler favours) serves more of
 // them; each serves at least its clients' first.
-func TestReplicas_BenchSpreadsClientsOverReplicas(t *testing.T) {
+func replicasBenchSpreadsClientsOverReplicas(t *testing.T) {
 	t.Parallel()
 	db := filepath.Join(t.TempDir(), "bench.db")
 	a := start(t, nil, "--db", db)
@@ -501,7 +510,7 @@ func (p *pgProxy) restore() {
 // (never a 500); every create acknowledged before, during or after it is
 // in the database afterwards; and both replicas serve again once it is
 // back, without a restart.
-func TestReplicas_PostgresOutageIs503AndLosesNoAcknowledgedJob(t *testing.T) {
+func replicasPostgresOutageIs503AndLosesNoAcknowledgedJob(t *testing.T) {
 	t.Parallel()
 	dsn := pgtest.Schema(t)
 	u, err := url.Parse(dsn)

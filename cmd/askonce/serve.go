@@ -20,14 +20,12 @@ import (
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/a2a"
 	"github.com/askonce/askonce/dispatch"
-	execinterp "github.com/askonce/askonce/exec"
 	"github.com/askonce/askonce/internal/buildinfo"
+	"github.com/askonce/askonce/internal/cli"
 	"github.com/askonce/askonce/internal/ratelimit"
 	"github.com/askonce/askonce/internal/tracing"
 	"github.com/askonce/askonce/mcp"
 	"github.com/askonce/askonce/metrics"
-	"github.com/askonce/askonce/openai"
-	"github.com/askonce/askonce/rules"
 	"github.com/askonce/askonce/server"
 	"github.com/askonce/askonce/web"
 )
@@ -80,11 +78,11 @@ profile, and 127.0.0.1:8080. Besides the API it serves the answer page
 (/a/), the inbox (/ui), MCP (/mcp, docs/mcp.md) and A2A (/a2a, with the
 Agent Card at /.well-known/agent-card.json; docs/integrations.md).`
 
-func serveFlags(getenv func(string) string, out io.Writer) (*settings, *serveConfig) {
+func serveFlags(getenv func(string) string, out io.Writer) (*cli.Settings, *serveConfig) {
 	c := &serveConfig{}
-	s := newSettings("serve", serveSummary, getenv, out)
+	s := cli.NewSettings("serve", serveSummary, getenv, out)
 	s.String(&c.Addr, "addr", "127.0.0.1:8080", "address to listen on (host:port; port 0 takes a free port, which the \"askonce serving\" log line names)")
-	s.String(&c.DB, "db", "askonce.db", dbHelp)
+	s.String(&c.DB, "db", "askonce.db", cli.DBHelp)
 	s.String(&c.Interpreter, "interpreter", "rules", "interpreter: rules, openai (configured by ASKONCE_OPENAI_*) or exec (ASKONCE_EXEC_*); see docs/interpreters.md")
 	s.String(&c.ProfileFiles, "profile-files", "", "rules profiles from files, as name=path[,name=path]; a name replaces the embedded profile")
 	s.Int(&c.MaxAttempts, "max-attempts", askonce.DefaultMaxAttempts, "interpreter calls per interpretation before validation_error")
@@ -124,21 +122,79 @@ func serveFlags(getenv func(string) string, out io.Writer) (*settings, *serveCon
 	return s, c
 }
 
+// serve is askonce serve: parse the flags, start, run until ctx ends,
+// close.
 func serve(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
-	s, c := serveFlags(getenv, stderr)
-	if err := s.parse(args); err != nil {
-		return err
-	}
-	if err := c.check(); err != nil {
-		return err
-	}
-	log := newLogger(c, stderr)
-	// Tracing, when the OTEL_* variables ask for it (docs/tracing.md).
-	stopTracing, err := tracing.Setup(ctx, getenv)
+	c, err := parseServe(args, getenv, stderr)
 	if err != nil {
 		return err
 	}
+	sv, err := startServe(ctx, c, getenv, stderr)
+	if err != nil {
+		return err
+	}
+	defer sv.close()
+	return sv.run(ctx)
+}
+
+// parseServe reads serve's flags and variables and checks them together.
+func parseServe(args []string, getenv func(string) string, stderr io.Writer) (*serveConfig, error) {
+	s, c := serveFlags(getenv, stderr)
+	if err := s.Parse(args); err != nil {
+		return nil, err
+	}
+	if err := c.check(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// serving is a started askonce serve: listening, its store open, its
+// engine and dispatcher built and started.
+type serving struct {
+	c      *serveConfig
+	log    *slog.Logger
+	ln     net.Listener
+	srv    *http.Server
+	engine *askonce.Engine
+	d      *dispatch.Dispatcher // nil: no builder, notifier or channel
+	// What the handlers mount shares with the API.
+	keys      *server.Keys // nil: no auth
+	reg       *metrics.Registry
+	proxies   ratelimit.Proxies
+	publicURL string
+	// closers release what start acquired, in reverse order.
+	closers []func()
+}
+
+// onClose adds f to what close releases (last added, first released).
+func (sv *serving) onClose(f func()) { sv.closers = append(sv.closers, f) }
+
+// close releases what startServe acquired, newest first: what run
+// started, the store, the listener, then the tracing exporter, flushed.
+func (sv *serving) close() {
+	for i := len(sv.closers) - 1; i >= 0; i-- {
+		sv.closers[i]()
+	}
+	sv.closers = nil
+}
+
+// startServe builds everything c asks for and listens; on an error it
+// releases what it had acquired.
+func startServe(ctx context.Context, c *serveConfig, getenv func(string) string, stderr io.Writer) (_ *serving, err error) {
+	sv := &serving{c: c, log: newLogger(c, stderr)}
 	defer func() {
+		if err != nil {
+			sv.close()
+		}
+	}()
+	log := sv.log
+	// Tracing, when the OTEL_* variables ask for it (docs/tracing.md).
+	stopTracing, err := tracing.Setup(ctx, getenv)
+	if err != nil {
+		return nil, err
+	}
+	sv.onClose(func() {
 		// Spans still buffered are flushed, with a bound of their own:
 		// the shutdown's may be spent.
 		tctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -146,45 +202,49 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		if err := stopTracing(tctx); err != nil {
 			log.Warn("tracing: flush at exit", "err", err)
 		}
-	}()
+	})
 	if tracing.Enabled(getenv) {
 		log.Info("tracing on: exporting spans as the OTEL_* variables say")
 	}
 
-	interp, err := newInterpreter(c.Interpreter, c.ProfileFiles, getenv)
+	interp, err := cli.NewInterpreter(c.Interpreter, c.ProfileFiles, getenv)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	builder, err := newBuilder(c)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var keys *server.Keys
 	if c.APIKeysFile != "" {
 		if keys, err = loadKeys(c.APIKeysFile); err != nil {
-			return err
+			return nil, err
 		}
 	}
+	sv.keys = keys
 
 	proxies, err := ratelimit.ParseProxies(c.TrustedProxies)
 	if err != nil {
-		return usageError{"--trusted-proxies: " + err.Error()}
+		return nil, cli.UsageError{Msg: "--trusted-proxies: " + err.Error()}
 	}
+	sv.proxies = proxies
 	// Listening before the links are built lets --addr name port 0: the
 	// server takes a free port, which the links and the log line below
 	// name (tests read the address from that line).
 	ln, err := net.Listen("tcp", c.Addr)
 	if errors.Is(err, syscall.EADDRINUSE) {
-		return fmt.Errorf("listen on %s: address already in use: is another askonce serve running? choose --addr", c.Addr)
+		return nil, fmt.Errorf("listen on %s: address already in use: is another askonce serve running? choose --addr", c.Addr)
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer ln.Close()
+	sv.ln = ln
+	sv.onClose(func() { ln.Close() })
 	publicURL, loopbackLinks, err := c.publicURL(ln.Addr().(*net.TCPAddr).Port)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	sv.publicURL = publicURL
 	if loopbackLinks {
 		log.Warn("answer links use a loopback address because --addr listens on every interface; set --public-url to the address people reach this server at", "publicURL", publicURL)
 	}
@@ -194,19 +254,20 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	}
 
 	reg := metrics.NewRegistry()
+	sv.reg = reg
 	// The store queues a dispatch inside the success transaction, and a
 	// question notification inside the ask's, through the dispatcher,
 	// which needs the store: the hook joins them.
 	var hook dispatch.Hook
-	st, queue, err := openStore(ctx, c.DB, storeHooks{hook: &hook, dispatch: builder != nil, notify: notifier != nil || c.Notify.enabled(), log: log})
+	st, queue, err := cli.OpenStore(ctx, c.DB, cli.StoreHooks{Hook: &hook, Dispatch: builder != nil, Notify: notifier != nil || c.Notify.enabled(), Log: log})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer st.Close()
+	sv.onClose(func() { st.Close() })
 	linkSecret := st.LinkSecret()
 	if c.LinkSecret != "" {
 		if linkSecret, err = parseSecret(c.LinkSecret); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	// The engine is whole before River starts: a notification queued by
@@ -220,11 +281,11 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		Observer: metrics.NewObserver(reg), LinkSecret: linkSecret,
 		DefaultRecipients: c.Notify.defaults(),
 	}
-	var d *dispatch.Dispatcher
+	sv.engine = engine
 	channels, err := c.Notify.channels(engine, func(j *askonce.Job) string { return engine.AnswerURL(publicURL, j) },
 		exponential(c.DeliveryBackoff, 5*time.Minute), reg, log)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if builder != nil || notifier != nil || len(channels.list) > 0 {
 		// A try may take the builder's timeout plus its recording; a try
@@ -238,18 +299,17 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 			Channels: channels.list,
 		}
 		queue(&cfg)
-		d, err = dispatch.New(ctx, cfg)
-		if err != nil {
-			return err
+		if sv.d, err = dispatch.New(ctx, cfg); err != nil {
+			return nil, err
 		}
-		hook.Set(d)
+		hook.Set(sv.d)
 	}
 
 	// Deliveries and notifications start once the engine they use is
 	// set.
-	if d != nil {
-		if err := d.Start(context.WithoutCancel(ctx)); err != nil {
-			return err
+	if sv.d != nil {
+		if err := sv.d.Start(context.WithoutCancel(ctx)); err != nil {
+			return nil, err
 		}
 	}
 
@@ -258,35 +318,10 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		Engine:  engine, Keys: keys, Metrics: reg, Logger: log, AwaitDelivery: builder != nil,
 		SyncWait: syncWait(c.SyncWait), Idempotency: st, OwnerLease: c.IdempotencyLease,
 		PublicURL: publicURL, TrustedProxies: proxies,
-		// The answer page, the inbox and MCP share the server: its
-		// access log (tokens redacted), metrics and panic recovery.
-		Mount: func(mux *http.ServeMux) {
-			channels.mount(mux)
-			pages := web.New(web.Config{Engine: engine, Keys: keys, Logger: log, TrustedProxies: proxies})
-			for _, p := range web.Patterns {
-				mux.Handle(p, pages)
-			}
-			// MCP over streamable HTTP (docs/mcp.md), behind the API keys.
-			opts := mcp.HTTPOptions{Logger: log, Metrics: reg, SessionTimeout: c.MCPIdle, MaxSessions: c.MCPMaxSessions, MaxCalls: c.MCPMaxCalls, TrustedProxies: proxies}
-			if keys != nil {
-				opts.Caller = keys.Caller
-			}
-			h := mcp.Handler(mcp.New(mcp.Config{Version: buildinfo.Get(), Engine: engine, Metrics: reg, PublicURL: publicURL, StateSecret: engine.LinkSecret, Logger: log}), opts)
-			for _, m := range []string{"GET", "POST", "DELETE"} {
-				mux.Handle(m+" /mcp", h)
-			}
-			// A2A (docs/integrations.md): the card is public, /a2a is
-			// behind the API keys.
-			ac := a2a.Config{Engine: engine, PublicURL: publicURL, Version: buildinfo.Get(), Logger: log, TrustedProxies: proxies}
-			if keys != nil {
-				ac.Caller = keys.Caller
-			}
-			agent := a2a.New(ac)
-			mux.Handle("POST "+a2a.Path, agent)
-			mux.Handle("GET "+a2a.CardPath, agent.CardHandler())
-		},
+		// The answer page, the inbox and MCP share the server.
+		Mount: func(mux *http.ServeMux) { sv.mount(mux, channels) },
 	})
-	srv := &http.Server{
+	sv.srv = &http.Server{
 		Addr:              c.Addr,
 		Handler:           api,
 		ReadHeaderTimeout: 5 * time.Second,
@@ -296,16 +331,53 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 	// Event streams would hold Shutdown until its timeout: end them.
-	srv.RegisterOnShutdown(api.CloseStreams)
+	sv.srv.RegisterOnShutdown(api.CloseStreams)
 	if keys == nil && !loopback(ln.Addr()) {
 		log.Warn("listening beyond loopback with no API keys: anyone who can reach this address can create and answer jobs; set --api-keys-file", "addr", ln.Addr().String())
 	}
-	log.Info("askonce serving", "addr", ln.Addr().String(), "db", shownDB(c.DB), "interpreter", c.Interpreter, "builder", c.Builder, "publicURL", publicURL)
+	log.Info("askonce serving", "addr", ln.Addr().String(), "db", cli.ShownDB(c.DB), "interpreter", c.Interpreter, "builder", c.Builder, "publicURL", publicURL)
 	base := listenURL(ln.Addr())
 	log.Info("open", "api", base+"/", "ui", base+"/ui", "mcp", base+"/mcp", "a2a", base+a2a.Path, "metrics", base+"/metrics")
+	return sv, nil
+}
 
+// mount adds the handlers that share the API server to its mux: the
+// channels' endpoints, the answer page and inbox, MCP and A2A. They get
+// its access log (tokens redacted), metrics and panic recovery.
+func (sv *serving) mount(mux *http.ServeMux, channels *servedChannels) {
+	channels.mount(mux)
+	pages := web.New(web.Config{Engine: sv.engine, Keys: sv.keys, Logger: sv.log, TrustedProxies: sv.proxies})
+	for _, p := range web.Patterns {
+		mux.Handle(p, pages)
+	}
+	// MCP over streamable HTTP (docs/mcp.md), behind the API keys.
+	opts := mcp.HTTPOptions{Logger: sv.log, Metrics: sv.reg, SessionTimeout: sv.c.MCPIdle, MaxSessions: sv.c.MCPMaxSessions, MaxCalls: sv.c.MCPMaxCalls, TrustedProxies: sv.proxies}
+	if sv.keys != nil {
+		opts.Caller = sv.keys.Caller
+	}
+	h := mcp.Handler(mcp.New(mcp.Config{Version: buildinfo.Get(), Engine: sv.engine, Metrics: sv.reg, PublicURL: sv.publicURL, StateSecret: sv.engine.LinkSecret, Logger: sv.log}), opts)
+	for _, m := range []string{"GET", "POST", "DELETE"} {
+		mux.Handle(m+" /mcp", h)
+	}
+	// A2A (docs/integrations.md): the card is public, /a2a is
+	// behind the API keys.
+	ac := a2a.Config{Engine: sv.engine, PublicURL: sv.publicURL, Version: buildinfo.Get(), Logger: sv.log, TrustedProxies: sv.proxies}
+	if sv.keys != nil {
+		ac.Caller = sv.keys.Caller
+	}
+	agent := a2a.New(ac)
+	mux.Handle("POST "+a2a.Path, agent)
+	mux.Handle("GET "+a2a.CardPath, agent.CardHandler())
+}
+
+// run serves until ctx ends, with the engine's background work (recovery
+// of planning jobs a dead process left, the periodic sweep) beside it,
+// then shuts down: in-flight requests finish, planning jobs end stored
+// (or release their leases), the dispatcher stops.
+func (sv *serving) run(ctx context.Context) error {
+	c, log, engine := sv.c, sv.log, sv.engine
 	bg, stopBG := context.WithCancel(context.WithoutCancel(ctx))
-	defer stopBG()
+	sv.onClose(stopBG)
 	go func() {
 		// Jobs a dead process left in planning: resume them.
 		n, err := engine.Recover(bg)
@@ -319,7 +391,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	go sweep(bg, engine, min(c.ExpiryInterval, c.PlanningLease/3), log)
 
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	go func() { errc <- sv.srv.Serve(sv.ln) }()
 	select {
 	case err := <-errc:
 		return err
@@ -328,7 +400,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	log.Info("shutting down: finishing in-flight requests", "timeout", c.ShutdownTimeout)
 	sctx, cancel := context.WithTimeout(context.Background(), c.ShutdownTimeout)
 	defer cancel()
-	err = srv.Shutdown(sctx)
+	err := sv.srv.Shutdown(sctx)
 	// Jobs planning in the background outlive their requests: let them
 	// end stored. One cut off here stays planning and is resumed at the
 	// next start.
@@ -341,8 +413,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		cancel()
 	}
 	stopBG()
-	if d != nil {
-		if derr := d.Stop(sctx); derr != nil {
+	if sv.d != nil {
+		if derr := sv.d.Stop(sctx); derr != nil {
 			err = errors.Join(err, derr)
 		}
 	}
@@ -354,51 +426,51 @@ func (c *serveConfig) check() error {
 	if err := c.Notify.check(); err != nil {
 		return err
 	}
-	if err := oneOf("hard-cap", c.HardCap, string(askonce.HardCapFallback), string(askonce.HardCapFail)); err != nil {
+	if err := cli.OneOf("hard-cap", c.HardCap, string(askonce.HardCapFallback), string(askonce.HardCapFail)); err != nil {
 		return err
 	}
-	if err := oneOf("builder", c.Builder, "none", "webhook", "command"); err != nil {
+	if err := cli.OneOf("builder", c.Builder, "none", "webhook", "command"); err != nil {
 		return err
 	}
 	if _, err := askonce.ParseMemoryScope("--memory-scope", c.MemoryScope); err != nil {
-		return usageError{askonce.ErrorMessage(err)}
+		return cli.UsageError{Msg: askonce.ErrorMessage(err)}
 	}
 	if c.MemoryTTL <= 0 || c.MemoryMaxTTL <= 0 || c.MemoryTTL > c.MemoryMaxTTL {
-		return usageError{fmt.Sprintf("--memory-ttl %s must be positive and at most --memory-max-ttl %s", c.MemoryTTL, c.MemoryMaxTTL)}
+		return cli.UsageError{Msg: fmt.Sprintf("--memory-ttl %s must be positive and at most --memory-max-ttl %s", c.MemoryTTL, c.MemoryMaxTTL)}
 	}
-	if err := oneOf("log-format", c.LogFormat, "text", "json"); err != nil {
+	if err := cli.OneOf("log-format", c.LogFormat, "text", "json"); err != nil {
 		return err
 	}
-	if err := oneOf("log-level", c.LogLevel, "debug", "info", "warn", "error"); err != nil {
+	if err := cli.OneOf("log-level", c.LogLevel, "debug", "info", "warn", "error"); err != nil {
 		return err
 	}
 	switch {
 	case c.Builder == "webhook" && (c.WebhookURL == "" || c.WebhookSecret == ""):
-		return usageError{"--builder webhook needs --webhook-url and --webhook-secret (or ASKONCE_WEBHOOK_URL and ASKONCE_WEBHOOK_SECRET)"}
+		return cli.UsageError{Msg: "--builder webhook needs --webhook-url and --webhook-secret (or ASKONCE_WEBHOOK_URL and ASKONCE_WEBHOOK_SECRET)"}
 	case c.Builder == "command" && strings.TrimSpace(c.BuilderCmd) == "":
-		return usageError{"--builder command needs --builder-cmd"}
+		return cli.UsageError{Msg: "--builder command needs --builder-cmd"}
 	case c.MaxAttempts < 1:
-		return usageError{"--max-attempts must be at least 1"}
+		return cli.UsageError{Msg: "--max-attempts must be at least 1"}
 	case c.DeliveryAttempts < 1:
-		return usageError{"--delivery-attempts must be at least 1"}
+		return cli.UsageError{Msg: "--delivery-attempts must be at least 1"}
 	case c.ExpiryInterval <= 0:
-		return usageError{"--expiry-interval must be positive"}
+		return cli.UsageError{Msg: "--expiry-interval must be positive"}
 	case c.PlanningLease < 3*time.Millisecond:
-		return usageError{"--planning-lease must be at least 3ms"}
+		return cli.UsageError{Msg: "--planning-lease must be at least 3ms"}
 	case c.MCPIdle == 0 || c.MCPMaxSessions == 0 || c.MCPMaxCalls == 0:
-		return usageError{"--mcp-session-timeout, --mcp-max-sessions and --mcp-max-calls must not be 0 (negative: no limit)"}
+		return cli.UsageError{Msg: "--mcp-session-timeout, --mcp-max-sessions and --mcp-max-calls must not be 0 (negative: no limit)"}
 	case c.SyncWait < 0:
-		return usageError{"--sync-wait must not be negative (0: always answer 202 at once)"}
+		return cli.UsageError{Msg: "--sync-wait must not be negative (0: always answer 202 at once)"}
 	case c.WriteTimeout > 0 && c.WriteTimeout <= c.SyncWait:
-		return usageError{fmt.Sprintf("--write-timeout (%s) must be larger than --sync-wait (%s): a request that waits for planning must still be able to write its answer", c.WriteTimeout, c.SyncWait)}
+		return cli.UsageError{Msg: fmt.Sprintf("--write-timeout (%s) must be larger than --sync-wait (%s): a request that waits for planning must still be able to write its answer", c.WriteTimeout, c.SyncWait)}
 	case c.IdempotencyLease < 3*time.Millisecond:
-		return usageError{"--idempotency-lease must be at least 3ms"}
+		return cli.UsageError{Msg: "--idempotency-lease must be at least 3ms"}
 	case c.NotifySecret != "" && c.NotifyWebhook == "":
-		return usageError{"--notify-secret needs --notify-webhook"}
+		return cli.UsageError{Msg: "--notify-secret needs --notify-webhook"}
 	}
 	if c.NotifyWebhook != "" {
 		if u, err := url.Parse(c.NotifyWebhook); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return usageError{"--notify-webhook must be an http:// or https:// URL"}
+			return cli.UsageError{Msg: "--notify-webhook must be an http:// or https:// URL"}
 		}
 	}
 	if c.LinkSecret != "" {
@@ -407,7 +479,7 @@ func (c *serveConfig) check() error {
 		}
 	}
 	if _, err := ratelimit.ParseProxies(c.TrustedProxies); err != nil {
-		return usageError{"--trusted-proxies: " + err.Error()}
+		return cli.UsageError{Msg: "--trusted-proxies: " + err.Error()}
 	}
 	return nil
 }
@@ -437,13 +509,13 @@ func (c *serveConfig) publicURL(listening int) (string, bool, error) {
 	if c.PublicURL != "" {
 		u, err := url.Parse(c.PublicURL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
-			return "", false, usageError{fmt.Sprintf("--public-url %q: want http(s)://host[:port][/prefix]", c.PublicURL)}
+			return "", false, cli.UsageError{Msg: fmt.Sprintf("--public-url %q: want http(s)://host[:port][/prefix]", c.PublicURL)}
 		}
 		return strings.TrimSuffix(c.PublicURL, "/"), false, nil
 	}
 	host, port, err := net.SplitHostPort(c.Addr)
 	if err != nil {
-		return "", false, usageError{fmt.Sprintf("--addr %q: %v", c.Addr, err)}
+		return "", false, cli.UsageError{Msg: fmt.Sprintf("--addr %q: %v", c.Addr, err)}
 	}
 	if port == "0" {
 		port = strconv.Itoa(listening)
@@ -469,12 +541,12 @@ func parseSecret(s string) ([]byte, error) {
 	for _, dec := range decoders {
 		if b, err := dec(s); err == nil {
 			if len(b) < 32 {
-				return nil, usageError{fmt.Sprintf("--link-secret is %d bytes; want at least 32 (openssl rand -hex 32)", len(b))}
+				return nil, cli.UsageError{Msg: fmt.Sprintf("--link-secret is %d bytes; want at least 32 (openssl rand -hex 32)", len(b))}
 			}
 			return b, nil
 		}
 	}
-	return nil, usageError{"--link-secret is neither hex nor base64 (openssl rand -hex 32)"}
+	return nil, cli.UsageError{Msg: "--link-secret is neither hex nor base64 (openssl rand -hex 32)"}
 }
 
 func newLogger(c *serveConfig, w io.Writer) *slog.Logger {
@@ -487,46 +559,6 @@ func newLogger(c *serveConfig, w io.Writer) *slog.Logger {
 		return slog.New(tracing.LogHandler(slog.NewJSONHandler(w, opts)))
 	}
 	return slog.New(tracing.LogHandler(slog.NewTextHandler(w, opts)))
-}
-
-// newInterpreter builds the one interpreter the process shares (the openai
-// one remembers what the server supports).
-func newInterpreter(name, profileFiles string, getenv func(string) string) (askonce.Interpreter, error) {
-	if err := oneOf("interpreter", name, "rules", "openai", "exec"); err != nil {
-		return nil, err
-	}
-	switch name {
-	case "openai":
-		cfg, err := openai.ConfigFromEnv(getenv)
-		if err == nil {
-			var in *openai.Interpreter
-			if in, err = openai.New(cfg); err == nil {
-				return in, nil
-			}
-		}
-		return nil, usageError{fmt.Sprintf("--interpreter openai: %v (set ASKONCE_OPENAI_BASE_URL, ASKONCE_OPENAI_MODEL, ...; see docs/interpreters.md)", err)}
-	case "exec":
-		cfg, err := execinterp.ConfigFromEnv(getenv)
-		if err == nil {
-			var in *execinterp.Interpreter
-			if in, err = execinterp.New(cfg); err == nil {
-				return in, nil
-			}
-		}
-		return nil, usageError{fmt.Sprintf("--interpreter exec: %v (set ASKONCE_EXEC_COMMAND; see docs/interpreters.md)", err)}
-	}
-	files := map[string]string{}
-	for _, kv := range strings.Split(profileFiles, ",") {
-		if kv = strings.TrimSpace(kv); kv == "" {
-			continue
-		}
-		name, path, ok := strings.Cut(kv, "=")
-		if !ok || name == "" || path == "" {
-			return nil, usageError{fmt.Sprintf("--profile-files %q: want name=path", kv)}
-		}
-		files[name] = path
-	}
-	return rules.New(rules.Options{ProfileFiles: files})
 }
 
 func newBuilder(c *serveConfig) (dispatch.Builder, error) {
@@ -623,7 +655,7 @@ func hashKey(args []string, stdin io.Reader, stdout io.Writer) error {
 		return nil
 	}
 	if len(args) != 1 || strings.HasPrefix(args[0], "-") {
-		return usageError{"usage: askonce hash-key TENANT < keyfile  (prints '<tenant> <sha256-hex>' for an API keys file)"}
+		return cli.UsageError{Msg: "usage: askonce hash-key TENANT < keyfile  (prints '<tenant> <sha256-hex>' for an API keys file)"}
 	}
 	b, err := io.ReadAll(io.LimitReader(stdin, 4096))
 	if err != nil {
@@ -631,7 +663,7 @@ func hashKey(args []string, stdin io.Reader, stdout io.Writer) error {
 	}
 	key := strings.TrimSpace(string(b))
 	if key == "" {
-		return usageError{"hash-key: no key on stdin"}
+		return cli.UsageError{Msg: "hash-key: no key on stdin"}
 	}
 	fmt.Fprintf(stdout, "%s %s\n", args[0], server.HashKey(key))
 	return nil

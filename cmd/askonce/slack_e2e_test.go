@@ -298,7 +298,24 @@ func gateJob(t *testing.T, in *instance, question map[string]any) string {
 	return id
 }
 
-func TestE2E_SlackPostsOneMessageWithTheControlsOfEachQuestionType(t *testing.T) {
+// TestSlack: the Slack channel against a fake Slack Web API: the message,
+// signed clicks, the modal, outages, updates when a job settles elsewhere.
+func TestSlack(t *testing.T) {
+	t.Parallel()
+	t.Run("PostsOneMessageWithTheControlsOfEachQuestionType", slackPostsOneMessageWithTheControlsOfEachQuestionType)
+	t.Run("SignedClickAnswersAndUpdatesTheMessage", slackSignedClickAnswersAndUpdatesTheMessage)
+	t.Run("RacingClicksHaveOneWinner", slackRacingClicksHaveOneWinner)
+	t.Run("ModalAnswerIsValidatedInTheModal", slackModalAnswerIsValidatedInTheModal)
+	t.Run("OutageNeverBlocksAskingOrAnswering", slackOutageNeverBlocksAskingOrAnswering)
+	t.Run("DontRememberKeepsTheAnswerOutOfProjectMemory", slackDontRememberKeepsTheAnswerOutOfProjectMemory)
+	t.Run("QuestionCutOffByAKillIsNotPostedTwice", slackQuestionCutOffByAKillIsNotPostedTwice)
+	t.Run("MessageUpdatedWhenSettledOutsideSlack", slackMessageUpdatedWhenSettledOutsideSlack)
+	t.Run("MessageUpdatedWhenTheQuestionExpires", slackMessageUpdatedWhenTheQuestionExpires)
+	t.Run("DeclineAndCancelButtons", slackDeclineAndCancelButtons)
+	t.Run("ReplayedInteractionChangesNothing", slackReplayedInteractionChangesNothing)
+}
+
+func slackPostsOneMessageWithTheControlsOfEachQuestionType(t *testing.T) {
 	t.Parallel()
 	f := newFakeSlack(t)
 	in := startWithSlack(t, f)
@@ -339,7 +356,7 @@ func TestE2E_SlackPostsOneMessageWithTheControlsOfEachQuestionType(t *testing.T)
 	}
 }
 
-func TestE2E_SlackSignedClickAnswersAndUpdatesTheMessage(t *testing.T) {
+func slackSignedClickAnswersAndUpdatesTheMessage(t *testing.T) {
 	t.Parallel()
 	f := newFakeSlack(t)
 	in := startWithSlack(t, f)
@@ -399,7 +416,7 @@ func TestE2E_SlackSignedClickAnswersAndUpdatesTheMessage(t *testing.T) {
 	}
 }
 
-func TestE2E_SlackRacingClicksHaveOneWinner(t *testing.T) {
+func slackRacingClicksHaveOneWinner(t *testing.T) {
 	t.Parallel()
 	f := newFakeSlack(t)
 	in := startWithSlack(t, f)
@@ -433,7 +450,7 @@ func TestE2E_SlackRacingClicksHaveOneWinner(t *testing.T) {
 	}
 }
 
-func TestE2E_SlackModalAnswerIsValidatedInTheModal(t *testing.T) {
+func slackModalAnswerIsValidatedInTheModal(t *testing.T) {
 	t.Parallel()
 	f := newFakeSlack(t)
 	in := startWithSlack(t, f)
@@ -475,7 +492,7 @@ func TestE2E_SlackModalAnswerIsValidatedInTheModal(t *testing.T) {
 
 // Slack down: the job still asks, its answer link still works, and the
 // failed sends show in the metric; the message goes out once Slack is back.
-func TestE2E_SlackOutageNeverBlocksAskingOrAnswering(t *testing.T) {
+func slackOutageNeverBlocksAskingOrAnswering(t *testing.T) {
 	t.Parallel()
 	f := newFakeSlack(t)
 	f.setDown(true)
@@ -518,7 +535,7 @@ func withRemember(p map[string]any) map[string]any {
 // memory, so the next agent of the project is asked; unticked, the answer
 // is remembered and the next agent is answered from it. A session job's
 // message has no checkbox.
-func TestE2E_SlackDontRememberKeepsTheAnswerOutOfProjectMemory(t *testing.T) {
+func slackDontRememberKeepsTheAnswerOutOfProjectMemory(t *testing.T) {
 	t.Parallel()
 	f := newFakeSlack(t)
 	in := startWithSlack(t, f)
@@ -617,7 +634,7 @@ func TestE2E_SlackDontRememberKeepsTheAnswerOutOfProjectMemory(t *testing.T) {
 // message's ts. After the restart the job has exactly one message, in a
 // channel as in a direct message, and the message askonce updates when
 // the job is answered is that one.
-func TestE2E_SlackQuestionCutOffByAKillIsNotPostedTwice(t *testing.T) {
+func slackQuestionCutOffByAKillIsNotPostedTwice(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name   string

@@ -67,7 +67,7 @@ func settledUpdate(t *testing.T, f *fakeSlack, q slackCall, want string) {
 // However the question is settled outside Slack, its one message is
 // updated (chat.update of the posted ts) to say how and where, with no
 // controls left.
-func TestE2E_SlackMessageUpdatedWhenSettledOutsideSlack(t *testing.T) {
+func slackMessageUpdatedWhenSettledOutsideSlack(t *testing.T) {
 	t.Parallel()
 	f := newFakeSlack(t)
 	in := startWithSlack(t, f)
@@ -129,7 +129,7 @@ func TestE2E_SlackMessageUpdatedWhenSettledOutsideSlack(t *testing.T) {
 
 // The question expires with no answer: the message says so, with no
 // controls left.
-func TestE2E_SlackMessageUpdatedWhenTheQuestionExpires(t *testing.T) {
+func slackMessageUpdatedWhenTheQuestionExpires(t *testing.T) {
 	t.Parallel()
 	f := newFakeSlack(t)
 	in := startWithSlack(t, f, "--question-ttl", "2s", "--expiry-interval", "200ms")
@@ -141,7 +141,7 @@ func TestE2E_SlackMessageUpdatedWhenTheQuestionExpires(t *testing.T) {
 // Decline answers with the question's default, recorded as from the
 // clicker in Slack; Cancel cancels the job. Either way the message is
 // updated to say so, with no controls left.
-func TestE2E_SlackDeclineAndCancelButtons(t *testing.T) {
+func slackDeclineAndCancelButtons(t *testing.T) {
 	t.Parallel()
 	f := newFakeSlack(t)
 	in := startWithSlack(t, f)
@@ -199,7 +199,7 @@ func postInteraction(t *testing.T, in *instance, body string, header http.Header
 // message); the clicker is only told it is settled. Both while the job
 // is still running with the answer (a gate job waits for its agent) and
 // once it has its plan.
-func TestE2E_SlackReplayedInteractionChangesNothing(t *testing.T) {
+func slackReplayedInteractionChangesNothing(t *testing.T) {
 	t.Parallel()
 	f := newFakeSlack(t)
 	in := startWithSlack(t, f)

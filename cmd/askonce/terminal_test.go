@@ -37,7 +37,21 @@ func want(t *testing.T, what, out, errs string, code, wantCode int, contains ...
 
 var jobIDRe = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
 
-func TestTerminal_RunWithoutATerminal(t *testing.T) {
+// TestTerminal: the terminal client (run, jobs, repl) without a terminal,
+// against a server and the embedded engine.
+func TestTerminal(t *testing.T) {
+	t.Parallel()
+	t.Run("RunShowsTheStageWhilePlanning", terminalRunShowsTheStageWhilePlanning)
+	t.Run("RunWithoutATerminal", terminalRunWithoutATerminal)
+	t.Run("RunExitsSixWhenTheJobFails", terminalRunExitsSixWhenTheJobFails)
+	t.Run("Jobs", terminalJobs)
+	t.Run("Repl", terminalRepl)
+	t.Run("Embedded", terminalEmbedded)
+	t.Run("ReadOnlyJobsCommandsNeverCreateADatabase", terminalReadOnlyJobsCommandsNeverCreateADatabase)
+	t.Run("RunOffersTheWorkingTreeFiles", terminalRunOffersTheWorkingTreeFiles)
+}
+
+func terminalRunWithoutATerminal(t *testing.T) {
 	t.Parallel()
 	in := start(t, nil, "--db", filepath.Join(t.TempDir(), "a.db"))
 	run := []string{"run", "--server", in.base}
@@ -106,7 +120,7 @@ func TestTerminal_RunWithoutATerminal(t *testing.T) {
 	want(t, "unknown profile", out, errs, code, 5)
 }
 
-func TestTerminal_RunExitsSixWhenTheJobFails(t *testing.T) {
+func terminalRunExitsSixWhenTheJobFails(t *testing.T) {
 	t.Parallel()
 	env := []string{`ASKONCE_EXEC_COMMAND=["false"]`}
 	in := start(t, env, "--db", filepath.Join(t.TempDir(), "a.db"), "--interpreter", "exec", "--max-attempts", "1")
@@ -114,7 +128,7 @@ func TestTerminal_RunExitsSixWhenTheJobFails(t *testing.T) {
 	want(t, "failed job", out, errs, code, 6, "failed", "error: interpreter error")
 }
 
-func TestTerminal_Jobs(t *testing.T) {
+func terminalJobs(t *testing.T) {
 	t.Parallel()
 	in := start(t, nil, "--db", filepath.Join(t.TempDir(), "a.db"))
 	env := append(noServer[:len(noServer):len(noServer)], "ASKONCE_SERVER="+in.base)
@@ -193,7 +207,7 @@ func TestTerminal_Jobs(t *testing.T) {
 	}
 }
 
-func TestTerminal_Repl(t *testing.T) {
+func terminalRepl(t *testing.T) {
 	t.Parallel()
 	in := start(t, nil, "--db", filepath.Join(t.TempDir(), "a.db"))
 	script := strings.Join([]string{
@@ -219,7 +233,7 @@ func TestTerminal_Repl(t *testing.T) {
 }
 
 // With no --server, run, jobs and repl use the embedded engine on --db.
-func TestTerminal_Embedded(t *testing.T) {
+func terminalEmbedded(t *testing.T) {
 	t.Parallel()
 	db := filepath.Join(t.TempDir(), "e.db")
 	out, errs, code := cli(t, "1\n", "run", "--db", db, "--session", "E", "hot frozen cheese")
@@ -238,7 +252,7 @@ func TestTerminal_Embedded(t *testing.T) {
 // The commands that only read (jobs list, show, events, history) never
 // create a database: on a missing --db file they say so and exit 1, and
 // the file is still missing afterwards.
-func TestTerminal_ReadOnlyJobsCommandsNeverCreateADatabase(t *testing.T) {
+func terminalReadOnlyJobsCommandsNeverCreateADatabase(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "missing.db")
@@ -258,10 +272,22 @@ func TestTerminal_ReadOnlyJobsCommandsNeverCreateADatabase(t *testing.T) {
 	}
 }
 
+// TestRun: askonce run: answers, candidates and hostile text, without a
+// terminal.
+func TestRun(t *testing.T) {
+	t.Parallel()
+	t.Run("OtherAnswerWithoutATerminal", runOtherAnswerWithoutATerminal)
+	t.Run("BidiControlsAreEscapedByEveryCommand", runBidiControlsAreEscapedByEveryCommand)
+	t.Run("CandidatesReachTheJobAndJobsShowListsThem", runCandidatesReachTheJobAndJobsShowListsThem)
+	t.Run("BadCandidatesAreAUsageErrorNamingTheLine", runBadCandidatesAreAUsageErrorNamingTheLine)
+	t.Run("WithExecInterpreter", runWithExecInterpreter)
+	t.Run("HostileQuestionTextIsEscaped", runHostileQuestionTextIsEscaped)
+}
+
 // Hostile text from an interpreter (escape sequences in a question and its
 // options) reaches the terminal as visible escapes, never as control
 // characters; --json stays valid JSON with the text intact.
-func TestRun_HostileQuestionTextIsEscaped(t *testing.T) {
+func runHostileQuestionTextIsEscaped(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	plugin := filepath.Join(dir, "hostile.py")
@@ -297,7 +323,7 @@ else:
 // askonce run with no --files sends the project's files as the job's
 // files: in a git repository those .gitignore does not exclude, tracked or
 // not; elsewhere the files found walking the directory. --files wins.
-func TestTerminal_RunOffersTheWorkingTreeFiles(t *testing.T) {
+func terminalRunOffersTheWorkingTreeFiles(t *testing.T) {
 	t.Parallel()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed")

@@ -181,7 +181,15 @@ func wantRows(t *testing.T, cl *client.Client, screen string, options ...string)
 	}
 }
 
-func TestTmux_Pickers(t *testing.T) {
+// TestTmux: the pickers in a real terminal (tmux).
+func TestTmux(t *testing.T) {
+	t.Parallel()
+	t.Run("Pickers", tmuxPickers)
+	t.Run("OtherAnswer", tmuxOtherAnswer)
+	t.Run("ReplCtrlDEndsTheLine", tmuxReplCtrlDEndsTheLine)
+}
+
+func tmuxPickers(t *testing.T) {
 	t.Parallel()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed: skipping the terminal tests (CI installs it)")
@@ -437,7 +445,7 @@ func TestTmux_Pickers(t *testing.T) {
 // A SELECT_ONE question that allows other answers offers "Other…" after
 // its options; it opens a text input whose answer is the user's own. A
 // blank answer cannot be submitted.
-func TestTmux_OtherAnswer(t *testing.T) {
+func tmuxOtherAnswer(t *testing.T) {
 	t.Parallel()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed: skipping the terminal tests (CI installs it)")
@@ -486,7 +494,7 @@ func TestTmux_OtherAnswer(t *testing.T) {
 
 // Ctrl-D at the repl's prompt leaves the repl with the prompt's line ended,
 // so what the shell prints next starts on a line of its own.
-func TestTmux_ReplCtrlDEndsTheLine(t *testing.T) {
+func tmuxReplCtrlDEndsTheLine(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	p := newPane(t, dir, "repl", "--db", filepath.Join(dir, "a.db"))

@@ -45,7 +45,7 @@ func (r *otlpReceiver) all() []byte {
 // OTEL_EXPORTER_OTLP_ENDPOINT switches tracing on: the server's spans (the
 // request's, the interpreter attempt's) reach the OTLP endpoint by the
 // time serve exits, and the request's log line carries its trace id.
-func TestE2E_TracingExportsSpansToTheOTLPEndpoint(t *testing.T) {
+func serveTracingExportsSpansToTheOTLPEndpoint(t *testing.T) {
 	t.Parallel()
 	otlp := newOTLPReceiver(t)
 	in := start(t, []string{"OTEL_EXPORTER_OTLP_ENDPOINT=" + otlp.URL, "OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf"},

@@ -11,8 +11,8 @@ import (
 
 // The version a release build stamps is the one every channel reports:
 // /healthz, the MCP server info and the A2A Agent Card (askonce version
-// is TestCLI_VersionPrintsTheStampedVersionAndRevision).
-func TestE2E_EveryChannelReportsTheStampedVersion(t *testing.T) {
+// is TestCLI/VersionPrintsTheStampedVersionAndRevision).
+func serveEveryChannelReportsTheStampedVersion(t *testing.T) {
 	t.Parallel()
 	in := start(t, nil)
 	getJSON := func(path string, v any) {

@@ -1,4 +1,4 @@
-package main
+package terminal
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/client"
+	"github.com/askonce/askonce/internal/cli"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/huh"
 	"github.com/charmbracelet/lipgloss"
@@ -32,7 +33,7 @@ var errAborted = errors.New("no answer given")
 // the field: huh shows a select's filter in place of the field's title, and
 // the question must stay on screen while the user filters.
 func picker(ctx context.Context, j *client.JobView, files []string, in io.Reader, out io.Writer) (string, error) {
-	q := question{title: cleanText(j.ClarificationQuestion), desc: string(j.ClarificationType) + " · job " + j.JobID}
+	q := question{title: cli.CleanText(j.ClarificationQuestion), desc: string(j.ClarificationType) + " · job " + j.JobID}
 	switch j.ClarificationType {
 	case askonce.QuestionConfirm:
 		yes := j.ClarificationDefault != "no"
@@ -141,7 +142,7 @@ const (
 func choices(opts []string, other, target bool) []huh.Option[int] {
 	out := make([]huh.Option[int], 0, len(opts)+1)
 	for i, o := range opts {
-		label := cleanText(o)
+		label := cli.CleanText(o)
 		if target && o == "." {
 			label = rootLabel
 		}
@@ -163,7 +164,7 @@ type question struct{ title, desc string }
 // ask runs a form of one field under the question.
 func (q question) ask(ctx context.Context, field huh.Field, in io.Reader, out io.Writer) error {
 	group := huh.NewGroup(escLeaves{field}).Title(q.title).Description(q.desc)
-	form := huh.NewForm(group).WithInput(in).WithOutput(raw(out)).WithShowHelp(true)
+	form := huh.NewForm(group).WithInput(in).WithOutput(cli.Raw(out)).WithShowHelp(true)
 	err := form.RunWithContext(ctx)
 	if errors.Is(err, huh.ErrUserAborted) || errors.Is(err, context.Canceled) {
 		return errAborted

@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"context"
@@ -40,7 +40,7 @@ type ratioSummary struct {
 // machine's speed during a round weighs on both sides alike. Each run
 // gets an equal share of c.Requests and c.Duration, and session ids of
 // its own under prefix.
-func compareBench(ctx context.Context, c *benchConfig, bases, others []*url.URL, prefix string) *benchComparison {
+func compareBench(ctx context.Context, c *Options, bases, others []*url.URL, prefix string) *benchComparison {
 	share := *c
 	share.Requests = c.Requests / (2 * c.Rounds)
 	share.Duration = c.Duration / time.Duration(2*c.Rounds)

@@ -1,4 +1,4 @@
-package main
+package eval
 
 import (
 	"encoding/json"
@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/internal/cli"
 )
 
 // evalScore counts one group of measured items.
@@ -216,7 +217,7 @@ func printEvalTable(w io.Writer, by string, m map[string]*evalScore) {
 	fmt.Fprintln(tw, "  \titems\tasks on clear\tprecision\trecall\tF1\tright question\terrors")
 	for _, k := range slices.Sorted(maps.Keys(m)) {
 		v := m[k]
-		fmt.Fprintf(tw, "  %s\t%d\t%d of %d\t%s\t%s\t%s\t%s\t%d\n", cleanText(k), v.Items, v.AsksOnClear, v.Clear,
+		fmt.Fprintf(tw, "  %s\t%d\t%d of %d\t%s\t%s\t%s\t%s\t%d\n", cli.CleanText(k), v.Items, v.AsksOnClear, v.Clear,
 			rate(v.precision()), rate(v.recall()), rate(v.f1()), rate(v.rightQuestionRate()), v.Errors)
 	}
 	tw.Flush()
@@ -236,8 +237,8 @@ type evalProgress struct {
 }
 
 func newEvalProgress(w io.Writer, total int) *evalProgress {
-	p := &evalProgress{w: raw(w), total: total, start: time.Now()}
-	if f, ok := p.w.(*os.File); ok && isTerminal(f) {
+	p := &evalProgress{w: cli.Raw(w), total: total, start: time.Now()}
+	if f, ok := p.w.(*os.File); ok && cli.IsTerminal(f) {
 		p.tty = true
 	}
 	p.last = p.start

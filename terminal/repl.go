@@ -1,4 +1,4 @@
-package main
+package terminal
 
 import (
 	"bufio"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/client"
+	"github.com/askonce/askonce/internal/cli"
 	"github.com/google/uuid"
 )
 
@@ -23,24 +24,26 @@ Commands:
   /help          this list
   /quit          leave (so does end of input)`
 
-func repl(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
-	var cn conn
+// Repl is askonce repl: one goal per line of stdin in one session; it
+// returns the exit code.
+func Repl(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
+	var cn cli.Conn
 	var session, profile, files string
 	var cands candidateFlags
-	s := newSettings("repl", replSummary, getenv, stderr)
-	cn.flags(s)
+	s := cli.NewSettings("repl", replSummary, getenv, stderr)
+	cn.Flags(s)
 	s.String(&session, "session", "", "session id for every goal; empty: a new one")
 	s.String(&profile, "profile", "", "interpreter profile (e.g. general, minecraft-mod)")
 	s.String(&files, "files", "", "comma-separated files the goals are about")
 	cands.flags(s)
-	if err := s.parse(args); err != nil {
+	if err := s.Parse(args); err != nil {
 		return report(err, stderr)
 	}
 	candidates, err := cands.list()
 	if err != nil {
 		return report(err, stderr)
 	}
-	cl, closeFn, err := cn.open(ctx)
+	cl, closeFn, err := cn.Open(ctx)
 	if err != nil {
 		return report(err, stderr)
 	}
@@ -48,9 +51,9 @@ func repl(ctx context.Context, args []string, getenv func(string) string, stdin 
 	if session == "" {
 		session = uuid.NewString()
 	}
-	r := &replState{cl: cl, session: session, profile: profile, files: splitList(files), candidates: candidates, width: outputWidth(getenv), out: stdout, errw: stderr}
+	r := &replState{cl: cl, session: session, profile: profile, files: cli.SplitList(files), candidates: candidates, width: outputWidth(getenv), out: stdout, errw: stderr}
 	f, ok := stdin.(*os.File)
-	interactive := ok && isTerminal(f)
+	interactive := ok && cli.IsTerminal(f)
 	fmt.Fprintf(stdout, "askonce repl · session %s · /help for commands\n", session)
 	in := bufio.NewReader(stdin)
 	for {

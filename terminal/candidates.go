@@ -1,4 +1,4 @@
-package main
+package terminal
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/internal/cli"
 )
 
 // candidateFlags are --candidate and --candidates-file: the names of the
@@ -18,7 +19,7 @@ type candidateFlags struct {
 	file  string
 }
 
-func (c *candidateFlags) flags(s *settings) {
+func (c *candidateFlags) flags(s *cli.Settings) {
 	s.Repeated(&c.names, "candidate", "NAME", "a name the goal may refer to besides files (an object, environment, branch or table); repeat it for each")
 	s.String(&c.file, "candidates-file", "", fmt.Sprintf("a file of such names, one a line (blank lines and lines starting with # skipped); at most %d names in all, each at most %d bytes", askonce.MaxCandidates, askonce.MaxCandidateBytes))
 }
@@ -29,7 +30,7 @@ func (c *candidateFlags) list() ([]string, error) {
 	out := c.names
 	for _, n := range c.names {
 		if err := askonce.ValidateCandidate(n); err != nil {
-			return nil, usageError{fmt.Sprintf("--candidate %q: the name %s", n, askonce.ErrorMessage(err))}
+			return nil, cli.UsageError{Msg: fmt.Sprintf("--candidate %q: the name %s", n, askonce.ErrorMessage(err))}
 		}
 	}
 	if c.file != "" {
@@ -40,7 +41,7 @@ func (c *candidateFlags) list() ([]string, error) {
 		out = append(out, fromFile...)
 	}
 	if len(out) > askonce.MaxCandidates {
-		return nil, usageError{fmt.Sprintf("--candidate: %d names given; the limit is %d", len(out), askonce.MaxCandidates)}
+		return nil, cli.UsageError{Msg: fmt.Sprintf("--candidate: %d names given; the limit is %d", len(out), askonce.MaxCandidates)}
 	}
 	return out, nil
 }
@@ -53,7 +54,7 @@ const maxCandidatesFile = 4 << 20
 // space trimmed, blank lines and # comments skipped, at most room names.
 func readCandidates(path string, room int) ([]string, error) {
 	bad := func(format string, args ...any) error {
-		return usageError{"--candidates-file " + path + ": " + fmt.Sprintf(format, args...)}
+		return cli.UsageError{Msg: "--candidates-file " + path + ": " + fmt.Sprintf(format, args...)}
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -86,14 +87,4 @@ func readCandidates(path string, room int) ([]string, error) {
 		names = append(names, name)
 	}
 	return names, nil
-}
-
-// Repeated is a flag that may be given more than once, each value
-// appended to *p in order. It has no environment variable.
-func (s *settings) Repeated(p *[]string, name, arg, help string) {
-	s.defs = append(s.defs, setting{Flag: name + " " + arg, Help: help})
-	s.fs.Func(name, help, func(v string) error {
-		*p = append(*p, v)
-		return nil
-	})
 }

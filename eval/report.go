@@ -1,4 +1,4 @@
-package main
+package eval
 
 import (
 	"bufio"
@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/internal/cli"
 )
 
 // writeEvalReportFile writes the Markdown report of a run to path.
@@ -167,5 +168,5 @@ var mdEscaper = strings.NewReplacer(
 // md is one line of untrusted text for the report: Markdown escaped and
 // control characters made visible.
 func md(s string) string {
-	return mdEscaper.Replace(escapeControls(s, false))
+	return mdEscaper.Replace(cli.CleanText(s))
 }

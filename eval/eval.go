@@ -1,7 +1,6 @@
-package main
-
-// askonce eval: an interpreter over labelled goals, measured (issue 20;
-// docs/interpreters.md, "Measuring with askonce eval").
+// Package eval is askonce eval: an interpreter over labelled goals,
+// measured (issue 20; docs/interpreters.md, "Measuring with askonce eval").
+package eval
 
 import (
 	"bufio"
@@ -22,6 +21,7 @@ import (
 	"unicode"
 
 	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/internal/cli"
 )
 
 const evalHelp = `Runs an interpreter over labelled goals and measures whether it asks when
@@ -48,8 +48,8 @@ Exit codes:
   2  usage error, or a bad line in a FILE
   130  interrupted (Ctrl-C): the summary covers the items measured so far`
 
-// evalConfig is everything askonce eval can be told.
-type evalConfig struct {
+// Options is everything askonce eval can be told.
+type Options struct {
 	Interpreter      string
 	ProfileFiles     string
 	Profile          string
@@ -61,12 +61,20 @@ type evalConfig struct {
 	MaxAsksOnClear   float64
 }
 
-const exitInterrupted = 130
+// Exit codes of askonce eval, as its --help lists them.
+const (
+	exitOK          = 0
+	exitError       = 1
+	exitUsage       = 2
+	exitInterrupted = 130
+)
 
-func evalCommand(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
-	c := &evalConfig{}
-	s := newSettings("eval", evalHelp, getenv, stderr)
-	s.fs.Usage = s.usage("eval [flags] FILE.jsonl [FILE.jsonl ...]", evalHelp)
+// Run is askonce eval: it reads the flags and the labelled FILEs, measures
+// the interpreter on them and prints the figures; it returns the exit code.
+func Run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	c := &Options{}
+	s := cli.NewSettings("eval", evalHelp, getenv, stderr)
+	s.SetUsage("eval [flags] FILE.jsonl [FILE.jsonl ...]", evalHelp)
 	s.String(&c.Interpreter, "interpreter", "rules", "interpreter: rules, openai (configured by ASKONCE_OPENAI_*) or exec (ASKONCE_EXEC_*); see docs/interpreters.md")
 	s.String(&c.ProfileFiles, "profile-files", "", "rules profiles from files, as name=path[,name=path]; a name replaces the embedded profile")
 	s.String(&c.Profile, "profile", "", "profile of the items that name none")
@@ -76,7 +84,7 @@ func evalCommand(ctx context.Context, args []string, getenv func(string) string,
 	s.Bool(&c.JSON, "json", false, "print the summary and every item as JSON on stdout (the text summary goes to stderr)")
 	s.Float(&c.MinPrecision, "min-precision", 0, "exit 1 when precision (questions on ask items / all questions) is below this fraction, e.g. 0.9")
 	s.Float(&c.MaxAsksOnClear, "max-asks-on-clear", 1, "exit 1 when the fraction of clear items asked about is above this, e.g. 0.01")
-	paths, err := s.parseArgs(args)
+	paths, err := s.ParseArgs(args)
 	if err == nil {
 		err = c.check(paths)
 	}
@@ -96,7 +104,7 @@ func evalCommand(ctx context.Context, args []string, getenv func(string) string,
 		}
 		items = append(items, its...)
 	}
-	interp, err := newInterpreter(c.Interpreter, c.ProfileFiles, getenv)
+	interp, err := cli.NewInterpreter(c.Interpreter, c.ProfileFiles, getenv)
 	if err != nil {
 		fmt.Fprintln(stderr, "askonce eval:", err)
 		return exitUsage
@@ -111,7 +119,7 @@ func evalCommand(ctx context.Context, args []string, getenv func(string) string,
 	text := stdout
 	if c.JSON {
 		text = stderr
-		if err := printJSON(stdout, evalJSON{Interpreter: c.Interpreter, Files: paths, Interrupted: interrupted, Summary: sum, Items: results}); err != nil {
+		if err := cli.PrintJSON(stdout, evalJSON{Interpreter: c.Interpreter, Files: paths, Interrupted: interrupted, Summary: sum, Items: results}); err != nil {
 			fmt.Fprintln(stderr, "askonce eval:", err)
 			return exitError
 		}
@@ -135,25 +143,25 @@ func evalCommand(ctx context.Context, args []string, getenv func(string) string,
 	return code
 }
 
-func (c *evalConfig) check(paths []string) error {
+func (c *Options) check(paths []string) error {
 	switch {
 	case len(paths) == 0:
-		return usageError{"no labelled file given (usage: askonce eval [flags] FILE.jsonl ...; see --help)"}
+		return cli.UsageError{Msg: "no labelled file given (usage: askonce eval [flags] FILE.jsonl ...; see --help)"}
 	case c.Concurrency < 1 || c.Concurrency > 64:
-		return usageError{"--concurrency must be between 1 and 64"}
+		return cli.UsageError{Msg: "--concurrency must be between 1 and 64"}
 	case c.MinPrecision < 0 || c.MinPrecision > 1:
-		return usageError{"--min-precision is a fraction between 0 and 1 (0.9 for 90%)"}
+		return cli.UsageError{Msg: "--min-precision is a fraction between 0 and 1 (0.9 for 90%)"}
 	case c.MaxAsksOnClear < 0 || c.MaxAsksOnClear > 1:
-		return usageError{"--max-asks-on-clear is a fraction between 0 and 1 (0.01 for 1%)"}
+		return cli.UsageError{Msg: "--max-asks-on-clear is a fraction between 0 and 1 (0.01 for 1%)"}
 	case c.InterpretTimeout <= 0:
-		return usageError{"--interpret-timeout must be positive"}
+		return cli.UsageError{Msg: "--interpret-timeout must be positive"}
 	}
-	return oneOf("interpreter", c.Interpreter, "rules", "openai", "exec")
+	return cli.OneOf("interpreter", c.Interpreter, "rules", "openai", "exec")
 }
 
 // unmet lists the thresholds the run missed. A run that asked nothing has
 // no precision and misses no precision threshold.
-func (c *evalConfig) unmet(s evalScore) []string {
+func (c *Options) unmet(s evalScore) []string {
 	var out []string
 	if p, ok := s.precision(); ok && p < c.MinPrecision {
 		out = append(out, fmt.Sprintf("precision %s is below --min-precision %s", percent(p), percent(c.MinPrecision)))
@@ -198,7 +206,7 @@ const maxEvalLine = 8 << 20
 func readEvalFile(path string) ([]*evalItem, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, usageError{err.Error()}
+		return nil, cli.UsageError{Msg: err.Error()}
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
@@ -211,15 +219,15 @@ func readEvalFile(path string) ([]*evalItem, error) {
 		}
 		it, err := parseEvalLine(line)
 		if err != nil {
-			return nil, usageError{fmt.Sprintf("%s:%d: %v", path, n, err)}
+			return nil, cli.UsageError{Msg: fmt.Sprintf("%s:%d: %v", path, n, err)}
 		}
 		items = append(items, it)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, usageError{fmt.Sprintf("%s: %v", path, err)}
+		return nil, cli.UsageError{Msg: fmt.Sprintf("%s: %v", path, err)}
 	}
 	if len(items) == 0 {
-		return nil, usageError{fmt.Sprintf("%s: no labelled items", path)}
+		return nil, cli.UsageError{Msg: fmt.Sprintf("%s: no labelled items", path)}
 	}
 	for i, it := range items {
 		if it.ID == "" {
@@ -285,7 +293,7 @@ type evalResult struct {
 
 // runEval interprets every item, c.Concurrency at a time, until done or
 // ctx ends; progress gets the results measured so far.
-func runEval(ctx context.Context, in askonce.Interpreter, items []*evalItem, c *evalConfig, progress func(done, asked, errs int)) []*evalResult {
+func runEval(ctx context.Context, in askonce.Interpreter, items []*evalItem, c *Options, progress func(done, asked, errs int)) []*evalResult {
 	results := make([]*evalResult, len(items))
 	for i, it := range items {
 		results[i] = &evalResult{Item: it, Language: goalLanguage(it.Goal)}
@@ -326,7 +334,7 @@ func runEval(ctx context.Context, in askonce.Interpreter, items []*evalItem, c *
 // interpretItem makes the engine's first call for a job of the item's and
 // reads the outcome as the engine does. A call cut short by ctx leaves r
 // unmeasured.
-func interpretItem(ctx context.Context, in askonce.Interpreter, i int, c *evalConfig, r *evalResult) {
+func interpretItem(ctx context.Context, in askonce.Interpreter, i int, c *Options, r *evalResult) {
 	it := r.Item
 	req := &askonce.Request{
 		JobID: fmt.Sprintf("eval-%d", i+1), Goal: it.Goal, Prompt: it.Goal, Profile: cmp(it.Profile, c.Profile),

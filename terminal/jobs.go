@@ -1,4 +1,4 @@
-package main
+package terminal
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/client"
+	"github.com/askonce/askonce/internal/cli"
 )
 
 var jobsUsage = `Usage: askonce jobs COMMAND [flags] [ARGS]
@@ -25,8 +26,8 @@ Commands (each takes --server/--db, --api-key and --json; see COMMAND --help):
 ` + exitCodesHelp + `
 `
 
-// jobsCommands are the commands of askonce jobs, as its usage lists them.
-var jobsCommands = []string{"list", "show", "answer", "cancel", "decline", "events", "history"}
+// JobsCommands are the commands of askonce jobs, as its usage lists them.
+var JobsCommands = []string{"list", "show", "answer", "cancel", "decline", "events", "history"}
 
 // jobsExitCodes are the exit codes each jobs command can return: only
 // commands that take a job id can find none, only those that change a job
@@ -41,7 +42,9 @@ var jobsExitCodes = map[string][]int{
 	"answer":  {exitOK, exitError, exitUsage, exitNotFound, exitConflict, exitInvalid, exitJobFailed},
 }
 
-func jobs(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
+// Jobs is askonce jobs: its command (list, show, answer, ...) with its
+// flags and arguments; it returns the exit code.
+func Jobs(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, jobsUsage)
 		return exitUsage
@@ -52,8 +55,8 @@ func jobs(ctx context.Context, args []string, getenv func(string) string, stdin 
 		fmt.Fprint(stdout, jobsUsage)
 		return exitOK
 	default:
-		if !slices.Contains(jobsCommands, sub) {
-			if hint := didYouMean(sub, jobsCommands); hint != "" {
+		if !slices.Contains(JobsCommands, sub) {
+			if hint := cli.DidYouMean(sub, JobsCommands); hint != "" {
 				fmt.Fprintf(stderr, "askonce: unknown jobs command %q: %s\nRun 'askonce jobs --help' for its commands.\n", sub, hint)
 				return exitUsage
 			}
@@ -62,7 +65,7 @@ func jobs(ctx context.Context, args []string, getenv func(string) string, stdin 
 		}
 	}
 	var (
-		cn                     conn
+		cn                     cli.Conn
 		asJSON, follow, wait   bool
 		noRemember             bool
 		session, status        string
@@ -71,9 +74,9 @@ func jobs(ctx context.Context, args []string, getenv func(string) string, stdin 
 		nargs                  int
 		argNames, summaryExtra string
 	)
-	s := newSettings("jobs "+sub, "", getenv, stderr)
-	cn.flags(s)
-	cn.readOnly = sub == "list" || sub == "show" || sub == "events" || sub == "history"
+	s := cli.NewSettings("jobs "+sub, "", getenv, stderr)
+	cn.Flags(s)
+	cn.ReadOnly = sub == "list" || sub == "show" || sub == "events" || sub == "history"
 	s.Bool(&asJSON, "json", false, "print JSON instead of a table")
 	switch sub {
 	case "list":
@@ -100,8 +103,8 @@ func jobs(ctx context.Context, args []string, getenv func(string) string, stdin 
 	line = line[:strings.Index(line, "\n")]
 	summaryExtra = strings.TrimSpace(line[23:])
 	summaryExtra = strings.ToUpper(summaryExtra[:1]) + summaryExtra[1:] + "."
-	s.fs.Usage = s.usage("jobs "+sub+" [flags] "+argNames, summaryExtra+"\n\n"+exitCodes(jobsExitCodes[sub]...))
-	pos, err := s.parseArgs(rest)
+	s.SetUsage("jobs "+sub+" [flags] "+argNames, summaryExtra+"\n\n"+exitCodes(jobsExitCodes[sub]...))
+	pos, err := s.ParseArgs(rest)
 	if err != nil {
 		return report(err, stderr)
 	}
@@ -109,16 +112,16 @@ func jobs(ctx context.Context, args []string, getenv func(string) string, stdin 
 		pos = []string{pos[0], strings.Join(pos[1:], " ")}
 	}
 	if len(pos) != nargs {
-		return report(usageError{fmt.Sprintf("usage: askonce jobs %s [flags] %s", sub, argNames)}, stderr)
+		return report(cli.UsageError{Msg: fmt.Sprintf("usage: askonce jobs %s [flags] %s", sub, argNames)}, stderr)
 	}
-	cl, closeFn, err := cn.open(ctx)
+	cl, closeFn, err := cn.Open(ctx)
 	if err != nil {
 		return report(err, stderr)
 	}
 	defer closeFn()
 	out := func(v any, text func()) error {
 		if asJSON {
-			return printJSON(stdout, v)
+			return cli.PrintJSON(stdout, v)
 		}
 		text()
 		return nil
@@ -180,7 +183,7 @@ func jobs(ctx context.Context, args []string, getenv func(string) string, stdin 
 		}
 		_, err := cl.Stream(ctx, pos[0], int64(after), func(ev askonce.Event) error {
 			if asJSON {
-				return printJSON(stdout, ev)
+				return cli.PrintJSON(stdout, ev)
 			}
 			fmt.Fprintf(stdout, "%d  %s  %s  %s\n", ev.ID, ev.At.Local().Format("15:04:05.000"), ev.Type, oneLine(string(ev.Data), 80))
 			return nil

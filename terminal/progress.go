@@ -1,4 +1,4 @@
-package main
+package terminal
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/client"
+	"github.com/askonce/askonce/internal/cli"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/huh/spinner"
 	"github.com/charmbracelet/lipgloss"
@@ -84,16 +85,16 @@ func (s stageSpinner) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // until stop is called; set replaces the text. The spinner writes its own
 // escape sequences; the text is cleaned of any.
 func startSpinner(w io.Writer, text string) (set func(string), stop func()) {
-	sp := spinner.New().Title(cleanText(text)).TitleStyle(lipgloss.NewStyle())
+	sp := spinner.New().Title(cli.CleanText(text)).TitleStyle(lipgloss.NewStyle())
 	// No input: keys typed meanwhile wait for the picker, and Ctrl-C
 	// reaches the command's own signal handling, which ends the wait.
-	p := tea.NewProgram(stageSpinner{sp}, tea.WithOutput(raw(w)), tea.WithInput(nil), tea.WithoutSignalHandler())
+	p := tea.NewProgram(stageSpinner{sp}, tea.WithOutput(cli.Raw(w)), tea.WithInput(nil), tea.WithoutSignalHandler())
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		p.Run() // a spinner that cannot draw leaves the wait as it is
 	}()
-	set = func(t string) { p.Send(stageTitle(cleanText(t))) }
+	set = func(t string) { p.Send(stageTitle(cli.CleanText(t))) }
 	stop = func() {
 		p.Quit()
 		<-done
@@ -109,7 +110,7 @@ func settle(ctx context.Context, cl *client.Client, j *client.JobView, ui io.Wri
 		return j, nil
 	}
 	var progress func(askonce.Event)
-	if f, ok := raw(ui).(*os.File); ok && isTerminal(f) {
+	if f, ok := cli.Raw(ui).(*os.File); ok && cli.IsTerminal(f) {
 		var st stage
 		set, stop := startSpinner(ui, st.String())
 		defer stop()

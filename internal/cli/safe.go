@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"fmt"
@@ -14,7 +14,7 @@ import (
 // any of which may be hostile: an escape sequence in a question could
 // rewrite the screen, hide the real options or set the window title. So
 // every byte the terminal commands write goes through safeWriter, and the
-// strings handed to the picker through cleanText: control characters other
+// strings handed to the picker through CleanText: control characters other
 // than newline and tab, the line and paragraph separators and the
 // bidirectional controls (U+202A-U+202E, U+2066-U+2069, which reorder the
 // text around them so that "exe.txt" can read as "txt.exe") become visible
@@ -24,7 +24,8 @@ import (
 // safeWriter writes to w with control characters made visible.
 type safeWriter struct{ w io.Writer }
 
-func terminalSafe(w io.Writer) io.Writer {
+// TerminalSafe is w behind a safeWriter (once).
+func TerminalSafe(w io.Writer) io.Writer {
 	if _, ok := w.(safeWriter); ok {
 		return w
 	}
@@ -41,18 +42,18 @@ func (s safeWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// raw returns the writer behind w, for the picker, which draws the screen
+// Raw returns the writer behind w, for the picker, which draws the screen
 // with escape sequences of its own and is given cleaned strings instead.
-func raw(w io.Writer) io.Writer {
+func Raw(w io.Writer) io.Writer {
 	if s, ok := w.(safeWriter); ok {
 		return s.w
 	}
 	return w
 }
 
-// cleanText makes one line of untrusted text safe for the picker: control
+// CleanText makes one line of untrusted text safe for the picker: control
 // characters, newlines included, become visible escapes.
-func cleanText(s string) string {
+func CleanText(s string) string {
 	if !hasControl(s, false) {
 		return s
 	}

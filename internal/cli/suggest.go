@@ -1,14 +1,14 @@
-package main
+package cli
 
 import (
 	"fmt"
 	"strings"
 )
 
-// didYouMean is the sentence suggesting the names closest to a mistyped
+// DidYouMean is the sentence suggesting the names closest to a mistyped
 // one, or "" when none is close: at most two edits away (and fewer edits
 // than the typed name has letters), or a name the typed one starts.
-func didYouMean(typed string, names []string) string {
+func DidYouMean(typed string, names []string) string {
 	best, bestD := []string{}, 3
 	for _, n := range names {
 		d := editDistance(typed, n)

@@ -1,4 +1,4 @@
-package main
+package terminal
 
 import (
 	"bufio"
@@ -7,12 +7,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/client"
+	"github.com/askonce/askonce/internal/cli"
 )
 
 var runSummary = `Turns GOAL into a plan: creates the job and, when it has a question, asks
@@ -26,7 +26,7 @@ up front. With no --server, the embedded engine runs on the --db file.
 ` + exitCodesHelp
 
 type runConfig struct {
-	conn
+	cli.Conn
 	Session, Profile, Files, Answer string
 	GoalFile                        string
 	NotifySlack, NotifyEmail        string
@@ -35,10 +35,12 @@ type runConfig struct {
 	Memory                          memoryFlags
 }
 
-func runJob(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
+// Run is askonce run: one goal to a plan, its question asked on the
+// terminal or read from stdin; it returns the exit code.
+func Run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
 	c := &runConfig{}
-	s := newSettings("run", runSummary, getenv, stderr)
-	c.conn.flags(s)
+	s := cli.NewSettings("run", runSummary, getenv, stderr)
+	c.Conn.Flags(s)
 	s.String(&c.Session, "session", "", "session id (the repeat guard's scope); empty: a new one")
 	s.String(&c.Profile, "profile", "", "interpreter profile (e.g. general, minecraft-mod)")
 	s.String(&c.Files, "files", "", "comma-separated files the goal is about (offered by TARGET_FILE questions); empty: the working tree's files (git: those .gitignore does not exclude), up to 500")
@@ -50,8 +52,8 @@ func runJob(ctx context.Context, args []string, getenv func(string) string, stdi
 	s.Bool(&c.JSON, "json", false, "print the job as JSON instead of the plan tree")
 	s.Bool(&c.NoInput, "no-input", false, "never show a picker: print numbered options and read the answer from stdin")
 	s.String(&c.GoalFile, "goal-file", "", "read the goal from this file (- for stdin) instead of the arguments; the answer then comes from --answer or a picker")
-	s.fs.Usage = s.usage("run [flags] GOAL|-", runSummary)
-	pos, err := s.parseArgs(args)
+	s.SetUsage("run [flags] GOAL|-", runSummary)
+	pos, err := s.ParseArgs(args)
 	if err != nil {
 		return report(err, stderr)
 	}
@@ -60,7 +62,7 @@ func runJob(ctx context.Context, args []string, getenv func(string) string, stdi
 		return report(err, stderr)
 	}
 	if goal == "" {
-		return report(usageError{"run: give a goal, as in: askonce run \"write the README then add tests\" (or - to read it from stdin, or --goal-file FILE)"}, stderr)
+		return report(cli.UsageError{Msg: "run: give a goal, as in: askonce run \"write the README then add tests\" (or - to read it from stdin, or --goal-file FILE)"}, stderr)
 	}
 	candidates, err := c.Candidates.list()
 	if err != nil {
@@ -69,7 +71,7 @@ func runJob(ctx context.Context, args []string, getenv func(string) string, stdi
 	if _, err := c.Memory.memory(); err != nil {
 		return report(err, stderr)
 	}
-	cl, closeFn, err := c.conn.open(ctx)
+	cl, closeFn, err := c.Conn.Open(ctx)
 	if err != nil {
 		return report(err, stderr)
 	}
@@ -85,7 +87,7 @@ func (c *runConfig) goal(pos []string, stdin io.Reader) (string, error) {
 	if len(pos) == 1 && pos[0] == "-" {
 		pos = nil
 		if from != "" {
-			return "", usageError{"run: give the goal as - or --goal-file, not both"}
+			return "", cli.UsageError{Msg: "run: give the goal as - or --goal-file, not both"}
 		}
 		from = "-"
 	}
@@ -93,13 +95,13 @@ func (c *runConfig) goal(pos []string, stdin io.Reader) (string, error) {
 		return strings.TrimSpace(strings.Join(pos, " ")), nil
 	}
 	if len(pos) > 0 {
-		return "", usageError{fmt.Sprintf("run: the goal comes from --goal-file %s; unexpected argument %q", from, pos[0])}
+		return "", cli.UsageError{Msg: fmt.Sprintf("run: the goal comes from --goal-file %s; unexpected argument %q", from, pos[0])}
 	}
 	r, name := stdin, "stdin"
 	if from != "-" {
 		f, err := os.Open(from)
 		if err != nil {
-			return "", usageError{"run: --goal-file: " + err.Error()}
+			return "", cli.UsageError{Msg: "run: --goal-file: " + err.Error()}
 		}
 		defer f.Close()
 		r, name = f, from
@@ -110,7 +112,7 @@ func (c *runConfig) goal(pos []string, stdin io.Reader) (string, error) {
 		return "", fmt.Errorf("run: read the goal from %s: %w", name, err)
 	}
 	if !utf8.Valid(b) {
-		return "", usageError{fmt.Sprintf("run: the goal in %s is not UTF-8 text", name)}
+		return "", cli.UsageError{Msg: fmt.Sprintf("run: the goal in %s is not UTF-8 text", name)}
 	}
 	return strings.TrimSpace(string(b)), nil
 }
@@ -123,13 +125,13 @@ func (c *runConfig) run(ctx context.Context, cl *client.Client, goal string, can
 	}
 	// With no --files, the job is about the project it is run in, so that
 	// a TARGET_FILE question offers its files.
-	files := splitList(c.Files)
+	files := cli.SplitList(c.Files)
 	if len(files) == 0 {
 		files = c.projectFiles()
 	}
 	mem, _ := c.Memory.memory()
 	j, err := cl.CreateAsync(ctx, client.CreateRequest{Goal: goal, SessionID: c.Session, Profile: c.Profile, Files: files, Candidates: candidates,
-		Notify: recipients(c.NotifySlack, c.NotifyEmail), Memory: mem})
+		Notify: cli.Recipients(c.NotifySlack, c.NotifyEmail), Memory: mem})
 	if err == nil {
 		j, err = settle(ctx, cl, j, ui)
 	}
@@ -140,7 +142,7 @@ func (c *runConfig) run(ctx context.Context, cl *client.Client, goal string, can
 		answer, err := c.ask(ctx, j, stdin, stdout, ui)
 		if ee, ok := err.(exitErr); ok && ee.code == exitUnanswered && c.JSON {
 			// Left pending: the JSON is the job, with its answer link.
-			if perr := printJSON(stdout, j); perr != nil {
+			if perr := cli.PrintJSON(stdout, j); perr != nil {
 				return perr
 			}
 		}
@@ -162,7 +164,7 @@ func (c *runConfig) run(ctx context.Context, cl *client.Client, goal string, can
 		if line := autoResolved(j); line != "" {
 			fmt.Fprintln(stderr, line)
 		}
-		if err := printJSON(stdout, j); err != nil {
+		if err := cli.PrintJSON(stdout, j); err != nil {
 			return err
 		}
 	} else {
@@ -186,29 +188,7 @@ func jobOutcome(j *client.JobView) error {
 // those of projectFiles but the embedded engine's own database, which
 // askonce run creates there by default.
 func (c *runConfig) projectFiles() []string {
-	return projectFiles(".", 500, c.conn.ownFiles()...)
-}
-
-// ownFiles are the embedded engine's SQLite file and its journal files,
-// relative to the working directory, or nothing with --server.
-func (c *conn) ownFiles() []string {
-	if c.Server != "" {
-		return nil
-	}
-	wd, err := os.Getwd()
-	if err != nil {
-		return nil
-	}
-	db, err := filepath.Abs(c.DB)
-	if err != nil {
-		return nil
-	}
-	rel, err := filepath.Rel(wd, db)
-	if err != nil {
-		return nil
-	}
-	rel = filepath.ToSlash(rel)
-	return []string{rel, rel + "-wal", rel + "-shm", rel + "-journal"}
+	return projectFiles(".", 500, c.Conn.OwnFiles()...)
 }
 
 // ask gets the answer to j's question: --answer, a picker on a terminal,
@@ -228,11 +208,11 @@ func (c *runConfig) ask(ctx context.Context, j *client.JobView, stdin io.Reader,
 		}
 		return exitErr{exitUnanswered, msg}
 	}
-	if f, ok := stdin.(*os.File); ok && isTerminal(f) && !c.NoInput {
+	if f, ok := stdin.(*os.File); ok && cli.IsTerminal(f) && !c.NoInput {
 		// The picker draws on the terminal: stdout, unless that is
 		// redirected or carries the JSON.
 		out := io.Writer(os.Stderr)
-		if o, ok := stdout.(*os.File); ok && isTerminal(o) && !c.JSON {
+		if o, ok := stdout.(*os.File); ok && cli.IsTerminal(o) && !c.JSON {
 			out = stdout
 		}
 		a, err := picker(ctx, j, files, stdin, out)

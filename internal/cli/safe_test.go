@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -9,18 +9,18 @@ import (
 
 // Bidirectional controls reorder the text around them when shown ("exe.txt"
 // reads as "txt.exe"), so every one of them is shown as an escape, by the
-// writer every command prints through and by the picker's cleanText.
+// writer every command prints through and by the picker's CleanText.
 func TestSafe_BidiControlsAreShownEscaped(t *testing.T) {
 	t.Parallel()
 	bidi := []rune{0x202a, 0x202b, 0x202c, 0x202d, 0x202e, 0x2066, 0x2067, 0x2068, 0x2069}
 	for _, r := range bidi {
 		in := "report" + string(r) + "txt.exe"
 		want := fmt.Sprintf(`report\u%04xtxt.exe`, r)
-		if got := cleanText(in); got != want {
-			t.Errorf("cleanText(U+%04X) = %q, want %q", r, got, want)
+		if got := CleanText(in); got != want {
+			t.Errorf("CleanText(U+%04X) = %q, want %q", r, got, want)
 		}
 		var b bytes.Buffer
-		if _, err := fmt.Fprintln(terminalSafe(&b), in); err != nil {
+		if _, err := fmt.Fprintln(TerminalSafe(&b), in); err != nil {
 			t.Fatal(err)
 		}
 		if b.String() != want+"\n" {
@@ -29,8 +29,8 @@ func TestSafe_BidiControlsAreShownEscaped(t *testing.T) {
 	}
 	// The neighbours of the ranges are ordinary text: left as they are.
 	for _, r := range []rune{0x2027, 0x202f, 0x2065, 0x206a, 'é', '日'} {
-		if s := "a" + string(r); cleanText(s) != s {
-			t.Errorf("cleanText changed U+%04X: %q", r, cleanText(s))
+		if s := "a" + string(r); CleanText(s) != s {
+			t.Errorf("CleanText changed U+%04X: %q", r, CleanText(s))
 		}
 	}
 }
@@ -48,16 +48,16 @@ func TestSafe_ControlCharactersAreShownEscaped(t *testing.T) {
 		"line\nnext":  `line\u000anext`,
 		"tab\tstays?": `tab\u0009stays?`,
 	} {
-		if got := cleanText(in); got != want {
-			t.Errorf("cleanText(%q) = %q, want %q", in, got, want)
+		if got := CleanText(in); got != want {
+			t.Errorf("CleanText(%q) = %q, want %q", in, got, want)
 		}
 	}
 	var b bytes.Buffer
-	fmt.Fprint(terminalSafe(&b), "keeps\nlines\tand tabs\x07")
+	fmt.Fprint(TerminalSafe(&b), "keeps\nlines\tand tabs\x07")
 	if got := b.String(); got != `keeps`+"\n"+`lines`+"\t"+`and tabs\u0007` {
 		t.Errorf("safeWriter = %q", got)
 	}
-	if strings.ContainsAny(cleanText("\x00\x7f"), "\x00\x7f") {
+	if strings.ContainsAny(CleanText("\x00\x7f"), "\x00\x7f") {
 		t.Error("NUL or DEL passed")
 	}
 }

@@ -1,8 +1,7 @@
-package main
+package terminal
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -13,17 +12,10 @@ import (
 
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/client"
+	"github.com/askonce/askonce/internal/cli"
 	"github.com/charmbracelet/lipgloss/tree"
 	"github.com/charmbracelet/x/term"
 )
-
-// printJSON writes v as indented JSON.
-func printJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
-}
 
 // autoResolved is the line that says the repeat guard or the resolver
 // answered the job's question, or "".
@@ -169,7 +161,7 @@ func printPlan(w io.Writer, p *askonce.Plan) {
 		if len(t.DependsOn) > 0 {
 			label += "  (after " + strings.Join(t.DependsOn, ", ") + ")"
 		}
-		node := tree.Root(cleanText(label))
+		node := tree.Root(cli.CleanText(label))
 		for _, c := range children[t.ID] {
 			add(node, c)
 		}
@@ -354,4 +346,19 @@ func printEvents(w io.Writer, evs []askonce.Event) {
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", ev.ID, ev.At.Local().Format("15:04:05.000"), ev.Type, oneLine(string(ev.Data), 80))
 	}
 	tw.Flush()
+}
+
+// recipientsLine shows r in one line for jobs show.
+func recipientsLine(r *askonce.Recipients) string {
+	if r.Empty() {
+		return ""
+	}
+	var parts []string
+	if r.Slack != nil {
+		parts = append(parts, "slack "+r.Slack.Conversation())
+	}
+	if len(r.Email) > 0 {
+		parts = append(parts, "email "+strings.Join(r.Email, ", "))
+	}
+	return strings.Join(parts, "; ")
 }

@@ -1,4 +1,4 @@
-package main
+package terminal
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/client"
+	"github.com/askonce/askonce/internal/cli"
 )
 
 // memoryFlags are the answer-memory flags of askonce run.
@@ -16,7 +17,7 @@ type memoryFlags struct {
 	Fresh, NoRemember   bool
 }
 
-func (m *memoryFlags) flags(s *settings) {
+func (m *memoryFlags) flags(s *cli.Settings) {
 	s.String(&m.Scope, "memory", "", "answer memory: session (the default), project (with --project) or tenant: where the question is looked up and the answer remembered")
 	s.String(&m.Project, "project", "", "the project whose answers this job shares (with --memory project or tenant)")
 	s.String(&m.TTL, "memory-ttl", "", "how long the answer is remembered in the project or tenant (e.g. 720h); empty: the server's default")
@@ -32,7 +33,7 @@ func (m *memoryFlags) memory() (*askonce.Memory, error) {
 	}
 	if m.Scope != "" {
 		if _, err := askonce.ParseMemoryScope("--memory", m.Scope); err != nil {
-			return nil, usageError{askonce.ErrorMessage(err)}
+			return nil, cli.UsageError{Msg: askonce.ErrorMessage(err)}
 		}
 	}
 	scope := askonce.MemoryScope(m.Scope)
@@ -51,7 +52,9 @@ Commands (each takes --server/--db, --api-key and --json):
 ` + exitCodesHelp + `
 `
 
-func memoryCommand(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+// Memory is askonce memory: list or forget remembered answers; it returns
+// the exit code.
+func Memory(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, memoryUsage)
 		return exitUsage
@@ -67,14 +70,14 @@ func memoryCommand(ctx context.Context, args []string, getenv func(string) strin
 		return exitUsage
 	}
 	var (
-		cn     conn
+		cn     cli.Conn
 		asJSON bool
 		q      client.MemoryQuery
 		scope  string
 	)
-	s := newSettings("memory "+sub, "", getenv, stderr)
-	cn.flags(s)
-	cn.readOnly = sub == "list"
+	s := cli.NewSettings("memory "+sub, "", getenv, stderr)
+	cn.Flags(s)
+	cn.ReadOnly = sub == "list"
 	s.Bool(&asJSON, "json", false, "print JSON instead of a table")
 	s.String(&scope, "scope", "", "project (the default with --project), tenant, or session (forget, with --session)")
 	s.String(&q.Project, "project", "", "the project")
@@ -83,13 +86,13 @@ func memoryCommand(ctx context.Context, args []string, getenv func(string) strin
 	if sub == "forget" {
 		args1, nargs = "HASH", 1
 	}
-	s.fs.Usage = s.usage("memory "+sub+" [flags] "+args1, memoryUsage)
-	pos, err := s.parseArgs(rest)
+	s.SetUsage("memory "+sub+" [flags] "+args1, memoryUsage)
+	pos, err := s.ParseArgs(rest)
 	if err != nil {
 		return report(err, stderr)
 	}
 	if len(pos) != nargs {
-		return report(usageError{fmt.Sprintf("usage: askonce memory %s [flags] %s", sub, args1)}, stderr)
+		return report(cli.UsageError{Msg: fmt.Sprintf("usage: askonce memory %s [flags] %s", sub, args1)}, stderr)
 	}
 	switch {
 	case scope != "":
@@ -99,9 +102,9 @@ func memoryCommand(ctx context.Context, args []string, getenv func(string) strin
 	case q.Project != "":
 		q.Scope = askonce.MemoryProject
 	default:
-		return report(usageError{"give --project NAME, --scope tenant or (forget) --session ID"}, stderr)
+		return report(cli.UsageError{Msg: "give --project NAME, --scope tenant or (forget) --session ID"}, stderr)
 	}
-	cl, closeFn, err := cn.open(ctx)
+	cl, closeFn, err := cn.Open(ctx)
 	if err != nil {
 		return report(err, stderr)
 	}
@@ -110,7 +113,7 @@ func memoryCommand(ctx context.Context, args []string, getenv func(string) strin
 		f, err := cl.Forget(ctx, pos[0], q)
 		if err == nil {
 			if asJSON {
-				err = printJSON(stdout, f)
+				err = cli.PrintJSON(stdout, f)
 			} else {
 				fmt.Fprintf(stdout, "forgot the %s answer %s\n", f.Scope, f.QuestionHash)
 			}
@@ -120,7 +123,7 @@ func memoryCommand(ctx context.Context, args []string, getenv func(string) strin
 	l, err := cl.Memory(ctx, q)
 	if err == nil {
 		if asJSON {
-			err = printJSON(stdout, l)
+			err = cli.PrintJSON(stdout, l)
 		} else {
 			printMemory(stdout, l.Entries, time.Now())
 		}

@@ -1,4 +1,4 @@
-package main
+package terminal
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/internal/cli"
 )
 
 func event(t *testing.T, typ askonce.EventType, data map[string]any) askonce.Event {
@@ -45,7 +46,7 @@ func TestStageFollowsAttemptsRetriesAndAnswers(t *testing.T) {
 func TestStageOfHostileRetryErrorIsOneCleanLine(t *testing.T) {
 	var s stage
 	s.next(event(t, askonce.EventAttempt, map[string]any{"n": 1, "outcome": "invalid", "error": "bad\x1b]0;owned\x07\nline"}))
-	got := cleanText(s.String())
+	got := cli.CleanText(s.String())
 	if strings.ContainsAny(got, "\x1b\x07\n") {
 		t.Fatalf("stage text %q carries control characters to the terminal", got)
 	}

@@ -1,4 +1,7 @@
-package main
+// Package bench is askonce bench: load on a running server (loopback
+// only), its throughput and latency, and the ratio between two servers
+// measured in interleaved rounds.
+package bench
 
 import (
 	"bytes"
@@ -16,9 +19,12 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/askonce/askonce/internal/cli"
 )
 
-type benchConfig struct {
+// Options is everything askonce bench can be told.
+type Options struct {
 	Server      string
 	Clients     int
 	Requests    int
@@ -49,9 +55,11 @@ trips per second round by round, with the median: on a machine whose
 speed drifts, only a ratio measured in the same minutes compares two
 servers. --json prints the same as one JSON document.`
 
-func bench(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	c := &benchConfig{}
-	s := newSettings("bench", benchSummary, getenv, stderr)
+// Run is askonce bench: it reads the flags, drives the servers they name
+// and prints the figures.
+func Run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	c := &Options{}
+	s := cli.NewSettings("bench", benchSummary, getenv, stderr)
 	s.String(&c.Server, "server", "http://127.0.0.1:8080", "base URL of the server (loopback only); several, comma-separated, spread the clients over replicas")
 	s.Int(&c.Clients, "clients", 16, "concurrent clients")
 	s.Int(&c.Requests, "requests", 20000, "round trips in all (at most 1,000,000)")
@@ -61,22 +69,22 @@ func bench(ctx context.Context, args []string, getenv func(string) string, stdou
 	s.String(&c.Compare, "compare", "", "a second server (or replicas, comma-separated) to run the same load against in interleaved rounds, for the ratio")
 	s.Int(&c.Rounds, "rounds", 4, "with --compare: rounds, each one run on --server and one on --compare (1 to 100)")
 	s.Bool(&c.JSON, "json", false, "print the figures as one JSON document")
-	if err := s.parse(args); err != nil {
+	if err := s.Parse(args); err != nil {
 		return err
 	}
 	switch {
 	case c.Clients < 1 || c.Clients > 1024:
-		return usageError{"--clients must be between 1 and 1024"}
+		return cli.UsageError{Msg: "--clients must be between 1 and 1024"}
 	case c.Requests < 1 || c.Requests > 1_000_000:
-		return usageError{"--requests must be between 1 and 1,000,000"}
+		return cli.UsageError{Msg: "--requests must be between 1 and 1,000,000"}
 	case c.Duration <= 0 || c.Duration > 10*time.Minute:
-		return usageError{"--duration must be positive and at most 10m"}
+		return cli.UsageError{Msg: "--duration must be positive and at most 10m"}
 	case c.AskFraction < 0 || c.AskFraction > 100:
-		return usageError{"--ask-percent must be between 0 and 100"}
+		return cli.UsageError{Msg: "--ask-percent must be between 0 and 100"}
 	case c.Rounds < 1 || c.Rounds > 100:
-		return usageError{"--rounds must be between 1 and 100"}
+		return cli.UsageError{Msg: "--rounds must be between 1 and 100"}
 	case c.Compare != "" && c.Requests < 2*c.Rounds:
-		return usageError{fmt.Sprintf("--requests %d cannot give each of the 2 × %d runs of --compare a round trip", c.Requests, c.Rounds)}
+		return cli.UsageError{Msg: fmt.Sprintf("--requests %d cannot give each of the 2 × %d runs of --compare a round trip", c.Requests, c.Rounds)}
 	}
 	bases, err := benchTargets(ctx, "server", c.Server)
 	if err != nil {
@@ -109,7 +117,7 @@ func benchTargets(ctx context.Context, flagName, list string) ([]*url.URL, error
 	for _, raw := range strings.Split(list, ",") {
 		base, err := url.Parse(strings.TrimSpace(raw))
 		if err != nil || base.Host == "" || (base.Scheme != "http" && base.Scheme != "https") {
-			return nil, usageError{fmt.Sprintf("--%s %q is not an http(s) URL", flagName, raw)}
+			return nil, cli.UsageError{Msg: fmt.Sprintf("--%s %q is not an http(s) URL", flagName, raw)}
 		}
 		if err := checkLoopback(ctx, base.Hostname()); err != nil {
 			return nil, err
@@ -133,7 +141,7 @@ func checkLoopback(ctx context.Context, host string) error {
 	}
 	for _, ip := range ips {
 		if !ip.IP.IsLoopback() {
-			return usageError{fmt.Sprintf("bench only targets loopback addresses; %s is %s", host, ip.IP)}
+			return cli.UsageError{Msg: fmt.Sprintf("bench only targets loopback addresses; %s is %s", host, ip.IP)}
 		}
 	}
 	return nil
@@ -168,7 +176,7 @@ func newBenchResult(sessions string) *benchResult {
 
 // runBench runs c's load against bases, with session ids that start
 // with prefix.
-func runBench(ctx context.Context, c *benchConfig, bases []*url.URL, prefix string) *benchResult {
+func runBench(ctx context.Context, c *Options, bases []*url.URL, prefix string) *benchResult {
 	r := newBenchResult(prefix)
 	r.run(ctx, c, bases, prefix)
 	return r
@@ -177,7 +185,7 @@ func runBench(ctx context.Context, c *benchConfig, bases []*url.URL, prefix stri
 // run runs c's load against bases into r, with session ids that start
 // with prefix, and returns the round trips that ended in success and how
 // long it took.
-func (r *benchResult) run(ctx context.Context, c *benchConfig, bases []*url.URL, prefix string) (int64, time.Duration) {
+func (r *benchResult) run(ctx context.Context, c *Options, bases []*url.URL, prefix string) (int64, time.Duration) {
 	ctx, cancel := context.WithTimeout(ctx, c.Duration)
 	defer cancel()
 	tr := &http.Transport{MaxIdleConnsPerHost: c.Clients, MaxConnsPerHost: c.Clients}
@@ -287,7 +295,7 @@ type endpointReport struct {
 	Errors    int     `json:"errors"`
 }
 
-func (r *benchResult) report(c *benchConfig, server string) *benchReport {
+func (r *benchResult) report(c *Options, server string) *benchReport {
 	secs := r.elapsed.Seconds()
 	rep := &benchReport{Server: server, Clients: c.Clients, AskPercent: c.AskFraction, ElapsedSeconds: secs,
 		RoundTrips: r.trips.Load(), RoundTripsPerSecond: perSecond(r.trips.Load(), secs),
@@ -322,7 +330,7 @@ func ms(d time.Duration) float64 {
 	return float64(d.Round(10*time.Microsecond)) / float64(time.Millisecond)
 }
 
-func (r *benchResult) print(w io.Writer, c *benchConfig) { r.report(c, c.Server).print(w) }
+func (r *benchResult) print(w io.Writer, c *Options) { r.report(c, c.Server).print(w) }
 
 func (rep *benchReport) print(w io.Writer) {
 	fmt.Fprintf(w, "clients %d, ask %d%%, elapsed %.2fs\n", rep.Clients, rep.AskPercent, rep.ElapsedSeconds)

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -18,62 +18,62 @@ import (
 	"github.com/askonce/askonce/sqlite"
 )
 
-// dbHelp describes --db to every command that takes it.
-const dbHelp = "database: a SQLite file (created and migrated if missing), or a postgres:// (postgresql://) URL of a PostgreSQL database (migrated on start; see docs/deploy.md)"
+// DBHelp describes --db to every command that takes it.
+const DBHelp = "database: a SQLite file (created and migrated if missing), or a postgres:// (postgresql://) URL of a PostgreSQL database (migrated on start; see docs/deploy.md)"
 
-// store is the store --db names, SQLite or PostgreSQL: what the commands
+// Store is the store --db names, SQLite or PostgreSQL: what the commands
 // need of either.
-type store interface {
+type Store interface {
 	askonce.Store
 	server.IdempotencyStore
 	// LinkSecret is the database's answer-link secret.
 	LinkSecret() []byte
 }
 
-// storeHooks joins the store to the dispatcher made after it.
-type storeHooks struct {
-	hook             *dispatch.Hook
-	dispatch, notify bool // queue builder deliveries, question notifications
-	// log, when set, hears of the store's background trouble (PostgreSQL's
+// StoreHooks joins the store to the dispatcher made after it.
+type StoreHooks struct {
+	Hook             *dispatch.Hook
+	Dispatch, Notify bool // queue builder deliveries, question notifications
+	// Log, when set, hears of the store's background trouble (PostgreSQL's
 	// listening connection reconnecting).
-	log *slog.Logger
+	Log *slog.Logger
 }
 
-// openStore opens the database db names: PostgreSQL for a postgres:// or
+// OpenStore opens the database db names: PostgreSQL for a postgres:// or
 // postgresql:// URL, else the SQLite file at that path. With hooks, the
-// store queues deliveries and notifications through hooks.hook; queue
+// store queues deliveries and notifications through hooks.Hook; queue
 // then sets a dispatcher's database to the store's (River keeps its
 // tables there).
-func openStore(ctx context.Context, db string, hooks storeHooks) (st store, queue func(*dispatch.Config), err error) {
+func OpenStore(ctx context.Context, db string, hooks StoreHooks) (st Store, queue func(*dispatch.Config), err error) {
 	if db, err = dbPath(db); err != nil {
 		return nil, nil, err
 	}
 	if postgres.IsDSN(db) {
 		var o postgres.Options
-		if hooks.dispatch {
-			o.OnDispatch = hooks.hook.EnqueuePgx
+		if hooks.Dispatch {
+			o.OnDispatch = hooks.Hook.EnqueuePgx
 		}
-		if hooks.notify {
-			o.OnNotify = hooks.hook.NotifyPgx
+		if hooks.Notify {
+			o.OnNotify = hooks.Hook.NotifyPgx
 		}
-		if hooks.log != nil {
-			o.Logger = func(msg string, err error) { hooks.log.Warn(msg, "err", err) }
+		if hooks.Log != nil {
+			o.Logger = func(msg string, err error) { hooks.Log.Warn(msg, "err", err) }
 		}
 		pg, err := o.Open(ctx, db)
 		if err != nil {
 			return nil, nil, err // it names the database, without the password
 		}
-		if hooks.log != nil {
-			warnUnvacuumed(ctx, pg, hooks.log)
+		if hooks.Log != nil {
+			warnUnvacuumed(ctx, pg, hooks.Log)
 		}
 		return pg, func(c *dispatch.Config) { c.Pool = pg.Pool() }, nil
 	}
 	var o sqlite.Options
-	if hooks.dispatch {
-		o.OnDispatch = hooks.hook.Enqueue
+	if hooks.Dispatch {
+		o.OnDispatch = hooks.Hook.Enqueue
 	}
-	if hooks.notify {
-		o.OnNotify = hooks.hook.Notify
+	if hooks.Notify {
+		o.OnNotify = hooks.Hook.Notify
 	}
 	lite, err := o.Open(ctx, db)
 	if err != nil {
@@ -85,9 +85,9 @@ func openStore(ctx context.Context, db string, hooks storeHooks) (st store, queu
 	return lite, func(c *dispatch.Config) { c.DB = lite.WriteDB() }, nil
 }
 
-// shownDB is db as logs and messages may show it: without the password
+// ShownDB is db as logs and messages may show it: without the password
 // of a PostgreSQL URL.
-func shownDB(db string) string {
+func ShownDB(db string) string {
 	if postgres.IsDSN(db) {
 		return postgres.Redact(db)
 	}
@@ -105,11 +105,11 @@ func dbPath(db string) (string, error) {
 	if strings.EqualFold(scheme, "file") {
 		u, err := url.Parse(db)
 		if err != nil || (u.Host != "" && u.Host != "localhost") || u.Path == "" {
-			return "", usageError{fmt.Sprintf("--db %q: a file:// URL names a local file, as in file:///var/lib/askonce/askonce.db", db)}
+			return "", UsageError{Msg: fmt.Sprintf("--db %q: a file:// URL names a local file, as in file:///var/lib/askonce/askonce.db", db)}
 		}
 		return u.Path, nil
 	}
-	return "", usageError{fmt.Sprintf("--db %s://…: not a database askonce opens; give a SQLite file path or a postgres:// URL", scheme)}
+	return "", UsageError{Msg: fmt.Sprintf("--db %s://…: not a database askonce opens; give a SQLite file path or a postgres:// URL", scheme)}
 }
 
 // whySQLiteFails says why the SQLite file at db cannot be opened, in

@@ -1,4 +1,4 @@
-package main
+package terminal
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/client"
+	"github.com/askonce/askonce/internal/cli"
 )
 
 func TestPrintPlanDrawsTheDAG(t *testing.T) {
@@ -64,7 +65,7 @@ func TestPickAnswerAndExitCodes(t *testing.T) {
 		&client.Error{Status: 401, Code: "unauthorized"}:         exitError,
 		exitErr{code: exitJobFailed}:                             exitJobFailed,
 		errors.New("dial tcp: connection refused"):               exitError,
-		usageError{"bad flag"}:                                   exitUsage,
+		cli.UsageError{Msg: "bad flag"}:                          exitUsage,
 		&client.Error{Status: 422, Code: "idempotency_mismatch"}: exitError,
 	} {
 		if got := report(err, &bytes.Buffer{}); got != want {
