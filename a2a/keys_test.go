@@ -13,7 +13,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	sdk "github.com/a2aproject/a2a-go/a2a"
+	sdk "github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/a2a"
 	"github.com/askonce/askonce/rules"
@@ -64,7 +64,7 @@ func keyedEnv(t *testing.T, store func(askonce.Store) askonce.Store) (*env, *ask
 	return e, eng
 }
 
-func withNotify(p *sdk.MessageSendParams, notify any) *sdk.MessageSendParams {
+func withNotify(p *sdk.SendMessageRequest, notify any) *sdk.SendMessageRequest {
 	p.Message.Metadata = map[string]any{a2a.NotifyMetadata: notify}
 	return p
 }

@@ -275,15 +275,13 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 			for _, m := range []string{"GET", "POST", "DELETE"} {
 				mux.Handle(m+" /mcp", h)
 			}
-			// A2A (docs/integrations.md): the card is public, /a2a is
-			// behind the API keys.
+			// A2A (docs/integrations.md): the card is public, /a2a and
+			// /a2a/rest are behind the API keys.
 			ac := a2a.Config{Engine: engine, PublicURL: publicURL, Version: buildinfo.Get(), Logger: log, TrustedProxies: proxies}
 			if keys != nil {
 				ac.Caller = keys.Caller
 			}
-			agent := a2a.New(ac)
-			mux.Handle("POST "+a2a.Path, agent)
-			mux.Handle("GET "+a2a.CardPath, agent.CardHandler())
+			a2a.New(ac).Mount(mux)
 		},
 	})
 	srv := &http.Server{
