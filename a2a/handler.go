@@ -171,6 +171,14 @@ func (h *handler) SendStreamingMessage(ctx context.Context, p *sdk.SendMessageRe
 			yield(nil, err)
 			return
 		}
+		if settled(j) {
+			// Already settled (a question answered from history): the
+			// updates would tell what the task already says.
+			if after, err = h.lastEvent(ctx, j.ID); err != nil {
+				yield(nil, err)
+				return
+			}
+		}
 		if !yield(h.taskOf(j, nil), nil) {
 			return
 		}
@@ -321,8 +329,13 @@ func (h *handler) GetExtendedAgentCard(context.Context, *sdk.GetExtendedAgentCar
 // cursor in it.
 func (h *handler) ListTasks(ctx context.Context, req *sdk.ListTasksRequest) (*sdk.ListTasksResponse, error) {
 	statuses := []askonce.Status{""}
-	if req.Status != sdk.TaskStateUnspecified {
+	switch {
+	case req.Status == sdk.TaskStateUnspecified || req.Status == unrecognized:
+	case !knownState(req.Status):
+		return nil, fmt.Errorf("%w: status %q is not a task state", sdk.ErrInvalidParams, req.Status)
+	default:
 		if statuses = statusesOf(req.Status); statuses == nil {
+			// A state no job is ever in (submitted, rejected, auth-required).
 			return &sdk.ListTasksResponse{Tasks: []*sdk.Task{}}, nil
 		}
 	}
@@ -366,6 +379,20 @@ func (h *handler) ListTasks(ctx context.Context, req *sdk.ListTasksRequest) (*sd
 		return nil, err
 	}
 	return out, nil
+}
+
+// unrecognized is the status @a2a-js/sdk 1.3.0 sends for a ListTasks
+// without one (its proto enum's unknown value): no filter.
+const unrecognized sdk.TaskState = "UNRECOGNIZED"
+
+// knownState reports whether s is one of A2A 1.0's task states.
+func knownState(s sdk.TaskState) bool {
+	switch s {
+	case sdk.TaskStateSubmitted, sdk.TaskStateWorking, sdk.TaskStateInputRequired, sdk.TaskStateAuthRequired,
+		sdk.TaskStateCompleted, sdk.TaskStateCanceled, sdk.TaskStateFailed, sdk.TaskStateRejected:
+		return true
+	}
+	return false
 }
 
 // Page sizes of ListTasks.

@@ -145,7 +145,8 @@ func TestParamsOfTheWrongTypeAreInvalidParams(t *testing.T) {
 		{"1.0", `{"jsonrpc":"2.0","id":4,"method":"ListTasks","params":{"pageSize":"ten"}}`, -32602},
 		{"", `{"jsonrpc":"2.0","id":5,"method":"message/send","params":{"message":{"kind":"message","messageId":"m","role":"user","parts":[{"kind":"text","text":["x"]}]}}}`, -32602},
 		{"", `{"jsonrpc":"2.0","id":6,"method":"tasks/get","params":{"id":{"x":1}}}`, -32602},
-		{"1.0", `{"jsonrpc":"2.0","id":7,"method":"GetTask","params":{"id":`, -32700},
+		{"1.0", `{"jsonrpc":"2.0","id":7,"method":"ListTasks","params":{"status":"TASK_STATE_SLEEPING"}}`, -32602},
+		{"1.0", `{"jsonrpc":"2.0","id":8,"method":"GetTask","params":{"id":`, -32700},
 	} {
 		_, out := post(t, e.base, a2a.Path, c.version, c.body)
 		if got := rpcCode(out); got != c.code {
