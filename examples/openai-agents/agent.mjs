@@ -19,7 +19,8 @@ import { z } from "zod";
 import { resumeRun, startRun } from "./askonce-decision.mjs";
 import { ScriptedModel } from "./scripted-model.mjs";
 
-// refunds records what the tool did, for the output.
+// issueRefund is the tool that needs a person's decision: the SDK stops the
+// run before each call until the call is approved or rejected.
 export const issueRefund = tool({
   name: "issue_refund",
   description: "Refund an order. A person must allow each refund.",
