@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -125,28 +124,14 @@ func TestNamedKeysAnswerIsRecordedAsAnsweredBy(t *testing.T) {
 // forwarded.
 func rpc(t *testing.T, base, key, forwarded, body string) (*http.Response, map[string]any) {
 	t.Helper()
-	req, err := http.NewRequest("POST", base+a2a.Path, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
+	h := http.Header{}
 	if key != "" {
-		req.Header.Set("Authorization", "Bearer "+key)
+		h.Set("Authorization", "Bearer "+key)
 	}
 	if forwarded != "" {
-		req.Header.Set("X-Forwarded-For", forwarded)
+		h.Set("X-Forwarded-For", forwarded)
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	var out map[string]any
-	if err := json.Unmarshal(b, &out); err != nil {
-		t.Fatalf("%d %s: not JSON: %v", resp.StatusCode, b, err)
-	}
-	return resp, out
+	return postJSON(t, base+a2a.Path, h, body)
 }
 
 const getTask = `{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"id":"no-such-task"}}`

@@ -63,19 +63,27 @@ func TestEveryInterfaceOfTheCardAsksOnceAndCompletesWithThePlan(t *testing.T) {
 	}
 }
 
-// post sends body to path with key and the A2A-Version header version
+// post sends body to path with keyA and the A2A-Version header version
 // ("" for none); it returns the status and the decoded JSON body.
 func post(t *testing.T, base, path, version, body string) (int, map[string]any) {
 	t.Helper()
-	req, err := http.NewRequest("POST", base+path, strings.NewReader(body))
+	h := http.Header{"Authorization": {"Bearer " + keyA}}
+	if version != "" {
+		h.Set("A2A-Version", version)
+	}
+	resp, out := postJSON(t, base+path, h, body)
+	return resp.StatusCode, out
+}
+
+// postJSON posts body to url with header, and decodes the JSON answer.
+func postJSON(t *testing.T, url string, header http.Header, body string) (*http.Response, map[string]any) {
+	t.Helper()
+	req, err := http.NewRequest("POST", url, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
+	req.Header = header
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Authorization", "Bearer "+keyA)
-	if version != "" {
-		req.Header.Set("A2A-Version", version)
-	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -86,7 +94,7 @@ func post(t *testing.T, base, path, version, body string) (int, map[string]any) 
 	if err := json.Unmarshal(b, &out); err != nil {
 		t.Fatalf("%d %s: not JSON: %v", resp.StatusCode, b, err)
 	}
-	return resp.StatusCode, out
+	return resp, out
 }
 
 // rpcCode is a JSON-RPC response's error code, 0 for none.

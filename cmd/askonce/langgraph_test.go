@@ -50,13 +50,7 @@ func TestE2E_LangGraphNodeAskingThreeTimesInterruptsOnce(t *testing.T) {
 	if len(got.Interrupts) != 1 || got.Interrupts[0].Question.Text != "Serve the cheese hot or frozen?" || !strings.HasPrefix(got.Interrupts[0].AnswerURL, in.base+"/a/") {
 		t.Fatalf("interrupts %+v; want one, with the question and its answer link\n%s", got.Interrupts, out)
 	}
-	asked := 0
-	for _, e := range got.Events {
-		if e == string(askonce.EventAsked) {
-			asked++
-		}
-	}
-	if asked != 1 {
+	if asked := askedCount(got.Events); asked != 1 {
 		t.Errorf("%d questions asked (events %v); want 1", asked, got.Events)
 	}
 	if len(got.Outcomes) != 3 {
@@ -130,13 +124,7 @@ func TestE2E_LangGraphInterruptResumesAfterARestartWithTheAnswerPagesAnswer(t *t
 	if got.Action != "done" || got.Status != "success" || got.Title != "Serve frozen cheese" {
 		t.Errorf("plan report: %s, job %s %q; want done, success, Serve frozen cheese", got.Action, got.Status, got.Title)
 	}
-	asked := 0
-	for _, e := range got.Events {
-		if e == string(askonce.EventAsked) {
-			asked++
-		}
-	}
-	if asked != 1 {
+	if asked := askedCount(got.Events); asked != 1 {
 		t.Errorf("%d questions asked (events %v); want 1", asked, got.Events)
 	}
 }
@@ -148,4 +136,15 @@ func lastLine(t *testing.T, out string, v any) {
 	if err := json.Unmarshal([]byte(lines[len(lines)-1]), v); err != nil {
 		t.Fatalf("%v in the script's output:\n%s", err, out)
 	}
+}
+
+// askedCount is how often a job's events say it asked its question.
+func askedCount(events []string) int {
+	n := 0
+	for _, e := range events {
+		if e == string(askonce.EventAsked) {
+			n++
+		}
+	}
+	return n
 }
