@@ -53,9 +53,7 @@ func keyedEnv(t *testing.T, store func(askonce.Store) askonce.Store) (*env, *ask
 	srv.Config.Handler = server.New(server.Config{
 		Engine: eng, Keys: keys, PublicURL: e.base,
 		Mount: func(mux *http.ServeMux) {
-			agent := a2a.New(a2a.Config{Engine: eng, PublicURL: e.base, Caller: keys.Caller, FailedAuth: 3, TrustedProxies: loopback})
-			mux.Handle("POST "+a2a.Path, agent)
-			mux.Handle("GET "+a2a.CardPath, agent.CardHandler())
+			a2a.New(a2a.Config{Engine: eng, PublicURL: e.base, Caller: keys.Caller, FailedAuth: 3, TrustedProxies: loopback}).Mount(mux)
 		},
 	})
 	srv.Start()

@@ -3,6 +3,7 @@ package a2a
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -15,8 +16,8 @@ import (
 )
 
 // versions routes a request to the SDK's server of the A2A version it
-// asks for in its A2A-Version header, the spec's way (A2A 1.0, section
-// 3.6.2): none is 0.3, an unknown one is VersionNotSupportedError.
+// asks for in its A2A-Version header, as A2A 1.0's versioning rules say:
+// none is 0.3, an unknown one is VersionNotSupportedError.
 type versions struct {
 	rpc, rpc03   http.Handler
 	rest, rest03 http.Handler
@@ -65,8 +66,15 @@ func (v versions) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
-		// Over MaxBody: the SDK answers the truncated body.
-		body = nil
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusRequestEntityTooLarge)
+			writeRPCError(w, nil, -32600, "INVALID_REQUEST", fmt.Sprintf("the request body is larger than %d bytes", tooBig.Limit))
+			return
+		}
+		writeRPCError(w, nil, -32700, "PARSE_ERROR", "the request body could not be read: "+err.Error())
+		return
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	var env struct {

@@ -181,3 +181,19 @@ func TestSubscribeToAnEndedTaskIsUnsupported(t *testing.T) {
 	}
 	t.Fatal("SubscribeToTask of a cancelled task sent nothing; want unsupported operation")
 }
+
+// A body over Config.MaxBody is refused whole: 413 with a JSON-RPC error
+// saying so, and nothing starts.
+func TestBodyOverTheLimitIs413WithAJSONRPCError(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	big := `{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"kind":"message","messageId":"m","role":"user","parts":[{"kind":"text","text":"` + strings.Repeat("x", a2a.DefaultMaxBody) + `"}]}}}`
+	status, out := post(t, e.base, a2a.Path, "", big)
+	msg, _ := out["error"].(map[string]any)["message"].(string)
+	if status != http.StatusRequestEntityTooLarge || rpcCode(out) != -32600 || !strings.Contains(msg, "larger than") {
+		t.Fatalf("%d %v; want 413 with invalid request saying the body is too large", status, out)
+	}
+	if page, err := e.client(keyA).ListTasks(context.Background(), &sdk.ListTasksRequest{}); err != nil || len(page.Tasks) != 0 {
+		t.Fatalf("tasks after the refused body: %v, %+v; want none", err, page)
+	}
+}
