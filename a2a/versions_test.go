@@ -4,8 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -196,4 +199,80 @@ func TestBodyOverTheLimitIs413WithAJSONRPCError(t *testing.T) {
 	if page, err := e.client(keyA).ListTasks(context.Background(), &sdk.ListTasksRequest{}); err != nil || len(page.Tasks) != 0 {
 		t.Fatalf("tasks after the refused body: %v, %+v; want none", err, page)
 	}
+}
+
+// Every well-formed request whose params carry a value of the wrong type
+// somewhere (each leaf of a valid request of each method replaced by a
+// number, a string, a boolean, an array, an object and null) gets a
+// JSON-RPC answer that is not a parse error, nor an internal error: the
+// request was JSON, and what is wrong is the caller's.
+func TestParamsOfAnyWrongTypeAreNeverAParseOrInternalError(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	valid := []struct{ version, method, params string }{
+		{"1.0", "SendMessage", `{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"a cheese block"}],"contextId":"c"},"configuration":{"historyLength":1,"returnImmediately":true}}`},
+		{"1.0", "GetTask", `{"id":"t","historyLength":2}`},
+		{"1.0", "ListTasks", `{"contextId":"c","status":"TASK_STATE_COMPLETED","pageSize":2,"pageToken":"0:","includeArtifacts":true}`},
+		{"1.0", "CancelTask", `{"id":"t"}`},
+		{"1.0", "GetTaskPushNotificationConfig", `{"taskId":"t","id":"p"}`},
+		{"", "message/send", `{"message":{"kind":"message","messageId":"m","role":"user","parts":[{"kind":"text","text":"a cheese block"}]},"configuration":{"blocking":false}}`},
+		{"", "tasks/get", `{"id":"t","historyLength":2}`},
+		{"", "tasks/cancel", `{"id":"t"}`},
+	}
+	wrong := []any{7, "x", true, []any{1}, map[string]any{"x": 1}, nil}
+	tried, bad := 0, 0
+	for _, v := range valid {
+		var params any
+		if err := json.Unmarshal([]byte(v.params), &params); err != nil {
+			t.Fatal(err)
+		}
+		for _, mutated := range mutations(params, wrong) {
+			body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": v.method, "params": mutated})
+			_, out := post(t, e.base, a2a.Path, v.version, string(body))
+			tried++
+			if code := rpcCode(out); code == -32700 || code == -32603 {
+				bad++
+				if bad <= 5 {
+					t.Errorf("%s: %v", body, out)
+				}
+			}
+		}
+	}
+	if bad > 0 {
+		t.Fatalf("%d of %d requests with a wrong-typed value were a parse or internal error", bad, tried)
+	}
+	t.Logf("%d requests with a wrong-typed value, none a parse or internal error", tried)
+}
+
+// mutations are v with one leaf (a value that is not an object or an
+// array, or an empty one) replaced by each of wrong, in turn.
+func mutations(v any, wrong []any) []any {
+	var out []any
+	switch x := v.(type) {
+	case map[string]any:
+		for k, child := range x {
+			for _, m := range mutations(child, wrong) {
+				c := maps.Clone(x)
+				c[k] = m
+				out = append(out, c)
+			}
+		}
+	case []any:
+		for i, child := range x {
+			for _, m := range mutations(child, wrong) {
+				c := slices.Clone(x)
+				c[i] = m
+				out = append(out, c)
+			}
+		}
+	}
+	if len(out) > 0 {
+		return out
+	}
+	for _, w := range wrong {
+		if fmt.Sprint(w) != fmt.Sprint(v) {
+			out = append(out, w)
+		}
+	}
+	return out
 }
