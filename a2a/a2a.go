@@ -1,25 +1,32 @@
-// Package a2a is askonce's Agent2Agent (A2A 0.3) endpoint, on the
-// official Go SDK (github.com/a2aproject/a2a-go): another agent sends a
-// goal, askonce plans it, asking the user at most one question.
+// Package a2a is askonce's Agent2Agent endpoint, on the official Go SDK
+// (github.com/a2aproject/a2a-go/v2): another agent sends a goal, askonce
+// plans it, asking the user at most one question. It speaks A2A 1.0 over
+// JSON-RPC (Path) and HTTP+JSON (RESTPath), and A2A 0.3 on the same
+// endpoints through the SDK's a2av0 layer: a request's A2A-Version header
+// picks the version ("1.0"; none or "0.3" is 0.3, as the spec says an
+// empty version is), and an unknown version is the spec's
+// VersionNotSupportedError. One Agent Card lists the 1.0 interfaces in
+// supportedInterfaces and carries the fields 0.3 clients read.
 //
 // A task is a job, and its id is the job's id; a context is a session, so
 // the repeat guard answers a question a context was already asked. The
 // job's state is the task's:
 //
-//	planning                     working
-//	pending                      input-required, the question as a data part
-//	success                      completed, the plan as an artifact
-//	cancelled                    canceled
+//	planning                     TASK_STATE_WORKING
+//	pending                      TASK_STATE_INPUT_REQUIRED, the question as a data part
+//	success                      TASK_STATE_COMPLETED, the plan as an artifact
+//	cancelled                    TASK_STATE_CANCELED
 //	failed, validation_error,
-//	expired                      failed
+//	expired                      TASK_STATE_FAILED
 //
 // The caller's next message on an input-required task answers its
 // question (text, or a data part {"answer": ...}; {"decline": true}
 // declines). A task is input-required at most once: the job's hard cap
 // decides a second question (fallback or fail), exactly as on HTTP.
-// message/stream and tasks/resubscribe send a status update per job event
-// until the task is input-required or ends. Tasks persist with the job:
-// tasks/get works after a restart and from any replica.
+// SendStreamingMessage and SubscribeToTask send a status update per job
+// event until the task is input-required or ends. Tasks persist with the
+// job: GetTask and ListTasks work after a restart and from any replica.
+// Push notifications are not offered (the card says so).
 //
 // Requests carry the tenant of their API key (Config.Caller), as the HTTP
 // API's do; a task of another tenant does not exist. A message that
@@ -37,20 +44,27 @@ import (
 	"strings"
 	"time"
 
-	sdk "github.com/a2aproject/a2a-go/a2a"
-	"github.com/a2aproject/a2a-go/a2asrv"
+	sdk "github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
+	"github.com/a2aproject/a2a-go/v2/a2asrv"
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/internal/ratelimit"
 )
 
-// Where the endpoint is served.
+// Where the endpoint is served, and what it speaks.
 const (
-	// Path is the JSON-RPC endpoint.
+	// Path is the JSON-RPC endpoint, of both versions.
 	Path = "/a2a"
-	// CardPath is the Agent Card's well-known path (A2A 0.3).
+	// RESTPath is the HTTP+JSON endpoint's base: A2A 1.0's routes under
+	// it, 0.3's under RESTPath + "/v1".
+	RESTPath = "/a2a/rest"
+	// CardPath is the Agent Card's well-known path.
 	CardPath = a2asrv.WellKnownAgentCardPath
 	// ProtocolVersion is the A2A version spoken.
-	ProtocolVersion = "0.3.0"
+	ProtocolVersion = string(sdk.Version)
+	// LegacyProtocolVersion is the older version still spoken, to
+	// requests without an A2A-Version header.
+	LegacyProtocolVersion = string(a2av0.Version)
 )
 
 // Defaults of Config's zero values.
@@ -105,7 +119,7 @@ type Config struct {
 // Card for CardPath (CardHandler).
 type Endpoint struct {
 	cfg       Config
-	rpc       http.Handler
+	versions  versions
 	card      *sdk.AgentCard
 	lookup    func(key string) (askonce.Caller, bool) // nil: no keys
 	authFails *ratelimit.Limiter
@@ -140,8 +154,16 @@ func New(c Config) *Endpoint {
 		}
 	}
 	e.card = e.newCard()
-	e.rpc = a2asrv.NewJSONRPCHandler(&handler{cfg: c, eng: c.Engine})
+	e.versions = newVersions(&handler{cfg: c, eng: c.Engine})
 	return e
+}
+
+// Mount serves the endpoint on mux: JSON-RPC at Path, HTTP+JSON under
+// RESTPath, the Agent Card at CardPath.
+func (e *Endpoint) Mount(mux *http.ServeMux) {
+	mux.Handle("POST "+Path, e)
+	mux.Handle(RESTPath+"/", e)
+	mux.Handle("GET "+CardPath, e.CardHandler())
 }
 
 // callerKey carries a request's Caller to the handler.
@@ -158,7 +180,8 @@ func callerOf(ctx context.Context) askonce.Caller {
 
 func tenantOf(ctx context.Context) string { return callerOf(ctx).Tenant }
 
-// ServeHTTP serves the JSON-RPC endpoint. With keys (Config.Caller or
+// ServeHTTP serves the JSON-RPC endpoint and, under RESTPath, the
+// HTTP+JSON one. With keys (Config.Caller or
 // Tenant), every request needs "Authorization: Bearer <key>" or
 // "X-API-Key: <key>"; without a valid one it is 401 with a JSON-RPC
 // error, and an address over its limit of wrong keys is 429.
@@ -194,7 +217,7 @@ func (e *Endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// A stream outlives the API's write timeout; it ends by itself within
 	// StreamTimeout. Not an error where the writer cannot set deadlines.
 	http.NewResponseController(w).SetWriteDeadline(time.Now().Add(e.cfg.StreamTimeout + time.Minute))
-	e.rpc.ServeHTTP(flusher{w}, r)
+	e.versions.ServeHTTP(flusher{w}, r)
 }
 
 // rpcRefusal answers a request refused before it is read: status, and a
@@ -231,8 +254,11 @@ func presentedKey(r *http.Request) string {
 func (e *Endpoint) Card() *sdk.AgentCard { return e.card }
 
 // CardHandler serves the Agent Card (public, as A2A wants it: it says
-// which key the endpoint needs, not the key).
-func (e *Endpoint) CardHandler() http.Handler { return a2asrv.NewStaticAgentCardHandler(e.card) }
+// which key the endpoint needs, not the key), with the 0.3 fields beside
+// the 1.0 ones.
+func (e *Endpoint) CardHandler() http.Handler {
+	return a2asrv.NewAgentCardHandler(a2av0.NewStaticAgentCardProducer(e.card))
+}
 
 // Skill ids of the card.
 const (
@@ -242,12 +268,18 @@ const (
 
 func (e *Endpoint) newCard() *sdk.AgentCard {
 	modes := []string{"text/plain", "application/json"}
+	base := strings.TrimSuffix(e.cfg.PublicURL, "/")
 	c := &sdk.AgentCard{
-		Name:               "askonce",
-		Description:        "Turns a natural-language goal into a validated plan (a DAG of tasks), asking the user at most one typed question per task. A question is the task's one input-required state; a repeated question of the same context is answered from history.",
-		URL:                strings.TrimSuffix(e.cfg.PublicURL, "/") + Path,
-		PreferredTransport: sdk.TransportProtocolJSONRPC,
-		ProtocolVersion:    ProtocolVersion,
+		Name:        "askonce",
+		Description: "Turns a natural-language goal into a validated plan (a DAG of tasks), asking the user at most one typed question per task. A question is the task's one input-required state; a repeated question of the same context is answered from history.",
+		// The first 0.3 interface is what 0.3 clients read as the
+		// card's url and preferredTransport.
+		SupportedInterfaces: []*sdk.AgentInterface{
+			{URL: base + Path, ProtocolBinding: sdk.TransportProtocolJSONRPC, ProtocolVersion: sdk.Version},
+			{URL: base + RESTPath, ProtocolBinding: sdk.TransportProtocolHTTPJSON, ProtocolVersion: sdk.Version},
+			{URL: base + Path, ProtocolBinding: sdk.TransportProtocolJSONRPC, ProtocolVersion: a2av0.Version},
+			{URL: base + RESTPath, ProtocolBinding: sdk.TransportProtocolHTTPJSON, ProtocolVersion: a2av0.Version},
+		},
 		Version:            e.cfg.Version,
 		Capabilities:       sdk.AgentCapabilities{Streaming: true},
 		DefaultInputModes:  modes,
@@ -276,9 +308,9 @@ func (e *Endpoint) newCard() *sdk.AgentCard {
 	if e.lookup != nil {
 		c.SecuritySchemes = sdk.NamedSecuritySchemes{
 			"bearer": sdk.HTTPAuthSecurityScheme{Scheme: "Bearer", Description: "an askonce API key"},
-			"apiKey": sdk.APIKeySecurityScheme{In: sdk.APIKeySecuritySchemeInHeader, Name: "X-API-Key", Description: "an askonce API key"},
+			"apiKey": sdk.APIKeySecurityScheme{Location: sdk.APIKeySecuritySchemeLocationHeader, Name: "X-API-Key", Description: "an askonce API key"},
 		}
-		c.Security = []sdk.SecurityRequirements{{"bearer": {}}, {"apiKey": {}}}
+		c.SecurityRequirements = sdk.SecurityRequirementsOptions{{"bearer": {}}, {"apiKey": {}}}
 	}
 	return c
 }

@@ -11,9 +11,10 @@ import (
 	"testing"
 	"time"
 
-	sdk "github.com/a2aproject/a2a-go/a2a"
-	"github.com/a2aproject/a2a-go/a2aclient"
-	"github.com/a2aproject/a2a-go/a2aclient/agentcard"
+	sdk "github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2aclient"
+	"github.com/a2aproject/a2a-go/v2/a2aclient/agentcard"
+	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/a2a"
 	"github.com/askonce/askonce/rules"
@@ -93,9 +94,7 @@ func newEnvWith(t *testing.T, gates map[string]chan struct{}, poll time.Duration
 	srv.Config.Handler = server.New(server.Config{
 		Engine: eng, Keys: keys, PublicURL: e.base,
 		Mount: func(mux *http.ServeMux) {
-			agent := a2a.New(a2a.Config{Engine: eng, PublicURL: e.base, Tenant: keys.Tenant, PollInterval: poll})
-			mux.Handle("POST "+a2a.Path, agent)
-			mux.Handle("GET "+a2a.CardPath, agent.CardHandler())
+			a2a.New(a2a.Config{Engine: eng, PublicURL: e.base, Tenant: keys.Tenant, PollInterval: poll}).Mount(mux)
 		},
 	})
 	srv.Start()
@@ -109,22 +108,40 @@ type keyed struct {
 	key string
 }
 
-func (k keyed) Before(ctx context.Context, req *a2aclient.Request) (context.Context, error) {
-	req.Meta["Authorization"] = []string{"Bearer " + k.key}
-	return ctx, nil
+func (k keyed) Before(ctx context.Context, req *a2aclient.Request) (context.Context, any, error) {
+	req.ServiceParams.Append("Authorization", "Bearer "+k.key)
+	return ctx, nil, nil
 }
 
-// client resolves the card and connects with key ("" for none).
+// cardResolver reads the card, which carries 0.3's fields (its security
+// schemes among them) beside 1.0's, as a client of both versions must.
+var cardResolver = &agentcard.Resolver{CardParser: a2av0.NewAgentCardParser()}
+
+// client resolves the card and connects with key ("" for none), over
+// A2A 1.0's JSON-RPC binding.
 func (e *env) client(key string) *a2aclient.Client {
 	e.t.Helper()
+	return e.clientOver(key, sdk.Version, sdk.TransportProtocolJSONRPC)
+}
+
+// clientOver resolves the card and connects with key over one of its
+// interfaces: A2A version and binding.
+func (e *env) clientOver(key string, version sdk.ProtocolVersion, binding sdk.TransportProtocol) *a2aclient.Client {
+	e.t.Helper()
 	ctx := context.Background()
-	card, err := agentcard.DefaultResolver.Resolve(ctx, e.base)
+	card, err := cardResolver.Resolve(ctx, e.base)
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	var opts []a2aclient.FactoryOption
+	opts := []a2aclient.FactoryOption{a2aclient.WithConfig(a2aclient.Config{PreferredTransports: []sdk.TransportProtocol{binding}})}
+	if version == a2av0.Version {
+		// Only the 0.3 transports, so the client cannot pick 1.0.
+		opts = append(opts, a2aclient.WithDefaultsDisabled(),
+			a2aclient.WithCompatTransport(a2av0.Version, sdk.TransportProtocolJSONRPC, a2av0.NewJSONRPCTransportFactory(a2av0.JSONRPCTransportConfig{})),
+			a2aclient.WithCompatTransport(a2av0.Version, sdk.TransportProtocolHTTPJSON, a2av0.NewRESTTransportFactory(a2av0.RESTTransportConfig{})))
+	}
 	if key != "" {
-		opts = append(opts, a2aclient.WithInterceptors(keyed{key: key}))
+		opts = append(opts, a2aclient.WithCallInterceptors(keyed{key: key}))
 	}
 	c, err := a2aclient.NewFromCard(ctx, card, opts...)
 	if err != nil {
@@ -133,13 +150,13 @@ func (e *env) client(key string) *a2aclient.Client {
 	return c
 }
 
-func userText(contextID string, task sdk.TaskID, text string) *sdk.MessageSendParams {
-	m := sdk.NewMessage(sdk.MessageRoleUser, sdk.TextPart{Text: text})
+func userText(contextID string, task sdk.TaskID, text string) *sdk.SendMessageRequest {
+	m := sdk.NewMessage(sdk.MessageRoleUser, sdk.NewTextPart(text))
 	m.ContextID, m.TaskID = contextID, task
-	return &sdk.MessageSendParams{Message: m}
+	return &sdk.SendMessageRequest{Message: m}
 }
 
-func send(t *testing.T, c *a2aclient.Client, p *sdk.MessageSendParams) *sdk.Task {
+func send(t *testing.T, c *a2aclient.Client, p *sdk.SendMessageRequest) *sdk.Task {
 	t.Helper()
 	res, err := c.SendMessage(context.Background(), p)
 	if err != nil {
@@ -156,8 +173,8 @@ func send(t *testing.T, c *a2aclient.Client, p *sdk.MessageSendParams) *sdk.Task
 func dataPart(t *testing.T, parts sdk.ContentParts) map[string]any {
 	t.Helper()
 	for _, p := range parts {
-		if d, ok := p.(sdk.DataPart); ok {
-			return d.Data
+		if d, ok := p.Data().(map[string]any); ok {
+			return d
 		}
 	}
 	t.Fatalf("no data part in %v", parts)
@@ -166,8 +183,8 @@ func dataPart(t *testing.T, parts sdk.ContentParts) map[string]any {
 
 func textPart(parts sdk.ContentParts) string {
 	for _, p := range parts {
-		if tp, ok := p.(sdk.TextPart); ok {
-			return tp.Text
+		if t, ok := p.Content.(sdk.Text); ok {
+			return string(t)
 		}
 	}
 	return ""
@@ -199,12 +216,17 @@ func strs(v any) []string {
 func TestAgentCardDescribesTheSkillsAndTheKeyedEndpoint(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	card, err := agentcard.DefaultResolver.Resolve(context.Background(), e.base)
+	card, err := cardResolver.Resolve(context.Background(), e.base)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if card.URL != e.base+a2a.Path || card.PreferredTransport != sdk.TransportProtocolJSONRPC || card.ProtocolVersion != a2a.ProtocolVersion || !card.Capabilities.Streaming {
-		t.Errorf("card url %s, transport %s, protocol %s, streaming %v", card.URL, card.PreferredTransport, card.ProtocolVersion, card.Capabilities.Streaming)
+	var ifaces []string
+	for _, i := range card.SupportedInterfaces {
+		ifaces = append(ifaces, string(i.ProtocolVersion)+" "+string(i.ProtocolBinding)+" "+i.URL)
+	}
+	want := []string{"1.0 JSONRPC " + e.base + a2a.Path, "1.0 HTTP+JSON " + e.base + a2a.RESTPath, "0.3 JSONRPC " + e.base + a2a.Path, "0.3 HTTP+JSON " + e.base + a2a.RESTPath}
+	if !slices.Equal(ifaces, want) || !card.Capabilities.Streaming {
+		t.Errorf("card interfaces %q, streaming %v; want %q", ifaces, card.Capabilities.Streaming, want)
 	}
 	var ids []string
 	for _, s := range card.Skills {
@@ -213,8 +235,8 @@ func TestAgentCardDescribesTheSkillsAndTheKeyedEndpoint(t *testing.T) {
 	if !slices.Equal(ids, []string{a2a.SkillPlan, a2a.SkillAsk}) {
 		t.Errorf("skills %v", ids)
 	}
-	if _, ok := card.SecuritySchemes["apiKey"]; !ok || len(card.Security) == 0 {
-		t.Errorf("card does not say the endpoint needs an API key: %v %v", card.SecuritySchemes, card.Security)
+	if _, ok := card.SecuritySchemes["apiKey"]; !ok || len(card.SecurityRequirements) == 0 {
+		t.Errorf("card does not say the endpoint needs an API key: %v %v", card.SecuritySchemes, card.SecurityRequirements)
 	}
 }
 
@@ -247,7 +269,7 @@ func TestQuestionMakesTheTaskInputRequiredAndAnAnswerOnTheSameTaskCompletesIt(t 
 	if txt := textPart(done.Artifacts[0].Parts); !strings.Contains(txt, "Planned") {
 		t.Errorf("plan artifact text %q", txt)
 	}
-	got, err := c.GetTask(context.Background(), &sdk.TaskQueryParams{ID: task.ID})
+	got, err := c.GetTask(context.Background(), &sdk.GetTaskRequest{ID: task.ID})
 	if err != nil || got.Status.State != sdk.TaskStateCompleted || len(got.History) != 3 {
 		t.Errorf("tasks/get: %v, %+v; want completed with goal, question, answer", err, got)
 	}
@@ -271,7 +293,7 @@ func TestTasksGetHistoryLengthKeepsTheMostRecentMessages(t *testing.T) {
 		{ptr(1), 1, "hot", "hot"},
 		{ptr(5), 3, "hot frozen cheese", "hot"},
 	} {
-		got, err := c.GetTask(context.Background(), &sdk.TaskQueryParams{ID: task.ID, HistoryLength: tc.length})
+		got, err := c.GetTask(context.Background(), &sdk.GetTaskRequest{ID: task.ID, HistoryLength: tc.length})
 		if err != nil {
 			t.Fatalf("tasks/get historyLength %v: %v", deref(tc.length), err)
 		}
@@ -303,7 +325,7 @@ func TestAnswerTheQuestionDoesNotTakeIsAnErrorAndTheTaskStaysInputRequired(t *te
 	if !errors.Is(err, sdk.ErrInvalidParams) {
 		t.Fatalf("bad answer: %v; want invalid params", err)
 	}
-	got, err := c.GetTask(context.Background(), &sdk.TaskQueryParams{ID: task.ID})
+	got, err := c.GetTask(context.Background(), &sdk.GetTaskRequest{ID: task.ID})
 	if err != nil || got.Status.State != sdk.TaskStateInputRequired {
 		t.Fatalf("after a refused answer: %v, %s; want input-required", err, got.Status.State)
 	}
@@ -330,10 +352,10 @@ func TestSecondTaskOfAContextWithTheSameQuestionCompletesWithoutInputRequired(t 
 			last = ev
 		}
 	}
-	if slices.Contains(states, sdk.TaskStateInputRequired) || last == nil || !last.Final || last.Status.State != sdk.TaskStateCompleted {
+	if slices.Contains(states, sdk.TaskStateInputRequired) || last == nil || last.Status.State != sdk.TaskStateCompleted {
 		t.Fatalf("states %v; want completed without input-required", states)
 	}
-	second, err := c.GetTask(context.Background(), &sdk.TaskQueryParams{ID: last.TaskID})
+	second, err := c.GetTask(context.Background(), &sdk.GetTaskRequest{ID: last.TaskID})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -346,7 +368,7 @@ func TestStreamSendsAStatusUpdatePerJobEventUntilInputRequiredThenUntilCompleted
 	t.Parallel()
 	e := newEnv(t)
 	c := e.client(keyA)
-	collect := func(p *sdk.MessageSendParams) (first *sdk.Task, events []string, artifact bool, final *sdk.TaskStatusUpdateEvent) {
+	collect := func(p *sdk.SendMessageRequest) (first *sdk.Task, events []string, artifact bool, final *sdk.TaskStatusUpdateEvent) {
 		for ev, err := range c.SendStreamingMessage(context.Background(), p) {
 			if err != nil {
 				t.Fatal(err)
@@ -357,7 +379,10 @@ func TestStreamSendsAStatusUpdatePerJobEventUntilInputRequiredThenUntilCompleted
 			case *sdk.TaskArtifactUpdateEvent:
 				artifact = ev.Artifact.ID == a2a.PlanArtifactID
 			case *sdk.TaskStatusUpdateEvent:
-				if ev.Final {
+				if final != nil {
+					t.Fatalf("an update after the settled status %s: %v", final.Status.State, ev.Status.State)
+				}
+				if settledState(ev.Status.State) {
 					final = ev
 					continue
 				}
@@ -372,7 +397,7 @@ func TestStreamSendsAStatusUpdatePerJobEventUntilInputRequiredThenUntilCompleted
 	if task == nil || final == nil || final.Status.State != sdk.TaskStateInputRequired || artifact {
 		t.Fatalf("first stream: task %v, final %v, artifact %v; want input-required", task, final, artifact)
 	}
-	if !slices.Equal(events, []string{"working:created", "working:attempt"}) {
+	if !slices.Equal(events, []string{"TASK_STATE_WORKING:created", "TASK_STATE_WORKING:attempt"}) {
 		t.Errorf("first stream's updates %v", events)
 	}
 	if q := dataPart(t, final.Status.Message.Parts); q["type"] != "SELECT_ONE" {
@@ -382,7 +407,7 @@ func TestStreamSendsAStatusUpdatePerJobEventUntilInputRequiredThenUntilCompleted
 	if final == nil || final.Status.State != sdk.TaskStateCompleted || !artifact {
 		t.Fatalf("answer stream: final %v, artifact %v; want the plan, then completed", final, artifact)
 	}
-	if !slices.Equal(events, []string{"working:answered", "working:attempt"}) {
+	if !slices.Equal(events, []string{"TASK_STATE_WORKING:answered", "TASK_STATE_WORKING:attempt"}) {
 		t.Errorf("answer stream's updates %v; want only this answer's events", events)
 	}
 }
@@ -400,8 +425,8 @@ func TestHardCapDecidesASecondQuestionAsOnHTTP(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.hardCap, func(t *testing.T) {
-			m := sdk.NewMessage(sdk.MessageRoleUser, sdk.DataPart{Data: map[string]any{"goal": askTwice, "hardCap": tc.hardCap}})
-			task := send(t, c, &sdk.MessageSendParams{Message: m})
+			m := sdk.NewMessage(sdk.MessageRoleUser, sdk.NewDataPart(map[string]any{"goal": askTwice, "hardCap": tc.hardCap}))
+			task := send(t, c, &sdk.SendMessageRequest{Message: m})
 			if task.Status.State != sdk.TaskStateInputRequired {
 				t.Fatalf("state %s; want input-required", task.Status.State)
 			}
@@ -419,17 +444,17 @@ func TestCancelEndsAnInputRequiredTaskOnce(t *testing.T) {
 	c := e.client(keyA)
 	ctx := context.Background()
 	task := send(t, c, userText("", "", "hot frozen cheese"))
-	got, err := c.CancelTask(ctx, &sdk.TaskIDParams{ID: task.ID})
+	got, err := c.CancelTask(ctx, &sdk.CancelTaskRequest{ID: task.ID})
 	if err != nil || got.Status.State != sdk.TaskStateCanceled {
 		t.Fatalf("tasks/cancel: %v, %+v; want canceled", err, got)
 	}
-	if _, err := c.CancelTask(ctx, &sdk.TaskIDParams{ID: task.ID}); !errors.Is(err, sdk.ErrTaskNotCancelable) {
+	if _, err := c.CancelTask(ctx, &sdk.CancelTaskRequest{ID: task.ID}); !errors.Is(err, sdk.ErrTaskNotCancelable) {
 		t.Errorf("second cancel: %v; want task not cancelable", err)
 	}
 	if _, err := c.SendMessage(ctx, userText("", task.ID, "hot")); !errors.Is(err, sdk.ErrInvalidRequest) {
 		t.Errorf("answer after cancel: %v; want invalid request", err)
 	}
-	if got, err := c.GetTask(ctx, &sdk.TaskQueryParams{ID: task.ID}); err != nil || got.Status.State != sdk.TaskStateCanceled {
+	if got, err := c.GetTask(ctx, &sdk.GetTaskRequest{ID: task.ID}); err != nil || got.Status.State != sdk.TaskStateCanceled {
 		t.Errorf("tasks/get after cancel: %v, %+v", err, got)
 	}
 }
@@ -440,19 +465,19 @@ func TestTasksOfOneKeyDoNotExistForAnotherAndNoKeyIsRefused(t *testing.T) {
 	a, b := e.client(keyA), e.client(keyB)
 	ctx := context.Background()
 	task := send(t, a, userText("", "", "hot frozen cheese"))
-	if _, err := b.GetTask(ctx, &sdk.TaskQueryParams{ID: task.ID}); !errors.Is(err, sdk.ErrTaskNotFound) {
+	if _, err := b.GetTask(ctx, &sdk.GetTaskRequest{ID: task.ID}); !errors.Is(err, sdk.ErrTaskNotFound) {
 		t.Errorf("other tenant's tasks/get: %v; want task not found", err)
 	}
 	if _, err := b.SendMessage(ctx, userText("", task.ID, "hot")); !errors.Is(err, sdk.ErrTaskNotFound) {
 		t.Errorf("other tenant's answer: %v; want task not found", err)
 	}
-	if _, err := b.CancelTask(ctx, &sdk.TaskIDParams{ID: task.ID}); !errors.Is(err, sdk.ErrTaskNotFound) {
+	if _, err := b.CancelTask(ctx, &sdk.CancelTaskRequest{ID: task.ID}); !errors.Is(err, sdk.ErrTaskNotFound) {
 		t.Errorf("other tenant's cancel: %v; want task not found", err)
 	}
-	if _, err := e.client("").GetTask(ctx, &sdk.TaskQueryParams{ID: task.ID}); err == nil || !strings.Contains(err.Error(), "401") {
+	if _, err := e.client("").GetTask(ctx, &sdk.GetTaskRequest{ID: task.ID}); err == nil || !strings.Contains(err.Error(), "401") {
 		t.Errorf("no key: %v; want 401", err)
 	}
-	if got, err := a.GetTask(ctx, &sdk.TaskQueryParams{ID: task.ID}); err != nil || got.Status.State != sdk.TaskStateInputRequired {
+	if got, err := a.GetTask(ctx, &sdk.GetTaskRequest{ID: task.ID}); err != nil || got.Status.State != sdk.TaskStateInputRequired {
 		t.Errorf("owner's task after the other tenant's tries: %v, %+v; want still input-required", err, got)
 	}
 }
@@ -462,9 +487,9 @@ func TestDeclineOnTheTaskPlansWithTheQuestionsDefault(t *testing.T) {
 	e := newEnv(t)
 	c := e.client(keyA)
 	task := send(t, c, userText("", "", "hot frozen cheese"))
-	m := sdk.NewMessage(sdk.MessageRoleUser, sdk.DataPart{Data: map[string]any{"decline": true}})
+	m := sdk.NewMessage(sdk.MessageRoleUser, sdk.NewDataPart(map[string]any{"decline": true}))
 	m.TaskID = task.ID
-	done := send(t, c, &sdk.MessageSendParams{Message: m})
+	done := send(t, c, &sdk.SendMessageRequest{Message: m})
 	if done.Status.State != sdk.TaskStateCompleted || temperature(t, done) != "hot" {
 		t.Fatalf("declined: %s; want completed with the default, hot", done.Status.State)
 	}
@@ -499,7 +524,7 @@ func TestStreamIsWokenByTheJobsChangeNotByItsPoll(t *testing.T) {
 		case *sdk.Task:
 			close(gate) // the job is stored and planning: let it plan
 		case *sdk.TaskStatusUpdateEvent:
-			if ev.Final {
+			if settledState(ev.Status.State) {
 				final = ev
 			}
 		}
@@ -509,13 +534,17 @@ func TestStreamIsWokenByTheJobsChangeNotByItsPoll(t *testing.T) {
 	}
 }
 
-func TestResubscribeSendsTheTaskThenItsUpdatesUntilItSettles(t *testing.T) {
+// settledState reports whether a stream's status update is its last: the
+// task asks, or has ended.
+func settledState(s sdk.TaskState) bool { return s == sdk.TaskStateInputRequired || s.Terminal() }
+
+func TestSubscribeToTaskSendsTheTaskThenItsUpdatesUntilItSettles(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	c := e.client(keyA)
 	task := send(t, c, userText("", "", "hot frozen cheese"))
 	var kinds []string
-	for ev, err := range c.ResubscribeToTask(context.Background(), &sdk.TaskIDParams{ID: task.ID}) {
+	for ev, err := range c.SubscribeToTask(context.Background(), &sdk.SubscribeToTaskRequest{ID: task.ID}) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -526,15 +555,15 @@ func TestResubscribeSendsTheTaskThenItsUpdatesUntilItSettles(t *testing.T) {
 			kinds = append(kinds, "status:"+string(ev.Status.State))
 		}
 	}
-	if !slices.Equal(kinds, []string{"task:input-required", "status:input-required"}) {
-		t.Fatalf("resubscribe to an input-required task sent %v", kinds)
+	if !slices.Equal(kinds, []string{"task:TASK_STATE_INPUT_REQUIRED", "status:TASK_STATE_INPUT_REQUIRED"}) {
+		t.Fatalf("SubscribeToTask of an input-required task sent %v", kinds)
 	}
 }
 
 func TestCardWithoutKeysAsksForNone(t *testing.T) {
 	t.Parallel()
 	card := a2a.New(a2a.Config{PublicURL: "http://askonce.test/"}).Card()
-	if card.URL != "http://askonce.test/a2a" || card.SecuritySchemes != nil || card.Security != nil {
-		t.Fatalf("card url %s, schemes %v, security %v; want /a2a under the public URL and no key", card.URL, card.SecuritySchemes, card.Security)
+	if card.SupportedInterfaces[0].URL != "http://askonce.test/a2a" || card.SecuritySchemes != nil || card.SecurityRequirements != nil {
+		t.Fatalf("card url %s, schemes %v, security %v; want /a2a under the public URL and no key", card.SupportedInterfaces[0].URL, card.SecuritySchemes, card.SecurityRequirements)
 	}
 }

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	sdk "github.com/a2aproject/a2a-go/a2a"
+	sdk "github.com/a2aproject/a2a-go/v2/a2a"
 )
 
 // A data part's candidates reach the job (the task's id is the job's, read
@@ -19,8 +19,8 @@ func TestDataPartCandidatesReachTheJob(t *testing.T) {
 	e := newEnv(t)
 	c := e.client(keyA)
 	names := []string{"staging", "production"}
-	m := sdk.NewMessage(sdk.MessageRoleUser, sdk.DataPart{Data: map[string]any{"goal": "write the README then add tests", "candidates": names}})
-	task := send(t, c, &sdk.MessageSendParams{Message: m})
+	m := sdk.NewMessage(sdk.MessageRoleUser, sdk.NewDataPart(map[string]any{"goal": "write the README then add tests", "candidates": names}))
+	task := send(t, c, &sdk.SendMessageRequest{Message: m})
 
 	req, err := http.NewRequest("GET", e.base+"/jobs/"+string(task.ID), nil)
 	if err != nil {
@@ -46,8 +46,8 @@ func TestDataPartCandidatesReachTheJob(t *testing.T) {
 		{[]string{"ok", "tab\there"}, "candidates[1] holds a control character"},
 		{"staging", "the data part is not {goal, profile, files, candidates, hardCap}"},
 	} {
-		m := sdk.NewMessage(sdk.MessageRoleUser, sdk.DataPart{Data: map[string]any{"goal": "write the README", "candidates": bad.candidates}})
-		_, err := c.SendMessage(context.Background(), &sdk.MessageSendParams{Message: m})
+		m := sdk.NewMessage(sdk.MessageRoleUser, sdk.NewDataPart(map[string]any{"goal": "write the README", "candidates": bad.candidates}))
+		_, err := c.SendMessage(context.Background(), &sdk.SendMessageRequest{Message: m})
 		if !errors.Is(err, sdk.ErrInvalidParams) || !strings.Contains(err.Error(), bad.msg) {
 			t.Errorf("candidates %q: %v; want invalid params saying %q", bad.candidates, err, bad.msg)
 		}

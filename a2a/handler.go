@@ -6,12 +6,16 @@ import (
 	"iter"
 	"time"
 
-	sdk "github.com/a2aproject/a2a-go/a2a"
-	"github.com/a2aproject/a2a-go/a2asrv"
+	"strconv"
+	"strings"
+
+	sdk "github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2asrv"
 	"github.com/askonce/askonce"
 )
 
-// handler implements the A2A methods on the Engine: a task is a job.
+// handler implements the A2A 1.0 methods on the Engine: a task is a job.
+// The SDK's a2av0 layer serves the same handler to A2A 0.3 clients.
 type handler struct {
 	cfg Config
 	eng *askonce.Engine
@@ -40,8 +44,8 @@ func rpcError(err error) error {
 	return fmt.Errorf("%w: %s", sdk.ErrInternalError, msg)
 }
 
-// OnGetTask is tasks/get: the job as a task.
-func (h *handler) OnGetTask(ctx context.Context, q *sdk.TaskQueryParams) (*sdk.Task, error) {
+// GetTask is the job as a task.
+func (h *handler) GetTask(ctx context.Context, q *sdk.GetTaskRequest) (*sdk.Task, error) {
 	j, err := h.eng.Get(ctx, tenantOf(ctx), string(q.ID))
 	if err != nil {
 		return nil, rpcError(err)
@@ -49,9 +53,8 @@ func (h *handler) OnGetTask(ctx context.Context, q *sdk.TaskQueryParams) (*sdk.T
 	return h.taskOf(j, q.HistoryLength), nil
 }
 
-// OnCancelTask is tasks/cancel: the job is cancelled; a task that has
-// ended cannot be.
-func (h *handler) OnCancelTask(ctx context.Context, p *sdk.TaskIDParams) (*sdk.Task, error) {
+// CancelTask cancels the job; a task that has ended cannot be.
+func (h *handler) CancelTask(ctx context.Context, p *sdk.CancelTaskRequest) (*sdk.Task, error) {
 	j, err := h.eng.Cancel(context.WithoutCancel(ctx), tenantOf(ctx), string(p.ID))
 	if askonce.ErrorCode(err) == askonce.ECONFLICT {
 		return nil, fmt.Errorf("%w: %s", sdk.ErrTaskNotCancelable, askonce.ErrorMessage(err))
@@ -62,16 +65,16 @@ func (h *handler) OnCancelTask(ctx context.Context, p *sdk.TaskIDParams) (*sdk.T
 	return h.taskOf(j, nil), nil
 }
 
-// OnSendMessage is message/send: a message without a task id starts a
-// job; one with a task id answers its question. Unless the caller asks
-// for blocking false, the task is returned once planning has ended (or
+// SendMessage: a message without a task id starts a job; one with a
+// task id answers its question. Unless the caller asks to return
+// immediately, the task is returned once planning has ended (or
 // Config.Wait has passed).
-func (h *handler) OnSendMessage(ctx context.Context, p *sdk.MessageSendParams) (sdk.SendMessageResult, error) {
+func (h *handler) SendMessage(ctx context.Context, p *sdk.SendMessageRequest) (sdk.SendMessageResult, error) {
 	j, run, err := h.send(ctx, p)
 	if err != nil {
 		return nil, err
 	}
-	if p.Config == nil || p.Config.Blocking == nil || *p.Config.Blocking {
+	if p.Config == nil || !p.Config.ReturnImmediately {
 		j = h.await(ctx, j, run)
 	}
 	var n *int
@@ -83,7 +86,7 @@ func (h *handler) OnSendMessage(ctx context.Context, p *sdk.MessageSendParams) (
 
 // send applies a message: it creates a job, or answers (or declines) the
 // question of the task it names.
-func (h *handler) send(ctx context.Context, p *sdk.MessageSendParams) (*askonce.Job, *askonce.Run, error) {
+func (h *handler) send(ctx context.Context, p *sdk.SendMessageRequest) (*askonce.Job, *askonce.Run, error) {
 	m := p.Message
 	if m == nil {
 		return nil, nil, fmt.Errorf("%w: message is required", sdk.ErrInvalidParams)
@@ -149,10 +152,9 @@ func (h *handler) await(ctx context.Context, j *askonce.Job, run *askonce.Run) *
 	return j
 }
 
-// OnSendMessageStream is message/stream: the task as the message left it,
-// then a status update per job event until the task is input-required or
-// has ended.
-func (h *handler) OnSendMessageStream(ctx context.Context, p *sdk.MessageSendParams) iter.Seq2[sdk.Event, error] {
+// SendStreamingMessage: the task as the message left it, then a status
+// update per job event until the task is input-required or has ended.
+func (h *handler) SendStreamingMessage(ctx context.Context, p *sdk.SendMessageRequest) iter.Seq2[sdk.Event, error] {
 	return func(yield func(sdk.Event, error) bool) {
 		var after int64
 		if p.Message != nil && p.Message.TaskID != "" {
@@ -169,6 +171,14 @@ func (h *handler) OnSendMessageStream(ctx context.Context, p *sdk.MessageSendPar
 			yield(nil, err)
 			return
 		}
+		if settled(j) {
+			// Already settled (a question answered from history): the
+			// updates would tell what the task already says.
+			if after, err = h.lastEvent(ctx, j.ID); err != nil {
+				yield(nil, err)
+				return
+			}
+		}
 		if !yield(h.taskOf(j, nil), nil) {
 			return
 		}
@@ -176,9 +186,9 @@ func (h *handler) OnSendMessageStream(ctx context.Context, p *sdk.MessageSendPar
 	}
 }
 
-// OnResubscribeToTask is tasks/resubscribe: the task now, then its updates
-// as on message/stream.
-func (h *handler) OnResubscribeToTask(ctx context.Context, p *sdk.TaskIDParams) iter.Seq2[sdk.Event, error] {
+// SubscribeToTask: the task now, then its updates as on
+// SendStreamingMessage, until it settles.
+func (h *handler) SubscribeToTask(ctx context.Context, p *sdk.SubscribeToTaskRequest) iter.Seq2[sdk.Event, error] {
 	return func(yield func(sdk.Event, error) bool) {
 		after, err := h.lastEvent(ctx, string(p.ID))
 		if err != nil {
@@ -188,6 +198,10 @@ func (h *handler) OnResubscribeToTask(ctx context.Context, p *sdk.TaskIDParams) 
 		j, err := h.eng.Get(ctx, tenantOf(ctx), string(p.ID))
 		if err != nil {
 			yield(nil, rpcError(err))
+			return
+		}
+		if j.Status.Terminal() {
+			yield(nil, fmt.Errorf("%w: task %s has ended (%s): get it with GetTask", sdk.ErrUnsupportedOperation, j.ID, stateOf(j.Status)))
 			return
 		}
 		if !yield(h.taskOf(j, nil), nil) {
@@ -251,7 +265,7 @@ func (h *handler) follow(ctx context.Context, j *askonce.Job, after int64, yield
 				continue
 			}
 			up := sdk.NewStatusUpdateEvent(&sdk.Task{ID: sdk.TaskID(j.ID), ContextID: j.SessionID}, sdk.TaskStateWorking,
-				&sdk.Message{ID: fmt.Sprintf("%s-event-%d", j.ID, ev.ID), Role: sdk.MessageRoleAgent, TaskID: sdk.TaskID(j.ID), ContextID: j.SessionID, Parts: sdk.ContentParts{sdk.TextPart{Text: text}}})
+				&sdk.Message{ID: fmt.Sprintf("%s-event-%d", j.ID, ev.ID), Role: sdk.MessageRoleAgent, TaskID: sdk.TaskID(j.ID), ContextID: j.SessionID, Parts: sdk.ContentParts{sdk.NewTextPart(text)}})
 			at := ev.At
 			up.Status.Timestamp = &at
 			up.Metadata = map[string]any{"askonce": map[string]any{"event": string(ev.Type), "eventId": ev.ID}}
@@ -265,7 +279,7 @@ func (h *handler) follow(ctx context.Context, j *askonce.Job, after int64, yield
 					return
 				}
 			}
-			yield(&sdk.TaskStatusUpdateEvent{TaskID: sdk.TaskID(cur.ID), ContextID: cur.SessionID, Status: h.statusOf(cur), Final: true}, nil)
+			yield(&sdk.TaskStatusUpdateEvent{TaskID: sdk.TaskID(cur.ID), ContextID: cur.SessionID, Status: h.statusOf(cur)}, nil)
 			return
 		}
 		select {
@@ -286,25 +300,142 @@ func settled(j *askonce.Job) bool {
 }
 
 // Push notifications are not offered: the card says so, and a caller
-// that streams or polls needs none.
+// that streams, subscribes or polls needs none.
 
-func (h *handler) OnGetTaskPushConfig(context.Context, *sdk.GetTaskPushConfigParams) (*sdk.TaskPushConfig, error) {
+func (h *handler) GetTaskPushConfig(context.Context, *sdk.GetTaskPushConfigRequest) (*sdk.PushConfig, error) {
 	return nil, sdk.ErrPushNotificationNotSupported
 }
 
-func (h *handler) OnListTaskPushConfig(context.Context, *sdk.ListTaskPushConfigParams) ([]*sdk.TaskPushConfig, error) {
+func (h *handler) ListTaskPushConfigs(context.Context, *sdk.ListTaskPushConfigRequest) (*sdk.ListTaskPushConfigResponse, error) {
 	return nil, sdk.ErrPushNotificationNotSupported
 }
 
-func (h *handler) OnSetTaskPushConfig(context.Context, *sdk.TaskPushConfig) (*sdk.TaskPushConfig, error) {
+func (h *handler) CreateTaskPushConfig(context.Context, *sdk.PushConfig) (*sdk.PushConfig, error) {
 	return nil, sdk.ErrPushNotificationNotSupported
 }
 
-func (h *handler) OnDeleteTaskPushConfig(context.Context, *sdk.DeleteTaskPushConfigParams) error {
+func (h *handler) DeleteTaskPushConfig(context.Context, *sdk.DeleteTaskPushConfigRequest) error {
 	return sdk.ErrPushNotificationNotSupported
 }
 
-// OnGetExtendedAgentCard: the public card is the whole card.
-func (h *handler) OnGetExtendedAgentCard(context.Context) (*sdk.AgentCard, error) {
-	return nil, sdk.ErrAuthenticatedExtendedCardNotConfigured
+// GetExtendedAgentCard: the public card is the whole card.
+func (h *handler) GetExtendedAgentCard(context.Context, *sdk.GetExtendedAgentCardRequest) (*sdk.AgentCard, error) {
+	return nil, sdk.ErrExtendedCardNotConfigured
+}
+
+// ListTasks lists the caller's tasks, newest first, by context and state.
+// A state several job statuses show as (failed) is listed one status
+// after the other: its page token names the status and the store's
+// cursor in it.
+func (h *handler) ListTasks(ctx context.Context, req *sdk.ListTasksRequest) (*sdk.ListTasksResponse, error) {
+	statuses := []askonce.Status{""}
+	switch {
+	case req.Status == sdk.TaskStateUnspecified || req.Status == unrecognized:
+	case !knownState(req.Status):
+		return nil, fmt.Errorf("%w: status %q is not a task state", sdk.ErrInvalidParams, req.Status)
+	default:
+		if statuses = statusesOf(req.Status); statuses == nil {
+			// A state no job is ever in (submitted, rejected, auth-required).
+			return &sdk.ListTasksResponse{Tasks: []*sdk.Task{}}, nil
+		}
+	}
+	if req.PageSize < 0 || req.PageSize > maxPageSize {
+		return nil, fmt.Errorf("%w: pageSize %d is not between 1 and %d", sdk.ErrInvalidParams, req.PageSize, maxPageSize)
+	}
+	if req.HistoryLength != nil && *req.HistoryLength < 0 {
+		return nil, fmt.Errorf("%w: historyLength %d is negative", sdk.ErrInvalidParams, *req.HistoryLength)
+	}
+	at, cursor, err := pageToken(req.PageToken, len(statuses))
+	if err != nil {
+		return nil, err
+	}
+	size := req.PageSize
+	if size == 0 {
+		size = defaultPageSize
+	}
+	tenant := tenantOf(ctx)
+	page, err := h.eng.List(ctx, tenant, askonce.JobFilter{Status: statuses[at], SessionID: req.ContextID, Cursor: cursor, Limit: size})
+	if err != nil {
+		return nil, rpcError(err)
+	}
+	out := &sdk.ListTasksResponse{Tasks: make([]*sdk.Task, 0, len(page.Jobs)), PageSize: size}
+	for _, j := range page.Jobs {
+		if req.StatusTimestampAfter != nil && !j.UpdatedAt.After(*req.StatusTimestampAfter) {
+			continue
+		}
+		t := h.taskOf(j, req.HistoryLength)
+		if !req.IncludeArtifacts {
+			t.Artifacts = nil
+		}
+		out.Tasks = append(out.Tasks, t)
+	}
+	switch {
+	case page.NextCursor != "":
+		out.NextPageToken = strconv.Itoa(at) + ":" + page.NextCursor
+	case at+1 < len(statuses):
+		out.NextPageToken = strconv.Itoa(at+1) + ":"
+	}
+	if out.TotalSize, err = h.count(ctx, tenant, req, statuses); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// unrecognized is the status @a2a-js/sdk 1.3.0 sends for a ListTasks
+// without one (its proto enum's unknown value): no filter.
+const unrecognized sdk.TaskState = "UNRECOGNIZED"
+
+// knownState reports whether s is one of A2A 1.0's task states.
+func knownState(s sdk.TaskState) bool {
+	switch s {
+	case sdk.TaskStateSubmitted, sdk.TaskStateWorking, sdk.TaskStateInputRequired, sdk.TaskStateAuthRequired,
+		sdk.TaskStateCompleted, sdk.TaskStateCanceled, sdk.TaskStateFailed, sdk.TaskStateRejected:
+		return true
+	}
+	return false
+}
+
+// Page sizes of ListTasks.
+const (
+	defaultPageSize = 50
+	maxPageSize     = 100
+)
+
+// pageToken reads a ListTasks page token: which of n statuses, and the
+// store's cursor in it.
+func pageToken(tok string, n int) (int, string, error) {
+	if tok == "" {
+		return 0, "", nil
+	}
+	i, cursor, _ := strings.Cut(tok, ":")
+	at, err := strconv.Atoi(i)
+	if err != nil || at < 0 || at >= n {
+		return 0, "", fmt.Errorf("%w: pageToken %q is not one this endpoint gave for this filter", sdk.ErrInvalidParams, tok)
+	}
+	return at, cursor, nil
+}
+
+// count is how many tasks match req's filter, for ListTasks' totalSize.
+// The store counts nothing, so this reads them all, a page at a time.
+func (h *handler) count(ctx context.Context, tenant string, req *sdk.ListTasksRequest, statuses []askonce.Status) (int, error) {
+	n := 0
+	for _, s := range statuses {
+		f := askonce.JobFilter{Status: s, SessionID: req.ContextID, Limit: 500}
+		for {
+			page, err := h.eng.List(ctx, tenant, f)
+			if err != nil {
+				return 0, rpcError(err)
+			}
+			for _, j := range page.Jobs {
+				if req.StatusTimestampAfter == nil || j.UpdatedAt.After(*req.StatusTimestampAfter) {
+					n++
+				}
+			}
+			if page.NextCursor == "" {
+				break
+			}
+			f.Cursor = page.NextCursor
+		}
+	}
+	return n, nil
 }

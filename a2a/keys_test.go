@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -13,7 +12,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	sdk "github.com/a2aproject/a2a-go/a2a"
+	sdk "github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/a2a"
 	"github.com/askonce/askonce/rules"
@@ -54,9 +53,7 @@ func keyedEnv(t *testing.T, store func(askonce.Store) askonce.Store) (*env, *ask
 	srv.Config.Handler = server.New(server.Config{
 		Engine: eng, Keys: keys, PublicURL: e.base,
 		Mount: func(mux *http.ServeMux) {
-			agent := a2a.New(a2a.Config{Engine: eng, PublicURL: e.base, Caller: keys.Caller, FailedAuth: 3, TrustedProxies: loopback})
-			mux.Handle("POST "+a2a.Path, agent)
-			mux.Handle("GET "+a2a.CardPath, agent.CardHandler())
+			a2a.New(a2a.Config{Engine: eng, PublicURL: e.base, Caller: keys.Caller, FailedAuth: 3, TrustedProxies: loopback}).Mount(mux)
 		},
 	})
 	srv.Start()
@@ -64,7 +61,7 @@ func keyedEnv(t *testing.T, store func(askonce.Store) askonce.Store) (*env, *ask
 	return e, eng
 }
 
-func withNotify(p *sdk.MessageSendParams, notify any) *sdk.MessageSendParams {
+func withNotify(p *sdk.SendMessageRequest, notify any) *sdk.SendMessageRequest {
 	p.Message.Metadata = map[string]any{a2a.NotifyMetadata: notify}
 	return p
 }
@@ -125,28 +122,14 @@ func TestNamedKeysAnswerIsRecordedAsAnsweredBy(t *testing.T) {
 // forwarded.
 func rpc(t *testing.T, base, key, forwarded, body string) (*http.Response, map[string]any) {
 	t.Helper()
-	req, err := http.NewRequest("POST", base+a2a.Path, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
+	h := http.Header{}
 	if key != "" {
-		req.Header.Set("Authorization", "Bearer "+key)
+		h.Set("Authorization", "Bearer "+key)
 	}
 	if forwarded != "" {
-		req.Header.Set("X-Forwarded-For", forwarded)
+		h.Set("X-Forwarded-For", forwarded)
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	var out map[string]any
-	if err := json.Unmarshal(b, &out); err != nil {
-		t.Fatalf("%d %s: not JSON: %v", resp.StatusCode, b, err)
-	}
-	return resp, out
+	return postJSON(t, base+a2a.Path, h, body)
 }
 
 const getTask = `{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"id":"no-such-task"}}`

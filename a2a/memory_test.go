@@ -4,11 +4,11 @@ import (
 	"strings"
 	"testing"
 
-	sdk "github.com/a2aproject/a2a-go/a2a"
+	sdk "github.com/a2aproject/a2a-go/v2/a2a"
 )
 
 // projectText is a text goal with askonce metadata naming the project.
-func projectText(contextID, text, project string) *sdk.MessageSendParams {
+func projectText(contextID, text, project string) *sdk.SendMessageRequest {
 	p := userText(contextID, "", text)
 	p.Message.Metadata = map[string]any{"askonce": map[string]any{"memory": map[string]any{"scope": "project", "project": project}}}
 	return p

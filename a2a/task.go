@@ -7,14 +7,15 @@ import (
 	"strings"
 	"time"
 
-	sdk "github.com/a2aproject/a2a-go/a2a"
+	sdk "github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/internal/jobview"
 )
 
 // This file maps A2A's shapes to askonce's domain and back: messages to
-// goals and answers, jobs to tasks. The question and plan views are
-// jobview's, the same MCP sends.
+// goals and answers, jobs to tasks, task states to job statuses. It maps
+// A2A 1.0's shapes only: the SDK's a2av0 layer converts them for 0.3
+// clients. The question and plan views are jobview's, the same MCP sends.
 
 // GoalData is the data part a message may carry to start a task, instead
 // of (or besides) text: text parts are the goal when Goal is empty.
@@ -67,11 +68,8 @@ const PlanArtifactID = "plan"
 func textOf(m *sdk.Message) string {
 	var parts []string
 	for _, p := range m.Parts {
-		switch p := p.(type) {
-		case sdk.TextPart:
-			parts = append(parts, p.Text)
-		case *sdk.TextPart:
-			parts = append(parts, p.Text)
+		if t, ok := p.Content.(sdk.Text); ok {
+			parts = append(parts, string(t))
 		}
 	}
 	return strings.TrimSpace(strings.Join(parts, "\n"))
@@ -80,11 +78,8 @@ func textOf(m *sdk.Message) string {
 // dataOf is a message's first data part, nil for none.
 func dataOf(m *sdk.Message) map[string]any {
 	for _, p := range m.Parts {
-		switch p := p.(type) {
-		case sdk.DataPart:
-			return p.Data
-		case *sdk.DataPart:
-			return p.Data
+		if d, ok := p.Data().(map[string]any); ok {
+			return d
 		}
 	}
 	return nil
@@ -226,7 +221,25 @@ func stateOf(s askonce.Status) sdk.TaskState {
 	case askonce.StatusFailed, askonce.StatusValidationError, askonce.StatusExpired:
 		return sdk.TaskStateFailed
 	}
-	return sdk.TaskStateUnknown
+	return sdk.TaskStateUnspecified
+}
+
+// statusesOf are the job statuses of a task state, for ListTasks' filter:
+// none for a state no job is in.
+func statusesOf(s sdk.TaskState) []askonce.Status {
+	switch s {
+	case sdk.TaskStateWorking:
+		return []askonce.Status{askonce.StatusPlanning}
+	case sdk.TaskStateInputRequired:
+		return []askonce.Status{askonce.StatusPending}
+	case sdk.TaskStateCompleted:
+		return []askonce.Status{askonce.StatusSuccess}
+	case sdk.TaskStateCanceled:
+		return []askonce.Status{askonce.StatusCancelled}
+	case sdk.TaskStateFailed:
+		return []askonce.Status{askonce.StatusFailed, askonce.StatusValidationError, askonce.StatusExpired}
+	}
+	return nil
 }
 
 // statusOf is j's task status; its message says what the caller needs:
@@ -234,7 +247,7 @@ func stateOf(s askonce.Status) sdk.TaskState {
 func (h *handler) statusOf(j *askonce.Job) sdk.TaskStatus {
 	at := j.UpdatedAt
 	st := sdk.TaskStatus{State: stateOf(j.Status), Timestamp: &at}
-	agent := func(parts ...sdk.Part) *sdk.Message {
+	agent := func(parts ...*sdk.Part) *sdk.Message {
 		return &sdk.Message{ID: j.ID + "-" + string(j.Status), Role: sdk.MessageRoleAgent, TaskID: sdk.TaskID(j.ID), ContextID: j.SessionID, Parts: parts}
 	}
 	switch j.Status {
@@ -246,21 +259,21 @@ func (h *handler) statusOf(j *askonce.Job) sdk.TaskStatus {
 		}
 		text += "\nReply on this task with the user's answer."
 		q := QuestionData{Question: *jobview.QuestionOf(j.Question), JobID: j.ID, AnswerURL: url, Schema: jobview.AnswerSchema(j.Question)}
-		st.Message = agent(sdk.TextPart{Text: text}, sdk.DataPart{Data: toMap(q)})
+		st.Message = agent(sdk.NewTextPart(text), sdk.NewDataPart(toMap(q)))
 	case askonce.StatusSuccess:
 		text := jobview.PlanText(j.Title, j.Plan)
 		if note := j.MemoryNote(time.Now()); note != "" {
 			text = "The question was " + note + ".\n" + text
 		}
-		st.Message = agent(sdk.TextPart{Text: text})
+		st.Message = agent(sdk.NewTextPart(text))
 	case askonce.StatusCancelled:
-		st.Message = agent(sdk.TextPart{Text: "The job was cancelled."})
+		st.Message = agent(sdk.NewTextPart("The job was cancelled."))
 	case askonce.StatusFailed, askonce.StatusValidationError, askonce.StatusExpired:
 		msg := "The job " + string(j.Status)
 		if j.Error != "" {
 			msg += ": " + j.Error
 		}
-		st.Message = agent(sdk.TextPart{Text: msg})
+		st.Message = agent(sdk.NewTextPart(msg))
 	}
 	return st
 }
@@ -275,8 +288,8 @@ func planArtifact(j *askonce.Job) *sdk.Artifact {
 		Name:        PlanArtifactID,
 		Description: "the validated plan: tasks (a DAG by dependsOn), assumptions and spec",
 		Parts: sdk.ContentParts{
-			sdk.DataPart{Data: toMap(jobview.PlanOf(j.Plan))},
-			sdk.TextPart{Text: jobview.PlanText(j.Title, j.Plan)},
+			sdk.NewDataPart(toMap(jobview.PlanOf(j.Plan))),
+			sdk.NewTextPart(jobview.PlanText(j.Title, j.Plan)),
 		},
 	}
 }
@@ -285,7 +298,7 @@ func planArtifact(j *askonce.Job) *sdk.Artifact {
 // answer.
 func historyOf(j *askonce.Job) []*sdk.Message {
 	msg := func(suffix string, role sdk.MessageRole, text string) *sdk.Message {
-		return &sdk.Message{ID: j.ID + "-" + suffix, Role: role, TaskID: sdk.TaskID(j.ID), ContextID: j.SessionID, Parts: sdk.ContentParts{sdk.TextPart{Text: text}}}
+		return &sdk.Message{ID: j.ID + "-" + suffix, Role: role, TaskID: sdk.TaskID(j.ID), ContextID: j.SessionID, Parts: sdk.ContentParts{sdk.NewTextPart(text)}}
 	}
 	h := []*sdk.Message{msg("goal", sdk.MessageRoleUser, j.Goal)}
 	if j.Question != nil {

@@ -1,6 +1,7 @@
 // Package clients_test runs the tests of the clients for other languages
-// (clients/python, clients/typescript) and of the AI SDK example
-// (examples/ai-sdk) against the askonce binary built once here, so that
+// (clients/python, clients/typescript) and of the AI SDK and OpenAI
+// Agents SDK examples (examples/ai-sdk, examples/openai-agents) against
+// the askonce binary built once here, so that
 // the README's `go test ./...` covers them.
 package clients_test
 
@@ -109,5 +110,12 @@ func TestAISDKExample(t *testing.T) {
 	t.Parallel()
 	example := filepath.Join("..", "examples", "ai-sdk")
 	require(t, "node", filepath.Join("typescript", "node_modules", "openapi-fetch"), filepath.Join(example, "node_modules", "ai"))
+	run(t, example, 3*time.Minute, "node", "--test", "agent.test.mjs")
+}
+
+func TestOpenAIAgentsExample(t *testing.T) {
+	t.Parallel()
+	example := filepath.Join("..", "examples", "openai-agents")
+	require(t, "node", filepath.Join("typescript", "node_modules", "openapi-fetch"), filepath.Join(example, "node_modules", "@openai", "agents"))
 	run(t, example, 3*time.Minute, "node", "--test", "agent.test.mjs")
 }

@@ -1,16 +1,19 @@
-// The official A2A JavaScript SDK (@a2a-js/sdk) as a third-party client of
-// askonce serve's /a2a. It runs the scenario of docs/integrations.md and
-// prints one JSON line reporting what it saw; cmd/askonce/a2a_npm_test.go
-// asserts on it. Environment: ASKONCE_URL (the server's base URL),
-// KEY_A and KEY_B (API keys of two tenants).
+// The official A2A JavaScript SDK (@a2a-js/sdk 1.x), speaking A2A 1.0, as
+// a third-party client of askonce serve's /a2a (JSON-RPC) and /a2a/rest
+// (HTTP+JSON). It runs the scenario of docs/integrations.md once over each
+// binding and prints one JSON line reporting what it saw, by binding;
+// cmd/askonce/a2a_npm_test.go asserts on it. Environment: ASKONCE_URL
+// (the server's base URL), KEY_A and KEY_B (API keys of two tenants).
 import { randomUUID } from "node:crypto";
-import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } from "@a2a-js/sdk/client";
+import { Role, TaskState } from "@a2a-js/sdk";
+import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, RestTransportFactory } from "@a2a-js/sdk/client";
 
 const base = process.env.ASKONCE_URL;
 if (!base) throw new Error("ASKONCE_URL is not set");
 
-// client connects through the Agent Card, sending key on every call.
-async function client(key) {
+// client connects through the Agent Card over binding, sending key on
+// every call.
+async function client(key, binding) {
   const fetchImpl = (url, init = {}) => {
     const headers = new Headers(init.headers);
     if (key) headers.set("Authorization", `Bearer ${key}`);
@@ -18,16 +21,18 @@ async function client(key) {
   };
   const factory = new ClientFactory(
     ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-      transports: [new JsonRpcTransportFactory({ fetchImpl })],
+      transports: [new JsonRpcTransportFactory({ fetchImpl }), new RestTransportFactory({ fetchImpl })],
+      preferredTransports: [binding],
     }),
   );
   return factory.createFromUrl(base);
 }
 
 const text = (s, extra = {}) => ({
-  message: { kind: "message", messageId: randomUUID(), role: "user", parts: [{ kind: "text", text: s }], ...extra },
+  message: { messageId: randomUUID(), role: Role.ROLE_USER, parts: [{ content: { $case: "text", value: s } }], ...extra },
 });
-const dataOf = (parts = []) => parts.find((p) => p.kind === "data")?.data;
+const state = (s) => TaskState[s];
+const dataOf = (parts = []) => parts.find((p) => p.content?.$case === "data")?.content.value;
 const temperature = (task) => dataOf(task.artifacts?.find((a) => a.artifactId === "plan")?.parts)?.spec?.attributes?.temperature;
 const failure = async (p) => {
   try {
@@ -37,52 +42,77 @@ const failure = async (p) => {
     return `${e.constructor.name}: ${e.message}`;
   }
 };
-
-const a = await client(process.env.KEY_A);
-const b = await client(process.env.KEY_B);
-const report = {};
-
-// 1. A goal with a question: input-required, the typed question as data.
-const asked = await a.sendMessage(text("hot frozen cheese"));
-const q = dataOf(asked.status.message?.parts);
-report.asked = { kind: asked.kind, state: asked.status.state, type: q?.type, options: q?.options, answerUrl: q?.answerUrl ?? "" };
-
-// 2. The answer, on the same task: completed with the plan.
-const done = await a.sendMessage(text("hot", { taskId: asked.id, contextId: asked.contextId }));
-report.answered = { sameTask: done.id === asked.id, state: done.status.state, temperature: temperature(done) };
-
-// 3. A second task in the same context, streamed: answered from history.
-const states = [];
-let second;
-for await (const ev of a.sendMessageStream(text("hot frozen cheese", { contextId: asked.contextId }))) {
-  if (ev.kind === "task") {
-    states.push(ev.status.state);
-    second = ev.id;
-  } else if (ev.kind === "status-update") {
-    states.push(ev.status.state);
+// events collects a stream's task and status states.
+async function states(stream) {
+  const seen = [];
+  let id;
+  for await (const ev of stream) {
+    const p = ev.payload ?? { $case: ev.kind, value: ev };
+    if (p.$case === "task") {
+      seen.push(state(p.value.status.state));
+      id = p.value.id;
+    } else if (p.$case === "statusUpdate") {
+      seen.push(state(p.value.status.state));
+    }
   }
+  return { id, states: seen };
 }
-const again = await a.getTask({ id: second });
-report.history = { newTask: second !== asked.id, sameContext: again.contextId === asked.contextId, states, state: again.status.state, temperature: temperature(again) };
 
-// 4. Cancel a task that waits for its answer; a second cancel is refused.
-const toCancel = await a.sendMessage(text("hot frozen cheese"));
-const cancelled = await a.cancelTask({ id: toCancel.id });
-report.cancel = {
-  before: toCancel.status.state,
-  state: cancelled.status.state,
-  again: await failure(a.cancelTask({ id: toCancel.id })),
-};
+async function scenario(binding) {
+  const a = await client(process.env.KEY_A, binding);
+  const b = await client(process.env.KEY_B, binding);
+  const report = {};
 
-// 5. Tenancy: the other key's client finds none of tenant A's tasks; no
-// key is refused.
-const anonymous = await client("");
-report.tenancy = {
-  get: await failure(b.getTask({ id: asked.id })),
-  answer: await failure(b.sendMessage(text("frozen", { taskId: toCancel.id }))),
-  cancel: await failure(b.cancelTask({ id: asked.id })),
-  noKey: await failure(anonymous.getTask({ id: asked.id })),
-  ownerStill: (await a.getTask({ id: asked.id })).status.state,
-};
+  // 1. A goal with a question: input-required, the typed question as data.
+  const asked = await a.sendMessage(text("hot frozen cheese"));
+  const q = dataOf(asked.status.message?.parts);
+  report.asked = { state: state(asked.status.state), type: q?.type, options: q?.options, default: q?.default, answerUrl: q?.answerUrl ?? "" };
 
-console.log(JSON.stringify(report));
+  // 2. The answer, on the same task: completed with the plan.
+  const done = await a.sendMessage(text("hot", { taskId: asked.id, contextId: asked.contextId }));
+  report.answered = { sameTask: done.id === asked.id, state: state(done.status.state), temperature: temperature(done) };
+
+  // 3. A second task in the same context, streamed: answered from history.
+  const second = await states(a.sendMessageStream(text("hot frozen cheese", { contextId: asked.contextId })));
+  const again = await a.getTask({ id: second.id });
+  report.history = { newTask: second.id !== asked.id, sameContext: again.contextId === asked.contextId, states: second.states, state: state(again.status.state), temperature: temperature(again) };
+
+  // 4. Cancel a task that waits for its answer; a second cancel is refused.
+  const toCancel = await a.sendMessage(text("hot frozen cheese"));
+  const cancelled = await a.cancelTask({ id: toCancel.id });
+  report.cancel = { before: state(toCancel.status.state), state: state(cancelled.status.state), again: await failure(a.cancelTask({ id: toCancel.id })) };
+
+  // 5. SubscribeToTask (resubscribeTask) of a task that asks: the task,
+  // then its status.
+  const waiting = await a.sendMessage(text("hot frozen cheese", { contextId: `sub-${binding}` }));
+  report.subscribe = (await states(a.resubscribeTask({ id: waiting.id }))).states;
+
+  // 6. ListTasks of the context: its two tasks, a page at a time; by state.
+  const page1 = await a.listTasks({ contextId: asked.contextId, pageSize: 1 });
+  const page2 = await a.listTasks({ contextId: asked.contextId, pageSize: 1, pageToken: page1.nextPageToken });
+  const completed = await a.listTasks({ contextId: asked.contextId, status: TaskState.TASK_STATE_COMPLETED });
+  const asking = await a.listTasks({ contextId: asked.contextId, status: TaskState.TASK_STATE_INPUT_REQUIRED });
+  report.list = {
+    pages: [page1, page2].map((p) => p.tasks.map((t) => t.id)),
+    ids: [second.id, asked.id],
+    total: page1.totalSize,
+    last: page2.nextPageToken ?? "",
+    completed: completed.tasks.length,
+    asking: asking.tasks.length,
+    otherTenant: (await b.listTasks({ contextId: asked.contextId })).tasks.length,
+  };
+
+  // 7. Tenancy: the other key's client finds none of tenant A's tasks; no
+  // key is refused.
+  const anonymous = await client("", binding);
+  report.tenancy = {
+    get: await failure(b.getTask({ id: asked.id })),
+    answer: await failure(b.sendMessage(text("frozen", { taskId: waiting.id }))),
+    cancel: await failure(b.cancelTask({ id: waiting.id })),
+    noKey: await failure(anonymous.getTask({ id: asked.id })),
+    ownerStill: state((await a.getTask({ id: waiting.id })).status.state),
+  };
+  return report;
+}
+
+console.log(JSON.stringify({ JSONRPC: await scenario("JSONRPC"), "HTTP+JSON": await scenario("HTTP+JSON") }));

@@ -42,6 +42,7 @@ func TestIntegrations(t *testing.T) {
 	t.Run("PythonSnippetPlans", integrationsPythonSnippetPlans)
 	t.Run("A2ASnippetPlans", integrationsA2ASnippetPlans)
 	t.Run("LangGraphNodeAskingThreeTimesInterruptsOnce", integrationsLangGraphNodeAskingThreeTimesInterruptsOnce)
+	t.Run("LangGraphInterruptResumesAfterARestartWithTheAnswerPagesAnswer", integrationsLangGraphInterruptResumesAfterARestartWithTheAnswerPagesAnswer)
 }
 
 // The Python snippets of docs/integrations.md, as printed there (the one

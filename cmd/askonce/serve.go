@@ -359,15 +359,13 @@ func (sv *serving) mount(mux *http.ServeMux, channels *servedChannels) {
 	for _, m := range []string{"GET", "POST", "DELETE"} {
 		mux.Handle(m+" /mcp", h)
 	}
-	// A2A (docs/integrations.md): the card is public, /a2a is
+	// A2A (docs/integrations.md): the card is public, /a2a and /a2a/rest are
 	// behind the API keys.
 	ac := a2a.Config{Engine: sv.engine, PublicURL: sv.publicURL, Version: buildinfo.Get(), Logger: sv.log, TrustedProxies: sv.proxies}
 	if sv.keys != nil {
 		ac.Caller = sv.keys.Caller
 	}
-	agent := a2a.New(ac)
-	mux.Handle("POST "+a2a.Path, agent)
-	mux.Handle("GET "+a2a.CardPath, agent.CardHandler())
+	a2a.New(ac).Mount(mux)
 }
 
 // run serves until ctx ends, with the engine's background work (recovery

@@ -23,6 +23,20 @@ export async function openGateJob(call, goal, sessionId) {
   return job.jobId;
 }
 
+// ANSWERED_ELSEWHERE is the resume value (Command({ resume })) of an
+// interrupt whose question a person answered on another channel: askUser
+// then submits nothing and takes the answer from askonce.
+export const ANSWERED_ELSEWHERE = "askonce:answered-elsewhere";
+
+// answeredElsewhere reports whether job jobId's question has been
+// answered (or declined) on any channel, so a graph paused at its
+// interrupt can resume with ANSWERED_ELSEWHERE: in this process or in
+// one started after a restart.
+export async function answeredElsewhere(call, jobId) {
+  const job = await call("GET", `/jobs/${jobId}`);
+  return job.clarificationStatus === "answered" || job.clarificationStatus === "skipped";
+}
+
 // askUser asks the user question (askonce's typed question: type, text,
 // options, default) for job jobId. It returns
 //
@@ -42,7 +56,9 @@ export async function askUser(call, jobId, question, memo = {}) {
     case "ask":
     case "wait": {
       const answer = interrupt({ jobId, question: r.question, answerUrl: r.job.answerUrl ?? "" });
-      await call("POST", `/jobs/${jobId}/clarification`, { answer: String(answer) });
+      // A person who answered elsewhere (the answer page, Slack, email)
+      // already gave askonce the answer; the report below hands it over.
+      if (answer !== ANSWERED_ELSEWHERE) await call("POST", `/jobs/${jobId}/clarification`, { answer: String(answer) });
       const after = await call("POST", `/jobs/${jobId}/report`, { question });
       return outcome(after, memo);
     }

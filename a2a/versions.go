@@ -1,0 +1,162 @@
+package a2a
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	legacy "github.com/a2aproject/a2a-go/a2a"
+	sdk "github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
+	"github.com/a2aproject/a2a-go/v2/a2asrv"
+)
+
+// versions routes a request to the SDK's server of the A2A version it
+// asks for in its A2A-Version header, as A2A 1.0's versioning rules say:
+// none is 0.3, an unknown one is VersionNotSupportedError.
+type versions struct {
+	rpc, rpc03   http.Handler
+	rest, rest03 http.Handler
+}
+
+func newVersions(h a2asrv.RequestHandler) versions {
+	return versions{
+		rpc:    a2asrv.NewJSONRPCHandler(h),
+		rpc03:  a2av0.NewJSONRPCHandler(h),
+		rest:   http.StripPrefix(RESTPath, a2asrv.NewRESTHandler(h)),
+		rest03: http.StripPrefix(RESTPath, a2av0.NewRESTHandler(h)),
+	}
+}
+
+// versionOf is the major.minor of an A2A-Version header, "" for one that
+// is not a version.
+func versionOf(h string) string {
+	h = strings.TrimSpace(h)
+	if h == "" {
+		return LegacyProtocolVersion
+	}
+	parts := strings.Split(h, ".")
+	if len(parts) < 2 {
+		return ""
+	}
+	return parts[0] + "." + parts[1]
+}
+
+func (v versions) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	asked := r.Header.Get(sdk.SvcParamVersion)
+	version := versionOf(asked)
+	rest := r.URL.Path == RESTPath || strings.HasPrefix(r.URL.Path, RESTPath+"/")
+	if rest {
+		// The two versions' HTTP+JSON routes differ (0.3's are under /v1),
+		// so the path picks the version a request without one means.
+		legacyRoute := strings.HasPrefix(r.URL.Path, RESTPath+a2av0.RESTPathPrefix+"/")
+		switch {
+		case version == ProtocolVersion && !legacyRoute, asked == "" && !legacyRoute:
+			v.rest.ServeHTTP(w, r)
+		case version == LegacyProtocolVersion && legacyRoute:
+			v.rest03.ServeHTTP(w, r)
+		default:
+			restVersionError(w, asked)
+		}
+		return
+	}
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusRequestEntityTooLarge)
+			writeRPCError(w, nil, -32600, "INVALID_REQUEST", fmt.Sprintf("the request body is larger than %d bytes", tooBig.Limit))
+			return
+		}
+		writeRPCError(w, nil, -32700, "PARSE_ERROR", "the request body could not be read: "+err.Error())
+		return
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	var env struct {
+		ID     any             `json:"id"`
+		Method string          `json:"method"`
+		Params json.RawMessage `json:"params"`
+	}
+	parsed := json.Unmarshal(body, &env) == nil
+	var params map[string]func() any
+	var h http.Handler
+	switch version {
+	case ProtocolVersion:
+		h, params = v.rpc, paramsOf
+	case LegacyProtocolVersion:
+		h, params = v.rpc03, legacyParamsOf
+	default:
+		var id any
+		if parsed {
+			id = env.ID
+		}
+		writeRPCError(w, id, -32009, "VERSION_NOT_SUPPORTED", fmt.Sprintf("A2A-Version %q is not supported: send %q (or none for %s)", asked, ProtocolVersion, LegacyProtocolVersion))
+		return
+	}
+	// The SDK calls a well-formed request whose params do not decode a
+	// parse error; JSON-RPC calls it invalid params.
+	if newParams, ok := params[env.Method]; parsed && ok && len(env.Params) > 0 {
+		if err := json.Unmarshal(env.Params, newParams()); err != nil {
+			writeRPCError(w, env.ID, -32602, "INVALID_PARAMS", fmt.Sprintf("invalid params of %s: %v", env.Method, err))
+			return
+		}
+	}
+	h.ServeHTTP(w, r)
+}
+
+// paramsOf and legacyParamsOf are the params each JSON-RPC method of A2A
+// 1.0 and 0.3 takes.
+var (
+	paramsOf = map[string]func() any{
+		"SendMessage":                      func() any { return new(sdk.SendMessageRequest) },
+		"SendStreamingMessage":             func() any { return new(sdk.SendMessageRequest) },
+		"GetTask":                          func() any { return new(sdk.GetTaskRequest) },
+		"ListTasks":                        func() any { return new(sdk.ListTasksRequest) },
+		"CancelTask":                       func() any { return new(sdk.CancelTaskRequest) },
+		"SubscribeToTask":                  func() any { return new(sdk.SubscribeToTaskRequest) },
+		"CreateTaskPushNotificationConfig": func() any { return new(sdk.PushConfig) },
+		"GetTaskPushNotificationConfig":    func() any { return new(sdk.GetTaskPushConfigRequest) },
+		"ListTaskPushNotificationConfigs":  func() any { return new(sdk.ListTaskPushConfigRequest) },
+		"DeleteTaskPushNotificationConfig": func() any { return new(sdk.DeleteTaskPushConfigRequest) },
+		"GetExtendedAgentCard":             func() any { return new(sdk.GetExtendedAgentCardRequest) },
+	}
+	legacyParamsOf = map[string]func() any{
+		"message/send":                     func() any { return new(legacy.MessageSendParams) },
+		"message/stream":                   func() any { return new(legacy.MessageSendParams) },
+		"tasks/get":                        func() any { return new(legacy.TaskQueryParams) },
+		"tasks/cancel":                     func() any { return new(legacy.TaskIDParams) },
+		"tasks/resubscribe":                func() any { return new(legacy.TaskIDParams) },
+		"tasks/pushNotificationConfig/set": func() any { return new(legacy.TaskPushConfig) },
+		"tasks/pushNotificationConfig/get": func() any { return new(legacy.GetTaskPushConfigParams) },
+		"tasks/pushNotificationConfig/list": func() any {
+			return new(legacy.ListTaskPushConfigParams)
+		},
+		"tasks/pushNotificationConfig/delete": func() any { return new(legacy.DeleteTaskPushConfigParams) },
+	}
+)
+
+// errorInfo is the google.rpc.ErrorInfo detail A2A 1.0 errors carry.
+func errorInfo(reason string) map[string]any {
+	return map[string]any{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": reason, "domain": sdk.ProtocolDomain}
+}
+
+// writeRPCError answers a JSON-RPC request with an error of code.
+func writeRPCError(w http.ResponseWriter, id any, code int, reason, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": code, "message": msg, "data": []any{errorInfo(reason)}}})
+}
+
+// restVersionError answers an HTTP+JSON request of a version (or on a
+// route) this endpoint does not speak, as A2A 1.0's HTTP+JSON binding
+// does.
+func restVersionError(w http.ResponseWriter, asked string) {
+	msg := fmt.Sprintf("A2A-Version %q is not supported on this route: A2A %s is served under %s, A2A %s under %s", asked, ProtocolVersion, RESTPath, LegacyProtocolVersion, RESTPath+a2av0.RESTPathPrefix)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusBadRequest)
+	json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"code": http.StatusBadRequest, "status": "FAILED_PRECONDITION", "message": msg, "details": []any{errorInfo("VERSION_NOT_SUPPORTED")}}})
+}
