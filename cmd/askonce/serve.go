@@ -218,7 +218,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		InterpretTimeout: c.InterpretTimeout, HardCap: askonce.HardCap(c.HardCap), Logger: log,
 		MemoryScope: askonce.MemoryScope(c.MemoryScope), MemoryTTL: c.MemoryTTL, MaxMemoryTTL: c.MemoryMaxTTL,
 		Observer: metrics.NewObserver(reg), LinkSecret: linkSecret,
-		DefaultRecipients: c.Notify.defaults(),
+		DefaultRecipients: c.Notify.defaults(), NoBuilder: builder == nil,
 	}
 	var d *dispatch.Dispatcher
 	channels, err := c.Notify.channels(engine, func(j *askonce.Job) string { return engine.AnswerURL(publicURL, j) },
