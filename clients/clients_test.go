@@ -1,5 +1,6 @@
 // Package clients_test runs the tests of the clients for other languages
-// (clients/python, clients/typescript) and of the AI SDK example
+// (clients/python, clients/typescript, and the TypeScript client as its
+// packed tarball installs into an empty project) and of the AI SDK example
 // (examples/ai-sdk) against the askonce binary built once here, so that
 // the README's `go test ./...` covers them.
 package clients_test
