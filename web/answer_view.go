@@ -66,7 +66,7 @@ func newFormView(j *askonce.Job, token string) *formView {
 		case askonce.MemoryProject:
 			v.Remembered = "the other agents of project “" + visible(m.Project) + "”"
 		case askonce.MemoryTenant:
-			v.Remembered = "every agent of this tenant"
+			v.Remembered = "the agents of every project"
 		}
 	}
 	q := j.Question

@@ -112,6 +112,17 @@ func attemptReasonWords(r askonce.AttemptReason) string {
 	return strings.ReplaceAll(string(r), "_", " ")
 }
 
+// scopeWords says who shares a job's remembered answers.
+func scopeWords(s askonce.MemoryScope) string {
+	switch s {
+	case askonce.MemoryProject:
+		return "its project"
+	case askonce.MemoryTenant:
+		return "every project"
+	}
+	return "this session"
+}
+
 // plural is n with the word for one or for many: "1 attempt", "3
 // attempts".
 func plural(n int, one, many string) string {
@@ -144,6 +155,7 @@ func init() {
 	funcs["delivery"] = deliveryWords
 	funcs["attemptReason"] = attemptReasonWords
 	funcs["source"] = sourceWords
+	funcs["scope"] = scopeWords
 	funcs["plural"] = plural
 	funcs["usage"] = usageWords
 	funcs["words"] = func(code any) string { return strings.ReplaceAll(fmt.Sprint(code), "_", " ") }

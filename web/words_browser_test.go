@@ -34,10 +34,15 @@ func TestBrowser_PagesSayItInWordsNotCodesWithPlurals(t *testing.T) {
 	if err != nil || answered.Status != askonce.StatusSuccess || answered.AttemptCount != 2 {
 		t.Fatalf("fixture: the answered job is %+v (%v), want two attempts' success", answered, err)
 	}
-	pages := []string{"/ui", "/ui/jobs/" + sel.ID, "/ui/jobs/" + file.ID, "/ui/jobs/" + conf.ID,
+	everyone, err := s.engine.Create(ctx, askonce.CreateRequest{Goal: selectGoal, Memory: askonce.Memory{Scope: askonce.MemoryTenant}})
+	if err != nil || everyone.Status != askonce.StatusPending {
+		t.Fatalf("fixture: the tenant-memory job is %+v (%v), want pending", everyone, err)
+	}
+	everyoneLink := "/a/" + s.engine.AnswerToken(everyone)
+	pages := []string{"/ui/jobs/" + everyone.ID, everyoneLink, "/ui", "/ui/jobs/" + sel.ID, "/ui/jobs/" + file.ID, "/ui/jobs/" + conf.ID,
 		"/ui/jobs/" + planned.ID, "/ui/jobs/" + answered.ID, "/ui/memory", "/ui/memory?scope=project&project=shop",
 		"/ui/memory?scope=tenant", selLink, fileLink, confLink}
 	browserScript(t, s.srv.URL, "words", "PAGES="+strings.Join(pages, " "),
 		"SELECT_JOB=/ui/jobs/"+sel.ID, "FILE_JOB=/ui/jobs/"+file.ID, "CONFIRM_JOB=/ui/jobs/"+conf.ID,
-		"PLANNED_JOB=/ui/jobs/"+planned.ID, "ANSWERED_JOB=/ui/jobs/"+answered.ID)
+		"PLANNED_JOB=/ui/jobs/"+planned.ID, "EVERYONE_LINK="+everyoneLink, "ANSWERED_JOB=/ui/jobs/"+answered.ID)
 }

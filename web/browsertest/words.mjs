@@ -4,7 +4,7 @@
 // for what they must say instead.
 import { base, launch, expect } from './lib.mjs';
 
-const { PAGES, SELECT_JOB, FILE_JOB, CONFIRM_JOB, PLANNED_JOB, ANSWERED_JOB } = process.env;
+const { PAGES, EVERYONE_LINK, SELECT_JOB, FILE_JOB, CONFIRM_JOB, PLANNED_JOB, ANSWERED_JOB } = process.env;
 // Codes of the API that must not reach a page, and counts with the wrong
 // plural.
 const banned = [
@@ -44,5 +44,6 @@ says(PLANNED_JOB, 'none: no builder is set up');
 says(ANSWERED_JOB, '2 attempts');
 says(ANSWERED_JOB, 'answered by a person');
 says('/ui/memory', 'the answers every project shares');
+says(EVERYONE_LINK, 'the agents of every project get this answer');
 await b.close();
 console.log('ok');
