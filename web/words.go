@@ -46,7 +46,7 @@ func reasonWords(reason string) string {
 func statusWords(s askonce.Status) string {
 	switch s {
 	case askonce.StatusPending:
-		return "waiting for an answer"
+		return "waiting"
 	case askonce.StatusSuccess:
 		return "planned"
 	case askonce.StatusValidationError:
