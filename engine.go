@@ -69,6 +69,11 @@ type Engine struct {
 	// DefaultRecipients are who is asked the question of a job created
 	// without recipients of its own (CreateRequest.Notify). Nil: no one.
 	DefaultRecipients *Recipients
+	// NoBuilder says that nothing delivers the plans of successful jobs
+	// (askonce serve --builder none): a success then queues no dispatch
+	// and records no dispatched event, and its DispatchStatus is none
+	// rather than a queued that would never move.
+	NoBuilder bool
 
 	// Owner names this engine's process in the planning leases of the
 	// jobs it plans (rule 13). It must differ between processes running

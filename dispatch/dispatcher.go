@@ -84,8 +84,9 @@ type Config struct {
 	// Required unless Builder is nil.
 	Store askonce.Store
 	// Builder receives the jobs. Nil is the "none" builder: Enqueue queues
-	// nothing, the job's DispatchStatus stays queued, and builders poll
-	// GET /jobs?status=success instead.
+	// nothing, and builders poll GET /jobs?status=success instead. Set
+	// askonce.Engine.NoBuilder with it, so that a success says its
+	// DispatchStatus is none rather than a queued that never moves.
 	Builder Builder
 	// MaxAttempts is the number of tries of one delivery, the first
 	// included, before the job's DispatchStatus becomes failed. Zero means

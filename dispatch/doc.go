@@ -29,9 +29,10 @@
 //     Standard Webhooks headers; a 2xx response is a delivery.
 //   - [Command]: a program (argv, no shell) that gets the job JSON on
 //     stdin; exit status 0 is a delivery.
-//   - none (a nil Config.Builder): no queue entry is written at all; the
-//     job's DispatchStatus stays queued, and builders poll
-//     GET /jobs?status=success instead.
+//   - none (a nil Config.Builder): no queue entry is written at all, and
+//     builders poll GET /jobs?status=success instead. With
+//     askonce.Engine.NoBuilder (askonce serve sets it) the job's
+//     DispatchStatus is none and the hook is not even called.
 //
 // # At least once, deduplicated to exactly once
 //

@@ -71,7 +71,7 @@ var enumValues = map[reflect.Type][]string{
 	reflect.TypeFor[askonce.QuestionType](): enum(askonce.QuestionTypes...),
 	reflect.TypeFor[askonce.Action](): enum(askonce.ActionAsk, askonce.ActionWait, askonce.ActionResume,
 		askonce.ActionProceed, askonce.ActionDone, askonce.ActionFail),
-	reflect.TypeFor[askonce.DispatchStatus](): enum(askonce.DispatchQueued, askonce.DispatchDelivered, askonce.DispatchFailed),
+	reflect.TypeFor[askonce.DispatchStatus](): enum(askonce.DispatchQueued, askonce.DispatchDelivered, askonce.DispatchFailed, askonce.DispatchNoBuilder),
 	reflect.TypeFor[askonce.AttemptReason](): enum(askonce.ReasonInitial, askonce.ReasonRetryParseError,
 		askonce.ReasonRetryValidation, askonce.ReasonClarificationAnswer, askonce.ReasonFallback, askonce.ReasonReport),
 	reflect.TypeFor[askonce.AttemptOutcome](): enum(askonce.AttemptPlan, askonce.AttemptQuestion,

@@ -133,8 +133,11 @@ type JobView struct {
 	// such as askonce.HardCapMessage.
 	Error string `json:"error,omitempty"`
 
-	Usage            askonce.Usage          `json:"usage"`
-	AttemptCount     int                    `json:"attemptCount"`
+	Usage        askonce.Usage `json:"usage"`
+	AttemptCount int           `json:"attemptCount"`
+	// DispatchStatus is the builder's delivery of a successful job:
+	// queued, delivered or failed, or none when no builder takes plans
+	// (--builder none).
 	DispatchStatus   askonce.DispatchStatus `json:"dispatchStatus,omitempty"`
 	DeliveryAttempts int                    `json:"deliveryAttempts,omitempty"`
 	DeliveryError    string                 `json:"deliveryError,omitempty"`

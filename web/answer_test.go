@@ -133,11 +133,11 @@ func TestAnswerPage_ShowsTheControlOfEachQuestionType(t *testing.T) {
 		kind       string
 		wants      []string
 	}{
-		{"SELECT_ONE is a radio list with Other", selectGoal, nil, askonce.QuestionSelectOne, "Choose one, or answer in your own words",
+		{"SELECT_ONE is a radio list with Other", selectGoal, nil, askonce.QuestionSelectOne, "Pick one, or answer in your own words",
 			[]string{`type="radio" name="answer" value="hot"`, `type="radio" name="answer" value="frozen"`, `id="other-radio"`, `name="other"`}},
 		{"CONFIRM is Yes and No buttons", confirmGoal, nil, askonce.QuestionConfirm, "Yes or no",
 			[]string{`name="answer" value="yes"`, `name="answer" value="no"`}},
-		{"TARGET_FILE is a filterable file list and a path field", targetGoal, targetFiles, askonce.QuestionTargetFile, "Pick a file, or give a path inside the project",
+		{"TARGET_FILE is a filterable file list and a path field", targetGoal, targetFiles, askonce.QuestionTargetFile, "Which file? Pick one, or give a path inside the project",
 			[]string{`data-file="a.md"`, `value="docs/b.md"`, `id="file-filter"`, `name="path"`}},
 		{"FREE_TEXT is a textarea with a byte counter", freeGoal, nil, askonce.QuestionFreeText, "Answer in your own words (at most 4096 bytes)",
 			[]string{`<textarea id="free-text" name="answer"`, `id="byte-count"`, "/ 4096 bytes"}},
@@ -397,7 +397,7 @@ func TestAnswerPage_DeadLinkIs410SayingWhichAndWhen(t *testing.T) {
 		name, link string
 		wants      []string
 	}{
-		{"answered", aLink, []string{"already answered", "by a person (source: user)", "Answered at", fmtTime(*answeredJob.AnsweredAt)}},
+		{"answered", aLink, []string{"already answered", "by a person", "Answered at", fmtTime(*answeredJob.AnsweredAt)}},
 		{"declined", dLink, []string{"was declined", "Declined at", fmtTime(*declinedJob.AnsweredAt)}},
 		{"cancelled", cLink, []string{"was cancelled", "Cancelled at", fmtTime(cancelledJob.UpdatedAt)}},
 		{"expired by the sweep", sLink, []string{"expired", "Expired at", fmtTime(*swept.Question.ExpiresAt)}},

@@ -196,7 +196,7 @@ func TestInbox_ListsPendingQuestionsOldestFirstThenRecentJobs(t *testing.T) {
 	if strings.Contains(pending, done.ID) {
 		t.Fatalf("the pending section lists the successful job %s", done.ID)
 	}
-	for _, want := range []string{older.Question.Text, "SELECT_ONE", "expires", "ago"} {
+	for _, want := range []string{older.Question.Text, "Pick one", "expires", "ago"} {
 		if !strings.Contains(pending, escaped(want)) {
 			t.Fatalf("pending section lacks %q:\n%s", want, pending)
 		}
@@ -339,7 +339,7 @@ func TestInbox_JobPageShowsQuestionAttemptsEventsAndPlanTree(t *testing.T) {
 	j := s.create("", "sess", askingGoal)
 	r := s.get("/ui/jobs/" + j.ID)
 	wantStatus(t, r, http.StatusOK)
-	for _, want := range []string{j.Goal, j.Question.Text, string(j.Question.Type), "Cancel this job", "created", "asked", "initial"} {
+	for _, want := range []string{j.Goal, j.Question.Text, "Pick one", "Cancel this job", "created", "asked", "first try"} {
 		if !strings.Contains(r.body, escaped(want)) {
 			t.Errorf("pending job page lacks %q", want)
 		}
@@ -355,7 +355,7 @@ func TestInbox_JobPageShowsQuestionAttemptsEventsAndPlanTree(t *testing.T) {
 	}
 	r = s.get("/ui/jobs/" + j.ID)
 	wantStatus(t, r, http.StatusOK)
-	for _, want := range []string{"source: <strong>user</strong>", escaped(j.Question.Options[0]), "answered"} {
+	for _, want := range []string{`answered <strong class="answer-source">by a person</strong>`, escaped(j.Question.Options[0]), "answered"} {
 		if !strings.Contains(r.body, want) {
 			t.Errorf("answered job page lacks %q", want)
 		}

@@ -355,7 +355,7 @@ export interface components {
             deliveryAttempts?: number;
             deliveryError?: string;
             /** @enum {string} */
-            dispatchStatus?: "queued" | "delivered" | "failed";
+            dispatchStatus?: "queued" | "delivered" | "failed" | "none";
             error?: string;
             files?: string[];
             goal: string;
@@ -417,7 +417,7 @@ export interface components {
             deliveryAttempts?: number;
             deliveryError?: string;
             /** @enum {string} */
-            dispatchStatus?: "queued" | "delivered" | "failed";
+            dispatchStatus?: "queued" | "delivered" | "failed" | "none";
             error?: string;
             files?: string[];
             goal: string;

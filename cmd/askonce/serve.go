@@ -279,7 +279,7 @@ func startServe(ctx context.Context, c *serveConfig, getenv func(string) string,
 		InterpretTimeout: c.InterpretTimeout, HardCap: askonce.HardCap(c.HardCap), Logger: log,
 		MemoryScope: askonce.MemoryScope(c.MemoryScope), MemoryTTL: c.MemoryTTL, MaxMemoryTTL: c.MemoryMaxTTL,
 		Observer: metrics.NewObserver(reg), LinkSecret: linkSecret,
-		DefaultRecipients: c.Notify.defaults(),
+		DefaultRecipients: c.Notify.defaults(), NoBuilder: builder == nil,
 	}
 	sv.engine = engine
 	channels, err := c.Notify.channels(engine, func(j *askonce.Job) string { return engine.AnswerURL(publicURL, j) },
