@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/askonce/askonce"
-	"github.com/askonce/askonce/dispatch"
 	"github.com/askonce/askonce/email"
 	"github.com/askonce/askonce/metrics"
 	"github.com/askonce/askonce/slack"
@@ -97,7 +96,7 @@ func (c *notifyConfig) check() error {
 // servedChannels are the channels serve runs, and the handlers they
 // mount.
 type servedChannels struct {
-	list  []dispatch.Channel
+	list  []askonce.Channel
 	slack *slack.Channel
 }
 
