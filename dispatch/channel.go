@@ -70,12 +70,12 @@ func (w *sendWorker) Work(ctx context.Context, rj *river.Job[sendArgs]) error {
 // registerChannels adds a worker per kind of send of every channel, and
 // their queues.
 func registerChannels(workers *river.Workers, queues map[string]river.QueueConfig, channels []askonce.Channel, concurrency int) error {
-	seen := map[string]bool{}
+	seen := map[string]bool{jobKind: true, notifyKind: true}
 	for _, ch := range channels {
 		for _, k := range ch.Kinds() {
 			kind := channelKind(ch, k)
 			if seen[kind] {
-				return fmt.Errorf("dispatch: two channels send %s", kind)
+				return fmt.Errorf("dispatch: channel %s sends %s, a kind taken already", ch.Name(), kind)
 			}
 			seen[kind] = true
 			river.AddWorkerArgs(workers, sendArgs{kind: kind}, &sendWorker{ch: ch, kind: k})

@@ -17,6 +17,7 @@ import (
 // with answer.
 type fakeChannel struct {
 	name       string
+	kinds      []string // default: question
 	perAddress bool
 	answer     func(s askonce.Send) error
 
@@ -24,8 +25,13 @@ type fakeChannel struct {
 	tries []askonce.Send
 }
 
-func (c *fakeChannel) Name() string              { return c.name }
-func (c *fakeChannel) Kinds() []string           { return []string{"question"} }
+func (c *fakeChannel) Name() string { return c.name }
+func (c *fakeChannel) Kinds() []string {
+	if c.kinds == nil {
+		return []string{"question"}
+	}
+	return c.kinds
+}
 func (c *fakeChannel) Backoff(int) time.Duration { return time.Millisecond }
 func (c *fakeChannel) Send(_ context.Context, s askonce.Send) error {
 	c.mu.Lock()
@@ -206,17 +212,30 @@ func TestChannelSends(t *testing.T) {
 	})
 }
 
-func TestTwoChannelsOfOneNameAreRefused(t *testing.T) {
+// A channel whose sends would take the River kind of another's, or of
+// the dispatcher's own jobs, is refused before anything runs.
+func TestChannelOfATakenKindIsRefused(t *testing.T) {
 	t.Parallel()
-	st, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "a.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	cfg := testConfig(nil)
-	cfg.DB, cfg.Store = st.WriteDB(), st
-	cfg.Channels = []askonce.Channel{&fakeChannel{name: "email"}, &fakeChannel{name: "email"}}
-	if _, err := New(t.Context(), cfg); err == nil {
-		t.Fatal("New took two channels named email; want an error")
+	for _, tc := range []struct {
+		name     string
+		channels []askonce.Channel
+	}{
+		{"TwoOfOneName", []askonce.Channel{&fakeChannel{name: "email"}, &fakeChannel{name: "email"}}},
+		{"KindOfTheQuestionWebhook", []askonce.Channel{&fakeChannel{name: "question", kinds: []string{"notify"}}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			st, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "a.db"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			cfg := testConfig(nil)
+			cfg.DB, cfg.Store = st.WriteDB(), st
+			cfg.Channels = tc.channels
+			if _, err := New(t.Context(), cfg); err == nil {
+				t.Fatal("New took the channels; want an error")
+			}
+		})
 	}
 }
