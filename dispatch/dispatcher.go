@@ -131,10 +131,10 @@ type Config struct {
 	// answerUrl.
 	AnswerURL func(*askonce.Job) string
 	// Channels reach the people a job names (askonce.Job.Notify) on
-	// the same River client: their jobs are queued with question
+	// the same River client: their sends are queued with question
 	// notifications, in the transaction that asks or resolves, even
-	// when Notify is nil (see Channel).
-	Channels []Channel
+	// when Notify is nil (see channel.go).
+	Channels []askonce.Channel
 
 	// testOnly makes River skip its production start-up jitter.
 	testOnly bool
@@ -215,11 +215,8 @@ func New(ctx context.Context, cfg Config) (*Dispatcher, error) {
 		}
 		queues[notifyQueue] = river.QueueConfig{MaxWorkers: d.cfg.Concurrency}
 	}
-	for _, ch := range cfg.Channels {
-		if err := ch.Register(workers); err != nil {
-			return nil, fmt.Errorf("dispatch: %w", err)
-		}
-		queues[ch.Queue()] = river.QueueConfig{MaxWorkers: d.cfg.Concurrency}
+	if err := registerChannels(workers, queues, cfg.Channels, d.cfg.Concurrency); err != nil {
+		return nil, err
 	}
 	cooldown := min(river.FetchCooldownDefault, d.cfg.PollInterval)
 	rc := &river.Config{

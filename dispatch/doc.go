@@ -6,6 +6,10 @@
 // question.resolved; see notify.go and docs/notifications.md), queued
 // through sqlite.Options.OnNotify and [Hook.Notify] (postgres.Options.OnNotify
 // and [Hook.NotifyPgx]) in the transaction that asks or resolves.
+// The channels that reach people (askonce.Channel: packages slack and
+// email, Config.Channels) send on it too: dispatch owns River, and a
+// channel only says what to send for a question event and makes one try
+// of a send (channel.go).
 //
 // # How a job gets to its builder
 //

@@ -9,8 +9,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/rivertype"
 	"github.com/slack-go/slack/slacktest"
 
 	"github.com/askonce/askonce"
@@ -61,11 +59,11 @@ func countingSlack(t *testing.T, posts *atomic.Int64, status int, header http.He
 	return s.GetAPIURL()
 }
 
-func postJob(j *askonce.Job, attempt int) *river.Job[postArgs] {
-	return &river.Job[postArgs]{JobRow: &rivertype.JobRow{Attempt: attempt, MaxAttempts: 8}, Args: postArgs{TenantID: j.TenantID, JobID: j.ID}}
+func postJob(j *askonce.Job, attempt int) askonce.Send {
+	return askonce.Send{Kind: postKind, TenantID: j.TenantID, JobID: j.ID, Attempt: attempt}
 }
 
-// A retried post (River runs the job again after a crash or a lost
+// A retried post (the queue runs the send again after a crash or a lost
 // completion) finds the stored ts and posts nothing.
 func TestRetriedPostSendsNoSecondMessage(t *testing.T) {
 	t.Parallel()
@@ -107,8 +105,8 @@ func TestRateLimitedPostWaitsForRetryAfter(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = (&postWorker{c: c}).Work(t.Context(), postJob(j, 1))
-	var snooze *river.JobSnoozeError
-	if !errors.As(err, &snooze) || snooze.Duration.Seconds() != 7 {
+	var snooze *askonce.SendSnoozeError
+	if !errors.As(err, &snooze) || snooze.Wait.Seconds() != 7 {
 		t.Fatalf("Work = %v; want a snooze of 7s", err)
 	}
 	if failures.Load() != 1 {

