@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/askonce/askonce"
-	"github.com/askonce/askonce/server"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -15,7 +14,7 @@ import (
 // finds the claim whichever replica it lands on; the clock of the process
 // that reads a lease (Options.Now) decides whether it has lapsed.
 
-// RenewIdempotencyLease implements server.IdempotencyStore. It also drops
+// RenewIdempotencyLease implements askonce.IdempotencyStore. It also drops
 // the leases that have lapsed: no lease and a lapsed one mean the same.
 func (s *Store) RenewIdempotencyLease(ctx context.Context, owner string, ttl time.Duration) error {
 	if owner == "" {
@@ -32,7 +31,7 @@ func (s *Store) RenewIdempotencyLease(ctx context.Context, owner string, ttl tim
 	}), "renew idempotency lease")
 }
 
-// EndIdempotencyLease implements server.IdempotencyStore.
+// EndIdempotencyLease implements askonce.IdempotencyStore.
 func (s *Store) EndIdempotencyLease(ctx context.Context, owner string) error {
 	return wrap(s.write(ctx, func(ctx context.Context, tx pgx.Tx) error {
 		_, err := tx.Exec(ctx, `DELETE FROM idempotency_leases WHERE owner = $1`, owner)
@@ -40,14 +39,14 @@ func (s *Store) EndIdempotencyLease(ctx context.Context, owner string) error {
 	}), "end idempotency lease")
 }
 
-// ClaimIdempotencyKey implements server.IdempotencyStore: the insert, the
+// ClaimIdempotencyKey implements askonce.IdempotencyStore: the insert, the
 // takeover and the read of the record that stays are one transaction. Of
 // retries racing for a dead owner's claim, the takeover's row lock lets
 // one through; the others then see the winner's live owner.
-func (s *Store) ClaimIdempotencyKey(ctx context.Context, rec *server.IdempotencyRecord) (*server.IdempotencyRecord, bool, error) {
+func (s *Store) ClaimIdempotencyKey(ctx context.Context, rec *askonce.IdempotencyRecord) (*askonce.IdempotencyRecord, bool, error) {
 	now := s.now()
 	var (
-		stored   *server.IdempotencyRecord
+		stored   *askonce.IdempotencyRecord
 		tookOver bool
 	)
 	err := s.write(ctx, func(ctx context.Context, tx pgx.Tx) error {
@@ -59,7 +58,7 @@ func (s *Store) ClaimIdempotencyKey(ctx context.Context, rec *server.Idempotency
 		if err != nil || tag.RowsAffected() == 1 {
 			return err
 		}
-		got := &server.IdempotencyRecord{TenantID: rec.TenantID, Key: rec.Key}
+		got := &askonce.IdempotencyRecord{TenantID: rec.TenantID, Key: rec.Key}
 		var at time.Time
 		// An in-flight claim whose owner holds no live lease is taken over.
 		// The row is locked first and the lease read by a statement of its
@@ -113,8 +112,8 @@ func (s *Store) ClaimIdempotencyKey(ctx context.Context, rec *server.Idempotency
 	return stored, tookOver, nil
 }
 
-// CompleteIdempotencyKey implements server.IdempotencyStore.
-func (s *Store) CompleteIdempotencyKey(ctx context.Context, rec *server.IdempotencyRecord) error {
+// CompleteIdempotencyKey implements askonce.IdempotencyStore.
+func (s *Store) CompleteIdempotencyKey(ctx context.Context, rec *askonce.IdempotencyRecord) error {
 	return wrap(s.write(ctx, func(ctx context.Context, tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, `UPDATE idempotency SET status = $1, body = $2
 			WHERE tenant_id = $3 AND key = $4 AND owner = $5 AND status = 0`,
@@ -126,8 +125,8 @@ func (s *Store) CompleteIdempotencyKey(ctx context.Context, rec *server.Idempote
 	}), "complete idempotency key")
 }
 
-// AbandonIdempotencyKey implements server.IdempotencyStore.
-func (s *Store) AbandonIdempotencyKey(ctx context.Context, rec *server.IdempotencyRecord) error {
+// AbandonIdempotencyKey implements askonce.IdempotencyStore.
+func (s *Store) AbandonIdempotencyKey(ctx context.Context, rec *askonce.IdempotencyRecord) error {
 	return wrap(s.write(ctx, func(ctx context.Context, tx pgx.Tx) error {
 		_, err := tx.Exec(ctx, `UPDATE idempotency SET owner = ''
 			WHERE tenant_id = $1 AND key = $2 AND owner = $3 AND status = 0`, rec.TenantID, rec.Key, rec.Owner)
@@ -135,4 +134,4 @@ func (s *Store) AbandonIdempotencyKey(ctx context.Context, rec *server.Idempoten
 	}), "abandon idempotency key")
 }
 
-var _ server.IdempotencyStore = (*Store)(nil)
+var _ askonce.IdempotencyStore = (*Store)(nil)

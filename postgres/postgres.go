@@ -1,5 +1,5 @@
 // Package postgres implements askonce.Store, and the HTTP API's
-// server.IdempotencyStore, on a PostgreSQL database with
+// askonce.IdempotencyStore, on a PostgreSQL database with
 // github.com/jackc/pgx/v5 (pgxpool), so that several askonce processes
 // (replicas) can share one database.
 //

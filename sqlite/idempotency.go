@@ -7,14 +7,13 @@ import (
 	"time"
 
 	"github.com/askonce/askonce"
-	"github.com/askonce/askonce/server"
 )
 
 // The HTTP API's Idempotency-Key records live in the same file as the
 // jobs, in the tables idempotency and idempotency_leases; the store's
 // clock (Options.Now) decides whether a lease has lapsed.
 
-// RenewIdempotencyLease implements server.IdempotencyStore. It also drops
+// RenewIdempotencyLease implements askonce.IdempotencyStore. It also drops
 // the leases that have lapsed: no lease and a lapsed one mean the same.
 func (s *Store) RenewIdempotencyLease(ctx context.Context, owner string, ttl time.Duration) error {
 	if owner == "" {
@@ -30,7 +29,7 @@ func (s *Store) RenewIdempotencyLease(ctx context.Context, owner string, ttl tim
 	}), "renew idempotency lease")
 }
 
-// EndIdempotencyLease implements server.IdempotencyStore.
+// EndIdempotencyLease implements askonce.IdempotencyStore.
 func (s *Store) EndIdempotencyLease(ctx context.Context, owner string) error {
 	return wrap(s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		_, err := tx.StmtContext(ctx, s.w.endLease).ExecContext(ctx, owner)
@@ -38,12 +37,12 @@ func (s *Store) EndIdempotencyLease(ctx context.Context, owner string) error {
 	}), "end idempotency lease")
 }
 
-// ClaimIdempotencyKey implements server.IdempotencyStore: the insert, the
+// ClaimIdempotencyKey implements askonce.IdempotencyStore: the insert, the
 // takeover and the read of the record that stays are one transaction.
-func (s *Store) ClaimIdempotencyKey(ctx context.Context, rec *server.IdempotencyRecord) (*server.IdempotencyRecord, bool, error) {
+func (s *Store) ClaimIdempotencyKey(ctx context.Context, rec *askonce.IdempotencyRecord) (*askonce.IdempotencyRecord, bool, error) {
 	now := s.now()
 	var (
-		stored   *server.IdempotencyRecord
+		stored   *askonce.IdempotencyRecord
 		tookOver bool
 	)
 	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
@@ -56,7 +55,7 @@ func (s *Store) ClaimIdempotencyKey(ctx context.Context, rec *server.Idempotency
 		if n, err := res.RowsAffected(); err != nil || n == 1 {
 			return err
 		}
-		got := &server.IdempotencyRecord{TenantID: rec.TenantID, Key: rec.Key}
+		got := &askonce.IdempotencyRecord{TenantID: rec.TenantID, Key: rec.Key}
 		var at int64
 		err = tx.StmtContext(ctx, s.w.takeOverKey).QueryRowContext(ctx,
 			rec.Owner, rec.TenantID, rec.Key, rec.Fingerprint, now.UnixNano()).Scan(&got.JobID, &got.BaseVersion, &at)
@@ -86,8 +85,8 @@ func (s *Store) ClaimIdempotencyKey(ctx context.Context, rec *server.Idempotency
 	return stored, tookOver, nil
 }
 
-// CompleteIdempotencyKey implements server.IdempotencyStore.
-func (s *Store) CompleteIdempotencyKey(ctx context.Context, rec *server.IdempotencyRecord) error {
+// CompleteIdempotencyKey implements askonce.IdempotencyStore.
+func (s *Store) CompleteIdempotencyKey(ctx context.Context, rec *askonce.IdempotencyRecord) error {
 	return wrap(s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		res, err := tx.StmtContext(ctx, s.w.completeKey).ExecContext(ctx, rec.Status, rec.Body, rec.TenantID, rec.Key, rec.Owner)
 		if err != nil {
@@ -100,12 +99,12 @@ func (s *Store) CompleteIdempotencyKey(ctx context.Context, rec *server.Idempote
 	}), "complete idempotency key")
 }
 
-// AbandonIdempotencyKey implements server.IdempotencyStore.
-func (s *Store) AbandonIdempotencyKey(ctx context.Context, rec *server.IdempotencyRecord) error {
+// AbandonIdempotencyKey implements askonce.IdempotencyStore.
+func (s *Store) AbandonIdempotencyKey(ctx context.Context, rec *askonce.IdempotencyRecord) error {
 	return wrap(s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		_, err := tx.StmtContext(ctx, s.w.abandonKey).ExecContext(ctx, rec.TenantID, rec.Key, rec.Owner)
 		return err
 	}), "abandon idempotency key")
 }
 
-var _ server.IdempotencyStore = (*Store)(nil)
+var _ askonce.IdempotencyStore = (*Store)(nil)

@@ -1,5 +1,5 @@
 // Package sqlite implements askonce.Store, and the HTTP API's
-// server.IdempotencyStore, on one SQLite database file with
+// askonce.IdempotencyStore, on one SQLite database file with
 // modernc.org/sqlite, a pure-Go driver, so that askonce builds with
 // CGO_ENABLED=0.
 //
