@@ -22,11 +22,10 @@ func (s *Store) RenewIdempotencyLease(ctx context.Context, owner string, ttl tim
 	}
 	now := s.now()
 	return wrap(s.write(ctx, func(ctx context.Context, tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `DELETE FROM idempotency_leases WHERE expires_at <= $1`, now); err != nil {
+		if _, err := tx.Exec(ctx, shared.DropKeyLeases, now); err != nil {
 			return err
 		}
-		_, err := tx.Exec(ctx, `INSERT INTO idempotency_leases (owner, expires_at) VALUES ($1, $2)
-			ON CONFLICT (owner) DO UPDATE SET expires_at = excluded.expires_at`, owner, now.Add(ttl))
+		_, err := tx.Exec(ctx, shared.RenewKeyLease, owner, now.Add(ttl))
 		return err
 	}), "renew idempotency lease")
 }
@@ -34,7 +33,7 @@ func (s *Store) RenewIdempotencyLease(ctx context.Context, owner string, ttl tim
 // EndIdempotencyLease implements askonce.IdempotencyStore.
 func (s *Store) EndIdempotencyLease(ctx context.Context, owner string) error {
 	return wrap(s.write(ctx, func(ctx context.Context, tx pgx.Tx) error {
-		_, err := tx.Exec(ctx, `DELETE FROM idempotency_leases WHERE owner = $1`, owner)
+		_, err := tx.Exec(ctx, shared.EndKeyLease, owner)
 		return err
 	}), "end idempotency lease")
 }
@@ -51,10 +50,7 @@ func (s *Store) ClaimIdempotencyKey(ctx context.Context, rec *askonce.Idempotenc
 	)
 	err := s.write(ctx, func(ctx context.Context, tx pgx.Tx) error {
 		stored, tookOver = nil, false
-		tag, err := tx.Exec(ctx, `INSERT INTO idempotency
-			(tenant_id, key, fingerprint, owner, job_id, base_version, status, body, created_at)
-			VALUES ($1, $2, $3, $4, $5, $6, 0, NULL, $7) ON CONFLICT (tenant_id, key) DO NOTHING`,
-			rec.TenantID, rec.Key, rec.Fingerprint, rec.Owner, rec.JobID, rec.BaseVersion, micro(now))
+		tag, err := tx.Exec(ctx, shared.ClaimKey, rec.TenantID, rec.Key, rec.Fingerprint, rec.Owner, rec.JobID, rec.BaseVersion, micro(now))
 		if err != nil || tag.RowsAffected() == 1 {
 			return err
 		}
@@ -93,8 +89,7 @@ func (s *Store) ClaimIdempotencyKey(ctx context.Context, rec *askonce.Idempotenc
 		case !errors.Is(err, pgx.ErrNoRows):
 			return err
 		}
-		err = tx.QueryRow(ctx, `SELECT fingerprint, owner, job_id, base_version, status, body, created_at
-			FROM idempotency WHERE tenant_id = $1 AND key = $2`, rec.TenantID, rec.Key).
+		err = tx.QueryRow(ctx, shared.ReadKey, rec.TenantID, rec.Key).
 			Scan(&got.Fingerprint, &got.Owner, &got.JobID, &got.BaseVersion, &got.Status, &got.Body, &at)
 		if err != nil {
 			return err
@@ -115,9 +110,7 @@ func (s *Store) ClaimIdempotencyKey(ctx context.Context, rec *askonce.Idempotenc
 // CompleteIdempotencyKey implements askonce.IdempotencyStore.
 func (s *Store) CompleteIdempotencyKey(ctx context.Context, rec *askonce.IdempotencyRecord) error {
 	return wrap(s.write(ctx, func(ctx context.Context, tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, `UPDATE idempotency SET status = $1, body = $2
-			WHERE tenant_id = $3 AND key = $4 AND owner = $5 AND status = 0`,
-			rec.Status, rec.Body, rec.TenantID, rec.Key, rec.Owner)
+		tag, err := tx.Exec(ctx, shared.CompleteKey, rec.Status, rec.Body, rec.TenantID, rec.Key, rec.Owner)
 		if err != nil || tag.RowsAffected() == 1 {
 			return err
 		}
@@ -128,8 +121,7 @@ func (s *Store) CompleteIdempotencyKey(ctx context.Context, rec *askonce.Idempot
 // AbandonIdempotencyKey implements askonce.IdempotencyStore.
 func (s *Store) AbandonIdempotencyKey(ctx context.Context, rec *askonce.IdempotencyRecord) error {
 	return wrap(s.write(ctx, func(ctx context.Context, tx pgx.Tx) error {
-		_, err := tx.Exec(ctx, `UPDATE idempotency SET owner = ''
-			WHERE tenant_id = $1 AND key = $2 AND owner = $3 AND status = 0`, rec.TenantID, rec.Key, rec.Owner)
+		_, err := tx.Exec(ctx, shared.AbandonKey, rec.TenantID, rec.Key, rec.Owner)
 		return err
 	}), "abandon idempotency key")
 }

@@ -10,8 +10,6 @@ import (
 	"github.com/askonce/askonce"
 )
 
-func notifyArg(j *askonce.Job) (any, error) { return askonce.EncodeRecipients(j.Notify) }
-
 // PutMessage records m unless the job has a message on m.Channel
 // already, and returns the one stored (see askonce.MessageStore).
 func (s *Store) PutMessage(ctx context.Context, m askonce.Message) (askonce.Message, error) {
@@ -32,8 +30,7 @@ func (s *Store) PutMessage(ctx context.Context, m askonce.Message) (askonce.Mess
 // Message returns the job's message on channel, or ENOTFOUND.
 func (s *Store) Message(ctx context.Context, tenant, jobID, channel string) (askonce.Message, error) {
 	m := askonce.Message{TenantID: tenant, JobID: jobID, Channel: channel}
-	err := s.pool.QueryRow(ctx, `SELECT ref FROM notify_messages WHERE tenant_id = $1 AND job_id = $2 AND channel = $3`,
-		tenant, jobID, channel).Scan(&m.Ref)
+	err := s.pool.QueryRow(ctx, shared.Message, tenant, jobID, channel).Scan(&m.Ref)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return m, askonce.Errorf(askonce.ENOTFOUND, "job %s has no %s message", jobID, channel)
 	}

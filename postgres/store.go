@@ -2,41 +2,36 @@ package postgres
 
 import (
 	"context"
-	"encoding/base64"
 	"errors"
 	"fmt"
-	"strconv"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/internal/sqlstore"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // jobColumns are every job column, as jobFrom names them, in jobTable's
 // order: what scanJob reads.
-var jobColumns = func() string {
-	parts := make([]string, len(jobTable))
-	for i, c := range jobTable {
-		if c.static {
-			parts[i] = "s." + c.name
-		} else {
-			parts[i] = "j." + c.name
-		}
+var jobColumns = sqlstore.Names(columnsWhere(func(*sqlstore.Column) bool { return true }), func(c *sqlstore.Column) string {
+	if c.Static {
+		return "s."
 	}
-	return strings.Join(parts, ", ")
-}()
+	return "j."
+}, ", ")
+
+// shared are the statements both stores run.
+var shared = sqlstore.Statements(sqlstore.Dollar)
 
 // jobFrom is the FROM clause of jobColumns.
 const jobFrom = " FROM jobs j JOIN jobs_static s ON s.id = j.id"
 
 var (
-	insertJobSQL = "INSERT INTO jobs (" + names(jobsColumns, "", ", ") + ") VALUES (" + params(1, len(jobsColumns)) + ")"
+	insertJobSQL = "INSERT INTO jobs (" + sqlstore.Names(jobsColumns, nil, ", ") + ") VALUES (" + sqlstore.Dollar.Params(1, len(jobsColumns)) + ")"
 
-	insertStaticSQL = "INSERT INTO jobs_static (id, " + names(staticColumns, "", ", ") + ") VALUES (" +
-		params(1, 1+len(staticColumns)) + ")"
+	insertStaticSQL = "INSERT INTO jobs_static (id, " + sqlstore.Names(staticColumns, nil, ", ") + ") VALUES (" +
+		sqlstore.Dollar.Params(1, 1+len(staticColumns)) + ")"
 
 	// updateJobSQL is the compare-and-set, guarded: a version that moved
 	// (or a job that is not there) fails the batch. The sums over
@@ -44,7 +39,7 @@ var (
 	// new version.
 	updateJobSQL = func() string {
 		n := len(updatedColumns)
-		return guarded("UPDATE jobs SET "+assign(updatedColumns, 1)+fmt.Sprintf(`,
+		return guarded("UPDATE jobs SET "+sqlstore.Dollar.Assign(updatedColumns, 1)+fmt.Sprintf(`,
 		prompt_tokens = prompt_tokens + $%d, completion_tokens = completion_tokens + $%d,
 		cost_usd = cost_usd + $%d, attempt_count = attempt_count + $%d,
 		version = version + 1, updated_at = $%d
@@ -55,8 +50,8 @@ var (
 
 	// updateStaticSQL rewrites jobs_static only when the change changes
 	// it, which a transition never does: the row stays as created.
-	updateStaticSQL = "UPDATE jobs_static SET " + assign(staticColumns, 2) +
-		" WHERE id = $1 AND (" + names(staticColumns, "", ", ") + ") IS DISTINCT FROM ($2::text, $3::text[], $4::text[], $5::jsonb, $6::jsonb)"
+	updateStaticSQL = "UPDATE jobs_static SET " + sqlstore.Dollar.Assign(staticColumns, 2) +
+		" WHERE id = $1 AND (" + sqlstore.Names(staticColumns, nil, ", ") + ") IS DISTINCT FROM ($2::text, $3::text[], $4::text[], $5::jsonb, $6::jsonb)"
 
 	selectJobSQL = "SELECT " + jobColumns + jobFrom + " WHERE j.tenant_id = $1 AND j.id = $2"
 )
@@ -68,38 +63,6 @@ const (
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`
 	insertEventSQL = `INSERT INTO events (job_id, tenant_id, type, at, data)
 		VALUES ($1, $2, $3, $4, $5) RETURNING id`
-	upsertHistorySQL = `INSERT INTO history
-		(tenant_id, session_id, question_hash, type, question, answer, job_id, at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-		ON CONFLICT (tenant_id, session_id, question_hash) DO UPDATE SET
-		type = excluded.type, question = excluded.question, answer = excluded.answer,
-		job_id = excluded.job_id, at = excluded.at`
-	// Of two answers racing for an entry the later stays (by time, then
-	// job id, so that every replica agrees).
-	upsertMemorySQL = `INSERT INTO memory
-		(tenant_id, scope, scope_key, question_hash, type, question, answer, job_id, session_id, at, expires_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
-		ON CONFLICT (tenant_id, scope, scope_key, question_hash) DO UPDATE SET
-		type = excluded.type, question = excluded.question, answer = excluded.answer,
-		job_id = excluded.job_id, session_id = excluded.session_id, at = excluded.at, expires_at = excluded.expires_at
-		WHERE excluded.at > memory.at OR (excluded.at = memory.at AND excluded.job_id > memory.job_id)`
-	useMemorySQL = `UPDATE memory SET uses = uses + 1
-		WHERE tenant_id = $1 AND scope = $2 AND scope_key = $3 AND question_hash = $4`
-	// One statement, one primary-key seek per scope, nearest first.
-	lookupMemorySQL = `SELECT ` + historyColumns + ` FROM (
-		SELECT 0 AS rank, ` + sessionColumns + ` FROM history
-			WHERE tenant_id = $1 AND session_id = $2 AND question_hash = $3
-		UNION ALL
-		SELECT 1, ` + historyColumns + ` FROM memory
-			WHERE tenant_id = $1 AND scope = 'project' AND scope_key = $4 AND question_hash = $3 AND expires_at > $6
-		UNION ALL
-		SELECT 2, ` + historyColumns + ` FROM memory
-			WHERE $5 AND tenant_id = $1 AND scope = 'tenant' AND scope_key = '' AND question_hash = $3 AND expires_at > $6
-		) m ORDER BY rank LIMIT 1`
-	// A job asks once, so its link is written once; the same row again is
-	// harmless.
-	insertLinkSQL = `INSERT INTO answer_links (token_hash, tenant_id, job_id, created_at)
-		VALUES ($1, $2, $3, $4) ON CONFLICT (token_hash) DO NOTHING`
 	insertDispatchSQL = `INSERT INTO dispatches (job_id, tenant_id, created_at, status, attempts, last_error)
 		VALUES ($1, $2, $3, 'queued', 0, '')`
 )
@@ -274,19 +237,16 @@ func (s *Store) CreateJob(ctx context.Context, c *askonce.Change) error {
 	}
 	// The row as stored: the store's columns are the store's.
 	ins := *job
-	ins.Version, ins.Usage, ins.AttemptCount = 1, askonce.Usage{}, len(c.Attempts)
-	for _, a := range c.Attempts {
-		ins.Usage = ins.Usage.Add(a.Usage)
-	}
+	ins.Version, ins.Usage, ins.AttemptCount = 1, sqlstore.AttemptsUsage(c.Attempts), len(c.Attempts)
 	ins.CreatedAt, ins.UpdatedAt = created, created
 	if c.Dispatch {
 		ins.Dispatch = askonce.DispatchQueued
 	}
-	args, err := jobArgs(&ins, jobsColumns)
+	args, err := sqlstore.Args(&ins, jobsColumns)
 	if err != nil {
 		return fmt.Errorf("create job %s: %w", job.ID, err)
 	}
-	static, err := jobArgs(&ins, staticColumns)
+	static, err := sqlstore.Args(&ins, staticColumns)
 	if err != nil {
 		return fmt.Errorf("create job %s: %w", job.ID, err)
 	}
@@ -306,10 +266,7 @@ func (s *Store) CreateJob(ctx context.Context, c *askonce.Change) error {
 	job.Version = 1
 	job.CreatedAt, job.UpdatedAt = created, created
 	job.Usage, job.AttemptCount, job.Dispatch = ins.Usage, ins.AttemptCount, ins.Dispatch
-	copy(c.Events, appended)
-	if c.History != nil {
-		*c.History = *historyOf(c, now)
-	}
+	sqlstore.Wrote(c, appended, sqlstore.HistoryOf(c, now, micro))
 	return nil
 }
 
@@ -317,7 +274,7 @@ func (s *Store) CreateJob(ctx context.Context, c *askonce.Change) error {
 func (s *Store) GetJob(ctx context.Context, tenant, id string) (*askonce.Job, error) {
 	j, err := scanJob(s.pool.QueryRow(ctx, selectJobSQL, tenant, id))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, askonce.Errorf(askonce.ENOTFOUND, "job %s not found", id)
+		return nil, sqlstore.NotFound(id)
 	}
 	if err != nil {
 		return nil, wrap(err, "get job %s", id)
@@ -348,19 +305,16 @@ func (s *Store) UpdateJob(ctx context.Context, c *askonce.Change) error {
 	if c.Dispatch {
 		w.Dispatch = askonce.DispatchQueued
 	}
-	cols, err := jobArgs(&w, updatedColumns)
+	cols, err := sqlstore.Args(&w, updatedColumns)
 	if err != nil {
 		return fmt.Errorf("update job %s: %w", j.ID, err)
 	}
-	static, err := jobArgs(j, staticColumns)
+	static, err := sqlstore.Args(j, staticColumns)
 	if err != nil {
 		return fmt.Errorf("update job %s: %w", j.ID, err)
 	}
 	static = append([]any{j.ID}, static...)
-	var add askonce.Usage
-	for _, a := range c.Attempts {
-		add = add.Add(a.Usage)
-	}
+	add := sqlstore.AttemptsUsage(c.Attempts)
 	now := s.stamp()
 	args := append(cols,
 		add.PromptTokens, add.CompletionTokens, add.CostUSD, len(c.Attempts),
@@ -384,11 +338,8 @@ func (s *Store) UpdateJob(ctx context.Context, c *askonce.Change) error {
 	case i == cas && pgCode(err) == noRow:
 		return s.lostUpdate(ctx, j)
 	case i == dispatchAt && pgCode(err) == uniqueViolation:
-		e := &askonce.Error{Code: askonce.ECONFLICT, Message: fmt.Sprintf("job %s was dispatched already", j.ID)}
-		if cur, err := s.GetJob(ctx, j.TenantID, j.ID); err == nil {
-			e.Job = cur
-		}
-		return e
+		cur, _ := s.GetJob(ctx, j.TenantID, j.ID)
+		return sqlstore.Dispatched(j.ID, cur)
 	case err != nil:
 		return wrap(err, "update job %s", j.ID)
 	}
@@ -399,25 +350,8 @@ func (s *Store) UpdateJob(ctx context.Context, c *askonce.Change) error {
 	if c.Dispatch {
 		j.Dispatch = askonce.DispatchQueued
 	}
-	copy(c.Events, appended)
-	if c.History != nil {
-		*c.History = *historyOf(c, now)
-	}
+	sqlstore.Wrote(c, appended, sqlstore.HistoryOf(c, now, micro))
 	return nil
-}
-
-// historyOf returns c.History as stored (Change.StoredHistory), its
-// time to the microsecond in UTC.
-func historyOf(c *askonce.Change, now time.Time) *askonce.HistoryEntry {
-	h := c.StoredHistory(now)
-	if h != nil {
-		h.At = micro(h.At)
-		if h.ExpiresAt != nil {
-			t := micro(*h.ExpiresAt)
-			h.ExpiresAt = &t
-		}
-	}
-	return h
 }
 
 // queueChange adds to q what goes with a change c of job j (as written):
@@ -441,19 +375,19 @@ func (s *Store) queueChange(q *batch, j *askonce.Job, c *askonce.Change, now tim
 		q.row(func(row pgx.Row) error { return row.Scan(&evs[i].ID) },
 			insertEventSQL, j.ID, j.TenantID, string(e.Type), e.At, rawArg(e.Data))
 	}
-	if h := historyOf(c, now); h != nil {
-		q.exec(upsertHistorySQL, h.TenantID, h.SessionID, h.QuestionHash, string(h.Type),
+	if h := sqlstore.HistoryOf(c, now, micro); h != nil {
+		q.exec(shared.UpsertHistory, h.TenantID, h.SessionID, h.QuestionHash, string(h.Type),
 			h.Question, h.Answer, h.JobID, h.At)
 		if h.Scope == askonce.MemoryProject || h.Scope == askonce.MemoryTenant {
-			q.exec(upsertMemorySQL, h.TenantID, string(h.Scope), h.Project, h.QuestionHash, string(h.Type),
+			q.exec(shared.UpsertMemory, h.TenantID, string(h.Scope), h.Project, h.QuestionHash, string(h.Type),
 				h.Question, h.Answer, h.JobID, h.SessionID, h.At, timePtrArg(h.ExpiresAt))
 		}
 	}
 	if r := c.Recalled; r != nil && r.Scope != askonce.MemorySession {
-		q.exec(useMemorySQL, j.TenantID, string(r.Scope), r.Project, r.QuestionHash)
+		q.exec(shared.UseMemory, j.TenantID, string(r.Scope), r.Project, r.QuestionHash)
 	}
 	if len(c.AnswerLink) > 0 {
-		q.exec(insertLinkSQL, c.AnswerLink, j.TenantID, j.ID, now)
+		q.exec(shared.InsertLink, c.AnswerLink, j.TenantID, j.ID, now)
 	}
 	dispatchAt := -1
 	if c.Dispatch {
@@ -488,11 +422,7 @@ func (s *Store) lostUpdate(ctx context.Context, j *askonce.Job) error {
 	if err != nil {
 		return err
 	}
-	return &askonce.Error{
-		Code:    askonce.ECONFLICT,
-		Message: fmt.Sprintf("job %s changed concurrently: version is %d, the change was computed from %d", j.ID, cur.Version, j.Version),
-		Job:     cur,
-	}
+	return sqlstore.Conflict(j, cur)
 }
 
 // AddAttempt appends a, adds its usage to the job's sums and counts it,
@@ -512,7 +442,7 @@ func (s *Store) AddAttempt(ctx context.Context, tenant, jobID string, a askonce.
 	s.queueChange(q, j, c, now)
 	err := s.commit(ctx, q, j, c)
 	if failedAt(err) == usage && pgCode(err) == noRow {
-		return askonce.Errorf(askonce.ENOTFOUND, "job %s not found", jobID)
+		return sqlstore.NotFound(jobID)
 	}
 	return wrap(err, "add attempt to job %s", jobID)
 }
@@ -541,7 +471,7 @@ func (s *Store) Events(ctx context.Context, tenant, jobID string, after int64, l
 	if limit > 0 {
 		lim = limit
 	}
-	out, err := queryAll(ctx, s, scanEvent, `SELECT id, tenant_id, job_id, type, at, data
+	out, err := queryAll(ctx, s, sqlstore.ScanEvent, `SELECT id, tenant_id, job_id, type, at, data
 		FROM events WHERE job_id = $1 AND tenant_id = $2 AND id > $3 ORDER BY id LIMIT $4`,
 		jobID, tenant, after, lim)
 	if err != nil {
@@ -559,7 +489,7 @@ func (s *Store) Events(ctx context.Context, tenant, jobID string, after int64, l
 
 // queryAll runs a query and scans every row with pgx.CollectRows; never
 // nil, so that an empty result is an empty JSON list.
-func queryAll[T any](ctx context.Context, s *Store, scan func(interface{ Scan(...any) error }) (T, error), sql string, args ...any) ([]T, error) {
+func queryAll[T any](ctx context.Context, s *Store, scan func(sqlstore.Scanner) (T, error), sql string, args ...any) ([]T, error) {
 	rows, err := s.pool.Query(ctx, sql, args...)
 	if err != nil {
 		return nil, err
@@ -570,9 +500,9 @@ func queryAll[T any](ctx context.Context, s *Store, scan func(interface{ Scan(..
 // mustExist returns ENOTFOUND unless the tenant has the job.
 func (s *Store) mustExist(ctx context.Context, tenant, jobID string) error {
 	var one int
-	err := s.pool.QueryRow(ctx, `SELECT 1 FROM jobs WHERE tenant_id = $1 AND id = $2`, tenant, jobID).Scan(&one)
+	err := s.pool.QueryRow(ctx, shared.JobExists, tenant, jobID).Scan(&one)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return askonce.Errorf(askonce.ENOTFOUND, "job %s not found", jobID)
+		return sqlstore.NotFound(jobID)
 	}
 	if err != nil {
 		return wrap(err, "find job %s", jobID)
@@ -586,12 +516,11 @@ func (s *Store) mustExist(ctx context.Context, tenant, jobID string) error {
 func (s *Store) LookupHistory(ctx context.Context, q askonce.HistoryQuery) (*askonce.HistoryEntry, error) {
 	var row pgx.Row
 	if q.Project == "" && !q.Tenant {
-		row = s.pool.QueryRow(ctx, `SELECT `+sessionColumns+`
-			FROM history WHERE tenant_id = $1 AND session_id = $2 AND question_hash = $3`, q.TenantID, q.SessionID, q.QuestionHash)
+		row = s.pool.QueryRow(ctx, shared.LookupHistory, q.TenantID, q.SessionID, q.QuestionHash)
 	} else {
-		row = s.pool.QueryRow(ctx, lookupMemorySQL, q.TenantID, q.SessionID, q.QuestionHash, q.Project, q.Tenant, q.Now)
+		row = s.pool.QueryRow(ctx, shared.LookupMemory, q.TenantID, q.SessionID, q.QuestionHash, q.Project, q.Tenant, q.Now)
 	}
-	h, err := scanHistory(row)
+	h, err := sqlstore.ScanHistory(row)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, askonce.Errorf(askonce.ENOTFOUND, "session %s has no answer to question %s", q.SessionID, q.QuestionHash)
 	}
@@ -604,9 +533,7 @@ func (s *Store) LookupHistory(ctx context.Context, q askonce.HistoryQuery) (*ask
 // Memory returns the answers remembered in f's project or tenant that
 // have not expired at f.Now, newest first.
 func (s *Store) Memory(ctx context.Context, f askonce.MemoryFilter) ([]askonce.HistoryEntry, error) {
-	out, err := queryAll(ctx, s, scanHistory, `SELECT `+historyColumns+`
-		FROM memory WHERE tenant_id = $1 AND scope = $2 AND scope_key = $3 AND expires_at > $4
-		ORDER BY at DESC, question_hash`, f.TenantID, string(f.Scope), f.Project, f.Now)
+	out, err := queryAll(ctx, s, sqlstore.ScanHistory, shared.Memory, f.TenantID, string(f.Scope), f.Project, f.Now)
 	if err != nil {
 		return nil, wrap(err, "%s memory", f.Scope)
 	}
@@ -616,10 +543,10 @@ func (s *Store) Memory(ctx context.Context, f askonce.MemoryFilter) ([]askonce.H
 // Forget deletes one remembered answer: a session's from history, a
 // project's or the tenant's from memory.
 func (s *Store) Forget(ctx context.Context, k askonce.MemoryKey) error {
-	query := `DELETE FROM memory WHERE tenant_id = $1 AND scope = $2 AND scope_key = $3 AND question_hash = $4`
+	query := shared.ForgetShared
 	args := []any{k.TenantID, string(k.Scope), k.ScopeKey(), k.QuestionHash}
 	if k.Scope == askonce.MemorySession {
-		query = `DELETE FROM history WHERE tenant_id = $1 AND session_id = $2 AND question_hash = $3`
+		query = shared.ForgetSession
 		args = []any{k.TenantID, k.SessionID, k.QuestionHash}
 	}
 	tag, err := s.pool.Exec(ctx, query, args...)
@@ -635,8 +562,7 @@ func (s *Store) Forget(ctx context.Context, k askonce.MemoryKey) error {
 // History returns the session's answered questions, oldest (last
 // answered) first.
 func (s *Store) History(ctx context.Context, tenant, session string) ([]askonce.HistoryEntry, error) {
-	out, err := queryAll(ctx, s, scanHistory, `SELECT `+sessionColumns+`
-		FROM history WHERE tenant_id = $1 AND session_id = $2 ORDER BY at, question_hash`, tenant, session)
+	out, err := queryAll(ctx, s, sqlstore.ScanHistory, shared.History, tenant, session)
 	if err != nil {
 		return nil, wrap(err, "history of session %s", session)
 	}
@@ -645,52 +571,16 @@ func (s *Store) History(ctx context.Context, tenant, session string) ([]askonce.
 
 // listQuery is the ListJobs query for f and its arguments.
 func listQuery(tenant string, f askonce.JobFilter) (string, []any, error) {
-	var q strings.Builder
-	q.WriteString("SELECT " + jobColumns + jobFrom + " WHERE j.tenant_id = $1")
-	args := []any{tenant}
-	arg := func(v any) string {
-		args = append(args, v)
-		return "$" + strconv.Itoa(len(args))
+	bits, args, err := sqlstore.ListArgs(encoding{}, tenant, f)
+	if err != nil {
+		return "", nil, err
 	}
-	if f.Status != "" {
-		q.WriteString(" AND j.status = " + arg(string(f.Status)))
-		q.WriteString(statusIndexWhere(f.Status))
-	}
-	if f.SessionID != "" {
-		q.WriteString(" AND j.session_id = " + arg(f.SessionID))
-	}
-	if f.Cursor != "" {
-		at, id, ok := decodeCursor(f.Cursor)
-		if !ok {
-			return "", nil, askonce.Errorf(askonce.EINVALID, "cursor %q is not a cursor of this list", f.Cursor)
-		}
-		q.WriteString(" AND (j.created_at, j.id) < (" + arg(time.Unix(0, at).UTC()) + ", " + arg(id) + ")")
-	}
-	q.WriteString(" ORDER BY j.created_at DESC, j.id DESC LIMIT " + arg(f.PageLimit()+1))
-	return q.String(), args, nil
-}
-
-// statusIndexWhere repeats the WHERE of the partial index that holds the
-// jobs of a status, so that the planner uses it even in a generic plan:
-// jobs_active (migration 00003) for the statuses in progress, jobs_ended
-// and jobs_ended_by_session (00005) for those few jobs end in. Success,
-// nearly every job's, is read through jobs_by_tenant.
-func statusIndexWhere(st askonce.Status) string {
-	switch st {
-	case askonce.StatusPlanning, askonce.StatusPending:
-		return " AND j.status IN ('planning', 'pending')"
-	case askonce.StatusValidationError, askonce.StatusFailed, askonce.StatusCancelled, askonce.StatusExpired:
-		return " AND j.status IN ('validation_error', 'failed', 'cancelled', 'expired')"
-	}
-	return ""
+	return sqlstore.ListQuery(sqlstore.Dollar, "SELECT "+jobColumns+jobFrom, bits), args, nil
 }
 
 // ListJobs returns one page of the tenant's jobs, newest first (by
-// CreatedAt, then ID). The cursor is the position of the previous page's
-// last job, so pages neither skip nor repeat jobs created meanwhile. A
-// cursor this store did not make is EINVALID.
+// CreatedAt, then ID): see sqlstore.ListQuery.
 func (s *Store) ListJobs(ctx context.Context, tenant string, f askonce.JobFilter) (*askonce.JobPage, error) {
-	limit := f.PageLimit()
 	q, args, err := listQuery(tenant, f)
 	if err != nil {
 		return nil, err
@@ -699,44 +589,17 @@ func (s *Store) ListJobs(ctx context.Context, tenant string, f askonce.JobFilter
 	if err != nil {
 		return nil, wrap(err, "list jobs")
 	}
-	page := &askonce.JobPage{Jobs: jobs}
-	if len(page.Jobs) > limit {
-		page.Jobs = page.Jobs[:limit]
-		last := page.Jobs[limit-1]
-		page.NextCursor = encodeCursor(last.CreatedAt.UnixNano(), last.ID)
-	}
-	return page, nil
-}
-
-// A cursor is the base64 of "<created_at unix ns>.<job id>", as the
-// SQLite store's.
-func encodeCursor(createdAt int64, id string) string {
-	return base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(createdAt, 10) + "." + id))
-}
-
-func decodeCursor(c string) (int64, string, bool) {
-	b, err := base64.RawURLEncoding.DecodeString(c)
-	if err != nil {
-		return 0, "", false
-	}
-	at, id, ok := strings.Cut(string(b), ".")
-	if !ok || id == "" || !utf8.ValidString(id) || strings.ContainsRune(id, 0) {
-		return 0, "", false
-	}
-	n, err := strconv.ParseInt(at, 10, 64)
-	if err != nil {
-		return 0, "", false
-	}
-	return n, id, true
+	return sqlstore.Page(jobs, f.PageLimit()), nil
 }
 
 // DueQuestions returns pending jobs of every tenant whose question expired
 // at or before now, earliest deadline first. A limit <= 0 returns them all.
 func (s *Store) DueQuestions(ctx context.Context, now time.Time, limit int) ([]askonce.JobRef, error) {
-	refs, err := s.refs(ctx, `SELECT tenant_id, id FROM jobs
-		WHERE status = 'pending' AND clarification_expires_at IS NOT NULL
-		AND clarification_expires_at <= $1
-		ORDER BY clarification_expires_at, id LIMIT $2`, now, limit)
+	var lim any
+	if limit > 0 {
+		lim = limit
+	}
+	refs, err := queryAll(ctx, s, sqlstore.ScanRef, shared.DueQuestions, now, lim)
 	if err != nil {
 		return nil, wrap(err, "due questions")
 	}
@@ -750,7 +613,7 @@ func (s *Store) LapsedLeases(ctx context.Context, q askonce.LeaseQuery) ([]askon
 	if q.Limit > 0 {
 		lim = q.Limit
 	}
-	refs, err := queryAll(ctx, s, scanRef, `SELECT tenant_id, id FROM jobs
+	refs, err := queryAll(ctx, s, sqlstore.ScanRef, `SELECT tenant_id, id FROM jobs
 		WHERE status = 'planning' AND mode = 'managed'
 		AND (lease_until <= $1 OR ($2 <> '' AND lease_owner = $2))
 		ORDER BY lease_until, id LIMIT $3`, q.Now, q.Owner, lim)
@@ -785,10 +648,7 @@ func (s *Store) RenewLeases(ctx context.Context, r askonce.LeaseRenewal) (int, e
 // waits for the first and then finds a live lead of another owner.
 func (s *Store) Lead(ctx context.Context, l askonce.Leadership) (bool, error) {
 	var owner string
-	err := s.pool.QueryRow(ctx, `INSERT INTO leaders (name, owner, until) VALUES ($1, $2, $4)
-		ON CONFLICT (name) DO UPDATE SET owner = excluded.owner, until = excluded.until
-		WHERE leaders.owner = excluded.owner OR leaders.until <= $3
-		RETURNING owner`, l.Name, l.Owner, l.Now, l.Until).Scan(&owner)
+	err := s.pool.QueryRow(ctx, shared.Lead, l.Name, l.Owner, l.Now, l.Until).Scan(&owner)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return false, nil
 	}
@@ -798,34 +658,13 @@ func (s *Store) Lead(ctx context.Context, l askonce.Leadership) (bool, error) {
 	return true, nil
 }
 
-func scanRef(row interface{ Scan(...any) error }) (askonce.JobRef, error) {
-	var r askonce.JobRef
-	err := row.Scan(&r.TenantID, &r.ID)
-	return r, err
-}
-
-func (s *Store) refs(ctx context.Context, sql string, at time.Time, limit int) ([]askonce.JobRef, error) {
-	var lim any
-	if limit > 0 {
-		lim = limit
-	}
-	return queryAll(ctx, s, scanRef, sql, at, lim)
-}
-
 // wrap adds context to an unexpected error and passes askonce's own errors
 // through unchanged, so that their messages stay fit for callers. Text
 // PostgreSQL cannot store (a NUL byte) and malformed JSON are the
 // caller's: EINVALID.
 func wrap(err error, format string, args ...any) error {
-	var e *askonce.Error
-	if err == nil || errors.As(err, &e) {
-		return err
-	}
 	if code := pgCode(err); code == badCharacter || code == badJSON {
 		return &askonce.Error{Code: askonce.EINVALID, Message: fmt.Sprintf(format+": %v", append(args, err)...)}
 	}
-	if unreachable(err) {
-		return askonce.Unavailable(fmt.Errorf(format+": %w", append(args, err)...))
-	}
-	return fmt.Errorf(format+": %w", append(args, err)...)
+	return sqlstore.Wrap(err, unreachable, format, args...)
 }

@@ -9,8 +9,6 @@ import (
 	"github.com/askonce/askonce"
 )
 
-func notifyArg(j *askonce.Job) (any, error) { return askonce.EncodeRecipients(j.Notify) }
-
 // PutMessage records m unless the job has a message on m.Channel
 // already, and returns the one stored (see askonce.MessageStore).
 func (s *Store) PutMessage(ctx context.Context, m askonce.Message) (askonce.Message, error) {
@@ -20,8 +18,7 @@ func (s *Store) PutMessage(ctx context.Context, m askonce.Message) (askonce.Mess
 			VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`, m.TenantID, m.JobID, m.Channel, m.Ref); err != nil {
 			return err
 		}
-		return tx.QueryRowContext(ctx, `SELECT ref FROM notify_messages WHERE tenant_id = ? AND job_id = ? AND channel = ?`,
-			m.TenantID, m.JobID, m.Channel).Scan(&out.Ref)
+		return tx.QueryRowContext(ctx, shared.Message, m.TenantID, m.JobID, m.Channel).Scan(&out.Ref)
 	})
 	if err != nil {
 		return askonce.Message{}, fmt.Errorf("put %s message of job %s: %w", m.Channel, m.JobID, err)
@@ -32,8 +29,7 @@ func (s *Store) PutMessage(ctx context.Context, m askonce.Message) (askonce.Mess
 // Message returns the job's message on channel, or ENOTFOUND.
 func (s *Store) Message(ctx context.Context, tenant, jobID, channel string) (askonce.Message, error) {
 	m := askonce.Message{TenantID: tenant, JobID: jobID, Channel: channel}
-	err := s.reader.QueryRowContext(ctx, `SELECT ref FROM notify_messages WHERE tenant_id = ? AND job_id = ? AND channel = ?`,
-		tenant, jobID, channel).Scan(&m.Ref)
+	err := s.reader.QueryRowContext(ctx, shared.Message, tenant, jobID, channel).Scan(&m.Ref)
 	if errors.Is(err, sql.ErrNoRows) {
 		return m, askonce.Errorf(askonce.ENOTFOUND, "job %s has no %s message", jobID, channel)
 	}

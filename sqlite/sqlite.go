@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/internal/sqlstore"
 	"github.com/askonce/askonce/internal/wake"
 	"github.com/pressly/goose/v3"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
@@ -69,7 +70,7 @@ type Store struct {
 	catchUp        atomic.Pointer[string] // the checkpoint mode the writer is to run next
 
 	listMu    sync.Mutex
-	listStmts [32]*sql.Stmt // ListJobs, by listQuery's filter bits
+	listStmts [sqlstore.ListQueries]*sql.Stmt // ListJobs, by listQuery's filter bits
 
 	watchers wake.Hub // Watch, woken by this process's commits
 }

@@ -3,15 +3,13 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/internal/sqlstore"
 	msqlite "modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 )
@@ -35,22 +33,22 @@ func (s *Store) CreateJob(ctx context.Context, c *askonce.Change) error {
 	}
 	// The row as stored: the store's columns start over.
 	ins := *job
-	ins.Version, ins.Usage, ins.AttemptCount = 1, attemptsUsage(c.Attempts), len(c.Attempts)
+	ins.Version, ins.Usage, ins.AttemptCount = 1, sqlstore.AttemptsUsage(c.Attempts), len(c.Attempts)
 	ins.CreatedAt, ins.UpdatedAt = created, created
 	if c.Dispatch {
 		ins.Dispatch = askonce.DispatchQueued
 	}
-	args, err := jobArgs(&ins, jobsColumns)
+	args, err := sqlstore.Args(&ins, jobsColumns)
 	if err != nil {
 		return wrap(err, "create job %s", job.ID)
 	}
-	static, err := jobArgs(&ins, staticColumns)
+	static, err := sqlstore.Args(&ins, staticColumns)
 	if err != nil {
 		return wrap(err, "create job %s", job.ID)
 	}
 	var ref any
 	args[resultIndex], ref = resultRef(&ins, c.Attempts)
-	hist := historyOf(c, now)
+	hist := sqlstore.HistoryOf(c, now, toNanos)
 
 	var appended []askonce.Event
 	err = s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
@@ -78,7 +76,7 @@ func (s *Store) CreateJob(ctx context.Context, c *askonce.Change) error {
 	job.CreatedAt, job.UpdatedAt = created, created
 	job.Usage, job.AttemptCount = ins.Usage, ins.AttemptCount
 	job.Dispatch = ins.Dispatch
-	wroteWith(c, appended, hist)
+	sqlstore.Wrote(c, appended, hist)
 	return nil
 }
 
@@ -86,7 +84,7 @@ func (s *Store) CreateJob(ctx context.Context, c *askonce.Change) error {
 func (s *Store) GetJob(ctx context.Context, tenant, id string) (*askonce.Job, error) {
 	j, err := scanJob(s.r.getJob.QueryRowContext(ctx, tenant, id))
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, askonce.Errorf(askonce.ENOTFOUND, "job %s not found", id)
+		return nil, sqlstore.NotFound(id)
 	}
 	if err != nil {
 		return nil, wrap(err, "get job %s", id)
@@ -118,20 +116,20 @@ func (s *Store) UpdateJob(ctx context.Context, c *askonce.Change) error {
 	if c.Dispatch {
 		w.Dispatch = askonce.DispatchQueued
 	}
-	state, err := jobArgs(&w, stateColumns)
+	state, err := sqlstore.Args(&w, stateColumns)
 	if err != nil {
 		return wrap(err, "update job %s", j.ID)
 	}
-	fixed, err := jobArgs(j, fixedJobs)
+	fixed, err := sqlstore.Args(j, fixedJobs)
 	if err != nil {
 		return wrap(err, "update job %s", j.ID)
 	}
-	static, err := jobArgs(j, fixedStatic)
+	static, err := sqlstore.Args(j, fixedStatic)
 	if err != nil {
 		return wrap(err, "update job %s", j.ID)
 	}
 	fixed, static = append(fixed, j.ID), append(static, j.ID)
-	add := attemptsUsage(c.Attempts)
+	add := sqlstore.AttemptsUsage(c.Attempts)
 	now := s.stamp()
 	res, ref := resultRef(j, c.Attempts)
 	args := append(state,
@@ -140,7 +138,7 @@ func (s *Store) UpdateJob(ctx context.Context, c *askonce.Change) error {
 	args = append(args, fixed[:len(fixed)-1]...)
 	args = append(args, static[:len(static)-1]...)
 
-	hist := historyOf(c, now)
+	hist := sqlstore.HistoryOf(c, now, toNanos)
 	var (
 		version  int64
 		usage    askonce.Usage
@@ -184,7 +182,7 @@ func (s *Store) UpdateJob(ctx context.Context, c *askonce.Change) error {
 	if c.Dispatch {
 		j.Dispatch = askonce.DispatchQueued
 	}
-	wroteWith(c, appended, hist)
+	sqlstore.Wrote(c, appended, hist)
 	return nil
 }
 
@@ -197,33 +195,7 @@ func resultRef(j *askonce.Job, attempts []askonce.Attempt) (result, attempt any)
 			return nil, attempts[i].N
 		}
 	}
-	return textArg(j.Result), nil
-}
-
-// resultIndex is the place of the result among jobsColumns.
-var resultIndex = slices.IndexFunc(jobsColumns, func(c *jobColumn) bool { return c.kind == resultColumn })
-
-// attemptsUsage is the usage of attempts, summed.
-func attemptsUsage(attempts []askonce.Attempt) askonce.Usage {
-	var u askonce.Usage
-	for _, a := range attempts {
-		u = u.Add(a.Usage)
-	}
-	return u
-}
-
-// historyOf returns c.History as it will be stored (Change.StoredHistory),
-// its time to the nanosecond in UTC.
-func historyOf(c *askonce.Change, now time.Time) *askonce.HistoryEntry {
-	h := c.StoredHistory(now)
-	if h != nil {
-		h.At = fromNanos(h.At.UnixNano())
-		if h.ExpiresAt != nil {
-			t := fromNanos(h.ExpiresAt.UnixNano())
-			h.ExpiresAt = &t
-		}
-	}
-	return h
+	return sqlstore.Text(j.Result), nil
 }
 
 // writeWith writes, inside tx, what goes with the row of job j (whose
@@ -294,25 +266,13 @@ func (s *Store) writeWith(ctx context.Context, tx *sql.Tx, j *askonce.Job, seq i
 	return appended, nil
 }
 
-// wroteWith hands back to c, once its transaction committed, what the
-// store assigned: the events' ids and times, the history entry's fields.
-func wroteWith(c *askonce.Change, appended []askonce.Event, hist *askonce.HistoryEntry) {
-	copy(c.Events, appended)
-	if hist != nil {
-		*c.History = *hist
-	}
-}
-
 // writeError returns the error of a failed write of j: a second dispatch
 // is ECONFLICT with the stored job, the store's own errors pass through,
 // others get context.
 func (s *Store) writeError(ctx context.Context, err error, j *askonce.Job, format string, args ...any) error {
 	if errors.Is(err, errDispatched) {
-		e := &askonce.Error{Code: askonce.ECONFLICT, Message: fmt.Sprintf("job %s was dispatched already", j.ID)}
-		if cur, err := s.GetJob(ctx, j.TenantID, j.ID); err == nil {
-			e.Job = cur
-		}
-		return e
+		cur, _ := s.GetJob(ctx, j.TenantID, j.ID)
+		return sqlstore.Dispatched(j.ID, cur)
 	}
 	return wrap(err, format, args...)
 }
@@ -336,16 +296,12 @@ func (s *Store) JobByAnswerLink(ctx context.Context, hash []byte) (*askonce.Job,
 func (s *Store) lostUpdate(ctx context.Context, tx *sql.Tx, j *askonce.Job) error {
 	cur, err := scanJob(tx.StmtContext(ctx, s.w.selectJob).QueryRowContext(ctx, j.TenantID, j.ID))
 	if errors.Is(err, sql.ErrNoRows) {
-		return askonce.Errorf(askonce.ENOTFOUND, "job %s not found", j.ID)
+		return sqlstore.NotFound(j.ID)
 	}
 	if err != nil {
 		return wrap(err, "read current job")
 	}
-	return &askonce.Error{
-		Code:    askonce.ECONFLICT,
-		Message: fmt.Sprintf("job %s changed concurrently: version is %d, the change was computed from %d", j.ID, cur.Version, j.Version),
-		Job:     cur,
-	}
+	return sqlstore.Conflict(j, cur)
 }
 
 // AddAttempt appends a, adds its usage to the job's sums and counts it,
@@ -359,7 +315,7 @@ func (s *Store) AddAttempt(ctx context.Context, tenant, jobID string, a askonce.
 		err := tx.StmtContext(ctx, s.w.addUsage).QueryRowContext(ctx,
 			a.Usage.PromptTokens, a.Usage.CompletionTokens, a.Usage.CostUSD, tenant, jobID).Scan(&seq)
 		if errors.Is(err, sql.ErrNoRows) {
-			return askonce.Errorf(askonce.ENOTFOUND, "job %s not found", jobID)
+			return sqlstore.NotFound(jobID)
 		}
 		if err != nil {
 			return err
@@ -406,7 +362,7 @@ func (s *Store) Events(ctx context.Context, tenant, jobID string, after int64, l
 	}
 	// The ids job_log can hold (logID).
 	after = min(max(after, 0), logMaxN)
-	out, err := queryAll(ctx, s.r.events, scanEvent, jobID, tenant, after, limit)
+	out, err := queryAll(ctx, s.r.events, sqlstore.ScanEvent, jobID, tenant, after, limit)
 	if err != nil {
 		return nil, wrap(err, "events of job %s", jobID)
 	}
@@ -422,7 +378,7 @@ func (s *Store) Events(ctx context.Context, tenant, jobID string, after int64, l
 
 // queryAll runs a prepared query and scans every row; never nil, so that
 // an empty result is an empty JSON list.
-func queryAll[T any](ctx context.Context, st *sql.Stmt, scan func(interface{ Scan(...any) error }) (T, error), args ...any) ([]T, error) {
+func queryAll[T any](ctx context.Context, st *sql.Stmt, scan func(sqlstore.Scanner) (T, error), args ...any) ([]T, error) {
 	rows, err := st.QueryContext(ctx, args...)
 	if err != nil {
 		return nil, err
@@ -444,7 +400,7 @@ func (s *Store) mustExist(ctx context.Context, tenant, jobID string) error {
 	var one int
 	err := s.r.jobExists.QueryRowContext(ctx, tenant, jobID).Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
-		return askonce.Errorf(askonce.ENOTFOUND, "job %s not found", jobID)
+		return sqlstore.NotFound(jobID)
 	}
 	if err != nil {
 		return wrap(err, "find job %s", jobID)
@@ -462,7 +418,7 @@ func (s *Store) LookupHistory(ctx context.Context, q askonce.HistoryQuery) (*ask
 	} else {
 		row = s.r.lookupMemory.QueryRowContext(ctx, q.TenantID, q.SessionID, q.QuestionHash, q.Project, q.Tenant, q.Now.UnixNano())
 	}
-	h, err := scanHistory(row)
+	h, err := sqlstore.ScanHistory(row)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, askonce.Errorf(askonce.ENOTFOUND, "session %s has no answer to question %s", q.SessionID, q.QuestionHash)
 	}
@@ -475,7 +431,7 @@ func (s *Store) LookupHistory(ctx context.Context, q askonce.HistoryQuery) (*ask
 // Memory returns the answers remembered in f's project or tenant that
 // have not expired at f.Now, newest first.
 func (s *Store) Memory(ctx context.Context, f askonce.MemoryFilter) ([]askonce.HistoryEntry, error) {
-	out, err := queryAll(ctx, s.r.memory, scanHistory, f.TenantID, string(f.Scope), f.Project, f.Now.UnixNano())
+	out, err := queryAll(ctx, s.r.memory, sqlstore.ScanHistory, f.TenantID, string(f.Scope), f.Project, f.Now.UnixNano())
 	if err != nil {
 		return nil, fmt.Errorf("%s memory: %w", f.Scope, err)
 	}
@@ -485,10 +441,10 @@ func (s *Store) Memory(ctx context.Context, f askonce.MemoryFilter) ([]askonce.H
 // Forget deletes one remembered answer: a session's from history, a
 // project's or the tenant's from memory.
 func (s *Store) Forget(ctx context.Context, k askonce.MemoryKey) error {
-	query := `DELETE FROM memory WHERE tenant_id = ? AND scope = ? AND scope_key = ? AND question_hash = ?`
+	query := shared.ForgetShared
 	args := []any{k.TenantID, string(k.Scope), k.ScopeKey(), k.QuestionHash}
 	if k.Scope == askonce.MemorySession {
-		query = `DELETE FROM history WHERE tenant_id = ? AND session_id = ? AND question_hash = ?`
+		query = shared.ForgetSession
 		args = []any{k.TenantID, k.SessionID, k.QuestionHash}
 	}
 	var n int64
@@ -512,7 +468,7 @@ func (s *Store) Forget(ctx context.Context, k askonce.MemoryKey) error {
 // History returns the session's answered questions, oldest (last
 // answered) first.
 func (s *Store) History(ctx context.Context, tenant, session string) ([]askonce.HistoryEntry, error) {
-	out, err := queryAll(ctx, s.r.history, scanHistory, tenant, session)
+	out, err := queryAll(ctx, s.r.history, sqlstore.ScanHistory, tenant, session)
 	if err != nil {
 		return nil, wrap(err, "history of session %s", session)
 	}
@@ -520,12 +476,9 @@ func (s *Store) History(ctx context.Context, tenant, session string) ([]askonce.
 }
 
 // ListJobs returns one page of the tenant's jobs, newest first (by
-// CreatedAt, then ID). The cursor is the position of the previous page's
-// last job, so pages neither skip nor repeat jobs created meanwhile. A
-// cursor this store did not make is EINVALID.
+// CreatedAt, then ID): see sqlstore.ListQuery.
 func (s *Store) ListJobs(ctx context.Context, tenant string, f askonce.JobFilter) (*askonce.JobPage, error) {
-	limit := f.PageLimit()
-	bits, args, err := listArgs(tenant, f)
+	bits, args, err := sqlstore.ListArgs(encoding{}, tenant, f)
 	if err != nil {
 		return nil, err
 	}
@@ -533,73 +486,11 @@ func (s *Store) ListJobs(ctx context.Context, tenant string, f askonce.JobFilter
 	if err != nil {
 		return nil, wrap(err, "list jobs")
 	}
-	rows, err := st.QueryContext(ctx, args...)
+	jobs, err := queryAll(ctx, st, scanJob, args...)
 	if err != nil {
 		return nil, wrap(err, "list jobs")
 	}
-	defer rows.Close()
-	page := &askonce.JobPage{Jobs: make([]*askonce.Job, 0, min(limit, 64))}
-	for rows.Next() {
-		j, err := scanJob(rows)
-		if err != nil {
-			return nil, wrap(err, "list jobs")
-		}
-		page.Jobs = append(page.Jobs, j)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, wrap(err, "list jobs")
-	}
-	if len(page.Jobs) > limit {
-		page.Jobs = page.Jobs[:limit]
-		last := page.Jobs[limit-1]
-		page.NextCursor = encodeCursor(last.CreatedAt.UnixNano(), last.ID)
-	}
-	return page, nil
-}
-
-const (
-	listByStatus = 1 << iota
-	listBySession
-	listAfter
-	listActive // the status is one of jobs_active's (migration 00009)
-	listEnded  // the status is one of jobs_ended's (migration 00012)
-)
-
-// statusIndex is listActive or listEnded for a status whose jobs a
-// partial index holds, 0 for success (nearly every job's, read through
-// jobs_by_tenant).
-func statusIndex(st askonce.Status) int {
-	switch st {
-	case askonce.StatusPlanning, askonce.StatusPending:
-		return listActive
-	case askonce.StatusValidationError, askonce.StatusFailed, askonce.StatusCancelled, askonce.StatusExpired:
-		return listEnded
-	}
-	return 0
-}
-
-// listArgs returns listQuery's filter bits for f and the query's
-// arguments, the last the page's limit plus one.
-func listArgs(tenant string, f askonce.JobFilter) (int, []any, error) {
-	var bits int
-	args := []any{tenant}
-	if f.Status != "" {
-		bits |= listByStatus | statusIndex(f.Status)
-		args = append(args, string(f.Status))
-	}
-	if f.SessionID != "" {
-		bits |= listBySession
-		args = append(args, f.SessionID)
-	}
-	if f.Cursor != "" {
-		at, id, ok := decodeCursor(f.Cursor)
-		if !ok {
-			return 0, nil, askonce.Errorf(askonce.EINVALID, "cursor %q is not a cursor of this list", f.Cursor)
-		}
-		bits |= listAfter
-		args = append(args, at, id)
-	}
-	return bits, append(args, f.PageLimit()+1), nil
+	return sqlstore.Page(jobs, f.PageLimit()), nil
 }
 
 // listStmt returns the prepared ListJobs query for a set of filters,
@@ -620,53 +511,16 @@ func (s *Store) listStmt(ctx context.Context, bits int) (*sql.Stmt, error) {
 
 // listQuery is the ListJobs query for a set of filters.
 func listQuery(bits int) string {
-	var q strings.Builder
-	q.WriteString("SELECT " + jobColumns + jobFrom + " WHERE j.tenant_id = ?")
-	if bits&listByStatus != 0 {
-		q.WriteString(" AND j.status = ?")
-	}
-	if bits&listActive != 0 {
-		// SQLite uses a partial index only when the query repeats its WHERE.
-		q.WriteString(" AND j.status IN ('planning', 'pending')")
-	}
-	if bits&listEnded != 0 {
-		q.WriteString(" AND j.status IN ('validation_error', 'failed', 'cancelled', 'expired')")
-	}
-	if bits&listBySession != 0 {
-		q.WriteString(" AND j.session_id = ?")
-	}
-	if bits&listAfter != 0 {
-		q.WriteString(" AND (j.created_at, j.id) < (?, ?)")
-	}
-	q.WriteString(" ORDER BY j.created_at DESC, j.id DESC LIMIT ?")
-	return q.String()
-}
-
-// A cursor is the base64 of "<created_at unix ns>.<job id>".
-func encodeCursor(createdAt int64, id string) string {
-	return base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(createdAt, 10) + "." + id))
-}
-
-func decodeCursor(c string) (int64, string, bool) {
-	b, err := base64.RawURLEncoding.DecodeString(c)
-	if err != nil {
-		return 0, "", false
-	}
-	at, id, ok := strings.Cut(string(b), ".")
-	if !ok || id == "" {
-		return 0, "", false
-	}
-	n, err := strconv.ParseInt(at, 10, 64)
-	if err != nil {
-		return 0, "", false
-	}
-	return n, id, true
+	return sqlstore.ListQuery(sqlstore.Question, "SELECT "+jobColumns+jobFrom, bits)
 }
 
 // DueQuestions returns pending jobs of every tenant whose question expired
 // at or before now, earliest deadline first. A limit <= 0 returns them all.
 func (s *Store) DueQuestions(ctx context.Context, now time.Time, limit int) ([]askonce.JobRef, error) {
-	refs, err := s.refs(ctx, s.r.dueQuestions, now.UnixNano(), limit)
+	if limit <= 0 {
+		limit = -1
+	}
+	refs, err := queryAll(ctx, s.r.dueQuestions, sqlstore.ScanRef, now.UnixNano(), limit)
 	if err != nil {
 		return nil, wrap(err, "due questions")
 	}
@@ -680,11 +534,7 @@ func (s *Store) LapsedLeases(ctx context.Context, q askonce.LeaseQuery) ([]askon
 	if limit <= 0 {
 		limit = -1
 	}
-	rows, err := s.r.lapsedLeases.QueryContext(ctx, q.Now.UnixNano(), q.Owner, limit)
-	if err != nil {
-		return nil, wrap(err, "lapsed leases")
-	}
-	refs, err := scanRefs(rows)
+	refs, err := queryAll(ctx, s.r.lapsedLeases, sqlstore.ScanRef, q.Now.UnixNano(), q.Owner, limit)
 	if err != nil {
 		return nil, wrap(err, "lapsed leases")
 	}
@@ -740,31 +590,6 @@ func (s *Store) Lead(ctx context.Context, l askonce.Leadership) (bool, error) {
 	return led, nil
 }
 
-func (s *Store) refs(ctx context.Context, st *sql.Stmt, at int64, limit int) ([]askonce.JobRef, error) {
-	if limit <= 0 {
-		limit = -1
-	}
-	rows, err := st.QueryContext(ctx, at, limit)
-	if err != nil {
-		return nil, err
-	}
-	return scanRefs(rows)
-}
-
-// scanRefs reads (tenant_id, id) rows and closes them.
-func scanRefs(rows *sql.Rows) ([]askonce.JobRef, error) {
-	defer rows.Close()
-	out := []askonce.JobRef{}
-	for rows.Next() {
-		var r askonce.JobRef
-		if err := rows.Scan(&r.TenantID, &r.ID); err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
-}
-
 // appendEvents inserts events for the job (whose log_seq is seq) and
 // returns them as stored: with the job's tenant and id, At (now when
 // zero) and the IDs after the job's last event's. The caller copies them
@@ -811,15 +636,7 @@ func isConstraint(err error, codes ...int) bool {
 	return errors.As(err, &e) && slices.Contains(codes, e.Code())
 }
 
-// wrap adds context to an unexpected error and passes askonce's own errors
-// through unchanged, so that their messages stay fit for callers.
+// wrap adds context to an unexpected error (sqlstore.Wrap).
 func wrap(err error, format string, args ...any) error {
-	var e *askonce.Error
-	if err == nil || errors.As(err, &e) {
-		return err
-	}
-	if unreachable(err) {
-		return askonce.Unavailable(fmt.Errorf(format+": %w", append(args, err)...))
-	}
-	return fmt.Errorf(format+": %w", append(args, err)...)
+	return sqlstore.Wrap(err, unreachable, format, args...)
 }

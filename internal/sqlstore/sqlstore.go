@@ -1,0 +1,57 @@
+// Package sqlstore is the SQL the two stores, sqlite and postgres, share:
+// the table of job columns and the scanner of a job row, the list query
+// and its cursor, the statements that differ only in their placeholders,
+// the readers of history, events and job references, and the errors a
+// store returns. Each store keeps its driver, how it runs a write, its
+// dialect's differences (how it keeps times, lists and JSON: Encoding)
+// and its migrations.
+package sqlstore
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Scanner is a row of either driver: *sql.Row, *sql.Rows, pgx.Row.
+type Scanner interface{ Scan(dest ...any) error }
+
+// Placeholders is how a dialect writes the nth value of a statement.
+type Placeholders byte
+
+const (
+	// Question is SQLite's ?1, ?2, ...
+	Question Placeholders = '?'
+	// Dollar is PostgreSQL's $1, $2, ...
+	Dollar Placeholders = '$'
+)
+
+// Param is the nth (from 1) placeholder.
+func (p Placeholders) Param(n int) string { return string(p) + strconv.Itoa(n) }
+
+// Params is "p(from), p(from+1), ..." for n values.
+func (p Placeholders) Params(from, n int) string {
+	parts := make([]string, n)
+	for i := range parts {
+		parts[i] = p.Param(from + i)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Rebind returns q, written with $1, $2, ..., in p's placeholders. The
+// statements hold no '$' but their placeholders'.
+func (p Placeholders) Rebind(q string) string {
+	if p == Dollar {
+		return q
+	}
+	return strings.ReplaceAll(q, "$", string(p))
+}
+
+// Assign is "a = p(from), b = p(from+1), ..." for cols.
+func (p Placeholders) Assign(cols []*Column, from int) string {
+	parts := make([]string, len(cols))
+	for i, c := range cols {
+		parts[i] = fmt.Sprintf("%s = %s", c.Name, p.Param(from+i))
+	}
+	return strings.Join(parts, ", ")
+}
