@@ -46,7 +46,7 @@ var (
 	jobsColumns    = columnsWhere(func(c *sqlstore.Column) bool { return !c.Static })
 	staticColumns  = columnsWhere(func(c *sqlstore.Column) bool { return c.Static })
 	updatedColumns = columnsWhere(func(c *sqlstore.Column) bool {
-		return !c.Static && c.Kind != sqlstore.Key && c.Kind != sqlstore.Store
+		return !c.Static && c.Kind != sqlstore.Key && c.Kind != sqlstore.Stored
 	})
 )
 

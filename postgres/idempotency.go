@@ -14,30 +14,6 @@ import (
 // finds the claim whichever replica it lands on; the clock of the process
 // that reads a lease (Options.Now) decides whether it has lapsed.
 
-// RenewIdempotencyLease implements askonce.IdempotencyStore. It also drops
-// the leases that have lapsed: no lease and a lapsed one mean the same.
-func (s *Store) RenewIdempotencyLease(ctx context.Context, owner string, ttl time.Duration) error {
-	if owner == "" {
-		return askonce.Errorf(askonce.EINVALID, "renew idempotency lease: no owner")
-	}
-	now := s.now()
-	return wrap(s.write(ctx, func(ctx context.Context, tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, shared.DropKeyLeases, now); err != nil {
-			return err
-		}
-		_, err := tx.Exec(ctx, shared.RenewKeyLease, owner, now.Add(ttl))
-		return err
-	}), "renew idempotency lease")
-}
-
-// EndIdempotencyLease implements askonce.IdempotencyStore.
-func (s *Store) EndIdempotencyLease(ctx context.Context, owner string) error {
-	return wrap(s.write(ctx, func(ctx context.Context, tx pgx.Tx) error {
-		_, err := tx.Exec(ctx, shared.EndKeyLease, owner)
-		return err
-	}), "end idempotency lease")
-}
-
 // ClaimIdempotencyKey implements askonce.IdempotencyStore: the insert, the
 // takeover and the read of the record that stays are one transaction. Of
 // retries racing for a dead owner's claim, the takeover's row lock lets
@@ -105,25 +81,6 @@ func (s *Store) ClaimIdempotencyKey(ctx context.Context, rec *askonce.Idempotenc
 		rec.Status, rec.Body, rec.CreatedAt = 0, nil, micro(now)
 	}
 	return stored, tookOver, nil
-}
-
-// CompleteIdempotencyKey implements askonce.IdempotencyStore.
-func (s *Store) CompleteIdempotencyKey(ctx context.Context, rec *askonce.IdempotencyRecord) error {
-	return wrap(s.write(ctx, func(ctx context.Context, tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, shared.CompleteKey, rec.Status, rec.Body, rec.TenantID, rec.Key, rec.Owner)
-		if err != nil || tag.RowsAffected() == 1 {
-			return err
-		}
-		return askonce.Errorf(askonce.ECONFLICT, "idempotency key %q is not held by %s", rec.Key, rec.Owner)
-	}), "complete idempotency key")
-}
-
-// AbandonIdempotencyKey implements askonce.IdempotencyStore.
-func (s *Store) AbandonIdempotencyKey(ctx context.Context, rec *askonce.IdempotencyRecord) error {
-	return wrap(s.write(ctx, func(ctx context.Context, tx pgx.Tx) error {
-		_, err := tx.Exec(ctx, shared.AbandonKey, rec.TenantID, rec.Key, rec.Owner)
-		return err
-	}), "abandon idempotency key")
 }
 
 var _ askonce.IdempotencyStore = (*Store)(nil)

@@ -27,19 +27,6 @@ func (s *Store) PutMessage(ctx context.Context, m askonce.Message) (askonce.Mess
 	return out, nil
 }
 
-// Message returns the job's message on channel, or ENOTFOUND.
-func (s *Store) Message(ctx context.Context, tenant, jobID, channel string) (askonce.Message, error) {
-	m := askonce.Message{TenantID: tenant, JobID: jobID, Channel: channel}
-	err := s.pool.QueryRow(ctx, shared.Message, tenant, jobID, channel).Scan(&m.Ref)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return m, askonce.Errorf(askonce.ENOTFOUND, "job %s has no %s message", jobID, channel)
-	}
-	if err != nil {
-		return m, fmt.Errorf("read %s message of job %s: %w", channel, jobID, err)
-	}
-	return m, nil
-}
-
 // AppendEvent appends ev to its job's events without changing the job
 // (see askonce.EventAppender). A job that does not exist is ENOTFOUND.
 func (s *Store) AppendEvent(ctx context.Context, ev askonce.Event) error {

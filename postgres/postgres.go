@@ -41,6 +41,8 @@ var migrations embed.FS
 // concurrent use, and any number of Stores, in any number of processes,
 // may share the database.
 type Store struct {
+	base // the reads, and the writes SQLite's store runs alike
+
 	pool *pgxpool.Pool
 	now  func() time.Time
 
@@ -142,6 +144,7 @@ func (o Options) Open(ctx context.Context, dsn string) (*Store, error) {
 	if s.now == nil {
 		s.now = time.Now
 	}
+	s.base = newBase(s)
 	if err := migrate(ctx, pool); err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("migrate postgres store %s: %w", Redact(dsn), err)

@@ -270,18 +270,6 @@ func (s *Store) CreateJob(ctx context.Context, c *askonce.Change) error {
 	return nil
 }
 
-// GetJob returns the tenant's job, or ENOTFOUND.
-func (s *Store) GetJob(ctx context.Context, tenant, id string) (*askonce.Job, error) {
-	j, err := scanJob(s.pool.QueryRow(ctx, selectJobSQL, tenant, id))
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, sqlstore.NotFound(id)
-	}
-	if err != nil {
-		return nil, wrap(err, "get job %s", id)
-	}
-	return j, nil
-}
-
 // UpdateJob is the compare-and-set of askonce.Store. c.Job's columns are
 // written only if the stored version is c.Job.Version; the usage sums and
 // AttemptCount are not taken from c.Job but grow by c.Attempts. With
@@ -398,22 +386,6 @@ func (s *Store) queueChange(q *batch, j *askonce.Job, c *askonce.Change, now tim
 	return evs, dispatchAt
 }
 
-// JobByAnswerLink returns the job whose answer link has hash, of any
-// tenant, or ENOTFOUND.
-func (s *Store) JobByAnswerLink(ctx context.Context, hash []byte) (*askonce.Job, error) {
-	j, err := scanJob(s.pool.QueryRow(ctx, "SELECT "+jobColumns+` FROM answer_links l
-		JOIN jobs j ON j.id = l.job_id AND j.tenant_id = l.tenant_id
-		JOIN jobs_static s ON s.id = j.id
-		WHERE l.token_hash = $1`, hash))
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, askonce.Errorf(askonce.ENOTFOUND, "no such answer link")
-	}
-	if err != nil {
-		return nil, wrap(err, "find answer link")
-	}
-	return j, nil
-}
-
 // lostUpdate explains why the compare-and-set of j changed no row: the
 // job is gone (ENOTFOUND), or its version moved (ECONFLICT with the
 // stored job).
@@ -447,180 +419,13 @@ func (s *Store) AddAttempt(ctx context.Context, tenant, jobID string, a askonce.
 	return wrap(err, "add attempt to job %s", jobID)
 }
 
-// Attempts returns the job's attempts by number. ENOTFOUND if the tenant
-// has no such job.
-func (s *Store) Attempts(ctx context.Context, tenant, jobID string) ([]askonce.Attempt, error) {
-	out, err := queryAll(ctx, s, scanAttempt, `SELECT n, reason, started_at, duration_ns, outcome, raw, error,
-		prompt_tokens, completion_tokens, cost_usd
-		FROM attempts WHERE job_id = $1 AND tenant_id = $2 ORDER BY n`, jobID, tenant)
-	if err != nil {
-		return nil, wrap(err, "attempts of job %s", jobID)
-	}
-	if len(out) == 0 {
-		if err := s.mustExist(ctx, tenant, jobID); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
-}
-
-// Events returns up to limit of the job's events with ID > after, by ID.
-// A limit <= 0 returns them all. ENOTFOUND if the tenant has no such job.
-func (s *Store) Events(ctx context.Context, tenant, jobID string, after int64, limit int) ([]askonce.Event, error) {
-	var lim any // NULL: no limit
-	if limit > 0 {
-		lim = limit
-	}
-	out, err := queryAll(ctx, s, sqlstore.ScanEvent, `SELECT id, tenant_id, job_id, type, at, data
-		FROM events WHERE job_id = $1 AND tenant_id = $2 AND id > $3 ORDER BY id LIMIT $4`,
-		jobID, tenant, after, lim)
-	if err != nil {
-		return nil, wrap(err, "events of job %s", jobID)
-	}
-	if len(out) == 0 {
-		// Events are written with their job, so rows imply the job; only
-		// an empty page needs to tell "no job" from "no more events".
-		if err := s.mustExist(ctx, tenant, jobID); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
-}
-
-// queryAll runs a query and scans every row with pgx.CollectRows; never
-// nil, so that an empty result is an empty JSON list.
-func queryAll[T any](ctx context.Context, s *Store, scan func(sqlstore.Scanner) (T, error), sql string, args ...any) ([]T, error) {
-	rows, err := s.pool.Query(ctx, sql, args...)
-	if err != nil {
-		return nil, err
-	}
-	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (T, error) { return scan(r) })
-}
-
-// mustExist returns ENOTFOUND unless the tenant has the job.
-func (s *Store) mustExist(ctx context.Context, tenant, jobID string) error {
-	var one int
-	err := s.pool.QueryRow(ctx, shared.JobExists, tenant, jobID).Scan(&one)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return sqlstore.NotFound(jobID)
-	}
-	if err != nil {
-		return wrap(err, "find job %s", jobID)
-	}
-	return nil
-}
-
-// LookupHistory returns the answer to q.QuestionHash nearest to q's
-// session (askonce.Store.LookupHistory), or ENOTFOUND. A query of the
-// session alone reads history only.
-func (s *Store) LookupHistory(ctx context.Context, q askonce.HistoryQuery) (*askonce.HistoryEntry, error) {
-	var row pgx.Row
-	if q.Project == "" && !q.Tenant {
-		row = s.pool.QueryRow(ctx, shared.LookupHistory, q.TenantID, q.SessionID, q.QuestionHash)
-	} else {
-		row = s.pool.QueryRow(ctx, shared.LookupMemory, q.TenantID, q.SessionID, q.QuestionHash, q.Project, q.Tenant, q.Now)
-	}
-	h, err := sqlstore.ScanHistory(row)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, askonce.Errorf(askonce.ENOTFOUND, "session %s has no answer to question %s", q.SessionID, q.QuestionHash)
-	}
-	if err != nil {
-		return nil, wrap(err, "look up history of session %s", q.SessionID)
-	}
-	return &h, nil
-}
-
-// Memory returns the answers remembered in f's project or tenant that
-// have not expired at f.Now, newest first.
-func (s *Store) Memory(ctx context.Context, f askonce.MemoryFilter) ([]askonce.HistoryEntry, error) {
-	out, err := queryAll(ctx, s, sqlstore.ScanHistory, shared.Memory, f.TenantID, string(f.Scope), f.Project, f.Now)
-	if err != nil {
-		return nil, wrap(err, "%s memory", f.Scope)
-	}
-	return out, nil
-}
-
-// Forget deletes one remembered answer: a session's from history, a
-// project's or the tenant's from memory.
-func (s *Store) Forget(ctx context.Context, k askonce.MemoryKey) error {
-	query := shared.ForgetShared
-	args := []any{k.TenantID, string(k.Scope), k.ScopeKey(), k.QuestionHash}
-	if k.Scope == askonce.MemorySession {
-		query = shared.ForgetSession
-		args = []any{k.TenantID, k.SessionID, k.QuestionHash}
-	}
-	tag, err := s.pool.Exec(ctx, query, args...)
-	if err != nil {
-		return wrap(err, "forget %s answer %s", k.Scope, k.QuestionHash)
-	}
-	if tag.RowsAffected() == 0 {
-		return askonce.Errorf(askonce.ENOTFOUND, "no %s answer to question %s is remembered", k.Scope, k.QuestionHash)
-	}
-	return nil
-}
-
-// History returns the session's answered questions, oldest (last
-// answered) first.
-func (s *Store) History(ctx context.Context, tenant, session string) ([]askonce.HistoryEntry, error) {
-	out, err := queryAll(ctx, s, sqlstore.ScanHistory, shared.History, tenant, session)
-	if err != nil {
-		return nil, wrap(err, "history of session %s", session)
-	}
-	return out, nil
-}
-
 // listQuery is the ListJobs query for f and its arguments.
 func listQuery(tenant string, f askonce.JobFilter) (string, []any, error) {
 	bits, args, err := sqlstore.ListArgs(encoding{}, tenant, f)
 	if err != nil {
 		return "", nil, err
 	}
-	return sqlstore.ListQuery(sqlstore.Dollar, "SELECT "+jobColumns+jobFrom, bits), args, nil
-}
-
-// ListJobs returns one page of the tenant's jobs, newest first (by
-// CreatedAt, then ID): see sqlstore.ListQuery.
-func (s *Store) ListJobs(ctx context.Context, tenant string, f askonce.JobFilter) (*askonce.JobPage, error) {
-	q, args, err := listQuery(tenant, f)
-	if err != nil {
-		return nil, err
-	}
-	jobs, err := queryAll(ctx, s, scanJob, q, args...)
-	if err != nil {
-		return nil, wrap(err, "list jobs")
-	}
-	return sqlstore.Page(jobs, f.PageLimit()), nil
-}
-
-// DueQuestions returns pending jobs of every tenant whose question expired
-// at or before now, earliest deadline first. A limit <= 0 returns them all.
-func (s *Store) DueQuestions(ctx context.Context, now time.Time, limit int) ([]askonce.JobRef, error) {
-	var lim any
-	if limit > 0 {
-		lim = limit
-	}
-	refs, err := queryAll(ctx, s, sqlstore.ScanRef, shared.DueQuestions, now, lim)
-	if err != nil {
-		return nil, wrap(err, "due questions")
-	}
-	return refs, nil
-}
-
-// LapsedLeases returns managed jobs of every tenant in planning whose lease
-// ended at or before q.Now, or that q.Owner holds, earliest lease first.
-func (s *Store) LapsedLeases(ctx context.Context, q askonce.LeaseQuery) ([]askonce.JobRef, error) {
-	var lim any
-	if q.Limit > 0 {
-		lim = q.Limit
-	}
-	refs, err := queryAll(ctx, s, sqlstore.ScanRef, `SELECT tenant_id, id FROM jobs
-		WHERE status = 'planning' AND mode = 'managed'
-		AND (lease_until <= $1 OR ($2 <> '' AND lease_owner = $2))
-		ORDER BY lease_until, id LIMIT $3`, q.Now, q.Owner, lim)
-	if err != nil {
-		return nil, wrap(err, "lapsed leases")
-	}
-	return refs, nil
+	return listSQL[bits], args, nil
 }
 
 // RenewLeases moves r.Owner's leases on r.Jobs to r.Until, in one
@@ -641,21 +446,6 @@ func (s *Store) RenewLeases(ctx context.Context, r askonce.LeaseRenewal) (int, e
 		return 0, wrap(err, "renew planning leases")
 	}
 	return int(tag.RowsAffected()), nil
-}
-
-// Lead takes or keeps the leadership l.Name for l.Owner: see
-// askonce.Store.Lead. Of two racing inserts of a new name, the second
-// waits for the first and then finds a live lead of another owner.
-func (s *Store) Lead(ctx context.Context, l askonce.Leadership) (bool, error) {
-	var owner string
-	err := s.pool.QueryRow(ctx, shared.Lead, l.Name, l.Owner, l.Now, l.Until).Scan(&owner)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return false, nil
-	}
-	if err != nil {
-		return false, wrap(err, "lead %s", l.Name)
-	}
-	return true, nil
 }
 
 // wrap adds context to an unexpected error and passes askonce's own errors

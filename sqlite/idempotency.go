@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"time"
 
 	"github.com/askonce/askonce"
 )
@@ -12,30 +11,6 @@ import (
 // The HTTP API's Idempotency-Key records live in the same file as the
 // jobs, in the tables idempotency and idempotency_leases; the store's
 // clock (Options.Now) decides whether a lease has lapsed.
-
-// RenewIdempotencyLease implements askonce.IdempotencyStore. It also drops
-// the leases that have lapsed: no lease and a lapsed one mean the same.
-func (s *Store) RenewIdempotencyLease(ctx context.Context, owner string, ttl time.Duration) error {
-	if owner == "" {
-		return askonce.Errorf(askonce.EINVALID, "renew idempotency lease: no owner")
-	}
-	now := s.now()
-	return wrap(s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		if _, err := tx.StmtContext(ctx, s.w.dropLeases).ExecContext(ctx, now.UnixNano()); err != nil {
-			return err
-		}
-		_, err := tx.StmtContext(ctx, s.w.renewLease).ExecContext(ctx, owner, now.Add(ttl).UnixNano())
-		return err
-	}), "renew idempotency lease")
-}
-
-// EndIdempotencyLease implements askonce.IdempotencyStore.
-func (s *Store) EndIdempotencyLease(ctx context.Context, owner string) error {
-	return wrap(s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		_, err := tx.StmtContext(ctx, s.w.endLease).ExecContext(ctx, owner)
-		return err
-	}), "end idempotency lease")
-}
 
 // ClaimIdempotencyKey implements askonce.IdempotencyStore: the insert, the
 // takeover and the read of the record that stays are one transaction.
@@ -83,28 +58,6 @@ func (s *Store) ClaimIdempotencyKey(ctx context.Context, rec *askonce.Idempotenc
 		rec.Status, rec.Body, rec.CreatedAt = 0, nil, fromNanos(now.UnixNano())
 	}
 	return stored, tookOver, nil
-}
-
-// CompleteIdempotencyKey implements askonce.IdempotencyStore.
-func (s *Store) CompleteIdempotencyKey(ctx context.Context, rec *askonce.IdempotencyRecord) error {
-	return wrap(s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		res, err := tx.StmtContext(ctx, s.w.completeKey).ExecContext(ctx, rec.Status, rec.Body, rec.TenantID, rec.Key, rec.Owner)
-		if err != nil {
-			return err
-		}
-		if n, err := res.RowsAffected(); err != nil || n == 1 {
-			return err
-		}
-		return askonce.Errorf(askonce.ECONFLICT, "idempotency key %q is not held by %s", rec.Key, rec.Owner)
-	}), "complete idempotency key")
-}
-
-// AbandonIdempotencyKey implements askonce.IdempotencyStore.
-func (s *Store) AbandonIdempotencyKey(ctx context.Context, rec *askonce.IdempotencyRecord) error {
-	return wrap(s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		_, err := tx.StmtContext(ctx, s.w.abandonKey).ExecContext(ctx, rec.TenantID, rec.Key, rec.Owner)
-		return err
-	}), "abandon idempotency key")
 }
 
 var _ askonce.IdempotencyStore = (*Store)(nil)

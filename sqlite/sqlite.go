@@ -46,6 +46,8 @@ var migrations embed.FS
 // share the file, their writes then wait for each other up to the busy
 // timeout.
 type Store struct {
+	base // the reads, and the writes PostgreSQL's store runs alike
+
 	writer *sql.DB // one connection: every write transaction
 	reader *sql.DB // query-only connections
 	now    func() time.Time
@@ -56,6 +58,7 @@ type Store struct {
 
 	w writeStmts
 	r readStmts
+	q queries // base's, by sqlstore.Query
 
 	commits   atomic.Int64   // write transactions committed, for Commits
 	writes    chan *writeReq // to writeLoop
@@ -207,6 +210,8 @@ func (o Options) Open(ctx context.Context, path string) (*Store, error) {
 		s.Close()
 		return nil, fmt.Errorf("open sqlite store %s: %w", path, err)
 	}
+	s.q = s.queries()
+	s.base = newBase(s)
 	go s.writeLoop()
 	go s.checkpointLoop(s.checkpointer, abs+"-wal", walSize)
 	return s, nil

@@ -143,6 +143,7 @@ type readStmts struct {
 	dueQuestions  *sql.Stmt
 	lapsedLeases  *sql.Stmt
 	jobByLink     *sql.Stmt
+	message       *sql.Stmt
 }
 
 // prepare prepares every fixed statement once. database/sql re-prepares a
@@ -204,6 +205,7 @@ func (s *Store) prepare(ctx context.Context) error {
 			JOIN jobs j ON j.id = l.job_id AND j.tenant_id = l.tenant_id` + jobJoins + `
 			WHERE l.token_hash = ?`},
 		{s.reader, &s.r.lapsedLeases, lapsedLeasesSQL},
+		{s.reader, &s.r.message, shared.Message},
 		{s.writer, &s.w.renewPlanning, `UPDATE jobs SET lease_until = ?
 			WHERE tenant_id = ? AND id = ? AND lease_owner = ?
 			AND status = 'planning' AND mode = 'managed'`},
@@ -227,7 +229,7 @@ func (s *Store) statements() []*sql.Stmt {
 		s.w.renewLease, s.w.dropLeases, s.w.endLease, s.w.renewPlanning, s.w.lead,
 		s.w.savepoint, s.w.release, s.w.rollbackTo,
 		s.r.getJob, s.r.jobExists, s.r.attempts, s.r.events, s.r.lookupHistory, s.r.lookupMemory,
-		s.r.history, s.r.memory, s.r.dueQuestions, s.r.lapsedLeases, s.r.jobByLink,
+		s.r.history, s.r.memory, s.r.dueQuestions, s.r.lapsedLeases, s.r.jobByLink, s.r.message,
 	}
 	s.listMu.Lock()
 	st = append(st, s.listStmts[:]...)

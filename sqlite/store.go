@@ -80,18 +80,6 @@ func (s *Store) CreateJob(ctx context.Context, c *askonce.Change) error {
 	return nil
 }
 
-// GetJob returns the tenant's job, or ENOTFOUND.
-func (s *Store) GetJob(ctx context.Context, tenant, id string) (*askonce.Job, error) {
-	j, err := scanJob(s.r.getJob.QueryRowContext(ctx, tenant, id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, sqlstore.NotFound(id)
-	}
-	if err != nil {
-		return nil, wrap(err, "get job %s", id)
-	}
-	return j, nil
-}
-
 // errDispatched is the failed insert of a second dispatch of a job.
 var errDispatched = errors.New("dispatch already queued")
 
@@ -277,19 +265,6 @@ func (s *Store) writeError(ctx context.Context, err error, j *askonce.Job, forma
 	return wrap(err, format, args...)
 }
 
-// JobByAnswerLink returns the job whose answer link has hash, of any
-// tenant, or ENOTFOUND.
-func (s *Store) JobByAnswerLink(ctx context.Context, hash []byte) (*askonce.Job, error) {
-	j, err := scanJob(s.r.jobByLink.QueryRowContext(ctx, hash))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, askonce.Errorf(askonce.ENOTFOUND, "no such answer link")
-	}
-	if err != nil {
-		return nil, wrap(err, "find answer link")
-	}
-	return j, nil
-}
-
 // lostUpdate explains, inside the transaction, why the compare-and-set of
 // j changed no row: the job is gone (ENOTFOUND), or its version moved
 // (ECONFLICT with the stored job).
@@ -339,160 +314,6 @@ func (s *Store) AddAttempt(ctx context.Context, tenant, jobID string, a askonce.
 	return wrap(err, "add attempt to job %s", jobID)
 }
 
-// Attempts returns the job's attempts by number. ENOTFOUND if the tenant
-// has no such job.
-func (s *Store) Attempts(ctx context.Context, tenant, jobID string) ([]askonce.Attempt, error) {
-	out, err := queryAll(ctx, s.r.attempts, scanAttempt, jobID, tenant)
-	if err != nil {
-		return nil, wrap(err, "attempts of job %s", jobID)
-	}
-	if len(out) == 0 {
-		if err := s.mustExist(ctx, tenant, jobID); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
-}
-
-// Events returns up to limit of the job's events with ID > after, by ID.
-// A limit <= 0 returns them all. ENOTFOUND if the tenant has no such job.
-func (s *Store) Events(ctx context.Context, tenant, jobID string, after int64, limit int) ([]askonce.Event, error) {
-	if limit <= 0 {
-		limit = -1 // SQLite: no limit
-	}
-	// The ids job_log can hold (logID).
-	after = min(max(after, 0), logMaxN)
-	out, err := queryAll(ctx, s.r.events, sqlstore.ScanEvent, jobID, tenant, after, limit)
-	if err != nil {
-		return nil, wrap(err, "events of job %s", jobID)
-	}
-	if len(out) == 0 {
-		// Events are written with their job, so rows imply the job; only
-		// an empty page needs to tell "no job" from "no more events".
-		if err := s.mustExist(ctx, tenant, jobID); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
-}
-
-// queryAll runs a prepared query and scans every row; never nil, so that
-// an empty result is an empty JSON list.
-func queryAll[T any](ctx context.Context, st *sql.Stmt, scan func(sqlstore.Scanner) (T, error), args ...any) ([]T, error) {
-	rows, err := st.QueryContext(ctx, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []T{}
-	for rows.Next() {
-		v, err := scan(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, rows.Err()
-}
-
-// mustExist returns ENOTFOUND unless the tenant has the job.
-func (s *Store) mustExist(ctx context.Context, tenant, jobID string) error {
-	var one int
-	err := s.r.jobExists.QueryRowContext(ctx, tenant, jobID).Scan(&one)
-	if errors.Is(err, sql.ErrNoRows) {
-		return sqlstore.NotFound(jobID)
-	}
-	if err != nil {
-		return wrap(err, "find job %s", jobID)
-	}
-	return nil
-}
-
-// LookupHistory returns the answer to q.QuestionHash nearest to q's
-// session (askonce.Store.LookupHistory), or ENOTFOUND. A query of the
-// session alone reads history only.
-func (s *Store) LookupHistory(ctx context.Context, q askonce.HistoryQuery) (*askonce.HistoryEntry, error) {
-	var row *sql.Row
-	if q.Project == "" && !q.Tenant {
-		row = s.r.lookupHistory.QueryRowContext(ctx, q.TenantID, q.SessionID, q.QuestionHash)
-	} else {
-		row = s.r.lookupMemory.QueryRowContext(ctx, q.TenantID, q.SessionID, q.QuestionHash, q.Project, q.Tenant, q.Now.UnixNano())
-	}
-	h, err := sqlstore.ScanHistory(row)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, askonce.Errorf(askonce.ENOTFOUND, "session %s has no answer to question %s", q.SessionID, q.QuestionHash)
-	}
-	if err != nil {
-		return nil, wrap(err, "look up history of session %s", q.SessionID)
-	}
-	return &h, nil
-}
-
-// Memory returns the answers remembered in f's project or tenant that
-// have not expired at f.Now, newest first.
-func (s *Store) Memory(ctx context.Context, f askonce.MemoryFilter) ([]askonce.HistoryEntry, error) {
-	out, err := queryAll(ctx, s.r.memory, sqlstore.ScanHistory, f.TenantID, string(f.Scope), f.Project, f.Now.UnixNano())
-	if err != nil {
-		return nil, fmt.Errorf("%s memory: %w", f.Scope, err)
-	}
-	return out, nil
-}
-
-// Forget deletes one remembered answer: a session's from history, a
-// project's or the tenant's from memory.
-func (s *Store) Forget(ctx context.Context, k askonce.MemoryKey) error {
-	query := shared.ForgetShared
-	args := []any{k.TenantID, string(k.Scope), k.ScopeKey(), k.QuestionHash}
-	if k.Scope == askonce.MemorySession {
-		query = shared.ForgetSession
-		args = []any{k.TenantID, k.SessionID, k.QuestionHash}
-	}
-	var n int64
-	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, query, args...)
-		if err != nil {
-			return err
-		}
-		n, err = res.RowsAffected()
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("forget %s answer %s: %w", k.Scope, k.QuestionHash, err)
-	}
-	if n == 0 {
-		return askonce.Errorf(askonce.ENOTFOUND, "no %s answer to question %s is remembered", k.Scope, k.QuestionHash)
-	}
-	return nil
-}
-
-// History returns the session's answered questions, oldest (last
-// answered) first.
-func (s *Store) History(ctx context.Context, tenant, session string) ([]askonce.HistoryEntry, error) {
-	out, err := queryAll(ctx, s.r.history, sqlstore.ScanHistory, tenant, session)
-	if err != nil {
-		return nil, wrap(err, "history of session %s", session)
-	}
-	return out, nil
-}
-
-// ListJobs returns one page of the tenant's jobs, newest first (by
-// CreatedAt, then ID): see sqlstore.ListQuery.
-func (s *Store) ListJobs(ctx context.Context, tenant string, f askonce.JobFilter) (*askonce.JobPage, error) {
-	bits, args, err := sqlstore.ListArgs(encoding{}, tenant, f)
-	if err != nil {
-		return nil, err
-	}
-	st, err := s.listStmt(ctx, bits)
-	if err != nil {
-		return nil, wrap(err, "list jobs")
-	}
-	jobs, err := queryAll(ctx, st, scanJob, args...)
-	if err != nil {
-		return nil, wrap(err, "list jobs")
-	}
-	return sqlstore.Page(jobs, f.PageLimit()), nil
-}
-
 // listStmt returns the prepared ListJobs query for a set of filters,
 // preparing it on first use.
 func (s *Store) listStmt(ctx context.Context, bits int) (*sql.Stmt, error) {
@@ -512,33 +333,6 @@ func (s *Store) listStmt(ctx context.Context, bits int) (*sql.Stmt, error) {
 // listQuery is the ListJobs query for a set of filters.
 func listQuery(bits int) string {
 	return sqlstore.ListQuery(sqlstore.Question, "SELECT "+jobColumns+jobFrom, bits)
-}
-
-// DueQuestions returns pending jobs of every tenant whose question expired
-// at or before now, earliest deadline first. A limit <= 0 returns them all.
-func (s *Store) DueQuestions(ctx context.Context, now time.Time, limit int) ([]askonce.JobRef, error) {
-	if limit <= 0 {
-		limit = -1
-	}
-	refs, err := queryAll(ctx, s.r.dueQuestions, sqlstore.ScanRef, now.UnixNano(), limit)
-	if err != nil {
-		return nil, wrap(err, "due questions")
-	}
-	return refs, nil
-}
-
-// LapsedLeases returns managed jobs of every tenant in planning whose lease
-// ended at or before q.Now, or that q.Owner holds, earliest lease first.
-func (s *Store) LapsedLeases(ctx context.Context, q askonce.LeaseQuery) ([]askonce.JobRef, error) {
-	limit := q.Limit
-	if limit <= 0 {
-		limit = -1
-	}
-	refs, err := queryAll(ctx, s.r.lapsedLeases, sqlstore.ScanRef, q.Now.UnixNano(), q.Owner, limit)
-	if err != nil {
-		return nil, wrap(err, "lapsed leases")
-	}
-	return refs, nil
 }
 
 // RenewLeases moves r.Owner's leases on r.Jobs to r.Until, in one
@@ -568,26 +362,6 @@ func (s *Store) RenewLeases(ctx context.Context, r askonce.LeaseRenewal) (int, e
 		return 0, wrap(err, "renew planning leases")
 	}
 	return n, nil
-}
-
-// Lead takes or keeps the leadership l.Name for l.Owner: see
-// askonce.Store.Lead.
-func (s *Store) Lead(ctx context.Context, l askonce.Leadership) (bool, error) {
-	led := false
-	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		var owner string
-		err := tx.StmtContext(ctx, s.w.lead).QueryRowContext(ctx, l.Name, l.Owner, l.Now.UnixNano(), l.Until.UnixNano()).Scan(&owner)
-		if errors.Is(err, sql.ErrNoRows) {
-			led = false
-			return nil
-		}
-		led = err == nil
-		return err
-	})
-	if err != nil {
-		return false, wrap(err, "lead %s", l.Name)
-	}
-	return led, nil
 }
 
 // appendEvents inserts events for the job (whose log_seq is seq) and

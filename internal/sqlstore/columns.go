@@ -42,10 +42,10 @@ const (
 	Fixed
 	// State: overwritten by every UpdateJob.
 	State
-	// Store: the store's own (the sums over attempts, version, times),
+	// Stored: the store's own (the sums over attempts, version, times),
 	// written by CreateJob from the job and by UpdateJob with
 	// expressions of their own.
-	Store
+	Stored
 	// Result: the job's result. PostgreSQL writes it as State; SQLite
 	// keeps it by reference to the attempt whose raw output it is, with
 	// an expression of its own.
@@ -167,13 +167,13 @@ func JobTable(e Encoding) []Column {
 		{"lease_owner", false, State, text(func(j *askonce.Job) string { return j.Lease.Owner }), func(r *Row) any { return &r.j.Lease.Owner }},
 		{"lease_until", false, State, plain(func(j *askonce.Job) any { return e.Lease(j.Lease.Until) }), func(r *Row) any { return &r.leaseUntil }},
 
-		{"prompt_tokens", false, Store, plain(func(j *askonce.Job) any { return j.Usage.PromptTokens }), func(r *Row) any { return &r.j.Usage.PromptTokens }},
-		{"completion_tokens", false, Store, plain(func(j *askonce.Job) any { return j.Usage.CompletionTokens }), func(r *Row) any { return &r.j.Usage.CompletionTokens }},
-		{"cost_usd", false, Store, plain(func(j *askonce.Job) any { return j.Usage.CostUSD }), func(r *Row) any { return &r.j.Usage.CostUSD }},
-		{"attempt_count", false, Store, plain(func(j *askonce.Job) any { return j.AttemptCount }), func(r *Row) any { return &r.j.AttemptCount }},
-		{"version", false, Store, plain(func(j *askonce.Job) any { return j.Version }), func(r *Row) any { return &r.j.Version }},
-		{"created_at", false, Store, plain(func(j *askonce.Job) any { return e.Time(j.CreatedAt) }), func(r *Row) any { return &r.createdAt }},
-		{"updated_at", false, Store, plain(func(j *askonce.Job) any { return e.Time(j.UpdatedAt) }), func(r *Row) any { return &r.updatedAt }},
+		{"prompt_tokens", false, Stored, plain(func(j *askonce.Job) any { return j.Usage.PromptTokens }), func(r *Row) any { return &r.j.Usage.PromptTokens }},
+		{"completion_tokens", false, Stored, plain(func(j *askonce.Job) any { return j.Usage.CompletionTokens }), func(r *Row) any { return &r.j.Usage.CompletionTokens }},
+		{"cost_usd", false, Stored, plain(func(j *askonce.Job) any { return j.Usage.CostUSD }), func(r *Row) any { return &r.j.Usage.CostUSD }},
+		{"attempt_count", false, Stored, plain(func(j *askonce.Job) any { return j.AttemptCount }), func(r *Row) any { return &r.j.AttemptCount }},
+		{"version", false, Stored, plain(func(j *askonce.Job) any { return j.Version }), func(r *Row) any { return &r.j.Version }},
+		{"created_at", false, Stored, plain(func(j *askonce.Job) any { return e.Time(j.CreatedAt) }), func(r *Row) any { return &r.createdAt }},
+		{"updated_at", false, Stored, plain(func(j *askonce.Job) any { return e.Time(j.UpdatedAt) }), func(r *Row) any { return &r.updatedAt }},
 	}
 }
 
