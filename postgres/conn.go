@@ -22,10 +22,11 @@ func newBase(s *Store) base {
 		},
 		Table:       jobTable,
 		Encoding:    encoding{},
-		NoLimit:     nil,
 		Now:         s.now,
 		Wrap:        wrap,
 		ScanAttempt: scanAttempt,
+		Round:       micro,
+		TakeOver:    takeOver,
 	})
 }
 

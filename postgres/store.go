@@ -226,27 +226,18 @@ func guarded(update, returning string) string {
 }
 
 func (s *Store) CreateJob(ctx context.Context, c *askonce.Change) error {
-	if c == nil || c.Job == nil || c.Job.ID == "" {
-		return askonce.Errorf(askonce.EINVALID, "create job: the job has no id")
+	now := s.stamp()
+	// The row as stored: the store's columns are the store's.
+	ins, err := sqlstore.Inserted(c, now, micro)
+	if err != nil {
+		return err
 	}
 	job := c.Job
-	now := s.stamp()
-	created := now
-	if !job.CreatedAt.IsZero() {
-		created = micro(job.CreatedAt)
-	}
-	// The row as stored: the store's columns are the store's.
-	ins := *job
-	ins.Version, ins.Usage, ins.AttemptCount = 1, sqlstore.AttemptsUsage(c.Attempts), len(c.Attempts)
-	ins.CreatedAt, ins.UpdatedAt = created, created
-	if c.Dispatch {
-		ins.Dispatch = askonce.DispatchQueued
-	}
-	args, err := sqlstore.Args(&ins, jobsColumns)
+	args, err := sqlstore.Args(ins, jobsColumns)
 	if err != nil {
 		return fmt.Errorf("create job %s: %w", job.ID, err)
 	}
-	static, err := sqlstore.Args(&ins, staticColumns)
+	static, err := sqlstore.Args(ins, staticColumns)
 	if err != nil {
 		return fmt.Errorf("create job %s: %w", job.ID, err)
 	}
@@ -255,18 +246,15 @@ func (s *Store) CreateJob(ctx context.Context, c *askonce.Change) error {
 	q := &batch{}
 	first := q.exec(insertJobSQL, args...)
 	q.exec(insertStaticSQL, static...)
-	appended, _ := s.queueChange(q, &ins, c, now)
-	err = s.commit(ctx, q, &ins, c)
+	appended, _ := s.queueChange(q, ins, c, now)
+	err = s.commit(ctx, q, ins, c)
 	if failedAt(err) == first && pgCode(err) == uniqueViolation {
 		return askonce.Errorf(askonce.ECONFLICT, "job %s already exists", job.ID)
 	}
 	if err != nil {
 		return wrap(err, "create job %s", job.ID)
 	}
-	job.Version = 1
-	job.CreatedAt, job.UpdatedAt = created, created
-	job.Usage, job.AttemptCount, job.Dispatch = ins.Usage, ins.AttemptCount, ins.Dispatch
-	sqlstore.Wrote(c, appended, sqlstore.HistoryOf(c, now, micro))
+	sqlstore.Created(c, ins, appended, sqlstore.HistoryOf(c, now, micro))
 	return nil
 }
 
@@ -285,15 +273,12 @@ func (s *Store) CreateJob(ctx context.Context, c *askonce.Change) error {
 // first and holds the job's row until the commit, so that a job's events
 // commit in the order of their ids.
 func (s *Store) UpdateJob(ctx context.Context, c *askonce.Change) error {
-	if c == nil || c.Job == nil {
-		return askonce.Errorf(askonce.EINVALID, "update job: the change has no job")
+	w, err := sqlstore.Written(c)
+	if err != nil {
+		return err
 	}
 	j := c.Job
-	w := *j // as written
-	if c.Dispatch {
-		w.Dispatch = askonce.DispatchQueued
-	}
-	cols, err := sqlstore.Args(&w, updatedColumns)
+	cols, err := sqlstore.Args(w, updatedColumns)
 	if err != nil {
 		return fmt.Errorf("update job %s: %w", j.ID, err)
 	}
@@ -318,7 +303,7 @@ func (s *Store) UpdateJob(ctx context.Context, c *askonce.Change) error {
 		return row.Scan(&version, &usage.PromptTokens, &usage.CompletionTokens, &usage.CostUSD, &count)
 	}, updateJobSQL, args...)
 	q.exec(updateStaticSQL, static...)
-	written := w
+	written := *w
 	written.Version, written.UpdatedAt = j.Version+1, now
 	appended, dispatchAt := s.queueChange(q, &written, c, now)
 	err = s.commit(ctx, q, &written, c)
@@ -331,14 +316,7 @@ func (s *Store) UpdateJob(ctx context.Context, c *askonce.Change) error {
 	case err != nil:
 		return wrap(err, "update job %s", j.ID)
 	}
-	j.Version = version
-	j.UpdatedAt = now
-	j.Usage = usage
-	j.AttemptCount = count
-	if c.Dispatch {
-		j.Dispatch = askonce.DispatchQueued
-	}
-	sqlstore.Wrote(c, appended, sqlstore.HistoryOf(c, now, micro))
+	sqlstore.Updated(c, version, now, usage, count, appended, sqlstore.HistoryOf(c, now, micro))
 	return nil
 }
 

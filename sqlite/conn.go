@@ -27,6 +27,8 @@ func newBase(s *Store) base {
 		ScanAttempt: scanAttempt,
 		// The ids job_log can hold (logID).
 		EventsAfter: func(after int64) int64 { return min(max(after, 0), logMaxN) },
+		Round:       toNanos,
+		TakeOver:    takeOver,
 	})
 }
 
@@ -59,6 +61,8 @@ func (s *Store) queries() queries {
 			sqlstore.EndKeyLease:   s.w.endLease,
 			sqlstore.CompleteKey:   s.w.completeKey,
 			sqlstore.AbandonKey:    s.w.abandonKey,
+			sqlstore.ClaimKey:      s.w.claimKey,
+			sqlstore.ReadKey:       s.w.readKey,
 		},
 	}
 }

@@ -22,32 +22,23 @@ import (
 // they are those of c.Attempts. A job id that exists already, in any
 // tenant, is ECONFLICT, and then nothing is written.
 func (s *Store) CreateJob(ctx context.Context, c *askonce.Change) error {
-	if c == nil || c.Job == nil || c.Job.ID == "" {
-		return askonce.Errorf(askonce.EINVALID, "create job: the job has no id")
+	now := s.stamp()
+	// The row as stored: the store's columns start over.
+	ins, err := sqlstore.Inserted(c, now, toNanos)
+	if err != nil {
+		return err
 	}
 	job := c.Job
-	now := s.stamp()
-	created := now
-	if !job.CreatedAt.IsZero() {
-		created = fromNanos(job.CreatedAt.UnixNano())
-	}
-	// The row as stored: the store's columns start over.
-	ins := *job
-	ins.Version, ins.Usage, ins.AttemptCount = 1, sqlstore.AttemptsUsage(c.Attempts), len(c.Attempts)
-	ins.CreatedAt, ins.UpdatedAt = created, created
-	if c.Dispatch {
-		ins.Dispatch = askonce.DispatchQueued
-	}
-	args, err := sqlstore.Args(&ins, jobsColumns)
+	args, err := sqlstore.Args(ins, jobsColumns)
 	if err != nil {
 		return wrap(err, "create job %s", job.ID)
 	}
-	static, err := sqlstore.Args(&ins, staticColumns)
+	static, err := sqlstore.Args(ins, staticColumns)
 	if err != nil {
 		return wrap(err, "create job %s", job.ID)
 	}
 	var ref any
-	args[resultIndex], ref = resultRef(&ins, c.Attempts)
+	args[resultIndex], ref = resultRef(ins, c.Attempts)
 	hist := sqlstore.HistoryOf(c, now, toNanos)
 
 	var appended []askonce.Event
@@ -65,18 +56,14 @@ func (s *Store) CreateJob(ctx context.Context, c *askonce.Change) error {
 		if _, err := tx.StmtContext(ctx, s.w.insertStatic).ExecContext(ctx, append([]any{logID(seq, logJob, 0)}, static...)...); err != nil {
 			return err
 		}
-		appended, err = s.writeWith(ctx, tx, &ins, seq, c, hist, now)
+		appended, err = s.writeWith(ctx, tx, ins, seq, c, hist, now)
 		return err
 	})
 	if err != nil {
 		return s.writeError(ctx, err, job, "create job %s", job.ID)
 	}
 	s.watchers.Wake(job.ID)
-	job.Version = 1
-	job.CreatedAt, job.UpdatedAt = created, created
-	job.Usage, job.AttemptCount = ins.Usage, ins.AttemptCount
-	job.Dispatch = ins.Dispatch
-	sqlstore.Wrote(c, appended, hist)
+	sqlstore.Created(c, ins, appended, hist)
 	return nil
 }
 
@@ -96,15 +83,12 @@ var errDispatched = errors.New("dispatch already queued")
 // rewritten only when the change changes them, so that a transition
 // writes the job row and the indexes on what it changes, no more.
 func (s *Store) UpdateJob(ctx context.Context, c *askonce.Change) error {
-	if c == nil || c.Job == nil {
-		return askonce.Errorf(askonce.EINVALID, "update job: the change has no job")
+	w, err := sqlstore.Written(c)
+	if err != nil {
+		return err
 	}
 	j := c.Job
-	w := *j // as written
-	if c.Dispatch {
-		w.Dispatch = askonce.DispatchQueued
-	}
-	state, err := sqlstore.Args(&w, stateColumns)
+	state, err := sqlstore.Args(w, stateColumns)
 	if err != nil {
 		return wrap(err, "update job %s", j.ID)
 	}
@@ -163,14 +147,7 @@ func (s *Store) UpdateJob(ctx context.Context, c *askonce.Change) error {
 		return s.writeError(ctx, err, j, "update job %s", j.ID)
 	}
 	s.watchers.Wake(j.ID)
-	j.Version = version
-	j.UpdatedAt = now
-	j.Usage = usage
-	j.AttemptCount = count
-	if c.Dispatch {
-		j.Dispatch = askonce.DispatchQueued
-	}
-	sqlstore.Wrote(c, appended, hist)
+	sqlstore.Updated(c, version, now, usage, count, appended, hist)
 	return nil
 }
 

@@ -2,6 +2,8 @@ package sqlstore
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"time"
 
 	"github.com/askonce/askonce"
@@ -9,8 +11,7 @@ import (
 
 // The HTTP API's Idempotency-Key records live in the same database as the
 // jobs, in the tables idempotency and idempotency_leases; the store's
-// clock (Config.Now) decides whether a lease has lapsed. The claim is each
-// store's own: see their ClaimIdempotencyKey.
+// clock (Config.Now) decides whether a lease has lapsed.
 
 // RenewIdempotencyLease implements askonce.IdempotencyStore. It also
 // drops the leases that have lapsed: no lease and a lapsed one mean the
@@ -54,4 +55,48 @@ func (s *Store) AbandonIdempotencyKey(ctx context.Context, rec *askonce.Idempote
 		_, err := tx.Exec(ctx, AbandonKey, rec.TenantID, rec.Key, rec.Owner)
 		return err
 	}), "abandon idempotency key")
+}
+
+// ClaimIdempotencyKey implements askonce.IdempotencyStore: the insert, the
+// takeover (Config.TakeOver) and the read of the record that stays are
+// one transaction.
+func (s *Store) ClaimIdempotencyKey(ctx context.Context, rec *askonce.IdempotencyRecord) (*askonce.IdempotencyRecord, bool, error) {
+	now := s.c.Now()
+	var (
+		stored   *askonce.IdempotencyRecord
+		tookOver bool
+	)
+	err := s.c.Write(ctx, func(ctx context.Context, tx Conn) error {
+		stored, tookOver = nil, false
+		n, err := tx.Exec(ctx, ClaimKey, rec.TenantID, rec.Key, rec.Fingerprint, rec.Owner, rec.JobID, rec.BaseVersion, s.c.Encoding.Time(s.c.Round(now)))
+		if err != nil || n == 1 {
+			return err
+		}
+		got := &askonce.IdempotencyRecord{TenantID: rec.TenantID, Key: rec.Key}
+		var at Time
+		err = s.c.TakeOver(ctx, tx, rec, s.c.Encoding.Time(now)).Scan(&got.JobID, &got.BaseVersion, &at)
+		switch {
+		case err == nil:
+			got.Fingerprint, got.Owner, got.CreatedAt = rec.Fingerprint, rec.Owner, time.Time(at)
+			stored, tookOver = got, true
+			return nil
+		case !errors.Is(err, sql.ErrNoRows):
+			return err
+		}
+		err = tx.QueryRow(ctx, ReadKey, rec.TenantID, rec.Key).
+			Scan(&got.Fingerprint, &got.Owner, &got.JobID, &got.BaseVersion, &got.Status, &got.Body, &at)
+		if err != nil {
+			return err
+		}
+		got.CreatedAt = time.Time(at)
+		stored = got
+		return nil
+	})
+	if err != nil {
+		return nil, false, s.c.Wrap(err, "claim idempotency key")
+	}
+	if stored == nil {
+		rec.Status, rec.Body, rec.CreatedAt = 0, nil, s.c.Round(now)
+	}
+	return stored, tookOver, nil
 }

@@ -22,6 +22,8 @@ type SQL struct {
 	// row again is harmless.
 	InsertLink string
 	Message    string
+	// PutMessage keeps the first message of a job on a channel.
+	PutMessage string
 
 	DueQuestions string
 	// Lead: the upsert's WHERE decides: a free, lapsed or own lead is
@@ -83,6 +85,8 @@ func Statements(p Placeholders) SQL {
 		InsertLink: `INSERT INTO answer_links (token_hash, tenant_id, job_id, created_at)
 			VALUES ($1, $2, $3, $4) ON CONFLICT (token_hash) DO NOTHING`,
 		Message: `SELECT ref FROM notify_messages WHERE tenant_id = $1 AND job_id = $2 AND channel = $3`,
+		PutMessage: `INSERT INTO notify_messages (tenant_id, job_id, channel, ref)
+			VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`,
 
 		DueQuestions: `SELECT tenant_id, id FROM jobs
 			WHERE status = 'pending' AND clarification_expires_at IS NOT NULL

@@ -31,11 +31,14 @@ const (
 	LapsedLeases
 	Lead
 	Message
+	PutMessage
 	RenewKeyLease
 	DropKeyLeases
 	EndKeyLease
 	CompleteKey
 	AbandonKey
+	ClaimKey
+	ReadKey
 	// List + ListArgs's filter bits is the ListJobs query of those
 	// filters (ListQuery).
 	List
@@ -65,6 +68,8 @@ func (s *SQL) Text(q Query) string {
 		return s.Lead
 	case Message:
 		return s.Message
+	case PutMessage:
+		return s.PutMessage
 	case RenewKeyLease:
 		return s.RenewKeyLease
 	case DropKeyLeases:
@@ -75,6 +80,10 @@ func (s *SQL) Text(q Query) string {
 		return s.CompleteKey
 	case AbandonKey:
 		return s.AbandonKey
+	case ClaimKey:
+		return s.ClaimKey
+	case ReadKey:
+		return s.ReadKey
 	}
 	return ""
 }
@@ -118,7 +127,21 @@ type Config struct {
 	ScanAttempt func(row Scanner) (askonce.Attempt, error)
 	// EventsAfter is the after of an Events query (nil: as given).
 	EventsAfter func(after int64) int64
+	// Round is a time in the precision the store keeps.
+	Round func(t time.Time) time.Time
+	// TakeOver is the takeover of ClaimIdempotencyKey, in tx: it makes
+	// rec.Owner the owner of the in-flight claim of (rec.TenantID,
+	// rec.Key) with rec.Fingerprint if its owner's lease lapsed before
+	// now (the store's Encoding of the time), and returns the row of its
+	// job_id, base_version and created_at; sql.ErrNoRows when it took
+	// nothing over.
+	TakeOver func(ctx context.Context, tx Conn, rec *askonce.IdempotencyRecord, now any) Scanner
 }
+
+// ErrRow is a row whose Scan fails with Err.
+type ErrRow struct{ Err error }
+
+func (r ErrRow) Scan(...any) error { return r.Err }
 
 func (s *Store) limit(n int) any {
 	if n <= 0 {
@@ -341,4 +364,22 @@ func (s *Store) Message(ctx context.Context, tenant, jobID, channel string) (ask
 		return m, fmt.Errorf("read %s message of job %s: %w", channel, jobID, err)
 	}
 	return m, nil
+}
+
+// PutMessage records m unless the job has a message on m.Channel
+// already, and returns the one stored (see askonce.MessageStore). Of
+// racing puts, the one that lost reads the winner's row in a statement
+// of its own, after its insert waited for the winner's commit.
+func (s *Store) PutMessage(ctx context.Context, m askonce.Message) (askonce.Message, error) {
+	out := m
+	err := s.c.Write(ctx, func(ctx context.Context, tx Conn) error {
+		if _, err := tx.Exec(ctx, PutMessage, m.TenantID, m.JobID, m.Channel, m.Ref); err != nil {
+			return err
+		}
+		return tx.QueryRow(ctx, Message, m.TenantID, m.JobID, m.Channel).Scan(&out.Ref)
+	})
+	if err != nil {
+		return askonce.Message{}, fmt.Errorf("put %s message of job %s: %w", m.Channel, m.JobID, err)
+	}
+	return out, nil
 }
