@@ -15,7 +15,6 @@ package sqlite
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
 	"embed"
 	"errors"
@@ -176,7 +175,12 @@ func (o Options) Open(ctx context.Context, path string) (*Store, error) {
 		s.writer.Close()
 		return nil, fmt.Errorf("migrate sqlite store %s: %w", path, err)
 	}
-	if s.linkSecret, err = loadLinkSecret(ctx, s.writer); err != nil {
+	if s.linkSecret, err = sqlstore.LinkSecret(sqlstore.Question, func(q string, args ...any) error {
+		_, err := s.writer.ExecContext(ctx, q, args...)
+		return err
+	}, func(q string, args ...any) sqlstore.Scanner {
+		return s.writer.QueryRowContext(ctx, q, args...)
+	}); err != nil {
 		s.writer.Close()
 		return nil, fmt.Errorf("open sqlite store %s: %w", path, err)
 	}
@@ -215,31 +219,6 @@ func (o Options) Open(ctx context.Context, path string) (*Store, error) {
 	go s.writeLoop()
 	go s.checkpointLoop(s.checkpointer, abs+"-wal", walSize)
 	return s, nil
-}
-
-// linkSecretName is the settings row of the answer-link secret.
-const linkSecretName = "answer_link_secret"
-
-// loadLinkSecret returns the database's answer-link secret, creating it
-// (32 bytes from crypto/rand) the first time. Of two processes opening a
-// new file at once, the first insert wins and both read it.
-func loadLinkSecret(ctx context.Context, db *sql.DB) ([]byte, error) {
-	fresh := make([]byte, 32)
-	if _, err := rand.Read(fresh); err != nil {
-		return nil, fmt.Errorf("answer link secret: %w", err)
-	}
-	if _, err := db.ExecContext(ctx, `INSERT INTO settings (name, value) VALUES (?, ?)
-		ON CONFLICT (name) DO NOTHING`, linkSecretName, fresh); err != nil {
-		return nil, fmt.Errorf("answer link secret: %w", err)
-	}
-	var secret []byte
-	if err := db.QueryRowContext(ctx, `SELECT value FROM settings WHERE name = ?`, linkSecretName).Scan(&secret); err != nil {
-		return nil, fmt.Errorf("answer link secret: %w", err)
-	}
-	if len(secret) < 32 {
-		return nil, fmt.Errorf("answer link secret: %d bytes stored, want 32", len(secret))
-	}
-	return secret, nil
 }
 
 // LinkSecret returns this database's answer-link secret: 32 random bytes

@@ -1,6 +1,8 @@
 package sqlstore
 
 import (
+	"crypto/rand"
+	"fmt"
 	"time"
 
 	"github.com/askonce/askonce"
@@ -61,4 +63,30 @@ func Updated(c *askonce.Change, version int64, now time.Time, usage askonce.Usag
 		j.Dispatch = askonce.DispatchQueued
 	}
 	Wrote(c, appended, hist)
+}
+
+// LinkSecret returns the database's answer-link secret (the settings row
+// answer_link_secret), creating it, 32 bytes from crypto/rand, the first
+// time: for askonce.Engine.LinkSecret. Of two processes opening a new
+// database at once, the first insert wins, and both read its row in a
+// statement of their own, which sees it. exec and queryRow run a
+// statement written in p's placeholders on the store's driver.
+func LinkSecret(p Placeholders, exec func(q string, args ...any) error, queryRow func(q string, args ...any) Scanner) ([]byte, error) {
+	const name = "answer_link_secret"
+	fresh := make([]byte, 32)
+	if _, err := rand.Read(fresh); err != nil {
+		return nil, fmt.Errorf("answer link secret: %w", err)
+	}
+	if err := exec(p.Rebind(`INSERT INTO settings (name, value) VALUES ($1, $2)
+		ON CONFLICT (name) DO NOTHING`), name, fresh); err != nil {
+		return nil, fmt.Errorf("answer link secret: %w", err)
+	}
+	var secret []byte
+	if err := queryRow(p.Rebind(`SELECT value FROM settings WHERE name = $1`), name).Scan(&secret); err != nil {
+		return nil, fmt.Errorf("answer link secret: %w", err)
+	}
+	if len(secret) < 32 {
+		return nil, fmt.Errorf("answer link secret: %d bytes stored, want 32", len(secret))
+	}
+	return secret, nil
 }
