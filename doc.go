@@ -3,10 +3,12 @@
 //
 // This root package holds the domain and nothing else: the types (Job,
 // Question, Plan, Task, Attempt, Event, Usage), their status enums, the error
-// codes, the Interpreter and Store interfaces, and the protocol itself as a
-// pure transition function (Step) with no I/O. The Engine drives Step against
+// codes, the Interpreter and Store interfaces (and IdempotencyStore, the HTTP
+// API's Idempotency-Key records), and the protocol itself as a pure
+// transition function (Step) with no I/O. The Engine drives Step against
 // a Store and an Interpreter; implementations of those live in subpackages
-// named after their dependency: the store sqlite (the only one), the
+// named after their dependency: the stores sqlite and postgres (which
+// share their SQL in internal/sqlstore and both pass storetest), the
 // interpreters rules, openai and exec.
 //
 // docs/protocol.md describes the behaviour; every rule there has a test
