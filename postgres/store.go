@@ -28,10 +28,10 @@ var shared = sqlstore.Statements(sqlstore.Dollar)
 const jobFrom = " FROM jobs j JOIN jobs_static s ON s.id = j.id"
 
 var (
-	insertJobSQL = "INSERT INTO jobs (" + sqlstore.Names(jobsColumns, nil, ", ") + ") VALUES (" + sqlstore.Dollar.Params(1, len(jobsColumns)) + ")"
+	insertJobSQL = "INSERT INTO jobs (" + sqlstore.Names(jobsColumns, nil, ", ") + ") VALUES (" + sqlstore.Dollar.Params(len(jobsColumns)) + ")"
 
 	insertStaticSQL = "INSERT INTO jobs_static (id, " + sqlstore.Names(staticColumns, nil, ", ") + ") VALUES (" +
-		sqlstore.Dollar.Params(1, 1+len(staticColumns)) + ")"
+		sqlstore.Dollar.Params(1+len(staticColumns)) + ")"
 
 	// updateJobSQL is the compare-and-set, guarded: a version that moved
 	// (or a job that is not there) fails the batch. The sums over

@@ -39,10 +39,10 @@ var resultCarried = `(nr.ref IS NULL AND nr.res IS NOT NULL AND jobs.result_atte
 	AND nr.res = (SELECT data FROM job_log WHERE id = ` + logIDSQL("jobs.log_seq", logAttempt) + ` | jobs.result_attempt))`
 
 var (
-	insertJobSQL = "INSERT INTO jobs (" + sqlstore.Names(jobsColumns, nil, ", ") + ", log_seq, result_attempt) VALUES (" + sqlstore.Question.Params(1, len(jobsColumns)+2) + ")"
+	insertJobSQL = "INSERT INTO jobs (" + sqlstore.Names(jobsColumns, nil, ", ") + ", log_seq, result_attempt) VALUES (" + sqlstore.Question.Params(len(jobsColumns)+2) + ")"
 
 	insertStaticSQL = "INSERT INTO job_log (id, " + sqlstore.Names(staticColumns, nil, ", ") + ") VALUES (" +
-		sqlstore.Question.Params(1, 1+len(staticColumns)) + ")"
+		sqlstore.Question.Params(1+len(staticColumns)) + ")"
 
 	// updateJobSQL is the compare-and-set. The result and its attempt
 	// (resultRef) come as nr. The sums over attempts are

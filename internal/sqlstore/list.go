@@ -65,7 +65,7 @@ func ListArgs(e Encoding, tenant string, f askonce.JobFilter) (int, []any, error
 // that the planner uses it (SQLite always, PostgreSQL in a generic plan).
 func ListQuery(p Placeholders, selectFrom string, bits int) string {
 	n := 0
-	param := func() string { n++; return p.Param(n) }
+	param := func() string { n++; return p.Next(n) }
 	var q strings.Builder
 	q.WriteString(selectFrom + " WHERE j.tenant_id = " + param())
 	if bits&ListByStatus != 0 {

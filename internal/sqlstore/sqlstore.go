@@ -9,6 +9,7 @@ package sqlstore
 
 import (
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -29,20 +30,43 @@ const (
 // Param is the nth (from 1) placeholder.
 func (p Placeholders) Param(n int) string { return string(p) + strconv.Itoa(n) }
 
-// Params is "p(from), p(from+1), ..." for n values.
-func (p Placeholders) Params(from, n int) string {
+// Next is the nth placeholder of a statement whose placeholders come in
+// order, each once: SQLite's is a bare ?, which its driver binds without
+// reading the parameter's name (a string it allocates for ?n).
+func (p Placeholders) Next(n int) string {
+	if p == Question {
+		return "?"
+	}
+	return p.Param(n)
+}
+
+// Params is "p(1), p(2), ..." for n values, the whole statement's.
+func (p Placeholders) Params(n int) string {
 	parts := make([]string, n)
 	for i := range parts {
-		parts[i] = p.Param(from + i)
+		parts[i] = p.Next(i + 1)
 	}
 	return strings.Join(parts, ", ")
 }
 
-// Rebind returns q, written with $1, $2, ..., in p's placeholders. The
-// statements hold no '$' but their placeholders'.
+// dollar is a $n placeholder.
+var dollar = regexp.MustCompile(`\$[0-9]+`)
+
+// Rebind returns q, written with $1, $2, ..., in p's placeholders: Next's
+// when they come in order, each once, else Param's. The statements hold
+// no '$' but their placeholders'.
 func (p Placeholders) Rebind(q string) string {
 	if p == Dollar {
 		return q
+	}
+	n := 0
+	inOrder := true
+	for _, m := range dollar.FindAllString(q, -1) {
+		n++
+		inOrder = inOrder && m == "$"+strconv.Itoa(n)
+	}
+	if inOrder {
+		return dollar.ReplaceAllString(q, "?")
 	}
 	return strings.ReplaceAll(q, "$", string(p))
 }

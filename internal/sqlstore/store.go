@@ -167,18 +167,12 @@ func queryAll[T any](ctx context.Context, c Conn, q Query, scan func(Scanner) (T
 	return out, nil
 }
 
-// job reads the job q returns, or notFound.
-func (s *Store) job(ctx context.Context, notFound error, q Query, args ...any) (*askonce.Job, error) {
-	j, err := ScanJob(s.c.Table, s.c.Read.QueryRow(ctx, q, args...))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, notFound
-	}
-	return j, err
-}
-
 // GetJob returns the tenant's job, or ENOTFOUND.
 func (s *Store) GetJob(ctx context.Context, tenant, id string) (*askonce.Job, error) {
-	j, err := s.job(ctx, NotFound(id), GetJob, tenant, id)
+	j, err := ScanJob(s.c.Table, s.c.Read.QueryRow(ctx, GetJob, tenant, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, NotFound(id)
+	}
 	if err != nil {
 		return nil, s.c.Wrap(err, "get job %s", id)
 	}
@@ -188,7 +182,10 @@ func (s *Store) GetJob(ctx context.Context, tenant, id string) (*askonce.Job, er
 // JobByAnswerLink returns the job whose answer link has hash, of any
 // tenant, or ENOTFOUND.
 func (s *Store) JobByAnswerLink(ctx context.Context, hash []byte) (*askonce.Job, error) {
-	j, err := s.job(ctx, askonce.Errorf(askonce.ENOTFOUND, "no such answer link"), JobByLink, hash)
+	j, err := ScanJob(s.c.Table, s.c.Read.QueryRow(ctx, JobByLink, hash))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, askonce.Errorf(askonce.ENOTFOUND, "no such answer link")
+	}
 	if err != nil {
 		return nil, s.c.Wrap(err, "find answer link")
 	}
