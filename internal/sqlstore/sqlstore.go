@@ -1,10 +1,13 @@
-// Package sqlstore is the SQL the two stores, sqlite and postgres, share:
-// the table of job columns and the scanner of a job row, the list query
-// and its cursor, the statements that differ only in their placeholders,
-// the readers of history, events and job references, and the errors a
-// store returns. Each store keeps its driver, how it runs a write, its
-// dialect's differences (how it keeps times, lists and JSON: Encoding)
-// and its migrations.
+// Package sqlstore is the SQL the two stores, sqlite and postgres, share,
+// written once: the table of job columns and the scanner of a job row,
+// the list query and its cursor, the statements that differ only in their
+// placeholders (rendered ? or $n), and Store, the methods both stores run
+// alike (the reads of askonce.Store, forget, lead, messages, the
+// Idempotency-Key records) over a Conn each store implements on its
+// driver. Each store keeps its driver, how it runs a write (SQLite's group
+// commit, PostgreSQL's batches), its dialect's differences (Encoding: how
+// it keeps times, booleans, lists and JSON; its own statements) and its
+// migrations. storetest proves both behave alike.
 package sqlstore
 
 import (
