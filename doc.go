@@ -9,7 +9,8 @@
 //     (error.go), the protocol as the pure transition function Step
 //     (protocol.go), the semantic resolver (resolver.go), and the
 //     interfaces the subpackages implement: Store (store.go),
-//     Interpreter (interpreter.go) and Channel (channel.go).
+//     IdempotencyStore (idempotency.go: the HTTP API's Idempotency-Key
+//     records), Interpreter (interpreter.go) and Channel (channel.go).
 //   - The Engine (engine.go and engine_*.go), which drives Step against a
 //     Store and an Interpreter: creating a job (engine_create.go), the
 //     one planning loop (engine_planning.go), planning in the background
@@ -20,8 +21,8 @@
 //     (engine_pending.go), and what channels sent (engine_message.go).
 //
 // Implementations live in subpackages named after their dependency: the
-// stores sqlite and postgres (both pass one conformance suite,
-// storetest), the interpreters rules, openai and exec, the River queue
+// stores sqlite and postgres (which share their SQL in
+// internal/sqlstore and both pass one conformance suite, storetest), the interpreters rules, openai and exec, the River queue
 // dispatch, and the channels that reach people, slack and email. The
 // HTTP API (server), the pages (web), mcp and a2a talk to the Engine;
 // cmd/askonce wires them together.
