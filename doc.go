@@ -21,9 +21,10 @@
 //     (engine_pending.go), and what channels sent (engine_message.go).
 //
 // Implementations live in subpackages named after their dependency: the
-// stores sqlite and postgres (which share their SQL in
-// internal/sqlstore and both pass one conformance suite, storetest), the interpreters rules, openai and exec, the River queue
-// dispatch, and the channels that reach people, slack and email. The
+// stores sqlite and postgres (which share their SQL in internal/sqlstore
+// and both pass one conformance suite, storetest), the interpreters
+// rules, openai and exec, the River queue dispatch, and the channels
+// that reach people, slack and email. The
 // HTTP API (server), the pages (web), mcp and a2a talk to the Engine;
 // cmd/askonce wires them together.
 //
