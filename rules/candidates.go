@@ -121,10 +121,6 @@ func (n name) hasAll(keys []string) bool {
 	return !slices.ContainsFunc(keys, func(k string) bool { return !slices.Contains(n.words, k) })
 }
 
-// indefinite determiners and numbers let the agent take any one that fits
-// ("grab a cup", "use any pepper", "name three countries"): no question.
-var indefinite = []string{"a", "an", "any", "another", "some", "either", "one", "two", "three", "several", "few", "many", "whichever", "whatever"}
-
 // findReference reads the reference whose head is goal token i: the
 // candidates whose head the word is, narrowed by the words before it
 // that the candidates hold ("black pepper"). It reports no reference when
@@ -166,7 +162,7 @@ func findReference(in *input, names []name, i int, verbs map[int]bool) (referenc
 	if t0 > 0 && toks[t0-1].Clause == t.Clause && !lex.IsJapanese(t.Text) {
 		p := &toks[t0-1]
 		switch {
-		case slices.Contains(indefinite, p.Text) || p.neg:
+		case vocab.has("indefinite", p.Text) || p.neg:
 			return reference{}, false
 		case !verbs[t0-1] && optionWord(p):
 			return reference{}, false // a modifier no candidate holds
@@ -207,25 +203,17 @@ func findReference(in *input, names []name, i int, verbs map[int]bool) (referenc
 	return ref, true
 }
 
-// universals are the quantifiers that make a reference mean every
-// candidate it fits ("every mug", "all the rice", "both lamps"; in
-// Japanese before or after the noun: すべてのグラス, コップを全部).
-var (
-	universals   = []string{"every", "each", "all", "both"}
-	jaUniversals = []string{"全部", "全て", "すべて", "両方"}
-)
-
 // quantified reports whether the reference toks[t0:i+1] follows a
 // universal quantifier, with only determiners and "of" between ("all of
 // the rice"); in Japanese, whether one stands anywhere in its clause.
 func quantified(toks []token, t0, i int) bool {
 	if lex.IsJapanese(toks[i].Text) {
 		return slices.ContainsFunc(toks, func(t token) bool {
-			return t.Clause == toks[i].Clause && slices.ContainsFunc(jaUniversals, func(u string) bool { return strings.HasPrefix(t.Text, u) })
+			return t.Clause == toks[i].Clause && slices.ContainsFunc(vocab.lists["jaUniversals"], func(u string) bool { return strings.HasPrefix(t.Text, u) })
 		})
 	}
 	for k := t0 - 1; k >= 0 && toks[k].Clause == toks[i].Clause; k-- {
-		if slices.Contains(universals, toks[k].Text) {
+		if vocab.has("universals", toks[k].Text) {
 			return true
 		}
 		if !toks[k].e.has(fDet) && toks[k].Text != "of" {
@@ -290,9 +278,6 @@ func detectCandidates(in *input) references {
 	return res
 }
 
-// fileWords name the request's files as a whole ("the file", このファイル).
-var fileWords = []string{"file", "ファイル"}
-
 // fileReference settles the goal's reference to the request's files: a
 // file it names (by path, or by a base name no other file shares), else
 // "the file" or a base name without extension that two or more files
@@ -313,7 +298,7 @@ func fileReference(in *input, res *references) string {
 			continue
 		}
 		key := wordKey(t.Text)
-		if slices.Contains(fileWords, key) && key == t.Text && (i == 0 || !slices.Contains(indefinite, in.gt[i-1].Text)) && !quantified(in.gt, i, i) {
+		if vocab.has("fileWords", key) && key == t.Text && (i == 0 || !vocab.has("indefinite", in.gt[i-1].Text)) && !quantified(in.gt, i, i) {
 			at, fit = i, in.files
 			break
 		}

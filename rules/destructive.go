@@ -91,18 +91,9 @@ func detectDestructive(in *input) destructions {
 	return d
 }
 
-// jaCommands are the forms of a Japanese verb that tell the agent to do it
-// (削除して, 削除してください, 削除しろ, 削除します, 削除しなさい), and
-// jaSupport the verbs that take a deletion as their object (削除をお願いします,
-// 削除を実行して).
-var (
-	jaCommands = []string{"して", "しろ", "します", "しなさい", "せよ"}
-	jaSupport  = []string{"お願い", "実行"}
-)
-
 // jaCommand reports whether the Japanese destructive word at toks[i] is
-// the verb of a command: in a command form, plain at the end of its
-// clause (ログを消す), or a noun a support verb takes. Used as a modifier
+// the verb of a command: in a command form (jaCommandForms: 削除して, 削除しろ), plain at the end of its
+// clause (ログを消す), or a noun a support verb (jaSupportVerbs) takes (削除をお願いします). Used as a modifier
 // (削除した理由, 削除する方法) or as the topic of another verb
 // (削除について書いて, 削除を説明して), it is none. A katakana word
 // (リセット) inflects in the token after it.
@@ -118,13 +109,13 @@ func jaCommand(toks []token, i int) bool {
 		form, last = form+at(i+1), i+1
 	}
 	switch {
-	case slices.ContainsFunc(jaCommands, func(c string) bool { return strings.Contains(form, c) }):
+	case slices.ContainsFunc(vocab.lists["jaCommandForms"], func(c string) bool { return strings.Contains(form, c) }):
 		return true
 	case strings.HasSuffix(form, "す") || strings.HasSuffix(form, "する"):
 		return at(last+1) == ""
 	case strings.Contains(form, "を"): // 削除を実行して; 削除をお|願いします splits at the kanji
 		_, after, _ := strings.Cut(form+at(last+1), "を")
-		return slices.ContainsFunc(jaSupport, func(s string) bool { return strings.HasPrefix(after, s) })
+		return slices.ContainsFunc(vocab.lists["jaSupportVerbs"], func(s string) bool { return strings.HasPrefix(after, s) })
 	}
 	return false
 }
