@@ -129,20 +129,23 @@ func (n name) hasAll(keys []string) bool {
 // determiner ("a cup"), a plural of singular names ("the cups": all of
 // them), or after a modifier no candidate holds ("the red pepper" with
 // black and bell pepper: the goal names something else).
-func findReference(in *input, names []name, i int, verbs map[int]bool) (reference, bool) {
+func findReference(in *input, ns *nameSet, i int, verbs map[int]bool) (reference, bool) {
 	toks := in.gt
 	t := &toks[i]
 	key := wordKey(t.Text)
-	if verbs[i] || negatedClause(toks, i) || t.quoted || t.idiom || in.c.asksAgent(in.goal, toks, i) || t.e.has(fStop|fDet|fPlaceholder) {
+	if verbs[i] || t.quoted || t.idiom || t.e.has(fStop|fDet|fPlaceholder) {
 		return reference{}, false
 	}
-	var fit []name
-	for _, n := range names {
-		if headMatch(key, n) {
-			fit = append(fit, n)
+	fit := ns.byHead[key]
+	if lex.IsJapanese(key) {
+		fit = nil
+		for _, n := range ns.names {
+			if headMatch(key, n) {
+				fit = append(fit, n)
+			}
 		}
 	}
-	if len(fit) == 0 {
+	if len(fit) == 0 || partOfPhrase(in, i, verbs) || negatedClause(toks, i) || in.c.asksAgent(in.goal, toks, i) {
 		return reference{}, false
 	}
 	t0 := i
@@ -162,7 +165,7 @@ func findReference(in *input, names []name, i int, verbs map[int]bool) (referenc
 	if t0 > 0 && toks[t0-1].Clause == t.Clause && !lex.IsJapanese(t.Text) {
 		p := &toks[t0-1]
 		switch {
-		case vocab.has("indefinite", p.Text) || p.neg:
+		case vocab.has("indefinite", p.Text) || p.neg || number(p.Text): // "a cup", "2 cups": any that fit
 			return reference{}, false
 		case !verbs[t0-1] && optionWord(p):
 			return reference{}, false // a modifier no candidate holds
@@ -244,21 +247,32 @@ func detectCandidates(in *input) references {
 	if res.q != nil {
 		return res
 	}
-	names := make([]name, 0, len(in.cands))
-	for _, c := range in.cands {
-		names = append(names, nameOf(c))
-	}
-	if len(names) == 0 {
+	if len(in.cands) == 0 {
 		return res
 	}
+	ns := newNameSet(in.cands)
+	full := fullMentions(in, ns)
+	covered := make([]bool, len(in.gt))
+	for _, m := range full {
+		for k := m.t0; k < m.t1; k++ {
+			covered[k] = true
+		}
+		res.refs = append(res.refs, reference{t0: m.t0, t1: m.t1, options: []string{m.name}, chosen: 0})
+	}
 	for i := 0; i < len(in.gt); i++ {
-		ref, ok := findReference(in, names, i, verbs)
-		if !ok {
+		if covered[i] {
+			continue
+		}
+		ref, ok := findReference(in, ns, i, verbs)
+		if !ok || covered[ref.t0] {
 			continue
 		}
 		phrase := in.span(ref.t0, ref.t1)
 		if last := in.gt[ref.t1-1]; lex.IsHanStart(last.Text) { // 胡椒を: the word without its particle
 			phrase = in.goal[in.gt[ref.t0].Start : last.Start+len(lex.HanStem(last.Text))]
+		}
+		if ref.chosen < 0 && !ref.all {
+			antecedent(&ref, full)
 		}
 		if ref.all {
 			res.assumptions = append(res.assumptions, fmt.Sprintf("Took %s to mean all of %s.", in.quote(phrase), in.quoteList(ref.options, "and")))
@@ -276,6 +290,111 @@ func detectCandidates(in *input) references {
 		i = ref.t1 - 1
 	}
 	return res
+}
+
+// nameSet is the request's candidates as the matcher reads them, indexed
+// by their first word (for whole names) and by their head (for a bare
+// mention).
+type nameSet struct {
+	names   []name
+	byFirst map[string][]name
+	byHead  map[string][]name
+}
+
+func newNameSet(cands []string) *nameSet {
+	ns := &nameSet{byFirst: map[string][]name{}, byHead: map[string][]name{}}
+	for _, c := range cands {
+		n := nameOf(c)
+		if len(n.words) == 0 {
+			continue
+		}
+		ns.names = append(ns.names, n)
+		ns.byFirst[n.words[0]] = append(ns.byFirst[n.words[0]], n)
+		ns.byHead[n.words[len(n.words)-1]] = append(ns.byHead[n.words[len(n.words)-1]], n)
+	}
+	return ns
+}
+
+// fullMention is a run of goal tokens [t0, t1) that names one candidate
+// whole ("the white bread", "maple bars").
+type fullMention struct {
+	t0, t1 int
+	name   string
+}
+
+// fullMentions finds, left to right, the longest runs of goal tokens
+// that name a candidate whole, case- and plural-insensitive. A mention
+// that names a candidate whole is resolved: it is never asked about.
+func fullMentions(in *input, ns *nameSet) []fullMention {
+	var out []fullMention
+	toks := in.gt
+	for i := 0; i < len(toks); i++ {
+		if toks[i].quoted || lex.IsJapanese(toks[i].Text) {
+			continue
+		}
+		best := fullMention{t0: -1}
+		for _, n := range ns.byFirst[wordKey(toks[i].Text)] {
+			k := 0
+			for k < len(n.words) && i+k < len(toks) && toks[i+k].Clause == toks[i].Clause && wordKey(toks[i+k].Text) == n.words[k] {
+				k++
+			}
+			if k == len(n.words) && (best.t0 < 0 || k > best.t1-best.t0) {
+				best = fullMention{t0: i, t1: i + k, name: n.display}
+			}
+		}
+		if best.t0 >= 0 {
+			out = append(out, best)
+			i = best.t1 - 1
+		}
+	}
+	return out
+}
+
+// partOfPhrase reports whether the head word at goal token i is part of
+// a longer noun phrase rather than a mention of its own: the first noun
+// of a compound ("the steak knife", "apple pie", "cream cheese") or a
+// measure ("a cup of rice", "a glass of water"). A data noun after it
+// (objects: deployment, file, branch, ...) names what the thing is, so
+// "the worker deployment" is a mention of the worker.
+func partOfPhrase(in *input, i int, verbs map[int]bool) bool {
+	toks := in.gt
+	if i+1 >= len(toks) || toks[i+1].Clause != toks[i].Clause || lex.IsJapanese(toks[i].Text) {
+		return false
+	}
+	next := &toks[i+1]
+	switch {
+	case next.Text == "of" && vocab.has("measures", toks[i].Text):
+		return true
+	case next.e.has(fObject): // a class noun names what the thing is: "the worker deployment"
+		return false
+	case verbs[i+1] || !optionWord(next) || next.quoted || lex.IsJapanese(next.Text) || vocab.has("particles", next.Text) || strings.HasSuffix(next.Text, "ly"):
+		return false
+	}
+	return strings.IndexFunc(next.Text, unicode.IsLetter) >= 0
+}
+
+// antecedent resolves a bare mention by the full mentions before it: when
+// they name every candidate it fits, it means all of them ("the rye
+// bread and the white bread ... slice the bread"); else it means the
+// nearest one it fits ("take the cheddar cheese out, then slice the
+// cheese").
+func antecedent(ref *reference, full []fullMention) {
+	named := map[string]bool{}
+	nearest := -1
+	for _, m := range full {
+		if m.t1 > ref.t0 {
+			break
+		}
+		if k := slices.Index(ref.options, m.name); k >= 0 {
+			named[m.name], nearest = true, k
+		}
+	}
+	switch {
+	case len(ref.options) > 1 && len(named) == len(ref.options):
+		ref.all = true
+	case nearest >= 0:
+		ref.chosen = nearest
+	}
 }
 
 // fileReference settles the goal's reference to the request's files: a

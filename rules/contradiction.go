@@ -172,6 +172,11 @@ func processSentences(in *input) map[int]bool {
 		if (t.e.has(fChange) || in.c.jaChangeVerb(t.Text)) && !t.neg && !t.idiom {
 			out[t.Sentence] = true
 		}
+		if vocab.has("categoryVerbs", t.Text) && slices.ContainsFunc(in.gt[i+1:], func(u token) bool {
+			return u.Sentence == t.Sentence && vocab.has("categoryPrepositions", u.Text)
+		}) {
+			out[t.Sentence] = true // categories offered per item: "classify each into solid, liquid or gas"
+		}
 		if lead < 0 && !t.e.has(fConnector) && !t.e.has(fStop) && !t.e.has(fOpener) {
 			lead = i
 			if t.e != nil && len(t.e.sides) > 0 && i+1 < len(in.gt) && in.gt[i+1].e.has(fDet) {
@@ -214,7 +219,18 @@ func sameObject(in *input, a, b int, process map[int]bool) bool {
 			other = true
 		}
 	}
-	return !(other && toks[b].Clause != toks[b-1].Clause)
+	if other && toks[b].Clause != toks[b-1].Clause {
+		return false
+	}
+	for k := b + 1; k < len(toks) && toks[k].Sentence == toks[b].Sentence; k++ {
+		switch t := &toks[k]; {
+		case t.e.has(fOr): // one list of alternatives: "solid, liquid or gas"
+			return false
+		case t.e == nil || len(t.e.sides) == 0 && !t.e.has(fConj):
+			return true
+		}
+	}
+	return true
 }
 
 // lastCue is the index of the functional cue that governs toks[i].

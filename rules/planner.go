@@ -174,6 +174,9 @@ func (r *run) stepsPlan() (*askonce.Plan, error) {
 // part ("delete notes.md and update the readme" without its first
 // command is "update the readme"), and kept only if it has a word.
 func (r *run) uncut(st step, cut [][2]int) []step {
+	if !slices.ContainsFunc(cut, func(c [2]int) bool { return c[0] < st.end && st.start < c[1] }) {
+		return []step{st}
+	}
 	pieces := []step{st}
 	for _, c := range cut {
 		var next []step

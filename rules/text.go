@@ -98,7 +98,7 @@ func codeLike(w string) bool {
 		return false
 	case strings.Contains(w, "://") || strings.HasPrefix(low, "www."):
 		return true
-	case strings.ContainsAny(w, "/\\*=$<>|{}[]_`~@") && strings.IndexFunc(w, lex.IsWordRune) >= 0:
+	case strings.ContainsAny(w, "/\\*=$<>|{}[]_`~@") && len(w) > 1:
 		return true
 	case strings.HasPrefix(w, "-") && len(w) > 1 && (w[1] == '-' || lex.IsWordRune(rune(w[1]))):
 		return true
