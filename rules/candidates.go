@@ -133,7 +133,7 @@ func findReference(in *input, ns *nameSet, i int, verbs map[int]bool) (reference
 	toks := in.gt
 	t := &toks[i]
 	key := wordKey(t.Text)
-	if verbs[i] || t.quoted || t.idiom || t.e.has(fStop|fDet|fPlaceholder) {
+	if verbs[i] || t.quoted || t.code || t.idiom || t.e.has(fStop|fDet|fPlaceholder) {
 		return reference{}, false
 	}
 	fit := ns.byHead[key]
@@ -329,7 +329,7 @@ func fullMentions(in *input, ns *nameSet) []fullMention {
 	var out []fullMention
 	toks := in.gt
 	for i := 0; i < len(toks); i++ {
-		if toks[i].quoted || lex.IsJapanese(toks[i].Text) {
+		if toks[i].quoted || toks[i].code || lex.IsJapanese(toks[i].Text) {
 			continue
 		}
 		best := fullMention{t0: -1}

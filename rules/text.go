@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -12,12 +13,17 @@ import (
 // a span of the goal or the answer, cut only where a reader sees a step
 // boundary. Nothing here rebuilds text from tokens.
 
-// codeSpans are the byte ranges of src that are code-like and so opaque:
+// codeMask marks the bytes of src that are code-like and so opaque:
 // back-ticked spans, quoted strings, and words that are paths, globs,
 // flags, KEY=value, URLs, versions, file names or identifiers. No step
 // boundary falls inside one and no detector reads inside one as words.
-func codeSpans(src string) [][2]int {
-	var out [][2]int
+func codeMask(src string) []bool {
+	out := make([]bool, len(src))
+	mark := func(s, e int) {
+		for i := s; i < e; i++ {
+			out[i] = true
+		}
+	}
 	for i := 0; i < len(src); {
 		j := strings.IndexByte(src[i:], '`')
 		if j < 0 {
@@ -28,24 +34,24 @@ func codeSpans(src string) [][2]int {
 		if k < 0 {
 			break // an unbalanced back-tick opens nothing
 		}
-		out = append(out, [2]int{open, open + 1 + k + 1})
 		i = open + 1 + k + 1
+		mark(open, i)
 	}
 	for _, q := range quotedRanges(src) {
 		_, n := utf8.DecodeRuneInString(src[q[1]:])
-		out = append(out, [2]int{q[0], q[1] + n})
+		mark(q[0], q[1]+n)
 	}
 	for start := 0; start < len(src); {
-		for start < len(src) && isSpaceAt(src, start) {
+		for start < len(src) && separatorAt(src, start) {
 			start += spaceLen(src, start)
 		}
 		end := start
-		for end < len(src) && !isSpaceAt(src, end) {
+		for end < len(src) && !separatorAt(src, end) {
 			_, n := utf8.DecodeRuneInString(src[end:])
 			end += n
 		}
 		if s, e := coreOf(src, start, end); e > s && codeLike(src[s:e]) {
-			out = append(out, [2]int{s, e})
+			mark(s, e)
 		}
 		start = end
 	}
@@ -55,6 +61,13 @@ func codeSpans(src string) [][2]int {
 func isSpaceAt(s string, i int) bool {
 	r, _ := utf8.DecodeRuneInString(s[i:])
 	return unicode.IsSpace(r)
+}
+
+// separatorAt reports white space or Japanese at s[i]: Japanese, written
+// without spaces, ends a word of code (notes.mdを削除して).
+func separatorAt(s string, i int) bool {
+	r, _ := utf8.DecodeRuneInString(s[i:])
+	return unicode.IsSpace(r) || lex.ScriptOf(r) != lex.ScriptOther
 }
 
 func spaceLen(s string, i int) int {
@@ -126,16 +139,6 @@ func initialsLike(w string) bool {
 	return len(w) >= 3
 }
 
-// inSpans reports whether byte i lies inside one of spans.
-func inSpans(spans [][2]int, i int) bool {
-	for _, s := range spans {
-		if s[0] <= i && i < s[1] {
-			return true
-		}
-	}
-	return false
-}
-
 // step is one step of a goal: its source bytes [start, end), the tokens
 // inside them [t0, t1), and whether it runs beside the step before.
 type step struct {
@@ -156,10 +159,10 @@ func (c *compiled) splitSteps(src string, toks []token) []step {
 	if steps := c.listSteps(src, toks); len(steps) > 0 {
 		return steps
 	}
-	code := codeSpans(src)
+	code := codeMask(src)
 	cuts := []int{0}
 	for i, r := range src {
-		if inSpans(code, i) {
+		if code[i] {
 			continue
 		}
 		n := i + utf8.RuneLen(r)
@@ -172,7 +175,7 @@ func (c *compiled) splitSteps(src string, toks []token) []step {
 	}
 	for i := 0; i < len(toks); i++ {
 		n := c.phraseAt(toks, i, fStepSep)
-		if n == 0 || inSpans(code, toks[i].Start) {
+		if n == 0 || toks[i].code {
 			continue
 		}
 		at := i
@@ -185,7 +188,7 @@ func (c *compiled) splitSteps(src string, toks []token) []step {
 		i += n - 1
 	}
 	cuts = append(cuts, len(src))
-	sortInts(cuts)
+	slices.Sort(cuts)
 	var steps []step
 	for k := 0; k+1 < len(cuts); k++ {
 		s, e := cuts[k], cuts[k+1]
@@ -226,14 +229,6 @@ func abbreviationBefore(src string, i int) bool {
 	w := strings.TrimLeft(src[start:i+1], `("'“‘[`)
 	return vocab.has("abbreviations", strings.ToLower(strings.TrimSuffix(w, "."))) || initialsLike(w) ||
 		len(w) == 2 && 'A' <= w[0] && w[0] <= 'Z' // a middle initial: "Ursula K. Le Guin"
-}
-
-func sortInts(a []int) {
-	for i := 1; i < len(a); i++ {
-		for j := i; j > 0 && a[j] < a[j-1]; j-- {
-			a[j], a[j-1] = a[j-1], a[j]
-		}
-	}
 }
 
 // finishSteps trims white space from each step, finds its tokens and

@@ -23,6 +23,7 @@ type token struct {
 	idiom   bool   // part of an idiom ("hot path"): not a concept word
 	quoted  bool   // inside quotation marks: a title or a literal
 	capital bool   // written with a capital first letter and lower case after it
+	code    bool   // inside code-like text (a path, flag, URL, back-ticked span): no word
 }
 
 // tokenize splits s with the one tokenizer and wraps the tokens.
@@ -50,10 +51,13 @@ func jaNegated(s string) bool {
 func (c *compiled) annotate(src string, toks []token) []token {
 	cueClause := -1
 	quotes := quotedRanges(src)
+	code := codeMask(src)
 	for i := range toks {
 		t := &toks[i]
 		t.word = t.Text
-		if e := c.lex[t.Text]; e != nil {
+		if t.code = code[t.Start] && !quotedAt(quotes, t.Start); t.code {
+			// opaque: no role, so no detector reads it as a word
+		} else if e := c.lex[t.Text]; e != nil {
 			t.e = e
 		} else if lex.IsHanStart(t.Text) {
 			if stem := lex.HanStem(t.Text); stem != t.Text {
@@ -64,11 +68,7 @@ func (c *compiled) annotate(src string, toks []token) []token {
 		} else if b := lex.Bare(t.Text); b != t.Text && c.lex[b] != nil {
 			t.e, t.word = c.lex[b], b
 		}
-		for _, q := range quotes {
-			if q[0] <= t.Start && t.End <= q[1] {
-				t.quoted = true
-			}
-		}
+		t.quoted = quotedAt(quotes, t.Start)
 		raw := src[t.Start:t.End]
 		r, n := utf8.DecodeRuneInString(raw)
 		t.capital = unicode.IsUpper(r) && strings.ToUpper(raw[n:]) != raw[n:]
@@ -115,6 +115,16 @@ func quotedRanges(src string) [][2]int {
 		}
 	}
 	return out
+}
+
+// quotedAt reports whether byte i is inside one of the quoted ranges.
+func quotedAt(quotes [][2]int, i int) bool {
+	for _, q := range quotes {
+		if q[0] <= i && i <= q[1] {
+			return true
+		}
+	}
+	return false
 }
 
 // negated reports whether toks[i] is cancelled by a negation directly
