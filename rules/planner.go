@@ -123,18 +123,19 @@ func (r *run) stepsPlan() (*askonce.Plan, error) {
 		}
 	}
 	binds := r.bindings()
+	bi := 0 // binds are in the goal's order, and so are its steps
 	var tasks []askonce.Task
 	var frontier, prevDeps []string
-	add := func(src string, st step, offset int) {
+	add := func(src string, st step, goal bool) {
 		text := src[st.start:st.end]
 		t := askonce.Task{ID: fmt.Sprintf("t%d", len(tasks)+1), Title: askonce.ClampTitle(strings.TrimRight(text, " ,;:")), Instruction: text}
 		if !st.parallel || len(tasks) == 0 {
 			prevDeps, frontier = append([]string{}, frontier...), nil
 		}
 		t.DependsOn = prevDeps
-		for k := range binds {
-			if at := binds[k].at - offset; offset >= 0 && st.start <= at && at < st.end {
-				binds[k].Task = t.ID
+		for ; goal && bi < len(binds) && binds[bi].at < st.end; bi++ {
+			if binds[bi].at >= st.start {
+				binds[bi].Task = t.ID
 			}
 		}
 		tasks = append(tasks, t)
@@ -142,13 +143,13 @@ func (r *run) stepsPlan() (*askonce.Plan, error) {
 	}
 	for _, st := range r.c.splitSteps(r.goal, r.gt) {
 		for _, piece := range r.uncut(st, cut) {
-			add(r.goal, piece, 0)
+			add(r.goal, piece, true)
 		}
 	}
 	if r.vague.useAnswer { // the goal said too little; the answer says what to do
 		spec.Details = r.answer
 		for _, st := range r.c.splitSteps(r.answer, r.at) {
-			add(r.answer, st, -1)
+			add(r.answer, st, false)
 		}
 	}
 	title := askonce.ClampTitle(firstLine(r.goal))
