@@ -4,18 +4,18 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/internal/lex"
 )
 
 // destructions is the destructive detector's result: the actions found,
-// whether the answer confirmed them, and the goal tokens to drop from the
-// plan when they are not confirmed.
+// and whether the answer confirmed them (the planner cuts unconfirmed ones
+// out of their steps).
 type destructions struct {
 	actions   []action
 	confirmed bool
-	dropped   []bool
 	asked
 }
 
@@ -39,7 +39,7 @@ type action struct {
 // the actions; no, or no reply under a directive, drops them from the
 // plan with an assumption.
 func detectDestructive(in *input) destructions {
-	d := destructions{dropped: make([]bool, len(in.gt))}
+	var d destructions
 	toks := in.gt
 	for _, cmd := range in.cmds {
 		v := cmd.verb
@@ -82,11 +82,6 @@ func detectDestructive(in *input) destructions {
 		text := in.say("The goal asks to %s, which cannot be undone. Proceed?", "%sは元に戻せません。実行しますか？", list)
 		d.q = &askonce.Question{Type: askonce.QuestionConfirm, Text: text, Options: []string{"yes", "no"}, Reason: "target_file_exists", Default: "no"}
 		d.assumptions = append(d.assumptions, fmt.Sprintf("Skipped %s: a destructive action needs an explicit yes, and none was given.", list))
-	}
-	for _, a := range d.actions {
-		for k := a.t0; k < a.t1; k++ {
-			d.dropped[k] = true
-		}
 	}
 	return d
 }
@@ -134,7 +129,7 @@ func jaCommandAfter(toks []token, k int) bool {
 }
 
 // objectOf finds the data object of the destructive verb at toks[i:i+n]:
-// a data word, a path or a request's file in the next six tokens before
+// a data word, code-like text with a letter (a path: notes.md, src/) or a request's file in the next six tokens before
 // end, before any preposition or conjunction (for a Japanese verb, the
 // four tokens before it). It returns the object's token or -1.
 func objectOf(in *input, i, n, end int) int {
@@ -148,7 +143,7 @@ func objectOf(in *input, i, n, end int) int {
 			v := toks[i].Text
 			return strings.HasPrefix(v, "drop") || strings.HasPrefix(v, "truncat")
 		}
-		return t.e.has(fObject) || isPath(t.Text) || slices.ContainsFunc(in.files, func(f string) bool { return strings.EqualFold(f, t.Text) })
+		return t.e.has(fObject) || t.code && strings.IndexFunc(t.Text, unicode.IsLetter) >= 0 || slices.ContainsFunc(in.files, func(f string) bool { return strings.EqualFold(f, t.Text) })
 	}
 	if lex.IsJapanese(toks[i].Text) {
 		for k := i - 1; k >= 0 && k >= i-4 && toks[k].Clause == toks[i].Clause; k-- {
@@ -169,26 +164,4 @@ func objectOf(in *input, i, n, end int) int {
 		}
 	}
 	return -1
-}
-
-// isPath reports whether a token is a file or directory path: it holds a
-// '/' or a '.' between letters (notes.md, src/, ./build), and a letter.
-func isPath(s string) bool {
-	if !strings.ContainsAny(s, "./") || strings.Trim(s, "./-_") == "" {
-		return false
-	}
-	letter := false
-	for _, r := range s {
-		if lex.IsWordRune(r) && !('0' <= r && r <= '9') {
-			letter = true
-		}
-	}
-	if !letter {
-		return false
-	}
-	if strings.Contains(s, "/") {
-		return true
-	}
-	i := strings.LastIndexByte(s, '.')
-	return i > 0 && i < len(s)-1
 }

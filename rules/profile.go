@@ -157,11 +157,7 @@ func loadProfile(r io.Reader, name string) (*Profile, error) {
 	if name != "" {
 		p.Name = name
 	}
-	base, err := baseWords()
-	if err != nil {
-		return nil, err
-	}
-	if err := p.compile(base); err != nil {
+	if err := p.compile(); err != nil {
 		return nil, fmt.Errorf("rules: profile %q: %w", p.Name, err)
 	}
 	return &p, nil
@@ -177,16 +173,6 @@ func decodeStrict(r io.Reader, v any) error {
 		return fmt.Errorf("text after the JSON object")
 	}
 	return nil
-}
-
-// baseWords are the vocabulary's lists that give words a role in the
-// lexicon (listFlags), by name.
-func baseWords() (map[string][]string, error) {
-	out := map[string][]string{}
-	for name := range listFlags {
-		out[name] = vocab.lists[name]
-	}
-	return out, nil
 }
 
 // embeddedProfiles are the profiles shipped in profiles/*.json, keyed by
@@ -314,7 +300,7 @@ type compiled struct {
 	jaChange   []string // Japanese change verbs, matched by prefix
 }
 
-func (p *Profile) compile(base map[string][]string) error {
+func (p *Profile) compile() error {
 	p.Name = strings.ToLower(strings.TrimSpace(p.Name))
 	if p.Name == "" || strings.ContainsAny(p.Name, " \t\r\n") {
 		return fmt.Errorf("name %q must be non-empty and without spaces", p.Name)
@@ -349,8 +335,8 @@ func (p *Profile) compile(base map[string][]string) error {
 		}
 		return nil
 	}
-	for _, name := range slices.Sorted(maps.Keys(base)) {
-		if err := add(base[name], listFlags[name]); err != nil {
+	for _, name := range slices.Sorted(maps.Keys(listFlags)) {
+		if err := add(vocab.lists[name], listFlags[name]); err != nil {
 			return err
 		}
 	}
