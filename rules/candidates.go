@@ -289,7 +289,41 @@ func detectCandidates(in *input) references {
 		res.refs = append(res.refs, ref)
 		i = ref.t1 - 1
 	}
+	res.refs = append(res.refs, pronouns(in, full)...)
 	return res
+}
+
+// pronouns bind "it" to the nearest full mention before it, and "them",
+// "they" or "both" to the full mentions of the nearest sentence before
+// it that has any ("grab the red mug and the blue mug, then wash them").
+// They are bindings only: a pronoun is never asked about.
+func pronouns(in *input, full []fullMention) []reference {
+	var out []reference
+	k := 0 // full[:k] end before token i
+	for i := range in.gt {
+		t := &in.gt[i]
+		for k < len(full) && full[k].t1 <= i {
+			k++
+		}
+		if k == 0 || t.code || t.quoted {
+			continue
+		}
+		ref := reference{t0: i, t1: i + 1, chosen: 0}
+		switch {
+		case vocab.has("singularPronouns", t.Text):
+			ref.options = []string{full[k-1].name}
+		case vocab.has("pluralPronouns", t.Text):
+			s := in.gt[full[k-1].t0].Sentence
+			for j := k - 1; j >= 0 && in.gt[full[j].t0].Sentence == s; j-- {
+				ref.options = append([]string{full[j].name}, ref.options...)
+			}
+			ref.all = len(ref.options) > 1
+		default:
+			continue
+		}
+		out = append(out, ref)
+	}
+	return out
 }
 
 // nameSet is the request's candidates as the matcher reads them, indexed

@@ -79,6 +79,9 @@ func TestRule16_PlansQuoteTheUser(t *testing.T) {
 			tasks: []string{"Heat the cinnamon sugar donut."}, binds: []string{"cinnamon sugar donut=cinnamon sugar donut@t1"}},
 		{goal: "Take the cheddar cheese out, then slice the cheese.", cands: []string{"cheddar cheese", "brie cheese"},
 			tasks: []string{"Take the cheddar cheese out,", "then slice the cheese."}, binds: []string{"cheddar cheese=cheddar cheese@t1", "cheese=cheddar cheese@t2"}},
+		{goal: "Grab the red mug and the blue mug, then wash them. Dry it.", cands: []string{"red mug", "blue mug"},
+			tasks: []string{"Grab the red mug and the blue mug,", "then wash them.", "Dry it."},
+			binds: []string{"red mug=red mug@t1", "blue mug=blue mug@t1", "them=red mug@t2", "them=blue mug@t2", "it=blue mug@t3"}},
 		{goal: "use the pepper", cands: []string{"black pepper", "olive oil"},
 			tasks: []string{"use the pepper"}, binds: []string{"pepper=black pepper@t1"}},
 	} {
