@@ -152,7 +152,7 @@ func (r *run) stepsPlan() (*askonce.Plan, error) {
 			add(r.answer, st, false)
 		}
 	}
-	title := askonce.ClampTitle(firstLine(r.goal))
+	title := titleOf(r.goal)
 	if len(tasks) == 0 {
 		g := cmp.Or(spec.Goal, "Carry out the goal")
 		tasks = []askonce.Task{{ID: "t1", Title: askonce.ClampTitle(g), Instruction: g, DependsOn: []string{}}}
@@ -226,8 +226,9 @@ func (r *run) trimJoin(start, end int) (int, int) {
 
 func joiner(c rune) bool { return unicode.IsSpace(c) || strings.ContainsRune(",;:、", c) }
 
-// capitalise upper-cases the first letter of s: the template planner's
-// names of things ("Hot Cheese"), which are made, not quoted.
+// capitalise upper-cases the first letter of s: for titles and the
+// template planner's names of things ("Hot Cheese"), which are made, not
+// quoted.
 func capitalise(s string) string {
 	r, n := utf8.DecodeRuneInString(s)
 	if n == 0 || unicode.IsUpper(r) {

@@ -6,6 +6,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/internal/lex"
 )
 
@@ -311,6 +312,13 @@ func (c *compiled) listSteps(src string, toks []token) []step {
 		return nil
 	}
 	return c.finishSteps(src, toks, items)
+}
+
+// titleOf is a plan's or a job's title: the first line of the goal as
+// written, its first letter upper case as a title's is (task texts keep
+// the user's case).
+func titleOf(goal string) string {
+	return askonce.ClampTitle(capitalise(firstLine(goal)))
 }
 
 // firstLine is the first non-empty line of s without its list marker and
