@@ -227,12 +227,17 @@ func quantified(toks []token, t0, i int) bool {
 }
 
 // detectCandidates settles the goal's references to Request.Candidates
-// (objects in a room, environments, tables, ...) and Request.Files. A
-// noun phrase whose head word is the head of two or more candidates and
-// that names none whole is ambiguous ("use the pepper" with black and
-// bell pepper; 胡椒 with 黒胡椒 and 白胡椒); matching is on whole words,
-// case- and plural-insensitive. One fitting candidate is used, and the
-// plan names it. "The file" or a base name two files share refers to
+// (objects in a room, environments, tables, ...) and Request.Files, as
+// phrases a reader sees. First the runs that name a candidate whole
+// (the longest wins, case- and plural-insensitive) are resolved and never
+// asked about. Then a bare noun phrase whose head is the head of two or
+// more candidates is ambiguous ("use the pepper" with black and bell
+// pepper; 胡椒 with 黒胡椒 and 白胡椒), unless it is part of a compound
+// or a measure ("the steak knife", "a cup of rice"), or full mentions
+// before it pick one (the nearest: "take the cheddar cheese out, then
+// slice the cheese") or name every one it fits (all of them). One
+// fitting candidate is used. Which candidate each mention means is
+// recorded in the plan's spec.bindings; pronouns bind there too. "The file" or a base name two files share refers to
 // the files. It asks SELECT_ONE (reason target_action_ambiguous) over the
 // fitting candidates, or TARGET_FILE (target_file_ambiguous). The answer
 // settles it by naming one (for files also a relative path or a root
