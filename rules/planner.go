@@ -80,8 +80,8 @@ func (r *run) attributes() map[string]string {
 	return out
 }
 
-// bindings are the mentions the candidates detector resolved, in the
-// goal's order: one per candidate meant.
+// bindings are the mentions the candidates detector resolved and the
+// choices settled, in the goal's order: one per candidate meant.
 func (r *run) bindings() []binding {
 	var out []binding
 	for _, ref := range r.candidates.refs {
@@ -93,6 +93,9 @@ func (r *run) bindings() []binding {
 		} else if ref.chosen >= 0 {
 			out = append(out, binding{Mention: mention, Candidate: ref.options[ref.chosen], at: at})
 		}
+	}
+	for _, a := range r.choice.found { // the option chosen of "staging or production"
+		out = append(out, binding{Mention: r.span(a.x0, a.y1), Candidate: a.options[a.chosen], at: r.gt[a.x0].Start})
 	}
 	if f := r.candidates.fileTok; r.candidates.target != "" && f >= 0 {
 		out = append(out, binding{Mention: r.span(f, f+1), Candidate: r.candidates.target, at: r.gt[f].Start})

@@ -368,7 +368,7 @@ func TestInterpret(t *testing.T) {
 			[]check{asks(askonce.QuestionSelectOne, "action_ambiguous", "George R.R. Martin", "Robert Jordan")}},
 		{"a substitution is no choice", req{goal: "use olive oil or butter"}, []check{plans(), noAssumptions()}},
 		{"the answer picks the option", req{goal: "deploy to staging or production", answer: "production"},
-			[]check{text("+deploy to staging or production"), spec("choices", `["production"]`)}},
+			[]check{text("+deploy to staging or production"), spec("choices", `["production"]`), binds("staging or production=production")}},
 		{"a directive takes the first option", req{goal: "deploy to staging or production", directive: fallback},
 			[]check{text("+deploy to staging or production"), spec("choices", `["staging"]`), assumes(`“staging” or “production”`, "first option")}},
 		{"X or Y or Z gives three options", req{goal: "deploy to aws or gcp or azure"},
