@@ -192,13 +192,6 @@ func findReference(in *input, ns *nameSet, i int, verbs map[int]bool) (reference
 	if len(ref.options) == 0 {
 		return reference{}, false
 	}
-	said := append(mods, key) // the phrase's words, last first
-	for _, n := range fit {
-		if len(n.words) == len(said) && n.hasAll(said) {
-			ref.options = []string{n.display} // the goal names it whole
-			break
-		}
-	}
 	if len(ref.options) == 1 {
 		ref.chosen = 0
 	}
@@ -368,7 +361,7 @@ func fullMentions(in *input, ns *nameSet) []fullMention {
 	var out []fullMention
 	toks := in.gt
 	for i := 0; i < len(toks); i++ {
-		if toks[i].quoted || toks[i].code || lex.IsJapanese(toks[i].Text) {
+		if toks[i].quoted || toks[i].code {
 			continue
 		}
 		best := fullMention{t0: -1}
