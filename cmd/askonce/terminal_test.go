@@ -44,7 +44,7 @@ func TestTerminal_RunWithoutATerminal(t *testing.T) {
 
 	// Numbered options; "2" on stdin picks frozen.
 	out, errs, code := cli(t, "2\n", append(run, "--session", "S", "hot frozen cheese")...)
-	want(t, "run with a numbered answer", out, errs, code, 0, "1) hot", "2) frozen", "Frozen cheese", "answer: frozen (from user)", "└── t1")
+	want(t, "run with a numbered answer", out, errs, code, 0, "1) hot", "2) frozen", "Hot frozen cheese", "answer: frozen (from user)", "└── t1")
 	if !jobIDRe.MatchString(out) {
 		t.Fatalf("no job id in %q", out)
 	}
@@ -65,7 +65,7 @@ func TestTerminal_RunWithoutATerminal(t *testing.T) {
 	out, errs, code = cli(t, "no\n", append(run, "delete the build folder")...)
 	want(t, "confirm no", out, errs, code, 0, "1) yes", "2) no", "answer: no (from user)")
 	out, errs, code = cli(t, "", append(run, "write the README then add tests")...)
-	want(t, "plan without a question", out, errs, code, 0, "└── t1  Write the README", "└── t2  Add tests  (after t1)")
+	want(t, "plan without a question", out, errs, code, 0, "└── t1  write the README", "└── t2  then add tests  (after t1)")
 
 	// An answer the question does not allow (blank, whether or not it
 	// takes answers of one's own): the server's error, exit 5.
