@@ -38,7 +38,7 @@ func specOf(t fataler, p *askonce.Plan) planSpec {
 	return s
 }
 
-func instructions(p *askonce.Plan) []string {
+func taskTexts(p *askonce.Plan) []string {
 	var out []string
 	for _, task := range p.Tasks {
 		out = append(out, task.Instruction)
@@ -91,7 +91,7 @@ func TestRule16_PlansQuoteTheUser(t *testing.T) {
 			if o.Plan == nil {
 				t.Fatalf("want a plan, got %+v", o.Question)
 			}
-			if got := instructions(o.Plan); !slices.Equal(got, tc.tasks) {
+			if got := taskTexts(o.Plan); !slices.Equal(got, tc.tasks) {
 				t.Errorf("tasks %q, want %q", got, tc.tasks)
 			}
 			s := specOf(t, o.Plan)
@@ -141,8 +141,8 @@ func checkQuotes(t fataler, goal string, p *askonce.Plan) {
 	if s.Destructive != nil || strings.TrimSpace(goal) == "" {
 		return // an unconfirmed destructive action is cut out of its step
 	}
-	if got, want := squeeze(asJSON(strings.Join(instructions(p), ""))), squeeze(goal); got != want {
-		t.Fatalf("tasks %q do not quote the goal %q", instructions(p), goal)
+	if got, want := squeeze(asJSON(strings.Join(taskTexts(p), ""))), squeeze(goal); got != want {
+		t.Fatalf("tasks %q do not quote the goal %q", taskTexts(p), goal)
 	}
 	for _, b := range s.Bindings {
 		i := slices.IndexFunc(p.Tasks, func(task askonce.Task) bool { return task.ID == b.Task })
@@ -198,10 +198,10 @@ func TestRule16_TasksQuoteEveryTokenOfGeneratedGoals(t *testing.T) {
 			rt.Fatalf("a directive must plan %q", goal)
 		}
 		checkQuotes(rt, goal, p)
-		joined := strings.Join(instructions(p), " ")
+		joined := strings.Join(taskTexts(p), " ")
 		for _, w := range strings.Fields(goal) {
 			if strings.Count(joined, w) > strings.Count(goal, w) {
-				rt.Fatalf("%q occurs more often in the tasks %q than in the goal %q", w, instructions(p), goal)
+				rt.Fatalf("%q occurs more often in the tasks %q than in the goal %q", w, taskTexts(p), goal)
 			}
 		}
 	})
