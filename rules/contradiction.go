@@ -213,7 +213,7 @@ func sameObject(in *input, a, b int, process map[int]bool) bool {
 			joined = true
 		}
 		switch {
-		case t.e.has(fOr) || t.e.has(fPrep) && !t.e.has(fCue), joined && (t.e.has(fDet) || t.Text == "は" || t.Text == "が"):
+		case t.e.has(fOr) || t.e.has(fPrep) && !t.e.has(fCue), joined && (t.e.has(fDet) || vocab.has("jaTopicParticles", t.Text)):
 			return false
 		case content(t) && (t.e == nil || len(t.e.sides) == 0):
 			other = true

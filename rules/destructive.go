@@ -139,9 +139,8 @@ func objectOf(in *input, i, n, end int) int {
 		switch {
 		case t.quoted || t.idiom:
 			return false
-		case t.Text == "table" || t.Text == "tables": // a table is data when it is dropped or truncated
-			v := toks[i].Text
-			return strings.HasPrefix(v, "drop") || strings.HasPrefix(v, "truncat")
+		case vocab.has("tableObjects", t.Text): // a table is data when it is dropped or truncated
+			return vocab.has("tableVerbs", toks[i].Text)
 		}
 		return t.e.has(fObject) || t.code && strings.IndexFunc(t.Text, unicode.IsLetter) >= 0 || slices.ContainsFunc(in.files, func(f string) bool { return strings.EqualFold(f, t.Text) })
 	}

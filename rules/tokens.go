@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -42,8 +43,7 @@ func jaNegated(s string) bool {
 		return false
 	}
 	rest := s[len(lex.HanStem(s)):]
-	return strings.Contains(rest, "ない") || strings.Contains(rest, "ません") ||
-		strings.Contains(rest, "なく") || strings.Contains(rest, "なし")
+	return slices.ContainsFunc(vocab.lists["jaNegativeEndings"], func(e string) bool { return strings.Contains(rest, e) })
 }
 
 // annotate looks every token up in the profile's lexicon (exactly, or by
