@@ -91,7 +91,9 @@ func detectContradictions(in *input) contradictions {
 			} else if ms[mentioned].side != ms[a].side {
 				several = true
 			}
-			for b := a + 1; b < len(ms); b++ {
+			// Mentions are in the goal's order and one object is in one
+			// sentence, so the pairs end with it.
+			for b := a + 1; b < len(ms) && in.gt[ms[b].tok].Sentence == in.gt[ms[a].tok].Sentence; b++ {
 				if ms[b].group != gi || ms[b].side == ms[a].side || !sameObject(in, ms[a].tok, ms[b].tok, process) {
 					continue
 				}
