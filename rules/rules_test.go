@@ -564,7 +564,7 @@ func TestLoadProfile(t *testing.T) {
 
 	bad := []struct{ name, json string }{
 		{"unknown key", `{"name": "x", "chekcs": []}`},
-		{"a grammar list, which is words.json's alone", `{"name": "x", "negations": ["nah"]}`},
+		{"a grammar list, which is closed.json's alone", `{"name": "x", "negations": ["nah"]}`},
 		{"unknown check", `{"name": "x", "checks": ["mind-reading"]}`},
 		{"one-sided group", `{"name": "x", "groups": [{"name": "g", "sides": [{"name": "a", "words": ["a1"]}]}]}`},
 		{"word on two sides", `{"name": "x", "groups": [{"name": "g", "sides": [{"name": "a", "words": ["w"]}, {"name": "b", "words": ["w"]}]}]}`},
