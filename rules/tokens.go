@@ -50,12 +50,17 @@ func jaNegated(s string) bool {
 // its kanji stem) and marks negation, functional cues, quotes and idioms.
 func (c *compiled) annotate(src string, toks []token) []token {
 	cueClause := -1
-	quotes := quotedRanges(src)
+	quoted := make([]bool, len(src)+1)
+	for _, q := range quotedRanges(src) {
+		for i := q[0]; i <= q[1]; i++ {
+			quoted[i] = true
+		}
+	}
 	code := codeMask(src)
 	for i := range toks {
 		t := &toks[i]
 		t.word = t.Text
-		if t.code = code[t.Start] && !quotedAt(quotes, t.Start); t.code {
+		if t.code = code[t.Start] && !quoted[t.Start]; t.code {
 			// opaque: no role, so no detector reads it as a word
 		} else if e := c.lex[t.Text]; e != nil {
 			t.e = e
@@ -68,7 +73,7 @@ func (c *compiled) annotate(src string, toks []token) []token {
 		} else if b := lex.Bare(t.Text); b != t.Text && c.lex[b] != nil {
 			t.e, t.word = c.lex[b], b
 		}
-		t.quoted = quotedAt(quotes, t.Start)
+		t.quoted = quoted[t.Start]
 		raw := src[t.Start:t.End]
 		r, n := utf8.DecodeRuneInString(raw)
 		t.capital = unicode.IsUpper(r) && strings.ToUpper(raw[n:]) != raw[n:]
@@ -115,16 +120,6 @@ func quotedRanges(src string) [][2]int {
 		}
 	}
 	return out
-}
-
-// quotedAt reports whether byte i is inside one of the quoted ranges.
-func quotedAt(quotes [][2]int, i int) bool {
-	for _, q := range quotes {
-		if q[0] <= i && i <= q[1] {
-			return true
-		}
-	}
-	return false
 }
 
 // negated reports whether toks[i] is cancelled by a negation directly
