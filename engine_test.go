@@ -141,8 +141,10 @@ func TestHotFrozenCheeseAsksOnceAndTheAnswerSettlesIt(t *testing.T) {
 	if j.Status != askonce.StatusSuccess || j.Dispatch != askonce.DispatchQueued || j.ClarificationStatus != askonce.ClarificationAnswered {
 		t.Fatalf("answer: status %s dispatch %s clarification %s error %q", j.Status, j.Dispatch, j.ClarificationStatus, j.Error)
 	}
-	var spec map[string]any
-	if err := json.Unmarshal(j.Plan.Spec, &spec); err != nil || !strings.Contains(string(j.Plan.Spec), "hot") || strings.Contains(string(j.Plan.Spec), "frozen") {
+	var spec struct {
+		Attributes map[string]string `json:"attributes"`
+	}
+	if err := json.Unmarshal(j.Plan.Spec, &spec); err != nil || spec.Attributes["temperature"] != "hot" {
 		t.Fatalf("plan spec %s does not settle on hot: %v", j.Plan.Spec, err)
 	}
 	// 2. Regression: an answered job cannot be asked again by any path.

@@ -2,7 +2,6 @@ package rules
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/askonce/askonce"
@@ -178,8 +177,10 @@ func (in *input) quoteList(words []string, and string) string {
 // clean trims names and drops empty and repeated ones.
 func clean(names []string) []string {
 	var out []string
+	seen := make(map[string]bool, len(names))
 	for _, n := range names {
-		if n = strings.TrimSpace(n); n != "" && !slices.Contains(out, n) {
+		if n = strings.TrimSpace(n); n != "" && !seen[n] {
+			seen[n] = true
 			out = append(out, n)
 		}
 	}
