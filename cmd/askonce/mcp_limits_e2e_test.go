@@ -306,6 +306,32 @@ func TestE2E_MCPWaitingCallEndsWhenItsClientLeaves(t *testing.T) {
 	}
 }
 
+// askonce mcp answers every request it read before its input closed: a
+// shell pipe that writes the handshake and a ping and closes at once gets
+// both answers, every time.
+func TestE2E_MCPStdioAnswersRequestsPipedBeforeEndOfInput(t *testing.T) {
+	t.Parallel()
+	in := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"pipe","version":"1"}}}` + "\n" +
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n" +
+		`{"jsonrpc":"2.0","id":2,"method":"ping"}` + "\n"
+	db := filepath.Join(t.TempDir(), "a.db")
+	for i := range 5 {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		cmd := exec.CommandContext(ctx, binary, "mcp", "--db", db)
+		cmd.Stdin = strings.NewReader(in)
+		out, err := cmd.Output()
+		cancel()
+		if err != nil {
+			t.Fatalf("run %d: %v", i, err)
+		}
+		for _, id := range []string{`"id":1,"result"`, `"id":2,"result"`} {
+			if !strings.Contains(string(out), id) {
+				t.Fatalf("run %d: no answer with %s in %q", i, id, out)
+			}
+		}
+	}
+}
+
 // askonce mcp on stdio answers a line that is no JSON-RPC message with
 // -32700 (not JSON) or -32600 (not a request) and goes on serving the
 // same process.
