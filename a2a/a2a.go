@@ -76,9 +76,8 @@ type Config struct {
 	// no keys; every request is askonce.DefaultTenant.
 	Tenant func(key string) (string, bool)
 	// FailedAuth is how many wrong API keys one client address may
-	// present per minute before its requests are answered 429 with
-	// Retry-After (keys already accepted from that address still work),
-	// as on the HTTP API. Default ratelimit.DefaultLimit (20).
+	// present per minute before its wrong keys are answered 429 with
+	// Retry-After (a valid key is always served), as on the HTTP API. Default ratelimit.DefaultLimit (20).
 	FailedAuth int
 	// TrustedProxies are the proxies whose X-Forwarded-For and Forwarded
 	// headers name the client address FailedAuth counts by. Empty: the

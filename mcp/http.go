@@ -27,9 +27,9 @@ type HTTPOptions struct {
 	// no keys; every request is Config.Tenant.
 	Tenant func(key string) (string, bool)
 	// FailedAuth is how many wrong API keys one client address may
-	// present per minute before its requests are answered 429 with
-	// Retry-After and a JSON-RPC error (keys already accepted from that
-	// address still work), as on the HTTP API. Default
+	// present per minute before its wrong keys are answered 429 with
+	// Retry-After and a JSON-RPC error (a valid key is always served), as
+	// on the HTTP API. Default
 	// ratelimit.DefaultLimit (20).
 	FailedAuth int
 	// TrustedProxies are the proxies whose X-Forwarded-For and Forwarded

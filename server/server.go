@@ -97,10 +97,10 @@
 //
 // Wrong keys are counted per client address (Config.TrustedProxies says
 // when X-Forwarded-For or Forwarded name it): after Config.FailedAuth in a
-// minute, the address's requests are answered 429 too_many_requests with
-// Retry-After and their keys are not checked, except keys already
-// accepted from that address, which go on working. A missing key is not
-// counted.
+// minute, the address's wrong keys are answered 429 too_many_requests
+// with Retry-After instead of 401. A valid key is always served: keys
+// carry 128 bits or more, so the limit sheds floods of failures rather
+// than guarding the keys. A missing key is not counted.
 //
 // # Event streams
 //
@@ -242,9 +242,9 @@ type Config struct {
 	// Engine has a LinkSecret.
 	PublicURL string
 	// FailedAuth is how many wrong API keys one client address may
-	// present per minute before its requests are answered 429
-	// too_many_requests with Retry-After (keys already accepted from
-	// that address still work). Default DefaultFailedAuth.
+	// present per minute before its wrong keys are answered 429
+	// too_many_requests with Retry-After (a valid key is always
+	// served). Default DefaultFailedAuth.
 	FailedAuth int
 	// TrustedProxies are the networks of the proxies in front of the
 	// server, whose X-Forwarded-For and Forwarded headers name the client
@@ -647,9 +647,8 @@ func (s *Server) wrap(rt *route) http.Handler {
 
 // authenticate returns the entry (tenant, allowed recipients) of the
 // request's API key. Wrong keys
-// count against the client's address: over the limit, its keys are not
-// checked (429 with Retry-After) unless one was accepted from there
-// before, so that guessing stops while clients that were in stay in.
+// count against the client's address: over the limit, they are answered
+// 429 with Retry-After, while a valid key is served from any address.
 func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (keyEntry, error) {
 	key, err := presentedKey(r)
 	if err != nil {

@@ -89,7 +89,7 @@ func TestE2E_KeysFileNameAndRecipientsReachMCPAndA2A(t *testing.T) {
 	}
 
 	// Wrong keys: 20 per minute per address (the default), then 429 on
-	// /mcp and /a2a, while the key accepted from this address works.
+	// /mcp and /a2a, while a valid key works.
 	for _, path := range []string{"/mcp", "/a2a"} {
 		status := 0
 		for range 21 {
