@@ -52,8 +52,11 @@ type HTTPOptions struct {
 	// negative: never.
 	SessionTimeout time.Duration
 	// MaxSessions is how many live sessions one API key (or, without keys,
-	// everyone) may hold; an initialize beyond it is the JSON-RPC error
-	// CodeOverLimit. Default DefaultMaxSessions; negative: no limit.
+	// everyone) may hold; an initialize beyond it closes the key's least
+	// recently used idle session (no request in flight), whose client
+	// gets 404 and may initialize again, or is the JSON-RPC error
+	// CodeOverLimit when every session is busy. Default
+	// DefaultMaxSessions; negative: no limit.
 	MaxSessions int
 	// MaxCalls is how many tool calls one API key may have in flight; a
 	// call beyond it is the JSON-RPC error CodeOverLimit. Default
