@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"path/filepath"
 	"sync/atomic"
@@ -113,6 +114,32 @@ func TestRateLimitedPostWaitsForRetryAfter(t *testing.T) {
 	}
 	if failures.Load() != 1 {
 		t.Fatalf("OnSend saw %d failures; want 1", failures.Load())
+	}
+}
+
+// Slack's "ratelimited" in an HTTP 200 ({"ok":false,"error":"ratelimited"}
+// with Retry-After) snoozes the job for its Retry-After as a 429 does,
+// instead of using up a delivery try.
+func TestRateLimitedIn200WaitsForRetryAfter(t *testing.T) {
+	t.Parallel()
+	e, j := askingJob(t, askonce.SlackRecipient{Channel: "C0123ABCD"})
+	s := slacktest.NewTestServer(func(c slacktest.Customize) {
+		c.Handle("/chat.postMessage", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Retry-After", "9")
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"ok":false,"error":"ratelimited"}`)
+		})
+	})
+	s.Start()
+	t.Cleanup(s.Stop)
+	c, err := New(Config{Engine: e, Token: "xoxb-test", SigningSecret: "s", APIURL: s.GetAPIURL()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = (&postWorker{c: c}).Work(t.Context(), postJob(j, 1))
+	var snooze *river.JobSnoozeError
+	if !errors.As(err, &snooze) || snooze.Duration.Seconds() != 9 {
+		t.Fatalf("Work = %v; want a snooze of 9s", err)
 	}
 }
 
