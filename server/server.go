@@ -750,7 +750,8 @@ func writeJSON(w http.ResponseWriter, status int, body []byte) {
 }
 
 // noRoute answers every request no route matched: 405 when the path is
-// served for other methods, else 404, both as JSON errors.
+// served for other methods (by the route table or a mounted handler), else
+// 404, both as JSON errors.
 func (s *Server) noRoute(w http.ResponseWriter, r *http.Request) {
 	var allowed []string
 	for _, rt := range s.routes {
@@ -761,12 +762,30 @@ func (s *Server) noRoute(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
+	if len(allowed) == 0 {
+		allowed = s.mountedMethods(r)
+	}
 	if len(allowed) > 0 {
 		w.Header().Set("Allow", strings.Join(allowed, ", "))
 		s.writeError(w, r, reqErrorf(http.StatusMethodNotAllowed, CodeMethodNotAllowed, "%s is not allowed on %s; allowed: %s", r.Method, r.URL.Path, strings.Join(allowed, ", ")))
 		return
 	}
 	s.writeError(w, r, reqErrorf(http.StatusNotFound, askonce.ENOTFOUND, "no route for %s %s; GET /openapi.json lists the API", r.Method, logPath(r.URL.Path)))
+}
+
+// mountedMethods are the methods the mux serves r's path for, other than
+// by its catch-all: the methods of the handlers Config.Mount added.
+func (s *Server) mountedMethods(r *http.Request) []string {
+	var allowed []string
+	for _, m := range []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+		if m == r.Method {
+			continue
+		}
+		if _, pattern := s.mux.Handler(&http.Request{Method: m, URL: r.URL, Host: r.Host}); pattern != "/" && pattern != "" {
+			allowed = append(allowed, m)
+		}
+	}
+	return allowed
 }
 
 // pathMatches reports whether path fits a route path with {name} segments.

@@ -473,6 +473,41 @@ func TestE2E_SlackModalAnswerIsValidatedInTheModal(t *testing.T) {
 	}
 }
 
+// A modal answer for a job askonce does not have (removed, or from another
+// askonce) says so in the modal, instead of inviting a retry that cannot
+// work.
+func TestE2E_SlackModalAnswerForAnUnknownJobSaysItIsGone(t *testing.T) {
+	t.Parallel()
+	in := startWithSlack(t, newFakeSlack(t))
+	const id = "01J00000000000000000000000"
+	code, raw := interact(t, in, map[string]any{
+		"type": "view_submission", "user": map[string]any{"id": "U0ANN0001"},
+		"view": map[string]any{"callback_id": "askonce_answer", "private_metadata": "askonce|default|" + id,
+			"state": map[string]any{"values": map[string]any{"answer": map[string]any{"answer": map[string]any{"type": "plain_text_input", "value": "Cheddar"}}}}},
+	}, signedNow)
+	var resp struct {
+		Action string            `json:"response_action"`
+		Errors map[string]string `json:"errors"`
+	}
+	if err := json.Unmarshal(raw, &resp); code != 200 || err != nil || resp.Action != "errors" {
+		t.Fatalf("modal answer for an unknown job: %d %s; want response_action errors", code, raw)
+	}
+	if msg := resp.Errors["answer"]; strings.Contains(msg, "try again") || !strings.Contains(msg, "no longer has this question") {
+		t.Fatalf("modal error for an unknown job: %q; want it to say the question is gone, without inviting a retry", msg)
+	}
+}
+
+// GET /slack/interactions is 405 with Allow: POST, as any path asked with
+// a method it is not served for.
+func TestE2E_SlackInteractionsPathAnswers405ToGet(t *testing.T) {
+	t.Parallel()
+	in := startWithSlack(t, newFakeSlack(t))
+	r := in.do("GET", "/slack/interactions", nil)
+	if r.status != http.StatusMethodNotAllowed || r.header.Get("Allow") != "POST" {
+		t.Fatalf("GET /slack/interactions: %d Allow %q; want 405 with Allow: POST", r.status, r.header.Get("Allow"))
+	}
+}
+
 // Slack down: the job still asks, its answer link still works, and the
 // failed sends show in the metric; the message goes out once Slack is back.
 func TestE2E_SlackOutageNeverBlocksAskingOrAnswering(t *testing.T) {
