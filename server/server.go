@@ -131,8 +131,10 @@
 // A 202 from create carries no needsClarification: it is not known yet.
 // Preferences the server does not know, and junk values, are ignored;
 // wait=0 means respond-async. Preference-Applied names a preference that
-// was honoured. Answering a job that is still planning is 409 with its
-// state. A process that dies while a job plans leaves it to crash recovery
+// was honoured. respond-async is declined (RFC 7240) when planning has
+// already ended, as it has at commit with an interpreter that plans inside
+// it (askonce.Fast): the outcome is answered, 201 or 200. Answering a job
+// that is still planning is 409 with its state. A process that dies while a job plans leaves it to crash recovery
 // (docs/protocol.md rule 13).
 //
 // # Answer links and mounted handlers
