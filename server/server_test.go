@@ -1,9 +1,12 @@
 package server_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"net"
 	"net/http"
 	"slices"
 	"strings"
@@ -332,5 +335,42 @@ func TestJobView_SuccessFalseForFailures(t *testing.T) {
 	j := e.create(map[string]any{"goal": readme})
 	if str(j, "status") != "failed" || j["success"] != false || !strings.Contains(str(j, "error"), "model unavailable") {
 		t.Fatalf("failed job: %v", j)
+	}
+}
+
+// A client still sending a body over the limit (here 12 MiB, under the
+// bound) can send it all and then read the 413, instead of a reset
+// connection: the server reads and discards the rest before it answers
+// and closes.
+func TestBodyOverTheLimitIs413ForAClientStillSending(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{})
+	body := []byte(`{"goal": "` + strings.Repeat("x", 12<<20) + `"}`)
+	for i := range 10 {
+		conn, err := net.Dial("tcp", e.srv.Listener.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(conn, "POST /jobs HTTP/1.1\r\nHost: askonce\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", len(body))
+		sent := make(chan error, 1)
+		go func() {
+			var err error
+			for rest := body; len(rest) > 0 && err == nil; rest = rest[min(len(rest), 64<<10):] {
+				_, err = conn.Write(rest[:min(len(rest), 64<<10)])
+			}
+			sent <- err
+		}()
+		if err := <-sent; err != nil {
+			t.Fatalf("try %d: sending the body: %v; want it taken and discarded", i, err)
+		}
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		conn.Close()
+		if err != nil {
+			t.Fatalf("try %d: %v; want the 413", i, err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusRequestEntityTooLarge {
+			t.Fatalf("try %d: %d, want 413", i, resp.StatusCode)
+		}
 	}
 }
