@@ -321,6 +321,32 @@ func TestRule8_GatedBlockOnlyModProceedsWithoutAsking(t *testing.T) {
 	}
 }
 
+// clarification_question is set when askonce asks: a gated job (skipped,
+// never asked) stores no question; what the interpreter proposed stays in
+// its attempt record.
+func TestGatedJobStoresNoQuestionItDidNotAsk(t *testing.T) {
+	t.Parallel()
+	e := newEngine(t, rulesInterpreter(t))
+	j, err := e.Create(ctx, askonce.CreateRequest{Goal: "a hot frozen ore block", Profile: "minecraft-mod"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored, err := e.Get(ctx, "", j.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stored.ClarificationStatus != askonce.ClarificationSkipped || stored.Question != nil {
+		t.Fatalf("gated job: clarification %s, question %+v; want skipped with no question", stored.ClarificationStatus, stored.Question)
+	}
+	attempts, err := e.Attempts(ctx, "", j.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(attempts) == 0 || !strings.Contains(attempts[0].Raw, `"question"`) {
+		t.Fatalf("attempts %+v; want the first to keep the question the interpreter proposed", attempts)
+	}
+}
+
 // Rule 9: invalid output is retried with its errors fed
 // back, each attempt recorded with its reason, and after the budget the job
 // is validation_error with the raw string kept.

@@ -309,6 +309,10 @@ func ask(j *Job, fx *Effects, in Asked, now time.Time) {
 		return
 	}
 	if assumption := in.Gated; assumption != "" {
+		// Not asked, so no question is kept on the job (it is set when
+		// askonce asks); the attempt record and the gated event keep
+		// what the interpreter proposed.
+		j.Question = nil
 		j.ClarificationStatus = ClarificationSkipped
 		fx.add(j, now, EventGated, gatedData{Assumption: assumption, Question: q.Text})
 		if j.Mode == ModeGate {
