@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -371,6 +372,53 @@ func TestBodyOverTheLimitIs413ForAClientStillSending(t *testing.T) {
 		resp.Body.Close()
 		if resp.StatusCode != http.StatusRequestEntityTooLarge {
 			t.Fatalf("try %d: %d, want 413", i, resp.StatusCode)
+		}
+	}
+}
+
+// A pending job's response carries no result: the question's fields say
+// everything (seed 003 FR-8); the output that asked stays in the attempt
+// record of GET /jobs/{id}.
+func TestPendingResponseCarriesNoResult(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{})
+	j := e.create(map[string]any{"goal": hotFrozen})
+	if _, ok := j["result"]; ok || str(j, "status") != "pending" {
+		t.Fatalf("create: status %q result %v; want pending without result", str(j, "status"), j["result"])
+	}
+	g := e.do("GET", "/jobs/"+str(j, "jobId"), nil)
+	if _, ok := g.body["result"]; ok {
+		t.Fatalf("GET of the pending job: result %v; want none", g.body["result"])
+	}
+	attempts, _ := g.body["attempts"].([]any)
+	if len(attempts) != 1 || !strings.Contains(str(attempts[0].(map[string]any), "raw"), `"question"`) {
+		t.Fatalf("attempts %v; want the one that asked, with its output", g.body["attempts"])
+	}
+}
+
+// docs/protocol.md maps the names of the seeds' responses to the API's,
+// and every name it maps to is a field of the job the API answers.
+func TestProtocolDocMapsTheSeedsNamesToTheAPIs(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile("../docs/protocol.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := strings.Join(strings.Fields(string(b)), " ")
+	e := newEnv(t, envOptions{})
+	job := e.create(map[string]any{"goal": hotFrozen})
+	for seed, api := range map[string]string{
+		"`status: 'clarification_required'`": "`needsClarification`",
+		"`dagId`":                            "`jobId`",
+		"`clarificationQuery`":               "`clarificationQuestion`",
+		"`clarification_question`":           "`clarificationQuestion`",
+		"`needs_clarification`":              "`needsClarification`",
+	} {
+		if !strings.Contains(doc, seed+" → "+api) && !strings.Contains(doc, seed+" is "+api) {
+			t.Errorf("docs/protocol.md does not map %s to %s", seed, api)
+		}
+		if _, ok := job[strings.Trim(api, "`")]; !ok {
+			t.Errorf("the pending job has no field %s: %v", api, job)
 		}
 	}
 }
