@@ -244,3 +244,14 @@ func TestInvalidMemoryIsRejectedNamingTheField(t *testing.T) {
 		t.Errorf("jobs after the rejected requests: %v (%v), want none", page, err)
 	}
 }
+
+// A memory.ttl exactly at the maximum is accepted and kept.
+func TestMemoryTTLAtTheMaximumIsAccepted(t *testing.T) {
+	t.Parallel()
+	e, _ := memoryEngine(t)
+	e.MaxMemoryTTL = 48 * time.Hour
+	j, err := e.Create(ctx, askonce.CreateRequest{Goal: "hot frozen cheese", Memory: askonce.Memory{Scope: askonce.MemoryProject, Project: "shop", TTL: "48h"}})
+	if err != nil || j.Memory == nil || j.Memory.TTL != (48*time.Hour).String() {
+		t.Fatalf("ttl at the maximum: %v, memory %+v; want it accepted and kept", err, j)
+	}
+}

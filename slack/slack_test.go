@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -167,5 +168,19 @@ func TestEscapeNeutralisesMentionsAndLinks(t *testing.T) {
 	t.Parallel()
 	if got := Escape("<!channel> & <http://evil|click>"); got != "&lt;!channel&gt; &amp; &lt;http://evil|click&gt;" {
 		t.Fatalf("Escape = %q", got)
+	}
+}
+
+// A mention is written only for a whole Slack user id: one with trailing
+// characters is escaped text, not a mention.
+func TestWhoMentionsOnlyAWholeSlackUserID(t *testing.T) {
+	t.Parallel()
+	j := &askonce.Job{AnsweredVia: askonce.ViaSlack, AnsweredBy: "U0123ABCD"}
+	if got := Who(j); got != "by <@U0123ABCD> in Slack" {
+		t.Errorf("Who of a user id = %q; want a mention", got)
+	}
+	j.AnsweredBy = "U0123ABCD> <!channel>"
+	if got := Who(j); strings.Contains(got, "<@") || strings.Contains(got, "<!channel>") {
+		t.Errorf("Who of a user id with trailing characters = %q; want escaped text, no mention", got)
 	}
 }
