@@ -473,6 +473,97 @@ func TestE2E_SlackModalAnswerIsValidatedInTheModal(t *testing.T) {
 	}
 }
 
+// Answer… (or Other…) on a settled question opens no modal: the clicker
+// is told, alone, that it is settled.
+func TestE2E_SlackModalButtonOnASettledJobSaysItIsSettled(t *testing.T) {
+	t.Parallel()
+	f := newFakeSlack(t)
+	in := startWithSlack(t, f)
+	id := gateJob(t, in, map[string]any{"type": "FREE_TEXT", "text": "Name it"})
+	f.posted(t, id)
+	if r := in.do("POST", "/jobs/"+id+"/clarification", map[string]any{"answer": "Cheddar"}); r.status != 200 {
+		t.Fatalf("answer: %d %s", r.status, r.raw)
+	}
+	if code, _ := interact(t, in, click("default", id, "U0BOB0001", "modal", ""), signedNow); code != 200 {
+		t.Fatalf("modal click: %d", code)
+	}
+	eventually(t, "the ephemeral saying the question is settled", func() bool {
+		return len(f.find("chat.postEphemeral", func(v url.Values) bool {
+			return v.Get("user") == "U0BOB0001" && strings.Contains(v.Get("text"), "Already settled")
+		})) == 1
+	})
+	if n := len(f.find("views.open", nil)); n != 0 {
+		t.Fatalf("views.open called %d times for a settled question; want none", n)
+	}
+}
+
+// A goal or an answer holding <!channel> or <@U…> is escaped in every
+// text Slack reads as mrkdwn: chat.postMessage's text (not only its
+// blocks) and chat.update's text and blocks (plain_text blocks show it
+// as written).
+func TestE2E_SlackMentionsInTheGoalOrAnswerAreEscapedEverywhere(t *testing.T) {
+	t.Parallel()
+	f := newFakeSlack(t)
+	in := startWithSlack(t, f)
+	id := gateJob(t, in, map[string]any{"type": "FREE_TEXT", "text": "Name it <@U0EVIL0001>"})
+	post := f.posted(t, id)
+	if r := in.do("POST", "/jobs/"+id+"/clarification", map[string]any{"answer": "<!channel> and <@U0EVIL0001>"}); r.status != 200 {
+		t.Fatalf("answer: %d %s", r.status, r.raw)
+	}
+	eventually(t, "the message updated with the answer", func() bool { return len(f.find("chat.update", nil)) > 0 })
+	sent := []string{post.form.Get("text")}
+	var mrkdwn func(v any)
+	mrkdwn = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			if v["type"] == "mrkdwn" {
+				sent = append(sent, fmt.Sprint(v["text"]))
+			}
+			for _, x := range v {
+				mrkdwn(x)
+			}
+		case []any:
+			for _, x := range v {
+				mrkdwn(x)
+			}
+		}
+	}
+	for _, u := range append(f.find("chat.update", nil), post) {
+		sent = append(sent, u.form.Get("text"))
+		for _, b := range u.blocks(t) {
+			mrkdwn(b)
+		}
+	}
+	for _, text := range sent {
+		for _, mention := range []string{"<!channel>", "<@U0EVIL0001>"} {
+			if strings.Contains(text, mention) {
+				t.Errorf("a mrkdwn text sent to Slack holds %s unescaped: %s", mention, text)
+			}
+		}
+	}
+}
+
+// A signed click naming an option index past the end answers nothing: the
+// job stays pending and the server goes on serving.
+func TestE2E_SlackClickOnAnOptionPastTheEndLeavesTheJobPending(t *testing.T) {
+	t.Parallel()
+	f := newFakeSlack(t)
+	in := startWithSlack(t, f)
+	id := gateJob(t, in, map[string]any{"type": "SELECT_ONE", "text": "Which?", "options": []string{"hot", "frozen"}})
+	f.posted(t, id)
+	for _, v := range []string{"o:2", "o:-1", "o:x"} {
+		if code, _ := interact(t, in, click("default", id, "U0ANN0001", "option_0", v), signedNow); code != 200 {
+			t.Fatalf("click %s: %d", v, code)
+		}
+	}
+	eventually(t, "the three clicks logged as unknown options", func() bool {
+		return strings.Count(in.logs.String(), "slack: click with an unknown option") == 3
+	})
+	if j := in.do("GET", "/jobs/"+id, nil); j.status != 200 || str(j.body, "status") != "pending" {
+		t.Fatalf("after clicks past the options: %d %s; want the job pending", j.status, j.raw)
+	}
+}
+
 // A modal answer for a job askonce does not have (removed, or from another
 // askonce) says so in the modal, instead of inviting a retry that cannot
 // work.
