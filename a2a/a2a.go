@@ -40,6 +40,7 @@ import (
 	sdk "github.com/a2aproject/a2a-go/a2a"
 	"github.com/a2aproject/a2a-go/a2asrv"
 	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/internal/maxbody"
 	"github.com/askonce/askonce/internal/ratelimit"
 )
 
@@ -189,7 +190,7 @@ func (e *Endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	r = r.WithContext(context.WithValue(r.Context(), callerKey{}, c))
-	r.Body = http.MaxBytesReader(w, r.Body, e.cfg.MaxBody)
+	r.Body = maxbody.Reader(w, r, e.cfg.MaxBody)
 	// A stream outlives the API's write timeout; it ends by itself within
 	// StreamTimeout. Not an error where the writer cannot set deadlines.
 	http.NewResponseController(w).SetWriteDeadline(time.Now().Add(e.cfg.StreamTimeout + time.Minute))

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/internal/maxbody"
 	"github.com/askonce/askonce/internal/ratelimit"
 	"github.com/askonce/askonce/metrics"
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -194,7 +195,7 @@ func Handler(server *sdk.Server, o HTTPOptions) http.Handler {
 		lim.streams.Store(token, r.Context())
 		defer lim.streams.Delete(token)
 		if r.Body != nil {
-			r.Body = http.MaxBytesReader(w, r.Body, maxBody)
+			r.Body = maxbody.Reader(w, r, maxBody)
 		}
 		// Not an error where the writer cannot set deadlines (tests).
 		http.NewResponseController(w).SetWriteDeadline(time.Now().Add(callTimeout))

@@ -10,27 +10,20 @@ import (
 	"reflect"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/askonce/askonce/internal/maxbody"
 )
 
-// discardFactor bounds what is read and discarded of a body over the
-// limit before the 413: that many times the limit.
-const discardFactor = 16
-
 // readBody reads a POST body: at most maxBody bytes (413 too_large
-// beyond, after reading and discarding up to discardFactor times as much,
-// so that a client still sending sees the status); a non-empty body must be JSON or have no Content-Type (415
+// beyond, after reading and discarding up to maxbody.Discard times as
+// much, so that a client still sending sees the status); a non-empty body must be JSON or have no Content-Type (415
 // otherwise) and valid UTF-8 (400 otherwise). An empty body may carry any
 // Content-Type, so that a bare POST (cancel, decline) always works.
 func readBody(w http.ResponseWriter, r *http.Request, maxBody int64) ([]byte, error) {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+	body, err := io.ReadAll(maxbody.Reader(w, r, maxBody))
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			// A client that sends its whole body before reading would
-			// see a reset connection instead of the 413 if the rest
-			// were left unread; the bound keeps a huge body from
-			// holding the server.
-			io.CopyN(io.Discard, r.Body, discardFactor*maxBody)
 			return nil, reqErrorf(http.StatusRequestEntityTooLarge, CodeTooLarge, "request body is larger than %d bytes", maxBody)
 		}
 		return nil, badRequest("reading the request body failed: %v", err)
