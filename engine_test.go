@@ -323,6 +323,32 @@ func TestRule8_GatedBlockOnlyModProceedsWithoutAsking(t *testing.T) {
 	}
 }
 
+// clarification_question is set when askonce asks: a gated job (skipped,
+// never asked) stores no question; what the interpreter proposed stays in
+// its attempt record.
+func TestGatedJobStoresNoQuestionItDidNotAsk(t *testing.T) {
+	t.Parallel()
+	e := newEngine(t, rulesInterpreter(t))
+	j, err := e.Create(ctx, askonce.CreateRequest{Goal: "a hot frozen ore block", Profile: "minecraft-mod"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored, err := e.Get(ctx, "", j.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stored.ClarificationStatus != askonce.ClarificationSkipped || stored.Question != nil {
+		t.Fatalf("gated job: clarification %s, question %+v; want skipped with no question", stored.ClarificationStatus, stored.Question)
+	}
+	attempts, err := e.Attempts(ctx, "", j.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(attempts) == 0 || !strings.Contains(attempts[0].Raw, `"question"`) {
+		t.Fatalf("attempts %+v; want the first to keep the question the interpreter proposed", attempts)
+	}
+}
+
 // Rule 9: invalid output is retried with its errors fed
 // back, each attempt recorded with its reason, and after the budget the job
 // is validation_error with the raw string kept.
@@ -784,14 +810,14 @@ func TestRule13_CrashSafetyRecoversPlanningJobs(t *testing.T) {
 	}
 }
 
-// A job that goes pending keeps the interpreter output
-// that asked in result, as stored, next to its attempt.
-func TestPendingJobStoresTheAskingOutputInResult(t *testing.T) {
+// A job that goes pending keeps no result, as stored: the output that
+// asked is its attempt's.
+func TestPendingJobStoresNoResultItsAttemptKeepsTheOutput(t *testing.T) {
 	t.Parallel()
 	e := newEngine(t, scripted(reply(askTemp, u1)))
 	j := create(t, e, "hot frozen cheese")
-	if j.Status != askonce.StatusPending || j.Result != askTemp {
-		t.Fatalf("created job: status %s result %q; want pending with %q", j.Status, j.Result, askTemp)
+	if j.Status != askonce.StatusPending || j.Result != "" {
+		t.Fatalf("created job: status %s result %q; want pending without a result", j.Status, j.Result)
 	}
 	stored, err := e.Get(ctx, "", j.ID)
 	if err != nil {
@@ -801,8 +827,8 @@ func TestPendingJobStoresTheAskingOutputInResult(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if stored.Result != askTemp || len(atts) != 1 || atts[0].Raw != stored.Result {
-		t.Fatalf("stored result %q, attempts %+v; want the asking attempt's output", stored.Result, atts)
+	if stored.Result != "" || len(atts) != 1 || atts[0].Raw != askTemp {
+		t.Fatalf("stored result %q, attempts %+v; want none, and the asking attempt's output", stored.Result, atts)
 	}
 }
 

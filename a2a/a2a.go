@@ -48,6 +48,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/internal/maxbody"
 	"github.com/askonce/askonce/internal/ratelimit"
 )
 
@@ -90,9 +91,8 @@ type Config struct {
 	// no keys; every request is askonce.DefaultTenant.
 	Tenant func(key string) (string, bool)
 	// FailedAuth is how many wrong API keys one client address may
-	// present per minute before its requests are answered 429 with
-	// Retry-After (keys already accepted from that address still work),
-	// as on the HTTP API. Default ratelimit.DefaultLimit (20).
+	// present per minute before its wrong keys are answered 429 with
+	// Retry-After (a valid key is always served), as on the HTTP API. Default ratelimit.DefaultLimit (20).
 	FailedAuth int
 	// TrustedProxies are the proxies whose X-Forwarded-For and Forwarded
 	// headers name the client address FailedAuth counts by. Empty: the
@@ -213,7 +213,7 @@ func (e *Endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	r = r.WithContext(context.WithValue(r.Context(), callerKey{}, c))
-	r.Body = http.MaxBytesReader(w, r.Body, e.cfg.MaxBody)
+	r.Body = maxbody.Reader(w, r, e.cfg.MaxBody)
 	// A stream outlives the API's write timeout; it ends by itself within
 	// StreamTimeout. Not an error where the writer cannot set deadlines.
 	http.NewResponseController(w).SetWriteDeadline(time.Now().Add(e.cfg.StreamTimeout + time.Minute))

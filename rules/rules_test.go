@@ -409,6 +409,12 @@ func TestInterpret(t *testing.T) {
 		{"target file under a directive takes the first", req{goal: "summarise that file", directive: fallback, files: []string{"a.md", "docs/b.md"}},
 			[]check{spec("target", "a.md"), assumes("first candidate")}},
 		{"the file without candidates plans", req{goal: "summarise the file"}, []check{plans()}},
+		{"a target file answer with ./ is cleaned", req{goal: "summarise the file", answer: "./docs/b.md", files: []string{"a.md", "docs/b.md"}},
+			[]check{spec("target", "docs/b.md")}},
+		{"a target file answer with ../ that stays inside the project is cleaned", req{goal: "summarise the file", answer: "docs/../notes/c.md", files: []string{"a.md", "docs/b.md"}},
+			[]check{spec("target", "notes/c.md")}},
+		{"a boolean field asks CONFIRM with the default no", req{goal: "migrate the users", schema: `{"type": "object", "required": ["dryRun"], "properties": {"dryRun": {"type": "boolean"}}}`},
+			[]check{asks(askonce.QuestionConfirm, "missing_required_info", "yes", "no"), defaults("no")}},
 
 		// Spec schema.
 		{"a required enum field the goal leaves open asks SELECT_ONE", req{goal: "ship the release", schema: envSchema},

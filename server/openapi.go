@@ -283,8 +283,8 @@ func (s *Server) openAPI() map[string]any {
 			responses[strconv.Itoa(code)] = map[string]any{"description": http.StatusText(code),
 				"content": map[string]any{"application/json": map[string]any{"schema": errRef}}}
 			if code == http.StatusUnauthorized {
-				responses["429"] = map[string]any{"description": "Too many wrong API keys from the client's address; keys already accepted from it still work.",
-					"headers": map[string]any{"Retry-After": map[string]any{"description": "seconds until a new key is checked", "schema": map[string]any{"type": "integer"}}},
+				responses["429"] = map[string]any{"description": "Too many wrong API keys from the client's address; a valid key is still served.",
+					"headers": map[string]any{"Retry-After": map[string]any{"description": "seconds until a wrong key is answered 401 again", "schema": map[string]any{"type": "integer"}}},
 					"content": map[string]any{"application/json": map[string]any{"schema": errRef}}}
 			}
 		}

@@ -125,9 +125,10 @@ type JobView struct {
 	ResolvedPrompt        string `json:"resolvedPrompt,omitempty"`
 
 	Plan *askonce.Plan `json:"plan,omitempty"`
-	// Result is raw interpreter output kept for debugging: the output that
-	// asked (from the moment the job went pending) or the last invalid
-	// output of a validation_error job.
+	// Result is raw interpreter output kept for debugging: the last invalid
+	// output of a validation_error job. A pending job has none (its
+	// question says everything; the output that asked is in its attempt
+	// record).
 	Result string `json:"result,omitempty"`
 	// Error is the failure message of a failed, expired or invalid job,
 	// such as askonce.HardCapMessage.

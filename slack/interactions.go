@@ -216,6 +216,8 @@ func (c *Channel) submit(w http.ResponseWriter, ctx context.Context, cb slackapi
 		modalError(w, "Already settled: "+Settled(ae.Job))
 	case askonce.ErrorCode(err) == askonce.EINVALID:
 		modalError(w, askonce.ErrorMessage(err))
+	case askonce.ErrorCode(err) == askonce.ENOTFOUND:
+		modalError(w, "askonce no longer has this question (its job was removed), so there is nothing to answer.")
 	default:
 		c.log.WarnContext(ctx, "slack: modal answer", "job", id, "err", err)
 		modalError(w, "askonce could not take the answer; try again.")

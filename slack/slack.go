@@ -15,8 +15,9 @@
 // before its ts was stored: every try records when it began posting, the
 // message carries the job in its metadata, and a try that finds an
 // earlier try recorded without a ts looks for that message in the
-// conversation's history first and adopts it (find.go). A 429 is retried
-// after its Retry-After. Slack being down delays the message and never
+// conversation's history first and adopts it (find.go). A 429 (or
+// "ratelimited" in a 200 with Retry-After) is retried after its
+// Retry-After. Slack being down delays the message and never
 // the job: the question stands, and its answer link works.
 package slack
 
@@ -25,6 +26,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"strings"
 	"time"
 
@@ -116,7 +118,8 @@ func New(cfg Config) (*Channel, error) {
 	}
 	return &Channel{
 		cfg: cfg, log: log.With("channel", "slack"), settledPoll: time.Second,
-		api: slackapi.New(cfg.Token, slackapi.OptionAPIURL(cfg.APIURL)),
+		api: slackapi.New(cfg.Token, slackapi.OptionAPIURL(cfg.APIURL),
+			slackapi.OptionHTTPClient(&http.Client{Transport: rateLimitIn200{http.DefaultTransport}})),
 	}, nil
 }
 

@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -114,6 +116,32 @@ func TestRateLimitedPostWaitsForRetryAfter(t *testing.T) {
 	}
 }
 
+// Slack's "ratelimited" in an HTTP 200 ({"ok":false,"error":"ratelimited"}
+// with Retry-After) snoozes the job for its Retry-After as a 429 does,
+// instead of using up a delivery try.
+func TestRateLimitedIn200WaitsForRetryAfter(t *testing.T) {
+	t.Parallel()
+	e, j := askingJob(t, askonce.SlackRecipient{Channel: "C0123ABCD"})
+	s := slacktest.NewTestServer(func(c slacktest.Customize) {
+		c.Handle("/chat.postMessage", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Retry-After", "9")
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"ok":false,"error":"ratelimited"}`)
+		})
+	})
+	s.Start()
+	t.Cleanup(s.Stop)
+	c, err := New(Config{Engine: e, Token: "xoxb-test", SigningSecret: "s", APIURL: s.GetAPIURL()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = (&postWorker{c: c}).Work(t.Context(), postJob(j, 1))
+	var snooze *askonce.SendSnoozeError
+	if !errors.As(err, &snooze) || snooze.Wait.Seconds() != 9 {
+		t.Fatalf("Work = %v; want a snooze of 9s", err)
+	}
+}
+
 // A post that finds the question settled posts nothing.
 func TestPostOfASettledQuestionSendsNothing(t *testing.T) {
 	t.Parallel()
@@ -138,5 +166,19 @@ func TestEscapeNeutralisesMentionsAndLinks(t *testing.T) {
 	t.Parallel()
 	if got := Escape("<!channel> & <http://evil|click>"); got != "&lt;!channel&gt; &amp; &lt;http://evil|click&gt;" {
 		t.Fatalf("Escape = %q", got)
+	}
+}
+
+// A mention is written only for a whole Slack user id: one with trailing
+// characters is escaped text, not a mention.
+func TestWhoMentionsOnlyAWholeSlackUserID(t *testing.T) {
+	t.Parallel()
+	j := &askonce.Job{AnsweredVia: askonce.ViaSlack, AnsweredBy: "U0123ABCD"}
+	if got := Who(j); got != "by <@U0123ABCD> in Slack" {
+		t.Errorf("Who of a user id = %q; want a mention", got)
+	}
+	j.AnsweredBy = "U0123ABCD> <!channel>"
+	if got := Who(j); strings.Contains(got, "<@") || strings.Contains(got, "<!channel>") {
+		t.Errorf("Who of a user id with trailing characters = %q; want escaped text, no mention", got)
 	}
 }

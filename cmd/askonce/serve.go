@@ -114,7 +114,7 @@ func serveFlags(getenv func(string) string, out io.Writer) (*cli.Settings, *serv
 	s.String(&c.NotifyWebhook, "notify-webhook", "", "URL that gets a signed question.asked event when a job asks a human, and question.resolved when it stops pending")
 	s.String(&c.NotifySecret, "notify-secret", "", "Standard Webhooks signing secret (whsec_...) of --notify-webhook; prefer the environment variable")
 	s.Duration(&c.MCPIdle, "mcp-session-timeout", mcp.DefaultSessionTimeout, "close an MCP session (/mcp) that has had no request for this long; a call in progress keeps it (negative: never)")
-	s.Int(&c.MCPMaxSessions, "mcp-max-sessions", mcp.DefaultMaxSessions, "live MCP sessions per API key; one more initialize is a JSON-RPC error (negative: no limit)")
+	s.Int(&c.MCPMaxSessions, "mcp-max-sessions", mcp.DefaultMaxSessions, "live MCP sessions per API key; one more initialize closes the least recently used idle one (negative: no limit)")
 	s.Int(&c.MCPMaxCalls, "mcp-max-calls", mcp.DefaultMaxCalls, "MCP tool calls in flight per API key, waiting elicitations included; one more is a JSON-RPC error (negative: no limit)")
 	c.Notify.flags(s)
 	s.String(&c.LogLevel, "log-level", "info", "debug, info, warn or error")
@@ -640,28 +640,48 @@ func sweep(ctx context.Context, e *askonce.Engine, every time.Duration, log *slo
 }
 
 const hashKeyUsage = `Usage: askonce hash-key TENANT < keyfile
+       askonce hash-key --new TENANT >> keys
 
 Reads an API key on stdin and prints the line of an API keys file
 (--api-keys-file of askonce serve) for it: the tenant and the key's
-SHA-256 in hex. The key itself is never stored.
+SHA-256 in hex. The key itself is never stored. A key must be able to
+carry 128 bits (32 hex digits, 22 characters of base64): a shorter one
+is refused, since the server, holding only hashes, cannot tell.
+
+--new makes a key of 256 random bits, writes it to stderr for the client
+and its keys file line to stdout.
 `
 
-// hashKey prints the API keys file line of the key on stdin.
-func hashKey(args []string, stdin io.Reader, stdout io.Writer) error {
+// hashKey prints the API keys file line of the key on stdin, or of a new
+// key (--new, the key on stderr).
+func hashKey(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(args) == 1 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
 		fmt.Fprint(stdout, hashKeyUsage)
 		return nil
 	}
+	fresh := len(args) == 2 && args[0] == "--new"
+	if fresh {
+		args = args[1:]
+	}
 	if len(args) != 1 || strings.HasPrefix(args[0], "-") {
-		return cli.UsageError{Msg: "usage: askonce hash-key TENANT < keyfile  (prints '<tenant> <sha256-hex>' for an API keys file)"}
+		return cli.UsageError{Msg: "usage: askonce hash-key [--new] TENANT < keyfile  (prints '<tenant> <sha256-hex>' for an API keys file)"}
 	}
-	b, err := io.ReadAll(io.LimitReader(stdin, 4096))
-	if err != nil {
-		return err
-	}
-	key := strings.TrimSpace(string(b))
-	if key == "" {
-		return cli.UsageError{Msg: "hash-key: no key on stdin"}
+	var key string
+	if fresh {
+		key = server.NewKey()
+		fmt.Fprintf(stderr, "%s\n(the new key: give it to the client; the keys file holds only its hash)\n", key)
+	} else {
+		b, err := io.ReadAll(io.LimitReader(stdin, 4096))
+		if err != nil {
+			return err
+		}
+		key = strings.TrimSpace(string(b))
+		if key == "" {
+			return cli.UsageError{Msg: "hash-key: no key on stdin"}
+		}
+		if bits := server.KeyBits(key); bits < server.MinKeyBits {
+			return cli.UsageError{Msg: fmt.Sprintf("hash-key: the key can carry at most %.0f bits, under the %d an API key needs (32 hex digits, 22 characters of base64); make one with askonce hash-key --new %s", bits, server.MinKeyBits, args[0])}
+		}
 	}
 	fmt.Fprintf(stdout, "%s %s\n", args[0], server.HashKey(key))
 	return nil
