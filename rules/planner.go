@@ -42,6 +42,8 @@ type generalSpec struct {
 
 // binding records beside a task's text which candidate or file one of its
 // mentions means (docs/protocol.md rule 16): the text is never rewritten.
+// spec.bindings lists them all with their task's id; each task also holds
+// its own (askonce.Task.Bindings).
 type binding struct {
 	Task      string `json:"task,omitempty"`
 	Mention   string `json:"mention"`
@@ -139,6 +141,7 @@ func (r *run) stepsPlan() (*askonce.Plan, error) {
 		for ; goal && bi < len(binds) && binds[bi].at < st.end; bi++ {
 			if binds[bi].at >= st.start {
 				binds[bi].Task = t.ID
+				t.Bindings = append(t.Bindings, askonce.Binding{Mention: binds[bi].Mention, Candidate: binds[bi].Candidate})
 			}
 		}
 		tasks = append(tasks, t)
