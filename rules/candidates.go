@@ -366,11 +366,10 @@ func fullMentions(in *input, ns *nameSet) []fullMention {
 		}
 		best := fullMention{t0: -1}
 		for _, n := range ns.byFirst[wordKey(toks[i].Text)] {
-			k := 0
-			for k < len(n.words) && i+k < len(toks) && toks[i+k].Clause == toks[i].Clause && wordKey(toks[i+k].Text) == n.words[k] {
-				k++
-			}
-			if k == len(n.words) && (best.t0 < 0 || k > best.t1-best.t0) {
+			k := len(n.words)
+			if (best.t0 < 0 || k > best.t1-best.t0) && startsRun(toks[i:], k, func(k int, t *token) bool {
+				return t.Clause == toks[i].Clause && wordKey(t.Text) == n.words[k]
+			}) {
 				best = fullMention{t0: i, t1: i + k, name: n.display}
 			}
 		}

@@ -8,7 +8,7 @@ import (
 
 // contradictions is the contradiction detector's result: for each group of
 // the profile, the side the goal settles on, and the goal tokens naming
-// the sides that lost (dropped from the plan's text).
+// the sides that lost (the template planner leaves them out of a name).
 type contradictions struct {
 	groups  []groupResult
 	dropped []bool

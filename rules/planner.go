@@ -13,18 +13,10 @@ import (
 	"github.com/askonce/askonce"
 )
 
-// run is what the planners read: the input and every detector's result,
-// with the goal tokens naming a side that lost a contradiction (the
-// template planner leaves them out of the thing's name).
+// run is what the planners read: the input and every detector's result.
 type run struct {
 	*input
 	*reading
-	dropped []bool
-}
-
-// newRun merges the reading of a prompt that is to be planned.
-func newRun(in *input, rd *reading) *run {
-	return &run{input: in, reading: rd, dropped: rd.contradiction.dropped}
 }
 
 // generalSpec is the spec of the steps planner.
@@ -225,9 +217,7 @@ func (r *run) trimJoin(start, end int) (int, int) {
 			end = t.Start
 		}
 	}
-	start += len(r.goal[start:end]) - len(strings.TrimLeftFunc(r.goal[start:end], joiner))
-	end = start + len(strings.TrimRightFunc(r.goal[start:end], joiner))
-	return start, end
+	return trimSpan(r.goal, start, end, joiner)
 }
 
 func joiner(c rune) bool { return unicode.IsSpace(c) || strings.ContainsRune(",;:、", c) }
@@ -357,12 +347,12 @@ func (r *run) nounPhrase(toks []token, goal bool) (words []string, head int) {
 		inRun = true
 		sentence = t.Sentence
 		if t.e != nil && t.e.kind != "" {
-			if !goal || !r.dropped[i] {
+			if !goal || !r.contradiction.dropped[i] {
 				head = i
 			}
 			continue
 		}
-		if goal && r.dropped[i] {
+		if goal && r.contradiction.dropped[i] {
 			for _, s := range t.e.sides {
 				if g := r.contradiction.groups[s.group]; g.side >= 0 && g.side != s.side {
 					add(g.display)
@@ -422,7 +412,7 @@ func (r *run) property(pi int) string {
 func (r *run) firstWord(ok func(*token) bool) ([]token, int) {
 	for pass, toks := range [][]token{r.gt, r.at} {
 		for i := range toks {
-			if t := &toks[i]; !t.neg && t.e != nil && !(pass == 0 && r.dropped[i]) && ok(t) {
+			if t := &toks[i]; !t.neg && t.e != nil && !(pass == 0 && r.contradiction.dropped[i]) && ok(t) {
 				return toks, i
 			}
 		}
