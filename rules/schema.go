@@ -230,11 +230,10 @@ func rawValues(s string) (emails, urls, dates, handles []string) {
 // Marcus Lee").
 func addressed(in *input) []string {
 	var out []string
-	toks, cmds := in.gt, in.cmds
+	toks := in.gt
 	for i := 1; i < len(toks); i++ {
 		p := &toks[i-1]
-		verb := slices.ContainsFunc(cmds, func(c command) bool { return c.verb == i-1 })
-		if !toks[i].capital || toks[i].quoted || p.Clause != toks[i].Clause || !verb && !vocab.has("recipientPrepositions", p.Text) {
+		if !toks[i].capital || toks[i].quoted || p.Clause != toks[i].Clause || !in.verbs[i-1] && !vocab.has("recipientPrepositions", p.Text) {
 			continue
 		}
 		k := i
