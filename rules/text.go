@@ -18,11 +18,13 @@ import (
 // back-ticked spans, quoted strings, and words that are paths, globs,
 // flags, KEY=value, URLs, versions, file names or identifiers. No step
 // boundary falls inside one and no detector reads inside one as words.
-func codeMask(src string) []bool {
-	out := make([]bool, len(src))
-	mark := func(s, e int) {
+// quoted marks the quoted strings alone, marks included: their words keep
+// their roles, as a title's or a literal's.
+func codeMask(src string) (out, quoted []bool) {
+	out, quoted = make([]bool, len(src)), make([]bool, len(src))
+	mark := func(m []bool, s, e int) {
 		for i := s; i < e; i++ {
-			out[i] = true
+			m[i] = true
 		}
 	}
 	for i := 0; i < len(src); {
@@ -36,11 +38,12 @@ func codeMask(src string) []bool {
 			break // an unbalanced back-tick opens nothing
 		}
 		i = open + 1 + k + 1
-		mark(open, i)
+		mark(out, open, i)
 	}
 	for _, q := range quotedRanges(src) {
 		_, n := utf8.DecodeRuneInString(src[q[1]:])
-		mark(q[0], q[1]+n)
+		mark(out, q[0], q[1]+n)
+		mark(quoted, q[0], q[1]+n)
 	}
 	for start := 0; start < len(src); {
 		start += len(src[start:]) - len(strings.TrimLeftFunc(src[start:], separator))
@@ -49,11 +52,11 @@ func codeMask(src string) []bool {
 			end = start + n
 		}
 		if s, e := coreOf(src, start, end); e > s && codeLike(src[s:e]) {
-			mark(s, e)
+			mark(out, s, e)
 		}
 		start = end
 	}
-	return out
+	return out, quoted
 }
 
 func isSpaceAt(s string, i int) bool {
@@ -158,7 +161,7 @@ func (c *compiled) splitSteps(src string, toks []token) []step {
 	if steps := c.listSteps(src, toks); len(steps) > 0 {
 		return steps
 	}
-	code := codeMask(src)
+	code, _ := codeMask(src)
 	cuts := []int{0}
 	for i, r := range src {
 		if code[i] {

@@ -50,13 +50,7 @@ func jaNegated(s string) bool {
 // its kanji stem) and marks negation, functional cues, quotes and idioms.
 func (c *compiled) annotate(src string, toks []token) []token {
 	cueClause := -1
-	quoted := make([]bool, len(src)+1)
-	for _, q := range quotedRanges(src) {
-		for i := q[0]; i <= q[1]; i++ {
-			quoted[i] = true
-		}
-	}
-	code := codeMask(src)
+	code, quoted := codeMask(src)
 	for i := range toks {
 		t := &toks[i]
 		t.word = t.Text
