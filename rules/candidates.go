@@ -129,7 +129,8 @@ func (n name) hasAll(keys []string) bool {
 // determiner ("a cup"), a plural of singular names ("the cups": all of
 // them), or after a modifier no candidate holds ("the red pepper" with
 // black and bell pepper: the goal names something else).
-func findReference(in *input, ns *nameSet, i int, verbs map[int]bool) (reference, bool) {
+func findReference(in *input, ns *nameSet, i int) (reference, bool) {
+	verbs := in.verbs
 	toks := in.gt
 	t := &toks[i]
 	key := wordKey(t.Text)
@@ -145,7 +146,7 @@ func findReference(in *input, ns *nameSet, i int, verbs map[int]bool) (reference
 			}
 		}
 	}
-	if len(fit) == 0 || partOfPhrase(in, i, verbs) || negatedClause(toks, i) || in.c.asksAgent(in.goal, toks, i) {
+	if len(fit) == 0 || partOfPhrase(in, i) || negatedClause(toks, i) || in.c.asksAgent(in.goal, toks, i) {
 		return reference{}, false
 	}
 	t0 := i
@@ -237,10 +238,6 @@ func quantified(toks []token, t0, i int) bool {
 // word); the rule takes the first.
 func detectCandidates(in *input) references {
 	res := references{fileTok: -1}
-	verbs := map[int]bool{}
-	for _, c := range in.cmds {
-		verbs[c.verb] = true
-	}
 	res.target = fileReference(in, &res)
 	if res.q != nil {
 		return res
@@ -261,7 +258,7 @@ func detectCandidates(in *input) references {
 		if covered[i] {
 			continue
 		}
-		ref, ok := findReference(in, ns, i, verbs)
+		ref, ok := findReference(in, ns, i)
 		if !ok || covered[ref.t0] {
 			continue
 		}
@@ -366,11 +363,10 @@ func fullMentions(in *input, ns *nameSet) []fullMention {
 		}
 		best := fullMention{t0: -1}
 		for _, n := range ns.byFirst[wordKey(toks[i].Text)] {
-			k := 0
-			for k < len(n.words) && i+k < len(toks) && toks[i+k].Clause == toks[i].Clause && wordKey(toks[i+k].Text) == n.words[k] {
-				k++
-			}
-			if k == len(n.words) && (best.t0 < 0 || k > best.t1-best.t0) {
+			k := len(n.words)
+			if (best.t0 < 0 || k > best.t1-best.t0) && startsRun(toks[i:], k, func(k int, t *token) bool {
+				return t.Clause == toks[i].Clause && wordKey(t.Text) == n.words[k]
+			}) {
 				best = fullMention{t0: i, t1: i + k, name: n.display}
 			}
 		}
@@ -388,7 +384,7 @@ func fullMentions(in *input, ns *nameSet) []fullMention {
 // measure ("a cup of rice", "a glass of water"). A data noun after it
 // (objects: deployment, file, branch, ...) names what the thing is, so
 // "the worker deployment" is a mention of the worker.
-func partOfPhrase(in *input, i int, verbs map[int]bool) bool {
+func partOfPhrase(in *input, i int) bool {
 	toks := in.gt
 	if i+1 >= len(toks) || toks[i+1].Clause != toks[i].Clause || lex.IsJapanese(toks[i].Text) {
 		return false
@@ -399,7 +395,7 @@ func partOfPhrase(in *input, i int, verbs map[int]bool) bool {
 		return true
 	case next.e.has(fObject): // a class noun names what the thing is: "the worker deployment"
 		return false
-	case verbs[i+1] || !optionWord(next) || next.quoted || lex.IsJapanese(next.Text) || vocab.has("particles", next.Text) || strings.HasSuffix(next.Text, "ly"):
+	case in.verbs[i+1] || !optionWord(next) || next.quoted || lex.IsJapanese(next.Text) || vocab.has("particles", next.Text) || strings.HasSuffix(next.Text, "ly"):
 		return false
 	}
 	return strings.IndexFunc(next.Text, unicode.IsLetter) >= 0

@@ -208,7 +208,9 @@ func answerOption(in *input, options []string) int {
 	}
 	return only(options, func(o string) bool {
 		words := tokenize(o)
-		return len(words) > 0 && !slices.ContainsFunc(words, func(w token) bool { return !answerHas(in, w.Text) })
+		return len(words) > 0 && !slices.ContainsFunc(words, func(w token) bool {
+			return !slices.ContainsFunc(in.at, func(a token) bool { return a.Text == w.Text || a.word == w.Text })
+		})
 	})
 }
 
@@ -224,13 +226,4 @@ func only(options []string, match func(string) bool) int {
 		}
 	}
 	return found
-}
-
-func answerHas(in *input, text string) bool {
-	for i := range in.at {
-		if in.at[i].Text == text || in.at[i].word == text {
-			return true
-		}
-	}
-	return false
 }

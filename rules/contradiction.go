@@ -8,7 +8,7 @@ import (
 
 // contradictions is the contradiction detector's result: for each group of
 // the profile, the side the goal settles on, and the goal tokens naming
-// the sides that lost (dropped from the plan's text).
+// the sides that lost (the template planner leaves them out of a name).
 type contradictions struct {
 	groups  []groupResult
 	dropped []bool
@@ -171,7 +171,8 @@ func processSentences(in *input) map[int]bool {
 		if sentenceStart(in.gt, i) {
 			lead = -1
 		}
-		if (t.e.has(fChange) || in.c.jaChangeVerb(t.Text)) && !t.neg && !t.idiom {
+		jaChange := slices.ContainsFunc(in.c.jaChange, func(w string) bool { return strings.HasPrefix(t.Text, w) }) // 冷まして, 解凍して
+		if (t.e.has(fChange) || jaChange) && !t.neg && !t.idiom {
 			out[t.Sentence] = true
 		}
 		if vocab.has("categoryVerbs", t.Text) && slices.ContainsFunc(in.gt[i+1:], func(u token) bool {
@@ -300,15 +301,4 @@ func answerSide(in *input, gi int, sides []int, ms []mention) (int, string) {
 		return other, ms[other].display
 	}
 	return -1, ""
-}
-
-// jaChangeVerb reports whether a Japanese token starts with a change verb
-// (冷まして, 解凍して).
-func (c *compiled) jaChangeVerb(text string) bool {
-	for _, w := range c.jaChange {
-		if strings.HasPrefix(text, w) {
-			return true
-		}
-	}
-	return false
 }

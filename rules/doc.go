@@ -51,8 +51,9 @@
 // cut only at a list item, a sentence end outside code and abbreviations,
 // a line break, a semicolon or before "then"/"afterwards"; each step
 // depends on the one before unless it has a parallel cue. Which candidate
-// or file a mention means goes to spec.bindings beside the text, never
-// into it, and spec.goal is the goal as sent. The template planner fills
+// or file a mention means goes beside the text, never into it: to the
+// bindings of the task that holds the mention and to spec.bindings; and
+// spec.goal is the goal as sent. The template planner fills
 // the profile's task DAG for the kind of thing the goal names. Usage reports zero cost and counts words
 // as a stand-in for tokens.
 package rules

@@ -13,18 +13,10 @@ import (
 	"github.com/askonce/askonce"
 )
 
-// run is what the planners read: the input and every detector's result,
-// with the goal tokens naming a side that lost a contradiction (the
-// template planner leaves them out of the thing's name).
+// run is what the planners read: the input and every detector's result.
 type run struct {
 	*input
 	*reading
-	dropped []bool
-}
-
-// newRun merges the reading of a prompt that is to be planned.
-func newRun(in *input, rd *reading) *run {
-	return &run{input: in, reading: rd, dropped: rd.contradiction.dropped}
 }
 
 // generalSpec is the spec of the steps planner.
@@ -42,6 +34,8 @@ type generalSpec struct {
 
 // binding records beside a task's text which candidate or file one of its
 // mentions means (docs/protocol.md rule 16): the text is never rewritten.
+// spec.bindings lists them all with their task's id; each task also holds
+// its own (askonce.Task.Bindings).
 type binding struct {
 	Task      string `json:"task,omitempty"`
 	Mention   string `json:"mention"`
@@ -139,6 +133,7 @@ func (r *run) stepsPlan() (*askonce.Plan, error) {
 		for ; goal && bi < len(binds) && binds[bi].at < st.end; bi++ {
 			if binds[bi].at >= st.start {
 				binds[bi].Task = t.ID
+				t.Bindings = append(t.Bindings, askonce.Binding{Mention: binds[bi].Mention, Candidate: binds[bi].Candidate})
 			}
 		}
 		tasks = append(tasks, t)
@@ -222,9 +217,7 @@ func (r *run) trimJoin(start, end int) (int, int) {
 			end = t.Start
 		}
 	}
-	start += len(r.goal[start:end]) - len(strings.TrimLeftFunc(r.goal[start:end], joiner))
-	end = start + len(strings.TrimRightFunc(r.goal[start:end], joiner))
-	return start, end
+	return trimSpan(r.goal, start, end, joiner)
 }
 
 func joiner(c rune) bool { return unicode.IsSpace(c) || strings.ContainsRune(",;:、", c) }
@@ -354,12 +347,12 @@ func (r *run) nounPhrase(toks []token, goal bool) (words []string, head int) {
 		inRun = true
 		sentence = t.Sentence
 		if t.e != nil && t.e.kind != "" {
-			if !goal || !r.dropped[i] {
+			if !goal || !r.contradiction.dropped[i] {
 				head = i
 			}
 			continue
 		}
-		if goal && r.dropped[i] {
+		if goal && r.contradiction.dropped[i] {
 			for _, s := range t.e.sides {
 				if g := r.contradiction.groups[s.group]; g.side >= 0 && g.side != s.side {
 					add(g.display)
@@ -419,7 +412,7 @@ func (r *run) property(pi int) string {
 func (r *run) firstWord(ok func(*token) bool) ([]token, int) {
 	for pass, toks := range [][]token{r.gt, r.at} {
 		for i := range toks {
-			if t := &toks[i]; !t.neg && t.e != nil && !(pass == 0 && r.dropped[i]) && ok(t) {
+			if t := &toks[i]; !t.neg && t.e != nil && !(pass == 0 && r.contradiction.dropped[i]) && ok(t) {
 				return toks, i
 			}
 		}

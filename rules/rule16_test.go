@@ -150,6 +150,68 @@ func checkQuotes(t fataler, goal string, p *askonce.Plan) {
 			t.Fatalf("binding %+v: the mention is not in its task's text %+v", b, p.Tasks)
 		}
 	}
+	if got, want := taskBindings(p), specBindings(s); !slices.Equal(got, want) {
+		t.Fatalf("the tasks' bindings %q differ from spec.bindings %q", got, want)
+	}
+}
+
+// taskBindings are the bindings the tasks hold, as mention=candidate@task.
+func taskBindings(p *askonce.Plan) []string {
+	var out []string
+	for _, task := range p.Tasks {
+		for _, b := range task.Bindings {
+			out = append(out, b.Mention+"="+b.Candidate+"@"+task.ID)
+		}
+	}
+	return out
+}
+
+// specBindings are spec.bindings as mention=candidate@task.
+func specBindings(s planSpec) []string {
+	var out []string
+	for _, b := range s.Bindings {
+		out = append(out, b.Mention+"="+b.Candidate+"@"+b.Task)
+	}
+	return out
+}
+
+// Rule 16: which candidate a mention means is recorded on the task whose
+// text holds the mention, as well as in spec.bindings.
+func TestRule16_TaskHoldsTheBindingsOfItsMentions(t *testing.T) {
+	t.Parallel()
+	in := newInterpreter(t)
+	for _, tc := range []struct {
+		goal  string
+		cands []string
+		tasks [][]askonce.Binding
+	}{
+		{goal: "Pour the olive oil into the pan.", cands: []string{"olive oil", "sunflower oil", "pan"},
+			tasks: [][]askonce.Binding{{{Mention: "olive oil", Candidate: "olive oil"}, {Mention: "pan", Candidate: "pan"}}}},
+		{goal: "Wash the spoon. Then take the cheddar cheese out, then slice the cheese.", cands: []string{"cheddar cheese", "brie cheese"},
+			tasks: [][]askonce.Binding{nil, {{Mention: "cheddar cheese", Candidate: "cheddar cheese"}}, {{Mention: "cheese", Candidate: "cheddar cheese"}}}},
+		{goal: "use the pepper", cands: []string{"black pepper", "olive oil"},
+			tasks: [][]askonce.Binding{{{Mention: "pepper", Candidate: "black pepper"}}}},
+		{goal: "Wipe the table, then rinse the cloth.", tasks: [][]askonce.Binding{nil, nil}},
+	} {
+		t.Run(tc.goal, func(t *testing.T) {
+			t.Parallel()
+			o := interpret(t, in, req{goal: tc.goal, cands: tc.cands})
+			if o.Plan == nil {
+				t.Fatalf("want a plan, got %+v", o.Question)
+			}
+			if len(o.Plan.Tasks) != len(tc.tasks) {
+				t.Fatalf("tasks %q, want %d", taskTexts(o.Plan), len(tc.tasks))
+			}
+			for i, task := range o.Plan.Tasks {
+				if !slices.Equal(task.Bindings, tc.tasks[i]) {
+					t.Errorf("task %s %q: bindings %+v, want %+v", task.ID, task.Instruction, task.Bindings, tc.tasks[i])
+				}
+			}
+			if got, want := taskBindings(o.Plan), specBindings(specOf(t, o.Plan)); !slices.Equal(got, want) {
+				t.Errorf("the tasks' bindings %q differ from spec.bindings %q", got, want)
+			}
+		})
+	}
 }
 
 // Rule 16 as a property: over goals built from sentences, code-like spans

@@ -172,7 +172,7 @@ func (p *Profile) interpret(prompt string, req *askonce.Request) (*askonce.Outco
 		title := cmp.Or(titleOf(in.goal), "Untitled goal")
 		return &askonce.Outcome{Title: title, Question: rd.question}, nil
 	}
-	r := newRun(in, rd)
+	r := &run{input: in, reading: rd}
 	var plan *askonce.Plan
 	var err error
 	if p.c.planner == PlannerTemplate {

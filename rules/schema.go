@@ -230,11 +230,10 @@ func rawValues(s string) (emails, urls, dates, handles []string) {
 // Marcus Lee").
 func addressed(in *input) []string {
 	var out []string
-	toks, cmds := in.gt, in.cmds
+	toks := in.gt
 	for i := 1; i < len(toks); i++ {
 		p := &toks[i-1]
-		verb := slices.ContainsFunc(cmds, func(c command) bool { return c.verb == i-1 })
-		if !toks[i].capital || toks[i].quoted || p.Clause != toks[i].Clause || !verb && !vocab.has("recipientPrepositions", p.Text) {
+		if !toks[i].capital || toks[i].quoted || p.Clause != toks[i].Clause || !in.verbs[i-1] && !vocab.has("recipientPrepositions", p.Text) {
 			continue
 		}
 		k := i
@@ -381,7 +380,7 @@ func choiceAt(in *input, c string) []int {
 			continue
 		}
 		if len(want) > 1 {
-			if runAt(in.gt[i:], len(want), func(k int, t *token) bool { return t.Text == want[k].Text }) == 0 {
+			if startsRun(in.gt[i:], len(want), func(k int, t *token) bool { return t.Text == want[k].Text }) {
 				out = append(out, i)
 			}
 			continue
@@ -414,15 +413,26 @@ func base(w string) string {
 // k-th of them match(k, token)), or -1.
 func runAt(toks []token, n int, match func(k int, t *token) bool) int {
 	for i := 0; n > 0 && i+n <= len(toks); i++ {
-		k := 0
-		for k < n && match(k, &toks[i+k]) {
-			k++
-		}
-		if k == n {
+		if startsRun(toks[i:], n, match) {
 			return i
 		}
 	}
 	return -1
+}
+
+// startsRun reports whether toks opens with n tokens in a row that match
+// (the k-th of them match(k, token)): the one loop behind every phrase
+// match (the lexicon's phrases, candidate names, schema choices).
+func startsRun(toks []token, n int, match func(k int, t *token) bool) bool {
+	if n > len(toks) {
+		return false
+	}
+	for k := range n {
+		if !match(k, &toks[k]) {
+			return false
+		}
+	}
+	return true
 }
 
 // afterName finds "<field> value", "<field>: value", "<field> is value"

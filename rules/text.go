@@ -18,11 +18,13 @@ import (
 // back-ticked spans, quoted strings, and words that are paths, globs,
 // flags, KEY=value, URLs, versions, file names or identifiers. No step
 // boundary falls inside one and no detector reads inside one as words.
-func codeMask(src string) []bool {
-	out := make([]bool, len(src))
-	mark := func(s, e int) {
+// quoted marks the quoted strings alone, marks included: their words keep
+// their roles, as a title's or a literal's.
+func codeMask(src string) (out, quoted []bool) {
+	out, quoted = make([]bool, len(src)), make([]bool, len(src))
+	mark := func(m []bool, s, e int) {
 		for i := s; i < e; i++ {
-			out[i] = true
+			m[i] = true
 		}
 	}
 	for i := 0; i < len(src); {
@@ -36,27 +38,25 @@ func codeMask(src string) []bool {
 			break // an unbalanced back-tick opens nothing
 		}
 		i = open + 1 + k + 1
-		mark(open, i)
+		mark(out, open, i)
 	}
 	for _, q := range quotedRanges(src) {
 		_, n := utf8.DecodeRuneInString(src[q[1]:])
-		mark(q[0], q[1]+n)
+		mark(out, q[0], q[1]+n)
+		mark(quoted, q[0], q[1]+n)
 	}
 	for start := 0; start < len(src); {
-		for start < len(src) && separatorAt(src, start) {
-			start += spaceLen(src, start)
-		}
-		end := start
-		for end < len(src) && !separatorAt(src, end) {
-			_, n := utf8.DecodeRuneInString(src[end:])
-			end += n
+		start += len(src[start:]) - len(strings.TrimLeftFunc(src[start:], separator))
+		end := len(src)
+		if n := strings.IndexFunc(src[start:], separator); n >= 0 {
+			end = start + n
 		}
 		if s, e := coreOf(src, start, end); e > s && codeLike(src[s:e]) {
-			mark(s, e)
+			mark(out, s, e)
 		}
 		start = end
 	}
-	return out
+	return out, quoted
 }
 
 func isSpaceAt(s string, i int) bool {
@@ -64,16 +64,10 @@ func isSpaceAt(s string, i int) bool {
 	return unicode.IsSpace(r)
 }
 
-// separatorAt reports white space or Japanese at s[i]: Japanese, written
-// without spaces, ends a word of code (notes.mdを削除して).
-func separatorAt(s string, i int) bool {
-	r, _ := utf8.DecodeRuneInString(s[i:])
+// separator reports white space or Japanese: Japanese, written without
+// spaces, ends a word of code (notes.mdを削除して).
+func separator(r rune) bool {
 	return unicode.IsSpace(r) || lex.ScriptOf(r) != lex.ScriptOther
-}
-
-func spaceLen(s string, i int) int {
-	_, n := utf8.DecodeRuneInString(s[i:])
-	return n
 }
 
 // coreOf is a white-space-delimited word src[start:end] without the
@@ -140,6 +134,13 @@ func initialsLike(w string) bool {
 	return len(w) >= 3
 }
 
+// trimSpan narrows src[start:end] past the runes at either end for which
+// trim holds.
+func trimSpan(src string, start, end int, trim func(rune) bool) (int, int) {
+	start += len(src[start:end]) - len(strings.TrimLeftFunc(src[start:end], trim))
+	return start, start + len(strings.TrimRightFunc(src[start:end], trim))
+}
+
 // step is one step of a goal: its source bytes [start, end), the tokens
 // inside them [t0, t1), and whether it runs beside the step before.
 type step struct {
@@ -160,7 +161,7 @@ func (c *compiled) splitSteps(src string, toks []token) []step {
 	if steps := c.listSteps(src, toks); len(steps) > 0 {
 		return steps
 	}
-	code := codeMask(src)
+	code, _ := codeMask(src)
 	cuts := []int{0}
 	for i, r := range src {
 		if code[i] {
@@ -238,17 +239,7 @@ func (c *compiled) finishSteps(src string, toks []token, steps []step) []step {
 	out := steps[:0]
 	k := 0
 	for _, st := range steps {
-		for st.start < st.end && isSpaceAt(src, st.start) {
-			st.start += spaceLen(src, st.start)
-		}
-		for st.end > st.start {
-			r, n := utf8.DecodeLastRuneInString(src[st.start:st.end])
-			if !unicode.IsSpace(r) {
-				break
-			}
-			st.end -= n
-		}
-		if st.start == st.end {
+		if st.start, st.end = trimSpan(src, st.start, st.end, unicode.IsSpace); st.start == st.end {
 			continue
 		}
 		for k < len(toks) && toks[k].Start < st.start {

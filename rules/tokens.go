@@ -50,13 +50,7 @@ func jaNegated(s string) bool {
 // its kanji stem) and marks negation, functional cues, quotes and idioms.
 func (c *compiled) annotate(src string, toks []token) []token {
 	cueClause := -1
-	quoted := make([]bool, len(src)+1)
-	for _, q := range quotedRanges(src) {
-		for i := q[0]; i <= q[1]; i++ {
-			quoted[i] = true
-		}
-	}
-	code := codeMask(src)
+	code, quoted := codeMask(src)
 	for i := range toks {
 		t := &toks[i]
 		t.word = t.Text
@@ -146,17 +140,9 @@ func negated(toks []token, i int) bool {
 func (c *compiled) phraseAt(toks []token, i int, f flag) int {
 	best := 0
 	for _, ph := range c.phrases[toks[i].Text] {
-		if ph.flag != f || len(ph.toks) > len(toks)-i || len(ph.toks) <= best {
-			continue
-		}
-		ok := true
-		for k := 1; k < len(ph.toks); k++ {
-			if toks[i+k].Text != ph.toks[k] || toks[i+k].Clause != toks[i].Clause {
-				ok = false
-				break
-			}
-		}
-		if ok {
+		if ph.flag == f && len(ph.toks) > best && startsRun(toks[i:], len(ph.toks), func(k int, t *token) bool {
+			return t.Text == ph.toks[k] && t.Clause == toks[i].Clause
+		}) {
 			best = len(ph.toks)
 		}
 	}
@@ -288,7 +274,7 @@ func questionMarked(src string, toks []token, i int) bool {
 // leaves the choice free) comes before toks[i] in its sentence.
 func (c *compiled) before(toks []token, i int, f flag) bool {
 	for k := i - 1; k >= 0 && toks[k].Sentence == toks[i].Sentence; k-- {
-		if toks[k].e.has(f) || c.phraseAt(toks, k, f) > 0 || f&fNeg != 0 && jaNegated(toks[k].Text) {
+		if c.phraseAt(toks, k, f) > 0 || f&fNeg != 0 && jaNegated(toks[k].Text) {
 			return true
 		}
 	}

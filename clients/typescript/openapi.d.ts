@@ -250,6 +250,10 @@ export interface components {
             startedAt: string;
             usage: components["schemas"]["Usage"];
         };
+        Binding: {
+            candidate: string;
+            mention: string;
+        };
         CreateJobRequest: {
             /** @description names of the things besides files the goal may refer to (objects, environments, branches, tables): at most 1000, each at most 256 bytes of visible UTF-8 text */
             candidates?: string[];
@@ -507,6 +511,7 @@ export interface components {
             user?: string;
         };
         Task: {
+            bindings?: components["schemas"]["Binding"][];
             dependsOn: string[] | null;
             id: string;
             instruction: string;

@@ -48,6 +48,14 @@ class Attempt(_Model):
 
 
 @dataclass
+class Binding(_Model):
+    """The Binding schema of the askonce API."""
+
+    mention: str = field(metadata={"json": "mention"})
+    candidate: str = field(metadata={"json": "candidate"})
+
+
+@dataclass
 class CreateJobRequest(_Model):
     """The CreateJobRequest schema of the askonce API."""
 
@@ -349,6 +357,7 @@ class Task(_Model):
     title: str = field(metadata={"json": "title"})
     instruction: str = field(metadata={"json": "instruction"})
     depends_on: Optional[list[str]] = field(metadata={"json": "dependsOn"})
+    bindings: Optional[list[Binding]] = field(default=None, metadata={"json": "bindings"})
 
 
 @dataclass
