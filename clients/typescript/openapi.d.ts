@@ -641,10 +641,10 @@ export interface operations {
             };
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            /** @description Too many wrong API keys from the client's address; keys already accepted from it still work. */
+            /** @description Too many wrong API keys from the client's address; a valid key is still served. */
             429: {
                 headers: {
-                    /** @description seconds until a new key is checked */
+                    /** @description seconds until a wrong key is answered 401 again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -680,7 +680,7 @@ export interface operations {
             header?: {
                 /** @description Makes a retry safe: the first response to this key (and the same method, path and body) is returned again with Idempotent-Replayed: true. */
                 "Idempotency-Key"?: string;
-                /** @description RFC 7240: respond-async answers 202 at once with the job still planning; wait=N waits at most N seconds (at most the server's --sync-wait) for the outcome before answering 202. Unknown preferences are ignored. */
+                /** @description RFC 7240: respond-async answers 202 at once with the job still planning (declined, answering the outcome, when planning has already ended, as it has with an interpreter that plans inside the commit); wait=N waits at most N seconds (at most the server's --sync-wait) for the outcome before answering 202. Unknown preferences are ignored. */
                 Prefer?: string;
             };
             path?: never;
@@ -770,10 +770,10 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Too many wrong API keys from the client's address; keys already accepted from it still work. */
+            /** @description Too many wrong API keys from the client's address; a valid key is still served. */
             429: {
                 headers: {
-                    /** @description seconds until a new key is checked */
+                    /** @description seconds until a wrong key is answered 401 again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -842,10 +842,10 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
-            /** @description Too many wrong API keys from the client's address; keys already accepted from it still work. */
+            /** @description Too many wrong API keys from the client's address; a valid key is still served. */
             429: {
                 headers: {
-                    /** @description seconds until a new key is checked */
+                    /** @description seconds until a wrong key is answered 401 again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -966,10 +966,10 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Too many wrong API keys from the client's address; keys already accepted from it still work. */
+            /** @description Too many wrong API keys from the client's address; a valid key is still served. */
             429: {
                 headers: {
-                    /** @description seconds until a new key is checked */
+                    /** @description seconds until a wrong key is answered 401 again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1005,7 +1005,7 @@ export interface operations {
             header?: {
                 /** @description Makes a retry safe: the first response to this key (and the same method, path and body) is returned again with Idempotent-Replayed: true. */
                 "Idempotency-Key"?: string;
-                /** @description RFC 7240: respond-async answers 202 at once with the job still planning; wait=N waits at most N seconds (at most the server's --sync-wait) for the outcome before answering 202. Unknown preferences are ignored. */
+                /** @description RFC 7240: respond-async answers 202 at once with the job still planning (declined, answering the outcome, when planning has already ended, as it has with an interpreter that plans inside the commit); wait=N waits at most N seconds (at most the server's --sync-wait) for the outcome before answering 202. Unknown preferences are ignored. */
                 Prefer?: string;
             };
             path: {
@@ -1105,10 +1105,10 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Too many wrong API keys from the client's address; keys already accepted from it still work. */
+            /** @description Too many wrong API keys from the client's address; a valid key is still served. */
             429: {
                 headers: {
-                    /** @description seconds until a new key is checked */
+                    /** @description seconds until a wrong key is answered 401 again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1144,7 +1144,7 @@ export interface operations {
             header?: {
                 /** @description Makes a retry safe: the first response to this key (and the same method, path and body) is returned again with Idempotent-Replayed: true. */
                 "Idempotency-Key"?: string;
-                /** @description RFC 7240: respond-async answers 202 at once with the job still planning; wait=N waits at most N seconds (at most the server's --sync-wait) for the outcome before answering 202. Unknown preferences are ignored. */
+                /** @description RFC 7240: respond-async answers 202 at once with the job still planning (declined, answering the outcome, when planning has already ended, as it has with an interpreter that plans inside the commit); wait=N waits at most N seconds (at most the server's --sync-wait) for the outcome before answering 202. Unknown preferences are ignored. */
                 Prefer?: string;
             };
             path: {
@@ -1244,10 +1244,10 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Too many wrong API keys from the client's address; keys already accepted from it still work. */
+            /** @description Too many wrong API keys from the client's address; a valid key is still served. */
             429: {
                 headers: {
-                    /** @description seconds until a new key is checked */
+                    /** @description seconds until a wrong key is answered 401 again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1332,10 +1332,10 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
-            /** @description Too many wrong API keys from the client's address; keys already accepted from it still work. */
+            /** @description Too many wrong API keys from the client's address; a valid key is still served. */
             429: {
                 headers: {
-                    /** @description seconds until a new key is checked */
+                    /** @description seconds until a wrong key is answered 401 again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1456,10 +1456,10 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Too many wrong API keys from the client's address; keys already accepted from it still work. */
+            /** @description Too many wrong API keys from the client's address; a valid key is still served. */
             429: {
                 headers: {
-                    /** @description seconds until a new key is checked */
+                    /** @description seconds until a wrong key is answered 401 again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1532,10 +1532,10 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Too many wrong API keys from the client's address; keys already accepted from it still work. */
+            /** @description Too many wrong API keys from the client's address; a valid key is still served. */
             429: {
                 headers: {
-                    /** @description seconds until a new key is checked */
+                    /** @description seconds until a wrong key is answered 401 again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1620,10 +1620,10 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Too many wrong API keys from the client's address; keys already accepted from it still work. */
+            /** @description Too many wrong API keys from the client's address; a valid key is still served. */
             429: {
                 headers: {
-                    /** @description seconds until a new key is checked */
+                    /** @description seconds until a wrong key is answered 401 again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1768,10 +1768,10 @@ export interface operations {
             };
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            /** @description Too many wrong API keys from the client's address; keys already accepted from it still work. */
+            /** @description Too many wrong API keys from the client's address; a valid key is still served. */
             429: {
                 headers: {
-                    /** @description seconds until a new key is checked */
+                    /** @description seconds until a wrong key is answered 401 again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
