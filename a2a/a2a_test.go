@@ -17,6 +17,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/a2a"
+	"github.com/askonce/askonce/dispatch"
 	"github.com/askonce/askonce/rules"
 	"github.com/askonce/askonce/server"
 	"github.com/askonce/askonce/sqlite"
@@ -61,6 +62,8 @@ func (in interpreter) Interpret(ctx context.Context, req *askonce.Request) (*ask
 type env struct {
 	t    *testing.T
 	base string
+	st   *sqlite.Store
+	eng  *askonce.Engine
 }
 
 func newEnv(t *testing.T) *env {
@@ -72,8 +75,26 @@ func newEnv(t *testing.T) *env {
 // poll interval.
 func newEnvWith(t *testing.T, gates map[string]chan struct{}, poll time.Duration) *env {
 	t.Helper()
+	return newEnvOf(t, envOptions{gates: gates, poll: poll})
+}
+
+// envOptions is what an env is made of beyond its defaults.
+type envOptions struct {
+	gates map[string]chan struct{}
+	poll  time.Duration
+	// push, when set, runs a dispatcher with a Pusher made of it.
+	push *a2a.PusherConfig
+}
+
+func newEnvOf(t *testing.T, o envOptions) *env {
+	t.Helper()
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "a2a.db"))
+	var hook dispatch.Hook
+	opts := sqlite.Options{}
+	if o.push != nil {
+		opts.OnNotify = hook.Notify
+	}
+	st, err := opts.Open(ctx, filepath.Join(t.TempDir(), "a2a.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,20 +103,25 @@ func newEnvWith(t *testing.T, gates map[string]chan struct{}, poll time.Duration
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng := &askonce.Engine{Store: st, Interpreter: interpreter{rl, gates}, LinkSecret: st.LinkSecret()}
+	eng := &askonce.Engine{Store: st, Interpreter: interpreter{rl, o.gates}, LinkSecret: st.LinkSecret()}
 	t.Cleanup(func() { eng.Drain(context.Background()) })
 	keys, err := server.LoadKeys(strings.NewReader("tenant-a " + server.HashKey(keyA) + "\ntenant-b " + server.HashKey(keyB) + "\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &env{t: t}
+	e := &env{t: t, st: st, eng: eng}
 	srv := httptest.NewUnstartedServer(nil)
 	e.base = "http://" + srv.Listener.Addr().String()
+	ac := a2a.Config{Engine: eng, PublicURL: e.base, Tenant: keys.Tenant, PollInterval: o.poll}
+	if o.push != nil {
+		pc := *o.push
+		pc.Engine, pc.PublicURL = eng, e.base
+		ac.Pusher = a2a.NewPusher(pc)
+		startDispatcher(t, st, &hook, ac.Pusher)
+	}
 	srv.Config.Handler = server.New(server.Config{
 		Engine: eng, Keys: keys, PublicURL: e.base,
-		Mount: func(mux *http.ServeMux) {
-			a2a.New(a2a.Config{Engine: eng, PublicURL: e.base, Tenant: keys.Tenant, PollInterval: poll}).Mount(mux)
-		},
+		Mount: func(mux *http.ServeMux) { a2a.New(ac).Mount(mux) },
 	})
 	srv.Start()
 	t.Cleanup(srv.Close)

@@ -1,0 +1,292 @@
+package a2a_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	sdk "github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/a2a"
+	"github.com/askonce/askonce/dispatch"
+	"github.com/askonce/askonce/sqlite"
+)
+
+// Push notifications, end to end: the SDK's client stores configs, the
+// store queues a River job per config as the task changes, the
+// dispatcher POSTs the task to a real receiver.
+
+const pushSecret = "whsec_c2VjcmV0LW9mLXRoZS1wdXNoLXRlc3Q="
+
+// startDispatcher runs a dispatcher with pusher on st, joined by hook.
+func startDispatcher(t *testing.T, st *sqlite.Store, hook *dispatch.Hook, pusher *a2a.Pusher) {
+	t.Helper()
+	ctx := context.Background()
+	d, err := dispatch.New(ctx, dispatch.Config{
+		DB: st.WriteDB(), Store: st, Channels: []askonce.Channel{pusher},
+		MaxAttempts: 5, Backoff: func(int) time.Duration { return 10 * time.Millisecond },
+		PollInterval: 20 * time.Millisecond, JobTimeout: 20 * time.Second, Logger: slog.New(slog.DiscardHandler),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hook.Set(d)
+	if err := d.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		sctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+		defer cancel()
+		if err := d.Stop(sctx); err != nil {
+			t.Errorf("stop the dispatcher: %v", err)
+		}
+	})
+}
+
+// pushed is one POST the receiver got.
+type pushed struct {
+	path   string
+	header http.Header
+	body   []byte
+	task   *sdk.Task
+}
+
+// receiver records the POSTs it gets.
+type receiver struct {
+	*httptest.Server
+	mu  sync.Mutex
+	got []pushed
+	new chan struct{}
+}
+
+func newReceiver(t *testing.T) *receiver {
+	r := &receiver{new: make(chan struct{}, 100)}
+	r.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		body, _ := io.ReadAll(req.Body)
+		p := pushed{path: req.URL.Path, header: req.Header.Clone(), body: body}
+		var sr sdk.StreamResponse
+		if err := json.Unmarshal(body, &sr); err == nil {
+			p.task, _ = sr.Event.(*sdk.Task)
+		}
+		r.mu.Lock()
+		r.got = append(r.got, p)
+		r.mu.Unlock()
+		r.new <- struct{}{}
+	}))
+	t.Cleanup(r.Close)
+	return r
+}
+
+// wait returns the POSTs to path once there are n of them.
+func (r *receiver) wait(t *testing.T, path string, n int) []pushed {
+	t.Helper()
+	deadline := time.After(20 * time.Second)
+	for {
+		r.mu.Lock()
+		var out []pushed
+		for _, p := range r.got {
+			if p.path == path {
+				out = append(out, p)
+			}
+		}
+		r.mu.Unlock()
+		if len(out) >= n {
+			return out
+		}
+		select {
+		case <-r.new:
+		case <-deadline:
+			t.Fatalf("%d POSTs to %s, want %d", len(out), path, n)
+		}
+	}
+}
+
+// checkPush checks that p is the task id in state, with the config's
+// token, signed as builder webhooks are.
+func checkPush(t *testing.T, p pushed, id sdk.TaskID, state sdk.TaskState, token string) {
+	t.Helper()
+	if p.task == nil || p.task.ID != id || p.task.Status.State != state {
+		t.Fatalf("POST %s: %s; want task %s %s", p.path, p.body, id, state)
+	}
+	if got := p.header.Get(a2a.TokenHeader); got != token {
+		t.Errorf("%s = %q, want %q", a2a.TokenHeader, got, token)
+	}
+	if err := dispatch.Verify(pushSecret, p.header, p.body, 0); err != nil {
+		t.Errorf("signature of the %s POST: %v", state, err)
+	}
+}
+
+// waitEvent returns the job's first event of type typ whose data has
+// every one of parts.
+func waitEvent(t *testing.T, e *env, tenant, id string, typ askonce.EventType, parts ...string) askonce.Event {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		evs, err := e.st.Events(context.Background(), tenant, id, 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+	next:
+		for _, ev := range evs {
+			if ev.Type != typ {
+				continue
+			}
+			for _, p := range parts {
+				if !strings.Contains(string(ev.Data), p) {
+					continue next
+				}
+			}
+			return ev
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no %s event with %q among %+v", typ, parts, evs)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestPushNotifications(t *testing.T) {
+	t.Parallel()
+	t.Run("InputRequiredThenCompletedSignedWithTheToken", func(t *testing.T) {
+		t.Parallel()
+		e := newEnvOf(t, envOptions{push: &a2a.PusherConfig{Secret: pushSecret, AllowPrivate: true}})
+		recv := newReceiver(t)
+		c := e.client(keyA)
+		req := userText("", "", "hot frozen cheese")
+		req.Config = &sdk.SendMessageConfig{PushConfig: &sdk.PushConfig{ID: "a", URL: recv.URL + "/a", Token: "token-a"}}
+		task := send(t, c, req)
+		if task.Status.State != sdk.TaskStateInputRequired {
+			t.Fatalf("task %s, want input-required", task.Status.State)
+		}
+		checkPush(t, recv.wait(t, "/a", 1)[0], task.ID, sdk.TaskStateInputRequired, "token-a")
+
+		// A second config, then deleted: no POST is queued for it.
+		if _, err := c.CreateTaskPushConfig(context.Background(), &sdk.PushConfig{TaskID: task.ID, ID: "b", URL: recv.URL + "/b"}); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.DeleteTaskPushConfig(context.Background(), &sdk.DeleteTaskPushConfigRequest{TaskID: task.ID, ID: "b"}); err != nil {
+			t.Fatal(err)
+		}
+		done := send(t, c, userText(task.ContextID, task.ID, "hot"))
+		if done.Status.State != sdk.TaskStateCompleted {
+			t.Fatalf("answered task %s, want completed", done.Status.State)
+		}
+		got := recv.wait(t, "/a", 2)
+		checkPush(t, got[1], task.ID, sdk.TaskStateCompleted, "token-a")
+		if len(got[1].task.Artifacts) != 1 || got[1].task.Artifacts[0].ID != a2a.PlanArtifactID {
+			t.Errorf("completed task's artifacts %v; want the plan", got[1].task.Artifacts)
+		}
+		if got[0].header.Get(dispatch.HeaderID) == got[1].header.Get(dispatch.HeaderID) {
+			t.Errorf("both POSTs have webhook-id %q", got[0].header.Get(dispatch.HeaderID))
+		}
+		// The end's sends were queued in one transaction: had "b"
+		// survived, its send would be beside "a"'s.
+		waitEvent(t, e, "tenant-a", string(task.ID), askonce.EventNotified, `"to":"a"`, `"kind":"settled"`)
+		var toB int
+		if err := e.st.WriteDB().QueryRow(`SELECT count(*) FROM river_job WHERE args LIKE '%"to":"b"%'`).Scan(&toB); err != nil || toB != 0 {
+			t.Fatalf("%d sends to the deleted config (%v); want none", toB, err)
+		}
+	})
+	t.Run("ConfigsAreTheTenantsOwn", func(t *testing.T) {
+		t.Parallel()
+		e := newEnvOf(t, envOptions{push: &a2a.PusherConfig{AllowPrivate: true}})
+		a, b := e.client(keyA), e.client(keyB)
+		ctx := context.Background()
+		if card, err := cardResolver.Resolve(ctx, e.base); err != nil || !card.Capabilities.PushNotifications {
+			t.Fatalf("card with a pusher: pushNotifications false (%v); want true", err)
+		}
+		task := send(t, a, userText("", "", "hot frozen cheese"))
+		created, err := a.CreateTaskPushConfig(ctx, &sdk.PushConfig{TaskID: task.ID, URL: "http://127.0.0.1:9/hook", Token: "t"})
+		if err != nil || created.ID == "" || created.URL != "http://127.0.0.1:9/hook" {
+			t.Fatalf("create = %+v, %v; want the config with an id", created, err)
+		}
+		got, err := a.GetTaskPushConfig(ctx, &sdk.GetTaskPushConfigRequest{TaskID: task.ID, ID: created.ID})
+		if err != nil || got.ID != created.ID || got.Token != "t" {
+			t.Fatalf("get = %+v, %v; want %+v", got, err, created)
+		}
+		list, err := a.ListTaskPushConfigs(ctx, &sdk.ListTaskPushConfigRequest{TaskID: task.ID})
+		if err != nil || len(list) != 1 || list[0].ID != created.ID {
+			t.Fatalf("list = %+v, %v; want the one config", list, err)
+		}
+		if _, err := b.GetTaskPushConfig(ctx, &sdk.GetTaskPushConfigRequest{TaskID: task.ID, ID: created.ID}); !errors.Is(err, sdk.ErrTaskNotFound) {
+			t.Errorf("another tenant's get: %v; want task not found", err)
+		}
+		if _, err := b.ListTaskPushConfigs(ctx, &sdk.ListTaskPushConfigRequest{TaskID: task.ID}); !errors.Is(err, sdk.ErrTaskNotFound) {
+			t.Errorf("another tenant's list: %v; want task not found", err)
+		}
+		if err := b.DeleteTaskPushConfig(ctx, &sdk.DeleteTaskPushConfigRequest{TaskID: task.ID, ID: created.ID}); !errors.Is(err, sdk.ErrTaskNotFound) {
+			t.Errorf("another tenant's delete: %v; want not found", err)
+		}
+		if _, err := b.CreateTaskPushConfig(ctx, &sdk.PushConfig{TaskID: task.ID, URL: "http://127.0.0.1:9/x"}); !errors.Is(err, sdk.ErrTaskNotFound) {
+			t.Errorf("another tenant's create: %v; want task not found", err)
+		}
+		if err := a.DeleteTaskPushConfig(ctx, &sdk.DeleteTaskPushConfigRequest{TaskID: task.ID, ID: "no-such-config"}); !errors.Is(err, sdk.ErrTaskNotFound) {
+			t.Errorf("delete of an unknown config: %v; want not found", err)
+		}
+		if _, err := a.GetTaskPushConfig(ctx, &sdk.GetTaskPushConfigRequest{TaskID: task.ID, ID: created.ID}); err != nil {
+			t.Errorf("the owner's config after the other tenant's delete: %v", err)
+		}
+	})
+	t.Run("GuardRefusesPrivateAddressesAndOtherSchemes", func(t *testing.T) {
+		t.Parallel()
+		e := newEnvOf(t, envOptions{push: &a2a.PusherConfig{}})
+		recv := newReceiver(t)
+		c := e.client(keyA)
+		ctx := context.Background()
+		task := send(t, c, userText("", "", "hot frozen cheese"))
+		for _, u := range []string{recv.URL + "/a", "http://[::1]:9/", "http://169.254.169.254/latest", "ftp://example.com/x", "file:///etc/passwd", "example.com/x"} {
+			if _, err := c.CreateTaskPushConfig(ctx, &sdk.PushConfig{TaskID: task.ID, URL: u}); !errors.Is(err, sdk.ErrInvalidParams) {
+				t.Errorf("create with url %q: %v; want invalid params", u, err)
+			}
+		}
+		// A name that resolves to loopback passes the check of the URL,
+		// and the dialer refuses it.
+		local := strings.Replace(recv.URL, "127.0.0.1", "localhost", 1) + "/a"
+		req := userText("", "", "hot frozen cheese")
+		req.Config = &sdk.SendMessageConfig{PushConfig: &sdk.PushConfig{ID: "local", URL: local}}
+		asked := send(t, c, req)
+		ev := waitEvent(t, e, "tenant-a", string(asked.ID), askonce.EventNotifyFailed, `"to":"local"`)
+		if !strings.Contains(string(ev.Data), "not allowed") {
+			t.Errorf("notify_failed %s; want the guard's refusal", ev.Data)
+		}
+		recv.mu.Lock()
+		n := len(recv.got)
+		recv.mu.Unlock()
+		if n != 0 {
+			t.Errorf("the receiver got %d POSTs through the guard", n)
+		}
+	})
+	t.Run("OtherSchemesAreRefusedEvenWhenPrivateAddressesAreAllowed", func(t *testing.T) {
+		t.Parallel()
+		e := newEnvOf(t, envOptions{push: &a2a.PusherConfig{AllowPrivate: true}})
+		c := e.client(keyA)
+		task := send(t, c, userText("", "", "hot frozen cheese"))
+		for _, u := range []string{"ftp://127.0.0.1/x", "javascript:alert(1)", "http://user:pw@127.0.0.1/"} {
+			if _, err := c.CreateTaskPushConfig(context.Background(), &sdk.PushConfig{TaskID: task.ID, URL: u}); !errors.Is(err, sdk.ErrInvalidParams) {
+				t.Errorf("create with url %q: %v; want invalid params", u, err)
+			}
+		}
+	})
+	t.Run("WithoutAPusherTheCardAndMethodsSaySo", func(t *testing.T) {
+		t.Parallel()
+		e := newEnv(t)
+		card, err := cardResolver.Resolve(context.Background(), e.base)
+		if err != nil || card.Capabilities.PushNotifications {
+			t.Fatalf("card pushNotifications %v (%v); want false", card.Capabilities.PushNotifications, err)
+		}
+		c := e.client(keyA)
+		task := send(t, c, userText("", "", "hot frozen cheese"))
+		if _, err := c.CreateTaskPushConfig(context.Background(), &sdk.PushConfig{TaskID: task.ID, URL: "https://example.com/"}); !errors.Is(err, sdk.ErrPushNotificationNotSupported) {
+			t.Errorf("create without a pusher: %v; want push notifications not supported", err)
+		}
+	})
+}
