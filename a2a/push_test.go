@@ -14,6 +14,7 @@ import (
 	"time"
 
 	sdk "github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
 
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/a2a"
@@ -263,6 +264,31 @@ func TestPushNotifications(t *testing.T) {
 		recv.mu.Unlock()
 		if n != 0 {
 			t.Errorf("the receiver got %d POSTs through the guard", n)
+		}
+	})
+	t.Run("A2A03ClientsKeepConfigsToo", func(t *testing.T) {
+		t.Parallel()
+		e := newEnvOf(t, envOptions{push: &a2a.PusherConfig{Secret: pushSecret, AllowPrivate: true}})
+		recv := newReceiver(t)
+		ctx := context.Background()
+		for _, binding := range []sdk.TransportProtocol{sdk.TransportProtocolJSONRPC, sdk.TransportProtocolHTTPJSON} {
+			c := e.clientOver(keyA, a2av0.Version, binding)
+			task := send(t, c, userText("", "", "hot frozen cheese"))
+			path := "/" + string(binding)
+			if _, err := c.CreateTaskPushConfig(ctx, &sdk.PushConfig{TaskID: task.ID, ID: "old", URL: recv.URL + path, Token: "t03"}); err != nil {
+				t.Fatalf("0.3 %s create: %v", binding, err)
+			}
+			got, err := c.GetTaskPushConfig(ctx, &sdk.GetTaskPushConfigRequest{TaskID: task.ID, ID: "old"})
+			if err != nil || got.URL != recv.URL+path {
+				t.Fatalf("0.3 %s get = %+v, %v", binding, got, err)
+			}
+			if done := send(t, c, userText(task.ContextID, task.ID, "hot")); done.Status.State != sdk.TaskStateCompleted {
+				t.Fatalf("0.3 %s answered task %s", binding, done.Status.State)
+			}
+			checkPush(t, recv.wait(t, path, 1)[0], task.ID, sdk.TaskStateCompleted, "t03")
+			if err := c.DeleteTaskPushConfig(ctx, &sdk.DeleteTaskPushConfigRequest{TaskID: task.ID, ID: "old"}); err != nil {
+				t.Fatalf("0.3 %s delete: %v", binding, err)
+			}
 		}
 	})
 	t.Run("OtherSchemesAreRefusedEvenWhenPrivateAddressesAreAllowed", func(t *testing.T) {
