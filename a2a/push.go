@@ -23,10 +23,10 @@ import (
 // task (CreateTaskPushConfig, or the configuration of the SendMessage
 // that starts it), and askonce POSTs the task to the config's URL when
 // the task becomes input-required and when it ends (completed, failed,
-// canceled) after that. Each POST is a River job (a Pusher is an
-// askonce.Channel that package dispatch runs), queued in the
-// transaction that moves the job into or out of pending, one per config,
-// signed and retried as builder webhooks are.
+// canceled) after that. The POSTs of a change are a River job (a Pusher
+// is an askonce.Channel that package dispatch runs), queued in the
+// transaction that moves the job into or out of pending, signed and
+// retried as builder webhooks are.
 
 // TokenHeader carries a push config's token, as the A2A spec and its Go
 // SDK send it.
@@ -103,10 +103,12 @@ func (p *Pusher) Kinds() []string { return []string{pushAsked, pushSettled} }
 // Backoff is PusherConfig.Backoff.
 func (p *Pusher) Backoff(attempt int) time.Duration { return p.cfg.Backoff(attempt) }
 
-// Sends returns a POST per push config of the job: when it asks, of the
-// input-required task; when it stops pending, of the task as it ends.
-// It runs in the transaction of that change and reads the configs apart
-// from it: a config stored after the change waits for the next one.
+// Sends returns the job's one send of ev: the input-required POSTs when
+// it asks, the end's when it stops pending. It reads nothing (it runs
+// in the change's transaction, and a read there would hold the
+// transaction open, or wait for a connection the transaction holds);
+// Send finds the job's configs. So a job that asks queues these sends
+// whether or not it has configs.
 func (p *Pusher) Sends(j *askonce.Job, ev askonce.QuestionEvent) []askonce.Send {
 	kind := pushAsked
 	switch ev {
@@ -116,32 +118,17 @@ func (p *Pusher) Sends(j *askonce.Job, ev askonce.QuestionEvent) []askonce.Send 
 	default:
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	cs, err := p.cfg.Engine.PushConfigs(ctx, j.TenantID, j.ID)
-	if err != nil {
-		p.log.Warn("a2a push: read the task's push configs; no notification of this change", "job", j.ID, "event", ev, "err", err)
-		return nil
-	}
-	out := make([]askonce.Send, 0, len(cs))
-	for _, c := range cs {
-		out = append(out, askonce.Send{Kind: kind, TenantID: j.TenantID, JobID: j.ID, To: c.ID})
-	}
-	return out
+	return []askonce.Send{{Kind: kind, TenantID: j.TenantID, JobID: j.ID}}
 }
 
-// Send makes one POST of the task to the config s.To names. A config
-// deleted since is not sent to; the end waits while the job plans after
-// its answer; an address the guard refuses is not tried again.
+// Send makes one try of the POSTs of s: the task, as it is now, to each
+// of the job's push configs that has not had it yet (by the job's
+// notified events). The end waits while the job plans after its answer;
+// a config deleted since is not sent to; an address the guard refuses
+// is recorded and not tried again. Any other failed POST fails the try,
+// and the next try sends to the configs that are left.
 func (p *Pusher) Send(ctx context.Context, s askonce.Send) error {
 	eng := p.cfg.Engine
-	c, err := eng.PushConfig(ctx, askonce.PushConfigKey{TenantID: s.TenantID, JobID: s.JobID, ID: s.To})
-	if askonce.ErrorCode(err) == askonce.ENOTFOUND {
-		return askonce.CancelSend(err)
-	}
-	if err != nil {
-		return err
-	}
 	j, err := eng.Get(ctx, s.TenantID, s.JobID)
 	if askonce.ErrorCode(err) == askonce.ENOTFOUND {
 		return askonce.CancelSend(err)
@@ -156,10 +143,38 @@ func (p *Pusher) Send(ctx context.Context, s askonce.Send) error {
 	case s.Kind == pushSettled && !j.Status.Terminal():
 		return askonce.SnoozeSend(time.Second)
 	}
+	cs, err := eng.PushConfigs(ctx, s.TenantID, s.JobID)
+	if err != nil || len(cs) == 0 {
+		return err
+	}
+	done := map[string]bool{}
+	if s.Attempt > 1 {
+		if done, err = p.sent(ctx, s); err != nil {
+			return err
+		}
+	}
 	body, err := json.Marshal(sdk.StreamResponse{Event: p.h.taskOf(j, nil)})
 	if err != nil {
 		return askonce.CancelSend(fmt.Errorf("encode task %s: %w", j.ID, err))
 	}
+	var failed []error
+	for _, c := range cs {
+		if done[c.ID] {
+			continue
+		}
+		err := p.post(ctx, s, c, body)
+		if nerr := eng.Notified(ctx, askonce.Notification{TenantID: s.TenantID, JobID: s.JobID, Channel: PushChannel, Kind: s.Kind, To: c.ID, Err: err, Attempt: s.Attempt}); nerr != nil {
+			p.log.WarnContext(ctx, "a2a push: record the POST in the job's events", "job", s.JobID, "err", nerr)
+		}
+		if err != nil && !errors.Is(err, dispatch.ErrBlockedAddress) {
+			failed = append(failed, fmt.Errorf("push config %s: %w", c.ID, err))
+		}
+	}
+	return errors.Join(failed...)
+}
+
+// post makes one POST of body to c.
+func (p *Pusher) post(ctx context.Context, s askonce.Send, c askonce.PushConfig, body []byte) error {
 	header := http.Header{}
 	if c.Token != "" {
 		header.Set(TokenHeader, c.Token)
@@ -173,14 +188,30 @@ func (p *Pusher) Send(ctx context.Context, s askonce.Send) error {
 		}
 	}
 	w := &dispatch.Webhook{URL: c.URL, Secret: p.cfg.Secret, Client: p.client, Timeout: p.cfg.Timeout}
-	err = w.Post(ctx, s.JobID+":"+s.Kind+":"+c.ID, body, header)
-	if nerr := eng.Notified(ctx, askonce.Notification{TenantID: s.TenantID, JobID: s.JobID, Channel: PushChannel, Kind: s.Kind, To: c.ID, Err: err, Attempt: s.Attempt}); nerr != nil {
-		p.log.WarnContext(ctx, "a2a push: record the POST in the job's events", "job", s.JobID, "err", nerr)
+	return w.Post(ctx, s.JobID+":"+s.Kind+":"+c.ID, body, header)
+}
+
+// sent returns the configs an earlier try of s has POSTed to (or that
+// the guard refused), by the job's events.
+func (p *Pusher) sent(ctx context.Context, s askonce.Send) (map[string]bool, error) {
+	evs, err := p.cfg.Engine.Events(ctx, s.TenantID, s.JobID, 0, 0)
+	if err != nil {
+		return nil, err
 	}
-	if errors.Is(err, dispatch.ErrBlockedAddress) {
-		return askonce.CancelSend(err)
+	done := map[string]bool{}
+	for _, ev := range evs {
+		if ev.Type != askonce.EventNotified && ev.Type != askonce.EventNotifyFailed {
+			continue
+		}
+		var d struct{ Channel, Kind, To, Error string }
+		if json.Unmarshal(ev.Data, &d) != nil || d.Channel != PushChannel || d.Kind != s.Kind {
+			continue
+		}
+		if ev.Type == askonce.EventNotified || strings.Contains(d.Error, dispatch.ErrBlockedAddress.Error()) {
+			done[d.To] = true
+		}
 	}
-	return err
+	return done, nil
 }
 
 // checkPushURL refuses a push URL that is not http(s) with a host, and,

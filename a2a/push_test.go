@@ -14,6 +14,7 @@ import (
 	"time"
 
 	sdk "github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2aclient"
 	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
 
 	"github.com/askonce/askonce"
@@ -73,6 +74,12 @@ func newReceiver(t *testing.T) *receiver {
 	r := &receiver{new: make(chan struct{}, 100)}
 	r.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		body, _ := io.ReadAll(req.Body)
+		defer func() {
+			// The first POST to /flaky fails.
+			if req.URL.Path == "/flaky" && len(r.wait(t, "/flaky", 0)) == 1 {
+				w.WriteHeader(http.StatusServiceUnavailable)
+			}
+		}()
 		p := pushed{path: req.URL.Path, header: req.Header.Clone(), body: body}
 		var sr sdk.StreamResponse
 		if err := json.Unmarshal(body, &sr); err == nil {
@@ -107,6 +114,17 @@ func (r *receiver) wait(t *testing.T, path string, n int) []pushed {
 		case <-r.new:
 		case <-deadline:
 			t.Fatalf("%d POSTs to %s, want %d", len(out), path, n)
+		}
+	}
+}
+
+// waitState returns the first POST to path of a task in state.
+func (r *receiver) waitState(t *testing.T, path string, state sdk.TaskState) pushed {
+	t.Helper()
+	for n := 1; ; n++ {
+		got := r.wait(t, path, n)
+		if p := got[n-1]; p.task != nil && p.task.Status.State == state {
+			return p
 		}
 	}
 }
@@ -155,16 +173,52 @@ func waitEvent(t *testing.T, e *env, tenant, id string, typ askonce.EventType, p
 	}
 }
 
+// waitRiverJob waits until the River job of kind about the job id is in
+// state.
+func waitRiverJob(t *testing.T, e *env, kind, id, state string) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		var n int
+		err := e.st.WriteDB().QueryRow(`SELECT count(*) FROM river_job WHERE kind = ? AND state = ? AND args ->> '$.jobId' = ?`,
+			kind, state, id).Scan(&n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n > 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			rows, _ := e.st.WriteDB().Query(`SELECT kind, state, json(args) FROM river_job`)
+			for rows != nil && rows.Next() {
+				var k, st, a string
+				rows.Scan(&k, &st, &a)
+				t.Logf("river job %s %s %s", k, st, a)
+			}
+			t.Fatalf("no %s River job of %s in state %s", kind, id, state)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// askWithPush starts a push env, its receiver and a task that asks,
+// whose message stores the config id (URL the receiver's /id) with
+// token.
+func askWithPush(t *testing.T, id, token string) (*env, *receiver, *a2aclient.Client, *sdk.Task) {
+	t.Helper()
+	e := newEnvOf(t, envOptions{push: &a2a.PusherConfig{Secret: pushSecret, AllowPrivate: true}})
+	recv := newReceiver(t)
+	c := e.client(keyA)
+	req := userText("", "", "hot frozen cheese")
+	req.Config = &sdk.SendMessageConfig{PushConfig: &sdk.PushConfig{ID: id, URL: recv.URL + "/" + id, Token: token}}
+	return e, recv, c, send(t, c, req)
+}
+
 func TestPushNotifications(t *testing.T) {
 	t.Parallel()
 	t.Run("InputRequiredThenCompletedSignedWithTheToken", func(t *testing.T) {
 		t.Parallel()
-		e := newEnvOf(t, envOptions{push: &a2a.PusherConfig{Secret: pushSecret, AllowPrivate: true}})
-		recv := newReceiver(t)
-		c := e.client(keyA)
-		req := userText("", "", "hot frozen cheese")
-		req.Config = &sdk.SendMessageConfig{PushConfig: &sdk.PushConfig{ID: "a", URL: recv.URL + "/a", Token: "token-a"}}
-		task := send(t, c, req)
+		e, recv, c, task := askWithPush(t, "a", "token-a")
 		if task.Status.State != sdk.TaskStateInputRequired {
 			t.Fatalf("task %s, want input-required", task.Status.State)
 		}
@@ -189,13 +243,46 @@ func TestPushNotifications(t *testing.T) {
 		if got[0].header.Get(dispatch.HeaderID) == got[1].header.Get(dispatch.HeaderID) {
 			t.Errorf("both POSTs have webhook-id %q", got[0].header.Get(dispatch.HeaderID))
 		}
-		// The end's sends were queued in one transaction: had "b"
-		// survived, its send would be beside "a"'s.
-		waitEvent(t, e, "tenant-a", string(task.ID), askonce.EventNotified, `"to":"a"`, `"kind":"settled"`)
-		var toB int
-		if err := e.st.WriteDB().QueryRow(`SELECT count(*) FROM river_job WHERE args LIKE '%"to":"b"%'`).Scan(&toB); err != nil || toB != 0 {
-			t.Fatalf("%d sends to the deleted config (%v); want none", toB, err)
+		// The end's POSTs are one River job: once it completed, "b"
+		// would have had its POST.
+		waitRiverJob(t, e, "askonce_a2a-push_settled", string(task.ID), "completed")
+		if got := recv.wait(t, "/b", 0); len(got) != 0 {
+			t.Errorf("the deleted config got %d POSTs", len(got))
 		}
+		evs, err := e.st.Events(context.Background(), "tenant-a", string(task.ID), 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ev := range evs {
+			if strings.Contains(string(ev.Data), `"to":"b"`) {
+				t.Errorf("event %s %s of the deleted config", ev.Type, ev.Data)
+			}
+		}
+	})
+	t.Run("AFailedPOSTIsRetriedAndTheOthersAreNotSentTwice", func(t *testing.T) {
+		t.Parallel()
+		e, recv, c, task := askWithPush(t, "flaky", "f")
+		if _, err := c.CreateTaskPushConfig(context.Background(), &sdk.PushConfig{TaskID: task.ID, ID: "ok", URL: recv.URL + "/ok", Token: "o"}); err != nil {
+			t.Fatal(err)
+		}
+		recv.wait(t, "/flaky", 2) // input-required: failed, then again
+		send(t, c, userText(task.ContextID, task.ID, "hot"))
+		flaky := recv.wait(t, "/flaky", 3) // and the end
+		waitRiverJob(t, e, "askonce_a2a-push_settled", string(task.ID), "completed")
+		checkPush(t, flaky[1], task.ID, sdk.TaskStateInputRequired, "f")
+		if flaky[0].header.Get(dispatch.HeaderID) != flaky[1].header.Get(dispatch.HeaderID) || string(flaky[0].body) != string(flaky[1].body) {
+			t.Errorf("the retry's webhook-id or body differ from the first try's")
+		}
+		checkPush(t, flaky[2], task.ID, sdk.TaskStateCompleted, "f")
+		// "ok", stored after the ask, had the input-required task from
+		// one of its tries, and each POST once.
+		ok := recv.wait(t, "/ok", 2)
+		if len(ok) != 2 {
+			t.Fatalf("%d POSTs to the config that never failed; want input-required and the end, once each", len(ok))
+		}
+		checkPush(t, ok[0], task.ID, sdk.TaskStateInputRequired, "o")
+		checkPush(t, ok[1], task.ID, sdk.TaskStateCompleted, "o")
+		waitEvent(t, e, "tenant-a", string(task.ID), askonce.EventNotifyFailed, `"to":"flaky"`, `"kind":"input-required"`, "503")
 	})
 	t.Run("ConfigsAreTheTenantsOwn", func(t *testing.T) {
 		t.Parallel()
@@ -285,7 +372,9 @@ func TestPushNotifications(t *testing.T) {
 			if done := send(t, c, userText(task.ContextID, task.ID, "hot")); done.Status.State != sdk.TaskStateCompleted {
 				t.Fatalf("0.3 %s answered task %s", binding, done.Status.State)
 			}
-			checkPush(t, recv.wait(t, path, 1)[0], task.ID, sdk.TaskStateCompleted, "t03")
+			// The config, stored after the ask, may have the
+			// input-required task first, if its POST went out after.
+			checkPush(t, recv.waitState(t, path, sdk.TaskStateCompleted), task.ID, sdk.TaskStateCompleted, "t03")
 			if err := c.DeleteTaskPushConfig(ctx, &sdk.DeleteTaskPushConfigRequest{TaskID: task.ID, ID: "old"}); err != nil {
 				t.Fatalf("0.3 %s delete: %v", binding, err)
 			}
