@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -31,6 +32,10 @@ import (
 // TokenHeader carries a push config's token, as the A2A spec and its Go
 // SDK send it.
 const TokenHeader = "A2A-Notification-Token"
+
+// MaxPushConfigs is how many push configs a task may have: one more is
+// invalid params (a config of the same id replaces its namesake).
+const MaxPushConfigs = 10
 
 // PushChannel names the Pusher's sends, in the job's notified and
 // notify_failed events.
@@ -258,6 +263,13 @@ func (h *handler) putPushConfig(ctx context.Context, id string, req *sdk.PushCon
 	}
 	if req.Auth != nil {
 		c.AuthScheme, c.AuthCredentials = req.Auth.Scheme, req.Auth.Credentials
+	}
+	cs, err := h.eng.PushConfigs(ctx, c.TenantID, id)
+	if err != nil {
+		return nil, rpcError(err)
+	}
+	if len(cs) >= MaxPushConfigs && !slices.ContainsFunc(cs, func(o askonce.PushConfig) bool { return o.ID == c.ID }) {
+		return nil, fmt.Errorf("%w: task %s has %d push-notification configs, the most it may have: delete one first", sdk.ErrInvalidParams, id, len(cs))
 	}
 	if err := h.eng.PutPushConfig(ctx, c); err != nil {
 		return nil, rpcError(err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -322,6 +323,17 @@ func TestPushNotifications(t *testing.T) {
 		}
 		if _, err := a.GetTaskPushConfig(ctx, &sdk.GetTaskPushConfigRequest{TaskID: task.ID, ID: created.ID}); err != nil {
 			t.Errorf("the owner's config after the other tenant's delete: %v", err)
+		}
+		for i := 1; i < a2a.MaxPushConfigs; i++ {
+			if _, err := a.CreateTaskPushConfig(ctx, &sdk.PushConfig{TaskID: task.ID, ID: fmt.Sprint(i), URL: "http://127.0.0.1:9/hook"}); err != nil {
+				t.Fatalf("config %d of %d: %v", i+1, a2a.MaxPushConfigs, err)
+			}
+		}
+		if _, err := a.CreateTaskPushConfig(ctx, &sdk.PushConfig{TaskID: task.ID, URL: "http://127.0.0.1:9/hook"}); !errors.Is(err, sdk.ErrInvalidParams) {
+			t.Errorf("one config more than %d: %v; want invalid params", a2a.MaxPushConfigs, err)
+		}
+		if _, err := a.CreateTaskPushConfig(ctx, &sdk.PushConfig{TaskID: task.ID, ID: "1", URL: "http://127.0.0.1:9/other"}); err != nil {
+			t.Errorf("replacing a config of a task at the limit: %v", err)
 		}
 	})
 	t.Run("GuardRefusesPrivateAddressesAndOtherSchemes", func(t *testing.T) {
