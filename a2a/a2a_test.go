@@ -18,6 +18,8 @@ import (
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/a2a"
 	"github.com/askonce/askonce/dispatch"
+	"github.com/askonce/askonce/postgres"
+	"github.com/askonce/askonce/postgres/pgtest"
 	"github.com/askonce/askonce/rules"
 	"github.com/askonce/askonce/server"
 	"github.com/askonce/askonce/sqlite"
@@ -60,10 +62,11 @@ func (in interpreter) Interpret(ctx context.Context, req *askonce.Request) (*ask
 }
 
 type env struct {
-	t    *testing.T
-	base string
-	st   *sqlite.Store
-	eng  *askonce.Engine
+	t      *testing.T
+	base   string
+	st     askonce.Store
+	sqlite *sqlite.Store // st, when it is SQLite
+	eng    *askonce.Engine
 }
 
 func newEnv(t *testing.T) *env {
@@ -84,13 +87,34 @@ type envOptions struct {
 	poll  time.Duration
 	// push, when set, runs a dispatcher with a Pusher made of it.
 	push *a2a.PusherConfig
+	// postgres stores in a new PostgreSQL schema instead of SQLite.
+	postgres bool
 }
 
-func newEnvOf(t *testing.T, o envOptions) *env {
+// linkedStore is a store that keeps the answer links' secret.
+type linkedStore interface {
+	askonce.Store
+	LinkSecret() []byte
+}
+
+// openStore opens o's store, its question changes queued through hook
+// when o has a Pusher; queue sets a dispatcher's database to it.
+func openStore(t *testing.T, o envOptions, hook *dispatch.Hook) (linkedStore, func(*dispatch.Config)) {
 	t.Helper()
 	ctx := context.Background()
-	var hook dispatch.Hook
-	opts := sqlite.Options{}
+	if o.postgres {
+		var opts postgres.Options
+		if o.push != nil {
+			opts.OnNotify = hook.NotifyPgx
+		}
+		pg, err := opts.Open(ctx, pgtest.Schema(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { pg.Close() })
+		return pg, func(c *dispatch.Config) { c.Pool = pg.Pool() }
+	}
+	var opts sqlite.Options
 	if o.push != nil {
 		opts.OnNotify = hook.Notify
 	}
@@ -99,6 +123,13 @@ func newEnvOf(t *testing.T, o envOptions) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
+	return st, func(c *dispatch.Config) { c.DB = st.WriteDB() }
+}
+
+func newEnvOf(t *testing.T, o envOptions) *env {
+	t.Helper()
+	var hook dispatch.Hook
+	st, queue := openStore(t, o, &hook)
 	rl, err := rules.New(rules.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -110,6 +141,7 @@ func newEnvOf(t *testing.T, o envOptions) *env {
 		t.Fatal(err)
 	}
 	e := &env{t: t, st: st, eng: eng}
+	e.sqlite, _ = st.(*sqlite.Store)
 	srv := httptest.NewUnstartedServer(nil)
 	e.base = "http://" + srv.Listener.Addr().String()
 	ac := a2a.Config{Engine: eng, PublicURL: e.base, Tenant: keys.Tenant, PollInterval: o.poll}
@@ -117,7 +149,7 @@ func newEnvOf(t *testing.T, o envOptions) *env {
 		pc := *o.push
 		pc.Engine, pc.PublicURL = eng, e.base
 		ac.Pusher = a2a.NewPusher(pc)
-		startDispatcher(t, st, &hook, ac.Pusher)
+		startDispatcher(t, queue, st, &hook, ac.Pusher)
 	}
 	srv.Config.Handler = server.New(server.Config{
 		Engine: eng, Keys: keys, PublicURL: e.base,

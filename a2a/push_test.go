@@ -21,7 +21,7 @@ import (
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/a2a"
 	"github.com/askonce/askonce/dispatch"
-	"github.com/askonce/askonce/sqlite"
+	"github.com/askonce/askonce/postgres/pgtest"
 )
 
 // Push notifications, end to end: the SDK's client stores configs, the
@@ -30,15 +30,20 @@ import (
 
 const pushSecret = "whsec_c2VjcmV0LW9mLXRoZS1wdXNoLXRlc3Q="
 
-// startDispatcher runs a dispatcher with pusher on st, joined by hook.
-func startDispatcher(t *testing.T, st *sqlite.Store, hook *dispatch.Hook, pusher *a2a.Pusher) {
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+// startDispatcher runs a dispatcher with pusher on st (whose database
+// queue sets), joined by hook.
+func startDispatcher(t *testing.T, queue func(*dispatch.Config), st askonce.Store, hook *dispatch.Hook, pusher *a2a.Pusher) {
 	t.Helper()
 	ctx := context.Background()
-	d, err := dispatch.New(ctx, dispatch.Config{
-		DB: st.WriteDB(), Store: st, Channels: []askonce.Channel{pusher},
+	cfg := dispatch.Config{
+		Store: st, Channels: []askonce.Channel{pusher},
 		MaxAttempts: 5, Backoff: func(int) time.Duration { return 10 * time.Millisecond },
 		PollInterval: 20 * time.Millisecond, JobTimeout: 20 * time.Second, Logger: slog.New(slog.DiscardHandler),
-	})
+	}
+	queue(&cfg)
+	d, err := dispatch.New(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +186,7 @@ func waitRiverJob(t *testing.T, e *env, kind, id, state string) {
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		var n int
-		err := e.st.WriteDB().QueryRow(`SELECT count(*) FROM river_job WHERE kind = ? AND state = ? AND args ->> '$.jobId' = ?`,
+		err := e.sqlite.WriteDB().QueryRow(`SELECT count(*) FROM river_job WHERE kind = ? AND state = ? AND args ->> '$.jobId' = ?`,
 			kind, state, id).Scan(&n)
 		if err != nil {
 			t.Fatal(err)
@@ -190,7 +195,7 @@ func waitRiverJob(t *testing.T, e *env, kind, id, state string) {
 			return
 		}
 		if time.Now().After(deadline) {
-			rows, _ := e.st.WriteDB().Query(`SELECT kind, state, json(args) FROM river_job`)
+			rows, _ := e.sqlite.WriteDB().Query(`SELECT kind, state, json(args) FROM river_job`)
 			for rows != nil && rows.Next() {
 				var k, st, a string
 				rows.Scan(&k, &st, &a)
@@ -205,9 +210,10 @@ func waitRiverJob(t *testing.T, e *env, kind, id, state string) {
 // askWithPush starts a push env, its receiver and a task that asks,
 // whose message stores the config id (URL the receiver's /id) with
 // token.
-func askWithPush(t *testing.T, id, token string) (*env, *receiver, *a2aclient.Client, *sdk.Task) {
+func askWithPush(t *testing.T, o envOptions, id, token string) (*env, *receiver, *a2aclient.Client, *sdk.Task) {
 	t.Helper()
-	e := newEnvOf(t, envOptions{push: &a2a.PusherConfig{Secret: pushSecret, AllowPrivate: true}})
+	o.push = &a2a.PusherConfig{Secret: pushSecret, AllowPrivate: true}
+	e := newEnvOf(t, o)
 	recv := newReceiver(t)
 	c := e.client(keyA)
 	req := userText("", "", "hot frozen cheese")
@@ -219,7 +225,7 @@ func TestPushNotifications(t *testing.T) {
 	t.Parallel()
 	t.Run("InputRequiredThenCompletedSignedWithTheToken", func(t *testing.T) {
 		t.Parallel()
-		e, recv, c, task := askWithPush(t, "a", "token-a")
+		e, recv, c, task := askWithPush(t, envOptions{}, "a", "token-a")
 		if task.Status.State != sdk.TaskStateInputRequired {
 			t.Fatalf("task %s, want input-required", task.Status.State)
 		}
@@ -260,9 +266,16 @@ func TestPushNotifications(t *testing.T) {
 			}
 		}
 	})
+	t.Run("OnPostgreSQLToo", func(t *testing.T) {
+		t.Parallel()
+		_, recv, c, task := askWithPush(t, envOptions{postgres: true}, "pg", "token-pg")
+		checkPush(t, recv.wait(t, "/pg", 1)[0], task.ID, sdk.TaskStateInputRequired, "token-pg")
+		send(t, c, userText(task.ContextID, task.ID, "hot"))
+		checkPush(t, recv.wait(t, "/pg", 2)[1], task.ID, sdk.TaskStateCompleted, "token-pg")
+	})
 	t.Run("AFailedPOSTIsRetriedAndTheOthersAreNotSentTwice", func(t *testing.T) {
 		t.Parallel()
-		e, recv, c, task := askWithPush(t, "flaky", "f")
+		e, recv, c, task := askWithPush(t, envOptions{}, "flaky", "f")
 		if _, err := c.CreateTaskPushConfig(context.Background(), &sdk.PushConfig{TaskID: task.ID, ID: "ok", URL: recv.URL + "/ok", Token: "o"}); err != nil {
 			t.Fatal(err)
 		}
