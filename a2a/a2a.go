@@ -26,7 +26,9 @@
 // SendStreamingMessage and SubscribeToTask send a status update per job
 // event until the task is input-required or ends. Tasks persist with the
 // job: GetTask and ListTasks work after a restart and from any replica.
-// Push notifications are not offered (the card says so).
+// With a Pusher (Config.Pusher), a task's push-notification configs are
+// kept with its job, and the task is POSTed to each when it becomes
+// input-required and when it ends after that (push.go).
 //
 // Requests carry the tenant of their API key (Config.Caller), as the HTTP
 // API's do; a task of another tenant does not exist. A message that
@@ -113,6 +115,11 @@ type Config struct {
 	MaxBody int64
 	// Logger receives diagnostics. Nil discards.
 	Logger *slog.Logger
+	// Pusher sends push notifications; it must also run on the
+	// dispatcher (dispatch.Config.Channels). Nil: push notifications are
+	// not offered (the card says so, and the push-config methods answer
+	// PushNotificationNotSupported).
+	Pusher *Pusher
 }
 
 // Endpoint is the A2A endpoint: an http.Handler for Path, and the Agent
@@ -281,7 +288,7 @@ func (e *Endpoint) newCard() *sdk.AgentCard {
 			{URL: base + RESTPath, ProtocolBinding: sdk.TransportProtocolHTTPJSON, ProtocolVersion: a2av0.Version},
 		},
 		Version:            e.cfg.Version,
-		Capabilities:       sdk.AgentCapabilities{Streaming: true},
+		Capabilities:       sdk.AgentCapabilities{Streaming: true, PushNotifications: e.cfg.Pusher != nil},
 		DefaultInputModes:  modes,
 		DefaultOutputModes: modes,
 		Skills: []sdk.AgentSkill{

@@ -121,6 +121,9 @@ var versionRows = map[int64]string{
 	// Version 6 (notify) writes the same rows: no recipients, and the
 	// default session memory (migration 00007).
 	6: version1Rows,
+	// Version 7 (memory) writes the same rows: the default session
+	// memory (NULL columns) and no push configs (00008_push_configs).
+	7: version1Rows,
 }
 
 const version1Rows = `

@@ -12,7 +12,7 @@ import (
 // move on, leaving dead rows behind for VACUUM: without it they bloat,
 // and every round trip slows down with them.
 var churned = []string{"jobs", "jobs_static", "answer_links", "history", "memory",
-	"dispatches", "notify_messages", "idempotency", "idempotency_leases", "leaders"}
+	"dispatches", "notify_messages", "push_configs", "idempotency", "idempotency_leases", "leaders"}
 
 // Unvacuumed returns the store's tables that PostgreSQL's autovacuum
 // leaves alone: every one of them when the server's autovacuum (or

@@ -71,7 +71,10 @@ func (s *Store) queries() queries {
 type readConn struct{ s *Store }
 
 func (c readConn) QueryRow(ctx context.Context, q sqlstore.Query, args ...any) sqlstore.Scanner {
-	return c.s.q.read[q].QueryRowContext(ctx, args...)
+	if st := c.s.q.read[q]; st != nil {
+		return st.QueryRowContext(ctx, args...)
+	}
+	return c.s.reader.QueryRowContext(ctx, shared.Text(q), args...)
 }
 
 func (c readConn) Query(ctx context.Context, q sqlstore.Query, each func(sqlstore.Scanner) error, args ...any) error {
@@ -81,6 +84,14 @@ func (c readConn) Query(ctx context.Context, q sqlstore.Query, each func(sqlstor
 		if st, err = c.s.listStmt(ctx, int(q-sqlstore.List)); err != nil {
 			return err
 		}
+	}
+	if st == nil {
+		// A rare read, not prepared: its text on the reader pool.
+		rows, err := c.s.reader.QueryContext(ctx, shared.Text(q), args...)
+		if err != nil {
+			return err
+		}
+		return eachRow(rows, each)
 	}
 	rows, err := st.QueryContext(ctx, args...)
 	if err != nil {

@@ -61,6 +61,7 @@ func Run(t *testing.T, open func(t *testing.T) askonce.Store) {
 		{"Watch", watchTests},
 		{"AnswerLinks", linkTests},
 		{"Messages", messageTests},
+		{"PushConfigs", pushTests},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

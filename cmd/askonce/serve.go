@@ -64,6 +64,9 @@ type serveConfig struct {
 	TrustedProxies   string
 	NotifyWebhook    string
 	NotifySecret     string
+	A2APush          bool
+	A2APushSecret    string
+	A2APushPrivate   bool
 	LogLevel         string
 	LogFormat        string
 	MCPIdle          time.Duration
@@ -113,6 +116,9 @@ func serveFlags(getenv func(string) string, out io.Writer) (*cli.Settings, *serv
 	s.String(&c.TrustedProxies, "trusted-proxies", "", "comma-separated CIDRs or addresses of the proxies in front of the server: only a request from one of them has its X-Forwarded-For or Forwarded header name the client address that failed API keys and answer links are limited by. Empty: the TCP peer is the client")
 	s.String(&c.NotifyWebhook, "notify-webhook", "", "URL that gets a signed question.asked event when a job asks a human, and question.resolved when it stops pending")
 	s.String(&c.NotifySecret, "notify-secret", "", "Standard Webhooks signing secret (whsec_...) of --notify-webhook; prefer the environment variable")
+	s.Bool(&c.A2APush, "a2a-push", true, "offer A2A push notifications: a task's push-notification configs are kept with its job, and the task is POSTed to each (on the River queue in the store's database) when it becomes input-required and when it ends")
+	s.String(&c.A2APushSecret, "a2a-push-secret", "", "Standard Webhooks signing secret (whsec_...) of A2A push notifications; empty: unsigned (receivers check the config's token). Prefer the environment variable")
+	s.Bool(&c.A2APushPrivate, "a2a-push-allow-private", false, "let A2A push notifications go to loopback, private, link-local, multicast and unspecified addresses (refused by default: a client chooses the URL); only for receivers you trust")
 	s.Duration(&c.MCPIdle, "mcp-session-timeout", mcp.DefaultSessionTimeout, "close an MCP session (/mcp) that has had no request for this long; a call in progress keeps it (negative: never)")
 	s.Int(&c.MCPMaxSessions, "mcp-max-sessions", mcp.DefaultMaxSessions, "live MCP sessions per API key; one more initialize closes the least recently used idle one (negative: no limit)")
 	s.Int(&c.MCPMaxCalls, "mcp-max-calls", mcp.DefaultMaxCalls, "MCP tool calls in flight per API key, waiting elicitations included; one more is a JSON-RPC error (negative: no limit)")
@@ -158,6 +164,7 @@ type serving struct {
 	srv    *http.Server
 	engine *askonce.Engine
 	d      *dispatch.Dispatcher // nil: no builder, notifier or channel
+	pusher *a2a.Pusher          // nil: --a2a-push=false
 	// What the handlers mount shares with the API.
 	keys      *server.Keys // nil: no auth
 	reg       *metrics.Registry
@@ -259,7 +266,7 @@ func startServe(ctx context.Context, c *serveConfig, getenv func(string) string,
 	// question notification inside the ask's, through the dispatcher,
 	// which needs the store: the hook joins them.
 	var hook dispatch.Hook
-	st, queue, err := cli.OpenStore(ctx, c.DB, cli.StoreHooks{Hook: &hook, Dispatch: builder != nil, Notify: notifier != nil || c.Notify.enabled(), Log: log})
+	st, queue, err := cli.OpenStore(ctx, c.DB, cli.StoreHooks{Hook: &hook, Dispatch: builder != nil, Notify: notifier != nil || c.Notify.enabled() || c.A2APush, Log: log})
 	if err != nil {
 		return nil, err
 	}
@@ -286,6 +293,13 @@ func startServe(ctx context.Context, c *serveConfig, getenv func(string) string,
 		exponential(c.DeliveryBackoff, 5*time.Minute), reg, log)
 	if err != nil {
 		return nil, err
+	}
+	if c.A2APush {
+		sv.pusher = a2a.NewPusher(a2a.PusherConfig{
+			Engine: engine, PublicURL: publicURL, Secret: c.A2APushSecret, AllowPrivate: c.A2APushPrivate,
+			Timeout: c.BuilderTimeout, Backoff: exponential(c.DeliveryBackoff, 5*time.Minute), Logger: log,
+		})
+		channels.list = append(channels.list, sv.pusher)
 	}
 	if builder != nil || notifier != nil || len(channels.list) > 0 {
 		// A try may take the builder's timeout plus its recording; a try
@@ -361,7 +375,7 @@ func (sv *serving) mount(mux *http.ServeMux, channels *servedChannels) {
 	}
 	// A2A (docs/integrations.md): the card is public, /a2a and /a2a/rest are
 	// behind the API keys.
-	ac := a2a.Config{Engine: sv.engine, PublicURL: sv.publicURL, Version: buildinfo.Get(), Logger: sv.log, TrustedProxies: sv.proxies}
+	ac := a2a.Config{Engine: sv.engine, PublicURL: sv.publicURL, Version: buildinfo.Get(), Logger: sv.log, TrustedProxies: sv.proxies, Pusher: sv.pusher}
 	if sv.keys != nil {
 		ac.Caller = sv.keys.Caller
 	}

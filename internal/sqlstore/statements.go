@@ -33,7 +33,13 @@ type SQL struct {
 
 	RenewKeyLease, DropKeyLeases, EndKeyLease  string
 	ClaimKey, ReadKey, CompleteKey, AbandonKey string
+
+	// PutPushConfig replaces the job's config of the same id.
+	PutPushConfig, PushConfig, PushConfigs, DeletePushConfig string
 }
+
+// pushColumns are what scanPushConfig reads.
+const pushColumns = `tenant_id, job_id, id, url, token, auth_scheme, auth_credentials, created_at`
 
 // HistoryColumns are what ScanHistory reads, of history or memory (whose
 // scope and project (scope_key) a history query names as constants).
@@ -111,6 +117,17 @@ func Statements(p Placeholders) SQL {
 			WHERE tenant_id = $3 AND key = $4 AND owner = $5 AND status = 0`,
 		AbandonKey: `UPDATE idempotency SET owner = ''
 			WHERE tenant_id = $1 AND key = $2 AND owner = $3 AND status = 0`,
+
+		PutPushConfig: `INSERT INTO push_configs (` + pushColumns + `)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+			ON CONFLICT (tenant_id, job_id, id) DO UPDATE SET
+			url = excluded.url, token = excluded.token, auth_scheme = excluded.auth_scheme,
+			auth_credentials = excluded.auth_credentials, created_at = excluded.created_at`,
+		PushConfig: `SELECT ` + pushColumns + ` FROM push_configs
+			WHERE tenant_id = $1 AND job_id = $2 AND id = $3`,
+		PushConfigs: `SELECT ` + pushColumns + ` FROM push_configs
+			WHERE tenant_id = $1 AND job_id = $2 ORDER BY created_at, id`,
+		DeletePushConfig: `DELETE FROM push_configs WHERE tenant_id = $1 AND job_id = $2 AND id = $3`,
 	}
 	v := reflect.ValueOf(&s).Elem()
 	for i := range v.NumField() {

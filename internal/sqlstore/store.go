@@ -39,6 +39,10 @@ const (
 	AbandonKey
 	ClaimKey
 	ReadKey
+	PutPushConfig
+	PushConfig
+	PushConfigs
+	DeletePushConfig
 	// List + ListArgs's filter bits is the ListJobs query of those
 	// filters (ListQuery).
 	List
@@ -84,6 +88,14 @@ func (s *SQL) Text(q Query) string {
 		return s.ClaimKey
 	case ReadKey:
 		return s.ReadKey
+	case PutPushConfig:
+		return s.PutPushConfig
+	case PushConfig:
+		return s.PushConfig
+	case PushConfigs:
+		return s.PushConfigs
+	case DeletePushConfig:
+		return s.DeletePushConfig
 	}
 	return ""
 }
