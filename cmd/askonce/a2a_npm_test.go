@@ -112,7 +112,7 @@ func integrationsA2AJavaScriptSDKClient(t *testing.T) {
 	recv := newPushReceiver(t)
 	// The receiver is on loopback, which the SSRF guard refuses unless
 	// told.
-	in := start(t, nil, "--db", filepath.Join(t.TempDir(), "serve.db"), "--api-keys-file", keysFile(t, keys), "--a2a-push-allow-private")
+	in := start(t, nil, "--db", filepath.Join(t.TempDir(), "serve.db"), "--api-keys-file", keysFile(t, keys), "--a2a-push", "--a2a-push-allow-private")
 	env := []string{"ASKONCE_URL=" + in.base, "KEY_A=js-key-a", "KEY_B=js-key-b", "PUSH_URL=" + recv.URL}
 	report := func(t *testing.T, script string, v any) {
 		t.Helper()
