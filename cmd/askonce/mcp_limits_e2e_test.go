@@ -181,8 +181,14 @@ func mcpSessionCapClosesTheLeastRecentlyUsedIdleSession(t *testing.T) {
 		}
 		clients = append(clients, c)
 	}
-	if st := clients[0].ping(); st != http.StatusOK {
-		t.Fatalf("ping: %d", st)
+	// Each session's notifications/initialized is answered 202 before it
+	// is handled, so the order of use is set by pings answered in turn:
+	// a session handles its messages in order, so each ping comes after
+	// its own notification.
+	for _, i := range []int{1, 2, 0} {
+		if st := clients[i].ping(); st != http.StatusOK {
+			t.Fatalf("ping on session %d: %d", i, st)
+		}
 	}
 	// clients[1] is now the least recently used.
 	if m, c := initialize(t, in); c.session == "" {
