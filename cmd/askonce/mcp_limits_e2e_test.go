@@ -271,6 +271,14 @@ func mcpSessionCapIsPerAPIKey(t *testing.T) {
 		}
 		held = append(held, c)
 	}
+	// Pings answered in turn set the order of use (see
+	// mcpSessionCapClosesTheLeastRecentlyUsedIdleSession): held[0] is the
+	// least recently used.
+	for i, c := range held {
+		if st := c.ping(); st != http.StatusOK {
+			t.Fatalf("ping on key A's session %d: %d", i, st)
+		}
+	}
 	var others []*rawMCP
 	for _, key := range []string{"key-b", "key-a2"} {
 		for i := range 2 {
