@@ -142,6 +142,18 @@ func (s *Settings) Parse(args []string) error {
 	return nil
 }
 
+// ShowDefault sets the default --help prints for the flag name when the
+// real default depends on the machine (a path under the user's home): the
+// help, and the docs made from it, then say the rule rather than one
+// machine's answer.
+func (s *Settings) ShowDefault(name, shown string) {
+	for i := range s.defs {
+		if s.defs[i].Flag == name {
+			s.defs[i].Default = shown
+		}
+	}
+}
+
 // OneOf checks a value against its allowed set.
 func OneOf(name, v string, allowed ...string) error {
 	for _, a := range allowed {
