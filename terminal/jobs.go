@@ -134,7 +134,7 @@ func Jobs(ctx context.Context, args []string, getenv func(string) string, stdin 
 	case "list":
 		l, err := cl.List(ctx, client.ListOptions{SessionID: session, Status: askonce.Status(status), Limit: limit})
 		if err == nil {
-			err = out(l, func() { printJobTable(stdout, l.Jobs, outputWidth(getenv)) })
+			err = out(l, func() { printJobTable(stdout, l.Jobs, outputWidth()) })
 		}
 		return report(err, stderr)
 	case "show":

@@ -50,7 +50,8 @@ func TestCLI(t *testing.T) {
 	t.Run("CommonFailuresSayWhatToDo", cliCommonFailuresSayWhatToDo)
 	t.Run("SQLiteFileWithoutPermissionSaysSo", cliSQLiteFileWithoutPermissionSaysSo)
 	t.Run("ServeOnAPortInUseSaysWhy", cliServeOnAPortInUseSaysWhy)
-	t.Run("JobsListTitlesUseTheTerminalWidth", cliJobsListTitlesUseTheTerminalWidth)
+	t.Run("JobsListTitlesUseTheTerminalWidthAndAreWholeWhenPiped", cliJobsListTitlesUseTheTerminalWidthAndAreWholeWhenPiped)
+	t.Run("DashVIsVersion", cliDashVIsVersion)
 	t.Run("FishCompletionCompletesCommandsAndFlags", cliFishCompletionCompletesCommandsAndFlags)
 }
 
@@ -178,6 +179,18 @@ func cliVersionPrintsTheStampedVersionAndRevision(t *testing.T) {
 		}
 	} else if strings.Contains(out, "revision") {
 		t.Errorf("askonce version %q shows a revision, but the binary has none", out)
+	}
+}
+
+// askonce -v is askonce --version is askonce version.
+func cliDashVIsVersion(t *testing.T) {
+	t.Parallel()
+	want, _, _ := runCLI(t, "", nil, "version")
+	for _, flag := range []string{"-v", "--version"} {
+		out, errs, code := runCLI(t, "", nil, flag)
+		if code != 0 || out != want || !strings.HasPrefix(out, "askonce "+stampedVersion) {
+			t.Errorf("askonce %s: exit %d, stdout %q, stderr %q; want exit 0 and %q", flag, code, out, errs, want)
+		}
 	}
 }
 

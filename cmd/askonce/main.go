@@ -46,7 +46,7 @@ Usage:
   askonce mcp [flags]         serve the MCP tools over stdio (docs/mcp.md)
   askonce eval [flags] FILE   measure an interpreter on labelled goals (JSONL)
   askonce health [flags]      check a running server's /healthz (exit 0 when healthy)
-  askonce version             the module version and VCS revision of this binary
+  askonce version             the module version and VCS revision (also -v, --version)
   askonce completion SHELL    a completion script for bash, zsh or fish
   askonce help [command]      this text, or a command's flags
 
@@ -95,7 +95,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		err = completion(ctx, rest, getenv, stdout)
 	case "health":
 		err = health(ctx, rest, getenv, stdout, stderr)
-	case "version", "--version":
+	case "version", "--version", "-v":
 		fmt.Fprint(stdout, version())
 		return 0
 	case "help", "-h", "-help", "--help":

@@ -111,7 +111,7 @@ func terminalEmbeddedDatabaseLivesInTheUserDataFolder(t *testing.T) {
 			}
 			private(filepath.Dir(db))
 			out, errs, code = inDir(t.TempDir(), env, "jobs", "list", "--session", "xdg")
-			want(t, "askonce jobs list elsewhere", out, errs, code, 0, "success", "xdg")
+			want(t, "askonce jobs list elsewhere", out, errs, code, 0, "success", "xdg", "Write the README then add tests")
 		})
 	}
 	t.Run("DBFlagWins", func(t *testing.T) {
