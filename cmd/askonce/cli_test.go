@@ -13,7 +13,7 @@ import (
 
 func runCLI(t *testing.T, stdin string, env []string, args ...string) (string, string, int) {
 	t.Helper()
-	cmd := exec.Command(binary, args...)
+	cmd := exec.Command(builtBinary(t), args...)
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errb bytes.Buffer
@@ -169,7 +169,7 @@ func cliVersionPrintsTheStampedVersionAndRevision(t *testing.T) {
 	if want := "askonce " + stampedVersion + " (github.com/askonce/askonce)\n"; code != 0 || !strings.HasPrefix(out, want) {
 		t.Fatalf("askonce version: exit %d, stdout %q, stderr %q; want it to start %q", code, out, errs, want)
 	}
-	meta, err := exec.Command("go", "version", "-m", binary).Output()
+	meta, err := exec.Command("go", "version", "-m", builtBinary(t)).Output()
 	if err != nil {
 		t.Fatalf("go version -m: %v", err)
 	}

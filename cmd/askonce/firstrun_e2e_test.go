@@ -45,7 +45,7 @@ func serveRootRedirectsToTheInbox(t *testing.T) {
 // picked for --addr 127.0.0.1:0), and each of them answers there.
 func serveStartupLogNamesTheURLsItListensOn(t *testing.T) {
 	t.Parallel()
-	cmd := exec.Command(binary, "serve", "--addr", "127.0.0.1:0", "--db", filepath.Join(t.TempDir(), "a.db"))
+	cmd := exec.Command(builtBinary(t), "serve", "--addr", "127.0.0.1:0", "--db", filepath.Join(t.TempDir(), "a.db"))
 	out, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -125,12 +125,12 @@ func serveStartupLogNamesTheURLsItListensOn(t *testing.T) {
 func cliHealthChecksTheServer(t *testing.T) {
 	t.Parallel()
 	in := start(t, nil)
-	out, err := exec.Command(binary, "health", "--server", in.base).CombinedOutput()
+	out, err := exec.Command(builtBinary(t), "health", "--server", in.base).CombinedOutput()
 	if err != nil || !strings.Contains(string(out), stampedVersion) {
 		t.Fatalf("health of a running server: %v\n%s", err, out)
 	}
 	in.stop(syscall.SIGKILL) // returns once the process is gone
-	cmd := exec.Command(binary, "health", "--server", in.base, "--timeout", "2s")
+	cmd := exec.Command(builtBinary(t), "health", "--server", in.base, "--timeout", "2s")
 	out, err = cmd.CombinedOutput()
 	if cmd.ProcessState == nil || cmd.ProcessState.ExitCode() != 1 || !strings.Contains(string(out), "health:") {
 		t.Fatalf("health of a stopped server: exit %v, want 1 with the reason\n%s", err, out)

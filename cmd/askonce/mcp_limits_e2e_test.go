@@ -311,7 +311,7 @@ func mcpWaitingCallEndsWhenItsClientLeaves(t *testing.T) {
 // same process.
 func mcpStdioAnswersMalformedLinesAndKeepsServing(t *testing.T) {
 	t.Parallel()
-	cmd := exec.Command(binary, "mcp", "--db", filepath.Join(t.TempDir(), "a.db"))
+	cmd := exec.Command(builtBinary(t), "mcp", "--db", filepath.Join(t.TempDir(), "a.db"))
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -228,7 +228,7 @@ func cliCommonFailuresSayWhatToDo(t *testing.T) {
 
 func cliSQLiteFileWithoutPermissionSaysSo(t *testing.T) {
 	t.Parallel()
-	dir, bin := t.TempDir(), binary
+	dir, bin := t.TempDir(), builtBinary(t)
 	var as *syscall.Credential
 	if os.Geteuid() == 0 {
 		// Root writes everywhere, so the CLI runs as nobody, from a
@@ -242,7 +242,7 @@ func cliSQLiteFileWithoutPermissionSaysSo(t *testing.T) {
 			t.Fatal(err)
 		}
 		bin = filepath.Join(dir, "askonce")
-		if err := copyFile(binary, bin, 0o755); err != nil {
+		if err := copyFile(builtBinary(t), bin, 0o755); err != nil {
 			t.Fatal(err)
 		}
 		as = &syscall.Credential{Uid: 65534, Gid: 65534}

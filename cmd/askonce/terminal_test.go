@@ -58,9 +58,9 @@ func TestTerminal(t *testing.T) {
 // there; --db still wins.
 func terminalEmbeddedDatabaseLivesInTheUserDataFolder(t *testing.T) {
 	t.Parallel()
-	inDir := func(dir string, env []string, args ...string) (string, string, int) {
+	inDir := func(t *testing.T, dir string, env []string, args ...string) (string, string, int) {
 		t.Helper()
-		cmd := exec.Command(binary, args...)
+		cmd := exec.Command(builtBinary(t), args...)
 		cmd.Dir = dir
 		cmd.Env = append(append(os.Environ(), noServer...), env...)
 		var out, errs strings.Builder
@@ -74,13 +74,13 @@ func terminalEmbeddedDatabaseLivesInTheUserDataFolder(t *testing.T) {
 		}
 		return out.String(), errs.String(), code
 	}
-	empty := func(dir string) {
+	empty := func(t *testing.T, dir string) {
 		t.Helper()
 		if names, err := os.ReadDir(dir); err != nil || len(names) > 0 {
 			t.Errorf("%s after askonce run: %v, %v; want it empty", dir, names, err)
 		}
 	}
-	private := func(dir string) {
+	private := func(t *testing.T, dir string) {
 		t.Helper()
 		st, err := os.Stat(dir)
 		if err != nil || st.Mode().Perm() != 0o700 {
@@ -102,27 +102,27 @@ func terminalEmbeddedDatabaseLivesInTheUserDataFolder(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			project, home, data := t.TempDir(), t.TempDir(), t.TempDir()
 			env := c.env(home, data)
-			out, errs, code := inDir(project, env, "run", "--no-input", "--session", "xdg", "write the README then add tests")
+			out, errs, code := inDir(t, project, env, "run", "--no-input", "--session", "xdg", "write the README then add tests")
 			want(t, "askonce run", out, errs, code, 0, "Write the README")
-			empty(project)
+			empty(t, project)
 			db := c.db(home, data)
 			if _, err := os.Stat(db); err != nil {
 				t.Fatalf("the database is not at %s: %v", db, err)
 			}
-			private(filepath.Dir(db))
-			out, errs, code = inDir(t.TempDir(), env, "jobs", "list", "--session", "xdg")
+			private(t, filepath.Dir(db))
+			out, errs, code = inDir(t, t.TempDir(), env, "jobs", "list", "--session", "xdg")
 			want(t, "askonce jobs list elsewhere", out, errs, code, 0, "success", "xdg", "Write the README then add tests")
 		})
 	}
 	t.Run("DBFlagWins", func(t *testing.T) {
 		project, home, data := t.TempDir(), t.TempDir(), t.TempDir()
 		env := []string{"HOME=" + home, "XDG_DATA_HOME=" + data}
-		out, errs, code := inDir(project, env, "run", "--no-input", "--db", "mine.db", "write the README then add tests")
+		out, errs, code := inDir(t, project, env, "run", "--no-input", "--db", "mine.db", "write the README then add tests")
 		want(t, "askonce run --db mine.db", out, errs, code, 0, "Write the README")
 		if _, err := os.Stat(filepath.Join(project, "mine.db")); err != nil {
 			t.Errorf("--db mine.db: %v", err)
 		}
-		empty(data)
+		empty(t, data)
 	})
 	t.Run("HelpSaysWhere", func(t *testing.T) {
 		for _, cmd := range [][]string{{"run"}, {"repl"}, {"jobs", "list"}, {"memory", "list"}, {"mcp"}} {
@@ -423,7 +423,7 @@ func terminalRunOffersTheWorkingTreeFiles(t *testing.T) {
 	}
 	files := func(dir string, args ...string) []string {
 		t.Helper()
-		cmd := exec.Command(binary, append([]string{"run", "--db", filepath.Join(t.TempDir(), "a.db"), "--json", "--no-input"}, args...)...)
+		cmd := exec.Command(builtBinary(t), append([]string{"run", "--db", filepath.Join(t.TempDir(), "a.db"), "--json", "--no-input"}, args...)...)
 		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), noServer...)
 		cmd.Stdin = strings.NewReader("")
