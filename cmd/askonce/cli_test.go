@@ -34,7 +34,7 @@ func TestCLI(t *testing.T) {
 	t.Parallel()
 	t.Run("HelpAndUsageErrors", cliHelpAndUsageErrors)
 	t.Run("HashKeyPrintsAKeysFileLine", cliHashKeyPrintsAKeysFileLine)
-	t.Run("READMEConfigTableMatchesServeFlags", cliREADMEConfigTableMatchesServeFlags)
+	t.Run("FlagsDocServeTableMatchesServeHelp", cliFlagsDocServeTableMatchesServeHelp)
 	t.Run("UnknownFlagIsOneLineAndAHintToHelp", cliUnknownFlagIsOneLineAndAHintToHelp)
 	t.Run("VersionPrintsTheStampedVersionAndRevision", cliVersionPrintsTheStampedVersionAndRevision)
 	t.Run("EachJobsCommandListsItsOwnExitCodes", cliEachJobsCommandListsItsOwnExitCodes)
@@ -101,14 +101,17 @@ func cliHashKeyPrintsAKeysFileLine(t *testing.T) {
 	}
 }
 
-// The README's configuration table lists exactly the flags of askonce
-// serve, with their variables and defaults, so the docs match the code.
-func cliREADMEConfigTableMatchesServeFlags(t *testing.T) {
+// docs/flags.md's table of askonce serve lists exactly the flags serve
+// --help prints, with their variables and defaults, so the reference
+// matches what the binary says.
+func cliFlagsDocServeTableMatchesServeHelp(t *testing.T) {
 	t.Parallel()
-	readme, err := os.ReadFile("../../README.md")
+	doc, err := os.ReadFile("../../docs/flags.md")
 	if err != nil {
 		t.Fatal(err)
 	}
+	_, serve, _ := strings.Cut(string(doc), "## askonce serve\n")
+	serve, _, _ = strings.Cut(serve, "\n## ")
 	out, errs, _ := runCLI(t, "", nil, "serve", "--help")
 	help := out + errs
 	flagLine := regexp.MustCompile(`(?m)^  --([a-z-]+)  \((ASKONCE_[A-Z_]+), default (.*)\)$`)
@@ -118,7 +121,7 @@ func cliREADMEConfigTableMatchesServeFlags(t *testing.T) {
 		want[m[1]] = m[2] + " " + m[3]
 	}
 	got := map[string]string{}
-	for _, m := range rowLine.FindAllStringSubmatch(string(readme), -1) {
+	for _, m := range rowLine.FindAllStringSubmatch(serve, -1) {
 		got[m[1]] = m[2] + " " + strings.TrimSpace(m[3])
 	}
 	if len(want) < 10 {
@@ -126,12 +129,12 @@ func cliREADMEConfigTableMatchesServeFlags(t *testing.T) {
 	}
 	for f, w := range want {
 		if got[f] != w {
-			t.Errorf("README row for --%s is %q; --help says %q", f, got[f], w)
+			t.Errorf("docs/flags.md row for --%s is %q; serve --help says %q", f, got[f], w)
 		}
 	}
 	for f := range got {
 		if _, ok := want[f]; !ok {
-			t.Errorf("README documents --%s, which askonce serve does not have", f)
+			t.Errorf("docs/flags.md documents --%s for serve, which askonce serve does not have", f)
 		}
 	}
 }

@@ -49,6 +49,7 @@ Usage:
   askonce version             the module version and VCS revision (also -v, --version)
   askonce completion SHELL    a completion script for bash, zsh or fish
   askonce help [command]      this text, or a command's flags
+  askonce help flags          every command's flags, as docs/flags.md lists them
 
 Run 'askonce COMMAND --help' for the flags of a command. Every flag can
 also be set with the ASKONCE_* environment variable its help names.
@@ -99,6 +100,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		fmt.Fprint(stdout, version())
 		return 0
 	case "help", "-h", "-help", "--help":
+		if len(rest) == 1 && rest[0] == "flags" {
+			fmt.Fprintln(stdout, flagsDoc(ctx))
+			return 0
+		}
 		if len(rest) > 0 {
 			return run(ctx, []string{rest[0], "--help"}, getenv, stdin, stdout, stderr)
 		}
