@@ -113,7 +113,7 @@ func serveFlags(getenv func(string) string, out io.Writer) (*cli.Settings, *serv
 	s.String(&c.TrustedProxies, "trusted-proxies", "", "comma-separated CIDRs or addresses of the proxies in front of the server: only a request from one of them has its X-Forwarded-For or Forwarded header name the client address that failed API keys and answer links are limited by. Empty: the TCP peer is the client")
 	s.String(&c.NotifyWebhook, "notify-webhook", "", "URL that gets a signed question.asked event when a job asks a human, and question.resolved when it stops pending")
 	s.String(&c.NotifySecret, "notify-secret", "", "Standard Webhooks signing secret (whsec_...) of --notify-webhook; prefer the environment variable")
-	s.Duration(&c.MCPIdle, "mcp-session-timeout", mcp.DefaultSessionTimeout, "close an MCP session (/mcp) that has had no request for this long; a call in progress keeps it (negative: never)")
+	s.Duration(&c.MCPIdle, "mcp-session-timeout", mcp.DefaultSessionTimeout, "close an MCP session (/mcp) that has had no request for this long; a call in progress keeps it (negative: never); see docs/mcp.md")
 	s.Int(&c.MCPMaxSessions, "mcp-max-sessions", mcp.DefaultMaxSessions, "live MCP sessions per API key; one more initialize is a JSON-RPC error (negative: no limit)")
 	s.Int(&c.MCPMaxCalls, "mcp-max-calls", mcp.DefaultMaxCalls, "MCP tool calls in flight per API key, waiting elicitations included; one more is a JSON-RPC error (negative: no limit)")
 	c.Notify.flags(s)
