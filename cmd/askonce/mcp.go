@@ -15,8 +15,8 @@ import (
 const mcpSummary = `Serves askonce's MCP tools (plan, ask_user, report_plan, answer, get_job,
 list_pending) over stdio, for an MCP client that starts it as a
 subprocess: the embedded engine on the --db file (by default the one
-askonce run uses), or, with --server, a
-running askonce (with --api-key). See docs/mcp.md.`
+askonce run uses), or, with --server, a running askonce (with --api-key).
+See docs/mcp.md.`
 
 // mcpCommand is askonce mcp: the MCP server over stdio.
 func mcpCommand(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
