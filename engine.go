@@ -69,6 +69,11 @@ type Engine struct {
 	// DefaultRecipients are who is asked the question of a job created
 	// without recipients of its own (CreateRequest.Notify). Nil: no one.
 	DefaultRecipients *Recipients
+	// NoBuilder says that nothing delivers the plans of successful jobs
+	// (askonce serve --builder none): a success then queues no dispatch
+	// and records no dispatched event, and its DispatchStatus is none
+	// rather than a queued that would never move.
+	NoBuilder bool
 
 	// Owner names this engine's process in the planning leases of the
 	// jobs it plans (rule 13). It must differ between processes running
@@ -145,6 +150,16 @@ func (e *Engine) Cancel(ctx context.Context, tenant, id string) (*Job, error) {
 	return e.transition(ctx, tenant, id, Cancel{})
 }
 
+// CancelOn is Cancel of j, the job as the caller just read it: see
+// StartReplyOn.
+func (e *Engine) CancelOn(ctx context.Context, j *Job) (*Job, error) {
+	next, it, err := e.beginOn(ctx, j, Cancel{})
+	if err != nil || it == nil {
+		return next, err
+	}
+	return e.interpret(ctx, next, *it)
+}
+
 // transition applies a user input to a stored job and runs the planning
 // loop if the transition asks for it (with a fast interpreter, before the
 // one commit: see advance).
@@ -164,11 +179,24 @@ func (e *Engine) transition(ctx context.Context, tenant, id string, in Input) (*
 // which decides the outcome and the error (see pendingJobs).
 func (e *Engine) begin(ctx context.Context, tenant, id string, in Input) (*Job, *Interpretation, error) {
 	tenant = tenantOr(tenant)
-	if j := e.pending.take(tenant, id); j != nil {
+	return e.beginFrom(ctx, e.pending.take(tenant, id), tenant, id, in)
+}
+
+// beginOn is begin from held, the job as the caller just read it, which
+// stands in for the job this engine remembers (and forgets it).
+func (e *Engine) beginOn(ctx context.Context, held *Job, in Input) (*Job, *Interpretation, error) {
+	e.pending.take(held.TenantID, held.ID)
+	return e.beginFrom(ctx, held, held.TenantID, held.ID, in)
+}
+
+// beginFrom applies in to held, when not nil, and else, or if that
+// fails, to the job read from the store.
+func (e *Engine) beginFrom(ctx context.Context, held *Job, tenant, id string, in Input) (*Job, *Interpretation, error) {
+	if held != nil {
 		// An unreachable store is not a stale job: trying again from
 		// the stored job could meet this input, committed after all,
 		// as a conflict (see commit).
-		if next, it, err := e.advance(ctx, j, in); err == nil || ErrorCode(err) == EUNAVAILABLE {
+		if next, it, err := e.advance(ctx, held, in); err == nil || ErrorCode(err) == EUNAVAILABLE {
 			return next, it, err
 		}
 	}

@@ -141,8 +141,10 @@ func TestHotFrozenCheeseAsksOnceAndTheAnswerSettlesIt(t *testing.T) {
 	if j.Status != askonce.StatusSuccess || j.Dispatch != askonce.DispatchQueued || j.ClarificationStatus != askonce.ClarificationAnswered {
 		t.Fatalf("answer: status %s dispatch %s clarification %s error %q", j.Status, j.Dispatch, j.ClarificationStatus, j.Error)
 	}
-	var spec map[string]any
-	if err := json.Unmarshal(j.Plan.Spec, &spec); err != nil || !strings.Contains(string(j.Plan.Spec), "hot") || strings.Contains(string(j.Plan.Spec), "frozen") {
+	var spec struct {
+		Attributes map[string]string `json:"attributes"`
+	}
+	if err := json.Unmarshal(j.Plan.Spec, &spec); err != nil || spec.Attributes["temperature"] != "hot" {
 		t.Fatalf("plan spec %s does not settle on hot: %v", j.Plan.Spec, err)
 	}
 	// 2. Regression: an answered job cannot be asked again by any path.
@@ -318,6 +320,32 @@ func TestRule8_GatedBlockOnlyModProceedsWithoutAsking(t *testing.T) {
 	j, _ = e.Create(ctx, askonce.CreateRequest{Goal: "hot frozen cheese", Profile: "minecraft-mod"})
 	if j.Status != askonce.StatusPending {
 		t.Fatalf("cheese under minecraft-mod: %s", j.Status)
+	}
+}
+
+// clarification_question is set when askonce asks: a gated job (skipped,
+// never asked) stores no question; what the interpreter proposed stays in
+// its attempt record.
+func TestGatedJobStoresNoQuestionItDidNotAsk(t *testing.T) {
+	t.Parallel()
+	e := newEngine(t, rulesInterpreter(t))
+	j, err := e.Create(ctx, askonce.CreateRequest{Goal: "a hot frozen ore block", Profile: "minecraft-mod"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored, err := e.Get(ctx, "", j.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stored.ClarificationStatus != askonce.ClarificationSkipped || stored.Question != nil {
+		t.Fatalf("gated job: clarification %s, question %+v; want skipped with no question", stored.ClarificationStatus, stored.Question)
+	}
+	attempts, err := e.Attempts(ctx, "", j.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(attempts) == 0 || !strings.Contains(attempts[0].Raw, `"question"`) {
+		t.Fatalf("attempts %+v; want the first to keep the question the interpreter proposed", attempts)
 	}
 }
 
@@ -782,14 +810,14 @@ func TestRule13_CrashSafetyRecoversPlanningJobs(t *testing.T) {
 	}
 }
 
-// A job that goes pending keeps the interpreter output
-// that asked in result, as stored, next to its attempt.
-func TestPendingJobStoresTheAskingOutputInResult(t *testing.T) {
+// A job that goes pending keeps no result, as stored: the output that
+// asked is its attempt's.
+func TestPendingJobStoresNoResultItsAttemptKeepsTheOutput(t *testing.T) {
 	t.Parallel()
 	e := newEngine(t, scripted(reply(askTemp, u1)))
 	j := create(t, e, "hot frozen cheese")
-	if j.Status != askonce.StatusPending || j.Result != askTemp {
-		t.Fatalf("created job: status %s result %q; want pending with %q", j.Status, j.Result, askTemp)
+	if j.Status != askonce.StatusPending || j.Result != "" {
+		t.Fatalf("created job: status %s result %q; want pending without a result", j.Status, j.Result)
 	}
 	stored, err := e.Get(ctx, "", j.ID)
 	if err != nil {
@@ -799,8 +827,8 @@ func TestPendingJobStoresTheAskingOutputInResult(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if stored.Result != askTemp || len(atts) != 1 || atts[0].Raw != stored.Result {
-		t.Fatalf("stored result %q, attempts %+v; want the asking attempt's output", stored.Result, atts)
+	if stored.Result != "" || len(atts) != 1 || atts[0].Raw != askTemp {
+		t.Fatalf("stored result %q, attempts %+v; want none, and the asking attempt's output", stored.Result, atts)
 	}
 }
 

@@ -125,6 +125,9 @@ const (
 	DispatchQueued    DispatchStatus = "queued"
 	DispatchDelivered DispatchStatus = "delivered"
 	DispatchFailed    DispatchStatus = "failed"
+	// DispatchNoBuilder is a success that nothing delivers (Engine.NoBuilder,
+	// askonce serve --builder none): builders poll GET /jobs?status=success.
+	DispatchNoBuilder DispatchStatus = "none"
 )
 
 // Job is one attempt to turn a goal into a plan. Its ID (a UUIDv7) exists

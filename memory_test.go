@@ -113,10 +113,33 @@ func TestAnotherProjectOrTenantIsAsked(t *testing.T) {
 		{"another tenant, same project", "globex", shop},
 		{"another tenant's tenant memory", "globex", askonce.Memory{Scope: askonce.MemoryTenant, Project: "shop"}},
 		{"the default session memory", "acme", askonce.Memory{}},
+		{"session scope naming the project", "acme", askonce.Memory{Scope: askonce.MemorySession, Project: "shop"}},
 	} {
 		j := agent(t, e, c.tenant, "agent-"+c.name, c.memory)
 		if j.Status != askonce.StatusPending || j.AnswerMemory != nil {
 			t.Errorf("%s: job is %s (memory %+v), want pending with the question", c.name, j.Status, j.AnswerMemory)
+		}
+	}
+}
+
+// A recall counts a use of its own project's entry only, not of the same
+// question's entry in another project.
+func TestRecallCountsAUseOnlyInItsProject(t *testing.T) {
+	t.Parallel()
+	e, _ := memoryEngine(t)
+	answeredInProject(t, e, shop)
+	warehouse := askonce.Memory{Scope: askonce.MemoryProject, Project: "warehouse"}
+	w := agent(t, e, "acme", "agent-w", warehouse)
+	if _, err := e.Answer(ctx, "acme", w.ID, "hot"); err != nil {
+		t.Fatal(err)
+	}
+	if j := agent(t, e, "acme", "agent-b", shop); j.AnswerSource != askonce.SourceHistory {
+		t.Fatalf("second shop job: source %s, want history", j.AnswerSource)
+	}
+	for project, uses := range map[string]int64{"shop": 1, "warehouse": 0} {
+		list, err := e.Memory(ctx, askonce.MemoryFilter{TenantID: "acme", Scope: askonce.MemoryProject, Project: project})
+		if err != nil || len(list) != 1 || list[0].Uses != uses {
+			t.Errorf("project %s memory %+v (%v), want one entry used %d times", project, list, err, uses)
 		}
 	}
 }
@@ -242,5 +265,16 @@ func TestInvalidMemoryIsRejectedNamingTheField(t *testing.T) {
 	}
 	if page, err := e.List(ctx, "", askonce.JobFilter{}); err != nil || len(page.Jobs) != 0 {
 		t.Errorf("jobs after the rejected requests: %v (%v), want none", page, err)
+	}
+}
+
+// A memory.ttl exactly at the maximum is accepted and kept.
+func TestMemoryTTLAtTheMaximumIsAccepted(t *testing.T) {
+	t.Parallel()
+	e, _ := memoryEngine(t)
+	e.MaxMemoryTTL = 48 * time.Hour
+	j, err := e.Create(ctx, askonce.CreateRequest{Goal: "hot frozen cheese", Memory: askonce.Memory{Scope: askonce.MemoryProject, Project: "shop", TTL: "48h"}})
+	if err != nil || j.Memory == nil || j.Memory.TTL != (48*time.Hour).String() {
+		t.Fatalf("ttl at the maximum: %v, memory %+v; want it accepted and kept", err, j)
 	}
 }

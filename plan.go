@@ -27,6 +27,18 @@ type Task struct {
 	Title       string   `json:"title"`
 	Instruction string   `json:"instruction"`
 	DependsOn   []string `json:"dependsOn"`
+	// Bindings say which candidate or file a mention in the task's text
+	// means, in the text's order (docs/protocol.md rule 16). The text
+	// itself stays as the user wrote it.
+	Bindings []Binding `json:"bindings,omitempty"`
+}
+
+// Binding records beside a task's text which candidate (or file) one of
+// its mentions means: Mention is the text as written, Candidate the name
+// it means.
+type Binding struct {
+	Mention   string `json:"mention"`
+	Candidate string `json:"candidate"`
 }
 
 // Clone returns a deep copy of p.
@@ -36,6 +48,7 @@ func (p Plan) Clone() Plan {
 	tasks := make([]Task, len(p.Tasks))
 	for i, t := range p.Tasks {
 		t.DependsOn = slices.Clone(t.DependsOn)
+		t.Bindings = slices.Clone(t.Bindings)
 		tasks[i] = t
 	}
 	p.Tasks = tasks
@@ -44,8 +57,9 @@ func (p Plan) Clone() Plan {
 
 // Validate checks p against the plan schema and the DAG rules of
 // docs/protocol.md rule 9: at least one task, unique non-empty task ids, every
-// dependency exists, no cycle, and a spec that is a JSON object meeting
-// specSchema when one is given. It returns every problem found, so that the
+// dependency exists, no cycle, every binding names a mention and a
+// candidate, and a spec that is a JSON object meeting specSchema when one
+// is given. It returns every problem found, so that the
 // next attempt can fix them all.
 func (p *Plan) Validate(specSchema json.RawMessage) []string {
 	var errs []string
@@ -64,6 +78,11 @@ func (p *Plan) Validate(specSchema json.RawMessage) []string {
 		}
 		if strings.TrimSpace(t.Title) == "" && strings.TrimSpace(t.Instruction) == "" {
 			errs = append(errs, fmt.Sprintf("task %q has neither title nor instruction", t.ID))
+		}
+		for j, b := range t.Bindings {
+			if strings.TrimSpace(b.Mention) == "" || strings.TrimSpace(b.Candidate) == "" {
+				errs = append(errs, fmt.Sprintf("task %q binding %d needs both a mention and a candidate", t.ID, j+1))
+			}
 		}
 	}
 	for _, t := range p.Tasks {

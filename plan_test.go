@@ -27,6 +27,8 @@ func TestRule9_DAGRules(t *testing.T) {
 		{"SpecString", Plan{Spec: json.RawMessage(` "{}"`), Tasks: []Task{task("a")}}, []string{"spec must be a JSON object"}},
 		{"SpecObjectAfterWhiteSpace", Plan{Spec: json.RawMessage("\n\t {\"a\": 1}"), Tasks: []Task{task("a")}}, nil},
 		{"SpecNotJSON", Plan{Spec: json.RawMessage(`{"a":`), Tasks: []Task{task("a")}}, []string{"spec is not valid JSON"}},
+		{"Bindings", Plan{Tasks: []Task{{ID: "a", Title: "a", Bindings: []Binding{{Mention: "the oil", Candidate: "olive oil"}}}}}, nil},
+		{"BindingWithoutCandidate", Plan{Tasks: []Task{{ID: "a", Title: "a", Bindings: []Binding{{Mention: "oil", Candidate: " "}}}}}, []string{`task "a" binding 1 needs both a mention and a candidate`}},
 		{"AllErrorsAtOnce", Plan{Tasks: []Task{task("a", "x"), task("a")}}, []string{"used by tasks", `depends on "x"`}},
 	}
 	for _, c := range cases {

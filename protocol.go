@@ -25,10 +25,9 @@ type Asked struct {
 	Stored   *HistoryEntry
 	// Gated is the assumption of a gating policy that lets the job
 	// proceed instead of asking (docs/protocol.md rule 8); empty asks.
+	// The interpreter output that asked is in its attempt record; a
+	// pending job keeps no Result, its question says everything.
 	Gated string
-	// Raw is the interpreter output that asked; a job that goes pending
-	// keeps it as its Result, so the output is visible while it waits.
-	Raw string
 }
 
 // Invalid: every attempt of the interpretation produced output that failed
@@ -309,6 +308,10 @@ func ask(j *Job, fx *Effects, in Asked, now time.Time) {
 		return
 	}
 	if assumption := in.Gated; assumption != "" {
+		// Not asked, so no question is kept on the job (it is set when
+		// askonce asks); the attempt record and the gated event keep
+		// what the interpreter proposed.
+		j.Question = nil
 		j.ClarificationStatus = ClarificationSkipped
 		fx.add(j, now, EventGated, gatedData{Assumption: assumption, Question: q.Text})
 		if j.Mode == ModeGate {
@@ -321,7 +324,6 @@ func ask(j *Job, fx *Effects, in Asked, now time.Time) {
 	}
 	j.ClarificationStatus = ClarificationAsked
 	j.Status = StatusPending
-	j.Result = in.Raw
 	fx.Action = ActionAsk
 	fx.add(j, now, EventAsked, askedData{Options: q.Options, Question: q.Text, Type: q.Type})
 }

@@ -480,19 +480,13 @@ func TestRule3_DeclineWithoutDefaultMarksTheFallbackUsed(t *testing.T) {
 	}
 }
 
-// The interpreter output that asked is the pending job's
-// result; an auto-resolved question does not leave the job pending and
-// keeps no result.
-func TestPendingJobKeepsTheAskingOutputInResult(t *testing.T) {
+// A pending job keeps no result: its question says everything, and the
+// interpreter output that asked is in its attempt record.
+func TestPendingJobKeepsNoResult(t *testing.T) {
 	t.Parallel()
-	raw := `{"question":{"type":"SELECT_ONE","text":"Hot or frozen?","options":["hot","frozen"]}}`
-	j, _ := mustStep(t, planningJob(ModeManaged), Asked{Question: tempQuestion(), Raw: raw})
-	if j.Status != StatusPending || j.Result != raw {
-		t.Fatalf("pending job: status %s result %q; want %q", j.Status, j.Result, raw)
-	}
-	r, _ := mustStep(t, planningJob(ModeManaged), Asked{Question: tempQuestion(), Raw: raw, Stored: &HistoryEntry{Answer: "hot"}})
-	if r.Status != StatusPlanning || r.Result != "" {
-		t.Fatalf("auto-resolved job: status %s result %q; want planning without a result", r.Status, r.Result)
+	j, _ := mustStep(t, planningJob(ModeManaged), Asked{Question: tempQuestion()})
+	if j.Status != StatusPending || j.Result != "" {
+		t.Fatalf("pending job: status %s result %q; want pending without a result", j.Status, j.Result)
 	}
 }
 

@@ -26,6 +26,8 @@ func TestRecipientsValidate(t *testing.T) {
 		{"ChannelNameIsNotAnID", slack("#general", ""), `notify.slack.channel "#general" is not a Slack channel id`},
 		{"LowerCaseChannelIsNotAnID", slack("c0123abcd", ""), "is not a Slack channel id"},
 		{"UserIDMustStartWithU", slack("", "C0123ABCD"), `notify.slack.user "C0123ABCD" is not a Slack user id`},
+		{"UserIDWithTrailingCharactersIsInvalid", slack("", "U0123ABCD> <!channel>"), "is not a Slack user id"},
+		{"ChannelIDWithTrailingCharactersIsInvalid", slack("C0123ABCD\n", ""), "is not a Slack channel id"},
 		{"BothChannelAndUserIsInvalid", slack("C0123ABCD", "U0123ABCD"), "exactly one of"},
 		{"NeitherChannelNorUserIsInvalid", slack("", ""), "exactly one of"},
 		{"AddressWithoutDomainIsInvalid", email("a@example.com", "nobody"), `notify.email[1] "nobody" is not an email address`},

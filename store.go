@@ -8,8 +8,8 @@ import (
 
 // Store persists jobs, their attempts, events and the sessions' answer
 // history. Packages sqlite and postgres implement it; every
-// implementation must pass the conformance suite in storetest. (The HTTP API's Idempotency-Key
-// records are not the domain's: see server.IdempotencyStore.)
+// implementation must pass the conformance suite in storetest. (The HTTP
+// API's Idempotency-Key records are kept apart: see IdempotencyStore.)
 //
 // Every method is scoped by tenant: no query returns or changes another
 // tenant's rows, and a job of another tenant is ENOTFOUND.

@@ -26,7 +26,9 @@
 // SendStreamingMessage and SubscribeToTask send a status update per job
 // event until the task is input-required or ends. Tasks persist with the
 // job: GetTask and ListTasks work after a restart and from any replica.
-// Push notifications are not offered (the card says so).
+// With a Pusher (Config.Pusher), a task's push-notification configs are
+// kept with its job, and the task is POSTed to each when it becomes
+// input-required and when it ends after that (push.go).
 //
 // Requests carry the tenant of their API key (Config.Caller), as the HTTP
 // API's do; a task of another tenant does not exist. A message that
@@ -48,6 +50,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/internal/maxbody"
 	"github.com/askonce/askonce/internal/ratelimit"
 )
 
@@ -90,9 +93,8 @@ type Config struct {
 	// no keys; every request is askonce.DefaultTenant.
 	Tenant func(key string) (string, bool)
 	// FailedAuth is how many wrong API keys one client address may
-	// present per minute before its requests are answered 429 with
-	// Retry-After (keys already accepted from that address still work),
-	// as on the HTTP API. Default ratelimit.DefaultLimit (20).
+	// present per minute before its wrong keys are answered 429 with
+	// Retry-After (a valid key is always served), as on the HTTP API. Default ratelimit.DefaultLimit (20).
 	FailedAuth int
 	// TrustedProxies are the proxies whose X-Forwarded-For and Forwarded
 	// headers name the client address FailedAuth counts by. Empty: the
@@ -113,6 +115,11 @@ type Config struct {
 	MaxBody int64
 	// Logger receives diagnostics. Nil discards.
 	Logger *slog.Logger
+	// Pusher sends push notifications; it must also run on the
+	// dispatcher (dispatch.Config.Channels). Nil: push notifications are
+	// not offered (the card says so, and the push-config methods answer
+	// PushNotificationNotSupported).
+	Pusher *Pusher
 }
 
 // Endpoint is the A2A endpoint: an http.Handler for Path, and the Agent
@@ -213,7 +220,7 @@ func (e *Endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	r = r.WithContext(context.WithValue(r.Context(), callerKey{}, c))
-	r.Body = http.MaxBytesReader(w, r.Body, e.cfg.MaxBody)
+	r.Body = maxbody.Reader(w, r, e.cfg.MaxBody)
 	// A stream outlives the API's write timeout; it ends by itself within
 	// StreamTimeout. Not an error where the writer cannot set deadlines.
 	http.NewResponseController(w).SetWriteDeadline(time.Now().Add(e.cfg.StreamTimeout + time.Minute))
@@ -281,7 +288,7 @@ func (e *Endpoint) newCard() *sdk.AgentCard {
 			{URL: base + RESTPath, ProtocolBinding: sdk.TransportProtocolHTTPJSON, ProtocolVersion: a2av0.Version},
 		},
 		Version:            e.cfg.Version,
-		Capabilities:       sdk.AgentCapabilities{Streaming: true},
+		Capabilities:       sdk.AgentCapabilities{Streaming: true, PushNotifications: e.cfg.Pusher != nil},
 		DefaultInputModes:  modes,
 		DefaultOutputModes: modes,
 		Skills: []sdk.AgentSkill{

@@ -17,6 +17,9 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/a2a"
+	"github.com/askonce/askonce/dispatch"
+	"github.com/askonce/askonce/postgres"
+	"github.com/askonce/askonce/postgres/pgtest"
 	"github.com/askonce/askonce/rules"
 	"github.com/askonce/askonce/server"
 	"github.com/askonce/askonce/sqlite"
@@ -59,8 +62,11 @@ func (in interpreter) Interpret(ctx context.Context, req *askonce.Request) (*ask
 }
 
 type env struct {
-	t    *testing.T
-	base string
+	t      *testing.T
+	base   string
+	st     askonce.Store
+	sqlite *sqlite.Store // st, when it is SQLite
+	eng    *askonce.Engine
 }
 
 func newEnv(t *testing.T) *env {
@@ -72,30 +78,82 @@ func newEnv(t *testing.T) *env {
 // poll interval.
 func newEnvWith(t *testing.T, gates map[string]chan struct{}, poll time.Duration) *env {
 	t.Helper()
+	return newEnvOf(t, envOptions{gates: gates, poll: poll})
+}
+
+// envOptions is what an env is made of beyond its defaults.
+type envOptions struct {
+	gates map[string]chan struct{}
+	poll  time.Duration
+	// push, when set, runs a dispatcher with a Pusher made of it.
+	push *a2a.PusherConfig
+	// postgres stores in a new PostgreSQL schema instead of SQLite.
+	postgres bool
+}
+
+// linkedStore is a store that keeps the answer links' secret.
+type linkedStore interface {
+	askonce.Store
+	LinkSecret() []byte
+}
+
+// openStore opens o's store, its question changes queued through hook
+// when o has a Pusher; queue sets a dispatcher's database to it.
+func openStore(t *testing.T, o envOptions, hook *dispatch.Hook) (linkedStore, func(*dispatch.Config)) {
+	t.Helper()
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "a2a.db"))
+	if o.postgres {
+		var opts postgres.Options
+		if o.push != nil {
+			opts.OnNotify = hook.NotifyPgx
+		}
+		pg, err := opts.Open(ctx, pgtest.Schema(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { pg.Close() })
+		return pg, func(c *dispatch.Config) { c.Pool = pg.Pool() }
+	}
+	var opts sqlite.Options
+	if o.push != nil {
+		opts.OnNotify = hook.Notify
+	}
+	st, err := opts.Open(ctx, filepath.Join(t.TempDir(), "a2a.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
+	return st, func(c *dispatch.Config) { c.DB = st.WriteDB() }
+}
+
+func newEnvOf(t *testing.T, o envOptions) *env {
+	t.Helper()
+	var hook dispatch.Hook
+	st, queue := openStore(t, o, &hook)
 	rl, err := rules.New(rules.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng := &askonce.Engine{Store: st, Interpreter: interpreter{rl, gates}, LinkSecret: st.LinkSecret()}
+	eng := &askonce.Engine{Store: st, Interpreter: interpreter{rl, o.gates}, LinkSecret: st.LinkSecret()}
 	t.Cleanup(func() { eng.Drain(context.Background()) })
 	keys, err := server.LoadKeys(strings.NewReader("tenant-a " + server.HashKey(keyA) + "\ntenant-b " + server.HashKey(keyB) + "\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &env{t: t}
+	e := &env{t: t, st: st, eng: eng}
+	e.sqlite, _ = st.(*sqlite.Store)
 	srv := httptest.NewUnstartedServer(nil)
 	e.base = "http://" + srv.Listener.Addr().String()
+	ac := a2a.Config{Engine: eng, PublicURL: e.base, Tenant: keys.Tenant, PollInterval: o.poll}
+	if o.push != nil {
+		pc := *o.push
+		pc.Engine, pc.PublicURL = eng, e.base
+		ac.Pusher = a2a.NewPusher(pc)
+		startDispatcher(t, queue, st, &hook, ac.Pusher)
+	}
 	srv.Config.Handler = server.New(server.Config{
 		Engine: eng, Keys: keys, PublicURL: e.base,
-		Mount: func(mux *http.ServeMux) {
-			a2a.New(a2a.Config{Engine: eng, PublicURL: e.base, Tenant: keys.Tenant, PollInterval: poll}).Mount(mux)
-		},
+		Mount: func(mux *http.ServeMux) { a2a.New(ac).Mount(mux) },
 	})
 	srv.Start()
 	t.Cleanup(srv.Close)

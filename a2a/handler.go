@@ -11,6 +11,8 @@ import (
 
 	sdk "github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
+	"github.com/google/uuid"
+
 	"github.com/askonce/askonce"
 )
 
@@ -103,7 +105,21 @@ func (h *handler) send(ctx context.Context, p *sdk.SendMessageRequest) (*askonce
 		if err := caller.AllowRecipients(req.Notify); err != nil {
 			return nil, nil, rpcError(err)
 		}
+		pc := pushConfigIn(p)
+		if pc != nil {
+			// Stored before the job, so that the job's first change (a
+			// question asked at once) finds it.
+			req.ID = uuid.Must(uuid.NewV7()).String()
+			if _, err := h.putPushConfig(wctx, req.ID, pc); err != nil {
+				return nil, nil, err
+			}
+		}
 		j, run, err := h.eng.Start(wctx, req)
+		if err != nil && pc != nil {
+			if derr := h.eng.DeletePushConfig(wctx, askonce.PushConfigKey{TenantID: tenant, JobID: req.ID, ID: pc.ID}); derr != nil && askonce.ErrorCode(derr) != askonce.ENOTFOUND {
+				h.cfg.Logger.Warn("a2a: drop the push config of a task not created", "task", req.ID, "err", derr)
+			}
+		}
 		return j, run, rpcError(err)
 	}
 	j, err := h.eng.Get(ctx, tenant, string(m.TaskID))
@@ -119,6 +135,11 @@ func (h *handler) send(ctx context.Context, p *sdk.SendMessageRequest) (*askonce
 	if j.Status != askonce.StatusPending {
 		return nil, nil, fmt.Errorf("%w: task %s is %s, not input-required: only its one question takes a message", sdk.ErrInvalidRequest, j.ID, stateOf(j.Status))
 	}
+	if pc := pushConfigIn(p); pc != nil {
+		if _, err := h.putPushConfig(wctx, j.ID, pc); err != nil {
+			return nil, nil, err
+		}
+	}
 	var run *askonce.Run
 	if r := replyOf(m); r.decline {
 		j, run, err = h.eng.StartDecline(askonce.WithAnswerer(wctx, askonce.Answerer{Via: askonce.ViaA2A, By: caller.Name}), tenant, j.ID)
@@ -131,6 +152,19 @@ func (h *handler) send(ctx context.Context, p *sdk.SendMessageRequest) (*askonce
 		return nil, nil, rpcError(err)
 	}
 	return j, run, nil
+}
+
+// pushConfigIn is the push config a message's configuration carries,
+// with an id (the caller's, or a new one), or nil.
+func pushConfigIn(p *sdk.SendMessageRequest) *sdk.PushConfig {
+	if p.Config == nil || p.Config.PushConfig == nil {
+		return nil
+	}
+	pc := *p.Config.PushConfig
+	if pc.ID == "" {
+		pc.ID = uuid.NewString()
+	}
+	return &pc
 }
 
 // await returns the run's outcome, or the job as stored when Config.Wait
@@ -297,25 +331,6 @@ func (h *handler) follow(ctx context.Context, j *askonce.Job, after int64, yield
 // ended.
 func settled(j *askonce.Job) bool {
 	return j.Status == askonce.StatusPending || j.Status.Terminal()
-}
-
-// Push notifications are not offered: the card says so, and a caller
-// that streams, subscribes or polls needs none.
-
-func (h *handler) GetTaskPushConfig(context.Context, *sdk.GetTaskPushConfigRequest) (*sdk.PushConfig, error) {
-	return nil, sdk.ErrPushNotificationNotSupported
-}
-
-func (h *handler) ListTaskPushConfigs(context.Context, *sdk.ListTaskPushConfigRequest) (*sdk.ListTaskPushConfigResponse, error) {
-	return nil, sdk.ErrPushNotificationNotSupported
-}
-
-func (h *handler) CreateTaskPushConfig(context.Context, *sdk.PushConfig) (*sdk.PushConfig, error) {
-	return nil, sdk.ErrPushNotificationNotSupported
-}
-
-func (h *handler) DeleteTaskPushConfig(context.Context, *sdk.DeleteTaskPushConfigRequest) error {
-	return sdk.ErrPushNotificationNotSupported
 }
 
 // GetExtendedAgentCard: the public card is the whole card.

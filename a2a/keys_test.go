@@ -135,10 +135,10 @@ func rpc(t *testing.T, base, key, forwarded, body string) (*http.Response, map[s
 const getTask = `{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"id":"no-such-task"}}`
 
 // Wrong keys on /a2a count per client address as on the API: over the
-// limit the address gets 429 with Retry-After and a JSON-RPC error, while
-// a key already accepted from there still works; behind a trusted proxy
-// the forwarded client is the address.
-func TestWrongKeysAreThrottledPerAddressAndAcceptedKeysStayIn(t *testing.T) {
+// limit its wrong keys get 429 with Retry-After and a JSON-RPC error,
+// while a valid key, even one never used from there, is served; behind a
+// trusted proxy the forwarded client is the address.
+func TestWrongKeysAreThrottledPerAddressAndValidKeysAreServed(t *testing.T) {
 	t.Parallel()
 	e, _ := keyedEnv(t, nil)
 	const client, other = "203.0.113.7", "203.0.113.8"
@@ -155,8 +155,8 @@ func TestWrongKeysAreThrottledPerAddressAndAcceptedKeysStayIn(t *testing.T) {
 	if r.StatusCode != http.StatusTooManyRequests || r.Header.Get("Retry-After") == "" || !strings.Contains(msg, "too many wrong API keys") {
 		t.Fatalf("fourth wrong key: %d Retry-After %q %v; want 429 with Retry-After and a JSON-RPC error", r.StatusCode, r.Header.Get("Retry-After"), body)
 	}
-	if r, _ := rpc(t, e.base, keyB, client, getTask); r.StatusCode != http.StatusTooManyRequests {
-		t.Fatalf("a key never accepted from the throttled address: %d, want 429", r.StatusCode)
+	if r, _ := rpc(t, e.base, keyB, client, getTask); r.StatusCode != http.StatusOK {
+		t.Fatalf("a key never used from the throttled address: %d, want 200", r.StatusCode)
 	}
 	if r, _ := rpc(t, e.base, keyA, client, getTask); r.StatusCode != http.StatusOK {
 		t.Fatalf("the key accepted before: %d, want 200", r.StatusCode)

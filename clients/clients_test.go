@@ -1,7 +1,8 @@
 // Package clients_test runs the tests of the clients for other languages
-// (clients/python, clients/typescript) and of the AI SDK and OpenAI
-// Agents SDK examples (examples/ai-sdk, examples/openai-agents) against
-// the askonce binary built once here, so that
+// (clients/python, clients/typescript, and the TypeScript client as its
+// packed tarball installs into an empty project) and of the AI SDK and
+// OpenAI Agents SDK examples (examples/ai-sdk, examples/openai-agents)
+// against the askonce binary built once here, so that
 // the README's `go test ./...` covers them.
 package clients_test
 

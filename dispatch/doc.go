@@ -6,6 +6,10 @@
 // question.resolved; see notify.go and docs/notifications.md), queued
 // through sqlite.Options.OnNotify and [Hook.Notify] (postgres.Options.OnNotify
 // and [Hook.NotifyPgx]) in the transaction that asks or resolves.
+// The channels that reach people (askonce.Channel: packages slack and
+// email, Config.Channels) send on it too: dispatch owns River, and a
+// channel only says what to send for a question event and makes one try
+// of a send (channel.go).
 //
 // # How a job gets to its builder
 //
@@ -29,9 +33,10 @@
 //     Standard Webhooks headers; a 2xx response is a delivery.
 //   - [Command]: a program (argv, no shell) that gets the job JSON on
 //     stdin; exit status 0 is a delivery.
-//   - none (a nil Config.Builder): no queue entry is written at all; the
-//     job's DispatchStatus stays queued, and builders poll
-//     GET /jobs?status=success instead.
+//   - none (a nil Config.Builder): no queue entry is written at all, and
+//     builders poll GET /jobs?status=success instead. With
+//     askonce.Engine.NoBuilder (askonce serve sets it) the job's
+//     DispatchStatus is none and the hook is not even called.
 //
 // # At least once, deduplicated to exactly once
 //

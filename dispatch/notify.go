@@ -185,7 +185,7 @@ func (w *notifyWorker) Work(ctx context.Context, rj *river.Job[notifyArgs]) (err
 		log.ErrorContext(ctx, "dispatch: notification: "+err.Error())
 		return river.JobSnooze(d.cfg.Backoff(rj.Attempt))
 	}
-	err = d.cfg.Notify.post(ctx, a.JobID+":"+string(a.Event), d.cfg.Notify.now(), body)
+	err = d.cfg.Notify.post(ctx, a.JobID+":"+string(a.Event), d.cfg.Notify.now(), body, nil)
 	switch {
 	case err != nil && errors.Is(ctx.Err(), context.Canceled):
 		log.InfoContext(ctx, "dispatch: notification interrupted", "err", err)

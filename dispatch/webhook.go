@@ -131,7 +131,15 @@ func (w *Webhook) deliverAt(ctx context.Context, job *askonce.Job, at time.Time)
 	if err != nil {
 		return fmt.Errorf("webhook: encode job: %w", err)
 	}
-	return w.post(ctx, job.ID, w.now(), body)
+	return w.post(ctx, job.ID, w.now(), body, nil)
+}
+
+// Post makes one signed POST of body to w.URL as message id, stamped
+// now, with header's fields added (a receiver's own token, say): the
+// transport of other packages' webhooks, A2A push notifications among
+// them. A retry with the same id and body lets a receiver deduplicate.
+func (w *Webhook) Post(ctx context.Context, id string, body []byte, header http.Header) error {
+	return w.post(ctx, id, w.now(), body, header)
 }
 
 // now is the timestamp of a try, in whole seconds.
@@ -145,7 +153,7 @@ func (w *Webhook) now() time.Time {
 
 // post makes one signed POST of body to w.URL, as message id at ts: the
 // one transport of builder deliveries and question notifications.
-func (w *Webhook) post(ctx context.Context, id string, ts time.Time, body []byte) error {
+func (w *Webhook) post(ctx context.Context, id string, ts time.Time, body []byte, header http.Header) error {
 	if w.URL == "" {
 		return errors.New("webhook: no URL configured")
 	}
@@ -158,6 +166,9 @@ func (w *Webhook) post(ctx context.Context, id string, ts time.Time, body []byte
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, w.URL, bytes.NewReader(body))
 	if err != nil {
 		return fmt.Errorf("webhook: %w", stripURL(err))
+	}
+	for k, vs := range header {
+		req.Header[k] = vs
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "askonce-dispatch")

@@ -91,7 +91,15 @@ func TestSignVerify(t *testing.T) {
 	}
 }
 
-func TestWebhookDoesNotFollowRedirects(t *testing.T) {
+// TestWebhook checks the webhook builder's failures, one behaviour per subtest.
+func TestWebhook(t *testing.T) {
+	t.Parallel()
+	t.Run("GivesUpAfterMaxAttempts", testWebhookGivesUpAfterMaxAttempts)
+	t.Run("UnreachableIsAFailedTry", testWebhookUnreachableIsAFailedTry)
+	t.Run("DoesNotFollowRedirects", testWebhookDoesNotFollowRedirects)
+}
+
+func testWebhookDoesNotFollowRedirects(t *testing.T) {
 	t.Parallel()
 	rcv := newReceiver(t, func(string, int) int { return http.StatusOK })
 	mux := http.NewServeMux()

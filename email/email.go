@@ -7,8 +7,9 @@
 // address gets the outcome as a reply (In-Reply-To the question's
 // Message-ID, one per job).
 //
-// Sends run on River (Channel implements dispatch.Channel), queued in the
-// transaction that asks or resolves, one River job per address, unique;
+// Sends run on the dispatch package's queue (Channel implements
+// askonce.Channel), queued in the transaction that asks or resolves, one
+// send per address, unique;
 // a sent message is recorded (Engine.PutMessage) and not sent again by a
 // retry. One window remains: a process that dies after the server took a
 // message and before it was recorded sends it again, with the same
@@ -27,17 +28,16 @@ import (
 	"strings"
 	"time"
 
-	"github.com/riverqueue/river"
 	mail "github.com/wneessen/go-mail"
 
 	"github.com/askonce/askonce"
 )
 
-// Names of the River queue and jobs, and of the stored messages.
+// Names of the channel and its sends.
 const (
-	queue     = "askonce_email"
-	askKind   = "askonce_email_question"
-	replyKind = "askonce_email_outcome"
+	name      = "email"
+	askKind   = "question"
+	replyKind = "outcome"
 )
 
 // Config configures a Channel.
@@ -69,7 +69,7 @@ type Config struct {
 	Timeout time.Duration
 }
 
-// Channel is the email channel, a dispatch.Channel.
+// Channel is the email channel, an askonce.Channel.
 type Channel struct {
 	cfg     Config
 	log     *slog.Logger
@@ -158,51 +158,43 @@ func cmpOr(v, def string) string {
 	return v
 }
 
-// questionArgs sends the question to one address.
-type questionArgs struct {
-	TenantID string `json:"tenantId" river:"unique"`
-	JobID    string `json:"jobId" river:"unique"`
-	To       string `json:"to" river:"unique"`
-}
+// Name names the channel: "email".
+func (c *Channel) Name() string { return name }
 
-func (questionArgs) Kind() string { return askKind }
+// Kinds lists the channel's sends: the question to one address, and the
+// outcome, as a reply, to one address.
+func (c *Channel) Kinds() []string { return []string{askKind, replyKind} }
 
-// outcomeArgs sends the outcome, as a reply, to one address.
-type outcomeArgs struct {
-	TenantID string `json:"tenantId" river:"unique"`
-	JobID    string `json:"jobId" river:"unique"`
-	To       string `json:"to" river:"unique"`
-}
-
-func (outcomeArgs) Kind() string { return replyKind }
-
-// Queue names the channel's River queue.
-func (c *Channel) Queue() string { return queue }
-
-// Register adds the channel's workers.
-func (c *Channel) Register(w *river.Workers) error {
-	if err := river.AddWorkerSafely(w, &questionWorker{c: c}); err != nil {
-		return err
-	}
-	return river.AddWorkerSafely(w, &outcomeWorker{c: c})
-}
-
-// Jobs returns a River job per address the job names.
-func (c *Channel) Jobs(j *askonce.Job, ev askonce.QuestionEvent) []river.JobArgs {
+// Sends returns a send per address the job names.
+func (c *Channel) Sends(j *askonce.Job, ev askonce.QuestionEvent) []askonce.Send {
 	if j.Notify == nil {
 		return nil
 	}
-	var out []river.JobArgs
+	var out []askonce.Send
 	for _, to := range j.Notify.Email {
 		switch ev {
 		case askonce.QuestionAsked:
-			out = append(out, questionArgs{TenantID: j.TenantID, JobID: j.ID, To: to})
+			out = append(out, askonce.Send{Kind: askKind, TenantID: j.TenantID, JobID: j.ID, To: to})
 		case askonce.QuestionResolved:
-			out = append(out, outcomeArgs{TenantID: j.TenantID, JobID: j.ID, To: to})
+			out = append(out, askonce.Send{Kind: replyKind, TenantID: j.TenantID, JobID: j.ID, To: to})
 		}
 	}
 	return out
 }
+
+// Send makes one try of s.
+func (c *Channel) Send(ctx context.Context, s askonce.Send) error {
+	switch s.Kind {
+	case askKind:
+		return (&questionWorker{c: c}).Work(ctx, s)
+	case replyKind:
+		return (&outcomeWorker{c: c}).Work(ctx, s)
+	}
+	return askonce.CancelSend(fmt.Errorf("email: no send of kind %q", s.Kind))
+}
+
+// Backoff is Config.Backoff.
+func (c *Channel) Backoff(attempt int) time.Duration { return c.cfg.Backoff(attempt) }
 
 // MessageID is the Message-ID (without angle brackets) of a job's
 // question mail; the outcome replies to it.
@@ -220,7 +212,7 @@ func (c *Channel) sentBefore(ctx context.Context, j *askonce.Job, kind, to strin
 }
 
 // send sends m and records it, telling OnSend, the job's events and the
-// log; attempt is the River job's try.
+// log; attempt is the send's try.
 func (c *Channel) send(ctx context.Context, j *askonce.Job, kind, to string, attempt int, m *mail.Msg) error {
 	client, err := mail.NewClient(c.host, c.options...)
 	if err == nil {
@@ -259,18 +251,13 @@ func (c *Channel) message(to, subject string) (*mail.Msg, error) {
 }
 
 type questionWorker struct {
-	river.WorkerDefaults[questionArgs]
 	c *Channel
-}
-
-func (w *questionWorker) NextRetry(rj *river.Job[questionArgs]) time.Time {
-	return time.Now().Add(w.c.cfg.Backoff(rj.Attempt))
 }
 
 // Work mails the question, unless it was mailed already or the job
 // stopped pending first.
-func (w *questionWorker) Work(ctx context.Context, rj *river.Job[questionArgs]) error {
-	c, a := w.c, rj.Args
+func (w *questionWorker) Work(ctx context.Context, s askonce.Send) error {
+	c, a := w.c, s
 	j, err := c.job(ctx, a.TenantID, a.JobID)
 	if err != nil {
 		return err
@@ -285,7 +272,7 @@ func (w *questionWorker) Work(ctx context.Context, rj *river.Job[questionArgs]) 
 	v := newQuestionView(j, link)
 	m, err := c.message(a.To, "Question: "+oneLine(j.Title))
 	if err != nil {
-		return river.JobCancel(err)
+		return askonce.CancelSend(err)
 	}
 	m.SetMessageIDWithValue(c.MessageID(j))
 	text, html, err := v.render()
@@ -294,22 +281,17 @@ func (w *questionWorker) Work(ctx context.Context, rj *river.Job[questionArgs]) 
 	}
 	m.SetBodyString(mail.TypeTextPlain, text)
 	m.AddAlternativeString(mail.TypeTextHTML, html)
-	return c.send(ctx, j, "question", a.To, rj.Attempt, m)
+	return c.send(ctx, j, "question", a.To, s.Attempt, m)
 }
 
 type outcomeWorker struct {
-	river.WorkerDefaults[outcomeArgs]
 	c *Channel
-}
-
-func (w *outcomeWorker) NextRetry(rj *river.Job[outcomeArgs]) time.Time {
-	return time.Now().Add(w.c.cfg.Backoff(rj.Attempt))
 }
 
 // Work mails the outcome once the job ended, as a reply to the question
 // mail, if the question was mailed.
-func (w *outcomeWorker) Work(ctx context.Context, rj *river.Job[outcomeArgs]) error {
-	c, a := w.c, rj.Args
+func (w *outcomeWorker) Work(ctx context.Context, s askonce.Send) error {
+	c, a := w.c, s
 	j, err := c.job(ctx, a.TenantID, a.JobID)
 	if err != nil {
 		return err
@@ -318,11 +300,11 @@ func (w *outcomeWorker) Work(ctx context.Context, rj *river.Job[outcomeArgs]) er
 		return nil
 	}
 	if !j.Status.Terminal() {
-		return river.JobSnooze(c.settledPoll)
+		return askonce.SnoozeSend(c.settledPoll)
 	}
 	m, err := c.message(a.To, "Re: Question: "+oneLine(j.Title))
 	if err != nil {
-		return river.JobCancel(err)
+		return askonce.CancelSend(err)
 	}
 	m.SetMessageIDWithValue("askonce." + j.ID + ".outcome@" + c.domain)
 	m.SetGenHeader(mail.HeaderInReplyTo, "<"+c.MessageID(j)+">")
@@ -333,15 +315,15 @@ func (w *outcomeWorker) Work(ctx context.Context, rj *river.Job[outcomeArgs]) er
 	}
 	m.SetBodyString(mail.TypeTextPlain, text)
 	m.AddAlternativeString(mail.TypeTextHTML, html)
-	return c.send(ctx, j, "outcome", a.To, rj.Attempt, m)
+	return c.send(ctx, j, "outcome", a.To, s.Attempt, m)
 }
 
 // job reads the job a queued send is about; a job that no longer exists
-// cancels the send (river.JobCancel) instead of retrying it.
+// cancels the send (askonce.CancelSend) instead of retrying it.
 func (c *Channel) job(ctx context.Context, tenant, id string) (*askonce.Job, error) {
 	j, err := c.cfg.Engine.Get(ctx, tenant, id)
 	if askonce.ErrorCode(err) == askonce.ENOTFOUND {
-		return nil, river.JobCancel(err)
+		return nil, askonce.CancelSend(err)
 	}
 	return j, err
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/internal/jobview"
 )
 
 // option is one option of the question, with its link to the answer page
@@ -121,7 +122,7 @@ func via(j *askonce.Job) string {
 func outcome(j *askonce.Job) string {
 	switch {
 	case j.Status == askonce.StatusSuccess && j.Plan != nil:
-		return "Planned: " + j.Plan.Title + " (" + strconv.Itoa(len(j.Plan.Tasks)) + " tasks)"
+		return "Planned: " + j.Plan.Title + " (" + jobview.Tasks(len(j.Plan.Tasks)) + ")"
 	case j.Status == askonce.StatusSuccess:
 		return "Planned: " + j.Title
 	case j.Error != "":

@@ -11,10 +11,17 @@ func questionJob(q askonce.Question) *askonce.Job {
 	return &askonce.Job{ID: "0195d3c1-0000-7000-8000-000000000001", Title: "T <b>", Goal: `<img src=x onerror=alert(1)>`, Status: askonce.StatusPending, Question: &q}
 }
 
+// TestQuestionMail checks the question mail's text, one behaviour per subtest.
+func TestQuestionMail(t *testing.T) {
+	t.Parallel()
+	t.Run("LinksOptionsOnlyWhereTheyArePreselectable", testQuestionMailLinksOptionsOnlyWhereTheyArePreselectable)
+	t.Run("WithoutALinkSaysToAnswerWithAskonce", testQuestionMailWithoutALinkSaysToAnswerWithAskonce)
+}
+
 // SELECT_ONE and CONFIRM options link to the page with the option
 // chosen; other types link only to the page. Every user text is escaped
 // in the HTML part.
-func TestQuestionMailLinksOptionsOnlyWhereTheyArePreselectable(t *testing.T) {
+func testQuestionMailLinksOptionsOnlyWhereTheyArePreselectable(t *testing.T) {
 	t.Parallel()
 	const link = "https://askonce.example.com/a/tok"
 	for _, tc := range []struct {
@@ -51,7 +58,7 @@ func TestQuestionMailLinksOptionsOnlyWhereTheyArePreselectable(t *testing.T) {
 	}
 }
 
-func TestQuestionMailWithoutALinkSaysToAnswerWithAskonce(t *testing.T) {
+func testQuestionMailWithoutALinkSaysToAnswerWithAskonce(t *testing.T) {
 	t.Parallel()
 	text, html, err := newQuestionView(questionJob(askonce.Question{Type: askonce.QuestionConfirm, Text: "Sure?", Options: []string{"yes", "no"}}), "").render()
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/internal/maxbody"
 	"github.com/askonce/askonce/internal/ratelimit"
 	"github.com/askonce/askonce/metrics"
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -27,9 +28,9 @@ type HTTPOptions struct {
 	// no keys; every request is Config.Tenant.
 	Tenant func(key string) (string, bool)
 	// FailedAuth is how many wrong API keys one client address may
-	// present per minute before its requests are answered 429 with
-	// Retry-After and a JSON-RPC error (keys already accepted from that
-	// address still work), as on the HTTP API. Default
+	// present per minute before its wrong keys are answered 429 with
+	// Retry-After and a JSON-RPC error (a valid key is always served), as
+	// on the HTTP API. Default
 	// ratelimit.DefaultLimit (20).
 	FailedAuth int
 	// TrustedProxies are the proxies whose X-Forwarded-For and Forwarded
@@ -52,8 +53,11 @@ type HTTPOptions struct {
 	// negative: never.
 	SessionTimeout time.Duration
 	// MaxSessions is how many live sessions one API key (or, without keys,
-	// everyone) may hold; an initialize beyond it is the JSON-RPC error
-	// CodeOverLimit. Default DefaultMaxSessions; negative: no limit.
+	// everyone) may hold; an initialize beyond it closes the key's least
+	// recently used idle session (no request in flight), whose client
+	// gets 404 and may initialize again, or is the JSON-RPC error
+	// CodeOverLimit when every session is busy. Default
+	// DefaultMaxSessions; negative: no limit.
 	MaxSessions int
 	// MaxCalls is how many tool calls one API key may have in flight; a
 	// call beyond it is the JSON-RPC error CodeOverLimit. Default
@@ -191,7 +195,7 @@ func Handler(server *sdk.Server, o HTTPOptions) http.Handler {
 		lim.streams.Store(token, r.Context())
 		defer lim.streams.Delete(token)
 		if r.Body != nil {
-			r.Body = http.MaxBytesReader(w, r.Body, maxBody)
+			r.Body = maxbody.Reader(w, r, maxBody)
 		}
 		// Not an error where the writer cannot set deadlines (tests).
 		http.NewResponseController(w).SetWriteDeadline(time.Now().Add(callTimeout))

@@ -39,12 +39,23 @@ type limits struct {
 	mu       sync.Mutex
 	sessions map[string]int
 	calls    map[string]int
+	live     map[*sdk.ServerSession]*liveSession
+	clock    int64 // orders uses of sessions
 
 	streams sync.Map // streamHeader value -> context.Context of its request
 }
 
+// liveSession is a session counted against its key's cap: when it was last
+// used, and how many of its requests are in flight (a session with none is
+// idle, and may be closed to make way for a new one).
+type liveSession struct {
+	key      string
+	lastUsed int64
+	busy     int
+}
+
 func newLimits(maxSessions, maxCalls int, obs *metrics.Observer) *limits {
-	return &limits{maxSessions: maxSessions, maxCalls: maxCalls, obs: obs, sessions: map[string]int{}, calls: map[string]int{}}
+	return &limits{maxSessions: maxSessions, maxCalls: maxCalls, obs: obs, sessions: map[string]int{}, calls: map[string]int{}, live: map[*sdk.ServerSession]*liveSession{}}
 }
 
 // keyID identifies an API key in memory without keeping the key.
@@ -86,11 +97,81 @@ func overLimit(what string, max int) error {
 	return &jsonrpc.Error{Code: CodeOverLimit, Message: fmt.Sprintf("this API key already has %d MCP %s, the limit; close one (or wait for it to end) and retry", max, what)}
 }
 
+// use marks ss in use until the returned function is called.
+func (l *limits) use(ss *sdk.ServerSession) func() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	s := l.live[ss]
+	if s == nil {
+		return func() {}
+	}
+	l.clock++
+	s.lastUsed, s.busy = l.clock, s.busy+1
+	return l.done(s)
+}
+
+// done is the end of a use of s.
+func (l *limits) done(s *liveSession) func() {
+	return func() {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		l.clock++
+		s.lastUsed, s.busy = l.clock, s.busy-1
+	}
+}
+
+// admit counts ss, in use by its initialize until done, against key's
+// cap. At the cap, the least recently used idle session of key is dropped
+// from the count and returned, for the caller to close; when every
+// session of key is busy, admit refuses.
+func (l *limits) admit(ss *sdk.ServerSession, key string) (evict *sdk.ServerSession, done func(), ok bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.maxSessions >= 0 && l.sessions[key] >= l.maxSessions {
+		var oldest *liveSession
+		for s, ls := range l.live {
+			if ls.key == key && ls.busy == 0 && (oldest == nil || ls.lastUsed < oldest.lastUsed) {
+				evict, oldest = s, ls
+			}
+		}
+		if evict == nil {
+			return nil, nil, false
+		}
+		delete(l.live, evict)
+		l.sessions[key]--
+		l.obs.AddMCPSessions(-1)
+	}
+	l.clock++
+	s := &liveSession{key: key, lastUsed: l.clock, busy: 1}
+	l.live[ss] = s
+	l.sessions[key]++
+	l.obs.AddMCPSessions(1)
+	return evict, l.done(s), true
+}
+
+// release uncounts ss, unless it was already (closed to make way).
+func (l *limits) release(ss *sdk.ServerSession) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	s := l.live[ss]
+	if s == nil {
+		return
+	}
+	delete(l.live, ss)
+	if l.sessions[s.key]--; l.sessions[s.key] <= 0 {
+		delete(l.sessions, s.key)
+	}
+	l.obs.AddMCPSessions(-1)
+}
+
 // middleware counts and caps the sessions (at initialize; released when the
 // session closes) and the tool calls of each API key, and ends a call when
 // the HTTP request that carries it is gone.
 func (l *limits) middleware(next sdk.MethodHandler) sdk.MethodHandler {
 	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+		if ss, ok := req.GetSession().(*sdk.ServerSession); ok {
+			defer l.use(ss)()
+		}
 		switch method {
 		case "initialize":
 			ss, ok := req.GetSession().(*sdk.ServerSession)
@@ -114,25 +195,29 @@ func (l *limits) middleware(next sdk.MethodHandler) sdk.MethodHandler {
 	}
 }
 
-// session admits a new session of the request's API key, and releases its
-// slot when the session closes (deleted, reclaimed when idle, or failed to
-// initialize).
+// session admits a new session of the request's API key, closing the
+// key's least recently used idle session when the key is at its cap, and
+// releases its slot when the session closes (deleted, reclaimed when idle,
+// closed to make way, or failed to initialize).
 func (l *limits) session(ctx context.Context, ss *sdk.ServerSession, method string, req sdk.Request, next sdk.MethodHandler) (sdk.Result, error) {
 	key := keyOf(req)
-	if !l.take(l.sessions, l.maxSessions, key) {
+	evict, done, ok := l.admit(ss, key)
+	if !ok {
 		l.obs.ObserveMCPRefused("sessions")
-		return nil, overLimit("sessions", l.maxSessions)
+		return nil, overLimit("sessions with a call in flight", l.maxSessions)
 	}
-	l.obs.AddMCPSessions(1)
-	release := func() { l.give(l.sessions, key); l.obs.AddMCPSessions(-1) }
+	defer done()
+	if evict != nil {
+		evict.Close() // its client gets 404 and may initialize again
+	}
 	res, err := next(ctx, method, req)
 	if err != nil {
-		release() // the SDK closes a session that did not initialize
+		l.release(ss) // the SDK closes a session that did not initialize
 		return res, err
 	}
 	go func() {
 		ss.Wait()
-		release()
+		l.release(ss)
 	}()
 	return res, nil
 }

@@ -35,7 +35,7 @@ func (t *Stdio) Connect(ctx context.Context) (sdk.Connection, error) {
 	if max <= 0 {
 		max = DefaultMaxArguments + 64<<10
 	}
-	out := &lineWriter{w: t.Writer}
+	out := &lineWriter{w: t.Writer, open: newInflight()}
 	pr, pw := io.Pipe()
 	f := &lineFilter{out: out, max: max}
 	go f.run(bufio.NewReader(t.Reader), pw)
@@ -43,16 +43,115 @@ func (t *Stdio) Connect(ctx context.Context) (sdk.Connection, error) {
 }
 
 // lineWriter writes each message with one Write, so that the SDK's
-// messages and the filter's errors never interleave.
+// messages and the filter's errors never interleave, and notes the
+// answers and the server's own requests that go out.
 type lineWriter struct {
-	mu sync.Mutex
-	w  io.Writer
+	mu   sync.Mutex
+	w    io.Writer
+	open *inflight
 }
 
 func (w *lineWriter) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.w.Write(p)
+	n, err := w.w.Write(p)
+	w.open.wrote(p)
+	return n, err
+}
+
+// inflight is what is open on the connection: the client's requests the
+// SDK has not answered yet, and the server's requests (an elicitation)
+// the client has not answered. At the end of input the filter keeps the
+// SDK's input open until the first are answered, and answers the second
+// itself, since the client can no longer.
+type inflight struct {
+	mu      sync.Mutex
+	calls   map[string]bool // the client's requests, by id
+	asks    map[string]bool // the server's requests, by id
+	changed chan struct{}
+}
+
+func newInflight() *inflight {
+	return &inflight{calls: map[string]bool{}, asks: map[string]bool{}, changed: make(chan struct{}, 1)}
+}
+
+// messages are the JSON-RPC messages of a line: one, or a batch.
+func messages(line []byte) []jsonrpc.Message {
+	line = bytes.TrimSpace(line)
+	raws := []json.RawMessage{line}
+	if len(line) > 0 && line[0] == '[' {
+		raws = nil
+		json.Unmarshal(line, &raws)
+	}
+	var msgs []jsonrpc.Message
+	for _, raw := range raws {
+		if msg, err := jsonrpc.DecodeMessage(raw); err == nil {
+			msgs = append(msgs, msg)
+		}
+	}
+	return msgs
+}
+
+// read notes a line of the client's that goes to the SDK.
+func (o *inflight) read(line []byte) {
+	o.note(line, o.calls, o.asks)
+}
+
+// wrote notes a line of the SDK's that went to the client.
+func (o *inflight) wrote(line []byte) {
+	o.note(line, o.asks, o.calls)
+}
+
+// note adds the requests of line to mine and takes its answers out of
+// theirs.
+func (o *inflight) note(line []byte, mine, theirs map[string]bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for _, msg := range messages(line) {
+		switch m := msg.(type) {
+		case *jsonrpc.Request:
+			if m.ID.IsValid() {
+				mine[idKey(m.ID)] = true
+			}
+		case *jsonrpc.Response:
+			delete(theirs, idKey(m.ID))
+		}
+	}
+	select {
+	case o.changed <- struct{}{}:
+	default:
+	}
+}
+
+// drain runs at the end of input: it answers the server's open requests
+// with an error through answer, and returns once the SDK has answered
+// every request of the client's.
+func (o *inflight) drain(answer func([]byte) error) {
+	for {
+		o.mu.Lock()
+		var replies [][]byte
+		for id := range o.asks {
+			replies = append(replies, errorReply(json.RawMessage(id), jsonrpc.CodeInternalError, "the client's input is closed"))
+			delete(o.asks, id)
+		}
+		waiting := len(o.calls) > 0
+		o.mu.Unlock()
+		for _, r := range replies {
+			if answer(r) != nil {
+				return
+			}
+		}
+		if !waiting {
+			return
+		}
+		<-o.changed
+	}
+}
+
+// idKey is an id as JSON: 1 and "1" are two ids.
+func idKey(id jsonrpc.ID) string {
+	b, _ := json.Marshal(id.Raw())
+	return string(b)
 }
 
 func (*lineWriter) Close() error { return nil }
@@ -82,11 +181,19 @@ func (f *lineFilter) run(in *bufio.Reader, sdkIn *io.PipeWriter) {
 			}
 			if reply != nil {
 				f.out.Write(reply)
-			} else if _, werr := sdkIn.Write(append(line, '\n')); werr != nil {
-				return // the connection is closed
+			} else {
+				f.out.open.read(line)
+				if _, werr := sdkIn.Write(append(line, '\n')); werr != nil {
+					return // the connection is closed
+				}
 			}
 		}
 		if err != nil {
+			// Every request read is answered before the SDK sees the end.
+			f.out.open.drain(func(reply []byte) error {
+				_, err := sdkIn.Write(reply)
+				return err
+			})
 			sdkIn.CloseWithError(err)
 			return
 		}

@@ -51,3 +51,39 @@ func TestStdio_BatchesOfOldClientsPassAndLongLinesAreRefused(t *testing.T) {
 		t.Fatalf("a batch of two pings: %s", got)
 	}
 }
+
+// Every request read before the end of input is answered before Run
+// returns: a client that writes its requests and closes its end at once
+// (a shell pipe) still gets every answer, and a tool that elicits after
+// the end gets the error a closed client stands for and answers too.
+func TestStdio_RequestsReadBeforeEndOfInputAreAnswered(t *testing.T) {
+	e := newEnv(t)
+	in := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{"form":{}}},"clientInfo":{"name":"pipe","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"ping"}`,
+		`{"jsonrpc":"2.0","id":"three","method":"tools/call","params":{"name":"get_job","arguments":{"jobId":"nope"}}}`,
+		`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"plan","arguments":{"goal":"ask select"}}}`,
+	}, "\n") + "\n"
+	for i := range 20 {
+		var out strings.Builder
+		done := make(chan error, 1)
+		go func() {
+			done <- e.server.Run(context.Background(), &mcp.Stdio{Reader: strings.NewReader(in), Writer: &out})
+		}()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("run %d: Run did not return after the end of input", i)
+		}
+		got := out.String()
+		for _, id := range []string{`"id":1,"result"`, `"id":2,"result"`, `"id":"three","result"`} {
+			if !strings.Contains(got, id) {
+				t.Fatalf("run %d: no answer with %s in:\n%s", i, id, got)
+			}
+		}
+		if !strings.Contains(got, `"id":4,"error"`) || !strings.Contains(got, "input is closed") {
+			t.Fatalf("run %d: the plan that elicited after the end of input is not answered with the closed input:\n%s", i, got)
+		}
+	}
+}

@@ -2,137 +2,45 @@ package postgres
 
 import (
 	"context"
-	"errors"
-	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/askonce/askonce"
-	"github.com/askonce/askonce/server"
-	"github.com/jackc/pgx/v5"
+	"github.com/askonce/askonce/internal/sqlstore"
 )
 
 // The HTTP API's Idempotency-Key records live in the same database as the
-// jobs, in the tables idempotency and idempotency_leases, so that a retry
-// finds the claim whichever replica it lands on; the clock of the process
-// that reads a lease (Options.Now) decides whether it has lapsed.
+// jobs (sqlstore.Store), so that a retry finds the claim whichever replica
+// it lands on; the clock of the process that reads a lease (Options.Now)
+// decides whether it has lapsed.
 
-// RenewIdempotencyLease implements server.IdempotencyStore. It also drops
-// the leases that have lapsed: no lease and a lapsed one mean the same.
-func (s *Store) RenewIdempotencyLease(ctx context.Context, owner string, ttl time.Duration) error {
-	if owner == "" {
-		return askonce.Errorf(askonce.EINVALID, "renew idempotency lease: no owner")
-	}
-	now := s.now()
-	return wrap(s.write(ctx, func(ctx context.Context, tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `DELETE FROM idempotency_leases WHERE expires_at <= $1`, now); err != nil {
-			return err
-		}
-		_, err := tx.Exec(ctx, `INSERT INTO idempotency_leases (owner, expires_at) VALUES ($1, $2)
-			ON CONFLICT (owner) DO UPDATE SET expires_at = excluded.expires_at`, owner, now.Add(ttl))
-		return err
-	}), "renew idempotency lease")
-}
-
-// EndIdempotencyLease implements server.IdempotencyStore.
-func (s *Store) EndIdempotencyLease(ctx context.Context, owner string) error {
-	return wrap(s.write(ctx, func(ctx context.Context, tx pgx.Tx) error {
-		_, err := tx.Exec(ctx, `DELETE FROM idempotency_leases WHERE owner = $1`, owner)
-		return err
-	}), "end idempotency lease")
-}
-
-// ClaimIdempotencyKey implements server.IdempotencyStore: the insert, the
-// takeover and the read of the record that stays are one transaction. Of
-// retries racing for a dead owner's claim, the takeover's row lock lets
-// one through; the others then see the winner's live owner.
-func (s *Store) ClaimIdempotencyKey(ctx context.Context, rec *server.IdempotencyRecord) (*server.IdempotencyRecord, bool, error) {
-	now := s.now()
-	var (
-		stored   *server.IdempotencyRecord
-		tookOver bool
-	)
-	err := s.write(ctx, func(ctx context.Context, tx pgx.Tx) error {
-		stored, tookOver = nil, false
-		tag, err := tx.Exec(ctx, `INSERT INTO idempotency
-			(tenant_id, key, fingerprint, owner, job_id, base_version, status, body, created_at)
-			VALUES ($1, $2, $3, $4, $5, $6, 0, NULL, $7) ON CONFLICT (tenant_id, key) DO NOTHING`,
-			rec.TenantID, rec.Key, rec.Fingerprint, rec.Owner, rec.JobID, rec.BaseVersion, micro(now))
-		if err != nil || tag.RowsAffected() == 1 {
-			return err
-		}
-		got := &server.IdempotencyRecord{TenantID: rec.TenantID, Key: rec.Key}
-		var at time.Time
-		// An in-flight claim whose owner holds no live lease is taken over.
-		// The row is locked first and the lease read by a statement of its
-		// own: under READ COMMITTED, a single UPDATE whose WHERE reads the
-		// leases re-checks only the locked row after waiting for a racing
-		// takeover, not the owner's lease it now names, so two retries
-		// could both take the claim over.
-		var owner string
-		err = tx.QueryRow(ctx, `SELECT owner FROM idempotency
-			WHERE tenant_id = $1 AND key = $2 AND status = 0 AND fingerprint = $3
-			FOR UPDATE`, rec.TenantID, rec.Key, rec.Fingerprint).Scan(&owner)
-		switch {
-		case err == nil:
-			var live bool
-			if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM idempotency_leases
-				WHERE owner = $1 AND expires_at > $2)`, owner, now).Scan(&live); err != nil {
-				return err
-			}
-			if live {
-				break
-			}
-			err = tx.QueryRow(ctx, `UPDATE idempotency SET owner = $1
-				WHERE tenant_id = $2 AND key = $3
-				RETURNING job_id, base_version, created_at`,
-				rec.Owner, rec.TenantID, rec.Key).Scan(&got.JobID, &got.BaseVersion, &at)
-			if err != nil {
-				return err
-			}
-			got.Fingerprint, got.Owner, got.CreatedAt = rec.Fingerprint, rec.Owner, at.UTC()
-			stored, tookOver = got, true
-			return nil
-		case !errors.Is(err, pgx.ErrNoRows):
-			return err
-		}
-		err = tx.QueryRow(ctx, `SELECT fingerprint, owner, job_id, base_version, status, body, created_at
-			FROM idempotency WHERE tenant_id = $1 AND key = $2`, rec.TenantID, rec.Key).
-			Scan(&got.Fingerprint, &got.Owner, &got.JobID, &got.BaseVersion, &got.Status, &got.Body, &at)
-		if err != nil {
-			return err
-		}
-		got.CreatedAt = at.UTC()
-		stored = got
-		return nil
-	})
+// takeOver is the takeover of sqlstore.Store.ClaimIdempotencyKey. Of
+// retries racing for a dead owner's claim, the row lock lets one through;
+// the others then see the winner's live owner. The row is locked first
+// and the lease read by a statement of its own: under READ COMMITTED, a
+// single UPDATE whose WHERE reads the leases re-checks only the locked row
+// after waiting for a racing takeover, not the owner's lease it now names,
+// so two retries could both take the claim over.
+func takeOver(ctx context.Context, tx sqlstore.Conn, rec *askonce.IdempotencyRecord, now any) sqlstore.Scanner {
+	q := tx.(conn).q
+	var owner string
+	err := q.QueryRow(ctx, `SELECT owner FROM idempotency
+		WHERE tenant_id = $1 AND key = $2 AND status = 0 AND fingerprint = $3
+		FOR UPDATE`, rec.TenantID, rec.Key, rec.Fingerprint).Scan(&owner)
 	if err != nil {
-		return nil, false, wrap(err, "claim idempotency key")
+		return sqlstore.ErrRow{Err: err}
 	}
-	if stored == nil {
-		rec.Status, rec.Body, rec.CreatedAt = 0, nil, micro(now)
+	var live bool
+	if err := q.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM idempotency_leases
+		WHERE owner = $1 AND expires_at > $2)`, owner, now).Scan(&live); err != nil {
+		return sqlstore.ErrRow{Err: err}
 	}
-	return stored, tookOver, nil
+	if live {
+		return sqlstore.ErrRow{Err: pgx.ErrNoRows}
+	}
+	return q.QueryRow(ctx, `UPDATE idempotency SET owner = $1
+		WHERE tenant_id = $2 AND key = $3
+		RETURNING job_id, base_version, created_at`, rec.Owner, rec.TenantID, rec.Key)
 }
 
-// CompleteIdempotencyKey implements server.IdempotencyStore.
-func (s *Store) CompleteIdempotencyKey(ctx context.Context, rec *server.IdempotencyRecord) error {
-	return wrap(s.write(ctx, func(ctx context.Context, tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, `UPDATE idempotency SET status = $1, body = $2
-			WHERE tenant_id = $3 AND key = $4 AND owner = $5 AND status = 0`,
-			rec.Status, rec.Body, rec.TenantID, rec.Key, rec.Owner)
-		if err != nil || tag.RowsAffected() == 1 {
-			return err
-		}
-		return askonce.Errorf(askonce.ECONFLICT, "idempotency key %q is not held by %s", rec.Key, rec.Owner)
-	}), "complete idempotency key")
-}
-
-// AbandonIdempotencyKey implements server.IdempotencyStore.
-func (s *Store) AbandonIdempotencyKey(ctx context.Context, rec *server.IdempotencyRecord) error {
-	return wrap(s.write(ctx, func(ctx context.Context, tx pgx.Tx) error {
-		_, err := tx.Exec(ctx, `UPDATE idempotency SET owner = ''
-			WHERE tenant_id = $1 AND key = $2 AND owner = $3 AND status = 0`, rec.TenantID, rec.Key, rec.Owner)
-		return err
-	}), "abandon idempotency key")
-}
-
-var _ server.IdempotencyStore = (*Store)(nil)
+var _ askonce.IdempotencyStore = (*Store)(nil)

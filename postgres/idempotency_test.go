@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/askonce/askonce/server"
+	"github.com/askonce/askonce"
 )
 
 // Of two retries taking over a dead owner's Idempotency-Key claim, one
@@ -19,7 +19,7 @@ func TestRacingTakeoversOfAnIdempotencyKeyHeldAtTheRowHaveOneWinner(t *testing.T
 	t.Parallel()
 	s := openTest(t, Options{})
 	ctx := t.Context()
-	rec := &server.IdempotencyRecord{TenantID: "t", Key: "k", Fingerprint: "POST /jobs abc", Owner: "dead", JobID: "job-1"}
+	rec := &askonce.IdempotencyRecord{TenantID: "t", Key: "k", Fingerprint: "POST /jobs abc", Owner: "dead", JobID: "job-1"}
 	if _, _, err := s.ClaimIdempotencyKey(ctx, rec); err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +50,7 @@ func TestRacingTakeoversOfAnIdempotencyKeyHeldAtTheRowHaveOneWinner(t *testing.T
 	results := make(chan result, 2)
 	for _, owner := range []string{"b", "c"} {
 		go func() {
-			r := &server.IdempotencyRecord{TenantID: "t", Key: "k", Fingerprint: rec.Fingerprint, Owner: owner, JobID: "job-" + owner}
+			r := &askonce.IdempotencyRecord{TenantID: "t", Key: "k", Fingerprint: rec.Fingerprint, Owner: owner, JobID: "job-" + owner}
 			_, tookOver, err := s.ClaimIdempotencyKey(ctx, r)
 			results <- result{owner, tookOver, err}
 		}()

@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/internal/sqlstore"
 )
 
 // The plan PostgreSQL picks for ListJobs for every filter the API allows
@@ -29,7 +30,7 @@ func TestListJobsReadsAnIndexForEveryFilter(t *testing.T) {
 	fillJobs(t, s, 20000)
 	for _, st := range append([]askonce.Status{""}, askonce.Statuses...) {
 		for _, session := range []string{"", "s7"} {
-			for _, cursor := range []string{"", encodeCursor(1, "x")} {
+			for _, cursor := range []string{"", sqlstore.EncodeCursor(1, "x")} {
 				q, args, err := listQuery("t", askonce.JobFilter{Status: st, SessionID: session, Cursor: cursor})
 				if err != nil {
 					t.Fatal(err)

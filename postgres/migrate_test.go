@@ -9,7 +9,6 @@ import (
 
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/postgres/pgtest"
-	"github.com/askonce/askonce/server"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/pressly/goose/v3"
@@ -122,6 +121,9 @@ var versionRows = map[int64]string{
 	// Version 6 (notify) writes the same rows: no recipients, and the
 	// default session memory (migration 00007).
 	6: version1Rows,
+	// Version 7 (memory) writes the same rows: the default session
+	// memory (NULL columns) and no push configs (00008_push_configs).
+	7: version1Rows,
 }
 
 const version1Rows = `
@@ -210,7 +212,7 @@ func TestMigrateFromThePreviousVersionKeepsItsRows(t *testing.T) {
 	if sec := s.LinkSecret(); len(sec) != 32 || sec[31] != 0x1f {
 		t.Errorf("link secret %x, want the stored one", sec)
 	}
-	got, tookOver, err := s.ClaimIdempotencyKey(ctx, &server.IdempotencyRecord{TenantID: "acme", Key: "k1", Fingerprint: "POST /jobs x", Owner: "new"})
+	got, tookOver, err := s.ClaimIdempotencyKey(ctx, &askonce.IdempotencyRecord{TenantID: "acme", Key: "k1", Fingerprint: "POST /jobs x", Owner: "new"})
 	if err != nil || tookOver || got == nil || got.Status != 201 || !bytes.Equal(got.Body, []byte("{}")) {
 		t.Errorf("idempotency record %+v (%v, took over %v), want the stored 201", got, err, tookOver)
 	}

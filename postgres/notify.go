@@ -3,45 +3,11 @@ package postgres
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/askonce/askonce"
 )
-
-func notifyArg(j *askonce.Job) (any, error) { return askonce.EncodeRecipients(j.Notify) }
-
-// PutMessage records m unless the job has a message on m.Channel
-// already, and returns the one stored (see askonce.MessageStore).
-func (s *Store) PutMessage(ctx context.Context, m askonce.Message) (askonce.Message, error) {
-	out := m
-	// A put that lost the race sees the winner's row only in a
-	// statement of its own (the insert's snapshot predates it).
-	err := s.pool.QueryRow(ctx, `INSERT INTO notify_messages (tenant_id, job_id, channel, ref) VALUES ($1, $2, $3, $4)
-		ON CONFLICT DO NOTHING RETURNING ref`, m.TenantID, m.JobID, m.Channel, m.Ref).Scan(&out.Ref)
-	if errors.Is(err, pgx.ErrNoRows) {
-		out, err = s.Message(ctx, m.TenantID, m.JobID, m.Channel)
-	}
-	if err != nil {
-		return askonce.Message{}, fmt.Errorf("put %s message of job %s: %w", m.Channel, m.JobID, err)
-	}
-	return out, nil
-}
-
-// Message returns the job's message on channel, or ENOTFOUND.
-func (s *Store) Message(ctx context.Context, tenant, jobID, channel string) (askonce.Message, error) {
-	m := askonce.Message{TenantID: tenant, JobID: jobID, Channel: channel}
-	err := s.pool.QueryRow(ctx, `SELECT ref FROM notify_messages WHERE tenant_id = $1 AND job_id = $2 AND channel = $3`,
-		tenant, jobID, channel).Scan(&m.Ref)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return m, askonce.Errorf(askonce.ENOTFOUND, "job %s has no %s message", jobID, channel)
-	}
-	if err != nil {
-		return m, fmt.Errorf("read %s message of job %s: %w", channel, jobID, err)
-	}
-	return m, nil
-}
 
 // AppendEvent appends ev to its job's events without changing the job
 // (see askonce.EventAppender). A job that does not exist is ENOTFOUND.

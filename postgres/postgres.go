@@ -1,5 +1,5 @@
 // Package postgres implements askonce.Store, and the HTTP API's
-// server.IdempotencyStore, on a PostgreSQL database with
+// askonce.IdempotencyStore, on a PostgreSQL database with
 // github.com/jackc/pgx/v5 (pgxpool), so that several askonce processes
 // (replicas) can share one database.
 //
@@ -18,7 +18,6 @@ package postgres
 
 import (
 	"context"
-	"crypto/rand"
 	"embed"
 	"fmt"
 	"io/fs"
@@ -28,6 +27,7 @@ import (
 	"time"
 
 	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/internal/sqlstore"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
@@ -41,6 +41,8 @@ var migrations embed.FS
 // concurrent use, and any number of Stores, in any number of processes,
 // may share the database.
 type Store struct {
+	base // the reads, and the writes SQLite's store runs alike
+
 	pool *pgxpool.Pool
 	now  func() time.Time
 
@@ -142,11 +144,17 @@ func (o Options) Open(ctx context.Context, dsn string) (*Store, error) {
 	if s.now == nil {
 		s.now = time.Now
 	}
+	s.base = newBase(s)
 	if err := migrate(ctx, pool); err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("migrate postgres store %s: %w", Redact(dsn), err)
 	}
-	if s.linkSecret, err = loadLinkSecret(ctx, pool); err != nil {
+	if s.linkSecret, err = sqlstore.LinkSecret(sqlstore.Dollar, func(q string, args ...any) error {
+		_, err := pool.Exec(ctx, q, args...)
+		return err
+	}, func(q string, args ...any) sqlstore.Scanner {
+		return pool.QueryRow(ctx, q, args...)
+	}); err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("open postgres store %s: %w", Redact(dsn), err)
 	}
@@ -195,33 +203,6 @@ func migrateTo(ctx context.Context, pool *pgxpool.Pool, version int64) error {
 		_, err = p.Up(ctx)
 	}
 	return err
-}
-
-// linkSecretName is the settings row of the answer-link secret.
-const linkSecretName = "answer_link_secret"
-
-// loadLinkSecret returns the database's answer-link secret, creating it
-// (32 bytes from crypto/rand) the first time. Of two processes opening a
-// new database at once, the first insert wins and both read it.
-func loadLinkSecret(ctx context.Context, pool *pgxpool.Pool) ([]byte, error) {
-	fresh := make([]byte, 32)
-	if _, err := rand.Read(fresh); err != nil {
-		return nil, fmt.Errorf("answer link secret: %w", err)
-	}
-	if _, err := pool.Exec(ctx, `INSERT INTO settings (name, value) VALUES ($1, $2)
-		ON CONFLICT (name) DO NOTHING`, linkSecretName, fresh); err != nil {
-		return nil, fmt.Errorf("answer link secret: %w", err)
-	}
-	// A statement of its own, so that it sees the row of another process
-	// whose insert won.
-	var secret []byte
-	if err := pool.QueryRow(ctx, `SELECT value FROM settings WHERE name = $1`, linkSecretName).Scan(&secret); err != nil {
-		return nil, fmt.Errorf("answer link secret: %w", err)
-	}
-	if len(secret) < 32 {
-		return nil, fmt.Errorf("answer link secret: %d bytes stored, want 32", len(secret))
-	}
-	return secret, nil
 }
 
 // LinkSecret returns this database's answer-link secret: 32 random bytes

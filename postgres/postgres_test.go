@@ -8,7 +8,6 @@ import (
 
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/postgres/pgtest"
-	"github.com/askonce/askonce/server"
 	"github.com/askonce/askonce/storetest"
 )
 
@@ -37,7 +36,7 @@ func TestStore(t *testing.T) {
 }
 
 func TestIdempotencyStore(t *testing.T) {
-	storetest.RunIdempotency(t, func(t *testing.T) server.IdempotencyStore {
+	storetest.RunIdempotency(t, func(t *testing.T) askonce.IdempotencyStore {
 		return openTest(t, Options{})
 	})
 }

@@ -2,41 +2,36 @@ package postgres
 
 import (
 	"context"
-	"encoding/base64"
 	"errors"
 	"fmt"
-	"strconv"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/internal/sqlstore"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // jobColumns are every job column, as jobFrom names them, in jobTable's
 // order: what scanJob reads.
-var jobColumns = func() string {
-	parts := make([]string, len(jobTable))
-	for i, c := range jobTable {
-		if c.static {
-			parts[i] = "s." + c.name
-		} else {
-			parts[i] = "j." + c.name
-		}
+var jobColumns = sqlstore.Names(columnsWhere(func(*sqlstore.Column) bool { return true }), func(c *sqlstore.Column) string {
+	if c.Static {
+		return "s."
 	}
-	return strings.Join(parts, ", ")
-}()
+	return "j."
+}, ", ")
+
+// shared are the statements both stores run.
+var shared = sqlstore.Statements(sqlstore.Dollar)
 
 // jobFrom is the FROM clause of jobColumns.
 const jobFrom = " FROM jobs j JOIN jobs_static s ON s.id = j.id"
 
 var (
-	insertJobSQL = "INSERT INTO jobs (" + names(jobsColumns, "", ", ") + ") VALUES (" + params(1, len(jobsColumns)) + ")"
+	insertJobSQL = "INSERT INTO jobs (" + sqlstore.Names(jobsColumns, nil, ", ") + ") VALUES (" + sqlstore.Dollar.Params(len(jobsColumns)) + ")"
 
-	insertStaticSQL = "INSERT INTO jobs_static (id, " + names(staticColumns, "", ", ") + ") VALUES (" +
-		params(1, 1+len(staticColumns)) + ")"
+	insertStaticSQL = "INSERT INTO jobs_static (id, " + sqlstore.Names(staticColumns, nil, ", ") + ") VALUES (" +
+		sqlstore.Dollar.Params(1+len(staticColumns)) + ")"
 
 	// updateJobSQL is the compare-and-set, guarded: a version that moved
 	// (or a job that is not there) fails the batch. The sums over
@@ -44,7 +39,7 @@ var (
 	// new version.
 	updateJobSQL = func() string {
 		n := len(updatedColumns)
-		return guarded("UPDATE jobs SET "+assign(updatedColumns, 1)+fmt.Sprintf(`,
+		return guarded("UPDATE jobs SET "+sqlstore.Dollar.Assign(updatedColumns, 1)+fmt.Sprintf(`,
 		prompt_tokens = prompt_tokens + $%d, completion_tokens = completion_tokens + $%d,
 		cost_usd = cost_usd + $%d, attempt_count = attempt_count + $%d,
 		version = version + 1, updated_at = $%d
@@ -55,8 +50,8 @@ var (
 
 	// updateStaticSQL rewrites jobs_static only when the change changes
 	// it, which a transition never does: the row stays as created.
-	updateStaticSQL = "UPDATE jobs_static SET " + assign(staticColumns, 2) +
-		" WHERE id = $1 AND (" + names(staticColumns, "", ", ") + ") IS DISTINCT FROM ($2::text, $3::text[], $4::text[], $5::jsonb, $6::jsonb)"
+	updateStaticSQL = "UPDATE jobs_static SET " + sqlstore.Dollar.Assign(staticColumns, 2) +
+		" WHERE id = $1 AND (" + sqlstore.Names(staticColumns, nil, ", ") + ") IS DISTINCT FROM ($2::text, $3::text[], $4::text[], $5::jsonb, $6::jsonb)"
 
 	selectJobSQL = "SELECT " + jobColumns + jobFrom + " WHERE j.tenant_id = $1 AND j.id = $2"
 )
@@ -68,38 +63,6 @@ const (
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`
 	insertEventSQL = `INSERT INTO events (job_id, tenant_id, type, at, data)
 		VALUES ($1, $2, $3, $4, $5) RETURNING id`
-	upsertHistorySQL = `INSERT INTO history
-		(tenant_id, session_id, question_hash, type, question, answer, job_id, at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-		ON CONFLICT (tenant_id, session_id, question_hash) DO UPDATE SET
-		type = excluded.type, question = excluded.question, answer = excluded.answer,
-		job_id = excluded.job_id, at = excluded.at`
-	// Of two answers racing for an entry the later stays (by time, then
-	// job id, so that every replica agrees).
-	upsertMemorySQL = `INSERT INTO memory
-		(tenant_id, scope, scope_key, question_hash, type, question, answer, job_id, session_id, at, expires_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
-		ON CONFLICT (tenant_id, scope, scope_key, question_hash) DO UPDATE SET
-		type = excluded.type, question = excluded.question, answer = excluded.answer,
-		job_id = excluded.job_id, session_id = excluded.session_id, at = excluded.at, expires_at = excluded.expires_at
-		WHERE excluded.at > memory.at OR (excluded.at = memory.at AND excluded.job_id > memory.job_id)`
-	useMemorySQL = `UPDATE memory SET uses = uses + 1
-		WHERE tenant_id = $1 AND scope = $2 AND scope_key = $3 AND question_hash = $4`
-	// One statement, one primary-key seek per scope, nearest first.
-	lookupMemorySQL = `SELECT ` + historyColumns + ` FROM (
-		SELECT 0 AS rank, ` + sessionColumns + ` FROM history
-			WHERE tenant_id = $1 AND session_id = $2 AND question_hash = $3
-		UNION ALL
-		SELECT 1, ` + historyColumns + ` FROM memory
-			WHERE tenant_id = $1 AND scope = 'project' AND scope_key = $4 AND question_hash = $3 AND expires_at > $6
-		UNION ALL
-		SELECT 2, ` + historyColumns + ` FROM memory
-			WHERE $5 AND tenant_id = $1 AND scope = 'tenant' AND scope_key = '' AND question_hash = $3 AND expires_at > $6
-		) m ORDER BY rank LIMIT 1`
-	// A job asks once, so its link is written once; the same row again is
-	// harmless.
-	insertLinkSQL = `INSERT INTO answer_links (token_hash, tenant_id, job_id, created_at)
-		VALUES ($1, $2, $3, $4) ON CONFLICT (token_hash) DO NOTHING`
 	insertDispatchSQL = `INSERT INTO dispatches (job_id, tenant_id, created_at, status, attempts, last_error)
 		VALUES ($1, $2, $3, 'queued', 0, '')`
 )
@@ -263,30 +226,18 @@ func guarded(update, returning string) string {
 }
 
 func (s *Store) CreateJob(ctx context.Context, c *askonce.Change) error {
-	if c == nil || c.Job == nil || c.Job.ID == "" {
-		return askonce.Errorf(askonce.EINVALID, "create job: the job has no id")
+	now := s.stamp()
+	// The row as stored: the store's columns are the store's.
+	ins, err := sqlstore.Inserted(c, now, micro)
+	if err != nil {
+		return err
 	}
 	job := c.Job
-	now := s.stamp()
-	created := now
-	if !job.CreatedAt.IsZero() {
-		created = micro(job.CreatedAt)
-	}
-	// The row as stored: the store's columns are the store's.
-	ins := *job
-	ins.Version, ins.Usage, ins.AttemptCount = 1, askonce.Usage{}, len(c.Attempts)
-	for _, a := range c.Attempts {
-		ins.Usage = ins.Usage.Add(a.Usage)
-	}
-	ins.CreatedAt, ins.UpdatedAt = created, created
-	if c.Dispatch {
-		ins.Dispatch = askonce.DispatchQueued
-	}
-	args, err := jobArgs(&ins, jobsColumns)
+	args, err := sqlstore.Args(ins, jobsColumns)
 	if err != nil {
 		return fmt.Errorf("create job %s: %w", job.ID, err)
 	}
-	static, err := jobArgs(&ins, staticColumns)
+	static, err := sqlstore.Args(ins, staticColumns)
 	if err != nil {
 		return fmt.Errorf("create job %s: %w", job.ID, err)
 	}
@@ -295,34 +246,16 @@ func (s *Store) CreateJob(ctx context.Context, c *askonce.Change) error {
 	q := &batch{}
 	first := q.exec(insertJobSQL, args...)
 	q.exec(insertStaticSQL, static...)
-	appended, _ := s.queueChange(q, &ins, c, now)
-	err = s.commit(ctx, q, &ins, c)
+	appended, _ := s.queueChange(q, ins, c, now)
+	err = s.commit(ctx, q, ins, c)
 	if failedAt(err) == first && pgCode(err) == uniqueViolation {
 		return askonce.Errorf(askonce.ECONFLICT, "job %s already exists", job.ID)
 	}
 	if err != nil {
 		return wrap(err, "create job %s", job.ID)
 	}
-	job.Version = 1
-	job.CreatedAt, job.UpdatedAt = created, created
-	job.Usage, job.AttemptCount, job.Dispatch = ins.Usage, ins.AttemptCount, ins.Dispatch
-	copy(c.Events, appended)
-	if c.History != nil {
-		*c.History = *historyOf(c, now)
-	}
+	sqlstore.Created(c, ins, appended, sqlstore.HistoryOf(c, now, micro))
 	return nil
-}
-
-// GetJob returns the tenant's job, or ENOTFOUND.
-func (s *Store) GetJob(ctx context.Context, tenant, id string) (*askonce.Job, error) {
-	j, err := scanJob(s.pool.QueryRow(ctx, selectJobSQL, tenant, id))
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, askonce.Errorf(askonce.ENOTFOUND, "job %s not found", id)
-	}
-	if err != nil {
-		return nil, wrap(err, "get job %s", id)
-	}
-	return j, nil
 }
 
 // UpdateJob is the compare-and-set of askonce.Store. c.Job's columns are
@@ -340,27 +273,21 @@ func (s *Store) GetJob(ctx context.Context, tenant, id string) (*askonce.Job, er
 // first and holds the job's row until the commit, so that a job's events
 // commit in the order of their ids.
 func (s *Store) UpdateJob(ctx context.Context, c *askonce.Change) error {
-	if c == nil || c.Job == nil {
-		return askonce.Errorf(askonce.EINVALID, "update job: the change has no job")
+	w, err := sqlstore.Written(c)
+	if err != nil {
+		return err
 	}
 	j := c.Job
-	w := *j // as written
-	if c.Dispatch {
-		w.Dispatch = askonce.DispatchQueued
-	}
-	cols, err := jobArgs(&w, updatedColumns)
+	cols, err := sqlstore.Args(w, updatedColumns)
 	if err != nil {
 		return fmt.Errorf("update job %s: %w", j.ID, err)
 	}
-	static, err := jobArgs(j, staticColumns)
+	static, err := sqlstore.Args(j, staticColumns)
 	if err != nil {
 		return fmt.Errorf("update job %s: %w", j.ID, err)
 	}
 	static = append([]any{j.ID}, static...)
-	var add askonce.Usage
-	for _, a := range c.Attempts {
-		add = add.Add(a.Usage)
-	}
+	add := sqlstore.AttemptsUsage(c.Attempts)
 	now := s.stamp()
 	args := append(cols,
 		add.PromptTokens, add.CompletionTokens, add.CostUSD, len(c.Attempts),
@@ -376,7 +303,7 @@ func (s *Store) UpdateJob(ctx context.Context, c *askonce.Change) error {
 		return row.Scan(&version, &usage.PromptTokens, &usage.CompletionTokens, &usage.CostUSD, &count)
 	}, updateJobSQL, args...)
 	q.exec(updateStaticSQL, static...)
-	written := w
+	written := *w
 	written.Version, written.UpdatedAt = j.Version+1, now
 	appended, dispatchAt := s.queueChange(q, &written, c, now)
 	err = s.commit(ctx, q, &written, c)
@@ -384,40 +311,13 @@ func (s *Store) UpdateJob(ctx context.Context, c *askonce.Change) error {
 	case i == cas && pgCode(err) == noRow:
 		return s.lostUpdate(ctx, j)
 	case i == dispatchAt && pgCode(err) == uniqueViolation:
-		e := &askonce.Error{Code: askonce.ECONFLICT, Message: fmt.Sprintf("job %s was dispatched already", j.ID)}
-		if cur, err := s.GetJob(ctx, j.TenantID, j.ID); err == nil {
-			e.Job = cur
-		}
-		return e
+		cur, _ := s.GetJob(ctx, j.TenantID, j.ID)
+		return sqlstore.Dispatched(j.ID, cur)
 	case err != nil:
 		return wrap(err, "update job %s", j.ID)
 	}
-	j.Version = version
-	j.UpdatedAt = now
-	j.Usage = usage
-	j.AttemptCount = count
-	if c.Dispatch {
-		j.Dispatch = askonce.DispatchQueued
-	}
-	copy(c.Events, appended)
-	if c.History != nil {
-		*c.History = *historyOf(c, now)
-	}
+	sqlstore.Updated(c, version, now, usage, count, appended, sqlstore.HistoryOf(c, now, micro))
 	return nil
-}
-
-// historyOf returns c.History as stored (Change.StoredHistory), its
-// time to the microsecond in UTC.
-func historyOf(c *askonce.Change, now time.Time) *askonce.HistoryEntry {
-	h := c.StoredHistory(now)
-	if h != nil {
-		h.At = micro(h.At)
-		if h.ExpiresAt != nil {
-			t := micro(*h.ExpiresAt)
-			h.ExpiresAt = &t
-		}
-	}
-	return h
 }
 
 // queueChange adds to q what goes with a change c of job j (as written):
@@ -441,19 +341,19 @@ func (s *Store) queueChange(q *batch, j *askonce.Job, c *askonce.Change, now tim
 		q.row(func(row pgx.Row) error { return row.Scan(&evs[i].ID) },
 			insertEventSQL, j.ID, j.TenantID, string(e.Type), e.At, rawArg(e.Data))
 	}
-	if h := historyOf(c, now); h != nil {
-		q.exec(upsertHistorySQL, h.TenantID, h.SessionID, h.QuestionHash, string(h.Type),
+	if h := sqlstore.HistoryOf(c, now, micro); h != nil {
+		q.exec(shared.UpsertHistory, h.TenantID, h.SessionID, h.QuestionHash, string(h.Type),
 			h.Question, h.Answer, h.JobID, h.At)
 		if h.Scope == askonce.MemoryProject || h.Scope == askonce.MemoryTenant {
-			q.exec(upsertMemorySQL, h.TenantID, string(h.Scope), h.Project, h.QuestionHash, string(h.Type),
+			q.exec(shared.UpsertMemory, h.TenantID, string(h.Scope), h.Project, h.QuestionHash, string(h.Type),
 				h.Question, h.Answer, h.JobID, h.SessionID, h.At, timePtrArg(h.ExpiresAt))
 		}
 	}
 	if r := c.Recalled; r != nil && r.Scope != askonce.MemorySession {
-		q.exec(useMemorySQL, j.TenantID, string(r.Scope), r.Project, r.QuestionHash)
+		q.exec(shared.UseMemory, j.TenantID, string(r.Scope), r.Project, r.QuestionHash)
 	}
 	if len(c.AnswerLink) > 0 {
-		q.exec(insertLinkSQL, c.AnswerLink, j.TenantID, j.ID, now)
+		q.exec(shared.InsertLink, c.AnswerLink, j.TenantID, j.ID, now)
 	}
 	dispatchAt := -1
 	if c.Dispatch {
@@ -464,22 +364,6 @@ func (s *Store) queueChange(q *batch, j *askonce.Job, c *askonce.Change, now tim
 	return evs, dispatchAt
 }
 
-// JobByAnswerLink returns the job whose answer link has hash, of any
-// tenant, or ENOTFOUND.
-func (s *Store) JobByAnswerLink(ctx context.Context, hash []byte) (*askonce.Job, error) {
-	j, err := scanJob(s.pool.QueryRow(ctx, "SELECT "+jobColumns+` FROM answer_links l
-		JOIN jobs j ON j.id = l.job_id AND j.tenant_id = l.tenant_id
-		JOIN jobs_static s ON s.id = j.id
-		WHERE l.token_hash = $1`, hash))
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, askonce.Errorf(askonce.ENOTFOUND, "no such answer link")
-	}
-	if err != nil {
-		return nil, wrap(err, "find answer link")
-	}
-	return j, nil
-}
-
 // lostUpdate explains why the compare-and-set of j changed no row: the
 // job is gone (ENOTFOUND), or its version moved (ECONFLICT with the
 // stored job).
@@ -488,11 +372,7 @@ func (s *Store) lostUpdate(ctx context.Context, j *askonce.Job) error {
 	if err != nil {
 		return err
 	}
-	return &askonce.Error{
-		Code:    askonce.ECONFLICT,
-		Message: fmt.Sprintf("job %s changed concurrently: version is %d, the change was computed from %d", j.ID, cur.Version, j.Version),
-		Job:     cur,
-	}
+	return sqlstore.Conflict(j, cur)
 }
 
 // AddAttempt appends a, adds its usage to the job's sums and counts it,
@@ -512,252 +392,18 @@ func (s *Store) AddAttempt(ctx context.Context, tenant, jobID string, a askonce.
 	s.queueChange(q, j, c, now)
 	err := s.commit(ctx, q, j, c)
 	if failedAt(err) == usage && pgCode(err) == noRow {
-		return askonce.Errorf(askonce.ENOTFOUND, "job %s not found", jobID)
+		return sqlstore.NotFound(jobID)
 	}
 	return wrap(err, "add attempt to job %s", jobID)
 }
 
-// Attempts returns the job's attempts by number. ENOTFOUND if the tenant
-// has no such job.
-func (s *Store) Attempts(ctx context.Context, tenant, jobID string) ([]askonce.Attempt, error) {
-	out, err := queryAll(ctx, s, scanAttempt, `SELECT n, reason, started_at, duration_ns, outcome, raw, error,
-		prompt_tokens, completion_tokens, cost_usd
-		FROM attempts WHERE job_id = $1 AND tenant_id = $2 ORDER BY n`, jobID, tenant)
-	if err != nil {
-		return nil, wrap(err, "attempts of job %s", jobID)
-	}
-	if len(out) == 0 {
-		if err := s.mustExist(ctx, tenant, jobID); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
-}
-
-// Events returns up to limit of the job's events with ID > after, by ID.
-// A limit <= 0 returns them all. ENOTFOUND if the tenant has no such job.
-func (s *Store) Events(ctx context.Context, tenant, jobID string, after int64, limit int) ([]askonce.Event, error) {
-	var lim any // NULL: no limit
-	if limit > 0 {
-		lim = limit
-	}
-	out, err := queryAll(ctx, s, scanEvent, `SELECT id, tenant_id, job_id, type, at, data
-		FROM events WHERE job_id = $1 AND tenant_id = $2 AND id > $3 ORDER BY id LIMIT $4`,
-		jobID, tenant, after, lim)
-	if err != nil {
-		return nil, wrap(err, "events of job %s", jobID)
-	}
-	if len(out) == 0 {
-		// Events are written with their job, so rows imply the job; only
-		// an empty page needs to tell "no job" from "no more events".
-		if err := s.mustExist(ctx, tenant, jobID); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
-}
-
-// queryAll runs a query and scans every row with pgx.CollectRows; never
-// nil, so that an empty result is an empty JSON list.
-func queryAll[T any](ctx context.Context, s *Store, scan func(interface{ Scan(...any) error }) (T, error), sql string, args ...any) ([]T, error) {
-	rows, err := s.pool.Query(ctx, sql, args...)
-	if err != nil {
-		return nil, err
-	}
-	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (T, error) { return scan(r) })
-}
-
-// mustExist returns ENOTFOUND unless the tenant has the job.
-func (s *Store) mustExist(ctx context.Context, tenant, jobID string) error {
-	var one int
-	err := s.pool.QueryRow(ctx, `SELECT 1 FROM jobs WHERE tenant_id = $1 AND id = $2`, tenant, jobID).Scan(&one)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return askonce.Errorf(askonce.ENOTFOUND, "job %s not found", jobID)
-	}
-	if err != nil {
-		return wrap(err, "find job %s", jobID)
-	}
-	return nil
-}
-
-// LookupHistory returns the answer to q.QuestionHash nearest to q's
-// session (askonce.Store.LookupHistory), or ENOTFOUND. A query of the
-// session alone reads history only.
-func (s *Store) LookupHistory(ctx context.Context, q askonce.HistoryQuery) (*askonce.HistoryEntry, error) {
-	var row pgx.Row
-	if q.Project == "" && !q.Tenant {
-		row = s.pool.QueryRow(ctx, `SELECT `+sessionColumns+`
-			FROM history WHERE tenant_id = $1 AND session_id = $2 AND question_hash = $3`, q.TenantID, q.SessionID, q.QuestionHash)
-	} else {
-		row = s.pool.QueryRow(ctx, lookupMemorySQL, q.TenantID, q.SessionID, q.QuestionHash, q.Project, q.Tenant, q.Now)
-	}
-	h, err := scanHistory(row)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, askonce.Errorf(askonce.ENOTFOUND, "session %s has no answer to question %s", q.SessionID, q.QuestionHash)
-	}
-	if err != nil {
-		return nil, wrap(err, "look up history of session %s", q.SessionID)
-	}
-	return &h, nil
-}
-
-// Memory returns the answers remembered in f's project or tenant that
-// have not expired at f.Now, newest first.
-func (s *Store) Memory(ctx context.Context, f askonce.MemoryFilter) ([]askonce.HistoryEntry, error) {
-	out, err := queryAll(ctx, s, scanHistory, `SELECT `+historyColumns+`
-		FROM memory WHERE tenant_id = $1 AND scope = $2 AND scope_key = $3 AND expires_at > $4
-		ORDER BY at DESC, question_hash`, f.TenantID, string(f.Scope), f.Project, f.Now)
-	if err != nil {
-		return nil, wrap(err, "%s memory", f.Scope)
-	}
-	return out, nil
-}
-
-// Forget deletes one remembered answer: a session's from history, a
-// project's or the tenant's from memory.
-func (s *Store) Forget(ctx context.Context, k askonce.MemoryKey) error {
-	query := `DELETE FROM memory WHERE tenant_id = $1 AND scope = $2 AND scope_key = $3 AND question_hash = $4`
-	args := []any{k.TenantID, string(k.Scope), k.ScopeKey(), k.QuestionHash}
-	if k.Scope == askonce.MemorySession {
-		query = `DELETE FROM history WHERE tenant_id = $1 AND session_id = $2 AND question_hash = $3`
-		args = []any{k.TenantID, k.SessionID, k.QuestionHash}
-	}
-	tag, err := s.pool.Exec(ctx, query, args...)
-	if err != nil {
-		return wrap(err, "forget %s answer %s", k.Scope, k.QuestionHash)
-	}
-	if tag.RowsAffected() == 0 {
-		return askonce.Errorf(askonce.ENOTFOUND, "no %s answer to question %s is remembered", k.Scope, k.QuestionHash)
-	}
-	return nil
-}
-
-// History returns the session's answered questions, oldest (last
-// answered) first.
-func (s *Store) History(ctx context.Context, tenant, session string) ([]askonce.HistoryEntry, error) {
-	out, err := queryAll(ctx, s, scanHistory, `SELECT `+sessionColumns+`
-		FROM history WHERE tenant_id = $1 AND session_id = $2 ORDER BY at, question_hash`, tenant, session)
-	if err != nil {
-		return nil, wrap(err, "history of session %s", session)
-	}
-	return out, nil
-}
-
 // listQuery is the ListJobs query for f and its arguments.
 func listQuery(tenant string, f askonce.JobFilter) (string, []any, error) {
-	var q strings.Builder
-	q.WriteString("SELECT " + jobColumns + jobFrom + " WHERE j.tenant_id = $1")
-	args := []any{tenant}
-	arg := func(v any) string {
-		args = append(args, v)
-		return "$" + strconv.Itoa(len(args))
-	}
-	if f.Status != "" {
-		q.WriteString(" AND j.status = " + arg(string(f.Status)))
-		q.WriteString(statusIndexWhere(f.Status))
-	}
-	if f.SessionID != "" {
-		q.WriteString(" AND j.session_id = " + arg(f.SessionID))
-	}
-	if f.Cursor != "" {
-		at, id, ok := decodeCursor(f.Cursor)
-		if !ok {
-			return "", nil, askonce.Errorf(askonce.EINVALID, "cursor %q is not a cursor of this list", f.Cursor)
-		}
-		q.WriteString(" AND (j.created_at, j.id) < (" + arg(time.Unix(0, at).UTC()) + ", " + arg(id) + ")")
-	}
-	q.WriteString(" ORDER BY j.created_at DESC, j.id DESC LIMIT " + arg(f.PageLimit()+1))
-	return q.String(), args, nil
-}
-
-// statusIndexWhere repeats the WHERE of the partial index that holds the
-// jobs of a status, so that the planner uses it even in a generic plan:
-// jobs_active (migration 00003) for the statuses in progress, jobs_ended
-// and jobs_ended_by_session (00005) for those few jobs end in. Success,
-// nearly every job's, is read through jobs_by_tenant.
-func statusIndexWhere(st askonce.Status) string {
-	switch st {
-	case askonce.StatusPlanning, askonce.StatusPending:
-		return " AND j.status IN ('planning', 'pending')"
-	case askonce.StatusValidationError, askonce.StatusFailed, askonce.StatusCancelled, askonce.StatusExpired:
-		return " AND j.status IN ('validation_error', 'failed', 'cancelled', 'expired')"
-	}
-	return ""
-}
-
-// ListJobs returns one page of the tenant's jobs, newest first (by
-// CreatedAt, then ID). The cursor is the position of the previous page's
-// last job, so pages neither skip nor repeat jobs created meanwhile. A
-// cursor this store did not make is EINVALID.
-func (s *Store) ListJobs(ctx context.Context, tenant string, f askonce.JobFilter) (*askonce.JobPage, error) {
-	limit := f.PageLimit()
-	q, args, err := listQuery(tenant, f)
+	bits, args, err := sqlstore.ListArgs(encoding{}, tenant, f)
 	if err != nil {
-		return nil, err
+		return "", nil, err
 	}
-	jobs, err := queryAll(ctx, s, scanJob, q, args...)
-	if err != nil {
-		return nil, wrap(err, "list jobs")
-	}
-	page := &askonce.JobPage{Jobs: jobs}
-	if len(page.Jobs) > limit {
-		page.Jobs = page.Jobs[:limit]
-		last := page.Jobs[limit-1]
-		page.NextCursor = encodeCursor(last.CreatedAt.UnixNano(), last.ID)
-	}
-	return page, nil
-}
-
-// A cursor is the base64 of "<created_at unix ns>.<job id>", as the
-// SQLite store's.
-func encodeCursor(createdAt int64, id string) string {
-	return base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(createdAt, 10) + "." + id))
-}
-
-func decodeCursor(c string) (int64, string, bool) {
-	b, err := base64.RawURLEncoding.DecodeString(c)
-	if err != nil {
-		return 0, "", false
-	}
-	at, id, ok := strings.Cut(string(b), ".")
-	if !ok || id == "" || !utf8.ValidString(id) || strings.ContainsRune(id, 0) {
-		return 0, "", false
-	}
-	n, err := strconv.ParseInt(at, 10, 64)
-	if err != nil {
-		return 0, "", false
-	}
-	return n, id, true
-}
-
-// DueQuestions returns pending jobs of every tenant whose question expired
-// at or before now, earliest deadline first. A limit <= 0 returns them all.
-func (s *Store) DueQuestions(ctx context.Context, now time.Time, limit int) ([]askonce.JobRef, error) {
-	refs, err := s.refs(ctx, `SELECT tenant_id, id FROM jobs
-		WHERE status = 'pending' AND clarification_expires_at IS NOT NULL
-		AND clarification_expires_at <= $1
-		ORDER BY clarification_expires_at, id LIMIT $2`, now, limit)
-	if err != nil {
-		return nil, wrap(err, "due questions")
-	}
-	return refs, nil
-}
-
-// LapsedLeases returns managed jobs of every tenant in planning whose lease
-// ended at or before q.Now, or that q.Owner holds, earliest lease first.
-func (s *Store) LapsedLeases(ctx context.Context, q askonce.LeaseQuery) ([]askonce.JobRef, error) {
-	var lim any
-	if q.Limit > 0 {
-		lim = q.Limit
-	}
-	refs, err := queryAll(ctx, s, scanRef, `SELECT tenant_id, id FROM jobs
-		WHERE status = 'planning' AND mode = 'managed'
-		AND (lease_until <= $1 OR ($2 <> '' AND lease_owner = $2))
-		ORDER BY lease_until, id LIMIT $3`, q.Now, q.Owner, lim)
-	if err != nil {
-		return nil, wrap(err, "lapsed leases")
-	}
-	return refs, nil
+	return listSQL[bits], args, nil
 }
 
 // RenewLeases moves r.Owner's leases on r.Jobs to r.Until, in one
@@ -780,52 +426,13 @@ func (s *Store) RenewLeases(ctx context.Context, r askonce.LeaseRenewal) (int, e
 	return int(tag.RowsAffected()), nil
 }
 
-// Lead takes or keeps the leadership l.Name for l.Owner: see
-// askonce.Store.Lead. Of two racing inserts of a new name, the second
-// waits for the first and then finds a live lead of another owner.
-func (s *Store) Lead(ctx context.Context, l askonce.Leadership) (bool, error) {
-	var owner string
-	err := s.pool.QueryRow(ctx, `INSERT INTO leaders (name, owner, until) VALUES ($1, $2, $4)
-		ON CONFLICT (name) DO UPDATE SET owner = excluded.owner, until = excluded.until
-		WHERE leaders.owner = excluded.owner OR leaders.until <= $3
-		RETURNING owner`, l.Name, l.Owner, l.Now, l.Until).Scan(&owner)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return false, nil
-	}
-	if err != nil {
-		return false, wrap(err, "lead %s", l.Name)
-	}
-	return true, nil
-}
-
-func scanRef(row interface{ Scan(...any) error }) (askonce.JobRef, error) {
-	var r askonce.JobRef
-	err := row.Scan(&r.TenantID, &r.ID)
-	return r, err
-}
-
-func (s *Store) refs(ctx context.Context, sql string, at time.Time, limit int) ([]askonce.JobRef, error) {
-	var lim any
-	if limit > 0 {
-		lim = limit
-	}
-	return queryAll(ctx, s, scanRef, sql, at, lim)
-}
-
 // wrap adds context to an unexpected error and passes askonce's own errors
 // through unchanged, so that their messages stay fit for callers. Text
 // PostgreSQL cannot store (a NUL byte) and malformed JSON are the
 // caller's: EINVALID.
 func wrap(err error, format string, args ...any) error {
-	var e *askonce.Error
-	if err == nil || errors.As(err, &e) {
-		return err
-	}
 	if code := pgCode(err); code == badCharacter || code == badJSON {
 		return &askonce.Error{Code: askonce.EINVALID, Message: fmt.Sprintf(format+": %v", append(args, err)...)}
 	}
-	if unreachable(err) {
-		return askonce.Unavailable(fmt.Errorf(format+": %w", append(args, err)...))
-	}
-	return fmt.Errorf(format+": %w", append(args, err)...)
+	return sqlstore.Wrap(err, unreachable, format, args...)
 }

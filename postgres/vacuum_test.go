@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"net/url"
 	"slices"
 	"testing"
 
@@ -56,5 +57,55 @@ func TestUnvacuumedNamesTheTablesAutovacuumSkips(t *testing.T) {
 	}
 	if got, err = s.Unvacuumed(t.Context()); err != nil || on && len(got) != 0 {
 		t.Fatalf("after autovacuum_enabled = on again: Unvacuumed = %v, %v", got, err)
+	}
+}
+
+// Unvacuumed's verdict when the server does not count what autovacuum
+// needs (track_counts off, set for the store's sessions so that the
+// verdict does not depend on the server's own settings): every churned
+// table, whatever the tables' own parameters say.
+func TestUnvacuumedNamesEveryTableWhenTrackCountsIsOff(t *testing.T) {
+	t.Parallel()
+	u, err := url.Parse(pgtest.Schema(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("track_counts", "off") // a run-time parameter of every session
+	u.RawQuery = q.Encode()
+	s, err := Open(t.Context(), u.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	got, err := s.Unvacuumed(t.Context())
+	if want := slices.Sorted(slices.Values(churned)); err != nil || !slices.Equal(got, want) {
+		t.Fatalf("with track_counts off: Unvacuumed = %v, %v; want every churned table %v", got, err, want)
+	}
+}
+
+// The tables' own branch, whatever the server's setting: none of them
+// until a table's autovacuum_enabled is off, then that one.
+func TestTablesWithAutovacuumOffAreTheOnesWhoseParameterSaysSo(t *testing.T) {
+	t.Parallel()
+	dsn := pgtest.Schema(t)
+	s, err := Open(t.Context(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if got, err := s.tablesWithAutovacuumOff(t.Context()); err != nil || len(got) != 0 {
+		t.Fatalf("new store: %v, %v; want none", got, err)
+	}
+	conn, err := pgx.Connect(t.Context(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(t.Context())
+	if _, err := conn.Exec(t.Context(), `ALTER TABLE memory SET (autovacuum_enabled = false)`); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.tablesWithAutovacuumOff(t.Context()); err != nil || !slices.Equal(got, []string{"memory"}) {
+		t.Fatalf("after autovacuum_enabled = false on memory: %v, %v; want [memory]", got, err)
 	}
 }

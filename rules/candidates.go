@@ -121,10 +121,6 @@ func (n name) hasAll(keys []string) bool {
 	return !slices.ContainsFunc(keys, func(k string) bool { return !slices.Contains(n.words, k) })
 }
 
-// indefinite determiners and numbers let the agent take any one that fits
-// ("grab a cup", "use any pepper", "name three countries"): no question.
-var indefinite = []string{"a", "an", "any", "another", "some", "either", "one", "two", "three", "several", "few", "many", "whichever", "whatever"}
-
 // findReference reads the reference whose head is goal token i: the
 // candidates whose head the word is, narrowed by the words before it
 // that the candidates hold ("black pepper"). It reports no reference when
@@ -133,20 +129,24 @@ var indefinite = []string{"a", "an", "any", "another", "some", "either", "one", 
 // determiner ("a cup"), a plural of singular names ("the cups": all of
 // them), or after a modifier no candidate holds ("the red pepper" with
 // black and bell pepper: the goal names something else).
-func findReference(in *input, names []name, i int, verbs map[int]bool) (reference, bool) {
+func findReference(in *input, ns *nameSet, i int) (reference, bool) {
+	verbs := in.verbs
 	toks := in.gt
 	t := &toks[i]
 	key := wordKey(t.Text)
-	if verbs[i] || negatedClause(toks, i) || t.quoted || t.idiom || in.c.asksAgent(in.goal, toks, i) || t.e.has(fStop|fDet|fPlaceholder) {
+	if verbs[i] || t.quoted || t.code || t.idiom || t.e.has(fStop|fDet|fPlaceholder) {
 		return reference{}, false
 	}
-	var fit []name
-	for _, n := range names {
-		if headMatch(key, n) {
-			fit = append(fit, n)
+	fit := ns.byHead[key]
+	if lex.IsJapanese(key) {
+		fit = nil
+		for _, n := range ns.names {
+			if headMatch(key, n) {
+				fit = append(fit, n)
+			}
 		}
 	}
-	if len(fit) == 0 {
+	if len(fit) == 0 || partOfPhrase(in, i) || negatedClause(toks, i) || in.c.asksAgent(in.goal, toks, i) {
 		return reference{}, false
 	}
 	t0 := i
@@ -166,7 +166,7 @@ func findReference(in *input, names []name, i int, verbs map[int]bool) (referenc
 	if t0 > 0 && toks[t0-1].Clause == t.Clause && !lex.IsJapanese(t.Text) {
 		p := &toks[t0-1]
 		switch {
-		case slices.Contains(indefinite, p.Text) || p.neg:
+		case vocab.has("indefinite", p.Text) || p.neg || number(p.Text): // "a cup", "2 cups": any that fit
 			return reference{}, false
 		case !verbs[t0-1] && optionWord(p):
 			return reference{}, false // a modifier no candidate holds
@@ -193,13 +193,6 @@ func findReference(in *input, names []name, i int, verbs map[int]bool) (referenc
 	if len(ref.options) == 0 {
 		return reference{}, false
 	}
-	said := append(mods, key) // the phrase's words, last first
-	for _, n := range fit {
-		if len(n.words) == len(said) && n.hasAll(said) {
-			ref.options = []string{n.display} // the goal names it whole
-			break
-		}
-	}
 	if len(ref.options) == 1 {
 		ref.chosen = 0
 	}
@@ -207,25 +200,17 @@ func findReference(in *input, names []name, i int, verbs map[int]bool) (referenc
 	return ref, true
 }
 
-// universals are the quantifiers that make a reference mean every
-// candidate it fits ("every mug", "all the rice", "both lamps"; in
-// Japanese before or after the noun: すべてのグラス, コップを全部).
-var (
-	universals   = []string{"every", "each", "all", "both"}
-	jaUniversals = []string{"全部", "全て", "すべて", "両方"}
-)
-
 // quantified reports whether the reference toks[t0:i+1] follows a
 // universal quantifier, with only determiners and "of" between ("all of
 // the rice"); in Japanese, whether one stands anywhere in its clause.
 func quantified(toks []token, t0, i int) bool {
 	if lex.IsJapanese(toks[i].Text) {
 		return slices.ContainsFunc(toks, func(t token) bool {
-			return t.Clause == toks[i].Clause && slices.ContainsFunc(jaUniversals, func(u string) bool { return strings.HasPrefix(t.Text, u) })
+			return t.Clause == toks[i].Clause && slices.ContainsFunc(vocab.lists["jaUniversals"], func(u string) bool { return strings.HasPrefix(t.Text, u) })
 		})
 	}
 	for k := t0 - 1; k >= 0 && toks[k].Clause == toks[i].Clause; k-- {
-		if slices.Contains(universals, toks[k].Text) {
+		if vocab.has("universals", toks[k].Text) {
 			return true
 		}
 		if !toks[k].e.has(fDet) && toks[k].Text != "of" {
@@ -236,41 +221,53 @@ func quantified(toks []token, t0, i int) bool {
 }
 
 // detectCandidates settles the goal's references to Request.Candidates
-// (objects in a room, environments, tables, ...) and Request.Files. A
-// noun phrase whose head word is the head of two or more candidates and
-// that names none whole is ambiguous ("use the pepper" with black and
-// bell pepper; 胡椒 with 黒胡椒 and 白胡椒); matching is on whole words,
-// case- and plural-insensitive. One fitting candidate is used, and the
-// plan names it. "The file" or a base name two files share refers to
+// (objects in a room, environments, tables, ...) and Request.Files, as
+// phrases a reader sees. First the runs that name a candidate whole
+// (the longest wins, case- and plural-insensitive) are resolved and never
+// asked about. Then a bare noun phrase whose head is the head of two or
+// more candidates is ambiguous ("use the pepper" with black and bell
+// pepper; 胡椒 with 黒胡椒 and 白胡椒), unless it is part of a compound
+// or a measure ("the steak knife", "a cup of rice"), or full mentions
+// before it pick one (the nearest: "take the cheddar cheese out, then
+// slice the cheese") or name every one it fits (all of them). One
+// fitting candidate is used. Which candidate each mention means is
+// recorded in the plan's spec.bindings; pronouns bind there too. "The file" or a base name two files share refers to
 // the files. It asks SELECT_ONE (reason target_action_ambiguous) over the
 // fitting candidates, or TARGET_FILE (target_file_ambiguous). The answer
 // settles it by naming one (for files also a relative path or a root
 // word); the rule takes the first.
 func detectCandidates(in *input) references {
 	res := references{fileTok: -1}
-	verbs := map[int]bool{}
-	for _, c := range in.cmds {
-		verbs[c.verb] = true
-	}
 	res.target = fileReference(in, &res)
 	if res.q != nil {
 		return res
 	}
-	names := make([]name, 0, len(in.cands))
-	for _, c := range in.cands {
-		names = append(names, nameOf(c))
-	}
-	if len(names) == 0 {
+	if len(in.cands) == 0 {
 		return res
 	}
+	ns := newNameSet(in.cands)
+	full := fullMentions(in, ns)
+	covered := make([]bool, len(in.gt))
+	for _, m := range full {
+		for k := m.t0; k < m.t1; k++ {
+			covered[k] = true
+		}
+		res.refs = append(res.refs, reference{t0: m.t0, t1: m.t1, options: []string{m.name}, chosen: 0})
+	}
 	for i := 0; i < len(in.gt); i++ {
-		ref, ok := findReference(in, names, i, verbs)
-		if !ok {
+		if covered[i] {
+			continue
+		}
+		ref, ok := findReference(in, ns, i)
+		if !ok || covered[ref.t0] {
 			continue
 		}
 		phrase := in.span(ref.t0, ref.t1)
 		if last := in.gt[ref.t1-1]; lex.IsHanStart(last.Text) { // 胡椒を: the word without its particle
 			phrase = in.goal[in.gt[ref.t0].Start : last.Start+len(lex.HanStem(last.Text))]
+		}
+		if ref.chosen < 0 && !ref.all {
+			antecedent(&ref, full)
 		}
 		if ref.all {
 			res.assumptions = append(res.assumptions, fmt.Sprintf("Took %s to mean all of %s.", in.quote(phrase), in.quoteList(ref.options, "and")))
@@ -287,11 +284,146 @@ func detectCandidates(in *input) references {
 		res.refs = append(res.refs, ref)
 		i = ref.t1 - 1
 	}
+	res.refs = append(res.refs, pronouns(in, full)...)
 	return res
 }
 
-// fileWords name the request's files as a whole ("the file", このファイル).
-var fileWords = []string{"file", "ファイル"}
+// pronouns bind "it" to the nearest full mention before it, and "them",
+// "they" or "both" to the full mentions of the nearest sentence before
+// it that has any ("grab the red mug and the blue mug, then wash them").
+// They are bindings only: a pronoun is never asked about.
+func pronouns(in *input, full []fullMention) []reference {
+	var out []reference
+	k := 0 // full[:k] end before token i
+	for i := range in.gt {
+		t := &in.gt[i]
+		for k < len(full) && full[k].t1 <= i {
+			k++
+		}
+		if k == 0 || t.code || t.quoted {
+			continue
+		}
+		ref := reference{t0: i, t1: i + 1, chosen: 0}
+		switch {
+		case vocab.has("singularPronouns", t.Text):
+			ref.options = []string{full[k-1].name}
+		case vocab.has("pluralPronouns", t.Text):
+			s := in.gt[full[k-1].t0].Sentence
+			for j := k - 1; j >= 0 && in.gt[full[j].t0].Sentence == s; j-- {
+				ref.options = append([]string{full[j].name}, ref.options...)
+			}
+			ref.all = len(ref.options) > 1
+		default:
+			continue
+		}
+		out = append(out, ref)
+	}
+	return out
+}
+
+// nameSet is the request's candidates as the matcher reads them, indexed
+// by their first word (for whole names) and by their head (for a bare
+// mention).
+type nameSet struct {
+	names   []name
+	byFirst map[string][]name
+	byHead  map[string][]name
+}
+
+func newNameSet(cands []string) *nameSet {
+	ns := &nameSet{byFirst: map[string][]name{}, byHead: map[string][]name{}}
+	for _, c := range cands {
+		n := nameOf(c)
+		if len(n.words) == 0 {
+			continue
+		}
+		ns.names = append(ns.names, n)
+		ns.byFirst[n.words[0]] = append(ns.byFirst[n.words[0]], n)
+		ns.byHead[n.words[len(n.words)-1]] = append(ns.byHead[n.words[len(n.words)-1]], n)
+	}
+	return ns
+}
+
+// fullMention is a run of goal tokens [t0, t1) that names one candidate
+// whole ("the white bread", "maple bars").
+type fullMention struct {
+	t0, t1 int
+	name   string
+}
+
+// fullMentions finds, left to right, the longest runs of goal tokens
+// that name a candidate whole, case- and plural-insensitive. A mention
+// that names a candidate whole is resolved: it is never asked about.
+func fullMentions(in *input, ns *nameSet) []fullMention {
+	var out []fullMention
+	toks := in.gt
+	for i := 0; i < len(toks); i++ {
+		if toks[i].quoted || toks[i].code {
+			continue
+		}
+		best := fullMention{t0: -1}
+		for _, n := range ns.byFirst[wordKey(toks[i].Text)] {
+			k := len(n.words)
+			if (best.t0 < 0 || k > best.t1-best.t0) && startsRun(toks[i:], k, func(k int, t *token) bool {
+				return t.Clause == toks[i].Clause && wordKey(t.Text) == n.words[k]
+			}) {
+				best = fullMention{t0: i, t1: i + k, name: n.display}
+			}
+		}
+		if best.t0 >= 0 {
+			out = append(out, best)
+			i = best.t1 - 1
+		}
+	}
+	return out
+}
+
+// partOfPhrase reports whether the head word at goal token i is part of
+// a longer noun phrase rather than a mention of its own: the first noun
+// of a compound ("the steak knife", "apple pie", "cream cheese") or a
+// measure ("a cup of rice", "a glass of water"). A data noun after it
+// (objects: deployment, file, branch, ...) names what the thing is, so
+// "the worker deployment" is a mention of the worker.
+func partOfPhrase(in *input, i int) bool {
+	toks := in.gt
+	if i+1 >= len(toks) || toks[i+1].Clause != toks[i].Clause || lex.IsJapanese(toks[i].Text) {
+		return false
+	}
+	next := &toks[i+1]
+	switch {
+	case next.Text == "of" && vocab.has("measures", toks[i].Text):
+		return true
+	case next.e.has(fObject): // a class noun names what the thing is: "the worker deployment"
+		return false
+	case in.verbs[i+1] || !optionWord(next) || next.quoted || lex.IsJapanese(next.Text) || vocab.has("particles", next.Text) || strings.HasSuffix(next.Text, "ly"):
+		return false
+	}
+	return strings.IndexFunc(next.Text, unicode.IsLetter) >= 0
+}
+
+// antecedent resolves a bare mention by the full mentions before it: when
+// they name every candidate it fits, it means all of them ("the rye
+// bread and the white bread ... slice the bread"); else it means the
+// nearest one it fits ("take the cheddar cheese out, then slice the
+// cheese").
+func antecedent(ref *reference, full []fullMention) {
+	named := map[string]bool{}
+	nearest := -1
+	for _, m := range full {
+		if m.t1 > ref.t0 {
+			break
+		}
+		if k := slices.Index(ref.options, m.name); k >= 0 {
+			named[m.name], nearest = true, k
+		}
+	}
+	switch {
+	case len(ref.options) > 1 && len(named) == len(ref.options):
+		ref.all = true
+	case nearest >= 0:
+		ref.chosen = nearest
+	}
+}
 
 // fileReference settles the goal's reference to the request's files: a
 // file it names (by path, or by a base name no other file shares), else
@@ -313,7 +445,7 @@ func fileReference(in *input, res *references) string {
 			continue
 		}
 		key := wordKey(t.Text)
-		if slices.Contains(fileWords, key) && key == t.Text && (i == 0 || !slices.Contains(indefinite, in.gt[i-1].Text)) && !quantified(in.gt, i, i) {
+		if vocab.has("fileWords", key) && key == t.Text && (i == 0 || !vocab.has("indefinite", in.gt[i-1].Text)) && !quantified(in.gt, i, i) {
 			at, fit = i, in.files
 			break
 		}

@@ -67,14 +67,6 @@ func detectChoices(in *input) choices {
 	return res
 }
 
-// objectPrepositions may introduce the object of a choice ("deploy to
-// staging or production"); any other preposition makes the phrase an
-// accompaniment, a purpose or a topic ("with", "for", "about", "as").
-var objectPrepositions = []string{"to", "in", "into", "on", "onto", "from", "at", "via", "using"}
-
-// particles complete a phrasal verb ("pick up", "set out").
-var particles = []string{"up", "out", "off", "down", "back", "away"}
-
 // choiceIn reads the choice that is the object of cmd's main verb, or
 // follows its direct object after an object preposition ("deploy the api
 // to staging or production").
@@ -85,7 +77,7 @@ func choiceIn(in *input, cmd command) (alternative, bool) {
 		return alternative{}, false
 	}
 	k := v + 1
-	if k < cmd.end && slices.Contains(particles, toks[k].Text) {
+	if k < cmd.end && vocab.has("particles", toks[k].Text) {
 		k++ // "pick up milk or oat milk"
 	}
 	object := k // a direct object before the preposition: "the api", "it"
@@ -94,18 +86,18 @@ func choiceIn(in *input, cmd command) (alternative, bool) {
 	}
 	if k == cmd.end || !toks[k].e.has(fPrep) || k == object || toks[k-1].e.has(fDet) {
 		k = object // the alternatives are the object itself
-	} else if slices.Contains(indefinite, toks[object].Text) || number(toks[object].Text) {
+	} else if vocab.has("indefinite", toks[object].Text) || number(toks[object].Text) {
 		return alternative{}, false // "find a flight to Tokyo or Osaka": any that fits
 	}
 	prep := k < cmd.end && toks[k].e.has(fPrep)
 	if prep {
-		if !slices.Contains(objectPrepositions, toks[k].Text) {
+		if !vocab.has("objectPrepositions", toks[k].Text) {
 			return alternative{}, false
 		}
 		k++
 	}
 	det := k < cmd.end && toks[k].e.has(fDet)
-	if det && slices.Contains(indefinite, toks[k].Text) {
+	if det && vocab.has("indefinite", toks[k].Text) {
 		return alternative{}, false // "grab a towel or a rag": any one will do
 	}
 	for k < cmd.end && toks[k].e.has(fDet) {
@@ -124,7 +116,7 @@ func choiceIn(in *input, cmd command) (alternative, bool) {
 		if k < cmd.end && toks[k].e.has(fOr) {
 			or := k
 			k++
-			if k < cmd.end && (toks[k].e.has(fDet) != det || slices.Contains(indefinite, toks[k].Text)) {
+			if k < cmd.end && (toks[k].e.has(fDet) != det || vocab.has("indefinite", toks[k].Text)) {
 				// Options are parallel: "the train or a taxi", "milk or
 				// oat milk"; not "the server or redeploy", "the fence
 				// white or green".
@@ -216,7 +208,9 @@ func answerOption(in *input, options []string) int {
 	}
 	return only(options, func(o string) bool {
 		words := tokenize(o)
-		return len(words) > 0 && !slices.ContainsFunc(words, func(w token) bool { return !answerHas(in, w.Text) })
+		return len(words) > 0 && !slices.ContainsFunc(words, func(w token) bool {
+			return !slices.ContainsFunc(in.at, func(a token) bool { return a.Text == w.Text || a.word == w.Text })
+		})
 	})
 }
 
@@ -232,13 +226,4 @@ func only(options []string, match func(string) bool) int {
 		}
 	}
 	return found
-}
-
-func answerHas(in *input, text string) bool {
-	for i := range in.at {
-		if in.at[i].Text == text || in.at[i].word == text {
-			return true
-		}
-	}
-	return false
 }

@@ -8,7 +8,7 @@ import (
 
 // contradictions is the contradiction detector's result: for each group of
 // the profile, the side the goal settles on, and the goal tokens naming
-// the sides that lost (dropped from the plan's text).
+// the sides that lost (the template planner leaves them out of a name).
 type contradictions struct {
 	groups  []groupResult
 	dropped []bool
@@ -91,7 +91,9 @@ func detectContradictions(in *input) contradictions {
 			} else if ms[mentioned].side != ms[a].side {
 				several = true
 			}
-			for b := a + 1; b < len(ms); b++ {
+			// Mentions are in the goal's order and one object is in one
+			// sentence, so the pairs end with it.
+			for b := a + 1; b < len(ms) && in.gt[ms[b].tok].Sentence == in.gt[ms[a].tok].Sentence; b++ {
 				if ms[b].group != gi || ms[b].side == ms[a].side || !sameObject(in, ms[a].tok, ms[b].tok, process) {
 					continue
 				}
@@ -169,8 +171,14 @@ func processSentences(in *input) map[int]bool {
 		if sentenceStart(in.gt, i) {
 			lead = -1
 		}
-		if (t.e.has(fChange) || in.c.jaChangeVerb(t.Text)) && !t.neg && !t.idiom {
+		jaChange := slices.ContainsFunc(in.c.jaChange, func(w string) bool { return strings.HasPrefix(t.Text, w) }) // 冷まして, 解凍して
+		if (t.e.has(fChange) || jaChange) && !t.neg && !t.idiom {
 			out[t.Sentence] = true
+		}
+		if vocab.has("categoryVerbs", t.Text) && slices.ContainsFunc(in.gt[i+1:], func(u token) bool {
+			return u.Sentence == t.Sentence && vocab.has("categoryPrepositions", u.Text)
+		}) {
+			out[t.Sentence] = true // categories offered per item: "classify each into solid, liquid or gas"
 		}
 		if lead < 0 && !t.e.has(fConnector) && !t.e.has(fStop) && !t.e.has(fOpener) {
 			lead = i
@@ -208,13 +216,24 @@ func sameObject(in *input, a, b int, process map[int]bool) bool {
 			joined = true
 		}
 		switch {
-		case t.e.has(fOr) || t.e.has(fPrep) && !t.e.has(fCue), joined && (t.e.has(fDet) || t.Text == "は" || t.Text == "が"):
+		case t.e.has(fOr) || t.e.has(fPrep) && !t.e.has(fCue), joined && (t.e.has(fDet) || vocab.has("jaTopicParticles", t.Text)):
 			return false
 		case content(t) && (t.e == nil || len(t.e.sides) == 0):
 			other = true
 		}
 	}
-	return !(other && toks[b].Clause != toks[b-1].Clause)
+	if other && toks[b].Clause != toks[b-1].Clause {
+		return false
+	}
+	for k := b + 1; k < len(toks) && toks[k].Sentence == toks[b].Sentence; k++ {
+		switch t := &toks[k]; {
+		case t.e.has(fOr): // one list of alternatives: "solid, liquid or gas"
+			return false
+		case t.e == nil || len(t.e.sides) == 0 && !t.e.has(fConj):
+			return true
+		}
+	}
+	return true
 }
 
 // lastCue is the index of the functional cue that governs toks[i].
@@ -282,15 +301,4 @@ func answerSide(in *input, gi int, sides []int, ms []mention) (int, string) {
 		return other, ms[other].display
 	}
 	return -1, ""
-}
-
-// jaChangeVerb reports whether a Japanese token starts with a change verb
-// (冷まして, 解凍して).
-func (c *compiled) jaChangeVerb(text string) bool {
-	for _, w := range c.jaChange {
-		if strings.HasPrefix(text, w) {
-			return true
-		}
-	}
-	return false
 }

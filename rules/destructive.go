@@ -4,18 +4,18 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/internal/lex"
 )
 
 // destructions is the destructive detector's result: the actions found,
-// whether the answer confirmed them, and the goal tokens to drop from the
-// plan when they are not confirmed.
+// and whether the answer confirmed them (the planner cuts unconfirmed ones
+// out of their steps).
 type destructions struct {
 	actions   []action
 	confirmed bool
-	dropped   []bool
 	asked
 }
 
@@ -39,7 +39,7 @@ type action struct {
 // the actions; no, or no reply under a directive, drops them from the
 // plan with an assumption.
 func detectDestructive(in *input) destructions {
-	d := destructions{dropped: make([]bool, len(in.gt))}
+	var d destructions
 	toks := in.gt
 	for _, cmd := range in.cmds {
 		v := cmd.verb
@@ -83,26 +83,12 @@ func detectDestructive(in *input) destructions {
 		d.q = &askonce.Question{Type: askonce.QuestionConfirm, Text: text, Options: []string{"yes", "no"}, Reason: "target_file_exists", Default: "no"}
 		d.assumptions = append(d.assumptions, fmt.Sprintf("Skipped %s: a destructive action needs an explicit yes, and none was given.", list))
 	}
-	for _, a := range d.actions {
-		for k := a.t0; k < a.t1; k++ {
-			d.dropped[k] = true
-		}
-	}
 	return d
 }
 
-// jaCommands are the forms of a Japanese verb that tell the agent to do it
-// (削除して, 削除してください, 削除しろ, 削除します, 削除しなさい), and
-// jaSupport the verbs that take a deletion as their object (削除をお願いします,
-// 削除を実行して).
-var (
-	jaCommands = []string{"して", "しろ", "します", "しなさい", "せよ"}
-	jaSupport  = []string{"お願い", "実行"}
-)
-
 // jaCommand reports whether the Japanese destructive word at toks[i] is
-// the verb of a command: in a command form, plain at the end of its
-// clause (ログを消す), or a noun a support verb takes. Used as a modifier
+// the verb of a command: in a command form (jaCommandForms: 削除して, 削除しろ), plain at the end of its
+// clause (ログを消す), or a noun a support verb (jaSupportVerbs) takes (削除をお願いします). Used as a modifier
 // (削除した理由, 削除する方法) or as the topic of another verb
 // (削除について書いて, 削除を説明して), it is none. A katakana word
 // (リセット) inflects in the token after it.
@@ -118,13 +104,13 @@ func jaCommand(toks []token, i int) bool {
 		form, last = form+at(i+1), i+1
 	}
 	switch {
-	case slices.ContainsFunc(jaCommands, func(c string) bool { return strings.Contains(form, c) }):
+	case slices.ContainsFunc(vocab.lists["jaCommandForms"], func(c string) bool { return strings.Contains(form, c) }):
 		return true
 	case strings.HasSuffix(form, "す") || strings.HasSuffix(form, "する"):
 		return at(last+1) == ""
 	case strings.Contains(form, "を"): // 削除を実行して; 削除をお|願いします splits at the kanji
 		_, after, _ := strings.Cut(form+at(last+1), "を")
-		return slices.ContainsFunc(jaSupport, func(s string) bool { return strings.HasPrefix(after, s) })
+		return slices.ContainsFunc(vocab.lists["jaSupportVerbs"], func(s string) bool { return strings.HasPrefix(after, s) })
 	}
 	return false
 }
@@ -143,7 +129,7 @@ func jaCommandAfter(toks []token, k int) bool {
 }
 
 // objectOf finds the data object of the destructive verb at toks[i:i+n]:
-// a data word, a path or a request's file in the next six tokens before
+// a data word, code-like text with a letter (a path: notes.md, src/) or a request's file in the next six tokens before
 // end, before any preposition or conjunction (for a Japanese verb, the
 // four tokens before it). It returns the object's token or -1.
 func objectOf(in *input, i, n, end int) int {
@@ -153,11 +139,10 @@ func objectOf(in *input, i, n, end int) int {
 		switch {
 		case t.quoted || t.idiom:
 			return false
-		case t.Text == "table" || t.Text == "tables": // a table is data when it is dropped or truncated
-			v := toks[i].Text
-			return strings.HasPrefix(v, "drop") || strings.HasPrefix(v, "truncat")
+		case vocab.has("tableObjects", t.Text): // a table is data when it is dropped or truncated
+			return vocab.has("tableVerbs", toks[i].Text)
 		}
-		return t.e.has(fObject) || isPath(t.Text) || slices.ContainsFunc(in.files, func(f string) bool { return strings.EqualFold(f, t.Text) })
+		return t.e.has(fObject) || t.code && strings.IndexFunc(t.Text, unicode.IsLetter) >= 0 || slices.ContainsFunc(in.files, func(f string) bool { return strings.EqualFold(f, t.Text) })
 	}
 	if lex.IsJapanese(toks[i].Text) {
 		for k := i - 1; k >= 0 && k >= i-4 && toks[k].Clause == toks[i].Clause; k-- {
@@ -178,26 +163,4 @@ func objectOf(in *input, i, n, end int) int {
 		}
 	}
 	return -1
-}
-
-// isPath reports whether a token is a file or directory path: it holds a
-// '/' or a '.' between letters (notes.md, src/, ./build), and a letter.
-func isPath(s string) bool {
-	if !strings.ContainsAny(s, "./") || strings.Trim(s, "./-_") == "" {
-		return false
-	}
-	letter := false
-	for _, r := range s {
-		if lex.IsWordRune(r) && !('0' <= r && r <= '9') {
-			letter = true
-		}
-	}
-	if !letter {
-		return false
-	}
-	if strings.Contains(s, "/") {
-		return true
-	}
-	i := strings.LastIndexByte(s, '.')
-	return i > 0 && i < len(s)-1
 }

@@ -19,12 +19,21 @@
 // empty selects DefaultProfile; an unknown name is EINVALID. A profile
 // lists its checks in the order they are asked, its planner (steps or
 // template), the groups of exclusive sides the contradiction check reads,
-// its gating, and its own domain words, which add to the grammar of
-// words.json.
+// its gating, and its own domain words, which add to the vocabulary.
+//
+// The vocabulary is in one place: closed.json holds the closed classes
+// (determiners, negations, question words, prepositions, pronouns,
+// quantifiers, abbreviations) and open.json the open lists (destructive
+// verbs and the data they destroy, change verbs, idioms, measures,
+// category verbs); both are embedded and read once, and no detector holds
+// a word list of its own.
 //
 // Words match whole tokens of askonce's one tokenizer (internal/lex),
-// never substrings: "notes.md" is not "no". A Japanese word also matches
-// by its kanji stem, and a word right after a negation does not count.
+// never substrings: "notes.md" is not "no". Code-like text (paths, globs,
+// flags, KEY=value, URLs, versions, back-ticked spans) is opaque: its
+// tokens take no role, so no detector reads inside it (text.go). A
+// Japanese word also matches by its kanji stem, and a word right after a
+// negation does not count.
 // A command is a clause whose first word after connectors and request
 // openers is its main verb (tokens.go); a sentence that asks the agent
 // something holds none, so a user's own question is never handed back.
@@ -37,9 +46,14 @@
 // its detector's rule and written to plan.assumptions, and every question
 // carries that choice as its default, so a timeout gives the same result.
 //
-// The steps planner (planner.go) makes one task per step (list items,
-// sentences, "then"), each depending on the one before unless it has a
-// parallel cue; the template planner fills the profile's task DAG for the
-// kind of thing the goal names. Usage reports zero cost and counts words
+// The steps planner (planner.go) quotes the user (docs/protocol.md rule
+// 16): one task per step, its text a span of the goal exactly as written,
+// cut only at a list item, a sentence end outside code and abbreviations,
+// a line break, a semicolon or before "then"/"afterwards"; each step
+// depends on the one before unless it has a parallel cue. Which candidate
+// or file a mention means goes beside the text, never into it: to the
+// bindings of the task that holds the mention and to spec.bindings; and
+// spec.goal is the goal as sent. The template planner fills
+// the profile's task DAG for the kind of thing the goal names. Usage reports zero cost and counts words
 // as a stand-in for tokens.
 package rules

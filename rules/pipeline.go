@@ -2,7 +2,6 @@ package rules
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/askonce/askonce"
@@ -19,6 +18,7 @@ type input struct {
 	earlier  []string // answers the last one overrides
 	gt, at   []token
 	cmds     []command // the goal's commands
+	verbs    []bool    // by goal token: the main verb of a command
 	files    []string
 	cands    []string
 	schema   []byte
@@ -48,6 +48,10 @@ func newInput(p *Profile, prompt string, r *askonce.Request) *input {
 	in := &input{p: p, c: p.c, goal: goal, answer: answer, earlier: earlier, files: clean(r.Files), cands: clean(r.Candidates), schema: r.SpecSchema, japanese: mostlyJapanese(goal)}
 	in.gt = p.c.annotate(goal, tokenize(goal))
 	in.cmds = p.c.commands(goal, in.gt)
+	in.verbs = make([]bool, len(in.gt))
+	for _, c := range in.cmds {
+		in.verbs[c.verb] = true
+	}
 	if answer != "" {
 		in.at = p.c.annotate(answer, tokenize(answer))
 	}
@@ -178,8 +182,10 @@ func (in *input) quoteList(words []string, and string) string {
 // clean trims names and drops empty and repeated ones.
 func clean(names []string) []string {
 	var out []string
+	seen := make(map[string]bool, len(names))
 	for _, n := range names {
-		if n = strings.TrimSpace(n); n != "" && !slices.Contains(out, n) {
+		if n = strings.TrimSpace(n); n != "" && !seen[n] {
+			seen[n] = true
 			out = append(out, n)
 		}
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -14,239 +13,10 @@ import (
 	"github.com/askonce/askonce"
 )
 
-// run is what the planners read: the input and every detector's result,
-// with the goal tokens the plan's text leaves out.
+// run is what the planners read: the input and every detector's result.
 type run struct {
 	*input
 	*reading
-	dropped []bool // goal tokens removed from the plan's text
-}
-
-// newRun merges the reading of a prompt that is to be planned.
-func newRun(in *input, rd *reading) *run {
-	r := &run{input: in, reading: rd, dropped: make([]bool, len(in.gt))}
-	for i := range r.dropped {
-		r.dropped[i] = rd.contradiction.dropped[i] || (rd.destructive.dropped != nil && rd.destructive.dropped[i])
-	}
-	return r
-}
-
-// edit replaces source bytes [start, end) with repl when the plan's text
-// is written: a dropped side, a skipped destructive action, a chosen
-// alternative.
-type edit struct {
-	start, end int
-	repl       string
-}
-
-// edits turns the dropped goal tokens and the chosen alternatives into
-// sorted, non-overlapping edits. A dropped run takes a joining conjunction
-// with it ("hot and frozen cheese" becomes "hot cheese").
-func (r *run) edits() []edit {
-	toks := r.gt
-	var out []edit
-	for i := 0; i < len(toks); {
-		if !r.dropped[i] {
-			i++
-			continue
-		}
-		j := i
-		for j < len(toks) && r.dropped[j] && toks[j].Clause == toks[i].Clause {
-			j++
-		}
-		start, end := toks[i].Start, toks[j-1].End
-		if i > 0 && toks[i-1].Clause == toks[i].Clause && toks[i-1].e.has(fConj) && !r.dropped[i-1] {
-			start = toks[i-1].Start
-		} else if j < len(toks) && toks[j].Clause == toks[i].Clause && toks[j].e.has(fConj) {
-			end = toks[j].End
-		}
-		out = append(out, edit{start: start, end: end})
-		i = j
-	}
-	for _, a := range r.choice.found {
-		out = append(out, edit{start: toks[a.x0].Start, end: toks[a.y1-1].End, repl: a.options[a.chosen]})
-	}
-	for _, ref := range r.candidates.refs {
-		if ref.all {
-			continue
-		}
-		if name := ref.options[ref.chosen]; !strings.EqualFold(name, r.span(ref.t0, ref.t1)) {
-			out = append(out, edit{start: toks[ref.t0].Start, end: toks[ref.t1-1].End, repl: name})
-		}
-	}
-	if len(out) < 2 {
-		return out
-	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].start < out[j].start })
-	merged := out[:1]
-	for _, e := range out[1:] {
-		last := &merged[len(merged)-1]
-		switch {
-		case e.start >= last.end:
-			merged = append(merged, e)
-		case e.repl == "" && last.repl == "":
-			last.end = max(last.end, e.end)
-		}
-	}
-	return merged
-}
-
-// applyEdits returns src[start:end] with the edits inside that range made.
-func applyEdits(src string, start, end int, edits []edit) string {
-	var b strings.Builder
-	pos := start
-	for _, e := range edits {
-		if e.start < pos || e.end > end {
-			continue
-		}
-		b.WriteString(src[pos:e.start])
-		b.WriteString(e.repl)
-		pos = e.end
-	}
-	b.WriteString(src[pos:end])
-	return b.String()
-}
-
-// tidy collapses white space, removes the space before punctuation and
-// doubled commas left by edits, and trims punctuation from both ends.
-func tidy(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	for _, p := range []string{" ,", " .", " ;", " :", " !", " ?", " 、", " 。"} {
-		s = strings.ReplaceAll(s, p, p[1:])
-	}
-	for strings.Contains(s, ",,") {
-		s = strings.ReplaceAll(s, ",,", ",")
-	}
-	return strings.Trim(s, " ,;:-.、。")
-}
-
-// capitalise upper-cases the first letter of s.
-func capitalise(s string) string {
-	r, n := utf8.DecodeRuneInString(s)
-	if n == 0 || unicode.IsUpper(r) {
-		return s
-	}
-	return string(unicode.ToUpper(r)) + s[n:]
-}
-
-// step is one step of a goal: a token range and its source bytes.
-type step struct {
-	t0, t1     int
-	start, end int
-	parallel   bool
-}
-
-// splitSteps finds a goal's steps: the items of a numbered or bulleted
-// list (two or more "1." "2)" "-" "*" lines; lines before the first item
-// are a preamble, not a step), else its sentences, each split further at
-// step separators ("then", "after that").
-func (c *compiled) splitSteps(src string, toks []token) []step {
-	if steps := c.listSteps(src, toks); len(steps) > 0 {
-		return steps
-	}
-	var steps []step
-	t0 := 0
-	for i := 0; i < len(toks); {
-		if i > t0 && toks[i].Sentence != toks[i-1].Sentence {
-			steps = c.appendStep(steps, src, toks, t0, i)
-			t0 = i
-		}
-		if n := c.phraseAt(toks, i, fStepSep); n > 0 {
-			steps = c.appendStep(steps, src, toks, t0, i)
-			i += n
-			t0 = i
-			continue
-		}
-		i++
-	}
-	return c.appendStep(steps, src, toks, t0, len(toks))
-}
-
-// appendStep trims connectors ("and", "first", "finally") and a leading
-// parallel cue from toks[t0:t1] and appends what is left as a step.
-func (c *compiled) appendStep(steps []step, src string, toks []token, t0, t1 int) []step {
-	parallel := false
-	for t0 < t1 {
-		if n := c.phraseAt(toks, t0, fParallel); n > 0 && t0+n <= t1 {
-			parallel = true
-			t0 += n
-			continue
-		}
-		if toks[t0].e.has(fConnector) {
-			t0++
-			continue
-		}
-		break
-	}
-	for t1 > t0 && (toks[t1-1].e.has(fConnector) || toks[t1-1].e.has(fConj)) {
-		t1--
-	}
-	if t0 >= t1 {
-		return steps
-	}
-	for i := t0; i < t1 && !parallel; i++ {
-		parallel = c.phraseAt(toks, i, fParallel) > 0
-	}
-	return append(steps, step{t0: t0, t1: t1, start: toks[t0].Start, end: toks[t1-1].End, parallel: parallel})
-}
-
-// listMarker returns where the text of a list item starts in line, or -1
-// when the line is not a list item ("1. ", "2) ", "- ", "* ", "• ").
-func listMarker(line string) int {
-	i := 0
-	for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
-		i++
-	}
-	j := i
-	for j < len(line) && '0' <= line[j] && line[j] <= '9' {
-		j++
-	}
-	space := func(k int) bool { return k == len(line) || line[k] == ' ' || line[k] == '\t' }
-	switch {
-	case j > i && j < len(line) && (line[j] == '.' || line[j] == ')') && space(j+1):
-		return j + 1
-	case j == i && i < len(line) && (line[i] == '-' || line[i] == '*' || line[i] == '+') && space(i+1):
-		return i + 1
-	case strings.HasPrefix(line[i:], "•") || strings.HasPrefix(line[i:], "・"):
-		return i + len("•")
-	}
-	return -1
-}
-
-// listSteps returns the items of a list of two or more items, or nil.
-func (c *compiled) listSteps(src string, toks []token) []step {
-	type item struct{ start, end int }
-	var items []item
-	for pos := 0; pos < len(src); {
-		end := strings.IndexByte(src[pos:], '\n')
-		if end < 0 {
-			end = len(src)
-		} else {
-			end += pos
-		}
-		if m := listMarker(src[pos:end]); m >= 0 {
-			items = append(items, item{start: pos + m, end: end})
-		} else if len(items) > 0 && strings.TrimSpace(src[pos:end]) != "" {
-			items[len(items)-1].end = end // a continuation line
-		}
-		pos = end + 1
-	}
-	if len(items) < 2 {
-		return nil
-	}
-	var steps []step
-	k := 0
-	for _, it := range items {
-		for k < len(toks) && toks[k].Start < it.start {
-			k++
-		}
-		t0 := k
-		for k < len(toks) && toks[k].Start < it.end {
-			k++
-		}
-		steps = c.appendStep(steps, src, toks, t0, k)
-	}
-	return steps
 }
 
 // generalSpec is the spec of the steps planner.
@@ -256,9 +26,21 @@ type generalSpec struct {
 	Attributes  map[string]string `json:"attributes,omitempty"`
 	Target      string            `json:"target,omitempty"`
 	Choices     []string          `json:"choices,omitempty"`
+	Bindings    []binding         `json:"bindings,omitempty"`
 	Destructive *destructiveSpec  `json:"destructive,omitempty"`
 	Answer      string            `json:"answer,omitempty"`
 	Steps       int               `json:"steps"`
+}
+
+// binding records beside a task's text which candidate or file one of its
+// mentions means (docs/protocol.md rule 16): the text is never rewritten.
+// spec.bindings lists them all with their task's id; each task also holds
+// its own (askonce.Task.Bindings).
+type binding struct {
+	Task      string `json:"task,omitempty"`
+	Mention   string `json:"mention"`
+	Candidate string `json:"candidate"`
+	at        int    // byte offset of the mention in the goal
 }
 
 type destructiveSpec struct {
@@ -292,49 +74,85 @@ func (r *run) attributes() map[string]string {
 	return out
 }
 
+// bindings are the mentions the candidates detector resolved and the
+// choices settled, in the goal's order: one per candidate meant.
+func (r *run) bindings() []binding {
+	var out []binding
+	for _, ref := range r.candidates.refs {
+		mention, at := r.span(ref.t0, ref.t1), r.gt[ref.t0].Start
+		if ref.all {
+			for _, o := range ref.options {
+				out = append(out, binding{Mention: mention, Candidate: o, at: at})
+			}
+		} else if ref.chosen >= 0 {
+			out = append(out, binding{Mention: mention, Candidate: ref.options[ref.chosen], at: at})
+		}
+	}
+	for _, a := range r.choice.found { // the option chosen of "staging or production"
+		out = append(out, binding{Mention: r.span(a.x0, a.y1), Candidate: a.options[a.chosen], at: r.gt[a.x0].Start})
+	}
+	if f := r.candidates.fileTok; r.candidates.target != "" && f >= 0 {
+		out = append(out, binding{Mention: r.span(f, f+1), Candidate: r.candidates.target, at: r.gt[f].Start})
+	}
+	slices.SortStableFunc(out, func(a, b binding) int { return a.at - b.at })
+	return out
+}
+
 // stepsPlan is the steps planner: one task per step, each depending on
-// the step before it. A step with a parallel cue ("in parallel",
-// "meanwhile") shares the dependencies of the step before it instead, and
-// the next ordinary step depends on all of them.
+// the step before it, its text the step as the user wrote it. A step
+// with a parallel cue ("in parallel", "meanwhile") shares the
+// dependencies of the step before it instead, and the next ordinary step
+// depends on all of them. A destructive action the user did not confirm
+// is cut out of its step, and what is left of the step stays a quote.
 func (r *run) stepsPlan() (*askonce.Plan, error) {
-	spec := generalSpec{Attributes: r.attributes(), Target: r.candidates.target, Answer: r.answer}
-	edits := r.edits()
-	spec.Goal = cmp.Or(tidy(applyEdits(r.goal, 0, len(r.goal), edits)), tidy(r.goal))
+	spec := generalSpec{Goal: strings.TrimSpace(r.goal), Attributes: r.attributes(), Target: r.candidates.target, Answer: r.answer}
 	for _, a := range r.choice.found {
 		spec.Choices = append(spec.Choices, a.options[a.chosen])
 	}
+	var cut [][2]int // goal bytes of unconfirmed destructive actions
 	if len(r.destructive.actions) > 0 {
 		spec.Destructive = &destructiveSpec{Confirmed: r.destructive.confirmed}
 		for _, a := range r.destructive.actions {
 			spec.Destructive.Actions = append(spec.Destructive.Actions, a.text)
+			if !r.destructive.confirmed {
+				cut = append(cut, [2]int{r.gt[a.t0].Start, r.gt[a.t1-1].End})
+			}
 		}
 	}
-	src, toks, vague := r.goal, r.gt, r.vague.useAnswer
-	if vague { // the goal said too little; the answer says what to do
-		src = strings.TrimPrefix(tidy(r.goal)+": "+r.answer, ": ")
-		toks, edits, spec.Details = r.c.annotate(src, tokenize(src)), nil, r.answer
-	}
+	binds := r.bindings()
+	bi := 0 // binds are in the goal's order, and so are its steps
 	var tasks []askonce.Task
 	var frontier, prevDeps []string
-	for _, st := range r.c.splitSteps(src, toks) {
-		text := tidy(applyEdits(src, st.start, st.end, edits))
-		if text == "" || !vague && !r.hasContent(st) {
-			continue
-		}
-		t := askonce.Task{ID: fmt.Sprintf("t%d", len(tasks)+1), Title: askonce.ClampTitle(capitalise(text)), Instruction: capitalise(text)}
-		if r.candidates.target != "" && !vague && st.t0 <= r.candidates.fileTok && r.candidates.fileTok < st.t1 {
-			t.Instruction += " (file: " + r.candidates.target + ")"
-		}
+	add := func(src string, st step, goal bool) {
+		text := src[st.start:st.end]
+		t := askonce.Task{ID: fmt.Sprintf("t%d", len(tasks)+1), Title: askonce.ClampTitle(strings.TrimRight(text, " ,;:")), Instruction: text}
 		if !st.parallel || len(tasks) == 0 {
 			prevDeps, frontier = append([]string{}, frontier...), nil
 		}
 		t.DependsOn = prevDeps
+		for ; goal && bi < len(binds) && binds[bi].at < st.end; bi++ {
+			if binds[bi].at >= st.start {
+				binds[bi].Task = t.ID
+				t.Bindings = append(t.Bindings, askonce.Binding{Mention: binds[bi].Mention, Candidate: binds[bi].Candidate})
+			}
+		}
 		tasks = append(tasks, t)
 		frontier = append(frontier, t.ID)
 	}
-	title := askonce.ClampTitle(capitalise(tidy(firstLine(applyEdits(src, 0, len(src), edits)))))
+	for _, st := range r.c.splitSteps(r.goal, r.gt) {
+		for _, piece := range r.uncut(st, cut) {
+			add(r.goal, piece, true)
+		}
+	}
+	if r.vague.useAnswer { // the goal said too little; the answer says what to do
+		spec.Details = r.answer
+		for _, st := range r.c.splitSteps(r.answer, r.at) {
+			add(r.answer, st, false)
+		}
+	}
+	title := titleOf(r.goal)
 	if len(tasks) == 0 {
-		g := cmp.Or(capitalise(tidy(r.goal)), "Carry out the goal")
+		g := cmp.Or(spec.Goal, "Carry out the goal")
 		tasks = []askonce.Task{{ID: "t1", Title: askonce.ClampTitle(g), Instruction: g, DependsOn: []string{}}}
 		if len(r.destructive.actions) > 0 && !r.destructive.confirmed {
 			tasks[0].Title, tasks[0].Instruction = "Make no destructive change", "The destructive action was not confirmed: do not perform it, and report that nothing was changed."
@@ -342,6 +160,7 @@ func (r *run) stepsPlan() (*askonce.Plan, error) {
 		}
 	}
 	spec.Steps = len(tasks)
+	spec.Bindings = binds
 	raw, err := r.spec.fill(spec)
 	if err != nil {
 		return nil, err
@@ -349,28 +168,69 @@ func (r *run) stepsPlan() (*askonce.Plan, error) {
 	return &askonce.Plan{Title: cmp.Or(title, tasks[0].Title), Spec: raw, Tasks: tasks}, nil
 }
 
-// hasContent reports whether a goal step keeps a content word after the
-// dropped tokens are removed.
-func (r *run) hasContent(st step) bool {
-	for i := st.t0; i < st.t1; i++ {
-		if !r.dropped[i] && content(&r.gt[i]) {
-			return true
+// uncut is step st without the byte ranges in cut: the parts of it left,
+// each trimmed of the connectors and punctuation that joined it to a cut
+// part ("delete notes.md and update the readme" without its first
+// command is "update the readme"), and kept only if it has a word.
+func (r *run) uncut(st step, cut [][2]int) []step {
+	if !slices.ContainsFunc(cut, func(c [2]int) bool { return c[0] < st.end && st.start < c[1] }) {
+		return []step{st}
+	}
+	pieces := []step{st}
+	for _, c := range cut {
+		var next []step
+		for _, p := range pieces {
+			if c[1] <= p.start || p.end <= c[0] {
+				next = append(next, p)
+				continue
+			}
+			if c[0] > p.start {
+				next = append(next, step{start: p.start, end: c[0], parallel: p.parallel})
+			}
+			if c[1] < p.end {
+				next = append(next, step{start: c[1], end: p.end, parallel: p.parallel})
+			}
+		}
+		pieces = next
+	}
+	out := pieces[:0]
+	for _, p := range pieces {
+		p.start, p.end = r.trimJoin(p.start, p.end)
+		if p.start < p.end && strings.IndexFunc(r.goal[p.start:p.end], unicode.IsLetter) >= 0 {
+			out = append(out, p)
 		}
 	}
-	return false
+	return out
 }
 
-// firstLine is the first non-empty line of s without its list marker.
-func firstLine(s string) string {
-	for line := range strings.SplitSeq(s, "\n") {
-		if m := listMarker(line); m >= 0 {
-			line = line[m:]
-		}
-		if t := tidy(line); t != "" {
-			return t
+// trimJoin narrows goal bytes [start, end) past white space, punctuation
+// and conjunctions or connectors at either end.
+func (r *run) trimJoin(start, end int) (int, int) {
+	for _, t := range r.gt {
+		if t.Start >= start && t.End <= end && strings.TrimFunc(r.goal[start:t.Start], joiner) == "" && (t.e.has(fConj) || t.e.has(fConnector)) {
+			start = t.End
 		}
 	}
-	return ""
+	for i := len(r.gt) - 1; i >= 0; i-- {
+		t := r.gt[i]
+		if t.Start >= start && t.End <= end && strings.TrimFunc(r.goal[t.End:end], joiner) == "" && t.e.has(fConj) {
+			end = t.Start
+		}
+	}
+	return trimSpan(r.goal, start, end, joiner)
+}
+
+func joiner(c rune) bool { return unicode.IsSpace(c) || strings.ContainsRune(",;:、", c) }
+
+// capitalise upper-cases the first letter of s: for titles and the
+// template planner's names of things ("Hot Cheese"), which are made, not
+// quoted.
+func capitalise(s string) string {
+	r, n := utf8.DecodeRuneInString(s)
+	if n == 0 || unicode.IsUpper(r) {
+		return s
+	}
+	return string(unicode.ToUpper(r)) + s[n:]
 }
 
 // itemSpec is the spec of the template planner.
@@ -420,9 +280,9 @@ func (r *run) templatePlan() (*askonce.Plan, error) {
 	if len(id) == 0 {
 		id = []string{"custom", kind}
 	}
-	desc := tidy(applyEdits(r.goal, 0, len(r.goal), r.edits()))
+	desc := strings.TrimSpace(r.goal)
 	if r.vague.useAnswer {
-		desc = tidy(desc + ": " + r.answer)
+		desc = strings.TrimPrefix(desc+": "+r.answer, ": ")
 	}
 	spec := itemSpec{Name: strings.Join(words, " "), ID: strings.Join(id, "_"), Kind: kind, Properties: props, Description: desc, Answer: r.answer}
 	var pl []string
@@ -487,12 +347,12 @@ func (r *run) nounPhrase(toks []token, goal bool) (words []string, head int) {
 		inRun = true
 		sentence = t.Sentence
 		if t.e != nil && t.e.kind != "" {
-			if !goal || !r.dropped[i] {
+			if !goal || !r.contradiction.dropped[i] {
 				head = i
 			}
 			continue
 		}
-		if goal && r.dropped[i] {
+		if goal && r.contradiction.dropped[i] {
 			for _, s := range t.e.sides {
 				if g := r.contradiction.groups[s.group]; g.side >= 0 && g.side != s.side {
 					add(g.display)
@@ -552,7 +412,7 @@ func (r *run) property(pi int) string {
 func (r *run) firstWord(ok func(*token) bool) ([]token, int) {
 	for pass, toks := range [][]token{r.gt, r.at} {
 		for i := range toks {
-			if t := &toks[i]; !t.neg && t.e != nil && !(pass == 0 && r.dropped[i]) && ok(t) {
+			if t := &toks[i]; !t.neg && t.e != nil && !(pass == 0 && r.contradiction.dropped[i]) && ok(t) {
 				return toks, i
 			}
 		}

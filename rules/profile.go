@@ -18,7 +18,7 @@ import (
 	"github.com/askonce/askonce/internal/lex"
 )
 
-//go:embed profiles/*.json words.json
+//go:embed profiles/*.json closed.json open.json
 var embedded embed.FS
 
 // Check names, in the order a profile's "checks" list may use them.
@@ -72,11 +72,11 @@ type Profile struct {
 	c *compiled
 }
 
-// Words are a profile's own vocabulary, added to the base lists of
-// words.json: words that name nothing to act on in its domain, the verbs,
+// Words are a profile's own vocabulary, added to the lists of closed.json
+// and open.json: words that name nothing to act on in its domain, the verbs,
 // commands and data objects of destructive commands, and idioms. The
 // grammar (determiners, negations, question words, prepositions,
-// connectors, ...) is words.json's alone. An entry of several words (e.g.
+// connectors, ...) is closed.json's alone. An entry of several words (e.g.
 // "git push --force") is a phrase matched as a token sequence.
 type Words struct {
 	StopWords           []string `json:"stopWords,omitempty"`
@@ -157,11 +157,7 @@ func loadProfile(r io.Reader, name string) (*Profile, error) {
 	if name != "" {
 		p.Name = name
 	}
-	base, err := baseWords()
-	if err != nil {
-		return nil, err
-	}
-	if err := p.compile(base); err != nil {
+	if err := p.compile(); err != nil {
 		return nil, fmt.Errorf("rules: profile %q: %w", p.Name, err)
 	}
 	return &p, nil
@@ -178,27 +174,6 @@ func decodeStrict(r io.Reader, v any) error {
 	}
 	return nil
 }
-
-// baseWords is words.json's lists by name, read once.
-var baseWords = sync.OnceValues(func() (map[string][]string, error) {
-	b, err := embedded.ReadFile("words.json")
-	if err != nil {
-		return nil, fmt.Errorf("rules: %w", err)
-	}
-	var w struct {
-		Description string              `json:"description"`
-		Lists       map[string][]string `json:"lists"`
-	}
-	if err := decodeStrict(bytes.NewReader(b), &w); err != nil {
-		return nil, fmt.Errorf("rules: words.json: %w", err)
-	}
-	for name := range w.Lists {
-		if _, ok := listFlags[name]; !ok {
-			return nil, fmt.Errorf("rules: words.json: unknown list %q", name)
-		}
-	}
-	return w.Lists, nil
-})
 
 // embeddedProfiles are the profiles shipped in profiles/*.json, keyed by
 // name, loaded once and shared by every Interpreter.
@@ -255,7 +230,8 @@ const (
 	fTopic
 )
 
-// listFlags are the lists of words.json and the role each gives its words.
+// listFlags are the vocabulary's lists that give a word a role in the
+// lexicon, and the role each gives its words.
 var listFlags = map[string]flag{
 	"stopWords":           fStop,        // name nothing to act on (the vague check, content words)
 	"functionalCues":      fCue,         // make a later word of the clause functional
@@ -324,7 +300,7 @@ type compiled struct {
 	jaChange   []string // Japanese change verbs, matched by prefix
 }
 
-func (p *Profile) compile(base map[string][]string) error {
+func (p *Profile) compile() error {
 	p.Name = strings.ToLower(strings.TrimSpace(p.Name))
 	if p.Name == "" || strings.ContainsAny(p.Name, " \t\r\n") {
 		return fmt.Errorf("name %q must be non-empty and without spaces", p.Name)
@@ -359,8 +335,8 @@ func (p *Profile) compile(base map[string][]string) error {
 		}
 		return nil
 	}
-	for _, name := range slices.Sorted(maps.Keys(base)) {
-		if err := add(base[name], listFlags[name]); err != nil {
+	for _, name := range slices.Sorted(maps.Keys(listFlags)) {
+		if err := add(vocab.lists[name], listFlags[name]); err != nil {
 			return err
 		}
 	}

@@ -44,6 +44,22 @@ func TestRule14_AsksOnlyWhatIsGrounded(t *testing.T) {
 			asks(askonce.QuestionConfirm, "target_file_exists", "yes", "no")},
 		{"one stray CJK character keeps the question English", req{goal: "delete notes.md 縲"},
 			questionText("notes.md")},
+		{"mentions that name candidates in full are resolved", req{goal: "Take the rye bread, white bread and butter out of the cupboard.", cands: []string{"rye bread", "white bread", "wheat bread", "butter"}}, plans()},
+		{"the longest full name wins", req{goal: "Bring the lemon yogurt cup, plain yogurt cup and a spoon to the table.", cands: []string{"lemon yogurt cup", "plain yogurt cup", "spoon"}}, plans()},
+		{"a noun inside a compound is no mention", req{goal: "Use the steak knife to cut the bread.", cands: []string{"ribeye steak", "sirloin steak", "bread"}}, plans()},
+		{"the first noun of a dish is no mention", req{goal: "Put the apple pie in the oven.", cands: []string{"green apple", "red apple"}}, plans()},
+		{"a noun modifying another is no mention", req{goal: "Spread the cream cheese on the toast.", cands: []string{"sour cream", "whipped cream"}}, plans()},
+		{"a measure is no mention", req{goal: "Add 1 cup of rice to the pot.", cands: []string{"lemon yogurt cup", "plain yogurt cup", "rice"}}, plans()},
+		{"a later short mention binds to the nearest full one", req{goal: "Take the cheddar cheese out, then slice the cheese.", cands: []string{"cheddar cheese", "brie cheese"}}, plans()},
+		{"a bare mention after a list naming every candidate means all", req{goal: "Take the rye bread and the white bread out, then slice the bread.", cands: []string{"rye bread", "white bread"}}, plans()},
+		{"both means all of them", req{goal: "Bring both breads.", cands: []string{"rye bread", "white bread"}}, plans()},
+		{"a bare mention that nothing picks asks", req{goal: "Put the cheese in the fridge and then slice it.", cands: []string{"cheddar cheese", "brie cheese"}},
+			asks(askonce.QuestionSelectOne, "target_action_ambiguous", "cheddar cheese", "brie cheese")},
+		{"categories offered per item are no contradiction", req{goal: "Classify each item into solid, liquid or gas."}, plans()},
+		{"labels offered per item are no contradiction", req{goal: "Label each sample as solid, liquid or gas."}, plans()},
+		{"one list of alternatives is no contradiction", req{goal: "Make the water solid, liquid or gas, whichever is easiest."}, plans()},
+		{"values held at once are a contradiction", req{goal: "make the water liquid, solid and gas"},
+			asks(askonce.QuestionSelectOne, "scope_unclear", "liquid", "solid", "gas")},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

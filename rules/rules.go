@@ -169,10 +169,10 @@ func (p *Profile) interpret(prompt string, req *askonce.Request) (*askonce.Outco
 	in := newInput(p, prompt, req)
 	rd := read(in, strings.TrimSpace(req.Directive) != "")
 	if rd.question != nil {
-		title := cmp.Or(askonce.ClampTitle(capitalise(tidy(firstLine(in.goal)))), "Untitled goal")
+		title := cmp.Or(titleOf(in.goal), "Untitled goal")
 		return &askonce.Outcome{Title: title, Question: rd.question}, nil
 	}
-	r := newRun(in, rd)
+	r := &run{input: in, reading: rd}
 	var plan *askonce.Plan
 	var err error
 	if p.c.planner == PlannerTemplate {

@@ -200,6 +200,33 @@ func text(frags ...string) check {
 	}
 }
 
+// binds wants the spec's bindings, as "mention=candidate" strings in
+// order, each naming a task.
+func binds(want ...string) check {
+	return func(t *testing.T, o *askonce.Outcome) {
+		t.Helper()
+		if o.Plan == nil {
+			t.Fatalf("want a plan, got question %+v", o.Question)
+		}
+		var spec struct {
+			Bindings []struct{ Task, Mention, Candidate string }
+		}
+		if err := json.Unmarshal(o.Plan.Spec, &spec); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, b := range spec.Bindings {
+			if b.Task == "" {
+				t.Errorf("binding %+v names no task", b)
+			}
+			got = append(got, b.Mention+"="+b.Candidate)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("bindings %q, want %q", got, want)
+		}
+	}
+}
+
 // deps wants the tasks' ids and dependencies, as "id:dep,dep" strings.
 func deps(want ...string) check {
 	return func(t *testing.T, o *askonce.Outcome) {
@@ -262,9 +289,9 @@ func TestInterpret(t *testing.T) {
 		{"empty profile is general", req{profile: "", goal: "hot frozen cheese"}, []check{hotCold, cosmetic(false)}},
 		{"profile alias selects minecraft-mod", req{profile: "Minecraft", goal: "hot frozen cheese"}, []check{cosmetic(true)}},
 		{"answer hot plans a hot cheese", req{goal: "hot frozen cheese", answer: "hot"},
-			[]check{spec("attributes.temperature", "hot"), text("+hot cheese", "-frozen"), noAssumptions(), title("Hot cheese")}},
+			[]check{spec("attributes.temperature", "hot"), text("+hot frozen cheese"), noAssumptions(), title("Hot frozen cheese")}},
 		{"answer hot plans a hot cheese block under minecraft-mod", req{profile: minecraft, goal: "hot frozen cheese", answer: "hot"},
-			[]check{spec("properties.temperature", "hot"), spec("kind", "block"), spec("name", "Hot Cheese"), title("Hot cheese block"), text("-frozen")}},
+			[]check{spec("properties.temperature", "hot"), spec("kind", "block"), spec("name", "Hot Cheese"), title("Hot cheese block")}},
 		{"answer that settles nothing asks the same question again", req{goal: "hot frozen cheese", answer: "banana"},
 			[]check{hotCold}},
 		{"answer that settles nothing asks again under minecraft-mod", req{profile: minecraft, goal: "hot frozen cheese", answer: "banana"},
@@ -280,7 +307,7 @@ func TestInterpret(t *testing.T) {
 		{"directive without an answer takes the first-mentioned side", req{goal: "hot frozen cheese", directive: fallback},
 			[]check{spec("attributes.temperature", "hot"), assumes(`“hot”`, "mentioned first")}},
 		{"directive takes the functional side", req{goal: "a hot block that freezes water", directive: fallback},
-			[]check{spec("attributes.temperature", "frozen"), assumes(`“frozen”`, "functional", "that freezes"), text("-hot", "+freezes water")}},
+			[]check{spec("attributes.temperature", "frozen"), assumes(`“frozen”`, "functional", "that freezes"), text("+a hot block that freezes water")}},
 		{"directive takes the functional side under minecraft-mod", req{profile: minecraft, goal: "a hot block that freezes water", directive: fallback},
 			[]check{spec("properties.temperature", "frozen"), assumes("functional", "cosmetic"), title("Frozen block")}},
 		{"gating directive resolves a cosmetic conflict and records it", req{profile: minecraft, goal: "hot frozen cheese block", directive: gating},
@@ -302,7 +329,7 @@ func TestInterpret(t *testing.T) {
 		{"minecraft block vs armor is functional", req{profile: minecraft, goal: "a wearable block"},
 			[]check{asks(askonce.QuestionSelectOne, "scope_unclear", "wearable", "block"), cosmetic(false)}},
 		{"Japanese contradiction asks", req{goal: "熱い凍ったチーズ"}, []check{asks(askonce.QuestionSelectOne, "scope_unclear", "熱い", "凍った")}},
-		{"Japanese answer settles it", req{goal: "熱い凍ったチーズ", answer: "熱い"}, []check{spec("attributes.temperature", "熱い"), text("-凍った")}},
+		{"Japanese answer settles it", req{goal: "熱い凍ったチーズ", answer: "熱い"}, []check{spec("attributes.temperature", "熱い"), text("+熱い凍ったチーズ")}},
 
 		// Whole tokens only.
 		{"could is not cold", req{goal: "could you make the soup hot"}, []check{spec("attributes.temperature", "hot")}},
@@ -341,9 +368,9 @@ func TestInterpret(t *testing.T) {
 			[]check{asks(askonce.QuestionSelectOne, "action_ambiguous", "George R.R. Martin", "Robert Jordan")}},
 		{"a substitution is no choice", req{goal: "use olive oil or butter"}, []check{plans(), noAssumptions()}},
 		{"the answer picks the option", req{goal: "deploy to staging or production", answer: "production"},
-			[]check{text("+deploy to production", "-staging"), spec("choices", `["production"]`)}},
+			[]check{text("+deploy to staging or production"), spec("choices", `["production"]`), binds("staging or production=production")}},
 		{"a directive takes the first option", req{goal: "deploy to staging or production", directive: fallback},
-			[]check{text("+deploy to staging", "-production"), assumes(`“staging” or “production”`, "first option")}},
+			[]check{text("+deploy to staging or production"), spec("choices", `["staging"]`), assumes(`“staging” or “production”`, "first option")}},
 		{"X or Y or Z gives three options", req{goal: "deploy to aws or gcp or azure"},
 			[]check{asks(askonce.QuestionSelectOne, "action_ambiguous", "aws", "gcp", "azure")}},
 		{"a user's own question is not handed back", req{goal: "Is Postgres or MySQL faster?"}, []check{plans(), noAssumptions()}},
@@ -358,13 +385,13 @@ func TestInterpret(t *testing.T) {
 		{"a reference that names a candidate plans", req{goal: "use the black pepper", cands: []string{"black pepper", "bell pepper"}},
 			[]check{plans(), noAssumptions(), text("+use the black pepper")}},
 		{"the answer names the candidate in the plan", req{goal: "use the pepper", answer: "bell", cands: []string{"black pepper", "bell pepper"}},
-			[]check{text("+use the bell pepper"), noAssumptions()}},
+			[]check{text("+use the pepper", "-bell"), binds("pepper=bell pepper"), noAssumptions()}},
 		{"one fitting candidate is used without asking and named", req{goal: "use the pepper", cands: []string{"black pepper", "olive oil"}},
-			[]check{text("+use the black pepper"), noAssumptions()}},
+			[]check{text("+use the pepper", "-black"), binds("pepper=black pepper"), noAssumptions()}},
 		{"a universal quantifier means every fitting candidate, named in the plan", req{goal: "use every pepper", cands: []string{"black pepper", "bell pepper"}},
-			[]check{text("+use every pepper"), assumes("“pepper” to mean all of “black pepper” and “bell pepper”")}},
+			[]check{text("+use every pepper"), binds("pepper=black pepper", "pepper=bell pepper"), assumes("“pepper” to mean all of “black pepper” and “bell pepper”")}},
 		{"a directive takes the first candidate", req{goal: "use the pepper", directive: fallback, cands: []string{"black pepper", "bell pepper"}},
-			[]check{text("+use the black pepper"), assumes("“pepper”", "“black pepper”")}},
+			[]check{text("+use the pepper", "-black"), binds("pepper=black pepper"), assumes("“pepper”", "“black pepper”")}},
 		{"a stray CJK character keeps the question English", req{goal: "use the pepper 胡", cands: []string{"black pepper", "bell pepper"}},
 			[]check{asks(askonce.QuestionSelectOne, "target_action_ambiguous", "black pepper", "bell pepper"), questionText("Which “pepper” is meant")}},
 		{"a Japanese goal asks in Japanese", req{goal: "胡椒を使って", cands: []string{"黒胡椒", "白胡椒"}},
@@ -374,7 +401,7 @@ func TestInterpret(t *testing.T) {
 		{"the file with several candidates asks TARGET_FILE", req{goal: "summarise the file", files: []string{"a.md", "docs/b.md"}},
 			[]check{asks(askonce.QuestionTargetFile, "target_file_ambiguous", "a.md", "docs/b.md"), defaults("a.md")}},
 		{"the file with one candidate uses it", req{goal: "summarise this file", files: []string{"a.md"}},
-			[]check{spec("target", "a.md"), text("+(file: a.md)")}},
+			[]check{spec("target", "a.md"), text("+summarise this file", "-a.md"), binds("file=a.md")}},
 		{"the file named in the goal needs no question", req{goal: "open b.md and summarise the file", files: []string{"a.md", "docs/b.md"}},
 			[]check{spec("target", "docs/b.md"), noAssumptions()}},
 		{"target file answer picks it", req{goal: "summarise the file", answer: "docs/b.md", files: []string{"a.md", "docs/b.md"}},
@@ -382,6 +409,12 @@ func TestInterpret(t *testing.T) {
 		{"target file under a directive takes the first", req{goal: "summarise that file", directive: fallback, files: []string{"a.md", "docs/b.md"}},
 			[]check{spec("target", "a.md"), assumes("first candidate")}},
 		{"the file without candidates plans", req{goal: "summarise the file"}, []check{plans()}},
+		{"a target file answer with ./ is cleaned", req{goal: "summarise the file", answer: "./docs/b.md", files: []string{"a.md", "docs/b.md"}},
+			[]check{spec("target", "docs/b.md")}},
+		{"a target file answer with ../ that stays inside the project is cleaned", req{goal: "summarise the file", answer: "docs/../notes/c.md", files: []string{"a.md", "docs/b.md"}},
+			[]check{spec("target", "notes/c.md")}},
+		{"a boolean field asks CONFIRM with the default no", req{goal: "migrate the users", schema: `{"type": "object", "required": ["dryRun"], "properties": {"dryRun": {"type": "boolean"}}}`},
+			[]check{asks(askonce.QuestionConfirm, "missing_required_info", "yes", "no"), defaults("no")}},
 
 		// Spec schema.
 		{"a required enum field the goal leaves open asks SELECT_ONE", req{goal: "ship the release", schema: envSchema},
@@ -437,7 +470,7 @@ func TestTheLastAnswerSectionCounts(t *testing.T) {
 		t.Fatal(err)
 	}
 	o := res.Outcome
-	text("+deploy to production", "-staging")(t, o)
+	text("+deploy to staging or production")(t, o)
 	spec("choices", `["production"]`)(t, o)
 }
 
@@ -537,7 +570,7 @@ func TestLoadProfile(t *testing.T) {
 
 	bad := []struct{ name, json string }{
 		{"unknown key", `{"name": "x", "chekcs": []}`},
-		{"a grammar list, which is words.json's alone", `{"name": "x", "negations": ["nah"]}`},
+		{"a grammar list, which is closed.json's alone", `{"name": "x", "negations": ["nah"]}`},
 		{"unknown check", `{"name": "x", "checks": ["mind-reading"]}`},
 		{"one-sided group", `{"name": "x", "groups": [{"name": "g", "sides": [{"name": "a", "words": ["a1"]}]}]}`},
 		{"word on two sides", `{"name": "x", "groups": [{"name": "g", "sides": [{"name": "a", "words": ["w"]}, {"name": "b", "words": ["w"]}]}]}`},

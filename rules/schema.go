@@ -34,9 +34,6 @@ type field struct {
 	hasDef  bool
 }
 
-// plannerFields are filled by the steps planner itself.
-var plannerFields = []string{"goal", "steps"}
-
 // readSchema reads the required fields of a schema's top level, in the
 // order "required" lists them. A schema that is not an object, or a field
 // of type object or array, gives nothing to ask.
@@ -84,7 +81,7 @@ func readSchema(raw []byte) (fields []field, closed map[string]bool) {
 		case p.Default != nil:
 			f.def, f.hasDef = *p.Default, true
 		}
-		if f.typ == "object" || f.typ == "array" || slices.Contains(plannerFields, name) && len(f.choices) == 0 {
+		if f.typ == "object" || f.typ == "array" || vocab.has("plannerFields", name) && len(f.choices) == 0 {
 			continue
 		}
 		fields = append(fields, f)
@@ -177,37 +174,28 @@ func goalValue(in *input, f field) (any, bool, []any) {
 	return nil, false, nil
 }
 
-// Words that tell what a field holds, by its name or description.
-var (
-	emailRole  = []string{"email", "mail", "address"}
-	urlRole    = []string{"url", "uri", "link", "href", "website"}
-	personRole = []string{"to", "recipient", "recipients", "cc", "assignee", "owner", "reviewer", "author", "contact", "approver", "person"}
-	titleRole  = []string{"title", "name", "subject", "heading", "headline", "caption"}
-	naming     = []string{"called", "named", "titled", "entitled"}
-)
-
 // shaped finds the field's value by its shape: an email address, a URL,
 // an ISO date, a person the command addresses or a title (see
 // detectSchema). It gives a value only when exactly one fits.
 func shaped(in *input, f field) (string, bool) {
-	role := func(words []string) bool {
-		return slices.ContainsFunc(f.role, func(w string) bool { return slices.Contains(words, w) })
+	role := func(list string) bool { // words that tell what a field holds (open.json)
+		return slices.ContainsFunc(f.role, func(w string) bool { return vocab.has(list, w) })
 	}
 	emails, urls, dates, handles := rawValues(in.goal)
 	switch {
-	case strings.Contains(f.format, "email") || role(emailRole):
+	case strings.Contains(f.format, "email") || role("emailRole"):
 		return single(emails)
-	case strings.HasPrefix(f.format, "ur") || f.format == "iri" || role(urlRole):
+	case strings.HasPrefix(f.format, "ur") || f.format == "iri" || role("urlRole"):
 		return single(urls)
 	case strings.HasPrefix(f.format, "date"):
 		return single(dates)
-	case role(personRole):
+	case role("personRole"):
 		for _, vs := range [][]string{emails, handles, addressed(in)} {
 			if len(vs) > 0 {
 				return single(vs)
 			}
 		}
-	case role(titleRole):
+	case role("titleRole"):
 		return single(titles(in))
 	}
 	return "", false
@@ -242,11 +230,10 @@ func rawValues(s string) (emails, urls, dates, handles []string) {
 // Marcus Lee").
 func addressed(in *input) []string {
 	var out []string
-	toks, cmds := in.gt, in.cmds
+	toks := in.gt
 	for i := 1; i < len(toks); i++ {
 		p := &toks[i-1]
-		verb := slices.ContainsFunc(cmds, func(c command) bool { return c.verb == i-1 })
-		if !toks[i].capital || toks[i].quoted || p.Clause != toks[i].Clause || !verb && !slices.Contains([]string{"to", "for", "cc"}, p.Text) {
+		if !toks[i].capital || toks[i].quoted || p.Clause != toks[i].Clause || !in.verbs[i-1] && !vocab.has("recipientPrepositions", p.Text) {
 			continue
 		}
 		k := i
@@ -266,7 +253,7 @@ func titles(in *input) []string {
 	var out []string
 	toks := in.gt
 	for i := range toks {
-		if slices.Contains(naming, toks[i].Text) {
+		if vocab.has("naming", toks[i].Text) {
 			if v, ok := valueAt(in, i+1); ok {
 				out = append(out, v)
 			}
@@ -283,22 +270,20 @@ func titles(in *input) []string {
 
 // statedBoolean reads a boolean field from its words in the goal (see
 // detectSchema): the words of its name after a leading verb ("run tests"
-// is tests) or a negative one ("skipTests": stated, it is true), matched
+// is tests) or a negative one (negativeVerbs; "skipTests": stated, it is true), matched
 // in their forms and, for a one-word field, its synonyms.
 func statedBoolean(in *input, f field) (any, bool) {
 	want, invert := f.words, false
-	if len(want) > 1 && slices.Contains(negativeVerbs, want[0]) {
+	if len(want) > 1 && vocab.has("negativeVerbs", want[0]) {
 		want, invert = want[1:], true
-	} else if len(want) > 1 && slices.Contains(leadingVerbs, want[0]) {
+	} else if len(want) > 1 && vocab.has("leadingVerbs", want[0]) {
 		want = want[1:]
 	}
 	forms := [][]string{want}
 	if len(want) == 1 {
-		for _, g := range synonyms {
-			if slices.ContainsFunc(g, func(s string) bool { return formOf(want[0], s) }) {
-				for _, s := range g {
-					forms = append(forms, []string{s})
-				}
+		if g := vocab.lists["notifySynonyms"]; slices.ContainsFunc(g, func(s string) bool { return formOf(want[0], s) }) {
+			for _, s := range g {
+				forms = append(forms, []string{s})
 			}
 		}
 	}
@@ -310,7 +295,7 @@ func statedBoolean(in *input, f field) (any, bool) {
 		}
 		stated := !toks[i].neg
 		for k := i - 1; k >= 0 && k >= i-3 && toks[k].Clause == toks[i].Clause && !toks[k].e.has(fConj); k-- {
-			if toks[k].e.has(fNeg) || slices.ContainsFunc(negativeVerbs, func(v string) bool { return formOf(toks[k].Text, v) }) {
+			if toks[k].e.has(fNeg) || slices.ContainsFunc(vocab.lists["negativeVerbs"], func(v string) bool { return formOf(toks[k].Text, v) }) {
 				stated = false
 			}
 		}
@@ -318,20 +303,6 @@ func statedBoolean(in *input, f field) (any, bool) {
 	}
 	return nil, false
 }
-
-// Verbs that open a boolean field's name: negative ones make the field
-// the negation of its words; leading ones say nothing.
-var (
-	negativeVerbs = []string{"skip", "omit", "avoid", "disable", "exclude", "suppress", "ignore", "no", "without"}
-	leadingVerbs  = []string{"run", "enable", "use", "do", "include", "allow", "send", "should", "is", "with"}
-	// synonyms are words of common boolean fields and the words a goal
-	// says them with.
-	synonyms = [][]string{{"notify", "notification", "tell", "inform", "alert", "announce", "know", "ping"}}
-)
-
-// inflections end a word built on a field's word (notify: notifies,
-// notified, notifying, notification).
-var inflections = []string{"s", "es", "d", "ed", "ing", "ies", "ied", "ying", "ion", "ions", "ication", "ications"}
 
 // formOf reports whether t is a form of the word w: w itself, its plural,
 // or its stem (without a final e or y, four letters or more) with an
@@ -342,7 +313,7 @@ func formOf(t, w string) bool {
 	if ok && stem != "" && len(rest) > 1 && rest[0] == stem[len(stem)-1] {
 		rest = rest[1:]
 	}
-	return t == w || wordKey(t) == w || ok && len(stem) >= 4 && slices.Contains(inflections, rest)
+	return t == w || wordKey(t) == w || ok && len(stem) >= 4 && vocab.has("inflections", rest)
 }
 
 // namedChoices are the choices of f that the goal means, in the order it
@@ -376,12 +347,12 @@ func namedChoices(in *input, f field) []any {
 		}
 		return toks[i].Text
 	}
-	target := func(i int) bool { return slices.Contains([]string{"to", "into", "in", "as"}, word(i)) }
+	target := func(i int) bool { return vocab.has("targetPrepositions", word(i)) }
 	commanded := slices.ContainsFunc(ms, func(m mention) bool { return inCommand(m.at) })
 	var out []any
 	for a, m := range ms {
 		switch {
-		case toks[m.at].neg || negatedClause(toks, m.at) || slices.Contains([]string{"than", "from", "instead", "except", "not"}, word(m.at)):
+		case toks[m.at].neg || negatedClause(toks, m.at) || vocab.has("valueExcluders", word(m.at)):
 		case commanded && !inCommand(m.at): // a remark
 		case !target(m.at) && slices.ContainsFunc(ms[a+1:], func(n mention) bool {
 			return toks[n.at].Sentence == toks[m.at].Sentence && target(n.at) && display(n.choice) != display(m.choice)
@@ -409,7 +380,7 @@ func choiceAt(in *input, c string) []int {
 			continue
 		}
 		if len(want) > 1 {
-			if runAt(in.gt[i:], len(want), func(k int, t *token) bool { return t.Text == want[k].Text }) == 0 {
+			if startsRun(in.gt[i:], len(want), func(k int, t *token) bool { return t.Text == want[k].Text }) {
 				out = append(out, i)
 			}
 			continue
@@ -442,15 +413,26 @@ func base(w string) string {
 // k-th of them match(k, token)), or -1.
 func runAt(toks []token, n int, match func(k int, t *token) bool) int {
 	for i := 0; n > 0 && i+n <= len(toks); i++ {
-		k := 0
-		for k < n && match(k, &toks[i+k]) {
-			k++
-		}
-		if k == n {
+		if startsRun(toks[i:], n, match) {
 			return i
 		}
 	}
 	return -1
+}
+
+// startsRun reports whether toks opens with n tokens in a row that match
+// (the k-th of them match(k, token)): the one loop behind every phrase
+// match (the lexicon's phrases, candidate names, schema choices).
+func startsRun(toks []token, n int, match func(k int, t *token) bool) bool {
+	if n > len(toks) {
+		return false
+	}
+	for k := range n {
+		if !match(k, &toks[k]) {
+			return false
+		}
+	}
+	return true
 }
 
 // afterName finds "<field> value", "<field>: value", "<field> is value"
@@ -467,7 +449,7 @@ func afterName(in *input, f field) (string, bool) {
 		return toks[i-1].Text, true
 	}
 	k := i + len(f.words)
-	for k < len(toks) && slices.Contains([]string{"is", "=", "to", "of", "as", "be", "should"}, toks[k].Text) {
+	for k < len(toks) && vocab.has("valueLinks", toks[k].Text) {
 		k++
 	}
 	return valueAt(in, k)
@@ -575,7 +557,7 @@ func ruleValue(in *input, f field, named []any) any {
 	case f.typ == "integer" || f.typ == "number":
 		return 0
 	}
-	return tidy(in.goal)
+	return strings.TrimSpace(in.goal)
 }
 
 // display is a choice as the question shows it.

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -23,6 +24,7 @@ type token struct {
 	idiom   bool   // part of an idiom ("hot path"): not a concept word
 	quoted  bool   // inside quotation marks: a title or a literal
 	capital bool   // written with a capital first letter and lower case after it
+	code    bool   // inside code-like text (a path, flag, URL, back-ticked span): no word
 }
 
 // tokenize splits s with the one tokenizer and wraps the tokens.
@@ -41,19 +43,20 @@ func jaNegated(s string) bool {
 		return false
 	}
 	rest := s[len(lex.HanStem(s)):]
-	return strings.Contains(rest, "ない") || strings.Contains(rest, "ません") ||
-		strings.Contains(rest, "なく") || strings.Contains(rest, "なし")
+	return slices.ContainsFunc(vocab.lists["jaNegativeEndings"], func(e string) bool { return strings.Contains(rest, e) })
 }
 
 // annotate looks every token up in the profile's lexicon (exactly, or by
 // its kanji stem) and marks negation, functional cues, quotes and idioms.
 func (c *compiled) annotate(src string, toks []token) []token {
 	cueClause := -1
-	quotes := quotedRanges(src)
+	code, quoted := codeMask(src)
 	for i := range toks {
 		t := &toks[i]
 		t.word = t.Text
-		if e := c.lex[t.Text]; e != nil {
+		if t.code = code[t.Start] && !quoted[t.Start]; t.code {
+			// opaque: no role, so no detector reads it as a word
+		} else if e := c.lex[t.Text]; e != nil {
 			t.e = e
 		} else if lex.IsHanStart(t.Text) {
 			if stem := lex.HanStem(t.Text); stem != t.Text {
@@ -64,11 +67,7 @@ func (c *compiled) annotate(src string, toks []token) []token {
 		} else if b := lex.Bare(t.Text); b != t.Text && c.lex[b] != nil {
 			t.e, t.word = c.lex[b], b
 		}
-		for _, q := range quotes {
-			if q[0] <= t.Start && t.End <= q[1] {
-				t.quoted = true
-			}
-		}
+		t.quoted = quoted[t.Start]
 		raw := src[t.Start:t.End]
 		r, n := utf8.DecodeRuneInString(raw)
 		t.capital = unicode.IsUpper(r) && strings.ToUpper(raw[n:]) != raw[n:]
@@ -141,17 +140,9 @@ func negated(toks []token, i int) bool {
 func (c *compiled) phraseAt(toks []token, i int, f flag) int {
 	best := 0
 	for _, ph := range c.phrases[toks[i].Text] {
-		if ph.flag != f || len(ph.toks) > len(toks)-i || len(ph.toks) <= best {
-			continue
-		}
-		ok := true
-		for k := 1; k < len(ph.toks); k++ {
-			if toks[i+k].Text != ph.toks[k] || toks[i+k].Clause != toks[i].Clause {
-				ok = false
-				break
-			}
-		}
-		if ok {
+		if ph.flag == f && len(ph.toks) > best && startsRun(toks[i:], len(ph.toks), func(k int, t *token) bool {
+			return t.Text == ph.toks[k] && t.Clause == toks[i].Clause
+		}) {
 			best = len(ph.toks)
 		}
 	}
@@ -283,7 +274,7 @@ func questionMarked(src string, toks []token, i int) bool {
 // leaves the choice free) comes before toks[i] in its sentence.
 func (c *compiled) before(toks []token, i int, f flag) bool {
 	for k := i - 1; k >= 0 && toks[k].Sentence == toks[i].Sentence; k-- {
-		if toks[k].e.has(f) || c.phraseAt(toks, k, f) > 0 || f&fNeg != 0 && jaNegated(toks[k].Text) {
+		if c.phraseAt(toks, k, f) > 0 || f&fNeg != 0 && jaNegated(toks[k].Text) {
 			return true
 		}
 	}

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/askonce/askonce"
 )
@@ -34,7 +35,7 @@ func detectVague(in *input) vagueness {
 		Reason: "missing_required_info",
 	}
 	res.assumptions = append(res.assumptions, fmt.Sprintf("The goal %s was too vague to plan in detail; planned it as written.",
-		in.quote(askonce.ClampTitle(tidy(in.goal)))))
+		in.quote(askonce.ClampTitle(strings.TrimSpace(in.goal)))))
 	return res
 }
 
@@ -53,7 +54,7 @@ func meaningful(toks []token) int {
 // vagueText names what the goal leaves out: the placeholder it uses, or
 // the object its verb lacks.
 func vagueText(in *input) string {
-	g := askonce.ClampTitle(tidy(in.goal))
+	g := askonce.ClampTitle(strings.TrimSpace(in.goal))
 	placeholder := ""
 	for i := range in.gt {
 		if t := &in.gt[i]; t.e.has(fPlaceholder) {

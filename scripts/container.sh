@@ -45,7 +45,7 @@ ca=${CA_BUNDLE:-/etc/ssl/certs/ca-certificates.crt}
 ctx=$(mktemp -d)
 trap 'rm -rf "$ctx"' EXIT
 if [ -z "$binary" ]; then
-  scripts/release.sh -v "$version" -o "$ctx/dist" "linux/$arch"
+  scripts/release.sh -B -v "$version" -o "$ctx/dist" "linux/$arch"
   binary="$ctx/dist/askonce_${version}_linux_${arch}"
 fi
 [ -x "$binary" ] || { echo "container: $binary is not an executable" >&2; exit 1; }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -93,6 +94,32 @@ func TestPreferRespondAsyncCreatesAt202AndPlansInTheBackground(t *testing.T) {
 	}
 	held.open()
 	eventually(t, "the job to leave planning", func() bool { return e.jobStatus(id) == "pending" })
+}
+
+// With an interpreter that plans inside the commit (the embedded rules
+// interpreter) there is no planning to go on, so Prefer: respond-async is
+// declined, as RFC 7240 allows: the outcome comes at once, 201 or 200,
+// without Preference-Applied; README and docs/protocol.md say so.
+func TestPreferRespondAsyncIsDeclinedWhenTheJobIsCommittedWithItsOutcome(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	r := e.do("POST", "/jobs", map[string]any{"goal": hotFrozen}, "Prefer", "respond-async")
+	if r.status != http.StatusCreated || str(r.body, "status") != "pending" || r.header.Get("Preference-Applied") != "" {
+		t.Fatalf("create with respond-async: %d status %q Preference-Applied %q; want 201 pending without Preference-Applied", r.status, str(r.body, "status"), r.header.Get("Preference-Applied"))
+	}
+	a := e.do("POST", "/jobs/"+str(r.body, "jobId")+"/clarification", map[string]any{"answer": "hot"}, "Prefer", "respond-async")
+	if a.status != http.StatusOK || str(a.body, "status") != "success" || a.header.Get("Preference-Applied") != "" {
+		t.Fatalf("answer with respond-async: %d status %q Preference-Applied %q; want 200 success without Preference-Applied", a.status, str(a.body, "status"), a.header.Get("Preference-Applied"))
+	}
+	const says = "declines `Prefer: respond-async`"
+	for _, doc := range []string{"../README.md", "../docs/protocol.md"} {
+		b, err := os.ReadFile(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(strings.Join(strings.Fields(string(b)), " "), says) {
+			t.Errorf("%s does not say when the server %s", doc, says)
+		}
+	}
 }
 
 func TestCreateWaitsAtMostSyncWaitThenAnswers202(t *testing.T) {

@@ -10,14 +10,17 @@ import (
 	"reflect"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/askonce/askonce/internal/maxbody"
 )
 
 // readBody reads a POST body: at most maxBody bytes (413 too_large
-// beyond); a non-empty body must be JSON or have no Content-Type (415
+// beyond, after reading and discarding up to maxbody.Discard times as
+// much, so that a client still sending sees the status); a non-empty body must be JSON or have no Content-Type (415
 // otherwise) and valid UTF-8 (400 otherwise). An empty body may carry any
 // Content-Type, so that a bare POST (cancel, decline) always works.
 func readBody(w http.ResponseWriter, r *http.Request, maxBody int64) ([]byte, error) {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+	body, err := io.ReadAll(maxbody.Reader(w, r, maxBody))
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {

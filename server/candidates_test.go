@@ -87,3 +87,37 @@ func TestOpenAPI_DocumentsCandidatesLimits(t *testing.T) {
 		}
 	}
 }
+
+// A plan's task carries which candidate its mentions mean (task.bindings,
+// rule 16): the created job and GET show them on the task whose text holds
+// the mention, and a task without a mention has none.
+func TestRule16_TaskBindingsRoundTripInTheJob(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{})
+	created := e.create(map[string]any{"goal": "Wipe the table. Then pour the olive oil into the pan.", "candidates": []string{"olive oil", "sunflower oil", "pan"}})
+	id := str(created, "jobId")
+	g := e.do("GET", "/jobs/"+id, nil)
+	if g.status != http.StatusOK {
+		t.Fatalf("GET: %d %s", g.status, g.raw)
+	}
+	for name, job := range map[string]map[string]any{"created": created, "GET": g.body} {
+		tasks, _ := obj(job, "plan")["tasks"].([]any)
+		if len(tasks) != 2 {
+			t.Fatalf("%s: tasks %v, want 2", name, tasks)
+		}
+		first, _ := tasks[0].(map[string]any)
+		if _, ok := first["bindings"]; ok {
+			t.Errorf("%s: task %v without a mention has bindings", name, first)
+		}
+		second, _ := tasks[1].(map[string]any)
+		var got []string
+		binds, _ := second["bindings"].([]any)
+		for _, b := range binds {
+			b, _ := b.(map[string]any)
+			got = append(got, str(b, "mention")+"="+str(b, "candidate"))
+		}
+		if want := []string{"olive oil=olive oil", "pan=pan"}; !slices.Equal(got, want) {
+			t.Errorf("%s: task %v has bindings %q, want %q", name, second, got, want)
+		}
+	}
+}

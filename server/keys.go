@@ -2,11 +2,14 @@ package server
 
 import (
 	"bufio"
+	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
+	"encoding/base64"
 	"encoding/hex"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"regexp"
 	"strings"
@@ -114,6 +117,46 @@ func (e *keyEntry) options(fields []string) error {
 		}
 	}
 	return nil
+}
+
+// MinKeyBits is the least entropy an API key must be able to carry: at 128
+// bits guessing is hopeless at any rate, so the limit on wrong keys sheds
+// floods of failures and never has to refuse a valid key.
+const MinKeyBits = 128
+
+// KeyBits is the most entropy key can carry: its length times the bits of
+// a character of the smallest usual alphabet that holds all of its
+// characters (digits, hex, letters and digits, base64, printable ASCII;
+// 8 bits a byte for anything else). A key under MinKeyBits is too short
+// whatever made it.
+func KeyBits(key string) float64 {
+	alphabets := []struct {
+		bits  float64
+		chars string
+	}{
+		{math.Log2(10), "0123456789"},
+		{4, "0123456789abcdef"},
+		{4, "0123456789ABCDEF"},
+		{math.Log2(62), "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"},
+		{6, "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_="},
+		{6, "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ+/="},
+	}
+	for _, a := range alphabets {
+		if !strings.ContainsFunc(key, func(r rune) bool { return !strings.ContainsRune(a.chars, r) }) {
+			return float64(len(key)) * a.bits
+		}
+	}
+	if !strings.ContainsFunc(key, func(r rune) bool { return r < ' ' || r > '~' }) {
+		return float64(len(key)) * math.Log2(95)
+	}
+	return float64(len(key)) * 8
+}
+
+// NewKey returns a new API key of 256 random bits, in base64url.
+func NewKey() string {
+	b := make([]byte, 32)
+	rand.Read(b) // never fails (crypto/rand)
+	return base64.RawURLEncoding.EncodeToString(b)
 }
 
 // HashKey returns the SHA-256 of key in lower-case hex: the second field of

@@ -190,3 +190,27 @@ func TestAPIKeys_NamedKeysAnswerIsRecordedAsAnsweredBy(t *testing.T) {
 		}
 	}
 }
+
+// KeyBits bounds what a key can carry by its alphabet: MinKeyBits takes 32
+// hex digits or 22 characters of base64, and NewKey carries 256.
+func TestKeyBitsIsLengthTimesTheBitsOfItsAlphabet(t *testing.T) {
+	for _, c := range []struct {
+		key   string
+		short bool
+	}{
+		{strings.Repeat("a", 31), true}, // hex: 124 bits
+		{strings.Repeat("a", 32), false},
+		{strings.Repeat("7", 38), true}, // digits: 126 bits
+		{"Zm9vYmFyYmF6cXV4cXV1e", true}, // 21 letters and digits: 125 bits
+		{"Zm9v-mFyYmF6cXV4cXV1eA", false},
+		{"s3cret pass", true}, // printable ASCII: 72 bits
+		{server.NewKey(), false},
+	} {
+		if got := server.KeyBits(c.key) < server.MinKeyBits; got != c.short {
+			t.Errorf("KeyBits(%q) = %.1f: short %v, want %v", c.key, server.KeyBits(c.key), got, c.short)
+		}
+	}
+	if a, b := server.NewKey(), server.NewKey(); a == b || len(a) != 43 {
+		t.Errorf("NewKey: %q and %q; want two different 43-character keys", a, b)
+	}
+}

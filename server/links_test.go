@@ -126,6 +126,22 @@ func TestMountedHandlersShareMetrics(t *testing.T) {
 	}
 }
 
+// A mounted path asked with a method it is not served for is 405 with its
+// methods in Allow, as the API's own paths are (GET /slack/interactions
+// was 404).
+func TestMountedPathWithAnotherMethodIs405(t *testing.T) {
+	t.Parallel()
+	mount := func(mux *http.ServeMux) {
+		mux.HandleFunc("POST /slack/interactions", func(w http.ResponseWriter, r *http.Request) {})
+	}
+	e := newEnv(t, envOptions{config: withLinks(mount)})
+	r := e.do("GET", "/slack/interactions", nil)
+	wantError(t, r, http.StatusMethodNotAllowed, "method_not_allowed", "GET is not allowed on /slack/interactions")
+	if r.header.Get("Allow") != "POST" {
+		t.Fatalf("Allow: %q, want POST", r.header.Get("Allow"))
+	}
+}
+
 func TestOpenAPIDocumentsAnswerURL(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, envOptions{})

@@ -71,7 +71,7 @@ var enumValues = map[reflect.Type][]string{
 	reflect.TypeFor[askonce.QuestionType](): enum(askonce.QuestionTypes...),
 	reflect.TypeFor[askonce.Action](): enum(askonce.ActionAsk, askonce.ActionWait, askonce.ActionResume,
 		askonce.ActionProceed, askonce.ActionDone, askonce.ActionFail),
-	reflect.TypeFor[askonce.DispatchStatus](): enum(askonce.DispatchQueued, askonce.DispatchDelivered, askonce.DispatchFailed),
+	reflect.TypeFor[askonce.DispatchStatus](): enum(askonce.DispatchQueued, askonce.DispatchDelivered, askonce.DispatchFailed, askonce.DispatchNoBuilder),
 	reflect.TypeFor[askonce.AttemptReason](): enum(askonce.ReasonInitial, askonce.ReasonRetryParseError,
 		askonce.ReasonRetryValidation, askonce.ReasonClarificationAnswer, askonce.ReasonFallback, askonce.ReasonReport),
 	reflect.TypeFor[askonce.AttemptOutcome](): enum(askonce.AttemptPlan, askonce.AttemptQuestion,
@@ -283,8 +283,8 @@ func (s *Server) openAPI() map[string]any {
 			responses[strconv.Itoa(code)] = map[string]any{"description": http.StatusText(code),
 				"content": map[string]any{"application/json": map[string]any{"schema": errRef}}}
 			if code == http.StatusUnauthorized {
-				responses["429"] = map[string]any{"description": "Too many wrong API keys from the client's address; keys already accepted from it still work.",
-					"headers": map[string]any{"Retry-After": map[string]any{"description": "seconds until a new key is checked", "schema": map[string]any{"type": "integer"}}},
+				responses["429"] = map[string]any{"description": "Too many wrong API keys from the client's address; a valid key is still served.",
+					"headers": map[string]any{"Retry-After": map[string]any{"description": "seconds until a wrong key is answered 401 again", "schema": map[string]any{"type": "integer"}}},
 					"content": map[string]any{"application/json": map[string]any{"schema": errRef}}}
 			}
 		}

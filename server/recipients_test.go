@@ -56,3 +56,27 @@ func TestKeyRestrictsTheRecipientsItsJobsMayName(t *testing.T) {
 	wantError(t, r, http.StatusUnprocessableEntity, "invalid", `notify.slack "U0999ZZZZ" is not among the recipients`)
 	e.create(map[string]any{"goal": "copper ore", "notify": map[string]any{"email": []string{"eve@evil.example"}}}, open...)
 }
+
+// A key whose patterns name only email addresses may name no Slack
+// recipient, and a notify=none key no recipient at all; a job naming none
+// is created for either.
+func TestKeyRefusesRecipientsOfAKindItHasNoPatternFor(t *testing.T) {
+	t.Parallel()
+	keys, err := server.LoadKeys(strings.NewReader(
+		"acme " + server.HashKey("emails") + " notify=email:*@acme.example\n" +
+			"acme " + server.HashKey("none") + " notify=none\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(t, envOptions{keys: keys})
+	emails, none := []string{"Authorization", "Bearer emails"}, []string{"Authorization", "Bearer none"}
+	slack := map[string]any{"slack": map[string]any{"channel": "C0123ABCD"}}
+	r := e.do("POST", "/jobs", map[string]any{"goal": "copper ore", "notify": slack}, emails...)
+	wantError(t, r, http.StatusUnprocessableEntity, "invalid", `notify.slack "C0123ABCD" is not among the recipients`)
+	for _, notify := range []map[string]any{slack, {"email": []string{"ann@acme.example"}}, {"slack": map[string]any{"user": "U0123ABCD"}}} {
+		r := e.do("POST", "/jobs", map[string]any{"goal": "copper ore", "notify": notify}, none...)
+		wantError(t, r, http.StatusUnprocessableEntity, "invalid", "is not among the recipients this API key may use")
+	}
+	e.create(map[string]any{"goal": "copper ore"}, none...)
+	e.create(map[string]any{"goal": "copper ore"}, emails...)
+}

@@ -46,7 +46,7 @@ type param struct {
 
 func (rt *route) pattern() string { return rt.Method + " " + rt.Path }
 
-var preferHeader = param{"Prefer", "string", "RFC 7240: respond-async answers 202 at once with the job still planning; wait=N waits at most N seconds (at most the server's --sync-wait) for the outcome before answering 202. Unknown preferences are ignored."}
+var preferHeader = param{"Prefer", "string", "RFC 7240: respond-async answers 202 at once with the job still planning (declined, answering the outcome, when planning has already ended, as it has with an interpreter that plans inside the commit); wait=N waits at most N seconds (at most the server's --sync-wait) for the outcome before answering 202. Unknown preferences are ignored."}
 
 var idempotencyHeader = param{"Idempotency-Key", "string", "Makes a retry safe: the first response to this key (and the same method, path and body) is returned again with Idempotent-Replayed: true."}
 

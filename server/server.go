@@ -97,10 +97,10 @@
 //
 // Wrong keys are counted per client address (Config.TrustedProxies says
 // when X-Forwarded-For or Forwarded name it): after Config.FailedAuth in a
-// minute, the address's requests are answered 429 too_many_requests with
-// Retry-After and their keys are not checked, except keys already
-// accepted from that address, which go on working. A missing key is not
-// counted.
+// minute, the address's wrong keys are answered 429 too_many_requests
+// with Retry-After instead of 401. A valid key is always served: keys
+// carry 128 bits or more, so the limit sheds floods of failures rather
+// than guarding the keys. A missing key is not counted.
 //
 // # Event streams
 //
@@ -131,8 +131,10 @@
 // A 202 from create carries no needsClarification: it is not known yet.
 // Preferences the server does not know, and junk values, are ignored;
 // wait=0 means respond-async. Preference-Applied names a preference that
-// was honoured. Answering a job that is still planning is 409 with its
-// state. A process that dies while a job plans leaves it to crash recovery
+// was honoured. respond-async is declined (RFC 7240) when planning has
+// already ended, as it has at commit with an interpreter that plans inside
+// it (askonce.Fast): the outcome is answered, 201 or 200. Answering a job
+// that is still planning is 409 with its state. A process that dies while a job plans leaves it to crash recovery
 // (docs/protocol.md rule 13).
 //
 // # Answer links and mounted handlers
@@ -242,9 +244,9 @@ type Config struct {
 	// Engine has a LinkSecret.
 	PublicURL string
 	// FailedAuth is how many wrong API keys one client address may
-	// present per minute before its requests are answered 429
-	// too_many_requests with Retry-After (keys already accepted from
-	// that address still work). Default DefaultFailedAuth.
+	// present per minute before its wrong keys are answered 429
+	// too_many_requests with Retry-After (a valid key is always
+	// served). Default DefaultFailedAuth.
 	FailedAuth int
 	// TrustedProxies are the networks of the proxies in front of the
 	// server, whose X-Forwarded-For and Forwarded headers name the client
@@ -647,9 +649,8 @@ func (s *Server) wrap(rt *route) http.Handler {
 
 // authenticate returns the entry (tenant, allowed recipients) of the
 // request's API key. Wrong keys
-// count against the client's address: over the limit, its keys are not
-// checked (429 with Retry-After) unless one was accepted from there
-// before, so that guessing stops while clients that were in stay in.
+// count against the client's address: over the limit, they are answered
+// 429 with Retry-After, while a valid key is served from any address.
 func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (keyEntry, error) {
 	key, err := presentedKey(r)
 	if err != nil {
@@ -751,7 +752,8 @@ func writeJSON(w http.ResponseWriter, status int, body []byte) {
 }
 
 // noRoute answers every request no route matched: 405 when the path is
-// served for other methods, else 404, both as JSON errors.
+// served for other methods (by the route table or a mounted handler), else
+// 404, both as JSON errors.
 func (s *Server) noRoute(w http.ResponseWriter, r *http.Request) {
 	var allowed []string
 	for _, rt := range s.routes {
@@ -762,12 +764,30 @@ func (s *Server) noRoute(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
+	if len(allowed) == 0 {
+		allowed = s.mountedMethods(r)
+	}
 	if len(allowed) > 0 {
 		w.Header().Set("Allow", strings.Join(allowed, ", "))
 		s.writeError(w, r, reqErrorf(http.StatusMethodNotAllowed, CodeMethodNotAllowed, "%s is not allowed on %s; allowed: %s", r.Method, r.URL.Path, strings.Join(allowed, ", ")))
 		return
 	}
 	s.writeError(w, r, reqErrorf(http.StatusNotFound, askonce.ENOTFOUND, "no route for %s %s; GET /openapi.json lists the API", r.Method, logPath(r.URL.Path)))
+}
+
+// mountedMethods are the methods the mux serves r's path for, other than
+// by its catch-all: the methods of the handlers Config.Mount added.
+func (s *Server) mountedMethods(r *http.Request) []string {
+	var allowed []string
+	for _, m := range []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+		if m == r.Method {
+			continue
+		}
+		if _, pattern := s.mux.Handler(&http.Request{Method: m, URL: r.URL, Host: r.Host}); pattern != "/" && pattern != "" {
+			allowed = append(allowed, m)
+		}
+	}
+	return allowed
 }
 
 // pathMatches reports whether path fits a route path with {name} segments.

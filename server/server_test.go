@@ -1,10 +1,14 @@
 package server_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"net"
 	"net/http"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -332,5 +336,89 @@ func TestJobView_SuccessFalseForFailures(t *testing.T) {
 	j := e.create(map[string]any{"goal": readme})
 	if str(j, "status") != "failed" || j["success"] != false || !strings.Contains(str(j, "error"), "model unavailable") {
 		t.Fatalf("failed job: %v", j)
+	}
+}
+
+// A client still sending a body over the limit (here 12 MiB, under the
+// bound) can send it all and then read the 413, instead of a reset
+// connection: the server reads and discards the rest before it answers
+// and closes.
+func TestBodyOverTheLimitIs413ForAClientStillSending(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{})
+	body := []byte(`{"goal": "` + strings.Repeat("x", 12<<20) + `"}`)
+	for i := range 10 {
+		conn, err := net.Dial("tcp", e.srv.Listener.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(conn, "POST /jobs HTTP/1.1\r\nHost: askonce\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", len(body))
+		sent := make(chan error, 1)
+		go func() {
+			var err error
+			for rest := body; len(rest) > 0 && err == nil; rest = rest[min(len(rest), 64<<10):] {
+				_, err = conn.Write(rest[:min(len(rest), 64<<10)])
+			}
+			sent <- err
+		}()
+		if err := <-sent; err != nil {
+			t.Fatalf("try %d: sending the body: %v; want it taken and discarded", i, err)
+		}
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		conn.Close()
+		if err != nil {
+			t.Fatalf("try %d: %v; want the 413", i, err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusRequestEntityTooLarge {
+			t.Fatalf("try %d: %d, want 413", i, resp.StatusCode)
+		}
+	}
+}
+
+// A pending job's response carries no result: the question's fields say
+// everything (seed 003 FR-8); the output that asked stays in the attempt
+// record of GET /jobs/{id}.
+func TestPendingResponseCarriesNoResult(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{})
+	j := e.create(map[string]any{"goal": hotFrozen})
+	if _, ok := j["result"]; ok || str(j, "status") != "pending" {
+		t.Fatalf("create: status %q result %v; want pending without result", str(j, "status"), j["result"])
+	}
+	g := e.do("GET", "/jobs/"+str(j, "jobId"), nil)
+	if _, ok := g.body["result"]; ok {
+		t.Fatalf("GET of the pending job: result %v; want none", g.body["result"])
+	}
+	attempts, _ := g.body["attempts"].([]any)
+	if len(attempts) != 1 || !strings.Contains(str(attempts[0].(map[string]any), "raw"), `"question"`) {
+		t.Fatalf("attempts %v; want the one that asked, with its output", g.body["attempts"])
+	}
+}
+
+// docs/protocol.md maps the names of the seeds' responses to the API's,
+// and every name it maps to is a field of the job the API answers.
+func TestProtocolDocMapsTheSeedsNamesToTheAPIs(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile("../docs/protocol.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := strings.Join(strings.Fields(string(b)), " ")
+	e := newEnv(t, envOptions{})
+	job := e.create(map[string]any{"goal": hotFrozen})
+	for seed, api := range map[string]string{
+		"`status: 'clarification_required'`": "`needsClarification`",
+		"`dagId`":                            "`jobId`",
+		"`clarificationQuery`":               "`clarificationQuestion`",
+		"`clarification_question`":           "`clarificationQuestion`",
+		"`needs_clarification`":              "`needsClarification`",
+	} {
+		if !strings.Contains(doc, seed+" → "+api) && !strings.Contains(doc, seed+" is "+api) {
+			t.Errorf("docs/protocol.md does not map %s to %s", seed, api)
+		}
+		if _, ok := job[strings.Trim(api, "`")]; !ok {
+			t.Errorf("the pending job has no field %s: %v", api, job)
+		}
 	}
 }

@@ -125,16 +125,20 @@ type JobView struct {
 	ResolvedPrompt        string `json:"resolvedPrompt,omitempty"`
 
 	Plan *askonce.Plan `json:"plan,omitempty"`
-	// Result is raw interpreter output kept for debugging: the output that
-	// asked (from the moment the job went pending) or the last invalid
-	// output of a validation_error job.
+	// Result is raw interpreter output kept for debugging: the last invalid
+	// output of a validation_error job. A pending job has none (its
+	// question says everything; the output that asked is in its attempt
+	// record).
 	Result string `json:"result,omitempty"`
 	// Error is the failure message of a failed, expired or invalid job,
 	// such as askonce.HardCapMessage.
 	Error string `json:"error,omitempty"`
 
-	Usage            askonce.Usage          `json:"usage"`
-	AttemptCount     int                    `json:"attemptCount"`
+	Usage        askonce.Usage `json:"usage"`
+	AttemptCount int           `json:"attemptCount"`
+	// DispatchStatus is the builder's delivery of a successful job:
+	// queued, delivered or failed, or none when no builder takes plans
+	// (--builder none).
 	DispatchStatus   askonce.DispatchStatus `json:"dispatchStatus,omitempty"`
 	DeliveryAttempts int                    `json:"deliveryAttempts,omitempty"`
 	DeliveryError    string                 `json:"deliveryError,omitempty"`

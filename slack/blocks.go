@@ -10,6 +10,7 @@ import (
 	slackapi "github.com/slack-go/slack"
 
 	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/internal/jobview"
 )
 
 // The action ids of the question message's controls and of the modal.
@@ -248,7 +249,7 @@ func SettledBlocks(j *askonce.Job) []slackapi.Block {
 func Outcome(j *askonce.Job) string {
 	switch {
 	case j.Status == askonce.StatusSuccess && j.Plan != nil:
-		return "📋 Planned: " + Escape(clip(j.Plan.Title, 500)) + fmt.Sprintf(" (%d tasks)", len(j.Plan.Tasks))
+		return "📋 Planned: " + Escape(clip(j.Plan.Title, 500)) + " (" + jobview.Tasks(len(j.Plan.Tasks)) + ")"
 	case j.Status == askonce.StatusSuccess:
 		return "📋 Planned: " + Escape(clip(j.Title, 500))
 	case j.Error != "":

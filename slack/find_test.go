@@ -2,7 +2,6 @@ package slack
 
 import (
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -34,6 +33,7 @@ type historySlack struct {
 	history      int
 	loseAnswers  bool
 	historyError string
+	lastPost     time.Time
 }
 
 func newHistorySlack(t *testing.T) *historySlack {
@@ -54,7 +54,15 @@ func newHistorySlack(t *testing.T) *historySlack {
 			f.mu.Lock()
 			defer f.mu.Unlock()
 			v.Set("channel", dm(v.Get("channel")))
-			v.Set("ts", fmt.Sprintf("%d.%06d", time.Now().Unix(), len(f.posts)+1))
+			// Slack's ts is the time it took the message, to the
+			// microsecond, unique in the conversation: never before the
+			// try that posted it began.
+			at := time.Now()
+			if !at.After(f.lastPost) {
+				at = f.lastPost.Add(time.Microsecond)
+			}
+			f.lastPost = at
+			v.Set("ts", slackTS(at))
 			f.posts = append(f.posts, v)
 			if f.loseAnswers {
 				http.Error(w, "the answer is lost", http.StatusInternalServerError)
@@ -242,6 +250,28 @@ func TestPostAdoptsOnlyTheMessageOfItsJob(t *testing.T) {
 	posts := f.postsOf(j.ID)
 	if len(posts) != 1 || stored(t, e, j) != "C0123ABCD "+posts[0].Get("ts") {
 		t.Fatalf("%d messages of the job, stored %q; want one, posted by the second try", len(posts), stored(t, e, j))
+	}
+}
+
+// A message whose metadata names the job under another tenant is not
+// adopted: the try posts the job's own.
+func TestPostAdoptsOnlyTheMessageOfItsTenant(t *testing.T) {
+	t.Parallel()
+	f := newHistorySlack(t)
+	e, j, w := asking(t, f, askonce.SlackRecipient{Channel: "C0123ABCD"})
+	if err := w.c.startTry(t.Context(), j, 1); err != nil {
+		t.Fatal(err)
+	}
+	forged := slackapi.SlackMetadata{EventType: metadataEvent, EventPayload: map[string]any{"tenant_id": "other", "job_id": j.ID}}
+	if _, _, err := w.c.api.PostMessageContext(t.Context(), "C0123ABCD", slackapi.MsgOptionText("forged", false), slackapi.MsgOptionMetadata(forged)); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Work(t.Context(), postJob(j, 2)); err != nil {
+		t.Fatal(err)
+	}
+	posts := f.postsOf(j.ID)
+	if len(posts) != 2 || stored(t, e, j) != "C0123ABCD "+posts[1].Get("ts") {
+		t.Fatalf("%d messages naming the job, stored %q; want the forged one and the job's own, stored", len(posts), stored(t, e, j))
 	}
 }
 

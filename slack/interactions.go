@@ -115,9 +115,9 @@ func (c *Channel) act(ctx context.Context, cb slackapi.InteractionCallback) {
 		}
 		return
 	case a.ActionID == actionDecline:
-		j, _, err = e.StartDecline(ctx, tenant, id)
+		j, _, err = e.StartDeclineOn(ctx, j)
 	case a.ActionID == actionCancel:
-		j, err = e.Cancel(ctx, tenant, id)
+		j, err = e.CancelOn(ctx, j)
 	default: // a button or the select: an option by its index
 		v := a.Value
 		if a.ActionID == actionSelect {
@@ -132,7 +132,7 @@ func (c *Channel) act(ctx context.Context, cb slackapi.InteractionCallback) {
 			c.log.WarnContext(ctx, "slack: click with an unknown option", "job", id, "value", v)
 			return
 		}
-		j, _, err = e.StartReply(ctx, tenant, id, askonce.Reply{Answer: j.Question.Options[i], DontRemember: noRemember})
+		j, _, err = e.StartReplyOn(ctx, j, askonce.Reply{Answer: j.Question.Options[i], DontRemember: noRemember})
 	}
 	c.answered(ctx, cb, tenant, id, j, err)
 }
@@ -184,6 +184,7 @@ func (c *Channel) submit(w http.ResponseWriter, ctx context.Context, cb slackapi
 	in := cb.View.State.Values[inputBlock][inputAction]
 	answer := in.Value
 	e := c.cfg.Engine
+	var held *askonce.Job // read for its options, and answered as read
 	if in.SelectedOption.Value != "" {
 		j, err := e.Get(ctx, tenant, id)
 		if err != nil || j.Question == nil {
@@ -195,10 +196,17 @@ func (c *Channel) submit(w http.ResponseWriter, ctx context.Context, cb slackapi
 			modalError(w, "Choose one of the files.")
 			return
 		}
-		answer = j.Question.Options[i]
+		answer, held = j.Question.Options[i], j
 	}
 	actx := askonce.WithAnswerer(context.WithoutCancel(ctx), askonce.Answerer{Via: askonce.ViaSlack, By: cb.User.ID})
-	j, _, err := e.StartReply(actx, tenant, id, askonce.Reply{Answer: answer, DontRemember: dontRemember(cb.View.State.Values)})
+	reply := askonce.Reply{Answer: answer, DontRemember: dontRemember(cb.View.State.Values)}
+	var j *askonce.Job
+	var err error
+	if held != nil {
+		j, _, err = e.StartReplyOn(actx, held, reply)
+	} else {
+		j, _, err = e.StartReply(actx, tenant, id, reply)
+	}
 	var ae *askonce.Error
 	switch {
 	case err == nil:
@@ -208,6 +216,8 @@ func (c *Channel) submit(w http.ResponseWriter, ctx context.Context, cb slackapi
 		modalError(w, "Already settled: "+Settled(ae.Job))
 	case askonce.ErrorCode(err) == askonce.EINVALID:
 		modalError(w, askonce.ErrorMessage(err))
+	case askonce.ErrorCode(err) == askonce.ENOTFOUND:
+		modalError(w, "askonce no longer has this question (its job was removed), so there is nothing to answer.")
 	default:
 		c.log.WarnContext(ctx, "slack: modal answer", "job", id, "err", err)
 		modalError(w, "askonce could not take the answer; try again.")

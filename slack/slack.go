@@ -7,16 +7,17 @@
 // the job stops pending anywhere, the message is updated with how it
 // ended and no controls, and the outcome goes in its thread.
 //
-// Sends run on River (the dispatch package's client; Channel implements
-// dispatch.Channel), queued in the transaction that asks or resolves.
+// Sends run on the dispatch package's queue (Channel implements
+// askonce.Channel), queued in the transaction that asks or resolves.
 // The posted message's channel and ts are stored (Engine.PutMessage), and
 // a post that finds one stored sends nothing, so retries and restarts do
 // not post twice. A process can die after Slack took the message and
 // before its ts was stored: every try records when it began posting, the
 // message carries the job in its metadata, and a try that finds an
 // earlier try recorded without a ts looks for that message in the
-// conversation's history first and adopts it (find.go). A 429 is retried
-// after its Retry-After. Slack being down delays the message and never
+// conversation's history first and adopts it (find.go). A 429 (or
+// "ratelimited" in a 200 with Retry-After) is retried after its
+// Retry-After. Slack being down delays the message and never
 // the job: the question stands, and its answer link works.
 package slack
 
@@ -25,21 +26,21 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"strings"
 	"time"
 
-	"github.com/riverqueue/river"
 	slackapi "github.com/slack-go/slack"
 
 	"github.com/askonce/askonce"
 )
 
-// Names of the River queue and jobs, and of the stored messages.
+// Names of the channel and its sends, and of the stored messages.
 const (
-	queue       = "askonce_slack"
-	postKind    = "askonce_slack_post"
-	settleKind  = "askonce_slack_settle"
-	outcomeKind = "askonce_slack_outcome"
+	name        = "slack"
+	postKind    = "post"
+	settleKind  = "settle"
+	outcomeKind = "outcome"
 
 	// msgQuestion is the question message ("<channel> <ts>"), msgOutcome
 	// the outcome in its thread.
@@ -79,7 +80,7 @@ type Config struct {
 	Logger *slog.Logger
 }
 
-// Channel is the Slack channel: a dispatch.Channel and, through Handler,
+// Channel is the Slack channel: an askonce.Channel and, through Handler,
 // the interactions endpoint.
 type Channel struct {
 	cfg Config
@@ -117,63 +118,48 @@ func New(cfg Config) (*Channel, error) {
 	}
 	return &Channel{
 		cfg: cfg, log: log.With("channel", "slack"), settledPoll: time.Second,
-		api: slackapi.New(cfg.Token, slackapi.OptionAPIURL(cfg.APIURL)),
+		api: slackapi.New(cfg.Token, slackapi.OptionAPIURL(cfg.APIURL),
+			slackapi.OptionHTTPClient(&http.Client{Transport: rateLimitIn200{http.DefaultTransport}})),
 	}, nil
 }
 
-// postArgs posts the question message of a job that asked.
-type postArgs struct {
-	TenantID string `json:"tenantId" river:"unique"`
-	JobID    string `json:"jobId" river:"unique"`
-}
+// Name names the channel: "slack".
+func (c *Channel) Name() string { return name }
 
-func (postArgs) Kind() string { return postKind }
+// Kinds lists the channel's sends: post the question message of a job
+// that asked, update (settle) it when the job stopped pending, and put
+// the outcome in its thread once the job ended.
+func (c *Channel) Kinds() []string { return []string{postKind, settleKind, outcomeKind} }
 
-// settleArgs updates the message of a job that stopped pending.
-type settleArgs struct {
-	TenantID string `json:"tenantId" river:"unique"`
-	JobID    string `json:"jobId" river:"unique"`
-}
-
-func (settleArgs) Kind() string { return settleKind }
-
-// outcomeArgs puts the outcome of a job in its message's thread once the
-// job ended.
-type outcomeArgs struct {
-	TenantID string `json:"tenantId" river:"unique"`
-	JobID    string `json:"jobId" river:"unique"`
-}
-
-func (outcomeArgs) Kind() string { return outcomeKind }
-
-// Queue names the channel's River queue.
-func (c *Channel) Queue() string { return queue }
-
-// Register adds the channel's workers.
-func (c *Channel) Register(w *river.Workers) error {
-	if err := river.AddWorkerSafely(w, &postWorker{c: c}); err != nil {
-		return err
-	}
-	if err := river.AddWorkerSafely(w, &settleWorker{c: c}); err != nil {
-		return err
-	}
-	return river.AddWorkerSafely(w, &outcomeWorker{c: c})
-}
-
-// Jobs returns the River job for ev of a job that names a Slack
-// recipient.
-func (c *Channel) Jobs(j *askonce.Job, ev askonce.QuestionEvent) []river.JobArgs {
+// Sends returns the sends for ev of a job that names a Slack recipient.
+func (c *Channel) Sends(j *askonce.Job, ev askonce.QuestionEvent) []askonce.Send {
 	if j.Notify == nil || j.Notify.Slack == nil {
 		return nil
 	}
 	switch ev {
 	case askonce.QuestionAsked:
-		return []river.JobArgs{postArgs{TenantID: j.TenantID, JobID: j.ID}}
+		return []askonce.Send{{Kind: postKind, TenantID: j.TenantID, JobID: j.ID}}
 	case askonce.QuestionResolved:
-		return []river.JobArgs{settleArgs{TenantID: j.TenantID, JobID: j.ID}, outcomeArgs{TenantID: j.TenantID, JobID: j.ID}}
+		return []askonce.Send{{Kind: settleKind, TenantID: j.TenantID, JobID: j.ID}, {Kind: outcomeKind, TenantID: j.TenantID, JobID: j.ID}}
 	}
 	return nil
 }
+
+// Send makes one try of s.
+func (c *Channel) Send(ctx context.Context, s askonce.Send) error {
+	switch s.Kind {
+	case postKind:
+		return (&postWorker{c: c}).Work(ctx, s)
+	case settleKind:
+		return (&settleWorker{c: c}).Work(ctx, s)
+	case outcomeKind:
+		return (&outcomeWorker{c: c}).Work(ctx, s)
+	}
+	return askonce.CancelSend(fmt.Errorf("slack: no send of kind %q", s.Kind))
+}
+
+// Backoff is Config.Backoff.
+func (c *Channel) Backoff(attempt int) time.Duration { return c.cfg.Backoff(attempt) }
 
 // ref is a stored question message: "<channel> <ts>".
 type ref struct{ channel, ts string }
@@ -222,27 +208,22 @@ func (c *Channel) sent(ctx context.Context, kind string, j *askonce.Job, attempt
 	var rl *slackapi.RateLimitedError
 	if errors.As(err, &rl) {
 		c.log.WarnContext(ctx, "slack: rate limited", "kind", kind, "job", jobID, "retryAfter", rl.RetryAfter)
-		return river.JobSnooze(max(rl.RetryAfter, time.Second))
+		return askonce.SnoozeSend(max(rl.RetryAfter, time.Second))
 	}
 	c.log.WarnContext(ctx, "slack: send failed", "kind", kind, "job", jobID, "err", err)
 	return fmt.Errorf("slack %s of job %s: %w", kind, jobID, err)
 }
 
 type postWorker struct {
-	river.WorkerDefaults[postArgs]
 	c *Channel
-}
-
-func (w *postWorker) NextRetry(rj *river.Job[postArgs]) time.Time {
-	return time.Now().Add(w.c.cfg.Backoff(rj.Attempt))
 }
 
 // Work posts the question message unless it was posted already, or the
 // job stopped pending before it could be. A message an earlier try
 // posted without storing its ts (the process died first) is found and
 // adopted instead, and updated if the job has settled since.
-func (w *postWorker) Work(ctx context.Context, rj *river.Job[postArgs]) error {
-	c, a := w.c, rj.Args
+func (w *postWorker) Work(ctx context.Context, s askonce.Send) error {
+	c, a := w.c, s
 	if _, posted, err := c.message(ctx, a.TenantID, a.JobID); err != nil || posted {
 		return err
 	}
@@ -260,7 +241,7 @@ func (w *postWorker) Work(ctx context.Context, rj *river.Job[postArgs]) error {
 	if last.n > 0 {
 		r, found, err := c.find(ctx, j, last.at)
 		if err != nil {
-			ferr := c.sent(ctx, "find", j, rj.Attempt, err)
+			ferr := c.sent(ctx, "find", j, s.Attempt, err)
 			if !cannotRead(err) {
 				return ferr // retried: Slack may have the message
 			}
@@ -269,7 +250,7 @@ func (w *postWorker) Work(ctx context.Context, rj *river.Job[postArgs]) error {
 			c.log.WarnContext(ctx, "slack: cannot look for the message of an earlier try, so it may be posted twice; give the app the history scopes (docs/notifications.md)", "job", j.ID)
 		}
 		if found {
-			return c.posted(ctx, j, r, rj.Attempt, nil)
+			return c.posted(ctx, j, r, s.Attempt, nil)
 		}
 	}
 	if j.Status != askonce.StatusPending {
@@ -289,7 +270,7 @@ func (w *postWorker) Work(ctx context.Context, rj *river.Job[postArgs]) error {
 		slackapi.MsgOptionMetadata(questionMetadata(j)),
 		slackapi.MsgOptionDisableLinkUnfurl())
 	cancel()
-	return c.posted(ctx, j, ref{channel, ts}, rj.Attempt, err)
+	return c.posted(ctx, j, ref{channel, ts}, s.Attempt, err)
 }
 
 // posted records the question message r of j, posted by this try (err
@@ -317,17 +298,12 @@ func (c *Channel) posted(ctx context.Context, j *askonce.Job, r ref, attempt int
 }
 
 type settleWorker struct {
-	river.WorkerDefaults[settleArgs]
 	c *Channel
 }
 
-func (w *settleWorker) NextRetry(rj *river.Job[settleArgs]) time.Time {
-	return time.Now().Add(w.c.cfg.Backoff(rj.Attempt))
-}
-
 // Work updates the message to how the question ended.
-func (w *settleWorker) Work(ctx context.Context, rj *river.Job[settleArgs]) error {
-	c, a := w.c, rj.Args
+func (w *settleWorker) Work(ctx context.Context, s askonce.Send) error {
+	c, a := w.c, s
 	r, posted, err := c.message(ctx, a.TenantID, a.JobID)
 	if err != nil || !posted {
 		return err // never posted: nothing to settle
@@ -336,21 +312,16 @@ func (w *settleWorker) Work(ctx context.Context, rj *river.Job[settleArgs]) erro
 	if err != nil {
 		return err
 	}
-	return c.update(ctx, j, r, rj.Attempt)
+	return c.update(ctx, j, r, s.Attempt)
 }
 
 type outcomeWorker struct {
-	river.WorkerDefaults[outcomeArgs]
 	c *Channel
 }
 
-func (w *outcomeWorker) NextRetry(rj *river.Job[outcomeArgs]) time.Time {
-	return time.Now().Add(w.c.cfg.Backoff(rj.Attempt))
-}
-
 // Work waits for the job to end, then puts its outcome in the thread.
-func (w *outcomeWorker) Work(ctx context.Context, rj *river.Job[outcomeArgs]) error {
-	c, a := w.c, rj.Args
+func (w *outcomeWorker) Work(ctx context.Context, s askonce.Send) error {
+	c, a := w.c, s
 	r, posted, err := c.message(ctx, a.TenantID, a.JobID)
 	if err != nil || !posted {
 		return err
@@ -363,11 +334,11 @@ func (w *outcomeWorker) Work(ctx context.Context, rj *river.Job[outcomeArgs]) er
 		return err
 	}
 	if !j.Status.Terminal() {
-		return river.JobSnooze(c.settledPoll) // still planning
+		return askonce.SnoozeSend(c.settledPoll) // still planning
 	}
 	_, ts, err := c.api.PostMessageContext(ctx, r.channel, slackapi.MsgOptionTS(r.ts),
 		slackapi.MsgOptionText(Outcome(j), false), slackapi.MsgOptionDisableLinkUnfurl())
-	if err := c.sent(ctx, "outcome", j, rj.Attempt, err); err != nil {
+	if err := c.sent(ctx, "outcome", j, s.Attempt, err); err != nil {
 		return err
 	}
 	_, err = c.cfg.Engine.PutMessage(ctx, askonce.Message{TenantID: j.TenantID, JobID: j.ID, Channel: msgOutcome, Ref: ts})
@@ -375,8 +346,8 @@ func (w *outcomeWorker) Work(ctx context.Context, rj *river.Job[outcomeArgs]) er
 }
 
 // update rewrites the question message of j, which stopped pending, to
-// say how it ended, with no controls left. attempt is the River job's
-// try, 0 outside one.
+// say how it ended, with no controls left. attempt is the send's try,
+// 0 outside one.
 func (c *Channel) update(ctx context.Context, j *askonce.Job, r ref, attempt int) error {
 	_, _, _, err := c.api.UpdateMessageContext(ctx, r.channel, r.ts,
 		slackapi.MsgOptionText(Escape(j.Title)+": "+Settled(j), false),
@@ -385,11 +356,11 @@ func (c *Channel) update(ctx context.Context, j *askonce.Job, r ref, attempt int
 }
 
 // job reads the job a queued send is about; a job that no longer exists
-// cancels the send (river.JobCancel) instead of retrying it.
+// cancels the send (askonce.CancelSend) instead of retrying it.
 func (c *Channel) job(ctx context.Context, tenant, id string) (*askonce.Job, error) {
 	j, err := c.cfg.Engine.Get(ctx, tenant, id)
 	if askonce.ErrorCode(err) == askonce.ENOTFOUND {
-		return nil, river.JobCancel(err)
+		return nil, askonce.CancelSend(err)
 	}
 	return j, err
 }

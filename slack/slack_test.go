@@ -4,13 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 
-	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/rivertype"
 	"github.com/slack-go/slack/slacktest"
 
 	"github.com/askonce/askonce"
@@ -61,11 +61,11 @@ func countingSlack(t *testing.T, posts *atomic.Int64, status int, header http.He
 	return s.GetAPIURL()
 }
 
-func postJob(j *askonce.Job, attempt int) *river.Job[postArgs] {
-	return &river.Job[postArgs]{JobRow: &rivertype.JobRow{Attempt: attempt, MaxAttempts: 8}, Args: postArgs{TenantID: j.TenantID, JobID: j.ID}}
+func postJob(j *askonce.Job, attempt int) askonce.Send {
+	return askonce.Send{Kind: postKind, TenantID: j.TenantID, JobID: j.ID, Attempt: attempt}
 }
 
-// A retried post (River runs the job again after a crash or a lost
+// A retried post (the queue runs the send again after a crash or a lost
 // completion) finds the stored ts and posts nothing.
 func TestRetriedPostSendsNoSecondMessage(t *testing.T) {
 	t.Parallel()
@@ -107,12 +107,38 @@ func TestRateLimitedPostWaitsForRetryAfter(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = (&postWorker{c: c}).Work(t.Context(), postJob(j, 1))
-	var snooze *river.JobSnoozeError
-	if !errors.As(err, &snooze) || snooze.Duration.Seconds() != 7 {
+	var snooze *askonce.SendSnoozeError
+	if !errors.As(err, &snooze) || snooze.Wait.Seconds() != 7 {
 		t.Fatalf("Work = %v; want a snooze of 7s", err)
 	}
 	if failures.Load() != 1 {
 		t.Fatalf("OnSend saw %d failures; want 1", failures.Load())
+	}
+}
+
+// Slack's "ratelimited" in an HTTP 200 ({"ok":false,"error":"ratelimited"}
+// with Retry-After) snoozes the job for its Retry-After as a 429 does,
+// instead of using up a delivery try.
+func TestRateLimitedIn200WaitsForRetryAfter(t *testing.T) {
+	t.Parallel()
+	e, j := askingJob(t, askonce.SlackRecipient{Channel: "C0123ABCD"})
+	s := slacktest.NewTestServer(func(c slacktest.Customize) {
+		c.Handle("/chat.postMessage", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Retry-After", "9")
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"ok":false,"error":"ratelimited"}`)
+		})
+	})
+	s.Start()
+	t.Cleanup(s.Stop)
+	c, err := New(Config{Engine: e, Token: "xoxb-test", SigningSecret: "s", APIURL: s.GetAPIURL()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = (&postWorker{c: c}).Work(t.Context(), postJob(j, 1))
+	var snooze *askonce.SendSnoozeError
+	if !errors.As(err, &snooze) || snooze.Wait.Seconds() != 9 {
+		t.Fatalf("Work = %v; want a snooze of 9s", err)
 	}
 }
 
@@ -140,5 +166,19 @@ func TestEscapeNeutralisesMentionsAndLinks(t *testing.T) {
 	t.Parallel()
 	if got := Escape("<!channel> & <http://evil|click>"); got != "&lt;!channel&gt; &amp; &lt;http://evil|click&gt;" {
 		t.Fatalf("Escape = %q", got)
+	}
+}
+
+// A mention is written only for a whole Slack user id: one with trailing
+// characters is escaped text, not a mention.
+func TestWhoMentionsOnlyAWholeSlackUserID(t *testing.T) {
+	t.Parallel()
+	j := &askonce.Job{AnsweredVia: askonce.ViaSlack, AnsweredBy: "U0123ABCD"}
+	if got := Who(j); got != "by <@U0123ABCD> in Slack" {
+		t.Errorf("Who of a user id = %q; want a mention", got)
+	}
+	j.AnsweredBy = "U0123ABCD> <!channel>"
+	if got := Who(j); strings.Contains(got, "<@") || strings.Contains(got, "<!channel>") {
+		t.Errorf("Who of a user id with trailing characters = %q; want escaped text, no mention", got)
 	}
 }

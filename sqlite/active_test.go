@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/askonce/askonce"
+
+	"github.com/askonce/askonce/internal/sqlstore"
 )
 
 // The plan SQLite picks for ListJobs for every filter the API allows
@@ -19,9 +21,9 @@ func TestListJobsSeeksAnIndexForEveryFilter(t *testing.T) {
 	s := openTest(t, Options{})
 	for _, st := range append([]askonce.Status{""}, askonce.Statuses...) {
 		for _, session := range []string{"", "s"} {
-			for _, cursor := range []string{"", encodeCursor(1, "x")} {
+			for _, cursor := range []string{"", sqlstore.EncodeCursor(1, "x")} {
 				f := askonce.JobFilter{Status: st, SessionID: session, Cursor: cursor}
-				bits, args, err := listArgs("t", f)
+				bits, args, err := sqlstore.ListArgs(encoding{}, "t", f)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -73,7 +75,7 @@ func TestSweepsSeekTheirIndexes(t *testing.T) {
 		args        []any
 		want        string
 	}{
-		{"DueQuestions", dueQuestionsSQL, []any{int64(1), 10}, "SEARCH jobs USING INDEX jobs_due (clarification_expires_at>? AND clarification_expires_at<?)"},
+		{"DueQuestions", shared.DueQuestions, []any{int64(1), 10}, "SEARCH jobs USING INDEX jobs_due (clarification_expires_at>? AND clarification_expires_at<?)"},
 		{"LapsedLeases", lapsedLeasesSQL, []any{int64(1), "owner", 10}, "SEARCH jobs USING COVERING INDEX jobs_active (status=?)"},
 	} {
 		if plan := queryPlan(t, s.reader, q.query, q.args...); !strings.HasPrefix(plan, q.want) {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/internal/sqlstore"
 )
 
 // Times are stored as INTEGER unix nanoseconds, which round-trip exactly.
@@ -36,16 +37,11 @@ func fromNullNanos(n sql.NullInt64) time.Time {
 	return fromNanos(n.Int64)
 }
 
-func fromNullNanosPtr(n sql.NullInt64) *time.Time {
-	if !n.Valid {
-		return nil
-	}
-	t := fromNanos(n.Int64)
-	return &t
-}
-
 // stamp is the store's clock reading, in the precision it stores.
-func (s *Store) stamp() time.Time { return fromNanos(s.now().UnixNano()) }
+func (s *Store) stamp() time.Time { return toNanos(s.now()) }
+
+// toNanos is t in the precision stored, in UTC.
+func toNanos(t time.Time) time.Time { return fromNanos(t.UnixNano()) }
 
 // rawArg stores raw JSON as TEXT; empty is NULL.
 func rawArg(b json.RawMessage) any {
@@ -53,13 +49,6 @@ func rawArg(b json.RawMessage) any {
 		return nil
 	}
 	return string(b)
-}
-
-func fromNullRaw(s sql.NullString) json.RawMessage {
-	if !s.Valid || s.String == "" {
-		return nil
-	}
-	return json.RawMessage(s.String)
 }
 
 // stringsArg stores a list of strings as a JSON array; empty is NULL.
@@ -72,50 +61,6 @@ func stringsArg(v []string) (any, error) {
 		return nil, err
 	}
 	return string(b), nil
-}
-
-func fromNullStrings(s sql.NullString) ([]string, error) {
-	if !s.Valid || s.String == "" {
-		return nil, nil
-	}
-	var v []string
-	if err := json.Unmarshal([]byte(s.String), &v); err != nil {
-		return nil, err
-	}
-	return v, nil
-}
-
-// textArg stores an optional text column: empty is NULL, which the
-// clarification columns are until set (NULL, never an empty string).
-// jsonArg stores v as JSON; nil is NULL.
-func jsonArg[T any](v *T) (any, error) {
-	if v == nil {
-		return nil, nil
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	return string(b), nil
-}
-
-// fromNullJSON decodes a jsonArg value; NULL is nil.
-func fromNullJSON[T any](s sql.NullString) (*T, error) {
-	if !s.Valid || s.String == "" {
-		return nil, nil
-	}
-	v := new(T)
-	if err := json.Unmarshal([]byte(s.String), v); err != nil {
-		return nil, err
-	}
-	return v, nil
-}
-
-func textArg(v string) any {
-	if v == "" {
-		return nil
-	}
-	return v
 }
 
 func boolArg(b bool) int64 {
@@ -208,7 +153,7 @@ func scanAttemptMore(more string, a *askonce.Attempt) error {
 	return nil
 }
 
-func scanAttempt(row interface{ Scan(...any) error }) (askonce.Attempt, error) {
+func scanAttempt(row sqlstore.Scanner) (askonce.Attempt, error) {
 	var (
 		a         askonce.Attempt
 		outcome   string
@@ -224,40 +169,4 @@ func scanAttempt(row interface{ Scan(...any) error }) (askonce.Attempt, error) {
 		return a, fmt.Errorf("decode attempt %d: %w", a.N, err)
 	}
 	return a, nil
-}
-
-func scanEvent(row interface{ Scan(...any) error }) (askonce.Event, error) {
-	var (
-		e    askonce.Event
-		typ  string
-		at   int64
-		data sql.NullString
-	)
-	err := row.Scan(&e.ID, &e.TenantID, &e.JobID, &typ, &at, &data)
-	e.Type = askonce.EventType(typ)
-	e.At = fromNanos(at)
-	e.Data = fromNullRaw(data)
-	return e, err
-}
-
-// historyColumns are what scanHistory reads, of history or memory (whose
-// scope and project (scope_key) a history query names as constants).
-const historyColumns = `tenant_id, session_id, scope, scope_key, question_hash, type, question, answer, job_id, at, expires_at, uses`
-
-// sessionColumns are historyColumns of the history table.
-const sessionColumns = `tenant_id, session_id, 'session' AS scope, '' AS scope_key, question_hash, type, question, answer, job_id, at, NULL AS expires_at, 0 AS uses`
-
-func scanHistory(row interface{ Scan(...any) error }) (askonce.HistoryEntry, error) {
-	var (
-		h         askonce.HistoryEntry
-		typ, sc   string
-		at        int64
-		expiresAt sql.NullInt64
-	)
-	err := row.Scan(&h.TenantID, &h.SessionID, &sc, &h.Project, &h.QuestionHash, &typ, &h.Question, &h.Answer, &h.JobID, &at, &expiresAt, &h.Uses)
-	h.Scope = askonce.MemoryScope(sc)
-	h.Type = askonce.QuestionType(typ)
-	h.At = fromNanos(at)
-	h.ExpiresAt = fromNullNanosPtr(expiresAt)
-	return h, err
 }

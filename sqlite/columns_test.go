@@ -3,6 +3,8 @@ package sqlite
 import (
 	"slices"
 	"testing"
+
+	"github.com/askonce/askonce/internal/sqlstore"
 )
 
 // jobTable names every column of jobs and the job columns of job_log
@@ -14,7 +16,7 @@ func TestJobTableMatchesTheSchema(t *testing.T) {
 	s := openTest(t, Options{})
 	for _, tc := range []struct {
 		table string
-		cols  []*jobColumn
+		cols  []*sqlstore.Column
 		extra []string // columns of the table that are not job fields
 	}{
 		{"jobs", jobsColumns, []string{"log_seq", "result_attempt"}},
@@ -35,7 +37,7 @@ func TestJobTableMatchesTheSchema(t *testing.T) {
 		rows.Close()
 		want := slices.Clone(tc.extra)
 		for _, c := range tc.cols {
-			want = append(want, c.name)
+			want = append(want, c.Name)
 		}
 		slices.Sort(got)
 		slices.Sort(want)

@@ -2,110 +2,20 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
-	"errors"
-	"time"
 
 	"github.com/askonce/askonce"
-	"github.com/askonce/askonce/server"
+	"github.com/askonce/askonce/internal/sqlstore"
 )
 
 // The HTTP API's Idempotency-Key records live in the same file as the
-// jobs, in the tables idempotency and idempotency_leases; the store's
-// clock (Options.Now) decides whether a lease has lapsed.
+// jobs (sqlstore.Store); the store's clock (Options.Now) decides whether a
+// lease has lapsed.
 
-// RenewIdempotencyLease implements server.IdempotencyStore. It also drops
-// the leases that have lapsed: no lease and a lapsed one mean the same.
-func (s *Store) RenewIdempotencyLease(ctx context.Context, owner string, ttl time.Duration) error {
-	if owner == "" {
-		return askonce.Errorf(askonce.EINVALID, "renew idempotency lease: no owner")
-	}
-	now := s.now()
-	return wrap(s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		if _, err := tx.StmtContext(ctx, s.w.dropLeases).ExecContext(ctx, now.UnixNano()); err != nil {
-			return err
-		}
-		_, err := tx.StmtContext(ctx, s.w.renewLease).ExecContext(ctx, owner, now.Add(ttl).UnixNano())
-		return err
-	}), "renew idempotency lease")
+// takeOver is the takeover of sqlstore.Store.ClaimIdempotencyKey: one
+// UPDATE, which the writer runs alone.
+func takeOver(ctx context.Context, tx sqlstore.Conn, rec *askonce.IdempotencyRecord, now any) sqlstore.Scanner {
+	t := tx.(txConn)
+	return t.tx.StmtContext(ctx, t.s.w.takeOverKey).QueryRowContext(ctx, rec.Owner, rec.TenantID, rec.Key, rec.Fingerprint, now)
 }
 
-// EndIdempotencyLease implements server.IdempotencyStore.
-func (s *Store) EndIdempotencyLease(ctx context.Context, owner string) error {
-	return wrap(s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		_, err := tx.StmtContext(ctx, s.w.endLease).ExecContext(ctx, owner)
-		return err
-	}), "end idempotency lease")
-}
-
-// ClaimIdempotencyKey implements server.IdempotencyStore: the insert, the
-// takeover and the read of the record that stays are one transaction.
-func (s *Store) ClaimIdempotencyKey(ctx context.Context, rec *server.IdempotencyRecord) (*server.IdempotencyRecord, bool, error) {
-	now := s.now()
-	var (
-		stored   *server.IdempotencyRecord
-		tookOver bool
-	)
-	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		stored, tookOver = nil, false
-		res, err := tx.StmtContext(ctx, s.w.claimKey).ExecContext(ctx,
-			rec.TenantID, rec.Key, rec.Fingerprint, rec.Owner, rec.JobID, rec.BaseVersion, now.UnixNano())
-		if err != nil {
-			return err
-		}
-		if n, err := res.RowsAffected(); err != nil || n == 1 {
-			return err
-		}
-		got := &server.IdempotencyRecord{TenantID: rec.TenantID, Key: rec.Key}
-		var at int64
-		err = tx.StmtContext(ctx, s.w.takeOverKey).QueryRowContext(ctx,
-			rec.Owner, rec.TenantID, rec.Key, rec.Fingerprint, now.UnixNano()).Scan(&got.JobID, &got.BaseVersion, &at)
-		switch {
-		case err == nil:
-			got.Fingerprint, got.Owner, got.CreatedAt = rec.Fingerprint, rec.Owner, fromNanos(at)
-			stored, tookOver = got, true
-			return nil
-		case !errors.Is(err, sql.ErrNoRows):
-			return err
-		}
-		err = tx.StmtContext(ctx, s.w.readKey).QueryRowContext(ctx, rec.TenantID, rec.Key).
-			Scan(&got.Fingerprint, &got.Owner, &got.JobID, &got.BaseVersion, &got.Status, &got.Body, &at)
-		if err != nil {
-			return err
-		}
-		got.CreatedAt = fromNanos(at)
-		stored = got
-		return nil
-	})
-	if err != nil {
-		return nil, false, wrap(err, "claim idempotency key")
-	}
-	if stored == nil {
-		rec.Status, rec.Body, rec.CreatedAt = 0, nil, fromNanos(now.UnixNano())
-	}
-	return stored, tookOver, nil
-}
-
-// CompleteIdempotencyKey implements server.IdempotencyStore.
-func (s *Store) CompleteIdempotencyKey(ctx context.Context, rec *server.IdempotencyRecord) error {
-	return wrap(s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		res, err := tx.StmtContext(ctx, s.w.completeKey).ExecContext(ctx, rec.Status, rec.Body, rec.TenantID, rec.Key, rec.Owner)
-		if err != nil {
-			return err
-		}
-		if n, err := res.RowsAffected(); err != nil || n == 1 {
-			return err
-		}
-		return askonce.Errorf(askonce.ECONFLICT, "idempotency key %q is not held by %s", rec.Key, rec.Owner)
-	}), "complete idempotency key")
-}
-
-// AbandonIdempotencyKey implements server.IdempotencyStore.
-func (s *Store) AbandonIdempotencyKey(ctx context.Context, rec *server.IdempotencyRecord) error {
-	return wrap(s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		_, err := tx.StmtContext(ctx, s.w.abandonKey).ExecContext(ctx, rec.TenantID, rec.Key, rec.Owner)
-		return err
-	}), "abandon idempotency key")
-}
-
-var _ server.IdempotencyStore = (*Store)(nil)
+var _ askonce.IdempotencyStore = (*Store)(nil)

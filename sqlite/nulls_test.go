@@ -82,18 +82,17 @@ func TestClarificationColumnsAreNullUntilSet(t *testing.T) {
 	}
 	checkNulls(t, "created", s, j.ID, optionalColumns)
 
-	// A question without default, reason or expiry: those stay NULL. The
-	// pending job keeps the interpreter's output in result.
+	// A question without default, reason or expiry: those stay NULL, and
+	// so does result (the pending job keeps no output).
 	q := askonce.Question{Type: askonce.QuestionSelectOne, Text: "Hot or frozen?", Options: []string{"hot", "frozen"}}
-	raw := `{"question":{"type":"SELECT_ONE","text":"Hot or frozen?","options":["hot","frozen"]}}`
-	j = step(t, s, j, askonce.Asked{Question: q, Raw: raw})
-	checkNulls(t, "asked", s, j.ID, without("clarification_question", "clarification_type", "clarification_options", "result"))
-	if got, err := s.GetJob(ctx, j.TenantID, j.ID); err != nil || got.Result != raw || got.Answer != "" || got.ResolvedPrompt != "" || got.Question.Default != "" {
+	j = step(t, s, j, askonce.Asked{Question: q})
+	checkNulls(t, "asked", s, j.ID, without("clarification_question", "clarification_type", "clarification_options"))
+	if got, err := s.GetJob(ctx, j.TenantID, j.ID); err != nil || got.Result != "" || got.Answer != "" || got.ResolvedPrompt != "" || got.Question.Default != "" {
 		t.Fatalf("asked job read back: %+v, %v", got, err)
 	}
 
 	j = step(t, s, j, askonce.Answered{Answer: "hot"})
-	checkNulls(t, "answered", s, j.ID, []string{"clarification_default", "clarification_reason", "clarification_expires_at"})
+	checkNulls(t, "answered", s, j.ID, []string{"clarification_default", "clarification_reason", "clarification_expires_at", "result"})
 	got, err := s.GetJob(ctx, j.TenantID, j.ID)
 	if err != nil {
 		t.Fatal(err)
@@ -115,8 +114,8 @@ func TestQuestionDefaultAndReasonAreStoredWhenSet(t *testing.T) {
 	exp := storetest.Now().Add(time.Hour)
 	q := askonce.Question{Type: askonce.QuestionConfirm, Text: "Overwrite it?", Options: []string{"yes", "no"},
 		Default: "no", Reason: "destructive", ExpiresAt: &exp}
-	j = step(t, s, j, askonce.Asked{Question: q, Raw: `{"question":{}}`})
-	checkNulls(t, "asked", s, j.ID, []string{"clarification_answer", "clarification_source", "clarification_answered_at", "resolved_prompt"})
+	j = step(t, s, j, askonce.Asked{Question: q})
+	checkNulls(t, "asked", s, j.ID, []string{"clarification_answer", "clarification_source", "clarification_answered_at", "resolved_prompt", "result"})
 }
 
 // A declined question without a default leaves the answer NULL: the
@@ -128,10 +127,10 @@ func TestDeclineWithoutDefaultLeavesTheAnswerNull(t *testing.T) {
 	if err := s.CreateJob(t.Context(), &askonce.Change{Job: j}); err != nil {
 		t.Fatal(err)
 	}
-	j = step(t, s, j, askonce.Asked{Question: askonce.Question{Type: askonce.QuestionFreeText, Text: "Which colour?"}, Raw: "r"})
+	j = step(t, s, j, askonce.Asked{Question: askonce.Question{Type: askonce.QuestionFreeText, Text: "Which colour?"}})
 	j = step(t, s, j, askonce.Decline{})
 	checkNulls(t, "declined", s, j.ID, []string{"clarification_options", "clarification_default", "clarification_reason",
-		"clarification_expires_at", "clarification_answer", "resolved_prompt"})
+		"clarification_expires_at", "clarification_answer", "resolved_prompt", "result"})
 	got, err := s.GetJob(t.Context(), j.TenantID, j.ID)
 	if err != nil {
 		t.Fatal(err)

@@ -1,5 +1,5 @@
 // Package sqlite implements askonce.Store, and the HTTP API's
-// server.IdempotencyStore, on one SQLite database file with
+// askonce.IdempotencyStore, on one SQLite database file with
 // modernc.org/sqlite, a pure-Go driver, so that askonce builds with
 // CGO_ENABLED=0.
 //
@@ -15,7 +15,6 @@ package sqlite
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
 	"embed"
 	"errors"
@@ -32,6 +31,7 @@ import (
 	"time"
 
 	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/internal/sqlstore"
 	"github.com/askonce/askonce/internal/wake"
 	"github.com/pressly/goose/v3"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
@@ -45,6 +45,8 @@ var migrations embed.FS
 // share the file, their writes then wait for each other up to the busy
 // timeout.
 type Store struct {
+	base // the reads, and the writes PostgreSQL's store runs alike
+
 	writer *sql.DB // one connection: every write transaction
 	reader *sql.DB // query-only connections
 	now    func() time.Time
@@ -55,6 +57,7 @@ type Store struct {
 
 	w writeStmts
 	r readStmts
+	q queries // base's, by sqlstore.Query
 
 	commits   atomic.Int64   // write transactions committed, for Commits
 	writes    chan *writeReq // to writeLoop
@@ -69,7 +72,7 @@ type Store struct {
 	catchUp        atomic.Pointer[string] // the checkpoint mode the writer is to run next
 
 	listMu    sync.Mutex
-	listStmts [32]*sql.Stmt // ListJobs, by listQuery's filter bits
+	listStmts [sqlstore.ListQueries]*sql.Stmt // ListJobs, by listQuery's filter bits
 
 	watchers wake.Hub // Watch, woken by this process's commits
 }
@@ -172,7 +175,12 @@ func (o Options) Open(ctx context.Context, path string) (*Store, error) {
 		s.writer.Close()
 		return nil, fmt.Errorf("migrate sqlite store %s: %w", path, err)
 	}
-	if s.linkSecret, err = loadLinkSecret(ctx, s.writer); err != nil {
+	if s.linkSecret, err = sqlstore.LinkSecret(sqlstore.Question, func(q string, args ...any) error {
+		_, err := s.writer.ExecContext(ctx, q, args...)
+		return err
+	}, func(q string, args ...any) sqlstore.Scanner {
+		return s.writer.QueryRowContext(ctx, q, args...)
+	}); err != nil {
 		s.writer.Close()
 		return nil, fmt.Errorf("open sqlite store %s: %w", path, err)
 	}
@@ -206,34 +214,11 @@ func (o Options) Open(ctx context.Context, path string) (*Store, error) {
 		s.Close()
 		return nil, fmt.Errorf("open sqlite store %s: %w", path, err)
 	}
+	s.q = s.queries()
+	s.base = newBase(s)
 	go s.writeLoop()
 	go s.checkpointLoop(s.checkpointer, abs+"-wal", walSize)
 	return s, nil
-}
-
-// linkSecretName is the settings row of the answer-link secret.
-const linkSecretName = "answer_link_secret"
-
-// loadLinkSecret returns the database's answer-link secret, creating it
-// (32 bytes from crypto/rand) the first time. Of two processes opening a
-// new file at once, the first insert wins and both read it.
-func loadLinkSecret(ctx context.Context, db *sql.DB) ([]byte, error) {
-	fresh := make([]byte, 32)
-	if _, err := rand.Read(fresh); err != nil {
-		return nil, fmt.Errorf("answer link secret: %w", err)
-	}
-	if _, err := db.ExecContext(ctx, `INSERT INTO settings (name, value) VALUES (?, ?)
-		ON CONFLICT (name) DO NOTHING`, linkSecretName, fresh); err != nil {
-		return nil, fmt.Errorf("answer link secret: %w", err)
-	}
-	var secret []byte
-	if err := db.QueryRowContext(ctx, `SELECT value FROM settings WHERE name = ?`, linkSecretName).Scan(&secret); err != nil {
-		return nil, fmt.Errorf("answer link secret: %w", err)
-	}
-	if len(secret) < 32 {
-		return nil, fmt.Errorf("answer link secret: %d bytes stored, want 32", len(secret))
-	}
-	return secret, nil
 }
 
 // LinkSecret returns this database's answer-link secret: 32 random bytes

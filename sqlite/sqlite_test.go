@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/askonce/askonce"
-	"github.com/askonce/askonce/server"
 	"github.com/askonce/askonce/storetest"
 )
 
@@ -41,7 +40,7 @@ func TestStore(t *testing.T) {
 }
 
 func TestIdempotencyStore(t *testing.T) {
-	storetest.RunIdempotency(t, func(t *testing.T) server.IdempotencyStore {
+	storetest.RunIdempotency(t, func(t *testing.T) askonce.IdempotencyStore {
 		s, err := Open(t.Context(), filepath.Join(t.TempDir(), "askonce.db"))
 		if err != nil {
 			t.Fatal(err)

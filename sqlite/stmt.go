@@ -4,11 +4,16 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+
+	"github.com/askonce/askonce/internal/sqlstore"
 )
 
 // jobColumns are every job column of jobFrom, in jobTable's order: what
 // scanJob reads.
-var jobColumns = names(columnsWhere(func(*jobColumn) bool { return true }), readExpr, ", ")
+var jobColumns = sqlstore.Names(columnsWhere(func(*sqlstore.Column) bool { return true }), readExpr, ", ")
+
+// shared are the statements both stores run.
+var shared = sqlstore.Statements(sqlstore.Question)
 
 // logIDSQL is logID in SQL: the rowid of the first record of kind of the
 // job whose log_seq is the expression seq (OR n to it for record n).
@@ -34,10 +39,10 @@ var resultCarried = `(nr.ref IS NULL AND nr.res IS NOT NULL AND jobs.result_atte
 	AND nr.res = (SELECT data FROM job_log WHERE id = ` + logIDSQL("jobs.log_seq", logAttempt) + ` | jobs.result_attempt))`
 
 var (
-	insertJobSQL = "INSERT INTO jobs (" + names(jobsColumns, none, ", ") + ", log_seq, result_attempt) VALUES (" + placeholders(len(jobsColumns)+2) + ")"
+	insertJobSQL = "INSERT INTO jobs (" + sqlstore.Names(jobsColumns, nil, ", ") + ", log_seq, result_attempt) VALUES (" + sqlstore.Question.Params(len(jobsColumns)+2) + ")"
 
-	insertStaticSQL = "INSERT INTO job_log (id, " + names(staticColumns, none, ", ") + ") VALUES (" +
-		placeholders(1+len(staticColumns)) + ")"
+	insertStaticSQL = "INSERT INTO job_log (id, " + sqlstore.Names(staticColumns, nil, ", ") + ") VALUES (" +
+		sqlstore.Question.Params(1+len(staticColumns)) + ")"
 
 	// updateJobSQL is the compare-and-set. The result and its attempt
 	// (resultRef) come as nr. The sums over attempts are
@@ -45,7 +50,7 @@ var (
 	// with the job's log_seq and whether the change changes the fixed
 	// columns of jobs (their values follow the WHERE's) and of the job's
 	// job_log record (then theirs).
-	updateJobSQL = "UPDATE jobs SET " + names(stateColumns, none, " = ?, ") + " = ?" +
+	updateJobSQL = "UPDATE jobs SET " + sqlstore.Names(stateColumns, nil, " = ?, ") + " = ?" +
 		`, prompt_tokens = prompt_tokens + ?, completion_tokens = completion_tokens + ?,
 		cost_usd = cost_usd + ?, attempt_count = attempt_count + ?,
 		version = version + 1, updated_at = ?,
@@ -55,15 +60,15 @@ var (
 		FROM (SELECT ? AS res, ? AS ref) AS nr
 		WHERE tenant_id = ? AND id = ? AND version = ?
 		RETURNING version, prompt_tokens, completion_tokens, cost_usd, attempt_count, log_seq, ` +
-		names(fixedJobs, none, " IS NOT ? OR ") + " IS NOT ?" +
-		", EXISTS (SELECT 1 FROM job_log s WHERE s.id = " + logIDSQL("jobs.log_seq", logJob) + " AND (" + names(fixedStatic, tableAlias, " IS NOT ? OR ") + " IS NOT ?))"
+		sqlstore.Names(fixedJobs, nil, " IS NOT ? OR ") + " IS NOT ?" +
+		", EXISTS (SELECT 1 FROM job_log s WHERE s.id = " + logIDSQL("jobs.log_seq", logJob) + " AND (" + sqlstore.Names(fixedStatic, tableAlias, " IS NOT ? OR ") + " IS NOT ?))"
 
 	// The fixed columns are written only when a change does change them
 	// (updateJobSQL tells). The values are ?1... in column order, then
 	// the job id.
-	updateFixedSQL = "UPDATE jobs SET " + setNumbered(fixedJobs) +
+	updateFixedSQL = "UPDATE jobs SET " + sqlstore.Question.Assign(fixedJobs, 1) +
 		fmt.Sprintf(" WHERE id = ?%d AND (", len(fixedJobs)+1) + changedIf(fixedJobs) + ")"
-	updateStaticSQL = "UPDATE job_log SET " + setNumbered(fixedStatic) +
+	updateStaticSQL = "UPDATE job_log SET " + sqlstore.Question.Assign(fixedStatic, 1) +
 		fmt.Sprintf(" WHERE id = (SELECT %s FROM jobs WHERE id = ?%d) AND (", logIDSQL("log_seq", logJob), len(fixedStatic)+1) + changedIf(fixedStatic) + ")"
 
 	selectJobSQL = "SELECT " + jobColumns + jobFrom + " WHERE j.tenant_id = ? AND j.id = ?"
@@ -84,13 +89,8 @@ var (
 			FROM jobs j JOIN job_log l ON l.id > ` + logIDSQL("j.log_seq", logEvent) + " | ?3 AND l.id < " + logIDSQL("j.log_seq", logDispatch) + `
 			WHERE j.id = ?1 AND j.tenant_id = ?2 ORDER BY l.id LIMIT ?4`
 
-	// DueQuestions seeks jobs_due, LapsedLeases reads jobs_active
-	// (migration 00010), which covers it; SQLite uses a partial index
-	// only when the query repeats its WHERE.
-	dueQuestionsSQL = `SELECT tenant_id, id FROM jobs
-			WHERE status = 'pending' AND clarification_expires_at IS NOT NULL
-			AND clarification_expires_at <= ?
-			ORDER BY clarification_expires_at, id LIMIT ?`
+	// LapsedLeases reads jobs_active (migration 00010), which covers it;
+	// SQLite uses a partial index only when the query repeats its WHERE.
 	lapsedLeasesSQL = `SELECT tenant_id, id FROM jobs
 			WHERE status = 'planning' AND status IN ('planning', 'pending') AND mode = 'managed'
 			AND (lease_until <= ?1 OR (?2 <> '' AND lease_owner = ?2))
@@ -143,6 +143,7 @@ type readStmts struct {
 	dueQuestions  *sql.Stmt
 	lapsedLeases  *sql.Stmt
 	jobByLink     *sql.Stmt
+	message       *sql.Stmt
 }
 
 // prepare prepares every fixed statement once. database/sql re-prepares a
@@ -167,90 +168,48 @@ func (s *Store) prepare(ctx context.Context) error {
 		{s.writer, &s.w.insertEvent, `INSERT INTO job_log (id, type, at, data) VALUES (?, ?, ?, ?)`},
 		{s.writer, &s.w.updateFixed, updateFixedSQL},
 		{s.writer, &s.w.updateStatic, updateStaticSQL},
-		{s.writer, &s.w.upsertHistory, `INSERT INTO history
-			(tenant_id, session_id, question_hash, type, question, answer, job_id, at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-			ON CONFLICT (tenant_id, session_id, question_hash) DO UPDATE SET
-			type = excluded.type, question = excluded.question, answer = excluded.answer,
-			job_id = excluded.job_id, at = excluded.at`},
-		// Of two answers racing for an entry the later stays (by time,
-		// then job id, so that every replica agrees).
-		{s.writer, &s.w.upsertMemory, `INSERT INTO memory
-			(tenant_id, scope, scope_key, question_hash, type, question, answer, job_id, session_id, at, expires_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-			ON CONFLICT (tenant_id, scope, scope_key, question_hash) DO UPDATE SET
-			type = excluded.type, question = excluded.question, answer = excluded.answer,
-			job_id = excluded.job_id, session_id = excluded.session_id, at = excluded.at, expires_at = excluded.expires_at
-			WHERE excluded.at > memory.at OR (excluded.at = memory.at AND excluded.job_id > memory.job_id)`},
-		{s.writer, &s.w.useMemory, `UPDATE memory SET uses = uses + 1
-			WHERE tenant_id = ? AND scope = ? AND scope_key = ? AND question_hash = ?`},
+		{s.writer, &s.w.upsertHistory, shared.UpsertHistory},
+		{s.writer, &s.w.upsertMemory, shared.UpsertMemory},
+		{s.writer, &s.w.useMemory, shared.UseMemory},
 		// The rowid refuses a second dispatch of a job.
 		{s.writer, &s.w.insertDispatch, `INSERT INTO job_log (id, at, type) VALUES (?, ?, 'queued')`},
-		// A job asks once, so its link is written once; the same row
-		// again is harmless.
-		{s.writer, &s.w.insertLink, `INSERT INTO answer_links (token_hash, tenant_id, job_id, created_at)
-			VALUES (?, ?, ?, ?) ON CONFLICT (token_hash) DO NOTHING`},
+		{s.writer, &s.w.insertLink, shared.InsertLink},
 		{s.writer, &s.w.savepoint, `SAVEPOINT write`},
 		{s.writer, &s.w.release, `RELEASE write`},
 		{s.writer, &s.w.rollbackTo, `ROLLBACK TO write`},
 
 		{s.reader, &s.r.getJob, selectJobSQL},
-		{s.reader, &s.r.jobExists, `SELECT 1 FROM jobs WHERE tenant_id = ? AND id = ?`},
+		{s.reader, &s.r.jobExists, shared.JobExists},
 		{s.reader, &s.r.attempts, attemptsSQL},
 		{s.reader, &s.r.events, eventsSQL},
-		{s.reader, &s.r.lookupHistory, `SELECT ` + sessionColumns + `
-			FROM history WHERE tenant_id = ? AND session_id = ? AND question_hash = ?`},
-		// One statement, one primary-key seek per scope, nearest first.
-		{s.reader, &s.r.lookupMemory, `SELECT ` + historyColumns + ` FROM (
-			SELECT 0 AS rank, ` + sessionColumns + ` FROM history
-				WHERE tenant_id = ?1 AND session_id = ?2 AND question_hash = ?3
-			UNION ALL
-			SELECT 1, ` + historyColumns + ` FROM memory
-				WHERE tenant_id = ?1 AND scope = 'project' AND scope_key = ?4 AND question_hash = ?3 AND expires_at > ?6
-			UNION ALL
-			SELECT 2, ` + historyColumns + ` FROM memory
-				WHERE ?5 AND tenant_id = ?1 AND scope = 'tenant' AND scope_key = '' AND question_hash = ?3 AND expires_at > ?6
-			) ORDER BY rank LIMIT 1`},
-		{s.reader, &s.r.history, `SELECT ` + sessionColumns + `
-			FROM history WHERE tenant_id = ? AND session_id = ? ORDER BY at, question_hash`},
-		{s.reader, &s.r.memory, `SELECT ` + historyColumns + `
-			FROM memory WHERE tenant_id = ? AND scope = ? AND scope_key = ? AND expires_at > ?
-			ORDER BY at DESC, question_hash`},
-		{s.reader, &s.r.dueQuestions, dueQuestionsSQL},
-		{s.writer, &s.w.claimKey, `INSERT INTO idempotency
-			(tenant_id, key, fingerprint, owner, job_id, base_version, status, body, created_at)
-			VALUES (?, ?, ?, ?, ?, ?, 0, NULL, ?) ON CONFLICT (tenant_id, key) DO NOTHING`},
+		{s.reader, &s.r.lookupHistory, shared.LookupHistory},
+		{s.reader, &s.r.lookupMemory, shared.LookupMemory},
+		{s.reader, &s.r.history, shared.History},
+		{s.reader, &s.r.memory, shared.Memory},
+		{s.reader, &s.r.dueQuestions, shared.DueQuestions},
+		{s.writer, &s.w.claimKey, shared.ClaimKey},
 		// An in-flight claim whose owner holds no live lease is taken over.
 		{s.writer, &s.w.takeOverKey, `UPDATE idempotency SET owner = ?
 			WHERE tenant_id = ? AND key = ? AND status = 0 AND fingerprint = ?
 			AND NOT EXISTS (SELECT 1 FROM idempotency_leases l
 				WHERE l.owner = idempotency.owner AND l.expires_at > ?)
 			RETURNING job_id, base_version, created_at`},
-		{s.writer, &s.w.readKey, `SELECT fingerprint, owner, job_id, base_version, status, body, created_at
-			FROM idempotency WHERE tenant_id = ? AND key = ?`},
-		{s.writer, &s.w.completeKey, `UPDATE idempotency SET status = ?, body = ?
-			WHERE tenant_id = ? AND key = ? AND owner = ? AND status = 0`},
-		{s.writer, &s.w.abandonKey, `UPDATE idempotency SET owner = ''
-			WHERE tenant_id = ? AND key = ? AND owner = ? AND status = 0`},
-		{s.writer, &s.w.renewLease, `INSERT INTO idempotency_leases (owner, expires_at) VALUES (?, ?)
-			ON CONFLICT (owner) DO UPDATE SET expires_at = excluded.expires_at`},
-		// A lapsed lease and no lease mean the same: dead.
-		{s.writer, &s.w.dropLeases, `DELETE FROM idempotency_leases WHERE expires_at <= ?`},
-		{s.writer, &s.w.endLease, `DELETE FROM idempotency_leases WHERE owner = ?`},
+		{s.writer, &s.w.readKey, shared.ReadKey},
+		{s.writer, &s.w.completeKey, shared.CompleteKey},
+		{s.writer, &s.w.abandonKey, shared.AbandonKey},
+		{s.writer, &s.w.renewLease, shared.RenewKeyLease},
+		{s.writer, &s.w.dropLeases, shared.DropKeyLeases},
+		{s.writer, &s.w.endLease, shared.EndKeyLease},
 		// One lookup by the primary key of answer_links, then of jobs.
 		{s.reader, &s.r.jobByLink, "SELECT " + jobColumns + ` FROM answer_links l
 			JOIN jobs j ON j.id = l.job_id AND j.tenant_id = l.tenant_id` + jobJoins + `
 			WHERE l.token_hash = ?`},
 		{s.reader, &s.r.lapsedLeases, lapsedLeasesSQL},
+		{s.reader, &s.r.message, shared.Message},
 		{s.writer, &s.w.renewPlanning, `UPDATE jobs SET lease_until = ?
 			WHERE tenant_id = ? AND id = ? AND lease_owner = ?
 			AND status = 'planning' AND mode = 'managed'`},
-		// The upsert's WHERE decides: a free, lapsed or own lead is taken;
-		// a live one of another owner is left, and then no row returns.
-		{s.writer, &s.w.lead, `INSERT INTO leaders (name, owner, until) VALUES (?1, ?2, ?4)
-			ON CONFLICT (name) DO UPDATE SET owner = excluded.owner, until = excluded.until
-			WHERE leaders.owner = excluded.owner OR leaders.until <= ?3
-			RETURNING owner`},
+		{s.writer, &s.w.lead, shared.Lead},
 	} {
 		st, err := p.db.PrepareContext(ctx, p.query)
 		if err != nil {
@@ -270,7 +229,7 @@ func (s *Store) statements() []*sql.Stmt {
 		s.w.renewLease, s.w.dropLeases, s.w.endLease, s.w.renewPlanning, s.w.lead,
 		s.w.savepoint, s.w.release, s.w.rollbackTo,
 		s.r.getJob, s.r.jobExists, s.r.attempts, s.r.events, s.r.lookupHistory, s.r.lookupMemory,
-		s.r.history, s.r.memory, s.r.dueQuestions, s.r.lapsedLeases, s.r.jobByLink,
+		s.r.history, s.r.memory, s.r.dueQuestions, s.r.lapsedLeases, s.r.jobByLink, s.r.message,
 	}
 	s.listMu.Lock()
 	st = append(st, s.listStmts[:]...)

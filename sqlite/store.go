@@ -3,15 +3,13 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/internal/sqlstore"
 	msqlite "modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 )
@@ -24,33 +22,24 @@ import (
 // they are those of c.Attempts. A job id that exists already, in any
 // tenant, is ECONFLICT, and then nothing is written.
 func (s *Store) CreateJob(ctx context.Context, c *askonce.Change) error {
-	if c == nil || c.Job == nil || c.Job.ID == "" {
-		return askonce.Errorf(askonce.EINVALID, "create job: the job has no id")
+	now := s.stamp()
+	// The row as stored: the store's columns start over.
+	ins, err := sqlstore.Inserted(c, now, toNanos)
+	if err != nil {
+		return err
 	}
 	job := c.Job
-	now := s.stamp()
-	created := now
-	if !job.CreatedAt.IsZero() {
-		created = fromNanos(job.CreatedAt.UnixNano())
-	}
-	// The row as stored: the store's columns start over.
-	ins := *job
-	ins.Version, ins.Usage, ins.AttemptCount = 1, attemptsUsage(c.Attempts), len(c.Attempts)
-	ins.CreatedAt, ins.UpdatedAt = created, created
-	if c.Dispatch {
-		ins.Dispatch = askonce.DispatchQueued
-	}
-	args, err := jobArgs(&ins, jobsColumns)
+	args, err := sqlstore.Args(ins, jobsColumns)
 	if err != nil {
 		return wrap(err, "create job %s", job.ID)
 	}
-	static, err := jobArgs(&ins, staticColumns)
+	static, err := sqlstore.Args(ins, staticColumns)
 	if err != nil {
 		return wrap(err, "create job %s", job.ID)
 	}
 	var ref any
-	args[resultIndex], ref = resultRef(&ins, c.Attempts)
-	hist := historyOf(c, now)
+	args[resultIndex], ref = resultRef(ins, c.Attempts)
+	hist := sqlstore.HistoryOf(c, now, toNanos)
 
 	var appended []askonce.Event
 	err = s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
@@ -67,31 +56,15 @@ func (s *Store) CreateJob(ctx context.Context, c *askonce.Change) error {
 		if _, err := tx.StmtContext(ctx, s.w.insertStatic).ExecContext(ctx, append([]any{logID(seq, logJob, 0)}, static...)...); err != nil {
 			return err
 		}
-		appended, err = s.writeWith(ctx, tx, &ins, seq, c, hist, now)
+		appended, err = s.writeWith(ctx, tx, ins, seq, c, hist, now)
 		return err
 	})
 	if err != nil {
 		return s.writeError(ctx, err, job, "create job %s", job.ID)
 	}
 	s.watchers.Wake(job.ID)
-	job.Version = 1
-	job.CreatedAt, job.UpdatedAt = created, created
-	job.Usage, job.AttemptCount = ins.Usage, ins.AttemptCount
-	job.Dispatch = ins.Dispatch
-	wroteWith(c, appended, hist)
+	sqlstore.Created(c, ins, appended, hist)
 	return nil
-}
-
-// GetJob returns the tenant's job, or ENOTFOUND.
-func (s *Store) GetJob(ctx context.Context, tenant, id string) (*askonce.Job, error) {
-	j, err := scanJob(s.r.getJob.QueryRowContext(ctx, tenant, id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, askonce.Errorf(askonce.ENOTFOUND, "job %s not found", id)
-	}
-	if err != nil {
-		return nil, wrap(err, "get job %s", id)
-	}
-	return j, nil
 }
 
 // errDispatched is the failed insert of a second dispatch of a job.
@@ -110,28 +83,25 @@ var errDispatched = errors.New("dispatch already queued")
 // rewritten only when the change changes them, so that a transition
 // writes the job row and the indexes on what it changes, no more.
 func (s *Store) UpdateJob(ctx context.Context, c *askonce.Change) error {
-	if c == nil || c.Job == nil {
-		return askonce.Errorf(askonce.EINVALID, "update job: the change has no job")
+	w, err := sqlstore.Written(c)
+	if err != nil {
+		return err
 	}
 	j := c.Job
-	w := *j // as written
-	if c.Dispatch {
-		w.Dispatch = askonce.DispatchQueued
-	}
-	state, err := jobArgs(&w, stateColumns)
+	state, err := sqlstore.Args(w, stateColumns)
 	if err != nil {
 		return wrap(err, "update job %s", j.ID)
 	}
-	fixed, err := jobArgs(j, fixedJobs)
+	fixed, err := sqlstore.Args(j, fixedJobs)
 	if err != nil {
 		return wrap(err, "update job %s", j.ID)
 	}
-	static, err := jobArgs(j, fixedStatic)
+	static, err := sqlstore.Args(j, fixedStatic)
 	if err != nil {
 		return wrap(err, "update job %s", j.ID)
 	}
 	fixed, static = append(fixed, j.ID), append(static, j.ID)
-	add := attemptsUsage(c.Attempts)
+	add := sqlstore.AttemptsUsage(c.Attempts)
 	now := s.stamp()
 	res, ref := resultRef(j, c.Attempts)
 	args := append(state,
@@ -140,7 +110,7 @@ func (s *Store) UpdateJob(ctx context.Context, c *askonce.Change) error {
 	args = append(args, fixed[:len(fixed)-1]...)
 	args = append(args, static[:len(static)-1]...)
 
-	hist := historyOf(c, now)
+	hist := sqlstore.HistoryOf(c, now, toNanos)
 	var (
 		version  int64
 		usage    askonce.Usage
@@ -177,14 +147,7 @@ func (s *Store) UpdateJob(ctx context.Context, c *askonce.Change) error {
 		return s.writeError(ctx, err, j, "update job %s", j.ID)
 	}
 	s.watchers.Wake(j.ID)
-	j.Version = version
-	j.UpdatedAt = now
-	j.Usage = usage
-	j.AttemptCount = count
-	if c.Dispatch {
-		j.Dispatch = askonce.DispatchQueued
-	}
-	wroteWith(c, appended, hist)
+	sqlstore.Updated(c, version, now, usage, count, appended, hist)
 	return nil
 }
 
@@ -197,33 +160,7 @@ func resultRef(j *askonce.Job, attempts []askonce.Attempt) (result, attempt any)
 			return nil, attempts[i].N
 		}
 	}
-	return textArg(j.Result), nil
-}
-
-// resultIndex is the place of the result among jobsColumns.
-var resultIndex = slices.IndexFunc(jobsColumns, func(c *jobColumn) bool { return c.kind == resultColumn })
-
-// attemptsUsage is the usage of attempts, summed.
-func attemptsUsage(attempts []askonce.Attempt) askonce.Usage {
-	var u askonce.Usage
-	for _, a := range attempts {
-		u = u.Add(a.Usage)
-	}
-	return u
-}
-
-// historyOf returns c.History as it will be stored (Change.StoredHistory),
-// its time to the nanosecond in UTC.
-func historyOf(c *askonce.Change, now time.Time) *askonce.HistoryEntry {
-	h := c.StoredHistory(now)
-	if h != nil {
-		h.At = fromNanos(h.At.UnixNano())
-		if h.ExpiresAt != nil {
-			t := fromNanos(h.ExpiresAt.UnixNano())
-			h.ExpiresAt = &t
-		}
-	}
-	return h
+	return sqlstore.Text(j.Result), nil
 }
 
 // writeWith writes, inside tx, what goes with the row of job j (whose
@@ -294,40 +231,15 @@ func (s *Store) writeWith(ctx context.Context, tx *sql.Tx, j *askonce.Job, seq i
 	return appended, nil
 }
 
-// wroteWith hands back to c, once its transaction committed, what the
-// store assigned: the events' ids and times, the history entry's fields.
-func wroteWith(c *askonce.Change, appended []askonce.Event, hist *askonce.HistoryEntry) {
-	copy(c.Events, appended)
-	if hist != nil {
-		*c.History = *hist
-	}
-}
-
 // writeError returns the error of a failed write of j: a second dispatch
 // is ECONFLICT with the stored job, the store's own errors pass through,
 // others get context.
 func (s *Store) writeError(ctx context.Context, err error, j *askonce.Job, format string, args ...any) error {
 	if errors.Is(err, errDispatched) {
-		e := &askonce.Error{Code: askonce.ECONFLICT, Message: fmt.Sprintf("job %s was dispatched already", j.ID)}
-		if cur, err := s.GetJob(ctx, j.TenantID, j.ID); err == nil {
-			e.Job = cur
-		}
-		return e
+		cur, _ := s.GetJob(ctx, j.TenantID, j.ID)
+		return sqlstore.Dispatched(j.ID, cur)
 	}
 	return wrap(err, format, args...)
-}
-
-// JobByAnswerLink returns the job whose answer link has hash, of any
-// tenant, or ENOTFOUND.
-func (s *Store) JobByAnswerLink(ctx context.Context, hash []byte) (*askonce.Job, error) {
-	j, err := scanJob(s.r.jobByLink.QueryRowContext(ctx, hash))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, askonce.Errorf(askonce.ENOTFOUND, "no such answer link")
-	}
-	if err != nil {
-		return nil, wrap(err, "find answer link")
-	}
-	return j, nil
 }
 
 // lostUpdate explains, inside the transaction, why the compare-and-set of
@@ -336,16 +248,12 @@ func (s *Store) JobByAnswerLink(ctx context.Context, hash []byte) (*askonce.Job,
 func (s *Store) lostUpdate(ctx context.Context, tx *sql.Tx, j *askonce.Job) error {
 	cur, err := scanJob(tx.StmtContext(ctx, s.w.selectJob).QueryRowContext(ctx, j.TenantID, j.ID))
 	if errors.Is(err, sql.ErrNoRows) {
-		return askonce.Errorf(askonce.ENOTFOUND, "job %s not found", j.ID)
+		return sqlstore.NotFound(j.ID)
 	}
 	if err != nil {
 		return wrap(err, "read current job")
 	}
-	return &askonce.Error{
-		Code:    askonce.ECONFLICT,
-		Message: fmt.Sprintf("job %s changed concurrently: version is %d, the change was computed from %d", j.ID, cur.Version, j.Version),
-		Job:     cur,
-	}
+	return sqlstore.Conflict(j, cur)
 }
 
 // AddAttempt appends a, adds its usage to the job's sums and counts it,
@@ -359,7 +267,7 @@ func (s *Store) AddAttempt(ctx context.Context, tenant, jobID string, a askonce.
 		err := tx.StmtContext(ctx, s.w.addUsage).QueryRowContext(ctx,
 			a.Usage.PromptTokens, a.Usage.CompletionTokens, a.Usage.CostUSD, tenant, jobID).Scan(&seq)
 		if errors.Is(err, sql.ErrNoRows) {
-			return askonce.Errorf(askonce.ENOTFOUND, "job %s not found", jobID)
+			return sqlstore.NotFound(jobID)
 		}
 		if err != nil {
 			return err
@@ -383,225 +291,6 @@ func (s *Store) AddAttempt(ctx context.Context, tenant, jobID string, a askonce.
 	return wrap(err, "add attempt to job %s", jobID)
 }
 
-// Attempts returns the job's attempts by number. ENOTFOUND if the tenant
-// has no such job.
-func (s *Store) Attempts(ctx context.Context, tenant, jobID string) ([]askonce.Attempt, error) {
-	out, err := queryAll(ctx, s.r.attempts, scanAttempt, jobID, tenant)
-	if err != nil {
-		return nil, wrap(err, "attempts of job %s", jobID)
-	}
-	if len(out) == 0 {
-		if err := s.mustExist(ctx, tenant, jobID); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
-}
-
-// Events returns up to limit of the job's events with ID > after, by ID.
-// A limit <= 0 returns them all. ENOTFOUND if the tenant has no such job.
-func (s *Store) Events(ctx context.Context, tenant, jobID string, after int64, limit int) ([]askonce.Event, error) {
-	if limit <= 0 {
-		limit = -1 // SQLite: no limit
-	}
-	// The ids job_log can hold (logID).
-	after = min(max(after, 0), logMaxN)
-	out, err := queryAll(ctx, s.r.events, scanEvent, jobID, tenant, after, limit)
-	if err != nil {
-		return nil, wrap(err, "events of job %s", jobID)
-	}
-	if len(out) == 0 {
-		// Events are written with their job, so rows imply the job; only
-		// an empty page needs to tell "no job" from "no more events".
-		if err := s.mustExist(ctx, tenant, jobID); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
-}
-
-// queryAll runs a prepared query and scans every row; never nil, so that
-// an empty result is an empty JSON list.
-func queryAll[T any](ctx context.Context, st *sql.Stmt, scan func(interface{ Scan(...any) error }) (T, error), args ...any) ([]T, error) {
-	rows, err := st.QueryContext(ctx, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []T{}
-	for rows.Next() {
-		v, err := scan(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, rows.Err()
-}
-
-// mustExist returns ENOTFOUND unless the tenant has the job.
-func (s *Store) mustExist(ctx context.Context, tenant, jobID string) error {
-	var one int
-	err := s.r.jobExists.QueryRowContext(ctx, tenant, jobID).Scan(&one)
-	if errors.Is(err, sql.ErrNoRows) {
-		return askonce.Errorf(askonce.ENOTFOUND, "job %s not found", jobID)
-	}
-	if err != nil {
-		return wrap(err, "find job %s", jobID)
-	}
-	return nil
-}
-
-// LookupHistory returns the answer to q.QuestionHash nearest to q's
-// session (askonce.Store.LookupHistory), or ENOTFOUND. A query of the
-// session alone reads history only.
-func (s *Store) LookupHistory(ctx context.Context, q askonce.HistoryQuery) (*askonce.HistoryEntry, error) {
-	var row *sql.Row
-	if q.Project == "" && !q.Tenant {
-		row = s.r.lookupHistory.QueryRowContext(ctx, q.TenantID, q.SessionID, q.QuestionHash)
-	} else {
-		row = s.r.lookupMemory.QueryRowContext(ctx, q.TenantID, q.SessionID, q.QuestionHash, q.Project, q.Tenant, q.Now.UnixNano())
-	}
-	h, err := scanHistory(row)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, askonce.Errorf(askonce.ENOTFOUND, "session %s has no answer to question %s", q.SessionID, q.QuestionHash)
-	}
-	if err != nil {
-		return nil, wrap(err, "look up history of session %s", q.SessionID)
-	}
-	return &h, nil
-}
-
-// Memory returns the answers remembered in f's project or tenant that
-// have not expired at f.Now, newest first.
-func (s *Store) Memory(ctx context.Context, f askonce.MemoryFilter) ([]askonce.HistoryEntry, error) {
-	out, err := queryAll(ctx, s.r.memory, scanHistory, f.TenantID, string(f.Scope), f.Project, f.Now.UnixNano())
-	if err != nil {
-		return nil, fmt.Errorf("%s memory: %w", f.Scope, err)
-	}
-	return out, nil
-}
-
-// Forget deletes one remembered answer: a session's from history, a
-// project's or the tenant's from memory.
-func (s *Store) Forget(ctx context.Context, k askonce.MemoryKey) error {
-	query := `DELETE FROM memory WHERE tenant_id = ? AND scope = ? AND scope_key = ? AND question_hash = ?`
-	args := []any{k.TenantID, string(k.Scope), k.ScopeKey(), k.QuestionHash}
-	if k.Scope == askonce.MemorySession {
-		query = `DELETE FROM history WHERE tenant_id = ? AND session_id = ? AND question_hash = ?`
-		args = []any{k.TenantID, k.SessionID, k.QuestionHash}
-	}
-	var n int64
-	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, query, args...)
-		if err != nil {
-			return err
-		}
-		n, err = res.RowsAffected()
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("forget %s answer %s: %w", k.Scope, k.QuestionHash, err)
-	}
-	if n == 0 {
-		return askonce.Errorf(askonce.ENOTFOUND, "no %s answer to question %s is remembered", k.Scope, k.QuestionHash)
-	}
-	return nil
-}
-
-// History returns the session's answered questions, oldest (last
-// answered) first.
-func (s *Store) History(ctx context.Context, tenant, session string) ([]askonce.HistoryEntry, error) {
-	out, err := queryAll(ctx, s.r.history, scanHistory, tenant, session)
-	if err != nil {
-		return nil, wrap(err, "history of session %s", session)
-	}
-	return out, nil
-}
-
-// ListJobs returns one page of the tenant's jobs, newest first (by
-// CreatedAt, then ID). The cursor is the position of the previous page's
-// last job, so pages neither skip nor repeat jobs created meanwhile. A
-// cursor this store did not make is EINVALID.
-func (s *Store) ListJobs(ctx context.Context, tenant string, f askonce.JobFilter) (*askonce.JobPage, error) {
-	limit := f.PageLimit()
-	bits, args, err := listArgs(tenant, f)
-	if err != nil {
-		return nil, err
-	}
-	st, err := s.listStmt(ctx, bits)
-	if err != nil {
-		return nil, wrap(err, "list jobs")
-	}
-	rows, err := st.QueryContext(ctx, args...)
-	if err != nil {
-		return nil, wrap(err, "list jobs")
-	}
-	defer rows.Close()
-	page := &askonce.JobPage{Jobs: make([]*askonce.Job, 0, min(limit, 64))}
-	for rows.Next() {
-		j, err := scanJob(rows)
-		if err != nil {
-			return nil, wrap(err, "list jobs")
-		}
-		page.Jobs = append(page.Jobs, j)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, wrap(err, "list jobs")
-	}
-	if len(page.Jobs) > limit {
-		page.Jobs = page.Jobs[:limit]
-		last := page.Jobs[limit-1]
-		page.NextCursor = encodeCursor(last.CreatedAt.UnixNano(), last.ID)
-	}
-	return page, nil
-}
-
-const (
-	listByStatus = 1 << iota
-	listBySession
-	listAfter
-	listActive // the status is one of jobs_active's (migration 00009)
-	listEnded  // the status is one of jobs_ended's (migration 00012)
-)
-
-// statusIndex is listActive or listEnded for a status whose jobs a
-// partial index holds, 0 for success (nearly every job's, read through
-// jobs_by_tenant).
-func statusIndex(st askonce.Status) int {
-	switch st {
-	case askonce.StatusPlanning, askonce.StatusPending:
-		return listActive
-	case askonce.StatusValidationError, askonce.StatusFailed, askonce.StatusCancelled, askonce.StatusExpired:
-		return listEnded
-	}
-	return 0
-}
-
-// listArgs returns listQuery's filter bits for f and the query's
-// arguments, the last the page's limit plus one.
-func listArgs(tenant string, f askonce.JobFilter) (int, []any, error) {
-	var bits int
-	args := []any{tenant}
-	if f.Status != "" {
-		bits |= listByStatus | statusIndex(f.Status)
-		args = append(args, string(f.Status))
-	}
-	if f.SessionID != "" {
-		bits |= listBySession
-		args = append(args, f.SessionID)
-	}
-	if f.Cursor != "" {
-		at, id, ok := decodeCursor(f.Cursor)
-		if !ok {
-			return 0, nil, askonce.Errorf(askonce.EINVALID, "cursor %q is not a cursor of this list", f.Cursor)
-		}
-		bits |= listAfter
-		args = append(args, at, id)
-	}
-	return bits, append(args, f.PageLimit()+1), nil
-}
-
 // listStmt returns the prepared ListJobs query for a set of filters,
 // preparing it on first use.
 func (s *Store) listStmt(ctx context.Context, bits int) (*sql.Stmt, error) {
@@ -620,75 +309,7 @@ func (s *Store) listStmt(ctx context.Context, bits int) (*sql.Stmt, error) {
 
 // listQuery is the ListJobs query for a set of filters.
 func listQuery(bits int) string {
-	var q strings.Builder
-	q.WriteString("SELECT " + jobColumns + jobFrom + " WHERE j.tenant_id = ?")
-	if bits&listByStatus != 0 {
-		q.WriteString(" AND j.status = ?")
-	}
-	if bits&listActive != 0 {
-		// SQLite uses a partial index only when the query repeats its WHERE.
-		q.WriteString(" AND j.status IN ('planning', 'pending')")
-	}
-	if bits&listEnded != 0 {
-		q.WriteString(" AND j.status IN ('validation_error', 'failed', 'cancelled', 'expired')")
-	}
-	if bits&listBySession != 0 {
-		q.WriteString(" AND j.session_id = ?")
-	}
-	if bits&listAfter != 0 {
-		q.WriteString(" AND (j.created_at, j.id) < (?, ?)")
-	}
-	q.WriteString(" ORDER BY j.created_at DESC, j.id DESC LIMIT ?")
-	return q.String()
-}
-
-// A cursor is the base64 of "<created_at unix ns>.<job id>".
-func encodeCursor(createdAt int64, id string) string {
-	return base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(createdAt, 10) + "." + id))
-}
-
-func decodeCursor(c string) (int64, string, bool) {
-	b, err := base64.RawURLEncoding.DecodeString(c)
-	if err != nil {
-		return 0, "", false
-	}
-	at, id, ok := strings.Cut(string(b), ".")
-	if !ok || id == "" {
-		return 0, "", false
-	}
-	n, err := strconv.ParseInt(at, 10, 64)
-	if err != nil {
-		return 0, "", false
-	}
-	return n, id, true
-}
-
-// DueQuestions returns pending jobs of every tenant whose question expired
-// at or before now, earliest deadline first. A limit <= 0 returns them all.
-func (s *Store) DueQuestions(ctx context.Context, now time.Time, limit int) ([]askonce.JobRef, error) {
-	refs, err := s.refs(ctx, s.r.dueQuestions, now.UnixNano(), limit)
-	if err != nil {
-		return nil, wrap(err, "due questions")
-	}
-	return refs, nil
-}
-
-// LapsedLeases returns managed jobs of every tenant in planning whose lease
-// ended at or before q.Now, or that q.Owner holds, earliest lease first.
-func (s *Store) LapsedLeases(ctx context.Context, q askonce.LeaseQuery) ([]askonce.JobRef, error) {
-	limit := q.Limit
-	if limit <= 0 {
-		limit = -1
-	}
-	rows, err := s.r.lapsedLeases.QueryContext(ctx, q.Now.UnixNano(), q.Owner, limit)
-	if err != nil {
-		return nil, wrap(err, "lapsed leases")
-	}
-	refs, err := scanRefs(rows)
-	if err != nil {
-		return nil, wrap(err, "lapsed leases")
-	}
-	return refs, nil
+	return sqlstore.ListQuery(sqlstore.Question, "SELECT "+jobColumns+jobFrom, bits)
 }
 
 // RenewLeases moves r.Owner's leases on r.Jobs to r.Until, in one
@@ -718,51 +339,6 @@ func (s *Store) RenewLeases(ctx context.Context, r askonce.LeaseRenewal) (int, e
 		return 0, wrap(err, "renew planning leases")
 	}
 	return n, nil
-}
-
-// Lead takes or keeps the leadership l.Name for l.Owner: see
-// askonce.Store.Lead.
-func (s *Store) Lead(ctx context.Context, l askonce.Leadership) (bool, error) {
-	led := false
-	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		var owner string
-		err := tx.StmtContext(ctx, s.w.lead).QueryRowContext(ctx, l.Name, l.Owner, l.Now.UnixNano(), l.Until.UnixNano()).Scan(&owner)
-		if errors.Is(err, sql.ErrNoRows) {
-			led = false
-			return nil
-		}
-		led = err == nil
-		return err
-	})
-	if err != nil {
-		return false, wrap(err, "lead %s", l.Name)
-	}
-	return led, nil
-}
-
-func (s *Store) refs(ctx context.Context, st *sql.Stmt, at int64, limit int) ([]askonce.JobRef, error) {
-	if limit <= 0 {
-		limit = -1
-	}
-	rows, err := st.QueryContext(ctx, at, limit)
-	if err != nil {
-		return nil, err
-	}
-	return scanRefs(rows)
-}
-
-// scanRefs reads (tenant_id, id) rows and closes them.
-func scanRefs(rows *sql.Rows) ([]askonce.JobRef, error) {
-	defer rows.Close()
-	out := []askonce.JobRef{}
-	for rows.Next() {
-		var r askonce.JobRef
-		if err := rows.Scan(&r.TenantID, &r.ID); err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
 }
 
 // appendEvents inserts events for the job (whose log_seq is seq) and
@@ -811,15 +387,7 @@ func isConstraint(err error, codes ...int) bool {
 	return errors.As(err, &e) && slices.Contains(codes, e.Code())
 }
 
-// wrap adds context to an unexpected error and passes askonce's own errors
-// through unchanged, so that their messages stay fit for callers.
+// wrap adds context to an unexpected error (sqlstore.Wrap).
 func wrap(err error, format string, args ...any) error {
-	var e *askonce.Error
-	if err == nil || errors.As(err, &e) {
-		return err
-	}
-	if unreachable(err) {
-		return askonce.Unavailable(fmt.Errorf(format+": %w", append(args, err)...))
-	}
-	return fmt.Errorf(format+": %w", append(args, err)...)
+	return sqlstore.Wrap(err, unreachable, format, args...)
 }

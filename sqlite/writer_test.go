@@ -41,11 +41,19 @@ func TestWritesQueuedBehindARunningWriteCommitTogether(t *testing.T) {
 			}
 		})
 	}
-	for s.queued.Load() < n {
-		time.Sleep(time.Millisecond)
-	}
 	// writeLoop holds the first of them; the others wait to be sent.
-	time.Sleep(10 * time.Millisecond)
+	waitForGoroutines(t, func(stacks []string) bool {
+		sending, loopWaits := 0, false
+		for _, g := range stacks {
+			switch {
+			case strings.Contains(g, "[select") && strings.Contains(g, "sqlite.(*Store).write("):
+				sending++
+			case strings.Contains(g, "[sync.Mutex.Lock") && strings.Contains(g, "sqlite.(*Store).writeLoop("):
+				loopWaits = true
+			}
+		}
+		return loopWaits && sending == n-1
+	})
 	s.writing.Unlock()
 	wg.Wait()
 	if got := s.Commits() - before; got >= n {
@@ -53,5 +61,23 @@ func TestWritesQueuedBehindARunningWriteCommitTogether(t *testing.T) {
 	}
 	if got := len(eventTypesOf(t, s, j)); got != n {
 		t.Errorf("%d events, want %d", got, n)
+	}
+}
+
+// waitForGoroutines waits until done holds for the stacks of every
+// goroutine: how a test sees where goroutines it cannot reach are blocked.
+func waitForGoroutines(t *testing.T, done func(stacks []string) bool) {
+	t.Helper()
+	buf := make([]byte, 1<<20)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		stacks := strings.Split(string(buf[:runtime.Stack(buf, true)]), "\n\n")
+		if done(stacks) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("goroutines never got there:\n%s", strings.Join(stacks, "\n\n"))
+		}
+		time.Sleep(time.Millisecond)
 	}
 }

@@ -6,21 +6,20 @@ import (
 	"time"
 
 	"github.com/askonce/askonce"
-	"github.com/askonce/askonce/server"
 )
 
-// idempotencyTest is one behaviour of a server.IdempotencyStore.
+// idempotencyTest is one behaviour of a askonce.IdempotencyStore.
 type idempotencyTest struct {
 	name string
-	run  func(t *testing.T, s server.IdempotencyStore)
+	run  func(t *testing.T, s askonce.IdempotencyStore)
 }
 
-// RunIdempotency runs the conformance suite of server.IdempotencyStore
+// RunIdempotency runs the conformance suite of askonce.IdempotencyStore
 // (the HTTP API's Idempotency-Key records) against the stores open
 // returns. open is called once per behaviour and must return a new,
 // empty store that no other subtest uses; it closes the store itself
 // (with t.Cleanup). The subtests run in parallel.
-func RunIdempotency(t *testing.T, open func(t *testing.T) server.IdempotencyStore) {
+func RunIdempotency(t *testing.T, open func(t *testing.T) askonce.IdempotencyStore) {
 	for _, tc := range idempotencyTests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -30,12 +29,12 @@ func RunIdempotency(t *testing.T, open func(t *testing.T) server.IdempotencyStor
 }
 
 // key is a fresh in-flight record of owner, for a new tenant.
-func key(owner string) *server.IdempotencyRecord {
-	return &server.IdempotencyRecord{TenantID: NewTenant(), Key: "k", Fingerprint: "POST /jobs abc", Owner: owner, JobID: "job-1", BaseVersion: 3}
+func key(owner string) *askonce.IdempotencyRecord {
+	return &askonce.IdempotencyRecord{TenantID: NewTenant(), Key: "k", Fingerprint: "POST /jobs abc", Owner: owner, JobID: "job-1", BaseVersion: 3}
 }
 
 // claim claims rec, failing the test on error.
-func claim(t *testing.T, s server.IdempotencyStore, rec *server.IdempotencyRecord) (*server.IdempotencyRecord, bool) {
+func claim(t *testing.T, s askonce.IdempotencyStore, rec *askonce.IdempotencyRecord) (*askonce.IdempotencyRecord, bool) {
 	t.Helper()
 	got, tookOver, err := s.ClaimIdempotencyKey(t.Context(), rec)
 	if err != nil {
@@ -45,7 +44,7 @@ func claim(t *testing.T, s server.IdempotencyStore, rec *server.IdempotencyRecor
 }
 
 // live gives owner a lease that outlasts the test.
-func live(t *testing.T, s server.IdempotencyStore, owner string) {
+func live(t *testing.T, s askonce.IdempotencyStore, owner string) {
 	t.Helper()
 	if err := s.RenewIdempotencyLease(t.Context(), owner, time.Hour); err != nil {
 		t.Fatalf("renew lease of %s: %v", owner, err)
@@ -54,24 +53,24 @@ func live(t *testing.T, s server.IdempotencyStore, owner string) {
 
 // retry is rec as another process's retry sends it: the same key and
 // fingerprint, its own owner and a job id of its own.
-func retry(rec *server.IdempotencyRecord, owner string) *server.IdempotencyRecord {
-	return &server.IdempotencyRecord{TenantID: rec.TenantID, Key: rec.Key, Fingerprint: rec.Fingerprint, Owner: owner, JobID: "job-2"}
+func retry(rec *askonce.IdempotencyRecord, owner string) *askonce.IdempotencyRecord {
+	return &askonce.IdempotencyRecord{TenantID: rec.TenantID, Key: rec.Key, Fingerprint: rec.Fingerprint, Owner: owner, JobID: "job-2"}
 }
 
 var idempotencyTests = []idempotencyTest{
-	{"FirstClaimStoresTheKeyInFlight", func(t *testing.T, s server.IdempotencyStore) {
+	{"FirstClaimStoresTheKeyInFlight", func(t *testing.T, s askonce.IdempotencyStore) {
 		live(t, s, "a")
 		rec := key("a")
 		if got, tookOver := claim(t, s, rec); got != nil || tookOver {
 			t.Fatalf("first claim = %+v, %v; want nil, false", got, tookOver)
 		}
 		live(t, s, "b")
-		got, tookOver := claim(t, s, &server.IdempotencyRecord{TenantID: rec.TenantID, Key: "k", Fingerprint: "other", Owner: "b"})
+		got, tookOver := claim(t, s, &askonce.IdempotencyRecord{TenantID: rec.TenantID, Key: "k", Fingerprint: "other", Owner: "b"})
 		if tookOver || got == nil || got.Status != 0 || got.Fingerprint != rec.Fingerprint || got.Owner != "a" || got.JobID != "job-1" || got.BaseVersion != 3 {
 			t.Fatalf("second claim = %+v, %v; want a's in-flight record", got, tookOver)
 		}
 	}},
-	{"LiveOwnersClaimIsNotTakenOver", func(t *testing.T, s server.IdempotencyStore) {
+	{"LiveOwnersClaimIsNotTakenOver", func(t *testing.T, s askonce.IdempotencyStore) {
 		live(t, s, "a")
 		rec := key("a")
 		claim(t, s, rec)
@@ -81,7 +80,7 @@ var idempotencyTests = []idempotencyTest{
 			t.Fatalf("retry while a lives = %+v, %v; want a's claim, not taken over", got, tookOver)
 		}
 	}},
-	{"CompletedKeyReturnsTheFirstResponse", func(t *testing.T, s server.IdempotencyStore) {
+	{"CompletedKeyReturnsTheFirstResponse", func(t *testing.T, s askonce.IdempotencyStore) {
 		live(t, s, "a")
 		rec := key("a")
 		claim(t, s, rec)
@@ -94,7 +93,7 @@ var idempotencyTests = []idempotencyTest{
 			t.Fatalf("claim after completion = %+v, %v", got, tookOver)
 		}
 	}},
-	{"DeadOwnersClaimIsTakenOverKeepingItsJob", func(t *testing.T, s server.IdempotencyStore) {
+	{"DeadOwnersClaimIsTakenOverKeepingItsJob", func(t *testing.T, s askonce.IdempotencyStore) {
 		live(t, s, "a")
 		rec := key("a")
 		claim(t, s, rec)
@@ -119,7 +118,7 @@ var idempotencyTests = []idempotencyTest{
 			t.Fatalf("after b completed: %+v", got)
 		}
 	}},
-	{"LapsedLeaseIsDead", func(t *testing.T, s server.IdempotencyStore) {
+	{"LapsedLeaseIsDead", func(t *testing.T, s askonce.IdempotencyStore) {
 		if err := s.RenewIdempotencyLease(t.Context(), "a", time.Millisecond); err != nil {
 			t.Fatal(err)
 		}
@@ -131,14 +130,14 @@ var idempotencyTests = []idempotencyTest{
 			t.Fatal("the claim of an owner whose lease lapsed was not taken over")
 		}
 	}},
-	{"OwnerWithoutALeaseIsDead", func(t *testing.T, s server.IdempotencyStore) {
+	{"OwnerWithoutALeaseIsDead", func(t *testing.T, s askonce.IdempotencyStore) {
 		rec := key("never-renewed")
 		claim(t, s, rec)
 		if _, tookOver := claim(t, s, retry(rec, "b")); !tookOver {
 			t.Fatal("the claim of an owner that never held a lease was not taken over")
 		}
 	}},
-	{"RenewedLeaseKeepsTheClaim", func(t *testing.T, s server.IdempotencyStore) {
+	{"RenewedLeaseKeepsTheClaim", func(t *testing.T, s askonce.IdempotencyStore) {
 		if err := s.RenewIdempotencyLease(t.Context(), "a", time.Millisecond); err != nil {
 			t.Fatal(err)
 		}
@@ -150,10 +149,10 @@ var idempotencyTests = []idempotencyTest{
 			t.Fatalf("a renewed its lease, yet its claim was taken: %+v", got)
 		}
 	}},
-	{"OnlyOneOfRacingRetriesTakesOver", func(t *testing.T, s server.IdempotencyStore) {
+	{"OnlyOneOfRacingRetriesTakesOver", func(t *testing.T, s askonce.IdempotencyStore) {
 		racingRetriesHaveOneTaker(t, s)
 	}},
-	{"TakeOverNeedsTheSameFingerprint", func(t *testing.T, s server.IdempotencyStore) {
+	{"TakeOverNeedsTheSameFingerprint", func(t *testing.T, s askonce.IdempotencyStore) {
 		rec := key("dead")
 		claim(t, s, rec)
 		other := retry(rec, "b")
@@ -164,7 +163,7 @@ var idempotencyTests = []idempotencyTest{
 			t.Fatalf("another request's claim = %+v, %v; want the record unchanged", got, tookOver)
 		}
 	}},
-	{"CompletedKeyIsNeverTakenOver", func(t *testing.T, s server.IdempotencyStore) {
+	{"CompletedKeyIsNeverTakenOver", func(t *testing.T, s askonce.IdempotencyStore) {
 		rec := key("a")
 		claim(t, s, rec)
 		rec.Status, rec.Body = 422, []byte(`{"code":"invalid"}`)
@@ -176,7 +175,7 @@ var idempotencyTests = []idempotencyTest{
 			t.Fatalf("a completed key of a dead owner = %+v, %v; want its response", got, tookOver)
 		}
 	}},
-	{"AbandonedKeyIsTakenOverAtOnce", func(t *testing.T, s server.IdempotencyStore) {
+	{"AbandonedKeyIsTakenOverAtOnce", func(t *testing.T, s askonce.IdempotencyStore) {
 		live(t, s, "a")
 		rec := key("a")
 		claim(t, s, rec)
@@ -189,7 +188,7 @@ var idempotencyTests = []idempotencyTest{
 			t.Fatalf("retry after a abandoned = %+v, %v; want b's claim of job-1", got, tookOver)
 		}
 	}},
-	{"AbandonLeavesACompletedOrOthersKey", func(t *testing.T, s server.IdempotencyStore) {
+	{"AbandonLeavesACompletedOrOthersKey", func(t *testing.T, s askonce.IdempotencyStore) {
 		live(t, s, "a")
 		rec := key("a")
 		claim(t, s, rec)
@@ -211,7 +210,7 @@ var idempotencyTests = []idempotencyTest{
 			t.Fatalf("a completed response was abandoned: %+v", got)
 		}
 	}},
-	{"KeysAreScopedByTenant", func(t *testing.T, s server.IdempotencyStore) {
+	{"KeysAreScopedByTenant", func(t *testing.T, s askonce.IdempotencyStore) {
 		live(t, s, "a")
 		rec := key("a")
 		claim(t, s, rec)
@@ -226,7 +225,7 @@ var idempotencyTests = []idempotencyTest{
 // racingRetriesHaveOneTaker races eight retries, each of a live owner of
 // its own and made through the stores in turn, to take over a claim
 // whose owner died: exactly one may take it over.
-func racingRetriesHaveOneTaker(t *testing.T, stores ...server.IdempotencyStore) {
+func racingRetriesHaveOneTaker(t *testing.T, stores ...askonce.IdempotencyStore) {
 	rec := key("dead")
 	claim(t, stores[0], rec)
 	const n = 8

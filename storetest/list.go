@@ -2,6 +2,8 @@ package storetest
 
 import (
 	"cmp"
+	"encoding/base64"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -180,6 +182,17 @@ var listTests = []test{
 		for _, c := range []string{"!!! not a cursor !!!", "%%%", "\x00"} {
 			_, err := s.ListJobs(t.Context(), tenant, askonce.JobFilter{Cursor: c})
 			wantCode(t, "cursor "+c, err, askonce.EINVALID)
+		}
+	}},
+	{"CursorOfAnIDNoJobCanHaveIsInvalid", func(t *testing.T, s askonce.Store) {
+		// A well-formed cursor ("<created_at ns>.<job id>" in base64)
+		// whose id holds a NUL byte or is not UTF-8: no job has it.
+		tenant := NewTenant()
+		create(t, s, NewJob(tenant))
+		for _, id := range []string{"a\x00b", "\xff\xfe"} {
+			c := base64.RawURLEncoding.EncodeToString([]byte("1." + id))
+			_, err := s.ListJobs(t.Context(), tenant, askonce.JobFilter{Cursor: c})
+			wantCode(t, fmt.Sprintf("cursor of id %q", id), err, askonce.EINVALID)
 		}
 	}},
 }

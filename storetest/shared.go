@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/askonce/askonce"
-	"github.com/askonce/askonce/server"
 )
 
 // sharedTest is one behaviour of two stores on one database: what
@@ -130,10 +129,10 @@ var sharedTests = []sharedTest{
 	}},
 	{"RacingFirstAnswersKeepOneEntryTheNewest", racingFirstAnswers},
 	{"OnlyOneOfRetriesRacingThroughBothStoresTakesOver", func(t *testing.T, a, b askonce.Store) {
-		ia, ok1 := a.(server.IdempotencyStore)
-		ib, ok2 := b.(server.IdempotencyStore)
+		ia, ok1 := a.(askonce.IdempotencyStore)
+		ib, ok2 := b.(askonce.IdempotencyStore)
 		if !ok1 || !ok2 {
-			t.Fatalf("the stores do not keep Idempotency-Key records (server.IdempotencyStore)")
+			t.Fatalf("the stores do not keep Idempotency-Key records (askonce.IdempotencyStore)")
 		}
 		racingRetriesHaveOneTaker(t, ia, ib)
 	}},

@@ -2,7 +2,7 @@
 // specification of how a store behaves, run unchanged against every
 // implementation (packages sqlite and postgres). It tests only through the
 // askonce.Store interface. RunIdempotency is the suite of the HTTP API's
-// server.IdempotencyStore, which the same stores implement.
+// askonce.IdempotencyStore, which the same stores implement.
 //
 // An implementation's test calls Run with a function that opens a fresh,
 // empty store:
@@ -61,6 +61,7 @@ func Run(t *testing.T, open func(t *testing.T) askonce.Store) {
 		{"Watch", watchTests},
 		{"AnswerLinks", linkTests},
 		{"Messages", messageTests},
+		{"PushConfigs", pushTests},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

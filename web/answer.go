@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/internal/maxbody"
 	"github.com/askonce/askonce/internal/ratelimit"
 )
 
@@ -123,7 +124,7 @@ func (h *Handler) answerSubmit(w http.ResponseWriter, r *http.Request) {
 		h.answerMessage(w, http.StatusForbidden, "Refused", "This form was sent from another site. Open the link again and answer from its own page.")
 		return
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, maxAnswerForm)
+	r.Body = maxbody.Reader(w, r, maxAnswerForm)
 	if err := r.ParseForm(); err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {

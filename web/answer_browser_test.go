@@ -29,7 +29,7 @@ func slowAnswers(t *testing.T) askonce.Interpreter {
 	})
 }
 
-func TestBrowser_AnswerEachQuestionTypeAndSeeThePlanLive(t *testing.T) {
+func testBrowserAnswerEachQuestionTypeAndSeeThePlanLive(t *testing.T) {
 	t.Parallel()
 	requireBrowser(t)
 	s := newLinkSite(t, linkOptions{interp: slowAnswers(t)})
@@ -42,7 +42,7 @@ func TestBrowser_AnswerEachQuestionTypeAndSeeThePlanLive(t *testing.T) {
 		"LINK_SELECT="+sel, "LINK_CONFIRM="+conf, "LINK_TARGET="+file, "LINK_FREE="+free, "LINK_NOJS="+nojs)
 }
 
-func TestBrowser_InvalidAnswerShowsTheAllowedValuesAndTheUsedLinkIsGone(t *testing.T) {
+func testBrowserInvalidAnswerShowsTheAllowedValuesAndTheUsedLinkIsGone(t *testing.T) {
 	t.Parallel()
 	requireBrowser(t)
 	s := newLinkSite(t, linkOptions{})
@@ -50,7 +50,7 @@ func TestBrowser_InvalidAnswerShowsTheAllowedValuesAndTheUsedLinkIsGone(t *testi
 	browserScript(t, s.srv.URL, "answer_invalid", "LINK="+link)
 }
 
-func TestBrowser_HostileTextRendersInert(t *testing.T) {
+func testBrowserHostileTextRendersInert(t *testing.T) {
 	t.Parallel()
 	requireBrowser(t)
 	q := askonce.Question{Type: askonce.QuestionSelectOne, Text: hostile, Options: []string{`<script>alert(2)</script>`, hostile}}
@@ -60,7 +60,7 @@ func TestBrowser_HostileTextRendersInert(t *testing.T) {
 	browserScript(t, s.srv.URL, "answer_hostile", "LINK="+link)
 }
 
-func TestBrowser_KeyboardOnlyAnswering(t *testing.T) {
+func testBrowserKeyboardOnlyAnswering(t *testing.T) {
 	t.Parallel()
 	requireBrowser(t)
 	s := newLinkSite(t, linkOptions{})
@@ -70,7 +70,7 @@ func TestBrowser_KeyboardOnlyAnswering(t *testing.T) {
 	browserScript(t, s.srv.URL, "answer_keyboard", "LINK_SELECT="+sel, "LINK_CONFIRM="+conf, "LINK_FREE="+free)
 }
 
-func TestBrowser_AnswerPageLayoutAtDesktopAndPhoneWidths(t *testing.T) {
+func testBrowserAnswerPageLayoutAtDesktopAndPhoneWidths(t *testing.T) {
 	t.Parallel()
 	requireBrowser(t)
 	s := newLinkSite(t, linkOptions{})

@@ -123,7 +123,28 @@ var profileOf = map[string]string{freeGoal: "minecraft-mod"}
 
 var targetFiles = []string{"a.md", "docs/b.md"}
 
-func TestAnswerPage_ShowsTheControlOfEachQuestionType(t *testing.T) {
+// TestAnswerPage checks the answer page at /a/{token}, one behaviour per subtest.
+func TestAnswerPage(t *testing.T) {
+	t.Parallel()
+	t.Run("ShowsTheControlOfEachQuestionType", testAnswerPageShowsTheControlOfEachQuestionType)
+	t.Run("HeadersForbidCachingFramingReferrersAndInlineScript", testAnswerPageHeadersForbidCachingFramingReferrersAndInlineScript)
+	t.Run("InvalidAnswerIs422WithTheAllowedValuesAndKeepsTheForm", testAnswerPageInvalidAnswerIs422WithTheAllowedValuesAndKeepsTheForm)
+	t.Run("AnswerLeadsToTheOutcomeWithThePlan", testAnswerPageAnswerLeadsToTheOutcomeWithThePlan)
+	t.Run("PlanTreeNestsTasksUnderTheirDependencies", testAnswerPagePlanTreeNestsTasksUnderTheirDependencies)
+	t.Run("FailureShowsTheJobsExactError", testAnswerPageFailureShowsTheJobsExactError)
+	t.Run("DeadLinkIs410SayingWhichAndWhen", testAnswerPageDeadLinkIs410SayingWhichAndWhen)
+	t.Run("OutcomeIsVisibleOnlyWithinTheWindowAfterTheAnswer", testAnswerPageOutcomeIsVisibleOnlyWithinTheWindowAfterTheAnswer)
+	t.Run("OutcomeOfALiveLinkRedirectsToTheForm", testAnswerPageOutcomeOfALiveLinkRedirectsToTheForm)
+	t.Run("UnknownTokenIs404WithoutSayingWhetherItExisted", testAnswerPageUnknownTokenIs404WithoutSayingWhetherItExisted)
+	t.Run("UnknownTokensPastTheLimitAre429WhileValidLinksStillOpen", testAnswerPageUnknownTokensPastTheLimitAre429WhileValidLinksStillOpen)
+	t.Run("PostFromAnotherOriginIsRefused", testAnswerPagePostFromAnotherOriginIsRefused)
+	t.Run("OversizedFormIs413AndChangesNothing", testAnswerPageOversizedFormIs413AndChangesNothing)
+	t.Run("HostileTextIsEscaped", testAnswerPageHostileTextIsEscaped)
+	t.Run("DontRememberKeepsTheAnswerOutOfMemory", testAnswerPageDontRememberKeepsTheAnswerOutOfMemory)
+	t.Run("ChoiceParameterPreselectsTheOptionAndAnswersNothing", testAnswerPageChoiceParameterPreselectsTheOptionAndAnswersNothing)
+}
+
+func testAnswerPageShowsTheControlOfEachQuestionType(t *testing.T) {
 	t.Parallel()
 	s := newLinkSite(t, linkOptions{})
 	cases := []struct {
@@ -133,11 +154,11 @@ func TestAnswerPage_ShowsTheControlOfEachQuestionType(t *testing.T) {
 		kind       string
 		wants      []string
 	}{
-		{"SELECT_ONE is a radio list with Other", selectGoal, nil, askonce.QuestionSelectOne, "Choose one, or answer in your own words",
+		{"SELECT_ONE is a radio list with Other", selectGoal, nil, askonce.QuestionSelectOne, "Pick one, or answer in your own words",
 			[]string{`type="radio" name="answer" value="hot"`, `type="radio" name="answer" value="frozen"`, `id="other-radio"`, `name="other"`}},
 		{"CONFIRM is Yes and No buttons", confirmGoal, nil, askonce.QuestionConfirm, "Yes or no",
 			[]string{`name="answer" value="yes"`, `name="answer" value="no"`}},
-		{"TARGET_FILE is a filterable file list and a path field", targetGoal, targetFiles, askonce.QuestionTargetFile, "Pick a file, or give a path inside the project",
+		{"TARGET_FILE is a filterable file list and a path field", targetGoal, targetFiles, askonce.QuestionTargetFile, "Which file? Pick one, or give a path inside the project",
 			[]string{`data-file="a.md"`, `value="docs/b.md"`, `id="file-filter"`, `name="path"`}},
 		{"FREE_TEXT is a textarea with a byte counter", freeGoal, nil, askonce.QuestionFreeText, "Answer in your own words (at most 4096 bytes)",
 			[]string{`<textarea id="free-text" name="answer"`, `id="byte-count"`, "/ 4096 bytes"}},
@@ -170,7 +191,7 @@ func TestAnswerPage_ShowsTheControlOfEachQuestionType(t *testing.T) {
 	}
 }
 
-func TestAnswerPage_HeadersForbidCachingFramingReferrersAndInlineScript(t *testing.T) {
+func testAnswerPageHeadersForbidCachingFramingReferrersAndInlineScript(t *testing.T) {
 	t.Parallel()
 	s := newLinkSite(t, linkOptions{})
 	_, link := s.ask(t, freeGoal)
@@ -197,7 +218,7 @@ func TestAnswerPage_HeadersForbidCachingFramingReferrersAndInlineScript(t *testi
 	}
 }
 
-func TestAnswerPage_InvalidAnswerIs422WithTheAllowedValuesAndKeepsTheForm(t *testing.T) {
+func testAnswerPageInvalidAnswerIs422WithTheAllowedValuesAndKeepsTheForm(t *testing.T) {
 	t.Parallel()
 	s := newLinkSite(t, linkOptions{})
 	t.Run("TARGET_FILE path outside the project", func(t *testing.T) {
@@ -257,7 +278,7 @@ func (s *linkSite) waitJob(t *testing.T, id string) *askonce.Job {
 	return j
 }
 
-func TestAnswerPage_AnswerLeadsToTheOutcomeWithThePlan(t *testing.T) {
+func testAnswerPageAnswerLeadsToTheOutcomeWithThePlan(t *testing.T) {
 	t.Parallel()
 	s := newLinkSite(t, linkOptions{})
 	cases := []struct {
@@ -323,7 +344,7 @@ func script(q askonce.Question, p askonce.Plan, fail string) askonce.Interpreter
 	})
 }
 
-func TestAnswerPage_PlanTreeNestsTasksUnderTheirDependencies(t *testing.T) {
+func testAnswerPagePlanTreeNestsTasksUnderTheirDependencies(t *testing.T) {
 	t.Parallel()
 	plan := askonce.Plan{Tasks: []askonce.Task{
 		{ID: "test", Title: "Test it", DependsOn: []string{"build", "fetch"}},
@@ -341,7 +362,7 @@ func TestAnswerPage_PlanTreeNestsTasksUnderTheirDependencies(t *testing.T) {
 		`after <code>build</code>, <code>fetch</code>`)
 }
 
-func TestAnswerPage_FailureShowsTheJobsExactError(t *testing.T) {
+func testAnswerPageFailureShowsTheJobsExactError(t *testing.T) {
 	t.Parallel()
 	s := newLinkSite(t, linkOptions{interp: script(askonce.Question{Type: askonce.QuestionFreeText, Text: "Which?"}, askonce.Plan{}, "model <unavailable> & gone")})
 	j, link := s.ask(t, "anything")
@@ -358,7 +379,7 @@ func htmlEscape(s string) string {
 	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&#34;", "'", "&#39;").Replace(s)
 }
 
-func TestAnswerPage_DeadLinkIs410SayingWhichAndWhen(t *testing.T) {
+func testAnswerPageDeadLinkIs410SayingWhichAndWhen(t *testing.T) {
 	t.Parallel()
 	s := newLinkSite(t, linkOptions{})
 	ctx := context.Background()
@@ -397,7 +418,7 @@ func TestAnswerPage_DeadLinkIs410SayingWhichAndWhen(t *testing.T) {
 		name, link string
 		wants      []string
 	}{
-		{"answered", aLink, []string{"already answered", "by a person (source: user)", "Answered at", fmtTime(*answeredJob.AnsweredAt)}},
+		{"answered", aLink, []string{"already answered", "by a person", "Answered at", fmtTime(*answeredJob.AnsweredAt)}},
 		{"declined", dLink, []string{"was declined", "Declined at", fmtTime(*declinedJob.AnsweredAt)}},
 		{"cancelled", cLink, []string{"was cancelled", "Cancelled at", fmtTime(cancelledJob.UpdatedAt)}},
 		{"expired by the sweep", sLink, []string{"expired", "Expired at", fmtTime(*swept.Question.ExpiresAt)}},
@@ -429,7 +450,7 @@ func TestAnswerPage_DeadLinkIs410SayingWhichAndWhen(t *testing.T) {
 
 func fmtTime(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") }
 
-func TestAnswerPage_OutcomeIsVisibleOnlyWithinTheWindowAfterTheAnswer(t *testing.T) {
+func testAnswerPageOutcomeIsVisibleOnlyWithinTheWindowAfterTheAnswer(t *testing.T) {
 	t.Parallel()
 	s := newLinkSite(t, linkOptions{})
 	j, link := s.ask(t, confirmGoal)
@@ -450,7 +471,7 @@ func TestAnswerPage_OutcomeIsVisibleOnlyWithinTheWindowAfterTheAnswer(t *testing
 	}
 }
 
-func TestAnswerPage_OutcomeOfALiveLinkRedirectsToTheForm(t *testing.T) {
+func testAnswerPageOutcomeOfALiveLinkRedirectsToTheForm(t *testing.T) {
 	t.Parallel()
 	s := newLinkSite(t, linkOptions{})
 	_, link := s.ask(t, confirmGoal)
@@ -460,7 +481,7 @@ func TestAnswerPage_OutcomeOfALiveLinkRedirectsToTheForm(t *testing.T) {
 	}
 }
 
-func TestAnswerPage_UnknownTokenIs404WithoutSayingWhetherItExisted(t *testing.T) {
+func testAnswerPageUnknownTokenIs404WithoutSayingWhetherItExisted(t *testing.T) {
 	t.Parallel()
 	s := newLinkSite(t, linkOptions{})
 	_, link := s.ask(t, confirmGoal)
@@ -486,7 +507,7 @@ func TestAnswerPage_UnknownTokenIs404WithoutSayingWhetherItExisted(t *testing.T)
 	mustContain(t, response{body: bodies[0]}, "not valid")
 }
 
-func TestAnswerPage_UnknownTokensPastTheLimitAre429WhileValidLinksStillOpen(t *testing.T) {
+func testAnswerPageUnknownTokensPastTheLimitAre429WhileValidLinksStillOpen(t *testing.T) {
 	t.Parallel()
 	s := newLinkSite(t, linkOptions{failedLookups: 3})
 	_, link := s.ask(t, confirmGoal)
@@ -518,7 +539,7 @@ func TestAnswerPage_UnknownTokensPastTheLimitAre429WhileValidLinksStillOpen(t *t
 	}
 }
 
-func TestAnswerPage_PostFromAnotherOriginIsRefused(t *testing.T) {
+func testAnswerPagePostFromAnotherOriginIsRefused(t *testing.T) {
 	t.Parallel()
 	s := newLinkSite(t, linkOptions{})
 	j, link := s.ask(t, confirmGoal)
@@ -538,7 +559,7 @@ func TestAnswerPage_PostFromAnotherOriginIsRefused(t *testing.T) {
 	}
 }
 
-func TestAnswerPage_OversizedFormIs413AndChangesNothing(t *testing.T) {
+func testAnswerPageOversizedFormIs413AndChangesNothing(t *testing.T) {
 	t.Parallel()
 	s := newLinkSite(t, linkOptions{})
 	j, link := s.ask(t, freeGoal)
@@ -551,7 +572,7 @@ func TestAnswerPage_OversizedFormIs413AndChangesNothing(t *testing.T) {
 	}
 }
 
-func TestAnswerPage_HostileTextIsEscaped(t *testing.T) {
+func testAnswerPageHostileTextIsEscaped(t *testing.T) {
 	t.Parallel()
 	q := askonce.Question{Type: askonce.QuestionSelectOne, Text: hostile, Options: []string{`<script>alert(2)</script>`, "b\u202egnp.exe"}, Default: "b\u202egnp.exe", AllowOther: true}
 	plan := askonce.Plan{Tasks: []askonce.Task{{ID: "<i>x</i>", Title: hostile, Instruction: `"><svg onload=alert(3)>`, DependsOn: []string{}}}}

@@ -66,7 +66,7 @@ func newFormView(j *askonce.Job, token string) *formView {
 		case askonce.MemoryProject:
 			v.Remembered = "the other agents of project “" + visible(m.Project) + "”"
 		case askonce.MemoryTenant:
-			v.Remembered = "every agent of this tenant"
+			v.Remembered = "the agents of every project"
 		}
 	}
 	q := j.Question
@@ -80,15 +80,15 @@ func newFormView(j *askonce.Job, token string) *formView {
 	}
 	switch q.Type {
 	case askonce.QuestionSelectOne:
-		v.Kind = "Choose one"
+		v.Kind = kindWords(q.Type)
 		v.AllowOther = q.AllowOther
 		if q.AllowOther {
-			v.Kind = "Choose one, or answer in your own words"
+			v.Kind = "Pick one, or answer in your own words"
 		}
 	case askonce.QuestionConfirm:
-		v.Kind, v.Confirm = "Yes or no", true
+		v.Kind, v.Confirm = kindWords(q.Type), true
 	case askonce.QuestionTargetFile:
-		v.Kind, v.Files = "Pick a file, or give a path inside the project", true
+		v.Kind, v.Files = "Which file? Pick one, or give a path inside the project", true
 	default:
 		v.Kind = fmt.Sprintf("Answer in your own words (at most %d bytes)", askonce.MaxFreeText)
 		v.TextAnswer = true
@@ -195,17 +195,17 @@ func newGoneView(j *askonce.Job, now time.Time) *goneView {
 func sourceWords(s askonce.Source) string {
 	switch s {
 	case askonce.SourceUser:
-		return "by a person (source: user)"
+		return "by a person"
 	case askonce.SourceHistory:
-		return "from an earlier answer (source: history)"
+		return "from an earlier answer"
 	case askonce.SourceResolver:
-		return "by the goal itself (source: resolver)"
+		return "by the goal itself"
 	case askonce.SourceDefault:
-		return "with its default after a decline (source: default)"
+		return "with its default after a decline"
 	case askonce.SourceTimeout:
-		return "with its default after it expired (source: timeout)"
+		return "with its default after it expired"
 	}
-	return "(source: " + string(s) + ")"
+	return "by " + strings.ReplaceAll(string(s), "_", " ")
 }
 
 // outcomeView is what became of the job after the answer.

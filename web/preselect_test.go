@@ -11,7 +11,7 @@ import (
 
 // ?choice=N (the email channel's option links) shows option N chosen
 // instead of the default, and a GET answers nothing.
-func TestAnswerPage_ChoiceParameterPreselectsTheOptionAndAnswersNothing(t *testing.T) {
+func testAnswerPageChoiceParameterPreselectsTheOptionAndAnswersNothing(t *testing.T) {
 	t.Parallel()
 	s := newLinkSite(t, linkOptions{})
 	j, link := s.ask(t, selectGoal)
@@ -42,7 +42,7 @@ func TestAnswerPage_ChoiceParameterPreselectsTheOptionAndAnswersNothing(t *testi
 
 // In Chromium, an email's option link shows the option chosen and one
 // click answers with it, recorded as coming from the email.
-func TestBrowser_EmailOptionLinkAnswersAfterOneClick(t *testing.T) {
+func testBrowserEmailOptionLinkAnswersAfterOneClick(t *testing.T) {
 	t.Parallel()
 	requireBrowser(t)
 	s := newLinkSite(t, linkOptions{})

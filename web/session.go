@@ -35,9 +35,8 @@ const (
 	// SessionTTL is how long an inbox session lasts after sign-in.
 	SessionTTL = 12 * time.Hour
 	// DefaultFailedLogins is how many wrong API keys one client address
-	// may present to the sign-in form per minute before it is answered
-	// 429 with Retry-After. Keys already accepted from that address are
-	// still checked.
+	// may present to the sign-in form per minute before its wrong keys
+	// are answered 429 with Retry-After. A valid key always signs in.
 	DefaultFailedLogins = ratelimit.DefaultLimit
 )
 
@@ -236,20 +235,20 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	key := strings.TrimSpace(r.PostForm.Get("key"))
-	addr := h.proxies.Addr(r)
-	if !h.logins.Allow(addr) && !h.logins.Known(addr, key) {
-		wait := h.logins.RetryAfter(addr)
+	var caller askonce.Caller
+	ok, wait := h.logins.Authenticate(h.proxies.Addr(r), key, func(key string) (found bool) {
+		caller, found = h.keys.Caller(key)
+		return found
+	})
+	if wait > 0 {
 		w.Header().Set("Retry-After", ratelimit.Seconds(wait))
 		h.renderLogin(w, r, http.StatusTooManyRequests, "Too many wrong API keys were tried from your address. Try again in "+ratelimit.Seconds(wait)+" seconds.")
 		return
 	}
-	caller, ok := h.keys.Caller(key)
 	if !ok {
-		h.logins.Fail(addr)
 		h.renderLogin(w, r, http.StatusUnauthorized, "That API key is not valid.")
 		return
 	}
-	h.logins.Pass(addr, key)
 	ss := h.sessions.create(caller)
 	// The answer page gets the session too (and only the inbox and it
 	// do), so that an answer given there while signed in records the

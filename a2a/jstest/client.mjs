@@ -112,6 +112,24 @@ async function scenario(binding) {
     noKey: await failure(anonymous.getTask({ id: asked.id })),
     ownerStill: state((await a.getTask({ id: waiting.id })).status.state),
   };
+
+  // 8. Push notifications, when the test runs a receiver (PUSH_URL): a
+  // config on a task that asks, then the answer; the receiver gets the
+  // completed task. The other key's client finds no config.
+  if (process.env.PUSH_URL) {
+    const pushed = await a.sendMessage(text("hot frozen cheese", { contextId: `push-${binding}` }));
+    const cfg = await a.createTaskPushNotificationConfig({
+      tenant: "", taskId: pushed.id, id: `js-${binding}`, url: `${process.env.PUSH_URL}/${binding}`, token: "js-token", authentication: undefined,
+    });
+    const listed = await a.listTaskPushNotificationConfig({ tenant: "", taskId: pushed.id, pageSize: 0, pageToken: "" });
+    await a.sendMessage(text("hot", { taskId: pushed.id, contextId: pushed.contextId }));
+    report.push = {
+      task: pushed.id,
+      id: cfg.id,
+      listed: listed.configs.map((c) => c.id),
+      otherTenant: await failure(b.getTaskPushNotificationConfig({ tenant: "", taskId: pushed.id, id: cfg.id })),
+    };
+  }
   return report;
 }
 

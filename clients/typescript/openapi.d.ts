@@ -250,6 +250,10 @@ export interface components {
             startedAt: string;
             usage: components["schemas"]["Usage"];
         };
+        Binding: {
+            candidate: string;
+            mention: string;
+        };
         CreateJobRequest: {
             /** @description names of the things besides files the goal may refer to (objects, environments, branches, tables): at most 1000, each at most 256 bytes of visible UTF-8 text */
             candidates?: string[];
@@ -355,7 +359,7 @@ export interface components {
             deliveryAttempts?: number;
             deliveryError?: string;
             /** @enum {string} */
-            dispatchStatus?: "queued" | "delivered" | "failed";
+            dispatchStatus?: "queued" | "delivered" | "failed" | "none";
             error?: string;
             files?: string[];
             goal: string;
@@ -417,7 +421,7 @@ export interface components {
             deliveryAttempts?: number;
             deliveryError?: string;
             /** @enum {string} */
-            dispatchStatus?: "queued" | "delivered" | "failed";
+            dispatchStatus?: "queued" | "delivered" | "failed" | "none";
             error?: string;
             files?: string[];
             goal: string;
@@ -507,6 +511,7 @@ export interface components {
             user?: string;
         };
         Task: {
+            bindings?: components["schemas"]["Binding"][];
             dependsOn: string[] | null;
             id: string;
             instruction: string;
@@ -636,10 +641,10 @@ export interface operations {
             };
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            /** @description Too many wrong API keys from the client's address; keys already accepted from it still work. */
+            /** @description Too many wrong API keys from the client's address; a valid key is still served. */
             429: {
                 headers: {
-                    /** @description seconds until a new key is checked */
+                    /** @description seconds until a wrong key is answered 401 again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -675,7 +680,7 @@ export interface operations {
             header?: {
                 /** @description Makes a retry safe: the first response to this key (and the same method, path and body) is returned again with Idempotent-Replayed: true. */
                 "Idempotency-Key"?: string;
-                /** @description RFC 7240: respond-async answers 202 at once with the job still planning; wait=N waits at most N seconds (at most the server's --sync-wait) for the outcome before answering 202. Unknown preferences are ignored. */
+                /** @description RFC 7240: respond-async answers 202 at once with the job still planning (declined, answering the outcome, when planning has already ended, as it has with an interpreter that plans inside the commit); wait=N waits at most N seconds (at most the server's --sync-wait) for the outcome before answering 202. Unknown preferences are ignored. */
                 Prefer?: string;
             };
             path?: never;
@@ -765,10 +770,10 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Too many wrong API keys from the client's address; keys already accepted from it still work. */
+            /** @description Too many wrong API keys from the client's address; a valid key is still served. */
             429: {
                 headers: {
-                    /** @description seconds until a new key is checked */
+                    /** @description seconds until a wrong key is answered 401 again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -837,10 +842,10 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
-            /** @description Too many wrong API keys from the client's address; keys already accepted from it still work. */
+            /** @description Too many wrong API keys from the client's address; a valid key is still served. */
             429: {
                 headers: {
-                    /** @description seconds until a new key is checked */
+                    /** @description seconds until a wrong key is answered 401 again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -961,10 +966,10 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Too many wrong API keys from the client's address; keys already accepted from it still work. */
+            /** @description Too many wrong API keys from the client's address; a valid key is still served. */
             429: {
                 headers: {
-                    /** @description seconds until a new key is checked */
+                    /** @description seconds until a wrong key is answered 401 again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1000,7 +1005,7 @@ export interface operations {
             header?: {
                 /** @description Makes a retry safe: the first response to this key (and the same method, path and body) is returned again with Idempotent-Replayed: true. */
                 "Idempotency-Key"?: string;
-                /** @description RFC 7240: respond-async answers 202 at once with the job still planning; wait=N waits at most N seconds (at most the server's --sync-wait) for the outcome before answering 202. Unknown preferences are ignored. */
+                /** @description RFC 7240: respond-async answers 202 at once with the job still planning (declined, answering the outcome, when planning has already ended, as it has with an interpreter that plans inside the commit); wait=N waits at most N seconds (at most the server's --sync-wait) for the outcome before answering 202. Unknown preferences are ignored. */
                 Prefer?: string;
             };
             path: {
@@ -1100,10 +1105,10 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Too many wrong API keys from the client's address; keys already accepted from it still work. */
+            /** @description Too many wrong API keys from the client's address; a valid key is still served. */
             429: {
                 headers: {
-                    /** @description seconds until a new key is checked */
+                    /** @description seconds until a wrong key is answered 401 again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1139,7 +1144,7 @@ export interface operations {
             header?: {
                 /** @description Makes a retry safe: the first response to this key (and the same method, path and body) is returned again with Idempotent-Replayed: true. */
                 "Idempotency-Key"?: string;
-                /** @description RFC 7240: respond-async answers 202 at once with the job still planning; wait=N waits at most N seconds (at most the server's --sync-wait) for the outcome before answering 202. Unknown preferences are ignored. */
+                /** @description RFC 7240: respond-async answers 202 at once with the job still planning (declined, answering the outcome, when planning has already ended, as it has with an interpreter that plans inside the commit); wait=N waits at most N seconds (at most the server's --sync-wait) for the outcome before answering 202. Unknown preferences are ignored. */
                 Prefer?: string;
             };
             path: {
@@ -1239,10 +1244,10 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Too many wrong API keys from the client's address; keys already accepted from it still work. */
+            /** @description Too many wrong API keys from the client's address; a valid key is still served. */
             429: {
                 headers: {
-                    /** @description seconds until a new key is checked */
+                    /** @description seconds until a wrong key is answered 401 again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1327,10 +1332,10 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
-            /** @description Too many wrong API keys from the client's address; keys already accepted from it still work. */
+            /** @description Too many wrong API keys from the client's address; a valid key is still served. */
             429: {
                 headers: {
-                    /** @description seconds until a new key is checked */
+                    /** @description seconds until a wrong key is answered 401 again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1451,10 +1456,10 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Too many wrong API keys from the client's address; keys already accepted from it still work. */
+            /** @description Too many wrong API keys from the client's address; a valid key is still served. */
             429: {
                 headers: {
-                    /** @description seconds until a new key is checked */
+                    /** @description seconds until a wrong key is answered 401 again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1527,10 +1532,10 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Too many wrong API keys from the client's address; keys already accepted from it still work. */
+            /** @description Too many wrong API keys from the client's address; a valid key is still served. */
             429: {
                 headers: {
-                    /** @description seconds until a new key is checked */
+                    /** @description seconds until a wrong key is answered 401 again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1615,10 +1620,10 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Too many wrong API keys from the client's address; keys already accepted from it still work. */
+            /** @description Too many wrong API keys from the client's address; a valid key is still served. */
             429: {
                 headers: {
-                    /** @description seconds until a new key is checked */
+                    /** @description seconds until a wrong key is answered 401 again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1763,10 +1768,10 @@ export interface operations {
             };
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            /** @description Too many wrong API keys from the client's address; keys already accepted from it still work. */
+            /** @description Too many wrong API keys from the client's address; a valid key is still served. */
             429: {
                 headers: {
-                    /** @description seconds until a new key is checked */
+                    /** @description seconds until a wrong key is answered 401 again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };

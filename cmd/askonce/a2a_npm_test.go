@@ -2,11 +2,14 @@ package main_test
 
 import (
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -83,6 +86,11 @@ type a2aRun struct {
 	Tenancy struct {
 		Get, Answer, Cancel, NoKey, OwnerStill string
 	}
+	// Push is 1.0's push-notification step.
+	Push *struct {
+		Task, ID, OtherTenant string
+		Listed                []string
+	}
 }
 
 // states are the task states of one A2A version, as its JS SDK spells
@@ -105,8 +113,11 @@ var (
 func integrationsA2AJavaScriptSDKClient(t *testing.T) {
 	dir := npmDir(t, filepath.Join("..", "..", "a2a", "jstest"), "a2a-sdk-03")
 	keys := map[string]string{"tenant-a": "js-key-a", "tenant-b": "js-key-b"}
-	in := start(t, nil, "--db", filepath.Join(t.TempDir(), "serve.db"), "--api-keys-file", keysFile(t, keys))
-	env := []string{"ASKONCE_URL=" + in.base, "KEY_A=js-key-a", "KEY_B=js-key-b"}
+	recv := newPushReceiver(t)
+	// The receiver is on loopback, which the SSRF guard refuses unless
+	// told.
+	in := start(t, nil, "--db", filepath.Join(t.TempDir(), "serve.db"), "--api-keys-file", keysFile(t, keys), "--a2a-push", "--a2a-push-allow-private")
+	env := []string{"ASKONCE_URL=" + in.base, "KEY_A=js-key-a", "KEY_B=js-key-b", "PUSH_URL=" + recv.URL}
 	report := func(t *testing.T, script string, v any) {
 		t.Helper()
 		out := runNode(t, time.Minute, env, filepath.Join(dir, script))
@@ -132,6 +143,14 @@ func integrationsA2AJavaScriptSDKClient(t *testing.T) {
 				if l == nil || len(l.Pages) != 2 || !slices.Equal(slices.Concat(l.Pages...), l.IDs) || l.Total != 2 || l.Last != "" || l.Completed != 2 || l.Asking != 0 || l.OtherTenant != 0 {
 					t.Errorf("ListTasks of the context: %+v; want its two tasks newest first a page each, both completed, none for the other tenant", l)
 				}
+				p := run.Push
+				if p == nil || p.ID != "js-"+binding || !slices.Equal(p.Listed, []string{p.ID}) || !strings.Contains(p.OtherTenant, "not found") {
+					t.Fatalf("push configs: %+v; want the config created and listed, not found for the other tenant", p)
+				}
+				got := recv.wait(t, "/"+binding, p.Task, "TASK_STATE_COMPLETED")
+				if tok := got.Get("A2A-Notification-Token"); tok != "js-token" {
+					t.Errorf("the completed task's POST has token %q, want js-token", tok)
+				}
 			})
 		}
 	})
@@ -143,6 +162,64 @@ func integrationsA2AJavaScriptSDKClient(t *testing.T) {
 		}
 		checkA2ARun(t, in.base, got, states03, states03.completed)
 	})
+}
+
+// pushReceiver records the A2A push notifications it gets: the task's id
+// and state, by path.
+type pushReceiver struct {
+	*httptest.Server
+	mu  sync.Mutex
+	got map[string][]pushedTask
+	new chan struct{}
+}
+
+type pushedTask struct {
+	id, state string
+	header    http.Header
+}
+
+func newPushReceiver(t *testing.T) *pushReceiver {
+	r := &pushReceiver{got: map[string][]pushedTask{}, new: make(chan struct{}, 100)}
+	r.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		var body struct {
+			Task struct {
+				ID     string `json:"id"`
+				Status struct{ State string }
+			}
+		}
+		json.NewDecoder(req.Body).Decode(&body)
+		r.mu.Lock()
+		r.got[req.URL.Path] = append(r.got[req.URL.Path], pushedTask{body.Task.ID, body.Task.Status.State, req.Header.Clone()})
+		r.mu.Unlock()
+		select {
+		case r.new <- struct{}{}:
+		default:
+		}
+	}))
+	t.Cleanup(r.Close)
+	return r
+}
+
+// wait returns the headers of the POST to path of task id in state.
+func (r *pushReceiver) wait(t *testing.T, path, id, state string) http.Header {
+	t.Helper()
+	deadline := time.After(30 * time.Second)
+	for {
+		r.mu.Lock()
+		got := slices.Clone(r.got[path])
+		r.mu.Unlock()
+		for _, p := range got {
+			if p.id == id && p.state == state {
+				return p.header
+			}
+		}
+		select {
+		case <-r.new:
+		case <-time.After(100 * time.Millisecond):
+		case <-deadline:
+			t.Fatalf("POSTs to %s: %+v; want task %s %s", path, got, id, state)
+		}
+	}
 }
 
 // checkA2ARun checks what both versions' scenarios share.

@@ -14,7 +14,7 @@ import (
 func runCLI(t *testing.T, stdin string, env []string, args ...string) (string, string, int) {
 	t.Helper()
 	cmd := exec.Command(builtBinary(t), args...)
-	cmd.Env = append(os.Environ(), env...)
+	cmd.Env = withTestDB(t, append(os.Environ(), env...))
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -53,6 +53,7 @@ func TestCLI(t *testing.T) {
 	t.Run("JobsListTitlesUseTheTerminalWidthAndAreWholeWhenPiped", cliJobsListTitlesUseTheTerminalWidthAndAreWholeWhenPiped)
 	t.Run("DashVIsVersion", cliDashVIsVersion)
 	t.Run("FishCompletionCompletesCommandsAndFlags", cliFishCompletionCompletesCommandsAndFlags)
+	t.Run("HashKeyRefusesAKeyUnder128BitsAndMakesANewOne", cliHashKeyRefusesAKeyUnder128BitsAndMakesANewOne)
 }
 
 func cliHelpAndUsageErrors(t *testing.T) {
@@ -72,7 +73,7 @@ func cliHelpAndUsageErrors(t *testing.T) {
 		{[]string{"eval", "no-such-file.jsonl"}, nil, 2, "no-such-file.jsonl"},
 		{[]string{"hash-key", "--help"}, nil, 0, "Usage: askonce hash-key TENANT"},
 		{[]string{"help", "hash-key"}, nil, 0, "Usage: askonce hash-key TENANT"},
-		{[]string{"hash-key"}, nil, 2, "usage: askonce hash-key TENANT"},
+		{[]string{"hash-key"}, nil, 2, "usage: askonce hash-key [--new] TENANT"},
 		{[]string{"frobnicate"}, nil, 2, `unknown command "frobnicate"`},
 		{[]string{"serve", "--no-such-flag"}, nil, 2, "no-such-flag"},
 		{[]string{"serve", "--builder", "carrier-pigeon"}, nil, 2, "must be one of none, webhook, command"},
@@ -94,10 +95,32 @@ func cliHelpAndUsageErrors(t *testing.T) {
 
 func cliHashKeyPrintsAKeysFileLine(t *testing.T) {
 	t.Parallel()
-	out, errs, code := runCLI(t, "s3cret\n", nil, "hash-key", "acme")
-	sum := sha256.Sum256([]byte("s3cret"))
+	const key = "p4Lq0vR9sT2uW7xY1zA3bC5dE8fG6hJk"
+	out, errs, code := runCLI(t, key+"\n", nil, "hash-key", "acme")
+	sum := sha256.Sum256([]byte(key))
 	if code != 0 || out != "acme "+hex.EncodeToString(sum[:])+"\n" {
 		t.Fatalf("hash-key: exit %d out %q err %q", code, out, errs)
+	}
+}
+
+// A key too short to carry 128 bits is refused, saying how to make one;
+// --new makes one of 256 bits, on stderr, with its keys file line.
+func cliHashKeyRefusesAKeyUnder128BitsAndMakesANewOne(t *testing.T) {
+	t.Parallel()
+	for _, short := range []string{"s3cret", "0123456789abcdef0123456789abcde", "Zm9vYmFyYmF6cXV4cXV1eA"[:21]} {
+		out, errs, code := runCLI(t, short+"\n", nil, "hash-key", "acme")
+		if code != 2 || out != "" || !strings.Contains(errs, "under the 128 an API key needs") || !strings.Contains(errs, "hash-key --new acme") {
+			t.Errorf("hash-key of %q: exit %d out %q err %q; want exit 2 naming the 128 bits and --new", short, code, out, errs)
+		}
+	}
+	out, errs, code := runCLI(t, "", nil, "hash-key", "--new", "acme")
+	key := strings.SplitN(errs, "\n", 2)[0]
+	sum := sha256.Sum256([]byte(key))
+	if code != 0 || len(key) != 43 || out != "acme "+hex.EncodeToString(sum[:])+"\n" {
+		t.Fatalf("hash-key --new: exit %d out %q err %q; want a 43-character key on stderr and its line on stdout", code, out, errs)
+	}
+	if out, errs, code := runCLI(t, key+"\n", nil, "hash-key", "acme"); code != 0 || !strings.HasPrefix(out, "acme ") {
+		t.Fatalf("hash-key of the new key: exit %d out %q err %q", code, out, errs)
 	}
 }
 

@@ -67,10 +67,54 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "build askonce:", err)
 		os.Exit(1)
 	}
+	before := sourceTreeDBs()
 	code := m.Run()
+	if written := sourceTreeDBs(); len(written) > len(before) {
+		fmt.Fprintf(os.Stderr, "FAIL: tests wrote %v into the source tree; every test writes under t.TempDir()\n", written)
+		code = 1
+	}
 	os.RemoveAll(dir)
 	pgtest.Drop()
 	os.Exit(code)
+}
+
+// sourceTreeDBs are the SQLite files in the package's folder, where the
+// binary's default --db (askonce.db in the working directory) would put
+// them: a test that leaves one there wrote into the source tree.
+func sourceTreeDBs() []string {
+	var found []string
+	for _, pattern := range []string{"*.db", "*.db-wal", "*.db-shm"} {
+		m, _ := filepath.Glob(pattern)
+		found = append(found, m...)
+	}
+	return found
+}
+
+// testDBs are the default databases of the tests, one for each test.
+var testDBs sync.Map // *testing.T -> path
+
+// withTestDB is env with ASKONCE_DB set, when it is unset or empty, to a
+// file under the test's t.TempDir(), the same for every command of the
+// test: the binary's default (askonce.db in the working directory) would
+// write into the source tree. A --db flag still wins.
+func withTestDB(t *testing.T, env []string) []string {
+	t.Helper()
+	db := ""
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "ASKONCE_DB="); ok {
+			db = v
+		}
+	}
+	if db != "" {
+		return env
+	}
+	path, ok := testDBs.Load(t)
+	if !ok {
+		path = filepath.Join(t.TempDir(), "askonce.db")
+		testDBs.Store(t, path)
+		t.Cleanup(func() { testDBs.Delete(t) })
+	}
+	return append(env, "ASKONCE_DB="+path.(string))
 }
 
 // instance is one running askonce serve.
@@ -135,7 +179,7 @@ var servingAddr = regexp.MustCompile(`msg="askonce serving" addr=(\S+)`)
 func start(t *testing.T, env []string, args ...string) *instance {
 	t.Helper()
 	cmd := exec.Command(builtBinary(t), append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...)
-	cmd.Env = append(os.Environ(), env...)
+	cmd.Env = withTestDB(t, append(os.Environ(), env...))
 	in := &instance{t: t, cmd: cmd, logs: &syncBuffer{}, done: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = in.logs, in.logs
 	if err := cmd.Start(); err != nil {

@@ -127,6 +127,7 @@ func evalThresholdsSetTheExitStatus(t *testing.T) {
 		want string
 	}{
 		{[]string{"--min-precision", "0.7", "--max-asks-on-clear", "0.34"}, 0, ""},
+		{[]string{"--min-precision", "0.75"}, 0, ""}, // exactly at the threshold passes
 		{[]string{"--min-precision", "0.9"}, 1, "precision 75.0% is below --min-precision 90.0%"},
 		{[]string{"--max-asks-on-clear", "0.01"}, 1, "asks on clear items 33.3% is above --max-asks-on-clear 1.0%"},
 		{[]string{"--min-precision", "90"}, 2, "--min-precision is a fraction between 0 and 1"},

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"net/http"
 	"net/url"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -128,6 +129,14 @@ func cliHealthChecksTheServer(t *testing.T) {
 	out, err := exec.Command(builtBinary(t), "health", "--server", in.base).CombinedOutput()
 	if err != nil || !strings.Contains(string(out), stampedVersion) {
 		t.Fatalf("health of a running server: %v\n%s", err, out)
+	}
+	// Without --server it asks the port serve's ASKONCE_ADDR names (the
+	// container's one variable), on 127.0.0.1.
+	port := strings.TrimPrefix(in.base, "http://127.0.0.1:")
+	byAddr := exec.Command(builtBinary(t), "health")
+	byAddr.Env = append(os.Environ(), "ASKONCE_SERVER=", "ASKONCE_ADDR=0.0.0.0:"+port)
+	if out, err := byAddr.CombinedOutput(); err != nil || !strings.Contains(string(out), in.base+"/healthz") {
+		t.Fatalf("health with ASKONCE_ADDR=0.0.0.0:%s: %v, want it to ask %s\n%s", port, err, in.base, out)
 	}
 	in.stop(syscall.SIGKILL) // returns once the process is gone
 	cmd := exec.Command(builtBinary(t), "health", "--server", in.base, "--timeout", "2s")

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -16,7 +17,9 @@ import (
 
 const healthSummary = `Ask a running server whether it is healthy: GET <server>/healthz. Exits 0
 when it answers 200 {"ok":true}, 1 otherwise. It is the container image's
-health check, which has no curl: HEALTHCHECK CMD ["/askonce", "health"].`
+health check, which has no curl: HEALTHCHECK CMD ["/askonce", "health"].
+Without --server (ASKONCE_SERVER) it asks the port ASKONCE_ADDR names, on
+127.0.0.1, so that one variable moves serve and its health check alike.`
 
 type healthConfig struct {
 	Server  string
@@ -27,10 +30,13 @@ type healthConfig struct {
 func health(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	c := &healthConfig{}
 	s := cli.NewSettings("health", healthSummary, getenv, stderr)
-	s.String(&c.Server, "server", "http://127.0.0.1:8080", "base URL of the server to check")
+	s.String(&c.Server, "server", "", "base URL of the server to check (default: http://127.0.0.1 on the port of ASKONCE_ADDR, else :8080)")
 	s.Duration(&c.Timeout, "timeout", 5*time.Second, "give up after this long")
 	if err := s.Parse(args); err != nil {
 		return err
+	}
+	if c.Server == "" {
+		c.Server = localServer(getenv("ASKONCE_ADDR"))
 	}
 	base, err := url.Parse(c.Server)
 	if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
@@ -60,4 +66,19 @@ func health(ctx context.Context, args []string, getenv func(string) string, stdo
 	}
 	fmt.Fprintf(stdout, "ok %s %s\n", target, h.Version)
 	return nil
+}
+
+// localServer is the URL on this machine of a server listening on addr
+// (serve's --addr): its port on 127.0.0.1 when it listens on every
+// address, else addr itself; http://127.0.0.1:8080 when addr is empty or
+// not host:port.
+func localServer(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil || port == "" {
+		return "http://127.0.0.1:8080"
+	}
+	if ip := net.ParseIP(host); host == "" || ip != nil && ip.IsUnspecified() {
+		host = "127.0.0.1"
+	}
+	return "http://" + net.JoinHostPort(host, port)
 }

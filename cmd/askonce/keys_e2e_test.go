@@ -29,6 +29,7 @@ func TestAPIKeys(t *testing.T) {
 	t.Run("Tenancy", apiKeysTenancy)
 	t.Run("FileNameAndRecipientsReachMCPAndA2A", apiKeysFileNameAndRecipientsReachMCPAndA2A)
 	t.Run("FailuresAreLimitedPerForwardedClientWithoutRefusingValidCredentials", apiKeysFailuresAreLimitedPerForwardedClientWithoutRefusingValidCredentials)
+	t.Run("AValidKeyIsServedOnEveryEndpointFromAnAddressOverTheLimit", apiKeysAValidKeyIsServedOnEveryEndpointFromAnAddressOverTheLimit)
 	t.Run("ForwardingHeadersAreIgnoredWithoutTrustedProxies", apiKeysForwardingHeadersAreIgnoredWithoutTrustedProxies)
 }
 
@@ -99,7 +100,7 @@ func apiKeysFileNameAndRecipientsReachMCPAndA2A(t *testing.T) {
 	}
 
 	// Wrong keys: 20 per minute per address (the default), then 429 on
-	// /mcp and /a2a, while the key accepted from this address works.
+	// /mcp and /a2a, while a valid key works.
 	for _, path := range []string{"/mcp", "/a2a"} {
 		status := 0
 		for range 21 {

@@ -38,7 +38,7 @@ const usage = `askonce turns a goal into a validated plan, asking at most one qu
 Usage:
   askonce serve [flags]       run the HTTP API
   askonce bench [flags]       load-test a running server (loopback only)
-  askonce hash-key TENANT     read a key on stdin, print its API keys file line
+  askonce hash-key TENANT     read a key on stdin (or make one: --new), print its API keys file line
   askonce run [flags] GOAL    turn a goal into a plan, asking its question here
   askonce repl [flags]        one goal per line in one session (/answer, /jobs)
   askonce jobs COMMAND        list, show, answer, cancel, decline jobs; events
@@ -79,7 +79,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	case "bench":
 		err = bench.Run(ctx, rest, getenv, stdout, stderr)
 	case "hash-key":
-		err = hashKey(rest, stdin, stdout)
+		err = hashKey(rest, stdin, stdout, stderr)
 	case "run":
 		return terminal.Run(ctx, rest, getenv, stdin, cli.TerminalSafe(stdout), cli.TerminalSafe(stderr))
 	case "mcp":

@@ -49,7 +49,7 @@ func mcpCommand(ctx context.Context, args []string, getenv func(string) string, 
 			return err
 		}
 		defer st.Close()
-		engine := &askonce.Engine{Store: st, Interpreter: interp, Logger: log}
+		engine := &askonce.Engine{Store: st, Interpreter: interp, Logger: log, NoBuilder: true}
 		engine.ExpireDue(ctx)
 		defer engine.Drain(context.WithoutCancel(ctx))
 		cfg.Engine = engine

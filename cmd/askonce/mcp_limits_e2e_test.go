@@ -156,9 +156,21 @@ func mcpIdleSessionsAreReclaimed(t *testing.T) {
 	}
 }
 
-// One initialize beyond --mcp-max-sessions is the JSON-RPC error -32029;
-// deleting a session makes room again.
-func mcpSessionCapIsAJSONRPCError(t *testing.T) {
+// ping sends a ping on c's session and returns the HTTP status.
+func (c *rawMCP) ping() int {
+	c.in.t.Helper()
+	resp := c.post(context.Background(), `{"jsonrpc":"2.0","id":2,"method":"ping"}`)
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// One initialize beyond --mcp-max-sessions makes way for itself by closing
+// the least recently used idle session (whose client gets 404 and may
+// initialize again), so that abandoned sessions cannot keep new clients
+// out; only when every session holds a call in flight is it the JSON-RPC
+// error -32029.
+func mcpSessionCapClosesTheLeastRecentlyUsedIdleSession(t *testing.T) {
 	t.Parallel()
 	in := start(t, nil, "--db", filepath.Join(t.TempDir(), "a.db"), "--mcp-max-sessions", "3")
 	var clients []*rawMCP
@@ -169,17 +181,56 @@ func mcpSessionCapIsAJSONRPCError(t *testing.T) {
 		}
 		clients = append(clients, c)
 	}
-	m, c := initialize(t, in)
-	if c.session != "" || rpcErrorCode(m) != -32029 || !strings.Contains(fmt.Sprint(m), "limit") {
-		t.Fatalf("the 4th initialize: %v, want the JSON-RPC error -32029 naming the limit", m)
+	// Each session's notifications/initialized is answered 202 before it
+	// is handled, so the order of use is set by pings answered in turn:
+	// a session handles its messages in order, so each ping comes after
+	// its own notification.
+	for _, i := range []int{1, 2, 0} {
+		if st := clients[i].ping(); st != http.StatusOK {
+			t.Fatalf("ping on session %d: %d", i, st)
+		}
+	}
+	// clients[1] is now the least recently used.
+	if m, c := initialize(t, in); c.session == "" {
+		t.Fatalf("the 4th initialize: %v, want a session in place of the least recently used", m)
+	}
+	// The SDK forgets a closed session's id a moment after it closes.
+	eventually(t, "404 on the least recently used session after the 4th initialize", func() bool {
+		return clients[1].ping() == http.StatusNotFound
+	})
+	for _, i := range []int{0, 2} {
+		if st := clients[i].ping(); st != http.StatusOK {
+			t.Fatalf("ping on session %d, used more recently: %d, want 200", i, st)
+		}
 	}
 	if got := in.metricValue("askonce_mcp_sessions"); got != 3 {
-		t.Fatalf("askonce_mcp_sessions = %v, want 3 (the refused one is not counted)", got)
+		t.Fatalf("askonce_mcp_sessions = %v, want 3", got)
 	}
-	deleteSession(t, in, "", clients[0].session)
-	eventually(t, "the deleted session's slot", func() bool { return in.metricValue("askonce_mcp_sessions") == 2 })
-	if m, c := initialize(t, in); c.session == "" {
-		t.Fatalf("initialize after a DELETE: %v", m)
+}
+
+// A session with a call in flight is not closed to make way: when every
+// session of the cap holds one, one more initialize is the JSON-RPC error
+// -32029, and the call goes on.
+func mcpSessionCapIsAJSONRPCErrorWhenEverySessionIsBusy(t *testing.T) {
+	t.Parallel()
+	in := start(t, nil, "--db", filepath.Join(t.TempDir(), "a.db"), "--mcp-max-sessions", "1")
+	_, busy := initialize(t, in)
+	if busy.session == "" {
+		t.Fatal("initialize refused")
+	}
+	ctx, leave := context.WithCancel(context.Background())
+	defer leave()
+	waiting := busy.post(ctx, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"plan","arguments":{"goal":"hot frozen cheese"}}}`)
+	defer waiting.Body.Close()
+	if m := rpcReply(t, waiting); m["method"] != "elicitation/create" {
+		t.Fatalf("first message of the plan call: %v, want elicitation/create", m)
+	}
+	m, c := initialize(t, in)
+	if c.session != "" || rpcErrorCode(m) != -32029 || !strings.Contains(fmt.Sprint(m), "limit") {
+		t.Fatalf("initialize while the only session has a call in flight: %v, want the JSON-RPC error -32029 naming the limit", m)
+	}
+	if st := busy.ping(); st != http.StatusOK {
+		t.Fatalf("ping on the busy session: %d, want 200", st)
 	}
 }
 
@@ -200,9 +251,9 @@ func deleteSession(t *testing.T, in *instance, key, session string) {
 }
 
 // The session cap is per API key: with --api-keys-file, a key at
-// --mcp-max-sessions gets the JSON-RPC error -32029 while another key of
-// the same tenant, and a key of another tenant, still initialize; a
-// session closed frees its own key's slot.
+// --mcp-max-sessions that initializes again closes its own least recently
+// used idle session, never one of another key of the same tenant or of
+// another tenant; a session closed frees its own key's slot.
 func mcpSessionCapIsPerAPIKey(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -220,20 +271,32 @@ func mcpSessionCapIsPerAPIKey(t *testing.T) {
 		}
 		held = append(held, c)
 	}
-	if m, c := initializeAs(t, in, "key-a"); c.session != "" || rpcErrorCode(m) != -32029 || !strings.Contains(fmt.Sprint(m), "limit") {
-		t.Fatalf("key A's 3rd initialize: %v, want the JSON-RPC error -32029 naming the limit", m)
-	}
+	var others []*rawMCP
 	for _, key := range []string{"key-b", "key-a2"} {
 		for i := range 2 {
-			if m, c := initializeAs(t, in, key); c.session == "" {
+			m, c := initializeAs(t, in, key)
+			if c.session == "" {
 				t.Fatalf("%s's initialize %d while key A is at its cap: %v", key, i+1, m)
 			}
+			others = append(others, c)
+		}
+	}
+	m, third := initializeAs(t, in, "key-a")
+	if third.session == "" {
+		t.Fatalf("key A's 3rd initialize: %v, want a session in place of key A's least recently used", m)
+	}
+	eventually(t, "404 on key A's least recently used session after its 3rd initialize", func() bool {
+		return held[0].ping() == http.StatusNotFound
+	})
+	for i, c := range append([]*rawMCP{held[1]}, others...) {
+		if st := c.ping(); st != http.StatusOK {
+			t.Fatalf("session %d, of key A used later or of another key: %d, want 200", i, st)
 		}
 	}
 	if got := in.metricValue("askonce_mcp_sessions"); got != 6 {
-		t.Fatalf("askonce_mcp_sessions = %v, want 6 (2 for each key; the refused one is not counted)", got)
+		t.Fatalf("askonce_mcp_sessions = %v, want 6 (2 for each key)", got)
 	}
-	deleteSession(t, in, "key-a", held[0].session)
+	deleteSession(t, in, "key-a", held[1].session)
 	eventually(t, "key A's deleted session's slot", func() bool { return in.metricValue("askonce_mcp_sessions") == 5 })
 	if m, c := initializeAs(t, in, "key-a"); c.session == "" {
 		t.Fatalf("key A's initialize after a DELETE: %v", m)
@@ -303,6 +366,32 @@ func mcpWaitingCallEndsWhenItsClientLeaves(t *testing.T) {
 	defer again.Body.Close()
 	if m := rpcReply(t, again); m["result"] == nil {
 		t.Fatalf("a call after the slot was freed: %v", m)
+	}
+}
+
+// askonce mcp answers every request it read before its input closed: a
+// shell pipe that writes the handshake and a ping and closes at once gets
+// both answers, every time.
+func mcpStdioAnswersRequestsPipedBeforeEndOfInput(t *testing.T) {
+	t.Parallel()
+	in := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"pipe","version":"1"}}}` + "\n" +
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n" +
+		`{"jsonrpc":"2.0","id":2,"method":"ping"}` + "\n"
+	db := filepath.Join(t.TempDir(), "a.db")
+	for i := range 5 {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		cmd := exec.CommandContext(ctx, builtBinary(t), "mcp", "--db", db)
+		cmd.Stdin = strings.NewReader(in)
+		out, err := cmd.Output()
+		cancel()
+		if err != nil {
+			t.Fatalf("run %d: %v", i, err)
+		}
+		for _, id := range []string{`"id":1,"result"`, `"id":2,"result"`} {
+			if !strings.Contains(string(out), id) {
+				t.Fatalf("run %d: no answer with %s in %q", i, id, out)
+			}
+		}
 	}
 }
 

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/askonce/askonce"
-	"github.com/askonce/askonce/dispatch"
 	"github.com/askonce/askonce/email"
 	"github.com/askonce/askonce/internal/cli"
 	"github.com/askonce/askonce/metrics"
@@ -64,7 +63,7 @@ func (c *notifyConfig) check() error {
 // servedChannels are the channels serve runs, and the handlers they
 // mount.
 type servedChannels struct {
-	list  []dispatch.Channel
+	list  []askonce.Channel
 	slack *slack.Channel
 }
 

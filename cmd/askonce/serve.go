@@ -64,6 +64,9 @@ type serveConfig struct {
 	TrustedProxies   string
 	NotifyWebhook    string
 	NotifySecret     string
+	A2APush          bool
+	A2APushSecret    string
+	A2APushPrivate   bool
 	LogLevel         string
 	LogFormat        string
 	MCPIdle          time.Duration
@@ -113,8 +116,11 @@ func serveFlags(getenv func(string) string, out io.Writer) (*cli.Settings, *serv
 	s.String(&c.TrustedProxies, "trusted-proxies", "", "comma-separated CIDRs or addresses of the proxies in front of the server: only a request from one of them has its X-Forwarded-For or Forwarded header name the client address that failed API keys and answer links are limited by. Empty: the TCP peer is the client")
 	s.String(&c.NotifyWebhook, "notify-webhook", "", "URL that gets a signed question.asked event when a job asks a human, and question.resolved when it stops pending")
 	s.String(&c.NotifySecret, "notify-secret", "", "Standard Webhooks signing secret (whsec_...) of --notify-webhook; prefer the environment variable")
+	s.Bool(&c.A2APush, "a2a-push", false, "offer A2A push notifications (off by default: River then runs in serve, and each question adds two queued jobs, about half the round trips per second at 100% asks): a task's push-notification configs are kept with its job, and the task is POSTed to each (on the River queue in the store's database) when it becomes input-required and when it ends")
+	s.String(&c.A2APushSecret, "a2a-push-secret", "", "Standard Webhooks signing secret (whsec_...) of A2A push notifications; empty: unsigned (receivers check the config's token). Prefer the environment variable")
+	s.Bool(&c.A2APushPrivate, "a2a-push-allow-private", false, "let A2A push notifications go to loopback, private, link-local, multicast and unspecified addresses (refused by default: a client chooses the URL); only for receivers you trust")
 	s.Duration(&c.MCPIdle, "mcp-session-timeout", mcp.DefaultSessionTimeout, "close an MCP session (/mcp) that has had no request for this long; a call in progress keeps it (negative: never); see docs/mcp.md")
-	s.Int(&c.MCPMaxSessions, "mcp-max-sessions", mcp.DefaultMaxSessions, "live MCP sessions per API key; one more initialize is a JSON-RPC error (negative: no limit)")
+	s.Int(&c.MCPMaxSessions, "mcp-max-sessions", mcp.DefaultMaxSessions, "live MCP sessions per API key; one more initialize closes the least recently used idle one (negative: no limit)")
 	s.Int(&c.MCPMaxCalls, "mcp-max-calls", mcp.DefaultMaxCalls, "MCP tool calls in flight per API key, waiting elicitations included; one more is a JSON-RPC error (negative: no limit)")
 	c.Notify.flags(s)
 	s.String(&c.LogLevel, "log-level", "info", "debug, info, warn or error")
@@ -158,6 +164,7 @@ type serving struct {
 	srv    *http.Server
 	engine *askonce.Engine
 	d      *dispatch.Dispatcher // nil: no builder, notifier or channel
+	pusher *a2a.Pusher          // nil: --a2a-push=false
 	// What the handlers mount shares with the API.
 	keys      *server.Keys // nil: no auth
 	reg       *metrics.Registry
@@ -259,7 +266,7 @@ func startServe(ctx context.Context, c *serveConfig, getenv func(string) string,
 	// question notification inside the ask's, through the dispatcher,
 	// which needs the store: the hook joins them.
 	var hook dispatch.Hook
-	st, queue, err := cli.OpenStore(ctx, c.DB, cli.StoreHooks{Hook: &hook, Dispatch: builder != nil, Notify: notifier != nil || c.Notify.enabled(), Log: log})
+	st, queue, err := cli.OpenStore(ctx, c.DB, cli.StoreHooks{Hook: &hook, Dispatch: builder != nil, Notify: notifier != nil || c.Notify.enabled() || c.A2APush, Log: log})
 	if err != nil {
 		return nil, err
 	}
@@ -279,13 +286,20 @@ func startServe(ctx context.Context, c *serveConfig, getenv func(string) string,
 		InterpretTimeout: c.InterpretTimeout, HardCap: askonce.HardCap(c.HardCap), Logger: log,
 		MemoryScope: askonce.MemoryScope(c.MemoryScope), MemoryTTL: c.MemoryTTL, MaxMemoryTTL: c.MemoryMaxTTL,
 		Observer: metrics.NewObserver(reg), LinkSecret: linkSecret,
-		DefaultRecipients: c.Notify.defaults(),
+		DefaultRecipients: c.Notify.defaults(), NoBuilder: builder == nil,
 	}
 	sv.engine = engine
 	channels, err := c.Notify.channels(engine, func(j *askonce.Job) string { return engine.AnswerURL(publicURL, j) },
 		exponential(c.DeliveryBackoff, 5*time.Minute), reg, log)
 	if err != nil {
 		return nil, err
+	}
+	if c.A2APush {
+		sv.pusher = a2a.NewPusher(a2a.PusherConfig{
+			Engine: engine, PublicURL: publicURL, Secret: c.A2APushSecret, AllowPrivate: c.A2APushPrivate,
+			Timeout: c.BuilderTimeout, Backoff: exponential(c.DeliveryBackoff, 5*time.Minute), Logger: log,
+		})
+		channels.list = append(channels.list, sv.pusher)
 	}
 	if builder != nil || notifier != nil || len(channels.list) > 0 {
 		// A try may take the builder's timeout plus its recording; a try
@@ -361,7 +375,7 @@ func (sv *serving) mount(mux *http.ServeMux, channels *servedChannels) {
 	}
 	// A2A (docs/integrations.md): the card is public, /a2a and /a2a/rest are
 	// behind the API keys.
-	ac := a2a.Config{Engine: sv.engine, PublicURL: sv.publicURL, Version: buildinfo.Get(), Logger: sv.log, TrustedProxies: sv.proxies}
+	ac := a2a.Config{Engine: sv.engine, PublicURL: sv.publicURL, Version: buildinfo.Get(), Logger: sv.log, TrustedProxies: sv.proxies, Pusher: sv.pusher}
 	if sv.keys != nil {
 		ac.Caller = sv.keys.Caller
 	}
@@ -640,28 +654,48 @@ func sweep(ctx context.Context, e *askonce.Engine, every time.Duration, log *slo
 }
 
 const hashKeyUsage = `Usage: askonce hash-key TENANT < keyfile
+       askonce hash-key --new TENANT >> keys
 
 Reads an API key on stdin and prints the line of an API keys file
 (--api-keys-file of askonce serve) for it: the tenant and the key's
-SHA-256 in hex. The key itself is never stored.
+SHA-256 in hex. The key itself is never stored. A key must be able to
+carry 128 bits (32 hex digits, 22 characters of base64): a shorter one
+is refused, since the server, holding only hashes, cannot tell.
+
+--new makes a key of 256 random bits, writes it to stderr for the client
+and its keys file line to stdout.
 `
 
-// hashKey prints the API keys file line of the key on stdin.
-func hashKey(args []string, stdin io.Reader, stdout io.Writer) error {
+// hashKey prints the API keys file line of the key on stdin, or of a new
+// key (--new, the key on stderr).
+func hashKey(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(args) == 1 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
 		fmt.Fprint(stdout, hashKeyUsage)
 		return nil
 	}
+	fresh := len(args) == 2 && args[0] == "--new"
+	if fresh {
+		args = args[1:]
+	}
 	if len(args) != 1 || strings.HasPrefix(args[0], "-") {
-		return cli.UsageError{Msg: "usage: askonce hash-key TENANT < keyfile  (prints '<tenant> <sha256-hex>' for an API keys file)"}
+		return cli.UsageError{Msg: "usage: askonce hash-key [--new] TENANT < keyfile  (prints '<tenant> <sha256-hex>' for an API keys file)"}
 	}
-	b, err := io.ReadAll(io.LimitReader(stdin, 4096))
-	if err != nil {
-		return err
-	}
-	key := strings.TrimSpace(string(b))
-	if key == "" {
-		return cli.UsageError{Msg: "hash-key: no key on stdin"}
+	var key string
+	if fresh {
+		key = server.NewKey()
+		fmt.Fprintf(stderr, "%s\n(the new key: give it to the client; the keys file holds only its hash)\n", key)
+	} else {
+		b, err := io.ReadAll(io.LimitReader(stdin, 4096))
+		if err != nil {
+			return err
+		}
+		key = strings.TrimSpace(string(b))
+		if key == "" {
+			return cli.UsageError{Msg: "hash-key: no key on stdin"}
+		}
+		if bits := server.KeyBits(key); bits < server.MinKeyBits {
+			return cli.UsageError{Msg: fmt.Sprintf("hash-key: the key can carry at most %.0f bits, under the %d an API key needs (32 hex digits, 22 characters of base64); make one with askonce hash-key --new %s", bits, server.MinKeyBits, args[0])}
+		}
 	}
 	fmt.Fprintf(stdout, "%s %s\n", args[0], server.HashKey(key))
 	return nil

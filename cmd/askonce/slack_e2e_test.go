@@ -313,6 +313,11 @@ func TestSlack(t *testing.T) {
 	t.Run("MessageUpdatedWhenTheQuestionExpires", slackMessageUpdatedWhenTheQuestionExpires)
 	t.Run("DeclineAndCancelButtons", slackDeclineAndCancelButtons)
 	t.Run("ReplayedInteractionChangesNothing", slackReplayedInteractionChangesNothing)
+	t.Run("ModalButtonOnASettledJobSaysItIsSettled", slackModalButtonOnASettledJobSaysItIsSettled)
+	t.Run("MentionsInTheGoalOrAnswerAreEscapedEverywhere", slackMentionsInTheGoalOrAnswerAreEscapedEverywhere)
+	t.Run("ClickOnAnOptionPastTheEndLeavesTheJobPending", slackClickOnAnOptionPastTheEndLeavesTheJobPending)
+	t.Run("ModalAnswerForAnUnknownJobSaysItIsGone", slackModalAnswerForAnUnknownJobSaysItIsGone)
+	t.Run("InteractionsPathAnswers405ToGet", slackInteractionsPathAnswers405ToGet)
 }
 
 func slackPostsOneMessageWithTheControlsOfEachQuestionType(t *testing.T) {
@@ -487,6 +492,132 @@ func slackModalAnswerIsValidatedInTheModal(t *testing.T) {
 	}
 	if j := in.do("GET", "/jobs/"+id, nil); str(j.body, "clarificationAnswer") != "Cheddar <b>" {
 		t.Fatalf("answer %q; want the modal's", str(j.body, "clarificationAnswer"))
+	}
+}
+
+// Answer… (or Other…) on a settled question opens no modal: the clicker
+// is told, alone, that it is settled.
+func slackModalButtonOnASettledJobSaysItIsSettled(t *testing.T) {
+	t.Parallel()
+	f := newFakeSlack(t)
+	in := startWithSlack(t, f)
+	id := gateJob(t, in, map[string]any{"type": "FREE_TEXT", "text": "Name it"})
+	f.posted(t, id)
+	if r := in.do("POST", "/jobs/"+id+"/clarification", map[string]any{"answer": "Cheddar"}); r.status != 200 {
+		t.Fatalf("answer: %d %s", r.status, r.raw)
+	}
+	if code, _ := interact(t, in, click("default", id, "U0BOB0001", "modal", ""), signedNow); code != 200 {
+		t.Fatalf("modal click: %d", code)
+	}
+	eventually(t, "the ephemeral saying the question is settled", func() bool {
+		return len(f.find("chat.postEphemeral", func(v url.Values) bool {
+			return v.Get("user") == "U0BOB0001" && strings.Contains(v.Get("text"), "Already settled")
+		})) == 1
+	})
+	if n := len(f.find("views.open", nil)); n != 0 {
+		t.Fatalf("views.open called %d times for a settled question; want none", n)
+	}
+}
+
+// A goal or an answer holding <!channel> or <@U…> is escaped in every
+// text Slack reads as mrkdwn: chat.postMessage's text (not only its
+// blocks) and chat.update's text and blocks (plain_text blocks show it
+// as written).
+func slackMentionsInTheGoalOrAnswerAreEscapedEverywhere(t *testing.T) {
+	t.Parallel()
+	f := newFakeSlack(t)
+	in := startWithSlack(t, f)
+	id := gateJob(t, in, map[string]any{"type": "FREE_TEXT", "text": "Name it <@U0EVIL0001>"})
+	post := f.posted(t, id)
+	if r := in.do("POST", "/jobs/"+id+"/clarification", map[string]any{"answer": "<!channel> and <@U0EVIL0001>"}); r.status != 200 {
+		t.Fatalf("answer: %d %s", r.status, r.raw)
+	}
+	eventually(t, "the message updated with the answer", func() bool { return len(f.find("chat.update", nil)) > 0 })
+	sent := []string{post.form.Get("text")}
+	var mrkdwn func(v any)
+	mrkdwn = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			if v["type"] == "mrkdwn" {
+				sent = append(sent, fmt.Sprint(v["text"]))
+			}
+			for _, x := range v {
+				mrkdwn(x)
+			}
+		case []any:
+			for _, x := range v {
+				mrkdwn(x)
+			}
+		}
+	}
+	for _, u := range append(f.find("chat.update", nil), post) {
+		sent = append(sent, u.form.Get("text"))
+		for _, b := range u.blocks(t) {
+			mrkdwn(b)
+		}
+	}
+	for _, text := range sent {
+		for _, mention := range []string{"<!channel>", "<@U0EVIL0001>"} {
+			if strings.Contains(text, mention) {
+				t.Errorf("a mrkdwn text sent to Slack holds %s unescaped: %s", mention, text)
+			}
+		}
+	}
+}
+
+// A signed click naming an option index past the end answers nothing: the
+// job stays pending and the server goes on serving.
+func slackClickOnAnOptionPastTheEndLeavesTheJobPending(t *testing.T) {
+	t.Parallel()
+	f := newFakeSlack(t)
+	in := startWithSlack(t, f)
+	id := gateJob(t, in, map[string]any{"type": "SELECT_ONE", "text": "Which?", "options": []string{"hot", "frozen"}})
+	f.posted(t, id)
+	for _, v := range []string{"o:2", "o:-1", "o:x"} {
+		if code, _ := interact(t, in, click("default", id, "U0ANN0001", "option_0", v), signedNow); code != 200 {
+			t.Fatalf("click %s: %d", v, code)
+		}
+	}
+	eventually(t, "the three clicks logged as unknown options", func() bool {
+		return strings.Count(in.logs.String(), "slack: click with an unknown option") == 3
+	})
+	if j := in.do("GET", "/jobs/"+id, nil); j.status != 200 || str(j.body, "status") != "pending" {
+		t.Fatalf("after clicks past the options: %d %s; want the job pending", j.status, j.raw)
+	}
+}
+
+// A modal answer for a job askonce does not have (removed, or from another
+// askonce) says so in the modal, instead of inviting a retry that cannot
+// work.
+func slackModalAnswerForAnUnknownJobSaysItIsGone(t *testing.T) {
+	t.Parallel()
+	in := startWithSlack(t, newFakeSlack(t))
+	const id = "01J00000000000000000000000"
+	code, raw := interact(t, in, map[string]any{
+		"type": "view_submission", "user": map[string]any{"id": "U0ANN0001"},
+		"view": map[string]any{"callback_id": "askonce_answer", "private_metadata": "askonce|default|" + id,
+			"state": map[string]any{"values": map[string]any{"answer": map[string]any{"answer": map[string]any{"type": "plain_text_input", "value": "Cheddar"}}}}},
+	}, signedNow)
+	var resp struct {
+		Action string            `json:"response_action"`
+		Errors map[string]string `json:"errors"`
+	}
+	if err := json.Unmarshal(raw, &resp); code != 200 || err != nil || resp.Action != "errors" {
+		t.Fatalf("modal answer for an unknown job: %d %s; want response_action errors", code, raw)
+	}
+	if msg := resp.Errors["answer"]; strings.Contains(msg, "try again") || !strings.Contains(msg, "no longer has this question") {
+		t.Fatalf("modal error for an unknown job: %q; want it to say the question is gone, without inviting a retry", msg)
+	}
+}
+
+// GET /slack/interactions is 405 with Allow: POST, as any path asked with
+// a method it is not served for.
+func slackInteractionsPathAnswers405ToGet(t *testing.T) {
+	t.Parallel()
+	in := startWithSlack(t, newFakeSlack(t))
+	r := in.do("GET", "/slack/interactions", nil)
+	if r.status != http.StatusMethodNotAllowed || r.header.Get("Allow") != "POST" {
+		t.Fatalf("GET /slack/interactions: %d Allow %q; want 405 with Allow: POST", r.status, r.header.Get("Allow"))
 	}
 }
 

@@ -63,7 +63,7 @@ func (c *Conn) Open(ctx context.Context) (*client.Client, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	engine := &askonce.Engine{Store: st, Interpreter: interp}
+	engine := &askonce.Engine{Store: st, Interpreter: interp, NoBuilder: true}
 	// Questions that waited past their time expire before anything reads them.
 	engine.ExpireDue(ctx)
 	api := server.New(server.Config{Engine: engine, Idempotency: st, AnsweredVia: askonce.ViaTerminal})

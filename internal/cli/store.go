@@ -14,7 +14,6 @@ import (
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/dispatch"
 	"github.com/askonce/askonce/postgres"
-	"github.com/askonce/askonce/server"
 	"github.com/askonce/askonce/sqlite"
 )
 
@@ -25,7 +24,7 @@ const DBHelp = "database: a SQLite file (created and migrated if missing), or a 
 // need of either.
 type Store interface {
 	askonce.Store
-	server.IdempotencyStore
+	askonce.IdempotencyStore
 	// LinkSecret is the database's answer-link secret.
 	LinkSecret() []byte
 }

@@ -8,6 +8,7 @@ package jobview
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -118,7 +119,7 @@ func JobOf(j *askonce.Job, answerURL string) Job {
 // dependencies, assumptions.
 func PlanText(title string, p *askonce.Plan) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Planned %q: %d tasks.", title, len(p.Tasks))
+	fmt.Fprintf(&b, "Planned %q: %s.", title, Tasks(len(p.Tasks)))
 	for _, t := range p.Tasks {
 		fmt.Fprintf(&b, "\n- %s: %s", t.ID, t.Title)
 		if len(t.DependsOn) > 0 {
@@ -129,6 +130,14 @@ func PlanText(title string, p *askonce.Plan) string {
 		fmt.Fprintf(&b, "\nAssumed: %s", a)
 	}
 	return b.String()
+}
+
+// Tasks counts a plan's tasks in words: "1 task", "3 tasks".
+func Tasks(n int) string {
+	if n == 1 {
+		return "1 task"
+	}
+	return strconv.Itoa(n) + " tasks"
 }
 
 // QuestionText is a question's readable line: its text and its choices.

@@ -3,29 +3,27 @@
 // of them is Window old. Proxies.Addr is the one function that names a
 // request's client address, for every limiter.
 //
-// The answer page counts unknown answer tokens: a token is always looked
-// up, so a valid link opens whatever others behind the same address
-// guessed, and only an unknown token from an address over its limit is
-// answered 429 with Retry-After. The API and the inbox's sign-in count
-// wrong API keys: over the limit, an address's keys are not checked at
-// all (so guessing stops), except those already accepted from it (Pass,
-// Known), so that clients who were in stay in.
+// A credential is always checked, so a valid one is served whatever
+// others behind the same address (an office's NAT, a proxy) got wrong:
+// the limit sheds floods of failures, answering a failure from an address
+// over its limit 429 with Retry-After instead of 401 or 404. It does not
+// guard the credentials; they are long enough that guessing is hopeless
+// at any rate (answer tokens 256 bits, API keys at least 128, which
+// `askonce hash-key` enforces). The answer page counts unknown answer
+// tokens; the API, MCP, A2A and the inbox's sign-in count wrong API keys
+// through Authenticate.
 //
-//	addr := proxies.Addr(r)
-//	if !lim.Allow(addr) && !lim.Known(addr, key) {
-//		w.Header().Set("Retry-After", ratelimit.Seconds(lim.RetryAfter(addr)))
+//	ok, wait := lim.Authenticate(proxies.Addr(r), key, keys.Valid)
+//	switch {
+//	case wait > 0:
+//		w.Header().Set("Retry-After", ratelimit.Seconds(wait))
 //		http.Error(w, "too many failed attempts", http.StatusTooManyRequests)
-//		return
-//	}
-//	if tenant, ok := keys.Tenant(key); ok {
-//		lim.Pass(addr, key)
-//	} else {
-//		lim.Fail(addr)
+//	case !ok:
+//		http.Error(w, "unauthorized", http.StatusUnauthorized)
 //	}
 package ratelimit
 
 import (
-	"crypto/sha256"
 	"net/http"
 	"strconv"
 	"sync"
@@ -55,31 +53,17 @@ type Limiter struct {
 	MaxAddrs int
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
-	// Remember is how long a credential recorded with Pass stays known
-	// at its address. Default DefaultRemember.
-	Remember time.Duration
 
 	mu    sync.Mutex
 	addrs map[string]*failures
 }
 
-// failures is a ring of an address's most recent failure times, and the
-// credentials that passed from it.
+// failures is a ring of an address's most recent failure times.
 type failures struct {
 	at   []time.Time // at most Limit, oldest at next once full
 	next int
 	last time.Time
-	// passed are hashes of credentials accepted from the address, with
-	// when they last were; at most maxPassed.
-	passed map[[sha256.Size]byte]time.Time
 }
-
-// maxPassed bounds the credentials remembered per address.
-const maxPassed = 16
-
-// DefaultRemember is how long a credential accepted from an address stays
-// known there (see Known).
-const DefaultRemember = 24 * time.Hour
 
 func (l *Limiter) limit() int {
 	if l.Limit <= 0 {
@@ -154,66 +138,22 @@ func (l *Limiter) Fail(addr string) {
 	f.next = (f.next + 1) % len(f.at)
 }
 
-// Pass records that addr presented a credential that was accepted, so that
-// Known lets it through while other credentials from addr are refused.
-// Only its SHA-256 is kept.
-func (l *Limiter) Pass(addr, credential string) {
-	sum := sha256.Sum256([]byte(credential))
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	now := l.now()
-	f := l.entry(addr, now)
-	if f.passed == nil {
-		f.passed = map[[sha256.Size]byte]time.Time{}
-	}
-	if _, ok := f.passed[sum]; !ok && len(f.passed) >= maxPassed {
-		var oldest [sha256.Size]byte
-		var at time.Time
-		for k, t := range f.passed {
-			if at.IsZero() || t.Before(at) {
-				oldest, at = k, t
-			}
-		}
-		delete(f.passed, oldest)
-	}
-	f.passed[sum] = now
-}
-
-// Known reports whether credential was accepted from addr (Pass) within
-// Remember: a client that was in before an address went over its limit
-// stays in, while a new guess from there waits.
-func (l *Limiter) Known(addr, credential string) bool {
-	sum := sha256.Sum256([]byte(credential))
-	remember := l.Remember
-	if remember <= 0 {
-		remember = DefaultRemember
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	f := l.addrs[addr]
-	if f == nil {
-		return false
-	}
-	at, ok := f.passed[sum]
-	return ok && l.now().Sub(at) < remember
-}
-
 // Authenticate applies the policy of failed API keys to key, presented
-// from addr: over the limit, only a key accepted from addr before (Known)
-// is looked up, and any other is refused unseen with the wait before
-// Retry-After; otherwise lookup decides, a refusal counts as a failure
-// (Fail) and an acceptance is remembered (Pass). The API, MCP and A2A all
-// authenticate through it.
+// from addr: lookup always decides, so a valid key is served from any
+// address; a refusal counts as a failure (Fail), and a refusal from an
+// address already over its limit comes with the wait before Retry-After
+// (answer 429 then, 401 otherwise). The API, MCP, A2A and the inbox's
+// sign-in authenticate through it.
 func (l *Limiter) Authenticate(addr, key string, lookup func(key string) bool) (ok bool, wait time.Duration) {
-	if !l.Allow(addr) && !l.Known(addr, key) {
+	if lookup(key) {
+		return true, 0
+	}
+	over := !l.Allow(addr)
+	l.Fail(addr)
+	if over {
 		return false, max(l.RetryAfter(addr), time.Second)
 	}
-	if !lookup(key) {
-		l.Fail(addr)
-		return false, 0
-	}
-	l.Pass(addr, key)
-	return true, 0
+	return false, 0
 }
 
 // makeRoom keeps the map under MaxAddrs before a new address is added.

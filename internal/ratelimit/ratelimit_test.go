@@ -144,35 +144,23 @@ func TestParseProxiesRefusesWhatIsNoNetwork(t *testing.T) {
 	}
 }
 
-func TestKnownCredentialPassesAnAddressOverItsLimitOthersDoNot(t *testing.T) {
+func TestAuthenticateServesAValidKeyFromAnAddressOverItsLimit(t *testing.T) {
 	c := &clock{t: time.Unix(1_000_000, 0)}
-	l := &Limiter{Limit: 10, Window: time.Minute, Remember: time.Hour, Now: c.now}
-	l.Pass("10.0.0.1", "good-key")
-	for range 10 {
-		l.Fail("10.0.0.1")
+	l := &Limiter{Limit: 10, Window: time.Minute, Now: c.now}
+	valid := func(key string) bool { return key == "good-key" }
+	for i := range 10 {
+		if ok, wait := l.Authenticate("10.0.0.1", "guess", valid); ok || wait != 0 {
+			t.Fatalf("wrong key %d: ok %v wait %s; want a refusal without a wait", i+1, ok, wait)
+		}
 	}
-	if l.Allow("10.0.0.1") {
-		t.Fatal("allowed after 10 failures")
+	if ok, wait := l.Authenticate("10.0.0.1", "guess", valid); ok || wait <= 0 {
+		t.Fatalf("a wrong key past the limit: ok %v wait %s; want a refusal with a wait", ok, wait)
 	}
-	if !l.Known("10.0.0.1", "good-key") {
-		t.Error("a key accepted from the address is not known there")
+	if ok, wait := l.Authenticate("10.0.0.1", "good-key", valid); !ok || wait != 0 {
+		t.Fatalf("a valid key from the address over its limit: ok %v wait %s; want it accepted", ok, wait)
 	}
-	if l.Known("10.0.0.1", "guess") || l.Known("10.0.0.2", "good-key") {
-		t.Error("a key is known where it was never accepted")
-	}
-	c.t = c.t.Add(time.Hour)
-	if l.Known("10.0.0.1", "good-key") {
-		t.Error("a key is still known after Remember")
-	}
-}
-
-func TestKnownCredentialsPerAddressAreBounded(t *testing.T) {
-	var l Limiter
-	for i := range 3 * maxPassed {
-		l.Pass("a", fmt.Sprint("key", i))
-	}
-	if n := len(l.addrs["a"].passed); n != maxPassed {
-		t.Errorf("%d credentials remembered, want %d", n, maxPassed)
+	if ok, wait := l.Authenticate("10.0.0.2", "guess", valid); ok || wait != 0 {
+		t.Fatalf("a wrong key from another address: ok %v wait %s; want a refusal without a wait", ok, wait)
 	}
 }
 

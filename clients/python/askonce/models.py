@@ -48,6 +48,14 @@ class Attempt(_Model):
 
 
 @dataclass
+class Binding(_Model):
+    """The Binding schema of the askonce API."""
+
+    mention: str = field(metadata={"json": "mention"})
+    candidate: str = field(metadata={"json": "candidate"})
+
+
+@dataclass
 class CreateJobRequest(_Model):
     """The CreateJobRequest schema of the askonce API."""
 
@@ -180,7 +188,7 @@ class JobDetail(_Model):
     clarification_type: Optional[Literal["CONFIRM", "SELECT_ONE", "TARGET_FILE", "FREE_TEXT"]] = field(default=None, metadata={"json": "clarificationType"})
     delivery_attempts: Optional[int] = field(default=None, metadata={"json": "deliveryAttempts"})
     delivery_error: Optional[str] = field(default=None, metadata={"json": "deliveryError"})
-    dispatch_status: Optional[Literal["queued", "delivered", "failed"]] = field(default=None, metadata={"json": "dispatchStatus"})
+    dispatch_status: Optional[Literal["queued", "delivered", "failed", "none"]] = field(default=None, metadata={"json": "dispatchStatus"})
     error: Optional[str] = field(default=None, metadata={"json": "error"})
     files: Optional[list[str]] = field(default=None, metadata={"json": "files"})
     memory: Optional[Memory] = field(default=None, metadata={"json": "memory"})
@@ -236,7 +244,7 @@ class JobView(_Model):
     clarification_type: Optional[Literal["CONFIRM", "SELECT_ONE", "TARGET_FILE", "FREE_TEXT"]] = field(default=None, metadata={"json": "clarificationType"})
     delivery_attempts: Optional[int] = field(default=None, metadata={"json": "deliveryAttempts"})
     delivery_error: Optional[str] = field(default=None, metadata={"json": "deliveryError"})
-    dispatch_status: Optional[Literal["queued", "delivered", "failed"]] = field(default=None, metadata={"json": "dispatchStatus"})
+    dispatch_status: Optional[Literal["queued", "delivered", "failed", "none"]] = field(default=None, metadata={"json": "dispatchStatus"})
     error: Optional[str] = field(default=None, metadata={"json": "error"})
     files: Optional[list[str]] = field(default=None, metadata={"json": "files"})
     memory: Optional[Memory] = field(default=None, metadata={"json": "memory"})
@@ -349,6 +357,7 @@ class Task(_Model):
     title: str = field(metadata={"json": "title"})
     instruction: str = field(metadata={"json": "instruction"})
     depends_on: Optional[list[str]] = field(metadata={"json": "dependsOn"})
+    bindings: Optional[list[Binding]] = field(default=None, metadata={"json": "bindings"})
 
 
 @dataclass

@@ -11,9 +11,18 @@ import (
 	"github.com/askonce/askonce"
 )
 
+// TestCreate checks what creating a job stores and refuses, one behaviour per subtest.
+func TestCreate(t *testing.T) {
+	t.Parallel()
+	t.Run("CallerChosenIDIsAUUIDUsedOnce", testCreateCallerChosenIDIsAUUIDUsedOnce)
+	t.Run("FilesArePathsABuilderCanUse", testCreateFilesArePathsABuilderCanUse)
+	t.Run("UnusableSpecSchemaIsInvalidBeforeAnyInterpreterRuns", testCreateUnusableSpecSchemaIsInvalidBeforeAnyInterpreterRuns)
+	t.Run("CommittedJobIsNeverReportedAsAFailure", testCreateCommittedJobIsNeverReportedAsAFailure)
+}
+
 // A job's files are paths a builder will use: a bad entry is EINVALID
 // naming the entry and the problem, and no job is stored.
-func TestCreate_FilesArePathsABuilderCanUse(t *testing.T) {
+func testCreateFilesArePathsABuilderCanUse(t *testing.T) {
 	t.Parallel()
 	s := scripted()
 	e := newEngine(t, s)
@@ -51,7 +60,7 @@ func TestCreate_FilesArePathsABuilderCanUse(t *testing.T) {
 // specSchema is checked when the job is created: an unusable schema is
 // EINVALID naming the problem, before any interpreter runs, not a
 // validation_error blamed on the interpreter after three attempts.
-func TestCreate_UnusableSpecSchemaIsInvalidBeforeAnyInterpreterRuns(t *testing.T) {
+func testCreateUnusableSpecSchemaIsInvalidBeforeAnyInterpreterRuns(t *testing.T) {
 	t.Parallel()
 	s := scripted(reply(planRaw, u1))
 	e := newEngine(t, s)
@@ -91,9 +100,15 @@ type brokenCommit struct {
 	askonce.Store
 	down, updates, lost bool
 	rival               func()
+	// createLost: CreateJob reports the connection lost without
+	// committing.
+	createLost bool
 }
 
 func (b *brokenCommit) CreateJob(ctx context.Context, c *askonce.Change) error {
+	if b.createLost {
+		return askonce.Unavailable(errors.New("connection reset by peer"))
+	}
 	if err := b.Store.CreateJob(ctx, c); err != nil {
 		return err
 	}
@@ -127,7 +142,7 @@ func (b *brokenCommit) GetJob(ctx context.Context, tenant, id string) (*askonce.
 // connection lost is a success with the stored job, never a failure;
 // when the store cannot tell, the error is EUNAVAILABLE naming the job
 // id, so the caller can look it up.
-func TestCreate_CommittedJobIsNeverReportedAsAFailure(t *testing.T) {
+func testCreateCommittedJobIsNeverReportedAsAFailure(t *testing.T) {
 	t.Parallel()
 	for _, goal := range []string{"hot frozen cheese", "write chapter 1 then review it"} {
 		st := &brokenCommit{Store: openStore(t, filepath.Join(t.TempDir(), "a.db"))}
@@ -224,5 +239,42 @@ func TestTransition_CommittedChangeIsNeverReportedAsAFailure(t *testing.T) {
 				t.Fatalf("%s %s while the store cannot say: %v; want unavailable naming the job id", iname, name, err)
 			}
 		}
+	}
+}
+
+// A create whose read-back finds nothing did not commit: it returns the
+// store's own error (a retry may clear it), not the message that the job
+// may exist.
+func TestCreate_LostCreateReturnsTheStoresOwnError(t *testing.T) {
+	t.Parallel()
+	st := &brokenCommit{Store: openStore(t, filepath.Join(t.TempDir(), "a.db")), createLost: true}
+	e := &askonce.Engine{Store: st, Interpreter: rulesInterpreter(t)}
+	_, err := e.Create(ctx, askonce.CreateRequest{Goal: "hot frozen cheese"})
+	if askonce.ErrorCode(err) != askonce.EUNAVAILABLE || !strings.Contains(err.Error(), "connection reset by peer") || strings.Contains(askonce.ErrorMessage(err), "may not have been created") {
+		t.Fatalf("a create that did not commit: %v; want the store's own unavailable error", err)
+	}
+}
+
+// A change whose read-back finds the job two versions ahead (another
+// change and its planning committed meanwhile) cannot tell whether it
+// was applied: it is EUNAVAILABLE naming the job, never a success.
+func TestTransition_StoredVersionTwoAheadIsUnavailableNamingTheJob(t *testing.T) {
+	t.Parallel()
+	st := &brokenCommit{Store: openStore(t, filepath.Join(t.TempDir(), "a.db"))}
+	e := &askonce.Engine{Store: st, Interpreter: rulesInterpreter(t)}
+	j := create(t, e, "hot frozen cheese")
+	st.updates = true
+	other := &askonce.Engine{Store: st.Store, Interpreter: scripted(reply(planRaw, u1))}
+	st.rival = func() {
+		if _, err := other.Answer(ctx, "", j.ID, "frozen"); err != nil {
+			t.Errorf("the rival answer: %v", err)
+		}
+	}
+	got, err := e.Cancel(ctx, "", j.ID)
+	if askonce.ErrorCode(err) != askonce.EUNAVAILABLE || !strings.Contains(askonce.ErrorMessage(err), "GET /jobs/"+j.ID) {
+		t.Fatalf("a cancel that finds the job two versions ahead: %+v, %v; want unavailable naming the job", got, err)
+	}
+	if stored, err := st.Store.GetJob(ctx, j.TenantID, j.ID); err != nil || stored.Version != j.Version+2 {
+		t.Fatalf("stored %+v, %v; want the rival's two versions", stored, err)
 	}
 }

@@ -87,8 +87,31 @@ func (e *Engine) StartDecline(ctx context.Context, tenant, id string) (*Job, *Ru
 	return e.startTransition(ctx, tenant, id, Decline{By: AnswererFrom(ctx)})
 }
 
+// StartReplyOn is StartReply on j, the job as the caller just read it
+// (to show its question, say), so that it is not read again: the reply
+// is applied to j, and only if that fails (its compare-and-set
+// included) to the job read from the store, which decides the outcome
+// and the error, as for a job this engine left pending (see
+// pendingJobs).
+func (e *Engine) StartReplyOn(ctx context.Context, j *Job, r Reply) (*Job, *Run, error) {
+	next, it, err := e.beginOn(ctx, j, Answered{Answer: r.Answer, Source: SourceUser, DontRemember: r.DontRemember, By: AnswererFrom(ctx)})
+	return e.started(ctx, next, it, err)
+}
+
+// StartDeclineOn is StartDecline on j, the job as the caller just read
+// it: see StartReplyOn.
+func (e *Engine) StartDeclineOn(ctx context.Context, j *Job) (*Job, *Run, error) {
+	next, it, err := e.beginOn(ctx, j, Decline{By: AnswererFrom(ctx)})
+	return e.started(ctx, next, it, err)
+}
+
 func (e *Engine) startTransition(ctx context.Context, tenant, id string, in Input) (*Job, *Run, error) {
 	j, it, err := e.begin(ctx, tenant, id, in)
+	return e.started(ctx, j, it, err)
+}
+
+// started runs in the background the interpretation a transition left.
+func (e *Engine) started(ctx context.Context, j *Job, it *Interpretation, err error) (*Job, *Run, error) {
 	if err != nil {
 		return nil, nil, err
 	}

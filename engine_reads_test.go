@@ -134,3 +134,80 @@ func TestRule2_AnswerToAJobMovedOnElsewhereIsDecidedByTheStoredJob(t *testing.T)
 		}
 	}
 }
+
+// An answer, a decline or a cancel given the job as its caller just read
+// it (a Slack click reads it to find the option) starts from that job:
+// the store is not asked for it again. A job that moved on since it was
+// read is decided by the stored job, as for one this engine remembers.
+func TestActionOnTheJobInHand(t *testing.T) {
+	t.Parallel()
+	actions := []struct {
+		name   string
+		act    func(e *askonce.Engine, j *askonce.Job) (*askonce.Job, error)
+		status askonce.Status
+	}{
+		{"Reply", func(e *askonce.Engine, j *askonce.Job) (*askonce.Job, error) {
+			next, run, err := e.StartReplyOn(ctx, j, askonce.Reply{Answer: "hot"})
+			if err != nil {
+				return nil, err
+			}
+			run.Wait(ctx)
+			return next, nil
+		}, askonce.StatusPlanning},
+		{"Decline", func(e *askonce.Engine, j *askonce.Job) (*askonce.Job, error) {
+			next, run, err := e.StartDeclineOn(ctx, j)
+			if err != nil {
+				return nil, err
+			}
+			run.Wait(ctx)
+			return next, nil
+		}, askonce.StatusPlanning},
+		{"Cancel", func(e *askonce.Engine, j *askonce.Job) (*askonce.Job, error) { return e.CancelOn(ctx, j) }, askonce.StatusCancelled},
+	}
+	for _, a := range actions {
+		t.Run(a.name+"/IsNotReadAgain", func(t *testing.T) {
+			t.Parallel()
+			st, e := countingEngine(t, false)
+			j := create(t, e, "hot frozen cheese")
+			held, err := e.Get(ctx, "", j.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st.reads.Store(0)
+			got, err := a.act(e, held)
+			if err != nil || got.Status != a.status {
+				t.Fatalf("%s: %v %v; want %s", a.name, err, got, a.status)
+			}
+			if n := st.reads.Load(); n != 0 {
+				t.Errorf("the %s read the job %d times, want 0", a.name, n)
+			}
+		})
+		t.Run(a.name+"/MovedOnSinceReadIsDecidedByTheStoredJob", func(t *testing.T) {
+			t.Parallel()
+			st := openStore(t, filepath.Join(t.TempDir(), "askonce.db"))
+			e := &askonce.Engine{Store: st, Interpreter: rulesInterpreter(t)}
+			other := &askonce.Engine{Store: st, Interpreter: rulesInterpreter(t)}
+			j := create(t, e, "hot frozen cheese")
+			held, err := e.Get(ctx, "", j.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			moved, err := other.Cancel(ctx, "", j.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = a.act(e, held)
+			var ae *askonce.Error
+			if !asError(err, &ae) || ae.Code != askonce.ECONFLICT || ae.Job == nil || ae.Job.Status != askonce.StatusCancelled {
+				t.Fatalf("%s of a job cancelled since it was read: %v, want a conflict carrying the cancelled job", a.name, err)
+			}
+			stored, err := e.Get(ctx, "", j.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if stored.Version != moved.Version {
+				t.Errorf("stored version %d, want %d", stored.Version, moved.Version)
+			}
+		})
+	}
+}

@@ -65,7 +65,6 @@ func (e *Engine) plan(ctx context.Context, j *Job, it Interpretation, keep bool)
 			return Planned{Plan: out.Plan, Title: out.Title}, final, nil
 		case a.Outcome == AttemptQuestion:
 			in, err := e.asked(ctx, j, *out.Question, out.Title, it.newSession)
-			in.Raw = a.Raw
 			return in, final, err
 		case i >= e.maxAttempts():
 			return Invalid{Raw: a.Raw, Errors: feedback}, final, nil

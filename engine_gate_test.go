@@ -2,9 +2,18 @@ package askonce
 
 import "testing"
 
+// TestGateMode runs gate mode's cases through Step, one subtest each.
+func TestGateMode(t *testing.T) {
+	t.Parallel()
+	t.Run("AskWaitResumeProceedDone", testGateModeAskWaitResumeProceedDone)
+	t.Run("AskingAfterProceedFailsTheJob", testGateModeAskingAfterProceedFailsTheJob)
+	t.Run("RepeatGuardResumesAtOnce", testGateModeRepeatGuardResumesAtOnce)
+	t.Run("PlanWhilePendingIsDone", testGateModePlanWhilePendingIsDone)
+}
+
 // Gate mode through Step: the gate-mode table of docs/protocol.md. The
 // engine-level version over a real store is in engine_test.go.
-func TestGateMode_AskWaitResumeProceedDone(t *testing.T) {
+func testGateModeAskWaitResumeProceedDone(t *testing.T) {
 	t.Parallel()
 	j := planningJob(ModeGate)
 
@@ -47,7 +56,7 @@ func TestGateMode_AskWaitResumeProceedDone(t *testing.T) {
 	}
 }
 
-func TestGateMode_AskingAfterProceedFailsTheJob(t *testing.T) {
+func testGateModeAskingAfterProceedFailsTheJob(t *testing.T) {
 	t.Parallel()
 	j, _ := mustStep(t, planningJob(ModeGate), Asked{Question: tempQuestion()}, Answered{Answer: "hot"}, Asked{Question: tempQuestion()}, Asked{Question: tempQuestion()})
 	j, fx := mustStep(t, j, Asked{Question: tempQuestion()})
@@ -56,7 +65,7 @@ func TestGateMode_AskingAfterProceedFailsTheJob(t *testing.T) {
 	}
 }
 
-func TestGateMode_RepeatGuardResumesAtOnce(t *testing.T) {
+func testGateModeRepeatGuardResumesAtOnce(t *testing.T) {
 	t.Parallel()
 	j, fx := mustStep(t, planningJob(ModeGate), Asked{Question: tempQuestion(), Stored: &HistoryEntry{Answer: "hot"}})
 	if fx.Action != ActionResume || j.AnswerSource != SourceHistory || !j.AnswerDelivered || j.Status != StatusPlanning {
@@ -64,7 +73,7 @@ func TestGateMode_RepeatGuardResumesAtOnce(t *testing.T) {
 	}
 }
 
-func TestGateMode_PlanWhilePendingIsDone(t *testing.T) {
+func testGateModePlanWhilePendingIsDone(t *testing.T) {
 	t.Parallel()
 	j, _ := mustStep(t, planningJob(ModeGate), Asked{Question: tempQuestion()})
 	j, fx := mustStep(t, j, Planned{Plan: onePlan()})

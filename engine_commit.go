@@ -3,6 +3,7 @@ package askonce
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -17,6 +18,9 @@ import (
 // looks it up instead of trying again and meeting its own change as a
 // conflict.
 func (e *Engine) commit(ctx context.Context, c *Change, create bool) error {
+	if c.Dispatch && e.NoBuilder {
+		undispatched(c)
+	}
 	from := c.Job.Version // the store sets it on success
 	write := e.Store.UpdateJob
 	if create {
@@ -47,6 +51,14 @@ func (e *Engine) commit(ctx context.Context, c *Change, create bool) error {
 		ue.Message = fmt.Sprintf("the database cannot be reached; the change to job %s may have been applied: look it up (GET /jobs/%s) before trying again", c.Job.ID, c.Job.ID)
 	}
 	return ue
+}
+
+// undispatched turns the dispatch of a success into none: no queue
+// entry and no dispatched event, for an engine that no builder follows.
+func undispatched(c *Change) {
+	c.Dispatch = false
+	c.Job.Dispatch = DispatchNoBuilder
+	c.Events = slices.DeleteFunc(c.Events, func(ev Event) bool { return ev.Type == EventDispatched })
 }
 
 // sameOutcome reports whether the stored job s is the state j a change

@@ -1,0 +1,114 @@
+package askonce
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// Channel reaches the people a job names (Job.Notify) when the job asks
+// and when it settles: packages slack and email implement it, package
+// dispatch runs it. Its sends are queued in the transaction that moves
+// the job into or out of pending, each at most once, so a question is
+// never stored without them, and each is tried until it succeeds or
+// runs out of tries.
+type Channel interface {
+	// Name names the channel ("slack", "email"), as in
+	// Notification.Channel.
+	Name() string
+	// Kinds lists every Send.Kind the channel makes, so that sends an
+	// earlier process queued find their sender.
+	Kinds() []string
+	// Sends returns the sends that tell job's recipients of ev: none
+	// when the job names no one on this channel.
+	Sends(job *Job, ev QuestionEvent) []Send
+	// Send makes one try of s. An error is a failed try, tried again
+	// after Backoff(s.Attempt), unless it is a *SendSnoozeError (tried
+	// again after its wait, the try not counted) or a
+	// *SendCancelError (never tried again).
+	Send(ctx context.Context, s Send) error
+	// Backoff is the wait after the attempt-th failed try (attempt
+	// counts from 1).
+	Backoff(attempt int) time.Duration
+}
+
+// Send is one message a Channel sends about a job: what the queue keeps.
+type Send struct {
+	// Kind is what is sent, in the channel's words ("post",
+	// "question", "outcome"): one of its Kinds.
+	Kind     string
+	TenantID string
+	JobID    string
+	// To is the recipient, for a channel that sends to each of several;
+	// "" for one that sends once per job.
+	To string
+	// Attempt counts the tries of this send, from 1.
+	Attempt int
+}
+
+// SendSnoozeError is returned by Channel.Send for a send to be tried
+// again after Wait without counting the try: Slack's Retry-After, or an
+// outcome whose job is still planning.
+type SendSnoozeError struct{ Wait time.Duration }
+
+func (e *SendSnoozeError) Error() string { return fmt.Sprintf("send again in %s", e.Wait) }
+
+// SnoozeSend returns the *SendSnoozeError of wait.
+func SnoozeSend(wait time.Duration) error { return &SendSnoozeError{Wait: wait} }
+
+// SendCancelError is returned by Channel.Send for a send no later try
+// can make: its job no longer exists, or its message cannot be built.
+type SendCancelError struct{ Err error }
+
+func (e *SendCancelError) Error() string { return "send cancelled: " + e.Err.Error() }
+func (e *SendCancelError) Unwrap() error { return e.Err }
+
+// CancelSend returns the *SendCancelError of err.
+func CancelSend(err error) error { return &SendCancelError{Err: err} }
+
+// Message is what a channel (slack, email) sent about a job's question:
+// Ref is the channel's own reference to it (the Slack channel and ts, the
+// email Message-ID), for the edit or the reply once the job settles.
+type Message struct {
+	TenantID string
+	JobID    string
+	// Channel names the channel: "slack", "email".
+	Channel string
+	Ref     string
+}
+
+// MessageStore is implemented by stores that keep Messages (sqlite and
+// postgres do). Channels reach it through the Engine.
+type MessageStore interface {
+	// PutMessage records m unless the job has a message on m.Channel
+	// already, and returns the one stored: m, or the earlier one. Of
+	// two racing callers one wins; both get the winner's.
+	PutMessage(ctx context.Context, m Message) (Message, error)
+	// Message returns the job's message on channel, or ENOTFOUND.
+	Message(ctx context.Context, tenant, jobID, channel string) (Message, error)
+}
+
+// EventAppender is implemented by stores that append an event to a job
+// without changing the job (sqlite and postgres do): the channels' record
+// of what they sent.
+type EventAppender interface {
+	AppendEvent(ctx context.Context, ev Event) error
+}
+
+// Notification is one send of a channel that reaches people, for the
+// job's events: notified when it went out, notify_failed when it did not
+// (it is retried).
+type Notification struct {
+	TenantID string
+	JobID    string
+	// Channel is "slack" or "email"; Kind what was sent ("post",
+	// "update", "outcome", "question"), or "find": Slack's look for the
+	// message of a try that died.
+	Channel, Kind string
+	// To is the recipient, when the channel has several.
+	To string
+	// Err is the send's error; nil when it went out.
+	Err error
+	// Attempt counts the tries of this send, from 1.
+	Attempt int
+}
