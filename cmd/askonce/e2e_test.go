@@ -52,20 +52,20 @@ const stampedVersion = "v9.9.9-e2e"
 
 func TestMain(m *testing.M) {
 	flag.Parse()
-	if testing.Short() {
-		// Nothing to build: the tests that need the binary skip.
-		os.Exit(m.Run())
-	}
-	dir, err := os.MkdirTemp("", "askonce-e2e")
-	if err != nil {
-		panic(err)
-	}
-	binary = filepath.Join(dir, "askonce")
-	build := exec.Command("go", "build", "-ldflags", "-X github.com/askonce/askonce/internal/buildinfo.Version="+stampedVersion, "-o", binary, ".")
-	build.Stdout, build.Stderr = os.Stdout, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build askonce:", err)
-		os.Exit(1)
+	// Under -short nothing is built: the tests that need the binary skip.
+	dir := ""
+	if !testing.Short() {
+		var err error
+		if dir, err = os.MkdirTemp("", "askonce-e2e"); err != nil {
+			panic(err)
+		}
+		binary = filepath.Join(dir, "askonce")
+		build := exec.Command("go", "build", "-ldflags", "-X github.com/askonce/askonce/internal/buildinfo.Version="+stampedVersion, "-o", binary, ".")
+		build.Stdout, build.Stderr = os.Stdout, os.Stderr
+		if err := build.Run(); err != nil {
+			fmt.Fprintln(os.Stderr, "build askonce:", err)
+			os.Exit(1)
+		}
 	}
 	before := sourceTreeDBs()
 	code := m.Run()
@@ -73,7 +73,9 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "FAIL: tests wrote %v into the source tree; every test writes under t.TempDir()\n", written)
 		code = 1
 	}
-	os.RemoveAll(dir)
+	if dir != "" {
+		os.RemoveAll(dir)
+	}
 	pgtest.Drop()
 	os.Exit(code)
 }
