@@ -9,6 +9,7 @@ package clients_test
 import (
 	"bytes"
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -22,6 +23,11 @@ import (
 var binary string
 
 func TestMain(m *testing.M) {
+	flag.Parse()
+	if testing.Short() {
+		// Nothing to build: require skips every test.
+		os.Exit(m.Run())
+	}
 	dir, err := os.MkdirTemp("", "askonce-clients")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -40,11 +46,15 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// require skips the test when a tool or an npm install it needs is
-// missing, except in CI (CI set), where that is a failure: .ci/run
-// installs them.
+// require skips the test under -short (each runs a client's suite in
+// Python or Node against the built binary), and when a tool or an npm
+// install it needs is missing, except in CI (CI set), where that is a
+// failure: .ci/run installs them.
 func require(t *testing.T, tool string, paths ...string) {
 	t.Helper()
+	if testing.Short() {
+		t.Skipf("-short: skipping a client test (%s against the built binary; go test without -short runs it; CI does)", tool)
+	}
 	missing := ""
 	if _, err := exec.LookPath(tool); err != nil {
 		missing = tool

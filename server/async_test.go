@@ -99,7 +99,7 @@ func TestPreferRespondAsyncCreatesAt202AndPlansInTheBackground(t *testing.T) {
 // With an interpreter that plans inside the commit (the embedded rules
 // interpreter) there is no planning to go on, so Prefer: respond-async is
 // declined, as RFC 7240 allows: the outcome comes at once, 201 or 200,
-// without Preference-Applied; README and docs/protocol.md say so.
+// without Preference-Applied; docs/http.md and docs/protocol.md say so.
 func TestPreferRespondAsyncIsDeclinedWhenTheJobIsCommittedWithItsOutcome(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	r := e.do("POST", "/jobs", map[string]any{"goal": hotFrozen}, "Prefer", "respond-async")
@@ -111,7 +111,7 @@ func TestPreferRespondAsyncIsDeclinedWhenTheJobIsCommittedWithItsOutcome(t *test
 		t.Fatalf("answer with respond-async: %d status %q Preference-Applied %q; want 200 success without Preference-Applied", a.status, str(a.body, "status"), a.header.Get("Preference-Applied"))
 	}
 	const says = "declines `Prefer: respond-async`"
-	for _, doc := range []string{"../README.md", "../docs/protocol.md"} {
+	for _, doc := range []string{"../docs/http.md", "../docs/protocol.md"} {
 		b, err := os.ReadFile(doc)
 		if err != nil {
 			t.Fatal(err)

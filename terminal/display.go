@@ -208,27 +208,25 @@ func fewOf(names []string, n int) string {
 	return line
 }
 
-// tableWidth is the width job tables fit in when the terminal's is not
-// known: a default terminal.
+// tableWidth is a default terminal's width.
 const tableWidth = 80
 
-// outputWidth is the width of the terminal stdout is, else $COLUMNS,
-// else tableWidth.
-func outputWidth(getenv func(string) string) int {
+// outputWidth is the width of the terminal stdout is, or 0 when stdout is
+// not a terminal: a program reading the table (grep, a pipe, a file) gets
+// every title and session whole.
+func outputWidth() int {
 	if w, _, err := term.GetSize(os.Stdout.Fd()); err == nil && w > 0 {
 		return w
 	}
-	if n, err := strconv.Atoi(getenv("COLUMNS")); err == nil && n > 0 {
-		return n
-	}
-	return tableWidth
+	return 0
 }
 
 // printJobTable lists jobs, newest first, one per row, in at most width
-// columns. The id, status and question state are always whole
-// (they are what the other commands take and what a script greps); the
-// title and session are shortened, and then the session and title left
-// out, until the rows fit. jobs show has the rest, with the times.
+// columns (0: no limit, every cell whole). The id, status and question
+// state are always whole (they are what the other commands take and what
+// a script greps); the title and session are shortened, and then the
+// session and title left out, until the rows fit. jobs show has the rest,
+// with the times.
 func printJobTable(w io.Writer, jobs []client.JobView, width int) {
 	const (
 		colSession = 3
@@ -240,7 +238,11 @@ func printJobTable(w io.Writer, jobs []client.JobView, width int) {
 		if j.ClarificationSource != "" {
 			cl += " (" + string(j.ClarificationSource) + ")"
 		}
-		rows = append(rows, []string{j.JobID, string(j.Status), cl, oneLine(j.SessionID, 200), oneLine(j.Title, max(200, width))})
+		session, title := oneLine(j.SessionID, 200), oneLine(j.Title, max(200, width))
+		if width <= 0 {
+			session, title = oneLine(j.SessionID, len(j.SessionID)), oneLine(j.Title, len(j.Title))
+		}
+		rows = append(rows, []string{j.JobID, string(j.Status), cl, session, title})
 	}
 	widths := make([]int, len(rows[0]))
 	for _, r := range rows {
@@ -256,6 +258,9 @@ func printJobTable(w io.Writer, jobs []client.JobView, width int) {
 			}
 		}
 		return n - 2
+	}
+	if width <= 0 {
+		width = total()
 	}
 	// Each step gives up a little more, until the table fits.
 	shrink := func(col, floor int) {

@@ -23,6 +23,10 @@ Commands (each takes --server/--db, --api-key and --json; see COMMAND --help):
   events ID            the job's audit trail (--follow streams it live)
   history SESSION      the session's answered questions (the repeat guard)
 
+Without --server they read the embedded engine's database: --db, by default
+the askonce.db askonce run uses ($XDG_DATA_HOME/askonce, else
+~/.local/share/askonce).
+
 ` + exitCodesHelp + `
 `
 
@@ -130,7 +134,7 @@ func Jobs(ctx context.Context, args []string, getenv func(string) string, stdin 
 	case "list":
 		l, err := cl.List(ctx, client.ListOptions{SessionID: session, Status: askonce.Status(status), Limit: limit})
 		if err == nil {
-			err = out(l, func() { printJobTable(stdout, l.Jobs, outputWidth(getenv)) })
+			err = out(l, func() { printJobTable(stdout, l.Jobs, outputWidth()) })
 		}
 		return report(err, stderr)
 	case "show":

@@ -51,7 +51,7 @@ func Repl(ctx context.Context, args []string, getenv func(string) string, stdin 
 	if session == "" {
 		session = uuid.NewString()
 	}
-	r := &replState{cl: cl, session: session, profile: profile, files: cli.SplitList(files), candidates: candidates, width: outputWidth(getenv), out: stdout, errw: stderr}
+	r := &replState{cl: cl, session: session, profile: profile, files: cli.SplitList(files), candidates: candidates, width: outputWidth(), out: stdout, errw: stderr}
 	f, ok := stdin.(*os.File)
 	interactive := ok && cli.IsTerminal(f)
 	fmt.Fprintf(stdout, "askonce repl · session %s · /help for commands\n", session)

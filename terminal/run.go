@@ -21,7 +21,9 @@ for CONFIRM, a text input for FREE_TEXT), submits the answer and prints the
 plan as a tree. When stdin is not a terminal (or with --no-input) the
 options are printed numbered and the answer is read as one line from stdin:
 a number picks that option, anything else is the answer. --answer answers
-up front. With no --server, the embedded engine runs on the --db file.
+up front. With no --server, the embedded engine runs on the --db file,
+by default askonce.db in $XDG_DATA_HOME/askonce (else ~/.local/share/askonce),
+never in the working directory.
 
 ` + exitCodesHelp
 

@@ -126,6 +126,12 @@ func TestPrintJobTableFitsEightyColumns(t *testing.T) {
 			}
 		}
 	}
+	// With no width (stdout is not a terminal) every title is whole.
+	var whole bytes.Buffer
+	printJobTable(&whole, []client.JobView{job(askonce.StatusSuccess, askonce.ClarificationNone, "", "6f1c2b9e-1d2a-4c3b-9e8f-0a1b2c3d4e5f", long)}, 0)
+	if !strings.Contains(whole.String(), "  6f1c2b9e-1d2a-4c3b-9e8f-0a1b2c3d4e5f  "+strings.TrimSpace(long)+"\n") {
+		t.Errorf("with no width the session and title were shortened:\n%s", whole.String())
+	}
 	// What fits is shown whole.
 	var b bytes.Buffer
 	printJobTable(&b, []client.JobView{job(askonce.StatusSuccess, askonce.ClarificationNone, "", "r1", "Hot cheese")}, tableWidth)

@@ -19,9 +19,13 @@ import (
 // npmDir is a test folder with npm packages, from this package's
 // directory, after checking that node and the folder's packages (module,
 // a path under node_modules) are installed. A missing one skips the test,
-// except in CI (CI set), where it fails: .ci/run installs them.
+// except in CI (CI set), where it fails: .ci/run installs them. Under
+// -short it skips the test: npm clients start Node and the binary.
 func npmDir(t *testing.T, dir, module string) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: skipping a test of an npm client (Node against the built binary; go test without -short runs it; CI does)")
+	}
 	missing := ""
 	if _, err := exec.LookPath("node"); err != nil {
 		missing = "node"

@@ -20,7 +20,7 @@ func benchRun(t *testing.T, base string, args ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, binary, append([]string{"bench", "--server", base}, args...)...)
+	cmd := exec.CommandContext(ctx, builtBinary(t), append([]string{"bench", "--server", base}, args...)...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("askonce bench: %v\n%s", err, out)
@@ -212,7 +212,7 @@ func benchCompareRefusesBadTargets(t *testing.T) {
 		{[]string{"--compare", "http://127.0.0.1:1", "--rounds", "0"}, "--rounds must be between 1 and 100"},
 		{[]string{"--compare", "http://127.0.0.1:1", "--rounds", "5", "--requests", "9"}, "cannot give each"},
 	} {
-		out, err := exec.Command(binary, append([]string{"bench", "--server", "http://127.0.0.1:1"}, tc.args...)...).CombinedOutput()
+		out, err := exec.Command(builtBinary(t), append([]string{"bench", "--server", "http://127.0.0.1:1"}, tc.args...)...).CombinedOutput()
 		if err == nil || !strings.Contains(string(out), tc.want) {
 			t.Errorf("bench %v: %v, output %q; want an error with %q", tc.args, err, out, tc.want)
 		}

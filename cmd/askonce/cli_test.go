@@ -13,7 +13,7 @@ import (
 
 func runCLI(t *testing.T, stdin string, env []string, args ...string) (string, string, int) {
 	t.Helper()
-	cmd := exec.Command(binary, args...)
+	cmd := exec.Command(builtBinary(t), args...)
 	cmd.Env = withTestDB(t, append(os.Environ(), env...))
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errb bytes.Buffer
@@ -34,7 +34,7 @@ func TestCLI(t *testing.T) {
 	t.Parallel()
 	t.Run("HelpAndUsageErrors", cliHelpAndUsageErrors)
 	t.Run("HashKeyPrintsAKeysFileLine", cliHashKeyPrintsAKeysFileLine)
-	t.Run("READMEConfigTableMatchesServeFlags", cliREADMEConfigTableMatchesServeFlags)
+	t.Run("FlagsDocServeTableMatchesServeHelp", cliFlagsDocServeTableMatchesServeHelp)
 	t.Run("UnknownFlagIsOneLineAndAHintToHelp", cliUnknownFlagIsOneLineAndAHintToHelp)
 	t.Run("VersionPrintsTheStampedVersionAndRevision", cliVersionPrintsTheStampedVersionAndRevision)
 	t.Run("EachJobsCommandListsItsOwnExitCodes", cliEachJobsCommandListsItsOwnExitCodes)
@@ -50,7 +50,8 @@ func TestCLI(t *testing.T) {
 	t.Run("CommonFailuresSayWhatToDo", cliCommonFailuresSayWhatToDo)
 	t.Run("SQLiteFileWithoutPermissionSaysSo", cliSQLiteFileWithoutPermissionSaysSo)
 	t.Run("ServeOnAPortInUseSaysWhy", cliServeOnAPortInUseSaysWhy)
-	t.Run("JobsListTitlesUseTheTerminalWidth", cliJobsListTitlesUseTheTerminalWidth)
+	t.Run("JobsListTitlesUseTheTerminalWidthAndAreWholeWhenPiped", cliJobsListTitlesUseTheTerminalWidthAndAreWholeWhenPiped)
+	t.Run("DashVIsVersion", cliDashVIsVersion)
 	t.Run("FishCompletionCompletesCommandsAndFlags", cliFishCompletionCompletesCommandsAndFlags)
 	t.Run("HashKeyRefusesAKeyUnder128BitsAndMakesANewOne", cliHashKeyRefusesAKeyUnder128BitsAndMakesANewOne)
 }
@@ -123,14 +124,17 @@ func cliHashKeyRefusesAKeyUnder128BitsAndMakesANewOne(t *testing.T) {
 	}
 }
 
-// The README's configuration table lists exactly the flags of askonce
-// serve, with their variables and defaults, so the docs match the code.
-func cliREADMEConfigTableMatchesServeFlags(t *testing.T) {
+// docs/flags.md's table of askonce serve lists exactly the flags serve
+// --help prints, with their variables and defaults, so the reference
+// matches what the binary says.
+func cliFlagsDocServeTableMatchesServeHelp(t *testing.T) {
 	t.Parallel()
-	readme, err := os.ReadFile("../../README.md")
+	doc, err := os.ReadFile("../../docs/flags.md")
 	if err != nil {
 		t.Fatal(err)
 	}
+	_, serve, _ := strings.Cut(string(doc), "## askonce serve\n")
+	serve, _, _ = strings.Cut(serve, "\n## ")
 	out, errs, _ := runCLI(t, "", nil, "serve", "--help")
 	help := out + errs
 	flagLine := regexp.MustCompile(`(?m)^  --([a-z-]+)  \((ASKONCE_[A-Z_]+), default (.*)\)$`)
@@ -140,7 +144,7 @@ func cliREADMEConfigTableMatchesServeFlags(t *testing.T) {
 		want[m[1]] = m[2] + " " + m[3]
 	}
 	got := map[string]string{}
-	for _, m := range rowLine.FindAllStringSubmatch(string(readme), -1) {
+	for _, m := range rowLine.FindAllStringSubmatch(serve, -1) {
 		got[m[1]] = m[2] + " " + strings.TrimSpace(m[3])
 	}
 	if len(want) < 10 {
@@ -148,12 +152,12 @@ func cliREADMEConfigTableMatchesServeFlags(t *testing.T) {
 	}
 	for f, w := range want {
 		if got[f] != w {
-			t.Errorf("README row for --%s is %q; --help says %q", f, got[f], w)
+			t.Errorf("docs/flags.md row for --%s is %q; serve --help says %q", f, got[f], w)
 		}
 	}
 	for f := range got {
 		if _, ok := want[f]; !ok {
-			t.Errorf("README documents --%s, which askonce serve does not have", f)
+			t.Errorf("docs/flags.md documents --%s for serve, which askonce serve does not have", f)
 		}
 	}
 }
@@ -191,7 +195,7 @@ func cliVersionPrintsTheStampedVersionAndRevision(t *testing.T) {
 	if want := "askonce " + stampedVersion + " (github.com/askonce/askonce)\n"; code != 0 || !strings.HasPrefix(out, want) {
 		t.Fatalf("askonce version: exit %d, stdout %q, stderr %q; want it to start %q", code, out, errs, want)
 	}
-	meta, err := exec.Command("go", "version", "-m", binary).Output()
+	meta, err := exec.Command("go", "version", "-m", builtBinary(t)).Output()
 	if err != nil {
 		t.Fatalf("go version -m: %v", err)
 	}
@@ -201,6 +205,18 @@ func cliVersionPrintsTheStampedVersionAndRevision(t *testing.T) {
 		}
 	} else if strings.Contains(out, "revision") {
 		t.Errorf("askonce version %q shows a revision, but the binary has none", out)
+	}
+}
+
+// askonce -v is askonce --version is askonce version.
+func cliDashVIsVersion(t *testing.T) {
+	t.Parallel()
+	want, _, _ := runCLI(t, "", nil, "version")
+	for _, flag := range []string{"-v", "--version"} {
+		out, errs, code := runCLI(t, "", nil, flag)
+		if code != 0 || out != want || !strings.HasPrefix(out, "askonce "+stampedVersion) {
+			t.Errorf("askonce %s: exit %d, stdout %q, stderr %q; want exit 0 and %q", flag, code, out, errs, want)
+		}
 	}
 }
 

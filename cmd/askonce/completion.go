@@ -89,12 +89,8 @@ func newCompletionTable(ctx context.Context) completionTable {
 // flagsOf runs a command with --help, printing nothing, and returns the
 // flags it defined.
 func flagsOf(ctx context.Context, cmd ...string) []string {
-	var made []*cli.Settings
-	cli.MadeSettings = func(s *cli.Settings) { made = append(made, s) }
-	defer func() { cli.MadeSettings = nil }()
-	run(ctx, append(cmd, "--help"), func(string) string { return "" }, strings.NewReader(""), io.Discard, io.Discard)
 	var names []string
-	for _, s := range made {
+	for _, s := range settingsOf(ctx, cmd...) {
 		names = append(names, s.FlagNames()...)
 	}
 	sort.Strings(names)

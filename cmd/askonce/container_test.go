@@ -91,9 +91,13 @@ func containerImageServesHealthzAsANonRootUser(t *testing.T) {
 // away a layer the other build is using ("layer not known").
 var podmanMu sync.Mutex
 
-// requirePodman skips the test when podman is missing, except in CI.
+// requirePodman skips the test under -short, and when podman is missing
+// except in CI.
 func requirePodman(t *testing.T) {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: skipping a container test (it builds an image and runs it with podman; go test without -short runs it; CI does)")
+	}
 	if _, err := exec.LookPath("podman"); err != nil {
 		if os.Getenv("CI") != "" {
 			t.Fatal("podman is not installed: .ci/run installs it (CI never skips)")

@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -33,21 +34,38 @@ import (
 
 var binary string
 
+// builtBinary is the askonce binary TestMain built, for a test that runs
+// it. Under -short it skips the test instead: every test that runs the
+// binary is an end-to-end test of separate processes, and -short is the
+// fast loop (the README's test command and CI run them all).
+func builtBinary(t testing.TB) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: skipping an end-to-end test of the built binary in processes of its own (go test without -short runs it; CI does)")
+	}
+	return binary
+}
+
 // stampedVersion is the version the tests' binary is stamped with, as a
 // release build stamps it (-ldflags -X, see internal/buildinfo).
 const stampedVersion = "v9.9.9-e2e"
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "askonce-e2e")
-	if err != nil {
-		panic(err)
-	}
-	binary = filepath.Join(dir, "askonce")
-	build := exec.Command("go", "build", "-ldflags", "-X github.com/askonce/askonce/internal/buildinfo.Version="+stampedVersion, "-o", binary, ".")
-	build.Stdout, build.Stderr = os.Stdout, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build askonce:", err)
-		os.Exit(1)
+	flag.Parse()
+	// Under -short nothing is built: the tests that need the binary skip.
+	dir := ""
+	if !testing.Short() {
+		var err error
+		if dir, err = os.MkdirTemp("", "askonce-e2e"); err != nil {
+			panic(err)
+		}
+		binary = filepath.Join(dir, "askonce")
+		build := exec.Command("go", "build", "-ldflags", "-X github.com/askonce/askonce/internal/buildinfo.Version="+stampedVersion, "-o", binary, ".")
+		build.Stdout, build.Stderr = os.Stdout, os.Stderr
+		if err := build.Run(); err != nil {
+			fmt.Fprintln(os.Stderr, "build askonce:", err)
+			os.Exit(1)
+		}
 	}
 	before := sourceTreeDBs()
 	code := m.Run()
@@ -55,7 +73,9 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "FAIL: tests wrote %v into the source tree; every test writes under t.TempDir()\n", written)
 		code = 1
 	}
-	os.RemoveAll(dir)
+	if dir != "" {
+		os.RemoveAll(dir)
+	}
 	pgtest.Drop()
 	os.Exit(code)
 }
@@ -160,7 +180,7 @@ var servingAddr = regexp.MustCompile(`msg="askonce serving" addr=(\S+)`)
 // until it answers /healthz.
 func start(t *testing.T, env []string, args ...string) *instance {
 	t.Helper()
-	cmd := exec.Command(binary, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...)
+	cmd := exec.Command(builtBinary(t), append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...)
 	cmd.Env = withTestDB(t, append(os.Environ(), env...))
 	in := &instance{t: t, cmd: cmd, logs: &syncBuffer{}, done: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = in.logs, in.logs
@@ -645,7 +665,7 @@ func serveGracefulShutdown(t *testing.T) {
 
 func serveWarnsBeyondLoopbackWithoutKeys(t *testing.T) {
 	t.Parallel()
-	cmd := exec.Command(binary, "serve", "--addr", "0.0.0.0:0", "--db", filepath.Join(t.TempDir(), "a.db"))
+	cmd := exec.Command(builtBinary(t), "serve", "--addr", "0.0.0.0:0", "--db", filepath.Join(t.TempDir(), "a.db"))
 	out, _ := cmd.StderrPipe()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -200,7 +200,7 @@ func evalInterruptPrintsWhatWasMeasured(t *testing.T) {
 {"goal":"slow four","label":"clear"}
 {"goal":"five","label":"clear"}
 `)
-	cmd := exec.Command(binary, "eval", "--interpreter", "exec", fx)
+	cmd := exec.Command(builtBinary(t), "eval", "--interpreter", "exec", fx)
 	cmd.Env = append(os.Environ(), env...)
 	var stdout, stderr syncBuffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

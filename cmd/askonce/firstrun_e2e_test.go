@@ -46,7 +46,7 @@ func serveRootRedirectsToTheInbox(t *testing.T) {
 // picked for --addr 127.0.0.1:0), and each of them answers there.
 func serveStartupLogNamesTheURLsItListensOn(t *testing.T) {
 	t.Parallel()
-	cmd := exec.Command(binary, "serve", "--addr", "127.0.0.1:0", "--db", filepath.Join(t.TempDir(), "a.db"))
+	cmd := exec.Command(builtBinary(t), "serve", "--addr", "127.0.0.1:0", "--db", filepath.Join(t.TempDir(), "a.db"))
 	out, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -126,20 +126,20 @@ func serveStartupLogNamesTheURLsItListensOn(t *testing.T) {
 func cliHealthChecksTheServer(t *testing.T) {
 	t.Parallel()
 	in := start(t, nil)
-	out, err := exec.Command(binary, "health", "--server", in.base).CombinedOutput()
+	out, err := exec.Command(builtBinary(t), "health", "--server", in.base).CombinedOutput()
 	if err != nil || !strings.Contains(string(out), stampedVersion) {
 		t.Fatalf("health of a running server: %v\n%s", err, out)
 	}
 	// Without --server it asks the port serve's ASKONCE_ADDR names (the
 	// container's one variable), on 127.0.0.1.
 	port := strings.TrimPrefix(in.base, "http://127.0.0.1:")
-	byAddr := exec.Command(binary, "health")
+	byAddr := exec.Command(builtBinary(t), "health")
 	byAddr.Env = append(os.Environ(), "ASKONCE_SERVER=", "ASKONCE_ADDR=0.0.0.0:"+port)
 	if out, err := byAddr.CombinedOutput(); err != nil || !strings.Contains(string(out), in.base+"/healthz") {
 		t.Fatalf("health with ASKONCE_ADDR=0.0.0.0:%s: %v, want it to ask %s\n%s", port, err, in.base, out)
 	}
 	in.stop(syscall.SIGKILL) // returns once the process is gone
-	cmd := exec.Command(binary, "health", "--server", in.base, "--timeout", "2s")
+	cmd := exec.Command(builtBinary(t), "health", "--server", in.base, "--timeout", "2s")
 	out, err = cmd.CombinedOutput()
 	if cmd.ProcessState == nil || cmd.ProcessState.ExitCode() != 1 || !strings.Contains(string(out), "health:") {
 		t.Fatalf("health of a stopped server: exit %v, want 1 with the reason\n%s", err, out)

@@ -46,9 +46,10 @@ Usage:
   askonce mcp [flags]         serve the MCP tools over stdio (docs/mcp.md)
   askonce eval [flags] FILE   measure an interpreter on labelled goals (JSONL)
   askonce health [flags]      check a running server's /healthz (exit 0 when healthy)
-  askonce version             the module version and VCS revision of this binary
+  askonce version             the module version and VCS revision (also -v, --version)
   askonce completion SHELL    a completion script for bash, zsh or fish
   askonce help [command]      this text, or a command's flags
+  askonce help flags          every command's flags, as docs/flags.md lists them
 
 Run 'askonce COMMAND --help' for the flags of a command. Every flag can
 also be set with the ASKONCE_* environment variable its help names.
@@ -95,10 +96,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		err = completion(ctx, rest, getenv, stdout)
 	case "health":
 		err = health(ctx, rest, getenv, stdout, stderr)
-	case "version", "--version":
+	case "version", "--version", "-v":
 		fmt.Fprint(stdout, version())
 		return 0
 	case "help", "-h", "-help", "--help":
+		if len(rest) == 1 && rest[0] == "flags" {
+			fmt.Fprintln(stdout, flagsDoc(ctx))
+			return 0
+		}
 		if len(rest) > 0 {
 			return run(ctx, []string{rest[0], "--help"}, getenv, stdin, stdout, stderr)
 		}

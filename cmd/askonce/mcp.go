@@ -14,8 +14,9 @@ import (
 
 const mcpSummary = `Serves askonce's MCP tools (plan, ask_user, report_plan, answer, get_job,
 list_pending) over stdio, for an MCP client that starts it as a
-subprocess: the embedded engine on the --db file, or, with --server, a
-running askonce (with --api-key). See docs/mcp.md.`
+subprocess: the embedded engine on the --db file (by default the one
+askonce run uses), or, with --server, a running askonce (with --api-key).
+See docs/mcp.md.`
 
 // mcpCommand is askonce mcp: the MCP server over stdio.
 func mcpCommand(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
@@ -39,7 +40,11 @@ func mcpCommand(ctx context.Context, args []string, getenv func(string) string, 
 		if err != nil {
 			return err
 		}
-		st, _, err := cli.OpenStore(ctx, c.DB, cli.StoreHooks{})
+		db, err := c.EmbeddedDB()
+		if err != nil {
+			return err
+		}
+		st, _, err := cli.OpenStore(ctx, db, cli.StoreHooks{})
 		if err != nil {
 			return err
 		}

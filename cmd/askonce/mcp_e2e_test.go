@@ -79,7 +79,7 @@ func mcpStdioPlansWithOneElicitation(t *testing.T) {
 	for _, v := range []string{"2025-11-25", "2026-07-28"} {
 		t.Run(v, func(t *testing.T) {
 			var n atomic.Int32
-			cmd := exec.Command(binary, "mcp", "--db", filepath.Join(t.TempDir(), "a.db"))
+			cmd := exec.Command(builtBinary(t), "mcp", "--db", filepath.Join(t.TempDir(), "a.db"))
 			planOnce(t, mcpSession(t, &sdk.CommandTransport{Command: cmd}, v, &n), &n)
 		})
 	}
@@ -101,7 +101,7 @@ func mcpOverHTTPPlansWithOneElicitation(t *testing.T) {
 func mcpServerModeAskUserHardCap(t *testing.T) {
 	in := start(t, nil, "--db", filepath.Join(t.TempDir(), "a.db"))
 	var n atomic.Int32
-	cmd := exec.Command(binary, "mcp", "--server", in.base)
+	cmd := exec.Command(builtBinary(t), "mcp", "--server", in.base)
 	cs := mcpSession(t, &sdk.CommandTransport{Command: cmd}, "2025-11-25", &n)
 	q := map[string]any{"question": "Which module?", "type": "SELECT_ONE", "options": []string{"billing", "invoices"}}
 	var actions []string
@@ -148,7 +148,7 @@ func mcpServerModePlanSendsCandidates(t *testing.T) {
 	t.Parallel()
 	in := start(t, nil, "--db", filepath.Join(t.TempDir(), "a.db"))
 	var n atomic.Int32
-	cmd := exec.Command(binary, "mcp", "--server", in.base)
+	cmd := exec.Command(builtBinary(t), "mcp", "--server", in.base)
 	cs := mcpSession(t, &sdk.CommandTransport{Command: cmd}, "2025-11-25", &n)
 	names := []string{"staging", "production"}
 	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "plan", Arguments: map[string]any{

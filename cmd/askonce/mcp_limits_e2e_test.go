@@ -388,7 +388,7 @@ func mcpStdioAnswersRequestsPipedBeforeEndOfInput(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "a.db")
 	for i := range 5 {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		cmd := exec.CommandContext(ctx, binary, "mcp", "--db", db)
+		cmd := exec.CommandContext(ctx, builtBinary(t), "mcp", "--db", db)
 		cmd.Stdin = strings.NewReader(in)
 		out, err := cmd.Output()
 		cancel()
@@ -408,7 +408,7 @@ func mcpStdioAnswersRequestsPipedBeforeEndOfInput(t *testing.T) {
 // same process.
 func mcpStdioAnswersMalformedLinesAndKeepsServing(t *testing.T) {
 	t.Parallel()
-	cmd := exec.Command(binary, "mcp", "--db", filepath.Join(t.TempDir(), "a.db"))
+	cmd := exec.Command(builtBinary(t), "mcp", "--db", filepath.Join(t.TempDir(), "a.db"))
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -19,28 +19,11 @@ import (
 // npmTestDir is mcp/npmtest, from this package's directory.
 var npmTestDir = filepath.Join("..", "..", "mcp", "npmtest")
 
-// requireNPM skips the test when node or mcp/npmtest's packages are
-// missing, except in CI (CI set), where that is a failure: .ci/run
-// installs them.
+// requireNPM is mcp/npmtest, once node and its packages are there
+// (npmDir).
 func requireNPM(t *testing.T) string {
 	t.Helper()
-	missing := ""
-	if _, err := exec.LookPath("node"); err != nil {
-		missing = "node"
-	} else if _, err := os.Stat(filepath.Join(npmTestDir, "node_modules", "@modelcontextprotocol")); err != nil {
-		missing = "mcp/npmtest/node_modules (npm ci in mcp/npmtest)"
-	}
-	if missing != "" {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("the npm MCP tests need %s; .ci/run installs it", missing)
-		}
-		t.Skipf("skipping the npm MCP test: %s is not installed (.ci/run installs it; CI never skips)", missing)
-	}
-	dir, err := filepath.Abs(npmTestDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dir
+	return npmDir(t, npmTestDir, "@modelcontextprotocol")
 }
 
 // runNode runs node with args in a fresh directory, with env added, within
@@ -93,7 +76,7 @@ func mcpNpmClientsPlanWithOneElicitation(t *testing.T) {
 		for _, transport := range []string{"stdio", "http"} {
 			t.Run(strings.TrimSuffix(c.script, ".mjs")+"/"+transport, func(t *testing.T) {
 				env := []string{
-					"ASKONCE_BIN=" + binary,
+					"ASKONCE_BIN=" + builtBinary(t),
 					"ASKONCE_DB=" + filepath.Join(t.TempDir(), "stdio.db"),
 					"ASKONCE_URL=" + in.base + "/mcp",
 				}

@@ -119,7 +119,7 @@ func serveFlags(getenv func(string) string, out io.Writer) (*cli.Settings, *serv
 	s.Bool(&c.A2APush, "a2a-push", false, "offer A2A push notifications (off by default: River then runs in serve, and each question adds two queued jobs, about half the round trips per second at 100% asks): a task's push-notification configs are kept with its job, and the task is POSTed to each (on the River queue in the store's database) when it becomes input-required and when it ends")
 	s.String(&c.A2APushSecret, "a2a-push-secret", "", "Standard Webhooks signing secret (whsec_...) of A2A push notifications; empty: unsigned (receivers check the config's token). Prefer the environment variable")
 	s.Bool(&c.A2APushPrivate, "a2a-push-allow-private", false, "let A2A push notifications go to loopback, private, link-local, multicast and unspecified addresses (refused by default: a client chooses the URL); only for receivers you trust")
-	s.Duration(&c.MCPIdle, "mcp-session-timeout", mcp.DefaultSessionTimeout, "close an MCP session (/mcp) that has had no request for this long; a call in progress keeps it (negative: never)")
+	s.Duration(&c.MCPIdle, "mcp-session-timeout", mcp.DefaultSessionTimeout, "close an MCP session (/mcp) that has had no request for this long; a call in progress keeps it (negative: never); see docs/mcp.md")
 	s.Int(&c.MCPMaxSessions, "mcp-max-sessions", mcp.DefaultMaxSessions, "live MCP sessions per API key; one more initialize closes the least recently used idle one (negative: no limit)")
 	s.Int(&c.MCPMaxCalls, "mcp-max-calls", mcp.DefaultMaxCalls, "MCP tool calls in flight per API key, waiting elicitations included; one more is a JSON-RPC error (negative: no limit)")
 	c.Notify.flags(s)

@@ -49,6 +49,89 @@ func TestTerminal(t *testing.T) {
 	t.Run("Embedded", terminalEmbedded)
 	t.Run("ReadOnlyJobsCommandsNeverCreateADatabase", terminalReadOnlyJobsCommandsNeverCreateADatabase)
 	t.Run("RunOffersTheWorkingTreeFiles", terminalRunOffersTheWorkingTreeFiles)
+	t.Run("EmbeddedDatabaseLivesInTheUserDataFolder", terminalEmbeddedDatabaseLivesInTheUserDataFolder)
+}
+
+// Without --server and --db, askonce run keeps its database in the user's
+// data folder ($XDG_DATA_HOME/askonce, else ~/.local/share/askonce, made
+// 0700), never in the directory it runs in, and askonce jobs finds it
+// there; --db still wins.
+func terminalEmbeddedDatabaseLivesInTheUserDataFolder(t *testing.T) {
+	t.Parallel()
+	inDir := func(t *testing.T, dir string, env []string, args ...string) (string, string, int) {
+		t.Helper()
+		cmd := exec.Command(builtBinary(t), args...)
+		cmd.Dir = dir
+		cmd.Env = append(append(os.Environ(), noServer...), env...)
+		var out, errs strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &errs
+		err := cmd.Run()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return out.String(), errs.String(), code
+	}
+	empty := func(t *testing.T, dir string) {
+		t.Helper()
+		if names, err := os.ReadDir(dir); err != nil || len(names) > 0 {
+			t.Errorf("%s after askonce run: %v, %v; want it empty", dir, names, err)
+		}
+	}
+	private := func(t *testing.T, dir string) {
+		t.Helper()
+		st, err := os.Stat(dir)
+		if err != nil || st.Mode().Perm() != 0o700 {
+			t.Errorf("%s: %v, %v; want a folder of mode 0700", dir, st, err)
+		}
+	}
+	for _, c := range []struct {
+		name string
+		env  func(home, data string) []string
+		db   func(home, data string) string
+	}{
+		{"XDG_DATA_HOME", func(home, data string) []string { return []string{"HOME=" + home, "XDG_DATA_HOME=" + data} },
+			func(home, data string) string { return filepath.Join(data, "askonce", "askonce.db") }},
+		{"HomeWithoutXDG", func(home, data string) []string { return []string{"HOME=" + home, "XDG_DATA_HOME="} },
+			func(home, data string) string { return filepath.Join(home, ".local", "share", "askonce", "askonce.db") }},
+		{"RelativeXDGIsIgnored", func(home, data string) []string { return []string{"HOME=" + home, "XDG_DATA_HOME=data"} },
+			func(home, data string) string { return filepath.Join(home, ".local", "share", "askonce", "askonce.db") }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			project, home, data := t.TempDir(), t.TempDir(), t.TempDir()
+			env := c.env(home, data)
+			out, errs, code := inDir(t, project, env, "run", "--no-input", "--session", "xdg", "write the README then add tests")
+			want(t, "askonce run", out, errs, code, 0, "Write the README")
+			empty(t, project)
+			db := c.db(home, data)
+			if _, err := os.Stat(db); err != nil {
+				t.Fatalf("the database is not at %s: %v", db, err)
+			}
+			private(t, filepath.Dir(db))
+			out, errs, code = inDir(t, t.TempDir(), env, "jobs", "list", "--session", "xdg")
+			want(t, "askonce jobs list elsewhere", out, errs, code, 0, "success", "xdg", "Write the README then add tests")
+		})
+	}
+	t.Run("DBFlagWins", func(t *testing.T) {
+		project, home, data := t.TempDir(), t.TempDir(), t.TempDir()
+		env := []string{"HOME=" + home, "XDG_DATA_HOME=" + data}
+		out, errs, code := inDir(t, project, env, "run", "--no-input", "--db", "mine.db", "write the README then add tests")
+		want(t, "askonce run --db mine.db", out, errs, code, 0, "Write the README")
+		if _, err := os.Stat(filepath.Join(project, "mine.db")); err != nil {
+			t.Errorf("--db mine.db: %v", err)
+		}
+		empty(t, data)
+	})
+	t.Run("HelpSaysWhere", func(t *testing.T) {
+		for _, cmd := range [][]string{{"run"}, {"repl"}, {"jobs", "list"}, {"memory", "list"}, {"mcp"}} {
+			out, errs, _ := runCLI(t, "", noServer, append(cmd, "--help")...)
+			if !strings.Contains(out+errs, "--db  (ASKONCE_DB, default $XDG_DATA_HOME/askonce/askonce.db, else ~/.local/share/askonce/askonce.db)") {
+				t.Errorf("askonce %v --help does not say where the database is:\n%s", cmd, out+errs)
+			}
+		}
+	})
 }
 
 func terminalRunWithoutATerminal(t *testing.T) {
@@ -340,7 +423,7 @@ func terminalRunOffersTheWorkingTreeFiles(t *testing.T) {
 	}
 	files := func(dir string, args ...string) []string {
 		t.Helper()
-		cmd := exec.Command(binary, append([]string{"run", "--db", filepath.Join(t.TempDir(), "a.db"), "--json", "--no-input"}, args...)...)
+		cmd := exec.Command(builtBinary(t), append([]string{"run", "--db", filepath.Join(t.TempDir(), "a.db"), "--json", "--no-input"}, args...)...)
 		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), noServer...)
 		cmd.Stdin = strings.NewReader("")

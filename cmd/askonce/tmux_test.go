@@ -43,18 +43,28 @@ func newPane(t *testing.T, dir string, args ...string) *pane {
 	return newPaneEnv(t, dir, nil, args...)
 }
 
-// newPaneEnv is newPane with extra NAME=value environment variables.
-func newPaneEnv(t *testing.T, dir string, env []string, args ...string) *pane {
+// requireTmux skips a test of the terminal in tmux under -short, and when
+// tmux is not installed.
+func requireTmux(t *testing.T) {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: skipping a terminal test (askonce in a real terminal, tmux; go test without -short runs it; CI does)")
+	}
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed: skipping the terminal tests (CI installs it)")
 	}
+}
+
+// newPaneEnv is newPane with extra NAME=value environment variables.
+func newPaneEnv(t *testing.T, dir string, env []string, args ...string) *pane {
+	t.Helper()
+	requireTmux(t)
 	p := &pane{t: t, sock: fmt.Sprintf("askonce-%d-%d-%s", os.Getpid(), panes.Add(1), sockName.ReplaceAllString(t.Name(), "-"))}
 	line := "cd " + shellQuote(dir) + " && env ASKONCE_SERVER= ASKONCE_API_KEY="
 	for _, kv := range env {
 		line += " " + shellQuote(kv)
 	}
-	line += " " + shellQuote(binary)
+	line += " " + shellQuote(builtBinary(t))
 	for _, a := range args {
 		line += " " + shellQuote(a)
 	}
@@ -191,9 +201,7 @@ func TestTmux(t *testing.T) {
 
 func tmuxPickers(t *testing.T) {
 	t.Parallel()
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux is not installed: skipping the terminal tests (CI installs it)")
-	}
+	requireTmux(t)
 	in := start(t, nil, "--db", filepath.Join(t.TempDir(), "a.db"))
 	cl, err := client.New(in.base)
 	if err != nil {
@@ -447,9 +455,7 @@ func tmuxPickers(t *testing.T) {
 // blank answer cannot be submitted.
 func tmuxOtherAnswer(t *testing.T) {
 	t.Parallel()
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux is not installed: skipping the terminal tests (CI installs it)")
-	}
+	requireTmux(t)
 	in := start(t, writePlugin(t, otherPlugin), "--db", filepath.Join(t.TempDir(), "a.db"), "--interpreter", "exec")
 	cl, err := client.New(in.base)
 	if err != nil {

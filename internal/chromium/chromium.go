@@ -12,11 +12,15 @@ import (
 )
 
 // Require returns the absolute path of dir, the web/browsertest folder,
-// when node, /usr/bin/chromium and dir's playwright-core are there. When
+// when node, /usr/bin/chromium and dir's playwright-core are there. Under
+// -short it skips the test: browsers are slow to start. When
 // one is missing it skips the test, except in CI (CI set), where that is
 // a failure: .ci/run installs them, and CI never skips the browser tests.
 func Require(t testing.TB, dir string) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: skipping a browser test (Node and Chromium; go test without -short runs it; CI does)")
+	}
 	missing := ""
 	if _, err := exec.LookPath("node"); err != nil {
 		missing = "node"

@@ -20,14 +20,23 @@ type Settings struct {
 	fs     *flag.FlagSet
 	getenv func(string) string
 	envErr error
-	defs   []setting
+	defs   []Flag
+	line   string // the usage line: "serve [flags]"
 }
 
-// setting is one flag as documented; one without Env is repeatable
-// (Repeated).
-type setting struct {
-	Flag, Env, Default, Help string
+// Flag is one flag as --help and docs/flags.md document it: its name
+// (with its argument for a repeatable one), its ASKONCE_* variable (none
+// for a repeatable one: Repeated), its default as --help shows it, and
+// what it does.
+type Flag struct {
+	Name, Env, Default, Help string
 }
+
+// Flags are the command's flags in the order it defined them.
+func (s *Settings) Flags() []Flag { return s.defs }
+
+// Usage is the command's usage line after "askonce ": "serve [flags]".
+func (s *Settings) Usage() string { return s.line }
 
 // MadeSettings, when set, hears of every command's settings as they are
 // made: the completion scripts list the flags so.
@@ -48,19 +57,20 @@ func NewSettings(name, summary string, getenv func(string) string, out io.Writer
 // usage is --help: a usage line, a summary, and every flag with its
 // variable and default.
 func (s *Settings) usage(line, summary string) func() {
+	s.line = line
 	return func() {
 		w := s.fs.Output()
 		fmt.Fprintf(w, "Usage: askonce %s\n\n%s\n\nFlags (each also read from its environment variable):\n", line, summary)
 		for _, d := range s.defs {
 			if d.Env == "" {
-				fmt.Fprintf(w, "  --%s  (repeatable)\n      %s\n", d.Flag, d.Help)
+				fmt.Fprintf(w, "  --%s  (repeatable)\n      %s\n", d.Name, d.Help)
 				continue
 			}
 			def := d.Default
 			if def == "" {
 				def = `""`
 			}
-			fmt.Fprintf(w, "  --%s  (%s, default %s)\n      %s\n", d.Flag, d.Env, def, d.Help)
+			fmt.Fprintf(w, "  --%s  (%s, default %s)\n      %s\n", d.Name, d.Env, def, d.Help)
 		}
 	}
 }
@@ -72,7 +82,7 @@ func envName(flagName string) string {
 // env returns the variable's value for a flag, and records it.
 func (s *Settings) env(name, def, help string) (string, bool) {
 	env := envName(name)
-	s.defs = append(s.defs, setting{Flag: name, Env: env, Default: def, Help: help})
+	s.defs = append(s.defs, Flag{Name: name, Env: env, Default: def, Help: help})
 	v := s.getenv(env)
 	return v, v != ""
 }
@@ -140,6 +150,18 @@ func (s *Settings) Parse(args []string) error {
 		return UsageError{Msg: fmt.Sprintf("unexpected argument %q (see --help)", s.fs.Arg(0))}
 	}
 	return nil
+}
+
+// ShowDefault sets the default --help prints for the flag name when the
+// real default depends on the machine (a path under the user's home): the
+// help, and the docs made from it, then say the rule rather than one
+// machine's answer.
+func (s *Settings) ShowDefault(name, shown string) {
+	for i := range s.defs {
+		if s.defs[i].Name == name {
+			s.defs[i].Default = shown
+		}
+	}
 }
 
 // OneOf checks a value against its allowed set.
@@ -237,7 +259,7 @@ func (s *Settings) ParseArgs(args []string) ([]string, error) {
 // Repeated is a flag that may be given more than once, each value
 // appended to *p in order. It has no environment variable.
 func (s *Settings) Repeated(p *[]string, name, arg, help string) {
-	s.defs = append(s.defs, setting{Flag: name + " " + arg, Help: help})
+	s.defs = append(s.defs, Flag{Name: name + " " + arg, Help: help})
 	s.fs.Func(name, help, func(v string) error {
 		*p = append(*p, v)
 		return nil
