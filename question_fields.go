@@ -340,3 +340,13 @@ func (q *Question) PromptAnswer(a string) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// Intro is the text of a question with fields without the list of its
+// fields that Normalize appends: what a channel that shows the fields as
+// a form puts above them. For any other question it is Text.
+func (q *Question) Intro() string {
+	if len(q.Fields) == 0 {
+		return q.Text
+	}
+	return strings.TrimSpace(strings.TrimSuffix(q.Text, fieldsText(q.Fields)))
+}

@@ -79,6 +79,9 @@ func TestRule7_QuestionWithFieldsReadsAsOneTextQuestion(t *testing.T) {
 			t.Fatalf("text %q lacks %q", q.Text, want)
 		}
 	}
+	if q.Intro() != "A few things before I plan the deploy." {
+		t.Fatalf("intro %q", q.Intro())
+	}
 	again := q.Clone()
 	if err := again.Normalize(); err != nil || again.Text != q.Text {
 		t.Fatalf("normalising twice changed the text: %q, %v", again.Text, err)
