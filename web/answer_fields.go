@@ -3,6 +3,7 @@ package web
 import (
 	"encoding/json"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/askonce/askonce"
@@ -45,7 +46,7 @@ func (v *formView) setFields(q *askonce.Question) {
 	for i, f := range q.Fields {
 		fv := fieldView{
 			Name: f.Name, Label: visible(f.Text), Input: "f." + f.Name, OtherInput: "o." + f.Name, PathInput: "p." + f.Name,
-			ID: "field-" + itoa(i), Required: f.Required, Default: visible(f.Default), AllowOther: f.AllowOther,
+			ID: "field-" + strconv.Itoa(i), Required: f.Required, Default: visible(f.Default), AllowOther: f.AllowOther,
 		}
 		switch f.Type {
 		case askonce.QuestionConfirm:
@@ -69,10 +70,6 @@ func (v *formView) setFields(q *askonce.Question) {
 		}
 		v.Fields = append(v.Fields, fv)
 	}
-}
-
-func itoa(i int) string {
-	return string(rune('0' + i)) // at most askonce.MaxFields fields
 }
 
 // keepFields shows what was sent and, from the engine's error, each bad
