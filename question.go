@@ -97,9 +97,11 @@ const MaxFields = 5
 // its Name in the question's answer. An optional field (not Required) left
 // out of an answer takes its Default, or stays unanswered.
 type QuestionField struct {
-	Name       string       `json:"name"`
-	Type       QuestionType `json:"type"`
-	Text       string       `json:"text"`
+	Name string `json:"name"`
+	// Type and Text may be left out when asking: FREE_TEXT, and the
+	// name. A normalised field has both.
+	Type       QuestionType `json:"type,omitempty"`
+	Text       string       `json:"text,omitempty"`
 	Options    []string     `json:"options,omitempty"`
 	Default    string       `json:"default,omitempty"`
 	AllowOther bool         `json:"allowOther,omitempty"`

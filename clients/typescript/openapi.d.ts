@@ -502,9 +502,9 @@ export interface components {
             name: string;
             options?: string[];
             required?: boolean;
-            text: string;
+            text?: string;
             /** @enum {string} */
-            type: "CONFIRM" | "SELECT_ONE" | "TARGET_FILE" | "FREE_TEXT";
+            type?: "CONFIRM" | "SELECT_ONE" | "TARGET_FILE" | "FREE_TEXT";
         };
         Recipients: {
             email?: string[];

@@ -326,12 +326,12 @@ class QuestionField(_Model):
     """The QuestionField schema of the askonce API."""
 
     name: str = field(metadata={"json": "name"})
-    type: Literal["CONFIRM", "SELECT_ONE", "TARGET_FILE", "FREE_TEXT"] = field(metadata={"json": "type"})
-    text: str = field(metadata={"json": "text"})
     allow_other: Optional[bool] = field(default=None, metadata={"json": "allowOther"})
     default: Optional[str] = field(default=None, metadata={"json": "default"})
     options: Optional[list[str]] = field(default=None, metadata={"json": "options"})
     required: Optional[bool] = field(default=None, metadata={"json": "required"})
+    text: Optional[str] = field(default=None, metadata={"json": "text"})
+    type: Optional[Literal["CONFIRM", "SELECT_ONE", "TARGET_FILE", "FREE_TEXT"]] = field(default=None, metadata={"json": "type"})
 
 
 @dataclass
