@@ -152,3 +152,40 @@ func clarificationRoundTrip(b *testing.B, e *askonce.Engine, session string) {
 		b.Fatalf("answer: %v %v", err, j.Status)
 	}
 }
+
+// BenchmarkRoundTripClarificationFields is BenchmarkRoundTripClarification
+// for a question the specSchema detector asks: of one open field (the
+// plain question it asked before fields) and of three open fields asked
+// as one question with fields. Both are one create and one answer
+// transaction; the fields ride in the jobs row (clarification_fields).
+func BenchmarkRoundTripClarificationFields(b *testing.B) {
+	for _, bc := range []struct {
+		name, schema, answer string
+	}{
+		{"OneField", `{"type":"object","required":["environment"],"properties":{"environment":{"enum":["staging","production"]}}}`, "production"},
+		{"ThreeFields", `{"type":"object","required":["environment","dry_run","owner"],"properties":{"environment":{"enum":["staging","production"]},"dry_run":{"type":"boolean"},"owner":{"type":"string"}}}`,
+			`{"environment":"production","dry_run":"no","owner":"Priya"}`},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			floor := walmeter.NewFloor(b, sqlite.WriterDSN)
+			st := openStore(b, filepath.Join(b.TempDir(), "bench.db"))
+			e := &askonce.Engine{Store: st, Interpreter: rulesInterpreter(b)}
+			m := walmeter.New(b, st.WriteDB(), st.Commits, floor)
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				i++
+				j, err := e.Create(ctx, askonce.CreateRequest{Goal: "ship the release", SessionID: fmt.Sprint("bench-", i), SpecSchema: []byte(bc.schema)})
+				if err != nil || j.Status != askonce.StatusPending {
+					b.Fatalf("create: %v %v", err, j.Status)
+				}
+				if j, err = e.Answer(ctx, "", j.ID, bc.answer); err != nil || j.Status != askonce.StatusSuccess {
+					b.Fatalf("answer: %v %v %q", err, j.Status, j.Error)
+				}
+				m.Tick()
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "roundtrips/s")
+			m.Report()
+		})
+	}
+}

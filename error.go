@@ -36,6 +36,9 @@ type Error struct {
 	// Allowed lists the values an invalid answer could have been, when the
 	// question offers a fixed set.
 	Allowed []string
+	// Fields lists every bad field of an invalid answer to a question
+	// with fields.
+	Fields []FieldError
 	// Job is the job's current state on ECONFLICT, so a caller that lost a
 	// race sees what won.
 	Job *Job

@@ -51,6 +51,8 @@ type askedData struct {
 	Options  []string     `json:"options"`
 	Question string       `json:"question"`
 	Type     QuestionType `json:"type"`
+	// Fields are the question's fields, when it has them.
+	Fields []QuestionField `json:"fields,omitempty"`
 }
 
 // answeredData is the data of answered and auto_resolved events.

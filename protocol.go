@@ -325,7 +325,7 @@ func ask(j *Job, fx *Effects, in Asked, now time.Time) {
 	j.ClarificationStatus = ClarificationAsked
 	j.Status = StatusPending
 	fx.Action = ActionAsk
-	fx.add(j, now, EventAsked, askedData{Options: q.Options, Question: q.Text, Type: q.Type})
+	fx.add(j, now, EventAsked, askedData{Options: q.Options, Question: q.Text, Type: q.Type, Fields: q.Fields})
 }
 
 // remember returns the history entry of a person's answer a to j's
@@ -362,7 +362,7 @@ func answer(j *Job, fx *Effects, a string, src Source, now time.Time, ev EventTy
 	j.Answer = a
 	j.AnswerSource = src
 	j.AnsweredAt = &now
-	j.ResolvedPrompt = ResolvedPrompt(j.Goal, a)
+	j.ResolvedPrompt = ResolvedPrompt(j.Goal, j.Question.PromptAnswer(a))
 	j.Status = StatusPlanning
 	fx.add(j, now, ev, answeredData{Answer: a, Memory: j.AnswerMemory, Question: j.Question.Text, Source: src, Via: j.AnsweredVia, By: j.AnsweredBy})
 	switch {
@@ -397,7 +397,7 @@ func hardCap(j *Job, fx *Effects, now time.Time, q *Question) {
 	}
 	prompt := j.Prompt()
 	if q.Default != "" {
-		prompt = ResolvedPrompt(prompt, q.Default)
+		prompt = ResolvedPrompt(prompt, q.PromptAnswer(q.Default))
 	}
 	fx.Interpret = &Interpretation{Prompt: prompt, Reason: ReasonFallback, Directive: FallbackDirective}
 }

@@ -56,6 +56,18 @@ func TypeForReason(reason string) QuestionType {
 }
 
 // Question is the one clarifying question a job may ask.
+//
+// A question may carry up to MaxFields named Fields, each a typed question
+// of its own; it is still one question (one asked event, one answer, one
+// cap, one ExpiresAt). Normalize makes such a question readable where
+// fields cannot be shown: its Type is FREE_TEXT, its Text lists every
+// field, and an answer is one string, either a JSON object of field values
+// ({"environment": "staging", "replicas": "3"}) or one "name: value" line
+// per field. Every channel passes that string to Engine.Answer unchanged;
+// ValidateAnswer (the one validation) checks each field and stores the
+// answer as the JSON object of every field's value, defaults filled
+// (docs/protocol.md rule 7). A question of one field is normalised to the
+// plain question of that field.
 type Question struct {
 	Type    QuestionType `json:"type"`
 	Text    string       `json:"text"`
@@ -72,6 +84,42 @@ type Question struct {
 	// Cosmetic marks a question about appearance only, which a gating
 	// policy may decline to ask (docs/protocol.md rule 8).
 	Cosmetic bool `json:"cosmetic,omitempty"`
+	// Fields are the named parts of a question that asks for several
+	// things at once (at most MaxFields; none for a plain question).
+	Fields []QuestionField `json:"fields,omitempty"`
+}
+
+// MaxFields is the most fields one question may carry.
+const MaxFields = 5
+
+// QuestionField is one named part of a question with fields: a typed
+// question of its own (docs/protocol.md rule 7), answered by the value of
+// its Name in the question's answer. An optional field (not Required) left
+// out of an answer takes its Default, or stays unanswered.
+type QuestionField struct {
+	Name string `json:"name"`
+	// Type and Text may be left out when asking: FREE_TEXT, and the
+	// name. A normalised field has both.
+	Type       QuestionType `json:"type,omitempty"`
+	Text       string       `json:"text,omitempty"`
+	Options    []string     `json:"options,omitempty"`
+	Default    string       `json:"default,omitempty"`
+	AllowOther bool         `json:"allowOther,omitempty"`
+	Required   bool         `json:"required,omitempty"`
+}
+
+// question returns f as a plain question, which its value is validated
+// against.
+func (f *QuestionField) question() Question {
+	return Question{Type: f.Type, Text: f.Text, Options: f.Options, AllowOther: f.AllowOther, Default: f.Default}
+}
+
+// FieldError is what is wrong with one field of an answer: its Name, the
+// Message and, when the field offers a fixed set, the Allowed values.
+type FieldError struct {
+	Name    string   `json:"name"`
+	Message string   `json:"message"`
+	Allowed []string `json:"allowed,omitempty"`
 }
 
 // Overdue reports whether q has expired at now: at and after its
@@ -84,6 +132,12 @@ func (q *Question) Overdue(now time.Time) bool {
 // Clone returns a deep copy of q.
 func (q Question) Clone() Question {
 	q.Options = slices.Clone(q.Options)
+	if q.Fields != nil {
+		q.Fields = slices.Clone(q.Fields)
+		for i := range q.Fields {
+			q.Fields[i].Options = slices.Clone(q.Fields[i].Options)
+		}
+	}
 	if q.ExpiresAt != nil {
 		t := *q.ExpiresAt
 		q.ExpiresAt = &t
@@ -95,8 +149,11 @@ func (q Question) Clone() Question {
 // AllowOther on every type but SELECT_ONE and drops TARGET_FILE options
 // that are not usable paths (ValidatePath), so that every option offered is
 // an answer the question accepts. It returns EINVALID for a question that
-// cannot be shown.
+// cannot be shown. A question with fields is checked by normalizeFields.
 func (q *Question) Normalize() error {
+	if len(q.Fields) > 0 {
+		return q.normalizeFields()
+	}
 	q.Text = strings.TrimSpace(q.Text)
 	if q.Type == "" {
 		q.Type = TypeForReason(q.Reason)
@@ -152,7 +209,14 @@ func QuestionHash(text string) string {
 // TARGET_FILE must be an offered file or a path ValidatePath accepts;
 // FREE_TEXT has a visible character and at most MaxFreeText bytes. A wrong
 // answer is EINVALID with the allowed values (docs/protocol.md rule 7).
+//
+// A question with fields takes one answer for all of them (see Question):
+// each field's value is validated as above, and an error lists every bad
+// field in Error.Fields.
 func ValidateAnswer(q *Question, answer string) (string, error) {
+	if len(q.Fields) > 0 {
+		return validateFields(q, answer)
+	}
 	a := strings.TrimSpace(answer)
 	if !utf8.ValidString(a) {
 		return "", Errorf(EINVALID, "answer is not valid UTF-8")

@@ -52,6 +52,9 @@ func (in interpreter) Interpret(ctx context.Context, req *askonce.Request) (*ask
 			return nil, ctx.Err()
 		}
 	}
+	if req.Goal == askFields {
+		return fieldsReply(req), nil
+	}
 	if req.Goal != askTwice {
 		return in.rules.Interpret(ctx, req)
 	}

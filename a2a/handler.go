@@ -141,7 +141,7 @@ func (h *handler) send(ctx context.Context, p *sdk.SendMessageRequest) (*askonce
 		}
 	}
 	var run *askonce.Run
-	if r := replyOf(m); r.decline {
+	if r := replyOf(m, j.Question); r.decline {
 		j, run, err = h.eng.StartDecline(askonce.WithAnswerer(wctx, askonce.Answerer{Via: askonce.ViaA2A, By: caller.Name}), tenant, j.ID)
 	} else {
 		// An answer the question does not take is an error naming the

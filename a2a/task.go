@@ -159,7 +159,7 @@ type reply struct {
 	dontRemember bool
 }
 
-func replyOf(m *sdk.Message) reply {
+func replyOf(m *sdk.Message, q *askonce.Question) reply {
 	meta, _ := metaOf(m)
 	r := reply{answer: textOf(m), dontRemember: meta.DontRemember}
 	if d := dataOf(m); d != nil {
@@ -169,7 +169,7 @@ func replyOf(m *sdk.Message) reply {
 		if v, _ := d["dontRemember"].(bool); v {
 			r.dontRemember = true
 		}
-		if a := jobview.AnswerOf(d); a != "" {
+		if a := jobview.AnswerFor(q, d); a != "" {
 			r.answer = a
 		}
 	}

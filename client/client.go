@@ -47,6 +47,7 @@ type (
 	MemoryList     = server.MemoryList
 	Forgotten      = server.Forgotten
 	AnswerRequest  = server.AnswerRequest
+	Answer         = server.Answer
 	ErrorResponse  = server.ErrorResponse
 )
 
@@ -71,6 +72,9 @@ type Error struct {
 	Message string
 	// Allowed lists the values an invalid answer could have been.
 	Allowed []string
+	// Fields lists every bad field of an invalid answer to a question
+	// with fields, each with its allowed values.
+	Fields []askonce.FieldError
 	// Job is the job's current state on a conflict, when the server sent it.
 	Job *JobView
 }
@@ -193,7 +197,7 @@ func (c *Client) List(ctx context.Context, o ListOptions) (*JobList, error) {
 // Code "conflict".
 func (c *Client) Answer(ctx context.Context, id, answer string) (*JobView, error) {
 	var v JobView
-	return &v, c.do(ctx, http.MethodPost, "/jobs/"+url.PathEscape(id)+"/clarification", nil, server.AnswerRequest{Answer: answer}, &v)
+	return &v, c.do(ctx, http.MethodPost, "/jobs/"+url.PathEscape(id)+"/clarification", nil, server.AnswerRequest{Answer: server.Answer(answer)}, &v)
 }
 
 // AnswerAsync is Answer with Prefer: respond-async: the answer is
@@ -201,7 +205,7 @@ func (c *Client) Answer(ctx context.Context, id, answer string) (*JobView, error
 // with the job still planning its resolved prompt. Follow it with WaitJob.
 func (c *Client) AnswerAsync(ctx context.Context, id, answer string) (*JobView, error) {
 	var v JobView
-	return &v, c.doPrefer(ctx, http.MethodPost, "/jobs/"+url.PathEscape(id)+"/clarification", server.AnswerRequest{Answer: answer}, &v)
+	return &v, c.doPrefer(ctx, http.MethodPost, "/jobs/"+url.PathEscape(id)+"/clarification", server.AnswerRequest{Answer: server.Answer(answer)}, &v)
 }
 
 // Reply is Answer with the person's choices (AnswerRequest: the answer,
@@ -420,7 +424,7 @@ func decodeError(resp *http.Response) error {
 	e := &Error{Status: resp.StatusCode}
 	var body ErrorResponse
 	if json.Unmarshal(raw, &body) == nil && body.Code != "" {
-		e.Code, e.Message, e.Allowed, e.Job = body.Code, body.Error, body.Allowed, body.Job
+		e.Code, e.Message, e.Allowed, e.Fields, e.Job = body.Code, body.Error, body.Allowed, body.Fields, body.Job
 		return e
 	}
 	e.Code = "http_" + strconv.Itoa(resp.StatusCode)

@@ -32,7 +32,10 @@ type questionView struct {
 
 func newQuestionView(j *askonce.Job, link string) questionView {
 	q := j.Question
-	v := questionView{Title: j.Title, Goal: j.Goal, Question: q.Text, Type: q.Type, AllowOther: q.AllowOther, Default: q.Default}
+	// A question with fields has its fields listed in its text, and
+	// its default as the object of the fields' defaults: shown as lines.
+	def := strings.ReplaceAll(q.PromptAnswer(q.Default), "\n", "; ")
+	v := questionView{Title: j.Title, Goal: j.Goal, Question: q.Text, Type: q.Type, AllowOther: q.AllowOther, Default: def}
 	if link != "" {
 		v.Link = link + "?via=" + askonce.ViaEmailLink
 	}

@@ -33,6 +33,7 @@ func testQuestionMailLinksOptionsOnlyWhereTheyArePreselectable(t *testing.T) {
 		{"Confirm", askonce.Question{Type: askonce.QuestionConfirm, Text: "Sure?", Options: []string{"yes", "no"}}, 2},
 		{"TargetFile", askonce.Question{Type: askonce.QuestionTargetFile, Text: "File?", Options: []string{"a.go", "b.go"}}, 0},
 		{"FreeText", askonce.Question{Type: askonce.QuestionFreeText, Text: "Name?"}, 0},
+		{"Fields", fieldsQuestion(t), 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -66,5 +67,34 @@ func testQuestionMailWithoutALinkSaysToAnswerWithAskonce(t *testing.T) {
 	}
 	if strings.Contains(html, "href") || !strings.Contains(text, "askonce jobs answer") {
 		t.Fatalf("a mail without an answer link has links or no hint:\n%s\n%s", text, html)
+	}
+}
+
+// fieldsQuestion is a normalised question with two fields: a one-field
+// question's option links do not apply to it.
+func fieldsQuestion(t *testing.T) askonce.Question {
+	t.Helper()
+	q := askonce.Question{Text: "Before the deploy:", Fields: []askonce.QuestionField{
+		{Name: "environment", Type: askonce.QuestionSelectOne, Options: []string{"staging", "production"}, Default: "staging"},
+		{Name: "migrate", Type: askonce.QuestionConfirm, Default: "no"},
+	}}
+	if err := q.Normalize(); err != nil {
+		t.Fatal(err)
+	}
+	return q
+}
+
+// A question with fields lists every field in the mail, with its
+// default as name: value lines, and links only to the answer page.
+func TestQuestionMailOfAQuestionWithFieldsListsTheFields(t *testing.T) {
+	t.Parallel()
+	text, html, err := newQuestionView(questionJob(fieldsQuestion(t)), "https://askonce.example.com/a/tok").render()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"- environment: environment (one of staging, production; default staging", "- migrate:", "environment: staging; migrate: no"} {
+		if !strings.Contains(text, want) || !strings.Contains(html, want) {
+			t.Errorf("the mail lacks %q:\n%s\n%s", want, text, html)
+		}
 	}
 }

@@ -35,7 +35,8 @@ the run before any interpreter call, naming FILE:LINE.
 Each item is one interpreter call, the first one the engine makes for a new
 job. It reports asks on clear items, precision, recall, F1 and the
 right-question rate (questions asked on ask items whose type and options
-match "expect"), per question reason and per language, the tokens and cost
+match "expect"; a question with fields is one question, right when one
+of its fields matches), per question reason and per language, the tokens and cost
 summed, and the interpreter's errors. The interpreter flags and their
 ASKONCE_* variables are those of askonce serve (--interpreter openai reads
 ASKONCE_OPENAI_*, exec reads ASKONCE_EXEC_*). Ctrl-C stops the run and
@@ -376,11 +377,17 @@ func cmp(a, b string) string {
 }
 
 // matches reports whether q is the expected question: its type, and its
-// options as a set (case-insensitive), each where given. No expectation
-// matches any question.
+// options as a set (case-insensitive), each where given. A question with
+// fields is one ask, and matches when one of its fields does. No
+// expectation matches any question.
 func (e *evalExpect) matches(q *askonce.Question) bool {
 	if e == nil {
 		return true
+	}
+	if len(q.Fields) > 0 {
+		return slices.ContainsFunc(q.Fields, func(f askonce.QuestionField) bool {
+			return e.matches(&askonce.Question{Type: f.Type, Options: f.Options})
+		})
 	}
 	if e.Type != "" && e.Type != q.Type {
 		return false

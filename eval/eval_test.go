@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/askonce/askonce"
 )
 
 // askonce eval called as a function, with buffers for stdout and stderr
@@ -85,4 +87,27 @@ func TestRun(t *testing.T) {
 			t.Errorf("exit %d, stderr %q", code, errs)
 		}
 	})
+}
+
+// A question with fields is one ask, and the right question when one of
+// its fields has the expected type and options.
+func TestEvalQuestionWithFieldsIsRightWhenOneFieldIs(t *testing.T) {
+	t.Parallel()
+	q := &askonce.Question{Type: askonce.QuestionFreeText, Fields: []askonce.QuestionField{
+		{Name: "environment", Type: askonce.QuestionSelectOne, Options: []string{"staging", "production"}},
+		{Name: "dry_run", Type: askonce.QuestionConfirm, Options: []string{"yes", "no"}},
+	}}
+	for _, tc := range []struct {
+		expect evalExpect
+		right  bool
+	}{
+		{evalExpect{Type: askonce.QuestionSelectOne, Options: []string{"Production", "staging"}}, true},
+		{evalExpect{Type: askonce.QuestionConfirm}, true},
+		{evalExpect{Type: askonce.QuestionSelectOne, Options: []string{"staging", "qa"}}, false},
+		{evalExpect{Type: askonce.QuestionFreeText}, false},
+	} {
+		if got := tc.expect.matches(q); got != tc.right {
+			t.Errorf("expect %+v: matches %v, want %v", tc.expect, got, tc.right)
+		}
+	}
 }

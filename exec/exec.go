@@ -3,7 +3,9 @@
 // JSON outcome from stdout, the same {"plan": ...} or {"question": ...}
 // object askonce.ParseOutcome reads, optionally with a "usage" object.
 // A SELECT_ONE question may set "allowOther": true to let the user answer
-// with their own text (never CONFIRM or TARGET_FILE). Any language can implement a plug-in this way; examples/exec-plugin
+// with their own text (never CONFIRM or TARGET_FILE), and "fields" (at
+// most 5, askonce.QuestionField) to ask for several things in the one
+// question. Any language can implement a plug-in this way; examples/exec-plugin
 // holds one in Python, and docs/interpreters.md the schema.
 //
 // The command inherits askonce's environment plus Config.Env; everything

@@ -29,6 +29,10 @@ var questions = map[string]string{
 	"ask file":    `{"question":{"type":"TARGET_FILE","text":"Which file?","options":["a.md","docs/b.md"]}}`,
 	"ask text":    `{"question":{"type":"FREE_TEXT","text":"Which colour?"}}`,
 	"ask default": `{"question":{"type":"SELECT_ONE","text":"Which module?","options":["billing","invoices"],"default":"billing"}}`,
+	"ask fields": `{"question":{"text":"Before the deploy:","fields":[
+		{"name":"environment","type":"SELECT_ONE","text":"Which environment?","options":["staging","production"],"allowOther":true,"required":true},
+		{"name":"replicas","type":"FREE_TEXT","text":"How many replicas?","default":"2"},
+		{"name":"migrate","type":"CONFIRM","text":"Run the migrations?","required":true}]}}`,
 }
 
 // interpret is the test interpreter: it asks the goal's question, and

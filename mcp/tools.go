@@ -198,7 +198,7 @@ func (s *srv) planResume(ctx context.Context, req *sdk.CallToolRequest, tenant s
 			}
 			return s.jobOut(next, "")
 		}
-		next, err = s.b.Answer(answering(ctx, req), tenant, j.ID, jobview.AnswerOf(er.Content))
+		next, err = s.b.Answer(answering(ctx, req), tenant, j.ID, jobview.AnswerFor(j.Question, er.Content))
 		if askonce.ErrorCode(err) == askonce.EINVALID {
 			s.observe(modeForm, "invalid")
 			if st.Tries+1 > MaxReElicit {
@@ -350,7 +350,7 @@ func (s *srv) askResume(ctx context.Context, req *sdk.CallToolRequest, tenant st
 				j, err = s.waitWhile(ctx, tenant, j, isPending)
 				break
 			}
-			_, err = s.b.Answer(answering(ctx, req), tenant, j.ID, jobview.AnswerOf(er.Content))
+			_, err = s.b.Answer(answering(ctx, req), tenant, j.ID, jobview.AnswerFor(j.Question, er.Content))
 			if askonce.ErrorCode(err) == askonce.EINVALID {
 				s.observe(modeForm, "invalid")
 				if st.Tries+1 <= MaxReElicit {

@@ -32,16 +32,19 @@ type PlanArgs struct {
 
 // AskArgs are the arguments of the ask_user tool.
 type AskArgs struct {
-	Question   string              `json:"question" jsonschema:"the one question to put to the user"`
-	Type       string              `json:"type,omitempty" jsonschema:"CONFIRM, SELECT_ONE, TARGET_FILE or FREE_TEXT (default)"`
-	Options    []string            `json:"options,omitempty" jsonschema:"the choices of a SELECT_ONE or TARGET_FILE question"`
-	Default    string              `json:"default,omitempty" jsonschema:"the safe answer used if the user declines"`
-	AllowOther bool                `json:"allowOther,omitempty" jsonschema:"a SELECT_ONE question also takes an answer of the user's own"`
-	SessionID  string              `json:"sessionId,omitempty" jsonschema:"the session; default: this MCP session"`
-	JobID      string              `json:"jobId,omitempty" jsonschema:"the job this question belongs to; default: the session's open job"`
-	Task       string              `json:"task,omitempty" jsonschema:"a key for the task you work on; a new key starts a new job with its own question"`
-	Project    string              `json:"project,omitempty" jsonschema:"the project whose remembered answers this job shares with other sessions and agents (at most 128 bytes); default: the name of the client's first root folder, if it sends roots"`
-	Notify     *askonce.Recipients `json:"notify,omitempty" jsonschema:"who a new job's question is also sent to on Slack and by email, as on POST /jobs; default: the server's recipients"`
+	Question   string   `json:"question" jsonschema:"the one question to put to the user"`
+	Type       string   `json:"type,omitempty" jsonschema:"CONFIRM, SELECT_ONE, TARGET_FILE or FREE_TEXT (default)"`
+	Options    []string `json:"options,omitempty" jsonschema:"the choices of a SELECT_ONE or TARGET_FILE question"`
+	Default    string   `json:"default,omitempty" jsonschema:"the safe answer used if the user declines"`
+	AllowOther bool     `json:"allowOther,omitempty" jsonschema:"a SELECT_ONE question also takes an answer of the user's own"`
+	// Fields make one question ask for several things at once
+	// (askonce.Question.Fields).
+	Fields    []askonce.QuestionField `json:"fields,omitempty" jsonschema:"up to 5 named fields, each {name, type, text, options, default, allowOther, required}, asked together in one form; the question is then the form's heading and the answer an object of field values"`
+	SessionID string                  `json:"sessionId,omitempty" jsonschema:"the session; default: this MCP session"`
+	JobID     string                  `json:"jobId,omitempty" jsonschema:"the job this question belongs to; default: the session's open job"`
+	Task      string                  `json:"task,omitempty" jsonschema:"a key for the task you work on; a new key starts a new job with its own question"`
+	Project   string                  `json:"project,omitempty" jsonschema:"the project whose remembered answers this job shares with other sessions and agents (at most 128 bytes); default: the name of the client's first root folder, if it sends roots"`
+	Notify    *askonce.Recipients     `json:"notify,omitempty" jsonschema:"who a new job's question is also sent to on Slack and by email, as on POST /jobs; default: the server's recipients"`
 }
 
 // ReportPlanArgs are the arguments of the report_plan tool.
@@ -133,7 +136,7 @@ func (a AskArgs) question() askonce.Question {
 	if t == "" {
 		t = askonce.QuestionFreeText
 	}
-	return askonce.Question{Type: t, Text: a.Question, Options: a.Options, Default: a.Default, AllowOther: a.AllowOther}
+	return askonce.Question{Type: t, Text: a.Question, Options: a.Options, Default: a.Default, AllowOther: a.AllowOther, Fields: a.Fields}
 }
 
 // summary is the short readable text of a job result.
@@ -165,7 +168,10 @@ func summary(j *askonce.Job, answerURL string) string {
 // says why the previous answer was refused.
 func formRequest(j *askonce.Job, problem string) *sdk.ElicitParams {
 	q := j.Question
-	msg := q.Text
+	msg := q.Intro() // a question with fields: the form lists them
+	if msg == "" {
+		msg = "Please answer:"
+	}
 	if problem != "" {
 		msg = "Your answer was not accepted: " + problem + "\n\n" + msg
 	}

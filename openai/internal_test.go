@@ -142,6 +142,8 @@ func TestSystemPromptStatesTheGroundingRules(t *testing.T) {
 		"typographic quotes",
 		`"allowOther": true`,
 		"allowOther is only for SELECT_ONE, never for CONFIRM or TARGET_FILE",
+		`give it "fields" (at most 5), one per open field`,
+		`one "name: value" line per field`,
 	} {
 		if !strings.Contains(DefaultSystemPrompt, want) {
 			t.Errorf("the system prompt lacks %q", want)

@@ -37,7 +37,7 @@ When to ask. Ask in exactly these five cases, each grounded in the goal, the can
 1. A contradiction: the command itself gives two values of one attribute of one thing at once ("hot frozen cheese", "a public private repository"). SELECT_ONE with the two values as options. A process that changes a state ("thaw the frozen peas", "make the private repo public", "heat the cold soup") a title or name ("the novel Fire and Ice") and values of two different things ("keep the soup hot and the dessert frozen") are not contradictions.
 2. A destructive command: the main verb of the command deletes, overwrites, drops, truncates or force-pushes named data (files, directories, branches, tables, databases, accounts, records). CONFIRM, reason target_file_exists, default "no". A topic ("write a blog post about why I deleted my account"), an adjective ("an empty glass jar") and a physical move ("remove the baking sheet from the oven", "clear the table") are not destructive, nor, in Japanese, a deletion that is a modifier or the topic of another verb ("アカウントを削除した理由について書いて", "古いブランチを削除する方法を説明して").
 3. An ambiguous reference: a thing the command acts on matches two or more of the candidates (or two or more of the candidate files) and none of them exactly. "pick up the cup" with candidates "red cup" and "blue cup" asks SELECT_ONE ["red cup", "blue cup"] (TARGET_FILE over the matching files for files); "pick up the red cup" plans, and so do "put all the cups in the sink" and "wipe every cup" (a universal quantifier means every matching candidate). Matching is by whole words, ignoring case and plural.
-4. A required field of the spec schema that the goal leaves open or fills twice: SELECT_ONE over its enum (or its oneOf consts), CONFIRM for a boolean, FREE_TEXT otherwise. A boolean the goal states in the field's own words is filled, not open: "as a dry run" is true, "no dry run" and "without notifying" are false. The answer goes into the plan's spec.
+4. A required field of the spec schema that the goal leaves open or fills twice: SELECT_ONE over its enum (or its oneOf consts), CONFIRM for a boolean, FREE_TEXT otherwise. A boolean the goal states in the field's own words is filled, not open: "as a dry run" is true, "no dry run" and "without notifying" are false. The answer goes into the plan's spec. When two or more required fields are open, ask them together in the one question: give it "fields" (at most 5), one per open field, each {"name": "<the field's name>", "type": "<CONFIRM, SELECT_ONE, TARGET_FILE or FREE_TEXT>", "text": "<the question about this field>", "options": [...], "default": "<safe value, if any>", "required": true}, and make "text" a short heading; the answer then reaches you as one "name: value" line per field after "Clarification Answer: ".
 5. An explicit choice between named alternatives that are the object of the main verb of a command: "deploy to staging or production" asks SELECT_ONE ["staging", "production"].
 Never ask in any other case. In particular:
 - Never hand the user's own question back. A goal that is a question, or context followed by a question ("Marcus told Daniel that he had lost the keys. Who lost the keys?", "Is a tomato a fruit or a vegetable?"), is answered in the plan: the user is the one asking.
@@ -158,15 +158,33 @@ func OutcomeSchema(planOnly bool, specSchema []byte) map[string]any {
 	props := map[string]any{"title": str, "plan": plan}
 	required := []string{"title", "plan"}
 	if !planOnly {
+		types := make([]string, len(askonce.QuestionTypes))
+		for i, t := range askonce.QuestionTypes {
+			types[i] = string(t)
+		}
+		qtype := map[string]any{"type": "string", "enum": types}
 		props["question"] = map[string]any{
 			"type": "object",
 			"properties": map[string]any{
-				"type":       map[string]any{"type": "string", "enum": []string{"CONFIRM", "SELECT_ONE", "TARGET_FILE", "FREE_TEXT"}},
+				"type":       qtype,
 				"text":       str,
 				"options":    strs,
 				"allowOther": map[string]any{"type": "boolean"},
 				"reason":     str,
 				"default":    str,
+				"fields": map[string]any{"type": "array", "maxItems": askonce.MaxFields, "items": map[string]any{
+					"type": "object",
+					"properties": map[string]any{
+						"name":       str,
+						"type":       qtype,
+						"text":       str,
+						"options":    strs,
+						"default":    str,
+						"allowOther": map[string]any{"type": "boolean"},
+						"required":   map[string]any{"type": "boolean"},
+					},
+					"required": []string{"name", "type", "text"},
+				}},
 			},
 			"required": []string{"type", "text", "options", "reason"},
 		}

@@ -124,6 +124,9 @@ var versionRows = map[int64]string{
 	// Version 7 (memory) writes the same rows: the default session
 	// memory (NULL columns) and no push configs (00008_push_configs).
 	7: version1Rows,
+	// Version 8 (push configs) writes the same rows: a question without
+	// fields (clarification_fields NULL, 00009_question_fields).
+	8: version1Rows,
 }
 
 const version1Rows = `

@@ -113,41 +113,129 @@ func readSchema(raw []byte) (fields []field, closed map[string]bool) {
 // A field the goal leaves open, or fills twice (two choices both meant or
 // offered: "to staging and production", "Go or Rust"), is asked:
 // SELECT_ONE over its choices (or the named ones), CONFIRM for a boolean,
-// FREE_TEXT otherwise; reason missing_required_info. Only the first open
-// field is asked, and the answer settles it; other open fields, and the
-// asked one under a directive, take the first choice, false, 0 or the
-// goal, each with an assumption.
+// FREE_TEXT otherwise; reason missing_required_info. One open field is
+// asked as that question; several are asked together, as the fields of
+// one question (up to askonce.MaxFields, in the schema's order), and the
+// answer's "name: value" lines settle each. A field the answer does not
+// settle, one past the limit, and the asked ones under a directive take
+// the first choice, false, 0 or the goal, each with an assumption.
 func detectSchema(in *input) schemaFields {
 	fields, closed := readSchema(in.schema)
 	res := schemaFields{values: map[string]any{}, closed: closed}
+	var open []openField
+	defaulted := map[string]bool{}
 	for _, f := range fields {
 		v, ok, named := goalValue(in, f)
-		if ok {
+		switch {
+		case ok:
 			res.values[f.name] = v
-			continue
-		}
-		if f.hasDef {
+		case f.hasDef:
 			res.values[f.name] = f.def
-			res.assumptions = append(res.assumptions, fmt.Sprintf("The goal leaves %s open; used the schema's default %s.", in.quote(f.name), in.quote(display(f.def))))
+			defaulted[f.name] = true
+		default:
+			open = append(open, openField{f: f, named: named, q: fieldQuestion(in, f, named)})
+		}
+	}
+	res.q = askOpen(in, open, res.values)
+	// Assumptions in the schema's order: a default taken, or the rule's
+	// value of an open field the answer did not settle.
+	for _, f := range fields {
+		i := slices.IndexFunc(open, func(o openField) bool { return o.f.name == f.name })
+		if i < 0 {
+			if defaulted[f.name] {
+				res.assumptions = append(res.assumptions, fmt.Sprintf("The goal leaves %s open; used the schema's default %s.", in.quote(f.name), in.quote(display(f.def))))
+			}
 			continue
 		}
-		q := fieldQuestion(in, f, named)
-		if res.q == nil {
-			if v, ok := answerValue(in, f, q); ok {
-				res.values[f.name] = v
-				res.q = &askonce.Question{} // settled: no later field is asked
-				continue
-			}
-			res.q = q
+		if _, settled := res.values[f.name]; settled {
+			continue
 		}
-		v = ruleValue(in, f, named)
+		v := ruleValue(in, f, open[i].named)
 		res.values[f.name] = v
 		res.assumptions = append(res.assumptions, fmt.Sprintf("The goal leaves %s open; assumed %s.", in.quote(f.name), in.quote(display(v))))
 	}
-	if res.q != nil && res.q.Type == "" {
-		res.q = nil
-	}
 	return res
+}
+
+// openField is a required field the goal leaves open, its named choices
+// and the question about it alone.
+type openField struct {
+	f     field
+	named []any
+	q     *askonce.Question
+}
+
+// askOpen settles the open fields the answer settles, setting their
+// values, and returns the question still to ask: nil when nothing is open
+// or the answer settled what was asked.
+func askOpen(in *input, open []openField, values map[string]any) *askonce.Question {
+	if len(open) == 0 {
+		return nil
+	}
+	if asked := open[:min(len(open), askonce.MaxFields)]; len(asked) > 1 {
+		if q := fieldsQuestion(in, asked); q != nil {
+			if in.answer == "" {
+				return q
+			}
+			if lines := answerLines(in.answer); slices.ContainsFunc(asked, func(o openField) bool { _, ok := lines[o.f.name]; return ok }) {
+				settled := true
+				for _, o := range asked {
+					sub := *in
+					sub.answer = lines[o.f.name]
+					if v, ok := answerValue(&sub, o.f, o.q); ok {
+						values[o.f.name] = v
+					} else {
+						settled = false
+					}
+				}
+				if settled {
+					return nil
+				}
+				return q
+			}
+		}
+	}
+	first := open[0]
+	if v, ok := answerValue(in, first.f, first.q); ok {
+		values[first.f.name] = v
+		return nil
+	}
+	return first.q
+}
+
+// fieldsQuestion asks the open fields together, one field each; nil when
+// their names cannot be fields' names (askonce.Question.Normalize says),
+// and then only the first is asked.
+func fieldsQuestion(in *input, open []openField) *askonce.Question {
+	q := &askonce.Question{Reason: "missing_required_info", Text: in.say("The spec needs these:", "仕様に次の項目が必要です:")}
+	for _, o := range open {
+		q.Fields = append(q.Fields, askonce.QuestionField{Name: o.f.name, Type: o.q.Type, Text: o.q.Text,
+			Options: o.q.Options, Default: o.q.Default, Required: true})
+	}
+	if err := q.Normalize(); err != nil {
+		return nil
+	}
+	return q
+}
+
+// answerLines reads an answer to a question with fields: one
+// "name: value" line per field, a line without a name continuing the
+// value before it.
+func answerLines(answer string) map[string]string {
+	out := map[string]string{}
+	cur := ""
+	for _, line := range strings.Split(answer, "\n") {
+		name, value, ok := strings.Cut(line, ":")
+		if name = strings.TrimSpace(name); ok && name != "" && !strings.ContainsAny(name, " \t") {
+			cur = name
+			out[cur] = strings.TrimSpace(value)
+			continue
+		}
+		if cur != "" {
+			out[cur] = strings.TrimSpace(out[cur] + "\n" + line)
+		}
+	}
+	return out
 }
 
 // goalValue is the value the goal gives field f, if it gives exactly one;

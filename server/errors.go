@@ -65,7 +65,7 @@ func badRequest(format string, args ...any) *requestError {
 //	                             409 conflict, 413 too_large, 415,
 //	                             422 idempotency_mismatch, 429
 //	                             too_many_requests)
-//	askonce EINVALID             422 invalid (+ allowed)
+//	askonce EINVALID             422 invalid (+ allowed, fields)
 //	askonce ENOTFOUND            404 not_found
 //	askonce ECONFLICT            409 conflict (+ job)
 //	askonce EUNAVAILABLE         503 unavailable (store unreachable)
@@ -84,7 +84,7 @@ func (s *Server) errorResponse(err error) (status int, body ErrorResponse, inter
 		status, body.Code, body.Error = re.status, re.code, re.message
 	case errors.As(err, &ae) && ae.Code == askonce.EINVALID:
 		status, body.Code, body.Error = http.StatusUnprocessableEntity, askonce.EINVALID, ae.Message
-		body.Allowed = ae.Allowed
+		body.Allowed, body.Fields = ae.Allowed, ae.Fields
 	case errors.As(err, &ae) && ae.Code == askonce.ENOTFOUND:
 		status, body.Code, body.Error = http.StatusNotFound, askonce.ENOTFOUND, ae.Message
 	case errors.As(err, &ae) && ae.Code == askonce.ECONFLICT:

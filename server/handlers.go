@@ -127,7 +127,7 @@ func (s *Server) answer(c *call) (int, any, error) {
 	if err := decode(c.body, &req, false); err != nil {
 		return 0, nil, err
 	}
-	return s.planned(c)(s.engine.StartReply(c.ctx(), c.tenant, c.r.PathValue("id"), askonce.Reply{Answer: req.Answer, DontRemember: req.DontRemember}))
+	return s.planned(c)(s.engine.StartReply(c.ctx(), c.tenant, c.r.PathValue("id"), askonce.Reply{Answer: string(req.Answer), DontRemember: req.DontRemember}))
 }
 
 // planned renders the outcome of an answer or a decline: 200 with the job

@@ -90,7 +90,11 @@ var schemaRules = map[reflect.Type]func(obj map[string]any){
 		}
 		candidatesLimits(obj)
 	},
-	reflect.TypeFor[JobView](): candidatesLimits,
+	reflect.TypeFor[JobView](): func(obj map[string]any) {
+		candidatesLimits(obj)
+		fieldsLimit(obj, "clarificationFields")
+	},
+	reflect.TypeFor[askonce.Question](): func(obj map[string]any) { fieldsLimit(obj, "fields") },
 	// A report carries exactly one of question, plan or error.
 	reflect.TypeFor[ReportRequest](): func(obj map[string]any) {
 		obj["oneOf"] = []any{
@@ -116,6 +120,12 @@ func candidatesLimits(obj map[string]any) {
 	items["maxLength"] = askonce.MaxCandidateBytes
 }
 
+// fieldsLimit states askonce.MaxFields on an object's list of question
+// fields, prop.
+func fieldsLimit(obj map[string]any, prop string) {
+	obj["properties"].(map[string]any)[prop].(map[string]any)["maxItems"] = askonce.MaxFields
+}
+
 func enum[T ~string](vs ...T) []string {
 	out := make([]string, len(vs))
 	for i, v := range vs {
@@ -128,6 +138,7 @@ var (
 	timeType    = reflect.TypeFor[time.Time]()
 	durType     = reflect.TypeFor[time.Duration]()
 	rawJSONType = reflect.TypeFor[json.RawMessage]()
+	answerType  = reflect.TypeFor[Answer]()
 )
 
 // schemas builds component schemas, one per named struct type.
@@ -145,6 +156,12 @@ func (g *schemas) of(t reflect.Type) map[string]any {
 		return map[string]any{"type": "integer", "format": "int64", "description": "nanoseconds"}
 	case rawJSONType:
 		return map[string]any{"description": "any JSON value"}
+	case answerType:
+		return map[string]any{"description": "the answer: a string, or, for a question with fields, an object of field values (a string each; a boolean for a CONFIRM field, a number for any other; null leaves an optional field to its default)",
+			"oneOf": []any{
+				map[string]any{"type": "string"},
+				map[string]any{"type": "object", "additionalProperties": map[string]any{"type": []string{"string", "number", "boolean", "null"}}},
+			}}
 	}
 	if vs, ok := enumValues[t]; ok {
 		return map[string]any{"type": "string", "enum": vs}

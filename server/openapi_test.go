@@ -103,7 +103,7 @@ func TestOpenAPI_SchemasMatchTheGoTypes(t *testing.T) {
 		server.CreateJobRequest{}, server.AnswerRequest{}, server.EmptyRequest{}, server.ReportRequest{},
 		server.JobView{}, server.JobDetail{}, server.JobList{}, server.ReportResponse{}, server.EventList{},
 		server.HistoryList{}, server.Health{}, server.ErrorResponse{}, server.MemoryList{}, server.Forgotten{},
-		askonce.Memory{}, askonce.MemoryRef{}, askonce.Plan{}, askonce.Task{}, askonce.Binding{}, askonce.Question{}, askonce.Usage{}, askonce.Attempt{},
+		askonce.Memory{}, askonce.MemoryRef{}, askonce.Plan{}, askonce.Task{}, askonce.Binding{}, askonce.Question{}, askonce.QuestionField{}, askonce.FieldError{}, askonce.Usage{}, askonce.Attempt{},
 		askonce.Event{}, askonce.HistoryEntry{}, askonce.Recipients{}, askonce.SlackRecipient{},
 	}
 	if len(schemas) != len(types) {

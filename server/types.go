@@ -1,7 +1,9 @@
 package server
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/askonce/askonce"
@@ -43,10 +45,56 @@ type CreateJobRequest struct {
 
 // AnswerRequest is the body of POST /jobs/{id}/clarification.
 type AnswerRequest struct {
-	Answer string `json:"answer"`
+	// Answer is a string, or, for a question with fields, an object of
+	// field values ({"environment": "staging", "replicas": "3"}).
+	Answer Answer `json:"answer"`
 	// DontRemember keeps the answer out of the job's project and tenant
 	// memory (the session's repeat guard still has it).
 	DontRemember bool `json:"dontRemember,omitempty"`
+}
+
+// Answer is the answer of POST /jobs/{id}/clarification: a JSON string,
+// or a JSON object of field values, which the engine takes as its JSON
+// text (askonce.Question documents both).
+type Answer string
+
+// UnmarshalJSON takes a string as it is and an object as its compact JSON
+// text; null is no answer, anything else an error.
+func (a *Answer) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	switch {
+	case bytes.Equal(b, []byte("null")):
+		// As for a string field: null leaves the answer empty.
+	case len(b) > 0 && b[0] == '"':
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+		*a = Answer(s)
+	case len(b) > 0 && b[0] == '{':
+		var buf bytes.Buffer
+		if err := json.Compact(&buf, b); err != nil {
+			return err
+		}
+		*a = Answer(buf.String())
+	default:
+		return fmt.Errorf(`"answer" must be a string or an object of field values, not %s`, jsonValueKind(b))
+	}
+	return nil
+}
+
+// jsonValueKind names the kind of the JSON value b.
+func jsonValueKind(b []byte) string {
+	switch {
+	case len(b) == 0:
+		return "nothing"
+	case b[0] == '[':
+		return "an array"
+	case b[0] == 't' || b[0] == 'f':
+		return "true or false"
+	default:
+		return "a number"
+	}
 }
 
 // EmptyRequest is the optional body of cancel and decline: nothing, or {}.
@@ -93,13 +141,19 @@ type JobView struct {
 	// ClarificationAllowOther is true when the question (always a
 	// SELECT_ONE) also takes an answer outside its options: any visible
 	// text of at most askonce.MaxFreeText bytes.
-	ClarificationAllowOther bool           `json:"clarificationAllowOther,omitempty"`
-	ClarificationReason     string         `json:"clarificationReason,omitempty"`
-	ClarificationDefault    string         `json:"clarificationDefault,omitempty"`
-	ClarificationExpiresAt  *time.Time     `json:"clarificationExpiresAt,omitempty"`
-	ClarificationAnswer     string         `json:"clarificationAnswer,omitempty"`
-	ClarificationAnsweredAt *time.Time     `json:"clarificationAnsweredAt,omitempty"`
-	ClarificationSource     askonce.Source `json:"clarificationSource,omitempty"`
+	ClarificationAllowOther bool `json:"clarificationAllowOther,omitempty"`
+	// ClarificationFields are the fields of a question that asks for
+	// several things at once (absent for a one-field question, which
+	// keeps the shape above). Such a question's type is FREE_TEXT and its
+	// text lists every field, for clients that know only one field; its
+	// answer is an object of field values.
+	ClarificationFields     []askonce.QuestionField `json:"clarificationFields,omitempty"`
+	ClarificationReason     string                  `json:"clarificationReason,omitempty"`
+	ClarificationDefault    string                  `json:"clarificationDefault,omitempty"`
+	ClarificationExpiresAt  *time.Time              `json:"clarificationExpiresAt,omitempty"`
+	ClarificationAnswer     string                  `json:"clarificationAnswer,omitempty"`
+	ClarificationAnsweredAt *time.Time              `json:"clarificationAnsweredAt,omitempty"`
+	ClarificationSource     askonce.Source          `json:"clarificationSource,omitempty"`
 	// AnsweredVia is the channel the question was answered or declined
 	// through (http, web, email-link, slack, mcp, a2a, terminal), and
 	// AnsweredBy who, when the channel knows (a Slack user id, an MCP
@@ -215,6 +269,9 @@ type ErrorResponse struct {
 	Code string `json:"code"`
 	// Allowed lists the values an invalid answer could have been.
 	Allowed []string `json:"allowed,omitempty"`
+	// Fields lists every bad field of an invalid answer to a question
+	// with fields, each with its allowed values.
+	Fields []askonce.FieldError `json:"fields,omitempty"`
 	// Job is the job's current state on a conflict.
 	Job *JobView `json:"job,omitempty"`
 }
@@ -273,6 +330,7 @@ func jobView(j *askonce.Job) JobView {
 		v.ClarificationType = q.Type
 		v.ClarificationOptions = q.Options
 		v.ClarificationAllowOther = q.AllowOther
+		v.ClarificationFields = q.Fields
 		v.ClarificationReason = q.Reason
 		v.ClarificationDefault = q.Default
 		v.ClarificationExpiresAt = q.ExpiresAt

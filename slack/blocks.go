@@ -323,6 +323,9 @@ func modal(j *askonce.Job, noRemember bool) slackapi.ModalViewRequest {
 		slackapi.NewSectionBlock(plain(q.Text, 3000), nil, nil),
 		slackapi.NewInputBlock(inputBlock, plain(label, 2000), nil, el),
 	}
+	if len(q.Fields) > 0 {
+		blocks = fieldsBlocks(q)
+	}
 	if cb := rememberBox(j, noRemember); cb != nil {
 		blocks = append(blocks, slackapi.NewInputBlock(rememberBlock, plain("Memory", 2000), nil, cb).WithOptional(true))
 	}

@@ -185,15 +185,32 @@ func (c *Channel) submit(w http.ResponseWriter, ctx context.Context, cb slackapi
 	answer := in.Value
 	e := c.cfg.Engine
 	var held *askonce.Job // read for its options, and answered as read
-	if in.SelectedOption.Value != "" {
+	var fields *askonce.Question
+	// refuse keeps the modal open with msg under its (first) input.
+	refuse := func(w http.ResponseWriter, msg string) { modalError(w, inputBlock, msg) }
+	if _, ok := cb.View.State.Values[fieldBlock(0)]; ok {
+		refuse = func(w http.ResponseWriter, msg string) {
+			modalErrors(w, map[string]string{fieldBlock(0): clip(msg, 2000)})
+		}
+		j, err := e.Get(ctx, tenant, id)
+		if err != nil || j.Question == nil || len(j.Question.Fields) == 0 {
+			refuse(w, "This question is gone.")
+			return
+		}
+		if answer, err = fieldsAnswer(j.Question, cb.View.State.Values); err != nil {
+			modalErrors(w, map[string]string{fieldBlock(0): err.Error()})
+			return
+		}
+		held, fields = j, j.Question
+	} else if in.SelectedOption.Value != "" {
 		j, err := e.Get(ctx, tenant, id)
 		if err != nil || j.Question == nil {
-			modalError(w, "This question is gone.")
+			refuse(w, "This question is gone.")
 			return
 		}
 		i, ok := optionIndex(in.SelectedOption.Value, len(j.Question.Options))
 		if !ok {
-			modalError(w, "Choose one of the files.")
+			refuse(w, "Choose one of the files.")
 			return
 		}
 		answer, held = j.Question.Options[i], j
@@ -213,22 +230,30 @@ func (c *Channel) submit(w http.ResponseWriter, ctx context.Context, cb slackapi
 		w.WriteHeader(http.StatusOK)
 		go c.answered(context.WithoutCancel(ctx), cb, tenant, id, j, nil)
 	case askonce.ErrorCode(err) == askonce.ECONFLICT && errors.As(err, &ae) && ae.Job != nil:
-		modalError(w, "Already settled: "+Settled(ae.Job))
+		refuse(w, "Already settled: "+Settled(ae.Job))
+	case askonce.ErrorCode(err) == askonce.EINVALID && fields != nil:
+		modalErrors(w, fieldErrors(fields, err))
 	case askonce.ErrorCode(err) == askonce.EINVALID:
-		modalError(w, askonce.ErrorMessage(err))
+		refuse(w, askonce.ErrorMessage(err))
 	case askonce.ErrorCode(err) == askonce.ENOTFOUND:
-		modalError(w, "askonce no longer has this question (its job was removed), so there is nothing to answer.")
+		refuse(w, "askonce no longer has this question (its job was removed), so there is nothing to answer.")
 	default:
 		c.log.WarnContext(ctx, "slack: modal answer", "job", id, "err", err)
-		modalError(w, "askonce could not take the answer; try again.")
+		refuse(w, "askonce could not take the answer; try again.")
 	}
 }
 
-// modalError keeps the modal open with msg under its input.
-func modalError(w http.ResponseWriter, msg string) {
+// modalError keeps the modal open with msg under the input of block.
+func modalError(w http.ResponseWriter, block, msg string) {
+	modalErrors(w, map[string]string{block: clip(msg, 2000)})
+}
+
+// modalErrors keeps the modal open with each message under the input of
+// its block.
+func modalErrors(w http.ResponseWriter, errs map[string]string) {
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(map[string]any{
 		"response_action": "errors",
-		"errors":          map[string]string{inputBlock: clip(msg, 2000)},
+		"errors":          errs,
 	})
 }

@@ -45,8 +45,8 @@ func NewJob(tenant string) *askonce.Job {
 
 // FullJob returns a job of tenant with every field a caller can set
 // filled in, as a gate-mode job whose question was answered and planned:
-// files, candidates, a spec schema, its memory and the remembered answer, a question with options, default, expiry and the
-// cosmetic flag, the answer and its time, both flags, a plan with spec,
+// files, candidates, a spec schema, its memory and the remembered answer, a question with options, default, expiry, the
+// cosmetic flag and fields, the answer and its time, both flags, a plan with spec,
 // tasks and assumptions, a result and an error. CreatedAt is an hour ago.
 func FullJob(tenant string) *askonce.Job {
 	now := Now()
@@ -73,6 +73,10 @@ func FullJob(tenant string) *askonce.Job {
 		ExpiresAt:  &expires,
 		Cosmetic:   true,
 		AllowOther: true,
+		Fields: []askonce.QuestionField{
+			{Name: "temperature", Type: askonce.QuestionSelectOne, Text: "Hot or frozen?", Options: []string{"hot", "frozen"}, Default: "hot", AllowOther: true, Required: true},
+			{Name: "名前", Type: askonce.QuestionFreeText, Text: "ブロックの名前は?"},
+		},
 	}
 	j.Answer = "hot"
 	j.AnswerSource = askonce.SourceUser

@@ -46,6 +46,8 @@ func printQuestion(w io.Writer, j *client.JobView, files []string) {
 func printAnswerPrompt(w io.Writer, j *client.JobView, files []string) {
 	opts := answerOptions(j, files)
 	switch {
+	case len(j.ClarificationFields) > 0:
+		fmt.Fprintf(w, "Answer on one line with a JSON object of the fields, such as {\"%s\": \"...\"}:\n", j.ClarificationFields[0].Name)
 	case j.ClarificationType == askonce.QuestionFreeText:
 		fmt.Fprintf(w, "Answer (one line, at most %d bytes):\n", askonce.MaxFreeText)
 	case len(opts) > 0 && j.ClarificationAllowOther:

@@ -33,6 +33,9 @@ var errAborted = errors.New("no answer given")
 // the field: huh shows a select's filter in place of the field's title, and
 // the question must stay on screen while the user filters.
 func picker(ctx context.Context, j *client.JobView, files []string, in io.Reader, out io.Writer) (string, error) {
+	if len(j.ClarificationFields) > 0 {
+		return fieldsPicker(ctx, j, in, out, false)
+	}
 	q := question{title: cli.CleanText(j.ClarificationQuestion), desc: string(j.ClarificationType) + " · job " + j.JobID}
 	switch j.ClarificationType {
 	case askonce.QuestionConfirm:

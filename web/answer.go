@@ -71,7 +71,10 @@ func (h *Handler) answerForm(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v := newFormView(j, token)
-	if j.Question != nil {
+	switch {
+	case v.Fields != nil:
+		v.checkFieldDefaults()
+	case j.Question != nil:
 		v.keep(preselected(r, j.Question), false, "", "")
 	}
 	if answeredVia(r) == askonce.ViaEmailLink {
@@ -141,6 +144,9 @@ func (h *Handler) answerSubmit(w http.ResponseWriter, r *http.Request) {
 	ctx := askonce.WithAnswerer(r.Context(), askonce.Answerer{Via: answeredVia(r), By: h.signedInName(r, j)})
 	var err error
 	answer, other, path := formAnswer(r.PostForm)
+	if j.Question != nil && len(j.Question.Fields) > 0 {
+		answer = fieldsAnswer(j.Question, r.PostForm)
+	}
 	switch r.PostForm.Get("action") {
 	case "", "answer":
 		_, _, err = h.engine.ReplyByToken(ctx, token, askonce.Reply{Answer: answer, DontRemember: r.PostForm.Get("dont_remember") != ""})
@@ -160,6 +166,9 @@ func (h *Handler) answerSubmit(w http.ResponseWriter, r *http.Request) {
 	case ae != nil && ae.Code == askonce.EINVALID:
 		v := newFormView(j, token)
 		v.Error, v.Allowed = ae.Message, ae.Allowed
+		if v.Fields != nil {
+			v.keepFields(r.PostForm, ae.Fields)
+		}
 		v.keep(r.PostForm.Get("answer"), r.PostForm.Has("answer"), other, path)
 		v.DontRemember = r.PostForm.Get("dont_remember") != ""
 		if j.Question != nil && j.Question.Type == askonce.QuestionFreeText {

@@ -81,3 +81,11 @@ func testBrowserAnswerPageLayoutAtDesktopAndPhoneWidths(t *testing.T) {
 	browserScript(t, s.srv.URL, "answer_layout",
 		"LINK_SELECT="+sel, "LINK_CONFIRM="+conf, "LINK_TARGET="+file, "LINK_FREE="+free)
 }
+
+func testBrowserQuestionWithFieldsIsOneForm(t *testing.T) {
+	t.Parallel()
+	requireBrowser(t)
+	s := newLinkSite(t, linkOptions{interp: script(fieldsQuestion, fieldsPlan, "")})
+	_, link := s.ask(t, "deploy the shop")
+	browserScript(t, s.srv.URL, "answer_fields", "LINK="+link)
+}

@@ -53,6 +53,8 @@ type formView struct {
 	// form then offers "don't remember this", DontRemember its state.
 	Remembered   string
 	DontRemember bool
+	// Fields are the inputs of a question with fields (answer_fields.go).
+	Fields []fieldView
 }
 
 func newFormView(j *askonce.Job, token string) *formView {
@@ -92,6 +94,10 @@ func newFormView(j *askonce.Job, token string) *formView {
 	default:
 		v.Kind = fmt.Sprintf("Answer in your own words (at most %d bytes)", askonce.MaxFreeText)
 		v.TextAnswer = true
+	}
+	if len(q.Fields) > 0 {
+		v.setFields(q)
+		return v
 	}
 	if q.Type == askonce.QuestionSelectOne || q.Type == askonce.QuestionTargetFile {
 		v.Legend = true
@@ -229,6 +235,9 @@ func newOutcomeView(j *askonce.Job, token string) *outcomeView {
 	v := &outcomeView{
 		Status: string(j.Status), Title: visible(j.Title), Goal: visible(j.Goal),
 		Answer: visible(j.Answer),
+	}
+	if q := j.Question; q != nil && len(q.Fields) > 0 && j.Answer != "" {
+		v.Answer = visible(strings.ReplaceAll(q.PromptAnswer(j.Answer), "\n", "; "))
 	}
 	if j.AnsweredAt != nil {
 		v.Source = sourceWords(j.AnswerSource)

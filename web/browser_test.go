@@ -44,6 +44,7 @@ func TestBrowser(t *testing.T) {
 	t.Run("InvalidAnswerShowsTheAllowedValuesAndTheUsedLinkIsGone", testBrowserInvalidAnswerShowsTheAllowedValuesAndTheUsedLinkIsGone)
 	t.Run("HostileTextRendersInert", testBrowserHostileTextRendersInert)
 	t.Run("KeyboardOnlyAnswering", testBrowserKeyboardOnlyAnswering)
+	t.Run("QuestionWithFieldsIsOneForm", testBrowserQuestionWithFieldsIsOneForm)
 	t.Run("AnswerPageLayoutAtDesktopAndPhoneWidths", testBrowserAnswerPageLayoutAtDesktopAndPhoneWidths)
 	t.Run("InboxShowsANewQuestionLiveAndKeyboardReachesIt", testBrowserInboxShowsANewQuestionLiveAndKeyboardReachesIt)
 	t.Run("InboxLoginShowsOnlyThatTenantsJobs", testBrowserInboxLoginShowsOnlyThatTenantsJobs)

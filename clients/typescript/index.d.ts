@@ -29,6 +29,8 @@ export declare class AskonceError extends Error {
   readonly code: ErrorCode | "";
   /** The answers an invalid answer could have been. */
   readonly allowed: string[];
+  /** Every bad field of an invalid answer to a question with fields. */
+  readonly fields: Schemas["FieldError"][];
   /** The job as it is now, on a conflict. */
   readonly job?: JobView;
 }
@@ -94,8 +96,8 @@ export declare class Askonce {
   listJobs(query?: ListQuery, opts?: CallOptions): Promise<JobList>;
   /** Every matching job, following the cursors page by page. */
   iterJobs(query?: ListQuery, opts?: CallOptions): AsyncGenerator<JobView, void>;
-  /** Answers the question; never returns a second question. */
-  answer(id: string, answer: string, opts?: AnswerOptions): Promise<JobView>;
+  /** Answers the question (a question with fields: an object of field values); never returns a second question. */
+  answer(id: string, answer: Schemas["AnswerRequest"]["answer"], opts?: AnswerOptions): Promise<JobView>;
   /** Declines the question: its default applies, or the fallback directive. */
   decline(id: string, opts?: PostOptions): Promise<JobView>;
   cancel(id: string, opts?: Omit<PostOptions, "respondAsync">): Promise<JobView>;

@@ -16,6 +16,7 @@ export class AskonceError extends Error {
     this.status = status;
     this.code = code;
     this.allowed = (code && body.allowed) || [];
+    this.fields = (code && body.fields) || [];
     this.job = (code && body.job) || undefined;
   }
 }

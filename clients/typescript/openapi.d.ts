@@ -229,7 +229,10 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         AnswerRequest: {
-            answer: string;
+            /** @description the answer: a string, or, for a question with fields, an object of field values (a string each; a boolean for a CONFIRM field, a number for any other; null leaves an optional field to its default) */
+            answer: string | {
+                [key: string]: string | number | boolean | null;
+            };
             dontRemember?: boolean;
         };
         Attempt: {
@@ -277,6 +280,7 @@ export interface components {
             /** @enum {string} */
             code: "invalid" | "not_found" | "conflict" | "internal" | "bad_request" | "too_large" | "unsupported_media_type" | "unauthorized" | "method_not_allowed" | "idempotency_mismatch" | "unavailable" | "too_many_requests";
             error: string;
+            fields?: components["schemas"]["FieldError"][];
             job?: components["schemas"]["JobView"];
             success: boolean;
         };
@@ -293,6 +297,11 @@ export interface components {
         };
         EventList: {
             events: components["schemas"]["Event"][] | null;
+        };
+        FieldError: {
+            allowed?: string[];
+            message: string;
+            name: string;
         };
         Forgotten: {
             questionHash: string;
@@ -341,6 +350,7 @@ export interface components {
             clarificationDefault?: string;
             /** Format: date-time */
             clarificationExpiresAt?: string;
+            clarificationFields?: components["schemas"]["QuestionField"][];
             clarificationMemory?: components["schemas"]["MemoryRef"];
             clarificationOptions?: string[];
             clarificationQuestion?: string;
@@ -403,6 +413,7 @@ export interface components {
             clarificationDefault?: string;
             /** Format: date-time */
             clarificationExpiresAt?: string;
+            clarificationFields?: components["schemas"]["QuestionField"][];
             clarificationMemory?: components["schemas"]["MemoryRef"];
             clarificationOptions?: string[];
             clarificationQuestion?: string;
@@ -478,11 +489,22 @@ export interface components {
             default?: string;
             /** Format: date-time */
             expiresAt?: string;
+            fields?: components["schemas"]["QuestionField"][];
             options?: string[];
             reason?: string;
             text: string;
             /** @enum {string} */
             type: "CONFIRM" | "SELECT_ONE" | "TARGET_FILE" | "FREE_TEXT";
+        };
+        QuestionField: {
+            allowOther?: boolean;
+            default?: string;
+            name: string;
+            options?: string[];
+            required?: boolean;
+            text?: string;
+            /** @enum {string} */
+            type?: "CONFIRM" | "SELECT_ONE" | "TARGET_FILE" | "FREE_TEXT";
         };
         Recipients: {
             email?: string[];

@@ -306,6 +306,7 @@ func TestSlack(t *testing.T) {
 	t.Run("SignedClickAnswersAndUpdatesTheMessage", slackSignedClickAnswersAndUpdatesTheMessage)
 	t.Run("RacingClicksHaveOneWinner", slackRacingClicksHaveOneWinner)
 	t.Run("ModalAnswerIsValidatedInTheModal", slackModalAnswerIsValidatedInTheModal)
+	t.Run("ModalOfAQuestionWithFieldsHasAnInputPerField", slackModalOfAQuestionWithFieldsHasAnInputPerField)
 	t.Run("OutageNeverBlocksAskingOrAnswering", slackOutageNeverBlocksAskingOrAnswering)
 	t.Run("DontRememberKeepsTheAnswerOutOfProjectMemory", slackDontRememberKeepsTheAnswerOutOfProjectMemory)
 	t.Run("QuestionCutOffByAKillIsNotPostedTwice", slackQuestionCutOffByAKillIsNotPostedTwice)
@@ -814,5 +815,55 @@ func slackQuestionCutOffByAKillIsNotPostedTwice(t *testing.T) {
 				t.Fatalf("updated the message %s %s; want the one posted, %s %s", u.Get("channel"), u.Get("ts"), tc.thread, post.form.Get("ts"))
 			}
 		})
+	}
+}
+
+// A question with fields opens a modal with an input per field; the
+// submission is one answer object, and a bad field's error shows under
+// its own input while the job stays pending.
+func slackModalOfAQuestionWithFieldsHasAnInputPerField(t *testing.T) {
+	t.Parallel()
+	f := newFakeSlack(t)
+	in := startWithSlack(t, f)
+	id := gateJob(t, in, map[string]any{"text": "Before the deploy:", "fields": []any{
+		map[string]any{"name": "environment", "type": "SELECT_ONE", "options": []string{"staging", "production"}, "required": true},
+		map[string]any{"name": "owner", "type": "FREE_TEXT", "required": true},
+	}})
+	f.posted(t, id)
+	if code, _ := interact(t, in, click("default", id, "U0ANN0001", "modal", ""), signedNow); code != 200 {
+		t.Fatalf("modal click: %d", code)
+	}
+	eventually(t, "views.open with an input per field", func() bool {
+		return len(f.find("views.open", func(v url.Values) bool {
+			j := v.Get("json")
+			return strings.Contains(j, `askonce|default|`+id) && strings.Contains(j, `"block_id":"field_0"`) && strings.Contains(j, `"block_id":"field_1"`)
+		})) == 1
+	})
+	submit := func(option, owner string) (int, []byte) {
+		return interact(t, in, map[string]any{
+			"type": "view_submission", "user": map[string]any{"id": "U0ANN0001"},
+			"view": map[string]any{"callback_id": "askonce_answer", "private_metadata": "askonce|default|" + id,
+				"state": map[string]any{"values": map[string]any{
+					"field_0": map[string]any{"answer": map[string]any{"type": "static_select", "selected_option": map[string]any{"value": option}}},
+					"field_1": map[string]any{"answer": map[string]any{"type": "plain_text_input", "value": owner}},
+				}}},
+		}, signedNow)
+	}
+	code, raw := submit("o:1", " \u200b ")
+	var resp struct {
+		Action string            `json:"response_action"`
+		Errors map[string]string `json:"errors"`
+	}
+	if err := json.Unmarshal(raw, &resp); code != 200 || err != nil || resp.Action != "errors" || resp.Errors["field_1"] == "" || resp.Errors["field_0"] != "" {
+		t.Fatalf("invisible owner: %d %s; want the error under field_1 only", code, raw)
+	}
+	if j := in.do("GET", "/jobs/"+id, nil); str(j.body, "status") != "pending" {
+		t.Fatalf("after an invalid answer the job is %s; want pending", str(j.body, "status"))
+	}
+	if code, raw := submit("o:1", "Priya"); code != 200 || len(strings.TrimSpace(string(raw))) != 0 {
+		t.Fatalf("valid answer: %d %s; want 200 with no body", code, raw)
+	}
+	if j := in.do("GET", "/jobs/"+id, nil); str(j.body, "clarificationAnswer") != `{"environment":"production","owner":"Priya"}` {
+		t.Fatalf("answer %q; want the modal's fields", str(j.body, "clarificationAnswer"))
 	}
 }

@@ -44,6 +44,9 @@ type Question struct {
 	AllowOther bool     `json:"allowOther,omitempty"`
 	Default    string   `json:"default,omitempty"`
 	ExpiresAt  string   `json:"expiresAt,omitempty"`
+	// Fields are the fields of a question that asks for several things
+	// at once; its answer is an object of field values.
+	Fields []askonce.QuestionField `json:"fields,omitempty"`
 }
 
 // Plan is a job's plan.
@@ -67,7 +70,7 @@ func QuestionOf(q *askonce.Question) *Question {
 	if q == nil {
 		return nil
 	}
-	r := &Question{Type: string(q.Type), Text: q.Text, Options: q.Options, AllowOther: q.AllowOther, Default: q.Default}
+	r := &Question{Type: string(q.Type), Text: q.Text, Options: q.Options, AllowOther: q.AllowOther, Default: q.Default, Fields: q.Fields}
 	if q.ExpiresAt != nil {
 		r.ExpiresAt = q.ExpiresAt.UTC().Format(time.RFC3339)
 	}
@@ -151,9 +154,58 @@ func QuestionText(q *askonce.Question) string {
 
 // AnswerSchema is the form a question is answered with, as a JSON Schema:
 // one property, "answer", typed by the question, plus "other" for an
-// allowOther SELECT_ONE question. MCP elicits it; A2A sends it with an
-// input-required task.
+// allowOther SELECT_ONE question; for a question with fields, one
+// property per field, named after it, plus "<name>:other" for an
+// allowOther field (":" is in no field's name). MCP elicits it; A2A
+// sends it with an input-required task.
 func AnswerSchema(q *askonce.Question) map[string]any {
+	if len(q.Fields) > 0 {
+		return fieldsSchema(q)
+	}
+	answer := answerProperty(q.Type, q.Options, q.Default)
+	props := map[string]any{"answer": answer}
+	required := []string{"answer"}
+	if q.Type == askonce.QuestionSelectOne && q.AllowOther {
+		props["other"] = otherProperty("Other (your own answer)")
+		required = nil
+	}
+	s := map[string]any{"type": "object", "properties": props}
+	if required != nil {
+		s["required"] = required
+	}
+	return s
+}
+
+// OtherSuffix ends the property of a field's answer of one's own.
+const OtherSuffix = ":other"
+
+// fieldsSchema is AnswerSchema of a question with fields: a field is
+// required when the question requires it and it has no default and no
+// answer of one's own.
+func fieldsSchema(q *askonce.Question) map[string]any {
+	props := map[string]any{}
+	var required []string
+	for _, f := range q.Fields {
+		p := answerProperty(f.Type, f.Options, f.Default)
+		p["title"] = f.Text
+		props[f.Name] = p
+		other := f.Type == askonce.QuestionSelectOne && f.AllowOther
+		if other {
+			props[f.Name+OtherSuffix] = otherProperty(f.Text + " (your own answer)")
+		}
+		if f.Required && f.Default == "" && !other {
+			required = append(required, f.Name)
+		}
+	}
+	s := map[string]any{"type": "object", "properties": props}
+	if required != nil {
+		s["required"] = required
+	}
+	return s
+}
+
+// answerProperty is the property that answers a question of type t.
+func answerProperty(t askonce.QuestionType, options []string, def string) map[string]any {
 	answer := map[string]any{"type": "string", "title": "Answer"}
 	choices := func(opts []string, titles func(string) string) {
 		one := make([]any, 0, len(opts))
@@ -163,43 +215,64 @@ func AnswerSchema(q *askonce.Question) map[string]any {
 		answer["oneOf"] = one
 	}
 	same := func(s string) string { return s }
-	props := map[string]any{"answer": answer}
-	required := []string{"answer"}
-	switch q.Type {
+	switch t {
 	case askonce.QuestionSelectOne:
-		choices(q.Options, same)
-		if q.AllowOther {
-			props["other"] = map[string]any{"type": "string", "title": "Other (your own answer)", "maxLength": askonce.MaxFreeText}
-			required = nil
-		}
+		choices(options, same)
 	case askonce.QuestionConfirm:
 		choices([]string{"yes", "no"}, func(s string) string { return strings.ToUpper(s[:1]) + s[1:] })
 	case askonce.QuestionTargetFile:
-		if len(q.Options) > 0 {
-			choices(q.Options, same)
+		if len(options) > 0 {
+			choices(options, same)
 		} else {
 			answer["maxLength"] = askonce.MaxPath
 		}
 	default:
 		answer["maxLength"] = askonce.MaxFreeText
 	}
-	if q.Default != "" {
-		answer["default"] = q.Default
+	if def != "" {
+		answer["default"] = def
 	}
-	s := map[string]any{"type": "object", "properties": props}
-	if required != nil {
-		s["required"] = required
-	}
-	return s
+	return answer
 }
 
-// AnswerOf reads the answer out of content filled in by AnswerSchema:
-// "other" when it is filled in, else "answer" (a boolean is yes or no).
-func AnswerOf(content map[string]any) string {
-	if o, ok := content["other"].(string); ok && strings.TrimSpace(o) != "" {
-		return o
+func otherProperty(title string) map[string]any {
+	return map[string]any{"type": "string", "title": title, "maxLength": askonce.MaxFreeText}
+}
+
+// AnswerFor reads the answer to q out of content filled in by
+// AnswerSchema. For a question with fields it is the JSON object of the
+// fields' values (an answer of one's own winning over a choice; empty
+// ones left out, so that defaults apply), which the engine validates;
+// content that names no field is read as AnswerOf reads it (text, or
+// name: value lines). For any other question it is AnswerOf(content).
+func AnswerFor(q *askonce.Question, content map[string]any) string {
+	if q == nil || len(q.Fields) == 0 {
+		return AnswerOf(content)
 	}
-	switch v := content["answer"].(type) {
+	values := map[string]string{}
+	named := false
+	for _, f := range q.Fields {
+		v, ok := content[f.Name]
+		o, hasOther := content[f.Name+OtherSuffix]
+		named = named || ok || hasOther
+		a := valueText(v)
+		if s, _ := o.(string); strings.TrimSpace(s) != "" {
+			a = s
+		}
+		if strings.TrimSpace(a) != "" {
+			values[f.Name] = a
+		}
+	}
+	if !named {
+		return AnswerOf(content)
+	}
+	b, _ := json.Marshal(values) // strings only: cannot fail
+	return string(b)
+}
+
+// valueText is a form value as answer text: a boolean is yes or no.
+func valueText(v any) string {
+	switch v := v.(type) {
 	case string:
 		return v
 	case bool:
@@ -212,4 +285,13 @@ func AnswerOf(content map[string]any) string {
 	default:
 		return fmt.Sprint(v)
 	}
+}
+
+// AnswerOf reads the answer out of content filled in by AnswerSchema:
+// "other" when it is filled in, else "answer" (a boolean is yes or no).
+func AnswerOf(content map[string]any) string {
+	if o, ok := content["other"].(string); ok && strings.TrimSpace(o) != "" {
+		return o
+	}
+	return valueText(content["answer"])
 }

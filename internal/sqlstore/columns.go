@@ -74,7 +74,7 @@ type Row struct {
 	qText, qType, qDefault, qReason       sql.NullString
 	answer, source, resolved, result      sql.NullString
 	specSchema, plan                      []byte
-	memory, answerMemory                  []byte
+	memory, answerMemory, qFields         []byte
 	qOptions                              []string
 	qCosmetic, qAllowOther                bool
 	qExpires, answeredAt                  Time
@@ -149,6 +149,12 @@ func JobTable(e Encoding) []Column {
 		{"clarification_cosmetic", false, State, plain(func(j *askonce.Job) any { return e.Bool(j.Question != nil && j.Question.Cosmetic) }), func(r *Row) any { return &r.qCosmetic }},
 		{"clarification_allow_other", false, State, plain(func(j *askonce.Job) any { return e.Bool(j.Question != nil && j.Question.AllowOther) }), func(r *Row) any { return &r.qAllowOther }},
 		{"clarification_expires_at", false, State, question(func(q *askonce.Question) (any, error) { return e.TimePtr(q.ExpiresAt), nil }), func(r *Row) any { return &r.qExpires }},
+		{"clarification_fields", false, State, question(func(q *askonce.Question) (any, error) {
+			if len(q.Fields) == 0 {
+				return nil, nil
+			}
+			return jsonArg(e, &q.Fields)
+		}), func(r *Row) any { return &r.qFields }},
 		{"clarification_answer", false, State, plain(func(j *askonce.Job) any { return Text(j.Answer) }), func(r *Row) any { return &r.answer }},
 		{"clarification_source", false, State, plain(func(j *askonce.Job) any { return Text(string(j.AnswerSource)) }), func(r *Row) any { return &r.source }},
 		{"clarification_answered_at", false, State, plain(func(j *askonce.Job) any { return e.TimePtr(j.AnsweredAt) }), func(r *Row) any { return &r.answeredAt }},
@@ -285,6 +291,13 @@ func (r *Row) job() (*askonce.Job, error) {
 		}
 		if len(r.qOptions) > 0 {
 			q.Options = r.qOptions
+		}
+		fields, err := fromJSON[[]askonce.QuestionField](r.qFields)
+		if err != nil {
+			return nil, fmt.Errorf("decode clarification fields of job %s: %w", j.ID, err)
+		}
+		if fields != nil {
+			q.Fields = *fields
 		}
 		j.Question = q
 	}

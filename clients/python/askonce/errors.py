@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from .models import JobView
+from .models import FieldError, JobView
 
 
 class AskonceError(Exception):
@@ -25,13 +25,17 @@ class AskonceError(Exception):
 
     code = ""
 
-    def __init__(self, status: int, message: str, code: str = "", allowed: Optional[list] = None, job: Optional[JobView] = None):
+    def __init__(self, status: int, message: str, code: str = "", allowed: Optional[list] = None, job: Optional[JobView] = None,
+                 fields: Optional[list] = None):
         super().__init__(message)
         self.status = status
         self.message = message
         if code:
             self.code = code
         self.allowed = allowed or []
+        # Every bad field of an invalid answer to a question with fields
+        # (FieldError: name, message, allowed).
+        self.fields = fields or []
         self.job = job
 
     def __str__(self) -> str:
@@ -135,6 +139,7 @@ def error_from_response(status: int, body: object) -> AskonceError:
         code=code,
         allowed=list(body.get("allowed") or []),
         job=JobView.from_dict(job) if isinstance(job, dict) else None,
+        fields=[FieldError.from_dict(f) for f in body.get("fields") or [] if isinstance(f, dict)],
     )
 
 

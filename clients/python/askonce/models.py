@@ -29,7 +29,7 @@ class _Model:
 class AnswerRequest(_Model):
     """The AnswerRequest schema of the askonce API."""
 
-    answer: str = field(metadata={"json": "answer"})
+    answer: Any = field(metadata={"json": "answer"})  # the answer: a string, or, for a question with fields, an object of field values (a string each; a boolean for a CONFIRM field, a number for any other; null leaves an optional field to its default)
     dont_remember: Optional[bool] = field(default=None, metadata={"json": "dontRemember"})
 
 
@@ -87,6 +87,7 @@ class ErrorResponse(_Model):
     error: str = field(metadata={"json": "error"})
     code: Literal["invalid", "not_found", "conflict", "internal", "bad_request", "too_large", "unsupported_media_type", "unauthorized", "method_not_allowed", "idempotency_mismatch", "unavailable", "too_many_requests"] = field(metadata={"json": "code"})
     allowed: Optional[list[str]] = field(default=None, metadata={"json": "allowed"})
+    fields: Optional[list[FieldError]] = field(default=None, metadata={"json": "fields"})
     job: Optional[JobView] = field(default=None, metadata={"json": "job"})
 
 
@@ -107,6 +108,15 @@ class EventList(_Model):
     """The EventList schema of the askonce API."""
 
     events: Optional[list[Event]] = field(metadata={"json": "events"})
+
+
+@dataclass
+class FieldError(_Model):
+    """The FieldError schema of the askonce API."""
+
+    name: str = field(metadata={"json": "name"})
+    message: str = field(metadata={"json": "message"})
+    allowed: Optional[list[str]] = field(default=None, metadata={"json": "allowed"})
 
 
 @dataclass
@@ -180,6 +190,7 @@ class JobDetail(_Model):
     clarification_answered_at: Optional[datetime.datetime] = field(default=None, metadata={"json": "clarificationAnsweredAt"})
     clarification_default: Optional[str] = field(default=None, metadata={"json": "clarificationDefault"})
     clarification_expires_at: Optional[datetime.datetime] = field(default=None, metadata={"json": "clarificationExpiresAt"})
+    clarification_fields: Optional[list[QuestionField]] = field(default=None, metadata={"json": "clarificationFields"})
     clarification_memory: Optional[MemoryRef] = field(default=None, metadata={"json": "clarificationMemory"})
     clarification_options: Optional[list[str]] = field(default=None, metadata={"json": "clarificationOptions"})
     clarification_question: Optional[str] = field(default=None, metadata={"json": "clarificationQuestion"})
@@ -236,6 +247,7 @@ class JobView(_Model):
     clarification_answered_at: Optional[datetime.datetime] = field(default=None, metadata={"json": "clarificationAnsweredAt"})
     clarification_default: Optional[str] = field(default=None, metadata={"json": "clarificationDefault"})
     clarification_expires_at: Optional[datetime.datetime] = field(default=None, metadata={"json": "clarificationExpiresAt"})
+    clarification_fields: Optional[list[QuestionField]] = field(default=None, metadata={"json": "clarificationFields"})
     clarification_memory: Optional[MemoryRef] = field(default=None, metadata={"json": "clarificationMemory"})
     clarification_options: Optional[list[str]] = field(default=None, metadata={"json": "clarificationOptions"})
     clarification_question: Optional[str] = field(default=None, metadata={"json": "clarificationQuestion"})
@@ -304,8 +316,22 @@ class Question(_Model):
     cosmetic: Optional[bool] = field(default=None, metadata={"json": "cosmetic"})
     default: Optional[str] = field(default=None, metadata={"json": "default"})
     expires_at: Optional[datetime.datetime] = field(default=None, metadata={"json": "expiresAt"})
+    fields: Optional[list[QuestionField]] = field(default=None, metadata={"json": "fields"})
     options: Optional[list[str]] = field(default=None, metadata={"json": "options"})
     reason: Optional[str] = field(default=None, metadata={"json": "reason"})
+
+
+@dataclass
+class QuestionField(_Model):
+    """The QuestionField schema of the askonce API."""
+
+    name: str = field(metadata={"json": "name"})
+    allow_other: Optional[bool] = field(default=None, metadata={"json": "allowOther"})
+    default: Optional[str] = field(default=None, metadata={"json": "default"})
+    options: Optional[list[str]] = field(default=None, metadata={"json": "options"})
+    required: Optional[bool] = field(default=None, metadata={"json": "required"})
+    text: Optional[str] = field(default=None, metadata={"json": "text"})
+    type: Optional[Literal["CONFIRM", "SELECT_ONE", "TARGET_FILE", "FREE_TEXT"]] = field(default=None, metadata={"json": "type"})
 
 
 @dataclass

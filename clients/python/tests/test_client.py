@@ -59,6 +59,23 @@ class ManagedModeTest(unittest.TestCase):
         self.assertIn("tepid", e.message)
         self.assertEqual(self.c.get(job.job_id).status, "pending")
 
+    def test_a_question_with_fields_is_answered_with_a_dict_and_a_bad_one_lists_every_bad_field(self):
+        schema = {"type": "object", "required": ["environment", "dry_run"],
+                  "properties": {"environment": {"enum": ["staging", "production"]}, "dry_run": {"type": "boolean"}}}
+        job = self.c.create("ship the release", session_id=session(), spec_schema=schema)
+        self.assertEqual([f.name for f in job.clarification_fields], ["environment", "dry_run"])
+        self.assertIsInstance(job.clarification_fields[0], askonce.QuestionField)
+        with self.assertRaises(askonce.InvalidError) as cm:
+            self.c.answer(job.job_id, {"environment": "qa", "dry_run": 3})
+        bad = {f.name: f for f in cm.exception.fields}
+        self.assertEqual(sorted(bad), ["dry_run", "environment"])
+        self.assertIsInstance(bad["environment"], askonce.FieldError)
+        self.assertEqual(bad["environment"].allowed, ["staging", "production"])
+        self.assertEqual(self.c.get(job.job_id).status, "pending")
+        done = self.c.answer(job.job_id, {"environment": "production", "dry_run": False})
+        self.assertEqual(done.status, "success")
+        self.assertEqual((done.plan.spec["environment"], done.plan.spec["dry_run"]), ("production", False))
+
     def test_a_second_answer_raises_conflict_error_with_the_job_as_it_is(self):
         job = self.c.create("hot frozen cheese", session_id=session())
         self.c.answer(job.job_id, "hot")

@@ -39,6 +39,22 @@ t("an invalid answer is an AskonceError with the allowed answers, and the questi
   assert.equal((await c.getJob(job.jobId)).status, "pending");
 });
 
+t("a question with fields is answered with an object; a bad one lists every bad field", async () => {
+  const c = new Askonce({ baseUrl: server.base });
+  const specSchema = { type: "object", required: ["environment", "dry_run"],
+    properties: { environment: { enum: ["staging", "production"] }, dry_run: { type: "boolean" } } };
+  const job = await c.createJob({ goal: "ship the release", sessionId: session(), specSchema });
+  assert.deepEqual(job.clarificationFields.map((f) => f.name), ["environment", "dry_run"]);
+  const err = await c.answer(job.jobId, { environment: "qa", dry_run: 3 }).catch((e) => e);
+  assert.ok(err instanceof AskonceError);
+  assert.deepEqual(err.fields.map((f) => f.name).sort(), ["dry_run", "environment"]);
+  assert.deepEqual(err.fields.find((f) => f.name === "environment").allowed, ["staging", "production"]);
+  assert.equal((await c.getJob(job.jobId)).status, "pending");
+  const done = await c.answer(job.jobId, { environment: "production", dry_run: false });
+  assert.equal(done.status, "success");
+  assert.deepEqual([done.plan.spec.environment, done.plan.spec.dry_run], ["production", false]);
+});
+
 t("a second answer is a conflict carrying the job as it is", async () => {
   const c = new Askonce({ baseUrl: server.base });
   const job = await c.createJob({ goal: "hot frozen cheese", sessionId: session() });

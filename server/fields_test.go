@@ -1,0 +1,114 @@
+package server_test
+
+import (
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// askFields is an interpreter's question with three fields.
+const askFields = `{"question":{"text":"Before the deploy:","fields":[
+	{"name":"environment","type":"SELECT_ONE","text":"Which environment?","options":["staging","production"],"required":true},
+	{"name":"replicas","type":"FREE_TEXT","text":"How many replicas?","default":"2"},
+	{"name":"migrate","type":"CONFIRM","text":"Run the migrations?","required":true}]}}`
+
+// A question with fields is one pending question whose view adds
+// clarificationFields beside the single-field shape (a FREE_TEXT text
+// listing every field); an object answer resolves it, one name: value
+// line per field.
+func TestFields_JobViewListsThemAndAnObjectAnswersThem(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{interp: questioner{askFields}})
+	j := e.create(map[string]any{"goal": "deploy the shop"})
+	id := str(j, "jobId")
+	fields, _ := j["clarificationFields"].([]any)
+	if str(j, "status") != "pending" || len(fields) != 3 || str(j, "clarificationType") != "FREE_TEXT" ||
+		!strings.Contains(str(j, "clarificationQuestion"), "- environment: Which environment? (one of staging, production)") {
+		t.Fatalf("create: %v", j)
+	}
+	env := fields[0].(map[string]any)
+	if str(env, "name") != "environment" || str(env, "type") != "SELECT_ONE" || !slices.Equal(strs(env["options"]), []string{"staging", "production"}) || env["required"] != true {
+		t.Fatalf("field: %v", env)
+	}
+	if g := e.do("GET", "/jobs/"+id, nil); len(g.body["clarificationFields"].([]any)) != 3 {
+		t.Fatalf("GET: %s", g.raw)
+	}
+	a := e.do("POST", "/jobs/"+id+"/clarification", map[string]any{"answer": map[string]any{"environment": "production", "migrate": true}})
+	if a.status != http.StatusOK || str(a.body, "status") != "success" ||
+		str(a.body, "resolvedPrompt") != "deploy the shop\n\nClarification Answer: environment: production\nreplicas: 2\nmigrate: yes" {
+		t.Fatalf("answer: %d %s", a.status, a.raw)
+	}
+}
+
+// An invalid object answer is 422 listing every bad field with its
+// allowed values, and the job stays pending; an answer that is neither a
+// string nor an object is 400.
+func TestFields_InvalidAnswerIs422ListingEveryBadField(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{interp: questioner{askFields}})
+	id := str(e.create(map[string]any{"goal": "deploy the shop"}), "jobId")
+	r := e.do("POST", "/jobs/"+id+"/clarification", map[string]any{"answer": map[string]any{"environment": "qa", "colour": "red"}})
+	wantError(t, r, http.StatusUnprocessableEntity, "invalid", "3 bad field(s)")
+	got := map[string][]string{}
+	for _, f := range r.body["fields"].([]any) {
+		f := f.(map[string]any)
+		got[str(f, "name")] = strs(f["allowed"])
+	}
+	if len(got) != 3 || !slices.Equal(got["environment"], []string{"staging", "production"}) || !slices.Equal(got["migrate"], []string{"yes", "no"}) ||
+		!slices.Equal(got["colour"], []string{"environment", "replicas", "migrate"}) {
+		t.Fatalf("fields: %s", r.raw)
+	}
+	wantError(t, e.do("POST", "/jobs/"+id+"/clarification", map[string]any{"answer": 3}), http.StatusBadRequest, "bad_request", "a string or an object of field values")
+	if g := e.do("GET", "/jobs/"+id, nil); str(g.body, "status") != "pending" {
+		t.Fatalf("the job moved: %s", g.raw)
+	}
+}
+
+// A question of one field keeps today's wire shape exactly: its type,
+// text and options, and no clarificationFields.
+func TestFields_OneFieldQuestionKeepsTheSingleFieldShape(t *testing.T) {
+	t.Parallel()
+	one := `{"question":{"fields":[{"name":"environment","type":"SELECT_ONE","text":"Which environment?","options":["staging","production"]}]}}`
+	e := newEnv(t, envOptions{interp: questioner{one}})
+	j := e.create(map[string]any{"goal": "deploy the shop"})
+	if _, ok := j["clarificationFields"]; ok || str(j, "clarificationType") != "SELECT_ONE" || str(j, "clarificationQuestion") != "Which environment?" ||
+		!slices.Equal(strs(j["clarificationOptions"]), []string{"staging", "production"}) {
+		t.Fatalf("create: %v", j)
+	}
+	a := e.do("POST", "/jobs/"+str(j, "jobId")+"/clarification", map[string]any{"answer": "staging"})
+	if a.status != http.StatusOK || str(a.body, "resolvedPrompt") != "deploy the shop\n\nClarification Answer: staging" {
+		t.Fatalf("answer: %d %s", a.status, a.raw)
+	}
+}
+
+// Gate mode: an agent may report a question with fields; it is asked
+// once, answered with an object, and resumed with the lines; a second
+// question gets the fallback directive as always.
+func TestGateMode_ReportAcceptsAQuestionWithFields(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{})
+	id := str(e.create(map[string]any{"goal": "deploy the shop", "mode": "gate"}), "jobId")
+	q := map[string]any{"text": "Before the deploy:", "fields": []any{
+		map[string]any{"name": "environment", "type": "SELECT_ONE", "options": []string{"staging", "production"}, "required": true},
+		map[string]any{"name": "notes", "type": "FREE_TEXT"},
+	}}
+	r := e.do("POST", "/jobs/"+id+"/report", map[string]any{"question": q})
+	if r.status != http.StatusOK || str(r.body, "action") != "ask" || len(obj(r.body, "question")["fields"].([]any)) != 2 ||
+		len(obj(r.body, "job")["clarificationFields"].([]any)) != 2 {
+		t.Fatalf("report: %d %s", r.status, r.raw)
+	}
+	if a := e.do("POST", "/jobs/"+id+"/clarification", map[string]any{"answer": map[string]any{"environment": "staging"}}); a.status != http.StatusOK {
+		t.Fatalf("answer: %d %s", a.status, a.raw)
+	}
+	r = e.do("POST", "/jobs/"+id+"/report", map[string]any{"question": q})
+	if str(r.body, "action") != "resume" || str(r.body, "resolvedPrompt") != "deploy the shop\n\nClarification Answer: environment: staging" {
+		t.Fatalf("resume: %d %s", r.status, r.raw)
+	}
+	if r = e.do("POST", "/jobs/"+id+"/report", map[string]any{"question": q}); str(r.body, "action") != "proceed" {
+		t.Fatalf("second question: %d %s", r.status, r.raw)
+	}
+	bad := map[string]any{"fields": []any{map[string]any{"name": "a"}, map[string]any{"name": "a"}}}
+	id2 := str(e.create(map[string]any{"goal": "deploy the shop", "mode": "gate"}), "jobId")
+	wantError(t, e.do("POST", "/jobs/"+id2+"/report", map[string]any{"question": bad}), http.StatusUnprocessableEntity, "invalid", `field "a" appears twice`)
+}
