@@ -13,6 +13,7 @@ import (
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/client"
 	"github.com/askonce/askonce/internal/cli"
+	"github.com/askonce/askonce/internal/jobview"
 	"github.com/charmbracelet/lipgloss/tree"
 	"github.com/charmbracelet/x/term"
 )
@@ -33,7 +34,7 @@ func autoResolved(j *client.JobView) string {
 // printQuestion shows a pending question for line-oriented input: its
 // text and its numbered options.
 func printQuestion(w io.Writer, j *client.JobView, files []string) {
-	fmt.Fprintf(w, "? %s  [%s]\n", j.ClarificationQuestion, j.ClarificationType)
+	fmt.Fprintf(w, "? %s  [%s]\n", j.ClarificationQuestion, jobview.Kind(j.ClarificationType))
 	for i, o := range answerOptions(j, files) {
 		fmt.Fprintf(w, "  %d) %s\n", i+1, o)
 	}
@@ -119,7 +120,7 @@ func printResult(w io.Writer, j *client.JobView) {
 		fmt.Fprintf(w, "  error: %s\n", j.Error)
 	}
 	if j.Status == askonce.StatusPending {
-		fmt.Fprintf(w, "  pending: %s [%s]\n", j.ClarificationQuestion, j.ClarificationType)
+		fmt.Fprintf(w, "  pending: %s [%s]\n", j.ClarificationQuestion, jobview.Kind(j.ClarificationType))
 		if j.AnswerURL != "" {
 			fmt.Fprintf(w, "  answer at: %s\n", j.AnswerURL)
 		}
@@ -317,7 +318,7 @@ func printDetail(w io.Writer, d *client.JobDetail) {
 	row("Notify", recipientsLine(j.Notify))
 	row("Clarification", string(j.ClarificationStatus))
 	if j.ClarificationQuestion != "" {
-		row("Question", fmt.Sprintf("%s [%s]", j.ClarificationQuestion, j.ClarificationType))
+		row("Question", fmt.Sprintf("%s [%s]", j.ClarificationQuestion, jobview.Kind(j.ClarificationType)))
 		opts := strings.Join(j.ClarificationOptions, ", ")
 		if j.ClarificationAllowOther {
 			opts += ", or an answer of your own"
@@ -332,7 +333,11 @@ func printDetail(w io.Writer, d *client.JobDetail) {
 	}
 	row("Error", j.Error)
 	row("Attempts", strconv.Itoa(len(d.Attempts)))
-	row("Usage", fmt.Sprintf("%d prompt + %d completion tokens, $%.4f", j.Usage.PromptTokens, j.Usage.CompletionTokens, j.Usage.CostUSD))
+	usage := fmt.Sprintf("%d prompt + %d completion tokens", j.Usage.PromptTokens, j.Usage.CompletionTokens)
+	if j.Usage.CostUSD > 0 { // an offline interpreter costs nothing: no "$0.0000"
+		usage += fmt.Sprintf(", $%.4f", j.Usage.CostUSD)
+	}
+	row("Usage", usage)
 	row("Dispatch", string(j.DispatchStatus))
 	row("Created", j.CreatedAt.Local().Format(time.DateTime))
 	row("Updated", j.UpdatedAt.Local().Format(time.DateTime))

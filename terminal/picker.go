@@ -14,6 +14,7 @@ import (
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/client"
 	"github.com/askonce/askonce/internal/cli"
+	"github.com/askonce/askonce/internal/jobview"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/huh"
 	"github.com/charmbracelet/lipgloss"
@@ -36,7 +37,7 @@ func picker(ctx context.Context, j *client.JobView, files []string, in io.Reader
 	if len(j.ClarificationFields) > 0 {
 		return fieldsPicker(ctx, j, in, out, false)
 	}
-	q := question{title: cli.CleanText(j.ClarificationQuestion), desc: string(j.ClarificationType) + " · job " + j.JobID}
+	q := question{title: cli.CleanText(j.ClarificationQuestion), desc: jobview.Kind(j.ClarificationType) + " · job " + j.JobID}
 	switch j.ClarificationType {
 	case askonce.QuestionConfirm:
 		yes := j.ClarificationDefault != "no"

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/internal/jobview"
 )
 
 // The answer page of a question with fields: one form with an input of
@@ -50,13 +51,13 @@ func (v *formView) setFields(q *askonce.Question) {
 		}
 		switch f.Type {
 		case askonce.QuestionConfirm:
-			fv.Confirm, fv.Kind = true, kindWords(f.Type)
+			fv.Confirm, fv.Kind = true, jobview.Kind(f.Type)
 			for _, o := range []string{"yes", "no"} {
 				fv.Choices = append(fv.Choices, choice{Value: o, Label: o, Default: o == f.Default})
 			}
 		case askonce.QuestionSelectOne, askonce.QuestionTargetFile:
 			fv.Files = f.Type == askonce.QuestionTargetFile
-			fv.Kind = kindWords(f.Type)
+			fv.Kind = jobview.Kind(f.Type)
 			if fv.Files {
 				fv.Kind = "Pick a file, or give a path inside the project"
 			} else if f.AllowOther {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/internal/jobview"
 )
 
 // What the answer page's templates get. Everything shown is plain text
@@ -82,13 +83,13 @@ func newFormView(j *askonce.Job, token string) *formView {
 	}
 	switch q.Type {
 	case askonce.QuestionSelectOne:
-		v.Kind = kindWords(q.Type)
+		v.Kind = jobview.Kind(q.Type)
 		v.AllowOther = q.AllowOther
 		if q.AllowOther {
 			v.Kind = "Pick one, or answer in your own words"
 		}
 	case askonce.QuestionConfirm:
-		v.Kind, v.Confirm = kindWords(q.Type), true
+		v.Kind, v.Confirm = jobview.Kind(q.Type), true
 	case askonce.QuestionTargetFile:
 		v.Kind, v.Files = "Which file? Pick one, or give a path inside the project", true
 	default:

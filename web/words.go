@@ -5,24 +5,12 @@ import (
 	"strings"
 
 	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/internal/jobview"
 )
 
 // The pages say in words what the API says in codes (SELECT_ONE,
 // scope_unclear, validation_error, hard cap fallback): the codes stay in
 // the API, and a person reads these.
-
-// kindWords says what a question of type t asks for.
-func kindWords(t askonce.QuestionType) string {
-	switch t {
-	case askonce.QuestionSelectOne:
-		return "Pick one"
-	case askonce.QuestionTargetFile:
-		return "Which file?"
-	case askonce.QuestionConfirm:
-		return "Yes or no"
-	}
-	return "In your own words"
-}
 
 // reasonWords says why the interpreter asked; a reason it does not know
 // is shown with spaces for its underscores.
@@ -147,7 +135,7 @@ func usageWords(u askonce.Usage) string {
 
 func init() {
 	// Templates hold the codes as their named types or as plain strings.
-	funcs["kind"] = func(t any) string { return kindWords(askonce.QuestionType(fmt.Sprint(t))) }
+	funcs["kind"] = func(t any) string { return jobview.Kind(askonce.QuestionType(fmt.Sprint(t))) }
 	funcs["status"] = func(s any) string { return statusWords(askonce.Status(fmt.Sprint(s))) }
 	funcs["reason"] = reasonWords
 	funcs["clarification"] = clarificationWords

@@ -118,7 +118,7 @@ func terminalRunShowsTheStageWhilePlanning(t *testing.T) {
 	env := append(slowPlugin(t, "2"), "ASKONCE_INTERPRETER=exec")
 	p := newPaneEnv(t, dir, env, "run", "--db", filepath.Join(dir, "a.db"), "--interpreter", "exec", "Write the report in markdown or html")
 	p.waitFor("waiting for interpreter · attempt 1")
-	p.waitFor("markdown", "html", "SELECT_ONE")
+	p.waitFor("markdown", "html", "Pick one")
 }
 
 // jobs show --wait waits for the job to leave planning.

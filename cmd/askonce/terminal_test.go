@@ -240,7 +240,7 @@ func terminalJobs(t *testing.T) {
 	want(t, "jobs list", out, errs, code, 0, "ID", "STATUS", "TITLE", cheese, vague, "pending")
 
 	out, errs, code = jobsCLI("", "show", cheese)
-	want(t, "jobs show", out, errs, code, 0, "Question", `Which should it be? [SELECT_ONE]`, "hot, frozen")
+	want(t, "jobs show", out, errs, code, 0, "Question", `Which should it be? [Pick one]`, "hot, frozen")
 	out, errs, code = jobsCLI("", "show", "01a1fcb1-0000-7000-8000-000000000000")
 	want(t, "jobs show unknown", out, errs, code, 3, "not found")
 

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -215,7 +216,7 @@ func tmuxPickers(t *testing.T) {
 	t.Run("select_one_then_auto_resolved", func(t *testing.T) {
 		t.Parallel()
 		p := run(t, "--session", "S1", "hot frozen cheese")
-		s := p.waitFor("Which should it be?", "SELECT_ONE · job", "> hot")
+		s := p.waitFor("Which should it be?", "Pick one · job", "> hot")
 		// Exactly the options: nothing else can be picked (but Other…,
 		// when the question allows it).
 		wantRows(t, cl, s, "hot", "frozen")
@@ -231,7 +232,7 @@ func tmuxPickers(t *testing.T) {
 		// The same goal in the same session: no picker, one line.
 		p2 := run(t, "--session", "S1", "hot frozen cheese")
 		s = p2.waitFor("EXIT=0")
-		if !strings.Contains(s, `[auto-resolved] The goal says both “hot” and “frozen”. Which should it be? -> frozen (from history)`) || strings.Contains(s, "SELECT_ONE") {
+		if !strings.Contains(s, `[auto-resolved] The goal says both “hot” and “frozen”. Which should it be? -> frozen (from history)`) || strings.Contains(s, "Pick one") {
 			t.Fatalf("second run:\n%s", s)
 		}
 	})
@@ -239,11 +240,11 @@ func tmuxPickers(t *testing.T) {
 	t.Run("confirm_buttons_under_the_question", func(t *testing.T) {
 		t.Parallel()
 		p := run(t, "delete the build folder")
-		s := p.waitFor("CONFIRM · job", "Yes", "No")
+		s := p.waitFor("Yes or no · job", "Yes", "No")
 		// Yes and No on one line below the question, from its left edge
 		// (huh centres them under the question's width by default).
-		q, buttons := lineOf(s, "which cannot be undone. Proceed?"), lineOf(s, "Yes")
-		if q < 0 || buttons <= q || !regexp.MustCompile(`^┃ {1,4}Yes +No *$`).MatchString(strings.Split(s, "\n")[buttons]) {
+		q, buttons := lineOf(s, "which cannot be undone. Proceed?"), slices.IndexFunc(strings.Split(s, "\n"), regexp.MustCompile(`^┃ {1,4}Yes +No *$`).MatchString)
+		if q < 0 || buttons <= q {
 			t.Fatalf("Yes/No should sit on a line under the question, at its left:\n%s", s)
 		}
 		p.keys("n") // picks No and submits; y would pick Yes
@@ -256,8 +257,8 @@ func tmuxPickers(t *testing.T) {
 	t.Run("filtering_keeps_the_question", func(t *testing.T) {
 		t.Parallel()
 		p := run(t, "deploy to staging or production")
-		s := p.waitFor("SELECT_ONE · job", "> staging")
-		question := strings.TrimSpace(strings.Split(s, "\n")[lineOf(s, "SELECT_ONE · job")-1])
+		s := p.waitFor("Pick one · job", "> staging")
+		question := strings.TrimSpace(strings.Split(s, "\n")[lineOf(s, "Pick one · job")-1])
 		if !strings.Contains(question, "staging") {
 			t.Fatalf("no question above the type line:\n%s", s)
 		}
@@ -285,7 +286,7 @@ func tmuxPickers(t *testing.T) {
 	t.Run("target_file", func(t *testing.T) {
 		t.Parallel()
 		p := run(t, "--files", "a.md,b.md", "fix the typo in the file")
-		s := p.waitFor("TARGET_FILE · job", "> a.md")
+		s := p.waitFor("Which file? · job", "> a.md")
 		wantRows(t, cl, s, "a.md", "b.md")
 		p.keys("Down")
 		p.waitFor("> b.md")
@@ -299,7 +300,7 @@ func tmuxPickers(t *testing.T) {
 	t.Run("target_file_the_project_root", func(t *testing.T) {
 		t.Parallel()
 		p := run(t, "--files", "a.md,b.md", "fix the typo in the file")
-		p.waitFor("TARGET_FILE · job", "> a.md")
+		p.waitFor("Which file? · job", "> a.md")
 		p.keys("Down")
 		p.waitFor("> b.md")
 		p.keys("Down")
@@ -314,7 +315,7 @@ func tmuxPickers(t *testing.T) {
 	t.Run("target_file_a_typed_path", func(t *testing.T) {
 		t.Parallel()
 		p := run(t, "--files", "a.md,b.md", "fix the typo in the file")
-		p.waitFor("TARGET_FILE · job", "> a.md")
+		p.waitFor("Which file? · job", "> a.md")
 		p.keys("Down", "Down", "Down")
 		p.waitFor("> Another path…")
 		p.keys("Enter")
@@ -338,7 +339,7 @@ func tmuxPickers(t *testing.T) {
 	t.Run("free_text", func(t *testing.T) {
 		t.Parallel()
 		p := run(t, "--session", "F1", "--profile", "minecraft-mod", "make a mod")
-		p.waitFor("FREE_TEXT · job")
+		p.waitFor("In your own words · job")
 		p.typeText("a glowing lamp block")
 		p.waitFor("a glowing lamp block")
 		p.keys("Enter")
@@ -351,7 +352,7 @@ func tmuxPickers(t *testing.T) {
 	t.Run("free_text_over_the_limit_cannot_be_typed", func(t *testing.T) {
 		t.Parallel()
 		p := run(t, "--session", "F2", "--profile", "minecraft-mod", "make a mod")
-		p.waitFor("FREE_TEXT · job")
+		p.waitFor("In your own words · job")
 		p.typeText(strings.Repeat("x", 4200))
 		p.waitFor("xxxxxxxxxx")
 		p.settle()
@@ -371,7 +372,7 @@ func tmuxPickers(t *testing.T) {
 		// 2100 two-byte characters fit the picker's 4096-character limit
 		// but not the server's 4096 bytes: its error is shown, exit 5.
 		p := run(t, "--session", "F3", "--profile", "minecraft-mod", "make a mod")
-		p.waitFor("FREE_TEXT · job")
+		p.waitFor("In your own words · job")
 		p.typeText(strings.Repeat("é", 2100))
 		p.waitFor("éééééééééé")
 		p.settle()
@@ -392,7 +393,7 @@ func tmuxPickers(t *testing.T) {
 	t.Run("ctrl_c_leaves_the_job_pending", func(t *testing.T) {
 		t.Parallel()
 		p := run(t, "deploy to staging or production")
-		s := p.waitFor("SELECT_ONE · job", "> staging")
+		s := p.waitFor("Pick one · job", "> staging")
 		wantRows(t, cl, s, "staging", "production")
 		p.keys("C-c")
 		s = p.waitFor("EXIT=7")
@@ -404,8 +405,8 @@ func tmuxPickers(t *testing.T) {
 	// Esc leaves every picker as ctrl+c does (docs/terminal.md): the job
 	// stays pending and unanswered, and an Enter after it answers nothing.
 	for _, c := range []struct{ name, goal, shown string }{
-		{"escape_leaves_a_confirm", "delete the build folder", "CONFIRM · job"},
-		{"escape_leaves_a_select", "deploy to staging or production", "SELECT_ONE · job"},
+		{"escape_leaves_a_confirm", "delete the build folder", "Yes or no · job"},
+		{"escape_leaves_a_select", "deploy to staging or production", "Pick one · job"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -428,7 +429,7 @@ func tmuxPickers(t *testing.T) {
 	t.Run("escape_while_filtering_clears_the_filter_first", func(t *testing.T) {
 		t.Parallel()
 		p := run(t, "deploy to staging or production")
-		p.waitFor("SELECT_ONE · job", "> staging")
+		p.waitFor("Pick one · job", "> staging")
 		p.keys("/")
 		p.waitFor("esc set filter")
 		p.typeText("prod")
@@ -462,7 +463,7 @@ func tmuxOtherAnswer(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := newPane(t, t.TempDir(), "run", "--server", in.base, "hot frozen cheese")
-	s := p.waitFor("Hot or frozen?", "SELECT_ONE · job", "> hot")
+	s := p.waitFor("Hot or frozen?", "Pick one · job", "> hot")
 	if rows := strings.Join(pickerRows(s), "|"); rows != "> hot|frozen|Other…" {
 		t.Fatalf("picker rows %q:\n%s", rows, s)
 	}
@@ -489,7 +490,7 @@ func tmuxOtherAnswer(t *testing.T) {
 	}
 	// An option is still picked as the option.
 	p = newPane(t, t.TempDir(), "run", "--server", in.base, "hot frozen cheese")
-	p.waitFor("SELECT_ONE · job", "> hot")
+	p.waitFor("Pick one · job", "> hot")
 	p.keys("Down")
 	p.waitFor("> frozen")
 	p.keys("Enter")

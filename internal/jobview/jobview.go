@@ -295,3 +295,17 @@ func AnswerOf(content map[string]any) string {
 	}
 	return valueText(content["answer"])
 }
+
+// Kind says in a person's words what a question of type t asks for: the
+// pages and the terminal show this, and the type's code stays in the API.
+func Kind(t askonce.QuestionType) string {
+	switch t {
+	case askonce.QuestionSelectOne:
+		return "Pick one"
+	case askonce.QuestionTargetFile:
+		return "Which file?"
+	case askonce.QuestionConfirm:
+		return "Yes or no"
+	}
+	return "In your own words"
+}
