@@ -372,16 +372,16 @@ func fillFields(goal string, q *Question, stored map[string]*HistoryEntry) fille
 	for i := range q.Fields {
 		f := &q.Fields[i]
 		fq := f.question()
-		src := SourceHistory
-		a, err := "", error(nil)
+		a, src, ok := "", SourceHistory, false
 		if h := stored[f.Name]; h != nil {
-			a, err = ValidateAnswer(&fq, h.Answer)
-			if err == nil && fl.ref == nil {
-				fl.ref = h.Ref()
+			if v, err := ValidateAnswer(&fq, h.Answer); err == nil {
+				a, ok = v, true
+				if fl.ref == nil {
+					fl.ref = h.Ref()
+				}
 			}
 		}
-		if a == "" || err != nil {
-			var ok bool
+		if !ok {
 			if a, ok = Resolve(goal, &fq); !ok {
 				continue
 			}
@@ -416,8 +416,7 @@ func (fl filled) rest(q *Question) Question {
 	}
 	_ = r.normalizeFields() // the fields were normalised with q
 	r.Filled = &FilledFields{Fields: q.Fields, Values: fl.values}
-	r = r.Clone()
-	return r
+	return r.Clone()
 }
 
 // whole returns the answer of every field of the question the
