@@ -183,3 +183,23 @@ func TestAFieldInProjectMemoryIsFilledAndALaterAgentIsAskedOnlyWhatIsNew(t *test
 		t.Fatalf("third agent: %v, status %s, question %+v; want every field asked", err, third.Status, third.Question)
 	}
 }
+
+func TestRule5_AFieldWithOptionsIsFoundByItsNameAndOptionsInOtherWords(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "askonce.db")
+	deployed(t, path)
+	// The same choice asked in other words, beside a field without
+	// options whose name was answered under another text: only the
+	// choice is filled.
+	e := fieldsEngine(t, path, `{"text":"Before the restart:","fields":[
+		{"name":"environment","type":"SELECT_ONE","text":"Where to?","options":["staging","production"],"required":true},
+		{"name":"replicas","text":"How many copies?","required":true}]}`)
+	j := create(t, e, "restart the shop")
+	if j.Status != askonce.StatusPending || j.Question.Text != "How many copies?" || len(j.Question.Fields) != 0 {
+		t.Fatalf("job: status %s, question %+v; want only the copies asked", j.Status, j.Question)
+	}
+	done, err := e.Answer(ctx, "", j.ID, "5")
+	if err != nil || done.Answer != `{"environment":"production","replicas":"5"}` {
+		t.Fatalf("answer: %v, %q", err, done.Answer)
+	}
+}

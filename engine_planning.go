@@ -200,19 +200,23 @@ func (e *Engine) asked(ctx context.Context, j *Job, q Question, title string, ne
 		in.Stored = h
 		return in, err
 	}
-	// Each field on its own, by its text: a field answered before
-	// is filled and not shown (docs/protocol.md rule 5).
+	// Each field on its own, by its text (then its name and options):
+	// a field answered before is filled and not shown (docs/protocol.md
+	// rule 5).
 	for _, f := range q.Fields {
-		hq.QuestionHash = QuestionHash(f.Text)
-		h, err := e.lookup(ctx, hq)
-		if err != nil {
-			return in, err
-		}
-		if h != nil {
-			if in.StoredFields == nil {
-				in.StoredFields = map[string]*HistoryEntry{}
+		for _, k := range f.keys() {
+			hq.QuestionHash = QuestionHash(k)
+			h, err := e.lookup(ctx, hq)
+			if err != nil {
+				return in, err
 			}
-			in.StoredFields[f.Name] = h
+			if h != nil {
+				if in.StoredFields == nil {
+					in.StoredFields = map[string]*HistoryEntry{}
+				}
+				in.StoredFields[f.Name] = h
+				break
+			}
 		}
 	}
 	return in, nil

@@ -393,8 +393,8 @@ func remember(j *Job, a string, dontRemember bool, now time.Time) *HistoryEntry 
 }
 
 // rememberFields returns the history entries of each field's value in a
-// person's answer a to j's question with fields, kept where whole is
-// (nil for a question without fields).
+// person's answer a to j's question with fields, under each of the
+// field's keys, kept where whole is (nil for a question without fields).
 func rememberFields(j *Job, a string, whole *HistoryEntry) []HistoryEntry {
 	if len(j.Question.Fields) == 0 {
 		return nil
@@ -409,9 +409,11 @@ func rememberFields(j *Job, a string, whole *HistoryEntry) []HistoryEntry {
 		if !ok {
 			continue
 		}
-		h := *whole
-		h.QuestionHash, h.Type, h.Question, h.Answer = QuestionHash(f.Text), f.Type, f.Text, v
-		hs = append(hs, h)
+		for _, k := range f.keys() {
+			h := *whole
+			h.QuestionHash, h.Type, h.Question, h.Answer = QuestionHash(k), f.Type, k, v
+			hs = append(hs, h)
+		}
 	}
 	return hs
 }

@@ -444,3 +444,16 @@ func (f *FilledFields) whole(q *Question, a string) string {
 	}
 	return w
 }
+
+// keys are the texts a field's answer is remembered and looked up under
+// (docs/protocol.md rule 5): its own text and, for a field that offers
+// options, its name with those options ("environment (staging,
+// production)"), so that the same choice asked in other words is found
+// too. A field without options has only its text: a name alone ("name",
+// "owner") is too loose to answer another question's field.
+func (f *QuestionField) keys() []string {
+	if len(f.Options) == 0 {
+		return []string{f.Text}
+	}
+	return []string{f.Text, f.Name + " (" + strings.Join(f.Options, ", ") + ")"}
+}
