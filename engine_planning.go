@@ -195,15 +195,44 @@ func (e *Engine) asked(ctx context.Context, j *Job, q Question, title string, ne
 	if newSession && hq.Project == "" && !hq.Tenant {
 		return in, nil
 	}
+	h, err := e.lookup(ctx, hq)
+	if err != nil || h != nil {
+		in.Stored = h
+		return in, err
+	}
+	// Each field on its own, by its text (then its name and options):
+	// a field answered before is filled and not shown (docs/protocol.md
+	// rule 5).
+	for _, f := range q.Fields {
+		for _, k := range f.keys() {
+			hq.QuestionHash = QuestionHash(k)
+			h, err := e.lookup(ctx, hq)
+			if err != nil {
+				return in, err
+			}
+			if h != nil {
+				if in.StoredFields == nil {
+					in.StoredFields = map[string]*HistoryEntry{}
+				}
+				in.StoredFields[f.Name] = h
+				break
+			}
+		}
+	}
+	return in, nil
+}
+
+// lookup is Store.LookupHistory with nil, not an error, for a question
+// memory has no answer to.
+func (e *Engine) lookup(ctx context.Context, hq HistoryQuery) (*HistoryEntry, error) {
 	h, err := e.Store.LookupHistory(ctx, hq)
 	switch ErrorCode(err) {
 	case "":
-		in.Stored = h
+		return h, nil
 	case ENOTFOUND:
-	default:
-		return in, err
+		return nil, nil
 	}
-	return in, nil
+	return nil, err
 }
 
 // apply runs Step and writes its result with a compare-and-set.
@@ -221,7 +250,7 @@ func (e *Engine) apply(ctx context.Context, j *Job, in Input, attempts []Attempt
 		events = append(events, attemptEvent(j, a))
 	}
 	events = append(events, fx.Events...)
-	c := &Change{Job: next, Attempts: attempts, Events: events, History: fx.History, Recalled: fx.Recalled, Dispatch: fx.Dispatch}
+	c := &Change{Job: next, Attempts: attempts, Events: events, History: fx.History, FieldHistory: fx.FieldHistory, Recalled: fx.Recalled, Dispatch: fx.Dispatch}
 	e.questionChange(j, c)
 	if err := e.commit(ctx, c, false); err != nil {
 		return nil, nil, err
@@ -282,6 +311,7 @@ func (e *Engine) settle(ctx context.Context, j *Job, in Input, attempts []Attemp
 		c.Events = append(c.Events, fx.Events...)
 		if fx.History != nil {
 			c.History = fx.History // only a human's answer has one: once per chain
+			c.FieldHistory = fx.FieldHistory
 		}
 		if fx.Recalled != nil {
 			c.Recalled = fx.Recalled // only the one question's resolution: once per chain

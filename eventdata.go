@@ -53,6 +53,16 @@ type askedData struct {
 	Type     QuestionType `json:"type"`
 	// Fields are the question's fields, when it has them.
 	Fields []QuestionField `json:"fields,omitempty"`
+	// Filled are the fields of the interpreter's question answered
+	// before it was asked (not shown, merged into the answer), by name.
+	Filled map[string]filledValue `json:"filled,omitempty"`
+}
+
+// filledValue is the value of a field filled before asking and where it
+// came from (history or resolver).
+type filledValue struct {
+	Value  string `json:"value"`
+	Source Source `json:"source"`
 }
 
 // answeredData is the data of answered and auto_resolved events.

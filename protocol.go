@@ -1,6 +1,7 @@
 package askonce
 
 import (
+	"encoding/json"
 	"time"
 )
 
@@ -23,6 +24,10 @@ type Asked struct {
 	Question Question
 	Title    string
 	Stored   *HistoryEntry
+	// StoredFields are the remembered answers to the fields of a
+	// question with fields, by field name, each looked up on its own by
+	// its field's text (a field with none is absent).
+	StoredFields map[string]*HistoryEntry
 	// Gated is the assumption of a gating policy that lets the job
 	// proceed instead of asking (docs/protocol.md rule 8); empty asks.
 	// The interpreter output that asked is in its attempt record; a
@@ -114,6 +119,9 @@ type Effects struct {
 	// History stores a human answer in the session's repeat guard and,
 	// for a job of a wider memory scope, in that scope's memory.
 	History *HistoryEntry
+	// FieldHistory stores the value of each field of a person's answer
+	// to a question with fields on its own, as History does the whole.
+	FieldHistory []HistoryEntry
 	// Recalled is the remembered answer that resolved the question, so
 	// that the store counts its use.
 	Recalled *MemoryRef
@@ -237,6 +245,7 @@ func Step(cur *Job, in Input, now time.Time) (*Job, *Effects, error) {
 		answer(j, fx, a, src, now, EventAnswered)
 		if src == SourceUser {
 			fx.History = remember(j, a, in.DontRemember, now)
+			fx.FieldHistory = rememberFields(j, a, fx.History)
 		}
 
 	case Expire:
@@ -307,6 +316,20 @@ func ask(j *Job, fx *Effects, in Asked, now time.Time) {
 		answer(j, fx, a, SourceResolver, now, EventAutoResolved)
 		return
 	}
+	fl := fillFields(j.Goal, &q, in.StoredFields)
+	if len(fl.values) > 0 && len(fl.values) == len(q.Fields) {
+		// Every field was answered before: nobody is asked.
+		if a, err := validateFields(&q, marshalValues(fl.values)); err == nil {
+			if fl.ref != nil {
+				j.AnswerMemory = fl.ref
+				if fl.ref.Scope != MemorySession {
+					fx.Recalled = fl.ref
+				}
+			}
+			answer(j, fx, a, fl.source(), now, EventAutoResolved)
+			return
+		}
+	}
 	if assumption := in.Gated; assumption != "" {
 		// Not asked, so no question is kept on the job (it is set when
 		// askonce asks); the attempt record and the gated event keep
@@ -322,10 +345,24 @@ func ask(j *Job, fx *Effects, in Asked, now time.Time) {
 		}
 		return
 	}
+	var filledData map[string]filledValue
+	if len(fl.values) > 0 && len(fl.values) < len(q.Fields) {
+		// Some fields were answered before: the person is asked the
+		// rest, and the answer merges both.
+		q = fl.rest(&q)
+		j.Question = &q
+		if fl.ref != nil && fl.ref.Scope != MemorySession {
+			fx.Recalled = fl.ref
+		}
+		filledData = make(map[string]filledValue, len(fl.values))
+		for name, v := range fl.values {
+			filledData[name] = filledValue{Value: v, Source: fl.sources[name]}
+		}
+	}
 	j.ClarificationStatus = ClarificationAsked
 	j.Status = StatusPending
 	fx.Action = ActionAsk
-	fx.add(j, now, EventAsked, askedData{Options: q.Options, Question: q.Text, Type: q.Type, Fields: q.Fields})
+	fx.add(j, now, EventAsked, askedData{Options: q.Options, Question: q.Text, Type: q.Type, Fields: q.Fields, Filled: filledData})
 }
 
 // remember returns the history entry of a person's answer a to j's
@@ -355,9 +392,44 @@ func remember(j *Job, a string, dontRemember bool, now time.Time) *HistoryEntry 
 	return h
 }
 
+// rememberFields returns the history entries of each field's value in a
+// person's answer a to j's question with fields, under each of the
+// field's keys, kept where whole is (nil for a question without fields).
+func rememberFields(j *Job, a string, whole *HistoryEntry) []HistoryEntry {
+	if len(j.Question.Fields) == 0 {
+		return nil
+	}
+	var values map[string]string
+	if err := json.Unmarshal([]byte(a), &values); err != nil {
+		return nil
+	}
+	var hs []HistoryEntry
+	for _, f := range j.Question.Fields {
+		v, ok := values[f.Name]
+		if !ok {
+			continue
+		}
+		for _, k := range f.keys() {
+			h := *whole
+			h.QuestionHash, h.Type, h.Question, h.Answer = QuestionHash(k), f.Type, k, v
+			hs = append(hs, h)
+		}
+	}
+	return hs
+}
+
+// marshalValues is the JSON object of field values.
+func marshalValues(values map[string]string) string {
+	b, _ := json.Marshal(values)
+	return string(b)
+}
+
 // answer moves an asked (or, for auto-resolution, not yet asked) job to
 // answered and asks for the resolved prompt to be interpreted.
 func answer(j *Job, fx *Effects, a string, src Source, now time.Time, ev EventType) {
+	if f := j.Question.Filled; f != nil {
+		a = f.whole(j.Question, a)
+	}
 	j.ClarificationStatus = ClarificationAnswered
 	j.Answer = a
 	j.AnswerSource = src

@@ -590,3 +590,41 @@ func TestRule5_AnswerIsRememberedAtTheJobsScopeUnlessThePersonSaysNot(t *testing
 		}
 	}
 }
+
+// A question asked with some fields filled: its default, applied when it
+// expires, is merged with the filled values too, and only the asked
+// fields (as answered, defaults filled) are remembered field by field.
+func TestRule5_FilledFieldsMergeIntoTheDefaultAndOnlyTheAskedFieldsAreRemembered(t *testing.T) {
+	t.Parallel()
+	q := Question{Text: "Before the deploy:", Fields: []QuestionField{
+		{Name: "environment", Type: QuestionSelectOne, Text: "Which environment?", Options: []string{"staging", "production"}, Required: true},
+		{Name: "replicas", Text: "How many replicas?", Default: "2"},
+		{Name: "owner", Text: "Who owns it?", Default: "ops"},
+	}}
+	if err := q.Normalize(); err != nil {
+		t.Fatal(err)
+	}
+	j := planningJob(ModeManaged)
+	j.Goal = "deploy to staging"
+	exp := t0.Add(time.Minute)
+	q.ExpiresAt = &exp
+	asked, fx := mustStep(t, j, Asked{Question: q})
+	if asked.Status != StatusPending || len(asked.Question.Fields) != 2 || asked.Question.Filled == nil || fx.Action != ActionAsk {
+		t.Fatalf("asked: status %s, question %+v", asked.Status, asked.Question)
+	}
+	answered, fx := mustStep(t, asked, Answered{Answer: `{"owner":"dev"}`})
+	if answered.Answer != `{"environment":"staging","replicas":"2","owner":"dev"}` {
+		t.Fatalf("answer %q, want every field in order", answered.Answer)
+	}
+	var remembered []string
+	for _, h := range fx.FieldHistory {
+		remembered = append(remembered, h.Question+"="+h.Answer)
+	}
+	if !slices.Equal(remembered, []string{"How many replicas?=2", "Who owns it?=dev"}) {
+		t.Fatalf("remembered %v, want the asked fields only", remembered)
+	}
+	expired, _, err := Step(asked, Expire{}, exp)
+	if err != nil || expired.Answer != `{"environment":"staging","replicas":"2","owner":"ops"}` || expired.AnswerSource != SourceTimeout {
+		t.Fatalf("expired: %v, answer %q source %s; want the default merged with the filled field", err, expired.Answer, expired.AnswerSource)
+	}
+}

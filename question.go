@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"path"
 	"slices"
 	"strings"
@@ -87,6 +88,22 @@ type Question struct {
 	// Fields are the named parts of a question that asks for several
 	// things at once (at most MaxFields; none for a plain question).
 	Fields []QuestionField `json:"fields,omitempty"`
+	// Filled, on a job's question some of whose fields were answered
+	// before it reached a person (from the goal, history or memory,
+	// docs/protocol.md rules 5 and 6), is the question the interpreter
+	// asked with those fields' values; the question itself holds only
+	// the rest, and its answer is merged with them. The store keeps it;
+	// no channel shows it, and an interpreter cannot set it.
+	Filled *FilledFields `json:"-"`
+}
+
+// FilledFields are the fields of a question answered before it was asked.
+type FilledFields struct {
+	// Fields are every field of the question the interpreter asked, in
+	// its order.
+	Fields []QuestionField `json:"fields"`
+	// Values are the filled fields' values, by name.
+	Values map[string]string `json:"values"`
 }
 
 // MaxFields is the most fields one question may carry.
@@ -141,6 +158,9 @@ func (q Question) Clone() Question {
 	if q.ExpiresAt != nil {
 		t := *q.ExpiresAt
 		q.ExpiresAt = &t
+	}
+	if f := q.Filled; f != nil {
+		q.Filled = &FilledFields{Fields: slices.Clone(f.Fields), Values: maps.Clone(f.Values)}
 	}
 	return q
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"unicode"
@@ -325,6 +326,9 @@ func jsonValues(q *Question, a string) (map[string]fieldValue, error) {
 // (docs/protocol.md rule 4): for a question with fields, one "name: value"
 // line per answered field, in the fields' order; otherwise a itself.
 func (q *Question) PromptAnswer(a string) string {
+	if q != nil && q.Filled != nil {
+		q = &Question{Fields: q.Filled.Fields}
+	}
 	if q == nil || len(q.Fields) == 0 {
 		return a
 	}
@@ -349,4 +353,107 @@ func (q *Question) Intro() string {
 		return q.Text
 	}
 	return strings.TrimSpace(strings.TrimSuffix(q.Text, fieldsText(q.Fields)))
+}
+
+// filled is what fillFields found for the fields of a question.
+type filled struct {
+	// values and sources of the fields filled, by name.
+	values  map[string]string
+	sources map[string]Source
+	// ref is the memory of the first field filled from it.
+	ref *MemoryRef
+}
+
+// fillFields resolves each field of a question with fields on its own
+// (docs/protocol.md rules 5 and 6): from its remembered answer in stored
+// (by field name), validated like a typed one, else from the goal.
+func fillFields(goal string, q *Question, stored map[string]*HistoryEntry) filled {
+	var fl filled
+	for i := range q.Fields {
+		f := &q.Fields[i]
+		fq := f.question()
+		a, src, ok := "", SourceHistory, false
+		if h := stored[f.Name]; h != nil {
+			if v, err := ValidateAnswer(&fq, h.Answer); err == nil {
+				a, ok = v, true
+				if fl.ref == nil {
+					fl.ref = h.Ref()
+				}
+			}
+		}
+		if !ok {
+			if a, ok = Resolve(goal, &fq); !ok {
+				continue
+			}
+			src = SourceResolver
+		}
+		if fl.values == nil {
+			fl.values, fl.sources = map[string]string{}, map[string]Source{}
+		}
+		fl.values[f.Name], fl.sources[f.Name] = a, src
+	}
+	return fl
+}
+
+// source is the source of an answer made of the filled fields only:
+// history when memory filled any, else the resolver.
+func (fl filled) source() Source {
+	if fl.ref != nil {
+		return SourceHistory
+	}
+	return SourceResolver
+}
+
+// rest returns the question that asks q's fields fl did not fill: the
+// same intro, reason and expiry, normalised (one field left is the plain
+// question of that field), with Filled set.
+func (fl filled) rest(q *Question) Question {
+	r := Question{Type: QuestionFreeText, Text: q.Intro(), Reason: q.Reason, ExpiresAt: q.ExpiresAt, Cosmetic: q.Cosmetic}
+	for _, f := range q.Fields {
+		if _, ok := fl.values[f.Name]; !ok {
+			r.Fields = append(r.Fields, f)
+		}
+	}
+	_ = r.normalizeFields() // the fields were normalised with q
+	r.Filled = &FilledFields{Fields: q.Fields, Values: fl.values}
+	return r.Clone()
+}
+
+// whole returns the answer of every field of the question the
+// interpreter asked: the values filled before it was asked merged with
+// a, the answer of the question q asked for the rest.
+func (f *FilledFields) whole(q *Question, a string) string {
+	values := maps.Clone(f.Values)
+	if len(q.Fields) > 0 {
+		var rest map[string]string
+		if err := json.Unmarshal([]byte(a), &rest); err == nil {
+			maps.Copy(values, rest)
+		}
+	} else {
+		for _, fd := range f.Fields {
+			if _, ok := values[fd.Name]; !ok {
+				values[fd.Name] = a
+				break
+			}
+		}
+	}
+	b, _ := json.Marshal(values)
+	w, err := validateFields(&Question{Fields: f.Fields}, string(b))
+	if err != nil {
+		return a
+	}
+	return w
+}
+
+// keys are the texts a field's answer is remembered and looked up under
+// (docs/protocol.md rule 5): its own text and, for a field that offers
+// options, its name with those options ("environment (staging,
+// production)"), so that the same choice asked in other words is found
+// too. A field without options has only its text: a name alone ("name",
+// "owner") is too loose to answer another question's field.
+func (f *QuestionField) keys() []string {
+	if len(f.Options) == 0 {
+		return []string{f.Text}
+	}
+	return []string{f.Text, f.Name + " (" + strings.Join(f.Options, ", ") + ")"}
 }

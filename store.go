@@ -141,6 +141,12 @@ type Change struct {
 	Attempts []Attempt
 	Events   []Event
 	History  *HistoryEntry
+	// FieldHistory are the answers to the fields of a question with
+	// fields, each remembered on its own under its field's text (so a
+	// later question that needs one of them asks only what is new),
+	// complete with their tenant, session, job, time and scope: the
+	// store upserts each as it does History.
+	FieldHistory []HistoryEntry
 	// Recalled, when set, is the project or tenant entry that answered
 	// the job's question: the store counts the use.
 	Recalled *MemoryRef

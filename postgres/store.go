@@ -341,7 +341,11 @@ func (s *Store) queueChange(q *batch, j *askonce.Job, c *askonce.Change, now tim
 		q.row(func(row pgx.Row) error { return row.Scan(&evs[i].ID) },
 			insertEventSQL, j.ID, j.TenantID, string(e.Type), e.At, rawArg(e.Data))
 	}
+	hs := sqlstore.FieldHistoryOf(c, micro)
 	if h := sqlstore.HistoryOf(c, now, micro); h != nil {
+		hs = append([]askonce.HistoryEntry{*h}, hs...)
+	}
+	for _, h := range hs {
 		q.exec(shared.UpsertHistory, h.TenantID, h.SessionID, h.QuestionHash, string(h.Type),
 			h.Question, h.Answer, h.JobID, h.At)
 		if h.Scope == askonce.MemoryProject || h.Scope == askonce.MemoryTenant {

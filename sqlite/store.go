@@ -184,18 +184,12 @@ func (s *Store) writeWith(ctx context.Context, tx *sql.Tx, j *askonce.Job, seq i
 	if err != nil {
 		return nil, err
 	}
-	if hist != nil {
-		if _, err := tx.StmtContext(ctx, s.w.upsertHistory).ExecContext(ctx,
-			hist.TenantID, hist.SessionID, hist.QuestionHash, string(hist.Type),
-			hist.Question, hist.Answer, hist.JobID, hist.At.UnixNano()); err != nil {
-			return nil, wrap(err, "upsert history")
-		}
-		if hist.Scope == askonce.MemoryProject || hist.Scope == askonce.MemoryTenant {
-			if _, err := tx.StmtContext(ctx, s.w.upsertMemory).ExecContext(ctx,
-				hist.TenantID, string(hist.Scope), hist.Project, hist.QuestionHash, string(hist.Type),
-				hist.Question, hist.Answer, hist.JobID, hist.SessionID, hist.At.UnixNano(), timePtrArg(hist.ExpiresAt)); err != nil {
-				return nil, fmt.Errorf("remember the answer in %s memory: %w", hist.Scope, err)
-			}
+	if err := s.upsertHistory(ctx, tx, hist); err != nil {
+		return nil, err
+	}
+	for _, h := range sqlstore.FieldHistoryOf(c, toNanos) {
+		if err := s.upsertHistory(ctx, tx, &h); err != nil {
+			return nil, err
 		}
 	}
 	if r := c.Recalled; r != nil && r.Scope != askonce.MemorySession {
@@ -390,4 +384,25 @@ func isConstraint(err error, codes ...int) bool {
 // wrap adds context to an unexpected error (sqlstore.Wrap).
 func wrap(err error, format string, args ...any) error {
 	return sqlstore.Wrap(err, unreachable, format, args...)
+}
+
+// upsertHistory keeps hist (if any) in its session's history and, for a
+// project or tenant entry, in that memory.
+func (s *Store) upsertHistory(ctx context.Context, tx *sql.Tx, hist *askonce.HistoryEntry) error {
+	if hist == nil {
+		return nil
+	}
+	if _, err := tx.StmtContext(ctx, s.w.upsertHistory).ExecContext(ctx,
+		hist.TenantID, hist.SessionID, hist.QuestionHash, string(hist.Type),
+		hist.Question, hist.Answer, hist.JobID, hist.At.UnixNano()); err != nil {
+		return wrap(err, "upsert history")
+	}
+	if hist.Scope == askonce.MemoryProject || hist.Scope == askonce.MemoryTenant {
+		if _, err := tx.StmtContext(ctx, s.w.upsertMemory).ExecContext(ctx,
+			hist.TenantID, string(hist.Scope), hist.Project, hist.QuestionHash, string(hist.Type),
+			hist.Question, hist.Answer, hist.JobID, hist.SessionID, hist.At.UnixNano(), timePtrArg(hist.ExpiresAt)); err != nil {
+			return fmt.Errorf("remember the answer in %s memory: %w", hist.Scope, err)
+		}
+	}
+	return nil
 }

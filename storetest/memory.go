@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"fmt"
+	"reflect"
 	"sync"
 	"testing"
 	"time"
@@ -60,6 +61,52 @@ func lookup(t *testing.T, s askonce.Store, q askonce.HistoryQuery) (answer strin
 }
 
 var memoryTests = []test{
+	{"FieldHistoryIsKeptEachUnderItsOwnQuestion", func(t *testing.T, s askonce.Store) {
+		tenant := NewTenant()
+		j := create(t, s, NewJob(tenant))
+		at := Now()
+		exp := at.Add(time.Hour)
+		entry := func(scope askonce.MemoryScope, q, a string) askonce.HistoryEntry {
+			h := askonce.HistoryEntry{TenantID: tenant, SessionID: j.SessionID, Scope: scope, QuestionHash: askonce.QuestionHash(q),
+				Type: askonce.QuestionFreeText, Question: q, Answer: a, JobID: j.ID, At: at}
+			if scope == askonce.MemoryProject {
+				h.Project, h.ExpiresAt = "api", &exp
+			}
+			return h
+		}
+		whole := entry(askonce.MemoryProject, "Before the deploy:", `{"environment":"staging","replicas":"3"}`)
+		update(t, s, &askonce.Change{Job: j, History: &whole, FieldHistory: []askonce.HistoryEntry{
+			entry(askonce.MemoryProject, "Which environment?", "staging"),
+			entry(askonce.MemoryProject, "How many replicas?", "3"),
+		}})
+		for q, want := range map[string]string{"Before the deploy:": whole.Answer, "Which environment?": "staging", "How many replicas?": "3"} {
+			hq := askonce.HistoryQuery{TenantID: tenant, SessionID: j.SessionID, QuestionHash: askonce.QuestionHash(q)}
+			if got, _ := lookup(t, s, hq); got != want {
+				t.Errorf("session answer to %q is %q, want %q", q, got, want)
+			}
+			hq.SessionID, hq.Project = "another", "api"
+			if got, scope := lookup(t, s, hq); got != want || scope != askonce.MemoryProject {
+				t.Errorf("project answer to %q is %q (%s), want %q", q, got, scope, want)
+			}
+		}
+	}},
+	{"FilledFieldsOfAQuestionAreKept", func(t *testing.T, s askonce.Store) {
+		tenant := NewTenant()
+		j := create(t, s, NewJob(tenant))
+		next := j.Clone()
+		fields := []askonce.QuestionField{
+			{Name: "environment", Type: askonce.QuestionSelectOne, Text: "Which environment?", Options: []string{"staging", "production"}},
+			{Name: "region", Type: askonce.QuestionSelectOne, Text: "Which region?", Options: []string{"eu", "us"}},
+		}
+		next.Status, next.ClarificationStatus = askonce.StatusPending, askonce.ClarificationAsked
+		next.Question = &askonce.Question{Type: askonce.QuestionSelectOne, Text: "Which region?", Options: []string{"eu", "us"},
+			Filled: &askonce.FilledFields{Fields: fields, Values: map[string]string{"environment": "production"}}}
+		update(t, s, &askonce.Change{Job: next})
+		got := get(t, s, tenant, j.ID)
+		if got.Question == nil || !reflect.DeepEqual(got.Question.Filled, next.Question.Filled) || len(got.Question.Fields) != 0 {
+			t.Fatalf("question %+v filled %+v, want filled %+v", got.Question, got.Question.Filled, next.Question.Filled)
+		}
+	}},
 	{"LookupGoesSessionThenProjectThenTenant", func(t *testing.T, s askonce.Store) {
 		tenant, q := NewTenant(), "Deploy to staging or production?"
 		hash := askonce.QuestionHash(q)

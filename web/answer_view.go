@@ -237,7 +237,7 @@ func newOutcomeView(j *askonce.Job, token string) *outcomeView {
 		Status: string(j.Status), Title: visible(j.Title), Goal: visible(j.Goal),
 		Answer: visible(j.Answer),
 	}
-	if q := j.Question; q != nil && len(q.Fields) > 0 && j.Answer != "" {
+	if q := j.Question; q != nil && (len(q.Fields) > 0 || q.Filled != nil) && j.Answer != "" {
 		v.Answer = visible(strings.ReplaceAll(q.PromptAnswer(j.Answer), "\n", "; "))
 	}
 	if j.AnsweredAt != nil {

@@ -1,6 +1,7 @@
 package sqlstore
 
 import (
+	"bytes"
 	"database/sql"
 	"encoding/json"
 	"fmt"
@@ -150,7 +151,10 @@ func JobTable(e Encoding) []Column {
 		{"clarification_allow_other", false, State, plain(func(j *askonce.Job) any { return e.Bool(j.Question != nil && j.Question.AllowOther) }), func(r *Row) any { return &r.qAllowOther }},
 		{"clarification_expires_at", false, State, question(func(q *askonce.Question) (any, error) { return e.TimePtr(q.ExpiresAt), nil }), func(r *Row) any { return &r.qExpires }},
 		{"clarification_fields", false, State, question(func(q *askonce.Question) (any, error) {
-			if len(q.Fields) == 0 {
+			switch {
+			case q.Filled != nil:
+				return jsonArg(e, &storedFields{Fields: q.Fields, Filled: q.Filled})
+			case len(q.Fields) == 0:
 				return nil, nil
 			}
 			return jsonArg(e, &q.Fields)
@@ -292,12 +296,8 @@ func (r *Row) job() (*askonce.Job, error) {
 		if len(r.qOptions) > 0 {
 			q.Options = r.qOptions
 		}
-		fields, err := fromJSON[[]askonce.QuestionField](r.qFields)
-		if err != nil {
+		if err := decodeFields(q, r.qFields); err != nil {
 			return nil, fmt.Errorf("decode clarification fields of job %s: %w", j.ID, err)
-		}
-		if fields != nil {
-			q.Fields = *fields
 		}
 		j.Question = q
 	}
@@ -305,6 +305,35 @@ func (r *Row) job() (*askonce.Job, error) {
 }
 
 // fromJSON decodes a JSON value; NULL is nil.
+// storedFields is how clarification_fields keeps a question some of
+// whose fields were filled before it was asked (askonce.Question.Filled):
+// an object of the fields asked and the filled ones. Any other question
+// keeps the array of its fields.
+type storedFields struct {
+	Fields []askonce.QuestionField `json:"fields,omitempty"`
+	Filled *askonce.FilledFields   `json:"filled"`
+}
+
+// decodeFields sets q's Fields (and Filled) from clarification_fields.
+func decodeFields(q *askonce.Question, b []byte) error {
+	if len(bytes.TrimSpace(b)) > 0 && bytes.TrimSpace(b)[0] == '{' {
+		sf, err := fromJSON[storedFields](b)
+		if err != nil {
+			return err
+		}
+		q.Fields, q.Filled = sf.Fields, sf.Filled
+		return nil
+	}
+	fields, err := fromJSON[[]askonce.QuestionField](b)
+	if err != nil {
+		return err
+	}
+	if fields != nil {
+		q.Fields = *fields
+	}
+	return nil
+}
+
 func fromJSON[T any](b []byte) (*T, error) {
 	if len(b) == 0 {
 		return nil, nil

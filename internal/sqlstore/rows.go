@@ -63,6 +63,21 @@ func HistoryOf(c *askonce.Change, now time.Time, round func(time.Time) time.Time
 	return h
 }
 
+// FieldHistoryOf returns c.FieldHistory as a store keeps it, its times
+// rounded by round to the precision the store keeps.
+func FieldHistoryOf(c *askonce.Change, round func(time.Time) time.Time) []askonce.HistoryEntry {
+	hs := make([]askonce.HistoryEntry, len(c.FieldHistory))
+	for i, h := range c.FieldHistory {
+		h.At = round(h.At)
+		if h.ExpiresAt != nil {
+			t := round(*h.ExpiresAt)
+			h.ExpiresAt = &t
+		}
+		hs[i] = h
+	}
+	return hs
+}
+
 // AttemptsUsage is the usage of attempts, summed.
 func AttemptsUsage(attempts []askonce.Attempt) askonce.Usage {
 	var u askonce.Usage
