@@ -3,6 +3,7 @@ package askonce
 import (
 	"encoding/json"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -287,4 +288,11 @@ func (u Usage) Add(v Usage) Usage {
 		CompletionTokens: u.CompletionTokens + v.CompletionTokens,
 		CostUSD:          u.CostUSD + v.CostUSD,
 	}
+}
+
+// AnswerText is the job's answer as a person reads it: the answer of a
+// question with fields, stored as one object, reads "name: value; name:
+// value" in the fields' order; any other answer as it is.
+func (j *Job) AnswerText() string {
+	return strings.ReplaceAll(j.Question.PromptAnswer(j.Answer), "\n", "; ")
 }

@@ -228,3 +228,18 @@ func TestRule4_FieldsAnswerResolvesToOneLinePerField(t *testing.T) {
 		t.Fatalf("%d asked events, want 1", n)
 	}
 }
+
+// Rule 7: the pages, Slack and email show the answer of a question with
+// fields as "name: value" in the fields' order, never the stored object;
+// any other answer reads as it is.
+func TestRule7_AnAnswerWithFieldsReadsAsNameValuePairs(t *testing.T) {
+	q := normalized(t, deployQuestion())
+	j := &askonce.Job{Question: &q, Answer: `{"migrate":"yes","environment":"staging","replicas":"3"}`}
+	if got, want := j.AnswerText(), "environment: staging; replicas: 3; migrate: yes"; got != want {
+		t.Errorf("AnswerText = %q, want %q", got, want)
+	}
+	plain := &askonce.Job{Question: &askonce.Question{Type: askonce.QuestionSelectOne, Text: "Hot or frozen?", Options: []string{"hot", "frozen"}}, Answer: "hot"}
+	if got := plain.AnswerText(); got != "hot" {
+		t.Errorf("AnswerText of a plain question = %q, want hot", got)
+	}
+}

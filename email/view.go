@@ -99,13 +99,13 @@ func settled(j *askonce.Job) string {
 	case j.Status == askonce.StatusExpired:
 		return "No answer came in time; the job expired."
 	case j.AnswerSource == askonce.SourceTimeout:
-		return "No answer came in time; the default “" + j.Answer + "” was used."
+		return "No answer came in time; the default “" + j.AnswerText() + "” was used."
 	case j.AnswerSource == askonce.SourceDefault && j.Answer != "":
-		return "The question was declined; the default “" + j.Answer + "” was used."
+		return "The question was declined; the default “" + j.AnswerText() + "” was used."
 	case j.AnswerSource == askonce.SourceDefault:
 		return "The question was declined; the job went on without an answer."
 	case j.ClarificationStatus == askonce.ClarificationAnswered:
-		return "Answered: “" + j.Answer + "”" + via(j) + "."
+		return "Answered: “" + j.AnswerText() + "”" + via(j) + "."
 	}
 	return "The question is no longer waiting for an answer."
 }

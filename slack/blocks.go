@@ -185,13 +185,13 @@ func Settled(j *askonce.Job) string {
 	case j.Status == askonce.StatusExpired:
 		return "⌛ Expired: no answer came in time."
 	case j.AnswerSource == askonce.SourceTimeout:
-		return "⌛ No answer came in time; the default “" + Escape(clip(j.Answer, 500)) + "” was used."
+		return "⌛ No answer came in time; the default “" + Escape(clip(j.AnswerText(), 500)) + "” was used."
 	case j.AnswerSource == askonce.SourceDefault && j.Answer != "":
-		return "↩️ Declined" + who + "; the default “" + Escape(clip(j.Answer, 500)) + "” was used."
+		return "↩️ Declined" + who + "; the default “" + Escape(clip(j.AnswerText(), 500)) + "” was used."
 	case j.AnswerSource == askonce.SourceDefault:
 		return "↩️ Declined" + who + "; the job went on without an answer."
 	case j.ClarificationStatus == askonce.ClarificationAnswered:
-		return "✅ Answered “" + Escape(clip(j.Answer, 500)) + "”" + who + "."
+		return "✅ Answered “" + Escape(clip(j.AnswerText(), 500)) + "”" + who + "."
 	}
 	return "The question is no longer waiting for an answer."
 }

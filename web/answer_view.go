@@ -235,10 +235,7 @@ type outcomeView struct {
 func newOutcomeView(j *askonce.Job, token string) *outcomeView {
 	v := &outcomeView{
 		Status: string(j.Status), Title: visible(j.Title), Goal: visible(j.Goal),
-		Answer: visible(j.Answer),
-	}
-	if q := j.Question; q != nil && (len(q.Fields) > 0 || q.Filled != nil) && j.Answer != "" {
-		v.Answer = visible(strings.ReplaceAll(q.PromptAnswer(j.Answer), "\n", "; "))
+		Answer: visible(j.AnswerText()),
 	}
 	if j.AnsweredAt != nil {
 		v.Source = sourceWords(j.AnswerSource)
