@@ -28,7 +28,7 @@ func autoResolved(j *client.JobView) string {
 	if m := j.ClarificationMemory; m != nil && m.Scope != askonce.MemorySession {
 		from += ": " + m.Describe(time.Now())
 	}
-	return fmt.Sprintf("[auto-resolved] %s -> %s (%s)", j.ClarificationQuestion, j.ClarificationAnswer, from)
+	return fmt.Sprintf("[auto-resolved] %s -> %s (%s)", j.ClarificationQuestion, answerText(j), from)
 }
 
 // printQuestion shows a pending question for line-oriented input: its
@@ -107,7 +107,7 @@ func printResult(w io.Writer, j *client.JobView) {
 	fmt.Fprintf(w, "%s\n", j.Title)
 	fmt.Fprintf(w, "  job %s · %s · session %s\n", j.JobID, j.Status, j.SessionID)
 	if j.ClarificationStatus == askonce.ClarificationAnswered && autoResolved(j) == "" {
-		fmt.Fprintf(w, "  answer: %s (from %s)\n", oneLine(j.ClarificationAnswer, 100), j.ClarificationSource)
+		fmt.Fprintf(w, "  answer: %s (from %s)\n", oneLine(answerText(j), 100), j.ClarificationSource)
 	}
 	if j.Plan != nil {
 		p := *j.Plan
@@ -328,7 +328,7 @@ func printDetail(w io.Writer, d *client.JobDetail) {
 		row("Answer link", j.AnswerURL)
 	}
 	if j.ClarificationAnswer != "" {
-		row("Answer", fmt.Sprintf("%s (from %s)", oneLine(j.ClarificationAnswer, 200), j.ClarificationSource))
+		row("Answer", fmt.Sprintf("%s (from %s)", oneLine(answerText(j), 200), j.ClarificationSource))
 		row("Answered via", strings.TrimSpace(j.AnsweredVia+" "+oneLine(j.AnsweredBy, 100)))
 	}
 	row("Error", j.Error)
@@ -373,4 +373,17 @@ func recipientsLine(r *askonce.Recipients) string {
 		parts = append(parts, "email "+strings.Join(r.Email, ", "))
 	}
 	return strings.Join(parts, "; ")
+}
+
+// answerText is the job's answer as a person reads it. The answer of a
+// question with fields is stored as one JSON object; the resolved prompt
+// holds it as "name: value" lines in the fields' order (rule 4), shown
+// here joined by "; ".
+func answerText(j *client.JobView) string {
+	if strings.HasPrefix(j.ClarificationAnswer, "{") {
+		if _, lines, ok := strings.Cut(j.ResolvedPrompt, "\n\nClarification Answer: "); ok {
+			return strings.ReplaceAll(lines, "\n", "; ")
+		}
+	}
+	return j.ClarificationAnswer
 }

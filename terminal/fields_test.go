@@ -60,3 +60,18 @@ func TestFieldsPickerAsksEachFieldInOneFormAndAnswersWithAnObject(t *testing.T) 
 		}
 	}
 }
+
+// The answer of a question with fields, stored as one JSON object, is
+// printed as the resolved prompt's "name: value" lines joined by "; ";
+// a plain answer as it is.
+func TestResultShowsAnAnswerWithFieldsAsNameValuePairs(t *testing.T) {
+	j := &client.JobView{ClarificationAnswer: `{"migrate":"yes","environment":"staging"}`,
+		ResolvedPrompt: "deploy the api\n\nClarification Answer: environment: staging\nmigrate: yes"}
+	if got, want := answerText(j), "environment: staging; migrate: yes"; got != want {
+		t.Errorf("answerText = %q, want %q", got, want)
+	}
+	plain := &client.JobView{ClarificationAnswer: "hot", ResolvedPrompt: "hot frozen cheese\n\nClarification Answer: hot"}
+	if got := answerText(plain); got != "hot" {
+		t.Errorf("answerText of a plain answer = %q, want hot", got)
+	}
+}
