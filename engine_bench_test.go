@@ -28,10 +28,7 @@ import (
 // (jobs, job_log, jobs_active, jobs_due, history); see
 // BenchmarkRoundTripClarificationPages.
 func BenchmarkRoundTripClarification(b *testing.B) {
-	floor := walmeter.NewFloor(b, sqlite.WriterDSN)
-	st := openStore(b, filepath.Join(b.TempDir(), "bench.db"))
-	e := &askonce.Engine{Store: st, Interpreter: rulesInterpreter(b)}
-	m := walmeter.New(b, st.WriteDB(), st.Commits, floor)
+	e, m := meteredEngine(b)
 	m.Shape(walmeter.NewShapeFloor(b, sqlite.WriterDSN, 6, 5))
 	b.ReportAllocs()
 	i := 0
@@ -48,10 +45,7 @@ func BenchmarkRoundTripClarification(b *testing.B) {
 // needs no question: one transaction, which touches four b-trees (jobs,
 // job_log, jobs_by_tenant, jobs_by_tenant_session).
 func BenchmarkCreateNoQuestion(b *testing.B) {
-	floor := walmeter.NewFloor(b, sqlite.WriterDSN)
-	st := openStore(b, filepath.Join(b.TempDir(), "bench.db"))
-	e := &askonce.Engine{Store: st, Interpreter: rulesInterpreter(b)}
-	m := walmeter.New(b, st.WriteDB(), st.Commits, floor)
+	e, m := meteredEngine(b)
 	m.Shape(walmeter.NewShapeFloor(b, sqlite.WriterDSN, 4))
 	b.ReportAllocs()
 	for b.Loop() {
@@ -70,10 +64,7 @@ func BenchmarkCreateNoQuestion(b *testing.B) {
 // entries in jobs_ended and jobs_ended_by_session (migration 00012), the
 // indexes a job that ends in success never touches.
 func BenchmarkCreateAndCancel(b *testing.B) {
-	floor := walmeter.NewFloor(b, sqlite.WriterDSN)
-	st := openStore(b, filepath.Join(b.TempDir(), "bench.db"))
-	e := &askonce.Engine{Store: st, Interpreter: rulesInterpreter(b)}
-	m := walmeter.New(b, st.WriteDB(), st.Commits, floor)
+	e, m := meteredEngine(b)
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
@@ -167,10 +158,7 @@ func BenchmarkRoundTripClarificationFields(b *testing.B) {
 			`{"environment":"production","dry_run":"no","owner":"Priya"}`},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
-			floor := walmeter.NewFloor(b, sqlite.WriterDSN)
-			st := openStore(b, filepath.Join(b.TempDir(), "bench.db"))
-			e := &askonce.Engine{Store: st, Interpreter: rulesInterpreter(b)}
-			m := walmeter.New(b, st.WriteDB(), st.Commits, floor)
+			e, m := meteredEngine(b)
 			b.ReportAllocs()
 			i := 0
 			for b.Loop() {
@@ -188,4 +176,14 @@ func BenchmarkRoundTripClarificationFields(b *testing.B) {
 			m.Report()
 		})
 	}
+}
+
+// meteredEngine is an Engine on the rules interpreter and a new SQLite
+// file, with a meter of its WAL frames and commits against the floor
+// (walmeter.NewFloor) on the same driver and pragmas.
+func meteredEngine(b *testing.B) (*askonce.Engine, *walmeter.Meter) {
+	b.Helper()
+	floor := walmeter.NewFloor(b, sqlite.WriterDSN)
+	st := openStore(b, filepath.Join(b.TempDir(), "bench.db"))
+	return &askonce.Engine{Store: st, Interpreter: rulesInterpreter(b)}, walmeter.New(b, st.WriteDB(), st.Commits, floor)
 }
