@@ -18,6 +18,7 @@ func TestCreate(t *testing.T) {
 	t.Run("FilesArePathsABuilderCanUse", testCreateFilesArePathsABuilderCanUse)
 	t.Run("UnusableSpecSchemaIsInvalidBeforeAnyInterpreterRuns", testCreateUnusableSpecSchemaIsInvalidBeforeAnyInterpreterRuns)
 	t.Run("CommittedJobIsNeverReportedAsAFailure", testCreateCommittedJobIsNeverReportedAsAFailure)
+	t.Run("LostCreateReturnsTheStoresOwnError", testCreateLostCreateReturnsTheStoresOwnError)
 }
 
 // A job's files are paths a builder will use: a bad entry is EINVALID
@@ -245,7 +246,7 @@ func TestTransition_CommittedChangeIsNeverReportedAsAFailure(t *testing.T) {
 // A create whose read-back finds nothing did not commit: it returns the
 // store's own error (a retry may clear it), not the message that the job
 // may exist.
-func TestCreate_LostCreateReturnsTheStoresOwnError(t *testing.T) {
+func testCreateLostCreateReturnsTheStoresOwnError(t *testing.T) {
 	t.Parallel()
 	st := &brokenCommit{Store: openStore(t, filepath.Join(t.TempDir(), "a.db")), createLost: true}
 	e := &askonce.Engine{Store: st, Interpreter: rulesInterpreter(t)}
@@ -258,7 +259,7 @@ func TestCreate_LostCreateReturnsTheStoresOwnError(t *testing.T) {
 // A change whose read-back finds the job two versions ahead (another
 // change and its planning committed meanwhile) cannot tell whether it
 // was applied: it is EUNAVAILABLE naming the job, never a success.
-func TestTransition_StoredVersionTwoAheadIsUnavailableNamingTheJob(t *testing.T) {
+func TestChangeReadBackTwoVersionsAheadIsUnavailableNamingTheJob(t *testing.T) {
 	t.Parallel()
 	st := &brokenCommit{Store: openStore(t, filepath.Join(t.TempDir(), "a.db"))}
 	e := &askonce.Engine{Store: st, Interpreter: rulesInterpreter(t)}

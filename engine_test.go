@@ -326,7 +326,7 @@ func TestRule8_GatedBlockOnlyModProceedsWithoutAsking(t *testing.T) {
 // clarification_question is set when askonce asks: a gated job (skipped,
 // never asked) stores no question; what the interpreter proposed stays in
 // its attempt record.
-func TestGatedJobStoresNoQuestionItDidNotAsk(t *testing.T) {
+func TestRule8_GatedJobStoresNoQuestionItDidNotAsk(t *testing.T) {
 	t.Parallel()
 	e := newEngine(t, rulesInterpreter(t))
 	j, err := e.Create(ctx, askonce.CreateRequest{Goal: "a hot frozen ore block", Profile: "minecraft-mod"})

@@ -13,11 +13,19 @@ const askFields = `{"question":{"text":"Before the deploy:","fields":[
 	{"name":"replicas","type":"FREE_TEXT","text":"How many replicas?","default":"2"},
 	{"name":"migrate","type":"CONFIRM","text":"Run the migrations?","required":true}]}}`
 
+// TestFields: a question with fields over HTTP (docs/protocol.md rule 7).
+func TestFields(t *testing.T) {
+	t.Parallel()
+	t.Run("JobViewListsThemAndAnObjectAnswersThem", testFieldsJobViewListsThemAndAnObjectAnswersThem)
+	t.Run("InvalidAnswerIs422ListingEveryBadField", testFieldsInvalidAnswerIs422ListingEveryBadField)
+	t.Run("OneFieldQuestionKeepsTheSingleFieldShape", testFieldsOneFieldQuestionKeepsTheSingleFieldShape)
+}
+
 // A question with fields is one pending question whose view adds
 // clarificationFields beside the single-field shape (a FREE_TEXT text
 // listing every field); an object answer resolves it, one name: value
 // line per field.
-func TestFields_JobViewListsThemAndAnObjectAnswersThem(t *testing.T) {
+func testFieldsJobViewListsThemAndAnObjectAnswersThem(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, envOptions{interp: questioner{askFields}})
 	j := e.create(map[string]any{"goal": "deploy the shop"})
@@ -44,7 +52,7 @@ func TestFields_JobViewListsThemAndAnObjectAnswersThem(t *testing.T) {
 // An invalid object answer is 422 listing every bad field with its
 // allowed values, and the job stays pending; an answer that is neither a
 // string nor an object is 400.
-func TestFields_InvalidAnswerIs422ListingEveryBadField(t *testing.T) {
+func testFieldsInvalidAnswerIs422ListingEveryBadField(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, envOptions{interp: questioner{askFields}})
 	id := str(e.create(map[string]any{"goal": "deploy the shop"}), "jobId")
@@ -67,7 +75,7 @@ func TestFields_InvalidAnswerIs422ListingEveryBadField(t *testing.T) {
 
 // A question of one field keeps today's wire shape exactly: its type,
 // text and options, and no clarificationFields.
-func TestFields_OneFieldQuestionKeepsTheSingleFieldShape(t *testing.T) {
+func testFieldsOneFieldQuestionKeepsTheSingleFieldShape(t *testing.T) {
 	t.Parallel()
 	one := `{"question":{"fields":[{"name":"environment","type":"SELECT_ONE","text":"Which environment?","options":["staging","production"]}]}}`
 	e := newEnv(t, envOptions{interp: questioner{one}})
