@@ -23,13 +23,6 @@ const MaxIdempotencyKey = 255
 // DefaultOwnerLease is the default of Config.OwnerLease.
 const DefaultOwnerLease = 15 * time.Second
 
-// IdempotencyStore and IdempotencyRecord are the root package's: the
-// stores implement them without importing this package.
-type (
-	IdempotencyStore  = askonce.IdempotencyStore
-	IdempotencyRecord = askonce.IdempotencyRecord
-)
-
 // idempotent runs rt at most once per (tenant, Idempotency-Key): see the
 // package documentation.
 func (s *Server) idempotent(w http.ResponseWriter, c *call, key string, rt *route) {
@@ -39,7 +32,7 @@ func (s *Server) idempotent(w http.ResponseWriter, c *call, key string, rt *rout
 	}
 	sum := sha256.Sum256(c.body)
 	ctx := context.WithoutCancel(c.r.Context())
-	rec := &IdempotencyRecord{
+	rec := &askonce.IdempotencyRecord{
 		TenantID:    c.tenant,
 		Key:         key,
 		Fingerprint: c.r.Method + " " + c.r.URL.Path + " " + hex.EncodeToString(sum[:]),
@@ -108,7 +101,7 @@ func (s *Server) idempotent(w http.ResponseWriter, c *call, key string, rt *rout
 
 // aboutJob names the job a request is about in rec before it is claimed:
 // a new id for a create, else the path's job and its current version.
-func (s *Server) aboutJob(ctx context.Context, c *call, rt *route, rec *IdempotencyRecord) error {
+func (s *Server) aboutJob(ctx context.Context, c *call, rt *route, rec *askonce.IdempotencyRecord) error {
 	switch {
 	case rt.Path == "/jobs":
 		rec.JobID = uuid.Must(uuid.NewV7()).String()
@@ -135,7 +128,7 @@ func (s *Server) aboutJob(ctx context.Context, c *call, rt *route, rec *Idempote
 // always run again: its answer (the agent's next action) cannot be read
 // from the job, and the engine answers a repeated report from the job's
 // state.
-func (s *Server) adopt(ctx context.Context, c *call, rt *route, rec *IdempotencyRecord) (status int, body []byte, ok bool) {
+func (s *Server) adopt(ctx context.Context, c *call, rt *route, rec *askonce.IdempotencyRecord) (status int, body []byte, ok bool) {
 	if rec.JobID == "" || rt.Path == "/jobs/{id}/report" {
 		return 0, nil, false
 	}
@@ -168,7 +161,7 @@ func (s *Server) adopt(ctx context.Context, c *call, rt *route, rec *Idempotency
 // settle stores a response to a claimed key, or abandons the claim when
 // the response is a 5xx: that is not worth repeating, and a retry takes
 // the claim over (running the request again if it changed nothing).
-func (s *Server) settle(ctx context.Context, c *call, rec *IdempotencyRecord, status int, body []byte) {
+func (s *Server) settle(ctx context.Context, c *call, rec *askonce.IdempotencyRecord, status int, body []byte) {
 	var err error
 	if status >= http.StatusInternalServerError {
 		err = s.idem.AbandonIdempotencyKey(ctx, rec)
@@ -252,7 +245,7 @@ func visibleASCII(s string) bool {
 // renewed, every third of its ttl, only while a keyed request is in
 // flight; an idle process's lease may lapse, since it holds no claim.
 type lease struct {
-	store IdempotencyStore
+	store askonce.IdempotencyStore
 	owner string
 	ttl   time.Duration
 	log   func(err error)

@@ -9,21 +9,21 @@ import (
 	"github.com/askonce/askonce"
 )
 
-// MemoryIdempotency is an IdempotencyStore in the process's memory. It is
-// what a Server without Config.Idempotency uses: a retry is safe while
+// MemoryIdempotency is an askonce.IdempotencyStore in the process's
+// memory. It is what a Server without Config.Idempotency uses: a retry is safe while
 // the process lives, but its keys die with it, so a retry after a
 // restart runs the request again. Its records are never forgotten.
 type MemoryIdempotency struct {
 	mu     sync.Mutex
-	recs   map[[2]string]*IdempotencyRecord // by tenant, key
-	leases map[string]time.Time             // owner -> lapses at
+	recs   map[[2]string]*askonce.IdempotencyRecord // by tenant, key
+	leases map[string]time.Time                     // owner -> lapses at
 	// Now is the store's clock; nil means time.Now.
 	Now func() time.Time
 }
 
 // NewMemoryIdempotency returns an empty MemoryIdempotency.
 func NewMemoryIdempotency() *MemoryIdempotency {
-	return &MemoryIdempotency{recs: map[[2]string]*IdempotencyRecord{}, leases: map[string]time.Time{}}
+	return &MemoryIdempotency{recs: map[[2]string]*askonce.IdempotencyRecord{}, leases: map[string]time.Time{}}
 }
 
 func (m *MemoryIdempotency) now() time.Time {
@@ -33,7 +33,7 @@ func (m *MemoryIdempotency) now() time.Time {
 	return time.Now()
 }
 
-// RenewIdempotencyLease implements IdempotencyStore.
+// RenewIdempotencyLease implements askonce.IdempotencyStore.
 func (m *MemoryIdempotency) RenewIdempotencyLease(_ context.Context, owner string, ttl time.Duration) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -41,7 +41,7 @@ func (m *MemoryIdempotency) RenewIdempotencyLease(_ context.Context, owner strin
 	return nil
 }
 
-// EndIdempotencyLease implements IdempotencyStore.
+// EndIdempotencyLease implements askonce.IdempotencyStore.
 func (m *MemoryIdempotency) EndIdempotencyLease(_ context.Context, owner string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -49,8 +49,8 @@ func (m *MemoryIdempotency) EndIdempotencyLease(_ context.Context, owner string)
 	return nil
 }
 
-// ClaimIdempotencyKey implements IdempotencyStore.
-func (m *MemoryIdempotency) ClaimIdempotencyKey(_ context.Context, rec *IdempotencyRecord) (*IdempotencyRecord, bool, error) {
+// ClaimIdempotencyKey implements askonce.IdempotencyStore.
+func (m *MemoryIdempotency) ClaimIdempotencyKey(_ context.Context, rec *askonce.IdempotencyRecord) (*askonce.IdempotencyRecord, bool, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	id := [2]string{rec.TenantID, rec.Key}
@@ -69,8 +69,8 @@ func (m *MemoryIdempotency) ClaimIdempotencyKey(_ context.Context, rec *Idempote
 	return clone(got), false, nil
 }
 
-// CompleteIdempotencyKey implements IdempotencyStore.
-func (m *MemoryIdempotency) CompleteIdempotencyKey(_ context.Context, rec *IdempotencyRecord) error {
+// CompleteIdempotencyKey implements askonce.IdempotencyStore.
+func (m *MemoryIdempotency) CompleteIdempotencyKey(_ context.Context, rec *askonce.IdempotencyRecord) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	got, ok := m.recs[[2]string{rec.TenantID, rec.Key}]
@@ -81,8 +81,8 @@ func (m *MemoryIdempotency) CompleteIdempotencyKey(_ context.Context, rec *Idemp
 	return nil
 }
 
-// AbandonIdempotencyKey implements IdempotencyStore.
-func (m *MemoryIdempotency) AbandonIdempotencyKey(_ context.Context, rec *IdempotencyRecord) error {
+// AbandonIdempotencyKey implements askonce.IdempotencyStore.
+func (m *MemoryIdempotency) AbandonIdempotencyKey(_ context.Context, rec *askonce.IdempotencyRecord) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if got, ok := m.recs[[2]string{rec.TenantID, rec.Key}]; ok && got.Status == 0 && got.Owner == rec.Owner {
@@ -91,10 +91,10 @@ func (m *MemoryIdempotency) AbandonIdempotencyKey(_ context.Context, rec *Idempo
 	return nil
 }
 
-func clone(r *IdempotencyRecord) *IdempotencyRecord {
+func clone(r *askonce.IdempotencyRecord) *askonce.IdempotencyRecord {
 	c := *r
 	c.Body = slices.Clone(r.Body)
 	return &c
 }
 
-var _ IdempotencyStore = (*MemoryIdempotency)(nil)
+var _ askonce.IdempotencyStore = (*MemoryIdempotency)(nil)

@@ -132,7 +132,7 @@ func fingerprint(method, path string, body []byte) string {
 // never held a lease, is dead: what a SIGKILLed server leaves behind.
 func deadClaim(t *testing.T, e *env, key, method, path string, body []byte, jobID string, base int64) {
 	t.Helper()
-	prev, _, err := e.store.ClaimIdempotencyKey(t.Context(), &server.IdempotencyRecord{
+	prev, _, err := e.store.ClaimIdempotencyKey(t.Context(), &askonce.IdempotencyRecord{
 		TenantID: askonce.DefaultTenant, Key: key, Fingerprint: fingerprint(method, path, body),
 		Owner: "killed-process", JobID: jobID, BaseVersion: base,
 	})

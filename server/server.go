@@ -232,7 +232,7 @@ type Config struct {
 	// Idempotency keeps Idempotency-Key claims and responses (sqlite.Store
 	// implements it). Nil: a MemoryIdempotency, so that retries are safe
 	// while the process lives but not across a restart.
-	Idempotency IdempotencyStore
+	Idempotency askonce.IdempotencyStore
 	// OwnerLease is how long this process's Idempotency-Key claims
 	// outlive its last heartbeat: a retry of a request whose process died
 	// is answered 409 for at most this long. Default DefaultOwnerLease.
@@ -282,7 +282,7 @@ type Server struct {
 	syncWait      time.Duration
 	publicURL     string
 	version       string
-	idem          IdempotencyStore
+	idem          askonce.IdempotencyStore
 	lease         *lease
 	authFails     *ratelimit.Limiter
 	proxies       ratelimit.Proxies
