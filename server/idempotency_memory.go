@@ -10,9 +10,10 @@ import (
 )
 
 // MemoryIdempotency is an askonce.IdempotencyStore in the process's
-// memory. It is what a Server without Config.Idempotency uses: a retry is safe while
-// the process lives, but its keys die with it, so a retry after a
-// restart runs the request again. Its records are never forgotten.
+// memory. It is what a Server without Config.Idempotency uses: a retry
+// is safe while the process lives, but its keys die with it, so a retry
+// after a restart runs the request again. Its records are never
+// forgotten.
 type MemoryIdempotency struct {
 	mu     sync.Mutex
 	recs   map[[2]string]*askonce.IdempotencyRecord // by tenant, key
