@@ -16,6 +16,13 @@ func runCLI(t *testing.T, stdin string, env []string, args ...string) (string, s
 	cmd := exec.Command(builtBinary(t), args...)
 	cmd.Env = withTestDB(t, append(os.Environ(), env...))
 	cmd.Stdin = strings.NewReader(stdin)
+	return runCmd(t, cmd)
+}
+
+// runCmd runs cmd and returns its stdout, its stderr and its exit code;
+// a command that cannot start fails the test.
+func runCmd(t *testing.T, cmd *exec.Cmd) (string, string, int) {
+	t.Helper()
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()

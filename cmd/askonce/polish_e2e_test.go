@@ -1,7 +1,6 @@
 package main_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"net"
 	"os"
@@ -253,17 +252,8 @@ func cliSQLiteFileWithoutPermissionSaysSo(t *testing.T) {
 	}
 	cmd := exec.Command(bin, "run", "--db", filepath.Join(locked, "a.db"), "delete the build folder")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: as}
-	var out, errs bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errs
-	code := 0
-	if err := cmd.Run(); err != nil {
-		ee, ok := err.(*exec.ExitError)
-		if !ok {
-			t.Fatal(err)
-		}
-		code = ee.ExitCode()
-	}
-	want(t, "a folder without write permission", out.String(), errs.String(), code, 1, "no permission to create a file in "+locked)
+	out, errs, code := runCmd(t, cmd)
+	want(t, "a folder without write permission", out, errs, code, 1, "no permission to create a file in "+locked)
 }
 
 // copyFile copies the file src to dst with mode perm.

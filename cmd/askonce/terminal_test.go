@@ -63,16 +63,7 @@ func terminalEmbeddedDatabaseLivesInTheUserDataFolder(t *testing.T) {
 		cmd := exec.Command(builtBinary(t), args...)
 		cmd.Dir = dir
 		cmd.Env = append(append(os.Environ(), noServer...), env...)
-		var out, errs strings.Builder
-		cmd.Stdout, cmd.Stderr = &out, &errs
-		err := cmd.Run()
-		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		return out.String(), errs.String(), code
+		return runCmd(t, cmd)
 	}
 	empty := func(t *testing.T, dir string) {
 		t.Helper()
