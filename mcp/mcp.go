@@ -212,11 +212,13 @@ func (s *srv) memoryOf(ctx context.Context, req *sdk.CallToolRequest, project st
 // when it declares no roots or does not list them within a second.
 func rootProject(ctx context.Context, req *sdk.CallToolRequest) string {
 	caps := clientCaps(req)
+	//lint:ignore SA1019 roots are deprecated from protocol 2026-07-28 but still how today's clients name their project
 	if caps == nil || caps.RootsV2 == nil || req.Session == nil {
 		return ""
 	}
 	ctx, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
+	//lint:ignore SA1019 see above: roots stay supported through their deprecation window
 	res, err := req.Session.ListRoots(ctx, nil)
 	if err != nil || len(res.Roots) == 0 {
 		return ""

@@ -55,6 +55,7 @@ func TestPlan_FirstRootFolderIsTheDefaultProject(t *testing.T) {
 	}
 	t.Cleanup(func() { ss.Close() })
 	c := sdk.NewClient(&sdk.Implementation{Name: "rooted", Version: "1"}, nil)
+	//lint:ignore SA1019 the test plays a client that still declares roots, as clients do during the deprecation window
 	c.AddRoots(&sdk.Root{URI: "file:///home/dev/shop", Name: "shop"}, &sdk.Root{URI: "file:///home/dev/zoo"})
 	cs, err := c.Connect(context.Background(), ct, &sdk.ClientSessionOptions{ProtocolVersion: versions[0]})
 	if err != nil {

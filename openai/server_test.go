@@ -39,8 +39,7 @@ var (
 	reply = openaitest.Reply
 	// apiError answers with OpenAI's error body and status; header holds
 	// name, value pairs (Retry-After).
-	apiError   = openaitest.APIError
-	writeError = openaitest.WriteError
+	apiError = openaitest.APIError
 )
 
 // hang blocks until the client goes away, then closes done.

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/internal/sqlstore"
 )
 
@@ -49,9 +48,6 @@ var (
 		return !c.Static && c.Kind != sqlstore.Key && c.Kind != sqlstore.Stored
 	})
 )
-
-// scanJob reads the jobColumns of one row.
-func scanJob(row sqlstore.Scanner) (*askonce.Job, error) { return sqlstore.ScanJob(jobTable, row) }
 
 // rawArg stores raw JSON; empty is NULL.
 func rawArg(b json.RawMessage) any {

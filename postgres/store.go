@@ -13,7 +13,7 @@ import (
 )
 
 // jobColumns are every job column, as jobFrom names them, in jobTable's
-// order: what scanJob reads.
+// order: what sqlstore.ScanJob reads.
 var jobColumns = sqlstore.Names(columnsWhere(func(*sqlstore.Column) bool { return true }), func(c *sqlstore.Column) string {
 	if c.Static {
 		return "s."

@@ -320,6 +320,7 @@ func cliRunNotifyEmailIsStoredAndShownByJobsShow(t *testing.T) {
 		t.Fatalf("the job does not hold both recipients:\n%s", r.raw)
 	}
 	out, errs, code = cli(t, "", "jobs", "show", "--server", in.base, id)
+	want(t, "jobs show", out, errs, code, 0)
 	if !regexp.MustCompile(`(?m)^\s*Notify\s+email ann@example.com, bo@example.com$`).MatchString(out) ||
 		!regexp.MustCompile(`(?m)^\s*Answered via\s+http$`).MatchString(out) {
 		t.Fatalf("jobs show lacks the Notify row with both addresses or the Answered via row (http):\n%s", out)
