@@ -145,9 +145,12 @@ func (in *input) say(en, ja string, args ...any) string {
 }
 
 // selectOne is a SELECT_ONE question over the user's own phrases, which
-// also allows an answer of the user's own.
-func selectOne(text, reason string, options []string, def string) *askonce.Question {
-	return &askonce.Question{Type: askonce.QuestionSelectOne, Text: text, Options: options, AllowOther: true, Reason: reason, Default: def}
+// also allows an answer of the user's own. It has no default: which
+// option comes first says nothing about what the person wants, and a
+// default would answer for them when nobody replies (docs/protocol.md
+// rule 17).
+func selectOne(text, reason string, options []string) *askonce.Question {
+	return &askonce.Question{Type: askonce.QuestionSelectOne, Text: text, Options: options, AllowOther: true, Reason: reason}
 }
 
 // quote puts s in the quotation marks of the question's language: “s”, or
