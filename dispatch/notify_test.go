@@ -261,8 +261,9 @@ func TestQuestionNotificationsExactlyOnceAcrossRestart(t *testing.T) {
 			t.Errorf("job %s: resolved %+v, want %+v", m.id, ev, m.want)
 		}
 	}
-	if ev := resolved[exp.ID]; ev.Status != askonce.StatusPlanning || ev.Source != askonce.SourceTimeout {
-		t.Errorf("expired job with a default: resolved %+v, want planning from the timeout", ev)
+	const note = "Nobody answered within 24h; the default “no” was used."
+	if ev := resolved[exp.ID]; ev.Status != askonce.StatusPlanning || ev.Source != askonce.SourceTimeout || ev.ExpiryNote != note {
+		t.Errorf("expired job with a default: resolved %+v, want planning from the timeout, saying %q", ev, note)
 	}
 }
 
