@@ -31,12 +31,13 @@ type Job struct {
 	// "answered from project memory, 3 days ago, job …".
 	AnsweredFrom string             `json:"answeredFrom,omitempty"`
 	Memory       *askonce.MemoryRef `json:"memory,omitempty" jsonschema:"the remembered answer that resolved the question"`
+	AnswerURL    string             `json:"answerUrl,omitempty" jsonschema:"where a person answers the pending question"`
+	Plan         *Plan              `json:"plan,omitempty"`
+	Error        string             `json:"error,omitempty"`
+
 	// ExpiryNote says plainly that nobody answered the question in time
 	// and what became of it (askonce.Job.ExpiryNote).
 	ExpiryNote string `json:"expiryNote,omitempty" jsonschema:"when nobody answered in time: whether a default was used or the job expired"`
-	AnswerURL  string `json:"answerUrl,omitempty" jsonschema:"where a person answers the pending question"`
-	Plan       *Plan  `json:"plan,omitempty"`
-	Error      string `json:"error,omitempty"`
 }
 
 // Question is a job's question.
@@ -115,10 +116,10 @@ func JobOf(j *askonce.Job, answerURL string) Job {
 		AnswerSource:        string(j.AnswerSource),
 		AnsweredFrom:        j.MemoryNote(time.Now()),
 		Memory:              j.AnswerMemory,
-		ExpiryNote:          j.ExpiryNote(),
 		AnswerURL:           answerURL,
 		Plan:                PlanOf(j.Plan),
 		Error:               j.Error,
+		ExpiryNote:          j.ExpiryNote(),
 	}
 }
 
