@@ -547,12 +547,15 @@ func TestDeclineOnTheTaskPlansWithTheQuestionsDefault(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	c := e.client(keyA)
-	task := send(t, c, userText("", "", "hot frozen cheese"))
+	// The destructive step's "no" is the rules interpreter's one default
+	// (rule 17).
+	task := send(t, c, userText("", "", "delete notes.md and update the readme"))
 	m := sdk.NewMessage(sdk.MessageRoleUser, sdk.NewDataPart(map[string]any{"decline": true}))
 	m.TaskID = task.ID
 	done := send(t, c, &sdk.SendMessageRequest{Message: m})
-	if done.Status.State != sdk.TaskStateCompleted || temperature(t, done) != "hot" {
-		t.Fatalf("declined: %s; want completed with the default, hot", done.Status.State)
+	j, err := e.eng.Get(context.Background(), "tenant-a", string(task.ID))
+	if done.Status.State != sdk.TaskStateCompleted || err != nil || j.Answer != "no" || j.AnswerSource != askonce.SourceDefault {
+		t.Fatalf("declined: %s, job %+v (%v); want completed with the default, no", done.Status.State, j, err)
 	}
 }
 
