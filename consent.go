@@ -79,7 +79,10 @@ func schemaDefaults(schema json.RawMessage) map[string]string {
 		case string:
 			out[name] = v
 		case bool:
-			out[name] = map[bool]string{true: "yes", false: "no"}[v]
+			out[name] = "no"
+			if v {
+				out[name] = "yes"
+			}
 		case float64:
 			out[name] = string(p.Default)
 		}
@@ -95,17 +98,14 @@ func schemaDefaults(schema json.RawMessage) map[string]string {
 // counted from the job's creation to the question's expiry.
 func (j *Job) ExpiryNote() string {
 	q := j.Question
-	if q == nil || q.ExpiresAt == nil {
+	if q == nil || q.ExpiresAt == nil || (j.AnswerSource != SourceTimeout && j.Status != StatusExpired) {
 		return ""
 	}
 	within := "Nobody answered within " + waited(q.ExpiresAt.Sub(j.CreatedAt))
-	switch {
-	case j.AnswerSource == SourceTimeout:
+	if j.AnswerSource == SourceTimeout {
 		return within + "; the default “" + j.AnswerText() + "” was used."
-	case j.Status == StatusExpired:
-		return within + ", and the question had no default; the job expired."
 	}
-	return ""
+	return within + ", and the question had no default; the job expired."
 }
 
 // waited renders how long a question waited, rounded to the minute (to the
