@@ -107,6 +107,12 @@ func read(in *input, directive bool) *reading {
 	for _, a := range in.earlier {
 		r.assumptions = append(r.assumptions, in.say("The answer %s did not settle it; proceeded with %s", "回答%sでは決まらなかったため、%sで進めた", in.quote(a), in.quote(in.answer)))
 	}
+	if len(in.earlier) == 0 && in.answer != "" && unsettled(checks) {
+		// The fallback run after an answer that settled nothing, with no
+		// default to proceed with (rule 17): each open finding's rule
+		// decides, and the plan says the answer did not.
+		r.assumptions = append(r.assumptions, in.say("The answer %s did not settle it; decided by rule", "回答%sでは決まらなかったため、規則で決めた", in.quote(in.answer)))
+	}
 	for _, f := range found {
 		r.assumptions = append(r.assumptions, f.assumptions...)
 	}
@@ -133,6 +139,16 @@ func (r *reading) detect(in *input, check string) *asked {
 		return &r.vague.asked
 	}
 	return &r.contradiction.asked
+}
+
+// unsettled reports whether a finding is still open: its question stands.
+func unsettled(found []*asked) bool {
+	for _, f := range found {
+		if f.q != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // say is a text in the question's language: en, or ja when most of the

@@ -370,6 +370,8 @@ func TestInterpret(t *testing.T) {
 		{"a substitution is no choice", req{goal: "use olive oil or butter"}, []check{plans(), noAssumptions()}},
 		{"the answer picks the option", req{goal: "deploy to staging or production", answer: "production"},
 			[]check{text("+deploy to staging or production"), spec("choices", `["production"]`), binds("staging or production=production")}},
+		{"a directive after an answer that settled nothing says so", req{goal: "hot frozen cheese", answer: "banana", directive: fallback},
+			[]check{plans(), assumes("“banana” did not settle it; decided by rule")}},
 		{"a directive takes the first option", req{goal: "deploy to staging or production", directive: fallback},
 			[]check{text("+deploy to staging or production"), spec("choices", `["staging"]`), assumes(`“staging” or “production”`, "first option")}},
 		{"X or Y or Z gives three options", req{goal: "deploy to aws or gcp or azure"},
