@@ -146,7 +146,7 @@ func TestFastPathStoresWhatTheRowFirstPathStores(t *testing.T) {
 			return scripted(rs...)
 		}
 	}
-	withDefault := `{"question":{"type":"SELECT_ONE","text":"Hot or frozen?","options":["hot","frozen"],"default":"hot"}}`
+	withDefault := `{"question":{"type":"CONFIRM","text":"Delete the old recipes?","reason":"target_file_exists","default":"no"}}`
 	for _, sc := range []scenario{
 		{name: "AskThenAnswer", interp: rulesOf, goal: "hot frozen cheese", then: answer("hot")},
 		{name: "PlanAtOnce", interp: rulesOf, goal: "write a README then add tests"},

@@ -30,7 +30,7 @@ func checkEngineProperties(t *testing.T, fast bool) {
 	st := openStore(t, filepath.Join(t.TempDir(), "prop.db"))
 	rapid.Check(t, func(t *rapid.T) {
 		now := time.Date(2026, 11, 21, 0, 0, 0, 0, time.UTC)
-		replies := []string{askTemp, planRaw, cycleRaw, "garbage", `{"question":{"type":"CONFIRM","text":"Delete it?","default":"no"}}`}
+		replies := []string{askTemp, planRaw, cycleRaw, "garbage", `{"question":{"type":"CONFIRM","text":"Delete it?","reason":"target_file_exists","default":"no"}}`}
 		interp := onPath(askonce.InterpreterFunc(func(context.Context, *askonce.Request) (*askonce.Response, error) {
 			return &askonce.Response{Raw: []byte(rapid.SampledFrom(replies).Draw(t, "reply"))}, nil
 		}), fast)

@@ -655,7 +655,7 @@ func TestExpiryAppliesDefaultOrExpires(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 	clock := func() time.Time { return now }
-	withDefault := `{"question":{"type":"CONFIRM","text":"Overwrite it?","default":"no"}}`
+	withDefault := `{"question":{"type":"CONFIRM","text":"Overwrite it?","reason":"target_file_exists","default":"no"}}`
 	s := scripted(reply(withDefault, u1), reply(askTemp, u1), reply(planRaw, u1))
 	e := newEngine(t, s)
 	e.Now, e.QuestionTTL = clock, time.Hour
@@ -690,9 +690,10 @@ func TestCancelAndDecline(t *testing.T) {
 		t.Fatalf("answer after cancel: %v", err)
 	}
 	// Decline with a default: the default is the answer.
-	d := create(t, e, "make hot frozen cheese")
-	d, err = e.Decline(ctx, "", d.ID)
-	if err != nil || d.Status != askonce.StatusSuccess || d.AnswerSource != askonce.SourceDefault || d.Answer != d.Question.Default {
+	ed := newEngine(t, rulesInterpreter(t))
+	d := create(t, ed, "delete notes.md and update the readme")
+	d, err = ed.Decline(ctx, "", d.ID)
+	if err != nil || d.Status != askonce.StatusSuccess || d.AnswerSource != askonce.SourceDefault || d.Answer != "no" {
 		t.Fatalf("decline with default: %v %+v", err, d)
 	}
 	// Decline without a default: the goal alone, under the fallback directive.

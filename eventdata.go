@@ -74,6 +74,15 @@ type answeredData struct {
 	// Via and By are who answered (Answerer), when a person did.
 	Via string `json:"answeredVia,omitempty"`
 	By  string `json:"answeredBy,omitempty"`
+	// Note says plainly that the default answered because nobody did
+	// (Job.ExpiryNote), on the answered event of an expired question.
+	Note string `json:"note,omitempty"`
+}
+
+// expiredData is the data of the expired event: Note says nobody
+// answered and there was no default (Job.ExpiryNote).
+type expiredData struct {
+	Note string `json:"note,omitempty"`
 }
 
 type fallbackData struct {

@@ -25,6 +25,8 @@ func TestRule12_EventDataKeepsItsWireForm(t *testing.T) {
 		{fallbackData{Default: "", Directive: "d", Question: "q"}, `{"default":"","directive":"d","question":"q"}`},
 		{failedData{Error: HardCapMessage}, `{"error":"Clarification did not resolve ambiguity. Please rephrase."}`},
 		{recoveredData{From: "p1"}, `{"from":"p1"}`},
+		{answeredData{Answer: "no", Question: "Delete it?", Source: SourceTimeout, Note: "Nobody answered within 24h; the default “no” was used."}, `{"answer":"no","question":"Delete it?","source":"timeout","note":"Nobody answered within 24h; the default “no” was used."}`},
+		{expiredData{Note: "Nobody answered within 1h."}, `{"note":"Nobody answered within 1h."}`},
 	} {
 		if got := string(eventData(c.data)); got != c.want {
 			t.Errorf("%T: got %s, want %s", c.data, got, c.want)

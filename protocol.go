@@ -259,7 +259,7 @@ func Step(cur *Job, in Input, now time.Time) (*Job, *Effects, error) {
 		j.Status = StatusExpired
 		j.Error = "the question expired without an answer"
 		fx.Action = ActionFail
-		fx.add(j, now, EventExpired, nil)
+		fx.add(j, now, EventExpired, expiredData{Note: j.ExpiryNote()})
 
 	case Decline:
 		if !pending {
@@ -298,9 +298,13 @@ func Step(cur *Job, in Input, now time.Time) (*Job, *Effects, error) {
 }
 
 // ask handles a request for clarification on a job that has not asked: the
-// repeat guard, then the resolver, then gating, and only then a human.
+// repeat guard, then the resolver, then gating, and only then a human. A
+// managed job's question keeps only a default someone chose (rule 17).
 func ask(j *Job, fx *Effects, in Asked, now time.Time) {
 	q := in.Question.Clone()
+	if j.Mode != ModeGate {
+		dropUnchosenDefault(&q, j.SpecSchema)
+	}
 	j.Question = &q
 	if s := in.Stored; s != nil {
 		if a, err := ValidateAnswer(&q, s.Answer); err == nil {
@@ -436,7 +440,7 @@ func answer(j *Job, fx *Effects, a string, src Source, now time.Time, ev EventTy
 	j.AnsweredAt = &now
 	j.ResolvedPrompt = ResolvedPrompt(j.Goal, j.Question.PromptAnswer(a))
 	j.Status = StatusPlanning
-	fx.add(j, now, ev, answeredData{Answer: a, Memory: j.AnswerMemory, Question: j.Question.Text, Source: src, Via: j.AnsweredVia, By: j.AnsweredBy})
+	fx.add(j, now, ev, answeredData{Answer: a, Memory: j.AnswerMemory, Question: j.Question.Text, Source: src, Via: j.AnsweredVia, By: j.AnsweredBy, Note: j.ExpiryNote()})
 	switch {
 	case j.Mode != ModeGate:
 		fx.Interpret = &Interpretation{Prompt: j.ResolvedPrompt, Reason: ReasonClarificationAnswer}
@@ -449,14 +453,20 @@ func answer(j *Job, fx *Effects, a string, src Source, now time.Time, ev EventTy
 
 // hardCap applies the job's policy to an interpreter that asks after the
 // job's one clarification (docs/protocol.md rule 3). Under fallback the one
-// re-run gets the directive and, when the new question q has a default,
-// that default as the last answer section of the prompt; the question
+// re-run gets the directive and, when the new question q has a default
+// (a managed job's only if someone chose it, rule 17), that default as
+// the last answer section of the prompt; the question
 // itself is never shown to anyone.
 func hardCap(j *Job, fx *Effects, now time.Time, q *Question) {
 	if j.HardCap == HardCapFail || j.FallbackUsed {
 		fail(j, fx, now, HardCapMessage)
 		fx.HardCap = HardCapFail
 		return
+	}
+	if j.Mode != ModeGate {
+		c := q.Clone()
+		dropUnchosenDefault(&c, j.SpecSchema)
+		q = &c
 	}
 	j.FallbackUsed = true
 	fx.HardCap = HardCapFallback

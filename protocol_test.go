@@ -21,6 +21,11 @@ func tempQuestion() Question {
 	return Question{Type: QuestionSelectOne, Text: "Hot or frozen?", Options: []string{"hot", "frozen"}, Reason: "scope_unclear"}
 }
 
+// deleteQuestion confirms a destructive step, defaulting to its safe "no".
+func deleteQuestion() Question {
+	return Question{Type: QuestionConfirm, Text: "Delete the old recipes?", Options: []string{"yes", "no"}, Reason: "target_file_exists", Default: "no"}
+}
+
 func onePlan() *Plan {
 	return &Plan{Title: "Hot cheese", Tasks: []Task{{ID: "t1", Title: "make it", Instruction: "make it"}}}
 }
@@ -50,13 +55,14 @@ func eventTypes(fx *Effects) []EventType {
 // The transition table of docs/protocol.md "States", one case per row.
 func TestStateTable(t *testing.T) {
 	t.Parallel()
-	withDefault := tempQuestion()
-	withDefault.Default = "hot"
+	// A managed job's interpreter may default only a destructive step,
+	// to "no" (rule 17).
+	withDefault := deleteQuestion()
 	expiring := tempQuestion()
 	exp := t0.Add(-time.Minute)
 	expiring.ExpiresAt = &exp
-	expiringDefault := expiring.Clone()
-	expiringDefault.Default = "frozen"
+	expiringDefault := deleteQuestion()
+	expiringDefault.ExpiresAt = &exp
 
 	cases := []struct {
 		name      string
@@ -425,7 +431,7 @@ func TestExpireBeforeDueIsConflict(t *testing.T) {
 func TestRule3_FallbackCarriesTheQuestionsDefault(t *testing.T) {
 	t.Parallel()
 	j, _ := mustStep(t, planningJob(ModeManaged), Asked{Question: tempQuestion()}, Answered{Answer: "hot"})
-	again := Question{Type: QuestionConfirm, Text: "Delete the old recipes?", Options: []string{"yes", "no"}, Default: "no"}
+	again := deleteQuestion()
 	_, fx := mustStep(t, j, Asked{Question: again})
 	want := "make hot frozen cheese\n\nClarification Answer: hot\n\nClarification Answer: no"
 	if fx.Interpret == nil || fx.Interpret.Prompt != want || fx.Interpret.Directive != FallbackDirective {

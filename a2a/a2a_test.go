@@ -310,8 +310,8 @@ func TestQuestionMakesTheTaskInputRequiredAndAnAnswerOnTheSameTaskCompletesIt(t 
 		t.Fatalf("state %s, context %q; want input-required in a new context", task.Status.State, task.ContextID)
 	}
 	q := dataPart(t, task.Status.Message.Parts)
-	if q["type"] != "SELECT_ONE" || !slices.Equal(strs(q["options"]), []string{"hot", "frozen"}) || q["default"] != "hot" {
-		t.Errorf("question %v; want SELECT_ONE hot/frozen, default hot", q)
+	if q["type"] != "SELECT_ONE" || !slices.Equal(strs(q["options"]), []string{"hot", "frozen"}) || q["default"] != nil {
+		t.Errorf("question %v; want SELECT_ONE hot/frozen, no default", q)
 	}
 	if url, _ := q["answerUrl"].(string); !strings.HasPrefix(url, e.base+"/a/") {
 		t.Errorf("answerUrl %q", q["answerUrl"])
@@ -547,12 +547,15 @@ func TestDeclineOnTheTaskPlansWithTheQuestionsDefault(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	c := e.client(keyA)
-	task := send(t, c, userText("", "", "hot frozen cheese"))
+	// The destructive step's "no" is the rules interpreter's one default
+	// (rule 17).
+	task := send(t, c, userText("", "", "delete notes.md and update the readme"))
 	m := sdk.NewMessage(sdk.MessageRoleUser, sdk.NewDataPart(map[string]any{"decline": true}))
 	m.TaskID = task.ID
 	done := send(t, c, &sdk.SendMessageRequest{Message: m})
-	if done.Status.State != sdk.TaskStateCompleted || temperature(t, done) != "hot" {
-		t.Fatalf("declined: %s; want completed with the default, hot", done.Status.State)
+	j, err := e.eng.Get(context.Background(), "tenant-a", string(task.ID))
+	if done.Status.State != sdk.TaskStateCompleted || err != nil || j.Answer != "no" || j.AnswerSource != askonce.SourceDefault {
+		t.Fatalf("declined: %s, job %+v (%v); want completed with the default, no", done.Status.State, j, err)
 	}
 }
 

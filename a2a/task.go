@@ -265,6 +265,9 @@ func (h *handler) statusOf(j *askonce.Job) sdk.TaskStatus {
 		if note := j.MemoryNote(time.Now()); note != "" {
 			text = "The question was " + note + ".\n" + text
 		}
+		if note := j.ExpiryNote(); note != "" {
+			text = note + "\n" + text
+		}
 		st.Message = agent(sdk.NewTextPart(text))
 	case askonce.StatusCancelled:
 		st.Message = agent(sdk.NewTextPart("The job was cancelled."))
@@ -272,6 +275,9 @@ func (h *handler) statusOf(j *askonce.Job) sdk.TaskStatus {
 		msg := "The job " + string(j.Status)
 		if j.Error != "" {
 			msg += ": " + j.Error
+		}
+		if note := j.ExpiryNote(); note != "" {
+			msg += "\n" + note
 		}
 		st.Message = agent(sdk.NewTextPart(msg))
 	}

@@ -45,12 +45,17 @@ type Command struct {
 // Name is "command".
 func (c *Command) Name() string { return "command" }
 
-// Deliver runs the command once with job on its standard input.
+// Deliver runs the command once with job on its standard input, with
+// expiryNote when the plan rests on a default nobody answered
+// (askonce.Job.ExpiryNote).
 func (c *Command) Deliver(ctx context.Context, job *askonce.Job) error {
 	if len(c.Argv) == 0 || c.Argv[0] == "" {
 		return errors.New("command: no program configured")
 	}
-	in, err := json.Marshal(job)
+	in, err := json.Marshal(struct {
+		*askonce.Job
+		ExpiryNote string `json:"expiryNote,omitempty"`
+	}{job, job.ExpiryNote()})
 	if err != nil {
 		return fmt.Errorf("command: encode job: %w", err)
 	}

@@ -78,6 +78,9 @@ type ResolvedEvent struct {
 	// (askonce.Job.AnsweredVia, AnsweredBy), when a person did.
 	AnsweredVia string `json:"answeredVia,omitempty"`
 	AnsweredBy  string `json:"answeredBy,omitempty"`
+	// ExpiryNote says plainly that nobody answered in time and whether
+	// the default was used or the job expired (askonce.Job.ExpiryNote).
+	ExpiryNote string `json:"expiryNote,omitempty"`
 }
 
 // notifyArgs is a River job: one question notification. Only the tenant,
@@ -104,6 +107,9 @@ type notifyArgs struct {
 	// AnsweredVia and AnsweredBy are the job's, for question.resolved.
 	AnsweredVia string `json:"answeredVia,omitempty"`
 	AnsweredBy  string `json:"answeredBy,omitempty"`
+	// ExpiryNote is the job's (askonce.Job.ExpiryNote), for
+	// question.resolved.
+	ExpiryNote string `json:"expiryNote,omitempty"`
 }
 
 func (notifyArgs) Kind() string { return notifyKind }
@@ -138,7 +144,7 @@ func (d *Dispatcher) notify(ctx context.Context, tx any, job *askonce.Job, ev as
 		TenantID: job.TenantID, JobID: job.ID, Event: ev,
 		Status: job.Status, ClarificationStatus: job.ClarificationStatus, Source: job.AnswerSource,
 		At: job.UpdatedAt.UTC(), Trace: tracing.Carrier(ctx),
-		AnsweredVia: job.AnsweredVia, AnsweredBy: job.AnsweredBy,
+		AnsweredVia: job.AnsweredVia, AnsweredBy: job.AnsweredBy, ExpiryNote: job.ExpiryNote(),
 	}
 	if q := job.Question; ev == askonce.QuestionAsked && q != nil {
 		a.SessionID, a.Title = job.SessionID, job.Title
@@ -207,7 +213,7 @@ func (w *notifyWorker) body(ctx context.Context, a notifyArgs) ([]byte, error) {
 		return json.Marshal(ResolvedEvent{
 			Type: string(a.Event), JobID: a.JobID, Status: a.Status,
 			ClarificationStatus: a.ClarificationStatus, Source: a.Source, At: a.At,
-			AnsweredVia: a.AnsweredVia, AnsweredBy: a.AnsweredBy,
+			AnsweredVia: a.AnsweredVia, AnsweredBy: a.AnsweredBy, ExpiryNote: a.ExpiryNote,
 		})
 	}
 	if a.Question != nil {

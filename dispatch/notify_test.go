@@ -23,7 +23,7 @@ type asker struct{}
 
 func (asker) Interpret(_ context.Context, req *askonce.Request) (*askonce.Response, error) {
 	if req.Reason == askonce.ReasonInitial {
-		return &askonce.Response{Raw: []byte(`{"question":{"type":"SELECT_ONE","text":"Hot or frozen?","options":["hot","frozen"],"default":"hot"}}`)}, nil
+		return &askonce.Response{Raw: []byte(`{"question":{"type":"CONFIRM","text":"Delete the old recipes?","reason":"target_file_exists","default":"no"}}`)}, nil
 	}
 	return &askonce.Response{Raw: []byte(`{"plan":{"tasks":[{"id":"a","title":"Make it"}]}}`)}, nil
 }
@@ -94,8 +94,8 @@ func TestQuestionAskedCarriesTheQuestionAndAnswerURLSigned(t *testing.T) {
 	}
 	want := AskedEvent{
 		Type: "question.asked", JobID: j.ID, TenantID: askonce.DefaultTenant, SessionID: "s1", Title: j.Title,
-		Question: NotifiedQuestion{Text: "Hot or frozen?", Type: askonce.QuestionSelectOne, Options: []string{"hot", "frozen"},
-			Default: "hot", ExpiresAt: j.Question.ExpiresAt},
+		Question: NotifiedQuestion{Text: "Delete the old recipes?", Type: askonce.QuestionConfirm, Options: []string{"yes", "no"},
+			Default: "no", ExpiresAt: j.Question.ExpiresAt},
 		AnswerURL: linkBase + "/a/" + tok,
 	}
 	got := ev
@@ -180,7 +180,7 @@ func TestQuestionNotificationsExactlyOnceAcrossRestart(t *testing.T) {
 				ClarificationStatus: askonce.ClarificationAnswered, At: now}
 			switch i % 3 {
 			case 0:
-				_, err = s.eng.Answer(ctx, "", j.ID, "frozen")
+				_, err = s.eng.Answer(ctx, "", j.ID, "yes")
 				want.Source = askonce.SourceUser
 			case 1:
 				_, err = s.eng.Decline(ctx, "", j.ID)
@@ -261,8 +261,9 @@ func TestQuestionNotificationsExactlyOnceAcrossRestart(t *testing.T) {
 			t.Errorf("job %s: resolved %+v, want %+v", m.id, ev, m.want)
 		}
 	}
-	if ev := resolved[exp.ID]; ev.Status != askonce.StatusPlanning || ev.Source != askonce.SourceTimeout {
-		t.Errorf("expired job with a default: resolved %+v, want planning from the timeout", ev)
+	const note = "Nobody answered within 24h; the default “no” was used."
+	if ev := resolved[exp.ID]; ev.Status != askonce.StatusPlanning || ev.Source != askonce.SourceTimeout || ev.ExpiryNote != note {
+		t.Errorf("expired job with a default: resolved %+v, want planning from the timeout, saying %q", ev, note)
 	}
 }
 

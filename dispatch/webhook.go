@@ -59,7 +59,10 @@ var (
 // from one try to the next (version, updatedAt, dispatchStatus,
 // deliveryAttempts, deliveryError): every try of a delivery sends the same
 // bytes under the same webhook-id. Timestamp is when the job succeeded
-// (its delivery was queued), the same on every try too.
+// (its delivery was queued), the same on every try too. When the plan
+// rests on a default used because nobody answered, data also has
+// expiryNote, which says so ("Nobody answered within 24h; the default
+// “no” was used.").
 type Envelope struct {
 	Type      string       `json:"type"`
 	Timestamp time.Time    `json:"timestamp"`
@@ -76,9 +79,11 @@ type sentEnvelope struct {
 
 // sentJob is a job less its delivery bookkeeping. Each field here, always
 // nil, shadows the job's field of the same JSON name, and omitempty drops
-// it.
+// it. ExpiryNote adds what the job's JSON does not say in words: that the
+// plan rests on a default nobody answered (askonce.Job.ExpiryNote).
 type sentJob struct {
 	*askonce.Job
+	ExpiryNote       string    `json:"expiryNote,omitempty"`
 	Version          *struct{} `json:"version,omitempty"`
 	UpdatedAt        *struct{} `json:"updatedAt,omitempty"`
 	Dispatch         *struct{} `json:"dispatchStatus,omitempty"`
@@ -127,7 +132,7 @@ func (w *Webhook) Deliver(ctx context.Context, job *askonce.Job) error {
 // deliverAt POSTs job to w.URL once, as succeeded at: given the same job
 // content and time, every try sends the same body.
 func (w *Webhook) deliverAt(ctx context.Context, job *askonce.Job, at time.Time) error {
-	body, err := json.Marshal(sentEnvelope{Type: EventJobSucceeded, Timestamp: at.UTC(), Data: sentJob{Job: job}})
+	body, err := json.Marshal(sentEnvelope{Type: EventJobSucceeded, Timestamp: at.UTC(), Data: sentJob{Job: job, ExpiryNote: job.ExpiryNote()}})
 	if err != nil {
 		return fmt.Errorf("webhook: encode job: %w", err)
 	}

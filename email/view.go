@@ -96,10 +96,9 @@ func settled(j *askonce.Job) string {
 	switch {
 	case j.Status == askonce.StatusCancelled:
 		return "The job was cancelled; the question was not answered."
-	case j.Status == askonce.StatusExpired:
-		return "No answer came in time; the job expired."
-	case j.AnswerSource == askonce.SourceTimeout:
-		return "No answer came in time; the default “" + j.AnswerText() + "” was used."
+	case j.ExpiryNote() != "":
+		// Nobody answered: the default answered, or the job expired.
+		return j.ExpiryNote()
 	case j.AnswerSource == askonce.SourceDefault && j.Answer != "":
 		return "The question was declined; the default “" + j.AnswerText() + "” was used."
 	case j.AnswerSource == askonce.SourceDefault:

@@ -78,7 +78,7 @@ func TestExamplePluginAskAnswerPlan(t *testing.T) {
 		t.Fatal(err)
 	}
 	if j.Status != askonce.StatusPending || j.Question == nil || j.Question.Type != askonce.QuestionSelectOne ||
-		strings.Join(j.Question.Options, ",") != "markdown,html" || j.Question.Default != "markdown" {
+		strings.Join(j.Question.Options, ",") != "markdown,html" || j.Question.Default != "" {
 		t.Fatalf("create: status %s error %q question %+v", j.Status, j.Error, j.Question)
 	}
 	j, err = e.Answer(ctx, "", j.ID, "html")

@@ -25,10 +25,10 @@ var versions = []string{"2025-11-25", "2026-07-28"}
 var questions = map[string]string{
 	"ask select":  `{"question":{"type":"SELECT_ONE","text":"Which module?","options":["billing","invoices"]}}`,
 	"ask other":   `{"question":{"type":"SELECT_ONE","text":"Which module?","options":["billing","invoices"],"allowOther":true}}`,
-	"ask confirm": `{"question":{"type":"CONFIRM","text":"Delete notes.md?","default":"no"}}`,
+	"ask confirm": `{"question":{"type":"CONFIRM","text":"Delete notes.md?","reason":"target_file_exists","default":"no"}}`,
 	"ask file":    `{"question":{"type":"TARGET_FILE","text":"Which file?","options":["a.md","docs/b.md"]}}`,
 	"ask text":    `{"question":{"type":"FREE_TEXT","text":"Which colour?"}}`,
-	"ask default": `{"question":{"type":"SELECT_ONE","text":"Which module?","options":["billing","invoices"],"default":"billing"}}`,
+	"ask default": `{"question":{"type":"CONFIRM","text":"Delete the billing module?","reason":"target_file_exists","default":"no"}}`,
 	"ask fields": `{"question":{"text":"Before the deploy:","fields":[
 		{"name":"environment","type":"SELECT_ONE","text":"Which environment?","options":["staging","production"],"allowOther":true,"required":true},
 		{"name":"replicas","type":"FREE_TEXT","text":"How many replicas?","default":"2"},

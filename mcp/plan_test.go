@@ -105,8 +105,8 @@ func TestPlan_DeclineAppliesTheDefaultAndCancelCancels(t *testing.T) {
 			cs := e.connect(clientOptions{version: v, elicit: el})
 			var job mcp.JobResult
 			call(t, cs, mcp.ToolPlan, map[string]any{"goal": "ask default"}, &job)
-			if job.Status != "success" || job.Answer != "billing" || job.AnswerSource != "default" {
-				t.Fatalf("declined: %+v, want the default billing", job)
+			if job.Status != "success" || job.Answer != "no" || job.AnswerSource != "default" {
+				t.Fatalf("declined: %+v, want the default no", job)
 			}
 			call(t, cs, mcp.ToolPlan, map[string]any{"goal": "ask select"}, &job)
 			if job.Status != "cancelled" {

@@ -146,6 +146,9 @@ func summary(j *askonce.Job, answerURL string) string {
 		if note := j.MemoryNote(time.Now()); note != "" {
 			return "The question was " + note + ".\n" + jobview.PlanText(j.Title, j.Plan)
 		}
+		if note := j.ExpiryNote(); note != "" {
+			return note + "\n" + jobview.PlanText(j.Title, j.Plan)
+		}
 		return jobview.PlanText(j.Title, j.Plan)
 	case askonce.StatusPending:
 		s := fmt.Sprintf("Job %s waits for an answer to: %s", j.ID, jobview.QuestionText(j.Question))
@@ -159,6 +162,9 @@ func summary(j *askonce.Job, answerURL string) string {
 		msg := fmt.Sprintf("Job %s is %s", j.ID, j.Status)
 		if j.Error != "" {
 			msg += ": " + j.Error
+		}
+		if note := j.ExpiryNote(); note != "" {
+			return msg + ".\n" + note
 		}
 		return msg + "."
 	}

@@ -11,8 +11,9 @@
 //
 // Each Interpret call is one attempt of the engine's planning loop and
 // sends one chat completion (plus the retries below): DefaultSystemPrompt,
-// which teaches the protocol (a plan, or one typed question with options
-// and a safe default; the "Clarification Answer:" section is
+// which teaches the protocol (a plan, or one typed question with options,
+// defaulting only where someone chose the default: "no" for a destructive
+// step, a spec field's schema default; the "Clarification Answer:" section is
 // authoritative; a directive is obeyed; no question after an answer), and
 // a user message built by UserMessage from the request (the prompt, the
 // profile, the candidate files, the spec schema, the directive verbatim,

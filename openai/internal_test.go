@@ -144,6 +144,9 @@ func TestSystemPromptStatesTheGroundingRules(t *testing.T) {
 		"allowOther is only for SELECT_ONE, never for CONFIRM or TARGET_FILE",
 		`give it "fields" (at most 5), one per open field`,
 		`one "name: value" line per field`,
+		`give one only where someone chose it, "no" for a destructive CONFIRM and a spec field's "default" from its schema`,
+		"Never make an option the default because it comes first",
+		"A field whose schema gives a default is not open",
 	} {
 		if !strings.Contains(DefaultSystemPrompt, want) {
 			t.Errorf("the system prompt lacks %q", want)

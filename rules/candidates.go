@@ -275,7 +275,7 @@ func detectCandidates(in *input) references {
 			if ref.chosen = answerOption(in, ref.options); ref.chosen < 0 {
 				if res.q == nil {
 					text := in.say("Which %s is meant: %s?", "%sは%sのどれですか？", in.quote(phrase), in.quoteList(ref.options, "or"))
-					res.q = selectOne(text, "target_action_ambiguous", ref.options, ref.options[0])
+					res.q = selectOne(text, "target_action_ambiguous", ref.options)
 				}
 				ref.chosen = 0
 				res.assumptions = append(res.assumptions, fmt.Sprintf("Took %s to be %s, the first that fits.", in.quote(phrase), in.quote(ref.options[0])))
@@ -477,7 +477,7 @@ func fileReference(in *input, res *references) string {
 		return f
 	}
 	text := in.say("The goal refers to %s. Which file is it?", "%sはどのファイルですか？", in.quote(phrase))
-	res.q = &askonce.Question{Type: askonce.QuestionTargetFile, Text: text, Options: fit, Reason: "target_file_ambiguous", Default: fit[0]}
+	res.q = &askonce.Question{Type: askonce.QuestionTargetFile, Text: text, Options: fit, Reason: "target_file_ambiguous"}
 	res.assumptions = append(res.assumptions, fmt.Sprintf("Took %s to be %s, the first candidate file.", in.quote(phrase), fit[0]))
 	return fit[0]
 }

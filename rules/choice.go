@@ -59,7 +59,7 @@ func detectChoices(in *input) choices {
 		}
 		if res.q == nil {
 			text := in.say("Which should it be: %s?", "%sのどれにしますか？", in.quoteList(a.options, "or"))
-			res.q = selectOne(text, "action_ambiguous", a.options, a.options[0])
+			res.q = selectOne(text, "action_ambiguous", a.options)
 		}
 		a.chosen = 0
 		res.assumptions = append(res.assumptions, fmt.Sprintf("The goal offers %s; assumed %s, the first option.", in.quoteList(a.options, "or"), in.quote(a.options[0])))

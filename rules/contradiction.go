@@ -130,7 +130,7 @@ func detectContradictions(in *input) contradictions {
 			ruled, why := ruleSide(in, first, sides)
 			if res.q == nil {
 				text := in.say("The goal says %s. Which should it be?", "%sが同時に指定されています。どれにしますか？", bothQuoted(in, options))
-				res.q = selectOne(text, "scope_unclear", options, first[ruled].display)
+				res.q = selectOne(text, "scope_unclear", options)
 				res.q.Cosmetic = g.Cosmetic
 			}
 			side, display = ruled, first[ruled].display

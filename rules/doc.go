@@ -43,8 +43,10 @@
 // in the profile's order (pipeline.go), in the language most of the goal
 // is written in, with the user's whole phrases as options. With
 // Request.Directive set nothing is asked: each open finding is settled by
-// its detector's rule and written to plan.assumptions, and every question
-// carries that choice as its default, so a timeout gives the same result.
+// its detector's rule and written to plan.assumptions. A question carries
+// no default (a default answers for the person when nobody does,
+// docs/protocol.md rule 17), but for a destructive step's confirmation,
+// whose safe answer is "no"; a question nobody answers expires its job.
 //
 // The steps planner (planner.go) quotes the user (docs/protocol.md rule
 // 16): one task per step, its text a span of the goal exactly as written,

@@ -107,6 +107,12 @@ func read(in *input, directive bool) *reading {
 	for _, a := range in.earlier {
 		r.assumptions = append(r.assumptions, in.say("The answer %s did not settle it; proceeded with %s", "回答%sでは決まらなかったため、%sで進めた", in.quote(a), in.quote(in.answer)))
 	}
+	if len(in.earlier) == 0 && in.answer != "" && unsettled(checks) {
+		// The fallback run after an answer that settled nothing, with no
+		// default to proceed with (rule 17): each open finding's rule
+		// decides, and the plan says the answer did not.
+		r.assumptions = append(r.assumptions, in.say("The answer %s did not settle it; decided by rule", "回答%sでは決まらなかったため、規則で決めた", in.quote(in.answer)))
+	}
 	for _, f := range found {
 		r.assumptions = append(r.assumptions, f.assumptions...)
 	}
@@ -135,6 +141,16 @@ func (r *reading) detect(in *input, check string) *asked {
 	return &r.contradiction.asked
 }
 
+// unsettled reports whether a finding is still open: its question stands.
+func unsettled(found []*asked) bool {
+	for _, f := range found {
+		if f.q != nil {
+			return true
+		}
+	}
+	return false
+}
+
 // say is a text in the question's language: en, or ja when most of the
 // goal is Japanese, formatted with args.
 func (in *input) say(en, ja string, args ...any) string {
@@ -145,9 +161,12 @@ func (in *input) say(en, ja string, args ...any) string {
 }
 
 // selectOne is a SELECT_ONE question over the user's own phrases, which
-// also allows an answer of the user's own.
-func selectOne(text, reason string, options []string, def string) *askonce.Question {
-	return &askonce.Question{Type: askonce.QuestionSelectOne, Text: text, Options: options, AllowOther: true, Reason: reason, Default: def}
+// also allows an answer of the user's own. It has no default: which
+// option comes first says nothing about what the person wants, and a
+// default would answer for them when nobody replies (docs/protocol.md
+// rule 17).
+func selectOne(text, reason string, options []string) *askonce.Question {
+	return &askonce.Question{Type: askonce.QuestionSelectOne, Text: text, Options: options, AllowOther: true, Reason: reason}
 }
 
 // quote puts s in the quotation marks of the question's language: “s”, or

@@ -114,6 +114,7 @@ func cosmetic(want bool) check {
 	}
 }
 
+// defaults wants the question's default, "" for none.
 func defaults(want string) check {
 	return func(t *testing.T, o *askonce.Outcome) {
 		t.Helper()
@@ -283,7 +284,7 @@ func TestInterpret(t *testing.T) {
 	}{
 		// Contradictions.
 		{"hot frozen cheese asks SELECT_ONE under general", req{goal: "hot frozen cheese"},
-			[]check{hotCold, cosmetic(false), defaults("hot")}},
+			[]check{hotCold, cosmetic(false), defaults("")}},
 		{"hot frozen cheese asks SELECT_ONE under minecraft-mod, cosmetic", req{profile: minecraft, goal: "hot frozen cheese"},
 			[]check{hotCold, cosmetic(true)}},
 		{"empty profile is general", req{profile: "", goal: "hot frozen cheese"}, []check{hotCold, cosmetic(false)}},
@@ -363,12 +364,14 @@ func TestInterpret(t *testing.T) {
 
 		// Choices.
 		{"a choice as the object of the command asks SELECT_ONE", req{goal: "deploy to staging or production"},
-			[]check{asks(askonce.QuestionSelectOne, "action_ambiguous", "staging", "production"), defaults("staging")}},
+			[]check{asks(askonce.QuestionSelectOne, "action_ambiguous", "staging", "production"), defaults("")}},
 		{"options are the user's whole phrases", req{goal: "read George R.R. Martin or Robert Jordan"},
 			[]check{asks(askonce.QuestionSelectOne, "action_ambiguous", "George R.R. Martin", "Robert Jordan")}},
 		{"a substitution is no choice", req{goal: "use olive oil or butter"}, []check{plans(), noAssumptions()}},
 		{"the answer picks the option", req{goal: "deploy to staging or production", answer: "production"},
 			[]check{text("+deploy to staging or production"), spec("choices", `["production"]`), binds("staging or production=production")}},
+		{"a directive after an answer that settled nothing says so", req{goal: "hot frozen cheese", answer: "banana", directive: fallback},
+			[]check{plans(), assumes("“banana” did not settle it; decided by rule")}},
 		{"a directive takes the first option", req{goal: "deploy to staging or production", directive: fallback},
 			[]check{text("+deploy to staging or production"), spec("choices", `["staging"]`), assumes(`“staging” or “production”`, "first option")}},
 		{"X or Y or Z gives three options", req{goal: "deploy to aws or gcp or azure"},
@@ -381,7 +384,7 @@ func TestInterpret(t *testing.T) {
 
 		// Candidates.
 		{"a reference that fits two candidates asks SELECT_ONE", req{goal: "use the pepper", cands: []string{"black pepper", "bell pepper"}},
-			[]check{asks(askonce.QuestionSelectOne, "target_action_ambiguous", "black pepper", "bell pepper"), defaults("black pepper")}},
+			[]check{asks(askonce.QuestionSelectOne, "target_action_ambiguous", "black pepper", "bell pepper"), defaults("")}},
 		{"a reference that names a candidate plans", req{goal: "use the black pepper", cands: []string{"black pepper", "bell pepper"}},
 			[]check{plans(), noAssumptions(), text("+use the black pepper")}},
 		{"the answer names the candidate in the plan", req{goal: "use the pepper", answer: "bell", cands: []string{"black pepper", "bell pepper"}},
@@ -399,7 +402,7 @@ func TestInterpret(t *testing.T) {
 
 		// Target file.
 		{"the file with several candidates asks TARGET_FILE", req{goal: "summarise the file", files: []string{"a.md", "docs/b.md"}},
-			[]check{asks(askonce.QuestionTargetFile, "target_file_ambiguous", "a.md", "docs/b.md"), defaults("a.md")}},
+			[]check{asks(askonce.QuestionTargetFile, "target_file_ambiguous", "a.md", "docs/b.md"), defaults("")}},
 		{"the file with one candidate uses it", req{goal: "summarise this file", files: []string{"a.md"}},
 			[]check{spec("target", "a.md"), text("+summarise this file", "-a.md"), binds("file=a.md")}},
 		{"the file named in the goal needs no question", req{goal: "open b.md and summarise the file", files: []string{"a.md", "docs/b.md"}},
@@ -413,8 +416,8 @@ func TestInterpret(t *testing.T) {
 			[]check{spec("target", "docs/b.md")}},
 		{"a target file answer with ../ that stays inside the project is cleaned", req{goal: "summarise the file", answer: "docs/../notes/c.md", files: []string{"a.md", "docs/b.md"}},
 			[]check{spec("target", "notes/c.md")}},
-		{"a boolean field asks CONFIRM with the default no", req{goal: "migrate the users", schema: `{"type": "object", "required": ["dryRun"], "properties": {"dryRun": {"type": "boolean"}}}`},
-			[]check{asks(askonce.QuestionConfirm, "missing_required_info", "yes", "no"), defaults("no")}},
+		{"a boolean field asks CONFIRM without a default", req{goal: "migrate the users", schema: `{"type": "object", "required": ["dryRun"], "properties": {"dryRun": {"type": "boolean"}}}`},
+			[]check{asks(askonce.QuestionConfirm, "missing_required_info", "yes", "no"), defaults("")}},
 
 		// Spec schema.
 		{"a required enum field the goal leaves open asks SELECT_ONE", req{goal: "ship the release", schema: envSchema},

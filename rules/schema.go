@@ -210,7 +210,7 @@ func fieldsQuestion(in *input, open []openField) *askonce.Question {
 	q := &askonce.Question{Reason: "missing_required_info", Text: in.say("The spec needs these:", "仕様に次の項目が必要です:")}
 	for _, o := range open {
 		q.Fields = append(q.Fields, askonce.QuestionField{Name: o.f.name, Type: o.q.Type, Text: o.q.Text,
-			Options: o.q.Options, Default: o.q.Default, Required: true})
+			Options: o.q.Options, Required: true})
 	}
 	if err := q.Normalize(); err != nil {
 		return nil
@@ -598,13 +598,13 @@ func fieldQuestion(in *input, f field, named []any) *askonce.Question {
 		if len(opts) < 2 {
 			opts = f.choices
 		}
-		q.Type, q.Default = askonce.QuestionSelectOne, display(opts[0])
+		q.Type = askonce.QuestionSelectOne
 		for _, o := range opts {
 			q.Options = append(q.Options, display(o))
 		}
 		q.Text = in.say("Which %s should it be: %s?", "%sは%sのどれにしますか？", label, in.quoteList(q.Options, "or"))
 	case f.typ == "boolean":
-		q.Type, q.Options, q.Default = askonce.QuestionConfirm, []string{"yes", "no"}, "no"
+		q.Type, q.Options = askonce.QuestionConfirm, []string{"yes", "no"}
 		q.Text = in.say("Should %s be on?", "%sを有効にしますか？", label)
 	default:
 		q.Type = askonce.QuestionFreeText

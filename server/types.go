@@ -167,6 +167,12 @@ type JobView struct {
 	// Memory is the job's memory scope, when it is not the default
 	// session.
 	Memory *askonce.Memory `json:"memory,omitempty"`
+	// ExpiryNote says plainly what became of a question nobody
+	// answered in time (askonce.Job.ExpiryNote): "Nobody answered within
+	// 24h; the default “no” was used." (clarificationSource timeout), or
+	// "Nobody answered within 24h, and the question had no default; the
+	// job expired." Absent otherwise.
+	ExpiryNote string `json:"expiryNote,omitempty"`
 	// AnswerURL is the answer link of a pending question: an absolute
 	// URL (from the server's public URL) that opens the answer page with
 	// no API key; the link is the credential, so hand it only to whoever
@@ -307,6 +313,7 @@ func jobView(j *askonce.Job) JobView {
 		AnsweredBy:            j.AnsweredBy,
 		ClarificationMemory:   j.AnswerMemory,
 		Memory:                j.Memory,
+		ExpiryNote:            j.ExpiryNote(),
 		ClarificationUsed:     j.ClarificationUsed(),
 		ClarificationResolved: j.ClarificationResolved(),
 		ResolvedPrompt:        j.ResolvedPrompt,

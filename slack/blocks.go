@@ -182,10 +182,9 @@ func Settled(j *askonce.Job) string {
 	switch {
 	case j.Status == askonce.StatusCancelled:
 		return "🚫 Cancelled; the question was not answered."
-	case j.Status == askonce.StatusExpired:
-		return "⌛ Expired: no answer came in time."
-	case j.AnswerSource == askonce.SourceTimeout:
-		return "⌛ No answer came in time; the default “" + Escape(clip(j.AnswerText(), 500)) + "” was used."
+	case j.ExpiryNote() != "":
+		// Nobody answered: the default answered, or the job expired.
+		return "⌛ " + Escape(clip(j.ExpiryNote(), 600))
 	case j.AnswerSource == askonce.SourceDefault && j.Answer != "":
 		return "↩️ Declined" + who + "; the default “" + Escape(clip(j.AnswerText(), 500)) + "” was used."
 	case j.AnswerSource == askonce.SourceDefault:

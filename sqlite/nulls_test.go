@@ -113,7 +113,7 @@ func TestQuestionDefaultAndReasonAreStoredWhenSet(t *testing.T) {
 	}
 	exp := storetest.Now().Add(time.Hour)
 	q := askonce.Question{Type: askonce.QuestionConfirm, Text: "Overwrite it?", Options: []string{"yes", "no"},
-		Default: "no", Reason: "destructive", ExpiresAt: &exp}
+		Default: "no", Reason: "target_file_exists", ExpiresAt: &exp}
 	j = step(t, s, j, askonce.Asked{Question: q})
 	checkNulls(t, "asked", s, j.ID, []string{"clarification_answer", "clarification_source", "clarification_answered_at", "resolved_prompt", "result"})
 }

@@ -99,7 +99,8 @@ func readLine(r *bufio.Reader) (string, bool, error) {
 }
 
 // printResult prints a settled job: the auto-resolved line, its title,
-// id and status, and its plan as a tree (or its error).
+// id and status, and its plan as a tree (or its error), and says when
+// nobody answered in time and a default answered or the job expired.
 func printResult(w io.Writer, j *client.JobView) {
 	if line := autoResolved(j); line != "" {
 		fmt.Fprintln(w, line)
@@ -118,6 +119,9 @@ func printResult(w io.Writer, j *client.JobView) {
 	}
 	if j.Error != "" {
 		fmt.Fprintf(w, "  error: %s\n", j.Error)
+	}
+	if j.ExpiryNote != "" {
+		fmt.Fprintf(w, "  %s\n", oneLine(j.ExpiryNote, 300))
 	}
 	if j.Status == askonce.StatusPending {
 		fmt.Fprintf(w, "  pending: %s [%s]\n", j.ClarificationQuestion, jobview.Kind(j.ClarificationType))
@@ -332,6 +336,7 @@ func printDetail(w io.Writer, d *client.JobDetail) {
 		row("Answered via", strings.TrimSpace(j.AnsweredVia+" "+oneLine(j.AnsweredBy, 100)))
 	}
 	row("Error", j.Error)
+	row("Expiry", oneLine(j.ExpiryNote, 300))
 	row("Attempts", strconv.Itoa(len(d.Attempts)))
 	usage := fmt.Sprintf("%d prompt + %d completion tokens", j.Usage.PromptTokens, j.Usage.CompletionTokens)
 	if j.Usage.CostUSD > 0 { // an offline interpreter costs nothing: no "$0.0000"

@@ -179,8 +179,9 @@ func newGoneView(j *askonce.Job, now time.Time) *goneView {
 			at = *q.ExpiresAt
 		}
 		g.Text = "Nobody answered in time."
-		if j.AnswerSource == askonce.SourceTimeout {
-			g.Text = "Nobody answered in time, so its default answer was used."
+		if n := j.ExpiryNote(); n != "" {
+			// Swept: the default answered, or the job expired.
+			g.Text = visible(n)
 		}
 	case j.Status == askonce.StatusCancelled && j.AnsweredAt == nil:
 		g.Kind, g.Heading, g.Text = goneCancelled, "This question was cancelled", "The job was cancelled before the question was answered."

@@ -9,29 +9,34 @@ import (
 	"github.com/askonce/askonce/email"
 )
 
-// ?choice=N (the email channel's option links) shows option N chosen
-// instead of the default, and a GET answers nothing.
+// ?choice=N (the email channel's option links) shows option N chosen; a
+// question without a default (rule 17: the rules interpreter gives none
+// here) shows none chosen otherwise; and a GET answers nothing.
 func testAnswerPageChoiceParameterPreselectsTheOptionAndAnswersNothing(t *testing.T) {
 	t.Parallel()
 	s := newLinkSite(t, linkOptions{})
 	j, link := s.ask(t, selectGoal)
-	if j.Question.Default != "hot" || j.Question.Options[1] != "frozen" {
-		t.Fatalf("question %+v; want default hot and option 1 frozen", j.Question)
+	if j.Question.Default != "" || j.Question.Options[1] != "frozen" {
+		t.Fatalf("question %+v; want no default and option 1 frozen", j.Question)
 	}
 	for _, tc := range []struct{ query, checked string }{
 		{"?choice=1", "frozen"},
 		{"?choice=0", "hot"},
-		{"?choice=9", "hot"}, // out of range: the default
-		{"?choice=x", "hot"}, // not a number: the default
-		{"", "hot"},
+		{"?choice=9", ""}, // out of range: none
+		{"?choice=x", ""}, // not a number: none
+		{"", ""},
 	} {
 		r := s.get(t, link+tc.query)
 		if r.status != http.StatusOK {
 			t.Fatalf("GET %s: %d", tc.query, r.status)
 		}
-		mustContain(t, r, `value="`+tc.checked+`" checked`)
-		if n := strings.Count(r.body, " checked"); n != 1 {
-			t.Fatalf("GET %s: %d checked inputs; want 1", tc.query, n)
+		want := 0
+		if tc.checked != "" {
+			mustContain(t, r, `value="`+tc.checked+`" checked`)
+			want = 1
+		}
+		if n := strings.Count(r.body, " checked"); n != want {
+			t.Fatalf("GET %s: %d checked inputs; want %d", tc.query, n, want)
 		}
 	}
 	got, err := s.engine.Get(t.Context(), "", j.ID)

@@ -371,6 +371,7 @@ export interface components {
             /** @enum {string} */
             dispatchStatus?: "queued" | "delivered" | "failed" | "none";
             error?: string;
+            expiryNote?: string;
             files?: string[];
             goal: string;
             /** @enum {string} */
@@ -434,6 +435,7 @@ export interface components {
             /** @enum {string} */
             dispatchStatus?: "queued" | "delivered" | "failed" | "none";
             error?: string;
+            expiryNote?: string;
             files?: string[];
             goal: string;
             /** @enum {string} */

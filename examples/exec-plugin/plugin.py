@@ -86,7 +86,10 @@ def interpret(req):
             "text": f"Which one: {options[0]} or {options[1]}?",
             "options": options,
             "reason": "action_ambiguous",
-            "default": options[0],
+            # No default: which option the goal names first says nothing
+            # about what the person wants, and askonce drops a default no
+            # one chose (docs/protocol.md rule 17), so that a question
+            # nobody answers expires its job instead of answering for them.
         },
     }
 

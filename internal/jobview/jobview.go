@@ -34,6 +34,10 @@ type Job struct {
 	AnswerURL    string             `json:"answerUrl,omitempty" jsonschema:"where a person answers the pending question"`
 	Plan         *Plan              `json:"plan,omitempty"`
 	Error        string             `json:"error,omitempty"`
+
+	// ExpiryNote says plainly that nobody answered the question in time
+	// and what became of it (askonce.Job.ExpiryNote).
+	ExpiryNote string `json:"expiryNote,omitempty" jsonschema:"when nobody answered in time: whether a default was used or the job expired"`
 }
 
 // Question is a job's question.
@@ -115,6 +119,7 @@ func JobOf(j *askonce.Job, answerURL string) Job {
 		AnswerURL:           answerURL,
 		Plan:                PlanOf(j.Plan),
 		Error:               j.Error,
+		ExpiryNote:          j.ExpiryNote(),
 	}
 }
 
