@@ -1,0 +1,268 @@
+package main_test
+
+import (
+	"context"
+	"flag"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+var updateDocs = flag.Bool("update", false, "rewrite the console examples of README.md and docs/*.md that differ with what their commands print now")
+
+// The console examples of README.md and docs/*.md are what the commands
+// print: every fenced block that starts with "$ COMMAND" and runs offline
+// (askonce's own commands, fed by echo or printf; not serve, mcp or bench,
+// which run until stopped) is run, in order, with the built binary as
+// askonce, in an empty folder and an empty user data folder of its doc's
+// own, and its text must be the commands and their output (stdout and
+// stderr as a terminal shows them). Job ids, session ids and durations
+// may differ. After a change to what a command prints,
+//
+//	go test ./cmd/askonce -run TestDocsConsoleExamplesAreWhatTheCommandsPrint -update
+//
+// rewrites the blocks that differ; review them with git diff.
+func TestDocsConsoleExamplesAreWhatTheCommandsPrint(t *testing.T) {
+	t.Parallel()
+	bin := builtBinary(t)
+	root := filepath.Join("..", "..")
+	docs, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs = append([]string{filepath.Join(root, "README.md")}, docs...)
+	covered := 0
+	for _, doc := range docs {
+		b, err := os.ReadFile(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(string(b), "\n")
+		var runnable []consoleBlock
+		for _, blk := range consoleBlocks(lines) {
+			if blk.offline() {
+				runnable = append(runnable, blk)
+			}
+		}
+		if len(runnable) == 0 {
+			continue
+		}
+		name, _ := filepath.Rel(root, doc)
+		t.Run(strings.ReplaceAll(name, string(filepath.Separator), "_"), func(t *testing.T) {
+			t.Parallel()
+			env := newDocEnv(t, bin, root)
+			changed := false
+			// From the last block up, so that a rewritten block does not
+			// move the lines of the ones still to rewrite.
+			got := make([]string, len(runnable))
+			for i, blk := range runnable {
+				got[i] = env.run(t, blk)
+			}
+			for i := len(runnable) - 1; i >= 0; i-- {
+				blk, want := runnable[i], strings.Join(lines[runnable[i].start:runnable[i].end], "\n")+"\n"
+				if normalizeConsole(want) == normalizeConsole(got[i]) {
+					continue
+				}
+				if *updateDocs {
+					lines = append(lines[:blk.start], append(strings.Split(strings.TrimSuffix(got[i], "\n"), "\n"), lines[blk.end:]...)...)
+					changed = true
+					continue
+				}
+				t.Errorf("%s:%d: the example is not what its commands print (go test ./cmd/askonce -run %s -update rewrites it)\n--- the doc:\n%s--- printed now:\n%s",
+					name, blk.start+1, t.Name(), want, got[i])
+			}
+			if changed {
+				if err := os.WriteFile(doc, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				t.Logf("rewrote %s", name)
+			}
+		})
+		covered += len(runnable)
+	}
+	if covered < 6 {
+		t.Errorf("ran %d console examples; the docs have more (docs/terminal.md's, docs/interpreters.md's eval)", covered)
+	}
+}
+
+// consoleBlock is a fenced block of a doc whose first line is a command
+// ("$ ..."): lines[start:end] is its text, between the fences.
+type consoleBlock struct {
+	start, end int
+	steps      []consoleStep
+}
+
+// consoleStep is one command of a block (with its continuation lines)
+// and the output the doc shows under it.
+type consoleStep struct {
+	command string
+}
+
+var fence = regexp.MustCompile("^```[a-z]*$")
+
+// consoleBlocks finds the blocks of a doc that start with "$ ".
+func consoleBlocks(lines []string) []consoleBlock {
+	var out []consoleBlock
+	for i := 0; i < len(lines); i++ {
+		if !fence.MatchString(lines[i]) {
+			continue
+		}
+		start, end := i+1, i+1
+		for end < len(lines) && lines[end] != "```" {
+			end++
+		}
+		i = end
+		if start >= end || !strings.HasPrefix(lines[start], "$ ") {
+			continue
+		}
+		blk := consoleBlock{start: start, end: end}
+		for j := start; j < end; j++ {
+			if !strings.HasPrefix(lines[j], "$ ") {
+				continue
+			}
+			cmd := strings.TrimPrefix(lines[j], "$ ")
+			for strings.HasSuffix(cmd, `\`) && j+1 < end {
+				j++
+				cmd += "\n" + lines[j]
+			}
+			blk.steps = append(blk.steps, consoleStep{command: cmd})
+		}
+		out = append(out, blk)
+	}
+	return out
+}
+
+// offline reports whether every command of the block is askonce's own
+// (fed by echo or printf), and none runs until it is stopped.
+func (b consoleBlock) offline() bool {
+	for _, s := range b.steps {
+		askonce := false
+		for _, part := range strings.Split(s.command, "|") {
+			words := strings.Fields(part)
+			if len(words) == 0 {
+				return false
+			}
+			switch words[0] {
+			case "echo", "printf":
+			case "askonce":
+				if len(words) > 1 && (words[1] == "serve" || words[1] == "mcp" || words[1] == "bench") {
+					return false
+				}
+				askonce = true
+			default:
+				return false
+			}
+		}
+		if !askonce {
+			return false
+		}
+	}
+	return true
+}
+
+// docEnv is where one doc's examples run: the built binary first on
+// PATH as askonce, an empty working folder, an empty home and user data
+// folder, no ASKONCE_* settings from the caller.
+type docEnv struct {
+	root, cwd string
+	env       []string
+}
+
+func newDocEnv(t *testing.T, bin, root string) *docEnv {
+	t.Helper()
+	dir := t.TempDir()
+	e := &docEnv{root: root, cwd: filepath.Join(dir, "work")}
+	home := filepath.Join(dir, "home")
+	for _, d := range []string{e.cwd, home} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The binary as a file named askonce, whatever the tests named it.
+	binDir := filepath.Join(dir, "bin")
+	if err := os.Mkdir(binDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(bin, filepath.Join(binDir, "askonce")); err != nil {
+		t.Fatal(err)
+	}
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "ASKONCE_") && !strings.HasPrefix(kv, "XDG_") && !strings.HasPrefix(kv, "HOME=") && !strings.HasPrefix(kv, "PATH=") {
+			e.env = append(e.env, kv)
+		}
+	}
+	e.env = append(e.env, "HOME="+home, "PATH="+binDir+string(os.PathListSeparator)+os.Getenv("PATH"), "NO_COLOR=1")
+	return e
+}
+
+// run runs a block's commands in order with bash and returns the block as
+// they print it: each "$ command" line and its output.
+func (e *docEnv) run(t *testing.T, b consoleBlock) string {
+	t.Helper()
+	var out strings.Builder
+	for _, s := range b.steps {
+		e.linkRepoPaths(t, s.command)
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		cmd := exec.CommandContext(ctx, "bash", "-c", s.command)
+		cmd.Dir, cmd.Env = e.cwd, e.env
+		printed, err := cmd.CombinedOutput()
+		timedOut := ctx.Err() != nil
+		cancel()
+		if timedOut {
+			t.Fatalf("%s: did not end within 2 minutes\n%s", s.command, printed)
+		}
+		// An exit status is part of the example (a mistyped command exits
+		// 2); what it printed is what the doc shows.
+		if _, ok := err.(*exec.ExitError); err != nil && !ok {
+			t.Fatalf("%s: %v", s.command, err)
+		}
+		out.WriteString("$ " + s.command + "\n")
+		out.Write(printed)
+		if len(printed) > 0 && printed[len(printed)-1] != '\n' {
+			out.WriteString("\n")
+		}
+	}
+	return out.String()
+}
+
+// linkRepoPaths makes the repository's files that a command names by a
+// relative path (rules/testdata/test.jsonl) reachable from the working
+// folder, as they are from a checkout's root.
+func (e *docEnv) linkRepoPaths(t *testing.T, command string) {
+	t.Helper()
+	for _, w := range strings.Fields(command) {
+		top, _, found := strings.Cut(w, "/")
+		if !found || top == "" || strings.HasPrefix(top, ".") {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(e.root, w)); err != nil {
+			continue
+		}
+		if _, err := os.Lstat(filepath.Join(e.cwd, top)); err == nil {
+			continue
+		}
+		abs, err := filepath.Abs(filepath.Join(e.root, top))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(abs, filepath.Join(e.cwd, top)); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+var (
+	uuidPattern     = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+	durationPattern = regexp.MustCompile(`\b[0-9]+(\.[0-9]+)?(ns|µs|ms|s)\b`)
+)
+
+// normalizeConsole is a block's text with what differs from run to run
+// (ids, durations) made the same.
+func normalizeConsole(s string) string {
+	s = uuidPattern.ReplaceAllString(s, "<id>")
+	return durationPattern.ReplaceAllString(s, "<duration>")
+}
