@@ -1,6 +1,8 @@
 package main_test
 
 import (
+	"bytes"
+	"cmp"
 	"context"
 	"flag"
 	"os"
@@ -16,12 +18,16 @@ var updateDocs = flag.Bool("update", false, "rewrite the console examples of REA
 
 // The console examples of README.md and docs/*.md are what the commands
 // print: every fenced block that starts with "$ COMMAND" and runs offline
-// (askonce's own commands, fed by echo or printf; not serve, mcp or bench,
-// which run until stopped) is run, in order, with the built binary as
-// askonce, in an empty folder and an empty user data folder of its doc's
-// own, and its text must be the commands and their output (stdout and
-// stderr as a terminal shows them). Job ids, session ids and durations
-// may differ. After a change to what a command prints,
+// (askonce's own commands, fed by echo or printf, not serve, mcp or bench,
+// which run until stopped; curl to localhost:8080, piped to jq) is run, in
+// order, with the built binary as askonce, in an empty folder and an empty
+// user data folder of its doc's own (curl reaching an askonce serve of
+// the doc's own, with the rules interpreter), and its text must be the
+// commands and their output (stdout and stderr as a terminal shows them).
+// Job ids, session ids and durations may differ; an id the doc shows in
+// one output stands for the real one in the commands after it. A block
+// that cannot run offline says why in a comment the line before it:
+// <!-- not run: REASON -->. After a change to what a command prints,
 //
 //	go test ./cmd/askonce -run TestDocsConsoleExamplesAreWhatTheCommandsPrint -update
 //
@@ -99,7 +105,7 @@ type consoleBlock struct {
 // consoleStep is one command of a block (with its continuation lines)
 // and the output the doc shows under it.
 type consoleStep struct {
-	command string
+	command, output string
 }
 
 var fence = regexp.MustCompile("^```[a-z]*$")
@@ -119,6 +125,9 @@ func consoleBlocks(lines []string) []consoleBlock {
 		if start >= end || !strings.HasPrefix(lines[start], "$ ") {
 			continue
 		}
+		if start >= 2 && strings.HasPrefix(lines[start-2], "<!-- not run: ") {
+			continue
+		}
 		blk := consoleBlock{start: start, end: end}
 		for j := start; j < end; j++ {
 			if !strings.HasPrefix(lines[j], "$ ") {
@@ -131,13 +140,26 @@ func consoleBlocks(lines []string) []consoleBlock {
 			}
 			blk.steps = append(blk.steps, consoleStep{command: cmd})
 		}
+		// Each step's output: its lines up to the next command.
+		step := -1
+		for j := start; j < end; j++ {
+			if strings.HasPrefix(lines[j], "$ ") {
+				step++
+				for strings.HasSuffix(lines[j], `\`) && j+1 < end {
+					j++
+				}
+				continue
+			}
+			blk.steps[step].output += lines[j] + "\n"
+		}
 		out = append(out, blk)
 	}
 	return out
 }
 
 // offline reports whether every command of the block is askonce's own
-// (fed by echo or printf), and none runs until it is stopped.
+// (fed by echo or printf) or curl to localhost:8080 (piped to jq), and
+// none runs until it is stopped.
 func (b consoleBlock) offline() bool {
 	for _, s := range b.steps {
 		askonce := false
@@ -147,7 +169,12 @@ func (b consoleBlock) offline() bool {
 				return false
 			}
 			switch words[0] {
-			case "echo", "printf":
+			case "echo", "printf", "jq":
+			case "curl":
+				if !strings.Contains(part, "localhost:8080") {
+					return false
+				}
+				askonce = true
 			case "askonce":
 				if len(words) > 1 && (words[1] == "serve" || words[1] == "mcp" || words[1] == "bench") {
 					return false
@@ -170,12 +197,14 @@ func (b consoleBlock) offline() bool {
 type docEnv struct {
 	root, cwd string
 	env       []string
+	server    string            // host:port of the doc's askonce serve, once a curl needs it
+	ids       map[string]string // an id the doc shows -> the id it stands for in this run
 }
 
 func newDocEnv(t *testing.T, bin, root string) *docEnv {
 	t.Helper()
 	dir := t.TempDir()
-	e := &docEnv{root: root, cwd: filepath.Join(dir, "work")}
+	e := &docEnv{root: root, cwd: filepath.Join(dir, "work"), ids: map[string]string{}}
 	home := filepath.Join(dir, "home")
 	for _, d := range []string{e.cwd, home} {
 		if err := os.Mkdir(d, 0o700); err != nil {
@@ -205,9 +234,28 @@ func (e *docEnv) run(t *testing.T, b consoleBlock) string {
 	t.Helper()
 	var out strings.Builder
 	for _, s := range b.steps {
+		for _, tool := range []string{"curl", "jq"} {
+			if !regexp.MustCompile(`(^|\|)\s*` + tool + `\s`).MatchString(s.command) {
+				continue
+			}
+			if _, err := exec.LookPath(tool); err != nil {
+				if os.Getenv("CI") != "" {
+					t.Fatalf("%s is not installed: .ci/run installs it (CI never skips)", tool)
+				}
+				t.Skipf("skipping: the examples need %s (apt-get install %s; .ci/run does)", tool, tool)
+			}
+		}
 		e.linkRepoPaths(t, s.command)
+		command := uuidPattern.ReplaceAllStringFunc(s.command, func(id string) string { return cmp.Or(e.ids[id], id) })
+		run := command
+		if strings.Contains(command, "localhost:8080") {
+			if e.server == "" {
+				e.server = strings.TrimPrefix(start(t, []string{"ASKONCE_DB=" + filepath.Join(filepath.Dir(e.cwd), "serve.db")}).base, "http://")
+			}
+			run = strings.ReplaceAll(command, "localhost:8080", e.server)
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		cmd := exec.CommandContext(ctx, "bash", "-c", s.command)
+		cmd := exec.CommandContext(ctx, "bash", "-c", "set -o pipefail; "+run)
 		cmd.Dir, cmd.Env = e.cwd, e.env
 		printed, err := cmd.CombinedOutput()
 		timedOut := ctx.Err() != nil
@@ -220,9 +268,21 @@ func (e *docEnv) run(t *testing.T, b consoleBlock) string {
 		if _, ok := err.(*exec.ExitError); err != nil && !ok {
 			t.Fatalf("%s: %v", s.command, err)
 		}
-		out.WriteString("$ " + s.command + "\n")
+		if e.server != "" {
+			printed = bytes.ReplaceAll(printed, []byte(e.server), []byte("127.0.0.1:8080"))
+		}
+		// The ids the doc shows stand for this run's in later commands.
+		if shown, got := uuidPattern.FindAllString(s.output, -1), uuidPattern.FindAllString(string(printed), -1); len(shown) == len(got) {
+			for i := range shown {
+				e.ids[shown[i]] = got[i]
+			}
+		}
+		out.WriteString("$ " + command + "\n")
 		out.Write(printed)
 		if len(printed) > 0 && printed[len(printed)-1] != '\n' {
+			out.WriteString("\n")
+		}
+		if strings.HasSuffix(s.output, "\n\n") { // the doc's blank line before the next command
 			out.WriteString("\n")
 		}
 	}
