@@ -69,17 +69,9 @@ func TestDocsConsoleExamplesAreWhatTheCommandsPrint(t *testing.T) {
 				got[i] = env.run(t, blk)
 			}
 			for i := len(runnable) - 1; i >= 0; i-- {
-				blk, want := runnable[i], strings.Join(lines[runnable[i].start:runnable[i].end], "\n")+"\n"
-				if normalizeConsole(want) == normalizeConsole(got[i]) {
-					continue
-				}
-				if *updateDocs {
-					lines = append(lines[:blk.start], append(strings.Split(strings.TrimSuffix(got[i], "\n"), "\n"), lines[blk.end:]...)...)
+				if docBlock(t, &lines, runnable[i].start, runnable[i].end, strings.TrimSuffix(got[i], "\n"), name+": the example is not what its commands print") {
 					changed = true
-					continue
 				}
-				t.Errorf("%s:%d: the example is not what its commands print (go test ./cmd/askonce -run %s -update rewrites it)\n--- the doc:\n%s--- printed now:\n%s",
-					name, blk.start+1, t.Name(), want, got[i])
 			}
 			if changed {
 				if err := os.WriteFile(doc, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
@@ -313,6 +305,24 @@ func (e *docEnv) linkRepoPaths(t *testing.T, command string) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// docBlock compares lines[start:end], a block of a doc, with got, what
+// the test made of it now, ids and durations aside. When they differ it
+// replaces the block with got under -update and reports true, and else
+// fails the test with both.
+func docBlock(t *testing.T, lines *[]string, start, end int, got, problem string) bool {
+	t.Helper()
+	want := strings.Join((*lines)[start:end], "\n")
+	if normalizeConsole(want) == normalizeConsole(got) {
+		return false
+	}
+	if !*updateDocs {
+		t.Errorf("%s (line %d; go test ./cmd/askonce -run '%s' -update rewrites it)\n--- the doc:\n%s\n--- now:\n%s", problem, start+1, t.Name(), want, got)
+		return false
+	}
+	*lines = append((*lines)[:start], append(strings.Split(got, "\n"), (*lines)[end:]...)...)
+	return true
 }
 
 var (

@@ -73,17 +73,9 @@ func TestDocsTerminalScreensAreWhatRunDraws(t *testing.T) {
 		for end < len(lines) && lines[end] != "```" {
 			end++
 		}
-		want := strings.Join(lines[start:end], "\n")
-		got = trimScreen(got)
-		if normalizeConsole(want) == normalizeConsole(got) {
-			continue
-		}
-		if *updateDocs {
-			lines = append(lines[:start], append(strings.Split(got, "\n"), lines[end:]...)...)
+		if docBlock(t, &lines, start, end, trimScreen(got), "docs/terminal.md: the "+name+" screen is not what askonce run draws") {
 			changed = true
-			continue
 		}
-		t.Errorf("docs/terminal.md:%d: the %s screen is not what askonce run draws (-update rewrites it)\n--- the doc:\n%s\n--- drawn now:\n%s", start+1, name, want, got)
 	}
 	if found != len(screens) {
 		t.Errorf("docs/terminal.md shows %d of the %d screens", found, len(screens))
