@@ -17,16 +17,13 @@ import (
 // The TypeScript client as a newcomer meets it: the tarball npm pack
 // makes (the release's), installed into an empty project, does a round
 // trip against askonce serve; and every TypeScript snippet of its README
-// and of docs/integrations.md compiles there under tsc --strict against
-// the installed package and runs against the same server.
+// and of docs/integrations.md compiles there with the README's own
+// commands (npm install, npx tsc, node), against the installed package,
+// and runs against the same server, on Node 20 and on Node 22.
 func TestTypeScriptClient_TarballInAnEmptyProject(t *testing.T) {
 	t.Parallel()
-	tsc := filepath.Join("typescript", "node_modules", "typescript", "bin", "tsc")
-	require(t, "npm", tsc)
-	tsc, err := filepath.Abs(tsc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	// npm ci there puts typescript and @types/node in npm's cache.
+	require(t, "npm", filepath.Join("typescript", "node_modules", "@types", "node"))
 	dir := t.TempDir()
 	run(t, "typescript", 2*time.Minute, "npm", "pack", "--silent", "--pack-destination", dir)
 	tarballs, err := filepath.Glob(filepath.Join(dir, "*.tgz"))
@@ -60,36 +57,102 @@ console.log(JSON.stringify({ status: job.status, temperature: job.plan.spec.attr
 		t.Errorf("the round trip printed %s, want a successful hot plan that no builder takes", got)
 	}
 
-	t.Run("SnippetsCompileStrictAndRun", func(t *testing.T) {
+	t.Run("SnippetsCompileAndRunWithTheREADMEsCommands", func(t *testing.T) {
+		readme := filepath.Join("typescript", "README.md")
+		install, compile, runLine := readmeCommands(t, readme)
 		var names []string
-		for _, doc := range []string{filepath.Join("typescript", "README.md"), filepath.Join("..", "docs", "integrations.md")} {
+		for _, doc := range []string{readme, filepath.Join("..", "docs", "integrations.md")} {
 			for i, src := range tsBlocks(t, doc) {
 				name := strings.NewReplacer(string(filepath.Separator), "_", ".", "_").Replace(strings.TrimPrefix(doc, ".."+string(filepath.Separator)))
-				name = name + "_" + string(rune('a'+i)) + ".mts"
-				write(t, filepath.Join(project, name), src)
+				name = name + "_" + string(rune('a'+i))
+				write(t, filepath.Join(project, name+".mts"), src)
 				names = append(names, name)
 			}
 		}
 		if len(names) < 4 {
 			t.Fatalf("found %d ```ts blocks, want the README's and docs/integrations.md's", len(names))
 		}
-		// What @types/node declares of process, so that the project needs
-		// nothing beyond the client.
-		write(t, filepath.Join(project, "node.d.ts"), "declare const process: { env: Record<string, string | undefined> };\n")
-		write(t, filepath.Join(project, "tsconfig.json"), `{
-  "compilerOptions": {
-    "strict": true, "target": "ES2022", "module": "NodeNext", "moduleResolution": "NodeNext",
-    "lib": ["ES2022", "DOM", "DOM.Iterable"], "types": [], "outDir": "out"
-  },
-  "include": ["*.mts", "node.d.ts"]
-}
-`)
-		run(t, project, 2*time.Minute, "node", tsc, "-p", "tsconfig.json")
-		for _, name := range names {
-			out := node(t, project, base, filepath.Join("out", strings.TrimSuffix(name, ".mts")+".mjs"))
-			t.Logf("%s:\n%s", name, out)
+		// The README's install line as written; npm takes the packages
+		// from its cache when npm ci in clients/typescript put them there.
+		shell(t, project, "", base, install)
+		for _, major := range []string{"20", "22"} {
+			t.Run("Node"+major, func(t *testing.T) {
+				dir := nodeDir(t, major)
+				// A server of its own: the snippets remember answers.
+				base := serve(t)
+				version := shell(t, project, dir, base, "node --version")
+				if want := "v" + major + "."; !strings.HasPrefix(version, want) {
+					t.Fatalf("node --version is %s, want %s*", version, want)
+				}
+				for _, name := range names {
+					shell(t, project, dir, base, strings.ReplaceAll(compile, "example.mts", name+".mts"))
+					out := shell(t, project, dir, base, strings.ReplaceAll(runLine, "example.mjs", name+".mjs"))
+					t.Logf("%s on %s:\n%s", name, version, out)
+				}
+			})
 		}
 	})
+}
+
+// readmeCommands returns the three lines of the README's sh block that
+// compiles and runs an example: the npm install, the tsc and the node
+// line, as a reader copies them.
+func readmeCommands(t *testing.T, readme string) (install, compile, run string) {
+	t.Helper()
+	b, err := os.ReadFile(readme)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range regexp.MustCompile("(?ms)^```sh\n(.*?)^```").FindAllStringSubmatch(string(b), -1) {
+		lines := strings.Split(strings.TrimSpace(m[1]), "\n")
+		if len(lines) == 3 && strings.HasPrefix(lines[1], "npx tsc ") {
+			if !strings.HasPrefix(lines[0], "npm install ") || !strings.HasSuffix(lines[1], " example.mts") || lines[2] != "node example.mjs" {
+				t.Fatalf("%s: the compile-and-run block is not npm install, npx tsc ... example.mts, node example.mjs:\n%s", readme, m[1])
+			}
+			return lines[0], lines[1], lines[2]
+		}
+	}
+	t.Fatalf("%s has no sh block that compiles an example with npx tsc and runs it with node", readme)
+	return
+}
+
+// nodeDir is the folder of the Node binary of that major version that npm
+// ci in clients/node installs (node20, node22); the test skips when it is
+// missing, except in CI.
+func nodeDir(t *testing.T, major string) string {
+	t.Helper()
+	dir, err := filepath.Abs(filepath.Join("node", "node_modules", "node"+major, "bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "node")); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("Node %s is missing (%v): .ci/run installs it with npm ci in clients/node", major, err)
+		}
+		t.Skipf("skipping: Node %s is not installed (npm ci in clients/node; CI installs it and never skips)", major)
+	}
+	return dir
+}
+
+// shell runs line with bash in dir, with nodeDir (when set) first on PATH
+// and ASKONCE_URL set to base, and returns its output.
+func shell(t *testing.T, dir, nodeDir, base, line string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "bash", "-c", line)
+	cmd.Dir = dir
+	path := os.Getenv("PATH")
+	if nodeDir != "" {
+		path = nodeDir + string(os.PathListSeparator) + path
+	}
+	cmd.Env = append(os.Environ(), "PATH="+path, "ASKONCE_URL="+base,
+		"npm_config_prefer_offline=true", "npm_config_audit=false", "npm_config_fund=false", "npm_config_loglevel=error")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", line, err, out)
+	}
+	return strings.TrimSpace(string(out))
 }
 
 // tsBlocks returns the ```ts blocks of a Markdown file.

@@ -56,6 +56,6 @@
 // or file a mention means goes beside the text, never into it: to the
 // bindings of the task that holds the mention and to spec.bindings; and
 // spec.goal is the goal as sent. The template planner fills
-// the profile's task DAG for the kind of thing the goal names. Usage reports zero cost and counts words
-// as a stand-in for tokens.
+// the profile's task DAG for the kind of thing the goal names. Usage is
+// zero: no model is called, so there are no tokens and no cost.
 package rules

@@ -119,10 +119,8 @@ func (in *Interpreter) profile(name string) (*Profile, error) {
 
 // Interpret turns req into a plan or one question (see the package
 // documentation for the rules). It fails only for an unknown profile
-// (EINVALID), a nil request or a done context. Usage reports no cost;
-// PromptTokens counts the words of the prompt and directive and
-// CompletionTokens the words of the output, a word being a run of letters
-// or digits.
+// (EINVALID), a nil request or a done context. Usage is zero: no model
+// is called.
 func (in *Interpreter) Interpret(ctx context.Context, req *askonce.Request) (*askonce.Response, error) {
 	if req == nil {
 		return nil, askonce.Errorf(askonce.EINVALID, "rules: nil request")
@@ -146,14 +144,9 @@ func (in *Interpreter) Interpret(ctx context.Context, req *askonce.Request) (*as
 	if err != nil {
 		return nil, fmt.Errorf("rules: %w", err)
 	}
-	return &askonce.Response{
-		Raw:     raw,
-		Outcome: out,
-		Usage: askonce.Usage{
-			PromptTokens:     countWords(prompt) + countWords(req.Directive),
-			CompletionTokens: countWords(raw),
-		},
-	}, nil
+	// No model, so no tokens and no cost: Usage stays zero, and the pages
+	// say "no model tokens" rather than a count of words dressed as one.
+	return &askonce.Response{Raw: raw, Outcome: out}, nil
 }
 
 // output is the JSON that askonce.ParseOutcome reads.

@@ -158,12 +158,6 @@ func content(t *token) bool {
 	return !t.e.has(fStop) && strings.IndexFunc(t.Text, unicode.IsLetter) >= 0
 }
 
-// countWords counts runs of letters and digits: the rules interpreter's
-// stand-in for tokens in Usage.
-func countWords[T string | []byte](b T) int64 {
-	return int64(len(strings.FieldsFunc(string(b), func(r rune) bool { return !lex.IsWordRune(r) })))
-}
-
 // command is one imperative command of a text: its main verb at
 // toks[verb], and the tokens up to end (exclusive) that belong to it.
 type command struct {

@@ -339,6 +339,9 @@ func printDetail(w io.Writer, d *client.JobDetail) {
 	row("Expiry", oneLine(j.ExpiryNote, 300))
 	row("Attempts", strconv.Itoa(len(d.Attempts)))
 	usage := fmt.Sprintf("%d prompt + %d completion tokens", j.Usage.PromptTokens, j.Usage.CompletionTokens)
+	if j.Usage == (askonce.Usage{}) { // the rules interpreter calls no model
+		usage = "no model tokens"
+	}
 	if j.Usage.CostUSD > 0 { // an offline interpreter costs nothing: no "$0.0000"
 		usage += fmt.Sprintf(", $%.4f", j.Usage.CostUSD)
 	}

@@ -183,7 +183,7 @@ func testAnswerPageShowsTheControlOfEachQuestionType(t *testing.T) {
 				t.Errorf("the page says %q %d times, want once", c.kind, n)
 			}
 			mustContain(t, r, `name="action" value="decline"`, `name="action" value="cancel"`,
-				`<span class="job-goal">`+c.goal+`</span>`, `src="/assets/answer.js"`)
+				`<strong class="job-title">`+j.Title+`</strong>`, `src="/assets/answer.js"`)
 			if d := j.Question.Default; d != "" {
 				mustContain(t, r, `<strong class="question-default">`+d+`</strong>`, "(default)")
 			}

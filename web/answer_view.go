@@ -64,6 +64,10 @@ func newFormView(j *askonce.Job, token string) *formView {
 		Title: visible(j.Title), Goal: visible(j.Goal),
 		MaxText: askonce.MaxFreeText,
 	}
+	// A title that is the goal with a capital says it once.
+	if strings.EqualFold(strings.TrimSpace(j.Title), strings.TrimSpace(j.Goal)) {
+		v.Goal = ""
+	}
 	if m := j.Memory; m != nil {
 		switch m.Scope {
 		case askonce.MemoryProject:
@@ -153,12 +157,15 @@ const (
 
 // goneView says why a link no longer takes an answer, and when.
 type goneView struct {
-	Kind       string
-	Heading    string
-	Text       string
-	When       string
-	WhenISO    string
-	Title      string
+	Kind    string
+	Heading string
+	Text    string
+	When    string
+	WhenISO string
+	Title   string
+	// Answer is the answer the question got (answered or declined), so a
+	// second visit says what it was.
+	Answer     string
 	OutcomeURL string
 }
 
@@ -171,6 +178,9 @@ func newGoneView(j *askonce.Job, now time.Time) *goneView {
 		return nil
 	}
 	g := &goneView{Title: visible(j.Title)}
+	if j.AnsweredAt != nil && j.Question != nil {
+		g.Answer = visible(j.AnswerText())
+	}
 	at := j.UpdatedAt
 	switch {
 	case j.Status == askonce.StatusPending || j.Status == askonce.StatusExpired || j.AnswerSource == askonce.SourceTimeout:

@@ -53,7 +53,8 @@ func clarificationWords(c askonce.ClarificationStatus) string {
 	case askonce.ClarificationAnswered:
 		return "answered"
 	case askonce.ClarificationSkipped:
-		return "not needed"
+		// The word jobs list and the API say (one word for one state).
+		return "skipped: nothing to ask"
 	}
 	return string(c)
 }
@@ -121,7 +122,8 @@ func plural(n int, one, many string) string {
 }
 
 // usageWords is what a job's interpreter calls used, or "" when they used
-// nothing worth a line (no tokens, no cost): no "$0.0000".
+// nothing worth a line (no tokens, no cost): no "$0.0000". The job page
+// then says "no model tokens": the rules interpreter calls no model.
 func usageWords(u askonce.Usage) string {
 	var parts []string
 	if u.PromptTokens != 0 || u.CompletionTokens != 0 {

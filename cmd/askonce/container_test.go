@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -68,10 +69,20 @@ func containerImageServesHealthzAsANonRootUser(t *testing.T) {
 	// serve and the image's health check (so the port is picked before
 	// the start rather than by --addr 127.0.0.1:0). The health check
 	// runs on demand below, not from a systemd timer this machine lacks.
-	addr := closedPort(t)
-	runContainer(t, name, "-e", "ASKONCE_ADDR="+addr, tag)
+	// ASKONCE_ADDR on every interface, as the image's own default is: the
+	// start-up log names it as given (0.0.0.0:PORT, not Go's [::]:PORT).
+	_, port, _ := net.SplitHostPort(closedPort(t))
+	addr := "127.0.0.1:" + port
+	runContainer(t, name, "-e", "ASKONCE_ADDR=0.0.0.0:"+port, tag)
 	if health := waitHealthy(t, "http://"+addr); !health.OK || health.Version != version {
 		t.Errorf("/healthz %+v, want ok and version %s", health, version)
+	}
+	logs, err := exec.Command(podman[0], append(podman[1:], "logs", name)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("podman logs: %v\n%s", err, logs)
+	}
+	if want := `msg="askonce serving" addr=0.0.0.0:` + port + " "; !strings.Contains(string(logs), want) {
+		t.Errorf("the container's start-up log does not say %s:\n%s", want, logs)
 	}
 	// A job is stored in the volume: /data is writable by the user.
 	resp, err := http.Post("http://"+addr+"/jobs", "application/json", strings.NewReader(`{"goal":"write the README"}`))
@@ -122,8 +133,14 @@ func buildImage(t *testing.T) (tag, version string) {
 	build := exec.Command("scripts/container.sh", "-b", bin, "-v", version, "-t", tag, "-a", "amd64")
 	build.Dir = filepath.Join("..", "..")
 	build.Env = append(os.Environ(), "CONTAINER_ENGINE="+strings.Join(podman, " "))
-	if out, err := build.CombinedOutput(); err != nil {
+	out, err := build.CombinedOutput()
+	if err != nil {
 		t.Fatalf("scripts/container.sh: %v\n%s", err, out)
+	}
+	// --platform sets TARGETOS, TARGETARCH and TARGETPLATFORM: the
+	// Containerfile declares them, so the build has nothing to warn of.
+	if strings.Contains(string(out), "not consumed") || strings.Contains(string(out), "[Warning]") {
+		t.Errorf("scripts/container.sh warned:\n%s", out)
 	}
 	t.Cleanup(func() { pod(t, "rmi", "-f", tag) })
 	return tag, version

@@ -347,9 +347,9 @@ func startServe(ctx context.Context, c *serveConfig, getenv func(string) string,
 	// Event streams would hold Shutdown until its timeout: end them.
 	sv.srv.RegisterOnShutdown(api.CloseStreams)
 	if keys == nil && !loopback(ln.Addr()) {
-		log.Warn("listening beyond loopback with no API keys: anyone who can reach this address can create and answer jobs; set --api-keys-file", "addr", ln.Addr().String())
+		log.Warn("listening beyond loopback with no API keys: anyone who can reach this address can create and answer jobs; set --api-keys-file", "addr", boundAddr(c.Addr, ln.Addr()))
 	}
-	log.Info("askonce serving", "addr", ln.Addr().String(), "db", cli.ShownDB(c.DB), "interpreter", c.Interpreter, "builder", c.Builder, "publicURL", publicURL)
+	log.Info("askonce serving", "addr", boundAddr(c.Addr, ln.Addr()), "db", cli.ShownDB(c.DB), "interpreter", c.Interpreter, "builder", c.Builder, "publicURL", publicURL)
 	base := listenURL(ln.Addr())
 	log.Info("open", "api", base+"/", "ui", base+"/ui", "mcp", base+"/mcp", "a2a", base+a2a.Path, "metrics", base+"/metrics")
 	return sv, nil
@@ -605,6 +605,19 @@ func exponential(base, ceiling time.Duration) func(attempt int) time.Duration {
 		}
 		return min(d, ceiling)
 	}
+}
+
+// boundAddr is the address serve listens on as --addr names it, with the
+// port it got (--addr 127.0.0.1:0 takes a free one): Go reports a
+// listener on 0.0.0.0 as [::], which is not what the operator asked for.
+// A host left out (--addr :8080) is shown as the listener reports it.
+func boundAddr(configured string, a net.Addr) string {
+	host, _, err := net.SplitHostPort(configured)
+	ta, ok := a.(*net.TCPAddr)
+	if err != nil || host == "" || !ok {
+		return a.String()
+	}
+	return net.JoinHostPort(host, strconv.Itoa(ta.Port))
 }
 
 // listenURL is the base URL of the address the server listens on, with an

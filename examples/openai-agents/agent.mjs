@@ -9,12 +9,15 @@
 //     -> {"waiting": ...} until they have; then {"done": {job, output}}
 //
 // Environment: ASKONCE_URL (default http://127.0.0.1:8080),
-// ASKONCE_API_KEY, STATE_FILE (default run-state.json: the job and the
-// serialized RunState), MODEL: "scripted" for the offline model of
+// ASKONCE_API_KEY, STATE_FILE (the job and the serialized RunState;
+// default askonce-openai-agents/run-state.json in the temporary folder, so
+// nothing is left in the folder it runs in), MODEL: "scripted" for the offline model of
 // scripted-model.mjs (what the tests use), else an OpenAI model name
 // (default gpt-5-mini; needs OPENAI_API_KEY).
 import { Agent, setTracingDisabled, tool } from "@openai/agents";
 import { Askonce } from "@askonce/client";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { z } from "zod";
 import { resumeRun, startRun } from "./askonce-decision.mjs";
 import { ScriptedModel } from "./scripted-model.mjs";
@@ -44,7 +47,7 @@ async function main() {
   if (modelName === "scripted") setTracingDisabled(true);
   const agent = supportAgent(modelName === "scripted" ? new ScriptedModel() : modelName);
   const client = new Askonce({ baseUrl: process.env.ASKONCE_URL ?? "http://127.0.0.1:8080", apiKey: process.env.ASKONCE_API_KEY || undefined });
-  const stateFile = process.env.STATE_FILE ?? "run-state.json";
+  const stateFile = process.env.STATE_FILE || join(tmpdir(), "askonce-openai-agents", "run-state.json");
   let out;
   switch (command) {
     case "start":

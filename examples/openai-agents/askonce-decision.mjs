@@ -6,7 +6,8 @@
 // this process or one started after a restart. A second decision in the
 // same run is not asked: askonce answers proceed, and the question's
 // default applies.
-import { readFile, rename, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { dirname } from "node:path";
 import { RunState, run } from "@openai/agents";
 
 // The answers of a decision question.
@@ -18,15 +19,45 @@ export const REJECT = "reject";
 export function decisionQuestion(item) {
   return {
     type: "SELECT_ONE",
-    text: `Allow ${item.name}(${item.arguments})?`,
+    text: decisionText(item),
     options: [APPROVE, REJECT],
     default: REJECT,
   };
 }
 
+// decisionText asks about a tool call in lines a person reads: the tool's
+// name, then one "name: value" line per argument, not the call's JSON.
+// The model wrote the name and arguments, so each is made visible: a
+// control, format or line-separator character is shown as its \u escape
+// (a newline in an argument cannot start a line of its own), and a value
+// that is not a string is shown as JSON.
+export function decisionText(item) {
+  let args = item.arguments ?? "";
+  try {
+    args = JSON.parse(args || "{}");
+  } catch {
+    // Not JSON: shown as the text it is.
+  }
+  const lines = [`Allow ${visible(item.name)}?`];
+  if (args && typeof args === "object" && !Array.isArray(args)) {
+    for (const [name, value] of Object.entries(args)) lines.push(`${visible(name)}: ${visible(value)}`);
+  } else if (args !== "") {
+    lines.push(`arguments: ${visible(args)}`);
+  }
+  return lines.join("\n");
+}
+
+// visible is a value as one line of plain text: strings as they are,
+// anything else as JSON, with control and invisible characters escaped.
+function visible(value) {
+  const s = typeof value === "string" ? value : JSON.stringify(value);
+  return s.replace(/[\p{Cc}\p{Cf}\u2028\u2029]/gu, (c) => "\\u" + c.codePointAt(0).toString(16).padStart(4, "0"));
+}
+
 // saveRun writes what a later process needs to resume: the job and the
 // serialized RunState, through a temporary file.
 async function saveRun(path, jobId, state) {
+  await mkdir(dirname(path), { recursive: true });
   await writeFile(path + ".tmp", JSON.stringify({ jobId, state: state.toString() }));
   await rename(path + ".tmp", path);
 }
@@ -100,12 +131,13 @@ async function decide({ client, jobId, state }) {
 }
 
 // finish reports the run's final output to askonce as the job's plan
-// (one task per line) and returns the job and the output.
+// (one task per line, under the job's title) and returns the job and the
+// output.
 async function finish({ client, jobId, result }) {
   const lines = String(result.finalOutput ?? "").split("\n").map((s) => s.trim()).filter(Boolean);
+  const { title } = await client.getJob(jobId);
   const r = await client.report(jobId, {
-    title: lines[0]?.slice(0, 80) ?? "",
-    plan: { tasks: lines.map((s, i) => ({ id: `t${i + 1}`, title: s.slice(0, 80), instruction: s, dependsOn: i ? [`t${i}`] : [] })) },
+    plan: { title, tasks: lines.map((s, i) => ({ id: `t${i + 1}`, title: s.slice(0, 80), instruction: s, dependsOn: i ? [`t${i}`] : [] })) },
   });
   return { job: r.job, output: result.finalOutput };
 }

@@ -1,6 +1,8 @@
 // Command quickstart runs one clarification round trip with askonce as an
 // embedded library: the embedded rules interpreter, a SQLite file, no keys,
-// no network.
+// no network. The database is a temporary file, removed at the end, so the
+// example leaves nothing behind and never writes into the ./askonce.db of
+// an askonce serve started in the same folder; -db FILE keeps one.
 //
 //	go run ./examples/quickstart                      # "hot frozen cheese", answered "hot"
 //	go run ./examples/quickstart -goal "delete the logs" -answer yes
@@ -12,6 +14,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/rules"
@@ -21,12 +24,26 @@ import (
 func main() {
 	goal := flag.String("goal", "hot frozen cheese", "the goal to plan")
 	answer := flag.String("answer", "hot", "the answer to give if askonce asks")
-	db := flag.String("db", "askonce.db", "SQLite file")
+	db := flag.String("db", "", "SQLite file to keep (default: a temporary one, removed at the end)")
 	flag.Parse()
-	if err := run(*goal, *answer, *db); err != nil {
+	if err := withDB(*db, func(db string) error { return run(*goal, *answer, db) }); err != nil {
 		fmt.Fprintln(os.Stderr, "quickstart:", err)
 		os.Exit(1)
 	}
+}
+
+// withDB calls f with db, or with a file in a temporary folder removed
+// afterwards when db is "".
+func withDB(db string, f func(db string) error) error {
+	if db != "" {
+		return f(db)
+	}
+	dir, err := os.MkdirTemp("", "askonce-quickstart-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	return f(filepath.Join(dir, "askonce.db"))
 }
 
 func run(goal, answer, db string) error {

@@ -5,7 +5,7 @@
 // The Go test has created HOSTILE_JOB (pending, goal with markup) and
 // PLANNED_JOB (success); it creates a job with goal LIVE_GOAL once the
 // page polls /ui/updates.
-import { base, launch, expect, screenshot } from './lib.mjs';
+import { base, launch, expect } from './lib.mjs';
 
 const { HOSTILE_JOB, PLANNED_JOB, LIVE_GOAL } = process.env;
 const b = await launch();
@@ -26,7 +26,6 @@ await live.first().waitFor({ timeout: 15000 });
 expect(await page.evaluate(() => window.inboxMark) === 'same document', 'the question to appear without a reload', 'the page reloaded');
 const count = await page.textContent('#pending-h .count');
 expect(count.trim() === '2', 'two pending questions counted', count);
-await screenshot(page, 'inbox');
 
 // Keyboard only: Tab to the live question's link, Enter.
 const href = await live.first().locator('a.q-link').getAttribute('href');
@@ -59,9 +58,8 @@ await page.waitForFunction(() => {
 const status = await page.textContent('h1 .status');
 expect(status.trim() === 'cancelled', 'the job to be cancelled', status);
 
-// The plan tree of a planned job, for the screenshot.
+// The plan tree of a planned job.
 await page.goto(base + '/ui/jobs/' + PLANNED_JOB);
 expect(await page.locator('.plan li[role=treeitem] li[role=treeitem]').count() > 0, 'a task drawn under its dependency', await page.innerHTML('main'));
-await screenshot(page, 'job');
 await b.close();
 console.log('ok');
