@@ -46,7 +46,10 @@ type session struct {
 	tenant string
 	// name is the name of the key signed in with ("" for none): the
 	// answeredBy of answers given on the answer page while signed in.
-	name    string
+	name string
+	// who is shown beside the Sign out button: the address or subject
+	// of an OpenID sign-in, "" for a key.
+	who     string
 	csrf    string
 	expires time.Time
 }
@@ -122,6 +125,32 @@ type viewer struct {
 // button).
 func (v *viewer) SignedIn() bool { return v.Session != nil }
 
+// Who is who signed in with an OpenID provider, "" otherwise.
+func (v *viewer) Who() string {
+	if v.Session == nil {
+		return ""
+	}
+	return v.Session.who
+}
+
+// open reports whether the inbox has no sign-in at all (no keys, no
+// provider).
+func (h *Handler) open() bool { return h.keys == nil && h.oidc == nil }
+
+// liveSession returns the live session r's cookie holds, or nil: kept in
+// memory after an API-key sign-in, signed into the cookie itself after an
+// OpenID one (oidc.go).
+func (h *Handler) liveSession(r *http.Request) *session {
+	c, err := r.Cookie(sessionCookie)
+	if err != nil {
+		return nil
+	}
+	if h.oidc != nil {
+		return h.oidc.session(c.Value, h.answerNow())
+	}
+	return h.sessions.get(c.Value)
+}
+
 // sessionPaths are where the session cookie is sent: the inbox, and the
 // answer page (see signedInName).
 var sessionPaths = []string{"/ui", "/a/"}
@@ -131,14 +160,10 @@ var sessionPaths = []string{"/ui", "/a/"}
 // is recorded as given by. "" otherwise; the answer link alone is what
 // lets anyone answer.
 func (h *Handler) signedInName(r *http.Request, j *askonce.Job) string {
-	if h.keys == nil || j == nil {
+	if h.open() || j == nil {
 		return ""
 	}
-	c, err := r.Cookie(sessionCookie)
-	if err != nil {
-		return ""
-	}
-	if ss := h.sessions.get(c.Value); ss != nil && ss.tenant == j.TenantID {
+	if ss := h.liveSession(r); ss != nil && ss.tenant == j.TenantID {
 		return ss.name
 	}
 	return ""
@@ -148,14 +173,10 @@ func (h *Handler) signedInName(r *http.Request, j *askonce.Job) string {
 // request has no live session. In the open inbox it makes sure the
 // double-submit CSRF cookie exists.
 func (h *Handler) viewer(w http.ResponseWriter, r *http.Request) *viewer {
-	if h.keys == nil {
+	if h.open() {
 		return &viewer{Tenant: askonce.DefaultTenant, CSRF: h.csrfCookie(w, r)}
 	}
-	c, err := r.Cookie(sessionCookie)
-	if err != nil {
-		return nil
-	}
-	ss := h.sessions.get(c.Value)
+	ss := h.liveSession(r)
 	if ss == nil {
 		return nil
 	}
@@ -218,6 +239,10 @@ func sameOrigin(r *http.Request) bool {
 
 // login serves the sign-in form (GET) and checks a key (POST).
 func (h *Handler) login(w http.ResponseWriter, r *http.Request) {
+	if h.oidc != nil {
+		h.oidcLogin(w, r)
+		return
+	}
 	if h.keys == nil {
 		http.Redirect(w, r, "/ui", http.StatusSeeOther)
 		return
@@ -279,6 +304,10 @@ func (h *Handler) logout(w http.ResponseWriter, r *http.Request) {
 	}
 	if msg := h.checkPost(r, v); msg != "" {
 		h.inboxError(w, http.StatusForbidden, "Forbidden", msg)
+		return
+	}
+	if h.oidc != nil {
+		h.oidcSignedOut(w, r)
 		return
 	}
 	h.sessions.remove(v.Session.id)
