@@ -519,3 +519,33 @@ func jsonPayload(p string) (string, error) {
 }
 
 func encodePayload(s string) string { return base64.RawURLEncoding.EncodeToString([]byte(s)) }
+
+func testBrowserOIDCSignIn(t *testing.T) {
+	t.Parallel()
+	requireBrowser(t)
+	s := newOIDCSite(t, "")
+	j := s.create("alpha", "", askingGoal)
+	other := s.create("alpha", "", askingGoal)
+	s.user("sub-eve", "eve@elsewhere.test")
+	s.user(subExpired, aliceEmail)
+	s.user("sub-alice", aliceEmail)
+	// Another site (localhost is not 127.0.0.1's site) whose pages post
+	// forms to the inbox as soon as they load.
+	evil := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		action, fields := s.engine.AnswerURL(s.srv.URL, other), `<input name="action" value="decline">`
+		if r.URL.Path == "/cancel" {
+			action, fields = s.srv.URL+"/ui/jobs/"+other.ID+"/cancel", ""
+		}
+		w.Header().Set("Content-Type", "text/html")
+		io.WriteString(w, `<!doctype html><form method="post" action="`+action+`">`+fields+`</form><script>document.forms[0].submit()</script>`)
+	}))
+	t.Cleanup(evil.Close)
+	evilURL := strings.Replace(evil.URL, "127.0.0.1", "localhost", 1)
+	browserScript(t, s.srv.URL, "oidc_signin",
+		"AUTHORIZE="+s.op.AuthorizationEndpoint(), "JOB="+j.ID, "OTHER_JOB="+other.ID,
+		"EVIL_ANSWER="+evilURL+"/answer", "EVIL_CANCEL="+evilURL+"/cancel",
+		"OUTSIDER=eve@elsewhere.test", "EMAIL="+aliceEmail, "ANSWERED_BY="+aliceEmail+" (oidc sub-alice)")
+	if got, err := s.engine.Get(context.Background(), "alpha", other.ID); err != nil || got.Status != askonce.StatusPending {
+		t.Errorf("the job the other site posted to: %v %v, want pending", got.Status, err)
+	}
+}
