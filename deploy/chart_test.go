@@ -7,6 +7,7 @@ package deploy_test
 
 import (
 	"bytes"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -22,6 +23,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	kjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
 )
 
@@ -103,11 +105,27 @@ func decode(t *testing.T, manifests []releaseutil.Manifest) objects {
 		default:
 			t.Fatalf("%s: unexpected kind %q", m.Name, m.Head.Kind)
 		}
-		if err := yaml.UnmarshalStrict([]byte(m.Content), into); err != nil {
+		if err := strictDecode(m.Content, into); err != nil {
 			t.Errorf("%s (%s): %v", m.Name, m.Head.Kind, err)
 		}
 	}
 	return o
+}
+
+// strictDecode decodes a YAML object as the API server does, and more
+// strictly: field names are case-sensitive (encoding/json's are not, so
+// readOnlyRootFileSystem would pass it), and an unknown or duplicate
+// field is an error rather than a warning.
+func strictDecode(doc string, into any) error {
+	j, err := yaml.YAMLToJSONStrict([]byte(doc))
+	if err != nil {
+		return err
+	}
+	strict, err := kjson.UnmarshalStrict(j, into)
+	if err != nil {
+		return err
+	}
+	return errors.Join(strict...)
 }
 
 // plain returns the manifests as one YAML stream, as committed.
@@ -180,9 +198,11 @@ func TestEveryRenderedObjectDecodesStrictly(t *testing.T) {
 func TestStrictDecodingRefusesAMisspeltField(t *testing.T) {
 	// The check the tests above rely on: a field Kubernetes does not know
 	// fails.
-	doc := "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: x\nspec:\n  replica: 2\n"
-	if err := yaml.UnmarshalStrict([]byte(doc), &appsv1.Deployment{}); err == nil || !strings.Contains(err.Error(), "replica") {
-		t.Fatalf("a misspelt field decoded: %v", err)
+	for _, field := range []string{"replica: 2", "replicas: 2\n  replicas: 3", "template:\n    spec:\n      containers:\n        - name: a\n          securityContext:\n            readOnlyRootFileSystem: true"} {
+		doc := "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: x\nspec:\n  " + field + "\n"
+		if err := strictDecode(doc, &appsv1.Deployment{}); err == nil {
+			t.Errorf("%q decoded", field)
+		}
 	}
 }
 
