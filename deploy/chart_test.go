@@ -40,6 +40,12 @@ const (
 // returns its manifests in Helm's install order.
 func render(t *testing.T, valuesFile string, set map[string]any) []releaseutil.Manifest {
 	t.Helper()
+	return renderAs(t, "askonce", valuesFile, set)
+}
+
+// renderAs is render with another release name.
+func renderAs(t *testing.T, release, valuesFile string, set map[string]any) []releaseutil.Manifest {
+	t.Helper()
 	ch, err := loader.Load(chartDir)
 	if err != nil {
 		t.Fatal(err)
@@ -51,7 +57,7 @@ func render(t *testing.T, valuesFile string, set map[string]any) []releaseutil.M
 		}
 	}
 	vals = chartutil.CoalesceTables(set, vals)
-	rv, err := chartutil.ToRenderValues(ch, vals, chartutil.ReleaseOptions{Name: "askonce", Namespace: "askonce", IsInstall: true, Revision: 1}, chartutil.DefaultCapabilities)
+	rv, err := chartutil.ToRenderValues(ch, vals, chartutil.ReleaseOptions{Name: release, Namespace: "askonce", IsInstall: true, Revision: 1}, chartutil.DefaultCapabilities)
 	if err != nil {
 		t.Fatal(err)
 	}
