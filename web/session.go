@@ -21,6 +21,8 @@ import (
 // 256-bit id in the cookie askonce_session, mapped in memory to the tenant
 // until it expires. The key itself is never stored or put in a cookie.
 // Sessions live in this process: a restart signs everyone out.
+// With Config.OIDC the inbox signs people in at an OpenID provider
+// instead, and the session is signed into the cookie itself (oidc.go).
 //
 // Every form post must come from the inbox itself: its Origin (or, when a
 // browser sends none, its Referer) must name the request's Host, and it
@@ -44,8 +46,9 @@ const (
 type session struct {
 	id     string
 	tenant string
-	// name is the name of the key signed in with ("" for none): the
-	// answeredBy of answers given on the answer page while signed in.
+	// name is the name of the key signed in with ("" for none), or the
+	// person of an OpenID sign-in (oidc.go): the answeredBy of answers
+	// given on the answer page while signed in.
 	name string
 	// who is shown beside the Sign out button: the address or subject
 	// of an OpenID sign-in, "" for a key.
