@@ -117,14 +117,28 @@ func (o *oidcSignIn) discover(ctx context.Context) (*oidc.Provider, error) {
 	if o.provider != nil {
 		return o.provider, nil
 	}
-	// The key set the provider fetches later uses the client, not ctx's
-	// deadline.
-	p, err := oidc.NewProvider(oidc.ClientContext(context.WithoutCancel(ctx), o.cfg.Client), o.cfg.Issuer)
+	// The provider keeps the client (not ctx) for the key set it
+	// fetches later.
+	p, err := oidc.NewProvider(oidc.ClientContext(ctx, o.cfg.Client), o.cfg.Issuer)
 	if err != nil {
 		return nil, err
 	}
 	o.provider = p
 	return p, nil
+}
+
+// CheckSignIn fetches the OpenID provider's discovery document now
+// rather than at the first sign-in, so that a provider that is down or
+// misconfigured shows in the log at start. An error changes nothing: the
+// sign-in asks again. Nil without Config.OIDC.
+func (h *Handler) CheckSignIn(ctx context.Context) error {
+	if h.oidc == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, providerTimeout)
+	defer cancel()
+	_, err := h.oidc.discover(ctx)
+	return err
 }
 
 func (o *oidcSignIn) oauth(p *oidc.Provider) *oauth2.Config {

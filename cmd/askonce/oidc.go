@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"fmt"
@@ -68,4 +69,15 @@ func (o *oidcConfig) web(keys *server.Keys, publicURL string, linkSecret []byte)
 		}
 	}
 	return cfg, nil
+}
+
+// checkSignIn logs whether the OpenID provider answers its discovery at
+// start. The server serves either way: API keys do not need it, and the
+// sign-in asks again.
+func (sv *serving) checkSignIn(pages *web.Handler) {
+	if err := pages.CheckSignIn(context.Background()); err != nil {
+		sv.log.Error("sign-in: the OpenID provider did not answer its discovery; the inbox cannot sign anyone in until it does (API keys are not affected)", "issuer", sv.oidc.Issuer, "err", err)
+		return
+	}
+	sv.log.Info("sign-in: OpenID provider found", "issuer", sv.oidc.Issuer)
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/oauth2-proxy/mockoidc"
 
@@ -75,5 +76,33 @@ func TestServeRefusesAnIssuerWithoutWhatSignInNeeds(t *testing.T) {
 		if code == 0 || !strings.Contains(stderr, c.want) {
 			t.Errorf("%s: exit %d, stderr:\n%s\nwant it to say %q", c.name, code, stderr, c.want)
 		}
+	}
+}
+
+// With the provider down at start, serve starts, says so in its log, and
+// API keys work; the inbox's sign-in says it is unavailable.
+func TestServeWithTheProviderDownServesAPIKeys(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	keys := filepath.Join(dir, "keys")
+	if err := os.WriteFile(keys, []byte("acme "+server.HashKey("key-a")+"\nacme signin domain=acme.test\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	in := start(t, []string{"ASKONCE_OIDC_CLIENT_ID=a", "ASKONCE_OIDC_CLIENT_SECRET=b"},
+		"--db", filepath.Join(dir, "a.db"), "--api-keys-file", keys, "--oidc-issuer", "http://"+closedPort(t)+"/oidc")
+	if r := in.do("POST", "/jobs", map[string]any{"goal": "hot frozen cheese"}, "Authorization", "Bearer key-a"); r.status != 201 {
+		t.Fatalf("POST /jobs with a key while the provider is down: %d %s", r.status, r.raw)
+	}
+	within(t, 20*time.Second, "the log line saying the provider did not answer", func() bool {
+		return strings.Contains(in.logs.String(), "the OpenID provider did not answer its discovery")
+	})
+	resp, err := http.Get(in.base + "/ui/login")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadGateway || !strings.Contains(string(body), "Sign-in is unavailable") {
+		t.Errorf("/ui/login with the provider down: %d\n%s", resp.StatusCode, body)
 	}
 }

@@ -370,6 +370,9 @@ func (sv *serving) mount(mux *http.ServeMux, channels *servedChannels) {
 	for _, p := range web.Patterns {
 		mux.Handle(p, pages)
 	}
+	if sv.oidc != nil {
+		go sv.checkSignIn(pages)
+	}
 	// MCP over streamable HTTP (docs/mcp.md), behind the API keys.
 	opts := mcp.HTTPOptions{Logger: sv.log, Metrics: sv.reg, SessionTimeout: sv.c.MCPIdle, MaxSessions: sv.c.MCPMaxSessions, MaxCalls: sv.c.MCPMaxCalls, TrustedProxies: sv.proxies}
 	if sv.keys != nil {
