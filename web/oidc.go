@@ -333,7 +333,7 @@ func tokenProblem(err error) string {
 		return "the token has expired"
 	case strings.Contains(err.Error(), "audience"):
 		return "the token was issued to another application"
-	case strings.Contains(err.Error(), "issuer"):
+	case strings.Contains(err.Error(), "different provider"), strings.Contains(err.Error(), "issuer"):
 		return "the token comes from another issuer"
 	}
 	return "its signature or claims are not valid"

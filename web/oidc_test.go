@@ -364,13 +364,39 @@ func TestOIDCWrongStateAndReplayedCallbackAreRefused(t *testing.T) {
 	}
 }
 
-func TestOIDCTamperedSessionCookieIsNoSession(t *testing.T) {
-	t.Parallel()
+// aliceSignedIn starts a site with a pending job of alpha and a browser
+// that alice has signed in with.
+func aliceSignedIn(t *testing.T) (*oidcSite, *browser, *askonce.Job) {
+	t.Helper()
 	s := newOIDCSite(t, "")
 	j := s.create("alpha", "", askingGoal)
 	s.user("sub-alice", aliceEmail)
 	b := s.browser()
-	b.signIn(s)
+	if status, body := b.signIn(s); status != http.StatusOK {
+		t.Fatalf("alice's sign-in: %d\n%s", status, body)
+	}
+	return s, b, j
+}
+
+// post sends a form from the site's own pages (its Origin) with b's
+// cookies, following redirects, and returns the last status and body.
+func (b *browser) post(s *oidcSite, path string, form url.Values) (int, string) {
+	b.t.Helper()
+	req, _ := http.NewRequest("POST", s.srv.URL+path, strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Origin", s.srv.URL)
+	resp, err := b.c.Do(req)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(body)
+}
+
+func TestOIDCTamperedSessionCookieIsNoSession(t *testing.T) {
+	t.Parallel()
+	s, b, j := aliceSignedIn(t)
 	sess := b.cookie(s.srv.URL, "askonce_session")
 	if sess == nil {
 		t.Fatal("no session after sign-in")
@@ -399,22 +425,14 @@ func TestOIDCTamperedSessionCookieIsNoSession(t *testing.T) {
 
 func TestOIDCSignOutEndsTheSession(t *testing.T) {
 	t.Parallel()
-	s := newOIDCSite(t, "")
-	s.user("sub-alice", aliceEmail)
-	b := s.browser()
-	_, body := b.signIn(s)
+	s, b, _ := aliceSignedIn(t)
+	_, body := b.get(s.srv.URL + "/ui")
 	csrf := between(body, `name="csrf" value="`, `"`)
-	req, _ := http.NewRequest("POST", s.srv.URL+"/ui/logout", strings.NewReader(url.Values{"csrf": {csrf}}.Encode()))
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.Header.Set("Origin", s.srv.URL)
-	resp, err := b.c.Do(req)
-	if err != nil {
-		t.Fatal(err)
+	if status, out := b.post(s, "/ui/logout", url.Values{"csrf": {"forged"}}); status != http.StatusForbidden || b.cookie(s.srv.URL, "askonce_session") == nil {
+		t.Fatalf("sign-out with a forged token: %d\n%s", status, out)
 	}
-	out, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK || !strings.Contains(string(out), "signed out") {
-		t.Fatalf("sign-out: %d\n%s", resp.StatusCode, out)
+	if status, out := b.post(s, "/ui/logout", url.Values{"csrf": {csrf}}); status != http.StatusOK || !strings.Contains(out, "signed out") {
+		t.Fatalf("sign-out: %d\n%s", status, out)
 	}
 	if b.cookie(s.srv.URL, "askonce_session") != nil {
 		t.Errorf("the session cookie outlived sign-out")
@@ -473,24 +491,13 @@ func TestOIDCMisconfiguredIssuerSaysSo(t *testing.T) {
 
 func TestOIDCAnswerRecordsThePerson(t *testing.T) {
 	t.Parallel()
-	s := newOIDCSite(t, "")
-	j := s.create("alpha", "", askingGoal)
-	s.user("sub-alice", aliceEmail)
-	b := s.browser()
-	b.signIn(s)
+	s, b, j := aliceSignedIn(t)
 	_, page := b.get(s.srv.URL + "/ui/jobs/" + j.ID)
 	link := between(page, `href="/a/`, `"`)
 	if link == "" {
 		t.Fatalf("no answer link on the job page:\n%s", page)
 	}
-	req, _ := http.NewRequest("POST", s.srv.URL+"/a/"+link, strings.NewReader(url.Values{"action": {"decline"}}.Encode()))
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.Header.Set("Origin", s.srv.URL)
-	resp, err := b.c.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
+	b.post(s, "/a/"+link, url.Values{"action": {"decline"}})
 	got, err := s.engine.Get(context.Background(), "alpha", j.ID)
 	if err != nil {
 		t.Fatal(err)

@@ -22,40 +22,36 @@ import (
 //
 //	go test -run '^$' -bench 'InboxPage|SessionCheck' -benchtime 2s ./web
 func BenchmarkInboxPage(b *testing.B) {
-	_, key, signed := benchHandlers(b)
-	for _, c := range []struct {
-		name string
-		h    *Handler
-		v    string
-	}{{"api-key-session", key.h, key.cookie}, {"oidc-session", signed.h, signed.cookie}} {
-		b.Run(c.name, func(b *testing.B) {
-			req := httptest.NewRequest("GET", "/ui", nil)
-			req.AddCookie(&http.Cookie{Name: sessionCookie, Value: c.v})
-			for b.Loop() {
-				rec := httptest.NewRecorder()
-				c.h.ServeHTTP(rec, req)
-				if rec.Code != http.StatusOK {
-					b.Fatalf("/ui: %d %s", rec.Code, rec.Body)
-				}
-			}
-		})
-	}
+	benchSessions(b, func(b *testing.B, h *Handler, req *http.Request) {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != http.StatusOK {
+			b.Fatalf("/ui: %d %s", rec.Code, rec.Body)
+		}
+	})
 }
 
 func BenchmarkSessionCheck(b *testing.B) {
-	_, key, signed := benchHandlers(b)
+	benchSessions(b, func(b *testing.B, h *Handler, req *http.Request) {
+		if h.liveSession(req) == nil {
+			b.Fatal("no session")
+		}
+	})
+}
+
+// benchSessions runs one sub-benchmark per kind of session, each calling
+// view with a request for /ui that carries the session.
+func benchSessions(b *testing.B, view func(*testing.B, *Handler, *http.Request)) {
+	key, signed := benchHandlers(b)
 	for _, c := range []struct {
 		name string
-		h    *Handler
-		v    string
-	}{{"api-key-session", key.h, key.cookie}, {"oidc-session", signed.h, signed.cookie}} {
+		site benchSite
+	}{{"api-key-session", key}, {"oidc-session", signed}} {
 		b.Run(c.name, func(b *testing.B) {
 			req := httptest.NewRequest("GET", "/ui", nil)
-			req.AddCookie(&http.Cookie{Name: sessionCookie, Value: c.v})
+			req.AddCookie(&http.Cookie{Name: sessionCookie, Value: c.site.cookie})
 			for b.Loop() {
-				if c.h.liveSession(req) == nil {
-					b.Fatal("no session")
-				}
+				view(b, c.site.h, req)
 			}
 		})
 	}
@@ -68,7 +64,7 @@ type benchSite struct {
 
 // benchHandlers returns an engine's pages twice, signing in with keys
 // and with a provider, each with a live session of tenant alpha.
-func benchHandlers(b *testing.B) (*askonce.Engine, benchSite, benchSite) {
+func benchHandlers(b *testing.B) (benchSite, benchSite) {
 	b.Helper()
 	st, err := sqlite.Open(context.Background(), filepath.Join(b.TempDir(), "a.db"))
 	if err != nil {
@@ -93,5 +89,5 @@ func benchHandlers(b *testing.B) (*askonce.Engine, benchSite, benchSite) {
 	ks := kh.sessions.create(askonce.Caller{Tenant: "alpha"})
 	oh := New(Config{Engine: eng, Keys: keys, OIDC: &OIDC{Issuer: "http://127.0.0.1:1/unused", ClientID: "c", ClientSecret: "s", SessionKey: make([]byte, 32)}})
 	ov := oh.oidc.sign(signedSession{Tenant: "alpha", Name: "ann@alpha.test (oidc s)", Who: "ann@alpha.test", CSRF: randomToken(), Expires: oh.answerNow().Add(SessionTTL).Unix()})
-	return eng, benchSite{kh, ks.id}, benchSite{oh, ov}
+	return benchSite{kh, ks.id}, benchSite{oh, ov}
 }
