@@ -12,6 +12,7 @@ import (
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -489,7 +490,11 @@ func TestOIDCMisconfiguredIssuerSaysSo(t *testing.T) {
 	})
 }
 
-func TestOIDCAnswerRecordsThePerson(t *testing.T) {
+// Rule 15, who answered: a decline given on the answer page while signed
+// in with an OpenID provider records the person (verified address and
+// subject) as answeredBy: on the job, in its answered event, in the API's
+// job and on the job page.
+func TestRule15_SignedInInboxUserIsRecordedAsAnsweredBy(t *testing.T) {
 	t.Parallel()
 	s, b, j := aliceSignedIn(t)
 	_, page := b.get(s.srv.URL + "/ui/jobs/" + j.ID)
@@ -505,6 +510,28 @@ func TestOIDCAnswerRecordsThePerson(t *testing.T) {
 	want := aliceEmail + " (oidc sub-alice)"
 	if got.AnsweredBy != want || got.AnsweredVia != askonce.ViaWeb {
 		t.Errorf("answered via %q by %q, want web by %q", got.AnsweredVia, got.AnsweredBy, want)
+	}
+	evs, err := s.engine.Events(context.Background(), "alpha", j.ID, 0, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(evs, func(e askonce.Event) bool { return e.Type == askonce.EventAnswered })
+	if i < 0 || !strings.Contains(string(evs[i].Data), `"answeredBy":"`+want+`"`) {
+		t.Errorf("no answered event answered by %q among %d events", want, len(evs))
+	}
+	req, _ := http.NewRequest("GET", s.srv.URL+"/jobs/"+j.ID, nil)
+	req.Header.Set("Authorization", "Bearer "+keyAlpha)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var view struct {
+		AnsweredBy string `json:"answeredBy"`
+	}
+	json.NewDecoder(resp.Body).Decode(&view)
+	resp.Body.Close()
+	if view.AnsweredBy != want {
+		t.Errorf("GET /jobs/{id}: answeredBy %q, want %q", view.AnsweredBy, want)
 	}
 	if _, page := b.get(s.srv.URL + "/ui/jobs/" + j.ID); !strings.Contains(page, "alice@askonce.test (oidc sub-alice)") {
 		t.Errorf("the job page does not show who answered:\n%s", page)
