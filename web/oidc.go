@@ -109,6 +109,13 @@ func newOIDCSignIn(cfg OIDC, keys *server.Keys) *oidcSignIn {
 	return &oidcSignIn{cfg: cfg, keys: keys, mac: m.Sum(nil)}
 }
 
+// secure reports whether the cookies get the Secure attribute: when the
+// public URL is https (a proxy in front ends TLS) or the request came
+// over TLS.
+func (o *oidcSignIn) secure(r *http.Request) bool {
+	return r.TLS != nil || strings.HasPrefix(o.cfg.PublicURL, "https://")
+}
+
 // discover returns the provider, fetching its discovery document the
 // first time it answers.
 func (o *oidcSignIn) discover(ctx context.Context) (*oidc.Provider, error) {
@@ -230,7 +237,7 @@ func (h *Handler) oidcLogin(w http.ResponseWriter, r *http.Request) {
 	f := flow{State: randomToken(), Nonce: randomToken(), Verifier: oauth2.GenerateVerifier(), Expires: h.answerNow().Add(oidcFlowTTL).Unix()}
 	http.SetCookie(w, &http.Cookie{
 		Name: oidcCookie, Value: o.sign(f), Path: oidcCookiePath, MaxAge: int(oidcFlowTTL / time.Second),
-		HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteLaxMode,
+		HttpOnly: true, Secure: h.oidc.secure(r), SameSite: http.SameSiteLaxMode,
 	})
 	w.Header().Set("Cache-Control", "no-store")
 	http.Redirect(w, r, o.oauth(p).AuthCodeURL(f.State, oidc.Nonce(f.Nonce), oauth2.S256ChallengeOption(f.Verifier)), http.StatusFound)
@@ -248,7 +255,7 @@ func (h *Handler) oidcCallback(w http.ResponseWriter, r *http.Request) {
 	o := h.oidc
 	w.Header().Set("Cache-Control", "no-store")
 	// The sign-in cookie is good for one callback, whatever it brings.
-	http.SetCookie(w, &http.Cookie{Name: oidcCookie, Value: "", Path: oidcCookiePath, MaxAge: -1, HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteLaxMode})
+	http.SetCookie(w, &http.Cookie{Name: oidcCookie, Value: "", Path: oidcCookiePath, MaxAge: -1, HttpOnly: true, Secure: h.oidc.secure(r), SameSite: http.SameSiteLaxMode})
 	q := r.URL.Query()
 	var f flow
 	c, err := r.Cookie(oidcCookie)
@@ -318,7 +325,7 @@ func (h *Handler) oidcCallback(w http.ResponseWriter, r *http.Request) {
 	for _, path := range sessionPaths {
 		http.SetCookie(w, &http.Cookie{
 			Name: sessionCookie, Value: v, Path: path, MaxAge: int(SessionTTL / time.Second),
-			HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteLaxMode,
+			HttpOnly: true, Secure: h.oidc.secure(r), SameSite: http.SameSiteLaxMode,
 		})
 	}
 	h.log.Info("signed in", "subject", id.Subject, "email", id.Email, "tenant", tenant)
@@ -367,7 +374,7 @@ func (h *Handler) signInAgain(w http.ResponseWriter, why string) {
 // it straight in again.
 func (h *Handler) oidcSignedOut(w http.ResponseWriter, r *http.Request) {
 	for _, path := range sessionPaths {
-		http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: "", Path: path, MaxAge: -1, HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteLaxMode})
+		http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: "", Path: path, MaxAge: -1, HttpOnly: true, Secure: h.oidc.secure(r), SameSite: http.SameSiteLaxMode})
 	}
 	h.renderInbox(w, http.StatusOK, "signin_again.html", page{Title: "Signed out", Data: struct{ Message string }{""}})
 }

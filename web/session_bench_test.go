@@ -57,6 +57,22 @@ func benchSessions(b *testing.B, view func(*testing.B, *Handler, *http.Request))
 	}
 }
 
+// engineFor returns an engine on a new SQLite file with the rules
+// interpreter.
+func engineFor(tb testing.TB) *askonce.Engine {
+	tb.Helper()
+	st, err := sqlite.Open(context.Background(), filepath.Join(tb.TempDir(), "a.db"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { st.Close() })
+	r, err := rules.New(rules.Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return &askonce.Engine{Store: st, Interpreter: r}
+}
+
 type benchSite struct {
 	h      *Handler
 	cookie string
@@ -66,16 +82,7 @@ type benchSite struct {
 // and with a provider, each with a live session of tenant alpha.
 func benchHandlers(b *testing.B) (benchSite, benchSite) {
 	b.Helper()
-	st, err := sqlite.Open(context.Background(), filepath.Join(b.TempDir(), "a.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { st.Close() })
-	r, err := rules.New(rules.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	eng := &askonce.Engine{Store: st, Interpreter: r}
+	eng := engineFor(b)
 	for range 10 {
 		if _, err := eng.Create(context.Background(), askonce.CreateRequest{TenantID: "alpha", Goal: "hot frozen cheese"}); err != nil {
 			b.Fatal(err)
