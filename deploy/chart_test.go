@@ -18,6 +18,8 @@ import (
 	"helm.sh/helm/v3/pkg/chart/loader"
 	"helm.sh/helm/v3/pkg/chartutil"
 	"helm.sh/helm/v3/pkg/engine"
+	"helm.sh/helm/v3/pkg/lint"
+	"helm.sh/helm/v3/pkg/lint/support"
 	"helm.sh/helm/v3/pkg/releaseutil"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -317,6 +319,19 @@ func TestSecretsAreReferencedNotCopied(t *testing.T) {
 	for k := range o.config.Data {
 		if strings.Contains(k, "SECRET") || strings.Contains(k, "TOKEN") || k == "ASKONCE_DB" {
 			t.Errorf("the ConfigMap holds %s", k)
+		}
+	}
+}
+
+// helm lint's checks, by Helm's own package: the chart's metadata, its
+// templates and values, with nothing above information level.
+func TestChartPassesHelmLint(t *testing.T) {
+	l := lint.All(chartDir, map[string]any{"publicURL": "https://askonce.example.com"}, "askonce", false)
+	for _, m := range l.Messages {
+		if m.Severity > support.InfoSev {
+			t.Errorf("helm lint: %s", m)
+		} else {
+			t.Logf("helm lint: %s", m)
 		}
 	}
 }
