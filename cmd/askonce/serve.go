@@ -447,9 +447,6 @@ func (c *serveConfig) check() error {
 	if err := c.Notify.check(); err != nil {
 		return err
 	}
-	if err := c.OIDC.check(c.APIKeysFile); err != nil {
-		return err
-	}
 	if err := cli.OneOf("hard-cap", c.HardCap, string(askonce.HardCapFallback), string(askonce.HardCapFail)); err != nil {
 		return err
 	}
@@ -491,6 +488,9 @@ func (c *serveConfig) check() error {
 		return cli.UsageError{Msg: "--idempotency-lease must be at least 3ms"}
 	case c.NotifySecret != "" && c.NotifyWebhook == "":
 		return cli.UsageError{Msg: "--notify-secret needs --notify-webhook"}
+	}
+	if err := c.OIDC.check(c.APIKeysFile); err != nil {
+		return err
 	}
 	if c.NotifyWebhook != "" {
 		if u, err := url.Parse(c.NotifyWebhook); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
