@@ -91,7 +91,7 @@ func TestOpenAPI_ValidatesWithKinOpenAPI(t *testing.T) {
 		if len(doc.Servers) == 0 {
 			t.Error("no servers")
 		}
-		public := map[string]bool{"/healthz": true, "/metrics": true, "/openapi.json": true}
+		public := map[string]bool{"/healthz": true, "/livez": true, "/metrics": true, "/openapi.json": true}
 		for path, item := range doc.Paths.Map() {
 			for method, op := range item.Operations() {
 				if op.Security == nil {

@@ -264,6 +264,13 @@ func (s *Server) healthz(c *call) (int, any, error) {
 	return http.StatusServiceUnavailable, Health{OK: false, Version: s.version, Error: "the store is not answering"}, nil
 }
 
+// livez says only that the process serves requests: a store that is down
+// must not get a replica restarted, only taken out of the Service
+// (/healthz).
+func (s *Server) livez(*call) (int, any, error) {
+	return http.StatusOK, Health{OK: true, Version: s.version}, nil
+}
+
 func (s *Server) metrics(w http.ResponseWriter, c *call) {
 	s.registry.ServeHTTP(w, c.r)
 }

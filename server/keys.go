@@ -21,6 +21,8 @@ import (
 // leaked keys file does not leak keys. Build it with LoadKeys.
 type Keys struct {
 	entries []keyEntry
+	// signins are the signin lines (signin.go), in file order.
+	signins []signinRule
 }
 
 type keyEntry struct {
@@ -48,6 +50,8 @@ var tenantName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
 // starting with # are
 // ignored. A tenant is 1-128 characters of letters, digits, '.', '_' and
 // '-'; several keys may map to one tenant, but one key (hash) only to one.
+// Lines '<tenant> signin <rule>' say who may sign in to the inbox with an
+// OpenID provider (see signin.go).
 // Produce the lines with HashKey (or `askonce hash-key TENANT`). A file
 // with no keys is an error: it would refuse every request.
 func LoadKeys(r io.Reader) (*Keys, error) {
@@ -66,6 +70,14 @@ func LoadKeys(r io.Reader) (*Keys, error) {
 		tenant, hexHash := f[0], strings.ToLower(f[1])
 		if !tenantName.MatchString(tenant) {
 			return nil, fmt.Errorf("line %d: tenant %q: use 1-128 letters, digits, '.', '_' or '-'", n, tenant)
+		}
+		if f[1] == "signin" {
+			r, err := parseSignin(tenant, f[2:])
+			if err != nil {
+				return nil, fmt.Errorf("line %d: %w", n, err)
+			}
+			k.signins = append(k.signins, r)
+			continue
 		}
 		b, err := hex.DecodeString(hexHash)
 		if err != nil || len(b) != sha256.Size {
@@ -86,7 +98,7 @@ func LoadKeys(r io.Reader) (*Keys, error) {
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("read keys: %w", err)
 	}
-	if len(k.entries) == 0 {
+	if len(k.entries) == 0 && len(k.signins) == 0 {
 		return nil, fmt.Errorf("no keys: every request would be refused")
 	}
 	return k, nil

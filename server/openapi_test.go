@@ -27,6 +27,7 @@ var wantRoutes = []string{
 	"DELETE /memory/{hash}",
 	"GET /sessions/{id}/history",
 	"GET /healthz",
+	"GET /livez",
 	"GET /metrics",
 	"GET /openapi.json",
 }

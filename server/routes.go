@@ -106,6 +106,8 @@ func (s *Server) routeTable() []*route {
 			}, api: s.forget},
 		{Method: "GET", Path: "/healthz", Summary: "200 {\"ok\":true} when the store answers, 503 otherwise.",
 			Public: true, Response: Health{}, Status: http.StatusOK, AlsoStatus: []int{http.StatusServiceUnavailable}, api: s.healthz},
+		{Method: "GET", Path: "/livez", Summary: "200 {\"ok\":true} while the process serves requests; it asks nothing of the store (a liveness probe: /healthz is the readiness one).",
+			Public: true, Response: Health{}, Status: http.StatusOK, api: s.livez},
 		{Method: "GET", Path: "/metrics", Summary: "Metrics in the Prometheus text exposition format (text/plain; version=0.0.4), or the format the scraper's Accept header asks for.",
 			Public: true, Status: http.StatusOK, ContentType: "text/plain", raw: s.metrics},
 		{Method: "GET", Path: "/openapi.json", Summary: "This document.",

@@ -13,6 +13,7 @@
 //	GET  /jobs/{id}/events            audit trail; ?after=; SSE with Accept: text/event-stream
 //	GET  /sessions/{id}/history       the session's answered questions
 //	GET  /healthz                     {"ok":true} when the store answers (public)
+//	GET  /livez                       {"ok":true} while the process serves (public)
 //	GET  /metrics                     Prometheus: askonce_*, go_* and process_* (public)
 //	GET  /openapi.json                OpenAPI 3.1, generated from the routes (public):
 //	                                  per-operation security, enums from the
@@ -87,7 +88,7 @@
 //
 // # Authentication
 //
-// With Config.Keys set, every route but /healthz, /metrics and
+// With Config.Keys set, every route but /healthz, /livez, /metrics and
 // /openapi.json needs "Authorization: Bearer <key>" or "X-API-Key: <key>",
 // and sees only its tenant's jobs and sessions: another tenant's job is
 // 404. /metrics is public because it holds no tenant data (its labels are

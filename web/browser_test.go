@@ -48,6 +48,7 @@ func TestBrowser(t *testing.T) {
 	t.Run("AnswerPageLayoutAtDesktopAndPhoneWidths", testBrowserAnswerPageLayoutAtDesktopAndPhoneWidths)
 	t.Run("InboxShowsANewQuestionLiveAndKeyboardReachesIt", testBrowserInboxShowsANewQuestionLiveAndKeyboardReachesIt)
 	t.Run("InboxLoginShowsOnlyThatTenantsJobs", testBrowserInboxLoginShowsOnlyThatTenantsJobs)
+	t.Run("OIDCSignIn", testBrowserOIDCSignIn)
 	t.Run("EmailOptionLinkAnswersAfterOneClick", testBrowserEmailOptionLinkAnswersAfterOneClick)
 	t.Run("PagesLoadUnderTheirCSP", testBrowserPagesLoadUnderTheirCSP)
 	t.Run("PagesSayItInWordsNotCodesWithPlurals", testBrowserPagesSayItInWordsNotCodesWithPlurals)

@@ -4,6 +4,9 @@ package web
 // (inbox.go, memory.go) add theirs here.
 func (h *Handler) routes() {
 	h.inboxRoutes()
+	if h.oidc != nil {
+		h.oidcRoutes()
+	}
 	h.memoryRoutes()
 	h.answerRoutes()
 }

@@ -21,6 +21,8 @@ import (
 // 256-bit id in the cookie askonce_session, mapped in memory to the tenant
 // until it expires. The key itself is never stored or put in a cookie.
 // Sessions live in this process: a restart signs everyone out.
+// With Config.OIDC the inbox signs people in at an OpenID provider
+// instead, and the session is signed into the cookie itself (oidc.go).
 //
 // Every form post must come from the inbox itself: its Origin (or, when a
 // browser sends none, its Referer) must name the request's Host, and it
@@ -44,9 +46,13 @@ const (
 type session struct {
 	id     string
 	tenant string
-	// name is the name of the key signed in with ("" for none): the
-	// answeredBy of answers given on the answer page while signed in.
-	name    string
+	// name is the name of the key signed in with ("" for none), or the
+	// person of an OpenID sign-in (oidc.go): the answeredBy of answers
+	// given on the answer page while signed in.
+	name string
+	// who is shown beside the Sign out button: the address or subject
+	// of an OpenID sign-in, "" for a key.
+	who     string
 	csrf    string
 	expires time.Time
 }
@@ -122,6 +128,32 @@ type viewer struct {
 // button).
 func (v *viewer) SignedIn() bool { return v.Session != nil }
 
+// Who is who signed in with an OpenID provider, "" otherwise.
+func (v *viewer) Who() string {
+	if v.Session == nil {
+		return ""
+	}
+	return v.Session.who
+}
+
+// open reports whether the inbox has no sign-in at all (no keys, no
+// provider).
+func (h *Handler) open() bool { return h.keys == nil && h.oidc == nil }
+
+// liveSession returns the live session r's cookie holds, or nil: kept in
+// memory after an API-key sign-in, signed into the cookie itself after an
+// OpenID one (oidc.go).
+func (h *Handler) liveSession(r *http.Request) *session {
+	c, err := r.Cookie(sessionCookie)
+	if err != nil {
+		return nil
+	}
+	if h.oidc != nil {
+		return h.oidc.session(c.Value, h.answerNow())
+	}
+	return h.sessions.get(c.Value)
+}
+
 // sessionPaths are where the session cookie is sent: the inbox, and the
 // answer page (see signedInName).
 var sessionPaths = []string{"/ui", "/a/"}
@@ -131,14 +163,10 @@ var sessionPaths = []string{"/ui", "/a/"}
 // is recorded as given by. "" otherwise; the answer link alone is what
 // lets anyone answer.
 func (h *Handler) signedInName(r *http.Request, j *askonce.Job) string {
-	if h.keys == nil || j == nil {
+	if h.open() || j == nil {
 		return ""
 	}
-	c, err := r.Cookie(sessionCookie)
-	if err != nil {
-		return ""
-	}
-	if ss := h.sessions.get(c.Value); ss != nil && ss.tenant == j.TenantID {
+	if ss := h.liveSession(r); ss != nil && ss.tenant == j.TenantID {
 		return ss.name
 	}
 	return ""
@@ -148,14 +176,10 @@ func (h *Handler) signedInName(r *http.Request, j *askonce.Job) string {
 // request has no live session. In the open inbox it makes sure the
 // double-submit CSRF cookie exists.
 func (h *Handler) viewer(w http.ResponseWriter, r *http.Request) *viewer {
-	if h.keys == nil {
+	if h.open() {
 		return &viewer{Tenant: askonce.DefaultTenant, CSRF: h.csrfCookie(w, r)}
 	}
-	c, err := r.Cookie(sessionCookie)
-	if err != nil {
-		return nil
-	}
-	ss := h.sessions.get(c.Value)
+	ss := h.liveSession(r)
 	if ss == nil {
 		return nil
 	}
@@ -218,6 +242,10 @@ func sameOrigin(r *http.Request) bool {
 
 // login serves the sign-in form (GET) and checks a key (POST).
 func (h *Handler) login(w http.ResponseWriter, r *http.Request) {
+	if h.oidc != nil {
+		h.oidcLogin(w, r)
+		return
+	}
 	if h.keys == nil {
 		http.Redirect(w, r, "/ui", http.StatusSeeOther)
 		return
@@ -279,6 +307,10 @@ func (h *Handler) logout(w http.ResponseWriter, r *http.Request) {
 	}
 	if msg := h.checkPost(r, v); msg != "" {
 		h.inboxError(w, http.StatusForbidden, "Forbidden", msg)
+		return
+	}
+	if h.oidc != nil {
+		h.oidcSignedOut(w, r)
 		return
 	}
 	h.sessions.remove(v.Session.id)

@@ -56,6 +56,11 @@ type Config struct {
 	// server, whose X-Forwarded-For and Forwarded headers name the client
 	// address that the limits count by. Empty: the TCP peer is the client.
 	TrustedProxies []netip.Prefix
+	// OIDC, when set, signs people in to the inbox with an OpenID
+	// provider instead of an API key (oidc.go); Keys is then required:
+	// its signin lines say who may enter and which tenant they see. API
+	// keys still authenticate programs.
+	OIDC *OIDC
 }
 
 // Handler serves the answer page and the inbox. Create it with New.
@@ -67,6 +72,7 @@ type Handler struct {
 
 	keys     *server.Keys
 	sessions *sessions
+	oidc     *oidcSignIn // nil: no OpenID sign-in
 	// lookups limits failed answer-link lookups per client address,
 	// logins wrong keys at the sign-in form; proxies names the address.
 	lookups *ratelimit.Limiter
@@ -89,6 +95,9 @@ func New(cfg Config) *Handler {
 		h.logins.Limit = DefaultFailedLogins
 	}
 	h.proxies = ratelimit.Proxies(cfg.TrustedProxies)
+	if cfg.OIDC != nil {
+		h.oidc = newOIDCSignIn(*cfg.OIDC, cfg.Keys)
+	}
 	// Sessions expire by the engine's clock, as the pages' other times.
 	h.sessions.now = h.answerNow
 	if h.log == nil {

@@ -73,6 +73,7 @@ type serveConfig struct {
 	MCPMaxSessions   int
 	MCPMaxCalls      int
 	Notify           notifyConfig
+	OIDC             oidcConfig
 }
 
 const serveSummary = `Runs the askonce HTTP API. The defaults need no keys and no network: the
@@ -123,6 +124,7 @@ func serveFlags(getenv func(string) string, out io.Writer) (*cli.Settings, *serv
 	s.Int(&c.MCPMaxSessions, "mcp-max-sessions", mcp.DefaultMaxSessions, "live MCP sessions per API key; one more initialize closes the least recently used idle one (negative: no limit)")
 	s.Int(&c.MCPMaxCalls, "mcp-max-calls", mcp.DefaultMaxCalls, "MCP tool calls in flight per API key, waiting elicitations included; one more is a JSON-RPC error (negative: no limit)")
 	c.Notify.flags(s)
+	c.OIDC.flags(s)
 	s.String(&c.LogLevel, "log-level", "info", "debug, info, warn or error")
 	s.String(&c.LogFormat, "log-format", "text", "text or json")
 	return s, c
@@ -170,6 +172,7 @@ type serving struct {
 	reg       *metrics.Registry
 	proxies   ratelimit.Proxies
 	publicURL string
+	oidc      *web.OIDC // nil: the inbox signs in with API keys
 	// closers release what start acquired, in reverse order.
 	closers []func()
 }
@@ -289,6 +292,9 @@ func startServe(ctx context.Context, c *serveConfig, getenv func(string) string,
 		DefaultRecipients: c.Notify.defaults(), NoBuilder: builder == nil,
 	}
 	sv.engine = engine
+	if sv.oidc, err = c.OIDC.web(keys, publicURL, linkSecret); err != nil {
+		return nil, err
+	}
 	channels, err := c.Notify.channels(engine, func(j *askonce.Job) string { return engine.AnswerURL(publicURL, j) },
 		exponential(c.DeliveryBackoff, 5*time.Minute), reg, log)
 	if err != nil {
@@ -360,9 +366,12 @@ func startServe(ctx context.Context, c *serveConfig, getenv func(string) string,
 // its access log (tokens redacted), metrics and panic recovery.
 func (sv *serving) mount(mux *http.ServeMux, channels *servedChannels) {
 	channels.mount(mux)
-	pages := web.New(web.Config{Engine: sv.engine, Keys: sv.keys, Logger: sv.log, TrustedProxies: sv.proxies})
+	pages := web.New(web.Config{Engine: sv.engine, Keys: sv.keys, Logger: sv.log, TrustedProxies: sv.proxies, OIDC: sv.oidc})
 	for _, p := range web.Patterns {
 		mux.Handle(p, pages)
+	}
+	if sv.oidc != nil {
+		go sv.checkSignIn(pages)
 	}
 	// MCP over streamable HTTP (docs/mcp.md), behind the API keys.
 	opts := mcp.HTTPOptions{Logger: sv.log, Metrics: sv.reg, SessionTimeout: sv.c.MCPIdle, MaxSessions: sv.c.MCPMaxSessions, MaxCalls: sv.c.MCPMaxCalls, TrustedProxies: sv.proxies}
@@ -479,6 +488,9 @@ func (c *serveConfig) check() error {
 		return cli.UsageError{Msg: "--idempotency-lease must be at least 3ms"}
 	case c.NotifySecret != "" && c.NotifyWebhook == "":
 		return cli.UsageError{Msg: "--notify-secret needs --notify-webhook"}
+	}
+	if err := c.OIDC.check(c.APIKeysFile); err != nil {
+		return err
 	}
 	if c.NotifyWebhook != "" {
 		if u, err := url.Parse(c.NotifyWebhook); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
