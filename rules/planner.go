@@ -125,7 +125,11 @@ func (r *run) stepsPlan() (*askonce.Plan, error) {
 	var frontier, prevDeps []string
 	add := func(src string, st step, goal bool) {
 		text := src[st.start:st.end]
-		t := askonce.Task{ID: fmt.Sprintf("t%d", len(tasks)+1), Title: askonce.ClampTitle(strings.TrimRight(text, " ,;:")), Instruction: text}
+		toks, drop := r.at, []bool(nil)
+		if goal {
+			toks, drop = r.gt, r.contradiction.dropped
+		}
+		t := askonce.Task{ID: fmt.Sprintf("t%d", len(tasks)+1), Title: title(src, toks, st.start, st.end, drop), Instruction: text}
 		if !st.parallel || len(tasks) == 0 {
 			prevDeps, frontier = append([]string{}, frontier...), nil
 		}
@@ -150,7 +154,7 @@ func (r *run) stepsPlan() (*askonce.Plan, error) {
 			add(r.answer, st, false)
 		}
 	}
-	title := titleOf(r.goal)
+	title := title(r.goal, r.gt, 0, len(r.goal), r.contradiction.dropped)
 	if len(tasks) == 0 {
 		g := cmp.Or(spec.Goal, "Carry out the goal")
 		tasks = []askonce.Task{{ID: "t1", Title: askonce.ClampTitle(g), Instruction: g, DependsOn: []string{}}}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+	"unicode/utf8"
 
 	"pgregory.net/rapid"
 
@@ -294,22 +295,71 @@ func FuzzRule16_BadInputPlansOrAsksWithoutDroppingText(f *testing.F) {
 			}
 			return
 		}
-		if listed(goal) {
-			return // list markers and a preamble are not steps
-		}
-		checkQuotes(t, goal, res.Outcome.Plan)
+		checkQuotesAllButMarkers(t, goal, res.Outcome.Plan)
 	})
 }
 
-// listed reports whether goal has two or more list lines.
-func listed(goal string) bool {
-	n := 0
-	for line := range strings.SplitSeq(goal, "\n") {
-		l := strings.TrimLeft(line, " \t")
-		l = strings.TrimLeft(l, "0123456789")
-		if strings.HasPrefix(l, ". ") || strings.HasPrefix(l, ") ") || l == "." || l == ")" || strings.HasPrefix(l, "- ") || strings.HasPrefix(l, "* ") || strings.HasPrefix(l, "+ ") || l == "-" || l == "*" || l == "+" || strings.HasPrefix(l, "•") || strings.HasPrefix(l, "・") {
-			n++
+// checkQuotesAllButMarkers is checkQuotes for a goal that may hold
+// lists: the tasks, joined, are the goal's non-space text in order, but
+// for list markers ("1.", "2)", "-", "*", "+", "•", "・") at the start of
+// a line, which a plan may leave out.
+func checkQuotesAllButMarkers(t fataler, goal string, p *askonce.Plan) {
+	t.Helper()
+	goal = asJSON(goal)
+	if specOf(t, p).Destructive != nil || strings.TrimSpace(goal) == "" {
+		checkQuotes(t, goal, p)
+		return
+	}
+	got := []rune(squeeze(asJSON(strings.Join(taskTexts(p), ""))))
+	k := 0
+	lineStart := true
+	for i := 0; i < len(goal); {
+		r, n := utf8.DecodeRuneInString(goal[i:])
+		switch {
+		case r == '\n':
+			lineStart = true
+		case unicode.IsSpace(r):
+		case lineStart && markerAt(goal[i:]) > 0 && !keptAt(got[k:], goal[i:], markerAt(goal[i:])):
+			i += markerAt(goal[i:])
+			lineStart = false
+			continue
+		case k < len(got) && got[k] == r:
+			k++
+			lineStart = false
+		default:
+			t.Fatalf("tasks %q drop %q at byte %d of the goal %q", taskTexts(p), r, i, goal)
+		}
+		i += n
+	}
+	if k != len(got) {
+		t.Fatalf("tasks %q hold text the goal %q does not", taskTexts(p), goal)
+	}
+}
+
+// keptAt reports whether got goes on with the list marker s[:m] and the
+// text after it (a marker inside a code block is kept).
+func keptAt(got []rune, s string, m int) bool {
+	want := []rune(squeeze(s[:m]))
+	if rest := []rune(squeeze(s[m:])); len(rest) > 0 {
+		want = append(want, rest[0])
+	}
+	return len(got) >= len(want) && string(got[:len(want)]) == string(want)
+}
+
+// markerAt is the length of the list marker s opens with, or 0.
+func markerAt(s string) int {
+	d := len(s) - len(strings.TrimLeft(s, "0123456789"))
+	for _, m := range []string{"•", "・"} {
+		if strings.HasPrefix(s, m) {
+			return len(m)
 		}
 	}
-	return n >= 2
+	spaced := func(k int) bool { return k == len(s) || s[k] == ' ' || s[k] == '\t' || s[k] == '\n' || s[k] == '\r' }
+	switch {
+	case d > 0 && d < len(s) && (s[d] == '.' || s[d] == ')') && spaced(d+1):
+		return d + 1
+	case d == 0 && s != "" && strings.ContainsRune("-*+", rune(s[0])) && spaced(1):
+		return 1
+	}
+	return 0
 }
