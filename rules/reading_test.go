@@ -1,0 +1,117 @@
+package rules_test
+
+import (
+	"slices"
+	"testing"
+)
+
+// Rule 16 with blocks: a code block, fenced or indented, is one opaque
+// part of the step that introduces it, never steps of its own, and it
+// plans without losing a byte when its fence never closes, nests, or
+// the lines are indented with tabs or end in CRLF.
+func TestRule16_CodeBlockIsOnePartOfTheStepThatIntroducesIt(t *testing.T) {
+	t.Parallel()
+	in := newInterpreter(t)
+	for _, tc := range []struct {
+		name, goal string
+		tasks      []string
+	}{
+		{"fenced yaml", "Add this to .github/workflows/ci.yml:\n```yaml\n- name: test\n  run: go test ./...\n- name: lint\n  run: golangci-lint run\n```\nThen open a pull request.",
+			[]string{"Add this to .github/workflows/ci.yml:\n```yaml\n- name: test\n  run: go test ./...\n- name: lint\n  run: golangci-lint run\n```", "Then open a pull request."}},
+		{"indented lines that start with a dash", "Add this to .github/workflows/ci.yml:\n\n    - name: test\n      run: go test ./...\n    - name: lint\n      run: make lint\n",
+			[]string{"Add this to .github/workflows/ci.yml:\n\n    - name: test\n      run: go test ./...\n    - name: lint\n      run: make lint"}},
+		{"indented right after a colon", "Fix the CI. Put this in the Makefile:\n\tlint:\n\t\tgolangci-lint run; go vet ./...",
+			[]string{"Fix the CI.", "Put this in the Makefile:\n\tlint:\n\t\tgolangci-lint run; go vet ./..."}},
+		{"a fence that never closes", "Run this script:\n```sh\nrm -f a.txt; echo done. Then stop\n\nmake all",
+			[]string{"Run this script:\n```sh\nrm -f a.txt; echo done. Then stop\n\nmake all"}},
+		{"a fence inside a longer fence", "Write this README section:\n````md\n```go\nfmt.Println(1)\n```\n- not a step\n````\nand commit it.",
+			[]string{"Write this README section:\n````md\n```go\nfmt.Println(1)\n```\n- not a step\n````", "and commit it."}},
+		{"CRLF line ends", "Update config.toml:\r\n```toml\r\n[server]\r\nport = 8080\r\n```\r\nRestart the service.\r\n",
+			[]string{"Update config.toml:\r\n```toml\r\n[server]\r\nport = 8080\r\n```", "Restart the service."}},
+		{"triple back-ticks on one line are inline code", "Run ```go test``` then deploy.",
+			[]string{"Run ```go test```", "then deploy."}},
+		{"code under a list item", "Do these:\n1. add the job:\n   ```yaml\n   - run: make\n   ```\n2. push it",
+			[]string{"Do these:", "add the job:\n   ```yaml\n   - run: make\n   ```", "push it"}},
+		{"a block first is a step of its own", "```\nmake release\n```\nthen announce it",
+			[]string{"```\nmake release\n```", "then announce it"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			o := interpret(t, in, req{goal: tc.goal, directive: fallback})
+			if got := taskTexts(o.Plan); !slices.Equal(got, tc.tasks) {
+				t.Errorf("tasks %q, want %q", got, tc.tasks)
+			}
+			checkQuotesAllButMarkers(t, tc.goal, o.Plan)
+		})
+	}
+}
+
+// Rule 16 with lists: the line that introduces a list is kept, as a step
+// of its own before the items (which depend on it), whether it states a
+// condition or only names the list; prose after the list is steps again.
+func TestRule16_TheLineThatIntroducesAListIsKept(t *testing.T) {
+	t.Parallel()
+	in := newInterpreter(t)
+	for _, tc := range []struct {
+		goal  string
+		tasks []string
+		deps  []string
+	}{
+		{"After the tests pass:\n- tag v2\n- publish", []string{"After the tests pass:", "tag v2", "publish"}, []string{"t1:", "t2:t1", "t3:t2"}},
+		{"Checklist:\n- tag v2\n- publish", []string{"Checklist:", "tag v2", "publish"}, []string{"t1:", "t2:t1", "t3:t2"}},
+		{"Once the build is green:\n- tag v2", []string{"Once the build is green:", "tag v2"}, []string{"t1:", "t2:t1"}},
+		{"Before the release:\n1. bump the version\n   in package.json\n2. write the notes\n\nThen announce it.",
+			[]string{"Before the release:", "bump the version\n   in package.json", "write the notes", "Then announce it."}, []string{"t1:", "t2:t1", "t3:t2", "t4:t3"}},
+	} {
+		t.Run(tc.goal, func(t *testing.T) {
+			t.Parallel()
+			o := interpret(t, in, req{goal: tc.goal})
+			deps(tc.deps...)(t, o)
+			if got := taskTexts(o.Plan); !slices.Equal(got, tc.tasks) {
+				t.Errorf("tasks %q, want %q", got, tc.tasks)
+			}
+			checkQuotesAllButMarkers(t, tc.goal, o.Plan)
+		})
+	}
+}
+
+// A task's title drops the joining word that opens its text and starts
+// with a capital, and a plan's title leaves out the side a settled
+// contradiction dropped (a plan's title is its goal's first line); the
+// text stays the span as written.
+func TestTitlesReadLikeAPersonWroteThem(t *testing.T) {
+	t.Parallel()
+	in := newInterpreter(t)
+	for _, tc := range []struct {
+		r      req
+		title  string
+		titles []string
+		texts  []string
+	}{
+		{req{goal: "write the changelog then tag the release"}, "Write the changelog then tag the release",
+			[]string{"Write the changelog", "Tag the release"}, []string{"write the changelog", "then tag the release"}},
+		{req{goal: "Run the tests, and then open a pull request. Finally, merge it."}, "Run the tests, and then open a pull request. Finally, merge it",
+			[]string{"Run the tests", "Open a pull request", "Merge it"}, []string{"Run the tests,", "and then open a pull request.", "Finally, merge it."}},
+		{req{goal: "hot frozen cheese", answer: "frozen"}, "Frozen cheese", []string{"Frozen cheese"}, []string{"hot frozen cheese"}},
+		{req{goal: "Add this to ci.yml:\n```yaml\n- run: make\n```"}, "Add this to ci.yml",
+			[]string{"Add this to ci.yml"}, []string{"Add this to ci.yml:\n```yaml\n- run: make\n```"}},
+		{req{goal: "Run `go vet ./...`. Then run go test ./..."}, "Run `go vet ./...`. Then run go test ./...",
+			[]string{"Run `go vet ./...`", "Run go test ./..."}, []string{"Run `go vet ./...`.", "Then run go test ./..."}},
+	} {
+		t.Run(tc.r.goal, func(t *testing.T) {
+			t.Parallel()
+			o := interpret(t, in, tc.r)
+			title(tc.title)(t, o)
+			var titles []string
+			for _, task := range o.Plan.Tasks {
+				titles = append(titles, task.Title)
+			}
+			if !slices.Equal(titles, tc.titles) {
+				t.Errorf("task titles %q, want %q", titles, tc.titles)
+			}
+			if got := taskTexts(o.Plan); !slices.Equal(got, tc.texts) {
+				t.Errorf("tasks %q, want %q", got, tc.texts)
+			}
+		})
+	}
+}
