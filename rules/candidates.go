@@ -134,7 +134,7 @@ func findReference(in *input, ns *nameSet, i int) (reference, bool) {
 	toks := in.gt
 	t := &toks[i]
 	key := wordKey(t.Text)
-	if verbs[i] || t.quoted || t.code || t.idiom || t.e.has(fStop|fDet|fPlaceholder) {
+	if verbs[i] || t.quoted || t.code || t.e.has(fStop|fDet|fPlaceholder) {
 		return reference{}, false
 	}
 	fit := ns.byHead[key]
@@ -149,28 +149,52 @@ func findReference(in *input, ns *nameSet, i int) (reference, bool) {
 	if len(fit) == 0 || partOfPhrase(in, i) || negatedClause(toks, i) || in.c.asksAgent(in.goal, toks, i) {
 		return reference{}, false
 	}
-	t0 := i
-	var mods []string
-	for t0 > 0 && toks[t0-1].Clause == t.Clause && !verbs[t0-1] {
-		m := wordKey(toks[t0-1].Text)
-		held := false
-		for _, n := range fit {
-			held = held || slices.Contains(n.words, m)
+	held := func(k int) (some, all bool) { // whether some, and all, of fit hold toks[k]
+		m := wordKey(toks[k].Text)
+		n := 0
+		for _, f := range fit {
+			if slices.Contains(f.words, m) {
+				n++
+			}
 		}
-		if !held {
+		return n > 0, n == len(fit)
+	}
+	// The words the head's own phrase states: the run before it that the
+	// candidates hold ("black pepper"), and, further back to its
+	// determiner, verb or preposition, any word that tells them apart
+	// ("the glass oven-safe dish": glass).
+	t0 := i
+	for t0 > 0 && toks[t0-1].Clause == t.Clause && !verbs[t0-1] {
+		if some, _ := held(t0 - 1); !some {
 			break
 		}
-		mods = append(mods, m)
 		t0--
 	}
-	if t0 > 0 && toks[t0-1].Clause == t.Clause && !lex.IsJapanese(t.Text) {
-		p := &toks[t0-1]
-		switch {
-		case vocab.has("indefinite", p.Text) || p.neg || number(p.Text): // "a cup", "2 cups": any that fit
-			return reference{}, false
-		case !verbs[t0-1] && optionWord(p):
-			return reference{}, false // a modifier no candidate holds
+	s := t0
+	for s > 0 && toks[s-1].Clause == t.Clause && !verbs[s-1] && optionWord(&toks[s-1]) && !toks[s-1].code {
+		s--
+	}
+	var mods []string
+	stated := false
+	for k := s; k < i; k++ {
+		if some, all := held(k); some {
+			mods = append(mods, wordKey(toks[k].Text))
+			stated = stated || k < t0 && !all
 		}
+	}
+	switch {
+	case stated:
+		t0 = s
+	case s < t0:
+		return reference{}, false // a modifier no candidate holds: "the red pepper" names something else
+	}
+	if t0 > 0 && toks[t0-1].Clause == t.Clause && !lex.IsJapanese(t.Text) {
+		if p := &toks[t0-1]; vocab.has("indefinite", p.Text) || p.neg || number(p.Text) {
+			return reference{}, false // "a cup", "2 cups": any that fit
+		}
+	}
+	if partOfAnother(in, i) {
+		return reference{}, false
 	}
 	universal := quantified(toks, t0, i)
 	if key != t.Text && !lex.IsJapanese(t.Text) && !universal {
@@ -213,8 +237,8 @@ func quantified(toks []token, t0, i int) bool {
 		if vocab.has("universals", toks[k].Text) {
 			return true
 		}
-		if !toks[k].e.has(fDet) && toks[k].Text != "of" {
-			return false
+		if !toks[k].e.has(fDet) && toks[k].Text != "of" && !vocab.has("measures", toks[k].Text) {
+			return false // only determiners, "of" and measures between: "both kinds of bread"
 		}
 	}
 	return false
@@ -284,39 +308,138 @@ func detectCandidates(in *input) references {
 		res.refs = append(res.refs, ref)
 		i = ref.t1 - 1
 	}
-	res.refs = append(res.refs, pronouns(in, full)...)
+	res.refs = append(res.refs, pronouns(in, res.refs)...)
 	return res
 }
 
-// pronouns bind "it" to the nearest full mention before it, and "them",
-// "they" or "both" to the full mentions of the nearest sentence before
-// it that has any ("grab the red mug and the blue mug, then wash them").
-// They are bindings only: a pronoun is never asked about.
-func pronouns(in *input, full []fullMention) []reference {
+// pronouns bind "it" (それ, これ) to the one candidate the command
+// before it acts on, and "them", "they" or "both" to the candidates it
+// acts on ("grab the red mug and the blue mug, then wash them"): the
+// objects of the nearest command before the pronoun that does not hold
+// it ("take the oat milk out of the fridge and pour it": the oat milk,
+// not the fridge it is taken out of). When that thing is no candidate,
+// or "it" fits two, nothing is bound. A Japanese command names its
+// object before the verb, so in Japanese the candidates named in the
+// nearest sentence before the pronoun count, but for one it is taken
+// from (から). Pronouns are bindings only: a pronoun is never asked about.
+func pronouns(in *input, refs []reference) []reference {
 	var out []reference
-	k := 0 // full[:k] end before token i
 	for i := range in.gt {
 		t := &in.gt[i]
-		for k < len(full) && full[k].t1 <= i {
-			k++
-		}
-		if k == 0 || t.code || t.quoted {
+		plural := vocab.has("pluralPronouns", t.Text)
+		if t.code || t.quoted || !plural && !vocab.has("singularPronouns", t.Text) {
 			continue
 		}
-		ref := reference{t0: i, t1: i + 1, chosen: 0}
-		switch {
-		case vocab.has("singularPronouns", t.Text):
-			ref.options = []string{full[k-1].name}
-		case vocab.has("pluralPronouns", t.Text):
-			s := in.gt[full[k-1].t0].Sentence
-			for j := k - 1; j >= 0 && in.gt[full[j].t0].Sentence == s; j-- {
-				ref.options = append([]string{full[j].name}, ref.options...)
+		if t.Text == "both" && i+1 < len(in.gt) && in.gt[i+1].Clause == t.Clause && (content(&in.gt[i+1]) || in.gt[i+1].Text == "of") {
+			continue // "both cups", "both of them": a quantifier
+		}
+		var meant []string
+		if lex.IsJapanese(t.Text) {
+			meant = namedBefore(in, refs, i)
+		} else {
+			meant = actedOn(in, refs, i)
+		}
+		if len(meant) == 0 || len(meant) > 1 && !plural {
+			continue
+		}
+		out = append(out, reference{t0: i, t1: i + 1, options: meant, chosen: 0, all: len(meant) > 1})
+	}
+	return out
+}
+
+// meaning is what ref binds: its chosen candidate, or all it fits.
+func (ref reference) meaning() []string {
+	switch {
+	case ref.all:
+		return ref.options
+	case ref.chosen >= 0:
+		return ref.options[ref.chosen : ref.chosen+1]
+	}
+	return nil
+}
+
+// actedOn is what the nearest command before goal token i that does not
+// hold it acts on, when that is candidates: the candidates its object
+// names, or nil when its object's head names none.
+func actedOn(in *input, refs []reference, i int) []string {
+	for c := len(in.cmds) - 1; c >= 0; c-- {
+		v := in.cmds[c].verb
+		if v >= i {
+			continue
+		}
+		t0, t1 := objectSpan(in, v)
+		if t0 <= i && i < t1 {
+			continue // the pronoun's own command
+		}
+		head := -1
+		for k := t0; k < t1; k++ {
+			if content(&in.gt[k]) {
+				head = k
 			}
-			ref.all = len(ref.options) > 1
-		default:
+		}
+		var meant []string
+		named := false
+		for _, ref := range refs {
+			if t0 <= ref.t0 && ref.t0 < t1 {
+				meant = appendNew(meant, ref.meaning()...)
+				named = named || ref.t0 <= head && head < ref.t1
+			}
+		}
+		if !named {
+			return nil
+		}
+		return meant
+	}
+	return nil
+}
+
+// objectSpan is the object of the command whose verb is goal token v: the
+// tokens after it (past a particle: "take out the milk"), joined by
+// "and", up to a preposition, a particle, the next command or the end of
+// the clause ("take the oat milk out of the fridge": the oat milk).
+func objectSpan(in *input, v int) (int, int) {
+	toks := in.gt
+	k := v + 1
+	for k < len(toks) && toks[k].Clause == toks[v].Clause && vocab.has("particles", toks[k].Text) {
+		k++
+	}
+	t0 := k
+	for ; k < len(toks) && toks[k].Clause == toks[v].Clause && !in.verbs[k]; k++ {
+		t := &toks[k]
+		measure := k > 0 && t.Text == "of" && vocab.has("measures", toks[k-1].Text) // "a cup of rice"
+		if t.e.has(fPrep|fStepSep|fCondition) && !measure || vocab.has("particles", t.Text) {
+			break
+		}
+	}
+	return t0, k
+}
+
+// namedBefore is what the candidates named in the nearest sentence before
+// goal token i that names any mean, but for one followed by から (taken
+// from it).
+func namedBefore(in *input, refs []reference, i int) []string {
+	var meant []string
+	s := -1
+	for r := len(refs) - 1; r >= 0; r-- {
+		ref := refs[r]
+		if ref.t1 > i || s >= 0 && in.gt[ref.t0].Sentence != s {
 			continue
 		}
-		out = append(out, ref)
+		s = in.gt[ref.t0].Sentence
+		if ref.t1 < len(in.gt) && strings.HasPrefix(in.goal[in.gt[ref.t1-1].End:], "から") {
+			continue
+		}
+		meant = appendNew(meant, ref.meaning()...)
+	}
+	return meant
+}
+
+// appendNew appends the names not in out already.
+func appendNew(out []string, names ...string) []string {
+	for _, n := range names {
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
 	}
 	return out
 }
@@ -399,6 +522,26 @@ func partOfPhrase(in *input, i int) bool {
 		return false
 	}
 	return strings.IndexFunc(next.Text, unicode.IsLetter) >= 0
+}
+
+// partOfAnother reports whether the head word at goal token i names a
+// part or the contents of another thing, stated after it with "of" or
+// "from" ("the juice from the canned peaches", "the juice of a lemon"):
+// the goal says which one it is, so it is no bare mention. A place the
+// thing is in or taken from ("the milk from the fridge") says nothing of
+// which thing it is.
+func partOfAnother(in *input, i int) bool {
+	toks := in.gt
+	if i+1 >= len(toks) || toks[i+1].Clause != toks[i].Clause || toks[i+1].Text != "of" && toks[i+1].Text != "from" {
+		return false
+	}
+	head := -1
+	for k := i + 2; k < len(toks) && toks[k].Clause == toks[i].Clause && !toks[k].e.has(fPrep|fConj) && !in.verbs[k]; k++ {
+		if content(&toks[k]) {
+			head = k
+		}
+	}
+	return head >= 0 && !vocab.has("places", toks[head].Text)
 }
 
 // antecedent resolves a bare mention by the full mentions before it: when
