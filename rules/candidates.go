@@ -318,7 +318,8 @@ func detectCandidates(in *input) references {
 // objects of the nearest command before the pronoun that does not hold
 // it ("take the oat milk out of the fridge and pour it": the oat milk,
 // not the fridge it is taken out of). When that thing is no candidate,
-// or "it" fits two, nothing is bound. A Japanese command names its
+// or "it" fits two (the command names another candidate: "put the dish
+// in the oven and turn it on"), nothing is bound. A Japanese command names its
 // object before the verb, so in Japanese the candidates named in the
 // nearest sentence before the pronoun count, but for one it is taken
 // from (から). Pronouns are bindings only: a pronoun is never asked about.
@@ -337,7 +338,7 @@ func pronouns(in *input, refs []reference) []reference {
 		if lex.IsJapanese(t.Text) {
 			meant = namedBefore(in, refs, i)
 		} else {
-			meant = actedOn(in, refs, i)
+			meant = actedOn(in, refs, i, plural)
 		}
 		if len(meant) == 0 || len(meant) > 1 && !plural {
 			continue
@@ -360,15 +361,17 @@ func (ref reference) meaning() []string {
 
 // actedOn is what the nearest command before goal token i that does not
 // hold it acts on, when that is candidates: the candidates its object
-// names, or nil when its object's head names none.
-func actedOn(in *input, refs []reference, i int) []string {
+// names, when its object's head is one and the command names no other
+// candidate but a place it takes something out of ("put the dish in the
+// oven and turn it on": the dish or the oven, so neither).
+func actedOn(in *input, refs []reference, i int, plural bool) []string {
 	for c := len(in.cmds) - 1; c >= 0; c-- {
 		v := in.cmds[c].verb
 		if v >= i {
 			continue
 		}
 		t0, t1 := objectSpan(in, v)
-		if t0 <= i && i < t1 {
+		if t0 <= i && i < in.cmds[c].end {
 			continue // the pronoun's own command
 		}
 		head := -1
@@ -377,20 +380,40 @@ func actedOn(in *input, refs []reference, i int) []string {
 				head = k
 			}
 		}
-		var meant []string
+		var object, other []string
 		named := false
 		for _, ref := range refs {
-			if t0 <= ref.t0 && ref.t0 < t1 {
-				meant = appendNew(meant, ref.meaning()...)
+			switch {
+			case t0 <= ref.t0 && ref.t0 < t1:
+				object = appendNew(object, ref.meaning()...)
 				named = named || ref.t0 <= head && head < ref.t1
+			case v < ref.t0 && ref.t0 < in.cmds[c].end && !takenFrom(in, ref.t0):
+				other = appendNew(other, ref.meaning()...)
 			}
 		}
-		if !named {
+		if !named || !plural && len(other) > 0 {
 			return nil
 		}
-		return meant
+		return object
 	}
 	return nil
+}
+
+// takenFrom reports whether the mention at goal token t0 is a place
+// something is taken out of: after "from", "out of" or "off" and its
+// determiners.
+func takenFrom(in *input, t0 int) bool {
+	k := t0 - 1
+	for k >= 0 && in.gt[k].e.has(fDet) {
+		k--
+	}
+	switch {
+	case k < 0:
+		return false
+	case in.gt[k].Text == "from" || in.gt[k].Text == "off":
+		return true
+	}
+	return in.gt[k].Text == "of" && k > 0 && in.gt[k-1].Text == "out"
 }
 
 // objectSpan is the object of the command whose verb is goal token v: the

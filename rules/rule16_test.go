@@ -85,6 +85,21 @@ func TestRule16_PlansQuoteTheUser(t *testing.T) {
 			binds: []string{"red mug=red mug@t1", "blue mug=blue mug@t1", "them=red mug@t2", "them=blue mug@t2"}}, // "it" fits two: no binding
 		{goal: "use the pepper", cands: []string{"black pepper", "olive oil"},
 			tasks: []string{"use the pepper"}, binds: []string{"pepper=black pepper@t1"}},
+		// A pronoun binds the one candidate the command before it acts on,
+		// never a place something is taken out of, nor a thing that is
+		// no candidate.
+		{goal: "take the oat milk out of the fridge and pour it into the glass", cands: []string{"oat milk", "fridge", "glass"},
+			tasks: []string{"take the oat milk out of the fridge and pour it into the glass"},
+			binds: []string{"oat milk=oat milk@t1", "fridge=fridge@t1", "it=oat milk@t1", "glass=glass@t1"}},
+		{goal: "Season the chicken, then bake it.", cands: []string{"chicken", "roasting pan", "lasagna", "oven"},
+			tasks: []string{"Season the chicken,", "then bake it."}, binds: []string{"chicken=chicken@t1", "it=chicken@t2"}},
+		{goal: "Season the chicken in the roasting pan and bake it.", cands: []string{"chicken", "roasting pan", "lasagna", "oven"},
+			tasks: []string{"Season the chicken in the roasting pan and bake it."},
+			binds: []string{"chicken=chicken@t1", "roasting pan=roasting pan@t1"}},
+		{goal: "Open the fridge, take out the milk and drink it.", cands: []string{"fridge", "glass"},
+			tasks: []string{"Open the fridge, take out the milk and drink it."}, binds: []string{"fridge=fridge@t1"}},
+		{goal: "Put the dish in the oven and turn it on.", cands: []string{"baking dish", "oven"},
+			tasks: []string{"Put the dish in the oven and turn it on."}, binds: []string{"dish=baking dish@t1", "oven=oven@t1"}},
 	} {
 		t.Run(tc.goal, func(t *testing.T) {
 			t.Parallel()
