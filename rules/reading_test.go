@@ -95,6 +95,9 @@ func TestTitlesReadLikeAPersonWroteThem(t *testing.T) {
 		{req{goal: "hot frozen cheese", answer: "frozen"}, "Frozen cheese", []string{"Frozen cheese"}, []string{"hot frozen cheese"}},
 		{req{goal: "Add this to ci.yml:\n```yaml\n- run: make\n```"}, "Add this to ci.yml",
 			[]string{"Add this to ci.yml"}, []string{"Add this to ci.yml:\n```yaml\n- run: make\n```"}},
+		{req{goal: "Can you tag the release?"}, "Tag the release", []string{"Tag the release"}, []string{"Can you tag the release?"}},
+		{req{goal: "- [ ] write the tests\n- [x] fix the bug\n\nAfter that, deploy."}, "Write the tests",
+			[]string{"Write the tests", "Fix the bug", "Deploy"}, []string{"[ ] write the tests", "[x] fix the bug", "After that, deploy."}},
 		{req{goal: "Run `go vet ./...`. Then run go test ./..."}, "Run `go vet ./...`. Then run go test ./...",
 			[]string{"Run `go vet ./...`", "Run go test ./..."}, []string{"Run `go vet ./...`.", "Then run go test ./..."}},
 	} {
@@ -111,6 +114,31 @@ func TestTitlesReadLikeAPersonWroteThem(t *testing.T) {
 			}
 			if got := taskTexts(o.Plan); !slices.Equal(got, tc.texts) {
 				t.Errorf("tasks %q, want %q", got, tc.texts)
+			}
+		})
+	}
+}
+
+// Declining a destructive action removes exactly it: the path or
+// command whole, no stray task, and the steps around it stay.
+func TestDecliningADestructiveActionRemovesExactlyIt(t *testing.T) {
+	t.Parallel()
+	in := newInterpreter(t)
+	for _, tc := range []struct {
+		goal  string
+		tasks []string
+	}{
+		{"/tmp/cache/*.tmp を削除して。次にビルドして", []string{"次にビルドして"}},
+		{"Run `rm -rf build/` and redeploy.", []string{"redeploy."}},
+		{"Delete `build/`. Then run `make test`.", []string{"Then run `make test`."}},
+		{"Run this:\n```sh\nrm -rf build\n```\nThen deploy.", []string{"Then deploy."}},
+		{"delete notes.md and update the readme", []string{"update the readme"}},
+	} {
+		t.Run(tc.goal, func(t *testing.T) {
+			t.Parallel()
+			o := interpret(t, in, req{goal: tc.goal, answer: "no"})
+			if got := taskTexts(o.Plan); !slices.Equal(got, tc.tasks) {
+				t.Errorf("tasks %q, want %q", got, tc.tasks)
 			}
 		})
 	}

@@ -442,21 +442,16 @@ func listMarker(line string) int {
 	return -1
 }
 
-// titleOf is a plan's or a job's title: the title of the goal's first
-// line (title).
-func titleOf(goal string) string {
-	return title(goal, nil, 0, len(goal), nil)
-}
-
 // title is what pages, the terminal and clients show for the text
 // src[start:end] (a task's step, a plan's goal): its first line without a
-// list marker, without the joining words that open it ("then", "and
-// then", "first", "please") and the punctuation that ends it, without the
-// words of toks that drop marks (the sides a settled contradiction left
-// out: "hot frozen cheese" settled frozen is "Frozen cheese"), and with
-// its first letter upper case. A title is made, not quoted: the text
-// keeps the user's words. toks may be nil.
-func title(src string, toks []token, start, end int, drop []bool) string {
+// list marker or check box ("- [ ] "), without the joining words and
+// request openers that open it ("then", "and then", "after that",
+// "first", "please", "can you") and the punctuation that ends it, without
+// the words of toks that drop marks (the sides a settled contradiction
+// left out: "hot frozen cheese" settled frozen is "Frozen cheese"), and
+// with its first letter upper case. A title is made, not quoted: the text
+// keeps the user's words.
+func (c *compiled) title(src string, toks []token, start, end int, drop []bool) string {
 	for start < end { // the first line with text
 		line := end
 		if n := strings.IndexByte(src[start:end], '\n'); n >= 0 {
@@ -471,19 +466,29 @@ func title(src string, toks []token, start, end int, drop []bool) string {
 	if m := listMarker(src[start:end]); m >= 0 {
 		start += m
 	}
+	if rest := strings.TrimLeft(src[start:end], " \t"); len(rest) >= 3 && rest[0] == '[' && rest[2] == ']' && strings.ContainsRune(" xX", rune(rest[1])) {
+		start = end - len(rest) + 3 // a task list's check box
+	}
 	var b strings.Builder
-	joining := true
-	from := start
-	for i := range toks {
+	from, opening, opened := start, true, false
+	for i := 0; i < len(toks); i++ {
 		t := &toks[i]
 		if t.End <= start || t.Start >= end {
 			continue
 		}
-		if joining && !t.code && (t.e.has(fConj|fConnector|fStepSep) || vocab.has("stepSeparators", t.Text)) && t.End < end {
-			from = t.End
-			continue
+		if opening { // the words that open the title
+			n := max(c.phraseAt(toks, i, fStepSep), c.phraseAt(toks, i, fOpener))
+			if n == 0 && !t.code && t.e.has(fConj|fConnector) {
+				n = 1
+			}
+			if n > 0 && i+n < len(toks) && toks[i+n-1].End < end {
+				opened = opened || c.phraseAt(toks, i, fOpener) > 0
+				from = toks[i+n-1].End
+				i += n - 1
+				continue
+			}
+			opening = false
 		}
-		joining = false
 		if i < len(drop) && drop[i] {
 			b.WriteString(src[from:t.Start])
 			from = t.End + len(src[t.End:end]) - len(strings.TrimLeft(src[t.End:end], " "))
@@ -492,7 +497,7 @@ func title(src string, toks []token, start, end int, drop []bool) string {
 	b.WriteString(src[min(from, end):end])
 	s := strings.TrimLeft(b.String(), " \t\r,;:、")
 	s = strings.TrimRight(s, " \t\r,;:、。")
-	if r, n := utf8.DecodeLastRuneInString(s); r == '.' || r == '!' {
+	if r, n := utf8.DecodeLastRuneInString(s); r == '.' || r == '!' || r == '?' && opened {
 		if p, _ := utf8.DecodeLastRuneInString(s[:len(s)-n]); lex.IsWordRune(p) || strings.ContainsRune(")`\"”", p) {
 			s = s[:len(s)-n]
 		}
