@@ -29,6 +29,7 @@ type reference struct {
 	options []string
 	chosen  int
 	all     bool
+	other   bool // "the other mug": not the one named before
 }
 
 // name is a candidate as the matcher reads it: its words, singular and
@@ -182,18 +183,33 @@ func findReference(in *input, ns *nameSet, i int) (reference, bool) {
 			stated = stated || k < t0 && !all
 		}
 	}
+	// After it, what "for", "of", "from" or "that is" states of it ("the
+	// knife for the bread", "the mug that is blue").
+	after := false
+	if j := i + 1; j < len(toks) && toks[j].Clause == t.Clause && (vocab.has("attributePrepositions", toks[j].Text) || toks[j].e.has(fCue) && !toks[j].e.has(fPrep)) {
+		for k := j + 1; k < len(toks) && toks[k].Clause == t.Clause && !verbs[k] && !toks[k].e.has(fConj|fPrep|fStepSep); k++ {
+			if some, all := held(k); some && !all {
+				mods = append(mods, wordKey(toks[k].Text))
+				after = true
+			}
+		}
+	}
 	switch {
 	case stated:
 		t0 = s
-	case s < t0:
+	case s < t0 && !after:
 		return reference{}, false // a modifier no candidate holds: "the red pepper" names something else
 	}
-	if t0 > 0 && toks[t0-1].Clause == t.Clause && !lex.IsJapanese(t.Text) {
-		if p := &toks[t0-1]; vocab.has("indefinite", p.Text) || p.neg || number(p.Text) {
+	p := t0 - 1
+	if p > 0 && toks[p].Text == "of" && vocab.has("measures", toks[p-1].Text) {
+		p -= 2 // "two loaves of bread": what counts the measure counts the bread
+	}
+	if p >= 0 && toks[p].Clause == t.Clause && !lex.IsJapanese(t.Text) {
+		if q := &toks[p]; vocab.has("indefinite", q.Text) || q.neg || number(q.Text) {
 			return reference{}, false // "a cup", "2 cups": any that fit
 		}
 	}
-	if partOfAnother(in, i) {
+	if !after && partOfAnother(in, i) {
 		return reference{}, false
 	}
 	universal := quantified(toks, t0, i)
@@ -208,7 +224,7 @@ func findReference(in *input, ns *nameSet, i int) (reference, bool) {
 			return reference{}, false // "the cups" means all of them
 		}
 	}
-	ref := reference{t0: t0, t1: i + 1, chosen: -1}
+	ref := reference{t0: t0, t1: i + 1, chosen: -1, other: t0 > 0 && toks[t0-1].Text == "other"}
 	for _, n := range fit {
 		if n.hasAll(mods) {
 			ref.options = append(ref.options, n.display)
@@ -271,6 +287,8 @@ func detectCandidates(in *input) references {
 	}
 	ns := newNameSet(in.cands)
 	full := fullMentions(in, ns)
+	full = append(full, partialMentions(in, ns, full)...)
+	slices.SortFunc(full, func(a, b fullMention) int { return a.t0 - b.t0 })
 	covered := make([]bool, len(in.gt))
 	for _, m := range full {
 		for k := m.t0; k < m.t1; k++ {
@@ -334,6 +352,9 @@ func pronouns(in *input, refs []reference) []reference {
 		if t.Text == "both" && i+1 < len(in.gt) && in.gt[i+1].Clause == t.Clause && (content(&in.gt[i+1]) || in.gt[i+1].Text == "of") {
 			continue // "both cups", "both of them": a quantifier
 		}
+		if own := commandOf(in, i); own >= 0 && vocab.has("containerVerbs", in.gt[own].Text) {
+			continue // "close it", "turn it on": a container or an appliance, not a thing taken out of it
+		}
 		var meant []string
 		if lex.IsJapanese(t.Text) {
 			meant = namedBefore(in, refs, i)
@@ -346,6 +367,16 @@ func pronouns(in *input, refs []reference) []reference {
 		out = append(out, reference{t0: i, t1: i + 1, options: meant, chosen: 0, all: len(meant) > 1})
 	}
 	return out
+}
+
+// commandOf is the verb of the command that holds goal token i, or -1.
+func commandOf(in *input, i int) int {
+	for _, c := range in.cmds {
+		if c.verb <= i && i < c.end {
+			return c.verb
+		}
+	}
+	return -1
 }
 
 // meaning is what ref binds: its chosen candidate, or all it fits.
@@ -510,6 +541,9 @@ func fullMentions(in *input, ns *nameSet) []fullMention {
 		best := fullMention{t0: -1}
 		for _, n := range ns.byFirst[wordKey(toks[i].Text)] {
 			k := len(n.words)
+			if k == 1 && in.verbs[i] {
+				continue // "microwave the soup": a command's verb names no thing
+			}
 			if (best.t0 < 0 || k > best.t1-best.t0) && startsRun(toks[i:], k, func(k int, t *token) bool {
 				return t.Clause == toks[i].Clause && wordKey(t.Text) == n.words[k]
 			}) {
@@ -519,6 +553,40 @@ func fullMentions(in *input, ns *nameSet) []fullMention {
 		if best.t0 >= 0 {
 			out = append(out, best)
 			i = best.t1 - 1
+		}
+	}
+	return out
+}
+
+// partialMentions are the words after a determiner that end their noun
+// phrase and that one candidate alone holds, not as its head ("take out
+// the cheddar" with cheddar cheese and brie cheese; "the red one"): the
+// goal names that candidate by the attribute that tells it apart. Tokens
+// of full mentions are not read again.
+func partialMentions(in *input, ns *nameSet, full []fullMention) []fullMention {
+	toks := in.gt
+	covered := make([]bool, len(toks))
+	for _, m := range full {
+		for k := m.t0; k < m.t1; k++ {
+			covered[k] = true
+		}
+	}
+	var out []fullMention
+	for i := 1; i < len(toks); i++ {
+		t := &toks[i]
+		if covered[i] || in.verbs[i] || t.code || t.quoted || !content(t) || toks[i-1].Clause != t.Clause || !toks[i-1].e.has(fDet) || vocab.has("indefinite", toks[i-1].Text) {
+			continue
+		}
+		if i+1 < len(toks) && toks[i+1].Clause == t.Clause && content(&toks[i+1]) && !toks[i+1].e.has(fPlaceholder) && !in.verbs[i+1] {
+			continue // "the red wine": the word does not end its phrase
+		}
+		key := wordKey(t.Text)
+		if len(ns.byHead[key]) > 0 {
+			continue // a head: a bare mention
+		}
+		k := only(in.cands, func(c string) bool { return slices.Contains(nameOf(c).words, key) })
+		if k >= 0 {
+			out = append(out, fullMention{t0: i, t1: i + 1, name: in.cands[k]})
 		}
 	}
 	return out
@@ -559,9 +627,9 @@ func partOfAnother(in *input, i int) bool {
 		return false
 	}
 	head := -1
-	for k := i + 2; k < len(toks) && toks[k].Clause == toks[i].Clause && !toks[k].e.has(fPrep|fConj) && !in.verbs[k]; k++ {
-		if content(&toks[k]) {
-			head = k
+	for k := i + 2; k < len(toks) && toks[k].Clause == toks[i].Clause && (!toks[k].e.has(fPrep|fConj) || toks[k].Text == "of") && !in.verbs[k]; k++ {
+		if !toks[k].e.has(fDet|fPrep) && strings.IndexFunc(toks[k].Text, unicode.IsLetter) >= 0 {
+			head = k // "the can of pineapple": pineapple
 		}
 	}
 	return head >= 0 && !vocab.has("places", toks[head].Text)
@@ -571,7 +639,8 @@ func partOfAnother(in *input, i int) bool {
 // they name every candidate it fits, it means all of them ("the rye
 // bread and the white bread ... slice the bread"); else it means the
 // nearest one it fits ("take the cheddar cheese out, then slice the
-// cheese").
+// cheese"); after "other", the one they do not name ("rinse the red mug,
+// then dry the other mug").
 func antecedent(ref *reference, full []fullMention) {
 	named := map[string]bool{}
 	nearest := -1
@@ -582,6 +651,12 @@ func antecedent(ref *reference, full []fullMention) {
 		if k := slices.Index(ref.options, m.name); k >= 0 {
 			named[m.name], nearest = true, k
 		}
+	}
+	if ref.other { // "the other mug": the one not named
+		if k := only(ref.options, func(o string) bool { return !named[o] }); k >= 0 && len(named) > 0 {
+			ref.chosen = k
+		}
+		return
 	}
 	switch {
 	case len(ref.options) > 1 && len(named) == len(ref.options):

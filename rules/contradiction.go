@@ -241,7 +241,8 @@ func sameObject(in *input, a, b int, process map[int]bool) bool {
 // sameThing reports whether the side words at goal tokens a and b can
 // describe one thing at once: not when each describes a thing of its
 // own, by different words ("a tiny image that serves huge files": the
-// image and the files), nor when one describes the thing as it is and
+// image and the files) or as the members of a plural they join ("hot and
+// cold drinks"), nor when one describes the thing as it is and
 // the other as it is to become ("make the private repo public").
 func sameThing(in *input, a, b int) bool {
 	x, xHow := thingOf(in, a)
@@ -251,6 +252,8 @@ func sameThing(in *input, a, b int) bool {
 		return true
 	case wordKey(in.gt[x].Text) != wordKey(in.gt[y].Text):
 		return false
+	case x == y && wordKey(in.gt[x].Text) != in.gt[x].Text && !lex.IsJapanese(in.gt[x].Text) && slices.ContainsFunc(in.gt[a+1:b], func(t token) bool { return t.e.has(fConj) }):
+		return false // "daily and weekly builds": each describes some of them
 	}
 	return xHow == yHow || xHow == describedBy || yHow == describedBy
 }

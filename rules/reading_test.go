@@ -32,8 +32,11 @@ func TestRule16_CodeBlockIsOnePartOfTheStepThatIntroducesIt(t *testing.T) {
 			[]string{"Run ```go test```", "then deploy."}},
 		{"code under a list item", "Do these:\n1. add the job:\n   ```yaml\n   - run: make\n   ```\n2. push it",
 			[]string{"Do these:", "add the job:\n   ```yaml\n   - run: make\n   ```", "push it"}},
-		{"a block first is a step of its own", "```\nmake release\n```\nthen announce it",
-			[]string{"```\nmake release\n```", "then announce it"}},
+		{"a block first belongs to the step after it", "```yaml\n- run: make\n```\nAdd the above to ci.yml. Then push.",
+			[]string{"```yaml\n- run: make\n```\nAdd the above to ci.yml.", "Then push."}},
+		{"code alone is one step", "```\nmake release\n```\n\n    make notes\n", []string{"```\nmake release\n```\n\n    make notes"}},
+		{"indented under a sentence", "Replace the config with\n    port: 8080\n    host: example.com\nand restart.",
+			[]string{"Replace the config with\n    port: 8080\n    host: example.com", "and restart."}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -95,6 +98,8 @@ func TestTitlesReadLikeAPersonWroteThem(t *testing.T) {
 		{req{goal: "hot frozen cheese", answer: "frozen"}, "Frozen cheese", []string{"Frozen cheese"}, []string{"hot frozen cheese"}},
 		{req{goal: "Add this to ci.yml:\n```yaml\n- run: make\n```"}, "Add this to ci.yml",
 			[]string{"Add this to ci.yml"}, []string{"Add this to ci.yml:\n```yaml\n- run: make\n```"}},
+		{req{goal: "```yaml\n- run: make\n```\nAdd the above to ci.yml"}, "Add the above to ci.yml",
+			[]string{"Add the above to ci.yml"}, []string{"```yaml\n- run: make\n```\nAdd the above to ci.yml"}},
 		{req{goal: "Can you tag the release?"}, "Tag the release", []string{"Tag the release"}, []string{"Can you tag the release?"}},
 		{req{goal: "- [ ] write the tests\n- [x] fix the bug\n\nAfter that, deploy."}, "Write the tests",
 			[]string{"Write the tests", "Fix the bug", "Deploy"}, []string{"[ ] write the tests", "[x] fix the bug", "After that, deploy."}},

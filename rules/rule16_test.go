@@ -98,6 +98,11 @@ func TestRule16_PlansQuoteTheUser(t *testing.T) {
 			binds: []string{"chicken=chicken@t1", "roasting pan=roasting pan@t1"}},
 		{goal: "Open the fridge, take out the milk and drink it.", cands: []string{"fridge", "glass"},
 			tasks: []string{"Open the fridge, take out the milk and drink it."}, binds: []string{"fridge=fridge@t1"}},
+		{goal: "Take the butter out of the fridge and close it.", cands: []string{"butter", "fridge"},
+			tasks: []string{"Take the butter out of the fridge and close it."}, binds: []string{"butter=butter@t1", "fridge=fridge@t1"}},
+		{goal: "Microwave the soup.", cands: []string{"microwave", "soup"}, tasks: []string{"Microwave the soup."}, binds: []string{"soup=soup@t1"}},
+		{goal: "Rinse the red mug, then dry the other mug.", cands: []string{"red mug", "blue mug"},
+			tasks: []string{"Rinse the red mug,", "then dry the other mug."}, binds: []string{"red mug=red mug@t1", "mug=blue mug@t2"}},
 		{goal: "Put the dish in the oven and turn it on.", cands: []string{"baking dish", "oven"},
 			tasks: []string{"Put the dish in the oven and turn it on."}, binds: []string{"dish=baking dish@t1", "oven=oven@t1"}},
 	} {

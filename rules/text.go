@@ -170,7 +170,8 @@ type step struct {
 
 // splitSteps finds the steps of src, block by block (blocks): a list item
 // is one step; a code block is part of the step that introduces it (the
-// one before it), never steps of its own; prose is cut where a reader
+// one before it, or for a block that opens the text the one after it),
+// never steps of its own; prose is cut where a reader
 // sees a step boundary: a sentence end (not a dot inside code, an
 // abbreviation or initials), a line break, a semicolon, and before a step
 // separator ("then", "and then", "afterwards"; not the "then" of "if ...,
@@ -182,15 +183,28 @@ func (c *compiled) splitSteps(src string, toks []token) []step {
 	code, _ := codeMask(src)
 	cuts := c.cuts(src, toks, code)
 	var steps []step
+	lead, leadEnd := -1, 0 // the code blocks that open the text, for the step after them
 	for _, b := range blocks(src) {
+		n := len(steps)
 		switch {
-		case b.kind == codeBlock && len(steps) > 0:
-			steps[len(steps)-1].end = b.end
+		case b.kind == codeBlock && n > 0:
+			steps[n-1].end = b.end
+		case b.kind == codeBlock:
+			if lead < 0 {
+				lead = b.start
+			}
+			leadEnd = b.end
 		case b.kind == proseBlock:
 			steps = proseSteps(steps, src, b, cuts)
 		default:
 			steps = append(steps, step{start: b.start, end: b.end})
 		}
+		if lead >= 0 && len(steps) > n {
+			steps[n].start, lead = lead, -1 // the block, then what is said of it ("... Add the above to ci.yml")
+		}
+	}
+	if lead >= 0 { // code alone
+		steps = append(steps, step{start: lead, end: leadEnd})
 	}
 	return c.finishSteps(src, toks, steps)
 }
@@ -281,9 +295,9 @@ type block struct {
 //     that runs to a line of at least as many of the same mark and
 //     nothing else, or to the end of src (a fence never closed; a fence
 //     with an info string inside, ```yaml, closes nothing);
-//   - a line indented by four spaces or a tab is code when it follows a
-//     blank line or a line ending with ":" outside a list, or continues
-//     a code block;
+//   - a line indented by four spaces or a tab is code when it follows
+//     prose outside a list (written under a sentence, it is shown, not
+//     said), or continues a code block;
 //   - a list marker ("1.", "2)", "-", "*", "+", "•") opens an item; the
 //     lines after it continue it, up to a blank line, and after a blank
 //     line the indented ones still do;
@@ -295,7 +309,6 @@ func blocks(src string) []block {
 	var out []block
 	fence := ""     // the open fence's mark, or ""
 	blank := true   // a blank line (or the start) comes before this line
-	colon := false  // the line before ends with ":"
 	inList := false // the prose before is a list's
 	for pos := 0; pos < len(src); {
 		end := strings.IndexByte(src[pos:], '\n')
@@ -328,7 +341,7 @@ func blocks(src string) []block {
 			out = append(out, block{kind: codeBlock, start: at, end: lineEnd})
 		case indented(line) && last >= 0 && out[last].kind == codeBlock:
 			extend()
-		case indented(line) && last >= 0 && out[last].kind == proseBlock && !inList && (blank || colon):
+		case indented(line) && last >= 0 && out[last].kind == proseBlock && !inList:
 			out = append(out, block{kind: codeBlock, start: at, end: lineEnd})
 		case listMarker(line) >= 0:
 			m := pos + listMarker(line)
@@ -343,7 +356,6 @@ func blocks(src string) []block {
 			inList = false
 		}
 		blank = false
-		colon = strings.HasSuffix(strings.TrimRight(body, " \t"), ":")
 		pos = next
 	}
 	return out
@@ -444,7 +456,8 @@ func listMarker(line string) int {
 
 // title is what pages, the terminal and clients show for the text
 // src[start:end] (a task's step, a plan's goal): its first line without a
-// list marker or check box ("- [ ] "), without the joining words and
+// list marker or check box ("- [ ] ") and past a code block that opens
+// it, without the joining words and
 // request openers that open it ("then", "and then", "after that",
 // "first", "please", "can you") and the punctuation that ends it, without
 // the words of toks that drop marks (the sides a settled contradiction
@@ -452,6 +465,9 @@ func listMarker(line string) int {
 // with its first letter upper case. A title is made, not quoted: the text
 // keeps the user's words.
 func (c *compiled) title(src string, toks []token, start, end int, drop []bool) string {
+	if k := slices.IndexFunc(toks, func(t token) bool { return t.Start >= start && t.End <= end && !t.code }); k >= 0 && inCodeBlock(src, start) {
+		start += strings.LastIndexByte(src[start:toks[k].Start], '\n') + 1 // a step that opens with code: what it says of it
+	}
 	for start < end { // the first line with text
 		line := end
 		if n := strings.IndexByte(src[start:end], '\n'); n >= 0 {
