@@ -200,12 +200,8 @@ func findReference(in *input, ns *nameSet, i int) (reference, bool) {
 	case s < t0 && !after:
 		return reference{}, false // a modifier no candidate holds: "the red pepper" names something else
 	}
-	p := t0 - 1
-	if p > 0 && toks[p].Text == "of" && vocab.has("measures", toks[p-1].Text) {
-		p -= 2 // "two loaves of bread": what counts the measure counts the bread
-	}
-	if p >= 0 && toks[p].Clause == t.Clause && !lex.IsJapanese(t.Text) {
-		if q := &toks[p]; vocab.has("indefinite", q.Text) || q.neg || number(q.Text) {
+	if t0 > 0 && toks[t0-1].Clause == t.Clause && !lex.IsJapanese(t.Text) {
+		if p := &toks[t0-1]; vocab.has("indefinite", p.Text) || p.neg || number(p.Text) {
 			return reference{}, false // "a cup", "2 cups": any that fit
 		}
 	}
@@ -287,15 +283,14 @@ func detectCandidates(in *input) references {
 	}
 	ns := newNameSet(in.cands)
 	full := fullMentions(in, ns)
-	full = append(full, partialMentions(in, ns, full)...)
-	slices.SortFunc(full, func(a, b fullMention) int { return a.t0 - b.t0 })
 	covered := make([]bool, len(in.gt))
-	for _, m := range full {
+	for _, m := range append(partialMentions(in, ns, full), full...) {
 		for k := m.t0; k < m.t1; k++ {
 			covered[k] = true
 		}
 		res.refs = append(res.refs, reference{t0: m.t0, t1: m.t1, options: []string{m.name}, chosen: 0})
 	}
+	slices.SortFunc(res.refs, func(a, b reference) int { return a.t0 - b.t0 })
 	for i := 0; i < len(in.gt); i++ {
 		if covered[i] {
 			continue
@@ -561,8 +556,9 @@ func fullMentions(in *input, ns *nameSet) []fullMention {
 // partialMentions are the words after a determiner that end their noun
 // phrase and that one candidate alone holds, not as its head ("take out
 // the cheddar" with cheddar cheese and brie cheese; "the red one"): the
-// goal names that candidate by the attribute that tells it apart. Tokens
-// of full mentions are not read again.
+// goal names that candidate by the attribute that tells it apart, and
+// the mention binds it (a later bare noun is not read by it). Tokens of
+// full mentions are not read again.
 func partialMentions(in *input, ns *nameSet, full []fullMention) []fullMention {
 	toks := in.gt
 	covered := make([]bool, len(toks))

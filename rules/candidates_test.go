@@ -111,10 +111,8 @@ func TestCandidatesAskOnlyWhenTheGoalsWordsLeaveTwoOpen(t *testing.T) {
 		{goal: "scoop the ice cream into the bowl", cands: []string{"mint ice cream", "coffee ice cream", "bowl"}, options: asks("mint ice cream", "coffee ice cream")},
 		{goal: "scoop the mint ice cream into the bowl", cands: []string{"mint ice cream", "coffee ice cream", "bowl"}},
 		{goal: "pour the juice from the can of pineapple into a cup", cands: fridge},
-		{goal: "slice the two loaves of bread", cands: []string{"rye bread", "white bread"}},
 		{goal: "cut it with the knife for the bread", cands: []string{"bread knife", "paring knife"}},
 		{goal: "bring the mug that is blue", cands: []string{"red mug", "blue mug"}},
-		{goal: "take out the cheddar, then grate the cheese", cands: []string{"cheddar cheese", "brie cheese"}},
 		{goal: "rinse the red mug, then dry the other mug", cands: []string{"red mug", "blue mug"}},
 		{goal: "dry the other mug", cands: []string{"red mug", "blue mug"}, options: asks("red mug", "blue mug")},
 	})

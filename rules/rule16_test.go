@@ -100,6 +100,7 @@ func TestRule16_PlansQuoteTheUser(t *testing.T) {
 			tasks: []string{"Open the fridge, take out the milk and drink it."}, binds: []string{"fridge=fridge@t1"}},
 		{goal: "Take the butter out of the fridge and close it.", cands: []string{"butter", "fridge"},
 			tasks: []string{"Take the butter out of the fridge and close it."}, binds: []string{"butter=butter@t1", "fridge=fridge@t1"}},
+		{goal: "Take out the cheddar.", cands: []string{"cheddar cheese", "brie cheese"}, tasks: []string{"Take out the cheddar."}, binds: []string{"cheddar=cheddar cheese@t1"}},
 		{goal: "Microwave the soup.", cands: []string{"microwave", "soup"}, tasks: []string{"Microwave the soup."}, binds: []string{"soup=soup@t1"}},
 		{goal: "Rinse the red mug, then dry the other mug.", cands: []string{"red mug", "blue mug"},
 			tasks: []string{"Rinse the red mug,", "then dry the other mug."}, binds: []string{"red mug=red mug@t1", "mug=blue mug@t2"}},
