@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"slices"
+	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -321,6 +322,7 @@ func detectCandidates(in *input) references {
 		res.refs = append(res.refs, ref)
 		i = ref.t1 - 1
 	}
+	slices.SortStableFunc(res.refs, func(a, b reference) int { return a.t0 - b.t0 })
 	res.refs = append(res.refs, pronouns(in, res.refs)...)
 	return res
 }
@@ -391,11 +393,8 @@ func (ref reference) meaning() []string {
 // candidate but a place it takes something out of ("put the dish in the
 // oven and turn it on": the dish or the oven, so neither).
 func actedOn(in *input, refs []reference, i int, plural bool) []string {
-	for c := len(in.cmds) - 1; c >= 0; c-- {
+	for c := sort.Search(len(in.cmds), func(c int) bool { return in.cmds[c].verb >= i }) - 1; c >= 0; c-- {
 		v := in.cmds[c].verb
-		if v >= i {
-			continue
-		}
 		t0, t1 := objectSpan(in, v)
 		if t0 <= i && i < in.cmds[c].end {
 			continue // the pronoun's own command
@@ -408,7 +407,10 @@ func actedOn(in *input, refs []reference, i int, plural bool) []string {
 		}
 		var object, other []string
 		named := false
-		for _, ref := range refs {
+		for _, ref := range refs[sort.Search(len(refs), func(r int) bool { return refs[r].t0 > v }):] {
+			if ref.t0 >= max(t1, in.cmds[c].end) {
+				break
+			}
 			switch {
 			case t0 <= ref.t0 && ref.t0 < t1:
 				object = appendNew(object, ref.meaning()...)
@@ -469,9 +471,12 @@ func objectSpan(in *input, v int) (int, int) {
 func namedBefore(in *input, refs []reference, i int) []string {
 	var meant []string
 	s := -1
-	for r := len(refs) - 1; r >= 0; r-- {
+	for r := sort.Search(len(refs), func(r int) bool { return refs[r].t0 >= i }) - 1; r >= 0; r-- {
 		ref := refs[r]
-		if ref.t1 > i || s >= 0 && in.gt[ref.t0].Sentence != s {
+		if s >= 0 && in.gt[ref.t0].Sentence != s {
+			break
+		}
+		if ref.t1 > i {
 			continue
 		}
 		s = in.gt[ref.t0].Sentence
@@ -494,20 +499,26 @@ func appendNew(out []string, names ...string) []string {
 }
 
 // nameSet is the request's candidates as the matcher reads them, indexed
-// by their first word (for whole names) and by their head (for a bare
-// mention).
+// by their first word (for whole names), by their head (for a bare
+// mention) and by every word (for a word one of them alone holds).
 type nameSet struct {
 	names   []name
 	byFirst map[string][]name
 	byHead  map[string][]name
+	byWord  map[string][]name // by each of their words
 }
 
 func newNameSet(cands []string) *nameSet {
-	ns := &nameSet{byFirst: map[string][]name{}, byHead: map[string][]name{}}
+	ns := &nameSet{byFirst: map[string][]name{}, byHead: map[string][]name{}, byWord: map[string][]name{}}
 	for _, c := range cands {
 		n := nameOf(c)
 		if len(n.words) == 0 {
 			continue
+		}
+		for i, w := range n.words {
+			if !slices.Contains(n.words[:i], w) {
+				ns.byWord[w] = append(ns.byWord[w], n)
+			}
 		}
 		ns.names = append(ns.names, n)
 		ns.byFirst[n.words[0]] = append(ns.byFirst[n.words[0]], n)
@@ -580,9 +591,8 @@ func partialMentions(in *input, ns *nameSet, full []fullMention) []fullMention {
 		if len(ns.byHead[key]) > 0 {
 			continue // a head: a bare mention
 		}
-		k := only(in.cands, func(c string) bool { return slices.Contains(nameOf(c).words, key) })
-		if k >= 0 {
-			out = append(out, fullMention{t0: i, t1: i + 1, name: in.cands[k]})
+		if holders := ns.byWord[key]; len(holders) == 1 {
+			out = append(out, fullMention{t0: i, t1: i + 1, name: holders[0].display})
 		}
 	}
 	return out

@@ -465,8 +465,12 @@ func listMarker(line string) int {
 // with its first letter upper case. A title is made, not quoted: the text
 // keeps the user's words.
 func (c *compiled) title(src string, toks []token, start, end int, drop []bool) string {
-	if k := slices.IndexFunc(toks, func(t token) bool { return t.Start >= start && t.End <= end && !t.code }); k >= 0 && inCodeBlock(src, start) {
-		start += strings.LastIndexByte(src[start:toks[k].Start], '\n') + 1 // a step that opens with code: what it says of it
+	first := sort.Search(len(toks), func(k int) bool { return toks[k].End > start }) // the step's tokens start here
+	for k := first; k < len(toks) && toks[k].Start < end; k++ {
+		if !toks[k].code { // a step that opens with lines of code: what it says of them
+			start += strings.LastIndexByte(src[start:toks[k].Start], '\n') + 1
+			break
+		}
 	}
 	for start < end { // the first line with text
 		line := end
@@ -487,9 +491,9 @@ func (c *compiled) title(src string, toks []token, start, end int, drop []bool) 
 	}
 	var b strings.Builder
 	from, opening, opened := start, true, false
-	for i := 0; i < len(toks); i++ {
+	for i := first; i < len(toks) && toks[i].Start < end; i++ {
 		t := &toks[i]
-		if t.End <= start || t.Start >= end {
+		if t.End <= start {
 			continue
 		}
 		if opening { // the words that open the title
