@@ -298,6 +298,8 @@ func FuzzRule16_BadInputPlansOrAsksWithoutDroppingText(f *testing.F) {
 	for _, s := range []string{
 		"delete \xff\xfe notes.md", "run `go vet ./...", "say \"hello and then stop", "copy 'a.txt to b/", "\x00\x01\x1b[31mred\x1b[0m then \u202eevil",
 		"use the pepper\tthen\rthe peppers", "熱い凍ったチーズ。次にそれを`食べる", "1. a\n2. b\n- c", "...;;;!!!", "e.g. i.e. etc. v1.2. ./..",
+		"Add this:\n```yaml\n- run: rm -rf x\n", "````md\n```go\nx\n```\n- a\n````\nthen b", "Put this in it:\n\tlint:\n\t\tgo vet ./...\nthen run", "Before:\r\n- a\r\n- b\r\n\r\nc.\r\n",
+		"```\n```\n```", "- [ ] a\n    ```\n    b\n- c", "take it out of it and put it in it; close it",
 	} {
 		f.Add(s, "pepper,peppers,Pepper,black pepper,black  pepper,black-pepper")
 	}
