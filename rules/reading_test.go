@@ -34,6 +34,8 @@ func TestRule16_CodeBlockIsOnePartOfTheStepThatIntroducesIt(t *testing.T) {
 			[]string{"Do these:", "add the job:\n   ```yaml\n   - run: make\n   ```", "push it"}},
 		{"a block first belongs to the step after it", "```yaml\n- run: make\n```\nAdd the above to ci.yml. Then push.",
 			[]string{"```yaml\n- run: make\n```\nAdd the above to ci.yml.", "Then push."}},
+		{"lines without a prose word", "Set config.json to:\n{\n  \"port\": 8080,\n  \"debug\": true\n}\nThen restart it.",
+			[]string{"Set config.json to:\n{\n  \"port\": 8080,\n  \"debug\": true\n}", "Then restart it."}},
 		{"code alone is one step", "```\nmake release\n```\n\n    make notes\n", []string{"```\nmake release\n```\n\n    make notes"}},
 		{"indented under a sentence", "Replace the config with\n    port: 8080\n    host: example.com\nand restart.",
 			[]string{"Replace the config with\n    port: 8080\n    host: example.com", "and restart."}},

@@ -298,6 +298,8 @@ type block struct {
 //   - a line indented by four spaces or a tab is code when it follows
 //     prose outside a list (written under a sentence, it is shown, not
 //     said), or continues a code block;
+//   - a line with no prose word ("{", `"port": 8080,`, "</div>") is
+//     code too;
 //   - a list marker ("1.", "2)", "-", "*", "+", "•") opens an item; the
 //     lines after it continue it, up to a blank line, and after a blank
 //     line the indented ones still do;
@@ -343,6 +345,10 @@ func blocks(src string) []block {
 			extend()
 		case indented(line) && last >= 0 && out[last].kind == proseBlock && !inList:
 			out = append(out, block{kind: codeBlock, start: at, end: lineEnd})
+		case last >= 0 && out[last].kind == codeBlock && codeLine(body, true):
+			extend()
+		case !inList && codeLine(body, false):
+			out = append(out, block{kind: codeBlock, start: at, end: lineEnd})
 		case listMarker(line) >= 0:
 			m := pos + listMarker(line)
 			out = append(out, block{kind: itemBlock, start: m, end: max(m, lineEnd)})
@@ -359,6 +365,25 @@ func blocks(src string) []block {
 		pos = next
 	}
 	return out
+}
+
+// codeLine reports whether a line holds no prose word: each of its words
+// is code-like, quoted or without a letter, and, unless it goes on with
+// code, one is punctuation a sentence does not write alone ({ } [ ] < >
+// = ;).
+func codeLine(body string, goesOn bool) bool {
+	words := strings.Fields(body)
+	if len(words) == 0 || !goesOn && !strings.ContainsAny(body, "{}[]<>=;") {
+		return false
+	}
+	for _, w := range words {
+		s, e := coreOf(w, 0, len(w))
+		literal := slices.Contains([]string{"true", "false", "null"}, w[s:e]) // JSON's words
+		if strings.IndexFunc(w, unicode.IsLetter) >= 0 && !codeLike(w[s:e]) && !literal && !strings.ContainsRune(`"'`, rune(w[0])) {
+			return false
+		}
+	}
+	return true
 }
 
 // openFence is the fence that body opens (a run of three or more
