@@ -131,7 +131,16 @@ func detectDestructive(in *input) destructions {
 				d.actions = appendAction(d.actions, in.wholeStep(v)) // a code block is part of its step: the step goes with it
 			}
 		case n > 0:
-			d.actions = appendAction(d.actions, in.action(v, min(cmd.end, v+8)))
+			e := min(cmd.end, v+8)
+			for k := v + n; k < e; k++ {
+				if lex.IsJapanese(toks[k].Text) { // `rm -rf node_modules` して、...: the command and the form that runs it
+					e = k
+					if jaCommand(toks, k) {
+						e = k + 1
+					}
+				}
+			}
+			d.actions = appendAction(d.actions, in.action(v, e))
 		default:
 			if n = in.c.phraseAt(toks, v, fDestructive); n > 0 && objectOf(in, v, n, cmd.end) >= 0 {
 				d.actions = appendAction(d.actions, in.action(v, min(cmd.end, v+8)))
@@ -144,7 +153,10 @@ func detectDestructive(in *input) destructions {
 			continue
 		}
 		if o := objectOf(in, i, 1, len(toks)); o >= 0 {
-			d.actions = append(d.actions, in.action(o, i+1))
+			for o > 0 && toks[o-1].Sentence == t.Sentence && !strings.ContainsAny(in.goal[toks[o-1].End:toks[o].Start], "、，,;；") && !(lex.IsJapanese(toks[o-1].Text) && jaCommand(toks, o-1)) {
+				o-- // the object's whole phrase: `dist/` フォルダを
+			}
+			d.actions = appendAction(d.actions, in.action(o, i+1))
 		}
 	}
 	if len(d.actions) == 0 {
@@ -229,7 +241,7 @@ func objectOf(in *input, i, n, end int) int {
 		return t.e.has(fObject) || t.code && strings.IndexFunc(t.Text, unicode.IsLetter) >= 0 || slices.ContainsFunc(in.files, func(f string) bool { return strings.EqualFold(f, t.Text) })
 	}
 	if lex.IsJapanese(toks[i].Text) {
-		for k := i - 1; k >= 0 && k >= i-4 && toks[k].Clause == toks[i].Clause; k-- {
+		for k := i - 1; k >= 0 && k >= i-4 && toks[k].Sentence == toks[i].Sentence; k-- { // across brackets: ログ（logs/*.txt）を
 			if data(k) {
 				return k
 			}

@@ -76,6 +76,9 @@ func TestDestructiveQuotesTheWholeCommandAndNoRemovesExactlyIt(t *testing.T) {
 		{goal: "`rm -rf build/`, then deploy `make release`.", options: confirm, text: "“`rm -rf build/`”"},
 		{goal: "Delete `build/`. Then run `make test`.", options: confirm, text: "“Delete `build/`”"},
 		{goal: "Run this:\n```sh\nrm -rf build\n```\nThen deploy.", options: confirm, text: "rm -rf build\n```”"},
+		{goal: "`dist/` フォルダを削除してから `npm run build` を実行して", options: confirm, text: "「`dist/` フォルダを削除してから」"},
+		{goal: "ログファイル（logs/*.txt）をすべて消して", options: confirm, text: "「ログファイル（logs/*.txt）をすべて消して」"},
+		{goal: "`rm -rf node_modules` して、`npm install` して", options: confirm, text: "“`rm -rf node_modules` して”"},
 		{goal: "Explain why `rm -rf /` is dangerous"},
 		{goal: "Add this target to the Makefile:\n```make\nclean:\n\trm -rf build\n```"},
 	})

@@ -140,6 +140,8 @@ func TestDecliningADestructiveActionRemovesExactlyIt(t *testing.T) {
 		{"Delete `build/`. Then run `make test`.", []string{"Then run `make test`."}},
 		{"Run this:\n```sh\nrm -rf build\n```\nThen deploy.", []string{"Then deploy."}},
 		{"delete notes.md and update the readme", []string{"update the readme"}},
+		{"`dist/` フォルダを削除してから `npm run build` を実行して", []string{"`npm run build` を実行して"}},
+		{"`rm -rf node_modules` して、`npm install` して", []string{"`npm install` して"}},
 	} {
 		t.Run(tc.goal, func(t *testing.T) {
 			t.Parallel()

@@ -83,10 +83,11 @@ func isSpaceAt(s string, i int) bool {
 	return unicode.IsSpace(r)
 }
 
-// separator reports white space or Japanese: Japanese, written without
-// spaces, ends a word of code (notes.mdを削除して).
+// separator reports white space or Japanese, its punctuation too:
+// Japanese, written without spaces, ends a word of code (notes.mdを削除して,
+// `rm -rf x` して、`make`).
 func separator(r rune) bool {
-	return unicode.IsSpace(r) || lex.ScriptOf(r) != lex.ScriptOther
+	return unicode.IsSpace(r) || lex.ScriptOf(r) != lex.ScriptOther || r >= 0x2E80 && unicode.IsPunct(r) // 、。「」（）
 }
 
 // coreOf is a white-space-delimited word src[start:end] without the
