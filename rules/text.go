@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -480,9 +481,12 @@ func listMarker(line string) int {
 	return -1
 }
 
+// stepLabel is a label that numbers a step ("Step 2:", "Step 3 -").
+var stepLabel = regexp.MustCompile(`^\s*(?i:step)\s+\d+\s*[:.)\-–]\s*`)
+
 // title is what pages, the terminal and clients show for the text
 // src[start:end] (a task's step, a plan's goal): its first line without a
-// list marker or check box ("- [ ] ") and past a code block that opens
+// list marker, check box ("- [ ] ") or step label ("Step 2:") and past a code block that opens
 // it, without the joining words and
 // request openers that open it ("then", "and then", "after that",
 // "first", "please", "can you") and the punctuation that ends it, without
@@ -514,6 +518,9 @@ func (c *compiled) title(src string, toks []token, start, end int, drop []bool) 
 	}
 	if rest := strings.TrimLeft(src[start:end], " \t"); len(rest) >= 3 && rest[0] == '[' && rest[2] == ']' && strings.ContainsRune(" xX", rune(rest[1])) {
 		start = end - len(rest) + 3 // a task list's check box
+	}
+	if m := stepLabel.FindStringIndex(src[start:end]); m != nil {
+		start += m[1] // "Step 2: push it"
 	}
 	var b strings.Builder
 	from, opening, opened := start, true, false
