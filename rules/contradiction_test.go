@@ -71,5 +71,6 @@ func TestContradictionIsTwoOppositeWordsAboutTheSameThing(t *testing.T) {
 		{goal: "serve the frozen pizza hot"},
 		{goal: "Make a public read-only bucket for the docs"},
 		{goal: "Write a poem about a tiny mouse in a huge house"},
+		{goal: "非公開のリポジトリを公開して"}, // the new pairs are English: 公開して is also "publish"
 	})
 }
