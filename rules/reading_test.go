@@ -102,6 +102,8 @@ func TestTitlesReadLikeAPersonWroteThem(t *testing.T) {
 			[]string{"Add this to ci.yml"}, []string{"Add this to ci.yml:\n```yaml\n- run: make\n```"}},
 		{req{goal: "```yaml\n- run: make\n```\nAdd the above to ci.yml"}, "Add the above to ci.yml",
 			[]string{"Add the above to ci.yml"}, []string{"```yaml\n- run: make\n```\nAdd the above to ci.yml"}},
+		{req{goal: "Build the site and deploy it afterwards."}, "Build the site and deploy it afterwards",
+			[]string{"Build the site and deploy it afterwards"}, []string{"Build the site and deploy it afterwards."}},
 		{req{goal: "Can you tag the release?"}, "Tag the release", []string{"Tag the release"}, []string{"Can you tag the release?"}},
 		{req{goal: "So, I need you to rename the config file."}, "Rename the config file", []string{"Rename the config file"}, []string{"So, I need you to rename the config file."}},
 		{req{goal: "Step 1: build the image\nStep 2: push it"}, "Build the image", []string{"Build the image", "Push it"}, []string{"Step 1: build the image", "Step 2: push it"}},

@@ -230,8 +230,8 @@ func (c *compiled) cuts(src string, toks []token, code []bool) []int {
 	}
 	for i := 0; i < len(toks); i++ {
 		n := c.phraseAt(toks, i, fStepSep)
-		if n == 0 || toks[i].code {
-			continue
+		if n == 0 || toks[i].code || i+n >= len(toks) || toks[i+n].Sentence != toks[i].Sentence {
+			continue // "... and run make clean afterwards.": nothing follows it to be a step
 		}
 		at := i
 		if i > 0 && toks[i-1].Clause == toks[i].Clause && toks[i-1].e.has(fConj) {
