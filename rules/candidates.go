@@ -547,8 +547,8 @@ func fullMentions(in *input, ns *nameSet) []fullMention {
 		best := fullMention{t0: -1}
 		for _, n := range ns.byFirst[wordKey(toks[i].Text)] {
 			k := len(n.words)
-			if k == 1 && in.verbs[i] {
-				continue // "microwave the soup": a command's verb names no thing
+			if k == 1 && in.verbs[i] && i+1 < len(toks) && toks[i+1].Clause == toks[i].Clause && (toks[i+1].e.has(fDet) || content(&toks[i+1])) {
+				continue // "microwave the soup": a command's verb names no thing ("eggs in the fridge" does)
 			}
 			if (best.t0 < 0 || k > best.t1-best.t0) && startsRun(toks[i:], k, func(k int, t *token) bool {
 				return t.Clause == toks[i].Clause && wordKey(t.Text) == n.words[k]

@@ -102,6 +102,8 @@ func TestRule16_PlansQuoteTheUser(t *testing.T) {
 			tasks: []string{"Take the butter out of the fridge and close it."}, binds: []string{"butter=butter@t1", "fridge=fridge@t1"}},
 		{goal: "Take out the cheddar.", cands: []string{"cheddar cheese", "brie cheese"}, tasks: []string{"Take out the cheddar."}, binds: []string{"cheddar=cheddar cheese@t1"}},
 		{goal: "Microwave the soup.", cands: []string{"microwave", "soup"}, tasks: []string{"Microwave the soup."}, binds: []string{"soup=soup@t1"}},
+		{goal: "Put away:\n- eggs in the fridge\n- rice in the pantry", cands: []string{"eggs", "rice", "fridge", "pantry"},
+			tasks: []string{"Put away:", "eggs in the fridge", "rice in the pantry"}, binds: []string{"eggs=eggs@t2", "fridge=fridge@t2", "rice=rice@t3", "pantry=pantry@t3"}},
 		{goal: "Rinse the red mug, then dry the other mug.", cands: []string{"red mug", "blue mug"},
 			tasks: []string{"Rinse the red mug,", "then dry the other mug."}, binds: []string{"red mug=red mug@t1", "mug=blue mug@t2"}},
 		{goal: "Put the dish in the oven and turn it on.", cands: []string{"baking dish", "oven"},
