@@ -184,6 +184,11 @@ type evalItem struct {
 	Profile    string          `json:"profile,omitempty"`
 	Expect     *evalExpect     `json:"expect,omitempty"`
 	Note       string          `json:"note,omitempty"`
+	// Class and Checks are what a set may add for a test of its own
+	// (rules/testdata/blind2.jsonl: the issue class an item measures and
+	// what its plan must look like); eval reads neither.
+	Class  int             `json:"class,omitempty"`
+	Checks json.RawMessage `json:"checks,omitempty"`
 }
 
 // evalExpect is the question a thoughtful person would ask of an ask item.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"slices"
+	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -29,6 +30,7 @@ type reference struct {
 	options []string
 	chosen  int
 	all     bool
+	other   bool // "the other mug": not the one named before
 }
 
 // name is a candidate as the matcher reads it: its words, singular and
@@ -134,7 +136,7 @@ func findReference(in *input, ns *nameSet, i int) (reference, bool) {
 	toks := in.gt
 	t := &toks[i]
 	key := wordKey(t.Text)
-	if verbs[i] || t.quoted || t.code || t.idiom || t.e.has(fStop|fDet|fPlaceholder) {
+	if verbs[i] || t.quoted || t.code || t.e.has(fStop|fDet|fPlaceholder) {
 		return reference{}, false
 	}
 	fit := ns.byHead[key]
@@ -149,28 +151,63 @@ func findReference(in *input, ns *nameSet, i int) (reference, bool) {
 	if len(fit) == 0 || partOfPhrase(in, i) || negatedClause(toks, i) || in.c.asksAgent(in.goal, toks, i) {
 		return reference{}, false
 	}
-	t0 := i
-	var mods []string
-	for t0 > 0 && toks[t0-1].Clause == t.Clause && !verbs[t0-1] {
-		m := wordKey(toks[t0-1].Text)
-		held := false
-		for _, n := range fit {
-			held = held || slices.Contains(n.words, m)
+	held := func(k int) (some, all bool) { // whether some, and all, of fit hold toks[k]
+		m := wordKey(toks[k].Text)
+		n := 0
+		for _, f := range fit {
+			if slices.Contains(f.words, m) {
+				n++
+			}
 		}
-		if !held {
+		return n > 0, n == len(fit)
+	}
+	// The words the head's own phrase states: the run before it that the
+	// candidates hold ("black pepper"), and, further back to its
+	// determiner, verb or preposition, any word that tells them apart
+	// ("the glass oven-safe dish": glass).
+	t0 := i
+	for t0 > 0 && toks[t0-1].Clause == t.Clause && !verbs[t0-1] {
+		if some, _ := held(t0 - 1); !some {
 			break
 		}
-		mods = append(mods, m)
 		t0--
 	}
-	if t0 > 0 && toks[t0-1].Clause == t.Clause && !lex.IsJapanese(t.Text) {
-		p := &toks[t0-1]
-		switch {
-		case vocab.has("indefinite", p.Text) || p.neg || number(p.Text): // "a cup", "2 cups": any that fit
-			return reference{}, false
-		case !verbs[t0-1] && optionWord(p):
-			return reference{}, false // a modifier no candidate holds
+	s := t0
+	for s > 0 && toks[s-1].Clause == t.Clause && !verbs[s-1] && optionWord(&toks[s-1]) && !toks[s-1].code {
+		s--
+	}
+	var mods []string
+	stated := false
+	for k := s; k < i; k++ {
+		if some, all := held(k); some {
+			mods = append(mods, wordKey(toks[k].Text))
+			stated = stated || k < t0 && !all
 		}
+	}
+	// After it, what "for", "of", "from" or "that is" states of it ("the
+	// knife for the bread", "the mug that is blue").
+	after := false
+	if j := i + 1; j < len(toks) && toks[j].Clause == t.Clause && (vocab.has("attributePrepositions", toks[j].Text) || toks[j].e.has(fCue) && !toks[j].e.has(fPrep)) {
+		for k := j + 1; k < len(toks) && toks[k].Clause == t.Clause && !verbs[k] && !toks[k].e.has(fConj|fPrep|fStepSep); k++ {
+			if some, all := held(k); some && !all {
+				mods = append(mods, wordKey(toks[k].Text))
+				after = true
+			}
+		}
+	}
+	switch {
+	case stated:
+		t0 = s
+	case s < t0 && !after:
+		return reference{}, false // a modifier no candidate holds: "the red pepper" names something else
+	}
+	if t0 > 0 && toks[t0-1].Clause == t.Clause && !lex.IsJapanese(t.Text) {
+		if p := &toks[t0-1]; vocab.has("indefinite", p.Text) || p.neg || number(p.Text) {
+			return reference{}, false // "a cup", "2 cups": any that fit
+		}
+	}
+	if !after && partOfAnother(in, i) {
+		return reference{}, false
 	}
 	universal := quantified(toks, t0, i)
 	if key != t.Text && !lex.IsJapanese(t.Text) && !universal {
@@ -184,7 +221,7 @@ func findReference(in *input, ns *nameSet, i int) (reference, bool) {
 			return reference{}, false // "the cups" means all of them
 		}
 	}
-	ref := reference{t0: t0, t1: i + 1, chosen: -1}
+	ref := reference{t0: t0, t1: i + 1, chosen: -1, other: t0 > 0 && toks[t0-1].Text == "other"}
 	for _, n := range fit {
 		if n.hasAll(mods) {
 			ref.options = append(ref.options, n.display)
@@ -213,8 +250,8 @@ func quantified(toks []token, t0, i int) bool {
 		if vocab.has("universals", toks[k].Text) {
 			return true
 		}
-		if !toks[k].e.has(fDet) && toks[k].Text != "of" {
-			return false
+		if !toks[k].e.has(fDet) && toks[k].Text != "of" && !vocab.has("measures", toks[k].Text) {
+			return false // only determiners, "of" and measures between: "both kinds of bread"
 		}
 	}
 	return false
@@ -248,12 +285,13 @@ func detectCandidates(in *input) references {
 	ns := newNameSet(in.cands)
 	full := fullMentions(in, ns)
 	covered := make([]bool, len(in.gt))
-	for _, m := range full {
+	for _, m := range append(partialMentions(in, ns, full), full...) {
 		for k := m.t0; k < m.t1; k++ {
 			covered[k] = true
 		}
 		res.refs = append(res.refs, reference{t0: m.t0, t1: m.t1, options: []string{m.name}, chosen: 0})
 	}
+	slices.SortFunc(res.refs, func(a, b reference) int { return a.t0 - b.t0 })
 	for i := 0; i < len(in.gt); i++ {
 		if covered[i] {
 			continue
@@ -284,58 +322,203 @@ func detectCandidates(in *input) references {
 		res.refs = append(res.refs, ref)
 		i = ref.t1 - 1
 	}
-	res.refs = append(res.refs, pronouns(in, full)...)
+	slices.SortStableFunc(res.refs, func(a, b reference) int { return a.t0 - b.t0 })
+	res.refs = append(res.refs, pronouns(in, res.refs)...)
 	return res
 }
 
-// pronouns bind "it" to the nearest full mention before it, and "them",
-// "they" or "both" to the full mentions of the nearest sentence before
-// it that has any ("grab the red mug and the blue mug, then wash them").
-// They are bindings only: a pronoun is never asked about.
-func pronouns(in *input, full []fullMention) []reference {
+// pronouns bind "it" (それ, これ) to the one candidate the command
+// before it acts on, and "them", "they" or "both" to the candidates it
+// acts on ("grab the red mug and the blue mug, then wash them"): the
+// objects of the nearest command before the pronoun that does not hold
+// it ("take the oat milk out of the fridge and pour it": the oat milk,
+// not the fridge it is taken out of). When that thing is no candidate,
+// or "it" fits two (the command names another candidate: "put the dish
+// in the oven and turn it on"), nothing is bound. A Japanese command names its
+// object before the verb, so in Japanese the candidates named in the
+// nearest sentence before the pronoun count, but for one it is taken
+// from (から). Pronouns are bindings only: a pronoun is never asked about.
+func pronouns(in *input, refs []reference) []reference {
 	var out []reference
-	k := 0 // full[:k] end before token i
 	for i := range in.gt {
 		t := &in.gt[i]
-		for k < len(full) && full[k].t1 <= i {
-			k++
-		}
-		if k == 0 || t.code || t.quoted {
+		plural := vocab.has("pluralPronouns", t.Text)
+		if t.code || t.quoted || !plural && !vocab.has("singularPronouns", t.Text) {
 			continue
 		}
-		ref := reference{t0: i, t1: i + 1, chosen: 0}
-		switch {
-		case vocab.has("singularPronouns", t.Text):
-			ref.options = []string{full[k-1].name}
-		case vocab.has("pluralPronouns", t.Text):
-			s := in.gt[full[k-1].t0].Sentence
-			for j := k - 1; j >= 0 && in.gt[full[j].t0].Sentence == s; j-- {
-				ref.options = append([]string{full[j].name}, ref.options...)
+		if t.Text == "both" && i+1 < len(in.gt) && in.gt[i+1].Clause == t.Clause && (content(&in.gt[i+1]) || in.gt[i+1].Text == "of") {
+			continue // "both cups", "both of them": a quantifier
+		}
+		if own := commandOf(in, i); own >= 0 && vocab.has("containerVerbs", in.gt[own].Text) {
+			continue // "close it", "turn it on": a container or an appliance, not a thing taken out of it
+		}
+		var meant []string
+		if lex.IsJapanese(t.Text) {
+			meant = namedBefore(in, refs, i)
+		} else {
+			meant = actedOn(in, refs, i, plural)
+		}
+		if len(meant) == 0 || len(meant) > 1 && !plural {
+			continue
+		}
+		out = append(out, reference{t0: i, t1: i + 1, options: meant, chosen: 0, all: len(meant) > 1})
+	}
+	return out
+}
+
+// commandOf is the verb of the command that holds goal token i, or -1.
+func commandOf(in *input, i int) int {
+	for _, c := range in.cmds {
+		if c.verb <= i && i < c.end {
+			return c.verb
+		}
+	}
+	return -1
+}
+
+// meaning is what ref binds: its chosen candidate, or all it fits.
+func (ref reference) meaning() []string {
+	switch {
+	case ref.all:
+		return ref.options
+	case ref.chosen >= 0:
+		return ref.options[ref.chosen : ref.chosen+1]
+	}
+	return nil
+}
+
+// actedOn is what the nearest command before goal token i that does not
+// hold it acts on, when that is candidates: the candidates its object
+// names, when its object's head is one and the command names no other
+// candidate but a place it takes something out of ("put the dish in the
+// oven and turn it on": the dish or the oven, so neither).
+func actedOn(in *input, refs []reference, i int, plural bool) []string {
+	for c := sort.Search(len(in.cmds), func(c int) bool { return in.cmds[c].verb >= i }) - 1; c >= 0; c-- {
+		v := in.cmds[c].verb
+		t0, t1 := objectSpan(in, v)
+		if t0 <= i && i < in.cmds[c].end {
+			continue // the pronoun's own command
+		}
+		head := -1
+		for k := t0; k < t1; k++ {
+			if content(&in.gt[k]) {
+				head = k
 			}
-			ref.all = len(ref.options) > 1
-		default:
+		}
+		var object, other []string
+		named := false
+		for _, ref := range refs[sort.Search(len(refs), func(r int) bool { return refs[r].t0 > v }):] {
+			if ref.t0 >= max(t1, in.cmds[c].end) {
+				break
+			}
+			switch {
+			case t0 <= ref.t0 && ref.t0 < t1:
+				object = appendNew(object, ref.meaning()...)
+				named = named || ref.t0 <= head && head < ref.t1
+			case v < ref.t0 && ref.t0 < in.cmds[c].end && !takenFrom(in, ref.t0):
+				other = appendNew(other, ref.meaning()...)
+			}
+		}
+		if !named || !plural && len(other) > 0 {
+			return nil
+		}
+		return object
+	}
+	return nil
+}
+
+// takenFrom reports whether the mention at goal token t0 is a place
+// something is taken out of: after "from", "out of" or "off" and its
+// determiners.
+func takenFrom(in *input, t0 int) bool {
+	k := t0 - 1
+	for k >= 0 && in.gt[k].e.has(fDet) {
+		k--
+	}
+	switch {
+	case k < 0:
+		return false
+	case in.gt[k].Text == "from" || in.gt[k].Text == "off":
+		return true
+	}
+	return in.gt[k].Text == "of" && k > 0 && in.gt[k-1].Text == "out"
+}
+
+// objectSpan is the object of the command whose verb is goal token v: the
+// tokens after it (past a particle: "take out the milk"), joined by
+// "and", up to a preposition, a particle, the next command or the end of
+// the clause ("take the oat milk out of the fridge": the oat milk).
+func objectSpan(in *input, v int) (int, int) {
+	toks := in.gt
+	k := v + 1
+	for k < len(toks) && toks[k].Clause == toks[v].Clause && vocab.has("particles", toks[k].Text) {
+		k++
+	}
+	t0 := k
+	for ; k < len(toks) && toks[k].Clause == toks[v].Clause && !in.verbs[k]; k++ {
+		t := &toks[k]
+		measure := k > 0 && t.Text == "of" && vocab.has("measures", toks[k-1].Text) // "a cup of rice"
+		if t.e.has(fPrep|fStepSep|fCondition) && !measure || vocab.has("particles", t.Text) {
+			break
+		}
+	}
+	return t0, k
+}
+
+// namedBefore is what the candidates named in the nearest sentence before
+// goal token i that names any mean, but for one followed by から (taken
+// from it).
+func namedBefore(in *input, refs []reference, i int) []string {
+	var meant []string
+	s := -1
+	for r := sort.Search(len(refs), func(r int) bool { return refs[r].t0 >= i }) - 1; r >= 0; r-- {
+		ref := refs[r]
+		if s >= 0 && in.gt[ref.t0].Sentence != s {
+			break
+		}
+		if ref.t1 > i {
 			continue
 		}
-		out = append(out, ref)
+		s = in.gt[ref.t0].Sentence
+		if ref.t1 < len(in.gt) && strings.HasPrefix(in.goal[in.gt[ref.t1-1].End:], "から") {
+			continue
+		}
+		meant = appendNew(meant, ref.meaning()...)
+	}
+	return meant
+}
+
+// appendNew appends the names not in out already.
+func appendNew(out []string, names ...string) []string {
+	for _, n := range names {
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
 	}
 	return out
 }
 
 // nameSet is the request's candidates as the matcher reads them, indexed
-// by their first word (for whole names) and by their head (for a bare
-// mention).
+// by their first word (for whole names), by their head (for a bare
+// mention) and by every word (for a word one of them alone holds).
 type nameSet struct {
 	names   []name
 	byFirst map[string][]name
 	byHead  map[string][]name
+	byWord  map[string][]name // by each of their words
 }
 
 func newNameSet(cands []string) *nameSet {
-	ns := &nameSet{byFirst: map[string][]name{}, byHead: map[string][]name{}}
+	ns := &nameSet{byFirst: map[string][]name{}, byHead: map[string][]name{}, byWord: map[string][]name{}}
 	for _, c := range cands {
 		n := nameOf(c)
 		if len(n.words) == 0 {
 			continue
+		}
+		for i, w := range n.words {
+			if !slices.Contains(n.words[:i], w) {
+				ns.byWord[w] = append(ns.byWord[w], n)
+			}
 		}
 		ns.names = append(ns.names, n)
 		ns.byFirst[n.words[0]] = append(ns.byFirst[n.words[0]], n)
@@ -364,6 +547,9 @@ func fullMentions(in *input, ns *nameSet) []fullMention {
 		best := fullMention{t0: -1}
 		for _, n := range ns.byFirst[wordKey(toks[i].Text)] {
 			k := len(n.words)
+			if k == 1 && in.verbs[i] && i+1 < len(toks) && toks[i+1].Clause == toks[i].Clause && (toks[i+1].e.has(fDet) || content(&toks[i+1])) {
+				continue // "microwave the soup": a command's verb names no thing ("eggs in the fridge" does)
+			}
 			if (best.t0 < 0 || k > best.t1-best.t0) && startsRun(toks[i:], k, func(k int, t *token) bool {
 				return t.Clause == toks[i].Clause && wordKey(t.Text) == n.words[k]
 			}) {
@@ -373,6 +559,40 @@ func fullMentions(in *input, ns *nameSet) []fullMention {
 		if best.t0 >= 0 {
 			out = append(out, best)
 			i = best.t1 - 1
+		}
+	}
+	return out
+}
+
+// partialMentions are the words after a determiner that end their noun
+// phrase and that one candidate alone holds, not as its head ("take out
+// the cheddar" with cheddar cheese and brie cheese; "the red one"): the
+// goal names that candidate by the attribute that tells it apart, and
+// the mention binds it (a later bare noun is not read by it). Tokens of
+// full mentions are not read again.
+func partialMentions(in *input, ns *nameSet, full []fullMention) []fullMention {
+	toks := in.gt
+	covered := make([]bool, len(toks))
+	for _, m := range full {
+		for k := m.t0; k < m.t1; k++ {
+			covered[k] = true
+		}
+	}
+	var out []fullMention
+	for i := 1; i < len(toks); i++ {
+		t := &toks[i]
+		if covered[i] || in.verbs[i] || t.code || t.quoted || !content(t) || toks[i-1].Clause != t.Clause || !toks[i-1].e.has(fDet) || vocab.has("indefinite", toks[i-1].Text) {
+			continue
+		}
+		if i+1 < len(toks) && toks[i+1].Clause == t.Clause && content(&toks[i+1]) && !toks[i+1].e.has(fPlaceholder) && !in.verbs[i+1] {
+			continue // "the red wine": the word does not end its phrase
+		}
+		key := wordKey(t.Text)
+		if len(ns.byHead[key]) > 0 {
+			continue // a head: a bare mention
+		}
+		if holders := ns.byWord[key]; len(holders) == 1 {
+			out = append(out, fullMention{t0: i, t1: i + 1, name: holders[0].display})
 		}
 	}
 	return out
@@ -401,11 +621,32 @@ func partOfPhrase(in *input, i int) bool {
 	return strings.IndexFunc(next.Text, unicode.IsLetter) >= 0
 }
 
+// partOfAnother reports whether the head word at goal token i names a
+// part or the contents of another thing, stated after it with "of" or
+// "from" ("the juice from the canned peaches", "the juice of a lemon"):
+// the goal says which one it is, so it is no bare mention. A place the
+// thing is in or taken from ("the milk from the fridge") says nothing of
+// which thing it is.
+func partOfAnother(in *input, i int) bool {
+	toks := in.gt
+	if i+1 >= len(toks) || toks[i+1].Clause != toks[i].Clause || toks[i+1].Text != "of" && toks[i+1].Text != "from" {
+		return false
+	}
+	head := -1
+	for k := i + 2; k < len(toks) && toks[k].Clause == toks[i].Clause && (!toks[k].e.has(fPrep|fConj) || toks[k].Text == "of") && !in.verbs[k]; k++ {
+		if !toks[k].e.has(fDet|fPrep) && strings.IndexFunc(toks[k].Text, unicode.IsLetter) >= 0 {
+			head = k // "the can of pineapple": pineapple
+		}
+	}
+	return head >= 0 && !vocab.has("places", toks[head].Text)
+}
+
 // antecedent resolves a bare mention by the full mentions before it: when
 // they name every candidate it fits, it means all of them ("the rye
 // bread and the white bread ... slice the bread"); else it means the
 // nearest one it fits ("take the cheddar cheese out, then slice the
-// cheese").
+// cheese"); after "other", the one they do not name ("rinse the red mug,
+// then dry the other mug").
 func antecedent(ref *reference, full []fullMention) {
 	named := map[string]bool{}
 	nearest := -1
@@ -416,6 +657,12 @@ func antecedent(ref *reference, full []fullMention) {
 		if k := slices.Index(ref.options, m.name); k >= 0 {
 			named[m.name], nearest = true, k
 		}
+	}
+	if ref.other { // "the other mug": the one not named
+		if k := only(ref.options, func(o string) bool { return !named[o] }); k >= 0 && len(named) > 0 {
+			ref.chosen = k
+		}
+		return
 	}
 	switch {
 	case len(ref.options) > 1 && len(named) == len(ref.options):

@@ -89,6 +89,35 @@ func TestCandidatesAskOnlyWhenAReferenceFitsTwoOrMore(t *testing.T) {
 	})
 }
 
+// A bare noun the goal's own words settle is no question: an attribute
+// its phrase states ("the glass oven-safe dish"), a quantifier past a
+// measure ("both kinds of bread"), or the thing it is part of ("the
+// juice from the canned peaches"). A multi-word candidate's head is a
+// mention even when the words are an idiom ("ice cream").
+func TestCandidatesAskOnlyWhenTheGoalsWordsLeaveTwoOpen(t *testing.T) {
+	t.Parallel()
+	dishes := []string{"glass baking dish", "metal baking dish", "oven"}
+	fridge := []string{"canned peaches", "orange juice", "apple juice", "oat milk", "whole milk", "fridge"}
+	runDetector(t, func(in *input) *asked { r := detectCandidates(in); return &r.asked }, []detectorCase{
+		{goal: "put the glass oven-safe dish in the oven", cands: dishes},
+		{goal: "put the oven-safe glass baking dish in the oven", cands: dishes},
+		{goal: "put the baking dish in the oven", cands: dishes, options: asks("glass baking dish", "metal baking dish")},
+		{goal: "slice both kinds of bread", cands: []string{"rye bread", "white bread"}},
+		{goal: "toast all types of bread", cands: []string{"rye bread", "white bread"}},
+		{goal: "drain the juice from the canned peaches", cands: fridge},
+		{goal: "squeeze the juice of a lemon", cands: fridge},
+		{goal: "take the milk from the fridge", cands: fridge, options: asks("oat milk", "whole milk")},
+		{goal: "pour the juice into a glass", cands: fridge, options: asks("orange juice", "apple juice")},
+		{goal: "scoop the ice cream into the bowl", cands: []string{"mint ice cream", "coffee ice cream", "bowl"}, options: asks("mint ice cream", "coffee ice cream")},
+		{goal: "scoop the mint ice cream into the bowl", cands: []string{"mint ice cream", "coffee ice cream", "bowl"}},
+		{goal: "pour the juice from the can of pineapple into a cup", cands: fridge},
+		{goal: "cut it with the knife for the bread", cands: []string{"bread knife", "paring knife"}},
+		{goal: "bring the mug that is blue", cands: []string{"red mug", "blue mug"}},
+		{goal: "rinse the red mug, then dry the other mug", cands: []string{"red mug", "blue mug"}},
+		{goal: "dry the other mug", cands: []string{"red mug", "blue mug"}, options: asks("red mug", "blue mug")},
+	})
+}
+
 func lower(s string) string {
 	toks := tokenize(s)
 	if len(toks) == 0 {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/askonce/askonce/internal/lex"
 )
 
 // contradictions is the contradiction detector's result: for each group of
@@ -230,10 +232,85 @@ func sameObject(in *input, a, b int, process map[int]bool) bool {
 		case t.e.has(fOr): // one list of alternatives: "solid, liquid or gas"
 			return false
 		case t.e == nil || len(t.e.sides) == 0 && !t.e.has(fConj):
-			return true
+			return sameThing(in, a, b)
 		}
 	}
-	return true
+	return sameThing(in, a, b)
+}
+
+// sameThing reports whether the side words at goal tokens a and b can
+// describe one thing at once: not when each describes a thing of its
+// own, by different words ("a tiny image that serves huge files": the
+// image and the files) or as the members of a plural they join ("hot and
+// cold drinks"), nor when one describes the thing as it is and
+// the other as it is to become ("make the private repo public").
+func sameThing(in *input, a, b int) bool {
+	x, xHow := thingOf(in, a)
+	y, yHow := thingOf(in, b)
+	switch {
+	case x < 0 || y < 0:
+		return true
+	case wordKey(in.gt[x].Text) != wordKey(in.gt[y].Text):
+		return false
+	case x == y && wordKey(in.gt[x].Text) != in.gt[x].Text && !lex.IsJapanese(in.gt[x].Text) && slices.ContainsFunc(in.gt[a+1:b], func(t token) bool { return t.e.has(fConj) }):
+		return false // "daily and weekly builds": each describes some of them
+	}
+	return xHow == yHow || xHow == describedBy || yHow == describedBy
+}
+
+// How a side word describes its thing.
+const (
+	describedBy = iota // after a functional cue: "a block that freezes water"
+	attributive        // before it: "the private repo"
+	predicative        // after it: "make the repo public"
+)
+
+// thingOf is the goal token naming the thing the side word at toks[k]
+// describes, and how, or -1 (and for Japanese, which orders words
+// otherwise). It is the noun before a functional cue the side word
+// follows ("a block that freezes water": the block), else the first word
+// after it, past other side words, conjunctions and stop words, up to a
+// preposition or a command's verb ("hot frozen cheese": the cheese), else
+// the nearest word before it ("make the soup hot and cold": the soup).
+func thingOf(in *input, k int) (int, int) {
+	toks := in.gt
+	if lex.IsJapanese(toks[k].Text) {
+		return -1, 0
+	}
+	side := func(j int) bool { return toks[j].e != nil && len(toks[j].e.sides) > 0 }
+	noun := func(j int) bool {
+		t := &toks[j]
+		return content(t) && !in.verbs[j] && !t.e.has(fConj|fCue) && !side(j)
+	}
+	before := func(from int) int {
+		for j := from; j >= 0 && toks[j].Sentence == toks[k].Sentence; j-- {
+			if noun(j) {
+				return j
+			}
+		}
+		return -1
+	}
+	for j := k - 1; j >= 0 && toks[j].Clause == toks[k].Clause; j-- {
+		if toks[j].e.has(fCue) && !side(j) {
+			return before(j - 1), describedBy // "that freezes", "which is hot"
+		}
+		if content(&toks[j]) && !side(j) {
+			break
+		}
+	}
+	for j := k + 1; j < len(toks) && toks[j].Clause == toks[k].Clause && !in.verbs[j]; j++ {
+		if toks[j].e.has(fPrep) && !side(j) {
+			break
+		}
+		if noun(j) {
+			return j, attributive
+		}
+	}
+	j := before(k - 1)
+	if j > 0 && toks[j-1].e.has(fCue) && toks[j-1].Clause == toks[k].Clause {
+		return before(j - 2), describedBy // the verb of "that runs daily"
+	}
+	return j, predicative
 }
 
 // lastCue is the index of the functional cue that governs toks[i].

@@ -43,3 +43,34 @@ func TestContradictionAsksOnlyWhenBothSidesHoldAtOnce(t *testing.T) {
 		{goal: "could you make the soup hot"},
 	})
 }
+
+// A contradiction is two opposite words about the same thing at once:
+// words about different things ("a tiny image that serves huge files"),
+// or about a thing as it is and as it is to become ("make the private
+// repo public"), are none. The pairs beyond temperature, size and state
+// come from the general profile's groups: private/public,
+// read-only/writable, daily/weekly, vegetarian/meat and in parallel/one
+// at a time (a side may be a phrase).
+func TestContradictionIsTwoOppositeWordsAboutTheSameThing(t *testing.T) {
+	t.Parallel()
+	runDetector(t, func(in *input) *asked { r := detectContradictions(in); return &r.asked }, []detectorCase{
+		{goal: "make the repo private and public", options: asks("private", "public")},
+		{goal: "mount the volume read-only and writable", options: asks("read-only", "writable")},
+		{goal: "send the report daily and weekly", options: asks("daily", "weekly")},
+		{goal: "Schedule a weekly backup that runs daily", options: asks("weekly", "daily")},
+		{goal: "make a vegetarian beef lasagna", options: asks("vegetarian", "beef")},
+		{goal: "run the tests in parallel, one at a time", options: asks("in parallel", "one at a time")},
+		{goal: "make a hot block that freezes water", options: asks("hot", "frozen")},
+		// Different things, or a change.
+		{goal: "build a tiny image that serves huge files"},
+		{goal: "make the bucket public but keep the logs private"},
+		{goal: "send a daily digest and a weekly summary"},
+		{goal: "run the unit tests in parallel and the migrations one at a time"},
+		{goal: "make the private repo public"},
+		{goal: "make the read-only volume writable"},
+		{goal: "serve the frozen pizza hot"},
+		{goal: "Make a public read-only bucket for the docs"},
+		{goal: "Write a poem about a tiny mouse in a huge house"},
+		{goal: "非公開のリポジトリを公開して"}, // the new pairs are English: 公開して is also "publish"
+	})
+}

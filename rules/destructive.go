@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/internal/lex"
@@ -19,14 +20,84 @@ type destructions struct {
 	asked
 }
 
-// action is one destructive action: goal tokens [t0, t1) and their text.
+// action is one destructive action: goal bytes [start, end) and their
+// text.
 type action struct {
-	t0, t1 int
-	text   string
+	start, end int
+	text       string
+}
+
+// action is the destructive action of goal tokens [t0, t1): their bytes,
+// widened to whole code-like words and back-ticked spans at either end
+// (the whole path /tmp/cache/*.tmp, the whole `rm -rf build/`), and
+// narrowed to the step that holds t0, so that declining it removes
+// exactly that and nothing of the step after.
+func (in *input) action(t0, t1 int) action {
+	start, end := in.gt[t0].Start, in.gt[t1-1].End
+	for _, st := range in.steps {
+		if st.start <= start && start < st.end {
+			end = min(end, st.end)
+			for start > st.start && in.code[start-1] {
+				start--
+			}
+			for end < st.end && in.code[end] {
+				end++
+			}
+			break
+		}
+	}
+	if r, n := utf8.DecodeLastRuneInString(in.goal[start:end]); strings.ContainsRune(".,;:", r) && end-n > start {
+		if p, _ := utf8.DecodeLastRuneInString(in.goal[start : end-n]); lex.IsWordRune(p) || strings.ContainsRune("`\"'”’)", p) {
+			end -= n // the sentence's punctuation, not the command's
+		}
+	}
+	return action{start: start, end: end, text: in.goal[start:end]}
+}
+
+// wholeStep is the step that holds goal token v, as an action.
+func (in *input) wholeStep(v int) action {
+	for _, st := range in.steps {
+		if st.t0 <= v && v < st.t1 {
+			return action{start: st.start, end: st.end, text: in.goal[st.start:st.end]}
+		}
+	}
+	return in.action(v, v+1)
+}
+
+// runsCode reports whether the step that holds the code at goal token v
+// runs it: the command that introduces it has a verb that runs code
+// ("run this:"), or nothing introduces it. Code added to a file ("add
+// this to the Makefile:") is not run.
+func (in *input) runsCode(v int) bool {
+	for _, st := range in.steps {
+		if st.t0 <= v && v < st.t1 {
+			for _, c := range in.cmds {
+				if c.verb >= st.t0 && c.verb < v && !in.gt[c.verb].code {
+					return vocab.has("runVerbs", in.gt[c.verb].Text)
+				}
+			}
+		}
+	}
+	return true
+}
+
+// inCodeBlock reports whether byte i of src is inside a code block.
+func inCodeBlock(src string, i int) bool {
+	return slices.ContainsFunc(blocks(src), func(b block) bool { return b.kind == codeBlock && b.start <= i && i < b.end })
+}
+
+// appendAction appends a unless an action already covers it.
+func appendAction(as []action, a action) []action {
+	if slices.ContainsFunc(as, func(b action) bool { return b.start <= a.start && a.end <= b.end }) {
+		return as
+	}
+	return append(as, a)
 }
 
 // detectDestructive finds the commands whose loss cannot be undone: a
-// destructive command itself ("rm -rf build", "git push --force"), or a
+// destructive command itself ("rm -rf build", "git push --force"), also
+// as code a command runs ("run `rm -rf build/`"; in a code block the
+// whole step that holds it is the action); or a
 // destructive main verb ("delete", "drop"; 削除, last in Japanese) whose
 // object is data: a path, a request's file or a data word (file, branch,
 // database, account, ...; a table only when dropped or truncated). Not a
@@ -47,12 +118,34 @@ func detectDestructive(in *input) destructions {
 		if n > 0 && !jaCommandAfter(toks, v+n) {
 			continue // git push --forceが危険な理由: the command is a topic
 		}
-		if n == 0 {
-			if n = in.c.phraseAt(toks, v, fDestructive); n == 0 || objectOf(in, v, n, cmd.end) < 0 {
-				continue
+		if n == 0 && vocab.has("runVerbs", toks[v].Text) { // run `rm -rf build/`
+			for k := v + 1; k < cmd.end && n == 0; k++ {
+				if toks[k].code && in.c.phraseAt(toks, k, fCommand) > 0 {
+					n = k + 1 - v
+				}
 			}
 		}
-		d.actions = append(d.actions, action{t0: v, t1: min(cmd.end, v+8), text: in.span(v, min(cmd.end, v+8))})
+		switch {
+		case n > 0 && inCodeBlock(in.goal, toks[v+n-1].Start):
+			if in.runsCode(v) {
+				d.actions = appendAction(d.actions, in.wholeStep(v)) // a code block is part of its step: the step goes with it
+			}
+		case n > 0:
+			e := min(cmd.end, v+8)
+			for k := v + n; k < e; k++ {
+				if lex.IsJapanese(toks[k].Text) { // `rm -rf node_modules` して、...: the command and the form that runs it
+					e = k
+					if jaCommand(toks, k) {
+						e = k + 1
+					}
+				}
+			}
+			d.actions = appendAction(d.actions, in.action(v, e))
+		default:
+			if n = in.c.phraseAt(toks, v, fDestructive); n > 0 && objectOf(in, v, n, cmd.end) >= 0 {
+				d.actions = appendAction(d.actions, in.action(v, min(cmd.end, v+8)))
+			}
+		}
 	}
 	for i := range toks { // Japanese: the verb ends its clause, the object comes first (ログを削除して)
 		t := &toks[i]
@@ -60,7 +153,10 @@ func detectDestructive(in *input) destructions {
 			continue
 		}
 		if o := objectOf(in, i, 1, len(toks)); o >= 0 {
-			d.actions = append(d.actions, action{t0: o, t1: i + 1, text: in.span(o, i+1)})
+			for o > 0 && toks[o-1].Sentence == t.Sentence && !strings.ContainsAny(in.goal[toks[o-1].End:toks[o].Start], "、，,;；") && !(lex.IsJapanese(toks[o-1].Text) && jaCommand(toks, o-1)) {
+				o-- // the object's whole phrase: `dist/` フォルダを
+			}
+			d.actions = appendAction(d.actions, in.action(o, i+1))
 		}
 	}
 	if len(d.actions) == 0 {
@@ -145,7 +241,7 @@ func objectOf(in *input, i, n, end int) int {
 		return t.e.has(fObject) || t.code && strings.IndexFunc(t.Text, unicode.IsLetter) >= 0 || slices.ContainsFunc(in.files, func(f string) bool { return strings.EqualFold(f, t.Text) })
 	}
 	if lex.IsJapanese(toks[i].Text) {
-		for k := i - 1; k >= 0 && k >= i-4 && toks[k].Clause == toks[i].Clause; k-- {
+		for k := i - 1; k >= 0 && k >= i-4 && toks[k].Sentence == toks[i].Sentence; k-- { // across brackets: ログ（logs/*.txt）を
 			if data(k) {
 				return k
 			}

@@ -61,3 +61,25 @@ func TestDestructiveAsksOnlyForDataThatCannotBeRestored(t *testing.T) {
 		{goal: "terraform destroyが何をするか説明して"},
 	})
 }
+
+// The confirmation quotes the whole command or path (a glob written
+// before Japanese, a back-ticked command a step runs), and "no" removes
+// exactly that action: nothing of it is left as a stray task, and the
+// step after it stays.
+func TestDestructiveQuotesTheWholeCommandAndNoRemovesExactlyIt(t *testing.T) {
+	t.Parallel()
+	confirm := asks("yes", "no")
+	runDetector(t, func(in *input) *asked { r := detectDestructive(in); return &r.asked }, []detectorCase{
+		{goal: "/tmp/cache/*.tmp を削除して", options: confirm, text: "/tmp/cache/*.tmp を削除して"},
+		{goal: "`build/`を削除して", options: confirm, text: "「`build/`を削除して」"},
+		{goal: "Run `rm -rf build/` and redeploy.", options: confirm, text: "“Run `rm -rf build/`”"},
+		{goal: "`rm -rf build/`, then deploy `make release`.", options: confirm, text: "“`rm -rf build/`”"},
+		{goal: "Delete `build/`. Then run `make test`.", options: confirm, text: "“Delete `build/`”"},
+		{goal: "Run this:\n```sh\nrm -rf build\n```\nThen deploy.", options: confirm, text: "rm -rf build\n```”"},
+		{goal: "`dist/` フォルダを削除してから `npm run build` を実行して", options: confirm, text: "「`dist/` フォルダを削除してから」"},
+		{goal: "ログファイル（logs/*.txt）をすべて消して", options: confirm, text: "「ログファイル（logs/*.txt）をすべて消して」"},
+		{goal: "`rm -rf node_modules` して、`npm install` して", options: confirm, text: "“`rm -rf node_modules` して”"},
+		{goal: "Explain why `rm -rf /` is dangerous"},
+		{goal: "Add this target to the Makefile:\n```make\nclean:\n\trm -rf build\n```"},
+	})
+}

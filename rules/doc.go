@@ -49,13 +49,20 @@
 // whose safe answer is "no"; a question nobody answers expires its job.
 //
 // The steps planner (planner.go) quotes the user (docs/protocol.md rule
-// 16): one task per step, its text a span of the goal exactly as written,
-// cut only at a list item, a sentence end outside code and abbreviations,
-// a line break, a semicolon or before "then"/"afterwards"; each step
-// depends on the one before unless it has a parallel cue. Which candidate
-// or file a mention means goes beside the text, never into it: to the
-// bindings of the task that holds the mention and to spec.bindings; and
-// spec.goal is the goal as sent. The template planner fills
-// the profile's task DAG for the kind of thing the goal names. Usage is
-// zero: no model is called, so there are no tokens and no cost.
+// 16): one task per step, its text a span of the goal exactly as written.
+// The text is read as blocks (text.go): prose, cut only at a sentence end
+// outside code and abbreviations, a line break, a semicolon or before
+// "then"/"afterwards"; a list item, one step; and code (fenced, indented
+// or without a prose word), one opaque part of the step that introduces
+// it, never steps. The line that introduces a list is a step of its own.
+// Each step depends on the one before unless it has a parallel cue. A
+// task's title is made, not quoted: its first line without the joining
+// word, capitalised, without the side a settled contradiction dropped.
+// Which candidate or file a mention means goes beside the text, never
+// into it, by one rule (candidates.go): a mention binds the candidate
+// that alone fits it, a pronoun the one thing the command before it acts
+// on; to the bindings of the task that holds the mention and to
+// spec.bindings; and spec.goal is the goal as sent. The template planner
+// fills the profile's task DAG for the kind of thing the goal names.
+// Usage is zero: no model is called, so there are no tokens and no cost.
 package rules

@@ -18,6 +18,8 @@ type input struct {
 	earlier  []string // answers the last one overrides
 	gt, at   []token
 	cmds     []command // the goal's commands
+	steps    []step    // the goal's steps
+	code     []bool    // by goal byte: code-like, opaque (codeMask)
 	verbs    []bool    // by goal token: the main verb of a command
 	files    []string
 	cands    []string
@@ -48,6 +50,8 @@ func newInput(p *Profile, prompt string, r *askonce.Request) *input {
 	in := &input{p: p, c: p.c, goal: goal, answer: answer, earlier: earlier, files: clean(r.Files), cands: clean(r.Candidates), schema: r.SpecSchema, japanese: mostlyJapanese(goal)}
 	in.gt = p.c.annotate(goal, tokenize(goal))
 	in.cmds = p.c.commands(goal, in.gt)
+	in.steps = p.c.splitSteps(goal, in.gt)
+	in.code, _ = codeMask(goal)
 	in.verbs = make([]bool, len(in.gt))
 	for _, c := range in.cmds {
 		in.verbs[c.verb] = true

@@ -115,7 +115,7 @@ func (r *run) stepsPlan() (*askonce.Plan, error) {
 		for _, a := range r.destructive.actions {
 			spec.Destructive.Actions = append(spec.Destructive.Actions, a.text)
 			if !r.destructive.confirmed {
-				cut = append(cut, [2]int{r.gt[a.t0].Start, r.gt[a.t1-1].End})
+				cut = append(cut, [2]int{a.start, a.end})
 			}
 		}
 	}
@@ -125,7 +125,11 @@ func (r *run) stepsPlan() (*askonce.Plan, error) {
 	var frontier, prevDeps []string
 	add := func(src string, st step, goal bool) {
 		text := src[st.start:st.end]
-		t := askonce.Task{ID: fmt.Sprintf("t%d", len(tasks)+1), Title: askonce.ClampTitle(strings.TrimRight(text, " ,;:")), Instruction: text}
+		toks, drop := r.at, []bool(nil)
+		if goal {
+			toks, drop = r.gt, r.contradiction.dropped
+		}
+		t := askonce.Task{ID: fmt.Sprintf("t%d", len(tasks)+1), Title: r.c.title(src, toks, st.start, st.end, drop), Instruction: text}
 		if !st.parallel || len(tasks) == 0 {
 			prevDeps, frontier = append([]string{}, frontier...), nil
 		}
@@ -139,7 +143,7 @@ func (r *run) stepsPlan() (*askonce.Plan, error) {
 		tasks = append(tasks, t)
 		frontier = append(frontier, t.ID)
 	}
-	for _, st := range r.c.splitSteps(r.goal, r.gt) {
+	for _, st := range r.steps {
 		for _, piece := range r.uncut(st, cut) {
 			add(r.goal, piece, true)
 		}
@@ -150,7 +154,7 @@ func (r *run) stepsPlan() (*askonce.Plan, error) {
 			add(r.answer, st, false)
 		}
 	}
-	title := titleOf(r.goal)
+	title := r.c.title(r.goal, r.gt, 0, len(r.goal), r.contradiction.dropped)
 	if len(tasks) == 0 {
 		g := cmp.Or(spec.Goal, "Carry out the goal")
 		tasks = []askonce.Task{{ID: "t1", Title: askonce.ClampTitle(g), Instruction: g, DependsOn: []string{}}}

@@ -285,19 +285,27 @@ type phrase struct {
 	flag flag
 }
 
+// sidePhrase is a side of a group written as several words ("one at a
+// time"): its tokens are that side and nothing else.
+type sidePhrase struct {
+	toks []string
+	ref  sideRef
+}
+
 // compiled is a profile prepared for the hot path: every word list folded
 // into one lexicon, phrases indexed by their first token, and the
 // template's task list per kind.
 type compiled struct {
-	lex        map[string]*entry
-	phrases    map[string][]phrase
-	groupOrder []int // functional groups first, then cosmetic
-	checks     []string
-	planner    string
-	kindTasks  map[string][]askonce.Task
-	defaultKnd string
-	gateWords  []string // the gating policy's words, if any
-	jaChange   []string // Japanese change verbs, matched by prefix
+	lex         map[string]*entry
+	phrases     map[string][]phrase
+	sidePhrases map[string][]sidePhrase // by first token
+	groupOrder  []int                   // functional groups first, then cosmetic
+	checks      []string
+	planner     string
+	kindTasks   map[string][]askonce.Task
+	defaultKnd  string
+	gateWords   []string // the gating policy's words, if any
+	jaChange    []string // Japanese change verbs, matched by prefix
 }
 
 func (p *Profile) compile() error {
@@ -306,8 +314,9 @@ func (p *Profile) compile() error {
 		return fmt.Errorf("name %q must be non-empty and without spaces", p.Name)
 	}
 	c := &compiled{
-		lex:     make(map[string]*entry, 512),
-		phrases: make(map[string][]phrase),
+		lex:         make(map[string]*entry, 512),
+		phrases:     make(map[string][]phrase),
+		sidePhrases: make(map[string][]sidePhrase),
 	}
 	for _, ch := range p.Checks {
 		if !slices.Contains(checkNames, ch) {
@@ -365,6 +374,18 @@ func (p *Profile) compile() error {
 			}
 			for _, w := range slices.Sorted(maps.Keys(words)) {
 				ref := sideRef{group: gi, side: si, display: strings.ToLower(words[w])}
+				if toks := lex.Split(w, nil); len(toks) > 1 { // a phrase: "one at a time"
+					ph := sidePhrase{ref: ref}
+					for _, t := range toks {
+						ph.toks = append(ph.toks, t.Text)
+					}
+					if o, ok := owner[strings.Join(ph.toks, " ")]; ok && o != s.Name {
+						return fmt.Errorf("group %s: phrase %q belongs to both %q and %q", g.Name, w, o, s.Name)
+					}
+					owner[strings.Join(ph.toks, " ")] = s.Name
+					c.sidePhrases[ph.toks[0]] = append(c.sidePhrases[ph.toks[0]], ph)
+					continue
+				}
 				if err := c.claim(owner, "group "+g.Name, s.Name, w, func(e *entry) { e.sides = append(e.sides, ref) }); err != nil {
 					return err
 				}

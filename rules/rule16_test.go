@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+	"unicode/utf8"
 
 	"pgregory.net/rapid"
 
@@ -81,9 +82,32 @@ func TestRule16_PlansQuoteTheUser(t *testing.T) {
 			tasks: []string{"Take the cheddar cheese out,", "then slice the cheese."}, binds: []string{"cheddar cheese=cheddar cheese@t1", "cheese=cheddar cheese@t2"}},
 		{goal: "Grab the red mug and the blue mug, then wash them. Dry it.", cands: []string{"red mug", "blue mug"},
 			tasks: []string{"Grab the red mug and the blue mug,", "then wash them.", "Dry it."},
-			binds: []string{"red mug=red mug@t1", "blue mug=blue mug@t1", "them=red mug@t2", "them=blue mug@t2", "it=blue mug@t3"}},
+			binds: []string{"red mug=red mug@t1", "blue mug=blue mug@t1", "them=red mug@t2", "them=blue mug@t2"}}, // "it" fits two: no binding
 		{goal: "use the pepper", cands: []string{"black pepper", "olive oil"},
 			tasks: []string{"use the pepper"}, binds: []string{"pepper=black pepper@t1"}},
+		// A pronoun binds the one candidate the command before it acts on,
+		// never a place something is taken out of, nor a thing that is
+		// no candidate.
+		{goal: "take the oat milk out of the fridge and pour it into the glass", cands: []string{"oat milk", "fridge", "glass"},
+			tasks: []string{"take the oat milk out of the fridge and pour it into the glass"},
+			binds: []string{"oat milk=oat milk@t1", "fridge=fridge@t1", "it=oat milk@t1", "glass=glass@t1"}},
+		{goal: "Season the chicken, then bake it.", cands: []string{"chicken", "roasting pan", "lasagna", "oven"},
+			tasks: []string{"Season the chicken,", "then bake it."}, binds: []string{"chicken=chicken@t1", "it=chicken@t2"}},
+		{goal: "Season the chicken in the roasting pan and bake it.", cands: []string{"chicken", "roasting pan", "lasagna", "oven"},
+			tasks: []string{"Season the chicken in the roasting pan and bake it."},
+			binds: []string{"chicken=chicken@t1", "roasting pan=roasting pan@t1"}},
+		{goal: "Open the fridge, take out the milk and drink it.", cands: []string{"fridge", "glass"},
+			tasks: []string{"Open the fridge, take out the milk and drink it."}, binds: []string{"fridge=fridge@t1"}},
+		{goal: "Take the butter out of the fridge and close it.", cands: []string{"butter", "fridge"},
+			tasks: []string{"Take the butter out of the fridge and close it."}, binds: []string{"butter=butter@t1", "fridge=fridge@t1"}},
+		{goal: "Take out the cheddar.", cands: []string{"cheddar cheese", "brie cheese"}, tasks: []string{"Take out the cheddar."}, binds: []string{"cheddar=cheddar cheese@t1"}},
+		{goal: "Microwave the soup.", cands: []string{"microwave", "soup"}, tasks: []string{"Microwave the soup."}, binds: []string{"soup=soup@t1"}},
+		{goal: "Put away:\n- eggs in the fridge\n- rice in the pantry", cands: []string{"eggs", "rice", "fridge", "pantry"},
+			tasks: []string{"Put away:", "eggs in the fridge", "rice in the pantry"}, binds: []string{"eggs=eggs@t2", "fridge=fridge@t2", "rice=rice@t3", "pantry=pantry@t3"}},
+		{goal: "Rinse the red mug, then dry the other mug.", cands: []string{"red mug", "blue mug"},
+			tasks: []string{"Rinse the red mug,", "then dry the other mug."}, binds: []string{"red mug=red mug@t1", "mug=blue mug@t2"}},
+		{goal: "Put the dish in the oven and turn it on.", cands: []string{"baking dish", "oven"},
+			tasks: []string{"Put the dish in the oven and turn it on."}, binds: []string{"dish=baking dish@t1", "oven=oven@t1"}},
 	} {
 		t.Run(tc.goal, func(t *testing.T) {
 			t.Parallel()
@@ -276,6 +300,8 @@ func FuzzRule16_BadInputPlansOrAsksWithoutDroppingText(f *testing.F) {
 	for _, s := range []string{
 		"delete \xff\xfe notes.md", "run `go vet ./...", "say \"hello and then stop", "copy 'a.txt to b/", "\x00\x01\x1b[31mred\x1b[0m then \u202eevil",
 		"use the pepper\tthen\rthe peppers", "熱い凍ったチーズ。次にそれを`食べる", "1. a\n2. b\n- c", "...;;;!!!", "e.g. i.e. etc. v1.2. ./..",
+		"Add this:\n```yaml\n- run: rm -rf x\n", "````md\n```go\nx\n```\n- a\n````\nthen b", "Put this in it:\n\tlint:\n\t\tgo vet ./...\nthen run", "Before:\r\n- a\r\n- b\r\n\r\nc.\r\n",
+		"```\n```\n```", "- [ ] a\n    ```\n    b\n- c", "take it out of it and put it in it; close it",
 	} {
 		f.Add(s, "pepper,peppers,Pepper,black pepper,black  pepper,black-pepper")
 	}
@@ -294,22 +320,71 @@ func FuzzRule16_BadInputPlansOrAsksWithoutDroppingText(f *testing.F) {
 			}
 			return
 		}
-		if listed(goal) {
-			return // list markers and a preamble are not steps
-		}
-		checkQuotes(t, goal, res.Outcome.Plan)
+		checkQuotesAllButMarkers(t, goal, res.Outcome.Plan)
 	})
 }
 
-// listed reports whether goal has two or more list lines.
-func listed(goal string) bool {
-	n := 0
-	for line := range strings.SplitSeq(goal, "\n") {
-		l := strings.TrimLeft(line, " \t")
-		l = strings.TrimLeft(l, "0123456789")
-		if strings.HasPrefix(l, ". ") || strings.HasPrefix(l, ") ") || l == "." || l == ")" || strings.HasPrefix(l, "- ") || strings.HasPrefix(l, "* ") || strings.HasPrefix(l, "+ ") || l == "-" || l == "*" || l == "+" || strings.HasPrefix(l, "•") || strings.HasPrefix(l, "・") {
-			n++
+// checkQuotesAllButMarkers is checkQuotes for a goal that may hold
+// lists: the tasks, joined, are the goal's non-space text in order, but
+// for list markers ("1.", "2)", "-", "*", "+", "•", "・") at the start of
+// a line, which a plan may leave out.
+func checkQuotesAllButMarkers(t fataler, goal string, p *askonce.Plan) {
+	t.Helper()
+	goal = asJSON(goal)
+	if specOf(t, p).Destructive != nil || strings.TrimSpace(goal) == "" {
+		checkQuotes(t, goal, p)
+		return
+	}
+	got := []rune(squeeze(asJSON(strings.Join(taskTexts(p), ""))))
+	k := 0
+	lineStart := true
+	for i := 0; i < len(goal); {
+		r, n := utf8.DecodeRuneInString(goal[i:])
+		switch {
+		case r == '\n':
+			lineStart = true
+		case unicode.IsSpace(r):
+		case lineStart && markerAt(goal[i:]) > 0 && !keptAt(got[k:], goal[i:], markerAt(goal[i:])):
+			i += markerAt(goal[i:])
+			lineStart = false
+			continue
+		case k < len(got) && got[k] == r:
+			k++
+			lineStart = false
+		default:
+			t.Fatalf("tasks %q drop %q at byte %d of the goal %q", taskTexts(p), r, i, goal)
+		}
+		i += n
+	}
+	if k != len(got) {
+		t.Fatalf("tasks %q hold text the goal %q does not", taskTexts(p), goal)
+	}
+}
+
+// keptAt reports whether got goes on with the list marker s[:m] and the
+// text after it (a marker inside a code block is kept).
+func keptAt(got []rune, s string, m int) bool {
+	want := []rune(squeeze(s[:m]))
+	if rest := []rune(squeeze(s[m:])); len(rest) > 0 {
+		want = append(want, rest[0])
+	}
+	return len(got) >= len(want) && string(got[:len(want)]) == string(want)
+}
+
+// markerAt is the length of the list marker s opens with, or 0.
+func markerAt(s string) int {
+	d := len(s) - len(strings.TrimLeft(s, "0123456789"))
+	for _, m := range []string{"•", "・"} {
+		if strings.HasPrefix(s, m) {
+			return len(m)
 		}
 	}
-	return n >= 2
+	spaced := func(k int) bool { return k == len(s) || s[k] == ' ' || s[k] == '\t' || s[k] == '\n' || s[k] == '\r' }
+	switch {
+	case d > 0 && d < len(s) && (s[d] == '.' || s[d] == ')') && spaced(d+1):
+		return d + 1
+	case d == 0 && s != "" && strings.ContainsRune("-*+", rune(s[0])) && spaced(1):
+		return 1
+	}
+	return 0
 }

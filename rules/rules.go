@@ -162,7 +162,7 @@ func (p *Profile) interpret(prompt string, req *askonce.Request) (*askonce.Outco
 	in := newInput(p, prompt, req)
 	rd := read(in, strings.TrimSpace(req.Directive) != "")
 	if rd.question != nil {
-		title := cmp.Or(titleOf(in.goal), "Untitled goal")
+		title := cmp.Or(in.c.title(in.goal, in.gt, 0, len(in.goal), nil), "Untitled goal")
 		return &askonce.Outcome{Title: title, Question: rd.question}, nil
 	}
 	r := &run{input: in, reading: rd}

@@ -290,7 +290,7 @@ func TestInterpret(t *testing.T) {
 		{"empty profile is general", req{profile: "", goal: "hot frozen cheese"}, []check{hotCold, cosmetic(false)}},
 		{"profile alias selects minecraft-mod", req{profile: "Minecraft", goal: "hot frozen cheese"}, []check{cosmetic(true)}},
 		{"answer hot plans a hot cheese", req{goal: "hot frozen cheese", answer: "hot"},
-			[]check{spec("attributes.temperature", "hot"), text("+hot frozen cheese"), noAssumptions(), title("Hot frozen cheese")}},
+			[]check{spec("attributes.temperature", "hot"), text("+hot frozen cheese"), noAssumptions(), title("Hot cheese")}},
 		{"answer hot plans a hot cheese block under minecraft-mod", req{profile: minecraft, goal: "hot frozen cheese", answer: "hot"},
 			[]check{spec("properties.temperature", "hot"), spec("kind", "block"), spec("name", "Hot Cheese"), title("Hot cheese block")}},
 		{"answer that settles nothing asks the same question again", req{goal: "hot frozen cheese", answer: "banana"},
@@ -432,8 +432,8 @@ func TestInterpret(t *testing.T) {
 			[]check{spec("properties.colour", "red"), spec("properties.hardness", "unbreakable"), spec("properties.light", "glowing"), title("Glowing red lamp block")}},
 
 		// Plans.
-		{"numbered list gives chained tasks", req{goal: "Set up the project:\n1. create the repo\n2) add a README\n3. write the CI config"},
-			[]check{deps("t1:", "t2:t1", "t3:t2"), title("Set up the project"), text("+create the repo", "+add a readme", "+write the ci config")}},
+		{"numbered list gives chained tasks after the line that introduces it", req{goal: "Set up the project:\n1. create the repo\n2) add a README\n3. write the CI config"},
+			[]check{deps("t1:", "t2:t1", "t3:t2", "t4:t3"), title("Set up the project"), text("+set up the project:", "+create the repo", "+add a readme", "+write the ci config")}},
 		{"then splits steps", req{goal: "run the tests, then fix the failures and then open a pull request"},
 			[]check{deps("t1:", "t2:t1", "t3:t2"), text("+run the tests", "+fix the failures", "+open a pull request")}},
 		{"sentences are steps", req{goal: "Write the migration. Apply it to staging! Check the logs."},

@@ -14,7 +14,8 @@ import (
 // doubling with the size shows it (docs/interpreters.md).
 //   - one unbroken token of 32 KiB;
 //   - 2,000 short sentences;
-//   - 1,000 candidates, a quarter of them named in the goal.
+//   - 1,000 candidates, a quarter of them named in the goal;
+//   - 500 list items, each with a pronoun and a code block.
 func BenchmarkPlanScales(b *testing.B) {
 	in := newInterpreter(b)
 	ctx := context.Background()
@@ -25,6 +26,10 @@ func BenchmarkPlanScales(b *testing.B) {
 		for i := range 2000 / frac {
 			many.WriteString(sentences[i%len(sentences)])
 			many.WriteString(" ")
+		}
+		var code strings.Builder // a list whose items hold code blocks, and pronouns
+		for i := range 500 / frac {
+			fmt.Fprintf(&code, "- take the red mug out of the cupboard and rinse it\n  ```sh\n  make item%d\n  ```\n", i)
 		}
 		var cands []string
 		var named strings.Builder
@@ -41,6 +46,7 @@ func BenchmarkPlanScales(b *testing.B) {
 			{fmt.Sprintf("token-%dKiB", 32/frac), &askonce.Request{Goal: token, Attempt: 1}},
 			{fmt.Sprintf("sentences-%d", 2000/frac), &askonce.Request{Goal: many.String(), Attempt: 1}},
 			{fmt.Sprintf("candidates-%d", 1000/frac), &askonce.Request{Goal: named.String(), Candidates: cands, Attempt: 1}},
+			{fmt.Sprintf("items-%d", 500/frac), &askonce.Request{Goal: code.String(), Candidates: []string{"red mug", "blue mug", "cupboard"}, Attempt: 1}},
 		} {
 			b.Run(bc.name, func(b *testing.B) {
 				for b.Loop() {

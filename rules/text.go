@@ -1,7 +1,9 @@
 package rules
 
 import (
+	"regexp"
 	"slices"
+	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -27,7 +29,22 @@ func codeMask(src string) (out, quoted []bool) {
 			m[i] = true
 		}
 	}
+	var code []block // the code blocks, in order
+	for _, b := range blocks(src) {
+		if b.kind == codeBlock {
+			mark(out, b.start, b.end)
+			code = append(code, b)
+		}
+	}
+	inBlock := func(i int) bool {
+		k := sort.Search(len(code), func(k int) bool { return code[k].end > i })
+		return k < len(code) && code[k].start <= i
+	}
 	for i := 0; i < len(src); {
+		if out[i] {
+			i++ // inside a code block: its back-ticks are its own
+			continue
+		}
 		j := strings.IndexByte(src[i:], '`')
 		if j < 0 {
 			break
@@ -41,6 +58,9 @@ func codeMask(src string) (out, quoted []bool) {
 		mark(out, open, i)
 	}
 	for _, q := range quotedRanges(src) {
+		if inBlock(q[0]) {
+			continue // a quote inside a code block is code
+		}
 		_, n := utf8.DecodeRuneInString(src[q[1]:])
 		mark(out, q[0], q[1]+n)
 		mark(quoted, q[0], q[1]+n)
@@ -64,10 +84,11 @@ func isSpaceAt(s string, i int) bool {
 	return unicode.IsSpace(r)
 }
 
-// separator reports white space or Japanese: Japanese, written without
-// spaces, ends a word of code (notes.mdを削除して).
+// separator reports white space or Japanese, its punctuation too:
+// Japanese, written without spaces, ends a word of code (notes.mdを削除して,
+// `rm -rf x` して、`make`).
 func separator(r rune) bool {
-	return unicode.IsSpace(r) || lex.ScriptOf(r) != lex.ScriptOther
+	return unicode.IsSpace(r) || lex.ScriptOf(r) != lex.ScriptOther || r >= 0x2E80 && unicode.IsPunct(r) // 、。「」（）
 }
 
 // coreOf is a white-space-delimited word src[start:end] without the
@@ -149,20 +170,52 @@ type step struct {
 	parallel   bool
 }
 
-// splitSteps finds the steps of src: the items of a numbered or bulleted
-// list (two or more "1." "2)" "-" "*" lines; lines before the first item
-// are a preamble, not a step), else the text cut where a reader sees a
-// step boundary: a sentence end (not a dot inside code, an abbreviation
-// or initials), a line break, a semicolon, and before a step separator
-// ("then", "and then", "afterwards"; not the "then" of "if ..., then").
-// Every byte of src outside list markers belongs to one step, so the
-// steps, joined, are the text.
+// splitSteps finds the steps of src, block by block (blocks): a list item
+// is one step; a code block is part of the step that introduces it (the
+// one before it, or for a block that opens the text the one after it),
+// never steps of its own; prose is cut where a reader
+// sees a step boundary: a sentence end (not a dot inside code, an
+// abbreviation or initials), a line break, a semicolon, and before a step
+// separator ("then", "and then", "afterwards"; not the "then" of "if ...,
+// then"). The line that introduces a list ("After the tests pass:") is
+// prose, so it is a step of its own, before the items. Every byte of src
+// outside list markers belongs to one step, so the steps, joined, are the
+// text.
 func (c *compiled) splitSteps(src string, toks []token) []step {
-	if steps := c.listSteps(src, toks); len(steps) > 0 {
-		return steps
-	}
 	code, _ := codeMask(src)
-	cuts := []int{0}
+	cuts := c.cuts(src, toks, code)
+	var steps []step
+	lead, leadEnd := -1, 0 // the code blocks that open the text, for the step after them
+	for _, b := range blocks(src) {
+		n := len(steps)
+		switch {
+		case b.kind == codeBlock && n > 0:
+			steps[n-1].end = b.end
+		case b.kind == codeBlock:
+			if lead < 0 {
+				lead = b.start
+			}
+			leadEnd = b.end
+		case b.kind == proseBlock:
+			steps = proseSteps(steps, src, b, cuts)
+		default:
+			steps = append(steps, step{start: b.start, end: b.end})
+		}
+		if lead >= 0 && len(steps) > n {
+			steps[n].start, lead = lead, -1 // the block, then what is said of it ("... Add the above to ci.yml")
+		}
+	}
+	if lead >= 0 { // code alone
+		steps = append(steps, step{start: lead, end: leadEnd})
+	}
+	return c.finishSteps(src, toks, steps)
+}
+
+// cuts are the byte offsets of src, in order, where prose may be cut into
+// steps: after a sentence end, a line break or a semicolon outside code,
+// and before a step separator.
+func (c *compiled) cuts(src string, toks []token, code []bool) []int {
+	var cuts []int
 	for i, r := range src {
 		if code[i] {
 			continue
@@ -177,8 +230,8 @@ func (c *compiled) splitSteps(src string, toks []token) []step {
 	}
 	for i := 0; i < len(toks); i++ {
 		n := c.phraseAt(toks, i, fStepSep)
-		if n == 0 || toks[i].code {
-			continue
+		if n == 0 || toks[i].code || i+n >= len(toks) || toks[i+n].Sentence != toks[i].Sentence {
+			continue // "... and run make clean afterwards.": nothing follows it to be a step
 		}
 		at := i
 		if i > 0 && toks[i-1].Clause == toks[i].Clause && toks[i-1].e.has(fConj) {
@@ -189,22 +242,169 @@ func (c *compiled) splitSteps(src string, toks []token) []step {
 		}
 		i += n - 1
 	}
-	cuts = append(cuts, len(src))
 	slices.Sort(cuts)
-	var steps []step
-	for k := 0; k+1 < len(cuts); k++ {
-		s, e := cuts[k], cuts[k+1]
+	return cuts
+}
+
+// proseSteps appends to steps the prose block b cut at the cuts inside
+// it. A piece with no word (punctuation) joins the step before it, or the
+// piece after it, or else stands alone: it is still the user's text.
+func proseSteps(steps []step, src string, b block, cuts []int) []step {
+	at := []int{b.start}
+	for _, k := range cuts[sort.SearchInts(cuts, b.start+1):] {
+		if k >= b.end {
+			break
+		}
+		at = append(at, k)
+	}
+	at = append(at, b.end)
+	for k := 0; k+1 < len(at); k++ {
+		s, e := at[k], at[k+1]
 		if strings.IndexFunc(src[s:e], lex.IsWordRune) < 0 {
-			if len(steps) > 0 {
-				steps[len(steps)-1].end = e // punctuation joins the step before
-			} else if k+2 < len(cuts) {
-				cuts[k+1] = s // or the step after
+			switch {
+			case len(steps) > 0:
+				steps[len(steps)-1].end = e
+				continue
+			case k+2 < len(at):
+				at[k+1] = s
+				continue
 			}
-			continue
 		}
 		steps = append(steps, step{start: s, end: e})
 	}
-	return c.finishSteps(src, toks, steps)
+	return steps
+}
+
+// blockKind is what a reader sees a run of lines of a goal as.
+type blockKind int
+
+const (
+	proseBlock blockKind = iota // sentences, cut into steps where a reader sees a boundary
+	itemBlock                   // one item of a list: one step
+	codeBlock                   // a fenced or indented block of code: opaque, never steps
+)
+
+// block is one block of a text: its bytes [start, end), without a list
+// item's marker.
+type block struct {
+	kind       blockKind
+	start, end int
+}
+
+// blocks reads src line by line (a line ends at \n; a \r before it is
+// white space) into blocks, as a Markdown reader would:
+//   - a fence (three or more back-ticks or tildes) opens a code block
+//     that runs to a line of at least as many of the same mark and
+//     nothing else, or to the end of src (a fence never closed; a fence
+//     with an info string inside, ```yaml, closes nothing);
+//   - a line indented by four spaces or a tab is code when it follows
+//     prose outside a list (written under a sentence, it is shown, not
+//     said), or continues a code block;
+//   - a line with no prose word ("{", `"port": 8080,`, "</div>") is
+//     code too;
+//   - a list marker ("1.", "2)", "-", "*", "+", "•") opens an item; the
+//     lines after it continue it, up to a blank line, and after a blank
+//     line the indented ones still do;
+//   - any other run of lines is prose.
+//
+// Blank lines and list markers are in no block; every other byte is in
+// one.
+func blocks(src string) []block {
+	var out []block
+	fence := ""     // the open fence's mark, or ""
+	blank := true   // a blank line (or the start) comes before this line
+	inList := false // the prose before is a list's
+	for pos := 0; pos < len(src); {
+		end := strings.IndexByte(src[pos:], '\n')
+		if end < 0 {
+			end = len(src)
+		} else {
+			end += pos
+		}
+		next := end + 1
+		line := strings.TrimRight(src[pos:end], "\r")
+		body := strings.TrimLeft(line, " \t")
+		at := pos + len(line) - len(body) // the first byte of body
+		lineEnd := pos + len(strings.TrimRight(line, " \t"))
+		last := len(out) - 1
+		extend := func() { out[last].end = lineEnd }
+		switch {
+		case fence != "":
+			extend()
+			if strings.HasPrefix(body, fence) && strings.Trim(strings.TrimSpace(body), fence[:1]) == "" {
+				fence = ""
+			}
+			pos = next
+			continue
+		case body == "":
+			blank = true
+			pos = next
+			continue
+		case openFence(body) != "":
+			fence = openFence(body)
+			out = append(out, block{kind: codeBlock, start: at, end: lineEnd})
+		case indented(line) && last >= 0 && out[last].kind == codeBlock:
+			extend()
+		case indented(line) && last >= 0 && out[last].kind == proseBlock && !inList:
+			out = append(out, block{kind: codeBlock, start: at, end: lineEnd})
+		case last >= 0 && out[last].kind == codeBlock && codeLine(body, true):
+			extend()
+		case !inList && codeLine(body, false):
+			out = append(out, block{kind: codeBlock, start: at, end: lineEnd})
+		case listMarker(line) >= 0:
+			m := pos + listMarker(line)
+			out = append(out, block{kind: itemBlock, start: m, end: max(m, lineEnd)})
+			inList = true
+		case last >= 0 && out[last].kind == itemBlock && (!blank || at > pos):
+			extend() // the item goes on
+		case last >= 0 && out[last].kind == proseBlock && !blank:
+			extend()
+		default:
+			out = append(out, block{kind: proseBlock, start: at, end: lineEnd})
+			inList = false
+		}
+		blank = false
+		pos = next
+	}
+	return out
+}
+
+// codeLine reports whether a line holds no prose word: each of its words
+// is code-like, quoted or without a letter, and, unless it goes on with
+// code, one is punctuation a sentence does not write alone ({ } [ ] < >
+// = ;).
+func codeLine(body string, goesOn bool) bool {
+	words := strings.Fields(body)
+	if len(words) == 0 || !goesOn && !strings.ContainsAny(body, "{}[]<>=;") {
+		return false
+	}
+	for _, w := range words {
+		s, e := coreOf(w, 0, len(w))
+		literal := slices.Contains([]string{"true", "false", "null"}, w[s:e]) // JSON's words
+		if strings.IndexFunc(w, unicode.IsLetter) >= 0 && !codeLike(w[s:e]) && !literal && !strings.ContainsRune(`"'`, rune(w[0])) {
+			return false
+		}
+	}
+	return true
+}
+
+// openFence is the fence that body opens (a run of three or more
+// back-ticks or tildes; a back-tick fence has no back-tick after it), or
+// "".
+func openFence(body string) string {
+	if !strings.HasPrefix(body, "```") && !strings.HasPrefix(body, "~~~") {
+		return ""
+	}
+	rest := strings.TrimLeft(body, body[:1])
+	if body[0] == '`' && strings.Contains(rest, "`") {
+		return "" // ```go test``` is inline code
+	}
+	return body[:len(body)-len(rest)]
+}
+
+// indented reports whether line starts with four spaces or a tab.
+func indented(line string) bool {
+	return strings.HasPrefix(line, "\t") || strings.HasPrefix(line, "    ")
 }
 
 // conditional reports whether the step separator at toks[i] is the
@@ -281,47 +481,82 @@ func listMarker(line string) int {
 	return -1
 }
 
-// listSteps returns the items of a list of two or more items, or nil. A
-// line that is no item continues the item before it.
-func (c *compiled) listSteps(src string, toks []token) []step {
-	var items []step
-	for pos := 0; pos < len(src); {
-		end := strings.IndexByte(src[pos:], '\n')
-		if end < 0 {
-			end = len(src)
-		} else {
-			end += pos
-		}
-		if m := listMarker(src[pos:end]); m >= 0 {
-			items = append(items, step{start: pos + m, end: end})
-		} else if len(items) > 0 && strings.TrimSpace(src[pos:end]) != "" {
-			items[len(items)-1].end = end
-		}
-		pos = end + 1
-	}
-	if len(items) < 2 {
-		return nil
-	}
-	return c.finishSteps(src, toks, items)
-}
+// stepLabel is a label that numbers a step ("Step 2:", "Step 3 -").
+var stepLabel = regexp.MustCompile(`^\s*(?i:step)\s+\d+\s*[:.)\-–]\s*`)
 
-// titleOf is a plan's or a job's title: the first line of the goal as
-// written, its first letter upper case as a title's is (task texts keep
-// the user's case).
-func titleOf(goal string) string {
-	return askonce.ClampTitle(capitalise(firstLine(goal)))
-}
-
-// firstLine is the first non-empty line of s without its list marker and
-// the punctuation that ends it: the plan's title, as written.
-func firstLine(s string) string {
-	for line := range strings.SplitSeq(s, "\n") {
-		if m := listMarker(line); m >= 0 {
-			line = line[m:]
-		}
-		if t := strings.TrimRight(strings.TrimSpace(line), " .,;:。、"); t != "" {
-			return t
+// title is what pages, the terminal and clients show for the text
+// src[start:end] (a task's step, a plan's goal): its first line without a
+// list marker, check box ("- [ ] ") or step label ("Step 2:") and past a code block that opens
+// it, without the joining words and
+// request openers that open it ("then", "and then", "after that",
+// "first", "please", "can you") and the punctuation that ends it, without
+// the words of toks that drop marks (the sides a settled contradiction
+// left out: "hot frozen cheese" settled frozen is "Frozen cheese"), and
+// with its first letter upper case. A title is made, not quoted: the text
+// keeps the user's words.
+func (c *compiled) title(src string, toks []token, start, end int, drop []bool) string {
+	first := sort.Search(len(toks), func(k int) bool { return toks[k].End > start }) // the step's tokens start here
+	for k := first; k < len(toks) && toks[k].Start < end; k++ {
+		if !toks[k].code { // a step that opens with lines of code: what it says of them
+			start += strings.LastIndexByte(src[start:toks[k].Start], '\n') + 1
+			break
 		}
 	}
-	return ""
+	for start < end { // the first line with text
+		line := end
+		if n := strings.IndexByte(src[start:end], '\n'); n >= 0 {
+			line = start + n
+		}
+		if strings.TrimSpace(src[start:line]) != "" || line == end {
+			end = line
+			break
+		}
+		start = line + 1
+	}
+	if m := listMarker(src[start:end]); m >= 0 {
+		start += m
+	}
+	if rest := strings.TrimLeft(src[start:end], " \t"); len(rest) >= 3 && rest[0] == '[' && rest[2] == ']' && strings.ContainsRune(" xX", rune(rest[1])) {
+		start = end - len(rest) + 3 // a task list's check box
+	}
+	if m := stepLabel.FindStringIndex(src[start:end]); m != nil {
+		start += m[1] // "Step 2: push it"
+	}
+	var b strings.Builder
+	from, opening, opened := start, true, false
+	for i := first; i < len(toks) && toks[i].Start < end; i++ {
+		t := &toks[i]
+		if t.End <= start {
+			continue
+		}
+		if opening { // the words that open the title
+			n := max(c.phraseAt(toks, i, fStepSep), c.phraseAt(toks, i, fOpener))
+			if n == 0 && !t.code && t.e.has(fConj|fConnector) {
+				n = 1
+			}
+			if n > 0 && i+n < len(toks) && toks[i+n-1].End < end {
+				opened = opened || c.phraseAt(toks, i, fOpener) > 0
+				from = toks[i+n-1].End
+				i += n - 1
+				continue
+			}
+			opening = false
+		}
+		if i < len(drop) && drop[i] {
+			b.WriteString(src[from:t.Start])
+			from = t.End + len(src[t.End:end]) - len(strings.TrimLeft(src[t.End:end], " "))
+		}
+	}
+	b.WriteString(src[min(from, end):end])
+	s := strings.TrimLeft(b.String(), " \t\r,;:、")
+	s = strings.TrimRight(s, " \t\r,;:、。")
+	if r, n := utf8.DecodeLastRuneInString(s); r == '.' || r == '!' || r == '?' && opened {
+		if p, _ := utf8.DecodeLastRuneInString(s[:len(s)-n]); lex.IsWordRune(p) || strings.ContainsRune(")`\"”", p) {
+			s = s[:len(s)-n]
+		}
+	}
+	if strings.TrimSpace(s) == "" {
+		s = strings.TrimSpace(src[start:end])
+	}
+	return askonce.ClampTitle(capitalise(s))
 }

@@ -80,6 +80,18 @@ func (c *compiled) annotate(src string, toks []token) []token {
 		t.neg = negated(toks, i)
 	}
 	for i := 0; i < len(toks); i++ {
+		for _, ph := range c.sidePhrases[toks[i].Text] {
+			if !toks[i].code && startsRun(toks[i:], len(ph.toks), func(k int, t *token) bool { return t.Text == ph.toks[k] && t.Clause == toks[i].Clause }) {
+				e := &entry{sides: []sideRef{ph.ref}}
+				for k := i; k < i+len(ph.toks); k++ {
+					toks[k].e, toks[k].word = e, ph.ref.display
+				}
+				i += len(ph.toks) - 1
+				break
+			}
+		}
+	}
+	for i := 0; i < len(toks); i++ {
 		if n := c.phraseAt(toks, i, fIdiom); n > 0 {
 			for k := i; k < i+n; k++ {
 				toks[k].idiom = true

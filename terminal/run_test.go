@@ -52,7 +52,7 @@ func TestCommandsWithoutAProcess(t *testing.T) {
 
 	t.Run("RunReadsTheAnswerFromStdinAndDrawsThePlan", func(t *testing.T) {
 		out, errs, code := run([]string{"--session", "S", "hot frozen cheese"}, "2\n")
-		wantRun(t, "run", out, errs, code, exitOK, "1) hot", "2) frozen", "Hot frozen cheese", "answer: frozen (from user)", "└── t1")
+		wantRun(t, "run", out, errs, code, exitOK, "1) hot", "2) frozen", "Frozen cheese", "answer: frozen (from user)", "└── t1  Frozen cheese")
 		if !jobID.MatchString(out) {
 			t.Fatalf("no job id in %q", out)
 		}

@@ -132,7 +132,7 @@ func terminalRunWithoutATerminal(t *testing.T) {
 
 	// Numbered options; "2" on stdin picks frozen.
 	out, errs, code := cli(t, "2\n", append(run, "--session", "S", "hot frozen cheese")...)
-	want(t, "run with a numbered answer", out, errs, code, 0, "1) hot", "2) frozen", "Hot frozen cheese", "answer: frozen (from user)", "└── t1")
+	want(t, "run with a numbered answer", out, errs, code, 0, "1) hot", "2) frozen", "Frozen cheese", "answer: frozen (from user)", "└── t1  Frozen cheese")
 	if !jobIDRe.MatchString(out) {
 		t.Fatalf("no job id in %q", out)
 	}
@@ -153,7 +153,7 @@ func terminalRunWithoutATerminal(t *testing.T) {
 	out, errs, code = cli(t, "no\n", append(run, "delete the build folder")...)
 	want(t, "confirm no", out, errs, code, 0, "1) yes", "2) no", "answer: no (from user)")
 	out, errs, code = cli(t, "", append(run, "write the README then add tests")...)
-	want(t, "plan without a question", out, errs, code, 0, "└── t1  write the README", "└── t2  then add tests  (after t1)")
+	want(t, "plan without a question", out, errs, code, 0, "└── t1  Write the README", "└── t2  Add tests  (after t1)")
 
 	// An answer the question does not allow (blank, whether or not it
 	// takes answers of one's own): the server's error, exit 5.
@@ -238,7 +238,7 @@ func terminalJobs(t *testing.T) {
 	out, errs, code = jobsCLI("", "answer", cheese, strings.Repeat("x", 4097))
 	want(t, "jobs answer invalid", out, errs, code, 5, "allowed: hot, frozen")
 	out, errs, code = jobsCLI("", "answer", cheese, "1")
-	want(t, "jobs answer", out, errs, code, 0, "Hot frozen cheese", "answer: hot (from user)")
+	want(t, "jobs answer", out, errs, code, 0, "Hot cheese", "answer: hot (from user)")
 	out, errs, code = jobsCLI("", "answer", cheese, "frozen")
 	want(t, "jobs answer twice", out, errs, code, 4, "cannot answer")
 	out, errs, code = jobsCLI("", "cancel", cheese)
@@ -311,7 +311,7 @@ func terminalEmbedded(t *testing.T) {
 	t.Parallel()
 	db := filepath.Join(t.TempDir(), "e.db")
 	out, errs, code := cli(t, "1\n", "run", "--db", db, "--session", "E", "hot frozen cheese")
-	want(t, "embedded run", out, errs, code, 0, "Hot frozen cheese", "answer: hot (from user)")
+	want(t, "embedded run", out, errs, code, 0, "Hot cheese", "answer: hot (from user)")
 	out, errs, code = runCLI(t, "", append(noServer, "ASKONCE_DB="+db), "run", "--session", "E", "hot frozen cheese")
 	want(t, "embedded repeat (ASKONCE_DB)", out, errs, code, 0, "[auto-resolved]", "-> hot (from history)")
 	out, errs, code = cli(t, "", "jobs", "list", "--db", db)

@@ -224,7 +224,7 @@ func tmuxPickers(t *testing.T) {
 		p.waitFor("> frozen")
 		p.keys("Enter")
 		s = p.waitFor("EXIT=0")
-		for _, w := range []string{"Which should it be? › frozen", "Hot frozen cheese", "answer: frozen (from user)", "└── t1"} {
+		for _, w := range []string{"Which should it be? › frozen", "Frozen cheese", "answer: frozen (from user)", "└── t1  Frozen cheese"} {
 			if !strings.Contains(s, w) {
 				t.Fatalf("screen lacks %q:\n%s", w, s)
 			}

@@ -1,0 +1,160 @@
+package rules_test
+
+import (
+	"slices"
+	"testing"
+)
+
+// Rule 16 with blocks: a code block, fenced or indented, is one opaque
+// part of the step that introduces it, never steps of its own, and it
+// plans without losing a byte when its fence never closes, nests, or
+// the lines are indented with tabs or end in CRLF.
+func TestRule16_CodeBlockIsOnePartOfTheStepThatIntroducesIt(t *testing.T) {
+	t.Parallel()
+	in := newInterpreter(t)
+	for _, tc := range []struct {
+		name, goal string
+		tasks      []string
+	}{
+		{"fenced yaml", "Add this to .github/workflows/ci.yml:\n```yaml\n- name: test\n  run: go test ./...\n- name: lint\n  run: golangci-lint run\n```\nThen open a pull request.",
+			[]string{"Add this to .github/workflows/ci.yml:\n```yaml\n- name: test\n  run: go test ./...\n- name: lint\n  run: golangci-lint run\n```", "Then open a pull request."}},
+		{"indented lines that start with a dash", "Add this to .github/workflows/ci.yml:\n\n    - name: test\n      run: go test ./...\n    - name: lint\n      run: make lint\n",
+			[]string{"Add this to .github/workflows/ci.yml:\n\n    - name: test\n      run: go test ./...\n    - name: lint\n      run: make lint"}},
+		{"indented right after a colon", "Fix the CI. Put this in the Makefile:\n\tlint:\n\t\tgolangci-lint run; go vet ./...",
+			[]string{"Fix the CI.", "Put this in the Makefile:\n\tlint:\n\t\tgolangci-lint run; go vet ./..."}},
+		{"a fence that never closes", "Run this script:\n```sh\nrm -f a.txt; echo done. Then stop\n\nmake all",
+			[]string{"Run this script:\n```sh\nrm -f a.txt; echo done. Then stop\n\nmake all"}},
+		{"a fence inside a longer fence", "Write this README section:\n````md\n```go\nfmt.Println(1)\n```\n- not a step\n````\nand commit it.",
+			[]string{"Write this README section:\n````md\n```go\nfmt.Println(1)\n```\n- not a step\n````", "and commit it."}},
+		{"CRLF line ends", "Update config.toml:\r\n```toml\r\n[server]\r\nport = 8080\r\n```\r\nRestart the service.\r\n",
+			[]string{"Update config.toml:\r\n```toml\r\n[server]\r\nport = 8080\r\n```", "Restart the service."}},
+		{"triple back-ticks on one line are inline code", "Run ```go test``` then deploy.",
+			[]string{"Run ```go test```", "then deploy."}},
+		{"code under a list item", "Do these:\n1. add the job:\n   ```yaml\n   - run: make\n   ```\n2. push it",
+			[]string{"Do these:", "add the job:\n   ```yaml\n   - run: make\n   ```", "push it"}},
+		{"a block first belongs to the step after it", "```yaml\n- run: make\n```\nAdd the above to ci.yml. Then push.",
+			[]string{"```yaml\n- run: make\n```\nAdd the above to ci.yml.", "Then push."}},
+		{"lines without a prose word", "Set config.json to:\n{\n  \"port\": 8080,\n  \"debug\": true\n}\nThen restart it.",
+			[]string{"Set config.json to:\n{\n  \"port\": 8080,\n  \"debug\": true\n}", "Then restart it."}},
+		{"code alone is one step", "```\nmake release\n```\n\n    make notes\n", []string{"```\nmake release\n```\n\n    make notes"}},
+		{"indented under a sentence", "Replace the config with\n    port: 8080\n    host: example.com\nand restart.",
+			[]string{"Replace the config with\n    port: 8080\n    host: example.com", "and restart."}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			o := interpret(t, in, req{goal: tc.goal, directive: fallback})
+			if got := taskTexts(o.Plan); !slices.Equal(got, tc.tasks) {
+				t.Errorf("tasks %q, want %q", got, tc.tasks)
+			}
+			checkQuotesAllButMarkers(t, tc.goal, o.Plan)
+		})
+	}
+}
+
+// Rule 16 with lists: the line that introduces a list is kept, as a step
+// of its own before the items (which depend on it), whether it states a
+// condition or only names the list; prose after the list is steps again.
+func TestRule16_TheLineThatIntroducesAListIsKept(t *testing.T) {
+	t.Parallel()
+	in := newInterpreter(t)
+	for _, tc := range []struct {
+		goal  string
+		tasks []string
+		deps  []string
+	}{
+		{"After the tests pass:\n- tag v2\n- publish", []string{"After the tests pass:", "tag v2", "publish"}, []string{"t1:", "t2:t1", "t3:t2"}},
+		{"Checklist:\n- tag v2\n- publish", []string{"Checklist:", "tag v2", "publish"}, []string{"t1:", "t2:t1", "t3:t2"}},
+		{"Once the build is green:\n- tag v2", []string{"Once the build is green:", "tag v2"}, []string{"t1:", "t2:t1"}},
+		{"Before the release:\n1. bump the version\n   in package.json\n2. write the notes\n\nThen announce it.",
+			[]string{"Before the release:", "bump the version\n   in package.json", "write the notes", "Then announce it."}, []string{"t1:", "t2:t1", "t3:t2", "t4:t3"}},
+	} {
+		t.Run(tc.goal, func(t *testing.T) {
+			t.Parallel()
+			o := interpret(t, in, req{goal: tc.goal})
+			deps(tc.deps...)(t, o)
+			if got := taskTexts(o.Plan); !slices.Equal(got, tc.tasks) {
+				t.Errorf("tasks %q, want %q", got, tc.tasks)
+			}
+			checkQuotesAllButMarkers(t, tc.goal, o.Plan)
+		})
+	}
+}
+
+// A task's title drops the joining word that opens its text and starts
+// with a capital, and a plan's title leaves out the side a settled
+// contradiction dropped (a plan's title is its goal's first line); the
+// text stays the span as written.
+func TestTitlesReadLikeAPersonWroteThem(t *testing.T) {
+	t.Parallel()
+	in := newInterpreter(t)
+	for _, tc := range []struct {
+		r      req
+		title  string
+		titles []string
+		texts  []string
+	}{
+		{req{goal: "write the changelog then tag the release"}, "Write the changelog then tag the release",
+			[]string{"Write the changelog", "Tag the release"}, []string{"write the changelog", "then tag the release"}},
+		{req{goal: "Run the tests, and then open a pull request. Finally, merge it."}, "Run the tests, and then open a pull request. Finally, merge it",
+			[]string{"Run the tests", "Open a pull request", "Merge it"}, []string{"Run the tests,", "and then open a pull request.", "Finally, merge it."}},
+		{req{goal: "hot frozen cheese", answer: "frozen"}, "Frozen cheese", []string{"Frozen cheese"}, []string{"hot frozen cheese"}},
+		{req{goal: "Add this to ci.yml:\n```yaml\n- run: make\n```"}, "Add this to ci.yml",
+			[]string{"Add this to ci.yml"}, []string{"Add this to ci.yml:\n```yaml\n- run: make\n```"}},
+		{req{goal: "```yaml\n- run: make\n```\nAdd the above to ci.yml"}, "Add the above to ci.yml",
+			[]string{"Add the above to ci.yml"}, []string{"```yaml\n- run: make\n```\nAdd the above to ci.yml"}},
+		{req{goal: "Build the site and deploy it afterwards."}, "Build the site and deploy it afterwards",
+			[]string{"Build the site and deploy it afterwards"}, []string{"Build the site and deploy it afterwards."}},
+		{req{goal: "Can you tag the release?"}, "Tag the release", []string{"Tag the release"}, []string{"Can you tag the release?"}},
+		{req{goal: "So, I need you to rename the config file."}, "Rename the config file", []string{"Rename the config file"}, []string{"So, I need you to rename the config file."}},
+		{req{goal: "Step 1: build the image\nStep 2: push it"}, "Build the image", []string{"Build the image", "Push it"}, []string{"Step 1: build the image", "Step 2: push it"}},
+		{req{goal: "まずテストを実行して、次にリリースをタグ付けして"}, "テストを実行して、次にリリースをタグ付けして",
+			[]string{"テストを実行して", "リリースをタグ付けして"}, []string{"まずテストを実行して、", "次にリリースをタグ付けして"}},
+		{req{goal: "- [ ] write the tests\n- [x] fix the bug\n\nAfter that, deploy."}, "Write the tests",
+			[]string{"Write the tests", "Fix the bug", "Deploy"}, []string{"[ ] write the tests", "[x] fix the bug", "After that, deploy."}},
+		{req{goal: "Run `go vet ./...`. Then run go test ./..."}, "Run `go vet ./...`. Then run go test ./...",
+			[]string{"Run `go vet ./...`", "Run go test ./..."}, []string{"Run `go vet ./...`.", "Then run go test ./..."}},
+	} {
+		t.Run(tc.r.goal, func(t *testing.T) {
+			t.Parallel()
+			o := interpret(t, in, tc.r)
+			title(tc.title)(t, o)
+			var titles []string
+			for _, task := range o.Plan.Tasks {
+				titles = append(titles, task.Title)
+			}
+			if !slices.Equal(titles, tc.titles) {
+				t.Errorf("task titles %q, want %q", titles, tc.titles)
+			}
+			if got := taskTexts(o.Plan); !slices.Equal(got, tc.texts) {
+				t.Errorf("tasks %q, want %q", got, tc.texts)
+			}
+		})
+	}
+}
+
+// Declining a destructive action removes exactly it: the path or
+// command whole, no stray task, and the steps around it stay.
+func TestDecliningADestructiveActionRemovesExactlyIt(t *testing.T) {
+	t.Parallel()
+	in := newInterpreter(t)
+	for _, tc := range []struct {
+		goal  string
+		tasks []string
+	}{
+		{"/tmp/cache/*.tmp を削除して。次にビルドして", []string{"次にビルドして"}},
+		{"Run `rm -rf build/` and redeploy.", []string{"redeploy."}},
+		{"Delete `build/`. Then run `make test`.", []string{"Then run `make test`."}},
+		{"Run this:\n```sh\nrm -rf build\n```\nThen deploy.", []string{"Then deploy."}},
+		{"delete notes.md and update the readme", []string{"update the readme"}},
+		{"`dist/` フォルダを削除してから `npm run build` を実行して", []string{"`npm run build` を実行して"}},
+		{"`rm -rf node_modules` して、`npm install` して", []string{"`npm install` して"}},
+	} {
+		t.Run(tc.goal, func(t *testing.T) {
+			t.Parallel()
+			o := interpret(t, in, req{goal: tc.goal, answer: "no"})
+			if got := taskTexts(o.Plan); !slices.Equal(got, tc.tasks) {
+				t.Errorf("tasks %q, want %q", got, tc.tasks)
+			}
+		})
+	}
+}
