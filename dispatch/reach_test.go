@@ -3,6 +3,8 @@ package dispatch
 import (
 	"encoding/json"
 	"errors"
+	"net/http"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -228,4 +230,50 @@ func TestReach(t *testing.T) {
 			t.Errorf("%d sends to a@; want the question and %d tries of the reminder", n, testConfig(nil).MaxAttempts)
 		}
 	})
+}
+
+// A step sends a signed question.reminded webhook with the wait, the
+// expiry and the answer link, once; its webhook-id names the step.
+func TestQuestionRemindedWebhookIsSentOncePerStepAcrossRestart(t *testing.T) {
+	t.Parallel()
+	rcv := newReceiver(t, func(string, int) int { return http.StatusOK })
+	path := filepath.Join(t.TempDir(), "a.db")
+	s := openNotifyStack(t, path, rcv.URL)
+	s.eng.ReachMinInterval = 100 * time.Millisecond
+	j, err := s.eng.Create(t.Context(), askonce.CreateRequest{Goal: "make cheese",
+		Notify: &askonce.Recipients{Email: []string{"a@example.com"}, Steps: []askonce.ReachStep{{After: "1500ms"}}}})
+	if err != nil || j.Status != askonce.StatusPending {
+		t.Fatalf("create: %+v, %v", j, err)
+	}
+	// The process stops before the step is due; the next one runs it.
+	s.close(t)
+	s = openNotifyStack(t, path, rcv.URL)
+	waitAcked(t, rcv, 2)
+	id := j.ID + ":question.reminded:1"
+	reqs := rcv.requests(id)
+	if len(reqs) != 1 {
+		t.Fatalf("%d requests of %s; want 1", len(reqs), id)
+	}
+	if err := Verify(secret, reqs[0].header, reqs[0].body, time.Minute); err != nil {
+		t.Errorf("Verify: %v", err)
+	}
+	var ev RemindedEvent
+	if err := json.Unmarshal(reqs[0].body, &ev); err != nil {
+		t.Fatal(err)
+	}
+	if ev.Type != "question.reminded" || ev.Step != 1 || ev.Reach != "reminder" || ev.WaitedSeconds < 1 ||
+		ev.Question.ExpiresAt == nil || ev.AnswerURL != linkBase+"/a/"+s.eng.AnswerToken(j) {
+		t.Errorf("question.reminded %s; want step 1, a reminder after at least 1s, with the expiry and the answer link", reqs[0].body)
+	}
+	// Nothing more comes: wait for the step's River row to finish, then
+	// count again.
+	waitFor(t, "the step completed", func() bool {
+		return slices.Equal(riverStates(t, s.st, j.ID, reachKind), []string{"completed"})
+	})
+	waitFor(t, "the webhook completed", func() bool {
+		return slices.Equal(riverStates(t, s.st, j.ID, notifyKind), []string{"completed", "completed"})
+	})
+	if n := len(rcv.requests(id)); n != 1 {
+		t.Errorf("%d requests of %s after the restart; want 1", n, id)
+	}
 }
