@@ -147,3 +147,37 @@ func TestAnswerersRestrictSlackAndEmailAnswersOnly(t *testing.T) {
 		t.Errorf("Validate of a malformed answerer: %v; want it named", err)
 	}
 }
+
+// Rule 12 (audit): a refused answer is recorded as an event, and the job
+// does not change: same version, same updatedAt, still waiting.
+func TestRule12_RefusedAnswerIsAuditedAndChangesNothing(t *testing.T) {
+	t.Parallel()
+	e := &askonce.Engine{Store: openStore(t, filepath.Join(t.TempDir(), "a.db"))}
+	j, err := e.Create(t.Context(), askonce.CreateRequest{Goal: "g", Mode: askonce.ModeGate,
+		Notify: &askonce.Recipients{Slack: &askonce.SlackRecipient{Channel: "C0123ABCD"}, Answerers: &askonce.Answerers{Slack: []string{"U0ALICE01"}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Report(t.Context(), "", j.ID, askonce.Report{Question: &askonce.Question{Type: askonce.QuestionFreeText, Text: "Which?"}}); err != nil {
+		t.Fatal(err)
+	}
+	before, err := e.Get(t.Context(), j.TenantID, j.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.RefuseAnswer(t.Context(), before, askonce.Answerer{Via: askonce.ViaSlack, By: "U0MALLORY1"}); err != nil {
+		t.Fatal(err)
+	}
+	after, err := e.Get(t.Context(), j.TenantID, j.ID)
+	if err != nil || after.Version != before.Version || !after.UpdatedAt.Equal(before.UpdatedAt) || after.Status != askonce.StatusPending {
+		t.Fatalf("job after a refused answer: %+v, %v; want it unchanged", after, err)
+	}
+	evs, err := e.Events(t.Context(), j.TenantID, j.ID, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := evs[len(evs)-1]
+	if last.Type != askonce.EventAnswerRefused || string(last.Data) != `{"via":"slack","by":"U0MALLORY1"}` {
+		t.Errorf("last event %s %s; want answer_refused naming who", last.Type, last.Data)
+	}
+}
