@@ -2,6 +2,7 @@ package dispatch
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -67,16 +68,32 @@ func (d *Dispatcher) scheduleReach(ctx context.Context, tx any, job *askonce.Job
 	if job.Question != nil {
 		expires = job.Question.ExpiresAt
 	}
+	var params []river.InsertManyParams
 	for i, s := range job.Notify.Steps {
 		at, ok := s.At(asked, expires)
 		if !ok {
 			continue // past this question's expiry: never run
 		}
-		_, err := d.insertTx(ctx, tx, reachArgs{TenantID: job.TenantID, JobID: job.ID, Step: i + 1, AskedAt: asked, Trace: tracing.Carrier(ctx)},
-			&river.InsertOpts{Queue: reachQueue, MaxAttempts: d.cfg.MaxAttempts, ScheduledAt: at, UniqueOpts: uniqueForever})
-		if err != nil {
-			return fmt.Errorf("dispatch: schedule step %d of job %s: %w", i+1, job.ID, err)
+		params = append(params, river.InsertManyParams{
+			Args:       reachArgs{TenantID: job.TenantID, JobID: job.ID, Step: i + 1, AskedAt: asked, Trace: tracing.Carrier(ctx)},
+			InsertOpts: &river.InsertOpts{Queue: reachQueue, MaxAttempts: d.cfg.MaxAttempts, ScheduledAt: at, UniqueOpts: uniqueForever},
+		})
+	}
+	if len(params) == 0 {
+		return nil
+	}
+	var err error
+	switch tx := tx.(type) {
+	case pgx.Tx:
+		_, err = d.pgClient.InsertManyTx(ctx, tx, params)
+	default:
+		var stx *sql.Tx
+		if stx, err = d.sqlTx(tx); err == nil {
+			_, err = d.sqlClient.InsertManyTx(ctx, stx, params)
 		}
+	}
+	if err != nil {
+		return fmt.Errorf("dispatch: schedule the steps of job %s: %w", job.ID, err)
 	}
 	return nil
 }
