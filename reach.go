@@ -2,6 +2,9 @@ package askonce
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
 	"fmt"
 	"slices"
 	"strings"
@@ -245,15 +248,43 @@ func (r *Recipients) MayAnswer(a Answerer) bool {
 	switch a.Via {
 	case ViaSlack:
 		return slices.Contains(r.Answerers.Slack, a.By)
-	case ViaEmail:
-		return slices.ContainsFunc(r.Answerers.Email, func(b string) bool { return strings.EqualFold(a.By, b) })
+	case ViaEmailLink:
+		// By is an address only when the link was the one mailed to
+		// that address (RecipientOf); a link without it is a
+		// credential, as any answer link.
+		if strings.Contains(a.By, "@") {
+			return slices.ContainsFunc(r.Answerers.Email, func(b string) bool { return strings.EqualFold(a.By, b) })
+		}
 	}
 	return true
 }
 
-// ViaEmail is an answer that names its sender's address (Answerer.By);
-// only such an answer by email is held to Answerers.Email.
-const ViaEmail = "email"
+// recipientContext separates recipient marks from any other use of the
+// link secret.
+const recipientContext = "askonce-recipient\x00"
+
+// RecipientMark is what the email channel adds to the links it mails to
+// addr for j's question, so that the answer page knows whose mail a link
+// came from: an HMAC of the job and the address under LinkSecret; ""
+// without a secret.
+func (e *Engine) RecipientMark(j *Job, addr string) string {
+	if len(e.LinkSecret) == 0 || j == nil {
+		return ""
+	}
+	m := hmac.New(sha256.New, e.LinkSecret)
+	m.Write([]byte(recipientContext))
+	m.Write([]byte(j.TenantID + "\x00" + j.ID + "\x00" + strings.ToLower(addr)))
+	return base64.RawURLEncoding.EncodeToString(m.Sum(nil)[:16])
+}
+
+// RecipientOf returns addr when mark is its RecipientMark for j, else "".
+func (e *Engine) RecipientOf(j *Job, addr, mark string) string {
+	want := e.RecipientMark(j, addr)
+	if want == "" || addr == "" || !hmac.Equal([]byte(want), []byte(mark)) {
+		return ""
+	}
+	return addr
+}
 
 // The events of a reach policy.
 const (

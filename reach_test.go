@@ -130,8 +130,10 @@ func TestAnswerersRestrictSlackAndEmailAnswersOnly(t *testing.T) {
 	}{
 		{askonce.Answerer{Via: askonce.ViaSlack, By: "U0ALICE01"}, true},
 		{askonce.Answerer{Via: askonce.ViaSlack, By: "U0MALLORY1"}, false},
-		{askonce.Answerer{Via: askonce.ViaEmail, By: "ann@example.com"}, true},
-		{askonce.Answerer{Via: askonce.ViaEmail, By: "eve@example.com"}, false},
+		{askonce.Answerer{Via: askonce.ViaEmailLink, By: "ann@example.com"}, true},
+		{askonce.Answerer{Via: askonce.ViaEmailLink, By: "eve@example.com"}, false},
+		{askonce.Answerer{Via: askonce.ViaEmailLink}, true},
+		{askonce.Answerer{Via: askonce.ViaEmailLink, By: "ci-bot"}, true},
 		{askonce.Answerer{Via: askonce.ViaWeb}, true},
 		{askonce.Answerer{Via: askonce.ViaHTTP, By: "ci"}, true},
 	} {

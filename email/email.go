@@ -278,7 +278,7 @@ func (w *questionWorker) Work(ctx context.Context, s askonce.Send) error {
 	if c.cfg.AnswerURL != nil {
 		link = c.cfg.AnswerURL(j)
 	}
-	v := newQuestionView(j, link)
+	v := c.personal(newQuestionView(j, link), j, a.To)
 	m, err := c.message(a.To, "Question: "+oneLine(j.Title))
 	if err != nil {
 		return askonce.CancelSend(err)

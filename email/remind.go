@@ -2,6 +2,7 @@ package email
 
 import (
 	"context"
+	"net/url"
 	"strconv"
 	"time"
 
@@ -62,7 +63,7 @@ func (c *Channel) remind(ctx context.Context, s askonce.Send) error {
 	m.SetMessageIDWithValue("askonce." + j.ID + "." + kind + "@" + c.domain)
 	m.SetGenHeader(mail.HeaderInReplyTo, "<"+c.MessageID(j)+">")
 	m.SetGenHeader(mail.HeaderReferences, "<"+c.MessageID(j)+">")
-	text, html, err := newReminderView(j, link, time.Now()).render()
+	text, html, err := c.personal(newReminderView(j, link, time.Now()), j, s.To).render()
 	if err != nil {
 		return err
 	}
@@ -80,5 +81,24 @@ func newReminderView(j *askonce.Job, link string, now time.Time) questionView {
 		v.Reminder += " and expires at " + v.Expires
 	}
 	v.Reminder += "; no one has answered it yet."
+	return v
+}
+
+// personal makes the view's links addr's own: each carries the address
+// and its mark (askonce.Engine.RecipientMark), so that the answer page
+// records which person answered and holds them to the job's answerers.
+// Without a link secret the links stay as they are.
+func (c *Channel) personal(v questionView, j *askonce.Job, addr string) questionView {
+	mark := c.cfg.Engine.RecipientMark(j, addr)
+	if mark == "" || v.Link == "" {
+		return v
+	}
+	suffix := "&by=" + url.QueryEscape(addr) + "&mark=" + mark
+	v.Link += suffix
+	for i := range v.Options {
+		if v.Options[i].Link != "" {
+			v.Options[i].Link += suffix
+		}
+	}
 	return v
 }

@@ -2,6 +2,8 @@ package web
 
 import (
 	"encoding/json"
+	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -90,6 +92,45 @@ func reachEvents(evs []askonce.Event) []reachEvent {
 		}
 	}
 	return out
+}
+
+// emailLinkQuery is the query the answer form posts to: the email
+// link's via, and the address and mark of a link mailed to one person
+// (askonce.Engine.RecipientMark), kept as they came.
+func emailLinkQuery(r *http.Request) string {
+	if answeredVia(r) != askonce.ViaEmailLink {
+		return ""
+	}
+	q := url.Values{"via": {askonce.ViaEmailLink}}
+	if by, mark := r.URL.Query().Get("by"), r.URL.Query().Get("mark"); by != "" && mark != "" {
+		q.Set("by", by)
+		q.Set("mark", mark)
+	}
+	return "?" + q.Encode()
+}
+
+// answerer is who answers on the page: the person the email link was
+// mailed to, when it carries their valid mark; else the inbox user
+// signed in, if any.
+func (h *Handler) answerer(r *http.Request, j *askonce.Job) askonce.Answerer {
+	a := askonce.Answerer{Via: answeredVia(r), By: h.signedInName(r, j)}
+	if a.Via == askonce.ViaEmailLink {
+		q := r.URL.Query()
+		if addr := h.engine.RecipientOf(j, q.Get("by"), q.Get("mark")); addr != "" {
+			a.By = addr
+		}
+	}
+	return a
+}
+
+// refuse tells a person not among the job's answerers that their answer
+// was not taken, and records it; the question still waits.
+func (h *Handler) refuse(w http.ResponseWriter, r *http.Request, j *askonce.Job, a askonce.Answerer) {
+	if err := h.engine.RefuseAnswer(r.Context(), j, a); err != nil {
+		h.log.Warn("answer page: record a refused answer", "job", j.ID, "err", err)
+	}
+	h.answerMessage(w, http.StatusForbidden, "Not yours to answer",
+		"Sorry, this question is for other people to answer, so your answer was not taken; the question still waits for them.")
 }
 
 func init() {

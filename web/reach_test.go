@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -84,5 +85,49 @@ func TestJobPageListsRemindersEscalationsAndFailedSteps(t *testing.T) {
 		if !strings.Contains(section, want) {
 			t.Errorf("reminders section lacks %q:\n%s", want, section)
 		}
+	}
+}
+
+// A link mailed to one person carries their address and mark: the page
+// records which person answered, and refuses, records and does not
+// spend the question on an answer from someone not among the job's
+// answerers. The plain link is a credential still.
+func TestAnswerPageHoldsAPersonalEmailLinkToTheAnswerers(t *testing.T) {
+	t.Parallel()
+	s := newLinkSite(t, linkOptions{})
+	j, err := s.engine.Create(context.Background(), askonce.CreateRequest{Goal: selectGoal, Notify: &askonce.Recipients{
+		Email: []string{"ann@example.com", "eve@example.com"}, Answerers: &askonce.Answerers{Email: []string{"ann@example.com"}}}})
+	if err != nil || j.Status != askonce.StatusPending {
+		t.Fatalf("create: %+v, %v", j, err)
+	}
+	link := "/a/" + s.engine.AnswerToken(j)
+	personal := func(addr string) string {
+		return link + "?" + url.Values{"via": {askonce.ViaEmailLink}, "by": {addr}, "mark": {s.engine.RecipientMark(j, addr)}}.Encode()
+	}
+	// The page's form posts back with the address and mark.
+	page := s.get(t, personal("eve@example.com"))
+	mustContain(t, page, `by=eve%40example.com&amp;mark=`)
+	// A mark is good for its own address only.
+	if got := s.engine.RecipientOf(j, "ann@example.com", s.engine.RecipientMark(j, "eve@example.com")); got != "" {
+		t.Fatalf("eve's mark passed for ann: %q", got)
+	}
+	r := s.post(t, personal("eve@example.com"), url.Values{"answer": {"frozen"}})
+	if r.status != http.StatusForbidden || !strings.Contains(r.body, "your answer was not taken") {
+		t.Fatalf("eve's answer: %d\n%s; want 403 saying it was not taken", r.status, r.body)
+	}
+	got, err := s.engine.Get(context.Background(), j.TenantID, j.ID)
+	if err != nil || got.Status != askonce.StatusPending {
+		t.Fatalf("after eve's answer the job is %+v, %v; want still pending", got, err)
+	}
+	evs, _ := s.engine.Events(context.Background(), j.TenantID, j.ID, 0, 0)
+	if last := evs[len(evs)-1]; last.Type != askonce.EventAnswerRefused || !strings.Contains(string(last.Data), "eve@example.com") {
+		t.Errorf("last event %s %s; want answer_refused naming eve", last.Type, last.Data)
+	}
+	if r := s.post(t, personal("ann@example.com"), url.Values{"answer": {"frozen"}}); r.status != http.StatusSeeOther {
+		t.Fatalf("ann's answer: %d\n%s", r.status, r.body)
+	}
+	done := s.waitJob(t, j.ID)
+	if done.AnsweredVia != askonce.ViaEmailLink || done.AnsweredBy != "ann@example.com" || done.Answer != "frozen" {
+		t.Errorf("answered %q via %q by %q; want frozen via email-link by ann@example.com", done.Answer, done.AnsweredVia, done.AnsweredBy)
 	}
 }
