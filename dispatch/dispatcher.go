@@ -221,10 +221,12 @@ func New(ctx context.Context, cfg Config) (*Dispatcher, error) {
 	if err := registerChannels(d, workers, queues, cfg.Channels, d.cfg.Concurrency); err != nil {
 		return nil, err
 	}
-	if err := river.AddWorkerSafely(workers, &reachWorker{d: d}); err != nil {
-		return nil, fmt.Errorf("dispatch: %w", err)
+	if d.reaches() {
+		if err := river.AddWorkerSafely(workers, &reachWorker{d: d}); err != nil {
+			return nil, fmt.Errorf("dispatch: %w", err)
+		}
+		queues[reachQueue] = river.QueueConfig{MaxWorkers: d.cfg.Concurrency}
 	}
-	queues[reachQueue] = river.QueueConfig{MaxWorkers: d.cfg.Concurrency}
 	cooldown := min(river.FetchCooldownDefault, d.cfg.PollInterval)
 	rc := &river.Config{
 		Queues:               queues,

@@ -49,10 +49,15 @@ type reachArgs struct {
 
 func (reachArgs) Kind() string { return reachKind }
 
+// reaches reports whether the dispatcher runs reach policies: when it
+// sends question webhooks or has channels, which a step would use. A
+// dispatcher of a builder alone has no step queue to poll.
+func (d *Dispatcher) reaches() bool { return d.cfg.Notify != nil || len(d.cfg.Channels) > 0 }
+
 // hasSteps reports whether job has a reach policy the dispatcher can
 // run.
 func (d *Dispatcher) hasSteps(job *askonce.Job) bool {
-	return d.client != nil && job.Notify != nil && len(job.Notify.Steps) > 0
+	return d.client != nil && d.reaches() && job.Notify != nil && len(job.Notify.Steps) > 0
 }
 
 // scheduleReach inserts the steps of job, which just asked, in tx.
