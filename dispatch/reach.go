@@ -114,39 +114,39 @@ func (d *Dispatcher) cancelReach(ctx context.Context, tx any, job *askonce.Job) 
 		Where("args->>'jobId' = @job_id AND args->>'tenantId' = @tenant_id AND args->>'step' IS NOT NULL",
 			river.NamedArgs{"job_id": job.ID, "tenant_id": job.TenantID}).
 		First(10 * (askonce.MaxReachSteps + 1) * (askonce.MaxEmailRecipients + 2))
-	var rows []*rivertype.JobRow
+	var n int
+	var err error
 	switch tx := tx.(type) {
 	case pgx.Tx:
-		res, err := d.pgClient.JobListTx(ctx, tx, params)
-		if err != nil {
-			return fmt.Errorf("dispatch: list the steps of job %s: %w", job.ID, err)
-		}
-		rows = res.Jobs
-		for _, r := range rows {
-			if _, err := d.pgClient.JobCancelTx(ctx, tx, r.ID); err != nil && !errors.Is(err, river.ErrNotFound) {
-				return fmt.Errorf("dispatch: cancel step of job %s: %w", job.ID, err)
-			}
-		}
+		n, err = cancelJobs(ctx, d.pgClient, tx, params)
 	default:
-		stx, err := d.sqlTx(tx)
-		if err != nil {
-			return err
-		}
-		res, err := d.sqlClient.JobListTx(ctx, stx, params)
-		if err != nil {
-			return fmt.Errorf("dispatch: list the steps of job %s: %w", job.ID, err)
-		}
-		rows = res.Jobs
-		for _, r := range rows {
-			if _, err := d.sqlClient.JobCancelTx(ctx, stx, r.ID); err != nil && !errors.Is(err, river.ErrNotFound) {
-				return fmt.Errorf("dispatch: cancel step of job %s: %w", job.ID, err)
-			}
+		var stx *sql.Tx
+		if stx, err = d.sqlTx(tx); err == nil {
+			n, err = cancelJobs(ctx, d.sqlClient, stx, params)
 		}
 	}
-	if len(rows) > 0 {
-		d.log.InfoContext(ctx, "dispatch: reach steps cancelled", "job", job.ID, "n", len(rows))
+	if err != nil {
+		return fmt.Errorf("dispatch: cancel the steps of job %s: %w", job.ID, err)
+	}
+	if n > 0 {
+		d.log.InfoContext(ctx, "dispatch: reach steps cancelled", "job", job.ID, "n", n)
 	}
 	return nil
+}
+
+// cancelJobs cancels, in tx, the River jobs params lists, and returns
+// how many it found.
+func cancelJobs[TTx any](ctx context.Context, c *river.Client[TTx], tx TTx, params *river.JobListParams) (int, error) {
+	res, err := c.JobListTx(ctx, tx, params)
+	if err != nil {
+		return 0, err
+	}
+	for _, r := range res.Jobs {
+		if _, err := c.JobCancelTx(ctx, tx, r.ID); err != nil && !errors.Is(err, river.ErrNotFound) {
+			return 0, err
+		}
+	}
+	return len(res.Jobs), nil
 }
 
 // reachWorker runs the steps.
