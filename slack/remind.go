@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	slackapi "github.com/slack-go/slack"
@@ -173,17 +174,13 @@ func (c *Channel) mayAnswer(ctx context.Context, cb slackapi.InteractionCallback
 	return false
 }
 
-// refusal is what a person not among the answerers is told.
+// refusal is what a person not among the answerers is told: who may
+// answer (user ids and addresses, both validated, so safe in mrkdwn).
 func refusal(j *askonce.Job) string {
-	text := "Sorry, this question is for"
-	for i, u := range j.Notify.Answerers.Slack {
-		if i > 0 {
-			text += ","
-		}
-		text += " <@" + u + ">"
+	var who []string
+	for _, u := range j.Notify.Answerers.Slack {
+		who = append(who, "<@"+u+">")
 	}
-	if len(j.Notify.Answerers.Slack) == 0 {
-		text += " named people"
-	}
-	return text + " to answer; your answer was not taken and the question still waits."
+	who = append(who, j.Notify.Answerers.Email...)
+	return "Sorry, this question is for " + strings.Join(who, ", ") + " to answer; your answer was not taken and the question still waits."
 }
