@@ -84,10 +84,11 @@ func riverRows(t *testing.T, st *sqlite.Store, jobID string) int {
 	return n
 }
 
-// waitFor polls cond until it holds.
+// waitFor polls cond until it holds; the bound is only for a loaded
+// machine under the race detector.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)
