@@ -102,14 +102,16 @@ type notifyArgs struct {
 	// Trace is the W3C trace context of the transaction that queued
 	// the notification (see args.Trace).
 	Trace map[string]string `json:"trace,omitempty"`
-	// AnsweredVia and AnsweredBy are the job's, for question.resolved.
-	AnsweredVia string `json:"answeredVia,omitempty"`
-	AnsweredBy  string `json:"answeredBy,omitempty"`
-	// Step and Reach are question.reminded's: the step of the reach
-	// policy (from 1) and what it did ("reminder", "escalation").
+	// Step, Reach and AskedAt are question.reminded's: the step of the
+	// reach policy (from 1), what it did ("reminder", "escalation") and
+	// when the job asked.
 	Step    int        `json:"step,omitempty" river:"unique"`
 	Reach   string     `json:"reach,omitempty"`
 	AskedAt *time.Time `json:"askedAt,omitempty"`
+
+	// AnsweredVia and AnsweredBy are the job's, for question.resolved.
+	AnsweredVia string `json:"answeredVia,omitempty"`
+	AnsweredBy  string `json:"answeredBy,omitempty"`
 }
 
 func (notifyArgs) Kind() string { return notifyKind }
