@@ -88,7 +88,7 @@ func TestPostgresReachStepRunsOnceAcrossReplicasAndTheAnswerCancelsTheRest(t *te
 	}
 	waitFor(t, "the first step's reminder", func() bool { return reminders() >= 1 })
 	waitFor(t, "the first step completed", func() bool { return b.stepStates(t, j.ID)[0] == "completed" })
-	if _, err := b.eng.Answer(t.Context(), "", j.ID, "hot"); err != nil {
+	if _, err := b.eng.Answer(t.Context(), "", j.ID, anAnswer(j)); err != nil {
 		t.Fatal(err)
 	}
 	if got := a.stepStates(t, j.ID); !slices.Equal(got, []string{"completed", "cancelled"}) {

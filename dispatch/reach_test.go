@@ -150,7 +150,7 @@ func TestReach(t *testing.T) {
 		if got := riverStates(t, st, j.ID, reachKind); !slices.Equal(got, []string{"scheduled", "scheduled"}) {
 			t.Fatalf("steps after the ask: %v; want two scheduled", got)
 		}
-		if _, err := eng.Answer(t.Context(), "", j.ID, "hot"); err != nil {
+		if _, err := eng.Answer(t.Context(), "", j.ID, anAnswer(j)); err != nil {
 			t.Fatal(err)
 		}
 		// No wait: the answer's commit cancelled them.
@@ -183,7 +183,7 @@ func TestReach(t *testing.T) {
 		if n := riverRows(t, st, policy.ID); n != 1+3 {
 			t.Errorf("a job with 3 steps has %d River jobs after its ask; want 1 send + 3 steps", n)
 		}
-		if _, err := eng.Answer(t.Context(), "", plain.ID, "hot"); err != nil {
+		if _, err := eng.Answer(t.Context(), "", plain.ID, anAnswer(plain)); err != nil {
 			t.Fatal(err)
 		}
 		if n := riverRows(t, st, plain.ID); n != 1 {
@@ -195,7 +195,7 @@ func TestReach(t *testing.T) {
 		ch := newReachChannel(func(askonce.Send) error { return nil })
 		st, eng := reachEngine(t, ch)
 		j := askReach(t, eng, askonce.ReachStep{After: "1h"})
-		if _, err := eng.Answer(t.Context(), "", j.ID, "hot"); err != nil {
+		if _, err := eng.Answer(t.Context(), "", j.ID, anAnswer(j)); err != nil {
 			t.Fatal(err)
 		}
 		// Run the step as a River rerun would, after the answer.
@@ -277,4 +277,13 @@ func TestQuestionRemindedWebhookIsSentOncePerStepAcrossRestart(t *testing.T) {
 	if n := len(rcv.requests(id)); n != 1 {
 		t.Errorf("%d requests of %s after the restart; want 1", n, id)
 	}
+}
+
+// anAnswer is an answer the job's question takes, whatever the test
+// interpreter asks.
+func anAnswer(j *askonce.Job) string {
+	if q := j.Question; q != nil && len(q.Options) > 0 {
+		return q.Options[0]
+	}
+	return "yes"
 }
