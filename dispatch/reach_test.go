@@ -170,6 +170,19 @@ func TestReach(t *testing.T) {
 			t.Errorf("step right after the cancel: %v; want cancelled", got)
 		}
 	})
+	t.Run("ExpiryCancelsTheSteps", func(t *testing.T) {
+		t.Parallel()
+		ch := newReachChannel(func(askonce.Send) error { return nil })
+		st, eng := reachEngine(t, ch)
+		j := askReach(t, eng, askonce.ReachStep{After: "1h"}, askonce.ReachStep{BeforeExpiry: "1h"})
+		eng.Now = func() time.Time { return time.Now().Add(48 * time.Hour) }
+		if n, err := eng.ExpireDue(t.Context()); err != nil || n != 1 {
+			t.Fatalf("ExpireDue = %d, %v; want the one question", n, err)
+		}
+		if got := riverStates(t, st, j.ID, reachKind); !slices.Equal(got, []string{"cancelled", "cancelled"}) {
+			t.Errorf("steps right after the expiry: %v; want both cancelled", got)
+		}
+	})
 	t.Run("NoPolicyAddsNoRiverJob", func(t *testing.T) {
 		t.Parallel()
 		ch := newReachChannel(func(askonce.Send) error { return nil })
