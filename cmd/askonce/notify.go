@@ -35,14 +35,14 @@ type notifyConfig struct {
 func (c *notifyConfig) flags(s *cli.Settings) {
 	s.String(&c.SlackChannel, "slack-channel", "", "Slack channel (C…) or user (U…) id asked the question of a job that names no recipients")
 	s.String(&c.EmailTo, "email-to", "", "comma-separated addresses asked the question of a job that names no recipients")
+	s.String(&c.Reach, "reach", "", `reach policy of jobs that name no recipients: the JSON of notify.steps, such as '[{"after":"30m"},{"after":"2h","email":["oncall@example.com"]}]' (docs/notifications.md)`)
+	s.Duration(&c.ReachMinInterval, "reach-min-interval", askonce.DefaultReachMinInterval, "least time between a question's ask and its first reach step, and between two steps; lower it for tests and demos")
 	s.String(&c.SlackBotToken, "slack-bot-token", "", "Slack bot token (xoxb-…) that posts questions; empty: no Slack channel. Prefer the environment variable")
 	s.String(&c.SlackSigningSecret, "slack-signing-secret", "", "Slack app signing secret that POST /slack/interactions verifies; required with --slack-bot-token. Prefer the environment variable")
 	s.String(&c.SlackAPIURL, "slack-api-url", "", "Slack Web API base URL; empty: https://slack.com/api/ (tests and Slack-compatible servers set it)")
 	s.String(&c.SMTPURL, "smtp-url", "", "SMTP server that emails questions, smtp://user:pass@host:port (STARTTLS when offered) or smtps:// (implicit TLS); empty: no email channel. Prefer the environment variable")
 	s.Bool(&c.SMTPRequireTLS, "smtp-require-tls", false, "refuse an smtp:// server that does not offer STARTTLS")
 	s.String(&c.EmailFrom, "email-from", "", "From address of question emails; required with --smtp-url")
-	s.String(&c.Reach, "reach", "", `reach policy of jobs that name no recipients: the JSON of notify.steps, such as '[{"after":"30m"},{"after":"2h","email":["oncall@example.com"]}]' (docs/notifications.md)`)
-	s.Duration(&c.ReachMinInterval, "reach-min-interval", askonce.DefaultReachMinInterval, "least time between a question's ask and its first reach step, and between two steps; lower it for tests and demos")
 }
 
 // defaults are the recipients of jobs that name none, with the --reach
