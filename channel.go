@@ -42,6 +42,9 @@ type Send struct {
 	// To is the recipient, for a channel that sends to each of several;
 	// "" for one that sends once per job.
 	To string
+	// Step, when set, is the step of the job's reach policy (from 1)
+	// that made the send: a reminder or an escalation (see Reacher).
+	Step int
 	// Attempt counts the tries of this send, from 1.
 	Attempt int
 }

@@ -69,6 +69,11 @@ type Engine struct {
 	// DefaultRecipients are who is asked the question of a job created
 	// without recipients of its own (CreateRequest.Notify). Nil: no one.
 	DefaultRecipients *Recipients
+	// ReachMinInterval is the least time between the ask and a job's
+	// first reach step, and between two steps (Recipients.Steps).
+	// Default DefaultReachMinInterval (a minute); tests and demos set
+	// it lower.
+	ReachMinInterval time.Duration
 	// NoBuilder says that nothing delivers the plans of successful jobs
 	// (askonce serve --builder none): a success then queues no dispatch
 	// and records no dispatched event, and its DispatchStatus is none

@@ -128,6 +128,9 @@ func (e *Engine) newJob(req CreateRequest) (j *Job, mintedSession bool, err erro
 	if notify == nil {
 		notify = e.DefaultRecipients
 	}
+	if err := notify.ValidateReach(e.questionTTL(), orDefault(e.ReachMinInterval, DefaultReachMinInterval)); err != nil {
+		return nil, false, err
+	}
 	mode := req.Mode
 	switch mode {
 	case "":

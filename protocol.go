@@ -139,6 +139,9 @@ type Effects struct {
 	// docs/protocol.md): HardCapFallback when the fallback run was granted,
 	// HardCapFail when the job failed with HardCapMessage, empty otherwise.
 	HardCap HardCap
+	// AskedAt, on a transition out of pending, is when the job asked
+	// (the pending job's UpdatedAt): observers time the wait with it.
+	AskedAt time.Time
 }
 
 // Changed reports whether the transition changed the job.
@@ -159,6 +162,9 @@ func Step(cur *Job, in Input, now time.Time) (*Job, *Effects, error) {
 	}
 	j := cur.Clone()
 	fx := &Effects{From: cur.Status}
+	if cur.Status == StatusPending {
+		fx.AskedAt = cur.UpdatedAt
+	}
 	gate := j.Mode == ModeGate
 	// Managed jobs take interpreter outcomes only while planning; a gate
 	// agent may report while its question is pending too.

@@ -24,6 +24,13 @@ type Recipients struct {
 	// Email is up to MaxEmailRecipients bare addresses
 	// ("a@example.com", no display name).
 	Email []string `json:"email,omitempty"`
+	// Steps is the job's reach policy: reminders and escalations after
+	// the question was first sent, at most MaxReachSteps (see
+	// ReachStep). None: the question is sent once, as it always was.
+	Steps []ReachStep `json:"steps,omitempty"`
+	// Answerers, when set, are the only people whose answers on Slack
+	// and by email are taken (see Answerers).
+	Answerers *Answerers `json:"answerers,omitempty"`
 }
 
 // SlackRecipient is one Slack conversation: exactly one of Channel (an id
@@ -50,9 +57,9 @@ var (
 	slackUserID    = regexp.MustCompile(`^[UW][A-Z0-9]{8,20}$`)
 )
 
-// Empty reports whether r names no one.
+// Empty reports whether r names no one and no policy.
 func (r *Recipients) Empty() bool {
-	return r == nil || (r.Slack == nil && len(r.Email) == 0)
+	return r == nil || (r.Slack == nil && len(r.Email) == 0 && len(r.Steps) == 0 && r.Answerers == nil)
 }
 
 // Validate checks r: a Slack recipient is exactly one well-formed channel
@@ -63,25 +70,39 @@ func (r *Recipients) Validate() error {
 	if r == nil {
 		return nil
 	}
-	if s := r.Slack; s != nil {
+	if err := validRecipients("notify", r.Slack, r.Email); err != nil {
+		return err
+	}
+	return r.validateSteps()
+}
+
+// validRecipients checks one Slack recipient and a list of addresses,
+// naming them under at (notify, notify.steps[1]).
+func validRecipients(at string, s *SlackRecipient, email []string) error {
+	if s != nil {
 		switch {
 		case (s.Channel == "") == (s.User == ""):
-			return Errorf(EINVALID, `notify.slack: give exactly one of "channel" (C…) and "user" (U…)`)
+			return Errorf(EINVALID, `%s.slack: give exactly one of "channel" (C…) and "user" (U…)`, at)
 		case s.Channel != "" && !slackChannelID.MatchString(s.Channel):
-			return Errorf(EINVALID, "notify.slack.channel %q is not a Slack channel id (C or G followed by 8-20 capital letters or digits, such as C0123ABCD)", s.Channel)
+			return Errorf(EINVALID, "%s.slack.channel %q is not a Slack channel id (C or G followed by 8-20 capital letters or digits, such as C0123ABCD)", at, s.Channel)
 		case s.User != "" && !slackUserID.MatchString(s.User):
-			return Errorf(EINVALID, "notify.slack.user %q is not a Slack user id (U or W followed by 8-20 capital letters or digits, such as U0123ABCD)", s.User)
+			return Errorf(EINVALID, "%s.slack.user %q is not a Slack user id (U or W followed by 8-20 capital letters or digits, such as U0123ABCD)", at, s.User)
 		}
 	}
-	if len(r.Email) > MaxEmailRecipients {
-		return Errorf(EINVALID, "notify.email: %d addresses given; the limit is %d", len(r.Email), MaxEmailRecipients)
+	return validEmails(at+".email", email)
+}
+
+// validEmails checks a list of bare addresses, named at[i].
+func validEmails(at string, email []string) error {
+	if len(email) > MaxEmailRecipients {
+		return Errorf(EINVALID, "%s: %d addresses given; the limit is %d", at, len(email), MaxEmailRecipients)
 	}
-	for i, a := range r.Email {
+	for i, a := range email {
 		if err := validEmail(a); err != "" {
-			return Errorf(EINVALID, "notify.email[%d] %q %s", i, a, err)
+			return Errorf(EINVALID, "%s[%d] %q %s", at, i, a, err)
 		}
-		if slices.Contains(r.Email[:i], a) {
-			return Errorf(EINVALID, "notify.email[%d] %q is listed twice", i, a)
+		if slices.Contains(email[:i], a) {
+			return Errorf(EINVALID, "%s[%d] %q is listed twice", at, i, a)
 		}
 	}
 	return nil
@@ -108,6 +129,17 @@ func (r *Recipients) Clone() *Recipients {
 	if r.Slack != nil {
 		s := *r.Slack
 		c.Slack = &s
+	}
+	for _, st := range r.Steps {
+		if st.Slack != nil {
+			s := *st.Slack
+			st.Slack = &s
+		}
+		st.Email = slices.Clone(st.Email)
+		c.Steps = append(c.Steps, st)
+	}
+	if r.Answerers != nil {
+		c.Answerers = &Answerers{Slack: slices.Clone(r.Answerers.Slack), Email: slices.Clone(r.Answerers.Email)}
 	}
 	return &c
 }

@@ -196,6 +196,9 @@ const (
 	// QuestionResolved: the job stopped pending (answered, declined,
 	// cancelled, expired, or its gate agent reported past it).
 	QuestionResolved QuestionEvent = "question.resolved"
+	// QuestionReminded: a step of the job's reach policy reminded the
+	// people asked, or escalated to new ones (Recipients.Steps).
+	QuestionReminded QuestionEvent = "question.reminded"
 )
 
 // Lease is the planning lease of a managed job in planning: which process

@@ -35,6 +35,9 @@ type sendArgs struct {
 	TenantID string `json:"tenantId" river:"unique"`
 	JobID    string `json:"jobId" river:"unique"`
 	To       string `json:"to,omitempty" river:"unique"`
+	// Step is the reach step that made the send (reach.go); absent
+	// for the sends of the ask and the resolution.
+	Step int `json:"step,omitempty" river:"unique"`
 }
 
 func (a sendArgs) Kind() string { return a.kind }
@@ -44,6 +47,7 @@ type sendWorker struct {
 	river.WorkerDefaults[sendArgs]
 	ch   askonce.Channel
 	kind string
+	d    *Dispatcher
 }
 
 // NextRetry applies the channel's Backoff after the job's Attempt-th
@@ -55,22 +59,28 @@ func (w *sendWorker) NextRetry(rj *river.Job[sendArgs]) time.Time {
 // Work makes one try of the send, and turns the channel's snooze and
 // cancel into River's.
 func (w *sendWorker) Work(ctx context.Context, rj *river.Job[sendArgs]) error {
-	err := w.ch.Send(ctx, askonce.Send{Kind: w.kind, TenantID: rj.Args.TenantID, JobID: rj.Args.JobID, To: rj.Args.To, Attempt: rj.Attempt})
+	err := w.ch.Send(ctx, askonce.Send{Kind: w.kind, TenantID: rj.Args.TenantID, JobID: rj.Args.JobID, To: rj.Args.To, Step: rj.Args.Step, Attempt: rj.Attempt})
 	var snooze *askonce.SendSnoozeError
 	if errors.As(err, &snooze) {
 		return river.JobSnooze(snooze.Wait)
 	}
 	var cancel *askonce.SendCancelError
 	if errors.As(err, &cancel) {
+		if rj.Args.Step > 0 && w.d != nil {
+			w.d.reachFailed(ctx, w.ch, rj.Args, w.kind, cancel.Err)
+		}
 		return river.JobCancel(cancel.Err)
+	}
+	if err != nil && rj.Args.Step > 0 && rj.Attempt >= rj.MaxAttempts && ctx.Err() == nil && w.d != nil {
+		w.d.reachFailed(ctx, w.ch, rj.Args, w.kind, err)
 	}
 	return err
 }
 
 // registerChannels adds a worker per kind of send of every channel, and
 // their queues.
-func registerChannels(workers *river.Workers, queues map[string]river.QueueConfig, channels []askonce.Channel, concurrency int) error {
-	seen := map[string]bool{jobKind: true, notifyKind: true}
+func registerChannels(d *Dispatcher, workers *river.Workers, queues map[string]river.QueueConfig, channels []askonce.Channel, concurrency int) error {
+	seen := map[string]bool{jobKind: true, notifyKind: true, reachKind: true}
 	for _, ch := range channels {
 		for _, k := range ch.Kinds() {
 			kind := channelKind(ch, k)
@@ -78,7 +88,7 @@ func registerChannels(workers *river.Workers, queues map[string]river.QueueConfi
 				return fmt.Errorf("dispatch: channel %s sends %s, a kind taken already", ch.Name(), kind)
 			}
 			seen[kind] = true
-			river.AddWorkerArgs(workers, sendArgs{kind: kind}, &sendWorker{ch: ch, kind: k})
+			river.AddWorkerArgs(workers, sendArgs{kind: kind}, &sendWorker{ch: ch, kind: k, d: d})
 		}
 		queues[channelQueue(ch)] = river.QueueConfig{MaxWorkers: concurrency}
 	}

@@ -68,7 +68,7 @@ func (c *fakeChannel) triesOf(to string) []askonce.Send {
 
 // openChannelStack opens a store whose asking jobs queue the sends of
 // channels on a started dispatcher.
-func openChannelStack(t *testing.T, channels ...askonce.Channel) (*sqlite.Store, *askonce.Engine) {
+func openChannelStack(t testing.TB, channels ...askonce.Channel) (*sqlite.Store, *askonce.Engine) {
 	t.Helper()
 	ctx := t.Context()
 	hook := new(Hook)

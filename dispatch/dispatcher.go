@@ -135,6 +135,9 @@ type Config struct {
 	// notifications, in the transaction that asks or resolves, even
 	// when Notify is nil (see channel.go).
 	Channels []askonce.Channel
+	// OnReach, when set, is told of every step of a reach policy that
+	// ran: "reminder" or "escalation"; the hook for their counters.
+	OnReach func(kind string)
 
 	// testOnly makes River skip its production start-up jitter.
 	testOnly bool
@@ -215,8 +218,14 @@ func New(ctx context.Context, cfg Config) (*Dispatcher, error) {
 		}
 		queues[notifyQueue] = river.QueueConfig{MaxWorkers: d.cfg.Concurrency}
 	}
-	if err := registerChannels(workers, queues, cfg.Channels, d.cfg.Concurrency); err != nil {
+	if err := registerChannels(d, workers, queues, cfg.Channels, d.cfg.Concurrency); err != nil {
 		return nil, err
+	}
+	if d.reaches() {
+		if err := river.AddWorkerSafely(workers, &reachWorker{d: d}); err != nil {
+			return nil, fmt.Errorf("dispatch: %w", err)
+		}
+		queues[reachQueue] = river.QueueConfig{MaxWorkers: d.cfg.Concurrency}
 	}
 	cooldown := min(river.FetchCooldownDefault, d.cfg.PollInterval)
 	rc := &river.Config{
@@ -275,6 +284,16 @@ func (d *Dispatcher) insertTx(ctx context.Context, tx any, a river.JobArgs, opts
 		}
 	}
 	return nil, fmt.Errorf("a %T is not a transaction of the dispatcher's database", tx)
+}
+
+// sqlTx returns tx as a transaction of the dispatcher's SQLite
+// database.
+func (d *Dispatcher) sqlTx(tx any) (*sql.Tx, error) {
+	stx, ok := tx.(*sql.Tx)
+	if !ok || d.sqlClient == nil {
+		return nil, fmt.Errorf("a %T is not a transaction of the dispatcher's database", tx)
+	}
+	return stx, nil
 }
 
 func cmpOr[T int | time.Duration](v, def T) T {

@@ -9,7 +9,9 @@
 // The channels that reach people (askonce.Channel: packages slack and
 // email, Config.Channels) send on it too: dispatch owns River, and a
 // channel only says what to send for a question event and makes one try
-// of a send (channel.go).
+// of a send (channel.go). A job's reach policy (askonce.Recipients.Steps)
+// runs on it too: one River job per step, scheduled in the transaction
+// that asks and cancelled in the one that settles (reach.go).
 //
 // # How a job gets to its builder
 //

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -104,6 +105,13 @@ type notifyArgs struct {
 	// Trace is the W3C trace context of the transaction that queued
 	// the notification (see args.Trace).
 	Trace map[string]string `json:"trace,omitempty"`
+	// Step, Reach and AskedAt are question.reminded's: the step of the
+	// reach policy (from 1), what it did ("reminder", "escalation") and
+	// when the job asked.
+	Step    int        `json:"step,omitempty" river:"unique"`
+	Reach   string     `json:"reach,omitempty"`
+	AskedAt *time.Time `json:"askedAt,omitempty"`
+
 	// AnsweredVia and AnsweredBy are the job's, for question.resolved.
 	AnsweredVia string `json:"answeredVia,omitempty"`
 	AnsweredBy  string `json:"answeredBy,omitempty"`
@@ -136,6 +144,16 @@ func (d *Dispatcher) notify(ctx context.Context, tx any, job *askonce.Job, ev as
 	}
 	if err := d.queueChannels(ctx, tx, job, ev); err != nil {
 		return err
+	}
+	switch ev {
+	case askonce.QuestionAsked:
+		if err := d.scheduleReach(ctx, tx, job); err != nil {
+			return err
+		}
+	case askonce.QuestionResolved:
+		if err := d.cancelReach(ctx, tx, job); err != nil {
+			return err
+		}
 	}
 	if d.cfg.Notify == nil {
 		return nil
@@ -177,7 +195,7 @@ func (w *notifyWorker) Work(ctx context.Context, rj *river.Job[notifyArgs]) (err
 	defer func() { endSpan(span, err) }()
 	d, a := w.d, rj.Args
 	log := d.log.With("job", a.JobID, "event", a.Event, "attempt", rj.Attempt)
-	if a.Event != askonce.QuestionAsked && a.Event != askonce.QuestionResolved {
+	if a.Event != askonce.QuestionAsked && a.Event != askonce.QuestionResolved && a.Event != askonce.QuestionReminded {
 		return river.JobCancel(fmt.Errorf("unknown notification %q", a.Event))
 	}
 	body, err := w.body(ctx, a)
@@ -191,7 +209,14 @@ func (w *notifyWorker) Work(ctx context.Context, rj *river.Job[notifyArgs]) (err
 		log.ErrorContext(ctx, "dispatch: notification: "+err.Error())
 		return river.JobSnooze(d.cfg.Backoff(rj.Attempt))
 	}
-	err = d.cfg.Notify.post(ctx, a.JobID+":"+string(a.Event), d.cfg.Notify.now(), body, nil)
+	if body == nil {
+		return nil // a reminder of a question answered meanwhile
+	}
+	id := a.JobID + ":" + string(a.Event)
+	if a.Step > 0 {
+		id += ":" + strconv.Itoa(a.Step)
+	}
+	err = d.cfg.Notify.post(ctx, id, d.cfg.Notify.now(), body, nil)
 	switch {
 	case err != nil && errors.Is(ctx.Err(), context.Canceled):
 		log.InfoContext(ctx, "dispatch: notification interrupted", "err", err)
@@ -209,6 +234,9 @@ func (w *notifyWorker) Work(ctx context.Context, rj *river.Job[notifyArgs]) (err
 // derived from the job's id (AnswerURL), live or not by the time it is
 // sent.
 func (w *notifyWorker) body(ctx context.Context, a notifyArgs) ([]byte, error) {
+	if a.Event == askonce.QuestionReminded {
+		return w.remindedBody(ctx, a)
+	}
 	if a.Event == askonce.QuestionResolved {
 		return json.Marshal(ResolvedEvent{
 			Type: string(a.Event), JobID: a.JobID, Status: a.Status,

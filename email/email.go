@@ -163,7 +163,7 @@ func (c *Channel) Name() string { return name }
 
 // Kinds lists the channel's sends: the question to one address, and the
 // outcome, as a reply, to one address.
-func (c *Channel) Kinds() []string { return []string{askKind, replyKind} }
+func (c *Channel) Kinds() []string { return []string{askKind, replyKind, remindKind, escalateKind} }
 
 // Sends returns a send per address the job names.
 func (c *Channel) Sends(j *askonce.Job, ev askonce.QuestionEvent) []askonce.Send {
@@ -172,10 +172,15 @@ func (c *Channel) Sends(j *askonce.Job, ev askonce.QuestionEvent) []askonce.Send
 	}
 	var out []askonce.Send
 	for _, to := range j.Notify.Email {
-		switch ev {
-		case askonce.QuestionAsked:
+		if ev == askonce.QuestionAsked {
 			out = append(out, askonce.Send{Kind: askKind, TenantID: j.TenantID, JobID: j.ID, To: to})
-		case askonce.QuestionResolved:
+		}
+	}
+	// The outcome goes to every address the question may have reached,
+	// those of its reach policy's escalations too; one it never reached
+	// gets nothing.
+	for _, to := range j.Notify.Everyone().Email {
+		if ev == askonce.QuestionResolved {
 			out = append(out, askonce.Send{Kind: replyKind, TenantID: j.TenantID, JobID: j.ID, To: to})
 		}
 	}
@@ -189,6 +194,10 @@ func (c *Channel) Send(ctx context.Context, s askonce.Send) error {
 		return (&questionWorker{c: c}).Work(ctx, s)
 	case replyKind:
 		return (&outcomeWorker{c: c}).Work(ctx, s)
+	case remindKind:
+		return c.remind(ctx, s)
+	case escalateKind:
+		return (&questionWorker{c: c}).Work(ctx, s)
 	}
 	return askonce.CancelSend(fmt.Errorf("email: no send of kind %q", s.Kind))
 }
@@ -269,7 +278,7 @@ func (w *questionWorker) Work(ctx context.Context, s askonce.Send) error {
 	if c.cfg.AnswerURL != nil {
 		link = c.cfg.AnswerURL(j)
 	}
-	v := newQuestionView(j, link)
+	v := c.personal(newQuestionView(j, link), j, a.To)
 	m, err := c.message(a.To, "Question: "+oneLine(j.Title))
 	if err != nil {
 		return askonce.CancelSend(err)

@@ -28,6 +28,8 @@ type questionView struct {
 	Default               string
 	Expires               string
 	Link                  string
+	// Reminder, in a reminder, says how long the question has waited.
+	Reminder string
 }
 
 func newQuestionView(j *askonce.Job, link string) questionView {
@@ -142,7 +144,9 @@ func oneLine(s string) string {
 	return s
 }
 
-var questionText = texttemplate.Must(texttemplate.New("q").Parse(`{{.Title}}
+var questionText = texttemplate.Must(texttemplate.New("q").Parse(`{{if .Reminder}}Reminder: {{.Reminder}}
+
+{{end}}{{.Title}}
 
 Goal: {{.Goal}}
 
@@ -166,7 +170,8 @@ Answer with askonce (askonce jobs answer).
 var questionHTML = htmltemplate.Must(htmltemplate.New("q").Parse(`<!DOCTYPE html>
 <html><head><meta charset="utf-8"><title>{{.Title}}</title></head>
 <body style="font-family: sans-serif; max-width: 40em">
-<h2>{{.Title}}</h2>
+{{if .Reminder}}<p><strong>Reminder:</strong> {{.Reminder}}</p>
+{{end}}<h2>{{.Title}}</h2>
 <p style="color: #555">{{.Goal}}</p>
 <p><strong>{{.Question}}</strong></p>
 {{if .Options}}<ul>

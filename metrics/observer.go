@@ -59,7 +59,21 @@ const (
 	// NameMCPRefused counts MCP requests refused because an API key was at
 	// its limit. Label: limit (sessions, calls).
 	NameMCPRefused = "askonce_mcp_refused_total"
+	// NameReach counts the steps of reach policies that ran. Label:
+	// kind (reminder, escalation).
+	NameReach = "askonce_reach_steps_total"
+	// NameExpiredUnanswered counts questions no one answered before
+	// they expired (the job expired, or went on with its default).
+	NameExpiredUnanswered = "askonce_questions_expired_unanswered_total"
+	// NameAnswerSeconds is the time from a question's ask to a person's
+	// answer or decline. Label: via (slack, web, email-link, http, mcp,
+	// a2a, terminal).
+	NameAnswerSeconds = "askonce_question_answer_seconds"
 )
+
+// WaitBuckets are histogram buckets, in seconds, for the wait of a
+// question: from seconds to a day.
+var WaitBuckets = []float64{5, 15, 30, 60, 120, 300, 600, 1800, 3600, 7200, 14400, 28800, 86400}
 
 // SlowBuckets are histogram buckets, in seconds, for interpreter calls and
 // deliveries, which may take minutes.
@@ -89,6 +103,9 @@ type Observer struct {
 	mcpSessions     prometheus.Gauge
 	mcpCalls        prometheus.Gauge
 	mcpRefused      *prometheus.CounterVec
+	reach           *prometheus.CounterVec
+	expired         prometheus.Counter
+	answerSeconds   *prometheus.HistogramVec
 }
 
 var _ askonce.Observer = (*Observer)(nil)
@@ -124,10 +141,13 @@ func NewObserver(r *Registry) *Observer {
 			mcpSessions:     prometheus.NewGauge(prometheus.GaugeOpts{Name: NameMCPSessions, Help: "Live MCP sessions."}),
 			mcpCalls:        prometheus.NewGauge(prometheus.GaugeOpts{Name: NameMCPCalls, Help: "MCP tool calls in flight."}),
 			mcpRefused:      counter(NameMCPRefused, "MCP requests refused at an API key's limit, by limit.", "limit"),
+			reach:           counter(NameReach, "Steps of reach policies that ran, by kind (reminder, escalation).", "kind"),
+			expired:         prometheus.NewCounter(prometheus.CounterOpts{Name: NameExpiredUnanswered, Help: "Questions no one answered before they expired."}),
+			answerSeconds:   histogram(NameAnswerSeconds, "Time from a question's ask to a person's answer or decline, by channel.", WaitBuckets, "via"),
 		}
 		r.reg.MustRegister(o.up, o.jobs, o.questions, o.autoResolved, o.gated, o.hardCap,
 			o.attempts, o.attemptSeconds, o.deliveries, o.deliverySeconds, o.httpSeconds, o.elicitations,
-			o.mcpSessions, o.mcpCalls, o.mcpRefused)
+			o.mcpSessions, o.mcpCalls, o.mcpRefused, o.reach, o.expired, o.answerSeconds)
 		o.up.Set(1)
 		r.obs = o
 	})
@@ -168,6 +188,23 @@ func (o *Observer) Transition(job *askonce.Job, fx *askonce.Effects) {
 	if fx.HardCap != "" {
 		o.hardCap.WithLabelValues(string(fx.HardCap)).Inc()
 	}
+	if fx.From == askonce.StatusPending && job.Status != askonce.StatusPending {
+		switch {
+		case job.Status == askonce.StatusExpired || job.AnswerSource == askonce.SourceTimeout:
+			o.expired.Inc()
+		case job.AnsweredVia != "" && job.AnsweredAt != nil && !fx.AskedAt.IsZero():
+			o.answerSeconds.WithLabelValues(job.AnsweredVia).Observe(max(job.AnsweredAt.Sub(fx.AskedAt), 0).Seconds())
+		}
+	}
+}
+
+// ObserveReach counts one step of a reach policy that ran: kind is
+// reminder or escalation. It is the dispatcher's OnReach hook.
+func (o *Observer) ObserveReach(kind string) {
+	if o == nil {
+		return
+	}
+	o.reach.WithLabelValues(label(kind)).Inc()
 }
 
 // Attempt implements askonce.Observer: it counts the attempt and, for an

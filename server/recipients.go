@@ -49,18 +49,31 @@ func parseRecipients(field string) (*Recipients, error) {
 	return r, nil
 }
 
-// allows returns nil when every recipient n names matches a pattern of
-// r (a nil r allows all), else EINVALID naming the first that does not.
+// allows returns nil when every recipient n names, in its steps too,
+// matches a pattern of r (a nil r allows all), else EINVALID naming the
+// first that does not.
 func (r *Recipients) allows(n *askonce.Recipients) error {
 	if r == nil || n == nil {
 		return nil
 	}
-	if s := n.Slack; s != nil && !matchAny(r.slack, s.Conversation()) {
-		return askonce.Errorf(askonce.EINVALID, "notify.slack %q is not among the recipients this API key may use", s.Conversation())
+	if err := r.allowsAt("notify", n.Slack, n.Email); err != nil {
+		return err
 	}
-	for i, a := range n.Email {
+	for i, s := range n.Steps {
+		if err := r.allowsAt(fmt.Sprintf("notify.steps[%d]", i), s.Slack, s.Email); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (r *Recipients) allowsAt(at string, s *askonce.SlackRecipient, email []string) error {
+	if s != nil && !matchAny(r.slack, s.Conversation()) {
+		return askonce.Errorf(askonce.EINVALID, "%s.slack %q is not among the recipients this API key may use", at, s.Conversation())
+	}
+	for i, a := range email {
 		if !matchAny(r.email, strings.ToLower(a)) {
-			return askonce.Errorf(askonce.EINVALID, "notify.email[%d] %q is not among the recipients this API key may use", i, a)
+			return askonce.Errorf(askonce.EINVALID, "%s.email[%d] %q is not among the recipients this API key may use", at, i, a)
 		}
 	}
 	return nil

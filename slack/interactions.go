@@ -104,6 +104,9 @@ func (c *Channel) act(ctx context.Context, cb slackapi.InteractionCallback) {
 		c.log.WarnContext(ctx, "slack: interaction on an unknown job", "job", id, "err", err)
 		return
 	}
+	if !c.mayAnswer(ctx, cb, j) {
+		return
+	}
 	switch {
 	case a.ActionID == actionModal:
 		if j.Status != askonce.StatusPending || j.Question == nil {
@@ -150,9 +153,7 @@ func (c *Channel) answered(ctx context.Context, cb slackapi.InteractionCallback,
 		c.ephemeral(ctx, cb, "askonce could not take that: "+Escape(askonce.ErrorMessage(err)))
 		return
 	}
-	if r, posted, err := c.message(ctx, tenant, id); err == nil && posted {
-		_ = c.update(ctx, j, r, 0)
-	}
+	_ = c.updateAll(ctx, j, 0)
 }
 
 // already tells the clicker, and only them, that the question is
@@ -214,6 +215,17 @@ func (c *Channel) submit(w http.ResponseWriter, ctx context.Context, cb slackapi
 			return
 		}
 		answer, held = j.Question.Options[i], j
+	}
+	checked := held
+	if checked == nil {
+		checked, _ = e.Get(ctx, tenant, id)
+	}
+	if who := (askonce.Answerer{Via: askonce.ViaSlack, By: cb.User.ID}); checked != nil && !checked.Notify.MayAnswer(who) {
+		if err := e.RefuseAnswer(ctx, checked, who); err != nil {
+			c.log.WarnContext(ctx, "slack: record a refused answer", "job", id, "err", err)
+		}
+		refuse(w, "Sorry, this question is for other people to answer; your answer was not taken and the question still waits.")
+		return
 	}
 	actx := askonce.WithAnswerer(context.WithoutCancel(ctx), askonce.Answerer{Via: askonce.ViaSlack, By: cb.User.ID})
 	reply := askonce.Reply{Answer: answer, DontRemember: dontRemember(cb.View.State.Values)}

@@ -129,15 +129,20 @@ func (c *Channel) Name() string { return name }
 // Kinds lists the channel's sends: post the question message of a job
 // that asked, update (settle) it when the job stopped pending, and put
 // the outcome in its thread once the job ended.
-func (c *Channel) Kinds() []string { return []string{postKind, settleKind, outcomeKind} }
+func (c *Channel) Kinds() []string {
+	return []string{postKind, settleKind, outcomeKind, remindKind, escalateKind}
+}
 
 // Sends returns the sends for ev of a job that names a Slack recipient.
 func (c *Channel) Sends(j *askonce.Job, ev askonce.QuestionEvent) []askonce.Send {
-	if j.Notify == nil || j.Notify.Slack == nil {
+	if len(j.Notify.Everyone().Slack) == 0 {
 		return nil
 	}
 	switch ev {
 	case askonce.QuestionAsked:
+		if j.Notify.Slack == nil {
+			return nil // only a step reaches Slack
+		}
 		return []askonce.Send{{Kind: postKind, TenantID: j.TenantID, JobID: j.ID}}
 	case askonce.QuestionResolved:
 		return []askonce.Send{{Kind: settleKind, TenantID: j.TenantID, JobID: j.ID}, {Kind: outcomeKind, TenantID: j.TenantID, JobID: j.ID}}
@@ -154,6 +159,10 @@ func (c *Channel) Send(ctx context.Context, s askonce.Send) error {
 		return (&settleWorker{c: c}).Work(ctx, s)
 	case outcomeKind:
 		return (&outcomeWorker{c: c}).Work(ctx, s)
+	case remindKind:
+		return c.remind(ctx, s)
+	case escalateKind:
+		return c.escalate(ctx, s)
 	}
 	return askonce.CancelSend(fmt.Errorf("slack: no send of kind %q", s.Kind))
 }
@@ -301,18 +310,14 @@ type settleWorker struct {
 	c *Channel
 }
 
-// Work updates the message to how the question ended.
+// Work updates every message that carried the question (the job's, and
+// those of escalations) to how the question ended.
 func (w *settleWorker) Work(ctx context.Context, s askonce.Send) error {
-	c, a := w.c, s
-	r, posted, err := c.message(ctx, a.TenantID, a.JobID)
-	if err != nil || !posted {
-		return err // never posted: nothing to settle
-	}
-	j, err := c.job(ctx, a.TenantID, a.JobID)
+	j, err := w.c.job(ctx, s.TenantID, s.JobID)
 	if err != nil {
 		return err
 	}
-	return c.update(ctx, j, r, s.Attempt)
+	return w.c.updateAll(ctx, j, s.Attempt)
 }
 
 type outcomeWorker struct {

@@ -380,6 +380,13 @@ func recipientsLine(r *askonce.Recipients) string {
 	if len(r.Email) > 0 {
 		parts = append(parts, "email "+strings.Join(r.Email, ", "))
 	}
+	switch n := len(r.Steps); n {
+	case 0:
+	case 1:
+		parts = append(parts, "1 reach step")
+	default:
+		parts = append(parts, fmt.Sprintf("%d reach steps", n))
+	}
 	return strings.Join(parts, "; ")
 }
 

@@ -77,9 +77,7 @@ func (h *Handler) answerForm(w http.ResponseWriter, r *http.Request) {
 	case j.Question != nil:
 		v.keep(preselected(r, j.Question), false, "", "")
 	}
-	if answeredVia(r) == askonce.ViaEmailLink {
-		v.Action += "?via=" + askonce.ViaEmailLink
-	}
+	v.Action += emailLinkQuery(r)
 	h.render(w, http.StatusOK, "answer.html", page{Title: "Question", Scripts: []string{"answer.js"}, Data: v})
 }
 
@@ -141,7 +139,12 @@ func (h *Handler) answerSubmit(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	ctx := askonce.WithAnswerer(r.Context(), askonce.Answerer{Via: answeredVia(r), By: h.signedInName(r, j)})
+	who := h.answerer(r, j)
+	if !j.Notify.MayAnswer(who) {
+		h.refuse(w, r, j, who)
+		return
+	}
+	ctx := askonce.WithAnswerer(r.Context(), who)
 	var err error
 	answer, other, path := formAnswer(r.PostForm)
 	if j.Question != nil && len(j.Question.Fields) > 0 {

@@ -161,8 +161,9 @@ func (h *Handler) inboxData(ctx context.Context, v *viewer, f inboxFilter) (*inb
 	if err != nil {
 		return nil, err
 	}
+	// Longest waiting first: a pending job's UpdatedAt is when it asked.
 	slices.SortStableFunc(pending, func(a, b *askonce.Job) int {
-		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), strings.Compare(a.ID, b.ID))
+		return cmp.Or(a.UpdatedAt.Compare(b.UpdatedAt), strings.Compare(a.ID, b.ID))
 	})
 	list, err := h.engine.List(ctx, v.Tenant, askonce.JobFilter{Status: f.Status, SessionID: f.Session, Cursor: f.Cursor})
 	if err != nil {

@@ -221,7 +221,7 @@ func testInboxListsPendingQuestionsOldestFirstThenRecentJobs(t *testing.T) {
 	if strings.Contains(pending, done.ID) {
 		t.Fatalf("the pending section lists the successful job %s", done.ID)
 	}
-	for _, want := range []string{older.Question.Text, "Pick one", "expires", "ago"} {
+	for _, want := range []string{older.Question.Text, "Pick one", "expires", "waiting"} {
 		if !strings.Contains(pending, escaped(want)) {
 			t.Fatalf("pending section lacks %q:\n%s", want, pending)
 		}

@@ -245,6 +245,10 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        Answerers: {
+            email?: string[];
+            slack?: string[];
+        };
         AnswerRequest: {
             /** @description the answer: a string, or, for a question with fields, an object of field values (a string each; a boolean for a CONFIRM field, a number for any other; null leaves an optional field to its default) */
             answer: string | {
@@ -525,9 +529,17 @@ export interface components {
             /** @enum {string} */
             type?: "CONFIRM" | "SELECT_ONE" | "TARGET_FILE" | "FREE_TEXT";
         };
-        Recipients: {
+        ReachStep: {
+            after?: string;
+            beforeExpiry?: string;
             email?: string[];
             slack?: components["schemas"]["SlackRecipient"];
+        };
+        Recipients: {
+            answerers?: components["schemas"]["Answerers"];
+            email?: string[];
+            slack?: components["schemas"]["SlackRecipient"];
+            steps?: components["schemas"]["ReachStep"][];
         };
         ReportRequest: {
             error?: string;

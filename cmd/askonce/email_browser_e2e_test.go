@@ -44,8 +44,8 @@ func emailOptionLinkAnswersAfterOneClickInChromium(t *testing.T) {
 	chromium.Run(t, browserTestDir, "answer_choice", "BASE_URL="+link.Scheme+"://"+link.Host, "LINK="+link.RequestURI())
 
 	j := in.do("GET", "/jobs/"+id, nil)
-	if str(j.body, "clarificationAnswer") != "frozen" || str(j.body, "answeredVia") != "email-link" {
-		t.Fatalf("after the click: answer %q via %q; want frozen via email-link\n%s", str(j.body, "clarificationAnswer"), str(j.body, "answeredVia"), j.raw)
+	if str(j.body, "clarificationAnswer") != "frozen" || str(j.body, "answeredVia") != "email-link" || str(j.body, "answeredBy") != "ann@example.com" {
+		t.Fatalf("after the click: answer %q via %q; want frozen via email-link by ann@example.com\n%s", str(j.body, "clarificationAnswer"), str(j.body, "answeredVia"), j.raw)
 	}
 	if ev := in.do("GET", "/jobs/"+id+"/events", nil); strings.Count(string(ev.raw), `"type":"answered"`) != 1 {
 		t.Errorf("want one answered event:\n%s", ev.raw)
@@ -55,7 +55,7 @@ func emailOptionLinkAnswersAfterOneClickInChromium(t *testing.T) {
 	if got, want := reply.header.Get("In-Reply-To"), q.header.Get("Message-Id"); got == "" || got != want {
 		t.Errorf("In-Reply-To %q; want the question's Message-ID %q", got, want)
 	}
-	if !strings.Contains(reply.text, "Answered: “frozen” (via email-link)") || !strings.Contains(reply.text, "Planned:") {
+	if !strings.Contains(reply.text, "Answered: “frozen” (via email-link, by ann@example.com)") || !strings.Contains(reply.text, "Planned:") {
 		t.Errorf("the reply lacks the answer or the plan:\n%s", reply.text)
 	}
 }

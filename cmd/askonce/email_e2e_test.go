@@ -200,7 +200,8 @@ func emailQuestionWithBothPartsAndOptionLinksThenTheOutcomeAsAReply(t *testing.T
 	if strings.Contains(q.html, "<script>") || !strings.Contains(q.html, "&lt;script&gt;alert(1)&lt;/script&gt;") {
 		t.Errorf("HTML part does not escape the goal:\n%s", q.html)
 	}
-	choice := regexp.MustCompile(`<a href="([^"]+\?choice=1&amp;via=email-link)">frozen</a>`).FindStringSubmatch(q.html)
+	// Each link is ann's own: it names her, with its mark.
+	choice := regexp.MustCompile(`<a href="([^"]+\?choice=1&amp;via=email-link&amp;by=ann%40example.com&amp;mark=[^"]+)">frozen</a>`).FindStringSubmatch(q.html)
 	if choice == nil {
 		t.Fatalf("HTML part has no link of option frozen:\n%s", q.html)
 	}
@@ -220,8 +221,8 @@ func emailQuestionWithBothPartsAndOptionLinksThenTheOutcomeAsAReply(t *testing.T
 
 	// The page's button answers, recorded as an answer from the email.
 	form := regexp.MustCompile(`<form method="post" action="([^"]+)"`).FindStringSubmatch(string(body))
-	if form == nil || !strings.HasSuffix(form[1], "?via=email-link") {
-		t.Fatalf("the page's form does not keep via=email-link: %v", form)
+	if form == nil || !strings.Contains(form[1], "?by=ann%40example.com&amp;mark=") || !strings.Contains(form[1], "&amp;via=email-link") {
+		t.Fatalf("the page's form does not keep via=email-link and whose link it is: %v", form)
 	}
 	resp, err := http.PostForm(in.base+strings.ReplaceAll(form[1], "&amp;", "&"), map[string][]string{"answer": {"frozen"}})
 	if err != nil {
@@ -230,7 +231,7 @@ func emailQuestionWithBothPartsAndOptionLinksThenTheOutcomeAsAReply(t *testing.T
 	resp.Body.Close()
 	eventually(t, "the job answered from the email", func() bool {
 		j := in.do("GET", "/jobs/"+id, nil)
-		return str(j.body, "clarificationAnswer") == "frozen" && str(j.body, "answeredVia") == "email-link"
+		return str(j.body, "clarificationAnswer") == "frozen" && str(j.body, "answeredVia") == "email-link" && str(j.body, "answeredBy") == "ann@example.com"
 	})
 	eventually(t, "the outcome reply to both addresses", func() bool {
 		return len(mb.to(t, "ann@example.com", "Re: Question:")) == 1 && len(mb.to(t, "bob@example.org", "Re: Question:")) == 1
@@ -239,7 +240,7 @@ func emailQuestionWithBothPartsAndOptionLinksThenTheOutcomeAsAReply(t *testing.T
 	if got := reply.header.Get("In-Reply-To"); got != "<askonce."+id+"@example.com>" {
 		t.Errorf("In-Reply-To %q; want the question's Message-ID", got)
 	}
-	if !strings.Contains(reply.text, "Answered: “frozen” (via email-link)") || !strings.Contains(reply.text, "Planned:") || reply.html == "" {
+	if !strings.Contains(reply.text, "Answered: “frozen” (via email-link, by ann@example.com)") || !strings.Contains(reply.text, "Planned:") || reply.html == "" {
 		t.Errorf("reply lacks the answer or the plan:\n%s", reply.text)
 	}
 	if n := len(mb.to(t, "ann@example.com", "Question:")); n != 1 {

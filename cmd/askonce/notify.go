@@ -1,8 +1,11 @@
 package main
 
 import (
+	"encoding/json"
+	"fmt"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/askonce/askonce"
@@ -23,11 +26,17 @@ type notifyConfig struct {
 	SMTPURL            string
 	SMTPRequireTLS     bool
 	EmailFrom          string
+	// Reach is the reach policy of jobs that name no recipients, as the
+	// JSON of notify.steps; ReachMinInterval the least time between steps.
+	Reach            string
+	ReachMinInterval time.Duration
 }
 
 func (c *notifyConfig) flags(s *cli.Settings) {
 	s.String(&c.SlackChannel, "slack-channel", "", "Slack channel (C…) or user (U…) id asked the question of a job that names no recipients")
 	s.String(&c.EmailTo, "email-to", "", "comma-separated addresses asked the question of a job that names no recipients")
+	s.String(&c.Reach, "reach", "", `reach policy of jobs that name no recipients: the JSON of notify.steps, such as '[{"after":"30m"},{"after":"2h","email":["oncall@example.com"]}]' (docs/notifications.md)`)
+	s.Duration(&c.ReachMinInterval, "reach-min-interval", askonce.DefaultReachMinInterval, "least time between a question's ask and its first reach step, and between two steps; lower it for tests and demos")
 	s.String(&c.SlackBotToken, "slack-bot-token", "", "Slack bot token (xoxb-…) that posts questions; empty: no Slack channel. Prefer the environment variable")
 	s.String(&c.SlackSigningSecret, "slack-signing-secret", "", "Slack app signing secret that POST /slack/interactions verifies; required with --slack-bot-token. Prefer the environment variable")
 	s.String(&c.SlackAPIURL, "slack-api-url", "", "Slack Web API base URL; empty: https://slack.com/api/ (tests and Slack-compatible servers set it)")
@@ -36,9 +45,57 @@ func (c *notifyConfig) flags(s *cli.Settings) {
 	s.String(&c.EmailFrom, "email-from", "", "From address of question emails; required with --smtp-url")
 }
 
-// defaults are the recipients of jobs that name none.
+// defaults are the recipients of jobs that name none, with the --reach
+// policy.
 func (c *notifyConfig) defaults() *askonce.Recipients {
-	return cli.Recipients(c.SlackChannel, c.EmailTo)
+	r := cli.Recipients(c.SlackChannel, c.EmailTo)
+	if steps, err := c.steps(); err == nil && len(steps) > 0 && r != nil {
+		r.Steps = steps
+	}
+	return r
+}
+
+// steps reads --reach.
+func (c *notifyConfig) steps() ([]askonce.ReachStep, error) {
+	if strings.TrimSpace(c.Reach) == "" {
+		return nil, nil
+	}
+	var steps []askonce.ReachStep
+	dec := json.NewDecoder(strings.NewReader(c.Reach))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&steps); err != nil {
+		return nil, fmt.Errorf("--reach is not a JSON list of steps such as '[{\"after\":\"30m\"}]': %v", err)
+	}
+	return steps, nil
+}
+
+// checkReach refuses a --reach policy that jobs asking questions of ttl
+// could not run.
+func (c *notifyConfig) checkReach(ttl time.Duration) error {
+	steps, err := c.steps()
+	if err != nil {
+		return cli.UsageError{Msg: err.Error()}
+	}
+	if c.ReachMinInterval <= 0 {
+		return cli.UsageError{Msg: "--reach-min-interval must be positive"}
+	}
+	if len(steps) == 0 {
+		return nil
+	}
+	if cli.Recipients(c.SlackChannel, c.EmailTo) == nil {
+		return cli.UsageError{Msg: "--reach needs --slack-channel or --email-to: it is the policy of the default recipients"}
+	}
+	r := &askonce.Recipients{Steps: steps}
+	if err := r.Validate(); err != nil {
+		return cli.UsageError{Msg: "--reach: " + askonce.ErrorMessage(err)}
+	}
+	if ttl == 0 {
+		ttl = askonce.DefaultQuestionTTL
+	}
+	if err := r.ValidateReach(ttl, c.ReachMinInterval); err != nil {
+		return cli.UsageError{Msg: "--reach: " + askonce.ErrorMessage(err)}
+	}
+	return nil
 }
 
 // enabled reports whether a channel that reaches people is configured.

@@ -290,6 +290,7 @@ func startServe(ctx context.Context, c *serveConfig, getenv func(string) string,
 		MemoryScope: askonce.MemoryScope(c.MemoryScope), MemoryTTL: c.MemoryTTL, MaxMemoryTTL: c.MemoryMaxTTL,
 		Observer: metrics.NewObserver(reg), LinkSecret: linkSecret,
 		DefaultRecipients: c.Notify.defaults(), NoBuilder: builder == nil,
+		ReachMinInterval: c.Notify.ReachMinInterval,
 	}
 	sv.engine = engine
 	if sv.oidc, err = c.OIDC.web(keys, publicURL, linkSecret); err != nil {
@@ -316,7 +317,7 @@ func startServe(ctx context.Context, c *serveConfig, getenv func(string) string,
 			Backoff: exponential(c.DeliveryBackoff, 5*time.Minute), JobTimeout: jobTimeout,
 			RescueAfter: jobTimeout + 5*time.Second, Logger: log, OnDelivery: reg.ObserveDelivery,
 			Notify: notifier, AnswerURL: func(j *askonce.Job) string { return engine.QuestionURL(publicURL, j) },
-			Channels: channels.list,
+			Channels: channels.list, OnReach: metrics.NewObserver(reg).ObserveReach,
 		}
 		queue(&cfg)
 		if sv.d, err = dispatch.New(ctx, cfg); err != nil {
@@ -445,6 +446,9 @@ func (sv *serving) run(ctx context.Context) error {
 
 func (c *serveConfig) check() error {
 	if err := c.Notify.check(); err != nil {
+		return err
+	}
+	if err := c.Notify.checkReach(c.QuestionTTL); err != nil {
 		return err
 	}
 	if err := cli.OneOf("hard-cap", c.HardCap, string(askonce.HardCapFallback), string(askonce.HardCapFail)); err != nil {

@@ -34,6 +34,14 @@ class AnswerRequest(_Model):
 
 
 @dataclass
+class Answerers(_Model):
+    """The Answerers schema of the askonce API."""
+
+    email: Optional[list[str]] = field(default=None, metadata={"json": "email"})
+    slack: Optional[list[str]] = field(default=None, metadata={"json": "slack"})
+
+
+@dataclass
 class Attempt(_Model):
     """The Attempt schema of the askonce API."""
 
@@ -337,11 +345,23 @@ class QuestionField(_Model):
 
 
 @dataclass
+class ReachStep(_Model):
+    """The ReachStep schema of the askonce API."""
+
+    after: Optional[str] = field(default=None, metadata={"json": "after"})
+    before_expiry: Optional[str] = field(default=None, metadata={"json": "beforeExpiry"})
+    email: Optional[list[str]] = field(default=None, metadata={"json": "email"})
+    slack: Optional[SlackRecipient] = field(default=None, metadata={"json": "slack"})
+
+
+@dataclass
 class Recipients(_Model):
     """The Recipients schema of the askonce API."""
 
+    answerers: Optional[Answerers] = field(default=None, metadata={"json": "answerers"})
     email: Optional[list[str]] = field(default=None, metadata={"json": "email"})
     slack: Optional[SlackRecipient] = field(default=None, metadata={"json": "slack"})
+    steps: Optional[list[ReachStep]] = field(default=None, metadata={"json": "steps"})
 
 
 @dataclass
