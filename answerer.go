@@ -21,6 +21,12 @@ const (
 type Answerer struct {
 	Via string
 	By  string
+	// SignedIn is set by a channel whose person signed in (the inbox's
+	// OpenID sign-in); Email is then the address the provider verified,
+	// or "" when it verified none. MayAnswer holds a signed-in person to
+	// the job's answerers by that address.
+	SignedIn bool
+	Email    string
 }
 
 // maxAnswerer caps the Via and By a job keeps: an MCP client names

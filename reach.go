@@ -240,10 +240,16 @@ func (r *Recipients) ValidateReach(ttl, minInterval time.Duration) error {
 
 // MayAnswer reports whether a may answer the question of a job whose
 // recipients are r: yes unless r names answerers and a answers on Slack
-// (or by email) as someone they do not list.
+// (or by email, or signed in to the inbox) as someone they do not list.
 func (r *Recipients) MayAnswer(a Answerer) bool {
 	if r == nil || r.Answerers == nil || (len(r.Answerers.Slack) == 0 && len(r.Answerers.Email) == 0) {
 		return true
+	}
+	if a.SignedIn {
+		// A signed-in person is who they signed in as, whatever link
+		// they followed: an address the provider verified, or no one
+		// the answerers list.
+		return a.Email != "" && slices.ContainsFunc(r.Answerers.Email, func(b string) bool { return strings.EqualFold(a.Email, b) })
 	}
 	switch a.Via {
 	case ViaSlack:

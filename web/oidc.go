@@ -191,6 +191,7 @@ type signedSession struct {
 	Tenant  string `json:"t"`
 	Name    string `json:"n"` // answeredBy
 	Who     string `json:"w"` // shown beside Sign out
+	Email   string `json:"e"` // the address the provider verified, "" for none
 	CSRF    string `json:"c"`
 	Expires int64  `json:"x"` // Unix seconds
 }
@@ -201,7 +202,7 @@ func (o *oidcSignIn) session(value string, now time.Time) *session {
 	if !o.open(value, &s) || s.Tenant == "" || s.CSRF == "" || now.Unix() >= s.Expires {
 		return nil
 	}
-	return &session{tenant: s.Tenant, name: s.Name, who: s.Who, csrf: s.CSRF, expires: time.Unix(s.Expires, 0)}
+	return &session{tenant: s.Tenant, name: s.Name, who: s.Who, email: s.Email, oidc: true, csrf: s.CSRF, expires: time.Unix(s.Expires, 0)}
 }
 
 // flow is the payload of the sign-in cookie.
@@ -320,7 +321,7 @@ func (h *Handler) oidcCallback(w http.ResponseWriter, r *http.Request) {
 			"You signed in as "+displayName(id)+", but this inbox is not open to you: no signin line of its keys file names your address, its domain or one of your groups. Ask whoever runs askonce to add one.")
 		return
 	}
-	ss := signedSession{Tenant: tenant, Name: answeredBy(id), Who: displayName(id), CSRF: randomToken(), Expires: h.answerNow().Add(SessionTTL).Unix()}
+	ss := signedSession{Tenant: tenant, Name: answeredBy(id), Who: displayName(id), Email: verifiedEmail(id), CSRF: randomToken(), Expires: h.answerNow().Add(SessionTTL).Unix()}
 	v := o.sign(ss)
 	for _, path := range sessionPaths {
 		http.SetCookie(w, &http.Cookie{
@@ -354,6 +355,14 @@ func answeredBy(id server.Identity) string {
 		return fmt.Sprintf("%s (oidc %s)", id.Email, id.Subject)
 	}
 	return "oidc " + id.Subject
+}
+
+// verifiedEmail is the address the provider verified, "" for none.
+func verifiedEmail(id server.Identity) string {
+	if id.EmailVerified {
+		return id.Email
+	}
+	return ""
 }
 
 func displayName(id server.Identity) string {

@@ -583,3 +583,54 @@ func testBrowserOIDCSignIn(t *testing.T) {
 		t.Errorf("the job the other site posted to: %v %v, want pending", got.Status, err)
 	}
 }
+
+// A job that names who may answer holds a signed-in inbox user to that
+// list by the address the provider verified: someone else's answer is
+// refused and recorded, and the question still waits; a listed person's
+// answer is taken.
+func TestRule12_SignedInInboxUserOutsideTheAnswerersIsRefused(t *testing.T) {
+	t.Parallel()
+	s := newOIDCSite(t, "")
+	s.user("sub-alice", aliceEmail)
+	b := s.browser()
+	if status, body := b.signIn(s); status != http.StatusOK {
+		t.Fatalf("alice's sign-in: %d\n%s", status, body)
+	}
+	create := func(answerer string) *askonce.Job {
+		j, err := s.engine.Create(context.Background(), askonce.CreateRequest{TenantID: "alpha", Goal: askingGoal,
+			Notify: &askonce.Recipients{Email: []string{answerer}, Answerers: &askonce.Answerers{Email: []string{answerer}}}})
+		if err != nil || j.Status != askonce.StatusPending {
+			t.Fatalf("create: %+v, %v", j, err)
+		}
+		return j
+	}
+	link := func(j *askonce.Job) string {
+		_, page := b.get(s.srv.URL + "/ui/jobs/" + j.ID)
+		l := between(page, `href="/a/`, `"`)
+		if l == "" {
+			t.Fatalf("no answer link on the job page:\n%s", page)
+		}
+		return "/a/" + l
+	}
+
+	bobs := create("bob@askonce.test")
+	status, body := b.post(s, link(bobs), url.Values{"action": {"decline"}})
+	if status != http.StatusForbidden || !strings.Contains(body, "your answer was not taken") {
+		t.Fatalf("alice declining bob's question: %d\n%s; want 403 saying it was not taken", status, body)
+	}
+	got, err := s.engine.Get(context.Background(), "alpha", bobs.ID)
+	if err != nil || got.Status != askonce.StatusPending {
+		t.Fatalf("after alice's refused answer bob's job is %+v, %v; want still pending", got, err)
+	}
+	evs, err := s.engine.Events(context.Background(), "alpha", bobs.ID, 0, 100)
+	if err != nil || len(evs) == 0 || evs[len(evs)-1].Type != askonce.EventAnswerRefused || !strings.Contains(string(evs[len(evs)-1].Data), aliceEmail) {
+		t.Fatalf("bob's job's events end %+v, %v; want answer_refused naming alice", evs, err)
+	}
+
+	alices := create(strings.ToUpper(aliceEmail))
+	b.post(s, link(alices), url.Values{"action": {"decline"}})
+	got, err = s.engine.Get(context.Background(), "alpha", alices.ID)
+	if err != nil || got.Status == askonce.StatusPending || got.AnsweredBy != aliceEmail+" (oidc sub-alice)" {
+		t.Fatalf("alice declining her own question: %+v, %v; want it settled by her", got, err)
+	}
+}

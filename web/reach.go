@@ -113,7 +113,11 @@ func emailLinkQuery(r *http.Request) string {
 // mailed to, when it carries their valid mark; else the inbox user
 // signed in, if any.
 func (h *Handler) answerer(r *http.Request, j *askonce.Job) askonce.Answerer {
-	a := askonce.Answerer{Via: answeredVia(r), By: h.signedInName(r, j)}
+	a := askonce.Answerer{Via: answeredVia(r)}
+	if ss := h.personSession(r, j); ss != nil {
+		a.By = ss.name
+		a.SignedIn, a.Email = ss.oidc, ss.email
+	}
 	if a.Via == askonce.ViaEmailLink {
 		q := r.URL.Query()
 		if addr := h.engine.RecipientOf(j, q.Get("by"), q.Get("mark")); addr != "" {

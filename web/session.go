@@ -52,7 +52,11 @@ type session struct {
 	name string
 	// who is shown beside the Sign out button: the address or subject
 	// of an OpenID sign-in, "" for a key.
-	who     string
+	who string
+	// oidc marks an OpenID sign-in; email is the address its provider
+	// verified ("" for none), what a job's answerers are checked against.
+	oidc    bool
+	email   string
 	csrf    string
 	expires time.Time
 }
@@ -163,13 +167,22 @@ var sessionPaths = []string{"/ui", "/a/"}
 // is recorded as given by. "" otherwise; the answer link alone is what
 // lets anyone answer.
 func (h *Handler) signedInName(r *http.Request, j *askonce.Job) string {
-	if h.open() || j == nil {
-		return ""
-	}
-	if ss := h.liveSession(r); ss != nil && ss.tenant == j.TenantID {
+	if ss := h.personSession(r, j); ss != nil {
 		return ss.name
 	}
 	return ""
+}
+
+// personSession is the live session of the request when it is signed in
+// to j's tenant, or nil.
+func (h *Handler) personSession(r *http.Request, j *askonce.Job) *session {
+	if h.open() || j == nil {
+		return nil
+	}
+	if ss := h.liveSession(r); ss != nil && ss.tenant == j.TenantID {
+		return ss
+	}
+	return nil
 }
 
 // viewer returns who is looking, or nil when keys are configured and the
