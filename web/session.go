@@ -159,22 +159,14 @@ func (h *Handler) liveSession(r *http.Request) *session {
 }
 
 // sessionPaths are where the session cookie is sent: the inbox, and the
-// answer page (see signedInName).
+// answer page (see personSession).
 var sessionPaths = []string{"/ui", "/a/"}
 
-// signedInName is the key name of the inbox session r carries, when it
-// is signed in to j's tenant: who an answer to j given on the answer page
-// is recorded as given by. "" otherwise; the answer link alone is what
-// lets anyone answer.
-func (h *Handler) signedInName(r *http.Request, j *askonce.Job) string {
-	if ss := h.personSession(r, j); ss != nil {
-		return ss.name
-	}
-	return ""
-}
-
-// personSession is the live session of the request when it is signed in
-// to j's tenant, or nil.
+// personSession is the inbox session r carries when it is signed in to
+// j's tenant, or nil: who an answer to j given on the answer page is
+// recorded as given by (its name) and, for an OpenID sign-in, checked
+// against j's answerers (its email). Without one, the answer link alone
+// is what lets anyone answer.
 func (h *Handler) personSession(r *http.Request, j *askonce.Job) *session {
 	if h.open() || j == nil {
 		return nil
