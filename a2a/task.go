@@ -304,8 +304,8 @@ func historyOf(j *askonce.Job) []*sdk.Message {
 	if j.Question != nil {
 		h = append(h, msg("question", sdk.MessageRoleAgent, jobview.QuestionText(j.Question)))
 	}
-	if j.ClarificationResolved() && j.Answer != "" {
-		h = append(h, msg("answer", sdk.MessageRoleUser, j.Answer))
+	if j.ClarificationResolved() && !j.Answer.IsZero() {
+		h = append(h, msg("answer", sdk.MessageRoleUser, j.Answer.String()))
 	}
 	return h
 }

@@ -34,7 +34,8 @@ func newQuestionView(j *askonce.Job, link string) questionView {
 	q := j.Question
 	// A question with fields has its fields listed in its text, and
 	// its default as the object of the fields' defaults: shown as lines.
-	def := strings.ReplaceAll(q.PromptAnswer(q.Default), "\n", "; ")
+	d, _ := q.DefaultAnswer()
+	def := d.String()
 	v := questionView{Title: j.Title, Goal: j.Goal, Question: q.Text, Type: q.Type, AllowOther: q.AllowOther, Default: def}
 	if link != "" {
 		v.Link = link + "?via=" + askonce.ViaEmailLink
@@ -100,7 +101,7 @@ func settled(j *askonce.Job) string {
 		return "No answer came in time; the job expired."
 	case j.AnswerSource == askonce.SourceTimeout:
 		return "No answer came in time; the default “" + j.AnswerText() + "” was used."
-	case j.AnswerSource == askonce.SourceDefault && j.Answer != "":
+	case j.AnswerSource == askonce.SourceDefault && !j.Answer.IsZero():
 		return "The question was declined; the default “" + j.AnswerText() + "” was used."
 	case j.AnswerSource == askonce.SourceDefault:
 		return "The question was declined; the job went on without an answer."

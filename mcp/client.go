@@ -121,7 +121,7 @@ func (b *ClientBackend) job(v *client.JobView) *askonce.Job {
 	j := &askonce.Job{
 		ID: v.JobID, SessionID: v.SessionID, Mode: v.Mode, Goal: v.Goal, Profile: v.Profile, Files: v.Files, Candidates: v.Candidates,
 		HardCap: v.HardCap, Title: v.Title, Status: v.Status, ClarificationStatus: v.ClarificationStatus,
-		Answer: v.ClarificationAnswer, AnswerSource: v.ClarificationSource, AnsweredAt: v.ClarificationAnsweredAt,
+		Answer: clientAnswer(v), AnswerSource: v.ClarificationSource, AnsweredAt: v.ClarificationAnsweredAt,
 		ResolvedPrompt: v.ResolvedPrompt, Plan: v.Plan, Result: v.Result, Error: v.Error, Usage: v.Usage,
 		AttemptCount: v.AttemptCount, CreatedAt: v.CreatedAt, UpdatedAt: v.UpdatedAt,
 	}
@@ -144,4 +144,18 @@ func clientError(err error) error {
 	e := askonce.Errorf(ce.Code, "%s", ce.Message)
 	e.Allowed = ce.Allowed
 	return e
+}
+
+// clientAnswer is the answer of the API's job view: its typed value, else
+// its text.
+func clientAnswer(v *client.JobView) askonce.Answer {
+	if len(v.ClarificationValue) > 0 {
+		if a, err := askonce.ParseAnswerJSON(v.ClarificationValue); err == nil {
+			return a
+		}
+	}
+	if v.ClarificationAnswer == "" {
+		return askonce.Answer{}
+	}
+	return askonce.TextAnswer(v.ClarificationAnswer)
 }

@@ -67,7 +67,7 @@ func testFieldsInvalidAnswerIs422ListingEveryBadField(t *testing.T) {
 		!slices.Equal(got["colour"], []string{"environment", "replicas", "migrate"}) {
 		t.Fatalf("fields: %s", r.raw)
 	}
-	wantError(t, e.do("POST", "/jobs/"+id+"/clarification", map[string]any{"answer": 3}), http.StatusBadRequest, "bad_request", "a string or an object of field values")
+	wantError(t, e.do("POST", "/jobs/"+id+"/clarification", map[string]any{"answer": 3}), http.StatusUnprocessableEntity, "invalid", "answer each field by name")
 	if g := e.do("GET", "/jobs/"+id, nil); str(g.body, "status") != "pending" {
 		t.Fatalf("the job moved: %s", g.raw)
 	}

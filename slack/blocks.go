@@ -186,7 +186,7 @@ func Settled(j *askonce.Job) string {
 		return "⌛ Expired: no answer came in time."
 	case j.AnswerSource == askonce.SourceTimeout:
 		return "⌛ No answer came in time; the default “" + Escape(clip(j.AnswerText(), 500)) + "” was used."
-	case j.AnswerSource == askonce.SourceDefault && j.Answer != "":
+	case j.AnswerSource == askonce.SourceDefault && !j.Answer.IsZero():
 		return "↩️ Declined" + who + "; the default “" + Escape(clip(j.AnswerText(), 500)) + "” was used."
 	case j.AnswerSource == askonce.SourceDefault:
 		return "↩️ Declined" + who + "; the job went on without an answer."

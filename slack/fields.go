@@ -1,7 +1,6 @@
 package slack
 
 import (
-	"encoding/json"
 	"errors"
 	"strconv"
 	"strings"
@@ -76,8 +75,8 @@ func fieldsBlocks(q *askonce.Question) []slackapi.Block {
 // fieldsAnswer reads a submitted modal of q's fields as the answer
 // object: text of one's own over a choice; an empty field is left out, so
 // that its default applies. A choice outside the options is an error.
-func fieldsAnswer(q *askonce.Question, values map[string]map[string]slackapi.BlockAction) (string, error) {
-	answer := map[string]string{}
+func fieldsAnswer(q *askonce.Question, values map[string]map[string]slackapi.BlockAction) (askonce.Answer, error) {
+	var answer []askonce.FieldValue
 	for i, f := range q.Fields {
 		in := values[fieldBlock(i)][inputAction]
 		a := in.Value
@@ -85,7 +84,7 @@ func fieldsAnswer(q *askonce.Question, values map[string]map[string]slackapi.Blo
 			opts := fieldOptions(f)
 			k, ok := optionIndex(v, len(opts))
 			if !ok {
-				return "", errors.New("choose one of the options of " + f.Name)
+				return askonce.Answer{}, errors.New("choose one of the options of " + f.Name)
 			}
 			a = opts[k]
 		}
@@ -93,11 +92,10 @@ func fieldsAnswer(q *askonce.Question, values map[string]map[string]slackapi.Blo
 			a = o
 		}
 		if strings.TrimSpace(a) != "" {
-			answer[f.Name] = a
+			answer = append(answer, askonce.FieldValue{Name: f.Name, Value: askonce.TextValue(a)})
 		}
 	}
-	b, _ := json.Marshal(answer) // strings only: cannot fail
-	return string(b), nil
+	return askonce.FieldsAnswer(answer...), nil
 }
 
 // fieldErrors are the modal's errors of an invalid answer to q: each bad

@@ -132,7 +132,7 @@ func (c *Channel) act(ctx context.Context, cb slackapi.InteractionCallback) {
 			c.log.WarnContext(ctx, "slack: click with an unknown option", "job", id, "value", v)
 			return
 		}
-		j, _, err = e.StartReplyOn(ctx, j, askonce.Reply{Answer: j.Question.Options[i], DontRemember: noRemember})
+		j, _, err = e.StartReplyOn(ctx, j, askonce.Reply{Answer: askonce.AnswerOf(askonce.OptionValue(j.Question.Options[i])), DontRemember: noRemember})
 	}
 	c.answered(ctx, cb, tenant, id, j, err)
 }
@@ -182,7 +182,7 @@ func (c *Channel) submit(w http.ResponseWriter, ctx context.Context, cb slackapi
 		return
 	}
 	in := cb.View.State.Values[inputBlock][inputAction]
-	answer := in.Value
+	answer := askonce.TextAnswer(in.Value)
 	e := c.cfg.Engine
 	var held *askonce.Job // read for its options, and answered as read
 	var fields *askonce.Question
@@ -213,7 +213,7 @@ func (c *Channel) submit(w http.ResponseWriter, ctx context.Context, cb slackapi
 			refuse(w, "Choose one of the files.")
 			return
 		}
-		answer, held = j.Question.Options[i], j
+		answer, held = askonce.AnswerOf(askonce.OptionValue(j.Question.Options[i])), j
 	}
 	actx := askonce.WithAnswerer(context.WithoutCancel(ctx), askonce.Answerer{Via: askonce.ViaSlack, By: cb.User.ID})
 	reply := askonce.Reply{Answer: answer, DontRemember: dontRemember(cb.View.State.Values)}

@@ -346,11 +346,11 @@ var updateTests = []test{
 				Events: []askonce.Event{{Type: askonce.EventAnswered, Data: json.RawMessage(fmt.Sprintf(`{"writer": %d}`, i))}},
 			}
 			c.Job.Title = fmt.Sprintf("writer %d", i)
-			c.Job.Answer = fmt.Sprintf("answer %d", i)
+			c.Job.Answer = askonce.TextAnswer(fmt.Sprintf("answer %d", i))
 			return c
 		}, s)
 		got := get(t, s, j.TenantID, j.ID)
-		if got.Version != 2 || got.Title != fmt.Sprintf("writer %d", w) || got.Answer != fmt.Sprintf("answer %d", w) {
+		if got.Version != 2 || got.Title != fmt.Sprintf("writer %d", w) || got.Answer.String() != fmt.Sprintf("answer %d", w) {
 			t.Errorf("stored version %d, title %q, answer %q; want the winner %d's at version 2", got.Version, got.Title, got.Answer, w)
 		}
 		if want := (askonce.Usage{PromptTokens: int64(w + 1), CompletionTokens: 1, CostUSD: 0.5}); got.Usage != want || got.AttemptCount != 1 {

@@ -51,8 +51,12 @@ func TestFieldsPickerAsksEachFieldInOneFormAndAnswersWithAnObject(t *testing.T) 
 	if err := json.Unmarshal([]byte(a), &got); err != nil || len(got) != 3 || got["environment"] != "production" || got["migrate"] != "yes" || got["owner"] != "Priya" {
 		t.Fatalf("answer %s, %v", a, err)
 	}
-	if v, err := askonce.ValidateAnswer(&q, a); err != nil || v != `{"environment":"production","migrate":"yes","owner":"Priya","replicas":"2"}` {
-		t.Fatalf("the server reads %q, %v", v, err)
+	typed, err := askonce.ParseAnswerJSON([]byte(a))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, err := askonce.ValidateAnswer(&q, typed); err != nil || string(v.JSON()) != `{"environment":"production","migrate":true,"owner":"Priya","replicas":"2"}` {
+		t.Fatalf("the server reads %s, %v", v.JSON(), err)
 	}
 	for _, want := range []string{"type an answer", "Which environment?", "Run the migrations?", "Who owns it?", "How many replicas?"} {
 		if !strings.Contains(out.String(), want) {

@@ -154,7 +154,7 @@ func Jobs(ctx context.Context, args []string, getenv func(string) string, stdin 
 		if err != nil {
 			return report(err, stderr)
 		}
-		j, err := cl.ReplyAsync(ctx, pos[0], client.AnswerRequest{Answer: client.Answer(pickAnswer(pos[1], answerOptions(&d.JobView, nil))), DontRemember: noRemember})
+		j, err := cl.ReplyAsync(ctx, pos[0], client.AnswerRequest{Answer: client.TextAnswer(pickAnswer(pos[1], answerOptions(&d.JobView, nil))), DontRemember: noRemember})
 		if err == nil {
 			j, err = settle(ctx, cl, j, stderr)
 		}

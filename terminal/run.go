@@ -151,7 +151,11 @@ func (c *runConfig) run(ctx context.Context, cl *client.Client, goal string, can
 		if err != nil {
 			return err
 		}
-		done, err := cl.ReplyAsync(ctx, j.JobID, client.AnswerRequest{Answer: client.Answer(answer), DontRemember: c.Memory.NoRemember})
+		a := client.TextAnswer(answer)
+		if len(j.ClarificationFields) > 0 {
+			a = client.Answer(answer) // the picker's JSON object of the fields
+		}
+		done, err := cl.ReplyAsync(ctx, j.JobID, client.AnswerRequest{Answer: a, DontRemember: c.Memory.NoRemember})
 		if err != nil {
 			if client.IsInvalid(err) {
 				return exitErr{exitInvalid, fmt.Sprintf("%v\nthe job %s is still pending; answer it with: askonce jobs answer %s TEXT", err, j.JobID, j.JobID)}

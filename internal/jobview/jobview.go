@@ -108,7 +108,7 @@ func JobOf(j *askonce.Job, answerURL string) Job {
 		Goal:                j.Goal,
 		ClarificationStatus: string(j.ClarificationStatus),
 		Question:            QuestionOf(j.Question),
-		Answer:              j.Answer,
+		Answer:              j.Answer.String(),
 		AnswerSource:        string(j.AnswerSource),
 		AnsweredFrom:        j.MemoryNote(time.Now()),
 		Memory:              j.AnswerMemory,
@@ -240,8 +240,8 @@ func otherProperty(title string) map[string]any {
 }
 
 // AnswerFor reads the answer to q out of content filled in by
-// AnswerSchema. For a question with fields it is the JSON object of the
-// fields' values (an answer of one's own winning over a choice; empty
+// AnswerSchema. For a question with fields it is one "name: value" line per
+// field (an answer of one's own winning over a choice; empty
 // ones left out, so that defaults apply), which the engine validates;
 // content that names no field is read as AnswerOf reads it (text, or
 // name: value lines). For any other question it is AnswerOf(content).
@@ -249,7 +249,7 @@ func AnswerFor(q *askonce.Question, content map[string]any) string {
 	if q == nil || len(q.Fields) == 0 {
 		return AnswerOf(content)
 	}
-	values := map[string]string{}
+	var lines []string
 	named := false
 	for _, f := range q.Fields {
 		v, ok := content[f.Name]
@@ -260,14 +260,15 @@ func AnswerFor(q *askonce.Question, content map[string]any) string {
 			a = s
 		}
 		if strings.TrimSpace(a) != "" {
-			values[f.Name] = a
+			lines = append(lines, f.Name+": "+a)
 		}
 	}
 	if !named {
 		return AnswerOf(content)
 	}
-	b, _ := json.Marshal(values) // strings only: cannot fail
-	return string(b)
+	// Read by the engine as one "name: value" line per field
+	// (askonce.FieldLinesAnswer).
+	return strings.Join(lines, "\n")
 }
 
 // valueText is a form value as answer text: a boolean is yes or no.
