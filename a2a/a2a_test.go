@@ -55,6 +55,9 @@ func (in interpreter) Interpret(ctx context.Context, req *askonce.Request) (*ask
 	if req.Goal == askFields {
 		return fieldsReply(req), nil
 	}
+	if req.Goal == askTyped {
+		return typedReply(req), nil
+	}
 	if req.Goal != askTwice {
 		return in.rules.Interpret(ctx, req)
 	}

@@ -146,7 +146,7 @@ func (h *handler) send(ctx context.Context, p *sdk.SendMessageRequest) (*askonce
 	} else {
 		// An answer the question does not take is an error naming the
 		// allowed answers; the task stays input-required.
-		j, run, err = h.eng.StartReply(askonce.WithAnswerer(wctx, askonce.Answerer{Via: askonce.ViaA2A, By: caller.Name}), tenant, j.ID, askonce.Reply{Answer: askonce.TextAnswer(r.answer), DontRemember: r.dontRemember})
+		j, run, err = h.eng.StartReply(askonce.WithAnswerer(wctx, askonce.Answerer{Via: askonce.ViaA2A, By: caller.Name}), tenant, j.ID, askonce.Reply{Answer: r.answer, DontRemember: r.dontRemember})
 	}
 	if err != nil {
 		return nil, nil, rpcError(err)
