@@ -337,9 +337,21 @@ func historyOf(j *askonce.Job) []*sdk.Message {
 		h = append(h, msg("question", sdk.MessageRoleAgent, jobview.QuestionText(j.Question)))
 	}
 	if j.ClarificationResolved() && !j.Answer.IsZero() {
-		h = append(h, msg("answer", sdk.MessageRoleUser, j.Answer.String()))
+		m := msg("answer", sdk.MessageRoleUser, j.Answer.String())
+		m.Parts = append(m.Parts, sdk.NewDataPart(map[string]any{"answer": answerData(j.Answer)}))
+		h = append(h, m)
 	}
 	return h
+}
+
+// answerData is a's typed JSON as a data part's value, numbers spelled
+// as stored.
+func answerData(a askonce.Answer) any {
+	d := json.NewDecoder(bytes.NewReader(a.JSON()))
+	d.UseNumber()
+	var v any
+	_ = d.Decode(&v)
+	return v
 }
 
 // eventText is the status text of a job event a stream reports as

@@ -51,9 +51,10 @@ func memoryArg(m askonce.Memory) *askonce.Memory {
 	return &m
 }
 
-// Answer answers and waits for the re-planning.
-func (b *ClientBackend) Answer(ctx context.Context, _, id, answer string) (*askonce.Job, error) {
-	v, err := b.Client.Answer(ctx, id, answer)
+// Answer answers, as the typed JSON the HTTP API takes, and waits for
+// the re-planning.
+func (b *ClientBackend) Answer(ctx context.Context, _, id string, answer askonce.Answer) (*askonce.Job, error) {
+	v, err := b.Client.Reply(ctx, id, client.AnswerRequest{Answer: client.Answer(answer.JSON())})
 	return b.settle(ctx, v, err)
 }
 
@@ -78,7 +79,7 @@ func (b *ClientBackend) Report(ctx context.Context, _, id string, r askonce.Repo
 	if err != nil {
 		return nil, clientError(err)
 	}
-	return &askonce.ReportResult{Action: rr.Action, Question: rr.Question, Answer: rr.Answer, ResolvedPrompt: rr.ResolvedPrompt, Directive: rr.Directive, Default: rr.Default, Job: b.job(&rr.Job)}, nil
+	return &askonce.ReportResult{Action: rr.Action, Question: rr.Question, Answer: rr.Answer, Value: rr.Value, ResolvedPrompt: rr.ResolvedPrompt, Directive: rr.Directive, Default: rr.Default, Job: b.job(&rr.Job)}, nil
 }
 
 // Get returns the job.

@@ -28,7 +28,11 @@ type Job struct {
 	ClarificationStatus string    `json:"clarificationStatus"`
 	Question            *Question `json:"question,omitempty"`
 	Answer              string    `json:"answer,omitempty"`
-	AnswerSource        string    `json:"answerSource,omitempty"`
+	// AnswerValue is the answer typed, as JSON (askonce.Answer.JSON): a
+	// string, number, boolean or list of options, or an object of
+	// field values.
+	AnswerValue  any    `json:"answerValue,omitempty" jsonschema:"the answer typed, as JSON: a string, number, boolean or list of options, or an object of field values"`
+	AnswerSource string `json:"answerSource,omitempty"`
 	// AnsweredFrom says which remembered answer resolved the question:
 	// "answered from project memory, 3 days ago, job …".
 	AnsweredFrom string             `json:"answeredFrom,omitempty"`
@@ -114,6 +118,7 @@ func JobOf(j *askonce.Job, answerURL string) Job {
 		ClarificationStatus: string(j.ClarificationStatus),
 		Question:            QuestionOf(j.Question),
 		Answer:              j.Answer.String(),
+		AnswerValue:         answerValue(j.Answer),
 		AnswerSource:        string(j.AnswerSource),
 		AnsweredFrom:        j.MemoryNote(time.Now()),
 		Memory:              j.AnswerMemory,
@@ -121,6 +126,14 @@ func JobOf(j *askonce.Job, answerURL string) Job {
 		Plan:                PlanOf(j.Plan),
 		Error:               j.Error,
 	}
+}
+
+// answerValue is a's typed JSON, nil for no answer.
+func answerValue(a askonce.Answer) any {
+	if a.IsZero() {
+		return nil
+	}
+	return a.JSON()
 }
 
 // PlanText is a plan's readable summary: title, tasks with their
