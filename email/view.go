@@ -25,9 +25,12 @@ type questionView struct {
 	Type                  askonce.QuestionType
 	Options               []option
 	AllowOther            bool
-	Default               string
-	Expires               string
-	Link                  string
+	// Accepts says what a typed answer may be ("a whole number from 1
+	// to 10"), for a question whose options do not say it.
+	Accepts string
+	Default string
+	Expires string
+	Link    string
 }
 
 func newQuestionView(j *askonce.Job, link string) questionView {
@@ -44,8 +47,13 @@ func newQuestionView(j *askonce.Job, link string) questionView {
 		v.Expires = q.ExpiresAt.UTC().Format(time.RFC1123)
 	}
 	preselect := link != "" && (q.Type == askonce.QuestionSelectOne || q.Type == askonce.QuestionConfirm)
+	if len(q.Fields) == 0 && (q.Type == askonce.QuestionNumber || q.Type == askonce.QuestionSelectMany || !q.Constraints.IsZero() && q.Type == askonce.QuestionFreeText) {
+		v.Accepts = q.Accepts()
+	}
 	for i, o := range q.Options {
-		opt := option{Text: o, Default: o == q.Default}
+		// The title, which tells apart options that differ only in
+		// case; the link carries the option's index.
+		opt := option{Text: q.OptionTitle(i), Default: o == q.Default}
 		if preselect {
 			opt.Link = ChoiceURL(link, i)
 		}
@@ -149,7 +157,9 @@ var questionText = texttemplate.Must(texttemplate.New("q").Parse(`{{.Title}}
 Goal: {{.Goal}}
 
 {{.Question}}
-{{range .Options}}
+{{if .Accepts}}
+Answer: {{.Accepts}}
+{{end}}{{range .Options}}
   - {{.Text}}{{if .Default}} (default){{end}}{{if .Link}}
     {{.Link}}{{end}}{{end}}
 {{if .AllowOther}}
@@ -171,7 +181,8 @@ var questionHTML = htmltemplate.Must(htmltemplate.New("q").Parse(`<!DOCTYPE html
 <h2>{{.Title}}</h2>
 <p style="color: #555">{{.Goal}}</p>
 <p><strong>{{.Question}}</strong></p>
-{{if .Options}}<ul>
+{{if .Accepts}}<p>Answer: {{.Accepts}}</p>
+{{end}}{{if .Options}}<ul>
 {{range .Options}}<li>{{if .Link}}<a href="{{.Link}}">{{.Text}}</a>{{else}}{{.Text}}{{end}}{{if .Default}} <em>(default)</em>{{end}}</li>
 {{end}}</ul>
 {{end}}
