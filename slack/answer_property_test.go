@@ -1,0 +1,25 @@
+package slack_test
+
+import (
+	"testing"
+
+	"pgregory.net/rapid"
+
+	"github.com/askonce/askonce/internal/answertest"
+	"github.com/askonce/askonce/slack"
+)
+
+// Any valid typed answer, stored and read back, is shown in the settled
+// message as a person reads it, escaped for mrkdwn.
+func TestAnyValidTypedAnswerIsShownTheSameInTheSettledMessage(t *testing.T) {
+	t.Parallel()
+	env := answertest.New(t)
+	rapid.Check(t, func(t *rapid.T) {
+		q := answertest.Question(t)
+		a := answertest.Answer(t, q)
+		j := env.Stored(t, q, a)
+		if got, want := slack.Settled(j), "✅ Answered “"+slack.Escape(a.String())+"”."; got != want {
+			t.Fatalf("settled %q; want %q", got, want)
+		}
+	})
+}
