@@ -18,11 +18,7 @@ import (
 // same typed answer.
 func TestAnyValidTypedAnswerReadsBackTheSameFromTheTaskHistory(t *testing.T) {
 	t.Parallel()
-	env := answertest.New(t)
-	rapid.Check(t, func(t *rapid.T) {
-		q := answertest.Question(t)
-		a := answertest.Answer(t, q)
-		j := env.Stored(t, q, a)
+	answertest.Check(t, func(t *rapid.T, env *answertest.Env, j *askonce.Job, a askonce.Answer) {
 		h := historyOf(j)
 		b, err := json.Marshal(h[len(h)-1])
 		if err != nil {

@@ -6,6 +6,7 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/internal/answertest"
 )
 
@@ -13,11 +14,7 @@ import (
 // mail as a person reads it.
 func TestAnyValidTypedAnswerIsShownTheSameInTheOutcomeMail(t *testing.T) {
 	t.Parallel()
-	env := answertest.New(t)
-	rapid.Check(t, func(t *rapid.T) {
-		q := answertest.Question(t)
-		a := answertest.Answer(t, q)
-		j := env.Stored(t, q, a)
+	answertest.Check(t, func(t *rapid.T, env *answertest.Env, j *askonce.Job, a askonce.Answer) {
 		text, _, err := newOutcomeView(j).render()
 		if err != nil {
 			t.Fatal(err)

@@ -18,11 +18,7 @@ import (
 // is the very same typed answer.
 func TestAnyValidTypedAnswerReadsBackTheSameFromTheToolResult(t *testing.T) {
 	t.Parallel()
-	env := answertest.New(t)
-	rapid.Check(t, func(t *rapid.T) {
-		q := answertest.Question(t)
-		a := answertest.Answer(t, q)
-		j := env.Stored(t, q, a)
+	answertest.Check(t, func(t *rapid.T, env *answertest.Env, j *askonce.Job, a askonce.Answer) {
 		b, err := json.Marshal(jobview.JobOf(j, ""))
 		if err != nil {
 			t.Fatal(err)

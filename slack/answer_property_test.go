@@ -5,6 +5,7 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/internal/answertest"
 	"github.com/askonce/askonce/slack"
 )
@@ -13,11 +14,7 @@ import (
 // message as a person reads it, escaped for mrkdwn.
 func TestAnyValidTypedAnswerIsShownTheSameInTheSettledMessage(t *testing.T) {
 	t.Parallel()
-	env := answertest.New(t)
-	rapid.Check(t, func(t *rapid.T) {
-		q := answertest.Question(t)
-		a := answertest.Answer(t, q)
-		j := env.Stored(t, q, a)
+	answertest.Check(t, func(t *rapid.T, env *answertest.Env, j *askonce.Job, a askonce.Answer) {
 		if got, want := slack.Settled(j), "✅ Answered “"+slack.Escape(a.String())+"”."; got != want {
 			t.Fatalf("settled %q; want %q", got, want)
 		}

@@ -15,11 +15,7 @@ import (
 // reads back as the very same answer.
 func TestAnyValidTypedAnswerReadsBackTheSameInTheTerminal(t *testing.T) {
 	t.Parallel()
-	env := answertest.New(t)
-	rapid.Check(t, func(t *rapid.T) {
-		q := answertest.Question(t)
-		a := answertest.Answer(t, q)
-		j := env.Stored(t, q, a)
+	answertest.Check(t, func(t *rapid.T, env *answertest.Env, j *askonce.Job, a askonce.Answer) {
 		d, err := env.Client.Get(context.Background(), j.ID)
 		if err != nil {
 			t.Fatal(err)

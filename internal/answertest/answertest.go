@@ -199,3 +199,17 @@ func (e *Env) Stored(t *rapid.T, q askonce.Question, a askonce.Answer) *askonce.
 	}
 	return j
 }
+
+// Check is the property each channel's test states: for any question
+// and valid answer (Question, Answer), stored through a new Env and read
+// back (Stored), the channel's rendering of the job j holds the answer a
+// unchanged; each checks that.
+func Check(t *testing.T, each func(t *rapid.T, env *Env, j *askonce.Job, a askonce.Answer)) {
+	t.Helper()
+	env := New(t)
+	rapid.Check(t, func(t *rapid.T) {
+		q := Question(t)
+		a := Answer(t, q)
+		each(t, env, env.Stored(t, q, a), a)
+	})
+}
