@@ -209,6 +209,10 @@ func (f *QuestionField) OptionTitle(i int) string {
 	return q.OptionTitle(i)
 }
 
+// AsQuestion is f as the plain question its value answers: what a
+// channel shows for the field and checks its input against.
+func (f *QuestionField) AsQuestion() Question { return f.question() }
+
 // question returns f as a plain question, which its value is validated
 // against.
 func (f *QuestionField) question() Question {

@@ -28,11 +28,6 @@ import (
 func fieldBlock(i int) string      { return "field_" + strconv.Itoa(i) }
 func fieldOtherBlock(i int) string { return "field_" + strconv.Itoa(i) + "_other" }
 
-// fieldQuestion is field f as the plain question its input answers.
-func fieldQuestion(f askonce.QuestionField) askonce.Question {
-	return askonce.Question{Type: f.Type, Text: f.Text, Options: f.Options, AllowOther: f.AllowOther, Default: f.Default, Constraints: f.Constraints}
-}
-
 // choices are the options q's select offers: yes and no for CONFIRM, at
 // most maxSelectOptions.
 func choices(q *askonce.Question) []string {
@@ -215,7 +210,7 @@ func inputValue(q *askonce.Question, in, other slackapi.BlockAction) (askonce.Va
 func fieldsBlocks(q *askonce.Question) []slackapi.Block {
 	blocks := []slackapi.Block{slackapi.NewSectionBlock(plain(q.Intro(), 3000), nil, nil)}
 	for i, f := range q.Fields {
-		fq := fieldQuestion(f)
+		fq := f.AsQuestion()
 		optional := !f.Required || f.Default != ""
 		other := hasOther(&fq)
 		blocks = append(blocks, slackapi.NewInputBlock(fieldBlock(i), plain(f.Text, 2000), plain(f.Name, 2000), input(&fq)).WithOptional(optional || other))
@@ -233,7 +228,7 @@ func fieldsBlocks(q *askonce.Question) []slackapi.Block {
 func fieldsAnswer(q *askonce.Question, values map[string]map[string]slackapi.BlockAction) (askonce.Answer, map[string]string) {
 	var answer []askonce.FieldValue
 	for i, f := range q.Fields {
-		fq := fieldQuestion(f)
+		fq := f.AsQuestion()
 		v, err := inputValue(&fq, values[fieldBlock(i)][inputAction], values[fieldOtherBlock(i)][inputAction])
 		if err != nil {
 			return askonce.Answer{}, map[string]string{fieldBlock(i): "Choose one of the options of " + f.Name + "."}

@@ -48,11 +48,6 @@ func checkText(q *askonce.Question, s string) (askonce.Value, error) {
 	return a.Value, nil
 }
 
-// fieldQuestion is field f as the plain question its value answers.
-func fieldQuestion(f askonce.QuestionField) askonce.Question {
-	return askonce.Question{Type: f.Type, Text: f.Text, Options: f.Options, AllowOther: f.AllowOther, Default: f.Default, Constraints: f.Constraints}
-}
-
 // fieldValue is what the form holds for one field: the option chosen,
 // the options chosen, text of one's own (or a path, or a number), or yes.
 type fieldValue struct {
@@ -97,7 +92,7 @@ func fieldsPicker(ctx context.Context, j *client.JobView, in io.Reader, out io.W
 // as the server checks the field otherwise (a number, a date, ...).
 func fieldInputs(f askonce.QuestionField, v *fieldValue) []huh.Field {
 	title := cli.CleanText(f.Text)
-	fq := fieldQuestion(f)
+	fq := f.AsQuestion()
 	def, _ := defaultValue(&fq)
 	switch f.Type {
 	case askonce.QuestionConfirm:
@@ -200,7 +195,7 @@ func fieldsAnswer(fields []askonce.QuestionField, values []fieldValue) askonce.A
 				val = askonce.OptionsValue(inOrder(f.Options, v.many)...)
 			}
 		case strings.TrimSpace(v.own) != "":
-			fq := fieldQuestion(f)
+			fq := f.AsQuestion()
 			if len(f.Options) > 0 && f.Type != askonce.QuestionNumber {
 				val = askonce.TextValue(v.own) // one's own, or a path
 			} else if typed, err := checkText(&fq, v.own); err == nil {

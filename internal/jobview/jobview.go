@@ -211,7 +211,7 @@ func fieldsSchema(q *askonce.Question) map[string]any {
 	var required []string
 	for i := range q.Fields {
 		f := &q.Fields[i]
-		fq := fieldQuestion(f)
+		fq := f.AsQuestion()
 		p := answerProperty(&fq)
 		p["title"] = f.Text
 		props[f.Name] = p
@@ -228,11 +228,6 @@ func fieldsSchema(q *askonce.Question) map[string]any {
 		s["required"] = required
 	}
 	return s
-}
-
-// fieldQuestion is f as the plain question its value answers.
-func fieldQuestion(f *askonce.QuestionField) askonce.Question {
-	return askonce.Question{Type: f.Type, Text: f.Text, Options: f.Options, AllowOther: f.AllowOther, Default: f.Default, Constraints: f.Constraints}
 }
 
 // answerProperty is the property that answers q (a question without
@@ -348,7 +343,7 @@ func AnswerFrom(q *askonce.Question, content map[string]any) askonce.Answer {
 		}
 		fq := askonce.Question{Type: askonce.QuestionFreeText}
 		if f := field(q, name); f != nil {
-			fq = fieldQuestion(f)
+			fq = f.AsQuestion()
 			if o, ok := content[name+OtherSuffix].(string); ok && f.AllowOther && strings.TrimSpace(o) != "" {
 				x = o
 			}
