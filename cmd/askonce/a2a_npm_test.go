@@ -72,7 +72,7 @@ type a2aRun struct {
 	}
 	// Typed is 1.0's typed data-part step: answers the question does not
 	// take, refused, and the task's state after them.
-	Typed *struct{ Refused, Object, StillAsking string }
+	Typed   *struct{ Refused, Object, StillAsking string }
 	History struct {
 		NewTask, SameContext bool
 		States               []string
