@@ -196,6 +196,7 @@ func TestTmux(t *testing.T) {
 	t.Parallel()
 	t.Run("Pickers", tmuxPickers)
 	t.Run("OtherAnswer", tmuxOtherAnswer)
+	t.Run("TypedPickers", tmuxTypedPickers)
 	t.Run("ReplCtrlDEndsTheLine", tmuxReplCtrlDEndsTheLine)
 }
 
