@@ -15,34 +15,30 @@ import (
 // is dropped before the question is asked, so that when nobody answers
 // the job expires rather than proceeding on it.
 
-// dropUnchosenDefault clears the default of q, a question a managed job's
-// interpreter asked, when nobody chose it. That default is what answers
-// when nobody does (on expiry, or on a decline): it stays only as a
-// destructive step's "no" or, for a question with fields, when every
-// field's default is the default schema gives the property of the field's
-// name. A field's own default stays: it is shown with the field and fills
-// it only in an answer the person gives, so the person chose it by
-// answering. (A question of one field reaches here as a plain question,
-// its field's name gone: its default stays only as a destructive "no";
-// the rules interpreter fills a field the schema gives a default without
-// asking.)
+// dropUnchosenDefault clears the defaults of q, a question a managed
+// job's interpreter asked, that nobody chose. A question's default is
+// what answers when nobody does (on expiry, or on a decline): it stays
+// only as a destructive step's "no". A question with fields has no
+// default of its own (Question.DefaultAnswer is its fields' defaults when
+// they answer it), so each field keeps its default only when it is the
+// default the spec schema gives the property of the field's name; a
+// question whose required fields all keep one still answers on expiry,
+// and one with a field left without a default expires.
 func dropUnchosenDefault(q *Question, schema json.RawMessage) {
-	if q.Default == "" || destructiveNo(q) {
-		return
-	}
 	if len(q.Fields) > 0 {
 		defaults := schemaDefaults(schema)
-		chosen := true
-		for _, f := range q.Fields {
+		for i := range q.Fields {
+			f := &q.Fields[i]
 			if d, ok := defaults[f.Name]; f.Default != "" && (!ok || d != f.Default) {
-				chosen = false
+				f.Default = ""
 			}
 		}
-		if chosen {
-			return
-		}
+		q.Default = ""
+		return
 	}
-	q.Default = ""
+	if !destructiveNo(q) {
+		q.Default = ""
+	}
 }
 
 // destructiveNo reports whether q is the confirmation of a destructive

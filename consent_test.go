@@ -35,17 +35,18 @@ func TestRule17_OnlyAChosenDefaultStays(t *testing.T) {
 		{"a field whose default is not the schema's", fields(env, QuestionField{Name: "replicas", Default: "3", Required: true}), false},
 		{"a field the schema gives no default", fields(env, QuestionField{Name: "owner", Default: "ops", Required: true}), false},
 	} {
-		if c.q.Default == "" {
+		if _, has := c.q.DefaultAnswer(); !has {
 			t.Fatalf("%s: the question has no default to keep or drop: %+v", c.name, c.q)
 		}
 		q := c.q.Clone()
 		dropUnchosenDefault(&q, schema)
-		if kept := q.Default != ""; kept != c.kept {
-			t.Errorf("%s: default %q kept %v, want %v", c.name, c.q.Default, kept, c.kept)
+		if _, kept := q.DefaultAnswer(); kept != c.kept {
+			t.Errorf("%s: default kept %v, want %v", c.name, kept, c.kept)
 		}
 		for i, f := range q.Fields {
-			if f.Default != c.q.Fields[i].Default {
-				t.Errorf("%s: field %s's default %q changed to %q; a field's own default stays", c.name, f.Name, c.q.Fields[i].Default, f.Default)
+			schemas := map[string]string{"environment": "staging", "replicas": "2", "dryRun": "no"}[f.Name]
+			if was := c.q.Fields[i].Default; (was == schemas) != (f.Default == was) {
+				t.Errorf("%s: field %s's default %q became %q; a field keeps only the schema's default", c.name, f.Name, was, f.Default)
 			}
 		}
 	}

@@ -126,13 +126,15 @@ type Observer interface {
 // not awaiting an answer is ECONFLICT (carrying its state); an answer that
 // does not fit the question is EINVALID with the allowed values, and the job
 // stays pending.
+//
+// answer is text the person typed (TextAnswer); Reply takes any Answer.
 func (e *Engine) Answer(ctx context.Context, tenant, id, answer string) (*Job, error) {
-	return e.Reply(ctx, tenant, id, Reply{Answer: answer})
+	return e.Reply(ctx, tenant, id, Reply{Answer: TextAnswer(answer)})
 }
 
 // Reply is a person's answer with what they asked of it.
 type Reply struct {
-	Answer string
+	Answer Answer
 	// DontRemember keeps the answer out of the job's project and tenant
 	// memory (the session's repeat guard still has it).
 	DontRemember bool

@@ -27,7 +27,7 @@ func TestRule7_OtherAnswerIsStoredAndBecomesTheClarificationAnswer(t *testing.T)
 		t.Fatalf("answer outside the options: %v", err)
 	}
 	const prompt = "hot frozen cheese\n\nClarification Answer: banana"
-	if j.Status != askonce.StatusSuccess || j.Answer != "banana" || j.AnswerSource != askonce.SourceUser || j.ResolvedPrompt != prompt {
+	if j.Status != askonce.StatusSuccess || j.Answer.String() != "banana" || j.AnswerSource != askonce.SourceUser || j.ResolvedPrompt != prompt {
 		t.Fatalf("job: status %s answer %q source %s prompt %q", j.Status, j.Answer, j.AnswerSource, j.ResolvedPrompt)
 	}
 	reqs := s.requests()
@@ -35,7 +35,7 @@ func TestRule7_OtherAnswerIsStoredAndBecomesTheClarificationAnswer(t *testing.T)
 		t.Fatalf("interpreter requests %+v", reqs)
 	}
 	stored, err := e.Get(ctx, "", j.ID)
-	if err != nil || stored.Answer != "banana" || stored.ResolvedPrompt != prompt || !stored.Question.AllowOther {
+	if err != nil || stored.Answer.String() != "banana" || stored.ResolvedPrompt != prompt || !stored.Question.AllowOther {
 		t.Fatalf("stored job %+v, %v", stored, err)
 	}
 	h, err := e.History(ctx, "", "s1")
@@ -52,7 +52,7 @@ func TestRule7_OptionAnswerToAllowOtherQuestionIsTheOption(t *testing.T) {
 	e := newEngine(t, s)
 	j := create(t, e, "hot frozen cheese")
 	j, err := e.Answer(ctx, "", j.ID, "FRO")
-	if err != nil || j.Answer != "frozen" {
+	if err != nil || j.Answer.String() != "frozen" {
 		t.Fatalf("answer %q, %v; want the option frozen", j.Answer, err)
 	}
 }
@@ -104,7 +104,7 @@ func TestRule3_OtherAnswerThatSettlesNothingHitsTheHardCap(t *testing.T) {
 			if err != nil {
 				t.Fatalf("answer banana: %v", err)
 			}
-			if j.Status != tc.status || j.Answer != "banana" {
+			if j.Status != tc.status || j.Answer.String() != "banana" {
 				t.Fatalf("status %s answer %q, want %s", j.Status, j.Answer, tc.status)
 			}
 			switch j.Status {

@@ -167,7 +167,7 @@ func (e *Engine) liveByToken(ctx context.Context, token string) (*Job, error) {
 // left pending, or the question expired) is ECONFLICT carrying the job; an
 // invalid answer is EINVALID with the allowed values.
 func (e *Engine) AnswerByToken(ctx context.Context, token, answer string) (*Job, *Run, error) {
-	return e.ReplyByToken(ctx, token, Reply{Answer: answer})
+	return e.ReplyByToken(ctx, token, Reply{Answer: TextAnswer(answer)})
 }
 
 // ReplyByToken is AnswerByToken with the person's choices (Reply).

@@ -206,7 +206,7 @@ func TestAnswerLinkIsDeadAfterAnswer(t *testing.T) {
 	if err != nil {
 		t.Fatalf("answer by token: %v", err)
 	}
-	if started.Status != askonce.StatusPlanning || started.Answer != "hot" || started.AnswerSource != askonce.SourceUser {
+	if started.Status != askonce.StatusPlanning || started.Answer.String() != "hot" || started.AnswerSource != askonce.SourceUser {
 		t.Fatalf("answered job: %s %q %s", started.Status, started.Answer, started.AnswerSource)
 	}
 	run.Wait(ctx)
@@ -219,7 +219,7 @@ func TestAnswerLinkIsDeadAfterAnswer(t *testing.T) {
 	wantConflictWithJob(t, "decline after the answer", err, j.ID, askonce.StatusSuccess)
 	// The lookup itself still finds the job, to say what happened.
 	got, err := e.JobByAnswerToken(ctx, tok)
-	if err != nil || got.Status != askonce.StatusSuccess || got.Answer != "hot" {
+	if err != nil || got.Status != askonce.StatusSuccess || got.Answer.String() != "hot" {
 		t.Fatalf("lookup of a used link: %+v, %v", got, err)
 	}
 }
@@ -261,7 +261,7 @@ func TestAnswerLinkUsedIsAConflictForCancelAndDeclineWhileTheJobPlans(t *testing
 	}
 	close(release)
 	run.Wait(ctx)
-	if done, err := run.Result(); err != nil || done.Status != askonce.StatusSuccess || done.Answer != "hot" {
+	if done, err := run.Result(); err != nil || done.Status != askonce.StatusSuccess || done.Answer.String() != "hot" {
 		t.Fatalf("planning after the answer: %+v, %v; want success with the answer hot", done, err)
 	}
 }

@@ -73,7 +73,7 @@ func (e *Engine) Start(ctx context.Context, req CreateRequest) (*Job, *Run, erro
 // interpreter, the outcome committed with the answer, and the Run has
 // ended.
 func (e *Engine) StartAnswer(ctx context.Context, tenant, id, answer string) (*Job, *Run, error) {
-	return e.StartReply(ctx, tenant, id, Reply{Answer: answer})
+	return e.StartReply(ctx, tenant, id, Reply{Answer: TextAnswer(answer)})
 }
 
 // StartReply is StartAnswer with the person's choices (Reply).

@@ -86,7 +86,7 @@ func TestStartAnswerCommitsTheAnswerThenPlansInTheBackground(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Status != askonce.StatusPlanning || got.ClarificationStatus != askonce.ClarificationAnswered || got.Answer != "hot" {
+	if got.Status != askonce.StatusPlanning || got.ClarificationStatus != askonce.ClarificationAnswered || got.Answer.String() != "hot" {
 		t.Fatalf("StartAnswer returned %s/%s answer %q; want planning/answered hot", got.Status, got.ClarificationStatus, got.Answer)
 	}
 	if _, _, err := e.StartAnswer(ctx, j.TenantID, j.ID, "frozen"); askonce.ErrorCode(err) != askonce.ECONFLICT {

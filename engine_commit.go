@@ -67,7 +67,7 @@ func undispatched(c *Change) {
 // answer, who gave it and when, the status it led to).
 func sameOutcome(s, j *Job) bool {
 	return s.Status == j.Status && s.ClarificationStatus == j.ClarificationStatus &&
-		s.Answer == j.Answer && s.AnswerSource == j.AnswerSource &&
+		s.Answer.Equal(j.Answer) && s.AnswerSource == j.AnswerSource &&
 		s.AnsweredVia == j.AnsweredVia && s.AnsweredBy == j.AnsweredBy &&
 		sameTime(s.AnsweredAt, j.AnsweredAt) && s.Error == j.Error &&
 		s.FallbackUsed == j.FallbackUsed && s.Title == j.Title

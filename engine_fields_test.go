@@ -53,7 +53,7 @@ func deployed(t *testing.T, path string) {
 	if j.Status != askonce.StatusPending || len(j.Question.Fields) != 3 {
 		t.Fatalf("first job: status %s, question %+v; want pending with three fields", j.Status, j.Question)
 	}
-	if _, err := e.Answer(ctx, "", j.ID, `{"environment":"production","replicas":"3","migrate":true}`); err != nil {
+	if _, err := e.Reply(ctx, "", j.ID, askonce.Reply{Answer: mustJSON(`{"environment":"production","replicas":"3","migrate":true}`)}); err != nil {
 		t.Fatalf("answer the first job: %v", err)
 	}
 }
@@ -76,7 +76,7 @@ func TestRule5_EachFieldOfAnAnswerIsRememberedOnItsOwn(t *testing.T) {
 	}
 	// A later plain question with a field's text is answered from it.
 	j := create(t, e, "deploy the api")
-	if j.Status != askonce.StatusSuccess || j.AnswerSource != askonce.SourceHistory || j.Answer != "production" {
+	if j.Status != askonce.StatusSuccess || j.AnswerSource != askonce.SourceHistory || j.Answer.String() != "production" {
 		t.Fatalf("later job: status %s, source %s, answer %q; want success from history with production", j.Status, j.AnswerSource, j.Answer)
 	}
 }
@@ -87,7 +87,7 @@ func TestRule5_AllFieldsAnsweredEarlierInTheSessionAsksNobody(t *testing.T) {
 	deployed(t, path)
 	e := fieldsEngine(t, path, restartQ)
 	j := create(t, e, "restart the shop")
-	if j.Status != askonce.StatusSuccess || j.AnswerSource != askonce.SourceHistory || j.Answer != `{"environment":"production","migrate":"yes"}` {
+	if j.Status != askonce.StatusSuccess || j.AnswerSource != askonce.SourceHistory || string(j.Answer.JSON()) != `{"environment":"production","migrate":true}` {
 		t.Fatalf("job: status %s, source %s, answer %q; want success from history with every field", j.Status, j.AnswerSource, j.Answer)
 	}
 	if want := "restart the shop\n\nClarification Answer: environment: production\nmigrate: yes"; j.ResolvedPrompt != want {
@@ -131,7 +131,7 @@ func TestRule5_AFieldAnsweredEarlierInTheSessionIsFilledAndNotShown(t *testing.T
 	if err != nil {
 		t.Fatalf("answer: %v", err)
 	}
-	if done.Status != askonce.StatusSuccess || done.AnswerSource != askonce.SourceUser || done.Answer != `{"env":"production","region":"eu","migrations":"yes"}` {
+	if done.Status != askonce.StatusSuccess || done.AnswerSource != askonce.SourceUser || string(done.Answer.JSON()) != `{"env":"production","region":"eu","migrations":true}` {
 		t.Fatalf("answered: status %s, source %s, answer %q; want every field, in order", done.Status, done.AnswerSource, done.Answer)
 	}
 	if want := "roll out the shop\n\nClarification Answer: env: production\nregion: eu\nmigrations: yes"; done.ResolvedPrompt != want {
@@ -143,7 +143,7 @@ func TestRule6_EveryFieldTheGoalAnswersAsksNobody(t *testing.T) {
 	t.Parallel()
 	e := fieldsEngine(t, filepath.Join(t.TempDir(), "askonce.db"), restartQ)
 	j := create(t, e, "restart the shop on staging. yes")
-	if j.Status != askonce.StatusSuccess || j.AnswerSource != askonce.SourceResolver || j.Answer != `{"environment":"staging","migrate":"yes"}` {
+	if j.Status != askonce.StatusSuccess || j.AnswerSource != askonce.SourceResolver || string(j.Answer.JSON()) != `{"environment":"staging","migrate":true}` {
 		t.Fatalf("job: status %s, source %s, answer %q; want success from the resolver", j.Status, j.AnswerSource, j.Answer)
 	}
 	// A goal that answers one field leaves the other to ask, alone.
@@ -152,7 +152,7 @@ func TestRule6_EveryFieldTheGoalAnswersAsksNobody(t *testing.T) {
 		t.Fatalf("job: status %s, question %+v; want the migrations asked alone", j.Status, j.Question)
 	}
 	done, err := e.Answer(ctx, "", j.ID, "no")
-	if err != nil || done.Answer != `{"environment":"staging","migrate":"no"}` {
+	if err != nil || string(done.Answer.JSON()) != `{"environment":"staging","migrate":false}` {
 		t.Fatalf("answer: %v, %q", err, done.Answer)
 	}
 }
@@ -174,7 +174,7 @@ func TestAFieldInProjectMemoryIsFilledAndALaterAgentIsAskedOnlyWhatIsNew(t *test
 		t.Fatalf("second agent: %v, status %s, question %+v; want only the region asked", err, second.Status, second.Question)
 	}
 	done, err := e2.Answer(ctx, "acme", second.ID, "us")
-	if err != nil || done.Answer != `{"env":"production","region":"us","migrations":"no"}` {
+	if err != nil || string(done.Answer.JSON()) != `{"env":"production","region":"us","migrations":false}` {
 		t.Fatalf("answer: %v, %q", err, done.Answer)
 	}
 	// Another session outside the project is asked every field.
@@ -199,7 +199,7 @@ func TestRule5_AFieldWithOptionsIsFoundByItsNameAndOptionsInOtherWords(t *testin
 		t.Fatalf("job: status %s, question %+v; want only the copies asked", j.Status, j.Question)
 	}
 	done, err := e.Answer(ctx, "", j.ID, "5")
-	if err != nil || done.Answer != `{"environment":"production","replicas":"5"}` {
+	if err != nil || string(done.Answer.JSON()) != `{"environment":"production","replicas":"5"}` {
 		t.Fatalf("answer: %v, %q", err, done.Answer)
 	}
 }

@@ -2,6 +2,7 @@ package askonce
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 )
 
@@ -22,9 +23,11 @@ type ReportResult struct {
 	Action Action `json:"action"`
 	// Question is set for ask and wait.
 	Question *Question `json:"question,omitempty"`
-	// Answer and ResolvedPrompt are set for resume.
-	Answer         string `json:"answer,omitempty"`
-	ResolvedPrompt string `json:"resolvedPrompt,omitempty"`
+	// Answer (as a person reads it), Value (the answer as JSON, typed)
+	// and ResolvedPrompt are set for resume.
+	Answer         string          `json:"answer,omitempty"`
+	Value          json.RawMessage `json:"value,omitempty"`
+	ResolvedPrompt string          `json:"resolvedPrompt,omitempty"`
 	// Directive is set for proceed (and for resume after a decline).
 	Directive string `json:"directive,omitempty"`
 	// Default, with proceed, is the default of the question the agent
@@ -91,7 +94,7 @@ func (e *Engine) Report(ctx context.Context, tenant, id string, r Report) (*Repo
 	case ActionAsk, ActionWait:
 		res.Question = next.Question
 	case ActionResume:
-		res.Answer, res.ResolvedPrompt = next.Answer, next.Prompt()
+		res.Answer, res.Value, res.ResolvedPrompt = next.Answer.String(), next.Answer.JSON(), next.Prompt()
 	}
 	return res, nil
 }

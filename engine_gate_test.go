@@ -31,7 +31,7 @@ func testGateModeAskWaitResumeProceedDone(t *testing.T) {
 	}
 
 	// The user answers: in gate mode askonce does not interpret.
-	j, fx = mustStep(t, j, Answered{Answer: "frozen"})
+	j, fx = mustStep(t, j, Answered{Answer: TextAnswer("frozen")})
 	if fx.Interpret != nil || j.Status != StatusPlanning || !j.ClarificationResolved() {
 		t.Fatalf("answer: interpret %v status %s", fx.Interpret, j.Status)
 	}
@@ -58,7 +58,7 @@ func testGateModeAskWaitResumeProceedDone(t *testing.T) {
 
 func testGateModeAskingAfterProceedFailsTheJob(t *testing.T) {
 	t.Parallel()
-	j, _ := mustStep(t, planningJob(ModeGate), Asked{Question: tempQuestion()}, Answered{Answer: "hot"}, Asked{Question: tempQuestion()}, Asked{Question: tempQuestion()})
+	j, _ := mustStep(t, planningJob(ModeGate), Asked{Question: tempQuestion()}, Answered{Answer: TextAnswer("hot")}, Asked{Question: tempQuestion()}, Asked{Question: tempQuestion()})
 	j, fx := mustStep(t, j, Asked{Question: tempQuestion()})
 	if fx.Action != ActionFail || j.Status != StatusFailed || j.Error != HardCapMessage {
 		t.Fatalf("action %s status %s error %q", fx.Action, j.Status, j.Error)

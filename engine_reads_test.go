@@ -123,7 +123,7 @@ func TestRule2_AnswerToAJobMovedOnElsewhereIsDecidedByTheStoredJob(t *testing.T)
 				if err != nil {
 					t.Fatal(err)
 				}
-				if stored.Version != moved.Version || stored.Answer != moved.Answer {
+				if stored.Version != moved.Version || !stored.Answer.Equal(moved.Answer) {
 					t.Errorf("stored version %d answer %q, want %d %q", stored.Version, stored.Answer, moved.Version, moved.Answer)
 				}
 				evs := eventTypes(t, a, j)
@@ -147,7 +147,7 @@ func TestActionOnTheJobInHand(t *testing.T) {
 		status askonce.Status
 	}{
 		{"Reply", func(e *askonce.Engine, j *askonce.Job) (*askonce.Job, error) {
-			next, run, err := e.StartReplyOn(ctx, j, askonce.Reply{Answer: "hot"})
+			next, run, err := e.StartReplyOn(ctx, j, askonce.Reply{Answer: askonce.TextAnswer("hot")})
 			if err != nil {
 				return nil, err
 			}

@@ -157,7 +157,7 @@ func TestHotFrozenCheeseAsksOnceAndTheAnswerSettlesIt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if stored.Answer != "hot" || stored.AnsweredAt == nil || stored.ResolvedPrompt != "hot frozen cheese\n\nClarification Answer: hot" {
+	if stored.Answer.String() != "hot" || stored.AnsweredAt == nil || stored.ResolvedPrompt != "hot frozen cheese\n\nClarification Answer: hot" {
 		t.Fatalf("stored answer %q at %v prompt %q", stored.Answer, stored.AnsweredAt, stored.ResolvedPrompt)
 	}
 	if n := count(eventTypes(t, e, j), askonce.EventAsked); n != 1 {
@@ -244,7 +244,7 @@ func TestSecondIdenticalClarificationIsAutoResolvedWithoutUserPrompt(t *testing.
 		t.Fatal(err)
 	}
 	second := create(t, e, "hot frozen cheese")
-	if second.Status != askonce.StatusSuccess || second.AnswerSource != askonce.SourceHistory || second.Answer != "frozen" {
+	if second.Status != askonce.StatusSuccess || second.AnswerSource != askonce.SourceHistory || second.Answer.String() != "frozen" {
 		t.Fatalf("second job: status %s source %s answer %q", second.Status, second.AnswerSource, second.Answer)
 	}
 	if n := count(eventTypes(t, e, second), askonce.EventAutoResolved); n != 1 {
@@ -276,7 +276,7 @@ func TestRule6_ResolverAnswersFromTheGoal(t *testing.T) {
 	t.Parallel()
 	e := newEngine(t, rulesInterpreter(t))
 	j := create(t, e, "delete the build folder. Yes, I am sure")
-	if j.AnswerSource != askonce.SourceResolver || j.Answer != "yes" || j.Status != askonce.StatusSuccess {
+	if j.AnswerSource != askonce.SourceResolver || j.Answer.String() != "yes" || j.Status != askonce.StatusSuccess {
 		t.Fatalf("status %s source %s answer %q question %+v", j.Status, j.AnswerSource, j.Answer, j.Question)
 	}
 	// notes.md is not "no": the question reaches the human.
@@ -580,10 +580,10 @@ func TestRule2_FiftyConcurrentAnswersExactlyOneWins(t *testing.T) {
 			if stored.Status != askonce.StatusSuccess || count(evs, askonce.EventAnswered) != 1 || count(evs, askonce.EventPlanned) != 1 || count(evs, askonce.EventDispatched) != 1 {
 				t.Fatalf("status %s events %v", stored.Status, evs)
 			}
-			if winner.Answer != stored.Answer || winner.Version != stored.Version {
+			if !winner.Answer.Equal(stored.Answer) || winner.Version != stored.Version {
 				t.Fatalf("the winner got answer %q at version %d; stored %q at %d", winner.Answer, winner.Version, stored.Answer, stored.Version)
 			}
-			if h, _ := e.History(ctx, "", "s1"); len(h) != 1 || h[0].Answer != stored.Answer {
+			if h, _ := e.History(ctx, "", "s1"); len(h) != 1 || h[0].Answer != stored.Answer.String() {
 				t.Fatalf("history %+v vs answer %q", h, stored.Answer)
 			}
 		})
@@ -670,7 +670,7 @@ func TestExpiryAppliesDefaultOrExpires(t *testing.T) {
 	}
 	a, _ = e.Get(ctx, "", a.ID)
 	b, _ = e.Get(ctx, "", b.ID)
-	if a.Status != askonce.StatusSuccess || a.AnswerSource != askonce.SourceTimeout || a.Answer != "no" {
+	if a.Status != askonce.StatusSuccess || a.AnswerSource != askonce.SourceTimeout || a.Answer.String() != "no" {
 		t.Fatalf("with default: %s %s %q", a.Status, a.AnswerSource, a.Answer)
 	}
 	if b.Status != askonce.StatusExpired || b.ClarificationStatus != askonce.ClarificationAsked {
@@ -693,7 +693,7 @@ func TestCancelAndDecline(t *testing.T) {
 	ed := newEngine(t, rulesInterpreter(t))
 	d := create(t, ed, "delete notes.md and update the readme")
 	d, err = ed.Decline(ctx, "", d.ID)
-	if err != nil || d.Status != askonce.StatusSuccess || d.AnswerSource != askonce.SourceDefault || d.Answer != "no" {
+	if err != nil || d.Status != askonce.StatusSuccess || d.AnswerSource != askonce.SourceDefault || d.Answer.String() != "no" {
 		t.Fatalf("decline with default: %v %+v", err, d)
 	}
 	// Decline without a default: the goal alone, under the fallback directive.
@@ -701,7 +701,7 @@ func TestCancelAndDecline(t *testing.T) {
 	e2 := newEngine(t, s)
 	n := create(t, e2, "paint the shed")
 	n, err = e2.Decline(ctx, "", n.ID)
-	if err != nil || n.Status != askonce.StatusSuccess || n.AnswerSource != askonce.SourceDefault || n.Answer != "" {
+	if err != nil || n.Status != askonce.StatusSuccess || n.AnswerSource != askonce.SourceDefault || n.Answer.String() != "" {
 		t.Fatalf("decline without default: %v %+v", err, n)
 	}
 	if last := s.requests()[1]; last.Directive != askonce.FallbackDirective || last.Prompt != "paint the shed" {

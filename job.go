@@ -3,7 +3,6 @@ package askonce
 import (
 	"encoding/json"
 	"slices"
-	"strings"
 	"time"
 )
 
@@ -162,9 +161,11 @@ type Job struct {
 
 	ClarificationStatus ClarificationStatus `json:"clarificationStatus"`
 	Question            *Question           `json:"question,omitempty"`
-	Answer              string              `json:"clarificationAnswer,omitempty"`
-	AnswerSource        Source              `json:"clarificationSource,omitempty"`
-	AnsweredAt          *time.Time          `json:"clarificationAnsweredAt,omitempty"`
+	// Answer is the answer to the question, typed and validated
+	// (ValidateAnswer); zero until the question is answered.
+	Answer       Answer     `json:"clarificationAnswer,omitzero"`
+	AnswerSource Source     `json:"clarificationSource,omitempty"`
+	AnsweredAt   *time.Time `json:"clarificationAnsweredAt,omitempty"`
 	// AnswerMemory says which remembered answer resolved the question,
 	// when AnswerSource is history.
 	AnswerMemory   *MemoryRef `json:"clarificationMemory,omitempty"`
@@ -245,6 +246,7 @@ func (j *Job) Clone() *Job {
 		t := *j.AnsweredAt
 		c.AnsweredAt = &t
 	}
+	c.Answer = j.Answer.Clone()
 	if j.Plan != nil {
 		p := j.Plan.Clone()
 		c.Plan = &p
@@ -256,7 +258,7 @@ func (j *Job) Clone() *Job {
 // once the job has an answer, else the goal (a declined question without a
 // default leaves no answer).
 func (j *Job) Prompt() string {
-	if j.ClarificationStatus == ClarificationAnswered && j.Answer != "" {
+	if j.ClarificationStatus == ClarificationAnswered && !j.Answer.IsZero() {
 		return j.ResolvedPrompt
 	}
 	return j.Goal
@@ -290,9 +292,7 @@ func (u Usage) Add(v Usage) Usage {
 	}
 }
 
-// AnswerText is the job's answer as a person reads it: the answer of a
-// question with fields, stored as one object, reads "name: value; name:
-// value" in the fields' order; any other answer as it is.
-func (j *Job) AnswerText() string {
-	return strings.ReplaceAll(j.Question.PromptAnswer(j.Answer), "\n", "; ")
-}
+// AnswerText is the job's answer as a person reads it (Answer.String):
+// the answer of a question with fields reads "name: value; name: value"
+// in the fields' order.
+func (j *Job) AnswerText() string { return j.Answer.String() }

@@ -66,7 +66,7 @@ func TestSecondAgentsIdenticalQuestionInTheSameProjectIsResolvedWithoutAsking(t 
 	first := answeredInProject(t, e, shop)
 	c.add(72 * time.Hour)
 	second := agent(t, e, "acme", "agent-b", shop)
-	if second.Status != askonce.StatusSuccess || second.AnswerSource != askonce.SourceHistory || second.Answer != "frozen" {
+	if second.Status != askonce.StatusSuccess || second.AnswerSource != askonce.SourceHistory || second.Answer.String() != "frozen" {
 		t.Fatalf("second agent's job: status %s, source %s, answer %q; want success from history with frozen", second.Status, second.AnswerSource, second.Answer)
 	}
 	want := askonce.MemoryRef{Scope: askonce.MemoryProject, Project: "shop", QuestionHash: askonce.QuestionHash(first.Question.Text), JobID: first.ID, At: c.now().Add(-72 * time.Hour)}
@@ -231,7 +231,7 @@ func TestDontRememberKeepsTheAnswerOutOfProjectMemory(t *testing.T) {
 	t.Parallel()
 	e, _ := memoryEngine(t)
 	first := agent(t, e, "acme", "agent-a", shop)
-	if _, err := e.Reply(ctx, "acme", first.ID, askonce.Reply{Answer: "frozen", DontRemember: true}); err != nil {
+	if _, err := e.Reply(ctx, "acme", first.ID, askonce.Reply{Answer: askonce.TextAnswer("frozen"), DontRemember: true}); err != nil {
 		t.Fatal(err)
 	}
 	if j := agent(t, e, "acme", "agent-b", shop); j.Status != askonce.StatusPending {

@@ -1,7 +1,6 @@
 package askonce
 
 import (
-	"encoding/json"
 	"time"
 )
 
@@ -48,7 +47,7 @@ type Failed struct{ Message string }
 // Answered: an answer to the pending question. Source is SourceUser unless
 // the caller says otherwise.
 type Answered struct {
-	Answer string
+	Answer Answer
 	Source Source
 	// By is who answered, recorded on the job (AnsweredVia, AnsweredBy).
 	By Answerer
@@ -209,7 +208,7 @@ func Step(cur *Job, in Input, now time.Time) (*Job, *Effects, error) {
 				if j.FallbackUsed {
 					fx.Directive = FallbackDirective
 				}
-				fx.add(j, now, EventResumed, resumedData{Answer: j.Answer})
+				fx.add(j, now, EventResumed, resumedData{Answer: j.Answer.String(), Value: j.Answer.JSON()})
 				break
 			}
 			hardCap(j, fx, now, &in.Question)
@@ -258,8 +257,8 @@ func Step(cur *Job, in Input, now time.Time) (*Job, *Effects, error) {
 		if !pending || !j.Question.Overdue(now) {
 			return nil, nil, conflict(cur, in.verb())
 		}
-		if j.Question.Default != "" {
-			answer(j, fx, j.Question.Default, SourceTimeout, now, EventAnswered)
+		if d, ok := j.Question.DefaultAnswer(); ok {
+			answer(j, fx, d, SourceTimeout, now, EventAnswered)
 			break
 		}
 		j.Status = StatusExpired
@@ -275,8 +274,8 @@ func Step(cur *Job, in Input, now time.Time) (*Job, *Effects, error) {
 			return nil, nil, expired(cur, in.verb())
 		}
 		j.AnsweredVia, j.AnsweredBy = capString(in.By.Via, maxAnswerer), capString(in.By.By, maxAnswerer)
-		if j.Question.Default != "" {
-			answer(j, fx, j.Question.Default, SourceDefault, now, EventAnswered)
+		if d, ok := j.Question.DefaultAnswer(); ok {
+			answer(j, fx, d, SourceDefault, now, EventAnswered)
 			break
 		}
 		// No default: proceed on the goal alone, under the directive.
@@ -313,7 +312,7 @@ func ask(j *Job, fx *Effects, in Asked, now time.Time) {
 	}
 	j.Question = &q
 	if s := in.Stored; s != nil {
-		if a, err := ValidateAnswer(&q, s.Answer); err == nil {
+		if a, err := ValidateAnswer(&q, TextAnswer(s.Answer)); err == nil {
 			j.AnswerMemory = s.Ref()
 			if j.AnswerMemory.Scope != MemorySession {
 				fx.Recalled = j.AnswerMemory
@@ -322,14 +321,16 @@ func ask(j *Job, fx *Effects, in Asked, now time.Time) {
 			return
 		}
 	}
-	if a, ok := Resolve(j.Goal, &q); ok {
-		answer(j, fx, a, SourceResolver, now, EventAutoResolved)
-		return
+	if r, ok := Resolve(j.Goal, &q); ok {
+		if a, err := ValidateAnswer(&q, TextAnswer(r)); err == nil {
+			answer(j, fx, a, SourceResolver, now, EventAutoResolved)
+			return
+		}
 	}
 	fl := fillFields(j.Goal, &q, in.StoredFields)
 	if len(fl.values) > 0 && len(fl.values) == len(q.Fields) {
 		// Every field was answered before: nobody is asked.
-		if a, err := validateFields(&q, marshalValues(fl.values)); err == nil {
+		if a, err := validateFields(&q, fl.answer(&q)); err == nil {
 			if fl.ref != nil {
 				j.AnswerMemory = fl.ref
 				if fl.ref.Scope != MemorySession {
@@ -366,7 +367,7 @@ func ask(j *Job, fx *Effects, in Asked, now time.Time) {
 		}
 		filledData = make(map[string]filledValue, len(fl.values))
 		for name, v := range fl.values {
-			filledData[name] = filledValue{Value: v, Source: fl.sources[name]}
+			filledData[name] = filledValue{Value: v.String(), Source: fl.sources[name]}
 		}
 	}
 	j.ClarificationStatus = ClarificationAsked
@@ -378,7 +379,7 @@ func ask(j *Job, fx *Effects, in Asked, now time.Time) {
 // remember returns the history entry of a person's answer a to j's
 // question: kept in the session and, unless dontRemember, in the job's
 // project or tenant memory until its TTL ends.
-func remember(j *Job, a string, dontRemember bool, now time.Time) *HistoryEntry {
+func remember(j *Job, a Answer, dontRemember bool, now time.Time) *HistoryEntry {
 	h := &HistoryEntry{
 		TenantID:     j.TenantID,
 		SessionID:    j.SessionID,
@@ -386,7 +387,7 @@ func remember(j *Job, a string, dontRemember bool, now time.Time) *HistoryEntry 
 		QuestionHash: QuestionHash(j.Question.Text),
 		Type:         j.Question.Type,
 		Question:     j.Question.Text,
-		Answer:       a,
+		Answer:       a.Prompt(),
 		JobID:        j.ID,
 		At:           now,
 	}
@@ -405,38 +406,28 @@ func remember(j *Job, a string, dontRemember bool, now time.Time) *HistoryEntry 
 // rememberFields returns the history entries of each field's value in a
 // person's answer a to j's question with fields, under each of the
 // field's keys, kept where whole is (nil for a question without fields).
-func rememberFields(j *Job, a string, whole *HistoryEntry) []HistoryEntry {
+func rememberFields(j *Job, a Answer, whole *HistoryEntry) []HistoryEntry {
 	if len(j.Question.Fields) == 0 {
-		return nil
-	}
-	var values map[string]string
-	if err := json.Unmarshal([]byte(a), &values); err != nil {
 		return nil
 	}
 	var hs []HistoryEntry
 	for _, f := range j.Question.Fields {
-		v, ok := values[f.Name]
+		v, ok := a.Field(f.Name)
 		if !ok {
 			continue
 		}
 		for _, k := range f.keys() {
 			h := *whole
-			h.QuestionHash, h.Type, h.Question, h.Answer = QuestionHash(k), f.Type, k, v
+			h.QuestionHash, h.Type, h.Question, h.Answer = QuestionHash(k), f.Type, k, v.String()
 			hs = append(hs, h)
 		}
 	}
 	return hs
 }
 
-// marshalValues is the JSON object of field values.
-func marshalValues(values map[string]string) string {
-	b, _ := json.Marshal(values)
-	return string(b)
-}
-
 // answer moves an asked (or, for auto-resolution, not yet asked) job to
 // answered and asks for the resolved prompt to be interpreted.
-func answer(j *Job, fx *Effects, a string, src Source, now time.Time, ev EventType) {
+func answer(j *Job, fx *Effects, a Answer, src Source, now time.Time, ev EventType) {
 	if f := j.Question.Filled; f != nil {
 		a = f.whole(j.Question, a)
 	}
@@ -444,9 +435,9 @@ func answer(j *Job, fx *Effects, a string, src Source, now time.Time, ev EventTy
 	j.Answer = a
 	j.AnswerSource = src
 	j.AnsweredAt = &now
-	j.ResolvedPrompt = ResolvedPrompt(j.Goal, j.Question.PromptAnswer(a))
+	j.ResolvedPrompt = ResolvedPrompt(j.Goal, a.Prompt())
 	j.Status = StatusPlanning
-	fx.add(j, now, ev, answeredData{Answer: a, Memory: j.AnswerMemory, Question: j.Question.Text, Source: src, Via: j.AnsweredVia, By: j.AnsweredBy, Note: j.ExpiryNote()})
+	fx.add(j, now, ev, answeredData{Answer: a.String(), Value: a.JSON(), Memory: j.AnswerMemory, Question: j.Question.Text, Source: src, Via: j.AnsweredVia, By: j.AnsweredBy, Note: j.ExpiryNote()})
 	switch {
 	case j.Mode != ModeGate:
 		fx.Interpret = &Interpretation{Prompt: j.ResolvedPrompt, Reason: ReasonClarificationAnswer}
@@ -476,16 +467,17 @@ func hardCap(j *Job, fx *Effects, now time.Time, q *Question) {
 	}
 	j.FallbackUsed = true
 	fx.HardCap = HardCapFallback
-	fx.add(j, now, EventFallbackApplied, fallbackData{Default: q.Default, Directive: FallbackDirective, Question: q.Text})
-	fx.Default = q.Default
+	d, hasDefault := q.DefaultAnswer()
+	fx.add(j, now, EventFallbackApplied, fallbackData{Default: d.String(), Directive: FallbackDirective, Question: q.Text})
+	fx.Default = d.String()
 	if j.Mode == ModeGate {
 		fx.Action = ActionProceed
 		fx.Directive = FallbackDirective
 		return
 	}
 	prompt := j.Prompt()
-	if q.Default != "" {
-		prompt = ResolvedPrompt(prompt, q.PromptAnswer(q.Default))
+	if hasDefault {
+		prompt = ResolvedPrompt(prompt, d.Prompt())
 	}
 	fx.Interpret = &Interpretation{Prompt: prompt, Reason: ReasonFallback, Directive: FallbackDirective}
 }

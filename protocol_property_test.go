@@ -38,7 +38,7 @@ func genInput(t *rapid.T) Input {
 	case 3:
 		return Failed{Message: "boom"}
 	case 4:
-		return Answered{Answer: rapid.SampledFrom([]string{"hot", "frozen", "yes", "no", "banana", "", "fr"}).Draw(t, "answer")}
+		return Answered{Answer: TextAnswer(rapid.SampledFrom([]string{"hot", "frozen", "yes", "no", "banana", "", "fr"}).Draw(t, "answer"))}
 	case 5:
 		return Expire{}
 	case 6:

@@ -123,7 +123,7 @@ func TestStateTable(t *testing.T) {
 		{
 			name:   "AnswerSubmitted_AskedToAnsweredUser",
 			job:    func() *Job { j, _ := mustStep(t, planningJob(ModeManaged), Asked{Question: tempQuestion()}); return j },
-			in:     Answered{Answer: "hot"},
+			in:     Answered{Answer: TextAnswer("hot")},
 			status: StatusPlanning, clar: ClarificationAnswered, source: SourceUser, interpret: ReasonClarificationAnswer,
 			events: []EventType{EventAnswered},
 		},
@@ -165,7 +165,7 @@ func TestStateTable(t *testing.T) {
 		{
 			name: "InterpreterAsksAfterAnswer_StaysAnswered_HardCapFallback",
 			job: func() *Job {
-				j, _ := mustStep(t, planningJob(ModeManaged), Asked{Question: tempQuestion()}, Answered{Answer: "hot"})
+				j, _ := mustStep(t, planningJob(ModeManaged), Asked{Question: tempQuestion()}, Answered{Answer: TextAnswer("hot")})
 				return j
 			},
 			in:     Asked{Question: tempQuestion()},
@@ -265,7 +265,7 @@ func checkConflict(t *testing.T, before, snapshot, next *Job, fx *Effects, err e
 func TestRule2_AtMostOneQuestion_AskOnlyFromNone(t *testing.T) {
 	t.Parallel()
 	// Managed: once answered, asking never returns to asked.
-	j, _ := mustStep(t, planningJob(ModeManaged), Asked{Question: tempQuestion()}, Answered{Answer: "hot"})
+	j, _ := mustStep(t, planningJob(ModeManaged), Asked{Question: tempQuestion()}, Answered{Answer: TextAnswer("hot")})
 	for range 3 {
 		next, fx, err := Step(j, Asked{Question: tempQuestion()}, t0)
 		if err != nil {
@@ -287,11 +287,11 @@ func TestRule2_AnsweringIsOnlyFromAsked(t *testing.T) {
 		planningJob(ModeManaged),
 		func() *Job { j, _ := mustStep(t, planningJob(ModeManaged), Planned{Plan: onePlan()}); return j }(),
 		func() *Job {
-			j, _ := mustStep(t, planningJob(ModeManaged), Asked{Question: tempQuestion()}, Answered{Answer: "hot"})
+			j, _ := mustStep(t, planningJob(ModeManaged), Asked{Question: tempQuestion()}, Answered{Answer: TextAnswer("hot")})
 			return j
 		}(),
 	} {
-		_, _, err := Step(j, Answered{Answer: "hot"}, t0)
+		_, _, err := Step(j, Answered{Answer: TextAnswer("hot")}, t0)
 		if ErrorCode(err) != ECONFLICT {
 			t.Errorf("answer on %s/%s: err %v, want conflict", j.Status, j.ClarificationStatus, err)
 		}
@@ -314,7 +314,7 @@ func TestRule3_OnlyCreationCanAsk_HardCapFailPolicy(t *testing.T) {
 	t.Parallel()
 	j := planningJob(ModeManaged)
 	j.HardCap = HardCapFail
-	j, _ = mustStep(t, j, Asked{Question: tempQuestion()}, Answered{Answer: "hot"})
+	j, _ = mustStep(t, j, Asked{Question: tempQuestion()}, Answered{Answer: TextAnswer("hot")})
 	j, fx := mustStep(t, j, Asked{Question: tempQuestion()})
 	if j.Status != StatusFailed || j.Error != HardCapMessage || fx.Interpret != nil {
 		t.Fatalf("fail policy: status %s error %q interpret %v", j.Status, j.Error, fx.Interpret)
@@ -326,7 +326,7 @@ func TestRule3_OnlyCreationCanAsk_HardCapFailPolicy(t *testing.T) {
 
 func TestRule3_FallbackPolicyRerunsOnceWithDirectiveThenFails(t *testing.T) {
 	t.Parallel()
-	j, _ := mustStep(t, planningJob(ModeManaged), Asked{Question: tempQuestion()}, Answered{Answer: "frozen"})
+	j, _ := mustStep(t, planningJob(ModeManaged), Asked{Question: tempQuestion()}, Answered{Answer: TextAnswer("frozen")})
 	j, fx := mustStep(t, j, Asked{Question: tempQuestion()})
 	if fx.Interpret == nil || fx.Interpret.Directive != FallbackDirective || fx.Interpret.Prompt != j.ResolvedPrompt {
 		t.Fatalf("first re-ask: want a fallback run on the resolved prompt with the directive, got %+v", fx.Interpret)
@@ -342,7 +342,7 @@ func TestRule3_FallbackPolicyRerunsOnceWithDirectiveThenFails(t *testing.T) {
 
 func TestRule4_ResolvedPromptIsGoalPlusAnswerSection(t *testing.T) {
 	t.Parallel()
-	j, fx := mustStep(t, planningJob(ModeManaged), Asked{Question: tempQuestion()}, Answered{Answer: "HOT"})
+	j, fx := mustStep(t, planningJob(ModeManaged), Asked{Question: tempQuestion()}, Answered{Answer: TextAnswer("HOT")})
 	want := "make hot frozen cheese\n\nClarification Answer: hot"
 	if j.ResolvedPrompt != want || fx.Interpret.Prompt != want {
 		t.Fatalf("resolved prompt %q, interpreted %q; want %q", j.ResolvedPrompt, fx.Interpret.Prompt, want)
@@ -352,13 +352,13 @@ func TestRule4_ResolvedPromptIsGoalPlusAnswerSection(t *testing.T) {
 func TestRule5_HumanAnswerIsStoredInHistory(t *testing.T) {
 	t.Parallel()
 	j, _ := mustStep(t, planningJob(ModeManaged), Asked{Question: tempQuestion()})
-	_, fx := mustStep(t, j, Answered{Answer: "frozen"})
+	_, fx := mustStep(t, j, Answered{Answer: TextAnswer("frozen")})
 	h := fx.History
 	if h == nil || h.Answer != "frozen" || h.QuestionHash != QuestionHash("hot or frozen") || h.SessionID != "s1" {
 		t.Fatalf("history effect %+v", h)
 	}
 	// Answers not given by a human do not enter the history.
-	_, fx = mustStep(t, j, Answered{Answer: "frozen", Source: SourceTimeout})
+	_, fx = mustStep(t, j, Answered{Answer: TextAnswer("frozen"), Source: SourceTimeout})
 	if fx.History != nil {
 		t.Fatalf("a timeout answer was stored in the history")
 	}
@@ -375,7 +375,7 @@ func TestRule5_StoredAnswerThatNoLongerFitsIsNotApplied(t *testing.T) {
 func TestRule7_InvalidAnswerIsInvalidAndJobStaysPending(t *testing.T) {
 	t.Parallel()
 	j, _ := mustStep(t, planningJob(ModeManaged), Asked{Question: tempQuestion()})
-	next, fx, err := Step(j, Answered{Answer: "banana"}, t0)
+	next, fx, err := Step(j, Answered{Answer: TextAnswer("banana")}, t0)
 	if ErrorCode(err) != EINVALID || next != nil || fx != nil {
 		t.Fatalf("got %v %v %v", next, fx, err)
 	}
@@ -395,7 +395,7 @@ func TestRule10_TitleOnEveryJob(t *testing.T) {
 	if j.Title != "make hot frozen cheese" {
 		t.Fatalf("pending job title %q", j.Title)
 	}
-	j, _ = mustStep(t, j, Answered{Answer: "hot"}, Planned{Plan: onePlan(), Title: "Hot cheese"})
+	j, _ = mustStep(t, j, Answered{Answer: TextAnswer("hot")}, Planned{Plan: onePlan(), Title: "Hot cheese"})
 	if j.Title != "Hot cheese" {
 		t.Fatalf("interpreter title not kept: %q", j.Title)
 	}
@@ -403,7 +403,7 @@ func TestRule10_TitleOnEveryJob(t *testing.T) {
 
 func TestTerminalJobsRejectEveryInput(t *testing.T) {
 	t.Parallel()
-	ins := []Input{Planned{Plan: onePlan()}, Asked{Question: tempQuestion()}, Invalid{}, Failed{}, Answered{Answer: "hot"}, Expire{}, Decline{}, Cancel{}}
+	ins := []Input{Planned{Plan: onePlan()}, Asked{Question: tempQuestion()}, Invalid{}, Failed{}, Answered{Answer: TextAnswer("hot")}, Expire{}, Decline{}, Cancel{}}
 	for _, s := range []Status{StatusSuccess, StatusValidationError, StatusFailed, StatusCancelled, StatusExpired} {
 		j := planningJob(ModeManaged)
 		j.Status = s
@@ -430,7 +430,7 @@ func TestExpireBeforeDueIsConflict(t *testing.T) {
 // default, if it has one.
 func TestRule3_FallbackCarriesTheQuestionsDefault(t *testing.T) {
 	t.Parallel()
-	j, _ := mustStep(t, planningJob(ModeManaged), Asked{Question: tempQuestion()}, Answered{Answer: "hot"})
+	j, _ := mustStep(t, planningJob(ModeManaged), Asked{Question: tempQuestion()}, Answered{Answer: TextAnswer("hot")})
 	again := deleteQuestion()
 	_, fx := mustStep(t, j, Asked{Question: again})
 	want := "make hot frozen cheese\n\nClarification Answer: hot\n\nClarification Answer: no"
@@ -438,7 +438,7 @@ func TestRule3_FallbackCarriesTheQuestionsDefault(t *testing.T) {
 		t.Fatalf("fallback run %+v; want prompt %q with the directive", fx.Interpret, want)
 	}
 	// Gate mode: proceed, with the default to use.
-	g, _ := mustStep(t, planningJob(ModeGate), Asked{Question: tempQuestion()}, Answered{Answer: "hot"}, Asked{Question: tempQuestion()})
+	g, _ := mustStep(t, planningJob(ModeGate), Asked{Question: tempQuestion()}, Answered{Answer: TextAnswer("hot")}, Asked{Question: tempQuestion()})
 	_, fx = mustStep(t, g, Asked{Question: again})
 	if fx.Action != ActionProceed || fx.Default != "no" || fx.Directive != FallbackDirective {
 		t.Fatalf("gate: action %s default %q", fx.Action, fx.Default)
@@ -506,7 +506,7 @@ func TestRule3_EffectsCarryTheHardCapOutcomeAndThePreviousStatus(t *testing.T) {
 	if fx.From != StatusPlanning || j.Status != StatusPending || fx.HardCap != "" {
 		t.Fatalf("ask: From %q -> %q, HardCap %q", fx.From, j.Status, fx.HardCap)
 	}
-	j, fx = mustStep(t, j, Answered{Answer: "frozen"})
+	j, fx = mustStep(t, j, Answered{Answer: TextAnswer("frozen")})
 	if fx.From != StatusPending || j.Status != StatusPlanning || fx.HardCap != "" {
 		t.Fatalf("answer: From %q -> %q, HardCap %q", fx.From, j.Status, fx.HardCap)
 	}
@@ -534,7 +534,7 @@ func TestRule3_EffectsCarryTheHardCapOutcomeAndThePreviousStatus(t *testing.T) {
 // nanosecond before, both are taken.
 func TestRule15_AnswerAfterExpiresAtIsRefusedWhenItArrives(t *testing.T) {
 	t.Parallel()
-	for _, in := range []Input{Answered{Answer: "hot"}, Answered{Answer: "hot", Source: SourceUser}, Decline{}} {
+	for _, in := range []Input{Answered{Answer: TextAnswer("hot")}, Answered{Answer: TextAnswer("hot"), Source: SourceUser}, Decline{}} {
 		for _, mode := range []Mode{ModeManaged, ModeGate} {
 			q := tempQuestion()
 			at := t0.Add(time.Hour)
@@ -585,7 +585,7 @@ func TestRule5_AnswerIsRememberedAtTheJobsScopeUnlessThePersonSaysNot(t *testing
 		j := planningJob(ModeManaged)
 		j.Memory = c.memory
 		j, _ = mustStep(t, j, Asked{Question: tempQuestion()})
-		_, fx, err := Step(j, Answered{Answer: "hot", DontRemember: c.dontRemember}, t0)
+		_, fx, err := Step(j, Answered{Answer: TextAnswer("hot"), DontRemember: c.dontRemember}, t0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -618,8 +618,8 @@ func TestRule5_FilledFieldsMergeIntoTheDefaultAndOnlyTheAskedFieldsAreRemembered
 	if asked.Status != StatusPending || len(asked.Question.Fields) != 2 || asked.Question.Filled == nil || fx.Action != ActionAsk {
 		t.Fatalf("asked: status %s, question %+v", asked.Status, asked.Question)
 	}
-	answered, fx := mustStep(t, asked, Answered{Answer: `{"owner":"dev"}`})
-	if answered.Answer != `{"environment":"staging","replicas":"2","owner":"dev"}` {
+	answered, fx := mustStep(t, asked, Answered{Answer: mustJSON(`{"owner":"dev"}`)})
+	if string(answered.Answer.JSON()) != `{"environment":"staging","replicas":"2","owner":"dev"}` {
 		t.Fatalf("answer %q, want every field in order", answered.Answer)
 	}
 	var remembered []string
@@ -630,7 +630,7 @@ func TestRule5_FilledFieldsMergeIntoTheDefaultAndOnlyTheAskedFieldsAreRemembered
 		t.Fatalf("remembered %v, want the asked fields only", remembered)
 	}
 	expired, _, err := Step(asked, Expire{}, exp)
-	if err != nil || expired.Answer != `{"environment":"staging","replicas":"2","owner":"ops"}` || expired.AnswerSource != SourceTimeout {
+	if err != nil || string(expired.Answer.JSON()) != `{"environment":"staging","replicas":"2","owner":"ops"}` || expired.AnswerSource != SourceTimeout {
 		t.Fatalf("expired: %v, answer %q source %s; want the default merged with the filled field", err, expired.Answer, expired.AnswerSource)
 	}
 }

@@ -3,16 +3,14 @@ package askonce
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"fmt"
 	"maps"
+	"math"
 	"path"
 	"slices"
 	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/askonce/askonce/internal/lex"
 )
 
 // QuestionType says what kind of answer a question takes and so which picker
@@ -24,13 +22,15 @@ const (
 	QuestionSelectOne  QuestionType = "SELECT_ONE"  // one of Options
 	QuestionTargetFile QuestionType = "TARGET_FILE" // a file of Options, or a path inside the project
 	QuestionFreeText   QuestionType = "FREE_TEXT"   // visible text of at most MaxFreeText bytes
+	QuestionNumber     QuestionType = "NUMBER"      // a number (Integer: a whole one), between Minimum and Maximum
+	QuestionSelectMany QuestionType = "SELECT_MANY" // MinItems to MaxItems of Options
 )
 
-// QuestionTypes lists the four question types. It is the one list behind
+// QuestionTypes lists the question types. It is the one list behind
 // Valid, the API's enum and its error messages; do not modify it.
-var QuestionTypes = []QuestionType{QuestionConfirm, QuestionSelectOne, QuestionTargetFile, QuestionFreeText}
+var QuestionTypes = []QuestionType{QuestionConfirm, QuestionSelectOne, QuestionTargetFile, QuestionFreeText, QuestionNumber, QuestionSelectMany}
 
-// Valid reports whether t is one of the four question types.
+// Valid reports whether t is one of the question types.
 func (t QuestionType) Valid() bool { return slices.Contains(QuestionTypes, t) }
 
 // MaxFreeText is the largest FREE_TEXT answer (and the largest answer of
@@ -79,7 +79,12 @@ type Question struct {
 	// TARGET_FILE questions never allow other answers.
 	AllowOther bool   `json:"allowOther,omitempty"`
 	Reason     string `json:"reason,omitempty"`
-	// Default is the safe answer applied on timeout or decline, if any.
+	// Constraints narrow what the question accepts beyond its type.
+	Constraints
+	// Default is the safe answer applied on timeout or decline, if any,
+	// spelled as text (TextValue): "yes", an option's value, "3". A
+	// question with fields has none of its own; its fields' defaults
+	// make its DefaultAnswer.
 	Default   string     `json:"default,omitempty"`
 	ExpiresAt *time.Time `json:"expiresAt,omitempty"`
 	// Cosmetic marks a question about appearance only, which a gating
@@ -103,7 +108,7 @@ type FilledFields struct {
 	// its order.
 	Fields []QuestionField `json:"fields"`
 	// Values are the filled fields' values, by name.
-	Values map[string]string `json:"values"`
+	Values map[string]Value `json:"values"`
 }
 
 // MaxFields is the most fields one question may carry.
@@ -117,25 +122,110 @@ type QuestionField struct {
 	Name string `json:"name"`
 	// Type and Text may be left out when asking: FREE_TEXT, and the
 	// name. A normalised field has both.
-	Type       QuestionType `json:"type,omitempty"`
-	Text       string       `json:"text,omitempty"`
-	Options    []string     `json:"options,omitempty"`
-	Default    string       `json:"default,omitempty"`
-	AllowOther bool         `json:"allowOther,omitempty"`
-	Required   bool         `json:"required,omitempty"`
+	Type    QuestionType `json:"type,omitempty"`
+	Text    string       `json:"text,omitempty"`
+	Options []string     `json:"options,omitempty"`
+	Constraints
+	Default    string `json:"default,omitempty"`
+	AllowOther bool   `json:"allowOther,omitempty"`
+	Required   bool   `json:"required,omitempty"`
 }
+
+// Constraints narrow what a question or a field accepts beyond its type,
+// as an MCP elicitation's requestedSchema does. Normalize keeps only
+// those of the question's type.
+type Constraints struct {
+	// OptionTitles are the options' display titles, index by index
+	// (SELECT_ONE, SELECT_MANY, TARGET_FILE): what a channel shows for
+	// the option; the answer is still the option's value. Empty or
+	// missing: the value is shown.
+	OptionTitles []string `json:"optionTitles,omitempty"`
+	// Integer, Minimum and Maximum bound a NUMBER answer: a whole
+	// number, at least Minimum, at most Maximum.
+	Integer bool     `json:"integer,omitempty"`
+	Minimum *float64 `json:"minimum,omitempty"`
+	Maximum *float64 `json:"maximum,omitempty"`
+	// MinItems and MaxItems bound how many options a SELECT_MANY
+	// answer picks; MaxItems 0 is as many as there are.
+	MinItems int `json:"minItems,omitempty"`
+	MaxItems int `json:"maxItems,omitempty"`
+	// Format, MinLength and MaxLength narrow a FREE_TEXT answer: what
+	// it must be (TextFormats) and its length in characters; MaxLength
+	// 0 is MaxFreeText bytes.
+	Format    TextFormat `json:"format,omitempty"`
+	MinLength int        `json:"minLength,omitempty"`
+	MaxLength int        `json:"maxLength,omitempty"`
+}
+
+// TextFormat is what a FREE_TEXT answer must be, as JSON Schema's
+// formats name it.
+type TextFormat string
+
+const (
+	FormatEmail    TextFormat = "email"     // an email address (user@example.com)
+	FormatURI      TextFormat = "uri"       // an absolute URI (https://example.com/x)
+	FormatDate     TextFormat = "date"      // a date, 2026-11-28
+	FormatDateTime TextFormat = "date-time" // a date and time, RFC 3339: 2026-11-28T09:30:00Z
+)
+
+// TextFormats lists the formats; do not modify it.
+var TextFormats = []TextFormat{FormatEmail, FormatURI, FormatDate, FormatDateTime}
+
+// Valid reports whether f is one of TextFormats.
+func (f TextFormat) Valid() bool { return slices.Contains(TextFormats, f) }
+
+// IsZero reports whether c narrows nothing.
+func (c Constraints) IsZero() bool {
+	return len(c.OptionTitles) == 0 && !c.Integer && c.Minimum == nil && c.Maximum == nil &&
+		c.MinItems == 0 && c.MaxItems == 0 && c.Format == "" && c.MinLength == 0 && c.MaxLength == 0
+}
+
+// clone returns a deep copy of c.
+func (c Constraints) clone() Constraints {
+	c.OptionTitles = slices.Clone(c.OptionTitles)
+	if c.Minimum != nil {
+		m := *c.Minimum
+		c.Minimum = &m
+	}
+	if c.Maximum != nil {
+		m := *c.Maximum
+		c.Maximum = &m
+	}
+	return c
+}
+
+// OptionTitle is the title of option i: its OptionTitles entry, or its
+// value.
+func (q *Question) OptionTitle(i int) string {
+	if i < len(q.OptionTitles) && strings.TrimSpace(q.OptionTitles[i]) != "" {
+		return q.OptionTitles[i]
+	}
+	return q.Options[i]
+}
+
+// OptionTitle is the title of the field's option i (Question.OptionTitle).
+func (f *QuestionField) OptionTitle(i int) string {
+	q := f.question()
+	return q.OptionTitle(i)
+}
+
+// AsQuestion is f as the plain question its value answers: what a
+// channel shows for the field and checks its input against.
+func (f *QuestionField) AsQuestion() Question { return f.question() }
 
 // question returns f as a plain question, which its value is validated
 // against.
 func (f *QuestionField) question() Question {
-	return Question{Type: f.Type, Text: f.Text, Options: f.Options, AllowOther: f.AllowOther, Default: f.Default}
+	return Question{Type: f.Type, Text: f.Text, Options: f.Options, AllowOther: f.AllowOther, Default: f.Default, Constraints: f.Constraints}
 }
 
 // FieldError is what is wrong with one field of an answer: its Name, the
-// Message and, when the field offers a fixed set, the Allowed values.
+// Message, what the field Accepts and, when the field offers a fixed
+// set, the Allowed values.
 type FieldError struct {
 	Name    string   `json:"name"`
 	Message string   `json:"message"`
+	Accepts string   `json:"accepts,omitempty"`
 	Allowed []string `json:"allowed,omitempty"`
 }
 
@@ -149,10 +239,12 @@ func (q *Question) Overdue(now time.Time) bool {
 // Clone returns a deep copy of q.
 func (q Question) Clone() Question {
 	q.Options = slices.Clone(q.Options)
+	q.Constraints = q.Constraints.clone()
 	if q.Fields != nil {
 		q.Fields = slices.Clone(q.Fields)
 		for i := range q.Fields {
 			q.Fields[i].Options = slices.Clone(q.Fields[i].Options)
+			q.Fields[i].Constraints = q.Fields[i].Constraints.clone()
 		}
 	}
 	if q.ExpiresAt != nil {
@@ -161,6 +253,9 @@ func (q Question) Clone() Question {
 	}
 	if f := q.Filled; f != nil {
 		q.Filled = &FilledFields{Fields: slices.Clone(f.Fields), Values: maps.Clone(f.Values)}
+		for i := range q.Filled.Fields {
+			q.Filled.Fields[i].Constraints = q.Filled.Fields[i].Constraints.clone()
+		}
 	}
 	return q
 }
@@ -183,28 +278,124 @@ func (q *Question) Normalize() error {
 		return Errorf(EINVALID, "question has no text")
 	case !q.Type.Valid():
 		return Errorf(EINVALID, "question type %q is not one of %s", q.Type, joinNames(QuestionTypes, ", "))
-	case q.Type == QuestionSelectOne && len(q.Options) < 2:
-		return Errorf(EINVALID, "a SELECT_ONE question needs at least two options")
 	case q.Type == QuestionConfirm:
 		q.Options = []string{"yes", "no"}
 	case q.Type == QuestionTargetFile:
-		q.Options = slices.DeleteFunc(slices.Clone(q.Options), func(o string) bool {
+		q.Options, q.OptionTitles = keepOptions(q.Options, q.OptionTitles, func(o string) bool {
 			_, err := ValidatePath(o)
-			return err != nil
+			return err == nil
 		})
+	}
+	if q.Type == QuestionSelectOne || q.Type == QuestionSelectMany {
+		// Options are told apart by value exactly: two that differ
+		// in case or in spaces are two options; the same value twice
+		// is one.
+		seen := map[string]bool{}
+		q.Options, q.OptionTitles = keepOptions(q.Options, q.OptionTitles, func(o string) bool {
+			ok := o != "" && !seen[o]
+			seen[o] = true
+			return ok
+		})
+	}
+	switch {
+	case q.Type == QuestionSelectOne && len(q.Options) < 2:
+		return Errorf(EINVALID, "a SELECT_ONE question needs at least two options")
+	case q.Type == QuestionSelectMany && len(q.Options) < 1:
+		return Errorf(EINVALID, "a SELECT_MANY question needs at least one option")
+	case q.Type == QuestionNumber || q.Type == QuestionFreeText:
+		q.Options = nil
+	}
+	if err := q.normalizeConstraints(); err != nil {
+		return err
 	}
 	if q.Type != QuestionSelectOne {
 		q.AllowOther = false
 	}
 	if q.Default != "" {
-		d, err := ValidateAnswer(q, q.Default)
+		d, err := ValidateAnswer(q, TextAnswer(q.Default))
 		if err != nil {
 			// An unusable default is dropped rather than applied later.
 			q.Default = ""
 		} else {
-			q.Default = d
+			q.Default = d.Value.String()
 		}
 	}
+	return nil
+}
+
+// keepOptions keeps the options (and their titles) keep accepts.
+func keepOptions(options, titles []string, keep func(o string) bool) ([]string, []string) {
+	var os, ts []string
+	hasTitles := false
+	for i, o := range options {
+		if !keep(o) {
+			continue
+		}
+		os = append(os, o)
+		t := ""
+		if i < len(titles) {
+			t = strings.TrimSpace(titles[i])
+		}
+		hasTitles = hasTitles || t != ""
+		ts = append(ts, t)
+	}
+	if !hasTitles {
+		ts = nil
+	}
+	return os, ts
+}
+
+// normalizeConstraints keeps the constraints of q's type and checks them:
+// bounds that no answer meets are EINVALID.
+func (q *Question) normalizeConstraints() error {
+	c := q.Constraints
+	var n Constraints
+	switch q.Type {
+	case QuestionSelectOne, QuestionSelectMany, QuestionTargetFile:
+		n.OptionTitles = c.OptionTitles
+	}
+	switch q.Type {
+	case QuestionNumber:
+		n.Integer, n.Minimum, n.Maximum = c.Integer, c.Minimum, c.Maximum
+		for _, b := range []*float64{n.Minimum, n.Maximum} {
+			if b != nil && (math.IsNaN(*b) || math.IsInf(*b, 0)) {
+				return Errorf(EINVALID, "a NUMBER question's bounds must be numbers")
+			}
+		}
+		if n.Minimum != nil && n.Maximum != nil && *n.Minimum > *n.Maximum {
+			return Errorf(EINVALID, "a NUMBER question's minimum %v is above its maximum %v", *n.Minimum, *n.Maximum)
+		}
+		if n.Integer && n.Minimum != nil && n.Maximum != nil && math.Ceil(*n.Minimum) > math.Floor(*n.Maximum) {
+			return Errorf(EINVALID, "no whole number lies between the NUMBER question's minimum %v and maximum %v", *n.Minimum, *n.Maximum)
+		}
+	case QuestionSelectMany:
+		n.MinItems, n.MaxItems = c.MinItems, c.MaxItems
+		if n.MaxItems == 0 || n.MaxItems > len(q.Options) {
+			n.MaxItems = len(q.Options)
+		}
+		if n.MinItems < 0 || n.MinItems > n.MaxItems {
+			return Errorf(EINVALID, "a SELECT_MANY question's minItems %d is not between 0 and its maxItems %d", c.MinItems, n.MaxItems)
+		}
+		if n.MaxItems == len(q.Options) {
+			n.MaxItems = 0
+		}
+	case QuestionFreeText:
+		n.Format, n.MinLength, n.MaxLength = c.Format, c.MinLength, c.MaxLength
+		switch {
+		case n.Format != "" && !n.Format.Valid():
+			return Errorf(EINVALID, "text format %q is not one of %s", n.Format, joinNames(TextFormats, ", "))
+		case n.MinLength < 0 || n.MaxLength < 0:
+			return Errorf(EINVALID, "a FREE_TEXT question's lengths cannot be negative")
+		case n.MaxLength > 0 && n.MinLength > n.MaxLength:
+			return Errorf(EINVALID, "a FREE_TEXT question's minLength %d is above its maxLength %d", n.MinLength, n.MaxLength)
+		case n.MinLength > MaxFreeText:
+			return Errorf(EINVALID, "a FREE_TEXT question's minLength %d is above the limit of %d bytes", n.MinLength, MaxFreeText)
+		}
+		if n.MaxLength > MaxFreeText {
+			n.MaxLength = 0
+		}
+	}
+	q.Constraints = n
 	return nil
 }
 
@@ -220,67 +411,6 @@ func NormalizeText(text string) string {
 func QuestionHash(text string) string {
 	sum := sha256.Sum256([]byte(NormalizeText(text)))
 	return hex.EncodeToString(sum[:])
-}
-
-// ValidateAnswer checks answer against q's type and returns it normalised:
-// CONFIRM becomes "yes" or "no"; SELECT_ONE becomes the option it names
-// (case-insensitive, or a unique prefix), or, when q.AllowOther, any other
-// visible text of at most MaxFreeText bytes is the user's own answer;
-// TARGET_FILE must be an offered file or a path ValidatePath accepts;
-// FREE_TEXT has a visible character and at most MaxFreeText bytes. A wrong
-// answer is EINVALID with the allowed values (docs/protocol.md rule 7).
-//
-// A question with fields takes one answer for all of them (see Question):
-// each field's value is validated as above, and an error lists every bad
-// field in Error.Fields.
-func ValidateAnswer(q *Question, answer string) (string, error) {
-	if len(q.Fields) > 0 {
-		return validateFields(q, answer)
-	}
-	a := strings.TrimSpace(answer)
-	if !utf8.ValidString(a) {
-		return "", Errorf(EINVALID, "answer is not valid UTF-8")
-	}
-	if a == "" {
-		return "", invalidAnswer(q, "answer is empty")
-	}
-	switch q.Type {
-	case QuestionConfirm:
-		if r := lex.Reply(a); r != "" { // the one yes/no vocabulary
-			return r, nil
-		}
-		return "", invalidAnswer(q, "answer %q is not yes or no", a)
-	case QuestionSelectOne:
-		if o, ok := matchOption(q.Options, a); ok {
-			return o, nil
-		}
-		if !q.AllowOther {
-			return "", invalidAnswer(q, "answer %q is not one of the options", a)
-		}
-		if err := checkText(a); err != nil {
-			return "", invalidAnswer(q, "%s", err.Message)
-		}
-		return a, nil
-	case QuestionTargetFile:
-		if slices.Contains(q.Options, a) {
-			return a, nil
-		}
-		if IsRootAnswer(a) {
-			// The project root is always a valid answer, stored as "."
-			// (docs/protocol.md rule 6).
-			return ".", nil
-		}
-		p, err := ValidatePath(a)
-		if err != nil {
-			return "", invalidAnswer(q, "answer %s", ErrorMessage(err))
-		}
-		return p, nil
-	default:
-		if err := checkText(a); err != nil {
-			return "", err
-		}
-		return a, nil
-	}
 }
 
 // checkText is the rule for text of the user's own: a FREE_TEXT answer or
@@ -301,27 +431,6 @@ func checkText(a string) *Error {
 // one's own needs one.
 func HasVisible(s string) bool {
 	return strings.ContainsFunc(s, func(r rune) bool { return unicode.IsGraphic(r) && !unicode.IsSpace(r) })
-}
-
-// matchOption finds a in options: exactly (ignoring case), or as the prefix
-// of exactly one option.
-func matchOption(options []string, a string) (string, bool) {
-	l := strings.ToLower(a)
-	for _, o := range options {
-		if strings.ToLower(o) == l {
-			return o, true
-		}
-	}
-	var found []string
-	for _, o := range options {
-		if strings.HasPrefix(strings.ToLower(o), l) {
-			found = append(found, o)
-		}
-	}
-	if len(found) == 1 {
-		return found[0], true
-	}
-	return "", false
 }
 
 // ValidatePath checks a path a builder will open: a TARGET_FILE answer or
@@ -371,21 +480,6 @@ func hiddenRune(r rune) bool {
 // text around it when shown: user interfaces show them escaped.
 func IsBidiControl(r rune) bool {
 	return (r >= '\u202a' && r <= '\u202e') || (r >= '\u2066' && r <= '\u2069')
-}
-
-func invalidAnswer(q *Question, format string, args ...any) *Error {
-	e := Errorf(EINVALID, format, args...)
-	if len(q.Options) > 0 {
-		e.Allowed = slices.Clone(q.Options)
-		e.Message += "; allowed: " + strings.Join(q.Options, ", ")
-		switch {
-		case q.Type == QuestionTargetFile:
-			e.Message += ", or a relative path inside the project"
-		case q.AllowOther:
-			e.Message += fmt.Sprintf(", or other text of your own (at most %d bytes)", MaxFreeText)
-		}
-	}
-	return e
 }
 
 // joinNames joins the values of a string enum with sep.

@@ -1,8 +1,6 @@
 package askonce
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -57,23 +55,36 @@ func (q *Question) normalizeFields() error {
 		if err := fq.Normalize(); err != nil {
 			return Errorf(EINVALID, "field %q: %s", f.Name, ErrorMessage(err))
 		}
-		f.Type, f.Text, f.Options, f.AllowOther, f.Default = fq.Type, fq.Text, fq.Options, fq.AllowOther, fq.Default
+		f.Type, f.Text, f.Options, f.AllowOther, f.Default, f.Constraints = fq.Type, fq.Text, fq.Options, fq.AllowOther, fq.Default, fq.Constraints
 	}
 	if len(fields) == 1 {
 		f := fields[0]
-		q.Type, q.Text, q.Options, q.AllowOther, q.Default, q.Fields = f.Type, f.Text, f.Options, f.AllowOther, f.Default, nil
+		q.Type, q.Text, q.Options, q.AllowOther, q.Default, q.Constraints, q.Fields = f.Type, f.Text, f.Options, f.AllowOther, f.Default, f.Constraints, nil
 		return nil
 	}
 	q.Fields = fields
-	q.Type, q.Options, q.AllowOther = QuestionFreeText, nil, false
+	q.Type, q.Options, q.AllowOther, q.Constraints = QuestionFreeText, nil, false, Constraints{}
 	if list := fieldsText(fields); !strings.Contains(q.Text, list) {
 		q.Text = strings.TrimSpace(q.Text + "\n" + list)
 	}
+	// The fields' defaults are the question's (DefaultAnswer).
 	q.Default = ""
-	if d, err := validateFields(q, "{}"); err == nil {
-		q.Default = d
-	}
 	return nil
+}
+
+// DefaultAnswer is the answer q's default gives, the one applied on
+// timeout or decline: its Default, or for a question with fields the
+// fields' defaults when they answer it. False: q has none.
+func (q *Question) DefaultAnswer() (Answer, bool) {
+	if len(q.Fields) > 0 {
+		a, err := validateFields(q, Answer{})
+		return a, err == nil
+	}
+	if q.Default == "" {
+		return Answer{}, false
+	}
+	a, err := ValidateAnswer(q, TextAnswer(q.Default))
+	return a, err == nil
 }
 
 // checkFieldName checks the name of the i-th field: 1 to maxFieldName
@@ -105,7 +116,7 @@ func fieldsText(fields []QuestionField) string {
 		switch {
 		case f.Type == QuestionConfirm:
 			notes = append(notes, "yes or no")
-		case len(f.Options) > 0:
+		case f.Type == QuestionSelectOne || f.Type == QuestionTargetFile:
 			n := "one of " + strings.Join(f.Options, ", ")
 			if f.AllowOther {
 				n += ", or your own"
@@ -114,6 +125,9 @@ func fieldsText(fields []QuestionField) string {
 				n += ", or a path in the project"
 			}
 			notes = append(notes, n)
+		case f.Type != QuestionFreeText || !f.Constraints.IsZero():
+			fq := f.question()
+			notes = append(notes, fq.Accepts())
 		}
 		if f.Default != "" {
 			notes = append(notes, "default "+f.Default)
@@ -130,14 +144,20 @@ func fieldsText(fields []QuestionField) string {
 	return b.String()
 }
 
-// field returns q's field called name (ignoring case).
-func (q *Question) field(name string) *QuestionField {
+// fieldIndex returns the index of q's field called name: exactly, else
+// ignoring case; -1 for none.
+func (q *Question) fieldIndex(name string) int {
 	for i := range q.Fields {
-		if strings.EqualFold(q.Fields[i].Name, name) {
-			return &q.Fields[i]
+		if q.Fields[i].Name == name {
+			return i
 		}
 	}
-	return nil
+	for i := range q.Fields {
+		if strings.EqualFold(q.Fields[i].Name, name) {
+			return i
+		}
+	}
+	return -1
 }
 
 // fieldNames lists the names of q's fields.
@@ -149,200 +169,109 @@ func (q *Question) fieldNames() []string {
 	return names
 }
 
-// validateFields is ValidateAnswer for a question with fields. answer is a
-// JSON object of field values or one "name: value" line per field (a line
-// that does not start with a name continues the value before it). Each
-// value is validated against its field; an optional field left out (or
-// empty, or null) takes its default. The answer returned is the JSON
-// object of every answered field, in the fields' order. Any bad field is
-// EINVALID whose Fields list every bad field, with the allowed values.
-func validateFields(q *Question, answer string) (string, error) {
-	values, err := fieldValues(q, answer)
-	if err != nil {
-		return "", err
+// validateFields is ValidateAnswer for a question with fields. Text alone
+// is read as one "name: value" line per field (FieldLinesAnswer).
+func validateFields(q *Question, a Answer) (Answer, error) {
+	if len(a.Fields) == 0 && !a.Value.IsZero() {
+		if a.Value.Kind != KindText {
+			return Answer{}, Errorf(EINVALID, "answer %s; answer each field by name: %s", wrongKindOfFields(a.Value), strings.Join(q.fieldNames(), ", "))
+		}
+		lines, err := FieldLinesAnswer(q, a.Value.Text)
+		if err != nil {
+			return Answer{}, err
+		}
+		a = lines
 	}
 	var bad []FieldError
-	for name := range values {
-		if q.field(name) == nil {
-			bad = append(bad, FieldError{Name: name, Message: "is not a field of this question", Allowed: q.fieldNames()})
+	given := make([]*FieldValue, len(q.Fields))
+	twice := make([]bool, len(q.Fields))
+	for k := range a.Fields {
+		fv := &a.Fields[k]
+		i := q.fieldIndex(fv.Name)
+		switch {
+		case i < 0:
+			bad = append(bad, FieldError{Name: fv.Name, Message: "is not a field of this question", Accepts: "the fields " + strings.Join(q.fieldNames(), ", "), Allowed: q.fieldNames()})
+		case given[i] != nil:
+			if !twice[i] {
+				bad = append(bad, FieldError{Name: q.Fields[i].Name, Message: fmt.Sprintf("is given twice (as %q and %q); give each field once", given[i].Name, fv.Name)})
+			}
+			twice[i] = true
+		default:
+			given[i] = fv
 		}
 	}
-	slices.SortFunc(bad, func(a, b FieldError) int { return strings.Compare(a.Name, b.Name) })
-	var out bytes.Buffer
-	out.WriteByte('{')
-	answered := 0
+	slices.SortStableFunc(bad, func(x, y FieldError) int { return strings.Compare(x.Name, y.Name) })
+	out := Answer{Fields: make([]FieldValue, 0, len(q.Fields))}
 	for i := range q.Fields {
 		f := &q.Fields[i]
-		v, given := lookup(values, f.Name)
-		var a string
-		switch {
-		case given && v.bad != "":
-			bad = append(bad, fieldError(f, v.bad))
+		if twice[i] {
 			continue
-		case given && strings.TrimSpace(v.text) != "":
-			fq := f.question()
-			got, err := ValidateAnswer(&fq, v.text)
+		}
+		fq := f.question()
+		var v Value
+		switch {
+		case given[i] != nil && !blank(given[i].Value):
+			got, err := checkValue(&fq, given[i].Value)
 			if err != nil {
-				e, _ := err.(*Error)
-				fe := FieldError{Name: f.Name, Message: ErrorMessage(err)}
-				if e != nil {
-					fe.Allowed = e.Allowed
-				}
-				bad = append(bad, fe)
+				bad = append(bad, FieldError{Name: f.Name, Message: err.Message, Accepts: fq.Accepts(), Allowed: err.Allowed})
 				continue
 			}
-			a = got
+			v = got
 		case f.Default != "":
-			a = f.Default
+			got, err := checkValue(&fq, TextValue(f.Default))
+			if err != nil {
+				continue // Normalize checked it
+			}
+			v = got
 		case f.Required:
-			bad = append(bad, fieldError(f, "is required"))
+			bad = append(bad, FieldError{Name: f.Name, Message: "is required", Accepts: fq.Accepts(), Allowed: fieldAllowed(f)})
 			continue
 		default:
 			continue
 		}
-		if answered > 0 {
-			out.WriteByte(',')
-		}
-		answered++
-		k, _ := json.Marshal(f.Name)
-		val, _ := json.Marshal(a)
-		out.Write(k)
-		out.WriteByte(':')
-		out.Write(val)
+		out.Fields = append(out.Fields, FieldValue{Name: f.Name, Value: v})
 	}
-	out.WriteByte('}')
 	if len(bad) > 0 {
 		msgs := make([]string, len(bad))
 		for i, fe := range bad {
 			msgs[i] = fe.Name + ": " + fe.Message
-			if len(fe.Allowed) > 0 && !strings.Contains(fe.Message, "allowed:") {
-				msgs[i] += "; allowed: " + strings.Join(fe.Allowed, ", ")
-			}
 		}
 		e := Errorf(EINVALID, "answer has %d bad field(s): %s", len(bad), strings.Join(msgs, " | "))
 		e.Fields = bad
-		return "", e
+		return Answer{}, e
 	}
-	if answered == 0 {
-		e := Errorf(EINVALID, "answer is empty; answer the fields %s", strings.Join(q.fieldNames(), ", "))
-		return "", e
+	if len(out.Fields) == 0 {
+		return Answer{}, Errorf(EINVALID, "answer is empty; answer the fields %s", strings.Join(q.fieldNames(), ", "))
 	}
-	return out.String(), nil
+	return out, nil
 }
 
-// fieldError is the error of field f with message msg and f's allowed
-// values.
-func fieldError(f *QuestionField, msg string) FieldError {
-	fe := FieldError{Name: f.Name, Message: msg}
-	if len(f.Options) > 0 {
-		fe.Allowed = slices.Clone(f.Options)
+// blank reports whether v leaves its field unanswered: nothing, blank
+// text or an empty list.
+func blank(v Value) bool {
+	switch v.Kind {
+	case KindText:
+		return strings.TrimSpace(v.Text) == ""
+	case KindOptions:
+		return len(v.Options) == 0
 	}
-	return fe
+	return v.IsZero()
 }
 
-// fieldValue is one value of an answer: its text, or why a value of the
-// wrong JSON type is bad.
-type fieldValue struct{ text, bad string }
-
-func lookup(values map[string]fieldValue, name string) (fieldValue, bool) {
-	for k, v := range values {
-		if strings.EqualFold(k, name) {
-			return v, true
-		}
+func wrongKindOfFields(v Value) string {
+	if v.bad != "" {
+		return v.bad
 	}
-	return fieldValue{}, false
+	return wrongKind(v) + " for a question with fields"
 }
 
-// fieldValues reads an answer to a question with fields: a JSON object or
-// "name: value" lines.
-func fieldValues(q *Question, answer string) (map[string]fieldValue, error) {
-	a := strings.TrimSpace(answer)
-	if strings.HasPrefix(a, "{") {
-		return jsonValues(q, a)
+// fieldAllowed is the allowed values of f: its options, when it offers
+// a fixed set.
+func fieldAllowed(f *QuestionField) []string {
+	if len(f.Options) > 0 && f.Type != QuestionFreeText && f.Type != QuestionNumber {
+		return slices.Clone(f.Options)
 	}
-	values := map[string]fieldValue{}
-	var cur string
-	for _, line := range strings.Split(a, "\n") {
-		name, value, ok := strings.Cut(line, ":")
-		name = strings.TrimSpace(name)
-		if ok && name != "" && checkFieldName(name, 0) == nil {
-			cur = name
-			values[cur] = fieldValue{text: strings.TrimSpace(value)}
-			continue
-		}
-		if strings.TrimSpace(line) == "" && cur == "" {
-			continue
-		}
-		if cur == "" {
-			return nil, Errorf(EINVALID, "answer is not a JSON object of field values or one line per field (name: value); the fields are %s", strings.Join(q.fieldNames(), ", "))
-		}
-		v := values[cur]
-		v.text = strings.TrimSpace(v.text + "\n" + line)
-		values[cur] = v
-	}
-	return values, nil
-}
-
-// jsonValues reads a JSON object of field values: a string is the value;
-// a boolean answers a CONFIRM field and a number any other; null is left
-// out; anything else is a value of the wrong type.
-func jsonValues(q *Question, a string) (map[string]fieldValue, error) {
-	var raw map[string]json.RawMessage
-	if err := json.Unmarshal([]byte(a), &raw); err != nil {
-		return nil, Errorf(EINVALID, "answer is not a JSON object of field values (%s); the fields are %s", err, strings.Join(q.fieldNames(), ", "))
-	}
-	values := make(map[string]fieldValue, len(raw))
-	for name, r := range raw {
-		f := q.field(name)
-		confirm := f != nil && f.Type == QuestionConfirm
-		var v any
-		d := json.NewDecoder(bytes.NewReader(r))
-		d.UseNumber()
-		_ = d.Decode(&v) // r is valid JSON: Unmarshal checked it
-		switch v := v.(type) {
-		case nil:
-		case string:
-			values[name] = fieldValue{text: v}
-		case bool:
-			if !confirm {
-				values[name] = fieldValue{bad: "is true or false, not text"}
-				break
-			}
-			values[name] = fieldValue{text: map[bool]string{true: "yes", false: "no"}[v]}
-		case json.Number:
-			if confirm {
-				values[name] = fieldValue{bad: "is a number, not yes or no"}
-				break
-			}
-			values[name] = fieldValue{text: v.String()}
-		default:
-			values[name] = fieldValue{bad: "is a list or an object, not one value"}
-		}
-	}
-	return values, nil
-}
-
-// PromptAnswer is the answer a as the answer section of a resolved prompt
-// (docs/protocol.md rule 4): for a question with fields, one "name: value"
-// line per answered field, in the fields' order; otherwise a itself.
-func (q *Question) PromptAnswer(a string) string {
-	if q != nil && q.Filled != nil {
-		q = &Question{Fields: q.Filled.Fields}
-	}
-	if q == nil || len(q.Fields) == 0 {
-		return a
-	}
-	var values map[string]string
-	if err := json.Unmarshal([]byte(a), &values); err != nil {
-		return a
-	}
-	var lines []string
-	for _, f := range q.Fields {
-		if v, ok := values[f.Name]; ok {
-			lines = append(lines, f.Name+": "+v)
-		}
-	}
-	return strings.Join(lines, "\n")
+	return nil
 }
 
 // Intro is the text of a question with fields without the list of its
@@ -358,7 +287,7 @@ func (q *Question) Intro() string {
 // filled is what fillFields found for the fields of a question.
 type filled struct {
 	// values and sources of the fields filled, by name.
-	values  map[string]string
+	values  map[string]Value
 	sources map[string]Source
 	// ref is the memory of the first field filled from it.
 	ref *MemoryRef
@@ -366,33 +295,51 @@ type filled struct {
 
 // fillFields resolves each field of a question with fields on its own
 // (docs/protocol.md rules 5 and 6): from its remembered answer in stored
-// (by field name), validated like a typed one, else from the goal.
+// (by field name), validated against the field as it is now, else from
+// the goal.
 func fillFields(goal string, q *Question, stored map[string]*HistoryEntry) filled {
 	var fl filled
 	for i := range q.Fields {
 		f := &q.Fields[i]
 		fq := f.question()
-		a, src, ok := "", SourceHistory, false
+		var v Value
+		src, ok := SourceHistory, false
 		if h := stored[f.Name]; h != nil {
-			if v, err := ValidateAnswer(&fq, h.Answer); err == nil {
-				a, ok = v, true
+			if got, err := checkValue(&fq, TextValue(h.Answer)); err == nil {
+				v, ok = got, true
 				if fl.ref == nil {
 					fl.ref = h.Ref()
 				}
 			}
 		}
 		if !ok {
-			if a, ok = Resolve(goal, &fq); !ok {
+			a, found := Resolve(goal, &fq)
+			if !found {
 				continue
 			}
-			src = SourceResolver
+			got, err := checkValue(&fq, TextValue(a))
+			if err != nil {
+				continue
+			}
+			v, src = got, SourceResolver
 		}
 		if fl.values == nil {
-			fl.values, fl.sources = map[string]string{}, map[string]Source{}
+			fl.values, fl.sources = map[string]Value{}, map[string]Source{}
 		}
-		fl.values[f.Name], fl.sources[f.Name] = a, src
+		fl.values[f.Name], fl.sources[f.Name] = v, src
 	}
 	return fl
+}
+
+// answer is the answer of the filled fields, in q's order.
+func (fl filled) answer(q *Question) Answer {
+	a := Answer{Fields: make([]FieldValue, 0, len(fl.values))}
+	for _, f := range q.Fields {
+		if v, ok := fl.values[f.Name]; ok {
+			a.Fields = append(a.Fields, FieldValue{Name: f.Name, Value: v})
+		}
+	}
+	return a
 }
 
 // source is the source of an answer made of the filled fields only:
@@ -422,23 +369,27 @@ func (fl filled) rest(q *Question) Question {
 // whole returns the answer of every field of the question the
 // interpreter asked: the values filled before it was asked merged with
 // a, the answer of the question q asked for the rest.
-func (f *FilledFields) whole(q *Question, a string) string {
+func (f *FilledFields) whole(q *Question, a Answer) Answer {
 	values := maps.Clone(f.Values)
 	if len(q.Fields) > 0 {
-		var rest map[string]string
-		if err := json.Unmarshal([]byte(a), &rest); err == nil {
-			maps.Copy(values, rest)
+		for _, fv := range a.Fields {
+			values[fv.Name] = fv.Value
 		}
 	} else {
 		for _, fd := range f.Fields {
 			if _, ok := values[fd.Name]; !ok {
-				values[fd.Name] = a
+				values[fd.Name] = a.Value
 				break
 			}
 		}
 	}
-	b, _ := json.Marshal(values)
-	w, err := validateFields(&Question{Fields: f.Fields}, string(b))
+	all := Answer{Fields: make([]FieldValue, 0, len(values))}
+	for _, fd := range f.Fields {
+		if v, ok := values[fd.Name]; ok {
+			all.Fields = append(all.Fields, FieldValue{Name: fd.Name, Value: v})
+		}
+	}
+	w, err := validateFields(&Question{Fields: f.Fields}, all)
 	if err != nil {
 		return a
 	}

@@ -50,7 +50,7 @@ func TestRule7_QuestionFieldsAreCheckedNamingTheField(t *testing.T) {
 		{"MoreThanFive", six, "6 fields; the limit is 5"},
 		{"Duplicate", []askonce.QuestionField{field("env", ""), field("ENV", "")}, `field "ENV" appears twice`},
 		{"EmptyName", []askonce.QuestionField{field("env", ""), field("  ", "")}, "field 2 has no name"},
-		{"UnknownType", []askonce.QuestionField{field("env", ""), field("size", "NUMBER")}, `field "size": type "NUMBER" is not one of`},
+		{"UnknownType", []askonce.QuestionField{field("env", ""), field("size", "SLIDER")}, `field "size": type "SLIDER" is not one of`},
 		{"NameWithColon", []askonce.QuestionField{field("env", ""), field("a:b", "")}, `field "a:b": a name has only`},
 		{"SelectOneWithoutOptions", []askonce.QuestionField{field("env", askonce.QuestionSelectOne), field("b", "")}, `field "env": a SELECT_ONE question needs at least two options`},
 	} {
@@ -97,7 +97,7 @@ func TestRule7_OneFieldQuestionIsThePlainQuestion(t *testing.T) {
 	if q.Type != want.Type || q.Text != want.Text || !slices.Equal(q.Options, want.Options) || q.Default != want.Default || q.Fields != nil {
 		t.Fatalf("question %+v, want %+v", q, want)
 	}
-	if a, err := askonce.ValidateAnswer(&q, "prod"); err != nil || a != "production" {
+	if a, err := askonce.ValidateAnswer(&q, askonce.TextAnswer("prod")); err != nil || a.String() != "production" {
 		t.Fatalf("plain answer %q, %v", a, err)
 	}
 }
@@ -108,23 +108,23 @@ func TestRule7_OneFieldQuestionIsThePlainQuestion(t *testing.T) {
 func TestRule7_FieldsAnswerIsValidatedPerFieldAndDefaultsFill(t *testing.T) {
 	t.Parallel()
 	q := normalized(t, deployQuestion())
-	for _, answer := range []string{
-		`{"environment": "STAG", "migrate": true}`,
-		`{"environment": "staging", "migrate": "yes", "replicas": null}`,
-		"environment: staging\nmigrate: y",
+	for _, answer := range []askonce.Answer{
+		mustJSON(`{"environment": "STAG", "migrate": true}`),
+		mustJSON(`{"environment": "staging", "migrate": "yes", "replicas": null}`),
+		askonce.TextAnswer("environment: staging\nmigrate: y"),
 	} {
 		a, err := askonce.ValidateAnswer(&q, answer)
-		if err != nil || a != `{"environment":"staging","replicas":"2","migrate":"yes"}` {
-			t.Fatalf("answer %q: %q, %v", answer, a, err)
+		if err != nil || string(a.JSON()) != `{"environment":"staging","replicas":"2","migrate":true}` {
+			t.Fatalf("answer %s: %s, %v", answer.JSON(), a.JSON(), err)
 		}
 	}
-	a, err := askonce.ValidateAnswer(&q, `{"environment":"production","replicas":3,"migrate":false}`)
-	if err != nil || a != `{"environment":"production","replicas":"3","migrate":"no"}` {
-		t.Fatalf("answer with a number and false: %q, %v", a, err)
+	a, err := askonce.ValidateAnswer(&q, mustJSON(`{"environment":"production","replicas":"3","migrate":false}`))
+	if err != nil || string(a.JSON()) != `{"environment":"production","replicas":"3","migrate":false}` {
+		t.Fatalf("answer with false: %s, %v", a.JSON(), err)
 	}
-	a, err = askonce.ValidateAnswer(&q, "environment: staging\nmigrate: no\nreplicas: three, one per zone\nand a spare")
-	if err != nil || a != `{"environment":"staging","replicas":"three, one per zone\nand a spare","migrate":"no"}` {
-		t.Fatalf("lines with a continued value: %q, %v", a, err)
+	a, err = askonce.ValidateAnswer(&q, askonce.TextAnswer("environment: staging\nmigrate: no\nreplicas: three, one per zone\nand a spare"))
+	if err != nil || string(a.JSON()) != `{"environment":"staging","replicas":"three, one per zone\nand a spare","migrate":false}` {
+		t.Fatalf("lines with a continued value: %s, %v", a.JSON(), err)
 	}
 }
 
@@ -134,7 +134,7 @@ func TestRule7_FieldsAnswerIsValidatedPerFieldAndDefaultsFill(t *testing.T) {
 func TestRule7_FieldsAnswerErrorListsEveryBadField(t *testing.T) {
 	t.Parallel()
 	q := normalized(t, deployQuestion())
-	_, err := askonce.ValidateAnswer(&q, `{"environment":"qa","migrate":3,"colour":"red"}`)
+	_, err := askonce.ValidateAnswer(&q, mustJSON(`{"environment":"qa","migrate":3,"colour":"red"}`))
 	var ae *askonce.Error
 	if !asError(err, &ae) || ae.Code != askonce.EINVALID {
 		t.Fatalf("answer: %v", err)
@@ -153,12 +153,12 @@ func TestRule7_FieldsAnswerErrorListsEveryBadField(t *testing.T) {
 			t.Fatalf("message %q lacks %q", ae.Message, want)
 		}
 	}
-	_, err = askonce.ValidateAnswer(&q, `{"replicas":"4"}`)
+	_, err = askonce.ValidateAnswer(&q, mustJSON(`{"replicas":"4"}`))
 	if !asError(err, &ae) || len(ae.Fields) != 2 || ae.Fields[0].Name != "environment" || ae.Fields[0].Message != "is required" || ae.Fields[1].Name != "migrate" {
 		t.Fatalf("missing required fields: %v %+v", err, ae)
 	}
 	for _, bad := range []string{"staging", `{"environment":`, "[1]", ""} {
-		if _, err := askonce.ValidateAnswer(&q, bad); askonce.ErrorCode(err) != askonce.EINVALID || !strings.Contains(askonce.ErrorMessage(err), "environment") {
+		if _, err := askonce.ValidateAnswer(&q, askonce.TextAnswer(bad)); askonce.ErrorCode(err) != askonce.EINVALID || !strings.Contains(askonce.ErrorMessage(err), "environment") {
 			t.Fatalf("answer %q: %v; want EINVALID naming the fields", bad, err)
 		}
 	}
@@ -171,11 +171,14 @@ func TestRule7_FieldDefaultsAreTheQuestionsDefault(t *testing.T) {
 	q := deployQuestion()
 	q.Fields[0].Default, q.Fields[2].Default = "staging", "no"
 	q = normalized(t, q)
-	if q.Default != `{"environment":"staging","replicas":"2","migrate":"no"}` {
-		t.Fatalf("default %q", q.Default)
+	if d, ok := q.DefaultAnswer(); !ok || string(d.JSON()) != `{"environment":"staging","replicas":"2","migrate":false}` {
+		t.Fatalf("default %s, %v", d.JSON(), ok)
 	}
 	if q = normalized(t, deployQuestion()); q.Default != "" {
 		t.Fatalf("default %q of a question whose required fields have none", q.Default)
+	}
+	if d, ok := q.DefaultAnswer(); ok {
+		t.Fatalf("default answer %s of a question whose required fields have none", d.JSON())
 	}
 }
 
@@ -207,18 +210,18 @@ func TestRule4_FieldsAnswerResolvesToOneLinePerField(t *testing.T) {
 	}) {
 		t.Fatalf("stored question %+v, %v", stored.Question, err)
 	}
-	if _, err := e.Answer(ctx, "", j.ID, `{"environment":"qa"}`); askonce.ErrorCode(err) != askonce.EINVALID {
+	if _, err := e.Reply(ctx, "", j.ID, askonce.Reply{Answer: mustJSON(`{"environment":"qa"}`)}); askonce.ErrorCode(err) != askonce.EINVALID {
 		t.Fatalf("bad answer: %v", err)
 	}
 	if after, err := e.Get(ctx, "", j.ID); err != nil || after.Version != j.Version || after.Status != askonce.StatusPending {
 		t.Fatalf("a bad answer changed the job: %+v, %v", after, err)
 	}
-	j, err = e.Answer(ctx, "", j.ID, `{"environment":"production","migrate":"yes"}`)
+	j, err = e.Reply(ctx, "", j.ID, askonce.Reply{Answer: mustJSON(`{"environment":"production","migrate":true}`)})
 	if err != nil {
 		t.Fatalf("answer: %v", err)
 	}
 	const prompt = "deploy the shop\n\nClarification Answer: environment: production\nreplicas: 2\nmigrate: yes"
-	if j.Status != askonce.StatusSuccess || j.ResolvedPrompt != prompt || j.Answer != `{"environment":"production","replicas":"2","migrate":"yes"}` {
+	if j.Status != askonce.StatusSuccess || j.ResolvedPrompt != prompt || string(j.Answer.JSON()) != `{"environment":"production","replicas":"2","migrate":true}` {
 		t.Fatalf("job: status %s answer %q prompt %q", j.Status, j.Answer, j.ResolvedPrompt)
 	}
 	if reqs := s.requests(); len(reqs) != 2 || reqs[1].Prompt != prompt {
@@ -234,12 +237,25 @@ func TestRule4_FieldsAnswerResolvesToOneLinePerField(t *testing.T) {
 // any other answer reads as it is.
 func TestRule7_AnAnswerWithFieldsReadsAsNameValuePairs(t *testing.T) {
 	q := normalized(t, deployQuestion())
-	j := &askonce.Job{Question: &q, Answer: `{"migrate":"yes","environment":"staging","replicas":"3"}`}
+	a, err := askonce.ValidateAnswer(&q, mustJSON(`{"migrate":"yes","environment":"staging","replicas":"3"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := &askonce.Job{Question: &q, Answer: a}
 	if got, want := j.AnswerText(), "environment: staging; replicas: 3; migrate: yes"; got != want {
 		t.Errorf("AnswerText = %q, want %q", got, want)
 	}
-	plain := &askonce.Job{Question: &askonce.Question{Type: askonce.QuestionSelectOne, Text: "Hot or frozen?", Options: []string{"hot", "frozen"}}, Answer: "hot"}
+	plain := &askonce.Job{Question: &askonce.Question{Type: askonce.QuestionSelectOne, Text: "Hot or frozen?", Options: []string{"hot", "frozen"}}, Answer: askonce.TextAnswer("hot")}
 	if got := plain.AnswerText(); got != "hot" {
 		t.Errorf("AnswerText of a plain question = %q, want hot", got)
 	}
+}
+
+// mustJSON is the answer raw, a JSON answer.
+func mustJSON(raw string) askonce.Answer {
+	a, err := askonce.ParseAnswerJSON([]byte(raw))
+	if err != nil {
+		panic(err)
+	}
+	return a
 }

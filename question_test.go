@@ -77,18 +77,18 @@ func TestRule7_AnswersAreValidatedAgainstTheType(t *testing.T) {
 		{free, "\xff\xfe", "", true},
 	}
 	for _, c := range cases {
-		got, err := ValidateAnswer(c.q, c.answer)
+		got, err := ValidateAnswer(c.q, TextAnswer(c.answer))
 		if c.invalid {
 			if ErrorCode(err) != EINVALID {
 				t.Errorf("%s %q: err %v, want invalid", c.q.Type, c.answer, err)
 			}
 			continue
 		}
-		if err != nil || got != c.want {
+		if err != nil || got.String() != c.want {
 			t.Errorf("%s %q = %q, %v; want %q", c.q.Type, c.answer, got, err, c.want)
 		}
 	}
-	_, err := ValidateAnswer(sel, "dev")
+	_, err := ValidateAnswer(sel, TextAnswer("dev"))
 	var e *Error
 	if !asError(err, &e) || !slices.Equal(e.Allowed, sel.Options) || !strings.Contains(e.Message, "Staging, Production, preview") {
 		t.Errorf("invalid answer error does not list the allowed values: %v", err)
@@ -120,19 +120,19 @@ func TestRule7_FreeTextIsVisibleAndAtMost4KiB(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := ValidateAnswer(free, c.answer)
+			got, err := ValidateAnswer(free, TextAnswer(c.answer))
 			if !c.ok {
 				if ErrorCode(err) != EINVALID {
 					t.Fatalf("answer of %d bytes accepted as %q, %v", len(c.answer), got, err)
 				}
 				return
 			}
-			if err != nil || got != strings.TrimSpace(c.answer) {
+			if err != nil || got.String() != strings.TrimSpace(c.answer) {
 				t.Fatalf("ValidateAnswer = %q, %v; want the answer trimmed", got, err)
 			}
 		})
 	}
-	if _, err := ValidateAnswer(free, strings.Repeat("x", 4097)); !strings.Contains(ErrorMessage(err), "4097 bytes; the limit is 4096") {
+	if _, err := ValidateAnswer(free, TextAnswer(strings.Repeat("x", 4097))); !strings.Contains(ErrorMessage(err), "4097 bytes; the limit is 4096") {
 		t.Errorf("over-long answer message %q does not give the size and the limit", ErrorMessage(err))
 	}
 }
@@ -162,21 +162,21 @@ func TestRule7_AllowOtherAcceptsTheUsersOwnAnswer(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := ValidateAnswer(q, c.answer)
+			got, err := ValidateAnswer(q, TextAnswer(c.answer))
 			if !c.ok {
 				if ErrorCode(err) != EINVALID {
 					t.Fatalf("ValidateAnswer(%.20q) = %.20q, %v; want invalid", c.answer, got, err)
 				}
 				return
 			}
-			if err != nil || got != c.want {
+			if err != nil || got.String() != c.want {
 				t.Fatalf("ValidateAnswer(%.20q) = %.20q, %v; want %.20q", c.answer, got, err, c.want)
 			}
 		})
 	}
 	closed := q.Clone()
 	closed.AllowOther = false
-	if _, err := ValidateAnswer(&closed, "banana"); ErrorCode(err) != EINVALID {
+	if _, err := ValidateAnswer(&closed, TextAnswer("banana")); ErrorCode(err) != EINVALID {
 		t.Errorf("a question without allowOther took an answer outside its options: %v", err)
 	}
 }
@@ -186,7 +186,7 @@ func TestRule7_AllowOtherAcceptsTheUsersOwnAnswer(t *testing.T) {
 func TestRule7_InvalidAnswerToAllowOtherSaysOtherTextIsAllowed(t *testing.T) {
 	t.Parallel()
 	q := &Question{Type: QuestionSelectOne, Text: "Which?", Options: []string{"hot", "frozen"}, AllowOther: true}
-	_, err := ValidateAnswer(q, "  ")
+	_, err := ValidateAnswer(q, TextAnswer("  "))
 	var e *Error
 	if !asError(err, &e) || e.Code != EINVALID {
 		t.Fatalf("blank answer: %v", err)
@@ -195,7 +195,7 @@ func TestRule7_InvalidAnswerToAllowOtherSaysOtherTextIsAllowed(t *testing.T) {
 		t.Fatalf("message %q, allowed %q", e.Message, e.Allowed)
 	}
 	closed := &Question{Type: QuestionSelectOne, Text: "Which?", Options: []string{"hot", "frozen"}}
-	if _, err := ValidateAnswer(closed, "banana"); strings.Contains(ErrorMessage(err), "other text") {
+	if _, err := ValidateAnswer(closed, TextAnswer("banana")); strings.Contains(ErrorMessage(err), "other text") {
 		t.Fatalf("a closed question's message offers other text: %q", ErrorMessage(err))
 	}
 }
@@ -224,7 +224,7 @@ func TestRule7_OnlySelectOneAllowsOther(t *testing.T) {
 	if sel.Default != "neither" {
 		t.Errorf("an allowOther question dropped a default of other text: %q", sel.Default)
 	}
-	if _, err := ValidateAnswer(&Question{Type: QuestionConfirm, Text: "Delete?", Options: []string{"yes", "no"}}, "perhaps"); ErrorCode(err) != EINVALID {
+	if _, err := ValidateAnswer(&Question{Type: QuestionConfirm, Text: "Delete?", Options: []string{"yes", "no"}}, TextAnswer("perhaps")); ErrorCode(err) != EINVALID {
 		t.Errorf("CONFIRM took other text: %v", err)
 	}
 }
@@ -265,7 +265,7 @@ func TestRule7_TargetFileAnswerIsAPathABuilderCanUse(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := ValidateAnswer(file, c.answer)
+			got, err := ValidateAnswer(file, TextAnswer(c.answer))
 			if c.want == "" {
 				if ErrorCode(err) != EINVALID {
 					t.Fatalf("ValidateAnswer(%q) = %q, %v; want invalid", c.answer, got, err)
@@ -275,7 +275,7 @@ func TestRule7_TargetFileAnswerIsAPathABuilderCanUse(t *testing.T) {
 				}
 				return
 			}
-			if err != nil || got != c.want {
+			if err != nil || got.String() != c.want {
 				t.Fatalf("ValidateAnswer(%q) = %q, %v; want %q", c.answer, got, err, c.want)
 			}
 		})
@@ -319,7 +319,7 @@ func TestRule7_TargetFileOptionsAreUsablePaths(t *testing.T) {
 		t.Fatal("Normalize changed the caller's slice")
 	}
 	for _, o := range q.Options {
-		if _, err := ValidateAnswer(&q, o); err != nil {
+		if _, err := ValidateAnswer(&q, TextAnswer(o)); err != nil {
 			t.Errorf("offered option %q is rejected: %v", o, err)
 		}
 	}
@@ -399,15 +399,24 @@ func TestRule6_SemanticResolver(t *testing.T) {
 func TestRule6_RootWordAnswersAreStoredAsDot(t *testing.T) {
 	q := &Question{Type: QuestionTargetFile, Text: "Which file?", Options: []string{"a.md", "b.md"}}
 	for _, w := range []string{"root", "root直下", ".", "ここ", "here", "ルート", "ROOT"} {
-		got, err := ValidateAnswer(q, w)
-		if err != nil || got != "." {
+		got, err := ValidateAnswer(q, TextAnswer(w))
+		if err != nil || got.String() != "." {
 			t.Errorf("answer %q: %q, %v; want \".\"", w, got, err)
 		}
 	}
 	// An offered file that happens to be spelled like a root word is
 	// that file.
 	q.Options = []string{"here", "b.md"}
-	if got, err := ValidateAnswer(q, "here"); err != nil || got != "here" {
+	if got, err := ValidateAnswer(q, TextAnswer("here")); err != nil || got.String() != "here" {
 		t.Errorf("offered file \"here\": %q, %v; want the file", got, err)
 	}
+}
+
+// mustJSON is the answer raw, a JSON answer.
+func mustJSON(raw string) Answer {
+	a, err := ParseAnswerJSON([]byte(raw))
+	if err != nil {
+		panic(err)
+	}
+	return a
 }

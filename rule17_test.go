@@ -91,7 +91,7 @@ func TestRule17_ExpiryWithoutAChosenDefaultExpiresAndDispatchesNothing(t *testin
 		}
 
 		bowl, _ = e.Get(ctx, "", bowl.ID)
-		if bowl.Status != askonce.StatusExpired || bowl.ClarificationStatus != askonce.ClarificationAsked || bowl.Answer != "" || bowl.Plan != nil {
+		if bowl.Status != askonce.StatusExpired || bowl.ClarificationStatus != askonce.ClarificationAsked || !bowl.Answer.IsZero() || bowl.Plan != nil {
 			t.Errorf("bowl: status %s, clarification %s, answer %q, plan %v; want expired, asked, no answer, no plan", bowl.Status, bowl.ClarificationStatus, bowl.Answer, bowl.Plan)
 		}
 		if bowl.Dispatch != "" || queued()[bowl.ID] != 0 || count(eventTypes(t, e, bowl), askonce.EventDispatched) != 0 {
@@ -105,7 +105,7 @@ func TestRule17_ExpiryWithoutAChosenDefaultExpiresAndDispatchesNothing(t *testin
 		}
 
 		del, _ = e.Get(ctx, "", del.ID)
-		if del.Status != askonce.StatusSuccess || del.AnswerSource != askonce.SourceTimeout || del.Answer != "no" || queued()[del.ID] != 1 {
+		if del.Status != askonce.StatusSuccess || del.AnswerSource != askonce.SourceTimeout || del.Answer.String() != "no" || queued()[del.ID] != 1 {
 			t.Errorf("delete: status %s, source %s, answer %q, %d deliveries queued; want success on the default no, queued once", del.Status, del.AnswerSource, del.Answer, queued()[del.ID])
 		}
 		if got := del.ExpiryNote(); got != defaultUsed {
@@ -130,7 +130,7 @@ func TestRule17_ExpiryWithoutAChosenDefaultExpiresAndDispatchesNothing(t *testin
 			t.Fatal(err)
 		}
 		j, _ = e.Get(ctx, "", j.ID)
-		if j.Status != askonce.StatusExpired || j.Answer != "" || queued()[j.ID] != 0 {
+		if j.Status != askonce.StatusExpired || !j.Answer.IsZero() || queued()[j.ID] != 0 {
 			t.Errorf("status %s, answer %q, %d deliveries queued; want expired, nothing dispatched", j.Status, j.Answer, queued()[j.ID])
 		}
 	})
@@ -147,7 +147,7 @@ func TestRule17_ExpiryWithoutAChosenDefaultExpiresAndDispatchesNothing(t *testin
 		if err != nil {
 			t.Fatal(err)
 		}
-		if j.Status != askonce.StatusPending || j.Question.Default == "" {
+		if _, ok := j.Question.DefaultAnswer(); j.Status != askonce.StatusPending || !ok {
 			t.Fatalf("status %s, question %+v; want pending with the schema's defaults", j.Status, j.Question)
 		}
 		now = now.Add(24 * time.Hour)

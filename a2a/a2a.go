@@ -304,7 +304,7 @@ func (e *Endpoint) newCard() *sdk.AgentCard {
 			{
 				ID:          SkillAsk,
 				Name:        "Ask the user once",
-				Description: "If the goal is ambiguous the task becomes input-required once, with the typed question as a data part (type, text, options, default, allowOther, answerUrl, schema). Send the answer as the next message on the same task: text, or {answer} as data; {decline: true} declines. The task never asks a second time.",
+				Description: "If the goal is ambiguous the task becomes input-required once, with the typed question as a data part (type, text, options, default, allowOther, answerUrl, schema). Send the answer as the next message on the same task: text, or data typed as the schema says ({answer: value}, or for a question with fields the field values, as an object or as {answer: {...}}); an answer the question does not take is an invalid-params error naming each bad field, and the task stays input-required; {decline: true} declines. The task never asks a second time.",
 				Tags:        []string{"human-in-the-loop", "clarification", "input-required"},
 				Examples:    []string{"hot"},
 				InputModes:  modes,

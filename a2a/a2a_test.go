@@ -55,6 +55,9 @@ func (in interpreter) Interpret(ctx context.Context, req *askonce.Request) (*ask
 	if req.Goal == askFields {
 		return fieldsReply(req), nil
 	}
+	if req.Goal == askTyped {
+		return typedReply(req), nil
+	}
 	if req.Goal != askTwice {
 		return in.rules.Interpret(ctx, req)
 	}
@@ -554,7 +557,7 @@ func TestDeclineOnTheTaskPlansWithTheQuestionsDefault(t *testing.T) {
 	m.TaskID = task.ID
 	done := send(t, c, &sdk.SendMessageRequest{Message: m})
 	j, err := e.eng.Get(context.Background(), "tenant-a", string(task.ID))
-	if done.Status.State != sdk.TaskStateCompleted || err != nil || j.Answer != "no" || j.AnswerSource != askonce.SourceDefault {
+	if done.Status.State != sdk.TaskStateCompleted || err != nil || j.Answer.String() != "no" || j.AnswerSource != askonce.SourceDefault {
 		t.Fatalf("declined: %s, job %+v (%v); want completed with the default, no", done.Status.State, j, err)
 	}
 }

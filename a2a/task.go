@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"strings"
 	"time"
 
@@ -154,26 +155,57 @@ func notifyOf(m *sdk.Message) (*askonce.Recipients, error) {
 // reply is what a message on an input-required task says: an answer, or
 // that the user declines.
 type reply struct {
-	answer       string
+	answer       askonce.Answer
 	decline      bool
 	dontRemember bool
 }
 
+// replyOf reads the answer a message gives q, typed: a data part's
+// {"answer": value} (an object of field values for a question with
+// fields), or the field values themselves, each value of the JSON type it
+// came in (jobview.AnswerFrom); else the text parts, as words the person
+// typed. The engine checks it as the HTTP API does.
 func replyOf(m *sdk.Message, q *askonce.Question) reply {
 	meta, _ := metaOf(m)
-	r := reply{answer: textOf(m), dontRemember: meta.DontRemember}
-	if d := dataOf(m); d != nil {
-		if v, _ := d["decline"].(bool); v {
-			return reply{decline: true}
+	r := reply{dontRemember: meta.DontRemember}
+	if t := textOf(m); t != "" {
+		r.answer = askonce.TextAnswer(t)
+	}
+	d := dataOf(m)
+	if d == nil {
+		return r
+	}
+	if v, _ := d["decline"].(bool); v {
+		return reply{decline: true}
+	}
+	if v, _ := d["dontRemember"].(bool); v {
+		r.dontRemember = true
+	}
+	content := maps.Clone(d)
+	for _, k := range []string{"decline", "dontRemember"} {
+		if q == nil || !hasField(q, k) {
+			delete(content, k)
 		}
-		if v, _ := d["dontRemember"].(bool); v {
-			r.dontRemember = true
-		}
-		if a := jobview.AnswerFor(q, d); a != "" {
+	}
+	if inner, ok := content["answer"].(map[string]any); ok && q != nil && len(q.Fields) > 0 && !hasField(q, "answer") {
+		content = inner
+	}
+	if len(content) > 0 {
+		if a := jobview.AnswerFrom(q, content); !a.IsZero() || q == nil || len(q.Fields) > 0 {
 			r.answer = a
 		}
 	}
 	return r
+}
+
+// hasField reports whether q has a field called name.
+func hasField(q *askonce.Question, name string) bool {
+	for _, f := range q.Fields {
+		if f.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 // taskOf is j as an A2A task; historyLength, when set, keeps that many of
@@ -310,10 +342,22 @@ func historyOf(j *askonce.Job) []*sdk.Message {
 	if j.Question != nil {
 		h = append(h, msg("question", sdk.MessageRoleAgent, jobview.QuestionText(j.Question)))
 	}
-	if j.ClarificationResolved() && j.Answer != "" {
-		h = append(h, msg("answer", sdk.MessageRoleUser, j.Answer))
+	if j.ClarificationResolved() && !j.Answer.IsZero() {
+		m := msg("answer", sdk.MessageRoleUser, j.Answer.String())
+		m.Parts = append(m.Parts, sdk.NewDataPart(map[string]any{"answer": answerData(j.Answer)}))
+		h = append(h, m)
 	}
 	return h
+}
+
+// answerData is a's typed JSON as a data part's value, numbers spelled
+// as stored.
+func answerData(a askonce.Answer) any {
+	d := json.NewDecoder(bytes.NewReader(a.JSON()))
+	d.UseNumber()
+	var v any
+	_ = d.Decode(&v)
+	return v
 }
 
 // eventText is the status text of a job event a stream reports as

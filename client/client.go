@@ -51,6 +51,9 @@ type (
 	ErrorResponse  = server.ErrorResponse
 )
 
+// TextAnswer is the answer of text s (server.TextAnswer).
+func TextAnswer(s string) Answer { return server.TextAnswer(s) }
+
 // Error codes the server sends (see the server package documentation).
 const (
 	CodeInvalid      = askonce.EINVALID
@@ -197,7 +200,7 @@ func (c *Client) List(ctx context.Context, o ListOptions) (*JobList, error) {
 // Code "conflict".
 func (c *Client) Answer(ctx context.Context, id, answer string) (*JobView, error) {
 	var v JobView
-	return &v, c.do(ctx, http.MethodPost, "/jobs/"+url.PathEscape(id)+"/clarification", nil, server.AnswerRequest{Answer: server.Answer(answer)}, &v)
+	return &v, c.do(ctx, http.MethodPost, "/jobs/"+url.PathEscape(id)+"/clarification", nil, server.AnswerRequest{Answer: server.TextAnswer(answer)}, &v)
 }
 
 // AnswerAsync is Answer with Prefer: respond-async: the answer is
@@ -205,7 +208,7 @@ func (c *Client) Answer(ctx context.Context, id, answer string) (*JobView, error
 // with the job still planning its resolved prompt. Follow it with WaitJob.
 func (c *Client) AnswerAsync(ctx context.Context, id, answer string) (*JobView, error) {
 	var v JobView
-	return &v, c.doPrefer(ctx, http.MethodPost, "/jobs/"+url.PathEscape(id)+"/clarification", server.AnswerRequest{Answer: server.Answer(answer)}, &v)
+	return &v, c.doPrefer(ctx, http.MethodPost, "/jobs/"+url.PathEscape(id)+"/clarification", server.AnswerRequest{Answer: server.TextAnswer(answer)}, &v)
 }
 
 // Reply is Answer with the person's choices (AnswerRequest: the answer,

@@ -22,7 +22,7 @@ func TestClientMemory_RememberListForgetAndDontRemember(t *testing.T) {
 	if err != nil || first.Status != askonce.StatusPending {
 		t.Fatalf("first: %+v %v", first, err)
 	}
-	if _, err := c.Reply(ctx, first.JobID, client.AnswerRequest{Answer: "frozen"}); err != nil {
+	if _, err := c.Reply(ctx, first.JobID, client.AnswerRequest{Answer: client.TextAnswer("frozen")}); err != nil {
 		t.Fatal(err)
 	}
 	second, err := c.Create(ctx, client.CreateRequest{Goal: "hot frozen cheese", SessionID: "b", Memory: shop})
@@ -44,7 +44,7 @@ func TestClientMemory_RememberListForgetAndDontRemember(t *testing.T) {
 	if err != nil || third.Status != askonce.StatusPending {
 		t.Fatalf("after forget: %+v %v, want pending", third, err)
 	}
-	if _, err := c.Reply(ctx, third.JobID, client.AnswerRequest{Answer: "hot", DontRemember: true}); err != nil {
+	if _, err := c.Reply(ctx, third.JobID, client.AnswerRequest{Answer: client.TextAnswer("hot"), DontRemember: true}); err != nil {
 		t.Fatal(err)
 	}
 	if list, err := c.Memory(ctx, project); err != nil || len(list.Entries) != 0 {

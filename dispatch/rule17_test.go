@@ -48,17 +48,17 @@ func TestRule17_ExpiryWithoutADefaultQueuesNoDeliveryAndADefaultIsSaidToTheBuild
 	}
 	var env struct {
 		Data struct {
-			Source     string `json:"clarificationSource"`
-			Answer     string `json:"clarificationAnswer"`
-			ExpiryNote string `json:"expiryNote"`
+			Source     string          `json:"clarificationSource"`
+			Answer     json.RawMessage `json:"clarificationAnswer"`
+			ExpiryNote string          `json:"expiryNote"`
 		} `json:"data"`
 	}
 	if err := json.Unmarshal(reqs[0].body, &env); err != nil {
 		t.Fatal(err)
 	}
 	const note = "Nobody answered within 24h; the default “no” was used."
-	if env.Data.Source != "timeout" || env.Data.Answer != "no" || env.Data.ExpiryNote != note {
-		t.Errorf("builder payload %+v; want source timeout, answer no and the note %q", env.Data, note)
+	if env.Data.Source != "timeout" || string(env.Data.Answer) != "false" || env.Data.ExpiryNote != note {
+		t.Errorf("builder payload %+v; want source timeout, answer false (CONFIRM's no, typed) and the note %q", env.Data, note)
 	}
 
 	expired, err := s.st.GetJob(ctx, askonce.DefaultTenant, bowl.ID)

@@ -15,7 +15,7 @@ func TestOutcomeMailEscapesHostileTextInTheHTMLPart(t *testing.T) {
 	t.Parallel()
 	j := &askonce.Job{ID: "0195d3c1-0000-7000-8000-000000000001", Title: "T <b>", Status: askonce.StatusSuccess,
 		Question:            &askonce.Question{Type: askonce.QuestionFreeText, Text: `<img src=x onerror=alert(1)>`},
-		ClarificationStatus: askonce.ClarificationAnswered, Answer: "<script>x</script>", AnsweredVia: "slack", AnsweredBy: "<i>U1</i>",
+		ClarificationStatus: askonce.ClarificationAnswered, Answer: askonce.TextAnswer("<script>x</script>"), AnsweredVia: "slack", AnsweredBy: "<i>U1</i>",
 		Plan: &askonce.Plan{Title: "<svg onload=alert(2)>", Tasks: []askonce.Task{{ID: "t1"}}}}
 	_, html, err := newOutcomeView(j).render()
 	if err != nil {

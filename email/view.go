@@ -25,9 +25,12 @@ type questionView struct {
 	Type                  askonce.QuestionType
 	Options               []option
 	AllowOther            bool
-	Default               string
-	Expires               string
-	Link                  string
+	// Accepts says what a typed answer may be ("a whole number from 1
+	// to 10"), for a question whose options do not say it.
+	Accepts string
+	Default string
+	Expires string
+	Link    string
 	// Reminder, in a reminder, says how long the question has waited.
 	Reminder string
 }
@@ -36,7 +39,8 @@ func newQuestionView(j *askonce.Job, link string) questionView {
 	q := j.Question
 	// A question with fields has its fields listed in its text, and
 	// its default as the object of the fields' defaults: shown as lines.
-	def := strings.ReplaceAll(q.PromptAnswer(q.Default), "\n", "; ")
+	d, _ := q.DefaultAnswer()
+	def := d.String()
 	v := questionView{Title: j.Title, Goal: j.Goal, Question: q.Text, Type: q.Type, AllowOther: q.AllowOther, Default: def}
 	if link != "" {
 		v.Link = link + "?via=" + askonce.ViaEmailLink
@@ -45,8 +49,13 @@ func newQuestionView(j *askonce.Job, link string) questionView {
 		v.Expires = q.ExpiresAt.UTC().Format(time.RFC1123)
 	}
 	preselect := link != "" && (q.Type == askonce.QuestionSelectOne || q.Type == askonce.QuestionConfirm)
+	if len(q.Fields) == 0 && (q.Type == askonce.QuestionNumber || q.Type == askonce.QuestionSelectMany || !q.Constraints.IsZero() && q.Type == askonce.QuestionFreeText) {
+		v.Accepts = q.Accepts()
+	}
 	for i, o := range q.Options {
-		opt := option{Text: o, Default: o == q.Default}
+		// The title, which tells apart options that differ only in
+		// case; the link carries the option's index.
+		opt := option{Text: q.OptionTitle(i), Default: o == q.Default}
 		if preselect {
 			opt.Link = ChoiceURL(link, i)
 		}
@@ -101,7 +110,7 @@ func settled(j *askonce.Job) string {
 	case j.ExpiryNote() != "":
 		// Nobody answered: the default answered, or the job expired.
 		return j.ExpiryNote()
-	case j.AnswerSource == askonce.SourceDefault && j.Answer != "":
+	case j.AnswerSource == askonce.SourceDefault && !j.Answer.IsZero():
 		return "The question was declined; the default “" + j.AnswerText() + "” was used."
 	case j.AnswerSource == askonce.SourceDefault:
 		return "The question was declined; the job went on without an answer."
@@ -151,7 +160,9 @@ var questionText = texttemplate.Must(texttemplate.New("q").Parse(`{{if .Reminder
 Goal: {{.Goal}}
 
 {{.Question}}
-{{range .Options}}
+{{if .Accepts}}
+Answer: {{.Accepts}}
+{{end}}{{range .Options}}
   - {{.Text}}{{if .Default}} (default){{end}}{{if .Link}}
     {{.Link}}{{end}}{{end}}
 {{if .AllowOther}}
@@ -174,7 +185,8 @@ var questionHTML = htmltemplate.Must(htmltemplate.New("q").Parse(`<!DOCTYPE html
 {{end}}<h2>{{.Title}}</h2>
 <p style="color: #555">{{.Goal}}</p>
 <p><strong>{{.Question}}</strong></p>
-{{if .Options}}<ul>
+{{if .Accepts}}<p>Answer: {{.Accepts}}</p>
+{{end}}{{if .Options}}<ul>
 {{range .Options}}<li>{{if .Link}}<a href="{{.Link}}">{{.Text}}</a>{{else}}{{.Text}}{{end}}{{if .Default}} <em>(default)</em>{{end}}</li>
 {{end}}</ul>
 {{end}}

@@ -98,3 +98,28 @@ func TestQuestionMailOfAQuestionWithFieldsListsTheFields(t *testing.T) {
 		}
 	}
 }
+
+// A typed question's mail says what it accepts (a whole number from 1
+// to 10), and options are shown by their titles, so that two options
+// differing only in case read apart, each linking to its own index.
+func TestQuestionMailSaysWhatATypedQuestionAccepts(t *testing.T) {
+	t.Parallel()
+	one, ten := 1.0, 10.0
+	number := askonce.Question{Type: askonce.QuestionNumber, Text: "How many replicas?", Constraints: askonce.Constraints{Integer: true, Minimum: &one, Maximum: &ten}}
+	text, html, err := newQuestionView(questionJob(number), "https://askonce.example.com/a/tok").render()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text, "Answer: a whole number from 1 to 10") || !strings.Contains(html, "Answer: a whole number from 1 to 10") {
+		t.Errorf("the mail does not say what the number takes:\n%s", text)
+	}
+	pick := askonce.Question{Type: askonce.QuestionSelectOne, Text: "Which database?", Options: []string{"Postgres", "postgres"},
+		Constraints: askonce.Constraints{OptionTitles: []string{"Postgres (managed)", "postgres (ours)"}}}
+	text, _, err = newQuestionView(questionJob(pick), "https://askonce.example.com/a/tok").render()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text, "- Postgres (managed)\n    https://askonce.example.com/a/tok?choice=0") || !strings.Contains(text, "- postgres (ours)\n    https://askonce.example.com/a/tok?choice=1") {
+		t.Errorf("the options are not shown by title, each with its own index:\n%s", text)
+	}
+}

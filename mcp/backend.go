@@ -14,7 +14,9 @@ import (
 // or ctx is done, whichever is first; planning itself goes on either way.
 type Backend interface {
 	Create(ctx context.Context, req askonce.CreateRequest) (*askonce.Job, error)
-	Answer(ctx context.Context, tenant, id, answer string) (*askonce.Job, error)
+	// Answer gives the job's question the typed answer, which the
+	// engine validates once (askonce.ValidateAnswer).
+	Answer(ctx context.Context, tenant, id string, answer askonce.Answer) (*askonce.Job, error)
 	Decline(ctx context.Context, tenant, id string) (*askonce.Job, error)
 	Cancel(ctx context.Context, tenant, id string) (*askonce.Job, error)
 	Report(ctx context.Context, tenant, id string, r askonce.Report) (*askonce.ReportResult, error)
@@ -54,8 +56,8 @@ func (b *EngineBackend) Create(ctx context.Context, req askonce.CreateRequest) (
 }
 
 // Answer answers the job's question and waits for the re-planning.
-func (b *EngineBackend) Answer(ctx context.Context, tenant, id, answer string) (*askonce.Job, error) {
-	j, run, err := b.Engine.StartAnswer(ctx, tenant, id, answer)
+func (b *EngineBackend) Answer(ctx context.Context, tenant, id string, answer askonce.Answer) (*askonce.Job, error) {
+	j, run, err := b.Engine.StartReply(ctx, tenant, id, askonce.Reply{Answer: answer})
 	if err != nil {
 		return nil, err
 	}

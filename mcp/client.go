@@ -51,9 +51,10 @@ func memoryArg(m askonce.Memory) *askonce.Memory {
 	return &m
 }
 
-// Answer answers and waits for the re-planning.
-func (b *ClientBackend) Answer(ctx context.Context, _, id, answer string) (*askonce.Job, error) {
-	v, err := b.Client.Answer(ctx, id, answer)
+// Answer answers, as the typed JSON the HTTP API takes, and waits for
+// the re-planning.
+func (b *ClientBackend) Answer(ctx context.Context, _, id string, answer askonce.Answer) (*askonce.Job, error) {
+	v, err := b.Client.Reply(ctx, id, client.AnswerRequest{Answer: client.Answer(answer.JSON())})
 	return b.settle(ctx, v, err)
 }
 
@@ -78,7 +79,7 @@ func (b *ClientBackend) Report(ctx context.Context, _, id string, r askonce.Repo
 	if err != nil {
 		return nil, clientError(err)
 	}
-	return &askonce.ReportResult{Action: rr.Action, Question: rr.Question, Answer: rr.Answer, ResolvedPrompt: rr.ResolvedPrompt, Directive: rr.Directive, Default: rr.Default, Job: b.job(&rr.Job)}, nil
+	return &askonce.ReportResult{Action: rr.Action, Question: rr.Question, Answer: rr.Answer, Value: rr.Value, ResolvedPrompt: rr.ResolvedPrompt, Directive: rr.Directive, Default: rr.Default, Job: b.job(&rr.Job)}, nil
 }
 
 // Get returns the job.
@@ -121,7 +122,7 @@ func (b *ClientBackend) job(v *client.JobView) *askonce.Job {
 	j := &askonce.Job{
 		ID: v.JobID, SessionID: v.SessionID, Mode: v.Mode, Goal: v.Goal, Profile: v.Profile, Files: v.Files, Candidates: v.Candidates,
 		HardCap: v.HardCap, Title: v.Title, Status: v.Status, ClarificationStatus: v.ClarificationStatus,
-		Answer: v.ClarificationAnswer, AnswerSource: v.ClarificationSource, AnsweredAt: v.ClarificationAnsweredAt,
+		Answer: clientAnswer(v), AnswerSource: v.ClarificationSource, AnsweredAt: v.ClarificationAnsweredAt,
 		ResolvedPrompt: v.ResolvedPrompt, Plan: v.Plan, Result: v.Result, Error: v.Error, Usage: v.Usage,
 		AttemptCount: v.AttemptCount, CreatedAt: v.CreatedAt, UpdatedAt: v.UpdatedAt,
 	}
@@ -144,4 +145,18 @@ func clientError(err error) error {
 	e := askonce.Errorf(ce.Code, "%s", ce.Message)
 	e.Allowed = ce.Allowed
 	return e
+}
+
+// clientAnswer is the answer of the API's job view: its typed value, else
+// its text.
+func clientAnswer(v *client.JobView) askonce.Answer {
+	if len(v.ClarificationValue) > 0 {
+		if a, err := askonce.ParseAnswerJSON(v.ClarificationValue); err == nil {
+			return a
+		}
+	}
+	if v.ClarificationAnswer == "" {
+		return askonce.Answer{}
+	}
+	return askonce.TextAnswer(v.ClarificationAnswer)
 }

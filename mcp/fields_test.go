@@ -1,6 +1,7 @@
 package mcp_test
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -20,10 +21,10 @@ func TestPlan_QuestionWithFieldsIsOneFormWithAPropertyPerField(t *testing.T) {
 			e := newEnv(t)
 			el := &elicitor{answers: []func(*sdk.ElicitParams) *sdk.ElicitResult{
 				func(*sdk.ElicitParams) *sdk.ElicitResult {
-					return &sdk.ElicitResult{Action: "accept", Content: map[string]any{"environment:other": "\u200b", "migrate": "yes"}}
+					return &sdk.ElicitResult{Action: "accept", Content: map[string]any{"environment:other": "\u200b", "migrate": true}}
 				},
 				func(*sdk.ElicitParams) *sdk.ElicitResult {
-					return &sdk.ElicitResult{Action: "accept", Content: map[string]any{"environment": "staging", "environment:other": "canary", "migrate": "no"}}
+					return &sdk.ElicitResult{Action: "accept", Content: map[string]any{"environment": "staging", "environment:other": "canary", "migrate": false}}
 				},
 			}}
 			cs := e.connect(clientOptions{version: v, elicit: el})
@@ -72,9 +73,9 @@ func TestAskUser_AcceptsFields(t *testing.T) {
 	if r.Action != "ask" || r.Question == nil || len(r.Question.Fields) != 2 || !strings.Contains(r.Question.Text, "- environment:") {
 		t.Fatalf("first: %+v", r)
 	}
-	call(t, cs, mcp.ToolAnswer, map[string]any{"jobId": r.JobID, "answer": `{"environment":"prod"}`}, nil)
+	call(t, cs, mcp.ToolAnswer, map[string]any{"jobId": r.JobID, "answer": map[string]any{"environment": "prod"}}, nil)
 	call(t, cs, mcp.ToolAskUser, args, &r)
-	if r.Action != "resume" || r.Answer != `{"environment":"production"}` || !strings.HasSuffix(r.ResolvedPrompt, "Clarification Answer: environment: production") {
+	if r.Action != "resume" || r.Answer != "environment: production" || fmt.Sprint(r.Value) != "map[environment:production]" || !strings.HasSuffix(r.ResolvedPrompt, "Clarification Answer: environment: production") {
 		t.Fatalf("resume: %+v", r)
 	}
 	bad := map[string]any{"question": "x", "fields": []any{map[string]any{"name": "a"}, map[string]any{"name": "A"}}}

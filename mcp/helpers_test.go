@@ -33,6 +33,12 @@ var questions = map[string]string{
 		{"name":"environment","type":"SELECT_ONE","text":"Which environment?","options":["staging","production"],"allowOther":true,"required":true},
 		{"name":"replicas","type":"FREE_TEXT","text":"How many replicas?","default":"2"},
 		{"name":"migrate","type":"CONFIRM","text":"Run the migrations?","required":true}]}}`,
+	"ask typed": `{"question":{"text":"Before the deploy:","fields":[
+		{"name":"replicas","type":"NUMBER","text":"How many replicas?","integer":true,"minimum":1,"maximum":10,"required":true},
+		{"name":"db","type":"SELECT_ONE","text":"Which database?","options":["Postgres","postgres"],"optionTitles":["Postgres (managed)","postgres (ours)"]},
+		{"name":"zones","type":"SELECT_MANY","text":"Which zones?","options":["eu","us","ap"],"maxItems":2},
+		{"name":"start","type":"FREE_TEXT","text":"From when?","format":"date"},
+		{"name":"migrate","type":"CONFIRM","text":"Run the migrations?"}]}}`,
 }
 
 // interpret is the test interpreter: it asks the goal's question, and

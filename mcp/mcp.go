@@ -19,7 +19,10 @@
 //   - A client without elicitation gets the pending job (jobId, question,
 //     answerUrl) as the result, to answer with the answer tool.
 //
-// Accepted form content is an answer, decline declines (the question's
+// The form's requestedSchema types each answer as MCP elicitation does
+// (internal/jobview.AnswerSchema), and accepted form content is the
+// answer, each value of the type it came in (jobview.AnswerFrom),
+// validated once by the engine; decline declines (the question's
 // default or the fallback directive applies), cancel cancels the job. An
 // accepted answer the question does not take is asked again, for the same
 // question, at most twice; then the job stays pending.

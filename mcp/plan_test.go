@@ -27,11 +27,11 @@ func TestPlan_AcceptedElicitationAnswersTheOneQuestion(t *testing.T) {
 			}
 			return oneOf("billing", "invoices")(p)
 		}},
-		{"ask confirm", nil, map[string]any{"answer": "yes"}, "yes", func(p map[string]any) error {
-			if a := p["answer"].(map[string]any); a["default"] != "no" {
-				return fmt.Errorf("default not marked: %v", a)
+		{"ask confirm", nil, map[string]any{"answer": true}, "yes", func(p map[string]any) error {
+			if a := p["answer"].(map[string]any); a["type"] != "boolean" || a["default"] != false {
+				return fmt.Errorf("not a boolean with its default marked: %v", a)
 			}
-			return oneOf("yes", "no")(p)
+			return nil
 		}},
 		{"ask file", []string{"a.md", "docs/b.md"}, map[string]any{"answer": "docs/b.md"}, "docs/b.md", oneOf("a.md", "docs/b.md")},
 		{"ask text", nil, map[string]any{"answer": "teal"}, "teal", func(p map[string]any) error {

@@ -50,7 +50,7 @@ func (s *srv) addTools(server *sdk.Server) {
 	sdk.AddTool(server, &sdk.Tool{
 		Name:        ToolAnswer,
 		Title:       "Answer a pending question",
-		Description: "Pass the user's answer to a job's pending question (for clients that cannot show questions themselves). An answer the question does not take is an error listing the allowed answers; the question stays pending.",
+		Description: "Pass the user's answer to a job's pending question (for clients that cannot show questions themselves), typed as the question asks: text, a number, true or false, a list of options, or for a question with fields an object of field values ({\"environment\": \"staging\", \"replicas\": 3}). An answer the question does not take is an error naming each bad field and what it accepts; the question stays pending.",
 		Annotations: &sdk.ToolAnnotations{Title: "Answer a question", DestructiveHint: ptr(false), OpenWorldHint: ptr(false)},
 	}, s.answer)
 	sdk.AddTool(server, &sdk.Tool{
@@ -198,7 +198,7 @@ func (s *srv) planResume(ctx context.Context, req *sdk.CallToolRequest, tenant s
 			}
 			return s.jobOut(next, "")
 		}
-		next, err = s.b.Answer(answering(ctx, req), tenant, j.ID, jobview.AnswerFor(j.Question, er.Content))
+		next, err = s.b.Answer(answering(ctx, req), tenant, j.ID, jobview.AnswerFrom(j.Question, er.Content))
 		if askonce.ErrorCode(err) == askonce.EINVALID {
 			s.observe(modeForm, "invalid")
 			if st.Tries+1 > MaxReElicit {
@@ -350,7 +350,7 @@ func (s *srv) askResume(ctx context.Context, req *sdk.CallToolRequest, tenant st
 				j, err = s.waitWhile(ctx, tenant, j, isPending)
 				break
 			}
-			_, err = s.b.Answer(answering(ctx, req), tenant, j.ID, jobview.AnswerFor(j.Question, er.Content))
+			_, err = s.b.Answer(answering(ctx, req), tenant, j.ID, jobview.AnswerFrom(j.Question, er.Content))
 			if askonce.ErrorCode(err) == askonce.EINVALID {
 				s.observe(modeForm, "invalid")
 				if st.Tries+1 <= MaxReElicit {
@@ -399,6 +399,9 @@ func (s *srv) askOut(rr *askonce.ReportResult) (*sdk.CallToolResult, *AskResult,
 		Default:        rr.Default,
 		AnswerURL:      url,
 		Job:            jobview.JobOf(j, url),
+	}
+	if len(rr.Value) > 0 {
+		out.Value = rr.Value
 	}
 	var text string
 	switch rr.Action {
@@ -453,7 +456,11 @@ func (s *srv) reportPlan(ctx context.Context, req *sdk.CallToolRequest, args Rep
 
 // answer is the answer tool.
 func (s *srv) answer(ctx context.Context, req *sdk.CallToolRequest, args AnswerArgs) (*sdk.CallToolResult, *JobResult, error) {
-	j, err := s.b.Answer(answering(ctx, req), s.tenantOf(req), args.JobID, args.Answer)
+	a, err := args.answer()
+	if err != nil {
+		return nil, nil, toolError(err)
+	}
+	j, err := s.b.Answer(answering(ctx, req), s.tenantOf(req), args.JobID, a)
 	if err != nil {
 		return nil, nil, toolError(err)
 	}

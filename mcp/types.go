@@ -72,7 +72,25 @@ type TaskInput struct {
 // AnswerArgs are the arguments of the answer tool.
 type AnswerArgs struct {
 	JobID  string `json:"jobId"`
-	Answer string `json:"answer" jsonschema:"the user's answer to the job's pending question"`
+	Answer any    `json:"answer" jsonschema:"the user's answer to the job's pending question: text, a number, true or false, a list of options, or for a question with fields an object of field values"`
+}
+
+// answer is the tool's answer as the typed answer it gives: text is the
+// user's words (for a question with fields, one \"name: value\" line per
+// field); any other JSON value is read as the HTTP API reads it
+// (askonce.ParseAnswerJSON), each value of its JSON type.
+func (a AnswerArgs) answer() (askonce.Answer, error) {
+	if s, ok := a.Answer.(string); ok {
+		return askonce.TextAnswer(s), nil
+	}
+	if a.Answer == nil {
+		return askonce.Answer{}, askonce.Errorf(askonce.EINVALID, "answer is empty")
+	}
+	b, err := json.Marshal(a.Answer)
+	if err != nil {
+		return askonce.Answer{}, askonce.Errorf(askonce.EINVALID, "answer is not a JSON value: %v", err)
+	}
+	return askonce.ParseAnswerJSON(b)
 }
 
 // JobArgs are the arguments of get_job.
@@ -99,7 +117,8 @@ type AskResult struct {
 	Action         string          `json:"action" jsonschema:"ask, wait, resume, proceed, done or fail"`
 	JobID          string          `json:"jobId"`
 	Question       *QuestionResult `json:"question,omitempty"`
-	Answer         string          `json:"answer,omitempty"`
+	Answer         string          `json:"answer,omitempty" jsonschema:"the answer as a person reads it"`
+	Value          any             `json:"value,omitempty" jsonschema:"the answer typed, as JSON: a string, number, boolean or list of options, or an object of field values"`
 	ResolvedPrompt string          `json:"resolvedPrompt,omitempty"`
 	Directive      string          `json:"directive,omitempty"`
 	Default        string          `json:"default,omitempty"`

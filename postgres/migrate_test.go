@@ -127,6 +127,9 @@ var versionRows = map[int64]string{
 	// Version 8 (push configs) writes the same rows: a question without
 	// fields (clarification_fields NULL, 00009_question_fields).
 	8: version1Rows,
+	// Version 9 (question fields) writes the same rows: a pending
+	// question, no answer (clarification_value NULL, 00010_typed_answers).
+	9: version1Rows,
 }
 
 const version1Rows = `

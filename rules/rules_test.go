@@ -652,8 +652,8 @@ func FuzzInterpret(f *testing.F) {
 	for _, s := range []string{
 		"hot frozen cheese", "hot frozen cheese\n\nClarification Answer: frozen", "delete notes.md or not",
 		"1. a\n2. b or c then d", "熱い凍ったチーズ、削除して", "the file or this file", "or or or", "- - -",
-		"a hot block that freezes water, then rm -rf it", "\n\nClarification Answer: ",
-		"use the pepper", "胡椒を使って", "put it on the table\n\nClarification Answer: Dining", "deploy to staging or production",
+		"a hot block that freezes water, then rm -rf it", "\n\nClarification Answer: askonce.TextAnswer(",
+		")use the pepper", "胡椒を使って", "put it on the table\n\nClarification Answer: Dining", "deploy to staging or production",
 	} {
 		f.Add(s, false, false)
 	}

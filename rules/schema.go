@@ -32,6 +32,26 @@ type field struct {
 	choices []any    // enum, or the consts of oneOf/anyOf
 	def     any
 	hasDef  bool
+	// label is what the question calls the field: the schema's title,
+	// else its description; "" for neither.
+	label string
+	// many: an array of choices (its items' enum), picked minItems to
+	// maxItems; a number's or a text's bounds.
+	many                 bool
+	minItems, maxItems   int
+	minimum, maximum     *float64
+	minLength, maxLength int
+}
+
+// constraints are f's bounds as a question's.
+func (f *field) constraints() askonce.Constraints {
+	c := askonce.Constraints{Integer: f.typ == "integer", Minimum: f.minimum, Maximum: f.maximum,
+		MinItems: f.minItems, MaxItems: f.maxItems, MinLength: f.minLength, MaxLength: f.maxLength}
+	switch f.format {
+	case "email", "uri", "date", "date-time":
+		c.Format = askonce.TextFormat(f.format)
+	}
+	return c
 }
 
 // readSchema reads the required fields of a schema's top level, in the
@@ -57,18 +77,44 @@ func readSchema(raw []byte) (fields []field, closed map[string]bool) {
 	}
 	for _, name := range s.Required {
 		var p struct {
-			Type        any    `json:"type"`
-			Format      string `json:"format"`
-			Description string `json:"description"`
-			Enum        []any  `json:"enum"`
-			Const       *any   `json:"const"`
-			Default     *any   `json:"default"`
-			OneOf       []alt  `json:"oneOf"`
-			AnyOf       []alt  `json:"anyOf"`
+			Type        any      `json:"type"`
+			Format      string   `json:"format"`
+			Title       string   `json:"title"`
+			Description string   `json:"description"`
+			Enum        []any    `json:"enum"`
+			Const       *any     `json:"const"`
+			Default     *any     `json:"default"`
+			OneOf       []alt    `json:"oneOf"`
+			AnyOf       []alt    `json:"anyOf"`
+			Minimum     *float64 `json:"minimum"`
+			Maximum     *float64 `json:"maximum"`
+			MinLength   int      `json:"minLength"`
+			MaxLength   int      `json:"maxLength"`
+			MinItems    int      `json:"minItems"`
+			MaxItems    int      `json:"maxItems"`
+			Items       *struct {
+				Enum  []any `json:"enum"`
+				OneOf []alt `json:"oneOf"`
+				AnyOf []alt `json:"anyOf"`
+			} `json:"items"`
 		}
 		_ = json.Unmarshal(s.Properties[name], &p)
-		f := field{name: name, words: strings.Fields(strings.ToLower(strings.Join(identWords(name), " "))), choices: p.Enum, format: p.Format}
+		f := field{name: name, words: strings.Fields(strings.ToLower(strings.Join(identWords(name), " "))), choices: p.Enum, format: p.Format,
+			minimum: p.Minimum, maximum: p.Maximum, minLength: p.MinLength, maxLength: p.MaxLength, minItems: p.MinItems, maxItems: p.MaxItems}
 		f.typ, _ = p.Type.(string)
+		f.label = strings.TrimSpace(p.Title)
+		if f.label == "" {
+			f.label = strings.TrimSpace(p.Description)
+		}
+		if f.typ == "array" && p.Items != nil {
+			// An array of choices: picked, several of them.
+			f.choices, f.many = p.Items.Enum, true
+			for _, a := range append(p.Items.OneOf, p.Items.AnyOf...) {
+				if a.Const != nil {
+					f.choices = append(f.choices, *a.Const)
+				}
+			}
+		}
 		f.role = append(slices.Clone(f.words), strings.Fields(strings.ToLower(p.Description))...)
 		for _, a := range append(p.OneOf, p.AnyOf...) {
 			if a.Const != nil {
@@ -81,7 +127,7 @@ func readSchema(raw []byte) (fields []field, closed map[string]bool) {
 		case p.Default != nil:
 			f.def, f.hasDef = *p.Default, true
 		}
-		if f.typ == "object" || f.typ == "array" || vocab.has("plannerFields", name) && len(f.choices) == 0 {
+		if f.typ == "object" || f.typ == "array" && (!f.many || len(f.choices) == 0) || vocab.has("plannerFields", name) && len(f.choices) == 0 {
 			continue
 		}
 		fields = append(fields, f)
@@ -127,7 +173,7 @@ func detectSchema(in *input) schemaFields {
 	for _, f := range fields {
 		v, ok, named := goalValue(in, f)
 		switch {
-		case ok:
+		case ok && fits(in, f, v):
 			res.values[f.name] = v
 		case f.hasDef:
 			res.values[f.name] = f.def
@@ -155,6 +201,34 @@ func detectSchema(in *input) schemaFields {
 		res.assumptions = append(res.assumptions, fmt.Sprintf("The goal leaves %s open; assumed %s.", in.quote(f.name), in.quote(display(v))))
 	}
 	return res
+}
+
+// fits reports whether v, a value the goal gives field f, is one the
+// question about f would take: a number within the schema's bounds, a
+// text of its format and lengths. One that is not is asked.
+func fits(in *input, f field, v any) bool {
+	if f.many || len(f.choices) > 0 {
+		return true // one of the choices, by construction
+	}
+	q := fieldQuestion(in, f, nil)
+	if err := q.Normalize(); err != nil {
+		return false
+	}
+	var val askonce.Value
+	switch v := v.(type) {
+	case int64:
+		val = askonce.IntValue(v)
+	case float64:
+		val = askonce.FloatValue(v)
+	case bool:
+		val = askonce.BoolValue(v)
+	case string:
+		val = askonce.TextValue(v)
+	default:
+		return true
+	}
+	_, err := askonce.ValidateAnswer(q, askonce.AnswerOf(val))
+	return err == nil
 }
 
 // openField is a required field the goal leaves open, its named choices
@@ -207,10 +281,10 @@ func askOpen(in *input, open []openField, values map[string]any) *askonce.Questi
 // their names cannot be fields' names (askonce.Question.Normalize says),
 // and then only the first is asked.
 func fieldsQuestion(in *input, open []openField) *askonce.Question {
-	q := &askonce.Question{Reason: "missing_required_info", Text: in.say("The spec needs these:", "仕様に次の項目が必要です:")}
+	q := &askonce.Question{Reason: "missing_required_info", Text: in.say("A few details before I plan this:", "計画の前にいくつか教えてください:")}
 	for _, o := range open {
 		q.Fields = append(q.Fields, askonce.QuestionField{Name: o.f.name, Type: o.q.Type, Text: o.q.Text,
-			Options: o.q.Options, Required: true})
+			Options: o.q.Options, Default: o.q.Default, Constraints: o.q.Constraints, Required: true})
 	}
 	if err := q.Normalize(); err != nil {
 		return nil
@@ -321,7 +395,9 @@ func addressed(in *input) []string {
 	toks := in.gt
 	for i := 1; i < len(toks); i++ {
 		p := &toks[i-1]
-		if !toks[i].capital || toks[i].quoted || p.Clause != toks[i].Clause || !in.verbs[i-1] && !vocab.has("recipientPrepositions", p.Text) {
+		// A name starts after the verb or preposition, never inside a
+		// longer name ("Dana Lee owns it" names no "Lee").
+		if !toks[i].capital || toks[i].quoted || p.Clause != toks[i].Clause || p.capital || !in.verbs[i-1] && !vocab.has("recipientPrepositions", p.Text) {
 			continue
 		}
 		k := i
@@ -441,7 +517,7 @@ func namedChoices(in *input, f field) []any {
 	for a, m := range ms {
 		switch {
 		case toks[m.at].neg || negatedClause(toks, m.at) || vocab.has("valueExcluders", word(m.at)):
-		case commanded && !inCommand(m.at): // a remark
+		case commanded && !inCommand(m.at) && !target(m.at): // a remark; "then to production" is one more target
 		case !target(m.at) && slices.ContainsFunc(ms[a+1:], func(n mention) bool {
 			return toks[n.at].Sentence == toks[m.at].Sentence && target(n.at) && display(n.choice) != display(m.choice)
 		}): // a source: "port the TypeScript CLI to Go"
@@ -591,8 +667,14 @@ func parseValue(f field, text string) (any, bool) {
 // fieldQuestion is the question about field f.
 func fieldQuestion(in *input, f field, named []any) *askonce.Question {
 	label := in.quote(strings.Join(f.words, " "))
-	q := &askonce.Question{Reason: "missing_required_info"}
+	q := &askonce.Question{Reason: "missing_required_info", Constraints: f.constraints()}
 	switch {
+	case f.many:
+		q.Type = askonce.QuestionSelectMany
+		for _, o := range f.choices {
+			q.Options = append(q.Options, display(o))
+		}
+		q.Text = in.say("Which %s should it be (one or more of %s)?", "%sは%sのどれにしますか（複数可）？", label, in.quoteList(q.Options, "and"))
 	case len(f.choices) > 0:
 		opts := named
 		if len(opts) < 2 {
@@ -606,9 +688,16 @@ func fieldQuestion(in *input, f field, named []any) *askonce.Question {
 	case f.typ == "boolean":
 		q.Type, q.Options = askonce.QuestionConfirm, []string{"yes", "no"}
 		q.Text = in.say("Should %s be on?", "%sを有効にしますか？", label)
+	case f.typ == "integer" || f.typ == "number":
+		q.Type = askonce.QuestionNumber
+		q.Text = in.say("What should %s be?", "%sは何にしますか？", label)
 	default:
 		q.Type = askonce.QuestionFreeText
 		q.Text = in.say("What should %s be?", "%sは何にしますか？", label)
+	}
+	if f.label != "" {
+		// The schema's own words for the field.
+		q.Text = f.label
 	}
 	return q
 }
@@ -619,6 +708,21 @@ func answerValue(in *input, f field, q *askonce.Question) (any, bool) {
 		return nil, false
 	}
 	switch q.Type {
+	case askonce.QuestionSelectMany:
+		// The answer's picks, as askonce.Value.String spells them.
+		var picks []any
+		for _, p := range strings.Split(in.answer, ", ") {
+			i := slices.Index(q.Options, strings.TrimSpace(p))
+			if i < 0 {
+				return nil, false
+			}
+			for _, c := range f.choices {
+				if display(c) == q.Options[i] {
+					picks = append(picks, c)
+				}
+			}
+		}
+		return picks, len(picks) > 0
 	case askonce.QuestionSelectOne:
 		if i := answerOption(in, q.Options); i >= 0 {
 			for _, c := range f.choices {
@@ -635,6 +739,8 @@ func answerValue(in *input, f field, q *askonce.Question) (any, bool) {
 // ruleValue is the resolution rule's value for an open field.
 func ruleValue(in *input, f field, named []any) any {
 	switch {
+	case f.many:
+		return f.choices[:max(f.minItems, 1)]
 	case len(f.choices) > 0:
 		if len(named) > 1 {
 			return named[0]

@@ -75,11 +75,15 @@ func TestSpecSchemaOneOpenFieldIsAPlainQuestion(t *testing.T) {
 func TestSpecSchemaFieldsAnswerSettlesEachField(t *testing.T) {
 	t.Parallel()
 	q := interpretSchema(t, deploySchema, "ship the release", "", "").Question
-	a, err := askonce.ValidateAnswer(q, `{"environment":"prod","dry_run":"no","owner":"Priya Patel"}`)
+	typed, err := askonce.ParseAnswerJSON([]byte(`{"environment":"prod","dry_run":"no","owner":"Priya Patel"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := interpretSchema(t, deploySchema, "ship the release", q.PromptAnswer(a), "")
+	a, err := askonce.ValidateAnswer(q, typed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := interpretSchema(t, deploySchema, "ship the release", a.Prompt(), "")
 	if o.Plan == nil {
 		t.Fatalf("answered: %+v; want a plan", o.Question)
 	}

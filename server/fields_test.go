@@ -19,6 +19,64 @@ func TestFields(t *testing.T) {
 	t.Run("JobViewListsThemAndAnObjectAnswersThem", testFieldsJobViewListsThemAndAnObjectAnswersThem)
 	t.Run("InvalidAnswerIs422ListingEveryBadField", testFieldsInvalidAnswerIs422ListingEveryBadField)
 	t.Run("OneFieldQuestionKeepsTheSingleFieldShape", testFieldsOneFieldQuestionKeepsTheSingleFieldShape)
+	t.Run("TypedAnswerIsCheckedAtTheDoor", testFieldsTypedAnswerIsCheckedAtTheDoor)
+}
+
+// askTyped asks a bounded whole number and one of two options that
+// differ only in case.
+const askTyped = `{"question":{"text":"Before the deploy:","fields":[
+	{"name":"replicas","type":"NUMBER","integer":true,"minimum":1,"maximum":10,"required":true},
+	{"name":"db","type":"SELECT_ONE","options":["Postgres","postgres"],"optionTitles":["PostgreSQL (managed)","PostgreSQL (self-hosted)"],"required":true}]}}`
+
+// Over HTTP an answer of the wrong type, out of bounds, not an option,
+// or under two names for one field is 422 listing each
+// bad field and what it accepts (a body that is not UTF-8 is 400); nothing
+// is stored and the question
+// stays pending. A string that spells a value is that value, and a pick
+// is the option itself: options differing in case stay distinct.
+func testFieldsTypedAnswerIsCheckedAtTheDoor(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{interp: questioner{askTyped}})
+	j := e.create(map[string]any{"goal": "deploy the shop"})
+	id := str(j, "jobId")
+	fields, _ := j["clarificationFields"].([]any)
+	if len(fields) != 2 || str(fields[0].(map[string]any), "type") != "NUMBER" || fields[0].(map[string]any)["maximum"] != 10.0 ||
+		!slices.Equal(strs(fields[1].(map[string]any)["optionTitles"]), []string{"PostgreSQL (managed)", "PostgreSQL (self-hosted)"}) {
+		t.Fatalf("fields: %v", fields)
+	}
+	for _, c := range []struct{ name, body, field, msg, accepts string }{
+		{"OutOfRange", `{"answer":{"replicas":500,"db":"postgres"}}`, "replicas", "500 is out of range", "a whole number from 1 to 10"},
+		{"WordsForANumber", `{"answer":{"replicas":"three","db":"postgres"}}`, "replicas", `"three" is not a number`, "a whole number from 1 to 10"},
+		{"PastFloat64", `{"answer":{"replicas":1e400,"db":"postgres"}}`, "replicas", "past the largest whole number", "a whole number from 1 to 10"},
+		{"NotAnOption", `{"answer":{"replicas":3,"db":"mysql"}}`, "db", `"mysql" is not one of the options`, "one of: Postgres, postgres"},
+		{"AmbiguousCase", `{"answer":{"replicas":3,"db":"POSTGRES"}}`, "db", `"POSTGRES" is not one of the options`, "one of: Postgres, postgres"},
+		{"ListForOneValue", `{"answer":{"replicas":3,"db":["postgres"]}}`, "db", "a list where one value is expected", "one of: Postgres, postgres"},
+		{"BooleanForANumber", `{"answer":{"replicas":true,"db":"postgres"}}`, "replicas", "is true or false", "a whole number from 1 to 10"},
+		{"TwoNamesDifferingInCase", `{"answer":{"replicas":3,"REPLICAS":4,"db":"postgres"}}`, "replicas", "given twice", ""},
+		{"UnknownName", `{"answer":{"replicas":3,"db":"postgres","bogus":"x"}}`, "bogus", "not a field", "the fields replicas, db"},
+	} {
+		r := e.do("POST", "/jobs/"+id+"/clarification", c.body)
+		wantError(t, r, http.StatusUnprocessableEntity, "invalid", c.msg)
+		var got map[string]any
+		for _, f := range r.body["fields"].([]any) {
+			if fe := f.(map[string]any); str(fe, "name") == c.field {
+				got = fe
+			}
+		}
+		if got == nil || !strings.Contains(str(got, "message"), c.msg) || str(got, "accepts") != c.accepts {
+			t.Fatalf("%s: fields %v; want %s: %q accepting %q", c.name, r.body["fields"], c.field, c.msg, c.accepts)
+		}
+	}
+	r := e.do("POST", "/jobs/"+id+"/clarification", "{\"answer\":{\"replicas\":3,\"db\":\"post\xffgres\"}}")
+	wantError(t, r, http.StatusBadRequest, "bad_request", "not valid UTF-8")
+	if g := e.do("GET", "/jobs/"+id, nil); str(g.body, "status") != "pending" || g.body["clarificationValue"] != nil {
+		t.Fatalf("after the refused answers: %s; want still pending with no answer", g.raw)
+	}
+	a := e.do("POST", "/jobs/"+id+"/clarification", `{"answer":{"replicas":"3","db":"postgres"}}`)
+	if a.status != http.StatusOK || str(a.body, "status") != "success" || a.body["clarificationValue"].(map[string]any)["replicas"] != 3.0 ||
+		a.body["clarificationValue"].(map[string]any)["db"] != "postgres" || str(a.body, "clarificationAnswer") != "replicas: 3; db: postgres" {
+		t.Fatalf("answer: %d %s; want replicas the number 3 and the lower-case option", a.status, a.raw)
+	}
 }
 
 // A question with fields is one pending question whose view adds
@@ -67,7 +125,7 @@ func testFieldsInvalidAnswerIs422ListingEveryBadField(t *testing.T) {
 		!slices.Equal(got["colour"], []string{"environment", "replicas", "migrate"}) {
 		t.Fatalf("fields: %s", r.raw)
 	}
-	wantError(t, e.do("POST", "/jobs/"+id+"/clarification", map[string]any{"answer": 3}), http.StatusBadRequest, "bad_request", "a string or an object of field values")
+	wantError(t, e.do("POST", "/jobs/"+id+"/clarification", map[string]any{"answer": 3}), http.StatusUnprocessableEntity, "invalid", "answer each field by name")
 	if g := e.do("GET", "/jobs/"+id, nil); str(g.body, "status") != "pending" {
 		t.Fatalf("the job moved: %s", g.raw)
 	}

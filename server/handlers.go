@@ -127,7 +127,11 @@ func (s *Server) answer(c *call) (int, any, error) {
 	if err := decode(c.body, &req, false); err != nil {
 		return 0, nil, err
 	}
-	return s.planned(c)(s.engine.StartReply(c.ctx(), c.tenant, c.r.PathValue("id"), askonce.Reply{Answer: string(req.Answer), DontRemember: req.DontRemember}))
+	a, err := req.Answer.domain()
+	if err != nil {
+		return 0, nil, err
+	}
+	return s.planned(c)(s.engine.StartReply(c.ctx(), c.tenant, c.r.PathValue("id"), askonce.Reply{Answer: a, DontRemember: req.DontRemember}))
 }
 
 // planned renders the outcome of an answer or a decline: 200 with the job
@@ -202,6 +206,7 @@ func (s *Server) report(c *call) (int, any, error) {
 		Action:         res.Action,
 		Question:       res.Question,
 		Answer:         res.Answer,
+		Value:          res.Value,
 		ResolvedPrompt: res.ResolvedPrompt,
 		Directive:      res.Directive,
 		Default:        res.Default,

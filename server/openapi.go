@@ -157,11 +157,16 @@ func (g *schemas) of(t reflect.Type) map[string]any {
 	case rawJSONType:
 		return map[string]any{"description": "any JSON value"}
 	case answerType:
-		return map[string]any{"description": "the answer: a string, or, for a question with fields, an object of field values (a string each; a boolean for a CONFIRM field, a number for any other; null leaves an optional field to its default)",
-			"oneOf": []any{
-				map[string]any{"type": "string"},
-				map[string]any{"type": "object", "additionalProperties": map[string]any{"type": []string{"string", "number", "boolean", "null"}}},
-			}}
+		value := []any{
+			map[string]any{"type": "string"},
+			map[string]any{"type": "number"},
+			map[string]any{"type": "boolean"},
+			map[string]any{"type": "array", "items": map[string]any{"type": "string"}},
+		}
+		return map[string]any{"description": "the answer: a value of the question's type (a string for FREE_TEXT and TARGET_FILE; a boolean or yes/no for CONFIRM; a number for NUMBER; an option's value for SELECT_ONE; a list of option values for SELECT_MANY; a string spelling a value of the type is read as it), or, for a question with fields, an object of a value per field (null leaves an optional field to its default)",
+			"oneOf": append(value,
+				map[string]any{"type": "object", "additionalProperties": map[string]any{"oneOf": append(value, map[string]any{"type": "null"})}},
+			)}
 	}
 	if vs, ok := enumValues[t]; ok {
 		return map[string]any{"type": "string", "enum": vs}

@@ -105,7 +105,7 @@ func TestOpenAPI_SchemasMatchTheGoTypes(t *testing.T) {
 		server.JobView{}, server.JobDetail{}, server.JobList{}, server.ReportResponse{}, server.EventList{},
 		server.HistoryList{}, server.Health{}, server.ErrorResponse{}, server.MemoryList{}, server.Forgotten{},
 		askonce.Memory{}, askonce.MemoryRef{}, askonce.Plan{}, askonce.Task{}, askonce.Binding{}, askonce.Question{}, askonce.QuestionField{}, askonce.FieldError{}, askonce.Usage{}, askonce.Attempt{},
-		askonce.Event{}, askonce.HistoryEntry{}, askonce.Recipients{}, askonce.SlackRecipient{}, askonce.ReachStep{}, askonce.Answerers{},
+		askonce.Event{}, askonce.HistoryEntry{}, askonce.Recipients{}, askonce.SlackRecipient{}, askonce.ReachStep{}, askonce.Answerers{}, askonce.Constraints{},
 	}
 	if len(schemas) != len(types) {
 		var names []string

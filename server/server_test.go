@@ -144,7 +144,7 @@ func TestBadInput_IsAClear4xxAndChangesNothing(t *testing.T) {
 					t.Errorf("allowed: %s", r.raw)
 				}
 			}},
-		{name: "AnswerWrongType", method: "POST", path: "/jobs/" + pending + "/clarification", body: `{"answer": ["hot"]}`, status: 400, code: "bad_request", msg: `"answer" must be a string`},
+		{name: "AnswerWrongType", method: "POST", path: "/jobs/" + pending + "/clarification", body: `{"answer": ["hot"]}`, status: 422, code: "invalid", msg: `is a list where one value is expected`},
 		{name: "ReportOnManagedJob", method: "POST", path: "/jobs/" + pending + "/report", body: map[string]any{"error": "gave up"}, status: 409, code: "conflict", msg: "only gate-mode jobs"},
 		{name: "CancelWithUnknownField", method: "POST", path: "/jobs/" + pending + "/cancel", body: `{"force": true}`, status: 400, code: "bad_request", msg: `unknown field "force"`},
 		{name: "CancelDoneJob", method: "POST", path: "/jobs/" + done + "/cancel", status: 409, code: "conflict", msg: "cannot cancel"},

@@ -3,7 +3,6 @@ package server
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"time"
 
 	"github.com/askonce/askonce"
@@ -45,56 +44,48 @@ type CreateJobRequest struct {
 
 // AnswerRequest is the body of POST /jobs/{id}/clarification.
 type AnswerRequest struct {
-	// Answer is a string, or, for a question with fields, an object of
-	// field values ({"environment": "staging", "replicas": "3"}).
+	// Answer is a value of the question's type (a string spelling one
+	// is read as it), or, for a question with fields, an object of a
+	// value per field ({"environment": "staging", "replicas": 3}).
 	Answer Answer `json:"answer"`
 	// DontRemember keeps the answer out of the job's project and tenant
 	// memory (the session's repeat guard still has it).
 	DontRemember bool `json:"dontRemember,omitempty"`
 }
 
-// Answer is the answer of POST /jobs/{id}/clarification: a JSON string,
-// or a JSON object of field values, which the engine takes as its JSON
-// text (askonce.Question documents both).
-type Answer string
+// Answer is the answer of POST /jobs/{id}/clarification, as JSON: a
+// value (a string, a number, a boolean, a list of options), or, for a
+// question with fields, an object of a value per field. The engine reads
+// it once (askonce.ParseAnswerJSON) and checks it against the question;
+// a string answers any question by spelling a value of its type.
+type Answer json.RawMessage
 
-// UnmarshalJSON takes a string as it is and an object as its compact JSON
-// text; null is no answer, anything else an error.
-func (a *Answer) UnmarshalJSON(b []byte) error {
-	b = bytes.TrimSpace(b)
-	switch {
-	case bytes.Equal(b, []byte("null")):
-		// As for a string field: null leaves the answer empty.
-	case len(b) > 0 && b[0] == '"':
-		var s string
-		if err := json.Unmarshal(b, &s); err != nil {
-			return err
-		}
-		*a = Answer(s)
-	case len(b) > 0 && b[0] == '{':
-		var buf bytes.Buffer
-		if err := json.Compact(&buf, b); err != nil {
-			return err
-		}
-		*a = Answer(buf.String())
-	default:
-		return fmt.Errorf(`"answer" must be a string or an object of field values, not %s`, jsonValueKind(b))
+// TextAnswer is the answer of text s.
+func TextAnswer(s string) Answer {
+	b, _ := json.Marshal(s)
+	return b
+}
+
+// MarshalJSON writes a; no answer is null.
+func (a Answer) MarshalJSON() ([]byte, error) {
+	if len(a) == 0 {
+		return []byte("null"), nil
 	}
+	return a, nil
+}
+
+// UnmarshalJSON keeps b as it is: the engine reads it.
+func (a *Answer) UnmarshalJSON(b []byte) error {
+	*a = append((*a)[:0], b...)
 	return nil
 }
 
-// jsonValueKind names the kind of the JSON value b.
-func jsonValueKind(b []byte) string {
-	switch {
-	case len(b) == 0:
-		return "nothing"
-	case b[0] == '[':
-		return "an array"
-	case b[0] == 't' || b[0] == 'f':
-		return "true or false"
-	default:
-		return "a number"
+// domain is a as the engine's answer: no answer for null or none.
+func (a Answer) domain() (askonce.Answer, error) {
+	if len(a) == 0 || string(bytes.TrimSpace(a)) == "null" {
+		return askonce.Answer{}, nil
 	}
+	return askonce.ParseAnswerJSON(a)
 }
 
 // EmptyRequest is the optional body of cancel and decline: nothing, or {}.
@@ -147,13 +138,22 @@ type JobView struct {
 	// keeps the shape above). Such a question's type is FREE_TEXT and its
 	// text lists every field, for clients that know only one field; its
 	// answer is an object of field values.
-	ClarificationFields     []askonce.QuestionField `json:"clarificationFields,omitempty"`
-	ClarificationReason     string                  `json:"clarificationReason,omitempty"`
-	ClarificationDefault    string                  `json:"clarificationDefault,omitempty"`
-	ClarificationExpiresAt  *time.Time              `json:"clarificationExpiresAt,omitempty"`
-	ClarificationAnswer     string                  `json:"clarificationAnswer,omitempty"`
-	ClarificationAnsweredAt *time.Time              `json:"clarificationAnsweredAt,omitempty"`
-	ClarificationSource     askonce.Source          `json:"clarificationSource,omitempty"`
+	ClarificationFields    []askonce.QuestionField `json:"clarificationFields,omitempty"`
+	ClarificationReason    string                  `json:"clarificationReason,omitempty"`
+	ClarificationDefault   string                  `json:"clarificationDefault,omitempty"`
+	ClarificationExpiresAt *time.Time              `json:"clarificationExpiresAt,omitempty"`
+	// ClarificationConstraints narrow what the question accepts: a
+	// NUMBER's bounds, a SELECT_MANY's counts, a FREE_TEXT's format and
+	// lengths, the options' titles.
+	ClarificationConstraints *askonce.Constraints `json:"clarificationConstraints,omitempty"`
+	// ClarificationAnswer is the answer as a person reads it ("name:
+	// value; ..." for a question with fields); ClarificationValue is the
+	// answer itself, typed: a string, number, boolean or list of
+	// options, or an object of a value per field.
+	ClarificationAnswer     string          `json:"clarificationAnswer,omitempty"`
+	ClarificationValue      json.RawMessage `json:"clarificationValue,omitempty"`
+	ClarificationAnsweredAt *time.Time      `json:"clarificationAnsweredAt,omitempty"`
+	ClarificationSource     askonce.Source  `json:"clarificationSource,omitempty"`
 	// AnsweredVia is the channel the question was answered or declined
 	// through (http, web, email-link, slack, mcp, a2a, terminal), and
 	// AnsweredBy who, when the channel knows (a Slack user id, an MCP
@@ -224,9 +224,11 @@ type ReportResponse struct {
 	Action askonce.Action `json:"action"`
 	// Question is set for ask and wait.
 	Question *askonce.Question `json:"question,omitempty"`
-	// Answer and ResolvedPrompt are set for resume.
-	Answer         string `json:"answer,omitempty"`
-	ResolvedPrompt string `json:"resolvedPrompt,omitempty"`
+	// Answer (as a person reads it), Value (the answer, typed) and
+	// ResolvedPrompt are set for resume.
+	Answer         string          `json:"answer,omitempty"`
+	Value          json.RawMessage `json:"value,omitempty"`
+	ResolvedPrompt string          `json:"resolvedPrompt,omitempty"`
 	// Directive is set for proceed (and for resume after a decline).
 	Directive string `json:"directive,omitempty"`
 	// Default, with proceed, is the default of the question asked past
@@ -307,7 +309,7 @@ func jobView(j *askonce.Job) JobView {
 		HardCap:               j.HardCap,
 		Notify:                j.Notify,
 		ClarificationStatus:   j.ClarificationStatus,
-		ClarificationAnswer:   j.Answer,
+		ClarificationAnswer:   j.Answer.String(),
 		ClarificationSource:   j.AnswerSource,
 		AnsweredVia:           j.AnsweredVia,
 		AnsweredBy:            j.AnsweredBy,
@@ -341,6 +343,13 @@ func jobView(j *askonce.Job) JobView {
 		v.ClarificationReason = q.Reason
 		v.ClarificationDefault = q.Default
 		v.ClarificationExpiresAt = q.ExpiresAt
+		if !q.Constraints.IsZero() {
+			c := q.Constraints
+			v.ClarificationConstraints = &c
+		}
+	}
+	if !j.Answer.IsZero() {
+		v.ClarificationValue = j.Answer.JSON()
 	}
 	return v
 }

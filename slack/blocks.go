@@ -119,8 +119,8 @@ func QuestionBlocks(j *askonce.Job, answerURL string) []slackapi.Block {
 	var els []slackapi.BlockElement
 	switch {
 	case q.Type == askonce.QuestionConfirm || (q.Type == askonce.QuestionSelectOne && len(q.Options) <= maxButtons):
-		for i, o := range q.Options {
-			b := slackapi.NewButtonBlockElement(actionOption+"_"+strconv.Itoa(i), optionValue(i), plain(o, 75))
+		for i := range q.Options {
+			b := slackapi.NewButtonBlockElement(actionOption+"_"+strconv.Itoa(i), optionValue(i), plain(q.OptionTitle(i), 75))
 			if i == 0 && q.Type == askonce.QuestionConfirm {
 				b = b.WithStyle(slackapi.StylePrimary)
 			}
@@ -128,14 +128,16 @@ func QuestionBlocks(j *askonce.Job, answerURL string) []slackapi.Block {
 		}
 	case q.Type == askonce.QuestionSelectOne:
 		opts := make([]*slackapi.OptionBlockObject, 0, min(len(q.Options), maxSelectOptions))
-		for i, o := range q.Options[:min(len(q.Options), maxSelectOptions)] {
-			opts = append(opts, slackapi.NewOptionBlockObject(optionValue(i), plain(o, 75), nil))
+		for i := range q.Options[:min(len(q.Options), maxSelectOptions)] {
+			opts = append(opts, slackapi.NewOptionBlockObject(optionValue(i), plain(q.OptionTitle(i), 75), nil))
 		}
 		els = append(els, slackapi.NewOptionsSelectBlockElement(slackapi.OptTypeStatic, plain("Choose…", 75), actionSelect, opts...))
 	}
 	switch {
-	case q.Type == askonce.QuestionFreeText:
+	case q.Type == askonce.QuestionFreeText || q.Type == askonce.QuestionNumber:
 		els = append(els, slackapi.NewButtonBlockElement(actionModal, "", plain("Answer…", 75)).WithStyle(slackapi.StylePrimary))
+	case q.Type == askonce.QuestionSelectMany:
+		els = append(els, slackapi.NewButtonBlockElement(actionModal, "", plain("Choose…", 75)).WithStyle(slackapi.StylePrimary))
 	case q.Type == askonce.QuestionTargetFile:
 		els = append(els, slackapi.NewButtonBlockElement(actionModal, "", plain("Choose a file…", 75)).WithStyle(slackapi.StylePrimary))
 	case q.AllowOther:
@@ -185,7 +187,7 @@ func Settled(j *askonce.Job) string {
 	case j.ExpiryNote() != "":
 		// Nobody answered: the default answered, or the job expired.
 		return "⌛ " + Escape(clip(j.ExpiryNote(), 600))
-	case j.AnswerSource == askonce.SourceDefault && j.Answer != "":
+	case j.AnswerSource == askonce.SourceDefault && !j.Answer.IsZero():
 		return "↩️ Declined" + who + "; the default “" + Escape(clip(j.AnswerText(), 500)) + "” was used."
 	case j.AnswerSource == askonce.SourceDefault:
 		return "↩️ Declined" + who + "; the job went on without an answer."
@@ -305,18 +307,16 @@ func modal(j *askonce.Job, noRemember bool) slackapi.ModalViewRequest {
 	q := j.Question
 	var el slackapi.BlockElement
 	label := "Your answer"
-	if q.Type == askonce.QuestionTargetFile && len(q.Options) > 0 && len(q.Options) <= maxSelectOptions {
-		opts := make([]*slackapi.OptionBlockObject, len(q.Options))
-		for i, o := range q.Options {
-			opts[i] = slackapi.NewOptionBlockObject(optionValue(i), plain(o, 75), nil)
-		}
-		el = slackapi.NewOptionsSelectBlockElement(slackapi.OptTypeStatic, plain("Choose a file", 75), inputAction, opts...)
-		label = "File"
-	} else {
+	switch {
+	case q.Type == askonce.QuestionSelectOne || (q.Type == askonce.QuestionTargetFile && len(q.Options) > maxSelectOptions):
+		// Other… of a SELECT_ONE, or a file among too many to list.
 		in := slackapi.NewPlainTextInputBlockElement(plain("Type the answer", 150), inputAction)
-		in.Multiline = q.Type == askonce.QuestionFreeText
 		in.MaxLength = askonce.MaxFreeText
 		el = in
+	case q.Type == askonce.QuestionTargetFile && len(q.Options) > 0:
+		el, label = input(q), "File"
+	default:
+		el = input(q)
 	}
 	blocks := []slackapi.Block{
 		slackapi.NewSectionBlock(plain(q.Text, 3000), nil, nil),

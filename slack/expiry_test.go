@@ -16,7 +16,7 @@ func TestRule17_SettledMessageSaysNobodyAnsweredAndWhatBecameOfIt(t *testing.T) 
 	exp := at.Add(24 * time.Hour)
 	q := &askonce.Question{Type: askonce.QuestionSelectOne, Text: "Which bowl?", Options: []string{"<b>bowl</b>", "glass bowl"}, ExpiresAt: &exp}
 	timedOut := &askonce.Job{Status: askonce.StatusSuccess, ClarificationStatus: askonce.ClarificationAnswered,
-		Answer: "<b>bowl</b>", AnswerSource: askonce.SourceTimeout, Question: q, CreatedAt: at}
+		Answer: askonce.AnswerOf(askonce.OptionValue("<b>bowl</b>")), AnswerSource: askonce.SourceTimeout, Question: q, CreatedAt: at}
 	expired := &askonce.Job{Status: askonce.StatusExpired, ClarificationStatus: askonce.ClarificationAsked, Question: q, CreatedAt: at}
 	for _, c := range []struct {
 		j    *askonce.Job

@@ -135,7 +135,7 @@ func (c *Channel) act(ctx context.Context, cb slackapi.InteractionCallback) {
 			c.log.WarnContext(ctx, "slack: click with an unknown option", "job", id, "value", v)
 			return
 		}
-		j, _, err = e.StartReplyOn(ctx, j, askonce.Reply{Answer: j.Question.Options[i], DontRemember: noRemember})
+		j, _, err = e.StartReplyOn(ctx, j, askonce.Reply{Answer: askonce.AnswerOf(askonce.OptionValue(j.Question.Options[i])), DontRemember: noRemember})
 	}
 	c.answered(ctx, cb, tenant, id, j, err)
 }
@@ -182,39 +182,42 @@ func (c *Channel) submit(w http.ResponseWriter, ctx context.Context, cb slackapi
 		w.WriteHeader(http.StatusOK)
 		return
 	}
-	in := cb.View.State.Values[inputBlock][inputAction]
-	answer := in.Value
 	e := c.cfg.Engine
-	var held *askonce.Job // read for its options, and answered as read
-	var fields *askonce.Question
+	_, hasFields := cb.View.State.Values[fieldBlock(0)]
 	// refuse keeps the modal open with msg under its (first) input.
 	refuse := func(w http.ResponseWriter, msg string) { modalError(w, inputBlock, msg) }
-	if _, ok := cb.View.State.Values[fieldBlock(0)]; ok {
+	if hasFields {
 		refuse = func(w http.ResponseWriter, msg string) {
 			modalErrors(w, map[string]string{fieldBlock(0): clip(msg, 2000)})
 		}
-		j, err := e.Get(ctx, tenant, id)
-		if err != nil || j.Question == nil || len(j.Question.Fields) == 0 {
-			refuse(w, "This question is gone.")
+	}
+	// The job is read for its question, which the inputs are read
+	// against, and answered as read.
+	held, err := e.Get(ctx, tenant, id)
+	if askonce.ErrorCode(err) == askonce.ENOTFOUND {
+		refuse(w, "askonce no longer has this question (its job was removed), so there is nothing to answer.")
+		return
+	}
+	if err != nil || held.Question == nil || hasFields != (len(held.Question.Fields) > 0) {
+		refuse(w, "This question is gone.")
+		return
+	}
+	var fields *askonce.Question
+	var answer askonce.Answer
+	if hasFields {
+		var bad map[string]string
+		if answer, bad = fieldsAnswer(held.Question, cb.View.State.Values); bad != nil {
+			modalErrors(w, bad)
 			return
 		}
-		if answer, err = fieldsAnswer(j.Question, cb.View.State.Values); err != nil {
-			modalErrors(w, map[string]string{fieldBlock(0): err.Error()})
+		fields = held.Question
+	} else {
+		v, err := inputValue(held.Question, cb.View.State.Values[inputBlock][inputAction], slackapi.BlockAction{})
+		if err != nil {
+			refuse(w, "Choose one of the options.")
 			return
 		}
-		held, fields = j, j.Question
-	} else if in.SelectedOption.Value != "" {
-		j, err := e.Get(ctx, tenant, id)
-		if err != nil || j.Question == nil {
-			refuse(w, "This question is gone.")
-			return
-		}
-		i, ok := optionIndex(in.SelectedOption.Value, len(j.Question.Options))
-		if !ok {
-			refuse(w, "Choose one of the files.")
-			return
-		}
-		answer, held = j.Question.Options[i], j
+		answer = askonce.AnswerOf(v)
 	}
 	checked := held
 	if checked == nil {
@@ -229,13 +232,7 @@ func (c *Channel) submit(w http.ResponseWriter, ctx context.Context, cb slackapi
 	}
 	actx := askonce.WithAnswerer(context.WithoutCancel(ctx), askonce.Answerer{Via: askonce.ViaSlack, By: cb.User.ID})
 	reply := askonce.Reply{Answer: answer, DontRemember: dontRemember(cb.View.State.Values)}
-	var j *askonce.Job
-	var err error
-	if held != nil {
-		j, _, err = e.StartReplyOn(actx, held, reply)
-	} else {
-		j, _, err = e.StartReply(actx, tenant, id, reply)
-	}
+	j, _, err := e.StartReplyOn(actx, held, reply)
 	var ae *askonce.Error
 	switch {
 	case err == nil:

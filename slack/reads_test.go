@@ -116,7 +116,7 @@ func TestClickOnAnOptionReadsTheJobOnce(t *testing.T) {
 		t.Errorf("the click read the stored message %d times; want 1", n)
 	}
 	got, err := inner.GetJob(t.Context(), j.TenantID, j.ID)
-	if err != nil || got.Answer != "frozen" || got.AnsweredBy != "U0ALICE01" {
+	if err != nil || got.Answer.String() != "frozen" || got.AnsweredBy != "U0ALICE01" {
 		t.Fatalf("job after the click: %+v, %v; want answered frozen by U0ALICE01", got, err)
 	}
 }

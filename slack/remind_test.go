@@ -220,7 +220,7 @@ func TestReach(t *testing.T) {
 			return err == nil && got.Status != askonce.StatusPending
 		})
 		got, _ = e.Get(t.Context(), j.TenantID, j.ID)
-		if got.AnsweredBy != "U0ALICE01" || got.Answer != "frozen" {
+		if got.AnsweredBy != "U0ALICE01" || got.Answer.String() != "frozen" {
 			t.Errorf("answered %q by %q; want frozen by U0ALICE01", got.Answer, got.AnsweredBy)
 		}
 	})

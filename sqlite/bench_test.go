@@ -227,7 +227,7 @@ func roundTrip(ctx context.Context, s *Store, tenant string, plan *askonce.Plan)
 	if err != nil {
 		return err
 	}
-	j.Status, j.ClarificationStatus, j.Answer, j.AnswerSource = askonce.StatusPlanning, askonce.ClarificationAnswered, "yes", askonce.SourceUser
+	j.Status, j.ClarificationStatus, j.Answer, j.AnswerSource = askonce.StatusPlanning, askonce.ClarificationAnswered, askonce.AnswerOf(askonce.BoolValue(true)), askonce.SourceUser
 	j.ResolvedPrompt = askonce.ResolvedPrompt(j.Goal, "yes")
 	if err := s.UpdateJob(ctx, &askonce.Change{Job: j,
 		Events:  []askonce.Event{{Type: askonce.EventAnswered}},

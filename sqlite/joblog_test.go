@@ -110,7 +110,7 @@ func TestMigrationToTheJobLogKeepsEveryRecord(t *testing.T) {
 		t.Errorf("history after the migration: %+v, %v", h, err)
 	}
 
-	step(t, s, a, askonce.Answered{Answer: "hot"})
+	step(t, s, a, askonce.Answered{Answer: askonce.TextAnswer("hot")})
 	evs, err = s.Events(ctx, "t", "a", 12, 0)
 	if err != nil || len(evs) == 0 || evs[0].ID != 13 {
 		t.Errorf("events appended to a after the migration: %+v, %v; want ids from 13", evs, err)

@@ -108,12 +108,12 @@ func TestMigrationToTheLeanSchemaKeepsEveryRow(t *testing.T) {
 
 	// The pending job is answered like any other; its new events follow
 	// every old id.
-	step(t, s, a, askonce.Answered{Answer: "hot"})
+	step(t, s, a, askonce.Answered{Answer: askonce.TextAnswer("hot")})
 	evs, err = s.Events(ctx, "t", "a", 12, 0)
 	if err != nil || len(evs) == 0 || evs[0].ID <= 12 {
 		t.Errorf("events appended after the migration: %+v, %v", evs, err)
 	}
-	if got, err := s.GetJob(ctx, "t", "a"); err != nil || got.Answer != "hot" || got.Goal != "hot frozen cheese" {
+	if got, err := s.GetJob(ctx, "t", "a"); err != nil || got.Answer.String() != "hot" || got.Goal != "hot frozen cheese" {
 		t.Errorf("job a answered after the migration: %+v, %v", got, err)
 	}
 
@@ -161,7 +161,7 @@ func TestMigrationDownFromTheLeanSchemaKeepsEventOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	step(t, s, a, askonce.Answered{Answer: "hot"})
+	step(t, s, a, askonce.Answered{Answer: askonce.TextAnswer("hot")})
 	evs, err := s.Events(ctx, "t", "a", 0, 0)
 	if err != nil {
 		t.Fatal(err)

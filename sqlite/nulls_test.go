@@ -18,7 +18,7 @@ import (
 var optionalColumns = []string{
 	"clarification_question", "clarification_type", "clarification_options",
 	"clarification_default", "clarification_reason", "clarification_expires_at",
-	"clarification_answer", "clarification_source", "clarification_answered_at",
+	"clarification_answer", "clarification_value", "clarification_source", "clarification_answered_at",
 	"resolved_prompt", "result",
 }
 
@@ -87,17 +87,17 @@ func TestClarificationColumnsAreNullUntilSet(t *testing.T) {
 	q := askonce.Question{Type: askonce.QuestionSelectOne, Text: "Hot or frozen?", Options: []string{"hot", "frozen"}}
 	j = step(t, s, j, askonce.Asked{Question: q})
 	checkNulls(t, "asked", s, j.ID, without("clarification_question", "clarification_type", "clarification_options"))
-	if got, err := s.GetJob(ctx, j.TenantID, j.ID); err != nil || got.Result != "" || got.Answer != "" || got.ResolvedPrompt != "" || got.Question.Default != "" {
+	if got, err := s.GetJob(ctx, j.TenantID, j.ID); err != nil || got.Result != "" || got.Answer.String() != "" || got.ResolvedPrompt != "" || got.Question.Default != "" {
 		t.Fatalf("asked job read back: %+v, %v", got, err)
 	}
 
-	j = step(t, s, j, askonce.Answered{Answer: "hot"})
-	checkNulls(t, "answered", s, j.ID, []string{"clarification_default", "clarification_reason", "clarification_expires_at", "result"})
+	j = step(t, s, j, askonce.Answered{Answer: askonce.TextAnswer("hot")})
+	checkNulls(t, "answered", s, j.ID, []string{"clarification_default", "clarification_reason", "clarification_expires_at", "clarification_answer", "result"})
 	got, err := s.GetJob(ctx, j.TenantID, j.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Answer != "hot" || got.AnswerSource != askonce.SourceUser || got.AnsweredAt == nil ||
+	if got.Answer.String() != "hot" || got.AnswerSource != askonce.SourceUser || got.AnsweredAt == nil ||
 		got.ResolvedPrompt != askonce.ResolvedPrompt(j.Goal, "hot") {
 		t.Errorf("answered job read back: answer %q source %q at %v prompt %q", got.Answer, got.AnswerSource, got.AnsweredAt, got.ResolvedPrompt)
 	}
@@ -115,7 +115,7 @@ func TestQuestionDefaultAndReasonAreStoredWhenSet(t *testing.T) {
 	q := askonce.Question{Type: askonce.QuestionConfirm, Text: "Overwrite it?", Options: []string{"yes", "no"},
 		Default: "no", Reason: "target_file_exists", ExpiresAt: &exp}
 	j = step(t, s, j, askonce.Asked{Question: q})
-	checkNulls(t, "asked", s, j.ID, []string{"clarification_answer", "clarification_source", "clarification_answered_at", "resolved_prompt", "result"})
+	checkNulls(t, "asked", s, j.ID, []string{"clarification_answer", "clarification_value", "clarification_source", "clarification_answered_at", "resolved_prompt", "result"})
 }
 
 // A declined question without a default leaves the answer NULL: the
@@ -130,12 +130,12 @@ func TestDeclineWithoutDefaultLeavesTheAnswerNull(t *testing.T) {
 	j = step(t, s, j, askonce.Asked{Question: askonce.Question{Type: askonce.QuestionFreeText, Text: "Which colour?"}})
 	j = step(t, s, j, askonce.Decline{})
 	checkNulls(t, "declined", s, j.ID, []string{"clarification_options", "clarification_default", "clarification_reason",
-		"clarification_expires_at", "clarification_answer", "resolved_prompt", "result"})
+		"clarification_expires_at", "clarification_answer", "clarification_value", "resolved_prompt", "result"})
 	got, err := s.GetJob(t.Context(), j.TenantID, j.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Answer != "" || got.AnswerSource != askonce.SourceDefault || got.AnsweredAt == nil || !got.FallbackUsed {
+	if got.Answer.String() != "" || got.AnswerSource != askonce.SourceDefault || got.AnsweredAt == nil || !got.FallbackUsed {
 		t.Errorf("declined job read back: answer %q source %q at %v fallback %v", got.Answer, got.AnswerSource, got.AnsweredAt, got.FallbackUsed)
 	}
 }
@@ -230,13 +230,15 @@ func TestMigrationTurnsEmptyClarificationColumnsIntoNull(t *testing.T) {
 	defer s.Close()
 	checkNulls(t, "planning job", s, "planning", optionalColumns)
 	checkNulls(t, "pending job", s, "pending", without("clarification_question", "clarification_type", "clarification_options"))
-	checkNulls(t, "answered job", s, "answered", []string{"clarification_expires_at"})
+	// Stored before answers were typed: its text in clarification_answer
+	// (askonce.OldAnswer reads it), clarification_value NULL.
+	checkNulls(t, "answered job", s, "answered", []string{"clarification_expires_at", "clarification_value"})
 
 	answered, err := s.GetJob(ctx, "t", "answered")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if answered.Answer != "hot" || answered.AnswerSource != askonce.SourceUser || answered.Question.Default != "hot" ||
+	if !answered.Answer.Equal(askonce.AnswerOf(askonce.OptionValue("hot"))) || answered.AnswerSource != askonce.SourceUser || answered.Question.Default != "hot" ||
 		answered.ResolvedPrompt != "hot frozen cheese\n\nClarification Answer: hot" || answered.Result != `{"question":{}}` {
 		t.Errorf("answered job after the migration: %+v", answered)
 	}
@@ -288,9 +290,9 @@ func TestMigrationTurnsEmptyClarificationColumnsIntoNull(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	step(t, s, pending, askonce.Answered{Answer: "frozen"})
+	step(t, s, pending, askonce.Answered{Answer: askonce.TextAnswer("frozen")})
 	checkNulls(t, "pending job answered after the migration", s, "pending",
-		[]string{"clarification_default", "clarification_reason", "clarification_expires_at", "result"})
+		[]string{"clarification_default", "clarification_reason", "clarification_expires_at", "clarification_answer", "result"})
 }
 
 // The migration back restores the first schema's NOT NULL columns, with

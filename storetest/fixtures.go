@@ -78,14 +78,14 @@ func FullJob(tenant string) *askonce.Job {
 			{Name: "名前", Type: askonce.QuestionFreeText, Text: "ブロックの名前は?"},
 		},
 	}
-	j.Answer = "hot"
+	j.Answer = askonce.TextAnswer("hot")
 	j.AnswerSource = askonce.SourceUser
 	j.AnsweredAt = &answered
 	j.AnsweredVia, j.AnsweredBy = askonce.ViaSlack, "U0123ABCD"
 	j.Memory = &askonce.Memory{Scope: askonce.MemoryProject, Project: "askonce — ルート", TTL: "720h0m0s", Fresh: true}
 	j.AnswerMemory = &askonce.MemoryRef{Scope: askonce.MemoryProject, Project: "askonce — ルート",
 		QuestionHash: askonce.QuestionHash(j.Question.Text), JobID: NewID(), At: answered.Add(-72 * time.Hour)}
-	j.ResolvedPrompt = askonce.ResolvedPrompt(j.Goal, j.Answer)
+	j.ResolvedPrompt = askonce.ResolvedPrompt(j.Goal, j.Answer.Prompt())
 	j.FallbackUsed = true
 	j.AnswerDelivered = true
 	j.Plan = &askonce.Plan{

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"sync"
 	"testing"
@@ -228,6 +229,52 @@ var tenancyTests = []test{
 }
 
 var updateTests = []test{
+	{"TypedAnswerAndConstraintsReadBackTheSame", func(t *testing.T, s askonce.Store) {
+		one, ten := 1.0, 10.0
+		manyQ := askonce.Question{Type: askonce.QuestionSelectMany, Text: "Which regions?", Options: []string{"eu", "EU", "us"},
+			Constraints: askonce.Constraints{OptionTitles: []string{"Europe", "Europe (legacy)", ""}, MinItems: 1, MaxItems: 2}}
+		fieldsQ := askonce.Question{Type: askonce.QuestionFreeText, Text: "Deploy:", Fields: []askonce.QuestionField{
+			{Name: "replicas", Type: askonce.QuestionNumber, Text: "How many?", Constraints: askonce.Constraints{Integer: true, Minimum: &one, Maximum: &ten}},
+			{Name: "db", Type: askonce.QuestionSelectOne, Text: "Which?", Options: []string{"Postgres", "postgres"}},
+			{Name: "migrate", Type: askonce.QuestionConfirm, Text: "Migrate?", Options: []string{"yes", "no"}},
+			{Name: "on", Type: askonce.QuestionFreeText, Text: "When?", Constraints: askonce.Constraints{Format: askonce.FormatDate}},
+		}}
+		for _, c := range []struct {
+			name string
+			q    askonce.Question
+			a    askonce.Answer
+		}{
+			{"WholeNumberPastFloatPrecision", askonce.Question{Type: askonce.QuestionNumber, Text: "n?", Constraints: askonce.Constraints{Integer: true}}, askonce.AnswerOf(askonce.IntValue(9007199254740993))},
+			{"Fraction", askonce.Question{Type: askonce.QuestionNumber, Text: "x?"}, askonce.AnswerOf(askonce.NumberValue("2.5"))},
+			{"LargeNumber", askonce.Question{Type: askonce.QuestionNumber, Text: "x?"}, askonce.AnswerOf(askonce.NumberValue("1e+21"))},
+			{"PicksDifferingInCase", manyQ, askonce.AnswerOf(askonce.OptionsValue("eu", "EU"))},
+			{"No", askonce.Question{Type: askonce.QuestionConfirm, Text: "Delete?", Options: []string{"yes", "no"}}, askonce.AnswerOf(askonce.BoolValue(false))},
+			{"Path", askonce.Question{Type: askonce.QuestionTargetFile, Text: "Which file?"}, askonce.AnswerOf(askonce.PathValue("docs/ノート.md"))},
+			{"Text", askonce.Question{Type: askonce.QuestionFreeText, Text: "Why?"}, askonce.TextAnswer("because \"it\" is\nlate ✓")},
+			{"Fields", fieldsQ, askonce.FieldsAnswer(
+				askonce.FieldValue{Name: "replicas", Value: askonce.IntValue(3)},
+				askonce.FieldValue{Name: "db", Value: askonce.OptionValue("postgres")},
+				askonce.FieldValue{Name: "migrate", Value: askonce.BoolValue(true)},
+				askonce.FieldValue{Name: "on", Value: askonce.TextValue("2026-11-28")})},
+		} {
+			t.Run(c.name, func(t *testing.T) {
+				tenant := NewTenant()
+				j := create(t, s, NewJob(tenant))
+				next := j.Clone()
+				q := c.q.Clone()
+				next.Status, next.ClarificationStatus, next.Question = askonce.StatusPlanning, askonce.ClarificationAnswered, &q
+				next.Answer, next.AnswerSource = c.a, askonce.SourceUser
+				update(t, s, &askonce.Change{Job: next})
+				got := get(t, s, tenant, j.ID)
+				if !got.Answer.Equal(c.a) {
+					t.Errorf("answer read back %+v, want %+v", got.Answer, c.a)
+				}
+				if !reflect.DeepEqual(got.Question.Constraints, c.q.Constraints) || !reflect.DeepEqual(got.Question.Fields, c.q.Fields) {
+					t.Errorf("question read back %+v, want %+v", got.Question, c.q)
+				}
+			})
+		}
+	}},
 	{"VersionIncreasesByExactlyOne", func(t *testing.T, s askonce.Store) {
 		j := create(t, s, NewJob(NewTenant()))
 		for want := int64(2); want <= 4; want++ {
@@ -346,11 +393,11 @@ var updateTests = []test{
 				Events: []askonce.Event{{Type: askonce.EventAnswered, Data: json.RawMessage(fmt.Sprintf(`{"writer": %d}`, i))}},
 			}
 			c.Job.Title = fmt.Sprintf("writer %d", i)
-			c.Job.Answer = fmt.Sprintf("answer %d", i)
+			c.Job.Answer = askonce.TextAnswer(fmt.Sprintf("answer %d", i))
 			return c
 		}, s)
 		got := get(t, s, j.TenantID, j.ID)
-		if got.Version != 2 || got.Title != fmt.Sprintf("writer %d", w) || got.Answer != fmt.Sprintf("answer %d", w) {
+		if got.Version != 2 || got.Title != fmt.Sprintf("writer %d", w) || got.Answer.String() != fmt.Sprintf("answer %d", w) {
 			t.Errorf("stored version %d, title %q, answer %q; want the winner %d's at version 2", got.Version, got.Title, got.Answer, w)
 		}
 		if want := (askonce.Usage{PromptTokens: int64(w + 1), CompletionTokens: 1, CostUSD: 0.5}); got.Usage != want || got.AttemptCount != 1 {

@@ -100,7 +100,7 @@ var memoryTests = []test{
 		}
 		next.Status, next.ClarificationStatus = askonce.StatusPending, askonce.ClarificationAsked
 		next.Question = &askonce.Question{Type: askonce.QuestionSelectOne, Text: "Which region?", Options: []string{"eu", "us"},
-			Filled: &askonce.FilledFields{Fields: fields, Values: map[string]string{"environment": "production"}}}
+			Filled: &askonce.FilledFields{Fields: fields, Values: map[string]askonce.Value{"environment": askonce.OptionValue("production")}}}
 		update(t, s, &askonce.Change{Job: next})
 		got := get(t, s, tenant, j.ID)
 		if got.Question == nil || !reflect.DeepEqual(got.Question.Filled, next.Question.Filled) || len(got.Question.Fields) != 0 {

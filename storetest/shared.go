@@ -49,12 +49,12 @@ var sharedTests = []sharedTest{
 				Dispatch: true,
 			}
 			c.Job.Status = askonce.StatusSuccess
-			c.Job.Answer = fmt.Sprintf("answer %d", i)
+			c.Job.Answer = askonce.TextAnswer(fmt.Sprintf("answer %d", i))
 			return c
 		}, a, b)
 		for name, s := range map[string]askonce.Store{"first": a, "second": b} {
 			got := get(t, s, j.TenantID, j.ID)
-			if got.Version != 2 || got.Answer != fmt.Sprintf("answer %d", w) || got.Dispatch != askonce.DispatchQueued {
+			if got.Version != 2 || got.Answer.String() != fmt.Sprintf("answer %d", w) || got.Dispatch != askonce.DispatchQueued {
 				t.Errorf("%s store reads version %d, answer %q, dispatch %q; want the winner %d's at version 2, queued", name, got.Version, got.Answer, got.Dispatch, w)
 			}
 			if got.AttemptCount != 1 || got.Usage.PromptTokens != int64(w+1) {

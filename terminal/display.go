@@ -35,7 +35,11 @@ func autoResolved(j *client.JobView) string {
 // text and its numbered options.
 func printQuestion(w io.Writer, j *client.JobView, files []string) {
 	fmt.Fprintf(w, "? %s  [%s]\n", j.ClarificationQuestion, jobview.Kind(j.ClarificationType))
+	q := questionOf(j)
 	for i, o := range answerOptions(j, files) {
+		if i < len(q.Options) {
+			o = q.OptionTitle(i)
+		}
 		fmt.Fprintf(w, "  %d) %s\n", i+1, o)
 	}
 	if j.ClarificationAllowOther {
@@ -48,7 +52,12 @@ func printAnswerPrompt(w io.Writer, j *client.JobView, files []string) {
 	opts := answerOptions(j, files)
 	switch {
 	case len(j.ClarificationFields) > 0:
-		fmt.Fprintf(w, "Answer on one line with a JSON object of the fields, such as {\"%s\": \"...\"}:\n", j.ClarificationFields[0].Name)
+		fmt.Fprintf(w, "Answer on one line, the fields as name: value separated by \";\", such as %s: ...:\n", j.ClarificationFields[0].Name)
+	case j.ClarificationType == askonce.QuestionNumber:
+		q := questionOf(j)
+		fmt.Fprintf(w, "Answer with %s:\n", q.Accepts())
+	case j.ClarificationType == askonce.QuestionSelectMany:
+		fmt.Fprintf(w, "Answer with the numbers of your picks (1-%d), separated by commas:\n", len(opts))
 	case j.ClarificationType == askonce.QuestionFreeText:
 		fmt.Fprintf(w, "Answer (one line, at most %d bytes):\n", askonce.MaxFreeText)
 	case len(opts) > 0 && j.ClarificationAllowOther:
@@ -73,16 +82,6 @@ func answerOptions(j *client.JobView, files []string) []string {
 		return files
 	}
 	return nil
-}
-
-// pickAnswer turns a typed line into an answer: a number picks that
-// option, anything else is the answer itself.
-func pickAnswer(line string, opts []string) string {
-	line = strings.TrimSpace(line)
-	if n, err := strconv.Atoi(line); err == nil && n >= 1 && n <= len(opts) {
-		return opts[n-1]
-	}
-	return line
 }
 
 // readLine reads one line (without its end); ok is false at end of input
@@ -390,15 +389,6 @@ func recipientsLine(r *askonce.Recipients) string {
 	return strings.Join(parts, "; ")
 }
 
-// answerText is the job's answer as a person reads it. The answer of a
-// question with fields is stored as one JSON object; the resolved prompt
-// holds it as "name: value" lines in the fields' order (rule 4), shown
-// here joined by "; ".
-func answerText(j *client.JobView) string {
-	if strings.HasPrefix(j.ClarificationAnswer, "{") {
-		if _, lines, ok := strings.Cut(j.ResolvedPrompt, "\n\nClarification Answer: "); ok {
-			return strings.ReplaceAll(lines, "\n", "; ")
-		}
-	}
-	return j.ClarificationAnswer
-}
+// answerText is the job's answer as a person reads it: the API's
+// clarificationAnswer ("name: value; ..." for a question with fields).
+func answerText(j *client.JobView) string { return j.ClarificationAnswer }

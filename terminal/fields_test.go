@@ -3,7 +3,6 @@ package terminal
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"io"
 	"strings"
 	"testing"
@@ -47,12 +46,8 @@ func TestFieldsPickerAsksEachFieldInOneFormAndAnswersWithAnObject(t *testing.T) 
 	if err != nil {
 		t.Fatalf("picker: %v\n%s", err, out.String())
 	}
-	var got map[string]string
-	if err := json.Unmarshal([]byte(a), &got); err != nil || len(got) != 3 || got["environment"] != "production" || got["migrate"] != "yes" || got["owner"] != "Priya" {
-		t.Fatalf("answer %s, %v", a, err)
-	}
-	if v, err := askonce.ValidateAnswer(&q, a); err != nil || v != `{"environment":"production","migrate":"yes","owner":"Priya","replicas":"2"}` {
-		t.Fatalf("the server reads %q, %v", v, err)
+	if v, err := askonce.ValidateAnswer(&q, a); err != nil || string(v.JSON()) != `{"environment":"production","migrate":true,"owner":"Priya","replicas":"2"}` {
+		t.Fatalf("answer %s; the server reads %s, %v", a.JSON(), v.JSON(), err)
 	}
 	for _, want := range []string{"type an answer", "Which environment?", "Run the migrations?", "Who owns it?", "How many replicas?"} {
 		if !strings.Contains(out.String(), want) {
@@ -61,17 +56,44 @@ func TestFieldsPickerAsksEachFieldInOneFormAndAnswersWithAnObject(t *testing.T) 
 	}
 }
 
-// The answer of a question with fields, stored as one JSON object, is
-// printed as the resolved prompt's "name: value" lines joined by "; ";
-// a plain answer as it is.
-func TestResultShowsAnAnswerWithFieldsAsNameValuePairs(t *testing.T) {
-	j := &client.JobView{ClarificationAnswer: `{"migrate":"yes","environment":"staging"}`,
-		ResolvedPrompt: "deploy the api\n\nClarification Answer: environment: staging\nmigrate: yes"}
+// The answer is shown as the API gives it for a person to read:
+// "name: value; ..." for a question with fields, never parsed again.
+func TestResultShowsTheAnswerAsAPersonReadsIt(t *testing.T) {
+	j := &client.JobView{ClarificationAnswer: "environment: staging; migrate: yes", ClarificationValue: []byte(`{"environment":"staging","migrate":true}`)}
 	if got, want := answerText(j), "environment: staging; migrate: yes"; got != want {
 		t.Errorf("answerText = %q, want %q", got, want)
 	}
-	plain := &client.JobView{ClarificationAnswer: "hot", ResolvedPrompt: "hot frozen cheese\n\nClarification Answer: hot"}
-	if got := answerText(plain); got != "hot" {
-		t.Errorf("answerText of a plain answer = %q, want hot", got)
+}
+
+// The form's inputs are typed: a number out of range is refused under its
+// input and asked again, the second of two options that differ only in
+// case is that option, and the answer carries the number as a number.
+func TestFieldsPickerTypesEachFieldAndRefusesAnOutOfRangeNumber(t *testing.T) {
+	t.Parallel()
+	one, ten := 1.0, 10.0
+	q := askonce.Question{Text: "Before the deploy:", Fields: []askonce.QuestionField{
+		{Name: "replicas", Type: askonce.QuestionNumber, Text: "How many replicas?", Required: true, Constraints: askonce.Constraints{Integer: true, Minimum: &one, Maximum: &ten}},
+		{Name: "db", Type: askonce.QuestionSelectOne, Text: "Which database?", Options: []string{"Postgres", "postgres"}, Required: true,
+			Constraints: askonce.Constraints{OptionTitles: []string{"Postgres (managed)", "postgres (ours)"}}},
+	}}
+	if err := q.Normalize(); err != nil {
+		t.Fatal(err)
+	}
+	j := &client.JobView{JobID: "j1", ClarificationQuestion: q.Text, ClarificationType: q.Type, ClarificationFields: q.Fields}
+	var out bytes.Buffer
+	a, err := fieldsPicker(context.Background(), j, &lines{[]string{"11", "3", "2"}}, &out, true)
+	if err != nil {
+		t.Fatalf("picker: %v\n%s", err, out.String())
+	}
+	want := askonce.FieldsAnswer(
+		askonce.FieldValue{Name: "replicas", Value: askonce.IntValue(3)},
+		askonce.FieldValue{Name: "db", Value: askonce.OptionValue("postgres")})
+	if !a.Equal(want) {
+		t.Fatalf("answer %s; want %s\n%s", a.JSON(), want.JSON(), out.String())
+	}
+	for _, s := range []string{"out of range", "postgres (ours)"} {
+		if !strings.Contains(out.String(), s) {
+			t.Errorf("the form does not show %q:\n%s", s, out.String())
+		}
 	}
 }

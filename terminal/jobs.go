@@ -154,7 +154,12 @@ func Jobs(ctx context.Context, args []string, getenv func(string) string, stdin 
 		if err != nil {
 			return report(err, stderr)
 		}
-		j, err := cl.ReplyAsync(ctx, pos[0], client.AnswerRequest{Answer: client.Answer(pickAnswer(pos[1], answerOptions(&d.JobView, nil))), DontRemember: noRemember})
+		q := questionOf(&d.JobView)
+		a, err := lineAnswer(pos[1], &q, answerOptions(&d.JobView, nil))
+		if err != nil {
+			return report(exitErr{exitInvalid, fmt.Sprintf("%v; the question is still pending", err)}, stderr)
+		}
+		j, err := cl.ReplyAsync(ctx, pos[0], client.AnswerRequest{Answer: wireAnswer(a), DontRemember: noRemember})
 		if err == nil {
 			j, err = settle(ctx, cl, j, stderr)
 		}

@@ -24,19 +24,21 @@ import (
 var errAborted = errors.New("no answer given")
 
 // picker asks a pending job's question in the terminal with the picker of
-// its type and returns the answer. Only valid answers can be picked:
-// SELECT_ONE and TARGET_FILE list exactly their options (files, when a
-// TARGET_FILE question offers none), and "Other…", a
-// text input, when the question allows an answer of one's own), CONFIRM
-// is yes/no, FREE_TEXT takes at most askonce.MaxFreeText characters.
+// its type and returns the typed answer. Only valid answers can be
+// picked: SELECT_ONE and TARGET_FILE list exactly their options by their
+// titles (files, when a TARGET_FILE question offers none), and "Other…",
+// a text input, when the question allows an answer of one's own),
+// SELECT_MANY is a multi-select within its bounds, CONFIRM is yes/no,
+// NUMBER and FREE_TEXT are inputs checked as the server checks them.
 //
 // The question and the line naming its type and job head the form, above
 // the field: huh shows a select's filter in place of the field's title, and
 // the question must stay on screen while the user filters.
-func picker(ctx context.Context, j *client.JobView, files []string, in io.Reader, out io.Writer) (string, error) {
+func picker(ctx context.Context, j *client.JobView, files []string, in io.Reader, out io.Writer) (askonce.Answer, error) {
 	if len(j.ClarificationFields) > 0 {
 		return fieldsPicker(ctx, j, in, out, false)
 	}
+	full := questionOf(j)
 	q := question{title: cli.CleanText(j.ClarificationQuestion), desc: jobview.Kind(j.ClarificationType) + " · job " + j.JobID}
 	switch j.ClarificationType {
 	case askonce.QuestionConfirm:
@@ -46,12 +48,16 @@ func picker(ctx context.Context, j *client.JobView, files []string, in io.Reader
 		field := huh.NewConfirm().Affirmative("Yes").Negative("No").Value(&yes).
 			WithButtonAlignment(lipgloss.Left)
 		if err := q.ask(ctx, field, in, out); err != nil {
-			return "", err
+			return askonce.Answer{}, err
 		}
-		if yes {
-			return "yes", nil
+		return askonce.AnswerOf(askonce.BoolValue(yes)), nil
+	case askonce.QuestionSelectMany:
+		def, _ := defaultValue(&full)
+		picks := def.Options
+		if err := q.ask(ctx, manySelect(&full, false).Title("Pick any").Value(&picks), in, out); err != nil {
+			return askonce.Answer{}, err
 		}
-		return "no", nil
+		return askonce.AnswerOf(askonce.OptionsValue(inOrder(full.Options, picks)...)), nil
 	case askonce.QuestionSelectOne, askonce.QuestionTargetFile:
 		opts := j.ClarificationOptions
 		if len(opts) == 0 && j.ClarificationType == askonce.QuestionTargetFile {
@@ -74,26 +80,39 @@ func picker(ctx context.Context, j *client.JobView, files []string, in io.Reader
 		if j.ClarificationType == askonce.QuestionTargetFile {
 			label = "Pick a file"
 		}
+		titles := make([]string, len(opts))
+		for i, o := range opts {
+			titles[i] = o
+			if i < len(full.Options) {
+				titles[i] = full.OptionTitle(i)
+			}
+		}
 		// The label is the line huh turns into the filter while filtering.
 		sel := huh.NewSelect[int]().Title(label).
-			Options(choices(opts, other, target)...).Value(&pick)
+			Options(choices(opts, titles, other, target)...).Value(&pick)
 		if len(opts) > 12 {
 			sel.Height(16) // scrolls; / filters
 		}
 		if err := q.ask(ctx, sel, in, out); err != nil {
-			return "", err
+			return askonce.Answer{}, err
 		}
 		switch pick {
 		case otherChoice:
 			q.desc += " · your own answer"
+			full = askonce.Question{Type: askonce.QuestionFreeText}
 		case pathChoice:
 			q.desc += " · a path inside the project"
-			return pathInput(ctx, q, in, out)
+			p, err := pathInput(ctx, q, in, out)
+			return askonce.AnswerOf(askonce.PathValue(p)), err
 		default:
-			return opts[pick], nil
+			if target {
+				return askonce.AnswerOf(askonce.PathValue(opts[pick])), nil
+			}
+			return askonce.AnswerOf(askonce.OptionValue(opts[pick])), nil
 		}
 	}
-	// FREE_TEXT, "Other…", or a question with nothing to list.
+	// FREE_TEXT, NUMBER, "Other…", or a question with nothing to list:
+	// checked as the server checks it.
 	var answer string
 	field := huh.NewInput().
 		CharLimit(askonce.MaxFreeText).Value(&answer).
@@ -101,12 +120,22 @@ func picker(ctx context.Context, j *client.JobView, files []string, in io.Reader
 			if !askonce.HasVisible(s) {
 				return errors.New("type an answer")
 			}
+			if full.Type == askonce.QuestionNumber || full.Type == askonce.QuestionFreeText {
+				_, err := checkText(&full, s)
+				return err
+			}
 			return nil
 		})
-	if err := q.ask(ctx, field, in, out); err != nil {
-		return "", err
+	if full.Type == askonce.QuestionNumber {
+		field.Placeholder(full.Accepts())
 	}
-	return answer, nil
+	if err := q.ask(ctx, field, in, out); err != nil {
+		return askonce.Answer{}, err
+	}
+	if v, err := checkText(&full, answer); err == nil && full.Type == askonce.QuestionNumber {
+		return askonce.AnswerOf(v), nil
+	}
+	return askonce.TextAnswer(answer), nil
 }
 
 // pathInput asks for a path inside the project, checked as the server
@@ -139,14 +168,14 @@ const (
 	rootLabel  = ". (the project root)"
 )
 
-// choices shows each option cleaned while the value picked is its index,
-// so that the server gets exactly the option it offered, followed by
-// "Other…" when other answers are allowed, and by "Another path…" for a
-// file (target).
-func choices(opts []string, other, target bool) []huh.Option[int] {
+// choices shows each option by its title, cleaned, while the value
+// picked is its index, so that the server gets exactly the option it
+// offered, followed by "Other…" when other answers are allowed, and by
+// "Another path…" for a file (target).
+func choices(opts, titles []string, other, target bool) []huh.Option[int] {
 	out := make([]huh.Option[int], 0, len(opts)+1)
 	for i, o := range opts {
-		label := cli.CleanText(o)
+		label := cli.CleanText(titles[i])
 		if target && o == "." {
 			label = rootLabel
 		}

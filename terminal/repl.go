@@ -117,7 +117,13 @@ func (r *replState) handle(ctx context.Context, line string) bool {
 			fmt.Fprintln(r.errw, "usage: /answer TEXT")
 			break
 		}
-		j, err := r.cl.AnswerAsync(ctx, r.pending.JobID, pickAnswer(arg, answerOptions(r.pending, nil)))
+		q := questionOf(r.pending)
+		a, err := lineAnswer(arg, &q, answerOptions(r.pending, nil))
+		if err != nil {
+			fmt.Fprintf(r.errw, "%v; the question is still pending\n", err)
+			break
+		}
+		j, err := r.cl.ReplyAsync(ctx, r.pending.JobID, client.AnswerRequest{Answer: wireAnswer(a)})
 		if err == nil {
 			j, err = settle(ctx, r.cl, j, r.out)
 		}

@@ -151,7 +151,7 @@ func (c *runConfig) run(ctx context.Context, cl *client.Client, goal string, can
 		if err != nil {
 			return err
 		}
-		done, err := cl.ReplyAsync(ctx, j.JobID, client.AnswerRequest{Answer: client.Answer(answer), DontRemember: c.Memory.NoRemember})
+		done, err := cl.ReplyAsync(ctx, j.JobID, client.AnswerRequest{Answer: wireAnswer(answer), DontRemember: c.Memory.NoRemember})
 		if err != nil {
 			if client.IsInvalid(err) {
 				return exitErr{exitInvalid, fmt.Sprintf("%v\nthe job %s is still pending; answer it with: askonce jobs answer %s TEXT", err, j.JobID, j.JobID)}
@@ -194,14 +194,19 @@ func (c *runConfig) projectFiles() []string {
 }
 
 // ask gets the answer to j's question: --answer, a picker on a terminal,
-// or a line of stdin.
-func (c *runConfig) ask(ctx context.Context, j *client.JobView, stdin io.Reader, stdout, ui io.Writer) (string, error) {
+// or a line of stdin (asked again while a line names no choice).
+func (c *runConfig) ask(ctx context.Context, j *client.JobView, stdin io.Reader, stdout, ui io.Writer) (askonce.Answer, error) {
 	var files []string
 	if j.ClarificationType == askonce.QuestionTargetFile && len(j.ClarificationOptions) == 0 {
 		files = c.projectFiles()
 	}
+	q := questionOf(j)
 	if c.Answer != "" {
-		return pickAnswer(c.Answer, answerOptions(j, files)), nil
+		a, err := lineAnswer(c.Answer, &q, answerOptions(j, files))
+		if err != nil {
+			return askonce.Answer{}, exitErr{exitInvalid, fmt.Sprintf("--answer: %v; the job %s is still pending", err, j.JobID)}
+		}
+		return a, nil
 	}
 	pending := func(why string) error {
 		msg := fmt.Sprintf("%s; the job %s is still pending: answer it with: askonce jobs answer %s TEXT", why, j.JobID, j.JobID)
@@ -219,22 +224,29 @@ func (c *runConfig) ask(ctx context.Context, j *client.JobView, stdin io.Reader,
 		}
 		a, err := picker(ctx, j, files, stdin, out)
 		if errors.Is(err, errAborted) {
-			return "", pending("no answer given")
+			return askonce.Answer{}, pending("no answer given")
 		}
 		if err != nil {
-			return "", err
+			return askonce.Answer{}, err
 		}
-		fmt.Fprintf(ui, "? %s › %s\n", j.ClarificationQuestion, oneLine(a, 100))
+		fmt.Fprintf(ui, "? %s › %s\n", j.ClarificationQuestion, oneLine(a.String(), 100))
 		return a, nil
 	}
 	printQuestion(ui, j, files)
-	printAnswerPrompt(ui, j, files)
-	line, ok, err := readLine(bufio.NewReader(stdin))
-	if err != nil {
-		return "", err
+	r := bufio.NewReader(stdin)
+	for {
+		printAnswerPrompt(ui, j, files)
+		line, ok, err := readLine(r)
+		if err != nil {
+			return askonce.Answer{}, err
+		}
+		if !ok {
+			return askonce.Answer{}, pending("no answer on stdin")
+		}
+		a, err := lineAnswer(line, &q, answerOptions(j, files))
+		if err == nil {
+			return a, nil
+		}
+		fmt.Fprintf(ui, "%v\n", err)
 	}
-	if !ok {
-		return "", pending("no answer on stdin")
-	}
-	return pickAnswer(line, answerOptions(j, files)), nil
 }

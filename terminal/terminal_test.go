@@ -51,13 +51,36 @@ func TestPrintPlanEscapesHostileTitles(t *testing.T) {
 	}
 }
 
-func TestPickAnswerAndExitCodes(t *testing.T) {
-	opts := []string{"hot", "frozen"}
-	for in, want := range map[string]string{"1": "hot", " 2 ": "frozen", "3": "3", "tepid": "tepid", "0": "0"} {
-		if got := pickAnswer(in, opts); got != want {
-			t.Errorf("pickAnswer(%q) = %q, want %q", in, got, want)
+// A typed line picks a choice by its number or its exact text, as that
+// option (by identity, so options differing only in case stay apart); a
+// number that is no choice is refused, never sent as text.
+func TestLineAnswerPicksByNumberAndRefusesANumberThatIsNoChoice(t *testing.T) {
+	q := askonce.Question{Type: askonce.QuestionSelectOne, Text: "Which?", Options: []string{"Postgres", "postgres"}, AllowOther: true}
+	for in, want := range map[string]askonce.Answer{
+		"1":        askonce.AnswerOf(askonce.OptionValue("Postgres")),
+		" 2 ":      askonce.AnswerOf(askonce.OptionValue("postgres")),
+		"postgres": askonce.AnswerOf(askonce.OptionValue("postgres")),
+		"tepid":    askonce.TextAnswer("tepid"),
+	} {
+		if got, err := lineAnswer(in, &q, q.Options); err != nil || !got.Equal(want) {
+			t.Errorf("lineAnswer(%q) = %s, %v; want %s", in, got.JSON(), err, want.JSON())
 		}
 	}
+	for _, in := range []string{"9", "0", "3"} {
+		if got, err := lineAnswer(in, &q, q.Options); err == nil || !strings.Contains(err.Error(), "pick 1 to 2") {
+			t.Errorf("lineAnswer(%q) = %s, %v; want refused", in, got.JSON(), err)
+		}
+	}
+	many := askonce.Question{Type: askonce.QuestionSelectMany, Text: "Which zones?", Options: []string{"eu", "us", "ap"}}
+	if got, err := lineAnswer("3, 1", &many, many.Options); err != nil || !got.Equal(askonce.AnswerOf(askonce.OptionsValue("ap", "eu"))) {
+		t.Errorf("lineAnswer(3, 1) = %s, %v; want ap and eu", got.JSON(), err)
+	}
+	if _, err := lineAnswer("1,4", &many, many.Options); err == nil {
+		t.Errorf("lineAnswer(1,4) taken; want refused")
+	}
+}
+
+func TestExitCodes(t *testing.T) {
 	for err, want := range map[error]int{
 		&client.Error{Status: 404, Code: "not_found"}:            exitNotFound,
 		&client.Error{Status: 409, Code: "conflict"}:             exitConflict,

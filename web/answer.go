@@ -146,7 +146,8 @@ func (h *Handler) answerSubmit(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx := askonce.WithAnswerer(r.Context(), who)
 	var err error
-	answer, other, path := formAnswer(r.PostForm)
+	text, other, path := formAnswer(r.PostForm)
+	answer := askonce.TextAnswer(text)
 	if j.Question != nil && len(j.Question.Fields) > 0 {
 		answer = fieldsAnswer(j.Question, r.PostForm)
 	}

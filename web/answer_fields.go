@@ -1,7 +1,6 @@
 package web
 
 import (
-	"encoding/json"
 	"net/url"
 	"strconv"
 	"strings"
@@ -42,7 +41,8 @@ type fieldView struct {
 func (v *formView) setFields(q *askonce.Question) {
 	v.Text = visible(q.Intro())
 	v.TextAnswer = false
-	v.Default = visible(strings.ReplaceAll(q.PromptAnswer(q.Default), "\n", ", "))
+	d, _ := q.DefaultAnswer()
+	v.Default = visible(strings.ReplaceAll(d.Prompt(), "\n", ", "))
 	v.Kind = "Answer each, then send them together"
 	for i, f := range q.Fields {
 		fv := fieldView{
@@ -134,8 +134,8 @@ func (v *formView) checkFieldDefaults() {
 // object: each field's chosen option (or yes/no), else its text of one's
 // own, a typed path winning over a chosen file; a field left empty is
 // left out, so that its default applies.
-func fieldsAnswer(q *askonce.Question, form url.Values) string {
-	values := map[string]string{}
+func fieldsAnswer(q *askonce.Question, form url.Values) askonce.Answer {
+	var values []askonce.FieldValue
 	for _, f := range q.Fields {
 		a := form.Get("f." + f.Name)
 		switch {
@@ -145,9 +145,8 @@ func fieldsAnswer(q *askonce.Question, form url.Values) string {
 			a = form.Get("o." + f.Name)
 		}
 		if strings.TrimSpace(a) != "" {
-			values[f.Name] = a
+			values = append(values, askonce.FieldValue{Name: f.Name, Value: askonce.TextValue(a)})
 		}
 	}
-	b, _ := json.Marshal(values) // strings only: cannot fail
-	return string(b)
+	return askonce.FieldsAnswer(values...)
 }

@@ -79,7 +79,7 @@ func testAnswerPageFieldsAnswer(t *testing.T) {
 		t.Fatalf("POST: %d\n%s", r.status, r.body)
 	}
 	got := s.waitJob(t, j.ID)
-	if got.Status != askonce.StatusSuccess || got.Answer != `{"environment":"production","replicas":"2","migrate":"no","config":"a.md"}` || got.AnsweredVia != askonce.ViaWeb {
+	if got.Status != askonce.StatusSuccess || string(got.Answer.JSON()) != `{"environment":"production","replicas":"2","migrate":false,"config":"a.md"}` || got.AnsweredVia != askonce.ViaWeb {
 		t.Fatalf("job %s answer %q via %s", got.Status, got.Answer, got.AnsweredVia)
 	}
 	mustContain(t, s.get(t, link+"/outcome"), `<strong class="outcome-answer">environment: production; replicas: 2; migrate: no; config: a.md</strong>`)

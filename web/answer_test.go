@@ -302,7 +302,7 @@ func testAnswerPageAnswerLeadsToTheOutcomeWithThePlan(t *testing.T) {
 				t.Fatalf("POST: %d Location %q, want 303 to %s/outcome:\n%s", r.status, r.header.Get("Location"), link, r.body)
 			}
 			got := s.waitJob(t, j.ID)
-			if got.Status != askonce.StatusSuccess || got.Answer != c.answer {
+			if got.Status != askonce.StatusSuccess || got.Answer.String() != c.answer {
 				t.Fatalf("job %s answer %q, want success with %q (error %q)", got.Status, got.Answer, c.answer, got.Error)
 			}
 			r = s.get(t, link+"/outcome")

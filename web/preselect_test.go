@@ -57,7 +57,7 @@ func testBrowserEmailOptionLinkAnswersAfterOneClick(t *testing.T) {
 	}
 	browserScript(t, s.srv.URL, "answer_choice", "LINK="+email.ChoiceURL(link, 1))
 	got, err := s.engine.Get(t.Context(), "", j.ID)
-	if err != nil || got.Answer != "frozen" || got.AnsweredVia != askonce.ViaEmailLink {
+	if err != nil || got.Answer.String() != "frozen" || got.AnsweredVia != askonce.ViaEmailLink {
 		t.Fatalf("job answered %q via %q (%v); want frozen via email-link", got.Answer, got.AnsweredVia, err)
 	}
 }

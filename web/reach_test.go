@@ -127,7 +127,7 @@ func TestAnswerPageHoldsAPersonalEmailLinkToTheAnswerers(t *testing.T) {
 		t.Fatalf("ann's answer: %d\n%s", r.status, r.body)
 	}
 	done := s.waitJob(t, j.ID)
-	if done.AnsweredVia != askonce.ViaEmailLink || done.AnsweredBy != "ann@example.com" || done.Answer != "frozen" {
+	if done.AnsweredVia != askonce.ViaEmailLink || done.AnsweredBy != "ann@example.com" || done.Answer.String() != "frozen" {
 		t.Errorf("answered %q via %q by %q; want frozen via email-link by ann@example.com", done.Answer, done.AnsweredVia, done.AnsweredBy)
 	}
 }

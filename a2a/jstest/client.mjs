@@ -31,6 +31,9 @@ async function client(key, binding) {
 const text = (s, extra = {}) => ({
   message: { messageId: randomUUID(), role: Role.ROLE_USER, parts: [{ content: { $case: "text", value: s } }], ...extra },
 });
+const data = (value, extra = {}) => ({
+  message: { messageId: randomUUID(), role: Role.ROLE_USER, parts: [{ content: { $case: "data", value } }], ...extra },
+});
 const state = (s) => TaskState[s];
 const dataOf = (parts = []) => parts.find((p) => p.content?.$case === "data")?.content.value;
 const temperature = (task) => dataOf(task.artifacts?.find((a) => a.artifactId === "plan")?.parts)?.spec?.attributes?.temperature;
@@ -68,8 +71,16 @@ async function scenario(binding) {
   const q = dataOf(asked.status.message?.parts);
   report.asked = { state: state(asked.status.state), type: q?.type, options: q?.options, default: q?.default, answerUrl: q?.answerUrl ?? "" };
 
-  // 2. The answer, on the same task: completed with the plan.
-  const done = await a.sendMessage(text("hot", { taskId: asked.id, contextId: asked.contextId }));
+  // 2. A typed data part the question does not take is refused, naming
+  // what it takes, and the task still asks; the answer, on the same task
+  // (a data part {"answer": "hot"}): completed with the plan.
+  const on = { taskId: asked.id, contextId: asked.contextId };
+  report.typed = {
+    refused: await failure(a.sendMessage(data({ answer: true }, on))),
+    object: await failure(a.sendMessage(data({ answer: { n: [1, 2] } }, on))),
+    stillAsking: state((await a.getTask({ id: asked.id })).status.state),
+  };
+  const done = await a.sendMessage(data({ answer: "hot" }, on));
   report.answered = { sameTask: done.id === asked.id, state: state(done.status.state), temperature: temperature(done) };
 
   // 3. A second task in the same context, streamed: answered from history.

@@ -70,6 +70,9 @@ type a2aRun struct {
 		SameTask           bool
 		State, Temperature string
 	}
+	// Typed is 1.0's typed data-part step: answers the question does not
+	// take, refused, and the task's state after them.
+	Typed   *struct{ Refused, Object, StillAsking string }
 	History struct {
 		NewTask, SameContext bool
 		States               []string
@@ -136,6 +139,13 @@ func integrationsA2AJavaScriptSDKClient(t *testing.T) {
 					t.Fatalf("no report of %s in %v", binding, got)
 				}
 				checkA2ARun(t, in.base, run, states10, states10.inputRequired)
+				// A data part is checked as the HTTP API checks an answer:
+				// true and an object are refused, naming what the question
+				// takes, with no Go map in the message; the task still asks.
+				if ty := run.Typed; ty == nil || !strings.Contains(ty.Refused, "true or false") || !strings.Contains(ty.Refused, "allowed: hot, frozen") ||
+					!strings.Contains(ty.Object, "is an object") || strings.Contains(ty.Object, "map[") || ty.StillAsking != states10.inputRequired {
+					t.Errorf("typed data parts: %+v; want both refused naming the allowed answers, the task still input-required", ty)
+				}
 				if !slices.Equal(run.Subscribe, []string{states10.inputRequired, states10.inputRequired}) {
 					t.Errorf("SubscribeToTask of an asking task: %v; want the task, then its input-required status", run.Subscribe)
 				}

@@ -71,6 +71,7 @@ func TestMCP(t *testing.T) {
 	t.Run("NpmClientsPlanWithOneElicitation", mcpNpmClientsPlanWithOneElicitation)
 	t.Run("ConformanceSuite", mcpConformanceSuite)
 	t.Run("NpmClientProjectMemory", mcpNpmClientProjectMemory)
+	t.Run("NpmClientTypedAnswers", mcpNpmClientTypedAnswers)
 }
 
 // askonce mcp serves the tools over stdio on the embedded engine, to

@@ -307,6 +307,7 @@ func TestSlack(t *testing.T) {
 	t.Run("RacingClicksHaveOneWinner", slackRacingClicksHaveOneWinner)
 	t.Run("ModalAnswerIsValidatedInTheModal", slackModalAnswerIsValidatedInTheModal)
 	t.Run("ModalOfAQuestionWithFieldsHasAnInputPerField", slackModalOfAQuestionWithFieldsHasAnInputPerField)
+	t.Run("ModalInputsAreTypedAndTheirValuesArriveTyped", slackModalInputsAreTypedAndTheirValuesArriveTyped)
 	t.Run("OutageNeverBlocksAskingOrAnswering", slackOutageNeverBlocksAskingOrAnswering)
 	t.Run("DontRememberKeepsTheAnswerOutOfProjectMemory", slackDontRememberKeepsTheAnswerOutOfProjectMemory)
 	t.Run("QuestionCutOffByAKillIsNotPostedTwice", slackQuestionCutOffByAKillIsNotPostedTwice)
@@ -863,7 +864,7 @@ func slackModalOfAQuestionWithFieldsHasAnInputPerField(t *testing.T) {
 	if code, raw := submit("o:1", "Priya"); code != 200 || len(strings.TrimSpace(string(raw))) != 0 {
 		t.Fatalf("valid answer: %d %s; want 200 with no body", code, raw)
 	}
-	if j := in.do("GET", "/jobs/"+id, nil); str(j.body, "clarificationAnswer") != `{"environment":"production","owner":"Priya"}` {
+	if j := in.do("GET", "/jobs/"+id, nil); str(j.body, "clarificationAnswer") != "environment: production; owner: Priya" {
 		t.Fatalf("answer %q; want the modal's fields", str(j.body, "clarificationAnswer"))
 	}
 }

@@ -136,6 +136,12 @@ func terminalRunWithoutATerminal(t *testing.T) {
 	if !jobIDRe.MatchString(out) {
 		t.Fatalf("no job id in %q", out)
 	}
+	// A number that is no option is refused and asked again, never taken
+	// as text of one's own (docs/terminal.md); --answer 9 is invalid.
+	out, errs, code = cli(t, "9\n2\n", append(run, "hot frozen cheese")...)
+	want(t, "run with a number past the options", out, errs, code, 0, "9 is not one of the choices: pick 1 to 2", "answer: frozen (from user)")
+	out, errs, code = cli(t, "", append(run, "hot frozen cheese", "--answer", "9")...)
+	want(t, "run --answer past the options", out, errs, code, 5, "9 is not one of the choices", "still pending")
 	// The same goal in the same session: the repeat guard answers, no question.
 	out, errs, code = cli(t, "", append(run, "--no-input", "--session", "S", "hot frozen cheese")...)
 	want(t, "repeat", out, errs, code, 0, `[auto-resolved] The goal says both “hot” and “frozen”. Which should it be? -> frozen (from history)`)

@@ -8,6 +8,8 @@ package jobview
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -26,7 +28,11 @@ type Job struct {
 	ClarificationStatus string    `json:"clarificationStatus"`
 	Question            *Question `json:"question,omitempty"`
 	Answer              string    `json:"answer,omitempty"`
-	AnswerSource        string    `json:"answerSource,omitempty"`
+	// AnswerValue is the answer typed, as JSON (askonce.Answer.JSON): a
+	// string, number, boolean or list of options, or an object of
+	// field values.
+	AnswerValue  any    `json:"answerValue,omitempty" jsonschema:"the answer typed, as JSON: a string, number, boolean or list of options, or an object of field values"`
+	AnswerSource string `json:"answerSource,omitempty"`
 	// AnsweredFrom says which remembered answer resolved the question:
 	// "answered from project memory, 3 days ago, job …".
 	AnsweredFrom string             `json:"answeredFrom,omitempty"`
@@ -46,8 +52,11 @@ type Question struct {
 	Text       string   `json:"text"`
 	Options    []string `json:"options,omitempty"`
 	AllowOther bool     `json:"allowOther,omitempty"`
-	Default    string   `json:"default,omitempty"`
-	ExpiresAt  string   `json:"expiresAt,omitempty"`
+	// Constraints narrow the answer beyond the type: option titles, a
+	// number's bounds, how many options, a text's format and length.
+	askonce.Constraints
+	Default   string `json:"default,omitempty"`
+	ExpiresAt string `json:"expiresAt,omitempty"`
 	// Fields are the fields of a question that asks for several things
 	// at once; its answer is an object of field values.
 	Fields []askonce.QuestionField `json:"fields,omitempty"`
@@ -74,7 +83,7 @@ func QuestionOf(q *askonce.Question) *Question {
 	if q == nil {
 		return nil
 	}
-	r := &Question{Type: string(q.Type), Text: q.Text, Options: q.Options, AllowOther: q.AllowOther, Default: q.Default, Fields: q.Fields}
+	r := &Question{Type: string(q.Type), Text: q.Text, Options: q.Options, AllowOther: q.AllowOther, Constraints: q.Constraints, Default: q.Default, Fields: q.Fields}
 	if q.ExpiresAt != nil {
 		r.ExpiresAt = q.ExpiresAt.UTC().Format(time.RFC3339)
 	}
@@ -112,7 +121,8 @@ func JobOf(j *askonce.Job, answerURL string) Job {
 		Goal:                j.Goal,
 		ClarificationStatus: string(j.ClarificationStatus),
 		Question:            QuestionOf(j.Question),
-		Answer:              j.Answer,
+		Answer:              j.Answer.String(),
+		AnswerValue:         answerValue(j.Answer),
 		AnswerSource:        string(j.AnswerSource),
 		AnsweredFrom:        j.MemoryNote(time.Now()),
 		Memory:              j.AnswerMemory,
@@ -121,6 +131,14 @@ func JobOf(j *askonce.Job, answerURL string) Job {
 		Error:               j.Error,
 		ExpiryNote:          j.ExpiryNote(),
 	}
+}
+
+// answerValue is a's typed JSON, nil for no answer.
+func answerValue(a askonce.Answer) any {
+	if a.IsZero() {
+		return nil
+	}
+	return a.JSON()
 }
 
 // PlanText is a plan's readable summary: title, tasks with their
@@ -157,17 +175,23 @@ func QuestionText(q *askonce.Question) string {
 	return s
 }
 
-// AnswerSchema is the form a question is answered with, as a JSON Schema:
-// one property, "answer", typed by the question, plus "other" for an
+// AnswerSchema is the form a question is answered with, as a JSON Schema
+// of the shapes an MCP elicitation's requestedSchema may take: one
+// property, "answer", typed by the question, plus "other" for an
 // allowOther SELECT_ONE question; for a question with fields, one
 // property per field, named after it, plus "<name>:other" for an
-// allowOther field (":" is in no field's name). MCP elicits it; A2A
-// sends it with an input-required task.
+// allowOther field (":" is in no field's name). A property carries its
+// type's constraints: a string's format and length, a number's bounds
+// ("integer" for a whole one), a boolean for CONFIRM, options as
+// oneOf const/title (one) or an array of anyOf const/title (several,
+// minItems/maxItems). MCP elicits it; A2A sends it with an
+// input-required task. AnswerFrom reads the filled-in form back.
 func AnswerSchema(q *askonce.Question) map[string]any {
 	if len(q.Fields) > 0 {
 		return fieldsSchema(q)
 	}
-	answer := answerProperty(q.Type, q.Options, q.Default)
+	answer := answerProperty(q)
+	answer["title"] = "Answer"
 	props := map[string]any{"answer": answer}
 	required := []string{"answer"}
 	if q.Type == askonce.QuestionSelectOne && q.AllowOther {
@@ -190,8 +214,10 @@ const OtherSuffix = ":other"
 func fieldsSchema(q *askonce.Question) map[string]any {
 	props := map[string]any{}
 	var required []string
-	for _, f := range q.Fields {
-		p := answerProperty(f.Type, f.Options, f.Default)
+	for i := range q.Fields {
+		f := &q.Fields[i]
+		fq := f.AsQuestion()
+		p := answerProperty(&fq)
 		p["title"] = f.Text
 		props[f.Name] = p
 		other := f.Type == askonce.QuestionSelectOne && f.AllowOther
@@ -209,96 +235,182 @@ func fieldsSchema(q *askonce.Question) map[string]any {
 	return s
 }
 
-// answerProperty is the property that answers a question of type t.
-func answerProperty(t askonce.QuestionType, options []string, def string) map[string]any {
-	answer := map[string]any{"type": "string", "title": "Answer"}
-	choices := func(opts []string, titles func(string) string) {
-		one := make([]any, 0, len(opts))
-		for _, o := range opts {
-			one = append(one, map[string]any{"const": o, "title": titles(o)})
+// answerProperty is the property that answers q (a question without
+// fields, or a field's): its type, constraints, what it accepts in words
+// and its default as a value of its type.
+func answerProperty(q *askonce.Question) map[string]any {
+	p := map[string]any{"description": q.Accepts()}
+	titled := func() []any {
+		one := make([]any, 0, len(q.Options))
+		for i, o := range q.Options {
+			one = append(one, map[string]any{"const": o, "title": q.OptionTitle(i)})
 		}
-		answer["oneOf"] = one
+		return one
 	}
-	same := func(s string) string { return s }
-	switch t {
-	case askonce.QuestionSelectOne:
-		choices(options, same)
+	switch q.Type {
 	case askonce.QuestionConfirm:
-		choices([]string{"yes", "no"}, func(s string) string { return strings.ToUpper(s[:1]) + s[1:] })
+		p["type"] = "boolean"
+	case askonce.QuestionSelectOne:
+		p["type"] = "string"
+		p["oneOf"] = titled()
+	case askonce.QuestionSelectMany:
+		p["type"] = "array"
+		p["items"] = map[string]any{"anyOf": titled()}
+		if q.MinItems > 0 {
+			p["minItems"] = q.MinItems
+		}
+		if q.MaxItems > 0 {
+			p["maxItems"] = q.MaxItems
+		}
+	case askonce.QuestionNumber:
+		p["type"] = "number"
+		if q.Integer {
+			p["type"] = "integer"
+		}
+		if q.Minimum != nil {
+			p["minimum"] = *q.Minimum
+		}
+		if q.Maximum != nil {
+			p["maximum"] = *q.Maximum
+		}
 	case askonce.QuestionTargetFile:
-		if len(options) > 0 {
-			choices(options, same)
+		p["type"] = "string"
+		if len(q.Options) > 0 {
+			p["oneOf"] = titled()
 		} else {
-			answer["maxLength"] = askonce.MaxPath
+			p["maxLength"] = askonce.MaxPath
 		}
 	default:
-		answer["maxLength"] = askonce.MaxFreeText
+		p["type"] = "string"
+		if q.Format != "" {
+			p["format"] = string(q.Format)
+		}
+		if q.MinLength > 0 {
+			p["minLength"] = q.MinLength
+		}
+		p["maxLength"] = askonce.MaxFreeText
+		if q.MaxLength > 0 {
+			p["maxLength"] = q.MaxLength
+		}
 	}
-	if def != "" {
-		answer["default"] = def
+	if q.Default != "" {
+		if a, err := askonce.ValidateAnswer(q, askonce.TextAnswer(q.Default)); err == nil {
+			p["default"] = a.Value.JSON()
+		}
 	}
-	return answer
+	return p
 }
 
 func otherProperty(title string) map[string]any {
 	return map[string]any{"type": "string", "title": title, "maxLength": askonce.MaxFreeText}
 }
 
-// AnswerFor reads the answer to q out of content filled in by
-// AnswerSchema. For a question with fields it is the JSON object of the
-// fields' values (an answer of one's own winning over a choice; empty
-// ones left out, so that defaults apply), which the engine validates;
-// content that names no field is read as AnswerOf reads it (text, or
-// name: value lines). For any other question it is AnswerOf(content).
-func AnswerFor(q *askonce.Question, content map[string]any) string {
+// AnswerFrom reads the answer to q out of content, the form AnswerSchema
+// describes filled in (an MCP elicitation's content, an A2A data part),
+// each value as the type it came in: a string is text (an option's value
+// exactly is that option), a number a number, a boolean a boolean, a
+// list of strings the options picked. An answer of one's own ("other")
+// wins over a choice. For a question with fields every property is a
+// field by its name, unknown names included, so that validation names
+// each bad one; an empty value leaves its field out (its default
+// applies). Nothing is checked here: the engine validates the answer
+// once (askonce.ValidateAnswer).
+func AnswerFrom(q *askonce.Question, content map[string]any) askonce.Answer {
 	if q == nil || len(q.Fields) == 0 {
-		return AnswerOf(content)
-	}
-	values := map[string]string{}
-	named := false
-	for _, f := range q.Fields {
-		v, ok := content[f.Name]
-		o, hasOther := content[f.Name+OtherSuffix]
-		named = named || ok || hasOther
-		a := valueText(v)
-		if s, _ := o.(string); strings.TrimSpace(s) != "" {
-			a = s
+		var base askonce.Question
+		if q != nil {
+			base = *q
 		}
-		if strings.TrimSpace(a) != "" {
-			values[f.Name] = a
+		if o, ok := content["other"].(string); ok && strings.TrimSpace(o) != "" && base.AllowOther {
+			return askonce.AnswerOf(askonce.TextValue(o))
+		}
+		x, ok := content["answer"]
+		if !ok || x == nil {
+			return askonce.Answer{}
+		}
+		return askonce.AnswerOf(valueOf(&base, x))
+	}
+	names := make([]string, 0, len(content))
+	for name := range content {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	a := askonce.Answer{Fields: []askonce.FieldValue{}}
+	for _, name := range names {
+		x := content[name]
+		if x == nil {
+			continue
+		}
+		if base, ok := strings.CutSuffix(name, OtherSuffix); ok {
+			if f := field(q, base); f != nil && f.AllowOther {
+				continue // read with its field
+			}
+		}
+		fq := askonce.Question{Type: askonce.QuestionFreeText}
+		if f := field(q, name); f != nil {
+			fq = f.AsQuestion()
+			if o, ok := content[name+OtherSuffix].(string); ok && f.AllowOther && strings.TrimSpace(o) != "" {
+				x = o
+			}
+		}
+		a.Fields = append(a.Fields, askonce.FieldValue{Name: name, Value: valueOf(&fq, x)})
+	}
+	for i := range q.Fields {
+		f := &q.Fields[i]
+		o, ok := content[f.Name+OtherSuffix].(string)
+		if _, named := content[f.Name]; !named && ok && f.AllowOther && strings.TrimSpace(o) != "" {
+			a.Fields = append(a.Fields, askonce.FieldValue{Name: f.Name, Value: askonce.TextValue(o)})
 		}
 	}
-	if !named {
-		return AnswerOf(content)
-	}
-	b, _ := json.Marshal(values) // strings only: cannot fail
-	return string(b)
+	return a
 }
 
-// valueText is a form value as answer text: a boolean is yes or no.
-func valueText(v any) string {
-	switch v := v.(type) {
-	case string:
-		return v
-	case bool:
-		if v {
-			return "yes"
+// field is q's field called name, nil for none.
+func field(q *askonce.Question, name string) *askonce.QuestionField {
+	for i := range q.Fields {
+		if q.Fields[i].Name == name {
+			return &q.Fields[i]
 		}
-		return "no"
-	case nil:
-		return ""
-	default:
-		return fmt.Sprint(v)
 	}
+	return nil
 }
 
-// AnswerOf reads the answer out of content filled in by AnswerSchema:
-// "other" when it is filled in, else "answer" (a boolean is yes or no).
-func AnswerOf(content map[string]any) string {
-	if o, ok := content["other"].(string); ok && strings.TrimSpace(o) != "" {
-		return o
+// valueOf is x, a decoded JSON value answering q, as a typed value: a
+// string that is one of q's options exactly is that option; anything
+// else keeps its JSON type (askonce.Value's UnmarshalJSON), for
+// validation to accept or refuse.
+func valueOf(q *askonce.Question, x any) askonce.Value {
+	if s, ok := x.(string); ok {
+		if slices.Contains(q.Options, s) {
+			switch q.Type {
+			case askonce.QuestionSelectOne:
+				return askonce.OptionValue(s)
+			case askonce.QuestionTargetFile:
+				return askonce.PathValue(s)
+			}
+		}
+		return askonce.TextValue(s)
 	}
-	return valueText(content["answer"])
+	if l, ok := x.([]any); ok && q.Type == askonce.QuestionSelectMany {
+		picks := make([]string, 0, len(l))
+		for _, e := range l {
+			s, ok := e.(string)
+			if !ok {
+				picks = nil
+				break
+			}
+			picks = append(picks, s)
+		}
+		if picks != nil {
+			return askonce.OptionsValue(picks...)
+		}
+	}
+	var v askonce.Value
+	b, err := json.Marshal(x)
+	if err != nil || v.UnmarshalJSON(b) != nil {
+		_ = v.UnmarshalJSON([]byte("{}")) // no value at all; validation says so
+	}
+	return v
 }
 
 // Kind says in a person's words what a question of type t asks for: the
@@ -311,6 +423,10 @@ func Kind(t askonce.QuestionType) string {
 		return "Which file?"
 	case askonce.QuestionConfirm:
 		return "Yes or no"
+	case askonce.QuestionNumber:
+		return "A number"
+	case askonce.QuestionSelectMany:
+		return "Pick any"
 	}
 	return "In your own words"
 }

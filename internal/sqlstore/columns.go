@@ -76,6 +76,7 @@ type Row struct {
 	answer, source, resolved, result      sql.NullString
 	specSchema, plan                      []byte
 	memory, answerMemory, qFields         []byte
+	value, qConstraints                   []byte
 	qOptions                              []string
 	qCosmetic, qAllowOther                bool
 	qExpires, answeredAt                  Time
@@ -153,13 +154,23 @@ func JobTable(e Encoding) []Column {
 		{"clarification_fields", false, State, question(func(q *askonce.Question) (any, error) {
 			switch {
 			case q.Filled != nil:
-				return jsonArg(e, &storedFields{Fields: q.Fields, Filled: q.Filled})
+				return jsonArg(e, &storedFields{Fields: q.Fields, Filled: storeFilled(q.Filled)})
 			case len(q.Fields) == 0:
 				return nil, nil
 			}
 			return jsonArg(e, &q.Fields)
 		}), func(r *Row) any { return &r.qFields }},
-		{"clarification_answer", false, State, plain(func(j *askonce.Job) any { return Text(j.Answer) }), func(r *Row) any { return &r.answer }},
+		// clarification_answer is the text of an answer stored before
+		// answers were typed (askonce.OldAnswer); clarification_value
+		// every answer since (askonce.Answer.Encode).
+		{"clarification_answer", false, State, plain(func(j *askonce.Job) any { return nil }), func(r *Row) any { return &r.answer }},
+		{"clarification_value", false, State, plain(func(j *askonce.Job) any { return e.JSON(j.Answer.Encode()) }), func(r *Row) any { return &r.value }},
+		{"clarification_constraints", false, State, question(func(q *askonce.Question) (any, error) {
+			if q.Constraints.IsZero() {
+				return nil, nil
+			}
+			return jsonArg(e, &q.Constraints)
+		}), func(r *Row) any { return &r.qConstraints }},
 		{"clarification_source", false, State, plain(func(j *askonce.Job) any { return Text(string(j.AnswerSource)) }), func(r *Row) any { return &r.source }},
 		{"clarification_answered_at", false, State, plain(func(j *askonce.Job) any { return e.TimePtr(j.AnsweredAt) }), func(r *Row) any { return &r.answeredAt }},
 		{"answered_via", false, State, text(func(j *askonce.Job) string { return j.AnsweredVia }), func(r *Row) any { return &r.j.AnsweredVia }},
@@ -248,7 +259,6 @@ func (r *Row) job() (*askonce.Job, error) {
 	j.Status = askonce.Status(r.status)
 	j.ClarificationStatus = askonce.ClarificationStatus(r.clar)
 	// NULL reads back as the zero value.
-	j.Answer = r.answer.String
 	j.AnswerSource = askonce.Source(r.source.String)
 	j.ResolvedPrompt = r.resolved.String
 	j.Result = r.result.String
@@ -299,7 +309,22 @@ func (r *Row) job() (*askonce.Job, error) {
 		if err := decodeFields(q, r.qFields); err != nil {
 			return nil, fmt.Errorf("decode clarification fields of job %s: %w", j.ID, err)
 		}
+		c, err := fromJSON[askonce.Constraints](r.qConstraints)
+		if err != nil {
+			return nil, fmt.Errorf("decode clarification constraints of job %s: %w", j.ID, err)
+		}
+		if c != nil {
+			q.Constraints = *c
+		}
 		j.Question = q
+	}
+	switch {
+	case len(r.value) > 0:
+		if j.Answer, err = askonce.DecodeAnswer(r.value); err != nil {
+			return nil, fmt.Errorf("decode clarification answer of job %s: %w", j.ID, err)
+		}
+	case r.answer.Valid:
+		j.Answer = askonce.OldAnswer(j.Question, r.answer.String)
 	}
 	return j, nil
 }
@@ -311,7 +336,44 @@ func (r *Row) job() (*askonce.Job, error) {
 // keeps the array of its fields.
 type storedFields struct {
 	Fields []askonce.QuestionField `json:"fields,omitempty"`
-	Filled *askonce.FilledFields   `json:"filled"`
+	Filled *storedFilled           `json:"filled"`
+}
+
+// storedFilled keeps askonce.FilledFields: the values as Typed
+// (askonce.Answer.Encode, each value with its kind), or, stored before
+// answers were typed, as the text of each in Values.
+type storedFilled struct {
+	Fields []askonce.QuestionField `json:"fields"`
+	Typed  json.RawMessage         `json:"typed,omitempty"`
+	Values map[string]string       `json:"values,omitempty"`
+}
+
+func storeFilled(f *askonce.FilledFields) *storedFilled {
+	var a askonce.Answer
+	for _, fd := range f.Fields {
+		if v, ok := f.Values[fd.Name]; ok {
+			a.Fields = append(a.Fields, askonce.FieldValue{Name: fd.Name, Value: v})
+		}
+	}
+	return &storedFilled{Fields: f.Fields, Typed: a.Encode()}
+}
+
+func (s *storedFilled) filled() (*askonce.FilledFields, error) {
+	if s == nil {
+		return nil, nil
+	}
+	f := &askonce.FilledFields{Fields: s.Fields, Values: map[string]askonce.Value{}}
+	for name, text := range s.Values {
+		f.Values[name] = askonce.TextValue(text)
+	}
+	a, err := askonce.DecodeAnswer(s.Typed)
+	if err != nil {
+		return nil, err
+	}
+	for _, fv := range a.Fields {
+		f.Values[fv.Name] = fv.Value
+	}
+	return f, nil
 }
 
 // decodeFields sets q's Fields (and Filled) from clarification_fields.
@@ -321,8 +383,9 @@ func decodeFields(q *askonce.Question, b []byte) error {
 		if err != nil {
 			return err
 		}
-		q.Fields, q.Filled = sf.Fields, sf.Filled
-		return nil
+		q.Fields = sf.Fields
+		q.Filled, err = sf.Filled.filled()
+		return err
 	}
 	fields, err := fromJSON[[]askonce.QuestionField](b)
 	if err != nil {
