@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
+	"runtime/debug"
 	"strings"
 
 	legacy "github.com/a2aproject/a2a-go/a2a"
@@ -23,13 +25,24 @@ type versions struct {
 	rest, rest03 http.Handler
 }
 
-func newVersions(h a2asrv.RequestHandler) versions {
+func newVersions(h a2asrv.RequestHandler, log *slog.Logger) versions {
+	// A panic in a request is a bug: an internal error to the caller,
+	// logged with its stack, not a 500 without a JSON-RPC answer.
+	panicked := a2asrv.WithTransportPanicHandler(func(r any) error {
+		log.Error("a2a: panic serving a request", "panic", r, "stack", string(debug.Stack()))
+		return fmt.Errorf("%w: the request failed", sdk.ErrInternalError)
+	})
 	return versions{
-		rpc:    a2asrv.NewJSONRPCHandler(h),
-		rpc03:  a2av0.NewJSONRPCHandler(h),
-		rest:   http.StripPrefix(RESTPath, a2asrv.NewRESTHandler(h)),
-		rest03: http.StripPrefix(RESTPath, a2av0.NewRESTHandler(h)),
+		rpc:    a2asrv.NewJSONRPCHandler(h, panicked),
+		rpc03:  a2av0.NewJSONRPCHandler(h, panicked),
+		rest:   http.StripPrefix(RESTPath, a2asrv.NewRESTHandler(h, panicked)),
+		rest03: http.StripPrefix(RESTPath, a2av0.NewRESTHandler(h, panicked)),
 	}
+}
+
+// isREST reports whether r is to the HTTP+JSON endpoint.
+func isREST(r *http.Request) bool {
+	return r.URL.Path == RESTPath || strings.HasPrefix(r.URL.Path, RESTPath+"/")
 }
 
 // versionOf is the major.minor of an A2A-Version header, "" for one that
@@ -49,8 +62,7 @@ func versionOf(h string) string {
 func (v versions) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	asked := r.Header.Get(sdk.SvcParamVersion)
 	version := versionOf(asked)
-	rest := r.URL.Path == RESTPath || strings.HasPrefix(r.URL.Path, RESTPath+"/")
-	if rest {
+	if isREST(r) {
 		// The two versions' HTTP+JSON routes differ (0.3's are under /v1),
 		// so the path picks the version a request without one means.
 		legacyRoute := strings.HasPrefix(r.URL.Path, RESTPath+a2av0.RESTPathPrefix+"/")
@@ -83,6 +95,16 @@ func (v versions) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		Params json.RawMessage `json:"params"`
 	}
 	parsed := json.Unmarshal(body, &env) == nil
+	// What is not a JSON-RPC request object is refused here, the same in
+	// both versions: the SDK calls an array or a string invalid params.
+	switch {
+	case !json.Valid(body):
+		writeRPCError(w, nil, -32700, "PARSE_ERROR", "the request body is not JSON")
+		return
+	case !isObject(body):
+		writeRPCError(w, nil, -32600, "INVALID_REQUEST", "the request body is not a JSON-RPC request object")
+		return
+	}
 	var params map[string]func() any
 	var h http.Handler
 	switch version {
@@ -100,13 +122,32 @@ func (v versions) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	// The SDK calls a well-formed request whose params do not decode a
 	// parse error; JSON-RPC calls it invalid params.
-	if newParams, ok := params[env.Method]; parsed && ok && len(env.Params) > 0 {
-		if err := json.Unmarshal(env.Params, newParams()); err != nil {
+	if newParams, ok := params[env.Method]; parsed && ok {
+		raw := env.Params
+		if len(raw) == 0 {
+			raw = json.RawMessage("null")
+		}
+		p := newParams()
+		if err := json.Unmarshal(raw, p); err != nil {
 			writeRPCError(w, env.ID, -32602, "INVALID_PARAMS", fmt.Sprintf("invalid params of %s: %v", env.Method, err))
 			return
 		}
+		// The SDK's 0.3 layer reads a message it does not check for.
+		if m, ok := p.(*legacy.MessageSendParams); ok && m.Message == nil {
+			writeRPCError(w, env.ID, -32602, "INVALID_PARAMS", fmt.Sprintf("invalid params of %s: message is required", env.Method))
+			return
+		}
 	}
+	// The SDK's 0.3 layer sends its errors without a content type; its
+	// results and streams set their own.
+	w.Header().Set("Content-Type", "application/json")
 	h.ServeHTTP(w, r)
+}
+
+// isObject reports whether JSON text is an object.
+func isObject(body []byte) bool {
+	b := bytes.TrimLeft(body, " \t\r\n")
+	return len(b) > 0 && b[0] == '{'
 }
 
 // paramsOf and legacyParamsOf are the params each JSON-RPC method of A2A
