@@ -6,8 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"slices"
 	"strings"
@@ -221,21 +221,32 @@ func (p *Pusher) sent(ctx context.Context, s askonce.Send) (map[string]bool, err
 
 // checkPushURL refuses a push URL that is not http(s) with a host, and,
 // unless private addresses are allowed, one whose host is an address
-// the guard refuses (a name that resolves to one is refused when the
-// POST dials it).
-func (p *Pusher) checkPushURL(raw string) error {
+// the guard refuses, in any form of IP literal, or a name under
+// localhost (dispatch.BlockedHost: no DNS lookup; a name that resolves
+// to such an address is refused when the POST dials it). It returns the
+// URL with an IP literal's host written as the address it means
+// ("http://0x5db8d822/" is "http://93.184.216.34/"), which is where the
+// POSTs go.
+func (p *Pusher) checkPushURL(raw string) (string, error) {
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
-		return fmt.Errorf("%w: push-notification url must be an http or https URL with a host and no user info, not %q", sdk.ErrInvalidParams, raw)
-	}
-	if p.cfg.AllowPrivate {
-		return nil
+		return "", fmt.Errorf("%w: push-notification url must be an http or https URL with a host and no user info, not %q", sdk.ErrInvalidParams, raw)
 	}
 	host := u.Hostname()
-	if a, err := netip.ParseAddr(host); err == nil && dispatch.Blocked(a) {
-		return fmt.Errorf("%w: push-notification url %q names a loopback, private, link-local, multicast or unspecified address, which this server does not send to", sdk.ErrInvalidParams, raw)
+	if !p.cfg.AllowPrivate && dispatch.BlockedHost(host) {
+		return "", fmt.Errorf("%w: push-notification url %q names a loopback, private, link-local, multicast or unspecified address, which this server does not send to", sdk.ErrInvalidParams, raw)
 	}
-	return nil
+	if a, ok := dispatch.HostAddr(host); ok {
+		if port := u.Port(); port != "" {
+			u.Host = net.JoinHostPort(a.String(), port)
+		} else if a.Is6() {
+			u.Host = "[" + a.String() + "]"
+		} else {
+			u.Host = a.String()
+		}
+		return u.String(), nil
+	}
+	return raw, nil
 }
 
 // pushConfigOf is a stored config as A2A's.
@@ -254,10 +265,11 @@ func (h *handler) putPushConfig(ctx context.Context, id string, req *sdk.PushCon
 	if h.cfg.Pusher == nil {
 		return nil, sdk.ErrPushNotificationNotSupported
 	}
-	if err := h.cfg.Pusher.checkPushURL(req.URL); err != nil {
+	target, err := h.cfg.Pusher.checkPushURL(req.URL)
+	if err != nil {
 		return nil, err
 	}
-	c := askonce.PushConfig{TenantID: tenantOf(ctx), JobID: id, ID: req.ID, URL: req.URL, Token: req.Token}
+	c := askonce.PushConfig{TenantID: tenantOf(ctx), JobID: id, ID: req.ID, URL: target, Token: req.Token}
 	if c.ID == "" {
 		c.ID = uuid.NewString()
 	}
