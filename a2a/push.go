@@ -143,8 +143,9 @@ func (p *Pusher) Send(ctx context.Context, s askonce.Send) error {
 	}
 	switch {
 	case s.Kind == pushAsked && j.Status != askonce.StatusPending:
-		// Answered before this went out: the end's POST tells.
-		return nil
+		// Answered before this went out: the end's POST tells. Each
+		// config's events say so, as they would say it was sent.
+		return p.skipped(ctx, s, j)
 	case s.Kind == pushSettled && !j.Status.Terminal():
 		return askonce.SnoozeSend(time.Second)
 	}
@@ -176,6 +177,23 @@ func (p *Pusher) Send(ctx context.Context, s askonce.Send) error {
 		}
 	}
 	return errors.Join(failed...)
+}
+
+// skipped records, for each of the job's configs, that the
+// input-required POST of s was not made: the task was answered (or
+// ended) first.
+func (p *Pusher) skipped(ctx context.Context, s askonce.Send, j *askonce.Job) error {
+	cs, err := p.cfg.Engine.PushConfigs(ctx, s.TenantID, s.JobID)
+	if err != nil {
+		return err
+	}
+	why := fmt.Sprintf("the task was %s, no longer input-required, when this push went out; the push of its end tells", stateOf(j.Status))
+	for _, c := range cs {
+		if err := p.cfg.Engine.Notified(ctx, askonce.Notification{TenantID: s.TenantID, JobID: s.JobID, Channel: PushChannel, Kind: s.Kind, To: c.ID, Skipped: why, Attempt: s.Attempt}); err != nil {
+			p.log.WarnContext(ctx, "a2a push: record the skipped POST in the job's events", "job", s.JobID, "err", err)
+		}
+	}
+	return nil
 }
 
 // post makes one POST of body to c.
