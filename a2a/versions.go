@@ -21,22 +21,28 @@ import (
 // asks for in its A2A-Version header, as A2A 1.0's versioning rules say:
 // none is 0.3, an unknown one is VersionNotSupportedError.
 type versions struct {
-	rpc, rpc03   http.Handler
-	rest, rest03 http.Handler
+	rpc, rpc03             http.Handler
+	rpcStream, rpc03Stream http.Handler // of the streaming methods
+	rest, rest03           http.Handler
 }
 
 func newVersions(h a2asrv.RequestHandler, log *slog.Logger) versions {
 	// A panic in a request is a bug: an internal error to the caller,
-	// logged with its stack, not a 500 without a JSON-RPC answer.
+	// logged with its stack, not a 500 without a JSON-RPC answer. Not on
+	// a JSON-RPC stream: after a panic's error event the SDK keeps the
+	// stream open until the client leaves; without a handler the panic
+	// ends the connection.
 	panicked := a2asrv.WithTransportPanicHandler(func(r any) error {
 		log.Error("a2a: panic serving a request", "panic", r, "stack", string(debug.Stack()))
 		return fmt.Errorf("%w: the request failed", sdk.ErrInternalError)
 	})
 	return versions{
-		rpc:    a2asrv.NewJSONRPCHandler(h, panicked),
-		rpc03:  a2av0.NewJSONRPCHandler(h, panicked),
-		rest:   http.StripPrefix(RESTPath, a2asrv.NewRESTHandler(h, panicked)),
-		rest03: http.StripPrefix(RESTPath, a2av0.NewRESTHandler(h, panicked)),
+		rpc:         a2asrv.NewJSONRPCHandler(h, panicked),
+		rpc03:       a2av0.NewJSONRPCHandler(h, panicked),
+		rpcStream:   a2asrv.NewJSONRPCHandler(h),
+		rpc03Stream: a2av0.NewJSONRPCHandler(h),
+		rest:        http.StripPrefix(RESTPath, a2asrv.NewRESTHandler(h, panicked)),
+		rest03:      http.StripPrefix(RESTPath, a2av0.NewRESTHandler(h, panicked)),
 	}
 }
 
@@ -107,10 +113,15 @@ func (v versions) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	var params map[string]func() any
 	var h http.Handler
-	switch version {
-	case ProtocolVersion:
+	stream := streaming[env.Method]
+	switch {
+	case version == ProtocolVersion && stream:
+		h, params = v.rpcStream, paramsOf
+	case version == ProtocolVersion:
 		h, params = v.rpc, paramsOf
-	case LegacyProtocolVersion:
+	case version == LegacyProtocolVersion && stream:
+		h, params = v.rpc03Stream, legacyParamsOf
+	case version == LegacyProtocolVersion:
 		h, params = v.rpc03, legacyParamsOf
 	default:
 		var id any
@@ -149,6 +160,10 @@ func isObject(body []byte) bool {
 	b := bytes.TrimLeft(body, " \t\r\n")
 	return len(b) > 0 && b[0] == '{'
 }
+
+// streaming are the JSON-RPC methods, of either version, that answer
+// with an event stream.
+var streaming = map[string]bool{"SendStreamingMessage": true, "SubscribeToTask": true, "message/stream": true, "tasks/resubscribe": true}
 
 // paramsOf and legacyParamsOf are the params each JSON-RPC method of A2A
 // 1.0 and 0.3 takes.
