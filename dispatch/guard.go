@@ -111,10 +111,7 @@ func ipv4Part(p string) (uint64, bool) {
 	case len(p) > 1 && p[0] == '0':
 		p, base = p[1:], 8
 	}
-	if p == "" || p[0] == '+' || p[0] == '-' {
-		return 0, false
-	}
-	v, err := strconv.ParseUint(p, base, 64)
+	v, err := strconv.ParseUint(p, base, 64) // no sign, no "0x", no "_"
 	return v, err == nil && v <= 1<<32
 }
 
