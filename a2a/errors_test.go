@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/askonce/askonce/a2a"
 	"github.com/askonce/askonce/mcp"
@@ -46,7 +47,8 @@ func postRaw(t *testing.T, url string, header http.Header, body string) reply {
 	}
 	req.Header = header
 	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
+	// Bounded, body included: a stream that never ends fails the test.
+	resp, err := (&http.Client{Timeout: 30 * time.Second}).Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

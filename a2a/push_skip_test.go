@@ -13,7 +13,7 @@ import (
 // not POSTed (the end's push tells the outcome), and each of the task's
 // configs gets a notify_skipped event saying so: every state change is
 // either pushed or recorded as not pushed.
-func TestInputRequiredPushOfATaskAnsweredFirstIsRecordedAsSkipped(t *testing.T) {
+func TestRule12_InputRequiredPushOfATaskAnsweredFirstIsRecordedAsSkipped(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	recv := newReceiver(t)

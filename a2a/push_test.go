@@ -386,6 +386,21 @@ func TestPushNotifications(t *testing.T) {
 		if !strings.Contains(string(ev.Data), "not allowed") {
 			t.Errorf("notify_failed %s; want the guard's refusal", ev.Data)
 		}
+		// A refused address is not tried again: the send completes.
+		waitRiverJob(t, e, "askonce_a2a-push_settled", string(asked.ID), "completed")
+		evs, err := e.st.Events(ctx, "tenant-a", string(asked.ID), 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		refused := 0
+		for _, ev := range evs {
+			if ev.Type == askonce.EventNotifyFailed && strings.Contains(string(ev.Data), `"to":"local"`) {
+				refused++
+			}
+		}
+		if refused != 1 {
+			t.Errorf("%d notify_failed events of the refused config; want 1 (not retried)", refused)
+		}
 		recv.mu.Lock()
 		n := len(recv.got)
 		recv.mu.Unlock()
