@@ -197,3 +197,37 @@ func TestSessionCapFreesTheSlotOfAClosedSession(t *testing.T) {
 		t.Errorf("ping on the session left: %d; want 200 (the freed slot made way, not it)", st)
 	}
 }
+
+// A key has at most MaxCalls tool calls in flight: one more, from any of
+// its sessions, is the JSON-RPC error CodeOverLimit, and once a call has
+// ended the next is served.
+func TestCallCapRefusesOneCallMoreThanTheLimit(t *testing.T) {
+	e := newEnv(t)
+	srv := httptest.NewServer(mcp.Handler(e.server, mcp.HTTPOptions{MaxCalls: 1, Metrics: e.reg}))
+	t.Cleanup(srv.Close)
+	busy, _ := open(t, srv.URL)
+	other, _ := open(t, srv.URL)
+	if busy.session == "" || other.session == "" {
+		t.Fatal("initialize refused")
+	}
+	ctx, leave := context.WithCancel(context.Background())
+	defer leave()
+	waiting := busy.post(ctx, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"plan","arguments":{"goal":"ask select"}}}`)
+	defer waiting.Body.Close()
+	if m := firstMessage(t, waiting); m["method"] != "elicitation/create" {
+		t.Fatalf("first message of the plan call: %v; want elicitation/create", m)
+	}
+	const list = `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"plan","arguments":{"goal":"no question here"}}}`
+	resp := other.post(context.Background(), list)
+	m := firstMessage(t, resp)
+	resp.Body.Close()
+	if code, msg := rpcErr(m); code != mcp.CodeOverLimit || !strings.Contains(msg, "limit") {
+		t.Fatalf("a second call beyond MaxCalls 1: %v; want the JSON-RPC error %d naming the limit", m, mcp.CodeOverLimit)
+	}
+	leave()
+	waitFor(t, "a call served once the first has ended", func() bool {
+		resp := other.post(context.Background(), list)
+		defer resp.Body.Close()
+		return firstMessage(t, resp)["result"] != nil
+	})
+}
