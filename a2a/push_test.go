@@ -401,6 +401,10 @@ func TestPushNotifications(t *testing.T) {
 		if refused != 1 {
 			t.Errorf("%d notify_failed events of the refused config; want 1 (not retried)", refused)
 		}
+		var attempts int
+		if err := e.sqlite.WriteDB().QueryRow(`SELECT attempt FROM river_job WHERE kind = 'askonce_a2a-push_settled' AND args ->> '$.jobId' = ?`, string(asked.ID)).Scan(&attempts); err != nil || attempts != 1 {
+			t.Errorf("the settled push took %d tries (%v); want 1: a refused address fails nothing to retry", attempts, err)
+		}
 		recv.mu.Lock()
 		n := len(recv.got)
 		recv.mu.Unlock()

@@ -131,3 +131,16 @@ func TestMentionFollowedByOfIsAskedUnlessTheWordIsAMeasure(t *testing.T) {
 		t.Errorf("the pepper of the day: %+v; want which pepper asked", o)
 	}
 }
+
+// An adverb after a mention ("quickly", "finely") does not make the
+// mention the first noun of a compound: "chop the pepper quickly" is
+// asked which pepper.
+func TestMentionFollowedByAnAdverbIsAsked(t *testing.T) {
+	t.Parallel()
+	for _, goal := range []string{"chop the pepper quickly", "slice the pepper finely"} {
+		o := outcomeOf(t, goal, "red pepper", "green pepper")
+		if o.Question == nil || o.Question.Type != askonce.QuestionSelectOne {
+			t.Errorf("%q: %+v; want which pepper asked", goal, o)
+		}
+	}
+}

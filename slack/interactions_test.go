@@ -49,3 +49,30 @@ func TestModalAnswerToARemovedJobSaysTheQuestionIsGone(t *testing.T) {
 		t.Errorf("error under the input: %q; want it to say the question is gone, not to try again", msg)
 	}
 }
+
+// A typed answer to a question already settled keeps the modal open
+// saying so, with the settled answer: it changes nothing.
+func TestModalAnswerToASettledQuestionSaysAlreadySettled(t *testing.T) {
+	t.Parallel()
+	e, j := askingJob(t, askonce.SlackRecipient{Channel: "C0123ABCD"})
+	if _, _, err := e.StartReply(t.Context(), j.TenantID, j.ID, askonce.Reply{Answer: "frozen"}); err != nil {
+		t.Fatal(err)
+	}
+	var posts atomic.Int64
+	c, err := New(Config{Engine: e, Token: "xoxb-test", SigningSecret: "s", APIURL: countingSlack(t, &posts, http.StatusOK, nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := httptest.NewRecorder()
+	c.Handler().ServeHTTP(w, signedInteraction(t, submission(j.TenantID, j.ID, "hot"), "s"))
+	var out struct {
+		Errors map[string]string `json:"errors"`
+	}
+	if err := json.Unmarshal(w.Body.Bytes(), &out); err != nil || !strings.Contains(out.Errors[inputBlock], "Already settled") || !strings.Contains(out.Errors[inputBlock], "frozen") {
+		t.Fatalf("submission for a settled question: %d %s; want the modal kept open saying it was settled with frozen", w.Code, w.Body)
+	}
+	got, err := e.Get(t.Context(), j.TenantID, j.ID)
+	if err != nil || got.Answer != "frozen" {
+		t.Fatalf("job after the late submission: %+v, %v; want frozen kept", got, err)
+	}
+}

@@ -70,6 +70,19 @@ var idempotencyTests = []idempotencyTest{
 			t.Fatalf("second claim = %+v, %v; want a's in-flight record", got, tookOver)
 		}
 	}},
+	{"TheSameKeyInAnotherTenantIsAKeyOfItsOwn", func(t *testing.T, s askonce.IdempotencyStore) {
+		live(t, s, "a")
+		rec := key("a")
+		claim(t, s, rec)
+		rec.Status, rec.Body = 201, []byte(`{"jobId":"a"}`)
+		if err := s.CompleteIdempotencyKey(t.Context(), rec); err != nil {
+			t.Fatal(err)
+		}
+		other := key("a") // the same key "k", of a new tenant
+		if got, tookOver := claim(t, s, other); got != nil || tookOver {
+			t.Fatalf("the other tenant's first claim of the key = %+v, %v; want nil, false (a key of its own)", got, tookOver)
+		}
+	}},
 	{"LiveOwnersClaimIsNotTakenOver", func(t *testing.T, s askonce.IdempotencyStore) {
 		live(t, s, "a")
 		rec := key("a")
