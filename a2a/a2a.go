@@ -239,8 +239,7 @@ const CodeOverLimit = ratelimit.CodeJSONRPC
 func refuse(w http.ResponseWriter, r *http.Request, status, code int, reason, msg string) {
 	body := map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{"code": code, "message": msg, "data": []any{errorInfo(reason)}}}
 	if isREST(r) {
-		grpc := map[int]string{http.StatusUnauthorized: "UNAUTHENTICATED", http.StatusTooManyRequests: "RESOURCE_EXHAUSTED"}[status]
-		body = map[string]any{"error": map[string]any{"code": status, "status": grpc, "message": msg, "details": []any{errorInfo(reason)}}}
+		body = map[string]any{"error": map[string]any{"code": status, "status": grpcStatus[status], "message": msg, "details": []any{errorInfo(reason)}}}
 	}
 	b, _ := json.Marshal(body)
 	w.Header().Set("Content-Type", "application/json")

@@ -188,3 +188,40 @@ func TestWrongKeysOverTheLimitAreTheRateLimitCodeInBothVersions(t *testing.T) {
 		t.Errorf("HTTP+JSON over the limit: %d %s %s; want 429 RESOURCE_EXHAUSTED", r.status, r.contentType, r.body)
 	}
 }
+
+// A route the HTTP+JSON binding does not have, or a method a route does
+// not take, is the binding's JSON error of its status, not the mux's
+// plain text.
+func TestUnknownRESTRouteIsTheBindingsJSONError(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	for _, c := range []struct {
+		version, method, path string
+		status                int
+	}{
+		{"1.0", "POST", "/0", http.StatusNotFound},
+		{"1.0", "GET", "/nope/nope", http.StatusNotFound},
+		{"", "POST", "/v1/nope", http.StatusNotFound},
+	} {
+		req, err := http.NewRequest(c.method, e.base+a2a.RESTPath+c.path, strings.NewReader(`{}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header = versionHeader(c.version)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		var out struct {
+			Error struct {
+				Code   int    `json:"code"`
+				Status string `json:"status"`
+			} `json:"error"`
+		}
+		if resp.StatusCode != c.status || !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") || json.Unmarshal(b, &out) != nil || out.Error.Code != c.status || out.Error.Status == "" {
+			t.Errorf("%s %s: %d %s %s; want %d with the binding's JSON error", c.method, c.path, resp.StatusCode, resp.Header.Get("Content-Type"), b, c.status)
+		}
+	}
+}

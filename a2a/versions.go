@@ -72,6 +72,9 @@ func (v versions) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// The two versions' HTTP+JSON routes differ (0.3's are under /v1),
 		// so the path picks the version a request without one means.
 		legacyRoute := strings.HasPrefix(r.URL.Path, RESTPath+a2av0.RESTPathPrefix+"/")
+		rw := &restErrors{ResponseWriter: w}
+		defer rw.finish()
+		w = rw
 		switch {
 		case version == ProtocolVersion && !legacyRoute, asked == "" && !legacyRoute:
 			v.rest.ServeHTTP(w, r)
@@ -205,6 +208,60 @@ func errorInfo(reason string) map[string]any {
 func writeRPCError(w http.ResponseWriter, id any, code int, reason, msg string) {
 	w.Header().Set("Content-Type", "application/json")
 	json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": code, "message": msg, "data": []any{errorInfo(reason)}}})
+}
+
+// restErrors turns a plain-text refusal of the SDK's HTTP+JSON routes
+// (an unknown route, a method a route does not take) into the binding's
+// JSON error of the same status; everything else passes through.
+type restErrors struct {
+	http.ResponseWriter
+	status int // of a refusal held back, 0 for none
+	msg    bytes.Buffer
+}
+
+func (w *restErrors) WriteHeader(code int) {
+	if w.status == 0 && code >= 400 && strings.HasPrefix(w.Header().Get("Content-Type"), "text/plain") {
+		w.status = code
+		return
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *restErrors) Write(b []byte) (int, error) {
+	if w.status != 0 {
+		return w.msg.Write(b)
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *restErrors) Flush() {
+	if w.status == 0 {
+		http.NewResponseController(w.ResponseWriter).Flush()
+	}
+}
+
+func (w *restErrors) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// grpcStatus names an HTTP status as the HTTP+JSON binding's errors do.
+var grpcStatus = map[int]string{
+	http.StatusBadRequest: "INVALID_ARGUMENT", http.StatusUnauthorized: "UNAUTHENTICATED",
+	http.StatusForbidden: "PERMISSION_DENIED", http.StatusNotFound: "NOT_FOUND",
+	http.StatusMethodNotAllowed: "UNIMPLEMENTED", http.StatusConflict: "ABORTED",
+	http.StatusRequestEntityTooLarge: "INVALID_ARGUMENT", http.StatusTooManyRequests: "RESOURCE_EXHAUSTED",
+}
+
+// finish sends the refusal held back, if any, as the binding's error.
+func (w *restErrors) finish() {
+	if w.status == 0 {
+		return
+	}
+	status := grpcStatus[w.status]
+	if status == "" {
+		status = "UNKNOWN"
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.ResponseWriter.WriteHeader(w.status)
+	json.NewEncoder(w.ResponseWriter).Encode(map[string]any{"error": map[string]any{"code": w.status, "status": status, "message": strings.TrimSpace(w.msg.String())}})
 }
 
 // restVersionError answers an HTTP+JSON request of a version (or on a
