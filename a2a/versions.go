@@ -15,6 +15,7 @@ import (
 	sdk "github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
+	"github.com/askonce/askonce/internal/refusal"
 )
 
 // versions routes a request to the SDK's server of the A2A version it
@@ -72,7 +73,7 @@ func (v versions) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// The two versions' HTTP+JSON routes differ (0.3's are under /v1),
 		// so the path picks the version a request without one means.
 		legacyRoute := strings.HasPrefix(r.URL.Path, RESTPath+a2av0.RESTPathPrefix+"/")
-		rw := &restErrors{ResponseWriter: w}
+		rw := &restErrors{refusal.Writer{ResponseWriter: w}}
 		defer rw.finish()
 		w = rw
 		switch {
@@ -213,34 +214,7 @@ func writeRPCError(w http.ResponseWriter, id any, code int, reason, msg string) 
 // restErrors turns a plain-text refusal of the SDK's HTTP+JSON routes
 // (an unknown route, a method a route does not take) into the binding's
 // JSON error of the same status; everything else passes through.
-type restErrors struct {
-	http.ResponseWriter
-	status int // of a refusal held back, 0 for none
-	msg    bytes.Buffer
-}
-
-func (w *restErrors) WriteHeader(code int) {
-	if w.status == 0 && code >= 400 && strings.HasPrefix(w.Header().Get("Content-Type"), "text/plain") {
-		w.status = code
-		return
-	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *restErrors) Write(b []byte) (int, error) {
-	if w.status != 0 {
-		return w.msg.Write(b)
-	}
-	return w.ResponseWriter.Write(b)
-}
-
-func (w *restErrors) Flush() {
-	if w.status == 0 {
-		http.NewResponseController(w.ResponseWriter).Flush()
-	}
-}
-
-func (w *restErrors) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+type restErrors struct{ refusal.Writer }
 
 // grpcStatus names an HTTP status as the HTTP+JSON binding's errors do.
 var grpcStatus = map[int]string{
@@ -252,16 +226,17 @@ var grpcStatus = map[int]string{
 
 // finish sends the refusal held back, if any, as the binding's error.
 func (w *restErrors) finish() {
-	if w.status == 0 {
+	code, msg := w.Held()
+	if code == 0 {
 		return
 	}
-	status := grpcStatus[w.status]
+	status := grpcStatus[code]
 	if status == "" {
 		status = "UNKNOWN"
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.ResponseWriter.WriteHeader(w.status)
-	json.NewEncoder(w.ResponseWriter).Encode(map[string]any{"error": map[string]any{"code": w.status, "status": status, "message": strings.TrimSpace(w.msg.String())}})
+	w.ResponseWriter.WriteHeader(code)
+	json.NewEncoder(w.ResponseWriter).Encode(map[string]any{"error": map[string]any{"code": code, "status": status, "message": msg}})
 }
 
 // restVersionError answers an HTTP+JSON request of a version (or on a

@@ -16,6 +16,7 @@ import (
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/internal/maxbody"
 	"github.com/askonce/askonce/internal/ratelimit"
+	"github.com/askonce/askonce/internal/refusal"
 	"github.com/askonce/askonce/metrics"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -199,7 +200,7 @@ func Handler(server *sdk.Server, o HTTPOptions) http.Handler {
 		r.Header.Set(streamHeader, token)
 		lim.streams.Store(token, r.Context())
 		defer lim.streams.Delete(token)
-		jw := &jsonErrors{ResponseWriter: w}
+		jw := &jsonErrors{Writer: refusal.Writer{ResponseWriter: w}}
 		defer jw.finish()
 		if r.Body != nil {
 			r.Body = maxbody.Reader(w, r, maxBody)
@@ -248,43 +249,18 @@ func writeRPCError(w http.ResponseWriter, status int, id json.RawMessage, code i
 // of a method the server does not have is -32601 for its id, as on stdio
 // and the sessionless path. Everything else passes through.
 type jsonErrors struct {
-	http.ResponseWriter
+	refusal.Writer
 	id      json.RawMessage // of the request, when it is one call
 	notJSON bool            // the request's body is not JSON
-	status  int             // of a refusal held back, 0 for none
-	msg     bytes.Buffer
 }
-
-func (w *jsonErrors) WriteHeader(code int) {
-	if w.status == 0 && code >= 400 && strings.HasPrefix(w.Header().Get("Content-Type"), "text/plain") {
-		w.status = code
-		return
-	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *jsonErrors) Write(b []byte) (int, error) {
-	if w.status != 0 {
-		return w.msg.Write(b)
-	}
-	return w.ResponseWriter.Write(b)
-}
-
-func (w *jsonErrors) Flush() {
-	if w.status == 0 {
-		http.NewResponseController(w.ResponseWriter).Flush()
-	}
-}
-
-func (w *jsonErrors) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // finish sends the refusal held back, if any, as a JSON-RPC error.
 func (w *jsonErrors) finish() {
-	if w.status == 0 {
+	status, msg := w.Held()
+	if status == 0 {
 		return
 	}
-	msg := strings.TrimSpace(w.msg.String())
-	status, code, id := w.status, int64(jsonrpc.CodeInvalidRequest), json.RawMessage(nil)
+	code, id := int64(jsonrpc.CodeInvalidRequest), json.RawMessage(nil)
 	switch {
 	case strings.Contains(msg, "JSON RPC not handled") && w.id != nil:
 		status, code, id = http.StatusOK, jsonrpc.CodeMethodNotFound, w.id
