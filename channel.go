@@ -112,6 +112,9 @@ type Notification struct {
 	To string
 	// Err is the send's error; nil when it went out.
 	Err error
+	// Skipped, when set, says why the send was not made (and will not
+	// be): the event is notify_skipped.
+	Skipped string
 	// Attempt counts the tries of this send, from 1.
 	Attempt int
 }

@@ -32,6 +32,7 @@ type notificationData struct {
 	Kind    string `json:"kind"`
 	To      string `json:"to,omitempty"`
 	Error   string `json:"error,omitempty"`
+	Reason  string `json:"reason,omitempty"`
 	Attempt int    `json:"attempt,omitempty"`
 }
 
@@ -44,9 +45,13 @@ func (e *Engine) Notified(ctx context.Context, n Notification) error {
 	}
 	ev := Event{TenantID: tenantOr(n.TenantID), JobID: n.JobID, Type: EventNotified, At: e.now()}
 	d := notificationData{Channel: n.Channel, Kind: n.Kind, To: n.To, Attempt: n.Attempt}
-	if n.Err != nil {
+	switch {
+	case n.Err != nil:
 		ev.Type = EventNotifyFailed
 		d.Error = capString(n.Err.Error(), maxNotifyError)
+	case n.Skipped != "":
+		ev.Type = EventNotifySkipped
+		d.Reason = capString(n.Skipped, maxNotifyError)
 	}
 	ev.Data = eventData(d)
 	return ea.AppendEvent(ctx, ev)

@@ -331,6 +331,10 @@ const (
 	// and email channels (Engine.Notified).
 	EventNotified     EventType = "notified"
 	EventNotifyFailed EventType = "notify_failed"
+	// EventNotifySkipped records a send that was not made, and will not
+	// be, with the reason (Notification.Skipped): an A2A push of an
+	// input-required task answered before it went out.
+	EventNotifySkipped EventType = "notify_skipped"
 )
 
 // Event is an append-only audit record of one change to a job. The store

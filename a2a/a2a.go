@@ -161,7 +161,7 @@ func New(c Config) *Endpoint {
 		}
 	}
 	e.card = e.newCard()
-	e.versions = newVersions(&handler{cfg: c, eng: c.Engine})
+	e.versions = newVersions(&handler{cfg: c, eng: c.Engine}, c.Logger)
 	return e
 }
 
@@ -206,7 +206,7 @@ func (e *Endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if wait > 0 {
 			secs := ratelimit.Seconds(wait)
 			w.Header().Set("Retry-After", secs)
-			rpcRefusal(w, http.StatusTooManyRequests, "too many wrong API keys from your address; retry in "+secs+" seconds")
+			refuse(w, r, http.StatusTooManyRequests, CodeOverLimit, "RATE_LIMITED", "too many wrong API keys from your address; retry in "+secs+" seconds")
 			return
 		}
 		if !ok {
@@ -215,7 +215,7 @@ func (e *Endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			if key != "" {
 				msg = "the API key is not valid"
 			}
-			rpcRefusal(w, http.StatusUnauthorized, msg)
+			refuse(w, r, http.StatusUnauthorized, -32600, "UNAUTHENTICATED", msg)
 			return
 		}
 	}
@@ -227,10 +227,21 @@ func (e *Endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	e.versions.ServeHTTP(flusher{w}, r)
 }
 
-// rpcRefusal answers a request refused before it is read: status, and a
-// JSON-RPC error with msg.
-func rpcRefusal(w http.ResponseWriter, status int, msg string) {
-	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{"code": -32600, "message": msg}})
+// CodeOverLimit is the JSON-RPC error code of a request refused because
+// its client address is over its limit of wrong API keys (HTTP 429, with
+// Retry-After): the same code, in A2A 1.0 and 0.3, as MCP's
+// (mcp.CodeOverLimit).
+const CodeOverLimit = ratelimit.CodeJSONRPC
+
+// refuse answers a request refused before it is read with status and
+// msg: on JSON-RPC, an error of code (reason as A2A 1.0's ErrorInfo); on
+// HTTP+JSON, the binding's error of status.
+func refuse(w http.ResponseWriter, r *http.Request, status, code int, reason, msg string) {
+	body := map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{"code": code, "message": msg, "data": []any{errorInfo(reason)}}}
+	if isREST(r) {
+		body = map[string]any{"error": map[string]any{"code": status, "status": grpcStatus[status], "message": msg, "details": []any{errorInfo(reason)}}}
+	}
+	b, _ := json.Marshal(body)
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	w.Write(append(b, '\n'))

@@ -82,3 +82,44 @@ func TestListTasksByContextAndStateIsPagedAndOnlyTheCallersTenant(t *testing.T) 
 		t.Errorf("a page token this endpoint never gave: %v; want invalid params", err)
 	}
 }
+
+// ListTasks refuses a page token or a page size it would not serve, as
+// invalid params: a token past the statuses of its filter ("1:" with no
+// state, "3:" for failed, which lists three statuses), one that is not a
+// token, and a page size outside 1 to 100. At the edges it serves.
+func TestListTasksRefusesAPageTokenOrSizeItWouldNotServe(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	a := e.client(keyA)
+	ctx := context.Background()
+	send(t, a, userText("one", "", "hot frozen cheese"))
+	for _, req := range []*sdk.ListTasksRequest{
+		{PageToken: "1:"},
+		{PageToken: "1:x"},
+		{Status: sdk.TaskStateFailed, PageToken: "3:"},
+		{PageToken: "-1:"},
+		{PageToken: "x:"},
+		{PageSize: 101},
+		{PageSize: 1000},
+		{PageSize: -1},
+	} {
+		if page, err := a.ListTasks(ctx, req); !errors.Is(err, sdk.ErrInvalidParams) {
+			t.Errorf("ListTasks %+v: %+v, %v; want invalid params", req, page, err)
+		}
+	}
+	for _, req := range []*sdk.ListTasksRequest{
+		{PageToken: "0:"},
+		{Status: sdk.TaskStateFailed, PageToken: "2:"},
+		{PageSize: 100},
+		{PageSize: 1},
+	} {
+		page, err := a.ListTasks(ctx, req)
+		if err != nil {
+			t.Errorf("ListTasks %+v: %v; want a page", req, err)
+			continue
+		}
+		if req.PageSize > 0 && page.PageSize != req.PageSize {
+			t.Errorf("ListTasks %+v: page size %d; want %d", req, page.PageSize, req.PageSize)
+		}
+	}
+}

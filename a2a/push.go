@@ -6,8 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"slices"
 	"strings"
@@ -143,8 +143,9 @@ func (p *Pusher) Send(ctx context.Context, s askonce.Send) error {
 	}
 	switch {
 	case s.Kind == pushAsked && j.Status != askonce.StatusPending:
-		// Answered before this went out: the end's POST tells.
-		return nil
+		// Answered before this went out: the end's POST tells. Each
+		// config's events say so, as they would say it was sent.
+		return p.skipped(ctx, s, j)
 	case s.Kind == pushSettled && !j.Status.Terminal():
 		return askonce.SnoozeSend(time.Second)
 	}
@@ -176,6 +177,23 @@ func (p *Pusher) Send(ctx context.Context, s askonce.Send) error {
 		}
 	}
 	return errors.Join(failed...)
+}
+
+// skipped records, for each of the job's configs, that the
+// input-required POST of s was not made: the task was answered (or
+// ended) first.
+func (p *Pusher) skipped(ctx context.Context, s askonce.Send, j *askonce.Job) error {
+	cs, err := p.cfg.Engine.PushConfigs(ctx, s.TenantID, s.JobID)
+	if err != nil {
+		return err
+	}
+	why := fmt.Sprintf("the task was %s, no longer input-required, when this push went out; the push of its end tells", stateOf(j.Status))
+	for _, c := range cs {
+		if err := p.cfg.Engine.Notified(ctx, askonce.Notification{TenantID: s.TenantID, JobID: s.JobID, Channel: PushChannel, Kind: s.Kind, To: c.ID, Skipped: why, Attempt: s.Attempt}); err != nil {
+			p.log.WarnContext(ctx, "a2a push: record the skipped POST in the job's events", "job", s.JobID, "err", err)
+		}
+	}
+	return nil
 }
 
 // post makes one POST of body to c.
@@ -221,21 +239,32 @@ func (p *Pusher) sent(ctx context.Context, s askonce.Send) (map[string]bool, err
 
 // checkPushURL refuses a push URL that is not http(s) with a host, and,
 // unless private addresses are allowed, one whose host is an address
-// the guard refuses (a name that resolves to one is refused when the
-// POST dials it).
-func (p *Pusher) checkPushURL(raw string) error {
+// the guard refuses, in any form of IP literal, or a name under
+// localhost (dispatch.BlockedHost: no DNS lookup; a name that resolves
+// to such an address is refused when the POST dials it). It returns the
+// URL with an IP literal's host written as the address it means
+// ("http://0x5db8d822/" is "http://93.184.216.34/"), which is where the
+// POSTs go.
+func (p *Pusher) checkPushURL(raw string) (string, error) {
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
-		return fmt.Errorf("%w: push-notification url must be an http or https URL with a host and no user info, not %q", sdk.ErrInvalidParams, raw)
-	}
-	if p.cfg.AllowPrivate {
-		return nil
+		return "", fmt.Errorf("%w: push-notification url must be an http or https URL with a host and no user info, not %q", sdk.ErrInvalidParams, raw)
 	}
 	host := u.Hostname()
-	if a, err := netip.ParseAddr(host); err == nil && dispatch.Blocked(a) {
-		return fmt.Errorf("%w: push-notification url %q names a loopback, private, link-local, multicast or unspecified address, which this server does not send to", sdk.ErrInvalidParams, raw)
+	if !p.cfg.AllowPrivate && dispatch.BlockedHost(host) {
+		return "", fmt.Errorf("%w: push-notification url %q names a loopback, private, link-local, multicast or unspecified address, which this server does not send to", sdk.ErrInvalidParams, raw)
 	}
-	return nil
+	if a, ok := dispatch.HostAddr(host); ok {
+		if port := u.Port(); port != "" {
+			u.Host = net.JoinHostPort(a.String(), port)
+		} else if a.Is6() {
+			u.Host = "[" + a.String() + "]"
+		} else {
+			u.Host = a.String()
+		}
+		return u.String(), nil
+	}
+	return raw, nil
 }
 
 // pushConfigOf is a stored config as A2A's.
@@ -254,10 +283,11 @@ func (h *handler) putPushConfig(ctx context.Context, id string, req *sdk.PushCon
 	if h.cfg.Pusher == nil {
 		return nil, sdk.ErrPushNotificationNotSupported
 	}
-	if err := h.cfg.Pusher.checkPushURL(req.URL); err != nil {
+	target, err := h.cfg.Pusher.checkPushURL(req.URL)
+	if err != nil {
 		return nil, err
 	}
-	c := askonce.PushConfig{TenantID: tenantOf(ctx), JobID: id, ID: req.ID, URL: req.URL, Token: req.Token}
+	c := askonce.PushConfig{TenantID: tenantOf(ctx), JobID: id, ID: req.ID, URL: target, Token: req.Token}
 	if c.ID == "" {
 		c.ID = uuid.NewString()
 	}

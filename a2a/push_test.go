@@ -356,20 +356,56 @@ func TestPushNotifications(t *testing.T) {
 		c := e.client(keyA)
 		ctx := context.Background()
 		task := send(t, c, userText("", "", "hot frozen cheese"))
-		for _, u := range []string{recv.URL + "/a", "http://[::1]:9/", "http://169.254.169.254/latest", "ftp://example.com/x", "file:///etc/passwd", "example.com/x"} {
+		port := recv.URL[strings.LastIndex(recv.URL, ":"):]
+		for _, u := range []string{recv.URL + "/a", "http://[::1]:9/", "http://169.254.169.254/latest", "ftp://example.com/x", "file:///etc/passwd", "example.com/x",
+			// Every form of an IP literal is the address it means, and a
+			// name under localhost is loopback: refused here, with no
+			// DNS lookup.
+			"http://127.1" + port + "/a", "http://0x7f000001" + port + "/a", "http://2130706433" + port + "/a", "http://0177.0.0.1" + port + "/a",
+			"http://127.0.0.1." + port + "/a", "http://localhost." + port + "/a", "http://sub.localhost" + port + "/a", "http://LOCALHOST/a",
+			"http://[::ffff:0.0.0.0]/", "http://[::ffff:127.0.0.1]/", "http://0/", "http://0x0a.1/", "http://[fe80::1%25eth0]/"} {
 			if _, err := c.CreateTaskPushConfig(ctx, &sdk.PushConfig{TaskID: task.ID, URL: u}); !errors.Is(err, sdk.ErrInvalidParams) {
 				t.Errorf("create with url %q: %v; want invalid params", u, err)
 			}
 		}
-		// A name that resolves to loopback passes the check of the URL,
-		// and the dialer refuses it.
+		// A public address in a shorthand is stored, and sent to, as
+		// the address it means.
+		if got, err := c.CreateTaskPushConfig(ctx, &sdk.PushConfig{TaskID: task.ID, ID: "short", URL: "http://0x5db8d822:8080/hook?x=1"}); err != nil || got.URL != "http://93.184.216.34:8080/hook?x=1" {
+			t.Errorf("create with a public shorthand: %+v, %v; want the URL of 93.184.216.34", got, err)
+		}
+		// A name that resolves to loopback (here a config stored
+		// before names under localhost were refused) is refused by the
+		// dialer.
 		local := strings.Replace(recv.URL, "127.0.0.1", "localhost", 1) + "/a"
-		req := userText("", "", "hot frozen cheese")
-		req.Config = &sdk.SendMessageConfig{PushConfig: &sdk.PushConfig{ID: "local", URL: local}}
-		asked := send(t, c, req)
+		asked := send(t, c, userText("", "", "hot frozen cheese"))
+		if err := e.eng.PutPushConfig(ctx, askonce.PushConfig{TenantID: "tenant-a", JobID: string(asked.ID), ID: "local", URL: local}); err != nil {
+			t.Fatal(err)
+		}
+		send(t, c, userText(asked.ContextID, asked.ID, "hot"))
 		ev := waitEvent(t, e, "tenant-a", string(asked.ID), askonce.EventNotifyFailed, `"to":"local"`)
 		if !strings.Contains(string(ev.Data), "not allowed") {
 			t.Errorf("notify_failed %s; want the guard's refusal", ev.Data)
+		}
+		// A refused address is not tried again: the send completes.
+		waitRiverJob(t, e, "askonce_a2a-push_settled", string(asked.ID), "completed")
+		evs, err := e.st.Events(ctx, "tenant-a", string(asked.ID), 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		refused := 0
+		for _, ev := range evs {
+			// (Its input-required POST may have been refused too, if it
+			// went out after the config was stored.)
+			if ev.Type == askonce.EventNotifyFailed && strings.Contains(string(ev.Data), `"to":"local"`) && strings.Contains(string(ev.Data), `"kind":"settled"`) {
+				refused++
+			}
+		}
+		if refused != 1 {
+			t.Errorf("%d notify_failed events of the refused config's settled POST; want 1 (not retried)", refused)
+		}
+		var attempts int
+		if err := e.sqlite.WriteDB().QueryRow(`SELECT attempt FROM river_job WHERE kind = 'askonce_a2a-push_settled' AND args ->> '$.jobId' = ?`, string(asked.ID)).Scan(&attempts); err != nil || attempts != 1 {
+			t.Errorf("the settled push took %d tries (%v); want 1: a refused address fails nothing to retry", attempts, err)
 		}
 		recv.mu.Lock()
 		n := len(recv.got)

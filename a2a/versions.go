@@ -6,30 +6,50 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
+	"runtime/debug"
 	"strings"
 
 	legacy "github.com/a2aproject/a2a-go/a2a"
 	sdk "github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
+	"github.com/askonce/askonce/internal/refusal"
 )
 
 // versions routes a request to the SDK's server of the A2A version it
 // asks for in its A2A-Version header, as A2A 1.0's versioning rules say:
 // none is 0.3, an unknown one is VersionNotSupportedError.
 type versions struct {
-	rpc, rpc03   http.Handler
-	rest, rest03 http.Handler
+	rpc, rpc03             http.Handler
+	rpcStream, rpc03Stream http.Handler // of the streaming methods
+	rest, rest03           http.Handler
 }
 
-func newVersions(h a2asrv.RequestHandler) versions {
+func newVersions(h a2asrv.RequestHandler, log *slog.Logger) versions {
+	// A panic in a request is a bug: an internal error to the caller,
+	// logged with its stack, not a 500 without a JSON-RPC answer. Not on
+	// a JSON-RPC stream: after a panic's error event the SDK keeps the
+	// stream open until the client leaves; without a handler the panic
+	// ends the connection.
+	panicked := a2asrv.WithTransportPanicHandler(func(r any) error {
+		log.Error("a2a: panic serving a request", "panic", r, "stack", string(debug.Stack()))
+		return fmt.Errorf("%w: the request failed", sdk.ErrInternalError)
+	})
 	return versions{
-		rpc:    a2asrv.NewJSONRPCHandler(h),
-		rpc03:  a2av0.NewJSONRPCHandler(h),
-		rest:   http.StripPrefix(RESTPath, a2asrv.NewRESTHandler(h)),
-		rest03: http.StripPrefix(RESTPath, a2av0.NewRESTHandler(h)),
+		rpc:         a2asrv.NewJSONRPCHandler(h, panicked),
+		rpc03:       a2av0.NewJSONRPCHandler(h, panicked),
+		rpcStream:   a2asrv.NewJSONRPCHandler(h),
+		rpc03Stream: a2av0.NewJSONRPCHandler(h),
+		rest:        http.StripPrefix(RESTPath, a2asrv.NewRESTHandler(h, panicked)),
+		rest03:      http.StripPrefix(RESTPath, a2av0.NewRESTHandler(h, panicked)),
 	}
+}
+
+// isREST reports whether r is to the HTTP+JSON endpoint.
+func isREST(r *http.Request) bool {
+	return r.URL.Path == RESTPath || strings.HasPrefix(r.URL.Path, RESTPath+"/")
 }
 
 // versionOf is the major.minor of an A2A-Version header, "" for one that
@@ -49,11 +69,13 @@ func versionOf(h string) string {
 func (v versions) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	asked := r.Header.Get(sdk.SvcParamVersion)
 	version := versionOf(asked)
-	rest := r.URL.Path == RESTPath || strings.HasPrefix(r.URL.Path, RESTPath+"/")
-	if rest {
+	if isREST(r) {
 		// The two versions' HTTP+JSON routes differ (0.3's are under /v1),
 		// so the path picks the version a request without one means.
 		legacyRoute := strings.HasPrefix(r.URL.Path, RESTPath+a2av0.RESTPathPrefix+"/")
+		rw := &restErrors{refusal.Writer{ResponseWriter: w}}
+		defer rw.finish()
+		w = rw
 		switch {
 		case version == ProtocolVersion && !legacyRoute, asked == "" && !legacyRoute:
 			v.rest.ServeHTTP(w, r)
@@ -83,12 +105,27 @@ func (v versions) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		Params json.RawMessage `json:"params"`
 	}
 	parsed := json.Unmarshal(body, &env) == nil
+	// What is not a JSON-RPC request object is refused here, the same in
+	// both versions: the SDK calls an array or a string invalid params.
+	switch {
+	case !json.Valid(body):
+		writeRPCError(w, nil, -32700, "PARSE_ERROR", "the request body is not JSON")
+		return
+	case !isObject(body):
+		writeRPCError(w, nil, -32600, "INVALID_REQUEST", "the request body is not a JSON-RPC request object")
+		return
+	}
 	var params map[string]func() any
 	var h http.Handler
-	switch version {
-	case ProtocolVersion:
+	stream := streaming[env.Method]
+	switch {
+	case version == ProtocolVersion && stream:
+		h, params = v.rpcStream, paramsOf
+	case version == ProtocolVersion:
 		h, params = v.rpc, paramsOf
-	case LegacyProtocolVersion:
+	case version == LegacyProtocolVersion && stream:
+		h, params = v.rpc03Stream, legacyParamsOf
+	case version == LegacyProtocolVersion:
 		h, params = v.rpc03, legacyParamsOf
 	default:
 		var id any
@@ -100,14 +137,37 @@ func (v versions) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	// The SDK calls a well-formed request whose params do not decode a
 	// parse error; JSON-RPC calls it invalid params.
-	if newParams, ok := params[env.Method]; parsed && ok && len(env.Params) > 0 {
-		if err := json.Unmarshal(env.Params, newParams()); err != nil {
+	if newParams, ok := params[env.Method]; parsed && ok {
+		raw := env.Params
+		if len(raw) == 0 {
+			raw = json.RawMessage("null")
+		}
+		p := newParams()
+		if err := json.Unmarshal(raw, p); err != nil {
 			writeRPCError(w, env.ID, -32602, "INVALID_PARAMS", fmt.Sprintf("invalid params of %s: %v", env.Method, err))
 			return
 		}
+		// The SDK's 0.3 layer reads a message it does not check for.
+		if m, ok := p.(*legacy.MessageSendParams); ok && m.Message == nil {
+			writeRPCError(w, env.ID, -32602, "INVALID_PARAMS", fmt.Sprintf("invalid params of %s: message is required", env.Method))
+			return
+		}
 	}
+	// The SDK's 0.3 layer sends its errors without a content type; its
+	// results and streams set their own.
+	w.Header().Set("Content-Type", "application/json")
 	h.ServeHTTP(w, r)
 }
+
+// isObject reports whether JSON text is an object.
+func isObject(body []byte) bool {
+	b := bytes.TrimLeft(body, " \t\r\n")
+	return len(b) > 0 && b[0] == '{'
+}
+
+// streaming are the JSON-RPC methods, of either version, that answer
+// with an event stream.
+var streaming = map[string]bool{"SendStreamingMessage": true, "SubscribeToTask": true, "message/stream": true, "tasks/resubscribe": true}
 
 // paramsOf and legacyParamsOf are the params each JSON-RPC method of A2A
 // 1.0 and 0.3 takes.
@@ -149,6 +209,34 @@ func errorInfo(reason string) map[string]any {
 func writeRPCError(w http.ResponseWriter, id any, code int, reason, msg string) {
 	w.Header().Set("Content-Type", "application/json")
 	json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": code, "message": msg, "data": []any{errorInfo(reason)}}})
+}
+
+// restErrors turns a plain-text refusal of the SDK's HTTP+JSON routes
+// (an unknown route, a method a route does not take) into the binding's
+// JSON error of the same status; everything else passes through.
+type restErrors struct{ refusal.Writer }
+
+// grpcStatus names an HTTP status as the HTTP+JSON binding's errors do.
+var grpcStatus = map[int]string{
+	http.StatusBadRequest: "INVALID_ARGUMENT", http.StatusUnauthorized: "UNAUTHENTICATED",
+	http.StatusForbidden: "PERMISSION_DENIED", http.StatusNotFound: "NOT_FOUND",
+	http.StatusMethodNotAllowed: "UNIMPLEMENTED", http.StatusConflict: "ABORTED",
+	http.StatusRequestEntityTooLarge: "INVALID_ARGUMENT", http.StatusTooManyRequests: "RESOURCE_EXHAUSTED",
+}
+
+// finish sends the refusal held back, if any, as the binding's error.
+func (w *restErrors) finish() {
+	code, msg := w.Held()
+	if code == 0 {
+		return
+	}
+	status := grpcStatus[code]
+	if status == "" {
+		status = "UNKNOWN"
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.ResponseWriter.WriteHeader(code)
+	json.NewEncoder(w.ResponseWriter).Encode(map[string]any{"error": map[string]any{"code": code, "status": status, "message": msg}})
 }
 
 // restVersionError answers an HTTP+JSON request of a version (or on a

@@ -1,8 +1,12 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/netip"
@@ -12,8 +16,10 @@ import (
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/internal/maxbody"
 	"github.com/askonce/askonce/internal/ratelimit"
+	"github.com/askonce/askonce/internal/refusal"
 	"github.com/askonce/askonce/metrics"
 	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -194,11 +200,74 @@ func Handler(server *sdk.Server, o HTTPOptions) http.Handler {
 		r.Header.Set(streamHeader, token)
 		lim.streams.Store(token, r.Context())
 		defer lim.streams.Delete(token)
+		jw := &jsonErrors{Writer: refusal.Writer{ResponseWriter: w}}
+		defer jw.finish()
 		if r.Body != nil {
 			r.Body = maxbody.Reader(w, r, maxBody)
 		}
+		if r.Method == http.MethodPost {
+			body, err := io.ReadAll(r.Body)
+			if err != nil {
+				var tooBig *http.MaxBytesError
+				if errors.As(err, &tooBig) {
+					writeRPCError(w, http.StatusRequestEntityTooLarge, nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("the request body is larger than %d bytes", tooBig.Limit))
+					return
+				}
+				writeRPCError(w, http.StatusBadRequest, nil, jsonrpc.CodeParseError, "the request body could not be read: "+err.Error())
+				return
+			}
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			jw.notJSON = !json.Valid(body)
+			var call struct {
+				ID json.RawMessage `json:"id"`
+			}
+			if json.Unmarshal(body, &call) == nil && len(call.ID) > 0 && string(call.ID) != "null" {
+				jw.id = call.ID
+			}
+		}
 		// Not an error where the writer cannot set deadlines (tests).
 		http.NewResponseController(w).SetWriteDeadline(time.Now().Add(callTimeout))
-		h.ServeHTTP(w, r)
+		h.ServeHTTP(jw, r)
 	})
+}
+
+// writeRPCError answers a JSON-RPC error of code with msg, as status;
+// id nil is JSON null (a request not read, or without an id).
+func writeRPCError(w http.ResponseWriter, status int, id json.RawMessage, code int64, msg string) {
+	if id == nil {
+		id = json.RawMessage("null")
+	}
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": code, "message": msg}})
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(append(b, '\n'))
+}
+
+// jsonErrors turns the SDK's plain-text refusals (http.Error: an unknown
+// method, a malformed payload, a missing session, a missing key) into
+// JSON-RPC errors as application/json, keeping their HTTP status; a call
+// of a method the server does not have is -32601 for its id, as on stdio
+// and the sessionless path. Everything else passes through.
+type jsonErrors struct {
+	refusal.Writer
+	id      json.RawMessage // of the request, when it is one call
+	notJSON bool            // the request's body is not JSON
+}
+
+// finish sends the refusal held back, if any, as a JSON-RPC error.
+func (w *jsonErrors) finish() {
+	status, msg := w.Held()
+	if status == 0 {
+		return
+	}
+	code, id := int64(jsonrpc.CodeInvalidRequest), json.RawMessage(nil)
+	switch {
+	case strings.Contains(msg, "JSON RPC not handled") && w.id != nil:
+		status, code, id = http.StatusOK, jsonrpc.CodeMethodNotFound, w.id
+	case w.notJSON:
+		code = jsonrpc.CodeParseError
+	case status >= 500:
+		code = jsonrpc.CodeInternalError
+	}
+	writeRPCError(w.ResponseWriter, status, id, code, msg)
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/askonce/askonce/internal/ratelimit"
 	"github.com/askonce/askonce/metrics"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -16,7 +17,7 @@ import (
 // API key already has HTTPOptions.MaxSessions sessions or MaxCalls calls in
 // flight. It is in the range JSON-RPC leaves to servers; the request may be
 // retried once a session is closed or a call has ended.
-const CodeOverLimit = -32029
+const CodeOverLimit = ratelimit.CodeJSONRPC
 
 // CodeUnavailable is the JSON-RPC error code of a request that failed
 // because askonce's store cannot be reached now (askonce.EUNAVAILABLE): the

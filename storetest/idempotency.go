@@ -70,6 +70,31 @@ var idempotencyTests = []idempotencyTest{
 			t.Fatalf("second claim = %+v, %v; want a's in-flight record", got, tookOver)
 		}
 	}},
+	{"TheSameKeyInAnotherTenantIsAKeyOfItsOwn", func(t *testing.T, s askonce.IdempotencyStore) {
+		live(t, s, "a")
+		rec := key("a")
+		claim(t, s, rec)
+		rec.Status, rec.Body = 201, []byte(`{"jobId":"a"}`)
+		if err := s.CompleteIdempotencyKey(t.Context(), rec); err != nil {
+			t.Fatal(err)
+		}
+		other := key("a") // the same key "k", of a new tenant
+		if got, tookOver := claim(t, s, other); got != nil || tookOver {
+			t.Fatalf("the other tenant's first claim of the key = %+v, %v; want nil, false (a key of its own)", got, tookOver)
+		}
+		other.Status, other.Body = 201, []byte(`{"jobId":"b"}`)
+		if err := s.CompleteIdempotencyKey(t.Context(), other); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct {
+			rec  *askonce.IdempotencyRecord
+			want string
+		}{{rec, `{"jobId":"a"}`}, {other, `{"jobId":"b"}`}} {
+			if got, _ := claim(t, s, retry(c.rec, "b")); got == nil || string(got.Body) != c.want {
+				t.Errorf("a retry in tenant %s = %+v; want its own response %s", c.rec.TenantID, got, c.want)
+			}
+		}
+	}},
 	{"LiveOwnersClaimIsNotTakenOver", func(t *testing.T, s askonce.IdempotencyStore) {
 		live(t, s, "a")
 		rec := key("a")

@@ -220,6 +220,13 @@ var memoryTests = []test{
 		if got, _ := lookup(t, s, askonce.HistoryQuery{TenantID: tenant, SessionID: "new", Project: "api", QuestionHash: hash}); got != "sqlite" {
 			t.Errorf("after the other tenant's forget the owner finds %q, want sqlite", got)
 		}
+		// A session's history too: the other tenant naming the session
+		// forgets nothing.
+		sj := remembered{tenant: tenant, scope: askonce.MemorySession, question: q, answer: "mysql"}.write(t, s)
+		wantCode(t, "the other tenant forgetting the session's answer", s.Forget(ctx, askonce.MemoryKey{TenantID: other, Scope: askonce.MemorySession, SessionID: sj.SessionID, QuestionHash: hash}), askonce.ENOTFOUND)
+		if got, _ := lookup(t, s, askonce.HistoryQuery{TenantID: tenant, SessionID: sj.SessionID, QuestionHash: hash}); got != "mysql" {
+			t.Errorf("after the other tenant's forget the session finds %q, want mysql", got)
+		}
 	}},
 	{"AnOlderAnswerDoesNotReplaceANewerOne", func(t *testing.T, s askonce.Store) {
 		tenant, q, now := NewTenant(), "Which branch?", Now()

@@ -77,6 +77,21 @@ var pushTests = []test{
 			t.Fatalf("PushConfigs after delete = %+v, %v; want p2 alone", got, err)
 		}
 	}},
+	{"PutWithoutAJobAnIDOrAURLIsInvalidAndStoresNothing", func(t *testing.T, s askonce.Store) {
+		ps := pushStore(t, s)
+		for _, blank := range []func(*askonce.PushConfig){
+			func(c *askonce.PushConfig) { c.JobID = "" },
+			func(c *askonce.PushConfig) { c.ID = "" },
+			func(c *askonce.PushConfig) { c.URL = "" },
+		} {
+			c := newPushConfig(NewTenant(), "p1")
+			blank(&c)
+			wantCode(t, "config with a blank field", ps.PutPushConfig(t.Context(), c), askonce.EINVALID)
+			if got, err := ps.PushConfigs(t.Context(), c.TenantID, c.JobID); err != nil || len(got) != 0 {
+				t.Fatalf("PushConfigs after the refused put = %+v, %v; want none", got, err)
+			}
+		}
+	}},
 	{"DeleteOfAnUnknownConfigIsNotFound", func(t *testing.T, s askonce.Store) {
 		ps := pushStore(t, s)
 		c := newPushConfig(NewTenant(), "p1")

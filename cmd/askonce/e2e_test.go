@@ -43,6 +43,7 @@ func builtBinary(t testing.TB) string {
 	if testing.Short() {
 		t.Skip("-short: skipping an end-to-end test of the built binary in processes of its own (go test without -short runs it; CI does)")
 	}
+	withDeadline(t)
 	return binary
 }
 
@@ -187,6 +188,7 @@ func start(t *testing.T, env []string, args ...string) *instance {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	track(t, cmd)
 	go func() { cmd.Wait(); close(in.done) }()
 	t.Cleanup(func() {
 		in.stop(syscall.SIGKILL)

@@ -65,7 +65,9 @@ func (c *rawMCP) post(ctx context.Context, msg string) *http.Response {
 		req.Header.Set("Mcp-Session-Id", c.session)
 		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
 	}
-	resp, err := http.DefaultClient.Do(req)
+	// A bound on the whole exchange, body included: an answer that
+	// never comes fails the test with a message.
+	resp, err := (&http.Client{Timeout: time.Minute}).Do(req)
 	if err != nil {
 		c.in.t.Fatalf("POST /mcp: %v", err)
 	}
@@ -88,6 +90,9 @@ func rpcReply(t *testing.T, resp *http.Response) map[string]any {
 			}
 		}
 		body.WriteString(line)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatalf("reading the answer %d: %v (read so far: %q)", resp.StatusCode, err, body.String())
 	}
 	var m map[string]any
 	if err := json.Unmarshal([]byte(body.String()), &m); err != nil {

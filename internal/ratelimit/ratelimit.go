@@ -30,6 +30,12 @@ import (
 	"time"
 )
 
+// CodeJSONRPC is the JSON-RPC error code of a request refused for a
+// limit (MCP's and A2A's wrong keys over the limit, MCP's sessions and
+// calls in flight): not malformed, and worth retrying later. It is in the
+// range JSON-RPC leaves to servers; one code for both protocols.
+const CodeJSONRPC = -32029
+
 // Defaults of a Limiter's zero fields.
 const (
 	DefaultLimit  = 20
