@@ -310,10 +310,6 @@ type storedAnswer struct {
 	Fields []storedField `json:"f,omitempty"`
 }
 
-func store(v Value) storedValue {
-	return storedValue{Kind: v.Kind, Text: v.Text, Number: string(v.Number), Bool: v.Bool, Options: v.Options}
-}
-
 func (s storedValue) value() Value {
 	return Value{Kind: s.Kind, Text: s.Text, Number: json.Number(s.Number), Bool: s.Bool, Options: s.Options}
 }
@@ -324,16 +320,60 @@ func (a Answer) Encode() []byte {
 	if a.IsZero() {
 		return nil
 	}
-	var s storedAnswer
+	// Written by hand, as encoding/json would write storedAnswer: it
+	// is on every answer's write.
+	b := make([]byte, 0, 64)
 	if len(a.Fields) == 0 {
-		v := store(a.Value)
-		s.Value = &v
+		b = append(b, `{"v":`...)
+		b = appendStored(b, a.Value)
+		return append(b, '}')
 	}
-	for _, f := range a.Fields {
-		s.Fields = append(s.Fields, storedField{Name: f.Name, Value: store(f.Value)})
+	b = append(b, `{"f":[`...)
+	for i, f := range a.Fields {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"name":`...)
+		b = appendString(b, f.Name)
+		b = append(b, `,"v":`...)
+		b = appendStored(b, f.Value)
+		b = append(b, '}')
 	}
-	b, _ := json.Marshal(s)
-	return b
+	return append(b, "]}"...)
+}
+
+// appendStored appends v as storedValue's JSON.
+func appendStored(b []byte, v Value) []byte {
+	b = append(b, `{"k":`...)
+	b = appendString(b, string(v.Kind))
+	if v.Text != "" {
+		b = append(b, `,"t":`...)
+		b = appendString(b, v.Text)
+	}
+	if v.Number != "" {
+		b = append(b, `,"n":`...)
+		b = appendString(b, string(v.Number))
+	}
+	if v.Bool {
+		b = append(b, `,"b":true`...)
+	}
+	if len(v.Options) > 0 {
+		b = append(b, `,"o":[`...)
+		for i, o := range v.Options {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, o)
+		}
+		b = append(b, ']')
+	}
+	return append(b, '}')
+}
+
+// appendString appends s as a JSON string (encoding/json's escaping).
+func appendString(b []byte, s string) []byte {
+	q, _ := json.Marshal(s)
+	return append(b, q...)
 }
 
 // DecodeAnswer reads what Encode wrote.

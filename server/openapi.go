@@ -213,7 +213,7 @@ func (g *schemas) object(t reflect.Type) map[string]any {
 	required := []string{}
 	for _, f := range structFields(t) {
 		props[f.name] = g.of(f.typ)
-		if f.typ.Kind() == reflect.Slice && f.typ != rawJSONType && !f.omitempty {
+		if f.typ.Kind() == reflect.Slice && f.typ != rawJSONType && f.typ != answerType && !f.omitempty {
 			// encoding/json writes a nil slice as null.
 			props[f.name].(map[string]any)["type"] = []string{"array", "null"}
 		}
