@@ -286,12 +286,14 @@ func (q *Question) Normalize() error {
 		// Options are told apart by value exactly: two that differ
 		// in case or in spaces are two options; the same value twice
 		// is one.
-		seen := map[string]bool{}
-		q.Options, q.OptionTitles = keepOptions(q.Options, q.OptionTitles, func(o string) bool {
-			ok := o != "" && !seen[o]
-			seen[o] = true
-			return ok
-		})
+		if !distinct(q.Options) {
+			seen := map[string]bool{}
+			q.Options, q.OptionTitles = keepOptions(q.Options, q.OptionTitles, func(o string) bool {
+				ok := o != "" && !seen[o]
+				seen[o] = true
+				return ok
+			})
+		}
 	}
 	switch {
 	case q.Type == QuestionSelectOne && len(q.Options) < 2:
@@ -317,6 +319,16 @@ func (q *Question) Normalize() error {
 		}
 	}
 	return nil
+}
+
+// distinct reports whether options are non-empty and all different.
+func distinct(options []string) bool {
+	for i, o := range options {
+		if o == "" || slices.Contains(options[:i], o) {
+			return false
+		}
+	}
+	return true
 }
 
 // keepOptions keeps the options (and their titles) keep accepts.
