@@ -61,12 +61,12 @@ func TypeForReason(reason string) QuestionType {
 // A question may carry up to MaxFields named Fields, each a typed question
 // of its own; it is still one question (one asked event, one answer, one
 // cap, one ExpiresAt). Normalize makes such a question readable where
-// fields cannot be shown: its Type is FREE_TEXT, its Text lists every
-// field, and an answer is one string, either a JSON object of field values
-// ({"environment": "staging", "replicas": "3"}) or one "name: value" line
-// per field. Every channel passes that string to Engine.Answer unchanged;
-// ValidateAnswer (the one validation) checks each field and stores the
-// answer as the JSON object of every field's value, defaults filled
+// fields cannot be shown: its Type is FREE_TEXT and its Text lists every
+// field. Its answer is one Answer with a typed value per field, which a
+// channel builds from what the person did (or, where a person can only
+// type, from one "name: value" line per field, FieldLinesAnswer);
+// ValidateAnswer (the one validation) checks each field, and the job
+// keeps the answer with every answered field, defaults filled
 // (docs/protocol.md rule 7). A question of one field is normalised to the
 // plain question of that field.
 type Question struct {
