@@ -69,6 +69,7 @@ var enumValues = map[reflect.Type][]string{
 	reflect.TypeFor[askonce.MemoryScope]():  enum(askonce.MemoryScopes...),
 	reflect.TypeFor[askonce.HardCap]():      enum(askonce.HardCapFallback, askonce.HardCapFail),
 	reflect.TypeFor[askonce.QuestionType](): enum(askonce.QuestionTypes...),
+	reflect.TypeFor[askonce.TextFormat]():   enum(askonce.TextFormats...),
 	reflect.TypeFor[askonce.Action](): enum(askonce.ActionAsk, askonce.ActionWait, askonce.ActionResume,
 		askonce.ActionProceed, askonce.ActionDone, askonce.ActionFail),
 	reflect.TypeFor[askonce.DispatchStatus](): enum(askonce.DispatchQueued, askonce.DispatchDelivered, askonce.DispatchFailed, askonce.DispatchNoBuilder),

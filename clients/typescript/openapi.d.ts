@@ -258,7 +258,8 @@ export interface components {
             mention: string;
         };
         Constraints: {
-            format?: string;
+            /** @enum {string} */
+            format?: "email" | "uri" | "date" | "date-time";
             integer?: boolean;
             maximum?: number;
             /** Format: int64 */
@@ -512,7 +513,8 @@ export interface components {
             /** Format: date-time */
             expiresAt?: string;
             fields?: components["schemas"]["QuestionField"][];
-            format?: string;
+            /** @enum {string} */
+            format?: "email" | "uri" | "date" | "date-time";
             integer?: boolean;
             maximum?: number;
             /** Format: int64 */
@@ -534,7 +536,8 @@ export interface components {
         QuestionField: {
             allowOther?: boolean;
             default?: string;
-            format?: string;
+            /** @enum {string} */
+            format?: "email" | "uri" | "date" | "date-time";
             integer?: boolean;
             maximum?: number;
             /** Format: int64 */

@@ -59,7 +59,7 @@ class Binding(_Model):
 class Constraints(_Model):
     """The Constraints schema of the askonce API."""
 
-    format: Optional[str] = field(default=None, metadata={"json": "format"})
+    format: Optional[Literal["email", "uri", "date", "date-time"]] = field(default=None, metadata={"json": "format"})
     integer: Optional[bool] = field(default=None, metadata={"json": "integer"})
     max_items: Optional[int] = field(default=None, metadata={"json": "maxItems"})
     max_length: Optional[int] = field(default=None, metadata={"json": "maxLength"})
@@ -337,7 +337,7 @@ class Question(_Model):
     default: Optional[str] = field(default=None, metadata={"json": "default"})
     expires_at: Optional[datetime.datetime] = field(default=None, metadata={"json": "expiresAt"})
     fields: Optional[list[QuestionField]] = field(default=None, metadata={"json": "fields"})
-    format: Optional[str] = field(default=None, metadata={"json": "format"})
+    format: Optional[Literal["email", "uri", "date", "date-time"]] = field(default=None, metadata={"json": "format"})
     integer: Optional[bool] = field(default=None, metadata={"json": "integer"})
     max_items: Optional[int] = field(default=None, metadata={"json": "maxItems"})
     max_length: Optional[int] = field(default=None, metadata={"json": "maxLength"})
@@ -357,7 +357,7 @@ class QuestionField(_Model):
     name: str = field(metadata={"json": "name"})
     allow_other: Optional[bool] = field(default=None, metadata={"json": "allowOther"})
     default: Optional[str] = field(default=None, metadata={"json": "default"})
-    format: Optional[str] = field(default=None, metadata={"json": "format"})
+    format: Optional[Literal["email", "uri", "date", "date-time"]] = field(default=None, metadata={"json": "format"})
     integer: Optional[bool] = field(default=None, metadata={"json": "integer"})
     max_items: Optional[int] = field(default=None, metadata={"json": "maxItems"})
     max_length: Optional[int] = field(default=None, metadata={"json": "maxLength"})
