@@ -61,8 +61,9 @@ func TestAnswersStoredAsTextReadTyped(t *testing.T) {
 	}
 }
 
-// The migration to typed answers moves an answer stored as text, which
-// then reads back typed: the option itself.
+// The migration to typed answers keeps a question with fields stored as
+// an array and moves its answer stored as text, which then reads back
+// typed: the option itself, a boolean.
 func TestMigrationToTypedAnswersKeepsTheTextAnswers(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
@@ -79,7 +80,11 @@ func TestMigrationToTypedAnswersKeepsTheTextAnswers(t *testing.T) {
 	if _, err := pool.Exec(ctx, version1Rows); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := pool.Exec(ctx, `UPDATE jobs SET status = 'success', clarification_status = 'answered', clarification_answer = 'frozen' WHERE id = $1`, id); err != nil {
+	// A question with fields as version 9 kept it: an array of fields,
+	// and its answer the JSON object of each field's text.
+	if _, err := pool.Exec(ctx, `UPDATE jobs SET status = 'success', clarification_status = 'answered', clarification_type = 'FREE_TEXT',
+		clarification_fields = '[{"name":"environment","type":"SELECT_ONE","text":"Which?","options":["staging","production"]},{"name":"migrate","type":"CONFIRM","text":"Migrate?","options":["yes","no"]}]',
+		clarification_answer = '{"environment":"production","migrate":"no"}' WHERE id = $1`, id); err != nil {
 		t.Fatal(err)
 	}
 	s, err := Open(ctx, dsn)
@@ -88,7 +93,9 @@ func TestMigrationToTypedAnswersKeepsTheTextAnswers(t *testing.T) {
 	}
 	defer s.Close()
 	j, err := s.GetJob(ctx, "acme", id)
-	if err != nil || !j.Answer.Equal(askonce.AnswerOf(askonce.OptionValue("frozen"))) {
-		t.Fatalf("answer after the migration %+v, %v; want the option frozen", j.Answer, err)
+	if err != nil || len(j.Question.Fields) != 2 || string(j.Answer.JSON()) != `{"environment":"production","migrate":false}` ||
+		!j.Answer.Equal(askonce.FieldsAnswer(askonce.FieldValue{Name: "environment", Value: askonce.OptionValue("production")},
+			askonce.FieldValue{Name: "migrate", Value: askonce.BoolValue(false)})) {
+		t.Fatalf("after the migration: fields %+v answer %s, %v; want both fields, the answer typed", j.Question, j.Answer.JSON(), err)
 	}
 }

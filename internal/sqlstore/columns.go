@@ -1,7 +1,6 @@
 package sqlstore
 
 import (
-	"bytes"
 	"database/sql"
 	"encoding/json"
 	"fmt"
@@ -152,20 +151,17 @@ func JobTable(e Encoding) []Column {
 		{"clarification_allow_other", false, State, plain(func(j *askonce.Job) any { return e.Bool(j.Question != nil && j.Question.AllowOther) }), func(r *Row) any { return &r.qAllowOther }},
 		{"clarification_expires_at", false, State, question(func(q *askonce.Question) (any, error) { return e.TimePtr(q.ExpiresAt), nil }), func(r *Row) any { return &r.qExpires }},
 		{"clarification_fields", false, State, question(func(q *askonce.Question) (any, error) {
-			switch {
-			case q.Filled != nil || !q.Constraints.IsZero():
-				sf := &storedFields{Fields: q.Fields}
-				if q.Filled != nil {
-					sf.Filled = storeFilled(q.Filled)
-				}
-				if !q.Constraints.IsZero() {
-					sf.Constraints = &q.Constraints
-				}
-				return jsonArg(e, sf)
-			case len(q.Fields) == 0:
+			if q.Filled == nil && q.Constraints.IsZero() && len(q.Fields) == 0 {
 				return nil, nil
 			}
-			return jsonArg(e, &q.Fields)
+			sf := &storedFields{Fields: q.Fields}
+			if q.Filled != nil {
+				sf.Filled = storeFilled(q.Filled)
+			}
+			if !q.Constraints.IsZero() {
+				sf.Constraints = &q.Constraints
+			}
+			return jsonArg(e, sf)
 		}), func(r *Row) any { return &r.qFields }},
 		// The answer, typed (askonce.Answer.Encode); an answer stored as
 		// text before is {"old": text} (askonce.DecodeStoredAnswer).
@@ -317,11 +313,11 @@ func (r *Row) job() (*askonce.Job, error) {
 }
 
 // fromJSON decodes a JSON value; NULL is nil.
-// storedFields is how clarification_fields keeps a question some of
-// whose fields were filled before it was asked (askonce.Question.Filled),
-// or that has constraints of its own (askonce.Question.Constraints): an
-// object of the fields asked, the filled ones and the constraints. Any
-// other question keeps the array of its fields.
+// storedFields is how clarification_fields keeps what a question has
+// beyond its plain columns: the fields asked, the ones filled before it
+// was asked (askonce.Question.Filled) and its own constraints
+// (askonce.Question.Constraints); NULL for none of them. (The migration
+// to typed answers made the arrays of fields stored before objects.)
 type storedFields struct {
 	Fields      []askonce.QuestionField `json:"fields,omitempty"`
 	Filled      *storedFilled           `json:"filled,omitempty"`
@@ -367,26 +363,16 @@ func (s *storedFilled) filled() (*askonce.FilledFields, error) {
 
 // decodeFields sets q's Fields (and Filled) from clarification_fields.
 func decodeFields(q *askonce.Question, b []byte) error {
-	if len(bytes.TrimSpace(b)) > 0 && bytes.TrimSpace(b)[0] == '{' {
-		sf, err := fromJSON[storedFields](b)
-		if err != nil {
-			return err
-		}
-		q.Fields = sf.Fields
-		if sf.Constraints != nil {
-			q.Constraints = *sf.Constraints
-		}
-		q.Filled, err = sf.Filled.filled()
+	sf, err := fromJSON[storedFields](b)
+	if err != nil || sf == nil {
 		return err
 	}
-	fields, err := fromJSON[[]askonce.QuestionField](b)
-	if err != nil {
-		return err
+	q.Fields = sf.Fields
+	if sf.Constraints != nil {
+		q.Constraints = *sf.Constraints
 	}
-	if fields != nil {
-		q.Fields = *fields
-	}
-	return nil
+	q.Filled, err = sf.Filled.filled()
+	return err
 }
 
 func fromJSON[T any](b []byte) (*T, error) {
