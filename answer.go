@@ -128,21 +128,30 @@ func (v Value) Spelling() string {
 // boolean or a list of strings. It is how the API, the interpreter and
 // the builder see the value.
 func (v Value) JSON() json.RawMessage {
-	var b []byte
+	return v.appendJSON(nil)
+}
+
+// appendJSON appends v.JSON to b.
+func (v Value) appendJSON(b []byte) []byte {
 	switch v.Kind {
 	case KindNumber:
 		if validNumber(string(v.Number)) {
-			return json.RawMessage(v.Number)
+			return append(b, v.Number...)
 		}
-		b, _ = json.Marshal(string(v.Number))
+		return appendString(b, string(v.Number))
 	case KindBool:
-		b, _ = json.Marshal(v.Bool)
+		return strconv.AppendBool(b, v.Bool)
 	case KindOptions:
-		b, _ = json.Marshal(nonNil(v.Options))
-	default:
-		b, _ = json.Marshal(v.Text)
+		b = append(b, '[')
+		for i, o := range v.Options {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, o)
+		}
+		return append(b, ']')
 	}
-	return b
+	return appendString(b, v.Text)
 }
 
 // MarshalJSON writes v.JSON.
@@ -257,19 +266,16 @@ func (a Answer) JSON() json.RawMessage {
 	if len(a.Fields) == 0 {
 		return a.Value.JSON()
 	}
-	var b bytes.Buffer
-	b.WriteByte('{')
+	b := []byte{'{'}
 	for i, f := range a.Fields {
 		if i > 0 {
-			b.WriteByte(',')
+			b = append(b, ',')
 		}
-		k, _ := json.Marshal(f.Name)
-		b.Write(k)
-		b.WriteByte(':')
-		b.Write(f.Value.JSON())
+		b = appendString(b, f.Name)
+		b = append(b, ':')
+		b = f.Value.appendJSON(b)
 	}
-	b.WriteByte('}')
-	return b.Bytes()
+	return append(b, '}')
 }
 
 // MarshalJSON writes a.JSON.
@@ -308,10 +314,8 @@ type storedField struct {
 type storedAnswer struct {
 	Value  *storedValue  `json:"v,omitempty"`
 	Fields []storedField `json:"f,omitempty"`
-}
-
-func store(v Value) storedValue {
-	return storedValue{Kind: v.Kind, Text: v.Text, Number: string(v.Number), Bool: v.Bool, Options: v.Options}
+	// Old is an answer stored before answers were typed: its text.
+	Old *string `json:"old,omitempty"`
 }
 
 func (s storedValue) value() Value {
@@ -324,26 +328,86 @@ func (a Answer) Encode() []byte {
 	if a.IsZero() {
 		return nil
 	}
-	var s storedAnswer
+	// Written by hand, as encoding/json would write storedAnswer: it
+	// is on every answer's write.
+	b := make([]byte, 0, 64)
 	if len(a.Fields) == 0 {
-		v := store(a.Value)
-		s.Value = &v
+		b = append(b, `{"v":`...)
+		b = appendStored(b, a.Value)
+		return append(b, '}')
 	}
-	for _, f := range a.Fields {
-		s.Fields = append(s.Fields, storedField{Name: f.Name, Value: store(f.Value)})
+	b = append(b, `{"f":[`...)
+	for i, f := range a.Fields {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"name":`...)
+		b = appendString(b, f.Name)
+		b = append(b, `,"v":`...)
+		b = appendStored(b, f.Value)
+		b = append(b, '}')
 	}
-	b, _ := json.Marshal(s)
-	return b
+	return append(b, "]}"...)
+}
+
+// appendStored appends v as storedValue's JSON.
+func appendStored(b []byte, v Value) []byte {
+	b = append(b, `{"k":`...)
+	b = appendString(b, string(v.Kind))
+	if v.Text != "" {
+		b = append(b, `,"t":`...)
+		b = appendString(b, v.Text)
+	}
+	if v.Number != "" {
+		b = append(b, `,"n":`...)
+		b = appendString(b, string(v.Number))
+	}
+	if v.Bool {
+		b = append(b, `,"b":true`...)
+	}
+	if len(v.Options) > 0 {
+		b = append(b, `,"o":[`...)
+		for i, o := range v.Options {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, o)
+		}
+		b = append(b, ']')
+	}
+	return append(b, '}')
+}
+
+// appendString appends s as a JSON string, escaped as encoding/json
+// escapes it.
+func appendString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			q, _ := json.Marshal(s)
+			return append(b, q...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
 }
 
 // DecodeAnswer reads what Encode wrote.
-func DecodeAnswer(b []byte) (Answer, error) {
+func DecodeAnswer(b []byte) (Answer, error) { return DecodeStoredAnswer(b, nil) }
+
+// DecodeStoredAnswer reads what Encode wrote, or {"old": text}, an
+// answer stored as text before answers were typed, which it reads
+// against q (OldAnswer).
+func DecodeStoredAnswer(b []byte, q *Question) (Answer, error) {
 	if len(b) == 0 {
 		return Answer{}, nil
 	}
 	var s storedAnswer
 	if err := json.Unmarshal(b, &s); err != nil {
 		return Answer{}, fmt.Errorf("decode answer: %w", err)
+	}
+	if s.Old != nil {
+		return OldAnswer(q, *s.Old), nil
 	}
 	var a Answer
 	if s.Value != nil {
@@ -516,11 +580,4 @@ func formatFloat(f float64) json.Number {
 		return json.Number(strconv.FormatFloat(f, 'g', -1, 64))
 	}
 	return json.Number(strconv.FormatFloat(f, 'f', -1, 64))
-}
-
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
 }

@@ -203,3 +203,25 @@ func TestRule5_AFieldWithOptionsIsFoundByItsNameAndOptionsInOtherWords(t *testin
 		t.Fatalf("answer: %v, %q", err, done.Answer)
 	}
 }
+
+// Rule 5: a remembered answer fills a field only when it validates
+// against the field as it is now: replicas "3" remembered as text does
+// not fill a field that now asks for a whole number up to 2, which is
+// asked; it fills one that takes it, as the number 3.
+func TestRule5_ARememberedAnswerFillsAFieldOnlyIfTheFieldAsItIsNowTakesIt(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "askonce.db")
+	deployed(t, path) // replicas "3", a FREE_TEXT field then
+	narrow := `{"text":"Before the restart:","fields":[
+		{"name":"environment","type":"SELECT_ONE","text":"Which environment?","options":["staging","production"],"required":true},
+		{"name":"replicas","type":"NUMBER","text":"How many replicas?","integer":true,"maximum":2,"required":true}]}`
+	j := create(t, fieldsEngine(t, path, narrow), "restart the shop")
+	if j.Status != askonce.StatusPending || j.Question.Type != askonce.QuestionNumber || j.Question.Filled == nil {
+		t.Fatalf("job %s question %+v; want the replicas asked, the environment filled", j.Status, j.Question)
+	}
+	wide := strings.Replace(narrow, `"maximum":2`, `"maximum":5`, 1)
+	j = create(t, fieldsEngine(t, path, wide), "restart the shop")
+	if j.Status != askonce.StatusSuccess || string(j.Answer.JSON()) != `{"environment":"production","replicas":3}` {
+		t.Fatalf("job %s answer %s; want both filled, replicas the number 3", j.Status, j.Answer.JSON())
+	}
+}

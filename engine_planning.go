@@ -2,6 +2,7 @@ package askonce
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -50,9 +51,13 @@ func (e *Engine) plan(ctx context.Context, j *Job, it Interpretation, keep bool)
 	var kept []Attempt
 	var feedback []string
 	reason := it.Reason
+	var answer json.RawMessage
+	if it.Prompt == j.ResolvedPrompt && !j.Answer.IsZero() {
+		answer = j.Answer.JSON()
+	}
 	for i := 1; ; i++ {
 		req := &Request{
-			JobID: j.ID, Goal: j.Goal, Prompt: it.Prompt, Profile: j.Profile, Files: j.Files, Candidates: j.Candidates,
+			JobID: j.ID, Goal: j.Goal, Prompt: it.Prompt, Answer: answer, Profile: j.Profile, Files: j.Files, Candidates: j.Candidates,
 			Attempt: i, Reason: reason, Feedback: feedback, Directive: it.Directive, SpecSchema: j.SpecSchema,
 		}
 		a, out := e.call(ctx, j, req)

@@ -61,3 +61,26 @@ func TestRule7_ASpecIntegerIsAskedAsANumberCheckedAtTheDoorAndReachesTheSpecAsAn
 		t.Fatalf("spec %s; want replicas the integer 3 and both regions, told apart by case", spec)
 	}
 }
+
+// Rule 4: after the answer, the interpreter gets it typed beside the
+// resolved prompt: a number is a JSON number.
+func TestRule4_TheInterpreterGetsTheAnswerTyped(t *testing.T) {
+	t.Parallel()
+	var got json.RawMessage
+	e := newEngine(t, scripted(
+		func(*askonce.Request) (*askonce.Response, error) {
+			return &askonce.Response{Raw: []byte(`{"question":{"type":"NUMBER","text":"How many?","integer":true,"maximum":10}}`)}, nil
+		},
+		func(r *askonce.Request) (*askonce.Response, error) {
+			got = r.Answer
+			return &askonce.Response{Raw: []byte(`{"plan":{"title":"t","tasks":[{"id":"a","title":"a","dependsOn":[]}]}}`)}, nil
+		},
+	))
+	j := create(t, e, "scale it")
+	if _, err := e.Answer(ctx, "", j.ID, " 3 "); err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != `3` {
+		t.Fatalf("the interpreter got answer %s, want the number 3", got)
+	}
+}

@@ -26,8 +26,7 @@ type plannedData struct {
 }
 
 type resumedData struct {
-	Answer string          `json:"answer"`
-	Value  json.RawMessage `json:"value,omitempty"`
+	Answer string `json:"answer"`
 }
 
 type validationFailedData struct {
@@ -68,12 +67,12 @@ type filledValue struct {
 
 // answeredData is the data of answered and auto_resolved events.
 type answeredData struct {
-	// Answer is the answer as a person reads it, Value as JSON, typed.
-	Answer   string          `json:"answer"`
-	Value    json.RawMessage `json:"value,omitempty"`
-	Memory   *MemoryRef      `json:"memory,omitempty"`
-	Question string          `json:"question"`
-	Source   Source          `json:"source"`
+	// Answer is the answer as a person reads it; the job holds it
+	// typed.
+	Answer   string     `json:"answer"`
+	Memory   *MemoryRef `json:"memory,omitempty"`
+	Question string     `json:"question"`
+	Source   Source     `json:"source"`
 	// Via and By are who answered (Answerer), when a person did.
 	Via string `json:"answeredVia,omitempty"`
 	By  string `json:"answeredBy,omitempty"`

@@ -2,6 +2,7 @@ package askonce
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 )
 
@@ -49,9 +50,13 @@ type Request struct {
 	Goal  string `json:"goal"`
 	// Prompt is what to interpret: the goal, or the resolved prompt
 	// (goal + "\n\nClarification Answer: " + answer) after an answer.
-	Prompt  string   `json:"prompt"`
-	Profile string   `json:"profile,omitempty"`
-	Files   []string `json:"files,omitempty"`
+	Prompt string `json:"prompt"`
+	// Answer is the answer in the prompt, typed (Answer.JSON): a value,
+	// or an object of a value per field, a number a JSON number. Set
+	// when Prompt is the resolved prompt.
+	Answer  json.RawMessage `json:"answer,omitempty"`
+	Profile string          `json:"profile,omitempty"`
+	Files   []string        `json:"files,omitempty"`
 	// Candidates are the names of the things besides files the builder
 	// can act on (Job.Candidates). A reference in the goal that matches
 	// two or more of them, and none exactly, may be asked about.

@@ -208,7 +208,7 @@ func Step(cur *Job, in Input, now time.Time) (*Job, *Effects, error) {
 				if j.FallbackUsed {
 					fx.Directive = FallbackDirective
 				}
-				fx.add(j, now, EventResumed, resumedData{Answer: j.Answer.String(), Value: j.Answer.JSON()})
+				fx.add(j, now, EventResumed, resumedData{Answer: j.Answer.String()})
 				break
 			}
 			hardCap(j, fx, now, &in.Question)
@@ -437,7 +437,7 @@ func answer(j *Job, fx *Effects, a Answer, src Source, now time.Time, ev EventTy
 	j.AnsweredAt = &now
 	j.ResolvedPrompt = ResolvedPrompt(j.Goal, a.Prompt())
 	j.Status = StatusPlanning
-	fx.add(j, now, ev, answeredData{Answer: a.String(), Value: a.JSON(), Memory: j.AnswerMemory, Question: j.Question.Text, Source: src, Via: j.AnsweredVia, By: j.AnsweredBy, Note: j.ExpiryNote()})
+	fx.add(j, now, ev, answeredData{Answer: a.String(), Memory: j.AnswerMemory, Question: j.Question.Text, Source: src, Via: j.AnsweredVia, By: j.AnsweredBy, Note: j.ExpiryNote()})
 	switch {
 	case j.Mode != ModeGate:
 		fx.Interpret = &Interpretation{Prompt: j.ResolvedPrompt, Reason: ReasonClarificationAnswer}

@@ -61,12 +61,12 @@ func TypeForReason(reason string) QuestionType {
 // A question may carry up to MaxFields named Fields, each a typed question
 // of its own; it is still one question (one asked event, one answer, one
 // cap, one ExpiresAt). Normalize makes such a question readable where
-// fields cannot be shown: its Type is FREE_TEXT, its Text lists every
-// field, and an answer is one string, either a JSON object of field values
-// ({"environment": "staging", "replicas": "3"}) or one "name: value" line
-// per field. Every channel passes that string to Engine.Answer unchanged;
-// ValidateAnswer (the one validation) checks each field and stores the
-// answer as the JSON object of every field's value, defaults filled
+// fields cannot be shown: its Type is FREE_TEXT and its Text lists every
+// field. Its answer is one Answer with a typed value per field, which a
+// channel builds from what the person did (or, where a person can only
+// type, from one "name: value" line per field, FieldLinesAnswer);
+// ValidateAnswer (the one validation) checks each field, and the job
+// keeps the answer with every answered field, defaults filled
 // (docs/protocol.md rule 7). A question of one field is normalised to the
 // plain question of that field.
 type Question struct {
@@ -290,12 +290,14 @@ func (q *Question) Normalize() error {
 		// Options are told apart by value exactly: two that differ
 		// in case or in spaces are two options; the same value twice
 		// is one.
-		seen := map[string]bool{}
-		q.Options, q.OptionTitles = keepOptions(q.Options, q.OptionTitles, func(o string) bool {
-			ok := o != "" && !seen[o]
-			seen[o] = true
-			return ok
-		})
+		if !distinct(q.Options) {
+			seen := map[string]bool{}
+			q.Options, q.OptionTitles = keepOptions(q.Options, q.OptionTitles, func(o string) bool {
+				ok := o != "" && !seen[o]
+				seen[o] = true
+				return ok
+			})
+		}
 	}
 	switch {
 	case q.Type == QuestionSelectOne && len(q.Options) < 2:
@@ -321,6 +323,16 @@ func (q *Question) Normalize() error {
 		}
 	}
 	return nil
+}
+
+// distinct reports whether options are non-empty and all different.
+func distinct(options []string) bool {
+	for i, o := range options {
+		if o == "" || slices.Contains(options[:i], o) {
+			return false
+		}
+	}
+	return true
 }
 
 // keepOptions keeps the options (and their titles) keep accepts.

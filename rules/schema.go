@@ -740,7 +740,7 @@ func answerValue(in *input, f field, q *askonce.Question) (any, bool) {
 func ruleValue(in *input, f field, named []any) any {
 	switch {
 	case f.many:
-		return f.choices[:max(f.minItems, 1)]
+		return f.choices[:min(max(f.minItems, 1), len(f.choices))]
 	case len(f.choices) > 0:
 		if len(named) > 1 {
 			return named[0]

@@ -69,6 +69,7 @@ var enumValues = map[reflect.Type][]string{
 	reflect.TypeFor[askonce.MemoryScope]():  enum(askonce.MemoryScopes...),
 	reflect.TypeFor[askonce.HardCap]():      enum(askonce.HardCapFallback, askonce.HardCapFail),
 	reflect.TypeFor[askonce.QuestionType](): enum(askonce.QuestionTypes...),
+	reflect.TypeFor[askonce.TextFormat]():   enum(askonce.TextFormats...),
 	reflect.TypeFor[askonce.Action](): enum(askonce.ActionAsk, askonce.ActionWait, askonce.ActionResume,
 		askonce.ActionProceed, askonce.ActionDone, askonce.ActionFail),
 	reflect.TypeFor[askonce.DispatchStatus](): enum(askonce.DispatchQueued, askonce.DispatchDelivered, askonce.DispatchFailed, askonce.DispatchNoBuilder),
@@ -213,7 +214,7 @@ func (g *schemas) object(t reflect.Type) map[string]any {
 	required := []string{}
 	for _, f := range structFields(t) {
 		props[f.name] = g.of(f.typ)
-		if f.typ.Kind() == reflect.Slice && f.typ != rawJSONType && !f.omitempty {
+		if f.typ.Kind() == reflect.Slice && f.typ != rawJSONType && f.typ != answerType && !f.omitempty {
 			// encoding/json writes a nil slice as null.
 			props[f.name].(map[string]any)["type"] = []string{"array", "null"}
 		}

@@ -18,7 +18,7 @@ import (
 var optionalColumns = []string{
 	"clarification_question", "clarification_type", "clarification_options",
 	"clarification_default", "clarification_reason", "clarification_expires_at",
-	"clarification_answer", "clarification_value", "clarification_source", "clarification_answered_at",
+	"clarification_value", "clarification_source", "clarification_answered_at",
 	"resolved_prompt", "result",
 }
 
@@ -92,7 +92,7 @@ func TestClarificationColumnsAreNullUntilSet(t *testing.T) {
 	}
 
 	j = step(t, s, j, askonce.Answered{Answer: askonce.TextAnswer("hot")})
-	checkNulls(t, "answered", s, j.ID, []string{"clarification_default", "clarification_reason", "clarification_expires_at", "clarification_answer", "result"})
+	checkNulls(t, "answered", s, j.ID, []string{"clarification_default", "clarification_reason", "clarification_expires_at", "result"})
 	got, err := s.GetJob(ctx, j.TenantID, j.ID)
 	if err != nil {
 		t.Fatal(err)
@@ -115,7 +115,7 @@ func TestQuestionDefaultAndReasonAreStoredWhenSet(t *testing.T) {
 	q := askonce.Question{Type: askonce.QuestionConfirm, Text: "Overwrite it?", Options: []string{"yes", "no"},
 		Default: "no", Reason: "target_file_exists", ExpiresAt: &exp}
 	j = step(t, s, j, askonce.Asked{Question: q})
-	checkNulls(t, "asked", s, j.ID, []string{"clarification_answer", "clarification_value", "clarification_source", "clarification_answered_at", "resolved_prompt", "result"})
+	checkNulls(t, "asked", s, j.ID, []string{"clarification_value", "clarification_source", "clarification_answered_at", "resolved_prompt", "result"})
 }
 
 // A declined question without a default leaves the answer NULL: the
@@ -130,7 +130,7 @@ func TestDeclineWithoutDefaultLeavesTheAnswerNull(t *testing.T) {
 	j = step(t, s, j, askonce.Asked{Question: askonce.Question{Type: askonce.QuestionFreeText, Text: "Which colour?"}})
 	j = step(t, s, j, askonce.Decline{})
 	checkNulls(t, "declined", s, j.ID, []string{"clarification_options", "clarification_default", "clarification_reason",
-		"clarification_expires_at", "clarification_answer", "clarification_value", "resolved_prompt", "result"})
+		"clarification_expires_at", "clarification_value", "resolved_prompt", "result"})
 	got, err := s.GetJob(t.Context(), j.TenantID, j.ID)
 	if err != nil {
 		t.Fatal(err)
@@ -230,9 +230,10 @@ func TestMigrationTurnsEmptyClarificationColumnsIntoNull(t *testing.T) {
 	defer s.Close()
 	checkNulls(t, "planning job", s, "planning", optionalColumns)
 	checkNulls(t, "pending job", s, "pending", without("clarification_question", "clarification_type", "clarification_options"))
-	// Stored before answers were typed: its text in clarification_answer
-	// (askonce.OldAnswer reads it), clarification_value NULL.
-	checkNulls(t, "answered job", s, "answered", []string{"clarification_expires_at", "clarification_value"})
+	// Stored before answers were typed: its text moved from
+	// clarification_answer (gone) to clarification_value as {"old":
+	// text}, which askonce.OldAnswer reads typed.
+	checkNulls(t, "answered job", s, "answered", []string{"clarification_expires_at"})
 
 	answered, err := s.GetJob(ctx, "t", "answered")
 	if err != nil {
@@ -292,7 +293,7 @@ func TestMigrationTurnsEmptyClarificationColumnsIntoNull(t *testing.T) {
 	}
 	step(t, s, pending, askonce.Answered{Answer: askonce.TextAnswer("frozen")})
 	checkNulls(t, "pending job answered after the migration", s, "pending",
-		[]string{"clarification_default", "clarification_reason", "clarification_expires_at", "clarification_answer", "result"})
+		[]string{"clarification_default", "clarification_reason", "clarification_expires_at", "result"})
 }
 
 // The migration back restores the first schema's NOT NULL columns, with

@@ -7,10 +7,11 @@ import (
 	"github.com/askonce/askonce/storetest"
 )
 
-// An answer stored before answers were typed, as text in
-// clarification_answer, reads back typed against its question: an
-// option as the option, a yes as true, the object of a question with
-// fields as each field's value.
+// An answer stored before answers were typed, as text, which the
+// migration to typed answers moved into clarification_value as {"old":
+// text}, reads back typed against its question: an option as the
+// option, a yes as true, the object of a question with fields as each
+// field's value; text that no longer fits its question as text.
 func TestAnswersStoredAsTextReadTyped(t *testing.T) {
 	t.Parallel()
 	s := openTest(t, Options{})
@@ -40,7 +41,7 @@ func TestAnswersStoredAsTextReadTyped(t *testing.T) {
 				t.Fatal(err)
 			}
 			j = step(t, s, j, askonce.Asked{Question: q})
-			if _, err := s.writer.ExecContext(t.Context(), `UPDATE jobs SET clarification_answer = ?, clarification_value = NULL, clarification_status = 'answered', status = 'planning' WHERE id = ?`, c.old, j.ID); err != nil {
+			if _, err := s.writer.ExecContext(t.Context(), `UPDATE jobs SET clarification_value = json_object('old', ?), clarification_status = 'answered', status = 'planning' WHERE id = ?`, c.old, j.ID); err != nil {
 				t.Fatal(err)
 			}
 			got, err := s.GetJob(t.Context(), j.TenantID, j.ID)

@@ -62,6 +62,7 @@ func Run(t *testing.T, open func(t *testing.T) askonce.Store) {
 		{"AnswerLinks", linkTests},
 		{"Messages", messageTests},
 		{"PushConfigs", pushTests},
+		{"TypedAnswers", typedTests},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -148,8 +149,15 @@ func (h *Handler) answerSubmit(w http.ResponseWriter, r *http.Request) {
 	var err error
 	text, other, path := formAnswer(r.PostForm)
 	answer := askonce.TextAnswer(text)
-	if j.Question != nil && len(j.Question.Fields) > 0 {
-		answer = fieldsAnswer(j.Question, r.PostForm)
+	form := newFormView(j, token)
+	switch {
+	case form.Single:
+		answer = form.singleAnswer(r.PostForm)
+	case form.Fields != nil:
+		answer = form.fieldsAnswer(r.PostForm)
+	case j.Question != nil && strings.TrimSpace(path) == "" && slices.Contains(j.Question.Options, text):
+		// A radio picked: the option itself.
+		answer = askonce.AnswerOf(askonce.OptionValue(text))
 	}
 	switch r.PostForm.Get("action") {
 	case "", "answer":
@@ -170,7 +178,12 @@ func (h *Handler) answerSubmit(w http.ResponseWriter, r *http.Request) {
 	case ae != nil && ae.Code == askonce.EINVALID:
 		v := newFormView(j, token)
 		v.Error, v.Allowed = ae.Message, ae.Allowed
-		if v.Fields != nil {
+		switch {
+		case v.Single:
+			v.Error, v.Allowed = "", nil
+			v.keepFields(r.PostForm, []askonce.FieldError{{Name: "answer", Message: ae.Message, Allowed: ae.Allowed}})
+			v.Error = ""
+		case v.Fields != nil:
 			v.keepFields(r.PostForm, ae.Fields)
 		}
 		v.keep(r.PostForm.Get("answer"), r.PostForm.Has("answer"), other, path)

@@ -89,3 +89,23 @@ func testBrowserQuestionWithFieldsIsOneForm(t *testing.T) {
 	_, link := s.ask(t, "deploy the shop")
 	browserScript(t, s.srv.URL, "answer_fields", "LINK="+link)
 }
+
+// typedQuestion asks a bounded whole number, 1 to 2 of three regions (two
+// differing only in case, with titles), a date and an email address.
+var typedQuestion = askonce.Question{Text: "Before the deploy:", Fields: []askonce.QuestionField{
+	{Name: "replicas", Type: askonce.QuestionNumber, Text: "How many replicas?", Required: true, Constraints: askonce.Constraints{Integer: true, Minimum: ptr(1), Maximum: ptr(10)}},
+	{Name: "regions", Type: askonce.QuestionSelectMany, Text: "Which regions?", Options: []string{"eu", "EU", "us"}, Required: true,
+		Constraints: askonce.Constraints{OptionTitles: []string{"Europe", "Europe (legacy)"}, MinItems: 1, MaxItems: 2}},
+	{Name: "day", Type: askonce.QuestionFreeText, Text: "Which day?", Constraints: askonce.Constraints{Format: askonce.FormatDate}},
+	{Name: "owner", Type: askonce.QuestionFreeText, Text: "Who owns it?", Constraints: askonce.Constraints{Format: askonce.FormatEmail}},
+}}
+
+func ptr(f float64) *float64 { return &f }
+
+func testBrowserTypedFieldsHaveTheirInputsAndErrorsKeepTheInput(t *testing.T) {
+	t.Parallel()
+	requireBrowser(t)
+	s := newLinkSite(t, linkOptions{interp: script(typedQuestion, fieldsPlan, "")})
+	_, link := s.ask(t, "deploy the shop")
+	browserScript(t, s.srv.URL, "answer_typed", "LINK="+link)
+}

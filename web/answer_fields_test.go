@@ -84,3 +84,36 @@ func testAnswerPageFieldsAnswer(t *testing.T) {
 	}
 	mustContain(t, s.get(t, link+"/outcome"), `<strong class="outcome-answer">environment: production; replicas: 2; migrate: no; config: a.md</strong>`)
 }
+
+// A question without fields that needs an input of its own is shown as
+// one: a bounded number input; a refused number comes back beside it,
+// kept; a pick is the option itself, so options differing only in case
+// stay distinct.
+func TestAnswerPageTypedQuestionWithoutFields(t *testing.T) {
+	t.Parallel()
+	number := askonce.Question{Type: askonce.QuestionNumber, Text: "How many replicas?", Constraints: askonce.Constraints{Integer: true, Minimum: ptr(1), Maximum: ptr(10)}}
+	s := newLinkSite(t, linkOptions{interp: script(number, fieldsPlan, "")})
+	j, link := s.ask(t, "scale the shop")
+	mustContain(t, s.get(t, link), `type="number" name="answer"`, `min="1"`, `max="10"`, `step="1"`)
+	r := s.post(t, link, url.Values{"answer": {"500"}, "action": {"answer"}})
+	if r.status != http.StatusUnprocessableEntity {
+		t.Fatalf("status %d, want 422:\n%s", r.status, r.body)
+	}
+	mustContain(t, r, `id="field-0-error"`, "500 is out of range", `value="500"`, `aria-invalid="true"`)
+	if r := s.post(t, link, url.Values{"answer": {"3"}, "action": {"answer"}}); r.status != http.StatusSeeOther {
+		t.Fatalf("status %d, want 303:\n%s", r.status, r.body)
+	}
+	if got := s.waitJob(t, j.ID); string(got.Answer.JSON()) != `3` {
+		t.Fatalf("answer %s, want the number 3", got.Answer.JSON())
+	}
+
+	db := askonce.Question{Type: askonce.QuestionSelectOne, Text: "Which database?", Options: []string{"Postgres", "postgres"}}
+	s = newLinkSite(t, linkOptions{interp: script(db, fieldsPlan, "")})
+	j, link = s.ask(t, "set up the shop")
+	if r := s.post(t, link, url.Values{"answer": {"postgres"}, "action": {"answer"}}); r.status != http.StatusSeeOther {
+		t.Fatalf("status %d, want 303:\n%s", r.status, r.body)
+	}
+	if got := s.waitJob(t, j.ID); !got.Answer.Equal(askonce.AnswerOf(askonce.OptionValue("postgres"))) {
+		t.Fatalf("answer %+v, want the option postgres itself", got.Answer)
+	}
+}

@@ -56,6 +56,9 @@ type formView struct {
 	DontRemember bool
 	// Fields are the inputs of a question with fields (answer_fields.go).
 	Fields []fieldView
+	// Single: the question has no fields, but is shown as one
+	// (setSingle).
+	Single bool
 }
 
 func newFormView(j *askonce.Job, token string) *formView {
@@ -104,10 +107,14 @@ func newFormView(j *askonce.Job, token string) *formView {
 		v.setFields(q)
 		return v
 	}
+	if single(q) {
+		v.setSingle(q)
+		return v
+	}
 	if q.Type == askonce.QuestionSelectOne || q.Type == askonce.QuestionTargetFile {
 		v.Legend = true
-		for _, o := range q.Options {
-			v.Choices = append(v.Choices, choice{Value: o, Label: visible(o), Default: o == q.Default})
+		for i, o := range q.Options {
+			v.Choices = append(v.Choices, choice{Value: o, Label: visible(q.OptionTitle(i)), Default: o == q.Default})
 		}
 	}
 	return v

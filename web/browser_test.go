@@ -45,6 +45,7 @@ func TestBrowser(t *testing.T) {
 	t.Run("HostileTextRendersInert", testBrowserHostileTextRendersInert)
 	t.Run("KeyboardOnlyAnswering", testBrowserKeyboardOnlyAnswering)
 	t.Run("QuestionWithFieldsIsOneForm", testBrowserQuestionWithFieldsIsOneForm)
+	t.Run("TypedFieldsHaveTheirInputsAndErrorsKeepTheInput", testBrowserTypedFieldsHaveTheirInputsAndErrorsKeepTheInput)
 	t.Run("AnswerPageLayoutAtDesktopAndPhoneWidths", testBrowserAnswerPageLayoutAtDesktopAndPhoneWidths)
 	t.Run("InboxShowsANewQuestionLiveAndKeyboardReachesIt", testBrowserInboxShowsANewQuestionLiveAndKeyboardReachesIt)
 	t.Run("InboxLoginShowsOnlyThatTenantsJobs", testBrowserInboxLoginShowsOnlyThatTenantsJobs)

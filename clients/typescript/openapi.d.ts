@@ -250,9 +250,9 @@ export interface components {
             slack?: string[];
         };
         AnswerRequest: {
-            /** @description the answer: a string, or, for a question with fields, an object of field values (a string each; a boolean for a CONFIRM field, a number for any other; null leaves an optional field to its default) */
-            answer: string | {
-                [key: string]: string | number | boolean | null;
+            /** @description the answer: a value of the question's type (a string for FREE_TEXT and TARGET_FILE; a boolean or yes/no for CONFIRM; a number for NUMBER; an option's value for SELECT_ONE; a list of option values for SELECT_MANY; a string spelling a value of the type is read as it), or, for a question with fields, an object of a value per field (null leaves an optional field to its default) */
+            answer: string | number | boolean | string[] | {
+                [key: string]: string | number | boolean | string[] | null;
             };
             dontRemember?: boolean;
         };
@@ -277,6 +277,22 @@ export interface components {
         Binding: {
             candidate: string;
             mention: string;
+        };
+        Constraints: {
+            /** @enum {string} */
+            format?: "email" | "uri" | "date" | "date-time";
+            integer?: boolean;
+            maximum?: number;
+            /** Format: int64 */
+            maxItems?: number;
+            /** Format: int64 */
+            maxLength?: number;
+            minimum?: number;
+            /** Format: int64 */
+            minItems?: number;
+            /** Format: int64 */
+            minLength?: number;
+            optionTitles?: string[];
         };
         CreateJobRequest: {
             /** @description names of the things besides files the goal may refer to (objects, environments, branches, tables): at most 1000, each at most 256 bytes of visible UTF-8 text */
@@ -320,6 +336,7 @@ export interface components {
             events: components["schemas"]["Event"][] | null;
         };
         FieldError: {
+            accepts?: string;
             allowed?: string[];
             message: string;
             name: string;
@@ -349,7 +366,7 @@ export interface components {
             sessionId: string;
             tenantId: string;
             /** @enum {string} */
-            type: "CONFIRM" | "SELECT_ONE" | "TARGET_FILE" | "FREE_TEXT";
+            type: "CONFIRM" | "SELECT_ONE" | "TARGET_FILE" | "FREE_TEXT" | "NUMBER" | "SELECT_MANY";
             /** Format: int64 */
             uses: number;
         };
@@ -368,6 +385,7 @@ export interface components {
             clarificationAnswer?: string;
             /** Format: date-time */
             clarificationAnsweredAt?: string;
+            clarificationConstraints?: components["schemas"]["Constraints"];
             clarificationDefault?: string;
             /** Format: date-time */
             clarificationExpiresAt?: string;
@@ -382,8 +400,10 @@ export interface components {
             /** @enum {string} */
             clarificationStatus: "none" | "asked" | "answered" | "skipped";
             /** @enum {string} */
-            clarificationType?: "CONFIRM" | "SELECT_ONE" | "TARGET_FILE" | "FREE_TEXT";
+            clarificationType?: "CONFIRM" | "SELECT_ONE" | "TARGET_FILE" | "FREE_TEXT" | "NUMBER" | "SELECT_MANY";
             clarificationUsed: boolean;
+            /** @description any JSON value */
+            clarificationValue?: unknown;
             /** Format: date-time */
             createdAt: string;
             /** Format: int64 */
@@ -432,6 +452,7 @@ export interface components {
             clarificationAnswer?: string;
             /** Format: date-time */
             clarificationAnsweredAt?: string;
+            clarificationConstraints?: components["schemas"]["Constraints"];
             clarificationDefault?: string;
             /** Format: date-time */
             clarificationExpiresAt?: string;
@@ -446,8 +467,10 @@ export interface components {
             /** @enum {string} */
             clarificationStatus: "none" | "asked" | "answered" | "skipped";
             /** @enum {string} */
-            clarificationType?: "CONFIRM" | "SELECT_ONE" | "TARGET_FILE" | "FREE_TEXT";
+            clarificationType?: "CONFIRM" | "SELECT_ONE" | "TARGET_FILE" | "FREE_TEXT" | "NUMBER" | "SELECT_MANY";
             clarificationUsed: boolean;
+            /** @description any JSON value */
+            clarificationValue?: unknown;
             /** Format: date-time */
             createdAt: string;
             /** Format: int64 */
@@ -513,21 +536,49 @@ export interface components {
             /** Format: date-time */
             expiresAt?: string;
             fields?: components["schemas"]["QuestionField"][];
+            /** @enum {string} */
+            format?: "email" | "uri" | "date" | "date-time";
+            integer?: boolean;
+            maximum?: number;
+            /** Format: int64 */
+            maxItems?: number;
+            /** Format: int64 */
+            maxLength?: number;
+            minimum?: number;
+            /** Format: int64 */
+            minItems?: number;
+            /** Format: int64 */
+            minLength?: number;
             options?: string[];
+            optionTitles?: string[];
             reason?: string;
             text: string;
             /** @enum {string} */
-            type: "CONFIRM" | "SELECT_ONE" | "TARGET_FILE" | "FREE_TEXT";
+            type: "CONFIRM" | "SELECT_ONE" | "TARGET_FILE" | "FREE_TEXT" | "NUMBER" | "SELECT_MANY";
         };
         QuestionField: {
             allowOther?: boolean;
             default?: string;
+            /** @enum {string} */
+            format?: "email" | "uri" | "date" | "date-time";
+            integer?: boolean;
+            maximum?: number;
+            /** Format: int64 */
+            maxItems?: number;
+            /** Format: int64 */
+            maxLength?: number;
+            minimum?: number;
+            /** Format: int64 */
+            minItems?: number;
+            /** Format: int64 */
+            minLength?: number;
             name: string;
             options?: string[];
+            optionTitles?: string[];
             required?: boolean;
             text?: string;
             /** @enum {string} */
-            type?: "CONFIRM" | "SELECT_ONE" | "TARGET_FILE" | "FREE_TEXT";
+            type?: "CONFIRM" | "SELECT_ONE" | "TARGET_FILE" | "FREE_TEXT" | "NUMBER" | "SELECT_MANY";
         };
         ReachStep: {
             after?: string;
@@ -558,6 +609,8 @@ export interface components {
             job: components["schemas"]["JobView"];
             question?: components["schemas"]["Question"];
             resolvedPrompt?: string;
+            /** @description any JSON value */
+            value?: unknown;
         };
         SlackRecipient: {
             channel?: string;

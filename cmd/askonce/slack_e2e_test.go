@@ -864,7 +864,8 @@ func slackModalOfAQuestionWithFieldsHasAnInputPerField(t *testing.T) {
 	if code, raw := submit("o:1", "Priya"); code != 200 || len(strings.TrimSpace(string(raw))) != 0 {
 		t.Fatalf("valid answer: %d %s; want 200 with no body", code, raw)
 	}
-	if j := in.do("GET", "/jobs/"+id, nil); str(j.body, "clarificationAnswer") != "environment: production; owner: Priya" {
-		t.Fatalf("answer %q; want the modal's fields", str(j.body, "clarificationAnswer"))
+	j := in.do("GET", "/jobs/"+id, nil)
+	if v, _ := json.Marshal(j.body["clarificationValue"]); string(v) != `{"environment":"production","owner":"Priya"}` || str(j.body, "clarificationAnswer") != "environment: production; owner: Priya" {
+		t.Fatalf("answer %s (%q); want the modal's fields", v, str(j.body, "clarificationAnswer"))
 	}
 }

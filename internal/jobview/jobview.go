@@ -423,10 +423,10 @@ func Kind(t askonce.QuestionType) string {
 		return "Which file?"
 	case askonce.QuestionConfirm:
 		return "Yes or no"
+	case askonce.QuestionSelectMany:
+		return "Pick one or more"
 	case askonce.QuestionNumber:
 		return "A number"
-	case askonce.QuestionSelectMany:
-		return "Pick any"
 	}
 	return "In your own words"
 }

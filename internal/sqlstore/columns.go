@@ -1,7 +1,6 @@
 package sqlstore
 
 import (
-	"bytes"
 	"database/sql"
 	"encoding/json"
 	"fmt"
@@ -73,10 +72,10 @@ type Row struct {
 	mode, hardCap, status, clar, dispatch string
 	notify                                sql.NullString
 	qText, qType, qDefault, qReason       sql.NullString
-	answer, source, resolved, result      sql.NullString
+	source, resolved, result              sql.NullString
 	specSchema, plan                      []byte
 	memory, answerMemory, qFields         []byte
-	value, qConstraints                   []byte
+	value                                 []byte
 	qOptions                              []string
 	qCosmetic, qAllowOther                bool
 	qExpires, answeredAt                  Time
@@ -152,25 +151,21 @@ func JobTable(e Encoding) []Column {
 		{"clarification_allow_other", false, State, plain(func(j *askonce.Job) any { return e.Bool(j.Question != nil && j.Question.AllowOther) }), func(r *Row) any { return &r.qAllowOther }},
 		{"clarification_expires_at", false, State, question(func(q *askonce.Question) (any, error) { return e.TimePtr(q.ExpiresAt), nil }), func(r *Row) any { return &r.qExpires }},
 		{"clarification_fields", false, State, question(func(q *askonce.Question) (any, error) {
-			switch {
-			case q.Filled != nil:
-				return jsonArg(e, &storedFields{Fields: q.Fields, Filled: storeFilled(q.Filled)})
-			case len(q.Fields) == 0:
+			if q.Filled == nil && q.Constraints.IsZero() && len(q.Fields) == 0 {
 				return nil, nil
 			}
-			return jsonArg(e, &q.Fields)
+			sf := &storedFields{Fields: q.Fields}
+			if q.Filled != nil {
+				sf.Filled = storeFilled(q.Filled)
+			}
+			if !q.Constraints.IsZero() {
+				sf.Constraints = &q.Constraints
+			}
+			return jsonArg(e, sf)
 		}), func(r *Row) any { return &r.qFields }},
-		// clarification_answer is the text of an answer stored before
-		// answers were typed (askonce.OldAnswer); clarification_value
-		// every answer since (askonce.Answer.Encode).
-		{"clarification_answer", false, State, plain(func(j *askonce.Job) any { return nil }), func(r *Row) any { return &r.answer }},
+		// The answer, typed (askonce.Answer.Encode); an answer stored as
+		// text before is {"old": text} (askonce.DecodeStoredAnswer).
 		{"clarification_value", false, State, plain(func(j *askonce.Job) any { return e.JSON(j.Answer.Encode()) }), func(r *Row) any { return &r.value }},
-		{"clarification_constraints", false, State, question(func(q *askonce.Question) (any, error) {
-			if q.Constraints.IsZero() {
-				return nil, nil
-			}
-			return jsonArg(e, &q.Constraints)
-		}), func(r *Row) any { return &r.qConstraints }},
 		{"clarification_source", false, State, plain(func(j *askonce.Job) any { return Text(string(j.AnswerSource)) }), func(r *Row) any { return &r.source }},
 		{"clarification_answered_at", false, State, plain(func(j *askonce.Job) any { return e.TimePtr(j.AnsweredAt) }), func(r *Row) any { return &r.answeredAt }},
 		{"answered_via", false, State, text(func(j *askonce.Job) string { return j.AnsweredVia }), func(r *Row) any { return &r.j.AnsweredVia }},
@@ -309,34 +304,24 @@ func (r *Row) job() (*askonce.Job, error) {
 		if err := decodeFields(q, r.qFields); err != nil {
 			return nil, fmt.Errorf("decode clarification fields of job %s: %w", j.ID, err)
 		}
-		c, err := fromJSON[askonce.Constraints](r.qConstraints)
-		if err != nil {
-			return nil, fmt.Errorf("decode clarification constraints of job %s: %w", j.ID, err)
-		}
-		if c != nil {
-			q.Constraints = *c
-		}
 		j.Question = q
 	}
-	switch {
-	case len(r.value) > 0:
-		if j.Answer, err = askonce.DecodeAnswer(r.value); err != nil {
-			return nil, fmt.Errorf("decode clarification answer of job %s: %w", j.ID, err)
-		}
-	case r.answer.Valid:
-		j.Answer = askonce.OldAnswer(j.Question, r.answer.String)
+	if j.Answer, err = askonce.DecodeStoredAnswer(r.value, j.Question); err != nil {
+		return nil, fmt.Errorf("decode clarification answer of job %s: %w", j.ID, err)
 	}
 	return j, nil
 }
 
 // fromJSON decodes a JSON value; NULL is nil.
-// storedFields is how clarification_fields keeps a question some of
-// whose fields were filled before it was asked (askonce.Question.Filled):
-// an object of the fields asked and the filled ones. Any other question
-// keeps the array of its fields.
+// storedFields is how clarification_fields keeps what a question has
+// beyond its plain columns: the fields asked, the ones filled before it
+// was asked (askonce.Question.Filled) and its own constraints
+// (askonce.Question.Constraints); NULL for none of them. (The migration
+// to typed answers made the arrays of fields stored before objects.)
 type storedFields struct {
-	Fields []askonce.QuestionField `json:"fields,omitempty"`
-	Filled *storedFilled           `json:"filled"`
+	Fields      []askonce.QuestionField `json:"fields,omitempty"`
+	Filled      *storedFilled           `json:"filled,omitempty"`
+	Constraints *askonce.Constraints    `json:"constraints,omitempty"`
 }
 
 // storedFilled keeps askonce.FilledFields: the values as Typed
@@ -378,23 +363,16 @@ func (s *storedFilled) filled() (*askonce.FilledFields, error) {
 
 // decodeFields sets q's Fields (and Filled) from clarification_fields.
 func decodeFields(q *askonce.Question, b []byte) error {
-	if len(bytes.TrimSpace(b)) > 0 && bytes.TrimSpace(b)[0] == '{' {
-		sf, err := fromJSON[storedFields](b)
-		if err != nil {
-			return err
-		}
-		q.Fields = sf.Fields
-		q.Filled, err = sf.Filled.filled()
+	sf, err := fromJSON[storedFields](b)
+	if err != nil || sf == nil {
 		return err
 	}
-	fields, err := fromJSON[[]askonce.QuestionField](b)
-	if err != nil {
-		return err
+	q.Fields = sf.Fields
+	if sf.Constraints != nil {
+		q.Constraints = *sf.Constraints
 	}
-	if fields != nil {
-		q.Fields = *fields
-	}
-	return nil
+	q.Filled, err = sf.Filled.filled()
+	return err
 }
 
 func fromJSON[T any](b []byte) (*T, error) {

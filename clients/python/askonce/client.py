@@ -10,7 +10,7 @@ import urllib.parse
 import urllib.request
 import uuid
 from http.client import HTTPException
-from typing import Any, Callable, Iterator, Mapping, Optional, Union
+from typing import Any, Callable, Iterator, Mapping, Optional, Sequence, Union
 
 from ._wire import to_wire
 from .errors import AskonceError, UnavailableError, UnreachableError, error_from_response
@@ -94,13 +94,17 @@ class Client:
                 return
             cursor = page.next_cursor
 
-    def answer(self, job_id: str, answer: Union[str, Mapping[str, Any]], *, dont_remember: bool = False, respond_async: bool = False,
-               idempotency_key: Optional[str] = None) -> JobView:
+    def answer(self, job_id: str, answer: Union[str, int, float, bool, Sequence[str], Mapping[str, Any]], *, dont_remember: bool = False,
+               respond_async: bool = False, idempotency_key: Optional[str] = None) -> JobView:
         """Answers the job's question and returns the job planned with the
-        answer (never a second question). An answer the question does not
-        take raises InvalidError with allowed (and, for a question with
-        fields, answered by a dict of field values, fields: every bad
-        field); a job that is not pending,
+        answer (never a second question). The answer is a value of the
+        question's type (a str, which may spell any type's value; an int
+        or float for NUMBER; a bool for CONFIRM; a list of option values
+        for SELECT_MANY), or, for a question with fields, a dict of such
+        values by field name; the job's clarification_value reads it back
+        typed. An answer the question does not take raises InvalidError
+        with allowed (and, for a question with fields, fields: every bad
+        field, with what it accepts); a job that is not pending,
         ConflictError. dont_remember keeps the answer out of the project
         and tenant memory (the session still has it)."""
         body = {"answer": answer, "dontRemember": True if dont_remember else None}

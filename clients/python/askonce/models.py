@@ -29,7 +29,7 @@ class _Model:
 class AnswerRequest(_Model):
     """The AnswerRequest schema of the askonce API."""
 
-    answer: Any = field(metadata={"json": "answer"})  # the answer: a string, or, for a question with fields, an object of field values (a string each; a boolean for a CONFIRM field, a number for any other; null leaves an optional field to its default)
+    answer: Any = field(metadata={"json": "answer"})  # the answer: a value of the question's type (a string for FREE_TEXT and TARGET_FILE; a boolean or yes/no for CONFIRM; a number for NUMBER; an option's value for SELECT_ONE; a list of option values for SELECT_MANY; a string spelling a value of the type is read as it), or, for a question with fields, an object of a value per field (null leaves an optional field to its default)
     dont_remember: Optional[bool] = field(default=None, metadata={"json": "dontRemember"})
 
 
@@ -61,6 +61,21 @@ class Binding(_Model):
 
     mention: str = field(metadata={"json": "mention"})
     candidate: str = field(metadata={"json": "candidate"})
+
+
+@dataclass
+class Constraints(_Model):
+    """The Constraints schema of the askonce API."""
+
+    format: Optional[Literal["email", "uri", "date", "date-time"]] = field(default=None, metadata={"json": "format"})
+    integer: Optional[bool] = field(default=None, metadata={"json": "integer"})
+    max_items: Optional[int] = field(default=None, metadata={"json": "maxItems"})
+    max_length: Optional[int] = field(default=None, metadata={"json": "maxLength"})
+    maximum: Optional[float] = field(default=None, metadata={"json": "maximum"})
+    min_items: Optional[int] = field(default=None, metadata={"json": "minItems"})
+    min_length: Optional[int] = field(default=None, metadata={"json": "minLength"})
+    minimum: Optional[float] = field(default=None, metadata={"json": "minimum"})
+    option_titles: Optional[list[str]] = field(default=None, metadata={"json": "optionTitles"})
 
 
 @dataclass
@@ -124,6 +139,7 @@ class FieldError(_Model):
 
     name: str = field(metadata={"json": "name"})
     message: str = field(metadata={"json": "message"})
+    accepts: Optional[str] = field(default=None, metadata={"json": "accepts"})
     allowed: Optional[list[str]] = field(default=None, metadata={"json": "allowed"})
 
 
@@ -151,7 +167,7 @@ class HistoryEntry(_Model):
     tenant_id: str = field(metadata={"json": "tenantId"})
     session_id: str = field(metadata={"json": "sessionId"})
     question_hash: str = field(metadata={"json": "questionHash"})
-    type: Literal["CONFIRM", "SELECT_ONE", "TARGET_FILE", "FREE_TEXT"] = field(metadata={"json": "type"})
+    type: Literal["CONFIRM", "SELECT_ONE", "TARGET_FILE", "FREE_TEXT", "NUMBER", "SELECT_MANY"] = field(metadata={"json": "type"})
     question: str = field(metadata={"json": "question"})
     answer: str = field(metadata={"json": "answer"})
     job_id: str = field(metadata={"json": "jobId"})
@@ -196,6 +212,7 @@ class JobDetail(_Model):
     clarification_allow_other: Optional[bool] = field(default=None, metadata={"json": "clarificationAllowOther"})
     clarification_answer: Optional[str] = field(default=None, metadata={"json": "clarificationAnswer"})
     clarification_answered_at: Optional[datetime.datetime] = field(default=None, metadata={"json": "clarificationAnsweredAt"})
+    clarification_constraints: Optional[Constraints] = field(default=None, metadata={"json": "clarificationConstraints"})
     clarification_default: Optional[str] = field(default=None, metadata={"json": "clarificationDefault"})
     clarification_expires_at: Optional[datetime.datetime] = field(default=None, metadata={"json": "clarificationExpiresAt"})
     clarification_fields: Optional[list[QuestionField]] = field(default=None, metadata={"json": "clarificationFields"})
@@ -204,7 +221,8 @@ class JobDetail(_Model):
     clarification_question: Optional[str] = field(default=None, metadata={"json": "clarificationQuestion"})
     clarification_reason: Optional[str] = field(default=None, metadata={"json": "clarificationReason"})
     clarification_source: Optional[Literal["user", "history", "resolver", "default", "timeout"]] = field(default=None, metadata={"json": "clarificationSource"})
-    clarification_type: Optional[Literal["CONFIRM", "SELECT_ONE", "TARGET_FILE", "FREE_TEXT"]] = field(default=None, metadata={"json": "clarificationType"})
+    clarification_type: Optional[Literal["CONFIRM", "SELECT_ONE", "TARGET_FILE", "FREE_TEXT", "NUMBER", "SELECT_MANY"]] = field(default=None, metadata={"json": "clarificationType"})
+    clarification_value: Any = field(default=None, metadata={"json": "clarificationValue"})  # any JSON value
     delivery_attempts: Optional[int] = field(default=None, metadata={"json": "deliveryAttempts"})
     delivery_error: Optional[str] = field(default=None, metadata={"json": "deliveryError"})
     dispatch_status: Optional[Literal["queued", "delivered", "failed", "none"]] = field(default=None, metadata={"json": "dispatchStatus"})
@@ -254,6 +272,7 @@ class JobView(_Model):
     clarification_allow_other: Optional[bool] = field(default=None, metadata={"json": "clarificationAllowOther"})
     clarification_answer: Optional[str] = field(default=None, metadata={"json": "clarificationAnswer"})
     clarification_answered_at: Optional[datetime.datetime] = field(default=None, metadata={"json": "clarificationAnsweredAt"})
+    clarification_constraints: Optional[Constraints] = field(default=None, metadata={"json": "clarificationConstraints"})
     clarification_default: Optional[str] = field(default=None, metadata={"json": "clarificationDefault"})
     clarification_expires_at: Optional[datetime.datetime] = field(default=None, metadata={"json": "clarificationExpiresAt"})
     clarification_fields: Optional[list[QuestionField]] = field(default=None, metadata={"json": "clarificationFields"})
@@ -262,7 +281,8 @@ class JobView(_Model):
     clarification_question: Optional[str] = field(default=None, metadata={"json": "clarificationQuestion"})
     clarification_reason: Optional[str] = field(default=None, metadata={"json": "clarificationReason"})
     clarification_source: Optional[Literal["user", "history", "resolver", "default", "timeout"]] = field(default=None, metadata={"json": "clarificationSource"})
-    clarification_type: Optional[Literal["CONFIRM", "SELECT_ONE", "TARGET_FILE", "FREE_TEXT"]] = field(default=None, metadata={"json": "clarificationType"})
+    clarification_type: Optional[Literal["CONFIRM", "SELECT_ONE", "TARGET_FILE", "FREE_TEXT", "NUMBER", "SELECT_MANY"]] = field(default=None, metadata={"json": "clarificationType"})
+    clarification_value: Any = field(default=None, metadata={"json": "clarificationValue"})  # any JSON value
     delivery_attempts: Optional[int] = field(default=None, metadata={"json": "deliveryAttempts"})
     delivery_error: Optional[str] = field(default=None, metadata={"json": "deliveryError"})
     dispatch_status: Optional[Literal["queued", "delivered", "failed", "none"]] = field(default=None, metadata={"json": "dispatchStatus"})
@@ -320,13 +340,22 @@ class Plan(_Model):
 class Question(_Model):
     """The Question schema of the askonce API."""
 
-    type: Literal["CONFIRM", "SELECT_ONE", "TARGET_FILE", "FREE_TEXT"] = field(metadata={"json": "type"})
+    type: Literal["CONFIRM", "SELECT_ONE", "TARGET_FILE", "FREE_TEXT", "NUMBER", "SELECT_MANY"] = field(metadata={"json": "type"})
     text: str = field(metadata={"json": "text"})
     allow_other: Optional[bool] = field(default=None, metadata={"json": "allowOther"})
     cosmetic: Optional[bool] = field(default=None, metadata={"json": "cosmetic"})
     default: Optional[str] = field(default=None, metadata={"json": "default"})
     expires_at: Optional[datetime.datetime] = field(default=None, metadata={"json": "expiresAt"})
     fields: Optional[list[QuestionField]] = field(default=None, metadata={"json": "fields"})
+    format: Optional[Literal["email", "uri", "date", "date-time"]] = field(default=None, metadata={"json": "format"})
+    integer: Optional[bool] = field(default=None, metadata={"json": "integer"})
+    max_items: Optional[int] = field(default=None, metadata={"json": "maxItems"})
+    max_length: Optional[int] = field(default=None, metadata={"json": "maxLength"})
+    maximum: Optional[float] = field(default=None, metadata={"json": "maximum"})
+    min_items: Optional[int] = field(default=None, metadata={"json": "minItems"})
+    min_length: Optional[int] = field(default=None, metadata={"json": "minLength"})
+    minimum: Optional[float] = field(default=None, metadata={"json": "minimum"})
+    option_titles: Optional[list[str]] = field(default=None, metadata={"json": "optionTitles"})
     options: Optional[list[str]] = field(default=None, metadata={"json": "options"})
     reason: Optional[str] = field(default=None, metadata={"json": "reason"})
 
@@ -338,10 +367,19 @@ class QuestionField(_Model):
     name: str = field(metadata={"json": "name"})
     allow_other: Optional[bool] = field(default=None, metadata={"json": "allowOther"})
     default: Optional[str] = field(default=None, metadata={"json": "default"})
+    format: Optional[Literal["email", "uri", "date", "date-time"]] = field(default=None, metadata={"json": "format"})
+    integer: Optional[bool] = field(default=None, metadata={"json": "integer"})
+    max_items: Optional[int] = field(default=None, metadata={"json": "maxItems"})
+    max_length: Optional[int] = field(default=None, metadata={"json": "maxLength"})
+    maximum: Optional[float] = field(default=None, metadata={"json": "maximum"})
+    min_items: Optional[int] = field(default=None, metadata={"json": "minItems"})
+    min_length: Optional[int] = field(default=None, metadata={"json": "minLength"})
+    minimum: Optional[float] = field(default=None, metadata={"json": "minimum"})
+    option_titles: Optional[list[str]] = field(default=None, metadata={"json": "optionTitles"})
     options: Optional[list[str]] = field(default=None, metadata={"json": "options"})
     required: Optional[bool] = field(default=None, metadata={"json": "required"})
     text: Optional[str] = field(default=None, metadata={"json": "text"})
-    type: Optional[Literal["CONFIRM", "SELECT_ONE", "TARGET_FILE", "FREE_TEXT"]] = field(default=None, metadata={"json": "type"})
+    type: Optional[Literal["CONFIRM", "SELECT_ONE", "TARGET_FILE", "FREE_TEXT", "NUMBER", "SELECT_MANY"]] = field(default=None, metadata={"json": "type"})
 
 
 @dataclass
@@ -387,6 +425,7 @@ class ReportResponse(_Model):
     directive: Optional[str] = field(default=None, metadata={"json": "directive"})
     question: Optional[Question] = field(default=None, metadata={"json": "question"})
     resolved_prompt: Optional[str] = field(default=None, metadata={"json": "resolvedPrompt"})
+    value: Any = field(default=None, metadata={"json": "value"})  # any JSON value
 
 
 @dataclass
