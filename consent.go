@@ -15,30 +15,34 @@ import (
 // is dropped before the question is asked, so that when nobody answers
 // the job expires rather than proceeding on it.
 
-// dropUnchosenDefault clears the defaults of q, a question a managed
-// job's interpreter asked, that nobody chose. A question's default is
-// what answers when nobody does (on expiry, or on a decline): it stays
-// only as a destructive step's "no". A question with fields has no
-// default of its own (Question.DefaultAnswer is its fields' defaults when
-// they answer it), so each field keeps its default only when it is the
-// default the spec schema gives the property of the field's name; a
-// question whose required fields all keep one still answers on expiry,
-// and one with a field left without a default expires.
-func dropUnchosenDefault(q *Question, schema json.RawMessage) {
-	if len(q.Fields) > 0 {
-		defaults := schemaDefaults(schema)
-		for i := range q.Fields {
-			f := &q.Fields[i]
-			if d, ok := defaults[f.Name]; f.Default != "" && (!ok || d != f.Default) {
-				f.Default = ""
-			}
-		}
-		q.Default = ""
-		return
-	}
+// dropUnchosenDefault clears the default of q, a question a managed
+// job's interpreter asked, when nobody chose it: it stays only as a
+// destructive step's "no". A question with fields has no default of its
+// own; its fields keep theirs (each is shown with its field and fills it
+// only in an answer the person gives), and chosenDefault decides whether
+// they answer together when nobody does.
+func dropUnchosenDefault(q *Question) {
 	if !destructiveNo(q) {
 		q.Default = ""
 	}
+}
+
+// chosenDefault is the answer q's default gives j when nobody answers (on
+// expiry, on a decline, under the hard cap's fallback), if someone chose
+// it: any default of a gate job's question (the asking agent's own), a
+// managed question's default that survived dropUnchosenDefault, and for a
+// managed question with fields, its fields' defaults only when each is
+// the default the spec schema gives the property of the field's name.
+func chosenDefault(j *Job, q *Question) (Answer, bool) {
+	if j.Mode != ModeGate && len(q.Fields) > 0 {
+		defaults := schemaDefaults(j.SpecSchema)
+		for _, f := range q.Fields {
+			if d, ok := defaults[f.Name]; f.Default != "" && (!ok || d != f.Default) {
+				return Answer{}, false
+			}
+		}
+	}
+	return q.DefaultAnswer()
 }
 
 // destructiveNo reports whether q is the confirmation of a destructive

@@ -39,14 +39,16 @@ func TestRule17_OnlyAChosenDefaultStays(t *testing.T) {
 			t.Fatalf("%s: the question has no default to keep or drop: %+v", c.name, c.q)
 		}
 		q := c.q.Clone()
-		dropUnchosenDefault(&q, schema)
-		if _, kept := q.DefaultAnswer(); kept != c.kept {
+		dropUnchosenDefault(&q)
+		if _, kept := chosenDefault(&Job{SpecSchema: schema}, &q); kept != c.kept {
 			t.Errorf("%s: default kept %v, want %v", c.name, kept, c.kept)
 		}
+		if _, gate := chosenDefault(&Job{Mode: ModeGate, SpecSchema: schema}, &c.q); !gate {
+			t.Errorf("%s: the asking agent's own default was not kept", c.name)
+		}
 		for i, f := range q.Fields {
-			schemas := map[string]string{"environment": "staging", "replicas": "2", "dryRun": "no"}[f.Name]
-			if was := c.q.Fields[i].Default; (was == schemas) != (f.Default == was) {
-				t.Errorf("%s: field %s's default %q became %q; a field keeps only the schema's default", c.name, f.Name, was, f.Default)
+			if f.Default != c.q.Fields[i].Default {
+				t.Errorf("%s: field %s's default %q changed to %q; a field's own default stays", c.name, f.Name, c.q.Fields[i].Default, f.Default)
 			}
 		}
 	}

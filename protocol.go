@@ -257,7 +257,7 @@ func Step(cur *Job, in Input, now time.Time) (*Job, *Effects, error) {
 		if !pending || !j.Question.Overdue(now) {
 			return nil, nil, conflict(cur, in.verb())
 		}
-		if d, ok := j.Question.DefaultAnswer(); ok {
+		if d, ok := chosenDefault(j, j.Question); ok {
 			answer(j, fx, d, SourceTimeout, now, EventAnswered)
 			break
 		}
@@ -274,7 +274,7 @@ func Step(cur *Job, in Input, now time.Time) (*Job, *Effects, error) {
 			return nil, nil, expired(cur, in.verb())
 		}
 		j.AnsweredVia, j.AnsweredBy = capString(in.By.Via, maxAnswerer), capString(in.By.By, maxAnswerer)
-		if d, ok := j.Question.DefaultAnswer(); ok {
+		if d, ok := chosenDefault(j, j.Question); ok {
 			answer(j, fx, d, SourceDefault, now, EventAnswered)
 			break
 		}
@@ -308,7 +308,7 @@ func Step(cur *Job, in Input, now time.Time) (*Job, *Effects, error) {
 func ask(j *Job, fx *Effects, in Asked, now time.Time) {
 	q := in.Question.Clone()
 	if j.Mode != ModeGate {
-		dropUnchosenDefault(&q, j.SpecSchema)
+		dropUnchosenDefault(&q)
 	}
 	j.Question = &q
 	if s := in.Stored; s != nil {
@@ -462,12 +462,12 @@ func hardCap(j *Job, fx *Effects, now time.Time, q *Question) {
 	}
 	if j.Mode != ModeGate {
 		c := q.Clone()
-		dropUnchosenDefault(&c, j.SpecSchema)
+		dropUnchosenDefault(&c)
 		q = &c
 	}
 	j.FallbackUsed = true
 	fx.HardCap = HardCapFallback
-	d, hasDefault := q.DefaultAnswer()
+	d, hasDefault := chosenDefault(j, q)
 	fx.add(j, now, EventFallbackApplied, fallbackData{Default: d.String(), Directive: FallbackDirective, Question: q.Text})
 	fx.Default = d.String()
 	if j.Mode == ModeGate {

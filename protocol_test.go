@@ -1,6 +1,7 @@
 package askonce
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -612,6 +613,9 @@ func TestRule5_FilledFieldsMergeIntoTheDefaultAndOnlyTheAskedFieldsAreRemembered
 	}
 	j := planningJob(ModeManaged)
 	j.Goal = "deploy to staging"
+	// The schema chose the fields' defaults, so they answer on expiry
+	// (rule 17).
+	j.SpecSchema = json.RawMessage(`{"type":"object","properties":{"replicas":{"type":"string","default":"2"},"owner":{"type":"string","default":"ops"}}}`)
 	exp := t0.Add(time.Minute)
 	q.ExpiresAt = &exp
 	asked, fx := mustStep(t, j, Asked{Question: q})
