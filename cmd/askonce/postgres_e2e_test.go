@@ -70,12 +70,14 @@ func postgresClarificationRoundTrip(t *testing.T) {
 	}
 	defer conn.Close(ctx)
 	var status, answer, dispatch string
-	if err := conn.QueryRow(ctx, `SELECT status, clarification_answer, dispatch_status FROM jobs WHERE id = $1`, id).
+	// The answer is stored typed (clarification_value, jsonb): the
+	// option "hot" as an option.
+	if err := conn.QueryRow(ctx, `SELECT status, clarification_value::text, dispatch_status FROM jobs WHERE id = $1`, id).
 		Scan(&status, &answer, &dispatch); err != nil {
 		t.Fatalf("read the job from PostgreSQL: %v", err)
 	}
-	if status != "success" || answer != "hot" || dispatch != "delivered" {
-		t.Fatalf("PostgreSQL holds status %q, answer %q, dispatch %q; want success, hot, delivered", status, answer, dispatch)
+	if status != "success" || !strings.Contains(answer, `"hot"`) || dispatch != "delivered" {
+		t.Fatalf("PostgreSQL holds status %q, answer %q, dispatch %q; want success, an answer holding hot, delivered", status, answer, dispatch)
 	}
 
 	// The terminal commands take the same --db.
