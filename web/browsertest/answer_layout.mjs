@@ -66,7 +66,10 @@ for (const width of [1280, 390]) {
       expect(g.gap <= 32, `${at}: at most 32 px between ${g.from} and ${g.to}`, `${g.gap} px`);
     }
     const marks = await page.evaluate(contrasts);
-    if (type === 'CONFIRM' || type === 'SELECT_ONE') expect(marks.length === 1, `${at}: one default marker`, marks);
+    // The destructive step's confirmation defaults to no; a question
+    // whose default nobody chose has none (rule 17), so no marker.
+    if (type === 'CONFIRM') expect(marks.length === 1, `${at}: one default marker`, marks);
+    if (type === 'SELECT_ONE') expect(marks.length === 0, `${at}: no default marker`, marks);
     for (const m of marks) expect(m.ratio >= 4.5, `${at}: "(default)" in ${m.text} with contrast ≥ 4.5:1`, m.ratio.toFixed(2));
     const h1 = await page.evaluate(() => { const s = getComputedStyle(document.querySelector('h1')); return { left: s.borderLeftWidth, top: s.borderTopWidth }; });
     expect(h1.left === '0px' && h1.top === '0px', `${at}: the question heading has no card border`, h1);
