@@ -98,21 +98,22 @@ func newOIDCSite(t *testing.T, issuer string) *oidcSite {
 		t.Fatal(err)
 	}
 	s := &oidcSite{inboxSite: &inboxSite{t: t, engine: eng, polled: make(chan struct{})}, op: op, logs: &syncBuffer{}}
-	var h http.Handler
-	s.srv = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
-	s.srv.Start()
-	t.Cleanup(func() { s.srv.Close(); eng.Drain(context.Background()) })
+	// The handler is whole before the server starts (its public URL is
+	// the listener's, known before Start), so no request sees it built.
+	mux := http.NewServeMux()
+	s.srv = httptest.NewUnstartedServer(mux)
+	publicURL := "http://" + s.srv.Listener.Addr().String()
 	pages := web.New(web.Config{Engine: eng, Keys: keys, Logger: slog.New(slog.NewTextHandler(s.logs, nil)), OIDC: &web.OIDC{
-		Issuer: issuer, ClientID: op.ClientID, ClientSecret: op.ClientSecret, PublicURL: s.srv.URL,
+		Issuer: issuer, ClientID: op.ClientID, ClientSecret: op.ClientSecret, PublicURL: publicURL,
 		SessionKey: []byte("0123456789abcdef0123456789abcdef"),
 	}})
 	api := server.New(server.Config{Engine: eng, Keys: keys})
-	mux := http.NewServeMux()
 	for _, p := range web.Patterns {
 		mux.Handle(p, pages)
 	}
 	mux.Handle("/", api)
-	h = mux
+	s.srv.Start()
+	t.Cleanup(func() { s.srv.Close(); eng.Drain(context.Background()) })
 	return s
 }
 
