@@ -67,7 +67,7 @@ func (r *pgReplica) stepStates(t *testing.T, jobID string) []string {
 
 // On PostgreSQL, two processes on one database run a step once between
 // them, and an answer cancels the steps not yet run in its transaction.
-func TestPostgresReachStepRunsOnceAcrossReplicasAndTheAnswerCancelsTheRest(t *testing.T) {
+func TestRule18_PostgresReachStepRunsOnceAcrossReplicasAndTheAnswerCancelsTheRest(t *testing.T) {
 	t.Parallel()
 	dsn := pgtest.Schema(t)
 	ok := func(askonce.Send) error { return nil }

@@ -112,7 +112,7 @@ func eventsOf(t *testing.T, st *sqlite.Store, jobID string, types ...askonce.Eve
 	return out
 }
 
-func TestReach(t *testing.T) {
+func TestRule18_Reach(t *testing.T) {
 	t.Parallel()
 	t.Run("StepsRemindThenEscalateOnceEach", func(t *testing.T) {
 		t.Parallel()
@@ -248,7 +248,7 @@ func TestReach(t *testing.T) {
 
 // A step sends a signed question.reminded webhook with the wait, the
 // expiry and the answer link, once; its webhook-id names the step.
-func TestQuestionRemindedWebhookIsSentOncePerStepAcrossRestart(t *testing.T) {
+func TestRule18_QuestionRemindedWebhookIsSentOncePerStepAcrossRestart(t *testing.T) {
 	t.Parallel()
 	rcv := newReceiver(t, func(string, int) int { return http.StatusOK })
 	path := filepath.Join(t.TempDir(), "a.db")

@@ -108,7 +108,7 @@ func sendAll(t *testing.T, c *Channel, sends []askonce.Send) {
 	}
 }
 
-func TestReach(t *testing.T) {
+func TestRule18_Reach(t *testing.T) {
 	t.Parallel()
 	t.Run("ReminderIsAReplyInTheQuestionsThreadOnce", func(t *testing.T) {
 		t.Parallel()

@@ -12,9 +12,9 @@ import (
 // reachEnv points serve at the mailbox.
 func reachEnv(mb *mailbox) []string { return []string{"ASKONCE_SMTP_URL=" + smtpURL(mb.addr)} }
 
-// TestReach: a job's reach policy against the fake Slack and a real SMTP
+// TestRule18_Reach: a job's reach policy against the fake Slack and a real SMTP
 // server, on the served binary: steps seconds apart, waited for.
-func TestReach(t *testing.T) {
+func TestRule18_Reach(t *testing.T) {
 	t.Parallel()
 	t.Run("RemindsThenEscalatesAndOneAnswerSettlesEveryCopy", reachRemindsThenEscalatesAndOneAnswerSettlesEveryCopy)
 	t.Run("StepSurvivesASIGKILLAndIsSentOnce", reachStepSurvivesASIGKILLAndIsSentOnce)
