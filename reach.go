@@ -102,6 +102,28 @@ func (r *Recipients) Everyone() Reach {
 	return r.Reached(len(r.Steps))
 }
 
+// The Send.Kind of a reach step's sends, on every channel that reaches
+// people.
+const (
+	SendRemind   = "remind"
+	SendEscalate = "escalate"
+)
+
+// StepSends are the sends of step n of j's reach policy on one channel,
+// whose recipients of the step are remind and escalate (addresses or
+// conversations, as the channel names them): a reminder to each of
+// remind, the question, whole, to each of escalate.
+func StepSends(j *Job, n int, remind, escalate []string) []Send {
+	var out []Send
+	for _, to := range remind {
+		out = append(out, Send{Kind: SendRemind, TenantID: j.TenantID, JobID: j.ID, To: to, Step: n})
+	}
+	for _, to := range escalate {
+		out = append(out, Send{Kind: SendEscalate, TenantID: j.TenantID, JobID: j.ID, To: to, Step: n})
+	}
+	return out
+}
+
 // Step returns what step n (counted from 1) does: whom it reminds, and
 // to whom it escalates (sends the question for the first time).
 func (r *Recipients) Step(n int) (remind, escalate Reach) {

@@ -19,22 +19,15 @@ import (
 // outcome like the others. Each is recorded per address and step and
 // not sent twice by a retry.
 const (
-	remindKind   = "remind"
-	escalateKind = "escalate"
+	remindKind   = askonce.SendRemind
+	escalateKind = askonce.SendEscalate
 )
 
 // StepSends returns the sends of step n of j's reach policy: a reminder
 // per address it reminds, the question per address it reaches first.
 func (c *Channel) StepSends(j *askonce.Job, n int) []askonce.Send {
 	remind, escalate := j.Notify.Step(n)
-	var out []askonce.Send
-	for _, a := range remind.Email {
-		out = append(out, askonce.Send{Kind: remindKind, TenantID: j.TenantID, JobID: j.ID, To: a, Step: n})
-	}
-	for _, a := range escalate.Email {
-		out = append(out, askonce.Send{Kind: escalateKind, TenantID: j.TenantID, JobID: j.ID, To: a, Step: n})
-	}
-	return out
+	return askonce.StepSends(j, n, remind.Email, escalate.Email)
 }
 
 // remind mails the reminder of step s.Step to s.To in the question's

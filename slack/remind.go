@@ -20,8 +20,8 @@ import (
 // posts nothing twice; every message that carries the question is
 // settled when the job stops pending.
 const (
-	remindKind   = "remind"
-	escalateKind = "escalate"
+	remindKind   = askonce.SendRemind
+	escalateKind = askonce.SendEscalate
 )
 
 // StepSends returns the sends of step n of j's reach policy: a reminder
@@ -29,12 +29,14 @@ const (
 // first.
 func (c *Channel) StepSends(j *askonce.Job, n int) []askonce.Send {
 	remind, escalate := j.Notify.Step(n)
-	var out []askonce.Send
-	for _, s := range remind.Slack {
-		out = append(out, askonce.Send{Kind: remindKind, TenantID: j.TenantID, JobID: j.ID, To: s.Conversation(), Step: n})
-	}
-	for _, s := range escalate.Slack {
-		out = append(out, askonce.Send{Kind: escalateKind, TenantID: j.TenantID, JobID: j.ID, To: s.Conversation(), Step: n})
+	return askonce.StepSends(j, n, conversations(remind.Slack), conversations(escalate.Slack))
+}
+
+// conversations are the conversations of rs.
+func conversations(rs []askonce.SlackRecipient) []string {
+	out := make([]string, 0, len(rs))
+	for _, r := range rs {
+		out = append(out, r.Conversation())
 	}
 	return out
 }
