@@ -32,6 +32,27 @@ type Channel interface {
 	Backoff(attempt int) time.Duration
 }
 
+// GatedChannel is a Channel whose sends of a change depend on what the
+// store holds when the change is written: A2A push queues a task's POSTs
+// only when the task has a push config. Package dispatch calls SendsTx
+// in place of Sends, in the change's transaction, so that a channel
+// nobody uses on a job queues nothing for it.
+type GatedChannel interface {
+	Channel
+	// SendsTx returns Sends(job, ev), or none when what r reads in the
+	// change's transaction says there is nobody to tell.
+	SendsTx(ctx context.Context, r TxReader, job *Job, ev QuestionEvent) ([]Send, error)
+}
+
+// TxReader reads in the transaction of a job's change (see
+// GatedChannel), on SQLite and PostgreSQL alike.
+type TxReader interface {
+	// Exists reports whether query returns a row. The query is written
+	// for both databases, its placeholders $1, $2, ... (args in order),
+	// and holds no other '$'.
+	Exists(ctx context.Context, query string, args ...any) (bool, error)
+}
+
 // Send is one message a Channel sends about a job: what the queue keeps.
 type Send struct {
 	// Kind is what is sent, in the channel's words ("post",

@@ -25,9 +25,10 @@ import (
 // that starts it), and askonce POSTs the task to the config's URL when
 // the task becomes input-required and when it ends (completed, failed,
 // canceled) after that. The POSTs of a change are a River job (a Pusher
-// is an askonce.Channel that package dispatch runs), queued in the
-// transaction that moves the job into or out of pending, signed and
-// retried as builder webhooks are.
+// is an askonce.GatedChannel that package dispatch runs), queued in the
+// transaction that moves the job into or out of pending when the task
+// has a push config then (SendsTx), signed and retried as builder
+// webhooks are.
 
 // TokenHeader carries a push config's token, as the A2A spec and its Go
 // SDK send it.
@@ -79,7 +80,7 @@ type Pusher struct {
 	log    *slog.Logger
 }
 
-var _ askonce.Channel = (*Pusher)(nil)
+var _ askonce.GatedChannel = (*Pusher)(nil)
 
 // NewPusher returns the Pusher of c.
 func NewPusher(c PusherConfig) *Pusher {
@@ -109,11 +110,9 @@ func (p *Pusher) Kinds() []string { return []string{pushAsked, pushSettled} }
 func (p *Pusher) Backoff(attempt int) time.Duration { return p.cfg.Backoff(attempt) }
 
 // Sends returns the job's one send of ev: the input-required POSTs when
-// it asks, the end's when it stops pending. It reads nothing (it runs
-// in the change's transaction, and a read there would hold the
-// transaction open, or wait for a connection the transaction holds);
-// Send finds the job's configs. So a job that asks queues these sends
-// whether or not it has configs.
+// it asks, the end's when it stops pending. It reads nothing; package
+// dispatch calls SendsTx, which queues them only for a task with a push
+// config.
 func (p *Pusher) Sends(j *askonce.Job, ev askonce.QuestionEvent) []askonce.Send {
 	kind := pushAsked
 	switch ev {
@@ -124,6 +123,32 @@ func (p *Pusher) Sends(j *askonce.Job, ev askonce.QuestionEvent) []askonce.Send 
 		return nil
 	}
 	return []askonce.Send{{Kind: kind, TenantID: j.TenantID, JobID: j.ID}}
+}
+
+// hasPushConfig finds whether a task has a push config, in the stores'
+// table of them (internal/sqlstore's push_configs), by its key.
+const hasPushConfig = `SELECT 1 FROM push_configs WHERE tenant_id = $1 AND job_id = $2 LIMIT 1`
+
+// SendsTx returns Sends(j, ev) when the task has a push config in the
+// transaction of the change, else none: a server with push on spends no
+// River job on a task nobody asked to push. So a change is pushed to the
+// task when the task had a config as the change was written; its POSTs
+// go to the configs the task has when they go out (Send). A config
+// stored after a change gets the task's later changes, and that one only
+// if its POSTs, queued for an earlier config, were still to go out.
+// (On SQLite, writes are serial: a config whose put returned before the
+// change was written is seen. On PostgreSQL the change reads the configs
+// committed when its read runs, after it updated the job.)
+func (p *Pusher) SendsTx(ctx context.Context, r askonce.TxReader, j *askonce.Job, ev askonce.QuestionEvent) ([]askonce.Send, error) {
+	sends := p.Sends(j, ev)
+	if len(sends) == 0 {
+		return nil, nil
+	}
+	ok, err := r.Exists(ctx, hasPushConfig, j.TenantID, j.ID)
+	if err != nil || !ok {
+		return nil, err
+	}
+	return sends, nil
 }
 
 // Send makes one try of the POSTs of s: the task, as it is now, to each

@@ -2,10 +2,13 @@ package dispatch
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 
 	"github.com/askonce/askonce"
@@ -95,10 +98,20 @@ func registerChannels(d *Dispatcher, workers *river.Workers, queues map[string]r
 	return nil
 }
 
-// queueChannels inserts the sends of every channel for ev in tx.
+// queueChannels inserts the sends of every channel for ev in tx; a
+// gated channel (askonce.GatedChannel) decides on what tx reads.
 func (d *Dispatcher) queueChannels(ctx context.Context, tx any, job *askonce.Job, ev askonce.QuestionEvent) error {
 	for _, ch := range d.cfg.Channels {
-		for _, s := range ch.Sends(job, ev) {
+		var sends []askonce.Send
+		if g, ok := ch.(askonce.GatedChannel); ok {
+			var err error
+			if sends, err = g.SendsTx(ctx, txReader{d: d, tx: tx}, job, ev); err != nil {
+				return fmt.Errorf("dispatch: %s sends of job %s: %w", ch.Name(), job.ID, err)
+			}
+		} else {
+			sends = ch.Sends(job, ev)
+		}
+		for _, s := range sends {
 			a := sendArgs{kind: channelKind(ch, s.Kind), TenantID: s.TenantID, JobID: s.JobID, To: s.To}
 			_, err := d.insertTx(ctx, tx, a, &river.InsertOpts{
 				Queue: channelQueue(ch), MaxAttempts: d.cfg.MaxAttempts, UniqueOpts: uniqueForever,
@@ -110,3 +123,36 @@ func (d *Dispatcher) queueChannels(ctx context.Context, tx any, job *askonce.Job
 	}
 	return nil
 }
+
+// txReader is an askonce.TxReader on the transaction of a change: a
+// *sql.Tx of the dispatcher's SQLite database or a pgx.Tx.
+type txReader struct {
+	d  *Dispatcher
+	tx any
+}
+
+// Exists implements askonce.TxReader. It reads on the transaction's
+// own connection: a SQLite database has one connection to write, which
+// the transaction holds.
+func (r txReader) Exists(ctx context.Context, query string, args ...any) (bool, error) {
+	var one int
+	var err error
+	switch tx := r.tx.(type) {
+	case pgx.Tx:
+		err = tx.QueryRow(ctx, query, args...).Scan(&one)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return false, nil
+		}
+	case *sql.Tx:
+		err = tx.QueryRowContext(ctx, sqliteQuery(query), args...).Scan(&one)
+		if errors.Is(err, sql.ErrNoRows) {
+			return false, nil
+		}
+	default:
+		return false, fmt.Errorf("a %T is not a transaction of the dispatcher's database", r.tx)
+	}
+	return err == nil, err
+}
+
+// sqliteQuery is query with its $n placeholders written as SQLite's ?n.
+func sqliteQuery(query string) string { return strings.ReplaceAll(query, "$", "?") }
