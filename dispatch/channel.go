@@ -139,12 +139,17 @@ func (r txReader) Exists(ctx context.Context, query string, args ...any) (bool, 
 	var err error
 	switch tx := r.tx.(type) {
 	case pgx.Tx:
+		// pgx prepares and keeps the statement on each connection.
 		err = tx.QueryRow(ctx, query, args...).Scan(&one)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return false, nil
 		}
 	case *sql.Tx:
-		err = tx.QueryRowContext(ctx, sqliteQuery(query), args...).Scan(&one)
+		if stmt := r.d.stmt(query); stmt != nil {
+			err = tx.StmtContext(ctx, stmt).QueryRowContext(ctx, args...).Scan(&one)
+		} else {
+			err = tx.QueryRowContext(ctx, sqliteQuery(query), args...).Scan(&one)
+		}
 		if errors.Is(err, sql.ErrNoRows) {
 			return false, nil
 		}
@@ -156,3 +161,25 @@ func (r txReader) Exists(ctx context.Context, query string, args ...any) (bool, 
 
 // sqliteQuery is query with its $n placeholders written as SQLite's ?n.
 func sqliteQuery(query string) string { return strings.ReplaceAll(query, "$", "?") }
+
+// stmt returns query prepared on the dispatcher's SQLite database, for
+// every transaction to reuse; nil the first time (and until it is
+// prepared). Preparing takes the database's one connection to write,
+// which the caller's transaction holds: it is done once, after it.
+func (d *Dispatcher) stmt(query string) *sql.Stmt {
+	if s, ok := d.stmts.Load(query); ok {
+		return s.(*sql.Stmt) // nil while it is being prepared
+	}
+	if _, loaded := d.stmts.LoadOrStore(query, (*sql.Stmt)(nil)); loaded || d.cfg.DB == nil {
+		return nil
+	}
+	go func() {
+		s, err := d.cfg.DB.PrepareContext(context.Background(), sqliteQuery(query))
+		if err != nil {
+			d.log.Warn("dispatch: prepare a channel's read; it is prepared in each transaction", "err", err)
+			return
+		}
+		d.stmts.Store(query, s)
+	}()
+	return nil
+}

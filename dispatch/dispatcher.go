@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -164,6 +165,9 @@ type Dispatcher struct {
 	sqlClient *river.Client[*sql.Tx]
 	pgClient  *river.Client[pgx.Tx]
 	log       *slog.Logger
+	// stmts holds the SQLite statements of gated channels' reads
+	// (txReader), by query.
+	stmts sync.Map
 }
 
 // riverClient is what the Dispatcher does with its River client whatever
