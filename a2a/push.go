@@ -136,9 +136,12 @@ const hasPushConfig = `SELECT 1 FROM push_configs WHERE tenant_id = $1 AND job_i
 // go to the configs the task has when they go out (Send). A config
 // stored after a change gets the task's later changes, and that one only
 // if its POSTs, queued for an earlier config, were still to go out.
-// (On SQLite, writes are serial: a config whose put returned before the
-// change was written is seen. On PostgreSQL the change reads the configs
-// committed when its read runs, after it updated the job.)
+// On SQLite writes are serial, so "before" is exact: a config whose put
+// returned before the change's transaction began is seen, and one put
+// after it committed is not. On PostgreSQL (read committed) the change
+// sees the configs committed when its read runs, after it updated the
+// job: a put that commits in the few milliseconds between that read and
+// the change's commit is treated as after the change.
 func (p *Pusher) SendsTx(ctx context.Context, r askonce.TxReader, j *askonce.Job, ev askonce.QuestionEvent) ([]askonce.Send, error) {
 	sends := p.Sends(j, ev)
 	if len(sends) == 0 {
