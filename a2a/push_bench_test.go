@@ -3,6 +3,7 @@ package a2a_test
 import (
 	"context"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -10,6 +11,8 @@ import (
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/a2a"
 	"github.com/askonce/askonce/dispatch"
+	"github.com/askonce/askonce/postgres"
+	"github.com/askonce/askonce/postgres/pgtest"
 	"github.com/askonce/askonce/rules"
 	"github.com/askonce/askonce/sqlite"
 )
@@ -17,41 +20,67 @@ import (
 // BenchmarkRoundTripPush is the in-process clarification round trip
 // (create → ask → answer → plan) on SQLite as `askonce serve` runs it
 // without --a2a-push (off: no dispatcher) and with it, on tasks without
-// a push config (on): the cost of push to those who do not use it.
+// a push config (on): the cost of push to those who do not use it; the
+// same on PostgreSQL (postgres-off, postgres-on) with
+// ASKONCE_TEST_POSTGRES.
 // river-jobs/op counts the River rows a round trip inserts. Compare the
 // two in one run:
 //
 //	go test -c -o /tmp/a2a.test ./a2a
 //	farm-bench -n 7 --vs '/tmp/a2a.test -test.run ^$ -test.bench ^BenchmarkRoundTripPush/off$ -test.benchtime 2000x' -- /tmp/a2a.test -test.run '^$' -test.bench '^BenchmarkRoundTripPush/on$' -test.benchtime 2000x
 func BenchmarkRoundTripPush(b *testing.B) {
-	for _, push := range []bool{false, true} {
-		name := "off"
-		if push {
-			name = "on"
-		}
-		b.Run(name, func(b *testing.B) {
+	for _, tc := range []struct {
+		name           string
+		push, postgres bool
+	}{{"off", false, false}, {"on", true, false}, {"postgres-off", false, true}, {"postgres-on", true, true}} {
+		b.Run(tc.name, func(b *testing.B) {
+			if tc.postgres && os.Getenv("ASKONCE_TEST_POSTGRES") == "" {
+				b.Skip("ASKONCE_TEST_POSTGRES is not set")
+			}
 			ctx := context.Background()
 			var hook dispatch.Hook
-			var opts sqlite.Options
-			if push {
-				opts.OnNotify = hook.Notify
+			var st askonce.Store
+			var cfg dispatch.Config
+			var riverJobs func() (int, error)
+			if tc.postgres {
+				var opts postgres.Options
+				if tc.push {
+					opts.OnNotify = hook.NotifyPgx
+				}
+				pg, err := opts.Open(ctx, pgtest.Schema(b))
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer pg.Close()
+				st, cfg.Pool = pg, pg.Pool()
+				riverJobs = func() (n int, err error) {
+					return n, pg.Pool().QueryRow(ctx, `SELECT count(*) FROM river_job`).Scan(&n)
+				}
+			} else {
+				var opts sqlite.Options
+				if tc.push {
+					opts.OnNotify = hook.Notify
+				}
+				lite, err := opts.Open(ctx, filepath.Join(b.TempDir(), "push.db"))
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer lite.Close()
+				st, cfg.DB = lite, lite.WriteDB()
+				riverJobs = func() (n int, err error) {
+					return n, lite.WriteDB().QueryRow(`SELECT count(*) FROM river_job`).Scan(&n)
+				}
 			}
-			st, err := opts.Open(ctx, filepath.Join(b.TempDir(), "push.db"))
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer st.Close()
 			rl, err := rules.New(rules.Options{})
 			if err != nil {
 				b.Fatal(err)
 			}
 			eng := &askonce.Engine{Store: st, Interpreter: interpreter{rl, nil}}
 			defer eng.Drain(ctx)
-			if push {
-				d, err := dispatch.New(ctx, dispatch.Config{
-					DB: st.WriteDB(), Store: st, Logger: slog.New(slog.DiscardHandler),
-					Channels: []askonce.Channel{a2a.NewPusher(a2a.PusherConfig{Engine: eng})},
-				})
+			if tc.push {
+				cfg.Store, cfg.Logger = st, slog.New(slog.DiscardHandler)
+				cfg.Channels = []askonce.Channel{a2a.NewPusher(a2a.PusherConfig{Engine: eng})}
+				d, err := dispatch.New(ctx, cfg)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -78,8 +107,8 @@ func BenchmarkRoundTripPush(b *testing.B) {
 			}
 			b.StopTimer()
 			var jobs int
-			if push {
-				if err := st.WriteDB().QueryRow(`SELECT count(*) FROM river_job`).Scan(&jobs); err != nil {
+			if tc.push {
+				if jobs, err = riverJobs(); err != nil {
 					b.Fatal(err)
 				}
 			}
