@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/api"
 	"github.com/askonce/askonce/internal/openapitest"
 	"github.com/askonce/askonce/server"
 )
@@ -139,7 +140,7 @@ func TestOpenAPI_ValidatesWithKinOpenAPI(t *testing.T) {
 			{"JobView", "status", names(askonce.Statuses)},
 			{"JobView", "clarificationStatus", names(askonce.ClarificationStatuses)},
 			{"Question", "type", names(askonce.QuestionTypes)},
-			{"ErrorResponse", "code", server.ErrorCodes},
+			{"ErrorResponse", "code", api.ErrorCodes},
 		} {
 			if got := enumOf(c.schema, c.prop); !slices.Equal(got, c.want) {
 				t.Errorf("%s.%s enum %v, want %v", c.schema, c.prop, got, c.want)

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/api"
 )
 
 // Keys maps API keys to tenants. Only the SHA-256 of each key is held, so a
@@ -234,12 +235,12 @@ func presentedKey(r *http.Request) (string, error) {
 	if h := r.Header.Get("Authorization"); h != "" {
 		scheme, key, ok := strings.Cut(h, " ")
 		if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(key) == "" {
-			return "", reqErrorf(http.StatusUnauthorized, CodeUnauthorized, "the Authorization header must be 'Bearer <API key>'")
+			return "", reqErrorf(http.StatusUnauthorized, api.CodeUnauthorized, "the Authorization header must be 'Bearer <API key>'")
 		}
 		return strings.TrimSpace(key), nil
 	}
 	if key := strings.TrimSpace(r.Header.Get("X-API-Key")); key != "" {
 		return key, nil
 	}
-	return "", reqErrorf(http.StatusUnauthorized, CodeUnauthorized, "an API key is required: send 'Authorization: Bearer <key>' or 'X-API-Key: <key>'")
+	return "", reqErrorf(http.StatusUnauthorized, api.CodeUnauthorized, "an API key is required: send 'Authorization: Bearer <key>' or 'X-API-Key: <key>'")
 }

@@ -23,7 +23,7 @@
 //
 // Every error is {"success": false, "error": "<message>", "code": "<code>"},
 // plus "allowed" for an invalid answer and "job" (the current state) on a
-// conflict. Codes and statuses (ErrorCodes lists the codes):
+// conflict. Codes and statuses (api.ErrorCodes lists the codes):
 //
 //	400 bad_request             malformed JSON, unknown field, wrong type, non-UTF-8
 //	                            body, bad query parameter or Idempotency-Key
@@ -168,6 +168,7 @@ import (
 	"time"
 
 	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/api"
 	"github.com/askonce/askonce/internal/ratelimit"
 	"github.com/askonce/askonce/metrics"
 	"github.com/google/uuid"
@@ -666,11 +667,11 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (keyEntry,
 	if wait > 0 {
 		secs := ratelimit.Seconds(wait)
 		w.Header().Set("Retry-After", secs)
-		return keyEntry{}, reqErrorf(http.StatusTooManyRequests, CodeTooManyRequests,
+		return keyEntry{}, reqErrorf(http.StatusTooManyRequests, api.CodeTooManyRequests,
 			"too many wrong API keys from your address; retry in %s seconds", secs)
 	}
 	if !ok {
-		return keyEntry{}, reqErrorf(http.StatusUnauthorized, CodeUnauthorized, "the API key is not valid")
+		return keyEntry{}, reqErrorf(http.StatusUnauthorized, api.CodeUnauthorized, "the API key is not valid")
 	}
 	return e, nil
 }
@@ -770,7 +771,7 @@ func (s *Server) noRoute(w http.ResponseWriter, r *http.Request) {
 	}
 	if len(allowed) > 0 {
 		w.Header().Set("Allow", strings.Join(allowed, ", "))
-		s.writeError(w, r, reqErrorf(http.StatusMethodNotAllowed, CodeMethodNotAllowed, "%s is not allowed on %s; allowed: %s", r.Method, r.URL.Path, strings.Join(allowed, ", ")))
+		s.writeError(w, r, reqErrorf(http.StatusMethodNotAllowed, api.CodeMethodNotAllowed, "%s is not allowed on %s; allowed: %s", r.Method, r.URL.Path, strings.Join(allowed, ", ")))
 		return
 	}
 	s.writeError(w, r, reqErrorf(http.StatusNotFound, askonce.ENOTFOUND, "no route for %s %s; GET /openapi.json lists the API", r.Method, logPath(r.URL.Path)))
