@@ -14,6 +14,7 @@ import (
 
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/sqlite"
+	"github.com/askonce/askonce/webhook"
 )
 
 const linkBase = "https://askonce.example.test"
@@ -85,7 +86,7 @@ func TestQuestionAskedCarriesTheQuestionAndAnswerURLSigned(t *testing.T) {
 	if len(reqs) != 1 {
 		t.Fatalf("%d question.asked requests, want 1", len(reqs))
 	}
-	if err := Verify(secret, reqs[0].header, reqs[0].body, time.Minute); err != nil {
+	if err := webhook.Verify(secret, reqs[0].header, reqs[0].body, time.Minute); err != nil {
 		t.Errorf("Verify: %v", err)
 	}
 	var ev AskedEvent
@@ -236,7 +237,7 @@ func TestQuestionNotificationsExactlyOnceAcrossRestart(t *testing.T) {
 	}
 	resolved := map[string]ResolvedEvent{}
 	for _, q := range rcv.reqs {
-		if err := Verify(secret, q.header, q.body, time.Minute); err != nil {
+		if err := webhook.Verify(secret, q.header, q.body, time.Minute); err != nil {
 			t.Errorf("Verify: %v", err)
 		}
 		var ev ResolvedEvent

@@ -14,6 +14,7 @@ import (
 
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/sqlite"
+	"github.com/askonce/askonce/webhook"
 )
 
 // reachChannel is a fakeChannel that reminds and escalates: a send per
@@ -268,7 +269,7 @@ func TestRule18_QuestionRemindedWebhookIsSentOncePerStepAcrossRestart(t *testing
 	if len(reqs) != 1 {
 		t.Fatalf("%d requests of %s; want 1", len(reqs), id)
 	}
-	if err := Verify(secret, reqs[0].header, reqs[0].body, time.Minute); err != nil {
+	if err := webhook.Verify(secret, reqs[0].header, reqs[0].body, time.Minute); err != nil {
 		t.Errorf("Verify: %v", err)
 	}
 	var ev RemindedEvent
