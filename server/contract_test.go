@@ -8,6 +8,7 @@ import (
 
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/api"
+	"github.com/askonce/askonce/auth"
 	"github.com/askonce/askonce/internal/openapitest"
 	"github.com/askonce/askonce/server"
 )
@@ -78,7 +79,7 @@ func TestOpenAPI_ValidatesWithKinOpenAPI(t *testing.T) {
 	for _, withKeys := range []bool{false, true} {
 		var o envOptions
 		if withKeys {
-			keys, err := server.LoadKeys(strings.NewReader("acme " + server.HashKey("key-a") + "\n"))
+			keys, err := auth.LoadKeys(strings.NewReader("acme " + auth.HashKey("key-a") + "\n"))
 			if err != nil {
 				t.Fatal(err)
 			}

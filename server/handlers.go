@@ -34,10 +34,7 @@ func (s *Server) createJob(c *call) (int, any, error) {
 	}
 	// A malformed recipient is refused as such before the key's
 	// restriction is checked, as on MCP and A2A (askonce.Caller).
-	if err := req.Notify.Validate(); err != nil {
-		return 0, nil, err
-	}
-	if err := c.recipients.allows(req.Notify); err != nil {
+	if err := c.caller.AllowRecipients(req.Notify); err != nil {
 		return 0, nil, err
 	}
 	j, run, err := s.engine.Start(c.ctx(), askonce.CreateRequest{

@@ -19,6 +19,7 @@ import (
 
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/a2a"
+	"github.com/askonce/askonce/auth"
 	"github.com/askonce/askonce/dispatch"
 	"github.com/askonce/askonce/internal/buildinfo"
 	"github.com/askonce/askonce/internal/cli"
@@ -168,7 +169,7 @@ type serving struct {
 	d      *dispatch.Dispatcher // nil: no builder, notifier or channel
 	pusher *a2a.Pusher          // nil: --a2a-push=false
 	// What the handlers mount shares with the API.
-	keys      *server.Keys // nil: no auth
+	keys      *auth.Keys // nil: no auth
 	reg       *metrics.Registry
 	proxies   ratelimit.Proxies
 	publicURL string
@@ -225,7 +226,7 @@ func startServe(ctx context.Context, c *serveConfig, getenv func(string) string,
 	if err != nil {
 		return nil, err
 	}
-	var keys *server.Keys
+	var keys *auth.Keys
 	if c.APIKeysFile != "" {
 		if keys, err = loadKeys(c.APIKeysFile); err != nil {
 			return nil, err
@@ -599,13 +600,13 @@ func newBuilder(c *serveConfig) (dispatch.Builder, error) {
 	return nil, nil
 }
 
-func loadKeys(path string) (*server.Keys, error) {
+func loadKeys(path string) (*auth.Keys, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("api keys: %w", err)
 	}
 	defer f.Close()
-	k, err := server.LoadKeys(f)
+	k, err := auth.LoadKeys(f)
 	if err != nil {
 		return nil, fmt.Errorf("api keys %s: %w", path, err)
 	}
@@ -711,7 +712,7 @@ func hashKey(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	}
 	var key string
 	if fresh {
-		key = server.NewKey()
+		key = auth.NewKey()
 		fmt.Fprintf(stderr, "%s\n(the new key: give it to the client; the keys file holds only its hash)\n", key)
 	} else {
 		b, err := io.ReadAll(io.LimitReader(stdin, 4096))
@@ -722,11 +723,11 @@ func hashKey(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		if key == "" {
 			return cli.UsageError{Msg: "hash-key: no key on stdin"}
 		}
-		if bits := server.KeyBits(key); bits < server.MinKeyBits {
-			return cli.UsageError{Msg: fmt.Sprintf("hash-key: the key can carry at most %.0f bits, under the %d an API key needs (32 hex digits, 22 characters of base64); make one with askonce hash-key --new %s", bits, server.MinKeyBits, args[0])}
+		if bits := auth.KeyBits(key); bits < auth.MinKeyBits {
+			return cli.UsageError{Msg: fmt.Sprintf("hash-key: the key can carry at most %.0f bits, under the %d an API key needs (32 hex digits, 22 characters of base64); make one with askonce hash-key --new %s", bits, auth.MinKeyBits, args[0])}
 		}
 	}
-	fmt.Fprintf(stdout, "%s %s\n", args[0], server.HashKey(key))
+	fmt.Fprintf(stdout, "%s %s\n", args[0], auth.HashKey(key))
 	return nil
 }
 
