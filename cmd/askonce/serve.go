@@ -20,6 +20,7 @@ import (
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/a2a"
 	"github.com/askonce/askonce/auth"
+	"github.com/askonce/askonce/cmd/askonce/internal/wiring"
 	"github.com/askonce/askonce/dispatch"
 	"github.com/askonce/askonce/internal/buildinfo"
 	"github.com/askonce/askonce/internal/cli"
@@ -218,7 +219,7 @@ func startServe(ctx context.Context, c *serveConfig, getenv func(string) string,
 		log.Info("tracing on: exporting spans as the OTEL_* variables say")
 	}
 
-	interp, err := cli.NewInterpreter(c.Interpreter, c.ProfileFiles, getenv)
+	interp, err := wiring.NewInterpreter(c.Interpreter, c.ProfileFiles, getenv)
 	if err != nil {
 		return nil, err
 	}
@@ -270,7 +271,7 @@ func startServe(ctx context.Context, c *serveConfig, getenv func(string) string,
 	// question notification inside the ask's, through the dispatcher,
 	// which needs the store: the hook joins them.
 	var hook dispatch.Hook
-	st, queue, err := cli.OpenStore(ctx, c.DB, cli.StoreHooks{Hook: &hook, Dispatch: builder != nil, Notify: notifier != nil || c.Notify.enabled() || c.A2APush, Log: log})
+	st, queue, err := wiring.OpenStore(ctx, c.DB, wiring.StoreHooks{Hook: &hook, Dispatch: builder != nil, Notify: notifier != nil || c.Notify.enabled() || c.A2APush, Log: log})
 	if err != nil {
 		return nil, err
 	}
@@ -357,7 +358,7 @@ func startServe(ctx context.Context, c *serveConfig, getenv func(string) string,
 	if keys == nil && !loopback(ln.Addr()) {
 		log.Warn("listening beyond loopback with no API keys: anyone who can reach this address can create and answer jobs; set --api-keys-file", "addr", boundAddr(c.Addr, ln.Addr()))
 	}
-	log.Info("askonce serving", "addr", boundAddr(c.Addr, ln.Addr()), "db", cli.ShownDB(c.DB), "interpreter", c.Interpreter, "builder", c.Builder, "publicURL", publicURL)
+	log.Info("askonce serving", "addr", boundAddr(c.Addr, ln.Addr()), "db", wiring.ShownDB(c.DB), "interpreter", c.Interpreter, "builder", c.Builder, "publicURL", publicURL)
 	base := listenURL(ln.Addr())
 	log.Info("open", "api", base+"/", "ui", base+"/ui", "mcp", base+"/mcp", "a2a", base+a2a.Path, "metrics", base+"/metrics")
 	return sv, nil
