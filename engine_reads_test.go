@@ -72,7 +72,7 @@ func TestAnswerToAJobThisEngineLeftPendingDoesNotReadItBack(t *testing.T) {
 			if j.Status != askonce.StatusPending {
 				t.Fatalf("created %s, want pending", j.Status)
 			}
-			got, err := e.Answer(ctx, "", j.ID, "hot")
+			got, _, err := e.Act(ctx, askonce.Act{Do: askonce.ActAnswer, ID: j.ID, Answer: askonce.TextAnswer("hot")})
 			if err != nil || got.Status != askonce.StatusSuccess {
 				t.Fatalf("answer: %v %v", err, got)
 			}
@@ -101,8 +101,14 @@ func TestRule2_AnswerToAJobMovedOnElsewhereIsDecidedByTheStoredJob(t *testing.T)
 			act    func(e *askonce.Engine, id string) (*askonce.Job, error)
 			status askonce.Status
 		}{
-			{"Cancelled", func(e *askonce.Engine, id string) (*askonce.Job, error) { return e.Cancel(ctx, "", id) }, askonce.StatusCancelled},
-			{"Answered", func(e *askonce.Engine, id string) (*askonce.Job, error) { return e.Answer(ctx, "", id, "frozen") }, askonce.StatusSuccess},
+			{"Cancelled", func(e *askonce.Engine, id string) (*askonce.Job, error) {
+				j, _, err := e.Act(ctx, askonce.Act{Do: askonce.ActCancel, ID: id})
+				return j, err
+			}, askonce.StatusCancelled},
+			{"Answered", func(e *askonce.Engine, id string) (*askonce.Job, error) {
+				j, _, err := e.Act(ctx, askonce.Act{Do: askonce.ActAnswer, ID: id, Answer: askonce.TextAnswer("frozen")})
+				return j, err
+			}, askonce.StatusSuccess},
 		} {
 			t.Run(p.name+"/"+other.name, func(t *testing.T) {
 				t.Parallel()
@@ -114,7 +120,7 @@ func TestRule2_AnswerToAJobMovedOnElsewhereIsDecidedByTheStoredJob(t *testing.T)
 				if err != nil || moved.Status != other.status {
 					t.Fatalf("other engine: %v %v", err, moved)
 				}
-				_, err = a.Answer(ctx, "", j.ID, "hot")
+				_, _, err = a.Act(ctx, askonce.Act{Do: askonce.ActAnswer, ID: j.ID, Answer: askonce.TextAnswer("hot")})
 				var ae *askonce.Error
 				if !asError(err, &ae) || ae.Code != askonce.ECONFLICT || ae.Job == nil || ae.Job.Status != other.status {
 					t.Fatalf("answer after the job moved on: %v, want a conflict carrying the %s job", err, other.status)
@@ -147,7 +153,7 @@ func TestActionOnTheJobInHand(t *testing.T) {
 		status askonce.Status
 	}{
 		{"Reply", func(e *askonce.Engine, j *askonce.Job) (*askonce.Job, error) {
-			next, run, err := e.StartReplyOn(ctx, j, askonce.Reply{Answer: askonce.TextAnswer("hot")})
+			next, run, err := e.Act(ctx, askonce.Act{Do: askonce.ActAnswer, Job: j, Answer: askonce.TextAnswer("hot"), Background: true})
 			if err != nil {
 				return nil, err
 			}
@@ -155,14 +161,17 @@ func TestActionOnTheJobInHand(t *testing.T) {
 			return next, nil
 		}, askonce.StatusPlanning},
 		{"Decline", func(e *askonce.Engine, j *askonce.Job) (*askonce.Job, error) {
-			next, run, err := e.StartDeclineOn(ctx, j)
+			next, run, err := e.Act(ctx, askonce.Act{Do: askonce.ActDecline, Job: j, Background: true})
 			if err != nil {
 				return nil, err
 			}
 			run.Wait(ctx)
 			return next, nil
 		}, askonce.StatusPlanning},
-		{"Cancel", func(e *askonce.Engine, j *askonce.Job) (*askonce.Job, error) { return e.CancelOn(ctx, j) }, askonce.StatusCancelled},
+		{"Cancel", func(e *askonce.Engine, j *askonce.Job) (*askonce.Job, error) {
+			j, _, err := e.Act(ctx, askonce.Act{Do: askonce.ActCancel, Job: j})
+			return j, err
+		}, askonce.StatusCancelled},
 	}
 	for _, a := range actions {
 		t.Run(a.name+"/IsNotReadAgain", func(t *testing.T) {
@@ -192,7 +201,7 @@ func TestActionOnTheJobInHand(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			moved, err := other.Cancel(ctx, "", j.ID)
+			moved, _, err := other.Act(ctx, askonce.Act{Do: askonce.ActCancel, ID: j.ID})
 			if err != nil {
 				t.Fatal(err)
 			}

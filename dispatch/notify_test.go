@@ -181,13 +181,13 @@ func TestQuestionNotificationsExactlyOnceAcrossRestart(t *testing.T) {
 				ClarificationStatus: askonce.ClarificationAnswered, At: now}
 			switch i % 3 {
 			case 0:
-				_, err = s.eng.Answer(ctx, "", j.ID, "yes")
+				_, _, err = s.eng.Act(ctx, askonce.Act{Do: askonce.ActAnswer, ID: j.ID, Answer: askonce.TextAnswer("yes")})
 				want.Source = askonce.SourceUser
 			case 1:
-				_, err = s.eng.Decline(ctx, "", j.ID)
+				_, _, err = s.eng.Act(ctx, askonce.Act{Do: askonce.ActDecline, ID: j.ID})
 				want.Source = askonce.SourceDefault
 			default:
-				_, err = s.eng.Cancel(ctx, "", j.ID)
+				_, _, err = s.eng.Act(ctx, askonce.Act{Do: askonce.ActCancel, ID: j.ID})
 				want.Status, want.ClarificationStatus = askonce.StatusCancelled, askonce.ClarificationAsked
 			}
 			if err != nil {

@@ -129,7 +129,7 @@ func (s *Server) answer(c *call) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	return s.planned(c)(s.engine.StartReply(c.ctx(), c.tenant, c.r.PathValue("id"), askonce.Reply{Answer: a, DontRemember: req.DontRemember}))
+	return s.planned(c)(s.engine.Act(c.ctx(), askonce.Act{Do: askonce.ActAnswer, Answer: a, DontRemember: req.DontRemember, TenantID: c.tenant, ID: c.r.PathValue("id"), Background: true}))
 }
 
 // planned renders the outcome of an answer or a decline: 200 with the job
@@ -170,7 +170,7 @@ func (s *Server) cancel(c *call) (int, any, error) {
 	if err := decode(c.body, &api.EmptyRequest{}, true); err != nil {
 		return 0, nil, err
 	}
-	j, err := s.engine.Cancel(c.ctx(), c.tenant, c.r.PathValue("id"))
+	j, _, err := s.engine.Act(c.ctx(), askonce.Act{Do: askonce.ActCancel, TenantID: c.tenant, ID: c.r.PathValue("id")})
 	if err != nil {
 		return 0, nil, err
 	}
@@ -181,7 +181,7 @@ func (s *Server) decline(c *call) (int, any, error) {
 	if err := decode(c.body, &api.EmptyRequest{}, true); err != nil {
 		return 0, nil, err
 	}
-	return s.planned(c)(s.engine.StartDecline(c.ctx(), c.tenant, c.r.PathValue("id")))
+	return s.planned(c)(s.engine.Act(c.ctx(), askonce.Act{Do: askonce.ActDecline, TenantID: c.tenant, ID: c.r.PathValue("id"), Background: true}))
 }
 
 func (s *Server) report(c *call) (int, any, error) {

@@ -121,7 +121,7 @@
 // # Planning outlives the request
 //
 // POST /jobs, /jobs/{id}/clarification and /jobs/{id}/decline start
-// planning (Engine.Start, StartAnswer, StartDecline), which goes on in the
+// planning (Engine.Start, and Engine.Act in the background), which goes on in the
 // background whatever happens to the request. With "Prefer:
 // respond-async" (RFC 7240) they answer 202 Accepted at once with the job
 // as committed (status planning) and "Location: /jobs/{id}"; "Prefer:

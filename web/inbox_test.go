@@ -375,7 +375,7 @@ func testInboxJobPageShowsQuestionAttemptsEventsAndPlanTree(t *testing.T) {
 			t.Errorf("pending job page lacks option %q", o)
 		}
 	}
-	answered, err := s.engine.Answer(context.Background(), "", j.ID, j.Question.Options[0])
+	answered, _, err := s.engine.Act(context.Background(), askonce.Act{Do: askonce.ActAnswer, ID: j.ID, Answer: askonce.TextAnswer(j.Question.Options[0])})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -435,7 +435,7 @@ func testInboxUpdatesStateChangesWhenAQuestionArrives(t *testing.T) {
 		t.Fatalf("a new pending question left the state at %s", after)
 	}
 	jobBefore := state("/ui/updates?job=" + j.ID)
-	if _, err := s.engine.Cancel(context.Background(), "", j.ID); err != nil {
+	if _, _, err := s.engine.Act(context.Background(), askonce.Act{Do: askonce.ActCancel, ID: j.ID}); err != nil {
 		t.Fatal(err)
 	}
 	if after := state("/ui/updates?job=" + j.ID); after == jobBefore {
