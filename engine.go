@@ -27,7 +27,9 @@ const (
 // Engine runs the protocol: it drives Step against a Store and an
 // Interpreter. One planning loop serves create, answer, fallback and crash
 // recovery; for a fast interpreter (Fast) it runs before the change it
-// follows is written, and the change commits with its outcome. The zero value of every setting works; Store is required, and
+// follows is written, and the change commits with its outcome. A
+// person's acts on a job (answer, decline, cancel) all come through Act.
+// The zero value of every setting works; Store is required, and
 // Interpreter is required for managed jobs.
 //
 // An Engine is safe for concurrent use: every state change is a
