@@ -42,10 +42,15 @@ func (r *Run) Wait(ctx context.Context) bool {
 
 // finished returns a Run that has already ended with j.
 func finished(j *Job, err error) *Run {
-	r := &Run{done: make(chan struct{}), job: j, err: err}
-	close(r.done)
-	return r
+	return &Run{done: closed, job: j, err: err}
 }
+
+// closed is the Done of every Run that has ended before it was returned.
+var closed = func() chan struct{} {
+	c := make(chan struct{})
+	close(c)
+	return c
+}()
 
 // Start persists a new job, like Create, and plans it in the background.
 // It returns the stored job (status planning in managed mode) as soon as

@@ -333,7 +333,11 @@ func (c *Change) add(cur *Job, fx *Effects, attempts []Attempt) {
 	for _, a := range attempts {
 		c.Events = append(c.Events, attemptEvent(cur, a))
 	}
-	c.Attempts = append(c.Attempts, attempts...)
+	if c.Attempts == nil {
+		c.Attempts = attempts // appending to it later leaves its elements alone
+	} else {
+		c.Attempts = append(c.Attempts, attempts...)
+	}
 	c.Events = append(c.Events, fx.Events...)
 	if fx.History != nil {
 		c.History = fx.History
