@@ -75,7 +75,7 @@ func TestStartRejectsInvalidRequestsAtOnceAndStoresNothing(t *testing.T) {
 	}
 }
 
-func TestStartAnswerCommitsTheAnswerThenPlansInTheBackground(t *testing.T) {
+func TestActInTheBackgroundCommitsTheAnswerThenPlans(t *testing.T) {
 	release := make(chan struct{})
 	e := newEngine(t, scripted(reply(askTemp, u1), blocked(release, planRaw)))
 	j := create(t, e, "hot frozen cheese")
@@ -87,7 +87,7 @@ func TestStartAnswerCommitsTheAnswerThenPlansInTheBackground(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got.Status != askonce.StatusPlanning || got.ClarificationStatus != askonce.ClarificationAnswered || got.Answer.String() != "hot" {
-		t.Fatalf("StartAnswer returned %s/%s answer %q; want planning/answered hot", got.Status, got.ClarificationStatus, got.Answer)
+		t.Fatalf("the background answer returned %s/%s answer %q; want planning/answered hot", got.Status, got.ClarificationStatus, got.Answer)
 	}
 	if _, _, err := e.Act(ctx, askonce.Act{Do: askonce.ActAnswer, TenantID: j.TenantID, ID: j.ID, Answer: askonce.TextAnswer("frozen"), Background: true}); askonce.ErrorCode(err) != askonce.ECONFLICT {
 		t.Fatalf("second answer while planning: %v, want ECONFLICT", err)

@@ -269,7 +269,7 @@ func TestRule13_FastPathCrashBeforeTheCommitAcknowledgesNothing(t *testing.T) {
 	}
 }
 
-// Start, StartAnswer and the answer link with a fast interpreter have
+// Start, an Act in the background and the answer link with a fast interpreter have
 // nothing to run in the background: the returned job is the outcome, as
 // stored, and the Run has ended with it.
 func TestFastPathStartsEndAtOnce(t *testing.T) {

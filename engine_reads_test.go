@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/internal/storecount"
 )
 
 // readCounter is a Store that counts its GetJob and LookupHistory calls.
@@ -216,6 +217,65 @@ func TestActionOnTheJobInHand(t *testing.T) {
 			}
 			if stored.Version != moved.Version {
 				t.Errorf("stored version %d, want %d", stored.Version, moved.Version)
+			}
+		})
+	}
+}
+
+// An act that is not answer, decline or cancel is refused before
+// anything is read or written.
+func TestActOfAnUnknownKindIsInvalidAndChangesNothing(t *testing.T) {
+	t.Parallel()
+	st, e := countingEngine(t, false)
+	j := create(t, e, "hot frozen cheese")
+	st.reads.Store(0)
+	for _, do := range []askonce.ActKind{"", "approve"} {
+		_, _, err := e.Act(ctx, askonce.Act{Do: do, ID: j.ID, Answer: askonce.TextAnswer("hot")})
+		if askonce.ErrorCode(err) != askonce.EINVALID {
+			t.Errorf("act %q: %v, want EINVALID", do, err)
+		}
+	}
+	if n := st.reads.Load(); n != 0 {
+		t.Errorf("the refused acts read the job %d times", n)
+	}
+	stored, err := e.Get(ctx, "", j.ID)
+	if err != nil || stored.Version != j.Version || stored.Status != askonce.StatusPending {
+		t.Fatalf("job after the refused acts: %v %v; want it pending at version %d", stored, err, j.Version)
+	}
+}
+
+// Act's three targets each read the job at most once: a job in hand not
+// at all, an answer link's token once (its lookup), and an id once when
+// this engine did not leave the job pending itself.
+func TestJobReadOnce_EachTargetOfAnAct(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name   string
+		target func(e *askonce.Engine, j *askonce.Job) askonce.Act
+		reads  int64
+	}{
+		{"Job", func(_ *askonce.Engine, j *askonce.Job) askonce.Act { return askonce.Act{Job: j} }, 0},
+		{"Token", func(e *askonce.Engine, j *askonce.Job) askonce.Act { return askonce.Act{Token: e.AnswerToken(j)} }, 1},
+		{"ID", func(_ *askonce.Engine, j *askonce.Job) askonce.Act { return askonce.Act{TenantID: j.TenantID, ID: j.ID} }, 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			st := storecount.Open(t)
+			other := &askonce.Engine{Store: st, Interpreter: rulesInterpreter(t), LinkSecret: st.LinkSecret()}
+			j := create(t, other, "hot frozen cheese")
+			e := &askonce.Engine{Store: st, Interpreter: rulesInterpreter(t), LinkSecret: st.LinkSecret()}
+			st.Reset()
+			a := c.target(e, j)
+			a.Do, a.Answer = askonce.ActAnswer, askonce.TextAnswer("hot")
+			got, run, err := e.Act(ctx, a)
+			if err != nil || got.Status != askonce.StatusSuccess {
+				t.Fatalf("act on a %s: %v %v; want success", c.name, got, err)
+			}
+			if done, _ := run.Result(); done != got {
+				t.Errorf("the Run of a synchronous act ended with %v, want the job returned", done)
+			}
+			if n := st.Jobs(); n != c.reads {
+				t.Errorf("the act on a %s read the job %d times; want %d", c.name, n, c.reads)
 			}
 		})
 	}
