@@ -256,7 +256,9 @@ func TestJobReadOnce_EachTargetOfAnAct(t *testing.T) {
 	}{
 		{"Job", func(_ *askonce.Engine, j *askonce.Job) askonce.Act { return askonce.Act{Job: j} }, 0},
 		{"Token", func(e *askonce.Engine, j *askonce.Job) askonce.Act { return askonce.Act{Token: e.AnswerToken(j)} }, 1},
-		{"ID", func(_ *askonce.Engine, j *askonce.Job) askonce.Act { return askonce.Act{TenantID: j.TenantID, ID: j.ID} }, 1},
+		{"ID", func(_ *askonce.Engine, j *askonce.Job) askonce.Act {
+			return askonce.Act{TenantID: j.TenantID, ID: j.ID}
+		}, 1},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -279,4 +281,56 @@ func TestJobReadOnce_EachTargetOfAnAct(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A gate report given the job in hand (as an answer just left it) is
+// applied to it: the store is not asked for the job. A job that moved on
+// since it was read is decided by the stored job: the report answers
+// what the stored job says.
+func TestReportOnTheJobInHand(t *testing.T) {
+	t.Parallel()
+	q := askonce.Question{Type: askonce.QuestionSelectOne, Text: "Hot or frozen?", Options: []string{"hot", "frozen"}}
+	asked := func(t *testing.T, e *askonce.Engine) *askonce.Job {
+		t.Helper()
+		j, err := e.Create(ctx, askonce.CreateRequest{Goal: "hot frozen cheese", Mode: askonce.ModeGate})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rr, err := e.Report(ctx, "", j.ID, askonce.Report{Question: &q})
+		if err != nil || rr.Action != askonce.ActionAsk {
+			t.Fatalf("first report: %v %v; want ask", rr, err)
+		}
+		return rr.Job
+	}
+	t.Run("IsNotReadAgain", func(t *testing.T) {
+		t.Parallel()
+		st := storecount.Open(t)
+		e := &askonce.Engine{Store: st}
+		j := asked(t, e)
+		answered, _, err := e.Act(ctx, askonce.Act{Do: askonce.ActAnswer, Job: j, Answer: askonce.AnswerOf(askonce.OptionValue("hot"))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		st.Reset()
+		rr, err := e.Report(ctx, "", j.ID, askonce.Report{Question: &q, Job: answered})
+		if err != nil || rr.Action != askonce.ActionResume || rr.Answer != "hot" {
+			t.Fatalf("report after the answer: %+v %v; want resume with hot", rr, err)
+		}
+		if n := st.Jobs(); n != 0 {
+			t.Errorf("the report read the job %d times; want 0", n)
+		}
+	})
+	t.Run("MovedOnSinceReadIsDecidedByTheStoredJob", func(t *testing.T) {
+		t.Parallel()
+		st := storecount.Open(t)
+		e := &askonce.Engine{Store: st}
+		held := asked(t, e)
+		if _, _, err := e.Act(ctx, askonce.Act{Do: askonce.ActAnswer, ID: held.ID, Answer: askonce.AnswerOf(askonce.OptionValue("frozen"))}); err != nil {
+			t.Fatal(err)
+		}
+		rr, err := e.Report(ctx, "", held.ID, askonce.Report{Question: &q, Job: held})
+		if err != nil || rr.Action != askonce.ActionResume || rr.Answer != "frozen" {
+			t.Fatalf("report on the job as read before the answer: %+v %v; want resume with frozen", rr, err)
+		}
+	})
 }

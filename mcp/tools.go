@@ -278,7 +278,7 @@ func (s *srv) askFirst(ctx context.Context, req *sdk.CallToolRequest, tenant str
 	if _, told := s.proceeded.Load(j.ID); told || capped(j) {
 		return s.askOut(&askonce.ReportResult{Action: askonce.ActionProceed, Directive: askonce.FallbackDirective, Default: q.Default, Job: j})
 	}
-	rr, err := s.b.Report(ctx, tenant, j.ID, askonce.Report{Question: &q})
+	rr, err := s.b.Report(ctx, tenant, j.ID, askonce.Report{Question: &q, Job: j})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -412,7 +412,7 @@ func (s *srv) askResume(ctx context.Context, req *sdk.CallToolRequest, tenant st
 	if j.Status.Terminal() {
 		return s.askOut(&askonce.ReportResult{Action: askonce.ActionFail, Job: j})
 	}
-	rr, err := s.b.Report(ctx, tenant, j.ID, askonce.Report{Question: &q})
+	rr, err := s.b.Report(ctx, tenant, j.ID, askonce.Report{Question: &q, Job: j})
 	if err != nil {
 		return nil, nil, err
 	}
