@@ -218,7 +218,7 @@ func sameObject(in *input, a, b int, process map[int]bool) bool {
 			joined = true
 		}
 		switch {
-		case t.e.has(fOr) || t.e.has(fPrep) && !t.e.has(fCue), joined && (t.e.has(fDet) || vocab.has("jaTopicParticles", t.Text)):
+		case t.e.has(fOr) || preposition(toks, k), joined && (t.e.has(fDet) || vocab.has("jaTopicParticles", t.Text)):
 			return false
 		case content(t) && (t.e == nil || len(t.e.sides) == 0):
 			other = true
@@ -291,6 +291,9 @@ func thingOf(in *input, k int) (int, int) {
 		return -1
 	}
 	for j := k - 1; j >= 0 && toks[j].Clause == toks[k].Clause; j-- {
+		if preposition(toks, j) {
+			break // "copy the public key to the private server": the server
+		}
 		if toks[j].e.has(fCue) && !side(j) {
 			return before(j - 1), describedBy // "that freezes", "which is hot"
 		}
@@ -298,12 +301,12 @@ func thingOf(in *input, k int) (int, int) {
 			break
 		}
 	}
-	for j := k + 1; j < len(toks) && toks[j].Clause == toks[k].Clause && !in.verbs[j]; j++ {
+	for j := k + 1; j < len(toks) && toks[j].Clause == toks[k].Clause && (!in.verbs[j] || side(j)); j++ { // "public and private repos": no command starts at private
 		if toks[j].e.has(fPrep) && !side(j) {
 			break
 		}
-		if noun(j) {
-			return j, attributive
+		if noun(j) || vocab.has("placeholders", wordKey(toks[j].Text)) && toks[j].Text != "it" {
+			return j, attributive // "call public ones": ones, a thing of its own
 		}
 	}
 	j := before(k - 1)
@@ -311,6 +314,19 @@ func thingOf(in *input, k int) (int, int) {
 		return before(j - 2), describedBy // the verb of "that runs daily"
 	}
 	return j, predicative
+}
+
+// preposition reports whether toks[k] is a preposition here: a word
+// that is only one, or one that is also a functional cue before a
+// determiner or a side word ("to the server", "change it to weekly";
+// "to" before a verb is a cue: "to make").
+func preposition(toks []token, k int) bool {
+	t := &toks[k]
+	if !t.e.has(fPrep) || k+1 >= len(toks) && t.e.has(fCue) {
+		return false
+	}
+	next := &toks[min(k+1, len(toks)-1)]
+	return !t.e.has(fCue) || next.e.has(fDet) || next.e != nil && len(next.e.sides) > 0
 }
 
 // lastCue is the index of the functional cue that governs toks[i].
