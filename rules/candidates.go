@@ -120,7 +120,32 @@ func headMatch(key string, n name) bool {
 
 // hasAll reports whether n holds every word of keys.
 func (n name) hasAll(keys []string) bool {
-	return !slices.ContainsFunc(keys, func(k string) bool { return !slices.Contains(n.words, k) })
+	return !slices.ContainsFunc(keys, func(k string) bool { return !n.holds(k) })
+}
+
+// holds reports whether n holds the word key in one of its forms: "can"
+// and "canned", "large" and "larger", "wood" and "wooden" are one word.
+func (n name) holds(key string) bool {
+	return slices.ContainsFunc(n.words, func(w string) bool { return w == key || stem(w) == stem(key) })
+}
+
+// stem is an English word without the ending of a participle, a
+// comparative or a material (-ed, -er, -est, -en), a doubled consonant
+// before it and a final e: "canned" and "can" are "can", "larger" and
+// "large" are "larg".
+func stem(w string) string {
+	if lex.IsJapanese(w) {
+		return w
+	}
+	for _, end := range []string{"est", "er", "ed", "en"} {
+		if n := len(w) - len(end); n > 2 && strings.HasSuffix(w, end) {
+			if w = w[:n]; w[n-1] == w[n-2] {
+				w = w[:n-1]
+			}
+			break
+		}
+	}
+	return strings.TrimSuffix(w, "e")
 }
 
 // findReference reads the reference whose head is goal token i: the
@@ -155,7 +180,7 @@ func findReference(in *input, ns *nameSet, i int) (reference, bool) {
 		m := wordKey(toks[k].Text)
 		n := 0
 		for _, f := range fit {
-			if slices.Contains(f.words, m) {
+			if f.holds(m) {
 				n++
 			}
 		}
@@ -164,7 +189,7 @@ func findReference(in *input, ns *nameSet, i int) (reference, bool) {
 	// The words the head's own phrase states: the run before it that the
 	// candidates hold ("black pepper"), and, further back to its
 	// determiner, verb or preposition, any word that tells them apart
-	// ("the glass oven-safe dish": glass).
+	// ("the glass oven-safe dish": glass; "the can of peaches": can).
 	t0 := i
 	for t0 > 0 && toks[t0-1].Clause == t.Clause && !verbs[t0-1] {
 		if some, _ := held(t0 - 1); !some {
@@ -173,8 +198,15 @@ func findReference(in *input, ns *nameSet, i int) (reference, bool) {
 		t0--
 	}
 	s := t0
-	for s > 0 && toks[s-1].Clause == t.Clause && !verbs[s-1] && optionWord(&toks[s-1]) && !toks[s-1].code {
-		s--
+	for s > 0 && toks[s-1].Clause == t.Clause && !verbs[s-1] && !toks[s-1].code {
+		if optionWord(&toks[s-1]) {
+			s--
+			continue
+		}
+		if some, all := held(max(s-2, 0)); toks[s-1].Text != "of" || s < 2 || !some || all {
+			break
+		}
+		s -= 2 // "the can of peaches": can
 	}
 	var mods []string
 	stated := false

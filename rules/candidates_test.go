@@ -92,7 +92,8 @@ func TestCandidatesAskOnlyWhenAReferenceFitsTwoOrMore(t *testing.T) {
 // A bare noun the goal's own words settle is no question: an attribute
 // its phrase states ("the glass oven-safe dish"), a quantifier past a
 // measure ("both kinds of bread"), or the thing it is part of ("the
-// juice from the canned peaches"). A multi-word candidate's head is a
+// juice from the canned peaches"), in any of its forms ("the peaches from
+// the can": canned). A multi-word candidate's head is a
 // mention even when the words are an idiom ("ice cream").
 func TestCandidatesAskOnlyWhenTheGoalsWordsLeaveTwoOpen(t *testing.T) {
 	t.Parallel()
@@ -115,6 +116,15 @@ func TestCandidatesAskOnlyWhenTheGoalsWordsLeaveTwoOpen(t *testing.T) {
 		{goal: "bring the mug that is blue", cands: []string{"red mug", "blue mug"}},
 		{goal: "rinse the red mug, then dry the other mug", cands: []string{"red mug", "blue mug"}},
 		{goal: "dry the other mug", cands: []string{"red mug", "blue mug"}, options: asks("red mug", "blue mug")},
+		// A word the goal states in another form of a candidate's word
+		// ("can" and "canned", "larger" and "large", "wood" and
+		// "wooden"), and a container named with "of" ("the can of peaches").
+		{goal: "use the peaches from the can", cands: []string{"canned peaches", "fresh peaches"}},
+		{goal: "open the can of peaches and drain them", cands: []string{"canned peaches", "fresh peaches"}},
+		{goal: "open the peaches", cands: []string{"canned peaches", "fresh peaches"}, options: asks("canned peaches", "fresh peaches")},
+		{goal: "boil the water in the larger pot", cands: []string{"large pot", "small pot"}},
+		{goal: "stir it with the wood spoon", cands: []string{"wooden spoon", "metal spoon"}},
+		{goal: "add a cup of rice to the pot", cands: []string{"white rice", "brown rice", "pot"}, options: asks("white rice", "brown rice")},
 	})
 }
 
