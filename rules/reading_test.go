@@ -39,6 +39,14 @@ func TestRule16_CodeBlockIsOnePartOfTheStepThatIntroducesIt(t *testing.T) {
 		{"code alone is one step", "```\nmake release\n```\n\n    make notes\n", []string{"```\nmake release\n```\n\n    make notes"}},
 		{"indented under a sentence", "Replace the config with\n    port: 8080\n    host: example.com\nand restart.",
 			[]string{"Replace the config with\n    port: 8080\n    host: example.com", "and restart."}},
+		{"a list whose first item is code", "Add these lines to requirements.txt:\n  - flask==3.0\n  - gunicorn\nThen reinstall.",
+			[]string{"Add these lines to requirements.txt:\n  - flask==3.0\n  - gunicorn", "Then reinstall."}},
+		{"key: value lines under a colon", "In config.yaml set:\n  cache: true\n  mode: fast\n\nRestart the app.",
+			[]string{"In config.yaml set:\n  cache: true\n  mode: fast", "Restart the app."}},
+		{"instructions with upper-case keywords", "Update the Dockerfile:\nFROM golang:1.22 AS build\nRUN go build -o /app\nFROM scratch\nCOPY --from=build /app /app",
+			[]string{"Update the Dockerfile:\nFROM golang:1.22 AS build\nRUN go build -o /app\nFROM scratch\nCOPY --from=build /app /app"}},
+		{"a heading with a colon still introduces a list", "Checklist:\n- cache: warm\n- tag v2",
+			[]string{"Checklist:", "cache: warm", "tag v2"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

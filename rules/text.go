@@ -301,7 +301,9 @@ type block struct {
 //     prose outside a list (written under a sentence, it is shown, not
 //     said), or continues a code block;
 //   - a line with no prose word ("{", `"port": 8080,`, "</div>") is
-//     code too;
+//     code too, and so, under a line ending in a colon or going on with
+//     code, is a `key: value` line or an instruction ("RUN make"); a
+//     list whose first item is such code is code to its last item;
 //   - a list marker ("1.", "2)", "-", "*", "+", "•") opens an item; the
 //     lines after it continue it, up to a blank line, and after a blank
 //     line the indented ones still do;
@@ -314,6 +316,7 @@ func blocks(src string) []block {
 	fence := ""     // the open fence's mark, or ""
 	blank := true   // a blank line (or the start) comes before this line
 	inList := false // the prose before is a list's
+	codeItems := false // the code block opened as a list item
 	for pos := 0; pos < len(src); {
 		end := strings.IndexByte(src[pos:], '\n')
 		if end < 0 {
@@ -347,10 +350,11 @@ func blocks(src string) []block {
 			extend()
 		case indented(line) && last >= 0 && out[last].kind == proseBlock && !inList:
 			out = append(out, block{kind: codeBlock, start: at, end: lineEnd})
-		case last >= 0 && out[last].kind == codeBlock && codeLine(body, true):
+		case last >= 0 && out[last].kind == codeBlock && (codeLine(body, true) || codeItems && listMarker(line) >= 0):
 			extend()
-		case !inList && codeLine(body, false):
+		case !inList && codeLine(body, last >= 0 && out[last].kind == proseBlock && strings.HasSuffix(src[out[last].start:out[last].end], ":")):
 			out = append(out, block{kind: codeBlock, start: at, end: lineEnd})
+			codeItems = listMarker(line) >= 0 // "  - flask==3.0": the list's other items are code too
 		case listMarker(line) >= 0:
 			m := pos + listMarker(line)
 			out = append(out, block{kind: itemBlock, start: m, end: max(m, lineEnd)})
@@ -369,23 +373,35 @@ func blocks(src string) []block {
 	return out
 }
 
-// codeLine reports whether a line holds no prose word: each of its words
-// is code-like, quoted or without a letter, and, unless it goes on with
-// code, one is punctuation a sentence does not write alone ({ } [ ] < >
-// = ;).
+// codeLine reports whether a line is code: it holds no prose word (each
+// of its words is code-like, quoted or without a letter, and, unless it
+// goes on with code or a line ending in a colon introduces it, one is
+// punctuation a sentence does not write alone: { } [ ] < > = ;). Going on
+// or so introduced, a `key: value` line ("cache: true") and an
+// instruction that opens with an upper-case keyword and holds code or
+// one word more ("FROM golang:1.22 AS build", "RUN make") are code too.
 func codeLine(body string, goesOn bool) bool {
 	words := strings.Fields(body)
-	if len(words) == 0 || !goesOn && !strings.ContainsAny(body, "{}[]<>=;") {
+	if len(words) == 0 {
 		return false
 	}
-	for _, w := range words {
+	code := func(w string) bool {
 		s, e := coreOf(w, 0, len(w))
 		literal := slices.Contains([]string{"true", "false", "null"}, w[s:e]) // JSON's words
-		if strings.IndexFunc(w, unicode.IsLetter) >= 0 && !codeLike(w[s:e]) && !literal && !strings.ContainsRune(`"'`, rune(w[0])) {
-			return false
-		}
+		return strings.IndexFunc(w, unicode.IsLetter) < 0 || codeLike(w[s:e]) || literal || strings.ContainsRune(`"'`, rune(w[0]))
 	}
-	return true
+	if goesOn {
+		key := strings.TrimSuffix(words[0], ":")
+		switch {
+		case len(words) <= 2 && key != words[0] && codeLike(key+"_"):
+			return true // a mapping
+		case len(words[0]) > 1 && strings.Trim(words[0], "ABCDEFGHIJKLMNOPQRSTUVWXYZ") == "" && (len(words) == 2 || slices.ContainsFunc(words[1:], code)):
+			return true // an instruction
+		}
+	} else if !strings.ContainsAny(body, "{}[]<>=;") {
+		return false
+	}
+	return !slices.ContainsFunc(words, func(w string) bool { return !code(w) })
 }
 
 // openFence is the fence that body opens (a run of three or more
