@@ -313,9 +313,9 @@ type block struct {
 // one.
 func blocks(src string) []block {
 	var out []block
-	fence := ""     // the open fence's mark, or ""
-	blank := true   // a blank line (or the start) comes before this line
-	inList := false // the prose before is a list's
+	fence := ""        // the open fence's mark, or ""
+	blank := true      // a blank line (or the start) comes before this line
+	inList := false    // the prose before is a list's
 	codeItems := false // the code block opened as a list item
 	for pos := 0; pos < len(src); {
 		end := strings.IndexByte(src[pos:], '\n')
