@@ -217,9 +217,16 @@ func findReference(in *input, ns *nameSet, i int) (reference, bool) {
 		}
 	}
 	// After it, what "for", "of", "from" or "that is" states of it ("the
-	// knife for the bread", "the mug that is blue").
+	// knife for the bread", "the mug that is blue"), and any preposition
+	// after a thing that is itself a preposition's object ("on the table
+	// in the dining room": where the table is, not where to put it).
 	after := false
-	if j := i + 1; j < len(toks) && toks[j].Clause == t.Clause && (vocab.has("attributePrepositions", toks[j].Text) || toks[j].e.has(fCue) && !toks[j].e.has(fPrep)) {
+	pp := s - 1
+	for pp >= 0 && toks[pp].e.has(fDet) {
+		pp--
+	}
+	inPP := pp >= 0 && pp < s-1 && toks[pp].Clause == t.Clause && toks[pp].e.has(fPrep) && !(pp > 0 && verbs[pp-1]) // "turn on the lamp": a particle
+	if j := i + 1; j < len(toks) && toks[j].Clause == t.Clause && (vocab.has("attributePrepositions", toks[j].Text) || toks[j].e.has(fCue) && !toks[j].e.has(fPrep) || inPP && toks[j].e.has(fPrep)) {
 		for k := j + 1; k < len(toks) && toks[k].Clause == t.Clause && !verbs[k] && !toks[k].e.has(fConj|fPrep|fStepSep); k++ {
 			if some, all := held(k); some && !all {
 				mods = append(mods, wordKey(toks[k].Text))
@@ -623,7 +630,7 @@ func partialMentions(in *input, ns *nameSet, full []fullMention) []fullMention {
 		if len(ns.byHead[key]) > 0 {
 			continue // a head: a bare mention
 		}
-		if holders := ns.byWord[key]; len(holders) == 1 {
+		if holders := ns.byWord[key]; len(holders) == 1 && !vocab.has("places", t.Text) { // "the kitchen" is the room, not the kitchen table
 			out = append(out, fullMention{t0: i, t1: i + 1, name: holders[0].display})
 		}
 	}

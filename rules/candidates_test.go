@@ -125,6 +125,12 @@ func TestCandidatesAskOnlyWhenTheGoalsWordsLeaveTwoOpen(t *testing.T) {
 		{goal: "boil the water in the larger pot", cands: []string{"large pot", "small pot"}},
 		{goal: "stir it with the wood spoon", cands: []string{"wooden spoon", "metal spoon"}},
 		{goal: "add a cup of rice to the pot", cands: []string{"white rice", "brown rice", "pot"}, options: asks("white rice", "brown rice")},
+		// Where a preposition's object is, stated after it ("on the table
+		// in the dining room"), but not where a thing is put or a verb's
+		// particle ("turn on the lamp on the desk").
+		{goal: "put the mug on the table in the dining room", cands: []string{"DiningTable", "SideTable", "Mug"}},
+		{goal: "put the lamp on the desk", cands: []string{"DeskLamp", "FloorLamp", "Desk"}, options: asks("DeskLamp", "FloorLamp")},
+		{goal: "turn on the lamp on the desk", cands: []string{"DeskLamp", "FloorLamp", "Desk"}, options: asks("DeskLamp", "FloorLamp")},
 	})
 }
 

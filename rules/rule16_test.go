@@ -101,6 +101,8 @@ func TestRule16_PlansQuoteTheUser(t *testing.T) {
 		{goal: "Take the butter out of the fridge and close it.", cands: []string{"butter", "fridge"},
 			tasks: []string{"Take the butter out of the fridge and close it."}, binds: []string{"butter=butter@t1", "fridge=fridge@t1"}},
 		{goal: "Take out the cheddar.", cands: []string{"cheddar cheese", "brie cheese"}, tasks: []string{"Take out the cheddar."}, binds: []string{"cheddar=cheddar cheese@t1"}},
+		{goal: "Take the mug from the table in the kitchen.", cands: []string{"KitchenTable", "PatioTable", "Mug"},
+			tasks: []string{"Take the mug from the table in the kitchen."}, binds: []string{"mug=Mug@t1", "table=KitchenTable@t1"}}, // the kitchen is the room
 		{goal: "Microwave the soup.", cands: []string{"microwave", "soup"}, tasks: []string{"Microwave the soup."}, binds: []string{"soup=soup@t1"}},
 		{goal: "Put away:\n- eggs in the fridge\n- rice in the pantry", cands: []string{"eggs", "rice", "fridge", "pantry"},
 			tasks: []string{"Put away:", "eggs in the fridge", "rice in the pantry"}, binds: []string{"eggs=eggs@t2", "fridge=fridge@t2", "rice=rice@t3", "pantry=pantry@t3"}},
