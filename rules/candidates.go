@@ -173,7 +173,10 @@ func findReference(in *input, ns *nameSet, i int) (reference, bool) {
 			}
 		}
 	}
-	if len(fit) == 0 || partOfPhrase(in, i) || negatedClause(toks, i) || in.c.asksAgent(in.goal, toks, i) {
+	if len(fit) == 0 {
+		return partialReference(in, ns, i)
+	}
+	if partOfPhrase(in, i) || negatedClause(toks, i) || in.c.asksAgent(in.goal, toks, i) {
 		return reference{}, false
 	}
 	held := func(k int) (some, all bool) { // whether some, and all, of fit hold toks[k]
@@ -276,6 +279,25 @@ func findReference(in *input, ns *nameSet, i int) (reference, bool) {
 	return ref, true
 }
 
+// partialReference reads goal token i, a word no candidate has as its
+// head, as a mention of the one candidate that holds it when it ends its
+// noun phrase after a determiner ("take out the cheddar" with cheddar
+// cheese and brie cheese; "the red one"): the goal names that candidate
+// by the attribute that tells it apart. A place word names the place
+// ("the kitchen" is the room, not the kitchen table).
+func partialReference(in *input, ns *nameSet, i int) (reference, bool) {
+	toks := in.gt
+	t := &toks[i]
+	holders := ns.byWord[wordKey(t.Text)]
+	switch {
+	case i == 0 || len(holders) != 1 || vocab.has("places", t.Text) || !content(t) || toks[i-1].Clause != t.Clause || !toks[i-1].e.has(fDet) || vocab.has("indefinite", toks[i-1].Text):
+		return reference{}, false
+	case i+1 < len(toks) && toks[i+1].Clause == t.Clause && content(&toks[i+1]) && !toks[i+1].e.has(fPlaceholder) && !in.verbs[i+1]:
+		return reference{}, false // "the red wine": the word does not end its phrase
+	}
+	return reference{t0: i, t1: i + 1, options: []string{holders[0].display}, chosen: 0}, true
+}
+
 // quantified reports whether the reference toks[t0:i+1] follows a
 // universal quantifier, with only determiners and "of" between ("all of
 // the rice"); in Japanese, whether one stands anywhere in its clause.
@@ -324,7 +346,7 @@ func detectCandidates(in *input) references {
 	ns := newNameSet(in.cands)
 	full := fullMentions(in, ns)
 	covered := make([]bool, len(in.gt))
-	for _, m := range append(partialMentions(in, ns, full), full...) {
+	for _, m := range full {
 		for k := m.t0; k < m.t1; k++ {
 			covered[k] = true
 		}
@@ -598,40 +620,6 @@ func fullMentions(in *input, ns *nameSet) []fullMention {
 		if best.t0 >= 0 {
 			out = append(out, best)
 			i = best.t1 - 1
-		}
-	}
-	return out
-}
-
-// partialMentions are the words after a determiner that end their noun
-// phrase and that one candidate alone holds, not as its head ("take out
-// the cheddar" with cheddar cheese and brie cheese; "the red one"): the
-// goal names that candidate by the attribute that tells it apart, and
-// the mention binds it (a later bare noun is not read by it). Tokens of
-// full mentions are not read again.
-func partialMentions(in *input, ns *nameSet, full []fullMention) []fullMention {
-	toks := in.gt
-	covered := make([]bool, len(toks))
-	for _, m := range full {
-		for k := m.t0; k < m.t1; k++ {
-			covered[k] = true
-		}
-	}
-	var out []fullMention
-	for i := 1; i < len(toks); i++ {
-		t := &toks[i]
-		if covered[i] || in.verbs[i] || t.code || t.quoted || !content(t) || toks[i-1].Clause != t.Clause || !toks[i-1].e.has(fDet) || vocab.has("indefinite", toks[i-1].Text) {
-			continue
-		}
-		if i+1 < len(toks) && toks[i+1].Clause == t.Clause && content(&toks[i+1]) && !toks[i+1].e.has(fPlaceholder) && !in.verbs[i+1] {
-			continue // "the red wine": the word does not end its phrase
-		}
-		key := wordKey(t.Text)
-		if len(ns.byHead[key]) > 0 {
-			continue // a head: a bare mention
-		}
-		if holders := ns.byWord[key]; len(holders) == 1 && !vocab.has("places", t.Text) { // "the kitchen" is the room, not the kitchen table
-			out = append(out, fullMention{t0: i, t1: i + 1, name: holders[0].display})
 		}
 	}
 	return out
