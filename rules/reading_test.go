@@ -45,8 +45,10 @@ func TestRule16_CodeBlockIsOnePartOfTheStepThatIntroducesIt(t *testing.T) {
 			[]string{"In config.yaml set:\n  cache: true\n  mode: fast", "Restart the app."}},
 		{"instructions with upper-case keywords", "Update the Dockerfile:\nFROM golang:1.22 AS build\nRUN go build -o /app\nFROM scratch\nCOPY --from=build /app /app",
 			[]string{"Update the Dockerfile:\nFROM golang:1.22 AS build\nRUN go build -o /app\nFROM scratch\nCOPY --from=build /app /app"}},
-		{"a heading with a colon still introduces a list", "Checklist:\n- cache: warm\n- tag v2",
-			[]string{"Checklist:", "cache: warm", "tag v2"}},
+		{"a heading with a colon still introduces a list", "Checklist:\n- Deadline: Friday\n- tag v2",
+			[]string{"Checklist:", "Deadline: Friday", "tag v2"}},
+		{"a YAML sequence of mappings", "Add this to the workflow:\n- name: Clean\n  run: rm -rf node_modules\n- name: Install\n  run: npm ci\n\nThen push.",
+			[]string{"Add this to the workflow:\n- name: Clean\n  run: rm -rf node_modules\n- name: Install\n  run: npm ci", "Then push."}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -317,6 +317,7 @@ func blocks(src string) []block {
 	blank := true      // a blank line (or the start) comes before this line
 	inList := false    // the prose before is a list's
 	codeItems := false // the code block opened as a list item
+	codeIndent := 0    // the indentation of its first line
 	for pos := 0; pos < len(src); {
 		end := strings.IndexByte(src[pos:], '\n')
 		if end < 0 {
@@ -346,8 +347,9 @@ func blocks(src string) []block {
 		case openFence(body) != "":
 			fence = openFence(body)
 			out = append(out, block{kind: codeBlock, start: at, end: lineEnd})
-		case indented(line) && last >= 0 && out[last].kind == codeBlock:
-			extend()
+			codeIndent = len(line) // a closed fence is continued only by indented lines
+		case last >= 0 && out[last].kind == codeBlock && (indented(line) || at-pos > codeIndent):
+			extend() // indented, or deeper than the block's first line
 		case indented(line) && last >= 0 && out[last].kind == proseBlock && !inList:
 			out = append(out, block{kind: codeBlock, start: at, end: lineEnd})
 		case last >= 0 && out[last].kind == codeBlock && (codeLine(body, true) || codeItems && listMarker(line) >= 0):
@@ -355,6 +357,7 @@ func blocks(src string) []block {
 		case !inList && codeLine(body, last >= 0 && out[last].kind == proseBlock && strings.HasSuffix(src[out[last].start:out[last].end], ":")):
 			out = append(out, block{kind: codeBlock, start: at, end: lineEnd})
 			codeItems = listMarker(line) >= 0 // "  - flask==3.0": the list's other items are code too
+			codeIndent = at - pos
 		case listMarker(line) >= 0:
 			m := pos + listMarker(line)
 			out = append(out, block{kind: itemBlock, start: m, end: max(m, lineEnd)})
@@ -377,7 +380,8 @@ func blocks(src string) []block {
 // of its words is code-like, quoted or without a letter, and, unless it
 // goes on with code or a line ending in a colon introduces it, one is
 // punctuation a sentence does not write alone: { } [ ] < > = ;). Going on
-// or so introduced, a `key: value` line ("cache: true") and an
+// or so introduced, a `key: value` line with a lower-case key ("cache:
+// true", "- name: test") and an
 // instruction that opens with an upper-case keyword and holds code or
 // one word more ("FROM golang:1.22 AS build", "RUN make") are code too.
 func codeLine(body string, goesOn bool) bool {
@@ -391,9 +395,13 @@ func codeLine(body string, goesOn bool) bool {
 		return strings.IndexFunc(w, unicode.IsLetter) < 0 || codeLike(w[s:e]) || literal || strings.ContainsRune(`"'`, rune(w[0]))
 	}
 	if goesOn {
-		key := strings.TrimSuffix(words[0], ":")
+		item := words
+		if words[0] == "-" && len(words) > 1 {
+			item = words[1:] // "- name: test": a mapping in a sequence
+		}
+		key := strings.TrimSuffix(item[0], ":")
 		switch {
-		case len(words) <= 2 && key != words[0] && codeLike(key+"_"):
+		case len(item) <= 2 && key != item[0] && codeLike(key+"_") && strings.ToLower(key) == key:
 			return true // a mapping
 		case len(words[0]) > 1 && strings.Trim(words[0], "ABCDEFGHIJKLMNOPQRSTUVWXYZ") == "" && (len(words) == 2 || slices.ContainsFunc(words[1:], code)):
 			return true // an instruction
