@@ -346,11 +346,19 @@ func detectCandidates(in *input) references {
 	ns := newNameSet(in.cands)
 	full := fullMentions(in, ns)
 	covered := make([]bool, len(in.gt))
-	for _, m := range full {
+	excluded := map[string]bool{} // what a negation names: "not the whole milk", "not the nonstick one"
+	for i, m := range full {
 		for k := m.t0; k < m.t1; k++ {
 			covered[k] = true
 		}
+		full[i].neg = negatedClause(in.gt, m.t0)
+		excluded[m.name] = excluded[m.name] || full[i].neg
 		res.refs = append(res.refs, reference{t0: m.t0, t1: m.t1, options: []string{m.name}, chosen: 0})
+	}
+	for i := range in.gt {
+		if ref, ok := partialReference(in, ns, i); ok && !covered[i] && negatedClause(in.gt, i) {
+			excluded[ref.options[0]] = true
+		}
 	}
 	slices.SortFunc(res.refs, func(a, b reference) int { return a.t0 - b.t0 })
 	for i := 0; i < len(in.gt); i++ {
@@ -366,7 +374,9 @@ func detectCandidates(in *input) references {
 			phrase = in.goal[in.gt[ref.t0].Start : last.Start+len(lex.HanStem(last.Text))]
 		}
 		if ref.chosen < 0 && !ref.all {
-			antecedent(&ref, full)
+			if ref.chosen = restated(in, ns, ref, full); ref.chosen < 0 {
+				antecedent(&ref, full, excluded)
+			}
 		}
 		if ref.all {
 			res.assumptions = append(res.assumptions, fmt.Sprintf("Took %s to mean all of %s.", in.quote(phrase), in.quoteList(ref.options, "and")))
@@ -593,6 +603,7 @@ func newNameSet(cands []string) *nameSet {
 type fullMention struct {
 	t0, t1 int
 	name   string
+	neg    bool // in a negated clause: "not the whole milk"
 }
 
 // fullMentions finds, left to right, the longest runs of goal tokens
@@ -668,20 +679,42 @@ func partOfAnother(in *input, i int) bool {
 	return head >= 0 && !vocab.has("places", toks[head].Text)
 }
 
-// antecedent resolves a bare mention by the full mentions before it: when
-// they name every candidate it fits, it means all of them ("the rye
-// bread and the white bread ... slice the bread"); else it means the
-// nearest one it fits ("take the cheddar cheese out, then slice the
-// cheese"); after "other", the one they do not name ("rinse the red mug,
-// then dry the other mug").
-func antecedent(ref *reference, full []fullMention) {
+// restated is the option of ref that the mention right after it names,
+// set off by a comma, a dash or a bracket ("heat the milk, the oat one";
+// "the milk (the oat milk)"), or -1.
+func restated(in *input, ns *nameSet, ref reference, full []fullMention) int {
+	k := ref.t1
+	if k >= len(in.gt) || !slices.Contains([]string{",", "(", "-", "–", "—"}, strings.TrimSpace(in.goal[in.gt[k-1].End:in.gt[k].Start])) {
+		return -1
+	}
+	for k < len(in.gt) && in.gt[k].e.has(fDet) {
+		k++
+	}
+	name := ""
+	if m := sort.Search(len(full), func(m int) bool { return full[m].t0 >= k }); m < len(full) && full[m].t0 == k {
+		name = full[m].name
+	} else if r, ok := partialReference(in, ns, k); ok {
+		name = r.options[0]
+	}
+	return slices.Index(ref.options, name)
+}
+
+// antecedent resolves a bare mention by the full mentions before it that
+// no negation cancels: when they name every candidate it fits, it means
+// all of them ("the rye bread and the white bread ... slice the bread");
+// else it means the nearest one it fits ("take the cheddar cheese out,
+// then slice the cheese"); after "other", the one they do not name
+// ("rinse the red mug, then dry the other mug"). Without one, when the
+// goal rules out all candidates it fits but one ("use the pan, not the
+// nonstick one"), it means that one.
+func antecedent(ref *reference, full []fullMention, excluded map[string]bool) {
 	named := map[string]bool{}
 	nearest := -1
 	for _, m := range full {
 		if m.t1 > ref.t0 {
 			break
 		}
-		if k := slices.Index(ref.options, m.name); k >= 0 {
+		if k := slices.Index(ref.options, m.name); k >= 0 && !m.neg {
 			named[m.name], nearest = true, k
 		}
 	}
@@ -696,6 +729,8 @@ func antecedent(ref *reference, full []fullMention) {
 		ref.all = true
 	case nearest >= 0:
 		ref.chosen = nearest
+	default:
+		ref.chosen = only(ref.options, func(o string) bool { return !excluded[o] })
 	}
 }
 

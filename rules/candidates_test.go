@@ -131,6 +131,13 @@ func TestCandidatesAskOnlyWhenTheGoalsWordsLeaveTwoOpen(t *testing.T) {
 		{goal: "put the mug on the table in the dining room", cands: []string{"DiningTable", "SideTable", "Mug"}},
 		{goal: "put the lamp on the desk", cands: []string{"DeskLamp", "FloorLamp", "Desk"}, options: asks("DeskLamp", "FloorLamp")},
 		{goal: "turn on the lamp on the desk", cands: []string{"DeskLamp", "FloorLamp", "Desk"}, options: asks("DeskLamp", "FloorLamp")},
+		// A candidate the goal rules out, and one it names right after
+		// the bare noun, set off by a comma or a bracket.
+		{goal: "use the pan, not the nonstick one", cands: []string{"nonstick pan", "cast iron pan"}},
+		{goal: "don't use the whole milk; heat the milk", cands: []string{"oat milk", "whole milk"}},
+		{goal: "heat the milk, the oat one", cands: []string{"oat milk", "whole milk"}},
+		{goal: "heat the milk (the oat milk)", cands: []string{"oat milk", "whole milk"}},
+		{goal: "wash the mug, the plate and the bowl", cands: []string{"red mug", "blue mug", "plate", "bowl"}, options: asks("red mug", "blue mug")},
 	})
 }
 

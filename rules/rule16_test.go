@@ -101,6 +101,8 @@ func TestRule16_PlansQuoteTheUser(t *testing.T) {
 		{goal: "Take the butter out of the fridge and close it.", cands: []string{"butter", "fridge"},
 			tasks: []string{"Take the butter out of the fridge and close it."}, binds: []string{"butter=butter@t1", "fridge=fridge@t1"}},
 		{goal: "Take out the cheddar.", cands: []string{"cheddar cheese", "brie cheese"}, tasks: []string{"Take out the cheddar."}, binds: []string{"cheddar=cheddar cheese@t1"}},
+		{goal: "Use the oat milk, not the whole milk; then heat the milk.", cands: []string{"oat milk", "whole milk"},
+			tasks: []string{"Use the oat milk, not the whole milk;", "then heat the milk."}, binds: []string{"oat milk=oat milk@t1", "whole milk=whole milk@t1", "milk=oat milk@t2"}}, // a negated mention is no antecedent
 		{goal: "Take the mug from the table in the kitchen.", cands: []string{"KitchenTable", "PatioTable", "Mug"},
 			tasks: []string{"Take the mug from the table in the kitchen."}, binds: []string{"mug=Mug@t1", "table=KitchenTable@t1"}}, // the kitchen is the room
 		{goal: "Microwave the soup.", cands: []string{"microwave", "soup"}, tasks: []string{"Microwave the soup."}, binds: []string{"soup=soup@t1"}},
