@@ -114,6 +114,7 @@ func TestCandidatesAskOnlyWhenTheGoalsWordsLeaveTwoOpen(t *testing.T) {
 		{goal: "pour the juice from the can of pineapple into a cup", cands: fridge},
 		{goal: "cut it with the knife for the bread", cands: []string{"bread knife", "paring knife"}},
 		{goal: "bring the mug that is blue", cands: []string{"red mug", "blue mug"}},
+		{goal: "pour the milk that is in the carton", cands: []string{"carton milk", "bottle milk"}},
 		{goal: "rinse the red mug, then dry the other mug", cands: []string{"red mug", "blue mug"}},
 		{goal: "dry the other mug", cands: []string{"red mug", "blue mug"}, options: asks("red mug", "blue mug")},
 		// A word the goal states in another form of a candidate's word
