@@ -192,7 +192,8 @@ func findReference(in *input, ns *nameSet, i int) (reference, bool) {
 	// The words the head's own phrase states: the run before it that the
 	// candidates hold ("black pepper"), and, further back to its
 	// determiner, verb or preposition, any word that tells them apart
-	// ("the glass oven-safe dish": glass; "the can of peaches": can).
+	// ("the glass oven-safe dish": glass; "the can of peaches", ガラスの皿:
+	// can, ガラス).
 	t0 := i
 	for t0 > 0 && toks[t0-1].Clause == t.Clause && !verbs[t0-1] {
 		if some, _ := held(t0 - 1); !some {
@@ -206,10 +207,10 @@ func findReference(in *input, ns *nameSet, i int) (reference, bool) {
 			s--
 			continue
 		}
-		if some, all := held(max(s-2, 0)); toks[s-1].Text != "of" || s < 2 || !some || all {
+		if some, all := held(max(s-2, 0)); toks[s-1].Text != "of" && toks[s-1].Text != "の" || s < 2 || !some || all {
 			break
 		}
-		s -= 2 // "the can of peaches": can
+		s -= 2 // "the can of peaches": can; ガラスの皿: ガラス
 	}
 	var mods []string
 	stated := false
