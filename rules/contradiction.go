@@ -198,40 +198,24 @@ func sentenceStart(toks []token, i int) bool {
 }
 
 // sameObject reports whether the side words at goal tokens a < b describe
-// one object at once: one sentence that is no process, and between them no
-// "or", no preposition, no other thing before a conjunction or clause
-// break ("hot soup and cold drinks") and no new noun phrase after one, a
-// determiner or a Japanese topic particle opening it ("the tea hot and
-// the lemonade cold", スープは熱く、デザートは冷たく).
+// one object at once: one sentence that is no process, no "or" between
+// them or after them in one list of alternatives ("hot or cold tea",
+// "solid, liquid or gas"), no new noun phrase opened by a determiner or
+// a Japanese topic particle after a conjunction or clause break between
+// them, and one thing that both describe (sameThing).
 func sameObject(in *input, a, b int, process map[int]bool) bool {
 	toks := in.gt
 	if toks[a].Sentence != toks[b].Sentence || process[toks[a].Sentence] {
 		return false
 	}
-	other, joined := false, false // a content word that is not a side word; a conjunction or clause break
-	for k := a + 1; k < b; k++ {
+	joined := false // a conjunction or a clause break
+	for k := a + 1; k < len(toks) && toks[k].Sentence == toks[b].Sentence; k++ {
 		t := &toks[k]
-		if t.e.has(fConj) || t.Clause != toks[k-1].Clause {
-			if other {
-				return false
-			}
-			joined = true
-		}
+		joined = joined || k <= b && (t.e.has(fConj) || t.Clause != toks[k-1].Clause)
 		switch {
-		case t.e.has(fOr) || preposition(toks, k), joined && (t.e.has(fDet) || vocab.has("jaTopicParticles", t.Text)):
-			return false
-		case content(t) && (t.e == nil || len(t.e.sides) == 0):
-			other = true
-		}
-	}
-	if other && toks[b].Clause != toks[b-1].Clause {
-		return false
-	}
-	for k := b + 1; k < len(toks) && toks[k].Sentence == toks[b].Sentence; k++ {
-		switch t := &toks[k]; {
-		case t.e.has(fOr): // one list of alternatives: "solid, liquid or gas"
-			return false
-		case t.e == nil || len(t.e.sides) == 0 && !t.e.has(fConj):
+		case t.e.has(fOr), k < b && joined && (t.e.has(fDet) || vocab.has("jaTopicParticles", t.Text)):
+			return false // "the tea hot and the lemonade cold", スープは熱く、デザートは冷たく
+		case k > b && (t.e == nil || len(t.e.sides) == 0 && !t.e.has(fConj)):
 			return sameThing(in, a, b)
 		}
 	}
