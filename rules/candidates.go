@@ -400,17 +400,16 @@ func detectCandidates(in *input) references {
 	return res
 }
 
-// pronouns bind "it" (それ, これ) to the one candidate the command
-// before it acts on, and "them", "they" or "both" to the candidates it
-// acts on ("grab the red mug and the blue mug, then wash them"): the
-// objects of the nearest command before the pronoun that does not hold
-// it ("take the oat milk out of the fridge and pour it": the oat milk,
-// not the fridge it is taken out of). When that thing is no candidate,
-// or "it" fits two (the command names another candidate: "put the dish
-// in the oven and turn it on"), nothing is bound. A Japanese command names its
-// object before the verb, so in Japanese the candidates named in the
-// nearest sentence before the pronoun count, but for one it is taken
-// from (から). Pronouns are bindings only: a pronoun is never asked about.
+// pronouns bind "it" to the one candidate the command before it acts on,
+// and "them", "they" or "both" to the candidates it acts on ("grab the
+// red mug and the blue mug, then wash them"): the objects of the nearest
+// command before the pronoun that does not hold it ("take the oat milk
+// out of the fridge and pour it": the oat milk, not the fridge it is
+// taken out of). When that thing is no candidate, or "it" fits two (the
+// command names another candidate: "put the dish in the oven and turn it
+// on"), nothing is bound; nor is a Japanese pronoun (それを), whose
+// command names its object before its verb. Pronouns are bindings only:
+// a pronoun is never asked about.
 func pronouns(in *input, refs []reference) []reference {
 	var out []reference
 	for i := range in.gt {
@@ -425,12 +424,7 @@ func pronouns(in *input, refs []reference) []reference {
 		if own := commandOf(in, i); own >= 0 && vocab.has("containerVerbs", in.gt[own].Text) {
 			continue // "close it", "turn it on": a container or an appliance, not a thing taken out of it
 		}
-		var meant []string
-		if lex.IsJapanese(t.Text) {
-			meant = namedBefore(in, refs, i)
-		} else {
-			meant = actedOn(in, refs, i, plural)
-		}
+		meant := actedOn(in, refs, i, plural)
 		if len(meant) == 0 || len(meant) > 1 && !plural {
 			continue
 		}
@@ -536,29 +530,6 @@ func objectSpan(in *input, v int) (int, int) {
 		}
 	}
 	return t0, k
-}
-
-// namedBefore is what the candidates named in the nearest sentence before
-// goal token i that names any mean, but for one followed by から (taken
-// from it).
-func namedBefore(in *input, refs []reference, i int) []string {
-	var meant []string
-	s := -1
-	for r := sort.Search(len(refs), func(r int) bool { return refs[r].t0 >= i }) - 1; r >= 0; r-- {
-		ref := refs[r]
-		if s >= 0 && in.gt[ref.t0].Sentence != s {
-			break
-		}
-		if ref.t1 > i {
-			continue
-		}
-		s = in.gt[ref.t0].Sentence
-		if ref.t1 < len(in.gt) && strings.HasPrefix(in.goal[in.gt[ref.t1-1].End:], "から") {
-			continue
-		}
-		meant = appendNew(meant, ref.meaning()...)
-	}
-	return meant
 }
 
 // appendNew appends the names not in out already.
