@@ -458,7 +458,9 @@ func (ref reference) meaning() []string {
 // hold it acts on, when that is candidates: the candidates its object
 // names, when its object's head is one and the command names no other
 // candidate but a place it takes something out of ("put the dish in the
-// oven and turn it on": the dish or the oven, so neither).
+// oven and turn it on": the dish or the oven, so neither), and that
+// agree with it in number: one thing for "it", several or a plural for
+// "them".
 func actedOn(in *input, refs []reference, i int, plural bool) []string {
 	for c := sort.Search(len(in.cmds), func(c int) bool { return in.cmds[c].verb >= i }) - 1; c >= 0; c-- {
 		v := in.cmds[c].verb
@@ -486,8 +488,12 @@ func actedOn(in *input, refs []reference, i int, plural bool) []string {
 				other = appendNew(other, ref.meaning()...)
 			}
 		}
-		if !named || !plural && len(other) > 0 {
+		if !named {
 			return nil
+		}
+		many := len(object) > 1 || wordKey(in.gt[head].Text) != in.gt[head].Text // "the chairs": a plural
+		if !plural && (len(other) > 0 || many) || plural && !many {
+			return nil // "move the chairs ... vacuum under it", "pour the soup into the bowls and serve them"
 		}
 		return object
 	}
