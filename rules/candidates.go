@@ -230,9 +230,12 @@ func findReference(in *input, ns *nameSet, i int) (reference, bool) {
 		pp--
 	}
 	inPP := pp >= 0 && pp < s-1 && toks[pp].Clause == t.Clause && toks[pp].e.has(fPrep) && !(pp > 0 && verbs[pp-1]) // "turn on the lamp": a particle
-	if j := i + 1; j < len(toks) && toks[j].Clause == t.Clause && (vocab.has("attributePrepositions", toks[j].Text) || toks[j].e.has(fCue) && !toks[j].e.has(fPrep) || inPP && toks[j].e.has(fPrep)) {
-		relative := toks[j].e.has(fCue) // "the milk that is in the carton": the whole clause describes it
-		for k := j + 1; k < len(toks) && toks[k].Clause == t.Clause && !verbs[k] && !toks[k].e.has(fConj|fStepSep) && (relative || !toks[k].e.has(fPrep)); k++ {
+	j := i + 1
+	relative := j < len(toks) && toks[j].e.has(fCue) && !toks[j].e.has(fPrep) && (toks[j].Clause == t.Clause || strings.TrimSpace(in.goal[t.End:toks[j].Start]) == ",")
+	if relative || j < len(toks) && toks[j].Clause == t.Clause && (vocab.has("attributePrepositions", toks[j].Text) || inPP && toks[j].e.has(fPrep)) {
+		// a relative clause describes it to its end, prepositions too: "the
+		// milk that is in the carton", "the mug, which is dirty,"
+		for k := j + 1; k < len(toks) && toks[k].Clause == toks[j].Clause && !verbs[k] && !toks[k].e.has(fConj|fStepSep) && (relative || !toks[k].e.has(fPrep)); k++ {
 			if some, all := held(k); some && !all {
 				mods = append(mods, wordKey(toks[k].Text))
 				after = true

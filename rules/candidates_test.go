@@ -115,6 +115,7 @@ func TestCandidatesAskOnlyWhenTheGoalsWordsLeaveTwoOpen(t *testing.T) {
 		{goal: "cut it with the knife for the bread", cands: []string{"bread knife", "paring knife"}},
 		{goal: "bring the mug that is blue", cands: []string{"red mug", "blue mug"}},
 		{goal: "pour the milk that is in the carton", cands: []string{"carton milk", "bottle milk"}},
+		{goal: "put the mug, which is dirty, in the sink", cands: []string{"dirty mug", "clean mug", "sink"}},
 		{goal: "ガラスの皿にラザニアを入れて", cands: []string{"ガラス皿", "金属皿", "ラザニア"}},
 		{goal: "皿にラザニアを入れて", cands: []string{"ガラス皿", "金属皿", "ラザニア"}, options: asks("ガラス皿", "金属皿")},
 		{goal: "rinse the red mug, then dry the other mug", cands: []string{"red mug", "blue mug"}},
