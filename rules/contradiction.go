@@ -208,6 +208,9 @@ func sameObject(in *input, a, b int, process map[int]bool) bool {
 	if toks[a].Sentence != toks[b].Sentence || process[toks[a].Sentence] {
 		return false
 	}
+	if p := a - 1; p >= 0 && vocab.has("alternativeOpeners", toks[p].Text) {
+		return false // "a toggle between public and private": alternatives
+	}
 	joined := false // a conjunction or a clause break
 	for k := a + 1; k < len(toks) && toks[k].Sentence == toks[b].Sentence; k++ {
 		t := &toks[k]
@@ -215,6 +218,8 @@ func sameObject(in *input, a, b int, process map[int]bool) bool {
 		switch {
 		case t.e.has(fOr), k < b && joined && (t.e.has(fDet) || vocab.has("jaTopicParticles", t.Text)):
 			return false // "the tea hot and the lemonade cold", スープは熱く、デザートは冷たく
+		case k < b && t.e.has(fStepSep):
+			return false // "until it is frozen, then serve it hot": one after the other
 		case k > b && (t.e == nil || len(t.e.sides) == 0 && !t.e.has(fConj)):
 			return sameThing(in, a, b)
 		}
@@ -238,6 +243,8 @@ func sameThing(in *input, a, b int) bool {
 		return false
 	case x == y && wordKey(in.gt[x].Text) != in.gt[x].Text && !lex.IsJapanese(in.gt[x].Text) && slices.ContainsFunc(in.gt[a+1:b], func(t token) bool { return t.e.has(fConj) }):
 		return false // "daily and weekly builds": each describes some of them
+	case x != y && xHow == attributive && yHow == attributive:
+		return false // "hot food and cold food": two things of one kind
 	}
 	return xHow == yHow || xHow == describedBy || yHow == describedBy
 }

@@ -83,5 +83,11 @@ func TestContradictionIsTwoOppositeWordsAboutTheSameThing(t *testing.T) {
 		{goal: "private methods should only call public ones"},
 		{goal: "keep a daily backup and a weekly one"},
 		{goal: "make a private repo that is public", options: asks("private", "public")},
+		// Alternatives after "between", one after the other, and two
+		// things of one kind.
+		{goal: "add a toggle between public and private visibility"},
+		{goal: "chill the soup until it is frozen, then serve it hot"},
+		{goal: "serve hot food and cold food"},
+		{goal: "freeze the soup then serve it"},
 	})
 }
