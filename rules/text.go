@@ -405,12 +405,17 @@ func codeLine(body string, goesOn bool) bool {
 			return true // a mapping
 		case len(words[0]) > 1 && strings.Trim(words[0], "ABCDEFGHIJKLMNOPQRSTUVWXYZ") == "" && (len(words) == 2 || slices.ContainsFunc(words[1:], code)):
 			return true // an instruction
+		case strings.ContainsAny(body[len(body)-1:], ":{(;,") && call.MatchString(body) && !unicode.IsUpper([]rune(body)[0]):
+			return true // a statement that opens a block: "def add(a, b):", "function f() {"
 		}
 	} else if !strings.ContainsAny(body, "{}[]<>=;") {
 		return false
 	}
 	return !slices.ContainsFunc(words, func(w string) bool { return !code(w) })
 }
+
+// call is a name called with arguments: add(a, range(10), f().
+var call = regexp.MustCompile(`\w\(`)
 
 // openFence is the fence that body opens (a run of three or more
 // back-ticks or tildes; a back-tick fence has no back-tick after it), or
