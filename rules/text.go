@@ -302,7 +302,8 @@ type block struct {
 //     said), or continues a code block;
 //   - a line with no prose word ("{", `"port": 8080,`, "</div>") is
 //     code too, and so, under a line ending in a colon or going on with
-//     code, is a `key: value` line or an instruction ("RUN make"); a
+//     code, is a `key: value` line, an instruction ("RUN make") or a
+//     statement that opens a block ("def add(a, b):"); a
 //     list whose first item is such code is code to its last item;
 //   - a list marker ("1.", "2)", "-", "*", "+", "•") opens an item; the
 //     lines after it continue it, up to a blank line, and after a blank
