@@ -12,9 +12,6 @@ import (
 // scanJob reads.
 var jobColumns = sqlstore.Names(columnsWhere(func(*sqlstore.Column) bool { return true }), readExpr, ", ")
 
-// shared are the statements both stores run.
-var shared = sqlstore.Statements(sqlstore.Question)
-
 // logIDSQL is logID in SQL: the rowid of the first record of kind of the
 // job whose log_seq is the expression seq (OR n to it for record n).
 func logIDSQL(seq string, kind logKind) string {
@@ -110,40 +107,12 @@ type writeStmts struct {
 	nextLogSeq     *sql.Stmt
 	updateFixed    *sql.Stmt
 	updateStatic   *sql.Stmt
-	upsertHistory  *sql.Stmt
-	upsertMemory   *sql.Stmt
-	useMemory      *sql.Stmt
 	insertDispatch *sql.Stmt
-	insertLink     *sql.Stmt
-	claimKey       *sql.Stmt
 	takeOverKey    *sql.Stmt
-	readKey        *sql.Stmt
-	completeKey    *sql.Stmt
-	abandonKey     *sql.Stmt
-	renewLease     *sql.Stmt
-	dropLeases     *sql.Stmt
-	endLease       *sql.Stmt
 	renewPlanning  *sql.Stmt
-	lead           *sql.Stmt
 	savepoint      *sql.Stmt
 	release        *sql.Stmt
 	rollbackTo     *sql.Stmt
-}
-
-// readStmts are prepared on the reader pool.
-type readStmts struct {
-	getJob        *sql.Stmt
-	jobExists     *sql.Stmt
-	attempts      *sql.Stmt
-	events        *sql.Stmt
-	lookupHistory *sql.Stmt
-	lookupMemory  *sql.Stmt
-	history       *sql.Stmt
-	memory        *sql.Stmt
-	dueQuestions  *sql.Stmt
-	lapsedLeases  *sql.Stmt
-	jobByLink     *sql.Stmt
-	message       *sql.Stmt
 }
 
 // prepare prepares every fixed statement once. database/sql re-prepares a
@@ -168,54 +137,31 @@ func (s *Store) prepare(ctx context.Context) error {
 		{s.writer, &s.w.insertEvent, `INSERT INTO job_log (id, type, at, data) VALUES (?, ?, ?, ?)`},
 		{s.writer, &s.w.updateFixed, updateFixedSQL},
 		{s.writer, &s.w.updateStatic, updateStaticSQL},
-		{s.writer, &s.w.upsertHistory, shared.UpsertHistory},
-		{s.writer, &s.w.upsertMemory, shared.UpsertMemory},
-		{s.writer, &s.w.useMemory, shared.UseMemory},
 		// The rowid refuses a second dispatch of a job.
 		{s.writer, &s.w.insertDispatch, `INSERT INTO job_log (id, at, type) VALUES (?, ?, 'queued')`},
-		{s.writer, &s.w.insertLink, shared.InsertLink},
 		{s.writer, &s.w.savepoint, `SAVEPOINT write`},
 		{s.writer, &s.w.release, `RELEASE write`},
 		{s.writer, &s.w.rollbackTo, `ROLLBACK TO write`},
 
-		{s.reader, &s.r.getJob, selectJobSQL},
-		{s.reader, &s.r.jobExists, shared.JobExists},
-		{s.reader, &s.r.attempts, attemptsSQL},
-		{s.reader, &s.r.events, eventsSQL},
-		{s.reader, &s.r.lookupHistory, shared.LookupHistory},
-		{s.reader, &s.r.lookupMemory, shared.LookupMemory},
-		{s.reader, &s.r.history, shared.History},
-		{s.reader, &s.r.memory, shared.Memory},
-		{s.reader, &s.r.dueQuestions, shared.DueQuestions},
-		{s.writer, &s.w.claimKey, shared.ClaimKey},
 		// An in-flight claim whose owner holds no live lease is taken over.
 		{s.writer, &s.w.takeOverKey, `UPDATE idempotency SET owner = ?
 			WHERE tenant_id = ? AND key = ? AND status = 0 AND fingerprint = ?
 			AND NOT EXISTS (SELECT 1 FROM idempotency_leases l
 				WHERE l.owner = idempotency.owner AND l.expires_at > ?)
 			RETURNING job_id, base_version, created_at`},
-		{s.writer, &s.w.readKey, shared.ReadKey},
-		{s.writer, &s.w.completeKey, shared.CompleteKey},
-		{s.writer, &s.w.abandonKey, shared.AbandonKey},
-		{s.writer, &s.w.renewLease, shared.RenewKeyLease},
-		{s.writer, &s.w.dropLeases, shared.DropKeyLeases},
-		{s.writer, &s.w.endLease, shared.EndKeyLease},
-		// One lookup by the primary key of answer_links, then of jobs.
-		{s.reader, &s.r.jobByLink, "SELECT " + jobColumns + ` FROM answer_links l
-			JOIN jobs j ON j.id = l.job_id AND j.tenant_id = l.tenant_id` + jobJoins + `
-			WHERE l.token_hash = ?`},
-		{s.reader, &s.r.lapsedLeases, lapsedLeasesSQL},
-		{s.reader, &s.r.message, shared.Message},
 		{s.writer, &s.w.renewPlanning, `UPDATE jobs SET lease_until = ?
 			WHERE tenant_id = ? AND id = ? AND lease_owner = ?
 			AND status = 'planning' AND mode = 'managed'`},
-		{s.writer, &s.w.lead, shared.Lead},
 	} {
 		st, err := p.db.PrepareContext(ctx, p.query)
 		if err != nil {
 			return fmt.Errorf("prepare %q: %w", p.query, err)
 		}
 		*p.st = st
+	}
+	s.readStmts.db, s.writeShared.db = s.reader, s.writer
+	if err := s.writeShared.prepareAll(ctx, sqlstore.Shared()); err != nil {
+		return fmt.Errorf("prepare: %w", err)
 	}
 	return nil
 }
@@ -224,15 +170,9 @@ func (s *Store) prepare(ctx context.Context) error {
 func (s *Store) statements() []*sql.Stmt {
 	st := []*sql.Stmt{
 		s.w.insertJob, s.w.insertStatic, s.w.updateJob, s.w.selectJob, s.w.addUsage, s.w.insertAttempt,
-		s.w.insertEvent, s.w.lastEventID, s.w.nextLogSeq, s.w.updateFixed, s.w.updateStatic, s.w.upsertHistory, s.w.upsertMemory, s.w.useMemory, s.w.insertDispatch, s.w.insertLink,
-		s.w.claimKey, s.w.takeOverKey, s.w.readKey, s.w.completeKey, s.w.abandonKey,
-		s.w.renewLease, s.w.dropLeases, s.w.endLease, s.w.renewPlanning, s.w.lead,
+		s.w.insertEvent, s.w.lastEventID, s.w.nextLogSeq, s.w.updateFixed, s.w.updateStatic,
+		s.w.insertDispatch, s.w.takeOverKey, s.w.renewPlanning,
 		s.w.savepoint, s.w.release, s.w.rollbackTo,
-		s.r.getJob, s.r.jobExists, s.r.attempts, s.r.events, s.r.lookupHistory, s.r.lookupMemory,
-		s.r.history, s.r.memory, s.r.dueQuestions, s.r.lapsedLeases, s.r.jobByLink, s.r.message,
 	}
-	s.listMu.Lock()
-	st = append(st, s.listStmts[:]...)
-	s.listMu.Unlock()
-	return st
+	return append(append(st, s.writeShared.all()...), s.readStmts.all()...)
 }

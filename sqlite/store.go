@@ -193,12 +193,12 @@ func (s *Store) writeWith(ctx context.Context, tx *sql.Tx, j *askonce.Job, seq i
 		}
 	}
 	if r := c.Recalled; r != nil && r.Scope != askonce.MemorySession {
-		if _, err := tx.StmtContext(ctx, s.w.useMemory).ExecContext(ctx, j.TenantID, string(r.Scope), r.Project, r.QuestionHash); err != nil {
+		if _, err := tx.StmtContext(ctx, s.writeShared.ready(sqlstore.UseMemory)).ExecContext(ctx, j.TenantID, string(r.Scope), r.Project, r.QuestionHash); err != nil {
 			return nil, fmt.Errorf("count the use of a remembered answer: %w", err)
 		}
 	}
 	if len(c.AnswerLink) > 0 {
-		if _, err := tx.StmtContext(ctx, s.w.insertLink).ExecContext(ctx, c.AnswerLink, j.TenantID, j.ID, now.UnixNano()); err != nil {
+		if _, err := tx.StmtContext(ctx, s.writeShared.ready(sqlstore.InsertLink)).ExecContext(ctx, c.AnswerLink, j.TenantID, j.ID, now.UnixNano()); err != nil {
 			return nil, wrap(err, "record answer link")
 		}
 	}
@@ -283,22 +283,6 @@ func (s *Store) AddAttempt(ctx context.Context, tenant, jobID string, a askonce.
 		s.watchers.Wake(jobID)
 	}
 	return wrap(err, "add attempt to job %s", jobID)
-}
-
-// listStmt returns the prepared ListJobs query for a set of filters,
-// preparing it on first use.
-func (s *Store) listStmt(ctx context.Context, bits int) (*sql.Stmt, error) {
-	s.listMu.Lock()
-	defer s.listMu.Unlock()
-	if st := s.listStmts[bits]; st != nil {
-		return st, nil
-	}
-	st, err := s.reader.PrepareContext(ctx, listQuery(bits))
-	if err != nil {
-		return nil, err
-	}
-	s.listStmts[bits] = st
-	return st, nil
 }
 
 // listQuery is the ListJobs query for a set of filters.
@@ -392,13 +376,13 @@ func (s *Store) upsertHistory(ctx context.Context, tx *sql.Tx, hist *askonce.His
 	if hist == nil {
 		return nil
 	}
-	if _, err := tx.StmtContext(ctx, s.w.upsertHistory).ExecContext(ctx,
+	if _, err := tx.StmtContext(ctx, s.writeShared.ready(sqlstore.UpsertHistory)).ExecContext(ctx,
 		hist.TenantID, hist.SessionID, hist.QuestionHash, string(hist.Type),
 		hist.Question, hist.Answer, hist.JobID, hist.At.UnixNano()); err != nil {
 		return wrap(err, "upsert history")
 	}
 	if hist.Scope == askonce.MemoryProject || hist.Scope == askonce.MemoryTenant {
-		if _, err := tx.StmtContext(ctx, s.w.upsertMemory).ExecContext(ctx,
+		if _, err := tx.StmtContext(ctx, s.writeShared.ready(sqlstore.UpsertMemory)).ExecContext(ctx,
 			hist.TenantID, string(hist.Scope), hist.Project, hist.QuestionHash, string(hist.Type),
 			hist.Question, hist.Answer, hist.JobID, hist.SessionID, hist.At.UnixNano(), timePtrArg(hist.ExpiresAt)); err != nil {
 			return fmt.Errorf("remember the answer in %s memory: %w", hist.Scope, err)
