@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 
 	"github.com/askonce/askonce/internal/sqlstore"
 )
@@ -36,7 +37,10 @@ var resultCarried = `(nr.ref IS NULL AND nr.res IS NOT NULL AND jobs.result_atte
 	AND nr.res = (SELECT data FROM job_log WHERE id = ` + logIDSQL("jobs.log_seq", logAttempt) + ` | jobs.result_attempt))`
 
 var (
-	insertJobSQL = "INSERT INTO jobs (" + sqlstore.Names(jobsColumns, nil, ", ") + ", log_seq, result_attempt) VALUES (" + sqlstore.Question.Params(len(jobsColumns)+2) + ")"
+	// insertJobSQL numbers the new job after the last one (nextLogSeqSQL)
+	// in the same statement and returns its number.
+	insertJobSQL = "INSERT INTO jobs (" + sqlstore.Names(jobsColumns, nil, ", ") + ", log_seq, result_attempt) VALUES (" +
+		sqlstore.Question.Params(len(jobsColumns)) + ", (" + nextLogSeqSQL + "), ?) RETURNING log_seq"
 
 	insertStaticSQL = "INSERT INTO job_log (id, " + sqlstore.Names(staticColumns, nil, ", ") + ") VALUES (" +
 		sqlstore.Question.Params(1+len(staticColumns)) + ")"
@@ -44,7 +48,8 @@ var (
 	// updateJobSQL is the compare-and-set. The result and its attempt
 	// (resultRef) come as nr. The sums over attempts are
 	// added to, never overwritten, and come back with the new version,
-	// with the job's log_seq and whether the change changes the fixed
+	// with the job's log_seq, its last event's job_log id (NULL when it
+	// has none) and whether the change changes the fixed
 	// columns of jobs (their values follow the WHERE's) and of the job's
 	// job_log record (then theirs).
 	updateJobSQL = "UPDATE jobs SET " + sqlstore.Names(stateColumns, nil, " = ?, ") + " = ?" +
@@ -56,7 +61,8 @@ var (
 			FROM (SELECT ` + resultCarried + ` AS carried) AS rc)
 		FROM (SELECT ? AS res, ? AS ref) AS nr
 		WHERE tenant_id = ? AND id = ? AND version = ?
-		RETURNING version, prompt_tokens, completion_tokens, cost_usd, attempt_count, log_seq, ` +
+		RETURNING version, prompt_tokens, completion_tokens, cost_usd, attempt_count, log_seq,
+		(SELECT id FROM job_log WHERE id > ` + logIDSQL("jobs.log_seq", logEvent) + ` AND id < ` + logIDSQL("jobs.log_seq", logEvent+1) + ` ORDER BY id DESC LIMIT 1), ` +
 		sqlstore.Names(fixedJobs, nil, " IS NOT ? OR ") + " IS NOT ?" +
 		", EXISTS (SELECT 1 FROM job_log s WHERE s.id = " + logIDSQL("jobs.log_seq", logJob) + " AND (" + sqlstore.Names(fixedStatic, tableAlias, " IS NOT ? OR ") + " IS NOT ?))"
 
@@ -94,6 +100,17 @@ var (
 			ORDER BY lease_until, id LIMIT ?3`
 )
 
+// maxLogRows is the most job_log records one statement inserts: a
+// change's attempts and events are one statement up to it.
+const maxLogRows = 8
+
+// insertLogSQL inserts n job_log records, each its id, at, type, data
+// and more (logRows).
+func insertLogSQL(n int) string {
+	return "INSERT INTO job_log (id, at, type, data, more) VALUES " +
+		strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?), ", n), ", ")
+}
+
 // writeStmts are prepared on the writer and used inside its transactions.
 type writeStmts struct {
 	insertJob      *sql.Stmt
@@ -101,10 +118,8 @@ type writeStmts struct {
 	updateJob      *sql.Stmt
 	selectJob      *sql.Stmt
 	addUsage       *sql.Stmt
-	insertAttempt  *sql.Stmt
-	insertEvent    *sql.Stmt
+	insertLog      [maxLogRows]*sql.Stmt // insertLog[n-1] inserts n job_log records
 	lastEventID    *sql.Stmt
-	nextLogSeq     *sql.Stmt
 	updateFixed    *sql.Stmt
 	updateStatic   *sql.Stmt
 	insertDispatch *sql.Stmt
@@ -131,10 +146,7 @@ func (s *Store) prepare(ctx context.Context) error {
 			prompt_tokens = prompt_tokens + ?, completion_tokens = completion_tokens + ?,
 			cost_usd = cost_usd + ?, attempt_count = attempt_count + 1
 			WHERE tenant_id = ? AND id = ? RETURNING log_seq`},
-		{s.writer, &s.w.nextLogSeq, nextLogSeqSQL},
-		{s.writer, &s.w.insertAttempt, `INSERT INTO job_log (id, at, type, data, more) VALUES (?, ?, ?, ?, ?)`},
 		{s.writer, &s.w.lastEventID, lastEventIDSQL},
-		{s.writer, &s.w.insertEvent, `INSERT INTO job_log (id, type, at, data) VALUES (?, ?, ?, ?)`},
 		{s.writer, &s.w.updateFixed, updateFixedSQL},
 		{s.writer, &s.w.updateStatic, updateStaticSQL},
 		// The rowid refuses a second dispatch of a job.
@@ -159,6 +171,13 @@ func (s *Store) prepare(ctx context.Context) error {
 		}
 		*p.st = st
 	}
+	for n := range s.w.insertLog {
+		st, err := s.writer.PrepareContext(ctx, insertLogSQL(n+1))
+		if err != nil {
+			return fmt.Errorf("prepare %q: %w", insertLogSQL(n+1), err)
+		}
+		s.w.insertLog[n] = st
+	}
 	s.readStmts.db, s.writeShared.db = s.reader, s.writer
 	if err := s.writeShared.prepareAll(ctx, sqlstore.Shared()); err != nil {
 		return fmt.Errorf("prepare: %w", err)
@@ -169,10 +188,11 @@ func (s *Store) prepare(ctx context.Context) error {
 // statements lists every prepared statement, for Close.
 func (s *Store) statements() []*sql.Stmt {
 	st := []*sql.Stmt{
-		s.w.insertJob, s.w.insertStatic, s.w.updateJob, s.w.selectJob, s.w.addUsage, s.w.insertAttempt,
-		s.w.insertEvent, s.w.lastEventID, s.w.nextLogSeq, s.w.updateFixed, s.w.updateStatic,
+		s.w.insertJob, s.w.insertStatic, s.w.updateJob, s.w.selectJob, s.w.addUsage,
+		s.w.lastEventID, s.w.updateFixed, s.w.updateStatic,
 		s.w.insertDispatch, s.w.takeOverKey, s.w.renewPlanning,
 		s.w.savepoint, s.w.release, s.w.rollbackTo,
 	}
+	st = append(st, s.w.insertLog[:]...)
 	return append(append(st, s.writeShared.all()...), s.readStmts.all()...)
 }

@@ -44,10 +44,7 @@ func (s *Store) CreateJob(ctx context.Context, c *askonce.Change) error {
 	var appended []askonce.Event
 	err = s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var seq int64
-		if err := tx.StmtContext(ctx, s.w.nextLogSeq).QueryRowContext(ctx).Scan(&seq); err != nil {
-			return wrap(err, "number the job")
-		}
-		if _, err := tx.StmtContext(ctx, s.w.insertJob).ExecContext(ctx, append(args, seq, ref)...); err != nil {
+		if err := tx.StmtContext(ctx, s.w.insertJob).QueryRowContext(ctx, append(args, ref)...).Scan(&seq); err != nil {
 			if isConstraint(err, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY, sqlite3.SQLITE_CONSTRAINT_UNIQUE) {
 				return askonce.Errorf(askonce.ECONFLICT, "job %s already exists", job.ID)
 			}
@@ -56,7 +53,8 @@ func (s *Store) CreateJob(ctx context.Context, c *askonce.Change) error {
 		if _, err := tx.StmtContext(ctx, s.w.insertStatic).ExecContext(ctx, append([]any{logID(seq, logJob, 0)}, static...)...); err != nil {
 			return err
 		}
-		appended, err = s.writeWith(ctx, tx, ins, seq, c, hist, now)
+		// A new job has no events yet.
+		appended, err = s.writeWith(ctx, tx, ins, seq, 0, c, hist, now)
 		return err
 	})
 	if err != nil {
@@ -120,10 +118,11 @@ func (s *Store) UpdateJob(ctx context.Context, c *askonce.Change) error {
 	err = s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var (
 			seq                         int64
+			lastEvent                   sql.NullInt64
 			fixedChanged, staticChanged bool
 		)
 		err := tx.StmtContext(ctx, s.w.updateJob).QueryRowContext(ctx, args...).
-			Scan(&version, &usage.PromptTokens, &usage.CompletionTokens, &usage.CostUSD, &count, &seq, &fixedChanged, &staticChanged)
+			Scan(&version, &usage.PromptTokens, &usage.CompletionTokens, &usage.CostUSD, &count, &seq, &lastEvent, &fixedChanged, &staticChanged)
 		if errors.Is(err, sql.ErrNoRows) {
 			return s.lostUpdate(ctx, tx, j)
 		}
@@ -140,7 +139,11 @@ func (s *Store) UpdateJob(ctx context.Context, c *askonce.Change) error {
 				return err
 			}
 		}
-		appended, err = s.writeWith(ctx, tx, j, seq, c, hist, now)
+		last := int64(0)
+		if lastEvent.Valid {
+			last = lastEvent.Int64 - logID(seq, logEvent, 0)
+		}
+		appended, err = s.writeWith(ctx, tx, j, seq, last, c, hist, now)
 		return err
 	})
 	if err != nil {
@@ -164,25 +167,26 @@ func resultRef(j *askonce.Job, attempts []askonce.Attempt) (result, attempt any)
 }
 
 // writeWith writes, inside tx, what goes with the row of job j (whose
-// log_seq is seq) written by c, for CreateJob and UpdateJob alike: the
-// attempts, the events (returned as stored), the history entry hist, the
-// answer link, the notification and the dispatch.
-func (s *Store) writeWith(ctx context.Context, tx *sql.Tx, j *askonce.Job, seq int64, c *askonce.Change, hist *askonce.HistoryEntry, now time.Time) ([]askonce.Event, error) {
-	if len(c.Attempts) > 0 {
-		st := tx.StmtContext(ctx, s.w.insertAttempt)
-		for i := range c.Attempts {
-			args, err := attemptArgs(seq, &c.Attempts[i])
-			if err != nil {
-				return nil, err
-			}
-			if _, err := st.ExecContext(ctx, args...); err != nil {
-				return nil, wrap(err, "insert attempt %d", c.Attempts[i].N)
-			}
+// log_seq is seq, and whose last event has id last) written by c, for
+// CreateJob and UpdateJob alike: the attempts and the events (returned
+// as stored) in one statement, the history entry hist, the answer link,
+// the notification and the dispatch.
+func (s *Store) writeWith(ctx context.Context, tx *sql.Tx, j *askonce.Job, seq, last int64, c *askonce.Change, hist *askonce.HistoryEntry, now time.Time) ([]askonce.Event, error) {
+	var rows logRows
+	rows.args = make([]any, 0, 5*(len(c.Attempts)+len(c.Events)))
+	for i := range c.Attempts {
+		args, err := attemptArgs(seq, &c.Attempts[i])
+		if err != nil {
+			return nil, err
 		}
+		rows.args = append(rows.args, args...)
 	}
-	appended, err := s.appendEvents(ctx, tx, j.TenantID, j.ID, seq, c.Events, now)
+	appended, err := eventRows(&rows, j.TenantID, j.ID, seq, last, c.Events, now)
 	if err != nil {
 		return nil, err
+	}
+	if err := s.insertLog(ctx, tx, &rows); err != nil {
+		return nil, wrap(err, "append the attempts and events of job %s", j.ID)
 	}
 	if err := s.upsertHistory(ctx, tx, hist); err != nil {
 		return nil, err
@@ -270,7 +274,7 @@ func (s *Store) AddAttempt(ctx context.Context, tenant, jobID string, a askonce.
 		if err != nil {
 			return err
 		}
-		if _, err := tx.StmtContext(ctx, s.w.insertAttempt).ExecContext(ctx, args...); err != nil {
+		if err := s.insertLog(ctx, tx, &logRows{args}); err != nil {
 			return wrap(err, "insert attempt %d", a.N)
 		}
 		if ev.Type == "" {
@@ -321,8 +325,8 @@ func (s *Store) RenewLeases(ctx context.Context, r askonce.LeaseRenewal) (int, e
 
 // appendEvents inserts events for the job (whose log_seq is seq) and
 // returns them as stored: with the job's tenant and id, At (now when
-// zero) and the IDs after the job's last event's. The caller copies them
-// back only once the transaction committed.
+// zero) and the IDs after the job's last event's, which it reads. The
+// caller copies them back only once the transaction committed.
 func (s *Store) appendEvents(ctx context.Context, tx *sql.Tx, tenant, jobID string, seq int64, events []askonce.Event, now time.Time) ([]askonce.Event, error) {
 	if len(events) == 0 {
 		return nil, nil
@@ -336,11 +340,27 @@ func (s *Store) appendEvents(ctx context.Context, tx *sql.Tx, tenant, jobID stri
 	case err != nil:
 		return nil, wrap(err, "read the last event id")
 	}
-	last := lastID - first
+	var rows logRows
+	out, err := eventRows(&rows, tenant, jobID, seq, lastID-first, events, now)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.insertLog(ctx, tx, &rows); err != nil {
+		return nil, wrap(err, "append events")
+	}
+	return out, nil
+}
+
+// eventRows adds to rows the job_log records of events, of the job whose
+// log_seq is seq and whose last event has id last, and returns them as
+// stored (see appendEvents).
+func eventRows(rows *logRows, tenant, jobID string, seq, last int64, events []askonce.Event, now time.Time) ([]askonce.Event, error) {
+	if len(events) == 0 {
+		return nil, nil
+	}
 	if last+int64(len(events)) > logMaxN {
 		return nil, fmt.Errorf("job %s has no event ids left", jobID)
 	}
-	st := tx.StmtContext(ctx, s.w.insertEvent)
 	out := slices.Clone(events)
 	for i := range out {
 		e := &out[i]
@@ -351,11 +371,25 @@ func (s *Store) appendEvents(ctx context.Context, tx *sql.Tx, tenant, jobID stri
 			e.At = fromNanos(e.At.UnixNano())
 		}
 		e.ID = last + int64(i) + 1
-		if _, err := st.ExecContext(ctx, logID(seq, logEvent, e.ID), string(e.Type), e.At.UnixNano(), rawArg(e.Data)); err != nil {
-			return nil, wrap(err, "append %s event", e.Type)
-		}
+		rows.args = append(rows.args, logID(seq, logEvent, e.ID), e.At.UnixNano(), string(e.Type), rawArg(e.Data), nil)
 	}
 	return out, nil
+}
+
+// logRows are the values of job_log records (id, at, type, data, more)
+// that one write inserts together.
+type logRows struct{ args []any }
+
+// insertLog inserts rows, maxLogRows records a statement.
+func (s *Store) insertLog(ctx context.Context, tx *sql.Tx, rows *logRows) error {
+	for args := rows.args; len(args) > 0; {
+		n := min(len(args)/5, maxLogRows)
+		if _, err := tx.StmtContext(ctx, s.w.insertLog[n-1]).ExecContext(ctx, args[:5*n]...); err != nil {
+			return err
+		}
+		args = args[5*n:]
+	}
+	return nil
 }
 
 // isConstraint reports whether err is a SQLite constraint violation with
