@@ -42,9 +42,6 @@ var (
 	insertJobSQL = "INSERT INTO jobs (" + sqlstore.Names(jobsColumns, nil, ", ") + ", log_seq, result_attempt) VALUES (" +
 		sqlstore.Question.Params(len(jobsColumns)) + ", (" + nextLogSeqSQL + "), ?) RETURNING log_seq"
 
-	insertStaticSQL = "INSERT INTO job_log (id, " + sqlstore.Names(staticColumns, nil, ", ") + ") VALUES (" +
-		sqlstore.Question.Params(1+len(staticColumns)) + ")"
-
 	// updateJobSQL is the compare-and-set. The result and its attempt
 	// (resultRef) come as nr. The sums over attempts are
 	// added to, never overwritten, and come back with the new version,
@@ -101,20 +98,25 @@ var (
 )
 
 // maxLogRows is the most job_log records one statement inserts: a
-// change's attempts and events are one statement up to it.
+// change's job_log records (a new job's kind 0 record, its attempts and
+// events) are one statement up to it.
 const maxLogRows = 8
 
-// insertLogSQL inserts n job_log records, each its id, at, type, data
-// and more (logRows).
+// logColumns are the columns of job_log, in the order of insertLogSQL's
+// values.
+var logColumns = []string{"id", "at", "type", "data", "more", "candidates", "memory"}
+
+// insertLogSQL inserts n job_log records, each with every column
+// (logRows).
 func insertLogSQL(n int) string {
-	return "INSERT INTO job_log (id, at, type, data, more) VALUES " +
-		strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?), ", n), ", ")
+	row := "(" + strings.TrimSuffix(strings.Repeat("?, ", len(logColumns)), ", ") + ")"
+	return "INSERT INTO job_log (" + strings.Join(logColumns, ", ") + ") VALUES " +
+		strings.TrimSuffix(strings.Repeat(row+", ", n), ", ")
 }
 
 // writeStmts are prepared on the writer and used inside its transactions.
 type writeStmts struct {
 	insertJob      *sql.Stmt
-	insertStatic   *sql.Stmt
 	updateJob      *sql.Stmt
 	selectJob      *sql.Stmt
 	addUsage       *sql.Stmt
@@ -139,7 +141,6 @@ func (s *Store) prepare(ctx context.Context) error {
 		query string
 	}{
 		{s.writer, &s.w.insertJob, insertJobSQL},
-		{s.writer, &s.w.insertStatic, insertStaticSQL},
 		{s.writer, &s.w.updateJob, updateJobSQL},
 		{s.writer, &s.w.selectJob, selectJobSQL},
 		{s.writer, &s.w.addUsage, `UPDATE jobs SET
@@ -188,7 +189,7 @@ func (s *Store) prepare(ctx context.Context) error {
 // statements lists every prepared statement, for Close.
 func (s *Store) statements() []*sql.Stmt {
 	st := []*sql.Stmt{
-		s.w.insertJob, s.w.insertStatic, s.w.updateJob, s.w.selectJob, s.w.addUsage,
+		s.w.insertJob, s.w.updateJob, s.w.selectJob, s.w.addUsage,
 		s.w.lastEventID, s.w.updateFixed, s.w.updateStatic,
 		s.w.insertDispatch, s.w.takeOverKey, s.w.renewPlanning,
 		s.w.savepoint, s.w.release, s.w.rollbackTo,

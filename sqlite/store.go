@@ -50,11 +50,9 @@ func (s *Store) CreateJob(ctx context.Context, c *askonce.Change) error {
 			}
 			return err
 		}
-		if _, err := tx.StmtContext(ctx, s.w.insertStatic).ExecContext(ctx, append([]any{logID(seq, logJob, 0)}, static...)...); err != nil {
-			return err
-		}
-		// A new job has no events yet.
-		appended, err = s.writeWith(ctx, tx, ins, seq, 0, c, hist, now)
+		// The job's kind 0 record goes with its attempts and events; a
+		// new job has no events yet.
+		appended, err = s.writeWith(ctx, tx, ins, seq, 0, static, c, hist, now)
 		return err
 	})
 	if err != nil {
@@ -143,7 +141,7 @@ func (s *Store) UpdateJob(ctx context.Context, c *askonce.Change) error {
 		if lastEvent.Valid {
 			last = lastEvent.Int64 - logID(seq, logEvent, 0)
 		}
-		appended, err = s.writeWith(ctx, tx, j, seq, last, c, hist, now)
+		appended, err = s.writeWith(ctx, tx, j, seq, last, nil, c, hist, now)
 		return err
 	})
 	if err != nil {
@@ -168,18 +166,20 @@ func resultRef(j *askonce.Job, attempts []askonce.Attempt) (result, attempt any)
 
 // writeWith writes, inside tx, what goes with the row of job j (whose
 // log_seq is seq, and whose last event has id last) written by c, for
-// CreateJob and UpdateJob alike: the attempts and the events (returned
-// as stored) in one statement, the history entry hist, the answer link,
-// the notification and the dispatch.
-func (s *Store) writeWith(ctx context.Context, tx *sql.Tx, j *askonce.Job, seq, last int64, c *askonce.Change, hist *askonce.HistoryEntry, now time.Time) ([]askonce.Event, error) {
+// CreateJob and UpdateJob alike: its job_log records in one statement
+// (a new job's kind 0 record, whose staticColumns values static holds,
+// the attempts, and the events, returned as stored), the history entry
+// hist, the answer link, the notification and the dispatch.
+func (s *Store) writeWith(ctx context.Context, tx *sql.Tx, j *askonce.Job, seq, last int64, static []any, c *askonce.Change, hist *askonce.HistoryEntry, now time.Time) ([]askonce.Event, error) {
 	var rows logRows
-	rows.args = make([]any, 0, 5*(len(c.Attempts)+len(c.Events)))
+	rows.args = make([]any, 0, len(logColumns)*(1+len(c.Attempts)+len(c.Events)))
+	if static != nil {
+		staticRow(&rows, seq, static)
+	}
 	for i := range c.Attempts {
-		args, err := attemptArgs(seq, &c.Attempts[i])
-		if err != nil {
+		if err := attemptRow(&rows, seq, &c.Attempts[i]); err != nil {
 			return nil, err
 		}
-		rows.args = append(rows.args, args...)
 	}
 	appended, err := eventRows(&rows, j.TenantID, j.ID, seq, last, c.Events, now)
 	if err != nil {
@@ -270,11 +270,11 @@ func (s *Store) AddAttempt(ctx context.Context, tenant, jobID string, a askonce.
 		if err != nil {
 			return err
 		}
-		args, err := attemptArgs(seq, &a)
-		if err != nil {
+		var rows logRows
+		if err := attemptRow(&rows, seq, &a); err != nil {
 			return err
 		}
-		if err := s.insertLog(ctx, tx, &logRows{args}); err != nil {
+		if err := s.insertLog(ctx, tx, &rows); err != nil {
 			return wrap(err, "insert attempt %d", a.N)
 		}
 		if ev.Type == "" {
@@ -371,23 +371,57 @@ func eventRows(rows *logRows, tenant, jobID string, seq, last int64, events []as
 			e.At = fromNanos(e.At.UnixNano())
 		}
 		e.ID = last + int64(i) + 1
-		rows.args = append(rows.args, logID(seq, logEvent, e.ID), e.At.UnixNano(), string(e.Type), rawArg(e.Data), nil)
+		rows.args = append(rows.args, logID(seq, logEvent, e.ID), e.At.UnixNano(), string(e.Type), rawArg(e.Data), nil, nil, nil)
 	}
 	return out, nil
 }
 
-// logRows are the values of job_log records (id, at, type, data, more)
-// that one write inserts together.
+// logRows are the values of job_log records, each of every column
+// (logColumns), that one write inserts together.
 type logRows struct{ args []any }
+
+// staticPos is where each of staticColumns goes in a job_log record.
+var staticPos = func() []int {
+	pos := make([]int, len(staticColumns))
+	for i, c := range staticColumns {
+		pos[i] = slices.Index(logColumns, c.Name)
+		if pos[i] < 1 {
+			panic("sqlite: static column " + c.Name + " is not a column of job_log")
+		}
+	}
+	return pos
+}()
+
+// staticRow adds the kind 0 record of the job whose log_seq is seq to
+// rows: static holds the values of staticColumns.
+func staticRow(rows *logRows, seq int64, static []any) {
+	row := make([]any, len(logColumns))
+	row[0] = logID(seq, logJob, 0)
+	for i, v := range static {
+		row[staticPos[i]] = v
+	}
+	rows.args = append(rows.args, row...)
+}
+
+// attemptRow adds attempt a of the job whose log_seq is seq to rows.
+func attemptRow(rows *logRows, seq int64, a *askonce.Attempt) error {
+	args, err := attemptArgs(seq, a)
+	if err != nil {
+		return err
+	}
+	rows.args = append(append(rows.args, args...), nil, nil)
+	return nil
+}
 
 // insertLog inserts rows, maxLogRows records a statement.
 func (s *Store) insertLog(ctx context.Context, tx *sql.Tx, rows *logRows) error {
+	w := len(logColumns)
 	for args := rows.args; len(args) > 0; {
-		n := min(len(args)/5, maxLogRows)
-		if _, err := tx.StmtContext(ctx, s.w.insertLog[n-1]).ExecContext(ctx, args[:5*n]...); err != nil {
+		n := min(len(args)/w, maxLogRows)
+		if _, err := tx.StmtContext(ctx, s.w.insertLog[n-1]).ExecContext(ctx, args[:w*n]...); err != nil {
 			return err
 		}
-		args = args[5*n:]
+		args = args[w*n:]
 	}
 	return nil
 }
