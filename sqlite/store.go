@@ -186,7 +186,7 @@ func (s *Store) writeWith(ctx context.Context, tx *sql.Tx, j *askonce.Job, seq, 
 		return nil, err
 	}
 	if err := s.insertLog(ctx, tx, &rows); err != nil {
-		return nil, wrap(err, "append the attempts and events of job %s", j.ID)
+		return nil, wrap(err, "append the job_log records of job %s", j.ID)
 	}
 	if err := s.upsertHistory(ctx, tx, hist); err != nil {
 		return nil, err
