@@ -17,15 +17,15 @@ func TestRule15_AnswerRecordsWhoAnsweredAndWhere(t *testing.T) {
 		via, by string
 	}{
 		{"Answer", func(e *askonce.Engine, id string) error {
-			_, err := e.Answer(askonce.WithAnswerer(ctx, askonce.Answerer{Via: askonce.ViaSlack, By: "U0123ABCD"}), "", id, "hot")
+			_, _, err := e.Act(askonce.WithAnswerer(ctx, askonce.Answerer{Via: askonce.ViaSlack, By: "U0123ABCD"}), askonce.Act{Do: askonce.ActAnswer, ID: id, Answer: askonce.TextAnswer("hot")})
 			return err
 		}, askonce.ViaSlack, "U0123ABCD"},
 		{"Decline", func(e *askonce.Engine, id string) error {
-			_, err := e.Decline(askonce.WithAnswerer(ctx, askonce.Answerer{Via: askonce.ViaMCP, By: "claude-code"}), "", id)
+			_, _, err := e.Act(askonce.WithAnswerer(ctx, askonce.Answerer{Via: askonce.ViaMCP, By: "claude-code"}), askonce.Act{Do: askonce.ActDecline, ID: id})
 			return err
 		}, askonce.ViaMCP, "claude-code"},
 		{"NoAnswererRecordsNone", func(e *askonce.Engine, id string) error {
-			_, err := e.Answer(ctx, "", id, "hot")
+			_, _, err := e.Act(ctx, askonce.Act{Do: askonce.ActAnswer, ID: id, Answer: askonce.TextAnswer("hot")})
 			return err
 		}, "", ""},
 	} {

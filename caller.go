@@ -2,7 +2,7 @@ package askonce
 
 // Caller is who an API key says a request comes from, as every channel
 // that takes keys sees it (the HTTP API, the inbox, MCP, A2A): the keys
-// file builds it (server.Keys.Caller), the channel checks what the
+// file builds it (auth.Keys.Caller), the channel checks what the
 // caller asks for against it.
 type Caller struct {
 	// Tenant scopes every job the caller sees or makes.

@@ -101,24 +101,6 @@ type Message struct {
 	Ref     string
 }
 
-// MessageStore is implemented by stores that keep Messages (sqlite and
-// postgres do). Channels reach it through the Engine.
-type MessageStore interface {
-	// PutMessage records m unless the job has a message on m.Channel
-	// already, and returns the one stored: m, or the earlier one. Of
-	// two racing callers one wins; both get the winner's.
-	PutMessage(ctx context.Context, m Message) (Message, error)
-	// Message returns the job's message on channel, or ENOTFOUND.
-	Message(ctx context.Context, tenant, jobID, channel string) (Message, error)
-}
-
-// EventAppender is implemented by stores that append an event to a job
-// without changing the job (sqlite and postgres do): the channels' record
-// of what they sent.
-type EventAppender interface {
-	AppendEvent(ctx context.Context, ev Event) error
-}
-
 // Notification is one send of a channel that reaches people, for the
 // job's events: notified when it went out, notify_failed when it did not
 // (it is retried).

@@ -12,12 +12,14 @@
 //     IdempotencyStore (idempotency.go: the HTTP API's Idempotency-Key
 //     records), Interpreter (interpreter.go) and Channel (channel.go).
 //   - The Engine (engine.go and engine_*.go), which drives Step against a
-//     Store and an Interpreter: creating a job (engine_create.go), the
-//     one planning loop (engine_planning.go), planning in the background
+//     Store and an Interpreter: creating a job (engine_create.go), a
+//     person's act on a job, the one entry point of every channel
+//     (engine_act.go), the one planning loop with its commit strategy
+//     (engine_planning.go), planning in the background
 //     (engine_background.go), gate mode (engine_gate.go), answer links
 //     (engine_answerlink.go), planning leases (engine_lease.go), the
-//     expiry and recovery sweep (engine_sweep.go), the commit of a change
-//     (engine_commit.go), the pending jobs it remembers
+//     expiry and recovery sweep (engine_sweep.go), the one commit sequence
+//     of a change (engine_commit.go), the pending jobs it remembers
 //     (engine_pending.go), and what channels sent (engine_message.go).
 //
 // Implementations live in subpackages named after their dependency: the

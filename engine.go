@@ -27,7 +27,9 @@ const (
 // Engine runs the protocol: it drives Step against a Store and an
 // Interpreter. One planning loop serves create, answer, fallback and crash
 // recovery; for a fast interpreter (Fast) it runs before the change it
-// follows is written, and the change commits with its outcome. The zero value of every setting works; Store is required, and
+// follows is written, and the change commits with its outcome. A
+// person's acts on a job (answer, decline, cancel) all come through Act.
+// The zero value of every setting works; Store is required, and
 // Interpreter is required for managed jobs.
 //
 // An Engine is safe for concurrent use: every state change is a
@@ -118,100 +120,6 @@ type Observer interface {
 	Transition(job *Job, fx *Effects)
 	// Attempt is called for every interpreter call or gate report.
 	Attempt(job *Job, a Attempt)
-}
-
-// Answer submits the answer to a pending job's question and, in managed
-// mode, re-interprets the resolved prompt. It never returns a new question:
-// if the interpreter asks again, the job's hard cap decides. A job that is
-// not awaiting an answer is ECONFLICT (carrying its state); an answer that
-// does not fit the question is EINVALID with the allowed values, and the job
-// stays pending.
-//
-// answer is text the person typed (TextAnswer); Reply takes any Answer.
-func (e *Engine) Answer(ctx context.Context, tenant, id, answer string) (*Job, error) {
-	return e.Reply(ctx, tenant, id, Reply{Answer: TextAnswer(answer)})
-}
-
-// Reply is a person's answer with what they asked of it.
-type Reply struct {
-	Answer Answer
-	// DontRemember keeps the answer out of the job's project and tenant
-	// memory (the session's repeat guard still has it).
-	DontRemember bool
-}
-
-// Reply is Answer with the person's choices.
-func (e *Engine) Reply(ctx context.Context, tenant, id string, r Reply) (*Job, error) {
-	return e.transition(ctx, tenant, id, Answered{Answer: r.Answer, Source: SourceUser, DontRemember: r.DontRemember, By: AnswererFrom(ctx)})
-}
-
-// Decline records that the user declined to answer (MCP decline): the
-// question's default is applied, or the job proceeds under the fallback
-// directive.
-func (e *Engine) Decline(ctx context.Context, tenant, id string) (*Job, error) {
-	return e.transition(ctx, tenant, id, Decline{By: AnswererFrom(ctx)})
-}
-
-// Cancel cancels a job that is planning or pending.
-func (e *Engine) Cancel(ctx context.Context, tenant, id string) (*Job, error) {
-	return e.transition(ctx, tenant, id, Cancel{})
-}
-
-// CancelOn is Cancel of j, the job as the caller just read it: see
-// StartReplyOn.
-func (e *Engine) CancelOn(ctx context.Context, j *Job) (*Job, error) {
-	next, it, err := e.beginOn(ctx, j, Cancel{})
-	if err != nil || it == nil {
-		return next, err
-	}
-	return e.interpret(ctx, next, *it)
-}
-
-// transition applies a user input to a stored job and runs the planning
-// loop if the transition asks for it (with a fast interpreter, before the
-// one commit: see advance).
-func (e *Engine) transition(ctx context.Context, tenant, id string, in Input) (*Job, error) {
-	next, it, err := e.begin(ctx, tenant, id, in)
-	if err != nil || it == nil {
-		return next, err
-	}
-	return e.interpret(ctx, next, *it)
-}
-
-// begin applies a user input to a stored job and returns the committed
-// job with the interpretation still to run (nil when none). A job this
-// engine left pending is not read back: the input is applied to the job
-// as it was committed, and only if that fails (its compare-and-set
-// included; not an unreachable store) to the job read from the store,
-// which decides the outcome and the error (see pendingJobs).
-func (e *Engine) begin(ctx context.Context, tenant, id string, in Input) (*Job, *Interpretation, error) {
-	tenant = tenantOr(tenant)
-	return e.beginFrom(ctx, e.pending.take(tenant, id), tenant, id, in)
-}
-
-// beginOn is begin from held, the job as the caller just read it, which
-// stands in for the job this engine remembers (and forgets it).
-func (e *Engine) beginOn(ctx context.Context, held *Job, in Input) (*Job, *Interpretation, error) {
-	e.pending.take(held.TenantID, held.ID)
-	return e.beginFrom(ctx, held, held.TenantID, held.ID, in)
-}
-
-// beginFrom applies in to held, when not nil, and else, or if that
-// fails, to the job read from the store.
-func (e *Engine) beginFrom(ctx context.Context, held *Job, tenant, id string, in Input) (*Job, *Interpretation, error) {
-	if held != nil {
-		// An unreachable store is not a stale job: trying again from
-		// the stored job could meet this input, committed after all,
-		// as a conflict (see commit).
-		if next, it, err := e.advance(ctx, held, in); err == nil || ErrorCode(err) == EUNAVAILABLE {
-			return next, it, err
-		}
-	}
-	j, err := e.Store.GetJob(ctx, tenant, id)
-	if err != nil {
-		return nil, nil, err
-	}
-	return e.advance(ctx, j, in)
 }
 
 // Get returns a job, or ENOTFOUND.

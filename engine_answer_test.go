@@ -22,7 +22,7 @@ func TestRule7_OtherAnswerIsStoredAndBecomesTheClarificationAnswer(t *testing.T)
 	if j.Status != askonce.StatusPending || j.Question == nil || !j.Question.AllowOther {
 		t.Fatalf("create: status %s question %+v", j.Status, j.Question)
 	}
-	j, err := e.Answer(ctx, "", j.ID, "  banana  ")
+	j, _, err := e.Act(ctx, askonce.Act{Do: askonce.ActAnswer, ID: j.ID, Answer: askonce.TextAnswer("  banana  ")})
 	if err != nil {
 		t.Fatalf("answer outside the options: %v", err)
 	}
@@ -51,7 +51,7 @@ func TestRule7_OptionAnswerToAllowOtherQuestionIsTheOption(t *testing.T) {
 	s := scripted(reply(askOther, u1), reply(planRaw, u1))
 	e := newEngine(t, s)
 	j := create(t, e, "hot frozen cheese")
-	j, err := e.Answer(ctx, "", j.ID, "FRO")
+	j, _, err := e.Act(ctx, askonce.Act{Do: askonce.ActAnswer, ID: j.ID, Answer: askonce.TextAnswer("FRO")})
 	if err != nil || j.Answer.String() != "frozen" {
 		t.Fatalf("answer %q, %v; want the option frozen", j.Answer, err)
 	}
@@ -64,7 +64,7 @@ func TestRule7_InvalidOtherAnswerIs422AndChangesNothing(t *testing.T) {
 	e := newEngine(t, scripted(reply(askOther, u1)))
 	j := create(t, e, "hot frozen cheese")
 	for _, bad := range []string{"", " \t ", "\u200b", strings.Repeat("b", askonce.MaxFreeText+1)} {
-		_, err := e.Answer(ctx, "", j.ID, bad)
+		_, _, err := e.Act(ctx, askonce.Act{Do: askonce.ActAnswer, ID: j.ID, Answer: askonce.TextAnswer(bad)})
 		var ae *askonce.Error
 		if !asError(err, &ae) || ae.Code != askonce.EINVALID || !strings.Contains(ae.Message, "other text of your own") || !slices.Equal(ae.Allowed, []string{"hot", "frozen"}) {
 			t.Fatalf("answer %.20q: %v", bad, err)
@@ -100,7 +100,7 @@ func TestRule3_OtherAnswerThatSettlesNothingHitsTheHardCap(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			j, err = e.Answer(ctx, "", j.ID, "banana")
+			j, _, err = e.Act(ctx, askonce.Act{Do: askonce.ActAnswer, ID: j.ID, Answer: askonce.TextAnswer("banana")})
 			if err != nil {
 				t.Fatalf("answer banana: %v", err)
 			}

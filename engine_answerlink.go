@@ -94,7 +94,7 @@ func (e *Engine) questionChange(cur *Job, c *Change) {
 
 // JobByAnswerToken returns the job an answer link names, in whatever
 // status it is now (a caller tells a live link from a used or expired one
-// with the job; the ...ByToken methods do). An unknown or malformed token
+// with the job; an Act on a Token does). An unknown or malformed token
 // is ENOTFOUND.
 //
 // The work does not depend on the token beyond the one indexed lookup:
@@ -159,49 +159,4 @@ func (e *Engine) liveByToken(ctx context.Context, token string) (*Job, error) {
 		return nil, ce
 	}
 	return j, nil
-}
-
-// AnswerByToken answers the question an answer link names, as StartAnswer
-// does with the link's tenant and job: the returned job is the committed
-// answered state and the Run ends when planning does. A dead link (the job
-// left pending, or the question expired) is ECONFLICT carrying the job; an
-// invalid answer is EINVALID with the allowed values.
-func (e *Engine) AnswerByToken(ctx context.Context, token, answer string) (*Job, *Run, error) {
-	return e.ReplyByToken(ctx, token, Reply{Answer: TextAnswer(answer)})
-}
-
-// ReplyByToken is AnswerByToken with the person's choices (Reply).
-func (e *Engine) ReplyByToken(ctx context.Context, token string, r Reply) (*Job, *Run, error) {
-	return e.startByToken(ctx, token, Answered{Answer: r.Answer, Source: SourceUser, DontRemember: r.DontRemember, By: AnswererFrom(ctx)})
-}
-
-// DeclineByToken declines the question an answer link names, as
-// StartDecline does.
-func (e *Engine) DeclineByToken(ctx context.Context, token string) (*Job, *Run, error) {
-	return e.startByToken(ctx, token, Decline{By: AnswererFrom(ctx)})
-}
-
-// CancelByToken cancels the job an answer link names, while its question
-// is live.
-func (e *Engine) CancelByToken(ctx context.Context, token string) (*Job, error) {
-	j, err := e.liveByToken(ctx, token)
-	if err != nil {
-		return nil, err
-	}
-	next, _, err := e.apply(ctx, j, Cancel{}, nil)
-	return next, err
-}
-
-// startByToken applies in to the live job of a token (a compare-and-set on
-// the version checked) and plans in the background.
-func (e *Engine) startByToken(ctx context.Context, token string, in Input) (*Job, *Run, error) {
-	j, err := e.liveByToken(ctx, token)
-	if err != nil {
-		return nil, nil, err
-	}
-	next, it, err := e.advance(ctx, j, in)
-	if err != nil {
-		return nil, nil, err
-	}
-	return next, e.background(ctx, next, it), nil
 }

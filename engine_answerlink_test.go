@@ -83,7 +83,7 @@ func TestAnswerTokenIsOnlyForPendingQuestions(t *testing.T) {
 		t.Errorf("planned job (%s): token %q, want none", planned.Status, tok)
 	}
 	j := pendingJob(t, e)
-	j, err := e.Answer(ctx, "", j.ID, "hot")
+	j, _, err := e.Act(ctx, askonce.Act{Do: askonce.ActAnswer, ID: j.ID, Answer: askonce.TextAnswer("hot")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +178,7 @@ func TestAnswerTokenCannotReachAnotherTenantsJobByForging(t *testing.T) {
 	if _, err := e.JobByAnswerToken(ctx, forged); askonce.ErrorCode(err) != askonce.ENOTFOUND {
 		t.Errorf("forged token: err %v, want ENOTFOUND", err)
 	}
-	if _, _, err := e.AnswerByToken(ctx, forged, "hot"); askonce.ErrorCode(err) != askonce.ENOTFOUND {
+	if _, _, err := e.Act(ctx, askonce.Act{Do: askonce.ActAnswer, Token: forged, Answer: askonce.TextAnswer("hot"), Background: true}); askonce.ErrorCode(err) != askonce.ENOTFOUND {
 		t.Errorf("answer with a forged token: err %v, want ENOTFOUND", err)
 	}
 	// An engine with another secret (a rotated one) cannot use the
@@ -199,10 +199,10 @@ func TestAnswerLinkIsDeadAfterAnswer(t *testing.T) {
 	e, _ := linkEngine(t, scripted(reply(askTemp, u1), reply(planRaw, u1)))
 	j := pendingJob(t, e)
 	tok := e.AnswerToken(j)
-	if _, _, err := e.AnswerByToken(ctx, tok, "not an option"); askonce.ErrorCode(err) != askonce.EINVALID {
+	if _, _, err := e.Act(ctx, askonce.Act{Do: askonce.ActAnswer, Token: tok, Answer: askonce.TextAnswer("not an option"), Background: true}); askonce.ErrorCode(err) != askonce.EINVALID {
 		t.Fatalf("invalid answer: err %v, want EINVALID", err)
 	}
-	started, run, err := e.AnswerByToken(ctx, tok, "hot")
+	started, run, err := e.Act(ctx, askonce.Act{Do: askonce.ActAnswer, Token: tok, Answer: askonce.TextAnswer("hot"), Background: true})
 	if err != nil {
 		t.Fatalf("answer by token: %v", err)
 	}
@@ -213,9 +213,9 @@ func TestAnswerLinkIsDeadAfterAnswer(t *testing.T) {
 	if done, err := run.Result(); err != nil || done.Status != askonce.StatusSuccess {
 		t.Fatalf("planning after the answer: %+v, %v", done, err)
 	}
-	_, _, err = e.AnswerByToken(ctx, tok, "frozen")
+	_, _, err = e.Act(ctx, askonce.Act{Do: askonce.ActAnswer, Token: tok, Answer: askonce.TextAnswer("frozen"), Background: true})
 	wantConflictWithJob(t, "second answer", err, j.ID, askonce.StatusSuccess)
-	_, _, err = e.DeclineByToken(ctx, tok)
+	_, _, err = e.Act(ctx, askonce.Act{Do: askonce.ActDecline, Token: tok, Background: true})
 	wantConflictWithJob(t, "decline after the answer", err, j.ID, askonce.StatusSuccess)
 	// The lookup itself still finds the job, to say what happened.
 	got, err := e.JobByAnswerToken(ctx, tok)
@@ -229,13 +229,13 @@ func TestAnswerLinkIsDeadAfterCancel(t *testing.T) {
 	e, _ := linkEngine(t, scripted(reply(askTemp, u1)))
 	j := pendingJob(t, e)
 	tok := e.AnswerToken(j)
-	c, err := e.CancelByToken(ctx, tok)
+	c, _, err := e.Act(ctx, askonce.Act{Do: askonce.ActCancel, Token: tok})
 	if err != nil || c.Status != askonce.StatusCancelled {
 		t.Fatalf("cancel by token: %+v, %v", c, err)
 	}
-	_, _, err = e.AnswerByToken(ctx, tok, "hot")
+	_, _, err = e.Act(ctx, askonce.Act{Do: askonce.ActAnswer, Token: tok, Answer: askonce.TextAnswer("hot"), Background: true})
 	wantConflictWithJob(t, "answer after cancel", err, j.ID, askonce.StatusCancelled)
-	_, err = e.CancelByToken(ctx, tok)
+	_, _, err = e.Act(ctx, askonce.Act{Do: askonce.ActCancel, Token: tok})
 	wantConflictWithJob(t, "second cancel", err, j.ID, askonce.StatusCancelled)
 }
 
@@ -248,13 +248,13 @@ func TestAnswerLinkUsedIsAConflictForCancelAndDeclineWhileTheJobPlans(t *testing
 	e, _ := linkEngine(t, scripted(reply(askTemp, u1), blocked(release, planRaw)))
 	j := pendingJob(t, e)
 	tok := e.AnswerToken(j)
-	started, run, err := e.AnswerByToken(ctx, tok, "hot")
+	started, run, err := e.Act(ctx, askonce.Act{Do: askonce.ActAnswer, Token: tok, Answer: askonce.TextAnswer("hot"), Background: true})
 	if err != nil || started.Status != askonce.StatusPlanning {
 		t.Fatalf("answer by token: %+v, %v", started, err)
 	}
-	_, err = e.CancelByToken(ctx, tok)
+	_, _, err = e.Act(ctx, askonce.Act{Do: askonce.ActCancel, Token: tok})
 	wantConflictWithJob(t, "cancel through the used link while planning", err, j.ID, askonce.StatusPlanning)
-	_, _, err = e.DeclineByToken(ctx, tok)
+	_, _, err = e.Act(ctx, askonce.Act{Do: askonce.ActDecline, Token: tok, Background: true})
 	wantConflictWithJob(t, "decline through the used link while planning", err, j.ID, askonce.StatusPlanning)
 	if got, err := e.Get(ctx, "", j.ID); err != nil || got.Status != askonce.StatusPlanning || got.Version != started.Version {
 		t.Fatalf("after the refused calls: %+v, %v; want the answered job unchanged, still planning", got, err)
@@ -270,7 +270,7 @@ func TestAnswerLinkDeclineAppliesTheFallback(t *testing.T) {
 	t.Parallel()
 	e, _ := linkEngine(t, scripted(reply(askTemp, u1), reply(planRaw, u1)))
 	j := pendingJob(t, e)
-	d, run, err := e.DeclineByToken(ctx, e.AnswerToken(j))
+	d, run, err := e.Act(ctx, askonce.Act{Do: askonce.ActDecline, Token: e.AnswerToken(j), Background: true})
 	if err != nil || d.Status != askonce.StatusPlanning || d.AnswerSource != askonce.SourceDefault {
 		t.Fatalf("decline by token: %+v, %v", d, err)
 	}
@@ -289,13 +289,13 @@ func TestAnswerLinkIsDeadAtExactlyExpiresAt(t *testing.T) {
 	tok := e.AnswerToken(j)
 	// At ExpiresAt, before any sweep ran, the link is dead.
 	now = j.Question.ExpiresAt.Add(0)
-	_, _, err := e.AnswerByToken(ctx, tok, "hot")
+	_, _, err := e.Act(ctx, askonce.Act{Do: askonce.ActAnswer, Token: tok, Answer: askonce.TextAnswer("hot"), Background: true})
 	wantConflictWithJob(t, "answer at ExpiresAt", err, j.ID, askonce.StatusPending)
-	_, err = e.CancelByToken(ctx, tok)
+	_, _, err = e.Act(ctx, askonce.Act{Do: askonce.ActCancel, Token: tok})
 	wantConflictWithJob(t, "cancel at ExpiresAt", err, j.ID, askonce.StatusPending)
 	// A nanosecond before, it was alive.
 	now = j.Question.ExpiresAt.Add(-time.Nanosecond)
-	if _, run, err := e.AnswerByToken(ctx, tok, "hot"); err != nil {
+	if _, run, err := e.Act(ctx, askonce.Act{Do: askonce.ActAnswer, Token: tok, Answer: askonce.TextAnswer("hot"), Background: true}); err != nil {
 		t.Fatalf("answer just before ExpiresAt: %v", err)
 	} else {
 		run.Wait(ctx)
@@ -313,6 +313,6 @@ func TestAnswerLinkIsDeadAfterTheSweepExpiredIt(t *testing.T) {
 	if n, err := e.ExpireDue(ctx); n != 1 || err != nil {
 		t.Fatalf("expire: %d, %v", n, err)
 	}
-	_, _, err := e.AnswerByToken(ctx, tok, "hot")
+	_, _, err := e.Act(ctx, askonce.Act{Do: askonce.ActAnswer, Token: tok, Answer: askonce.TextAnswer("hot"), Background: true})
 	wantConflictWithJob(t, "answer after expiry", err, j.ID, askonce.StatusExpired)
 }

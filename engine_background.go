@@ -5,7 +5,7 @@ import (
 )
 
 // Run is the planning of one job that goes on in the background, started
-// by Start, StartAnswer or StartDecline. A job's life does not depend on
+// by Start or by an Act in the background. A job's life does not depend on
 // the request that started it: the run ends with a stored outcome whether
 // or not anyone waits for it.
 type Run struct {
@@ -42,10 +42,15 @@ func (r *Run) Wait(ctx context.Context) bool {
 
 // finished returns a Run that has already ended with j.
 func finished(j *Job, err error) *Run {
-	r := &Run{done: make(chan struct{}), job: j, err: err}
-	close(r.done)
-	return r
+	return &Run{done: closed, job: j, err: err}
 }
+
+// closed is the Done of every Run that has ended before it was returned.
+var closed = func() chan struct{} {
+	c := make(chan struct{})
+	close(c)
+	return c
+}()
 
 // Start persists a new job, like Create, and plans it in the background.
 // It returns the stored job (status planning in managed mode) as soon as
@@ -60,58 +65,6 @@ func finished(j *Job, err error) *Run {
 // TakeOver or by Recover at the next start (docs/protocol.md rule 13).
 func (e *Engine) Start(ctx context.Context, req CreateRequest) (*Job, *Run, error) {
 	j, it, err := e.create(ctx, req)
-	if err != nil {
-		return nil, nil, err
-	}
-	return j, e.background(ctx, j, it), nil
-}
-
-// StartAnswer submits an answer, like Answer, and re-interprets in the
-// background. An invalid answer or a job not awaiting one is an error at
-// once, as with Answer; otherwise the returned job is the committed
-// answered state (status planning in managed mode), or, with a fast
-// interpreter, the outcome committed with the answer, and the Run has
-// ended.
-func (e *Engine) StartAnswer(ctx context.Context, tenant, id, answer string) (*Job, *Run, error) {
-	return e.StartReply(ctx, tenant, id, Reply{Answer: TextAnswer(answer)})
-}
-
-// StartReply is StartAnswer with the person's choices (Reply).
-func (e *Engine) StartReply(ctx context.Context, tenant, id string, r Reply) (*Job, *Run, error) {
-	return e.startTransition(ctx, tenant, id, Answered{Answer: r.Answer, Source: SourceUser, DontRemember: r.DontRemember, By: AnswererFrom(ctx)})
-}
-
-// StartDecline declines the question, like Decline, and re-interprets in
-// the background.
-func (e *Engine) StartDecline(ctx context.Context, tenant, id string) (*Job, *Run, error) {
-	return e.startTransition(ctx, tenant, id, Decline{By: AnswererFrom(ctx)})
-}
-
-// StartReplyOn is StartReply on j, the job as the caller just read it
-// (to show its question, say), so that it is not read again: the reply
-// is applied to j, and only if that fails (its compare-and-set
-// included) to the job read from the store, which decides the outcome
-// and the error, as for a job this engine left pending (see
-// pendingJobs).
-func (e *Engine) StartReplyOn(ctx context.Context, j *Job, r Reply) (*Job, *Run, error) {
-	next, it, err := e.beginOn(ctx, j, Answered{Answer: r.Answer, Source: SourceUser, DontRemember: r.DontRemember, By: AnswererFrom(ctx)})
-	return e.started(ctx, next, it, err)
-}
-
-// StartDeclineOn is StartDecline on j, the job as the caller just read
-// it: see StartReplyOn.
-func (e *Engine) StartDeclineOn(ctx context.Context, j *Job) (*Job, *Run, error) {
-	next, it, err := e.beginOn(ctx, j, Decline{By: AnswererFrom(ctx)})
-	return e.started(ctx, next, it, err)
-}
-
-func (e *Engine) startTransition(ctx context.Context, tenant, id string, in Input) (*Job, *Run, error) {
-	j, it, err := e.begin(ctx, tenant, id, in)
-	return e.started(ctx, j, it, err)
-}
-
-// started runs in the background the interpretation a transition left.
-func (e *Engine) started(ctx context.Context, j *Job, it *Interpretation, err error) (*Job, *Run, error) {
 	if err != nil {
 		return nil, nil, err
 	}

@@ -75,21 +75,21 @@ func TestStartRejectsInvalidRequestsAtOnceAndStoresNothing(t *testing.T) {
 	}
 }
 
-func TestStartAnswerCommitsTheAnswerThenPlansInTheBackground(t *testing.T) {
+func TestActInTheBackgroundCommitsTheAnswerThenPlans(t *testing.T) {
 	release := make(chan struct{})
 	e := newEngine(t, scripted(reply(askTemp, u1), blocked(release, planRaw)))
 	j := create(t, e, "hot frozen cheese")
-	if _, _, err := e.StartAnswer(ctx, j.TenantID, j.ID, "nonsense"); askonce.ErrorCode(err) != askonce.EINVALID {
+	if _, _, err := e.Act(ctx, askonce.Act{Do: askonce.ActAnswer, TenantID: j.TenantID, ID: j.ID, Answer: askonce.TextAnswer("nonsense"), Background: true}); askonce.ErrorCode(err) != askonce.EINVALID {
 		t.Fatalf("invalid answer: %v, want EINVALID at once", err)
 	}
-	got, run, err := e.StartAnswer(ctx, j.TenantID, j.ID, "hot")
+	got, run, err := e.Act(ctx, askonce.Act{Do: askonce.ActAnswer, TenantID: j.TenantID, ID: j.ID, Answer: askonce.TextAnswer("hot"), Background: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got.Status != askonce.StatusPlanning || got.ClarificationStatus != askonce.ClarificationAnswered || got.Answer.String() != "hot" {
-		t.Fatalf("StartAnswer returned %s/%s answer %q; want planning/answered hot", got.Status, got.ClarificationStatus, got.Answer)
+		t.Fatalf("the background answer returned %s/%s answer %q; want planning/answered hot", got.Status, got.ClarificationStatus, got.Answer)
 	}
-	if _, _, err := e.StartAnswer(ctx, j.TenantID, j.ID, "frozen"); askonce.ErrorCode(err) != askonce.ECONFLICT {
+	if _, _, err := e.Act(ctx, askonce.Act{Do: askonce.ActAnswer, TenantID: j.TenantID, ID: j.ID, Answer: askonce.TextAnswer("frozen"), Background: true}); askonce.ErrorCode(err) != askonce.ECONFLICT {
 		t.Fatalf("second answer while planning: %v, want ECONFLICT", err)
 	}
 	close(release)

@@ -73,7 +73,7 @@ func BenchmarkCreateAndCancel(b *testing.B) {
 		if err != nil || j.Status != askonce.StatusPending {
 			b.Fatalf("create: %v %v", err, j.Status)
 		}
-		if j, err = e.Cancel(ctx, "", j.ID); err != nil || j.Status != askonce.StatusCancelled {
+		if j, _, err = e.Act(ctx, askonce.Act{Do: askonce.ActCancel, ID: j.ID}); err != nil || j.Status != askonce.StatusCancelled {
 			b.Fatalf("cancel: %v %v", err, j.Status)
 		}
 		m.Tick()
@@ -139,7 +139,7 @@ func clarificationRoundTrip(b *testing.B, e *askonce.Engine, session string) {
 	if err != nil || j.Status != askonce.StatusPending {
 		b.Fatalf("create: %v %v", err, j.Status)
 	}
-	if j, err = e.Answer(ctx, "", j.ID, "hot"); err != nil || j.Status != askonce.StatusSuccess {
+	if j, _, err = e.Act(ctx, askonce.Act{Do: askonce.ActAnswer, ID: j.ID, Answer: askonce.TextAnswer("hot")}); err != nil || j.Status != askonce.StatusSuccess {
 		b.Fatalf("answer: %v %v", err, j.Status)
 	}
 }
@@ -173,7 +173,7 @@ func BenchmarkRoundTripClarificationFields(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				if j, err = e.Reply(ctx, "", j.ID, askonce.Reply{Answer: a}); err != nil || j.Status != askonce.StatusSuccess {
+				if j, _, err = e.Act(ctx, askonce.Act{Do: askonce.ActAnswer, ID: j.ID, Answer: a}); err != nil || j.Status != askonce.StatusSuccess {
 					b.Fatalf("answer: %v %+v", err, j)
 				}
 				m.Tick()

@@ -32,7 +32,7 @@ func TestEngine_PassesCandidatesToTheInterpreterOnCreateAndOnTheAnswer(t *testin
 	if err != nil || j.Status != askonce.StatusPending {
 		t.Fatalf("create: %+v, %v; want pending", j, err)
 	}
-	if j, err = e.Answer(ctx, "", j.ID, "hot"); err != nil || j.Status != askonce.StatusSuccess {
+	if j, _, err = e.Act(ctx, askonce.Act{Do: askonce.ActAnswer, ID: j.ID, Answer: askonce.TextAnswer("hot")}); err != nil || j.Status != askonce.StatusSuccess {
 		t.Fatalf("answer: %+v, %v; want success", j, err)
 	}
 	mu.Lock()

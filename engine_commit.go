@@ -7,6 +7,18 @@ import (
 	"time"
 )
 
+// write is the commit sequence of every change: it commits c (see
+// commit), remembers the job if it is left pending (pendingJobs) and
+// tells the Observer of the steps committed.
+func (e *Engine) write(ctx context.Context, c *Change, create bool, steps []step) error {
+	if err := e.commit(ctx, c, create); err != nil {
+		return err
+	}
+	e.pending.keep(c.Job)
+	e.observe(steps)
+	return nil
+}
+
 // commit writes c, a new job with create (Store.CreateJob), else a
 // change of a stored job (Store.UpdateJob), and tells whether it
 // committed when the store says it could not be reached (EUNAVAILABLE):

@@ -75,22 +75,10 @@ func (e *Engine) create(ctx context.Context, req CreateRequest) (*Job, *Interpre
 	if j.Mode == ModeManaged && e.fast() {
 		// Nothing is stored until the outcome is known: a crash before
 		// the commit leaves nothing, and nothing was acknowledged.
-		in, attempts, err := e.plan(ctx, j, initial, true)
-		if err != nil {
-			return nil, nil, err
-		}
-		steps, err := e.settle(ctx, j, in, attempts, c)
-		if err != nil {
-			return nil, nil, err
-		}
-		if err := e.commit(ctx, c, true); err != nil {
-			return nil, nil, err
-		}
-		e.pending.keep(c.Job)
-		e.observe(steps)
-		return c.Job, nil, nil
+		j, _, err := e.loop(ctx, j, nil, nil, &initial, strategy{atEnd: true, create: true}, c)
+		return j, nil, err
 	}
-	if err := e.commit(ctx, c, true); err != nil {
+	if err := e.write(ctx, c, true, nil); err != nil {
 		return nil, nil, err
 	}
 	if j.Mode == ModeGate {

@@ -172,9 +172,18 @@ func testCreateCommittedJobIsNeverReportedAsAFailure(t *testing.T) {
 func TestTransition_CommittedChangeIsNeverReportedAsAFailure(t *testing.T) {
 	t.Parallel()
 	ops := map[string]func(e *askonce.Engine, id string) (*askonce.Job, error){
-		"answer":  func(e *askonce.Engine, id string) (*askonce.Job, error) { return e.Answer(ctx, "", id, "hot") },
-		"decline": func(e *askonce.Engine, id string) (*askonce.Job, error) { return e.Decline(ctx, "", id) },
-		"cancel":  func(e *askonce.Engine, id string) (*askonce.Job, error) { return e.Cancel(ctx, "", id) },
+		"answer": func(e *askonce.Engine, id string) (*askonce.Job, error) {
+			j, _, err := e.Act(ctx, askonce.Act{Do: askonce.ActAnswer, ID: id, Answer: askonce.TextAnswer("hot")})
+			return j, err
+		},
+		"decline": func(e *askonce.Engine, id string) (*askonce.Job, error) {
+			j, _, err := e.Act(ctx, askonce.Act{Do: askonce.ActDecline, ID: id})
+			return j, err
+		},
+		"cancel": func(e *askonce.Engine, id string) (*askonce.Job, error) {
+			j, _, err := e.Act(ctx, askonce.Act{Do: askonce.ActCancel, ID: id})
+			return j, err
+		},
 	}
 	interpreters := map[string]func() askonce.Interpreter{
 		"rules":    func() askonce.Interpreter { return rulesInterpreter(t) },
@@ -221,9 +230,9 @@ func TestTransition_CommittedChangeIsNeverReportedAsAFailure(t *testing.T) {
 			st.rival = func() {
 				var err error
 				if name == "cancel" {
-					_, err = other.Answer(ctx, "", j.ID, "frozen")
+					_, _, err = other.Act(ctx, askonce.Act{Do: askonce.ActAnswer, ID: j.ID, Answer: askonce.TextAnswer("frozen")})
 				} else {
-					_, err = other.Cancel(ctx, "", j.ID)
+					_, _, err = other.Act(ctx, askonce.Act{Do: askonce.ActCancel, ID: j.ID})
 				}
 				if err != nil {
 					t.Errorf("%s %s: the rival change: %v", iname, name, err)
@@ -267,11 +276,11 @@ func TestChangeReadBackTwoVersionsAheadIsUnavailableNamingTheJob(t *testing.T) {
 	st.updates = true
 	other := &askonce.Engine{Store: st.Store, Interpreter: scripted(reply(planRaw, u1))}
 	st.rival = func() {
-		if _, err := other.Answer(ctx, "", j.ID, "frozen"); err != nil {
+		if _, _, err := other.Act(ctx, askonce.Act{Do: askonce.ActAnswer, ID: j.ID, Answer: askonce.TextAnswer("frozen")}); err != nil {
 			t.Errorf("the rival answer: %v", err)
 		}
 	}
-	got, err := e.Cancel(ctx, "", j.ID)
+	got, _, err := e.Act(ctx, askonce.Act{Do: askonce.ActCancel, ID: j.ID})
 	if askonce.ErrorCode(err) != askonce.EUNAVAILABLE || !strings.Contains(askonce.ErrorMessage(err), "GET /jobs/"+j.ID) {
 		t.Fatalf("a cancel that finds the job two versions ahead: %+v, %v; want unavailable naming the job", got, err)
 	}

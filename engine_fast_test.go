@@ -128,12 +128,12 @@ func TestFastPathStoresWhatTheRowFirstPathStores(t *testing.T) {
 	}
 	answer := func(a string) func(e *askonce.Engine, j *askonce.Job) error {
 		return func(e *askonce.Engine, j *askonce.Job) error {
-			_, err := e.Answer(ctx, j.TenantID, j.ID, a)
+			_, _, err := e.Act(ctx, askonce.Act{Do: askonce.ActAnswer, TenantID: j.TenantID, ID: j.ID, Answer: askonce.TextAnswer(a)})
 			return err
 		}
 	}
 	decline := func(e *askonce.Engine, j *askonce.Job) error {
-		_, err := e.Decline(ctx, j.TenantID, j.ID)
+		_, _, err := e.Act(ctx, askonce.Act{Do: askonce.ActDecline, TenantID: j.TenantID, ID: j.ID})
 		return err
 	}
 	rulesOf := func() askonce.Interpreter { return rulesInterpreter(t) }
@@ -201,7 +201,7 @@ func TestFastPathCommitsEachChangeWithItsOutcome(t *testing.T) {
 			if j.Status != askonce.StatusPending {
 				t.Fatalf("created job is %s, want pending", j.Status)
 			}
-			if _, err := e.Answer(ctx, "", j.ID, "hot"); err != nil {
+			if _, _, err := e.Act(ctx, askonce.Act{Do: askonce.ActAnswer, ID: j.ID, Answer: askonce.TextAnswer("hot")}); err != nil {
 				t.Fatal(err)
 			}
 			want := [2]int64{2, 2} // row-first: the job, then its question; the answer, then its plan
@@ -247,7 +247,9 @@ func TestRule13_FastPathCrashBeforeTheCommitAcknowledgesNothing(t *testing.T) {
 
 	alive := &askonce.Engine{Store: st, Interpreter: rulesInterpreter(t)}
 	j := create(t, alive, "hot frozen cheese")
-	crash(func() { dying.Answer(ctx, "", j.ID, "hot") })
+	crash(func() {
+		dying.Act(ctx, askonce.Act{Do: askonce.ActAnswer, ID: j.ID, Answer: askonce.TextAnswer("hot")})
+	})
 	st.Close()
 
 	e := &askonce.Engine{Store: openStore(t, path), Interpreter: rulesInterpreter(t)}
@@ -261,13 +263,13 @@ func TestRule13_FastPathCrashBeforeTheCommitAcknowledgesNothing(t *testing.T) {
 	if n, err := e.Recover(ctx); err != nil || n != 0 {
 		t.Fatalf("recovered %d, %v; a pending job has nothing to recover", n, err)
 	}
-	done, err := e.Answer(ctx, "", j.ID, "hot")
+	done, _, err := e.Act(ctx, askonce.Act{Do: askonce.ActAnswer, ID: j.ID, Answer: askonce.TextAnswer("hot")})
 	if err != nil || done.Status != askonce.StatusSuccess {
 		t.Fatalf("answer after the crash: %v, %v; want success", done, err)
 	}
 }
 
-// Start, StartAnswer and the answer link with a fast interpreter have
+// Start, an Act in the background and the answer link with a fast interpreter have
 // nothing to run in the background: the returned job is the outcome, as
 // stored, and the Run has ended with it.
 func TestFastPathStartsEndAtOnce(t *testing.T) {
@@ -284,7 +286,7 @@ func TestFastPathStartsEndAtOnce(t *testing.T) {
 	if done, err := run.Result(); err != nil || done != j {
 		t.Fatalf("run result %v, %v; want the returned job", done, err)
 	}
-	next, run, err := e.AnswerByToken(ctx, e.AnswerToken(j), "hot")
+	next, run, err := e.Act(ctx, askonce.Act{Do: askonce.ActAnswer, Token: e.AnswerToken(j), Answer: askonce.TextAnswer("hot"), Background: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -53,7 +53,7 @@ func deployed(t *testing.T, path string) {
 	if j.Status != askonce.StatusPending || len(j.Question.Fields) != 3 {
 		t.Fatalf("first job: status %s, question %+v; want pending with three fields", j.Status, j.Question)
 	}
-	if _, err := e.Reply(ctx, "", j.ID, askonce.Reply{Answer: mustJSON(`{"environment":"production","replicas":"3","migrate":true}`)}); err != nil {
+	if _, _, err := e.Act(ctx, askonce.Act{Do: askonce.ActAnswer, ID: j.ID, Answer: mustJSON(`{"environment":"production","replicas":"3","migrate":true}`)}); err != nil {
 		t.Fatalf("answer the first job: %v", err)
 	}
 }
@@ -127,7 +127,7 @@ func TestRule5_AFieldAnsweredEarlierInTheSessionIsFilledAndNotShown(t *testing.T
 	// The filled values are kept in the store: another engine on the
 	// same file merges them into the person's answer.
 	other := fieldsEngine(t, path, rolloutQ)
-	done, err := other.Answer(ctx, "", j.ID, "eu")
+	done, _, err := other.Act(ctx, askonce.Act{Do: askonce.ActAnswer, ID: j.ID, Answer: askonce.TextAnswer("eu")})
 	if err != nil {
 		t.Fatalf("answer: %v", err)
 	}
@@ -151,7 +151,7 @@ func TestRule6_EveryFieldTheGoalAnswersAsksNobody(t *testing.T) {
 	if j.Status != askonce.StatusPending || j.Question.Type != askonce.QuestionConfirm || j.Question.Text != "Run the migrations?" {
 		t.Fatalf("job: status %s, question %+v; want the migrations asked alone", j.Status, j.Question)
 	}
-	done, err := e.Answer(ctx, "", j.ID, "no")
+	done, _, err := e.Act(ctx, askonce.Act{Do: askonce.ActAnswer, ID: j.ID, Answer: askonce.TextAnswer("no")})
 	if err != nil || string(done.Answer.JSON()) != `{"environment":"staging","migrate":false}` {
 		t.Fatalf("answer: %v, %q", err, done.Answer)
 	}
@@ -165,7 +165,7 @@ func TestAFieldInProjectMemoryIsFilledAndALaterAgentIsAskedOnlyWhatIsNew(t *test
 	if err != nil || first.Status != askonce.StatusPending {
 		t.Fatalf("first agent: %v %+v", err, first)
 	}
-	if _, err := e.Answer(ctx, "acme", first.ID, "environment: production\nreplicas: 3\nmigrate: no"); err != nil {
+	if _, _, err := e.Act(ctx, askonce.Act{Do: askonce.ActAnswer, TenantID: "acme", ID: first.ID, Answer: askonce.TextAnswer("environment: production\nreplicas: 3\nmigrate: no")}); err != nil {
 		t.Fatal(err)
 	}
 	e2 := fieldsEngine(t, path, rolloutQ)
@@ -173,7 +173,7 @@ func TestAFieldInProjectMemoryIsFilledAndALaterAgentIsAskedOnlyWhatIsNew(t *test
 	if err != nil || second.Status != askonce.StatusPending || second.Question.Text != "Which region?" {
 		t.Fatalf("second agent: %v, status %s, question %+v; want only the region asked", err, second.Status, second.Question)
 	}
-	done, err := e2.Answer(ctx, "acme", second.ID, "us")
+	done, _, err := e2.Act(ctx, askonce.Act{Do: askonce.ActAnswer, TenantID: "acme", ID: second.ID, Answer: askonce.TextAnswer("us")})
 	if err != nil || string(done.Answer.JSON()) != `{"env":"production","region":"us","migrations":false}` {
 		t.Fatalf("answer: %v, %q", err, done.Answer)
 	}
@@ -198,7 +198,7 @@ func TestRule5_AFieldWithOptionsIsFoundByItsNameAndOptionsInOtherWords(t *testin
 	if j.Status != askonce.StatusPending || j.Question.Text != "How many copies?" || len(j.Question.Fields) != 0 {
 		t.Fatalf("job: status %s, question %+v; want only the copies asked", j.Status, j.Question)
 	}
-	done, err := e.Answer(ctx, "", j.ID, "5")
+	done, _, err := e.Act(ctx, askonce.Act{Do: askonce.ActAnswer, ID: j.ID, Answer: askonce.TextAnswer("5")})
 	if err != nil || string(done.Answer.JSON()) != `{"environment":"production","replicas":"5"}` {
 		t.Fatalf("answer: %v, %q", err, done.Answer)
 	}

@@ -16,6 +16,16 @@ type Report struct {
 	// Raw is the agent's own output, kept on the attempt for audit.
 	Raw   string
 	Usage Usage
+
+	// Job, when set, is the gate job as the caller holds it (just read,
+	// or as an Act returned it), so that it is not read again: the
+	// report is applied to it, and only if that fails (its
+	// compare-and-set included) to the job read from the store, which
+	// decides the outcome and the error.
+	// It is ignored unless it is the job Report's tenant and id name,
+	// and for an invalid plan, whose attempt is numbered from the stored
+	// job.
+	Job *Job
 }
 
 // ReportResult is gate mode's answer: what the agent must do next.
@@ -41,10 +51,24 @@ type ReportResult struct {
 // fail. Each report is recorded as an attempt so usage adds up. An invalid
 // plan is EINVALID listing every problem, and the job is unchanged.
 func (e *Engine) Report(ctx context.Context, tenant, id string, r Report) (*ReportResult, error) {
-	j, err := e.Store.GetJob(ctx, tenantOr(tenant), id)
+	tenant = tenantOr(tenant)
+	if h := r.Job; h != nil && h.ID == id && h.TenantID == tenant && (r.Plan == nil || len(r.Plan.Validate(h.SpecSchema)) == 0) {
+		// Every report commits (its attempt), with a compare-and-set
+		// on h's version, so a stale h fails; an unreachable store is
+		// not a stale job (see begin).
+		if res, err := e.report(ctx, h, r); err == nil || ErrorCode(err) == EUNAVAILABLE {
+			return res, err
+		}
+	}
+	j, err := e.Store.GetJob(ctx, tenant, id)
 	if err != nil {
 		return nil, err
 	}
+	return e.report(ctx, j, r)
+}
+
+// report applies a gate-mode report to j.
+func (e *Engine) report(ctx context.Context, j *Job, r Report) (*ReportResult, error) {
 	if j.Mode != ModeGate {
 		return nil, Errorf(ECONFLICT, "job %s is managed by askonce; only gate-mode jobs take reports", j.ID)
 	}

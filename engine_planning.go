@@ -13,34 +13,98 @@ import (
 	"go.opentelemetry.io/otel/trace"
 )
 
-// interpret is the planning loop of a stored job: it runs the
-// interpretation, applies its outcome through Step, and follows any further
-// interpretation Step asks for (an auto-resolved answer, a fallback),
-// committing each step before the next call. Step bounds the chain: a job
-// interprets at most initial, answer, fallback. settle is the same loop
-// for a fast interpreter, committing once at the end.
+// strategy is how the planning loop (loop) commits a chain of steps.
+type strategy struct {
+	// atEnd commits the whole chain once, when it ends, in one change:
+	// a fast interpreter's (Fast), whose calls are cheap enough to run
+	// before anything is written. Otherwise each step commits by itself
+	// (a compare-and-set) before the next interpreter call, and the
+	// retried attempts are stored as they happen.
+	atEnd bool
+	// create (atEnd only) commits the chain as a new job (CreateJob).
+	create bool
+	// handOff (each step only) ends the loop after its first step,
+	// returning the interpretation that step asks for, for the caller
+	// to run (in the background, say).
+	handOff bool
+}
+
+// loop is the planning loop, the one of every path: create, an act, a
+// resumed or recovered run. From j it steps in, the outcome of attempts
+// (or, with in nil, first runs the interpretation it), and while Step
+// asks for an interpretation (an auto-resolved answer, a fallback), runs
+// it and steps its outcome. Step bounds the chain: a job interprets at
+// most initial, answer, fallback. c collects the writes of a chain
+// committed at its end (with create, it holds the created event
+// already) in the order the per-step path writes them: the attempts and
+// their events before each step's events, the history entry, the
+// dispatch, the question's answer link and notification.
+//
+// Committing each step, a step computed from an interpreter outcome that
+// meets a conflict (the job cancelled, or recovered elsewhere, while the
+// interpreter ran) yields: the stored state wins, and is returned.
+func (e *Engine) loop(ctx context.Context, j *Job, in Input, attempts []Attempt, it *Interpretation, how strategy, c *Change) (*Job, *Interpretation, error) {
+	var steps []step // of a chain committed at its end
+	cur := j
+	for {
+		planned := in == nil
+		if planned {
+			var err error
+			if in, attempts, err = e.plan(ctx, cur, *it, how.atEnd); err != nil {
+				return nil, nil, err
+			}
+		}
+		if !how.atEnd {
+			next, fx, err := e.apply(ctx, cur, in, attempts)
+			if err != nil {
+				var ae *Error
+				if planned && errors.As(err, &ae) && ae.Code == ECONFLICT && ae.Job != nil {
+					return ae.Job, nil, nil
+				}
+				return nil, nil, err
+			}
+			if fx.Interpret == nil || how.handOff {
+				return next, fx.Interpret, nil
+			}
+			cur, in, it = next, nil, fx.Interpret
+			continue
+		}
+		next, fx, err := Step(cur, in, e.now())
+		if err != nil {
+			return nil, nil, err
+		}
+		c.add(cur, fx, attempts)
+		if len(attempts) > 0 {
+			// plan counted the retried attempts on cur; this is the
+			// final one, which the store counts on commit.
+			next.AttemptCount++
+		}
+		steps = append(steps, step{next, fx, attempts})
+		cur, in, attempts = next, nil, nil
+		if fx.Interpret == nil {
+			break
+		}
+		it = fx.Interpret
+	}
+	e.lease(cur)
+	c.Job = cur
+	e.questionChange(j, c)
+	if !how.create && len(c.Events) == 0 && len(c.Attempts) == 0 {
+		return c.Job, nil, nil
+	}
+	if err := e.write(ctx, c, how.create, steps); err != nil {
+		return nil, nil, err
+	}
+	return c.Job, nil, nil
+}
+
+// interpret runs the planning loop of a stored job in planning from the
+// interpretation it is in, committing each step, while this engine
+// renews the job's planning lease.
 func (e *Engine) interpret(ctx context.Context, j *Job, it Interpretation) (*Job, error) {
 	defer e.hold(j)()
-	for {
-		in, attempts, err := e.plan(ctx, j, it, false)
-		if err != nil {
-			return nil, err
-		}
-		next, fx, err := e.apply(ctx, j, in, attempts)
-		if err != nil {
-			var ae *Error
-			if errors.As(err, &ae) && ae.Code == ECONFLICT && ae.Job != nil {
-				// Cancelled (or recovered elsewhere) while the
-				// interpreter ran: the stored state wins.
-				return ae.Job, nil
-			}
-			return nil, err
-		}
-		if fx.Interpret == nil {
-			return next, nil
-		}
-		j, it = next, *fx.Interpret
-	}
+	next, _, err := e.loop(ctx, j, nil, nil, &it, strategy{}, nil)
+	return next, err
 }
 
 // plan runs up to MaxAttempts interpreter calls for one interpretation and
@@ -240,7 +304,8 @@ func (e *Engine) lookup(ctx context.Context, hq HistoryQuery) (*HistoryEntry, er
 	return nil, err
 }
 
-// apply runs Step and writes its result with a compare-and-set.
+// apply is one step of the planning loop committed by itself: it runs
+// Step and writes its result with a compare-and-set.
 func (e *Engine) apply(ctx context.Context, j *Job, in Input, attempts []Attempt) (*Job, *Effects, error) {
 	next, fx, err := Step(j, in, e.now())
 	if err != nil {
@@ -250,19 +315,38 @@ func (e *Engine) apply(ctx context.Context, j *Job, in Input, attempts []Attempt
 	if !fx.Changed() && len(attempts) == 0 {
 		return next, fx, nil
 	}
-	events := make([]Event, 0, len(attempts)+len(fx.Events))
-	for _, a := range attempts {
-		events = append(events, attemptEvent(j, a))
-	}
-	events = append(events, fx.Events...)
-	c := &Change{Job: next, Attempts: attempts, Events: events, History: fx.History, FieldHistory: fx.FieldHistory, Recalled: fx.Recalled, Dispatch: fx.Dispatch}
+	c := &Change{Events: make([]Event, 0, len(attempts)+len(fx.Events))}
+	c.add(j, fx, attempts)
+	c.Job = next
 	e.questionChange(j, c)
-	if err := e.commit(ctx, c, false); err != nil {
+	if err := e.write(ctx, c, false, []step{{next, fx, attempts}}); err != nil {
 		return nil, nil, err
 	}
-	e.pending.keep(next)
-	e.observe([]step{{next, fx, attempts}})
 	return next, fx, nil
+}
+
+// add adds to c the writes of one step from cur: the attempts that led
+// to it and their events, then the step's events, its history entry
+// (only a human's answer has one, once per chain), the recalled answer
+// (only the one question's resolution) and its dispatch.
+func (c *Change) add(cur *Job, fx *Effects, attempts []Attempt) {
+	for _, a := range attempts {
+		c.Events = append(c.Events, attemptEvent(cur, a))
+	}
+	if c.Attempts == nil {
+		c.Attempts = attempts // appending to it later leaves its elements alone
+	} else {
+		c.Attempts = append(c.Attempts, attempts...)
+	}
+	c.Events = append(c.Events, fx.Events...)
+	if fx.History != nil {
+		c.History = fx.History
+		c.FieldHistory = fx.FieldHistory
+	}
+	if fx.Recalled != nil {
+		c.Recalled = fx.Recalled
+	}
+	c.Dispatch = c.Dispatch || fx.Dispatch
 }
 
 // step is one transition of a job with the attempts that led to it, as
@@ -293,84 +377,16 @@ func (e *Engine) fast() bool {
 	return ok && f.Fast()
 }
 
-// settle is the planning loop of a fast interpreter, in memory: it steps
-// j with in (the outcome of attempts, if any) and, while Step asks for an
-// interpretation, runs it and steps its outcome. Nothing is written: c
-// collects the whole chain's writes in the order the row-first path
-// writes them (the attempts and their events before each step's events,
-// the history entry, the dispatch, the question's answer link and
-// notification), and c.Job is the state the chain ends in. It returns the
-// steps, for the Observer once c has committed.
-func (e *Engine) settle(ctx context.Context, j *Job, in Input, attempts []Attempt, c *Change) ([]step, error) {
-	var steps []step
-	cur := j
-	for {
-		next, fx, err := Step(cur, in, e.now())
-		if err != nil {
-			return nil, err
-		}
-		for _, a := range attempts {
-			c.Events = append(c.Events, attemptEvent(cur, a))
-		}
-		c.Attempts = append(c.Attempts, attempts...)
-		c.Events = append(c.Events, fx.Events...)
-		if fx.History != nil {
-			c.History = fx.History // only a human's answer has one: once per chain
-			c.FieldHistory = fx.FieldHistory
-		}
-		if fx.Recalled != nil {
-			c.Recalled = fx.Recalled // only the one question's resolution: once per chain
-		}
-		c.Dispatch = c.Dispatch || fx.Dispatch
-		if len(attempts) > 0 {
-			// plan counted the retried attempts on cur; this is the
-			// final one, which the store counts on commit.
-			next.AttemptCount++
-		}
-		steps = append(steps, step{next, fx, attempts})
-		cur = next
-		if fx.Interpret == nil {
-			break
-		}
-		if in, attempts, err = e.plan(ctx, cur, *fx.Interpret, true); err != nil {
-			return nil, err
-		}
-	}
-	e.lease(cur)
-	c.Job = cur
-	e.questionChange(j, c)
-	return steps, nil
-}
-
 // advance applies a user input to the stored job j. With a fast
 // interpreter the planning it leads to runs first and commits with it, in
 // one compare-and-set on j's version: of concurrent inputs computed from
 // j one commits, with its outcome, and the others get ECONFLICT as they
-// would on the row-first path. Otherwise the input commits alone and the
+// would on the per-step path. Otherwise the input commits alone and the
 // interpretation it asks for is returned, to run after.
 func (e *Engine) advance(ctx context.Context, j *Job, in Input) (*Job, *Interpretation, error) {
-	if !e.fast() {
-		next, fx, err := e.apply(ctx, j, in, nil)
-		if err != nil {
-			return nil, nil, err
-		}
-		return next, fx.Interpret, nil
-	}
-	c := &Change{}
-	steps, err := e.settle(ctx, j, in, nil, c)
-	if err != nil {
-		return nil, nil, err
-	}
-	if len(c.Events) == 0 && len(c.Attempts) == 0 {
-		return c.Job, nil, nil
-	}
-	if err := e.commit(ctx, c, false); err != nil {
-		return nil, nil, err
-	}
-	e.pending.keep(c.Job)
-	e.observe(steps)
-	return c.Job, nil, nil
+	return e.loop(ctx, j, in, nil, nil, strategy{atEnd: e.fast(), handOff: true}, &Change{})
 }
+
 func attemptEvent(j *Job, a Attempt) Event {
 	ev := Event{TenantID: j.TenantID, JobID: j.ID, Type: EventAttempt, At: a.StartedAt}
 	ev.Data = eventData(attemptData{Error: a.Error, N: a.N, Outcome: a.Outcome, Reason: a.Reason})

@@ -58,11 +58,11 @@ func checkEngineProperties(t *testing.T, fast bool) {
 			var err error
 			switch op {
 			case 1:
-				_, err = e.Answer(ctx, tenant, id, rapid.SampledFrom([]string{"hot", "frozen", "yes", "banana"}).Draw(t, "answer"))
+				_, _, err = e.Act(ctx, askonce.Act{Do: askonce.ActAnswer, TenantID: tenant, ID: id, Answer: askonce.TextAnswer(rapid.SampledFrom([]string{"hot", "frozen", "yes", "banana"}).Draw(t, "answer"))})
 			case 2:
-				_, err = e.Cancel(ctx, tenant, id)
+				_, _, err = e.Act(ctx, askonce.Act{Do: askonce.ActCancel, TenantID: tenant, ID: id})
 			case 3:
-				_, err = e.Decline(ctx, tenant, id)
+				_, _, err = e.Act(ctx, askonce.Act{Do: askonce.ActDecline, TenantID: tenant, ID: id})
 			case 4:
 				_, err = e.ExpireDue(ctx)
 			case 5:

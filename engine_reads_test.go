@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/internal/storecount"
 )
 
 // readCounter is a Store that counts its GetJob and LookupHistory calls.
@@ -72,7 +73,7 @@ func TestAnswerToAJobThisEngineLeftPendingDoesNotReadItBack(t *testing.T) {
 			if j.Status != askonce.StatusPending {
 				t.Fatalf("created %s, want pending", j.Status)
 			}
-			got, err := e.Answer(ctx, "", j.ID, "hot")
+			got, _, err := e.Act(ctx, askonce.Act{Do: askonce.ActAnswer, ID: j.ID, Answer: askonce.TextAnswer("hot")})
 			if err != nil || got.Status != askonce.StatusSuccess {
 				t.Fatalf("answer: %v %v", err, got)
 			}
@@ -101,8 +102,14 @@ func TestRule2_AnswerToAJobMovedOnElsewhereIsDecidedByTheStoredJob(t *testing.T)
 			act    func(e *askonce.Engine, id string) (*askonce.Job, error)
 			status askonce.Status
 		}{
-			{"Cancelled", func(e *askonce.Engine, id string) (*askonce.Job, error) { return e.Cancel(ctx, "", id) }, askonce.StatusCancelled},
-			{"Answered", func(e *askonce.Engine, id string) (*askonce.Job, error) { return e.Answer(ctx, "", id, "frozen") }, askonce.StatusSuccess},
+			{"Cancelled", func(e *askonce.Engine, id string) (*askonce.Job, error) {
+				j, _, err := e.Act(ctx, askonce.Act{Do: askonce.ActCancel, ID: id})
+				return j, err
+			}, askonce.StatusCancelled},
+			{"Answered", func(e *askonce.Engine, id string) (*askonce.Job, error) {
+				j, _, err := e.Act(ctx, askonce.Act{Do: askonce.ActAnswer, ID: id, Answer: askonce.TextAnswer("frozen")})
+				return j, err
+			}, askonce.StatusSuccess},
 		} {
 			t.Run(p.name+"/"+other.name, func(t *testing.T) {
 				t.Parallel()
@@ -114,7 +121,7 @@ func TestRule2_AnswerToAJobMovedOnElsewhereIsDecidedByTheStoredJob(t *testing.T)
 				if err != nil || moved.Status != other.status {
 					t.Fatalf("other engine: %v %v", err, moved)
 				}
-				_, err = a.Answer(ctx, "", j.ID, "hot")
+				_, _, err = a.Act(ctx, askonce.Act{Do: askonce.ActAnswer, ID: j.ID, Answer: askonce.TextAnswer("hot")})
 				var ae *askonce.Error
 				if !asError(err, &ae) || ae.Code != askonce.ECONFLICT || ae.Job == nil || ae.Job.Status != other.status {
 					t.Fatalf("answer after the job moved on: %v, want a conflict carrying the %s job", err, other.status)
@@ -147,7 +154,7 @@ func TestActionOnTheJobInHand(t *testing.T) {
 		status askonce.Status
 	}{
 		{"Reply", func(e *askonce.Engine, j *askonce.Job) (*askonce.Job, error) {
-			next, run, err := e.StartReplyOn(ctx, j, askonce.Reply{Answer: askonce.TextAnswer("hot")})
+			next, run, err := e.Act(ctx, askonce.Act{Do: askonce.ActAnswer, Job: j, Answer: askonce.TextAnswer("hot"), Background: true})
 			if err != nil {
 				return nil, err
 			}
@@ -155,14 +162,17 @@ func TestActionOnTheJobInHand(t *testing.T) {
 			return next, nil
 		}, askonce.StatusPlanning},
 		{"Decline", func(e *askonce.Engine, j *askonce.Job) (*askonce.Job, error) {
-			next, run, err := e.StartDeclineOn(ctx, j)
+			next, run, err := e.Act(ctx, askonce.Act{Do: askonce.ActDecline, Job: j, Background: true})
 			if err != nil {
 				return nil, err
 			}
 			run.Wait(ctx)
 			return next, nil
 		}, askonce.StatusPlanning},
-		{"Cancel", func(e *askonce.Engine, j *askonce.Job) (*askonce.Job, error) { return e.CancelOn(ctx, j) }, askonce.StatusCancelled},
+		{"Cancel", func(e *askonce.Engine, j *askonce.Job) (*askonce.Job, error) {
+			j, _, err := e.Act(ctx, askonce.Act{Do: askonce.ActCancel, Job: j})
+			return j, err
+		}, askonce.StatusCancelled},
 	}
 	for _, a := range actions {
 		t.Run(a.name+"/IsNotReadAgain", func(t *testing.T) {
@@ -192,7 +202,7 @@ func TestActionOnTheJobInHand(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			moved, err := other.Cancel(ctx, "", j.ID)
+			moved, _, err := other.Act(ctx, askonce.Act{Do: askonce.ActCancel, ID: j.ID})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -210,4 +220,117 @@ func TestActionOnTheJobInHand(t *testing.T) {
 			}
 		})
 	}
+}
+
+// An act that is not answer, decline or cancel is refused before
+// anything is read or written.
+func TestActOfAnUnknownKindIsInvalidAndChangesNothing(t *testing.T) {
+	t.Parallel()
+	st, e := countingEngine(t, false)
+	j := create(t, e, "hot frozen cheese")
+	st.reads.Store(0)
+	for _, do := range []askonce.ActKind{"", "approve"} {
+		_, _, err := e.Act(ctx, askonce.Act{Do: do, ID: j.ID, Answer: askonce.TextAnswer("hot")})
+		if askonce.ErrorCode(err) != askonce.EINVALID {
+			t.Errorf("act %q: %v, want EINVALID", do, err)
+		}
+	}
+	if n := st.reads.Load(); n != 0 {
+		t.Errorf("the refused acts read the job %d times", n)
+	}
+	stored, err := e.Get(ctx, "", j.ID)
+	if err != nil || stored.Version != j.Version || stored.Status != askonce.StatusPending {
+		t.Fatalf("job after the refused acts: %v %v; want it pending at version %d", stored, err, j.Version)
+	}
+}
+
+// Act's three targets each read the job at most once: a job in hand not
+// at all, an answer link's token once (its lookup), and an id once when
+// this engine did not leave the job pending itself.
+func TestJobReadOnce_EachTargetOfAnAct(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name   string
+		target func(e *askonce.Engine, j *askonce.Job) askonce.Act
+		reads  int64
+	}{
+		{"Job", func(_ *askonce.Engine, j *askonce.Job) askonce.Act { return askonce.Act{Job: j} }, 0},
+		{"Token", func(e *askonce.Engine, j *askonce.Job) askonce.Act { return askonce.Act{Token: e.AnswerToken(j)} }, 1},
+		{"ID", func(_ *askonce.Engine, j *askonce.Job) askonce.Act {
+			return askonce.Act{TenantID: j.TenantID, ID: j.ID}
+		}, 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			st := storecount.Open(t)
+			other := &askonce.Engine{Store: st, Interpreter: rulesInterpreter(t), LinkSecret: st.LinkSecret()}
+			j := create(t, other, "hot frozen cheese")
+			e := &askonce.Engine{Store: st, Interpreter: rulesInterpreter(t), LinkSecret: st.LinkSecret()}
+			st.Reset()
+			a := c.target(e, j)
+			a.Do, a.Answer = askonce.ActAnswer, askonce.TextAnswer("hot")
+			got, run, err := e.Act(ctx, a)
+			if err != nil || got.Status != askonce.StatusSuccess {
+				t.Fatalf("act on a %s: %v %v; want success", c.name, got, err)
+			}
+			if done, _ := run.Result(); done != got {
+				t.Errorf("the Run of a synchronous act ended with %v, want the job returned", done)
+			}
+			if n := st.Jobs(); n != c.reads {
+				t.Errorf("the act on a %s read the job %d times; want %d", c.name, n, c.reads)
+			}
+		})
+	}
+}
+
+// A gate report given the job in hand (as an answer just left it) is
+// applied to it: the store is not asked for the job. A job that moved on
+// since it was read is decided by the stored job: the report answers
+// what the stored job says.
+func TestReportOnTheJobInHand(t *testing.T) {
+	t.Parallel()
+	q := askonce.Question{Type: askonce.QuestionSelectOne, Text: "Hot or frozen?", Options: []string{"hot", "frozen"}}
+	asked := func(t *testing.T, e *askonce.Engine) *askonce.Job {
+		t.Helper()
+		j, err := e.Create(ctx, askonce.CreateRequest{Goal: "hot frozen cheese", Mode: askonce.ModeGate})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rr, err := e.Report(ctx, "", j.ID, askonce.Report{Question: &q})
+		if err != nil || rr.Action != askonce.ActionAsk {
+			t.Fatalf("first report: %v %v; want ask", rr, err)
+		}
+		return rr.Job
+	}
+	t.Run("IsNotReadAgain", func(t *testing.T) {
+		t.Parallel()
+		st := storecount.Open(t)
+		e := &askonce.Engine{Store: st}
+		j := asked(t, e)
+		answered, _, err := e.Act(ctx, askonce.Act{Do: askonce.ActAnswer, Job: j, Answer: askonce.AnswerOf(askonce.OptionValue("hot"))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		st.Reset()
+		rr, err := e.Report(ctx, "", j.ID, askonce.Report{Question: &q, Job: answered})
+		if err != nil || rr.Action != askonce.ActionResume || rr.Answer != "hot" {
+			t.Fatalf("report after the answer: %+v %v; want resume with hot", rr, err)
+		}
+		if n := st.Jobs(); n != 0 {
+			t.Errorf("the report read the job %d times; want 0", n)
+		}
+	})
+	t.Run("MovedOnSinceReadIsDecidedByTheStoredJob", func(t *testing.T) {
+		t.Parallel()
+		st := storecount.Open(t)
+		e := &askonce.Engine{Store: st}
+		held := asked(t, e)
+		if _, _, err := e.Act(ctx, askonce.Act{Do: askonce.ActAnswer, ID: held.ID, Answer: askonce.AnswerOf(askonce.OptionValue("frozen"))}); err != nil {
+			t.Fatal(err)
+		}
+		rr, err := e.Report(ctx, "", held.ID, askonce.Report{Question: &q, Job: held})
+		if err != nil || rr.Action != askonce.ActionResume || rr.Answer != "frozen" {
+			t.Fatalf("report on the job as read before the answer: %+v %v; want resume with frozen", rr, err)
+		}
+	})
 }

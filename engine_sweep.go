@@ -16,7 +16,7 @@ func (e *Engine) ExpireDue(ctx context.Context) (int, error) {
 	}
 	n := 0
 	for _, r := range refs {
-		_, err := e.transition(ctx, r.TenantID, r.ID, Expire{})
+		_, _, err := e.act(ctx, Act{TenantID: r.TenantID, ID: r.ID}, Expire{})
 		switch ErrorCode(err) {
 		case "":
 			n++

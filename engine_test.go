@@ -134,7 +134,7 @@ func TestHotFrozenCheeseAsksOnceAndTheAnswerSettlesIt(t *testing.T) {
 		t.Fatalf("create: status %s clarification %s question %v", j.Status, j.ClarificationStatus, j.Question)
 	}
 	// The answer settles it: success, builder queued, never a second question.
-	j, err := e.Answer(ctx, "", j.ID, "hot")
+	j, _, err := e.Act(ctx, askonce.Act{Do: askonce.ActAnswer, ID: j.ID, Answer: askonce.TextAnswer("hot")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +148,7 @@ func TestHotFrozenCheeseAsksOnceAndTheAnswerSettlesIt(t *testing.T) {
 		t.Fatalf("plan spec %s does not settle on hot: %v", j.Plan.Spec, err)
 	}
 	// 2. Regression: an answered job cannot be asked again by any path.
-	if _, err := e.Answer(ctx, "", j.ID, "frozen"); askonce.ErrorCode(err) != askonce.ECONFLICT {
+	if _, _, err := e.Act(ctx, askonce.Act{Do: askonce.ActAnswer, ID: j.ID, Answer: askonce.TextAnswer("frozen")}); askonce.ErrorCode(err) != askonce.ECONFLICT {
 		t.Fatalf("second answer: %v, want conflict", err)
 	}
 	// 3. DB: the row holds the answer, its time and the resolved prompt,
@@ -190,7 +190,7 @@ func TestRule3_HardCapPolicies(t *testing.T) {
 			if err != nil || !j.ClarificationUsed() {
 				t.Fatalf("create: %v %+v", err, j)
 			}
-			j, err = e.Answer(ctx, "", j.ID, "hot")
+			j, _, err = e.Act(ctx, askonce.Act{Do: askonce.ActAnswer, ID: j.ID, Answer: askonce.TextAnswer("hot")})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -220,7 +220,7 @@ func TestRule4_InterpreterReceivesTheResolvedPrompt(t *testing.T) {
 	s := scripted(reply(askTemp, u1), reply(planRaw, u1))
 	e := newEngine(t, s)
 	j := create(t, e, "hot frozen cheese")
-	if _, err := e.Answer(ctx, "", j.ID, "Frozen"); err != nil {
+	if _, _, err := e.Act(ctx, askonce.Act{Do: askonce.ActAnswer, ID: j.ID, Answer: askonce.TextAnswer("Frozen")}); err != nil {
 		t.Fatal(err)
 	}
 	reqs := s.requests()
@@ -240,7 +240,7 @@ func TestSecondIdenticalClarificationIsAutoResolvedWithoutUserPrompt(t *testing.
 	if first.Status != askonce.StatusPending {
 		t.Fatalf("first job: %s", first.Status)
 	}
-	if _, err := e.Answer(ctx, "", first.ID, "frozen"); err != nil {
+	if _, _, err := e.Act(ctx, askonce.Act{Do: askonce.ActAnswer, ID: first.ID, Answer: askonce.TextAnswer("frozen")}); err != nil {
 		t.Fatal(err)
 	}
 	second := create(t, e, "hot frozen cheese")
@@ -292,7 +292,7 @@ func TestRule7_InvalidAnswerIs422AndChangesNothing(t *testing.T) {
 	e := newEngine(t, scripted(reply(askTemp, u1)))
 	j := create(t, e, "hot frozen cheese")
 	for _, bad := range []string{"banana", "", "   "} {
-		_, err := e.Answer(ctx, "", j.ID, bad)
+		_, _, err := e.Act(ctx, askonce.Act{Do: askonce.ActAnswer, ID: j.ID, Answer: askonce.TextAnswer(bad)})
 		if askonce.ErrorCode(err) != askonce.EINVALID {
 			t.Fatalf("answer %q: %v", bad, err)
 		}
@@ -476,7 +476,7 @@ func TestResumeUpdatesTheSameRecordAndUsageAddsUp(t *testing.T) {
 			s := scripted(reply("bad", u1), reply(askTemp, u1), reply(planRaw, askonce.Usage{PromptTokens: 100, CompletionTokens: 50, CostUSD: 0.01}))
 			e := newEngine(t, onPath(s, p.fast))
 			j := create(t, e, "hot frozen cheese")
-			resumed, err := e.Answer(ctx, "", j.ID, "hot")
+			resumed, _, err := e.Act(ctx, askonce.Act{Do: askonce.ActAnswer, ID: j.ID, Answer: askonce.TextAnswer("hot")})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -553,7 +553,7 @@ func TestRule2_FiftyConcurrentAnswersExactlyOneWins(t *testing.T) {
 				wg.Go(func() {
 					<-start
 					answer := []string{"hot", "frozen"}[i%2]
-					won[i], errs[i] = e.Answer(ctx, "", j.ID, answer)
+					won[i], _, errs[i] = e.Act(ctx, askonce.Act{Do: askonce.ActAnswer, ID: j.ID, Answer: askonce.TextAnswer(answer)})
 				})
 			}
 			close(start)
@@ -622,7 +622,7 @@ func TestGateModeOverTheEngine(t *testing.T) {
 	if r := report(askonce.Report{Question: q}); r.Action != askonce.ActionWait || r.Question.Text != "Which module?" {
 		t.Fatalf("wait: %+v", r)
 	}
-	if _, err := e.Answer(ctx, "", j.ID, "invoices"); err != nil {
+	if _, _, err := e.Act(ctx, askonce.Act{Do: askonce.ActAnswer, ID: j.ID, Answer: askonce.TextAnswer("invoices")}); err != nil {
 		t.Fatal(err)
 	}
 	if r := report(askonce.Report{Question: q}); r.Action != askonce.ActionResume || r.Answer != "invoices" || r.ResolvedPrompt != "refactor the payments module\n\nClarification Answer: invoices" {
@@ -682,17 +682,17 @@ func TestCancelAndDecline(t *testing.T) {
 	t.Parallel()
 	e := newEngine(t, rulesInterpreter(t))
 	j := create(t, e, "hot frozen cheese")
-	j, err := e.Cancel(ctx, "", j.ID)
+	j, _, err := e.Act(ctx, askonce.Act{Do: askonce.ActCancel, ID: j.ID})
 	if err != nil || j.Status != askonce.StatusCancelled {
 		t.Fatalf("%v %s", err, j.Status)
 	}
-	if _, err := e.Answer(ctx, "", j.ID, "hot"); askonce.ErrorCode(err) != askonce.ECONFLICT {
+	if _, _, err := e.Act(ctx, askonce.Act{Do: askonce.ActAnswer, ID: j.ID, Answer: askonce.TextAnswer("hot")}); askonce.ErrorCode(err) != askonce.ECONFLICT {
 		t.Fatalf("answer after cancel: %v", err)
 	}
 	// Decline with a default: the default is the answer.
 	ed := newEngine(t, rulesInterpreter(t))
 	d := create(t, ed, "delete notes.md and update the readme")
-	d, err = ed.Decline(ctx, "", d.ID)
+	d, _, err = ed.Act(ctx, askonce.Act{Do: askonce.ActDecline, ID: d.ID})
 	if err != nil || d.Status != askonce.StatusSuccess || d.AnswerSource != askonce.SourceDefault || d.Answer.String() != "no" {
 		t.Fatalf("decline with default: %v %+v", err, d)
 	}
@@ -700,7 +700,7 @@ func TestCancelAndDecline(t *testing.T) {
 	s := scripted(reply(`{"question":{"type":"FREE_TEXT","text":"Which colour?"}}`, u1), reply(planRaw, u1))
 	e2 := newEngine(t, s)
 	n := create(t, e2, "paint the shed")
-	n, err = e2.Decline(ctx, "", n.ID)
+	n, _, err = e2.Act(ctx, askonce.Act{Do: askonce.ActDecline, ID: n.ID})
 	if err != nil || n.Status != askonce.StatusSuccess || n.AnswerSource != askonce.SourceDefault || n.Answer.String() != "" {
 		t.Fatalf("decline without default: %v %+v", err, n)
 	}
@@ -719,7 +719,7 @@ func TestTenancy_NoQueryCrossesTenants(t *testing.T) {
 	if _, err := e.Get(ctx, "b", j.ID); askonce.ErrorCode(err) != askonce.ENOTFOUND {
 		t.Fatalf("get: %v", err)
 	}
-	if _, err := e.Answer(ctx, "b", j.ID, "hot"); askonce.ErrorCode(err) != askonce.ENOTFOUND {
+	if _, _, err := e.Act(ctx, askonce.Act{Do: askonce.ActAnswer, TenantID: "b", ID: j.ID, Answer: askonce.TextAnswer("hot")}); askonce.ErrorCode(err) != askonce.ENOTFOUND {
 		t.Fatalf("answer: %v", err)
 	}
 	if p, _ := e.List(ctx, "b", askonce.JobFilter{}); len(p.Jobs) != 0 {
@@ -742,7 +742,7 @@ func TestRule12_AuditTrail(t *testing.T) {
 			t.Parallel()
 			e := newEngine(t, onPath(rulesInterpreter(t), p.fast))
 			j := create(t, e, "hot frozen cheese")
-			if _, err := e.Answer(ctx, "", j.ID, "hot"); err != nil {
+			if _, _, err := e.Act(ctx, askonce.Act{Do: askonce.ActAnswer, ID: j.ID, Answer: askonce.TextAnswer("hot")}); err != nil {
 				t.Fatal(err)
 			}
 			got := eventTypes(t, e, j)
@@ -762,7 +762,7 @@ func TestRule11_DispatchQueuedOnceOnSuccessOnly(t *testing.T) {
 	if p.Dispatch != askonce.DispatchNone || count(eventTypes(t, e, p), askonce.EventDispatched) != 0 {
 		t.Fatal("a pending job was dispatched")
 	}
-	s, _ := e.Answer(ctx, "", p.ID, "hot")
+	s, _, _ := e.Act(ctx, askonce.Act{Do: askonce.ActAnswer, ID: p.ID, Answer: askonce.TextAnswer("hot")})
 	if s.Dispatch != askonce.DispatchQueued || count(eventTypes(t, e, s), askonce.EventDispatched) != 1 {
 		t.Fatal("success was not dispatched exactly once")
 	}
@@ -847,7 +847,7 @@ func TestRule3_DeclineWithoutDefaultUsesTheFallback_AskingAgainFails(t *testing.
 	if j.Status != askonce.StatusPending {
 		t.Fatalf("created job is %s, want pending", j.Status)
 	}
-	j, err := e.Decline(ctx, "", j.ID)
+	j, _, err := e.Act(ctx, askonce.Act{Do: askonce.ActDecline, ID: j.ID})
 	if err != nil {
 		t.Fatalf("decline: %v", err)
 	}
@@ -937,7 +937,7 @@ func TestRule11_SuccessLeavesExactlyOneDispatchRow(t *testing.T) {
 	if rows := dispatchRows(t, path, j.ID); len(rows) != 0 {
 		t.Fatalf("pending job: dispatch rows %v, want none", rows)
 	}
-	j, err := e.Answer(ctx, "", j.ID, "hot")
+	j, _, err := e.Act(ctx, askonce.Act{Do: askonce.ActAnswer, ID: j.ID, Answer: askonce.TextAnswer("hot")})
 	if err != nil || j.Status != askonce.StatusSuccess {
 		t.Fatalf("answer: %v, status %v", err, j)
 	}

@@ -40,7 +40,7 @@ func TestRule7_ASpecIntegerIsAskedAsANumberCheckedAtTheDoorAndReachesTheSpecAsAn
 		`{"replicas":3,"regions":"eu","REPLICAS":4}`,
 		`{"replicas":1e400,"regions":["eu"]}`,
 	} {
-		_, err := e.Reply(ctx, "", j.ID, askonce.Reply{Answer: mustJSON(bad)})
+		_, _, err := e.Act(ctx, askonce.Act{Do: askonce.ActAnswer, ID: j.ID, Answer: mustJSON(bad)})
 		var ae *askonce.Error
 		if !asError(err, &ae) || ae.Code != askonce.EINVALID || len(ae.Fields) == 0 {
 			t.Fatalf("answer %s: %v; want EINVALID listing the bad fields", bad, err)
@@ -49,7 +49,7 @@ func TestRule7_ASpecIntegerIsAskedAsANumberCheckedAtTheDoorAndReachesTheSpecAsAn
 			t.Fatalf("after answer %s: job %s answer %s; want still pending, nothing stored", bad, got.Status, got.Answer.JSON())
 		}
 	}
-	done, err := e.Reply(ctx, "", j.ID, askonce.Reply{Answer: mustJSON(`{"replicas":"3","regions":["EU","eu"]}`)})
+	done, _, err := e.Act(ctx, askonce.Act{Do: askonce.ActAnswer, ID: j.ID, Answer: mustJSON(`{"replicas":"3","regions":["EU","eu"]}`)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func TestRule4_TheInterpreterGetsTheAnswerTyped(t *testing.T) {
 		},
 	))
 	j := create(t, e, "scale it")
-	if _, err := e.Answer(ctx, "", j.ID, " 3 "); err != nil {
+	if _, _, err := e.Act(ctx, askonce.Act{Do: askonce.ActAnswer, ID: j.ID, Answer: askonce.TextAnswer(" 3 ")}); err != nil {
 		t.Fatal(err)
 	}
 	if string(got) != `3` {

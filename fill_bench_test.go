@@ -76,9 +76,9 @@ func BenchmarkManyJobs(b *testing.B) {
 				// One job in a thousand is cancelled, so that the lists
 				// by a status few jobs end in have a page to read.
 				if i%1000 == 0 {
-					_, err = e.Cancel(ctx, "", j.ID)
+					_, _, err = e.Act(ctx, askonce.Act{Do: askonce.ActCancel, ID: j.ID})
 				} else {
-					_, err = e.Answer(ctx, "", j.ID, "hot")
+					_, _, err = e.Act(ctx, askonce.Act{Do: askonce.ActAnswer, ID: j.ID, Answer: askonce.TextAnswer("hot")})
 				}
 				if err != nil {
 					b.Error(err)

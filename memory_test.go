@@ -52,7 +52,7 @@ func answeredInProject(t *testing.T, e *askonce.Engine, m askonce.Memory) *askon
 	if first.Status != askonce.StatusPending {
 		t.Fatalf("the first agent's job is %s, want pending with a question", first.Status)
 	}
-	if _, err := e.Answer(ctx, "acme", first.ID, "frozen"); err != nil {
+	if _, _, err := e.Act(ctx, askonce.Act{Do: askonce.ActAnswer, TenantID: "acme", ID: first.ID, Answer: askonce.TextAnswer("frozen")}); err != nil {
 		t.Fatalf("answer: %v", err)
 	}
 	return first
@@ -130,7 +130,7 @@ func TestRecallCountsAUseOnlyInItsProject(t *testing.T) {
 	answeredInProject(t, e, shop)
 	warehouse := askonce.Memory{Scope: askonce.MemoryProject, Project: "warehouse"}
 	w := agent(t, e, "acme", "agent-w", warehouse)
-	if _, err := e.Answer(ctx, "acme", w.ID, "hot"); err != nil {
+	if _, _, err := e.Act(ctx, askonce.Act{Do: askonce.ActAnswer, TenantID: "acme", ID: w.ID, Answer: askonce.TextAnswer("hot")}); err != nil {
 		t.Fatal(err)
 	}
 	if j := agent(t, e, "acme", "agent-b", shop); j.AnswerSource != askonce.SourceHistory {
@@ -204,7 +204,7 @@ func TestRememberedAnswerThatNoLongerFitsTheOptionsIsAsked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.Answer(ctx, "", first.ID, "staging"); err != nil {
+	if _, _, err := e.Act(ctx, askonce.Act{Do: askonce.ActAnswer, ID: first.ID, Answer: askonce.TextAnswer("staging")}); err != nil {
 		t.Fatalf("answer: %v", err)
 	}
 	second, err := e.Create(ctx, askonce.CreateRequest{Goal: "deploy it", SessionID: "b", Memory: shop})
@@ -231,7 +231,7 @@ func TestDontRememberKeepsTheAnswerOutOfProjectMemory(t *testing.T) {
 	t.Parallel()
 	e, _ := memoryEngine(t)
 	first := agent(t, e, "acme", "agent-a", shop)
-	if _, err := e.Reply(ctx, "acme", first.ID, askonce.Reply{Answer: askonce.TextAnswer("frozen"), DontRemember: true}); err != nil {
+	if _, _, err := e.Act(ctx, askonce.Act{Do: askonce.ActAnswer, TenantID: "acme", ID: first.ID, Answer: askonce.TextAnswer("frozen"), DontRemember: true}); err != nil {
 		t.Fatal(err)
 	}
 	if j := agent(t, e, "acme", "agent-b", shop); j.Status != askonce.StatusPending {

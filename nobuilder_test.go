@@ -33,7 +33,7 @@ func TestRule11_NoBuilderSuccessIsNoneAndQueuesNothing(t *testing.T) {
 
 			planned := create(t, e, "write the changelog then tag the release")
 			asked := create(t, e, "hot frozen cheese")
-			answered, err := e.Answer(ctx, "", asked.ID, "hot")
+			answered, _, err := e.Act(ctx, askonce.Act{Do: askonce.ActAnswer, ID: asked.ID, Answer: askonce.TextAnswer("hot")})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -34,24 +34,6 @@ type PushConfigKey struct {
 	ID       string
 }
 
-// PushConfigStore keeps PushConfigs (sqlite and postgres do; every
-// implementation passes storetest's PushConfigs cases). It does not check
-// that the job exists: a config may be stored just before the job it
-// names is, so that the job's first change finds it. Every method is
-// scoped by tenant, as Store is.
-type PushConfigStore interface {
-	// PutPushConfig stores c, replacing the job's config of the same
-	// ID.
-	PutPushConfig(ctx context.Context, c PushConfig) error
-	// PushConfig returns the config k names, or ENOTFOUND.
-	PushConfig(ctx context.Context, k PushConfigKey) (PushConfig, error)
-	// PushConfigs returns the job's configs, oldest first (then by ID).
-	PushConfigs(ctx context.Context, tenant, jobID string) ([]PushConfig, error)
-	// DeletePushConfig removes the config k names; ENOTFOUND when there
-	// is none.
-	DeletePushConfig(ctx context.Context, k PushConfigKey) error
-}
-
 // pushConfigs is the Engine's store as a PushConfigStore.
 func (e *Engine) pushConfigs() (PushConfigStore, error) {
 	ps, ok := e.Store.(PushConfigStore)

@@ -210,13 +210,13 @@ func TestRule4_FieldsAnswerResolvesToOneLinePerField(t *testing.T) {
 	}) {
 		t.Fatalf("stored question %+v, %v", stored.Question, err)
 	}
-	if _, err := e.Reply(ctx, "", j.ID, askonce.Reply{Answer: mustJSON(`{"environment":"qa"}`)}); askonce.ErrorCode(err) != askonce.EINVALID {
+	if _, _, err := e.Act(ctx, askonce.Act{Do: askonce.ActAnswer, ID: j.ID, Answer: mustJSON(`{"environment":"qa"}`)}); askonce.ErrorCode(err) != askonce.EINVALID {
 		t.Fatalf("bad answer: %v", err)
 	}
 	if after, err := e.Get(ctx, "", j.ID); err != nil || after.Version != j.Version || after.Status != askonce.StatusPending {
 		t.Fatalf("a bad answer changed the job: %+v, %v", after, err)
 	}
-	j, err = e.Reply(ctx, "", j.ID, askonce.Reply{Answer: mustJSON(`{"environment":"production","migrate":true}`)})
+	j, _, err = e.Act(ctx, askonce.Act{Do: askonce.ActAnswer, ID: j.ID, Answer: mustJSON(`{"environment":"production","migrate":true}`)})
 	if err != nil {
 		t.Fatalf("answer: %v", err)
 	}

@@ -118,6 +118,30 @@ type Store interface {
 	Close() error
 }
 
+// The optional parts of a store. A Store may implement each of the
+// interfaces below; the Engine (and the server) find them by a type
+// assertion on the Store and go without the feature when it is missing:
+// EINVALID for an API call that needs it, a poll instead of a wake-up for
+// Watcher. The sqlite and postgres stores implement all five, and
+// storetest runs their conformance cases on each.
+//
+//   - Watcher: wake-ups when a job's change commits (Engine.Watch).
+//   - EventAppender: an event without a change of the job (the channels'
+//     record of their sends).
+//   - MessageStore: the channels' messages (Slack's post of a question).
+//   - PushConfigStore: the A2A push-notification configs.
+//   - IdempotencyStore: the HTTP API's Idempotency-Key records.
+//
+// FullStore is a Store with every optional part.
+type FullStore interface {
+	Store
+	Watcher
+	EventAppender
+	MessageStore
+	PushConfigStore
+	IdempotencyStore
+}
+
 // Watcher is implemented by stores that can wake the goroutines waiting
 // on a job when a change to it commits: PostgreSQL for the commits of
 // every process sharing the database (LISTEN/NOTIFY), SQLite for those of
@@ -131,6 +155,89 @@ type Watcher interface {
 	// into it, and one may come with no change; a waiter re-reads the
 	// job after each.
 	Watch(tenant, jobID string) (<-chan struct{}, func())
+}
+
+// MessageStore is implemented by stores that keep Messages (sqlite and
+// postgres do). Channels reach it through the Engine.
+type MessageStore interface {
+	// PutMessage records m unless the job has a message on m.Channel
+	// already, and returns the one stored: m, or the earlier one. Of
+	// two racing callers one wins; both get the winner's.
+	PutMessage(ctx context.Context, m Message) (Message, error)
+	// Message returns the job's message on channel, or ENOTFOUND.
+	Message(ctx context.Context, tenant, jobID, channel string) (Message, error)
+}
+
+// EventAppender is implemented by stores that append an event to a job
+// without changing the job (sqlite and postgres do): the channels' record
+// of what they sent.
+type EventAppender interface {
+	AppendEvent(ctx context.Context, ev Event) error
+}
+
+// PushConfigStore keeps PushConfigs (sqlite and postgres do; every
+// implementation passes storetest's PushConfigs cases). It does not check
+// that the job exists: a config may be stored just before the job it
+// names is, so that the job's first change finds it. Every method is
+// scoped by tenant, as Store is.
+type PushConfigStore interface {
+	// PutPushConfig stores c, replacing the job's config of the same
+	// ID.
+	PutPushConfig(ctx context.Context, c PushConfig) error
+	// PushConfig returns the config k names, or ENOTFOUND.
+	PushConfig(ctx context.Context, k PushConfigKey) (PushConfig, error)
+	// PushConfigs returns the job's configs, oldest first (then by ID).
+	PushConfigs(ctx context.Context, tenant, jobID string) ([]PushConfig, error)
+	// DeletePushConfig removes the config k names; ENOTFOUND when there
+	// is none.
+	DeletePushConfig(ctx context.Context, k PushConfigKey) error
+}
+
+// IdempotencyStore keeps the API's Idempotency-Key records and the leases
+// of the processes that claim them. It is apart from Store: a record holds
+// an HTTP response's status and body, and package server makes the keys
+// and replays the responses. The sqlite and postgres stores implement it;
+// every implementation passes storetest.RunIdempotency.
+//
+// A claim belongs to an owner: one server process, alive while its lease
+// is. An in-flight claim whose owner's lease has lapsed (or that was
+// abandoned) belongs to no one, and the next claim of the key with the
+// same fingerprint takes it over. The store's clock alone decides whether
+// a lease has lapsed, so that owners on several machines agree.
+//
+// Every method is scoped by tenant, as Store is.
+type IdempotencyStore interface {
+	// RenewIdempotencyLease records that owner is alive for ttl from now
+	// (creating its lease).
+	RenewIdempotencyLease(ctx context.Context, owner string, ttl time.Duration) error
+
+	// EndIdempotencyLease ends owner's lease at once: its in-flight
+	// claims can be taken over.
+	EndIdempotencyLease(ctx context.Context, owner string) error
+
+	// ClaimIdempotencyKey claims (rec.TenantID, rec.Key) for rec.Owner:
+	//   - no record: it stores rec in flight (Status 0) and returns nil,
+	//     false;
+	//   - an in-flight record with rec.Fingerprint whose owner's lease has
+	//     lapsed, or that was abandoned: it makes rec.Owner its owner,
+	//     keeping the record's JobID and BaseVersion, and returns the
+	//     record as it now is, true. Of two claims racing for it only one
+	//     takes it over;
+	//   - otherwise (a live owner's claim, a completed record, another
+	//     fingerprint): it writes nothing and returns the stored record,
+	//     false.
+	ClaimIdempotencyKey(ctx context.Context, rec *IdempotencyRecord) (stored *IdempotencyRecord, tookOver bool, err error)
+
+	// CompleteIdempotencyKey stores rec.Status and rec.Body as the
+	// key's response, if rec.Owner still holds the key in flight; else
+	// it writes nothing and returns ECONFLICT.
+	CompleteIdempotencyKey(ctx context.Context, rec *IdempotencyRecord) error
+
+	// AbandonIdempotencyKey gives up rec.Owner's in-flight claim without
+	// a response (its request failed with a 5xx), keeping its JobID and
+	// BaseVersion, so that the next claim takes it over at once. A key
+	// that is completed or another owner's is left as it is.
+	AbandonIdempotencyKey(ctx context.Context, rec *IdempotencyRecord) error
 }
 
 // Change is one compare-and-set write of a job and what goes with it.

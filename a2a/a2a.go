@@ -50,6 +50,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/auth"
 	"github.com/askonce/askonce/internal/maxbody"
 	"github.com/askonce/askonce/internal/ratelimit"
 )
@@ -84,7 +85,7 @@ type Config struct {
 	// PublicURL is the base URL clients reach askonce at: the card's
 	// endpoint is PublicURL + Path, and answer links are under it.
 	PublicURL string
-	// Caller maps an API key to who it authenticates (server.Keys.Caller):
+	// Caller maps an API key to who it authenticates (auth.Keys.Caller):
 	// its tenant scopes every task, its allowed recipients bound the
 	// notify metadata, its name is the answeredBy of its answers. Nil:
 	// see Tenant.
@@ -125,12 +126,10 @@ type Config struct {
 // Endpoint is the A2A endpoint: an http.Handler for Path, and the Agent
 // Card for CardPath (CardHandler).
 type Endpoint struct {
-	cfg       Config
-	versions  versions
-	card      *sdk.AgentCard
-	lookup    func(key string) (askonce.Caller, bool) // nil: no keys
-	authFails *ratelimit.Limiter
-	proxies   ratelimit.Proxies
+	cfg      Config
+	versions versions
+	card     *sdk.AgentCard
+	guard    *auth.Guard // nil: no keys
 }
 
 // New returns the endpoint of c.
@@ -153,12 +152,16 @@ func New(c Config) *Endpoint {
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
-	e := &Endpoint{cfg: c, lookup: c.Caller, authFails: &ratelimit.Limiter{Limit: c.FailedAuth, Window: time.Minute}, proxies: c.TrustedProxies}
-	if e.lookup == nil && c.Tenant != nil {
-		e.lookup = func(key string) (askonce.Caller, bool) {
+	e := &Endpoint{cfg: c}
+	lookup := c.Caller
+	if lookup == nil && c.Tenant != nil {
+		lookup = func(key string) (askonce.Caller, bool) {
 			t, ok := c.Tenant(key)
 			return askonce.Caller{Tenant: t}, ok
 		}
+	}
+	if lookup != nil {
+		e.guard = &auth.Guard{Lookup: lookup, Fails: &ratelimit.Limiter{Limit: c.FailedAuth, Window: time.Minute}, Proxies: c.TrustedProxies}
 	}
 	e.card = e.newCard()
 	e.versions = newVersions(&handler{cfg: c, eng: c.Engine}, c.Logger)
@@ -194,28 +197,14 @@ func tenantOf(ctx context.Context) string { return callerOf(ctx).Tenant }
 // error, and an address over its limit of wrong keys is 429.
 func (e *Endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c := askonce.Caller{Tenant: askonce.DefaultTenant}
-	if e.lookup != nil {
-		key := presentedKey(r)
-		ok, wait := false, time.Duration(0)
-		if key != "" {
-			ok, wait = e.authFails.Authenticate(e.proxies.Addr(r), key, func(key string) (found bool) {
-				c, found = e.lookup(key)
-				return found
-			})
-		}
-		if wait > 0 {
-			secs := ratelimit.Seconds(wait)
-			w.Header().Set("Retry-After", secs)
-			refuse(w, r, http.StatusTooManyRequests, CodeOverLimit, "RATE_LIMITED", "too many wrong API keys from your address; retry in "+secs+" seconds")
-			return
-		}
-		if !ok {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="askonce"`)
-			msg := "an API key is required: send 'Authorization: Bearer <key>' or 'X-API-Key: <key>'"
-			if key != "" {
-				msg = "the API key is not valid"
+	if e.guard != nil {
+		var refused *auth.Refusal
+		if c, refused = e.guard.Check(w, r); refused != nil {
+			code, reason := -32600, "UNAUTHENTICATED"
+			if refused.Status == http.StatusTooManyRequests {
+				code, reason = CodeOverLimit, "RATE_LIMITED"
 			}
-			refuse(w, r, http.StatusUnauthorized, -32600, "UNAUTHENTICATED", msg)
+			refuse(w, r, refused.Status, code, reason, refused.Message)
 			return
 		}
 	}
@@ -254,19 +243,6 @@ type flusher struct{ http.ResponseWriter }
 func (f flusher) Flush() { http.NewResponseController(f.ResponseWriter).Flush() }
 
 func (f flusher) Unwrap() http.ResponseWriter { return f.ResponseWriter }
-
-// presentedKey is the key of "Authorization: Bearer <key>", else of
-// "X-API-Key: <key>"; "" for none.
-func presentedKey(r *http.Request) string {
-	if h := r.Header.Get("Authorization"); h != "" {
-		scheme, key, ok := strings.Cut(h, " ")
-		if !ok || !strings.EqualFold(scheme, "Bearer") {
-			return ""
-		}
-		return strings.TrimSpace(key)
-	}
-	return strings.TrimSpace(r.Header.Get("X-API-Key"))
-}
 
 // Card is the endpoint's Agent Card.
 func (e *Endpoint) Card() *sdk.AgentCard { return e.card }
@@ -323,7 +299,7 @@ func (e *Endpoint) newCard() *sdk.AgentCard {
 			},
 		},
 	}
-	if e.lookup != nil {
+	if e.guard != nil {
 		c.SecuritySchemes = sdk.NamedSecuritySchemes{
 			"bearer": sdk.HTTPAuthSecurityScheme{Scheme: "Bearer", Description: "an askonce API key"},
 			"apiKey": sdk.APIKeySecurityScheme{Location: sdk.APIKeySecuritySchemeLocationHeader, Name: "X-API-Key", Description: "an askonce API key"},

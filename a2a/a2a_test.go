@@ -17,6 +17,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/a2a"
+	"github.com/askonce/askonce/auth"
 	"github.com/askonce/askonce/dispatch"
 	"github.com/askonce/askonce/postgres"
 	"github.com/askonce/askonce/postgres/pgtest"
@@ -142,7 +143,7 @@ func newEnvOf(t *testing.T, o envOptions) *env {
 	}
 	eng := &askonce.Engine{Store: st, Interpreter: interpreter{rl, o.gates}, LinkSecret: st.LinkSecret()}
 	t.Cleanup(func() { eng.Drain(context.Background()) })
-	keys, err := server.LoadKeys(strings.NewReader("tenant-a " + server.HashKey(keyA) + "\ntenant-b " + server.HashKey(keyB) + "\n"))
+	keys, err := auth.LoadKeys(strings.NewReader("tenant-a " + auth.HashKey(keyA) + "\ntenant-b " + auth.HashKey(keyB) + "\n"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -57,7 +57,7 @@ func (h *handler) GetTask(ctx context.Context, q *sdk.GetTaskRequest) (*sdk.Task
 
 // CancelTask cancels the job; a task that has ended cannot be.
 func (h *handler) CancelTask(ctx context.Context, p *sdk.CancelTaskRequest) (*sdk.Task, error) {
-	j, err := h.eng.Cancel(context.WithoutCancel(ctx), tenantOf(ctx), string(p.ID))
+	j, _, err := h.eng.Act(context.WithoutCancel(ctx), askonce.Act{Do: askonce.ActCancel, TenantID: tenantOf(ctx), ID: string(p.ID)})
 	if askonce.ErrorCode(err) == askonce.ECONFLICT {
 		return nil, fmt.Errorf("%w: %s", sdk.ErrTaskNotCancelable, askonce.ErrorMessage(err))
 	}
@@ -140,14 +140,16 @@ func (h *handler) send(ctx context.Context, p *sdk.SendMessageRequest) (*askonce
 			return nil, nil, err
 		}
 	}
-	var run *askonce.Run
+	// The job as read is the act's target: it is not read again. An
+	// answer the question does not take is an error naming the allowed
+	// answers; the task stays input-required.
+	act := askonce.Act{Do: askonce.ActAnswer, Job: j, Background: true}
 	if r := replyOf(m, j.Question); r.decline {
-		j, run, err = h.eng.StartDecline(askonce.WithAnswerer(wctx, askonce.Answerer{Via: askonce.ViaA2A, By: caller.Name}), tenant, j.ID)
+		act.Do = askonce.ActDecline
 	} else {
-		// An answer the question does not take is an error naming the
-		// allowed answers; the task stays input-required.
-		j, run, err = h.eng.StartReply(askonce.WithAnswerer(wctx, askonce.Answerer{Via: askonce.ViaA2A, By: caller.Name}), tenant, j.ID, askonce.Reply{Answer: r.answer, DontRemember: r.dontRemember})
+		act.Answer, act.DontRemember = r.answer, r.dontRemember
 	}
+	j, run, err := h.eng.Act(askonce.WithAnswerer(wctx, askonce.Answerer{Via: askonce.ViaA2A, By: caller.Name}), act)
 	if err != nil {
 		return nil, nil, rpcError(err)
 	}

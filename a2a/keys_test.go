@@ -15,6 +15,7 @@ import (
 	sdk "github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/a2a"
+	"github.com/askonce/askonce/auth"
 	"github.com/askonce/askonce/rules"
 	"github.com/askonce/askonce/server"
 	"github.com/askonce/askonce/sqlite"
@@ -42,7 +43,7 @@ func keyedEnv(t *testing.T, store func(askonce.Store) askonce.Store) (*env, *ask
 	}
 	eng := &askonce.Engine{Store: s, Interpreter: rl, LinkSecret: st.LinkSecret()}
 	t.Cleanup(func() { eng.Drain(context.Background()) })
-	keys, err := server.LoadKeys(strings.NewReader("tenant-a " + server.HashKey(keyA) + " name=ci-bot notify=email:*@acme.test\ntenant-b " + server.HashKey(keyB) + "\n"))
+	keys, err := auth.LoadKeys(strings.NewReader("tenant-a " + auth.HashKey(keyA) + " name=ci-bot notify=email:*@acme.test\ntenant-b " + auth.HashKey(keyB) + "\n"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,7 +17,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/askonce/askonce"
-	"github.com/askonce/askonce/dispatch"
+	"github.com/askonce/askonce/webhook"
 )
 
 // Push notifications: a client stores a push-notification config on a
@@ -55,14 +55,14 @@ type PusherConfig struct {
 	// Config.PublicURL).
 	PublicURL string
 	// Secret signs every POST with Standard Webhooks headers (see
-	// dispatch.Sign); empty sends none. The webhook-id of a POST is
+	// webhook.Sign); empty sends none. The webhook-id of a POST is
 	// "<task id>:<kind>:<config id>", the same on every retry.
 	Secret string
 	// AllowPrivate lets configs name, and POSTs reach, loopback,
 	// private, link-local, multicast and unspecified addresses (see
-	// dispatch.GuardedClient). Only for receivers the operator trusts.
+	// webhook.GuardedClient). Only for receivers the operator trusts.
 	AllowPrivate bool
-	// Timeout bounds one POST. Zero: dispatch.DefaultWebhookTimeout.
+	// Timeout bounds one POST. Zero: webhook.DefaultTimeout.
 	Timeout time.Duration
 	// Backoff is the wait after the attempt-th failed POST. Nil: one
 	// second, doubling, at most five minutes.
@@ -95,7 +95,7 @@ func NewPusher(c PusherConfig) *Pusher {
 	return &Pusher{
 		cfg:    c,
 		h:      &handler{cfg: Config{Engine: c.Engine, PublicURL: c.PublicURL}, eng: c.Engine},
-		client: dispatch.GuardedClient(c.AllowPrivate),
+		client: webhook.GuardedClient(c.AllowPrivate),
 		log:    c.Logger,
 	}
 }
@@ -200,7 +200,7 @@ func (p *Pusher) Send(ctx context.Context, s askonce.Send) error {
 		if nerr := eng.Notified(ctx, askonce.Notification{TenantID: s.TenantID, JobID: s.JobID, Channel: PushChannel, Kind: s.Kind, To: c.ID, Err: err, Attempt: s.Attempt}); nerr != nil {
 			p.log.WarnContext(ctx, "a2a push: record the POST in the job's events", "job", s.JobID, "err", nerr)
 		}
-		if err != nil && !errors.Is(err, dispatch.ErrBlockedAddress) {
+		if err != nil && !errors.Is(err, webhook.ErrBlockedAddress) {
 			failed = append(failed, fmt.Errorf("push config %s: %w", c.ID, err))
 		}
 	}
@@ -238,7 +238,7 @@ func (p *Pusher) post(ctx context.Context, s askonce.Send, c askonce.PushConfig,
 			header.Set("Authorization", "Basic "+c.AuthCredentials)
 		}
 	}
-	w := &dispatch.Webhook{URL: c.URL, Secret: p.cfg.Secret, Client: p.client, Timeout: p.cfg.Timeout}
+	w := &webhook.Sender{URL: c.URL, Secret: p.cfg.Secret, Client: p.client, Timeout: p.cfg.Timeout}
 	return w.Post(ctx, s.JobID+":"+s.Kind+":"+c.ID, body, header)
 }
 
@@ -258,7 +258,7 @@ func (p *Pusher) sent(ctx context.Context, s askonce.Send) (map[string]bool, err
 		if json.Unmarshal(ev.Data, &d) != nil || d.Channel != PushChannel || d.Kind != s.Kind {
 			continue
 		}
-		if ev.Type == askonce.EventNotified || strings.Contains(d.Error, dispatch.ErrBlockedAddress.Error()) {
+		if ev.Type == askonce.EventNotified || strings.Contains(d.Error, webhook.ErrBlockedAddress.Error()) {
 			done[d.To] = true
 		}
 	}
@@ -268,7 +268,7 @@ func (p *Pusher) sent(ctx context.Context, s askonce.Send) (map[string]bool, err
 // checkPushURL refuses a push URL that is not http(s) with a host, and,
 // unless private addresses are allowed, one whose host is an address
 // the guard refuses, in any form of IP literal, or a name under
-// localhost (dispatch.BlockedHost: no DNS lookup; a name that resolves
+// localhost (webhook.BlockedHost: no DNS lookup; a name that resolves
 // to such an address is refused when the POST dials it). It returns the
 // URL with an IP literal's host written as the address it means
 // ("http://0x5db8d822/" is "http://93.184.216.34/"), which is where the
@@ -279,10 +279,10 @@ func (p *Pusher) checkPushURL(raw string) (string, error) {
 		return "", fmt.Errorf("%w: push-notification url must be an http or https URL with a host and no user info, not %q", sdk.ErrInvalidParams, raw)
 	}
 	host := u.Hostname()
-	if !p.cfg.AllowPrivate && dispatch.BlockedHost(host) {
+	if !p.cfg.AllowPrivate && webhook.BlockedHost(host) {
 		return "", fmt.Errorf("%w: push-notification url %q names a loopback, private, link-local, multicast or unspecified address, which this server does not send to", sdk.ErrInvalidParams, raw)
 	}
-	if a, ok := dispatch.HostAddr(host); ok {
+	if a, ok := webhook.HostAddr(host); ok {
 		if port := u.Port(); port != "" {
 			u.Host = net.JoinHostPort(a.String(), port)
 		} else if a.Is6() {

@@ -101,7 +101,7 @@ func BenchmarkRoundTripPush(b *testing.B) {
 				if err != nil || j.Status != askonce.StatusPending {
 					b.Fatalf("create: %+v, %v", j, err)
 				}
-				if j, err = eng.Answer(ctx, "", j.ID, "hot"); err != nil || j.Status != askonce.StatusSuccess {
+				if j, _, err = eng.Act(ctx, askonce.Act{Do: askonce.ActAnswer, Job: j, Answer: askonce.TextAnswer("hot")}); err != nil || j.Status != askonce.StatusSuccess {
 					b.Fatalf("answer: %+v, %v", j, err)
 				}
 			}

@@ -22,6 +22,7 @@ import (
 	"github.com/askonce/askonce/a2a"
 	"github.com/askonce/askonce/dispatch"
 	"github.com/askonce/askonce/postgres/pgtest"
+	"github.com/askonce/askonce/webhook"
 )
 
 // Push notifications, end to end: the SDK's client stores configs, the
@@ -145,7 +146,7 @@ func checkPush(t *testing.T, p pushed, id sdk.TaskID, state sdk.TaskState, token
 	if got := p.header.Get(a2a.TokenHeader); got != token {
 		t.Errorf("%s = %q, want %q", a2a.TokenHeader, got, token)
 	}
-	if err := dispatch.Verify(pushSecret, p.header, p.body, 0); err != nil {
+	if err := webhook.Verify(pushSecret, p.header, p.body, 0); err != nil {
 		t.Errorf("signature of the %s POST: %v", state, err)
 	}
 }
@@ -247,8 +248,8 @@ func TestPushNotifications(t *testing.T) {
 		if len(got[1].task.Artifacts) != 1 || got[1].task.Artifacts[0].ID != a2a.PlanArtifactID {
 			t.Errorf("completed task's artifacts %v; want the plan", got[1].task.Artifacts)
 		}
-		if got[0].header.Get(dispatch.HeaderID) == got[1].header.Get(dispatch.HeaderID) {
-			t.Errorf("both POSTs have webhook-id %q", got[0].header.Get(dispatch.HeaderID))
+		if got[0].header.Get(webhook.HeaderID) == got[1].header.Get(webhook.HeaderID) {
+			t.Errorf("both POSTs have webhook-id %q", got[0].header.Get(webhook.HeaderID))
 		}
 		// The end's POSTs are one River job: once it completed, "b"
 		// would have had its POST.
@@ -284,7 +285,7 @@ func TestPushNotifications(t *testing.T) {
 		flaky := recv.wait(t, "/flaky", 3) // and the end
 		waitRiverJob(t, e, "askonce_a2a-push_settled", string(task.ID), "completed")
 		checkPush(t, flaky[1], task.ID, sdk.TaskStateInputRequired, "f")
-		if flaky[0].header.Get(dispatch.HeaderID) != flaky[1].header.Get(dispatch.HeaderID) || string(flaky[0].body) != string(flaky[1].body) {
+		if flaky[0].header.Get(webhook.HeaderID) != flaky[1].header.Get(webhook.HeaderID) || string(flaky[0].body) != string(flaky[1].body) {
 			t.Errorf("the retry's webhook-id or body differ from the first try's")
 		}
 		checkPush(t, flaky[2], task.ID, sdk.TaskStateCompleted, "f")

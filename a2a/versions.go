@@ -107,8 +107,10 @@ func (v versions) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	parsed := json.Unmarshal(body, &env) == nil
 	// What is not a JSON-RPC request object is refused here, the same in
 	// both versions: the SDK calls an array or a string invalid params.
+	// (A body the envelope took is JSON: only one it did not take is
+	// scanned again.)
 	switch {
-	case !json.Valid(body):
+	case !parsed && !json.Valid(body):
 		writeRPCError(w, nil, -32700, "PARSE_ERROR", "the request body is not JSON")
 		return
 	case !isObject(body):
@@ -136,27 +138,85 @@ func (v versions) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// The SDK calls a well-formed request whose params do not decode a
-	// parse error; JSON-RPC calls it invalid params.
-	if newParams, ok := params[env.Method]; parsed && ok {
-		raw := env.Params
-		if len(raw) == 0 {
-			raw = json.RawMessage("null")
-		}
-		p := newParams()
-		if err := json.Unmarshal(raw, p); err != nil {
-			writeRPCError(w, env.ID, -32602, "INVALID_PARAMS", fmt.Sprintf("invalid params of %s: %v", env.Method, err))
-			return
-		}
-		// The SDK's 0.3 layer reads a message it does not check for.
-		if m, ok := p.(*legacy.MessageSendParams); ok && m.Message == nil {
-			writeRPCError(w, env.ID, -32602, "INVALID_PARAMS", fmt.Sprintf("invalid params of %s: message is required", env.Method))
-			return
-		}
+	// parse error; JSON-RPC calls it invalid params. A 1.0 request that
+	// is not a stream is decoded by the SDK alone, and its answer held:
+	// only a parse error is decoded again here, to answer invalid params
+	// instead. The others are checked before the SDK sees them.
+	newParams, known := params[env.Method]
+	known = known && parsed
+	if known && (version != ProtocolVersion || stream) && !v.paramsDecode(w, env.ID, env.Method, env.Params, newParams) {
+		return
 	}
 	// The SDK's 0.3 layer sends its errors without a content type; its
 	// results and streams set their own.
 	w.Header().Set("Content-Type", "application/json")
-	h.ServeHTTP(w, r)
+	if !known || version != ProtocolVersion || stream {
+		h.ServeHTTP(w, r)
+		return
+	}
+	held := &heldResponse{ResponseWriter: w}
+	h.ServeHTTP(held, r)
+	if held.parseError() && !v.paramsDecode(w, env.ID, env.Method, env.Params, newParams) {
+		return
+	}
+	held.flush()
+}
+
+// paramsDecode decodes a request's params into newParams' type and, if
+// they do not decode (or, in 0.3, carry no message), answers invalid
+// params and returns false.
+func (versions) paramsDecode(w http.ResponseWriter, id any, method string, raw json.RawMessage, newParams func() any) bool {
+	if len(raw) == 0 {
+		raw = json.RawMessage("null")
+	}
+	p := newParams()
+	if err := json.Unmarshal(raw, p); err != nil {
+		writeRPCError(w, id, -32602, "INVALID_PARAMS", fmt.Sprintf("invalid params of %s: %v", method, err))
+		return false
+	}
+	// The SDK's 0.3 layer reads a message it does not check for.
+	if m, ok := p.(*legacy.MessageSendParams); ok && m.Message == nil {
+		writeRPCError(w, id, -32602, "INVALID_PARAMS", fmt.Sprintf("invalid params of %s: message is required", method))
+		return false
+	}
+	return true
+}
+
+// heldResponse holds the SDK's answer to a request that is not a stream
+// until it is known not to be a parse error of its params.
+type heldResponse struct {
+	http.ResponseWriter
+	status int
+	body   bytes.Buffer
+}
+
+func (h *heldResponse) WriteHeader(code int) {
+	if h.status == 0 {
+		h.status = code
+	}
+}
+
+func (h *heldResponse) Write(b []byte) (int, error) { return h.body.Write(b) }
+
+// parseError reports whether the held answer is a JSON-RPC parse error.
+func (h *heldResponse) parseError() bool {
+	if !bytes.Contains(h.body.Bytes(), []byte("-32700")) {
+		return false
+	}
+	var resp struct {
+		Error *struct {
+			Code int `json:"code"`
+		} `json:"error"`
+	}
+	return json.Unmarshal(h.body.Bytes(), &resp) == nil && resp.Error != nil && resp.Error.Code == -32700
+}
+
+// flush sends the held answer.
+func (h *heldResponse) flush() {
+	if h.status != 0 {
+		h.ResponseWriter.WriteHeader(h.status)
+	}
+	h.ResponseWriter.Write(h.body.Bytes())
 }
 
 // isObject reports whether JSON text is an object.

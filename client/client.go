@@ -31,28 +31,29 @@ import (
 	"time"
 
 	"github.com/askonce/askonce"
-	"github.com/askonce/askonce/server"
+	"github.com/askonce/askonce/api"
 )
 
-// The wire types are the server's own.
+// The wire types are those of package api, which the server writes and
+// reads too.
 type (
-	CreateRequest  = server.CreateJobRequest
-	JobView        = server.JobView
-	JobDetail      = server.JobDetail
-	JobList        = server.JobList
-	ReportRequest  = server.ReportRequest
-	ReportResponse = server.ReportResponse
-	EventList      = server.EventList
-	HistoryList    = server.HistoryList
-	MemoryList     = server.MemoryList
-	Forgotten      = server.Forgotten
-	AnswerRequest  = server.AnswerRequest
-	Answer         = server.Answer
-	ErrorResponse  = server.ErrorResponse
+	CreateRequest  = api.CreateJobRequest
+	JobView        = api.JobView
+	JobDetail      = api.JobDetail
+	JobList        = api.JobList
+	ReportRequest  = api.ReportRequest
+	ReportResponse = api.ReportResponse
+	EventList      = api.EventList
+	HistoryList    = api.HistoryList
+	MemoryList     = api.MemoryList
+	Forgotten      = api.Forgotten
+	AnswerRequest  = api.AnswerRequest
+	Answer         = api.Answer
+	ErrorResponse  = api.ErrorResponse
 )
 
-// TextAnswer is the answer of text s (server.TextAnswer).
-func TextAnswer(s string) Answer { return server.TextAnswer(s) }
+// TextAnswer is the answer of text s (api.TextAnswer).
+func TextAnswer(s string) Answer { return api.TextAnswer(s) }
 
 // Error codes the server sends (see the server package documentation).
 const (
@@ -60,8 +61,8 @@ const (
 	CodeNotFound     = askonce.ENOTFOUND
 	CodeConflict     = askonce.ECONFLICT
 	CodeInternal     = askonce.EINTERNAL
-	CodeBadRequest   = server.CodeBadRequest
-	CodeUnauthorized = server.CodeUnauthorized
+	CodeBadRequest   = api.CodeBadRequest
+	CodeUnauthorized = api.CodeUnauthorized
 )
 
 // Error is a non-2xx response of the API.
@@ -200,7 +201,7 @@ func (c *Client) List(ctx context.Context, o ListOptions) (*JobList, error) {
 // Code "conflict".
 func (c *Client) Answer(ctx context.Context, id, answer string) (*JobView, error) {
 	var v JobView
-	return &v, c.do(ctx, http.MethodPost, "/jobs/"+url.PathEscape(id)+"/clarification", nil, server.AnswerRequest{Answer: server.TextAnswer(answer)}, &v)
+	return &v, c.do(ctx, http.MethodPost, "/jobs/"+url.PathEscape(id)+"/clarification", nil, AnswerRequest{Answer: TextAnswer(answer)}, &v)
 }
 
 // AnswerAsync is Answer with Prefer: respond-async: the answer is
@@ -208,7 +209,7 @@ func (c *Client) Answer(ctx context.Context, id, answer string) (*JobView, error
 // with the job still planning its resolved prompt. Follow it with WaitJob.
 func (c *Client) AnswerAsync(ctx context.Context, id, answer string) (*JobView, error) {
 	var v JobView
-	return &v, c.doPrefer(ctx, http.MethodPost, "/jobs/"+url.PathEscape(id)+"/clarification", server.AnswerRequest{Answer: server.TextAnswer(answer)}, &v)
+	return &v, c.doPrefer(ctx, http.MethodPost, "/jobs/"+url.PathEscape(id)+"/clarification", AnswerRequest{Answer: TextAnswer(answer)}, &v)
 }
 
 // Reply is Answer with the person's choices (AnswerRequest: the answer,
@@ -357,7 +358,7 @@ func (c *Client) Stream(ctx context.Context, id string, after int64, fn func(ask
 
 // Health reports whether the server and its store answer.
 func (c *Client) Health(ctx context.Context) error {
-	var v server.Health
+	var v api.Health
 	return c.do(ctx, http.MethodGet, "/healthz", nil, nil, &v)
 }
 

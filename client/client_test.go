@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/auth"
 	"github.com/askonce/askonce/client"
 	"github.com/askonce/askonce/rules"
 	"github.com/askonce/askonce/server"
@@ -208,7 +209,7 @@ func TestAPIKey(t *testing.T) {
 	}
 	defer st.Close()
 	interp, _ := rules.New(rules.Options{})
-	keys, err := server.LoadKeys(strings.NewReader("acme " + server.HashKey("s3cret") + "\n"))
+	keys, err := auth.LoadKeys(strings.NewReader("acme " + auth.HashKey("s3cret") + "\n"))
 	if err != nil {
 		t.Fatal(err)
 	}

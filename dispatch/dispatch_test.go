@@ -18,6 +18,7 @@ import (
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/rules"
 	"github.com/askonce/askonce/sqlite"
+	"github.com/askonce/askonce/webhook"
 )
 
 // goal is planned by the rules interpreter without a question.
@@ -188,7 +189,7 @@ func (r *receiver) serve(w http.ResponseWriter, req *http.Request) {
 	if r.delay > 0 {
 		time.Sleep(r.delay)
 	}
-	id := req.Header.Get(HeaderID)
+	id := req.Header.Get(webhook.HeaderID)
 	r.mu.Lock()
 	r.tries[id]++
 	code := r.status(id, r.tries[id])
@@ -206,7 +207,7 @@ func (r *receiver) requests(id string) []request {
 	defer r.mu.Unlock()
 	var out []request
 	for _, q := range r.reqs {
-		if q.header.Get(HeaderID) == id {
+		if q.header.Get(webhook.HeaderID) == id {
 			out = append(out, q)
 		}
 	}
@@ -276,7 +277,7 @@ func TestRule11_WebhookRetriesUntilDelivered(t *testing.T) {
 	}
 	acked := 0
 	for _, q := range reqs {
-		if err := Verify(secret, q.header, q.body, time.Minute); err != nil {
+		if err := webhook.Verify(secret, q.header, q.body, time.Minute); err != nil {
 			t.Errorf("Verify: %v", err)
 		}
 		if q.status/100 == 2 {
@@ -561,7 +562,7 @@ func TestRule11_ExactlyOnceAcrossRestart(t *testing.T) {
 		}
 	}
 	for _, q := range rcv.reqs {
-		if err := Verify(secret, q.header, q.body, time.Minute); err != nil {
+		if err := webhook.Verify(secret, q.header, q.body, time.Minute); err != nil {
 			t.Errorf("Verify: %v", err)
 		}
 	}

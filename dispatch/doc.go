@@ -32,7 +32,8 @@
 // # Builders
 //
 //   - [Webhook]: a POST of the job (with its plan) as JSON, signed with
-//     Standard Webhooks headers; a 2xx response is a delivery.
+//     Standard Webhooks headers (package webhook); a 2xx response is a
+//     delivery.
 //   - [Command]: a program (argv, no shell) that gets the job JSON on
 //     stdin; exit status 0 is a delivery.
 //   - none (a nil Config.Builder): no queue entry is written at all, and

@@ -14,6 +14,7 @@ import (
 
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/sqlite"
+	"github.com/askonce/askonce/webhook"
 )
 
 const linkBase = "https://askonce.example.test"
@@ -85,7 +86,7 @@ func TestQuestionAskedCarriesTheQuestionAndAnswerURLSigned(t *testing.T) {
 	if len(reqs) != 1 {
 		t.Fatalf("%d question.asked requests, want 1", len(reqs))
 	}
-	if err := Verify(secret, reqs[0].header, reqs[0].body, time.Minute); err != nil {
+	if err := webhook.Verify(secret, reqs[0].header, reqs[0].body, time.Minute); err != nil {
 		t.Errorf("Verify: %v", err)
 	}
 	var ev AskedEvent
@@ -180,13 +181,13 @@ func TestQuestionNotificationsExactlyOnceAcrossRestart(t *testing.T) {
 				ClarificationStatus: askonce.ClarificationAnswered, At: now}
 			switch i % 3 {
 			case 0:
-				_, err = s.eng.Answer(ctx, "", j.ID, "yes")
+				_, _, err = s.eng.Act(ctx, askonce.Act{Do: askonce.ActAnswer, ID: j.ID, Answer: askonce.TextAnswer("yes")})
 				want.Source = askonce.SourceUser
 			case 1:
-				_, err = s.eng.Decline(ctx, "", j.ID)
+				_, _, err = s.eng.Act(ctx, askonce.Act{Do: askonce.ActDecline, ID: j.ID})
 				want.Source = askonce.SourceDefault
 			default:
-				_, err = s.eng.Cancel(ctx, "", j.ID)
+				_, _, err = s.eng.Act(ctx, askonce.Act{Do: askonce.ActCancel, ID: j.ID})
 				want.Status, want.ClarificationStatus = askonce.StatusCancelled, askonce.ClarificationAsked
 			}
 			if err != nil {
@@ -236,7 +237,7 @@ func TestQuestionNotificationsExactlyOnceAcrossRestart(t *testing.T) {
 	}
 	resolved := map[string]ResolvedEvent{}
 	for _, q := range rcv.reqs {
-		if err := Verify(secret, q.header, q.body, time.Minute); err != nil {
+		if err := webhook.Verify(secret, q.header, q.body, time.Minute); err != nil {
 			t.Errorf("Verify: %v", err)
 		}
 		var ev ResolvedEvent

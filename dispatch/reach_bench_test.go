@@ -37,7 +37,7 @@ func BenchmarkRoundTripReach(b *testing.B) {
 				if err != nil || j.Status != askonce.StatusPending {
 					b.Fatalf("create: %+v, %v", j, err)
 				}
-				if _, err := eng.Answer(b.Context(), "", j.ID, anAnswer(j)); err != nil {
+				if _, _, err := eng.Act(b.Context(), askonce.Act{Do: askonce.ActAnswer, ID: j.ID, Answer: askonce.TextAnswer(anAnswer(j))}); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -74,7 +74,7 @@ func TestReachPolicyCostsNothingWhenUnused(t *testing.T) {
 			question := channelKind(ch, "question")
 
 			plain := askReach(t, eng)
-			if _, err := eng.Answer(t.Context(), "", plain.ID, anAnswer(plain)); err != nil {
+			if _, _, err := eng.Act(t.Context(), askonce.Act{Do: askonce.ActAnswer, ID: plain.ID, Answer: askonce.TextAnswer(anAnswer(plain))}); err != nil {
 				t.Fatal(err)
 			}
 			if got := kindsOf(t, rows, plain.ID); !slices.Equal(got, []string{question}) {

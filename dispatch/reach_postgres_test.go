@@ -88,7 +88,7 @@ func TestRule18_PostgresReachStepRunsOnceAcrossReplicasAndTheAnswerCancelsTheRes
 	}
 	waitFor(t, "the first step's reminder", func() bool { return reminders() >= 1 })
 	waitFor(t, "the first step completed", func() bool { return b.stepStates(t, j.ID)[0] == "completed" })
-	if _, err := b.eng.Answer(t.Context(), "", j.ID, anAnswer(j)); err != nil {
+	if _, _, err := b.eng.Act(t.Context(), askonce.Act{Do: askonce.ActAnswer, ID: j.ID, Answer: askonce.TextAnswer(anAnswer(j))}); err != nil {
 		t.Fatal(err)
 	}
 	if got := a.stepStates(t, j.ID); !slices.Equal(got, []string{"completed", "cancelled"}) {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/sqlite"
+	"github.com/askonce/askonce/webhook"
 )
 
 // reachChannel is a fakeChannel that reminds and escalates: a send per
@@ -150,7 +151,7 @@ func TestRule18_Reach(t *testing.T) {
 		if got := riverStates(t, st, j.ID, reachKind); !slices.Equal(got, []string{"scheduled", "scheduled"}) {
 			t.Fatalf("steps after the ask: %v; want two scheduled", got)
 		}
-		if _, err := eng.Answer(t.Context(), "", j.ID, anAnswer(j)); err != nil {
+		if _, _, err := eng.Act(t.Context(), askonce.Act{Do: askonce.ActAnswer, ID: j.ID, Answer: askonce.TextAnswer(anAnswer(j))}); err != nil {
 			t.Fatal(err)
 		}
 		// No wait: the answer's commit cancelled them.
@@ -163,7 +164,7 @@ func TestRule18_Reach(t *testing.T) {
 		ch := newReachChannel(func(askonce.Send) error { return nil })
 		st, eng := reachEngine(t, ch)
 		j := askReach(t, eng, askonce.ReachStep{After: "1h"})
-		if _, err := eng.Cancel(t.Context(), "", j.ID); err != nil {
+		if _, _, err := eng.Act(t.Context(), askonce.Act{Do: askonce.ActCancel, ID: j.ID}); err != nil {
 			t.Fatal(err)
 		}
 		if got := riverStates(t, st, j.ID, reachKind); !slices.Equal(got, []string{"cancelled"}) {
@@ -196,7 +197,7 @@ func TestRule18_Reach(t *testing.T) {
 		if n := riverRows(t, st, policy.ID); n != 1+3 {
 			t.Errorf("a job with 3 steps has %d River jobs after its ask; want 1 send + 3 steps", n)
 		}
-		if _, err := eng.Answer(t.Context(), "", plain.ID, anAnswer(plain)); err != nil {
+		if _, _, err := eng.Act(t.Context(), askonce.Act{Do: askonce.ActAnswer, ID: plain.ID, Answer: askonce.TextAnswer(anAnswer(plain))}); err != nil {
 			t.Fatal(err)
 		}
 		if n := riverRows(t, st, plain.ID); n != 1 {
@@ -208,7 +209,7 @@ func TestRule18_Reach(t *testing.T) {
 		ch := newReachChannel(func(askonce.Send) error { return nil })
 		st, eng := reachEngine(t, ch)
 		j := askReach(t, eng, askonce.ReachStep{After: "1h"})
-		if _, err := eng.Answer(t.Context(), "", j.ID, anAnswer(j)); err != nil {
+		if _, _, err := eng.Act(t.Context(), askonce.Act{Do: askonce.ActAnswer, ID: j.ID, Answer: askonce.TextAnswer(anAnswer(j))}); err != nil {
 			t.Fatal(err)
 		}
 		// Run the step as a River rerun would, after the answer.
@@ -268,7 +269,7 @@ func TestRule18_QuestionRemindedWebhookIsSentOncePerStepAcrossRestart(t *testing
 	if len(reqs) != 1 {
 		t.Fatalf("%d requests of %s; want 1", len(reqs), id)
 	}
-	if err := Verify(secret, reqs[0].header, reqs[0].body, time.Minute); err != nil {
+	if err := webhook.Verify(secret, reqs[0].header, reqs[0].body, time.Minute); err != nil {
 		t.Errorf("Verify: %v", err)
 	}
 	var ev RemindedEvent

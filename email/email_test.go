@@ -64,7 +64,7 @@ func TestQuestionOfAJobSettledBeforeTheWorkerRunsIsNotMailed(t *testing.T) {
 	t.Parallel()
 	c, e := workerChannel(t)
 	j := askingJob(t, e)
-	if _, err := e.Answer(t.Context(), "", j.ID, "hot"); err != nil {
+	if _, _, err := e.Act(t.Context(), askonce.Act{Do: askonce.ActAnswer, ID: j.ID, Answer: askonce.TextAnswer("hot")}); err != nil {
 		t.Fatal(err)
 	}
 	w := &questionWorker{c: c}
@@ -79,7 +79,7 @@ func TestOutcomeIsNotMailedToAnAddressThatNeverGotTheQuestion(t *testing.T) {
 	t.Parallel()
 	c, e := workerChannel(t)
 	j := askingJob(t, e)
-	if _, err := e.Cancel(t.Context(), "", j.ID); err != nil {
+	if _, _, err := e.Act(t.Context(), askonce.Act{Do: askonce.ActCancel, ID: j.ID}); err != nil {
 		t.Fatal(err)
 	}
 	w := &outcomeWorker{c: c}

@@ -167,7 +167,7 @@ func TestRule18_Reach(t *testing.T) {
 		if len(got) != 1 || !strings.HasPrefix(got[0].header.Get("Subject"), "Question: ") || !strings.Contains(got[0].body, "Hot or frozen?") {
 			t.Fatalf("mails to oncall@: %+v; want the question, once", got)
 		}
-		j, err := e.Answer(t.Context(), "", j.ID, "frozen")
+		j, _, err := e.Act(t.Context(), askonce.Act{Do: askonce.ActAnswer, ID: j.ID, Answer: askonce.TextAnswer("frozen")})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -70,9 +70,14 @@ const (
 	exitInterrupted = 130
 )
 
+// NewInterpreter builds the interpreter --interpreter names (rules,
+// openai or exec), with --profile-files; the program's wiring provides it
+// (cmd/askonce), so that eval imports no interpreter.
+type NewInterpreter func(name, profileFiles string, getenv func(string) string) (askonce.Interpreter, error)
+
 // Run is askonce eval: it reads the flags and the labelled FILEs, measures
 // the interpreter on them and prints the figures; it returns the exit code.
-func Run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+func Run(ctx context.Context, newInterpreter NewInterpreter, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
 	c := &Options{}
 	s := cli.NewSettings("eval", evalHelp, getenv, stderr)
 	s.SetUsage("eval [flags] FILE.jsonl [FILE.jsonl ...]", evalHelp)
@@ -105,7 +110,7 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		}
 		items = append(items, its...)
 	}
-	interp, err := cli.NewInterpreter(c.Interpreter, c.ProfileFiles, getenv)
+	interp, err := newInterpreter(c.Interpreter, c.ProfileFiles, getenv)
 	if err != nil {
 		fmt.Fprintln(stderr, "askonce eval:", err)
 		return exitUsage

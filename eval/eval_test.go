@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/rules"
 )
 
 // askonce eval called as a function, with buffers for stdout and stderr
@@ -25,8 +26,14 @@ const set = `# two items
 func run(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	var out, errs bytes.Buffer
-	code = Run(t.Context(), args, func(string) string { return "" }, &out, &errs)
+	code = Run(t.Context(), rulesOnly, args, func(string) string { return "" }, &out, &errs)
 	return out.String(), errs.String(), code
+}
+
+// rulesOnly is the rules interpreter whatever --interpreter says: the
+// program's wiring (cmd/askonce) builds the others.
+func rulesOnly(string, string, func(string) string) (askonce.Interpreter, error) {
+	return rules.New(rules.Options{})
 }
 
 func writeSet(t *testing.T, text string) string {

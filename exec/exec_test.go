@@ -81,7 +81,7 @@ func TestExamplePluginAskAnswerPlan(t *testing.T) {
 		strings.Join(j.Question.Options, ",") != "markdown,html" || j.Question.Default != "" {
 		t.Fatalf("create: status %s error %q question %+v", j.Status, j.Error, j.Question)
 	}
-	j, err = e.Answer(ctx, "", j.ID, "html")
+	j, _, err = e.Act(ctx, askonce.Act{Do: askonce.ActAnswer, ID: j.ID, Answer: askonce.TextAnswer("html")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/auth"
 	"github.com/askonce/askonce/mcp"
-	"github.com/askonce/askonce/server"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -216,7 +216,7 @@ func TestBadInput_UnknownArgumentsAndOversizedArgumentsAreToolErrors(t *testing.
 // one, is an error.
 func TestBadInput_RequestStateOfAnotherTenantIsAnError(t *testing.T) {
 	e := newEnv(t)
-	keys, err := server.LoadKeys(strings.NewReader("alpha " + server.HashKey("key-a") + "\nbeta " + server.HashKey("key-b") + "\n"))
+	keys, err := auth.LoadKeys(strings.NewReader("alpha " + auth.HashKey("key-a") + "\nbeta " + auth.HashKey("key-b") + "\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,7 +253,7 @@ func TestBadInput_RequestStateOfAnotherTenantIsAnError(t *testing.T) {
 // 401.
 func TestHTTP_TenancyWithTwoKeys(t *testing.T) {
 	e := newEnv(t)
-	keys, err := server.LoadKeys(strings.NewReader("alpha " + server.HashKey("key-a") + "\nbeta " + server.HashKey("key-b") + "\n"))
+	keys, err := auth.LoadKeys(strings.NewReader("alpha " + auth.HashKey("key-a") + "\nbeta " + auth.HashKey("key-b") + "\n"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,18 +7,20 @@ import (
 	"github.com/askonce/askonce"
 )
 
-// Backend is what the MCP tools need of askonce: the Engine's operations,
-// with planning awaited. EngineBackend runs them on an embedded Engine;
-// ClientBackend on a running askonce over its HTTP API. Methods that plan
-// (Create in managed mode, Answer, Decline) return when planning has ended
-// or ctx is done, whichever is first; planning itself goes on either way.
+// Backend is what the MCP tools need of askonce: the Engine's
+// operations, with planning awaited. EngineBackend runs them on an
+// embedded Engine; ClientBackend on a running askonce over its HTTP API,
+// the reason this is an interface at all. Methods that plan (Create in
+// managed mode, Act) return when planning has ended or ctx is done,
+// whichever is first; planning itself goes on either way.
 type Backend interface {
 	Create(ctx context.Context, req askonce.CreateRequest) (*askonce.Job, error)
-	// Answer gives the job's question the typed answer, which the
-	// engine validates once (askonce.ValidateAnswer).
-	Answer(ctx context.Context, tenant, id string, answer askonce.Answer) (*askonce.Job, error)
-	Decline(ctx context.Context, tenant, id string) (*askonce.Job, error)
-	Cancel(ctx context.Context, tenant, id string) (*askonce.Job, error)
+	// Act answers, declines or cancels, as Engine.Act does in the
+	// background, and waits for the planning (a.Background is
+	// ignored). The answer is typed; the engine validates it once
+	// (askonce.ValidateAnswer). An act on a.Job does not read the job
+	// again.
+	Act(ctx context.Context, a askonce.Act) (*askonce.Job, error)
 	Report(ctx context.Context, tenant, id string, r askonce.Report) (*askonce.ReportResult, error)
 	Get(ctx context.Context, tenant, id string) (*askonce.Job, error)
 	List(ctx context.Context, tenant string, f askonce.JobFilter) (*askonce.JobPage, error)
@@ -55,27 +57,18 @@ func (b *EngineBackend) Create(ctx context.Context, req askonce.CreateRequest) (
 	return b.await(ctx, j, run)
 }
 
-// Answer answers the job's question and waits for the re-planning.
-func (b *EngineBackend) Answer(ctx context.Context, tenant, id string, answer askonce.Answer) (*askonce.Job, error) {
-	j, run, err := b.Engine.StartReply(ctx, tenant, id, askonce.Reply{Answer: answer})
+// Act does the act, in the background, and waits for the planning it
+// leads to.
+func (b *EngineBackend) Act(ctx context.Context, a askonce.Act) (*askonce.Job, error) {
+	a.Background = true
+	if a.Do == askonce.ActCancel {
+		ctx = context.WithoutCancel(ctx) // a cancel is not itself cancelled
+	}
+	j, run, err := b.Engine.Act(ctx, a)
 	if err != nil {
 		return nil, err
 	}
 	return b.await(ctx, j, run)
-}
-
-// Decline declines the job's question and waits for the re-planning.
-func (b *EngineBackend) Decline(ctx context.Context, tenant, id string) (*askonce.Job, error) {
-	j, run, err := b.Engine.StartDecline(ctx, tenant, id)
-	if err != nil {
-		return nil, err
-	}
-	return b.await(ctx, j, run)
-}
-
-// Cancel cancels the job.
-func (b *EngineBackend) Cancel(ctx context.Context, tenant, id string) (*askonce.Job, error) {
-	return b.Engine.Cancel(context.WithoutCancel(ctx), tenant, id)
 }
 
 // Report takes a gate-mode report.

@@ -51,26 +51,30 @@ func memoryArg(m askonce.Memory) *askonce.Memory {
 	return &m
 }
 
-// Answer answers, as the typed JSON the HTTP API takes, and waits for
-// the re-planning.
-func (b *ClientBackend) Answer(ctx context.Context, _, id string, answer askonce.Answer) (*askonce.Job, error) {
-	v, err := b.Client.Reply(ctx, id, client.AnswerRequest{Answer: client.Answer(answer.JSON())})
-	return b.settle(ctx, v, err)
-}
-
-// Decline declines and waits for the re-planning.
-func (b *ClientBackend) Decline(ctx context.Context, _, id string) (*askonce.Job, error) {
-	v, err := b.Client.Decline(ctx, id)
-	return b.settle(ctx, v, err)
-}
-
-// Cancel cancels the job.
-func (b *ClientBackend) Cancel(ctx context.Context, _, id string) (*askonce.Job, error) {
-	v, err := b.Client.Cancel(ctx, id)
-	if err != nil {
-		return nil, clientError(err)
+// Act answers (as the typed JSON the HTTP API takes), declines or
+// cancels, and waits for the re-planning. The job is a.Job's, else
+// a.ID; the tenant is the API key's.
+func (b *ClientBackend) Act(ctx context.Context, a askonce.Act) (*askonce.Job, error) {
+	id := a.ID
+	if a.Job != nil {
+		id = a.Job.ID
 	}
-	return b.job(v), nil
+	var v *client.JobView
+	var err error
+	switch a.Do {
+	case askonce.ActAnswer:
+		v, err = b.Client.Reply(ctx, id, client.AnswerRequest{Answer: client.Answer(a.Answer.JSON()), DontRemember: a.DontRemember})
+	case askonce.ActDecline:
+		v, err = b.Client.Decline(ctx, id)
+	case askonce.ActCancel:
+		if v, err = b.Client.Cancel(ctx, id); err != nil {
+			return nil, clientError(err)
+		}
+		return b.job(v), nil
+	default:
+		return nil, askonce.Errorf(askonce.EINVALID, "act %q is not answer, decline or cancel", a.Do)
+	}
+	return b.settle(ctx, v, err)
 }
 
 // Report sends a gate-mode report.

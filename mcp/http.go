@@ -14,18 +14,19 @@ import (
 	"time"
 
 	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/auth"
 	"github.com/askonce/askonce/internal/maxbody"
 	"github.com/askonce/askonce/internal/ratelimit"
 	"github.com/askonce/askonce/internal/refusal"
 	"github.com/askonce/askonce/metrics"
-	"github.com/modelcontextprotocol/go-sdk/auth"
+	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // HTTPOptions configures Handler.
 type HTTPOptions struct {
-	// Caller maps an API key to who it authenticates (server.Keys.Caller):
+	// Caller maps an API key to who it authenticates (auth.Keys.Caller):
 	// its tenant scopes every tool, its allowed recipients bound the
 	// tools' notify, its name is the answeredBy of its answers. Nil: see
 	// Tenant.
@@ -88,23 +89,14 @@ const (
 // throttled lookup to the SDK's token check.
 type callerKey struct{}
 
-// bearer is the key of "Authorization: Bearer <key>", "" for none.
-func bearer(r *http.Request) string {
-	scheme, key, ok := strings.Cut(r.Header.Get("Authorization"), " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		return ""
-	}
-	return strings.TrimSpace(key)
-}
-
 // tooManyKeys answers a request from an address over its limit of wrong
-// keys: 429 with Retry-After, and a JSON-RPC error a client can show.
-func tooManyKeys(w http.ResponseWriter, wait time.Duration) {
-	secs := ratelimit.Seconds(wait)
-	w.Header().Set("Retry-After", secs)
+// keys (refused, whose Retry-After is set): 429 and a JSON-RPC error a
+// client can show.
+func tooManyKeys(w http.ResponseWriter, refused *auth.Refusal) {
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{"code": CodeOverLimit, "message": refused.Message}})
 	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusTooManyRequests)
-	fmt.Fprintf(w, `{"jsonrpc":"2.0","id":null,"error":{"code":%d,"message":"too many wrong API keys from your address; retry in %s seconds"}}`+"\n", CodeOverLimit, secs)
+	w.WriteHeader(refused.Status)
+	w.Write(append(b, '\n'))
 }
 
 // orDefault is v, or def when v is zero.
@@ -159,19 +151,21 @@ func Handler(server *sdk.Server, o HTTPOptions) http.Handler {
 			return askonce.Caller{Tenant: t}, ok
 		}
 	}
-	authFails := &ratelimit.Limiter{Limit: o.FailedAuth, Window: time.Minute}
-	proxies := ratelimit.Proxies(o.TrustedProxies)
+	var guard *auth.Guard
+	if lookup != nil {
+		guard = &auth.Guard{Lookup: lookup, Fails: &ratelimit.Limiter{Limit: o.FailedAuth, Window: time.Minute}, Proxies: o.TrustedProxies}
+	}
 	if lookup != nil {
 		// The key was looked up (and throttled) below; the SDK's check
 		// finds the outcome on the request.
-		verify := func(_ context.Context, key string, r *http.Request) (*auth.TokenInfo, error) {
+		verify := func(_ context.Context, key string, r *http.Request) (*sdkauth.TokenInfo, error) {
 			c, ok := r.Context().Value(callerKey{}).(askonce.Caller)
 			if !ok {
-				return nil, fmt.Errorf("%w: unknown API key", auth.ErrInvalidToken)
+				return nil, fmt.Errorf("%w: unknown API key", sdkauth.ErrInvalidToken)
 			}
-			return &auth.TokenInfo{UserID: c.Tenant, Extra: map[string]any{"key": keyID(key), "caller": c}}, nil
+			return &sdkauth.TokenInfo{UserID: c.Tenant, Extra: map[string]any{"key": keyID(key), "caller": c}}, nil
 		}
-		h = auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(h)
+		h = sdkauth.RequireBearerToken(verify, &sdkauth.RequireBearerTokenOptions{AllowMissingExpiration: true})(h)
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		r = r.Clone(r.Context())
@@ -180,20 +174,16 @@ func Handler(server *sdk.Server, o HTTPOptions) http.Handler {
 				r.Header.Set("Authorization", "Bearer "+key)
 			}
 		}
-		if lookup != nil {
-			if key := bearer(r); key != "" {
-				var c askonce.Caller
-				ok, wait := authFails.Authenticate(proxies.Addr(r), key, func(key string) (found bool) {
-					c, found = lookup(key)
-					return found
-				})
-				if wait > 0 {
-					tooManyKeys(w, wait)
-					return
-				}
-				if ok {
-					r = r.WithContext(context.WithValue(r.Context(), callerKey{}, c))
-				}
+		if guard != nil {
+			// A 401 is the SDK's bearer-token check's, in the form MCP
+			// clients read; a 429 is written here.
+			c, refused := guard.Check(w, r)
+			if refused != nil && refused.Status == http.StatusTooManyRequests {
+				tooManyKeys(w, refused)
+				return
+			}
+			if refused == nil {
+				r = r.WithContext(context.WithValue(r.Context(), callerKey{}, c))
 			}
 		}
 		token := randomID()

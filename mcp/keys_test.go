@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/auth"
 	"github.com/askonce/askonce/mcp"
-	"github.com/askonce/askonce/server"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -22,7 +22,7 @@ const keysFile = "alpha %s name=ci-bot notify=email:*@acme.test,slack:C0ACME*\nb
 
 func keyedServer(t *testing.T, e *env, o mcp.HTTPOptions) *httptest.Server {
 	t.Helper()
-	keys, err := server.LoadKeys(strings.NewReader(strings.Replace(strings.Replace(keysFile, "%s", server.HashKey("key-a"), 1), "%s", server.HashKey("key-b"), 1)))
+	keys, err := auth.LoadKeys(strings.NewReader(strings.Replace(strings.Replace(keysFile, "%s", auth.HashKey("key-a"), 1), "%s", auth.HashKey("key-b"), 1)))
 	if err != nil {
 		t.Fatal(err)
 	}

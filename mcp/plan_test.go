@@ -206,7 +206,7 @@ func TestPlan_URLOnlyClientGetsTheAnswerLinkAndWaits(t *testing.T) {
 			el.answers = []func(*sdk.ElicitParams) *sdk.ElicitResult{func(p *sdk.ElicitParams) *sdk.ElicitResult {
 				token := p.URL[strings.LastIndex(p.URL, "/")+1:]
 				go func() {
-					if _, _, err := e.engine.AnswerByToken(t.Context(), token, "invoices"); err != nil {
+					if _, _, err := e.engine.Act(t.Context(), askonce.Act{Do: askonce.ActAnswer, Token: token, Answer: askonce.TextAnswer("invoices"), Background: true}); err != nil {
 						t.Errorf("answer by link: %v", err)
 					}
 				}()

@@ -196,7 +196,7 @@ func TestHTTP_WaitingCallEndsWhenItsClientLeaves(t *testing.T) {
 		// A call still waiting would hold srv.Close: end its wait.
 		page, _ := e.engine.List(context.Background(), askonce.DefaultTenant, askonce.JobFilter{Limit: 10})
 		for _, j := range page.Jobs {
-			e.engine.Cancel(context.Background(), askonce.DefaultTenant, j.ID)
+			e.engine.Act(context.Background(), askonce.Act{Do: askonce.ActCancel, ID: j.ID})
 		}
 	})
 	cs := connectClient(t, &sdk.StreamableClientTransport{Endpoint: srv.URL}, clientOptions{version: versions[1], elicit: &elicitor{}, urlOnly: true, noMRTR: true})

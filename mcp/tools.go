@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -198,7 +199,7 @@ func (s *srv) planResume(ctx context.Context, req *sdk.CallToolRequest, tenant s
 			}
 			return s.jobOut(next, "")
 		}
-		next, err = s.b.Answer(answering(ctx, req), tenant, j.ID, jobview.AnswerFrom(j.Question, er.Content))
+		next, err = s.b.Act(answering(ctx, req), askonce.Act{Do: askonce.ActAnswer, Job: j, Answer: jobview.AnswerFrom(j.Question, er.Content)})
 		if askonce.ErrorCode(err) == askonce.EINVALID {
 			s.observe(modeForm, "invalid")
 			if st.Tries+1 > MaxReElicit {
@@ -209,18 +210,33 @@ func (s *srv) planResume(ctx context.Context, req *sdk.CallToolRequest, tenant s
 		s.observe(modeForm, "accept")
 	case "decline":
 		s.observe(st.Mode, "decline")
-		next, err = s.b.Decline(answering(ctx, req), tenant, j.ID)
+		next, err = s.b.Act(answering(ctx, req), askonce.Act{Do: askonce.ActDecline, Job: j})
 	default:
 		s.observe(st.Mode, "cancel")
-		next, err = s.b.Cancel(ctx, tenant, j.ID)
+		next, err = s.b.Act(ctx, askonce.Act{Do: askonce.ActCancel, Job: j})
 	}
 	if askonce.ErrorCode(err) == askonce.ECONFLICT {
-		next, err = s.b.Get(ctx, tenant, j.ID)
+		// Settled elsewhere meanwhile: the conflict carries the job as
+		// stored, else it is read.
+		if cur := conflictJob(err); cur != nil {
+			next, err = cur, nil
+		} else {
+			next, err = s.b.Get(ctx, tenant, j.ID)
+		}
 	}
 	if err != nil {
 		return nil, nil, err
 	}
 	return s.jobOut(next, "")
+}
+
+// conflictJob is the job an ECONFLICT error carries, or nil.
+func conflictJob(err error) *askonce.Job {
+	var ae *askonce.Error
+	if errors.As(err, &ae) && ae.Code == askonce.ECONFLICT {
+		return ae.Job
+	}
+	return nil
 }
 
 // outcome is the metric label of a response's action.
@@ -262,7 +278,7 @@ func (s *srv) askFirst(ctx context.Context, req *sdk.CallToolRequest, tenant str
 	if _, told := s.proceeded.Load(j.ID); told || capped(j) {
 		return s.askOut(&askonce.ReportResult{Action: askonce.ActionProceed, Directive: askonce.FallbackDirective, Default: q.Default, Job: j})
 	}
-	rr, err := s.b.Report(ctx, tenant, j.ID, askonce.Report{Question: &q})
+	rr, err := s.b.Report(ctx, tenant, j.ID, askonce.Report{Question: &q, Job: j})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -339,46 +355,64 @@ func (s *srv) askResume(ctx context.Context, req *sdk.CallToolRequest, tenant st
 	if j.Mode != askonce.ModeGate {
 		return nil, nil, errBadState
 	}
+	// j is the job as stored (read with the state, or waited for) until
+	// an act changes it; the act returns the job it left.
 	var err error
 	if !isPending(j) {
 		s.observe(st.Mode, outcome(er))
 	} else {
+		act := askonce.Act{Job: j}
 		switch er.Action {
 		case "accept":
 			if st.Mode == modeURL {
 				s.observe(modeURL, "accept")
-				j, err = s.waitWhile(ctx, tenant, j, isPending)
+				if j, err = s.waitWhile(ctx, tenant, j, isPending); err != nil {
+					return nil, nil, err
+				}
 				break
 			}
-			_, err = s.b.Answer(answering(ctx, req), tenant, j.ID, jobview.AnswerFrom(j.Question, er.Content))
-			if askonce.ErrorCode(err) == askonce.EINVALID {
+			act.Do, act.Answer = askonce.ActAnswer, jobview.AnswerFrom(j.Question, er.Content)
+		case "decline":
+			s.observe(st.Mode, "decline")
+			act.Do = askonce.ActDecline
+		default:
+			s.observe(st.Mode, "cancel")
+			act.Do = askonce.ActCancel
+		}
+		if act.Do != "" {
+			actx := ctx
+			if act.Do != askonce.ActCancel {
+				actx = answering(ctx, req)
+			}
+			next, err := s.b.Act(actx, act)
+			if act.Do == askonce.ActAnswer && askonce.ErrorCode(err) != askonce.EINVALID {
+				s.observe(modeForm, "accept")
+			}
+			switch {
+			case err == nil:
+				j = next
+			case askonce.ErrorCode(err) == askonce.EINVALID && act.Do == askonce.ActAnswer:
 				s.observe(modeForm, "invalid")
 				if st.Tries+1 <= MaxReElicit {
 					return s.askElicit(req, tenant, &askonce.ReportResult{Action: askonce.ActionAsk, Question: j.Question, Job: j}, st.Tries+1, problem(err))
 				}
 				// Left pending: the report below answers wait.
-				err = nil
-				break
+			case askonce.ErrorCode(err) == askonce.ECONFLICT:
+				// Settled elsewhere meanwhile.
+				if j = conflictJob(err); j == nil {
+					if j, err = s.b.Get(ctx, tenant, act.Job.ID); err != nil {
+						return nil, nil, err
+					}
+				}
+			default:
+				return nil, nil, err
 			}
-			s.observe(modeForm, "accept")
-		case "decline":
-			s.observe(st.Mode, "decline")
-			_, err = s.b.Decline(answering(ctx, req), tenant, j.ID)
-		default:
-			s.observe(st.Mode, "cancel")
-			_, err = s.b.Cancel(ctx, tenant, j.ID)
 		}
-		if err != nil && askonce.ErrorCode(err) != askonce.ECONFLICT {
-			return nil, nil, err
-		}
-	}
-	if j, err = s.b.Get(ctx, tenant, j.ID); err != nil {
-		return nil, nil, err
 	}
 	if j.Status.Terminal() {
 		return s.askOut(&askonce.ReportResult{Action: askonce.ActionFail, Job: j})
 	}
-	rr, err := s.b.Report(ctx, tenant, j.ID, askonce.Report{Question: &q})
+	rr, err := s.b.Report(ctx, tenant, j.ID, askonce.Report{Question: &q, Job: j})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -460,7 +494,7 @@ func (s *srv) answer(ctx context.Context, req *sdk.CallToolRequest, args AnswerA
 	if err != nil {
 		return nil, nil, toolError(err)
 	}
-	j, err := s.b.Answer(answering(ctx, req), s.tenantOf(req), args.JobID, a)
+	j, err := s.b.Act(answering(ctx, req), askonce.Act{Do: askonce.ActAnswer, TenantID: s.tenantOf(req), ID: args.JobID, Answer: a})
 	if err != nil {
 		return nil, nil, toolError(err)
 	}

@@ -52,7 +52,7 @@ func TestObserver_TimesAnswersByChannelAndCountsExpiredQuestions(t *testing.T) {
 	unanswered := ask()
 	c.add(90 * time.Second)
 	ctx := askonce.WithAnswerer(t.Context(), askonce.Answerer{Via: askonce.ViaSlack, By: "U0ALICE01"})
-	if _, err := e.Answer(ctx, "", answered.ID, "this one"); err != nil {
+	if _, _, err := e.Act(ctx, askonce.Act{Do: askonce.ActAnswer, ID: answered.ID, Answer: askonce.TextAnswer("this one")}); err != nil {
 		t.Fatal(err)
 	}
 	c.add(2 * time.Hour)

@@ -35,7 +35,7 @@ func TestAskAnswerPlan(t *testing.T) {
 	if j.Status != askonce.StatusPending || j.Question == nil || j.Question.Text != "Hot or frozen?" || j.Question.Type != askonce.QuestionSelectOne {
 		t.Fatalf("create: status %s question %+v", j.Status, j.Question)
 	}
-	j, err = e.Answer(ctx, "", j.ID, "hot")
+	j, _, err = e.Act(ctx, askonce.Act{Do: askonce.ActAnswer, ID: j.ID, Answer: askonce.TextAnswer("hot")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func TestAskAgainFallbackDirective(t *testing.T) {
 	if err != nil || j.Status != askonce.StatusPending {
 		t.Fatalf("create: %v %+v", err, j)
 	}
-	j, err = e.Answer(ctx, "", j.ID, "frozen")
+	j, _, err = e.Act(ctx, askonce.Act{Do: askonce.ActAnswer, ID: j.ID, Answer: askonce.TextAnswer("frozen")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +111,7 @@ func TestAskAgainHardCapFail(t *testing.T) {
 	if err != nil || j.Status != askonce.StatusPending {
 		t.Fatalf("create: %v %+v", err, j)
 	}
-	j, err = e.Answer(ctx, "", j.ID, "hot")
+	j, _, err = e.Act(ctx, askonce.Act{Do: askonce.ActAnswer, ID: j.ID, Answer: askonce.TextAnswer("hot")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -447,7 +447,7 @@ func TestUsageAndCostAddUp(t *testing.T) {
 	if j.Usage.PromptTokens != 1000 || j.Usage.CompletionTokens != 100 || !near(j.Usage.CostUSD, 0.0028) {
 		t.Errorf("after the question: usage %+v", j.Usage)
 	}
-	j, err = e.Answer(ctx, "", j.ID, "hot")
+	j, _, err = e.Act(ctx, askonce.Act{Do: askonce.ActAnswer, ID: j.ID, Answer: askonce.TextAnswer("hot")})
 	if err != nil || j.Status != askonce.StatusSuccess {
 		t.Fatalf("answer: %v %+v", err, j)
 	}

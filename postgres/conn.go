@@ -20,6 +20,7 @@ func newBase(s *Store) base {
 		Write: func(ctx context.Context, fn func(ctx context.Context, tx sqlstore.Conn) error) error {
 			return s.write(ctx, func(ctx context.Context, tx pgx.Tx) error { return fn(ctx, conn{tx}) })
 		},
+		Own:         own,
 		Table:       jobTable,
 		Encoding:    encoding{},
 		Now:         s.now,
@@ -30,52 +31,32 @@ func newBase(s *Store) base {
 	})
 }
 
-// The statements of sqlstore's queries in PostgreSQL's dialect (the
-// shared ones are sqlstore.SQL's).
-var (
-	jobByLinkSQL = "SELECT " + jobColumns + ` FROM answer_links l
+// own are sqlstore's statements in PostgreSQL's dialect.
+var own = func() sqlstore.Own {
+	o := sqlstore.Own{
+		GetJob: sqlstore.NewStmt(selectJobSQL),
+		JobByLink: sqlstore.NewStmt("SELECT " + jobColumns + ` FROM answer_links l
 		JOIN jobs j ON j.id = l.job_id AND j.tenant_id = l.tenant_id
 		JOIN jobs_static s ON s.id = j.id
-		WHERE l.token_hash = $1`
-	attemptsSQL = `SELECT n, reason, started_at, duration_ns, outcome, raw, error,
+		WHERE l.token_hash = $1`),
+		Attempts: sqlstore.NewStmt(`SELECT n, reason, started_at, duration_ns, outcome, raw, error,
 		prompt_tokens, completion_tokens, cost_usd
-		FROM attempts WHERE job_id = $1 AND tenant_id = $2 ORDER BY n`
-	eventsSQL = `SELECT id, tenant_id, job_id, type, at, data
-		FROM events WHERE job_id = $1 AND tenant_id = $2 AND id > $3 ORDER BY id LIMIT $4`
-	lapsedLeasesSQL = `SELECT tenant_id, id FROM jobs
+		FROM attempts WHERE job_id = $1 AND tenant_id = $2 ORDER BY n`),
+		Events: sqlstore.NewStmt(`SELECT id, tenant_id, job_id, type, at, data
+		FROM events WHERE job_id = $1 AND tenant_id = $2 AND id > $3 ORDER BY id LIMIT $4`),
+		LapsedLeases: sqlstore.NewStmt(`SELECT tenant_id, id FROM jobs
 		WHERE status = 'planning' AND mode = 'managed'
 		AND (lease_until <= $1 OR ($2 <> '' AND lease_owner = $2))
-		ORDER BY lease_until, id LIMIT $3`
-	// listSQL are the ListJobs queries, by filter bits.
-	listSQL = func() (out [sqlstore.ListQueries]string) {
-		for bits := range out {
-			out[bits] = sqlstore.ListQuery(sqlstore.Dollar, "SELECT "+jobColumns+jobFrom, bits)
-		}
-		return out
-	}()
-)
-
-// text is the statement q names.
-func text(q sqlstore.Query) string {
-	switch q {
-	case sqlstore.GetJob:
-		return selectJobSQL
-	case sqlstore.JobByLink:
-		return jobByLinkSQL
-	case sqlstore.Attempts:
-		return attemptsSQL
-	case sqlstore.Events:
-		return eventsSQL
-	case sqlstore.LapsedLeases:
-		return lapsedLeasesSQL
+		ORDER BY lease_until, id LIMIT $3`),
 	}
-	if q >= sqlstore.List {
-		return listSQL[q-sqlstore.List]
+	for bits := range o.List {
+		o.List[bits] = sqlstore.NewStmt(sqlstore.ListQuery(sqlstore.Dollar, "SELECT "+jobColumns+jobFrom, bits))
 	}
-	return shared.Text(q)
-}
+	return o
+}()
 
-// conn runs sqlstore's statements on the pool, or in a transaction.
+// conn runs sqlstore's statements on the pool, or in a transaction; pgx
+// prepares each on its first use on a connection (its statement cache).
 type conn struct {
 	q interface {
 		QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
@@ -84,12 +65,12 @@ type conn struct {
 	}
 }
 
-func (c conn) QueryRow(ctx context.Context, q sqlstore.Query, args ...any) sqlstore.Scanner {
-	return c.q.QueryRow(ctx, text(q), args...)
+func (c conn) QueryRow(ctx context.Context, q *sqlstore.Stmt, args ...any) sqlstore.Scanner {
+	return c.q.QueryRow(ctx, q.String(), args...)
 }
 
-func (c conn) Query(ctx context.Context, q sqlstore.Query, each func(sqlstore.Scanner) error, args ...any) error {
-	rows, err := c.q.Query(ctx, text(q), args...)
+func (c conn) Query(ctx context.Context, q *sqlstore.Stmt, each func(sqlstore.Scanner) error, args ...any) error {
+	rows, err := c.q.Query(ctx, q.String(), args...)
 	if err != nil {
 		return err
 	}
@@ -102,7 +83,7 @@ func (c conn) Query(ctx context.Context, q sqlstore.Query, each func(sqlstore.Sc
 	return rows.Err()
 }
 
-func (c conn) Exec(ctx context.Context, q sqlstore.Query, args ...any) (int64, error) {
-	tag, err := c.q.Exec(ctx, text(q), args...)
+func (c conn) Exec(ctx context.Context, q *sqlstore.Stmt, args ...any) (int64, error) {
+	tag, err := c.q.Exec(ctx, q.String(), args...)
 	return tag.RowsAffected(), err
 }

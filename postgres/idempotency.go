@@ -43,4 +43,5 @@ func takeOver(ctx context.Context, tx sqlstore.Conn, rec *askonce.IdempotencyRec
 		RETURNING job_id, base_version, created_at`, rec.Owner, rec.TenantID, rec.Key)
 }
 
-var _ askonce.IdempotencyStore = (*Store)(nil)
+// The store has every optional part of askonce.Store.
+var _ askonce.FullStore = (*Store)(nil)

@@ -135,7 +135,7 @@ func BenchmarkRoundTripWire(b *testing.B) {
 		if err != nil || j.Status != askonce.StatusPending {
 			b.Fatalf("create: %v %v", err, j.Status)
 		}
-		if j, err = e.Answer(b.Context(), "", j.ID, "hot"); err != nil || j.Status != askonce.StatusSuccess {
+		if j, _, err = e.Act(b.Context(), askonce.Act{Do: askonce.ActAnswer, ID: j.ID, Answer: askonce.TextAnswer("hot")}); err != nil || j.Status != askonce.StatusSuccess {
 			b.Fatalf("answer: %v %v", err, j.Status)
 		}
 	}

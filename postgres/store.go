@@ -22,7 +22,6 @@ var jobColumns = sqlstore.Names(columnsWhere(func(*sqlstore.Column) bool { retur
 }, ", ")
 
 // shared are the statements both stores run.
-var shared = sqlstore.Statements(sqlstore.Dollar)
 
 // jobFrom is the FROM clause of jobColumns.
 const jobFrom = " FROM jobs j JOIN jobs_static s ON s.id = j.id"
@@ -346,18 +345,18 @@ func (s *Store) queueChange(q *batch, j *askonce.Job, c *askonce.Change, now tim
 		hs = append([]askonce.HistoryEntry{*h}, hs...)
 	}
 	for _, h := range hs {
-		q.exec(shared.UpsertHistory, h.TenantID, h.SessionID, h.QuestionHash, string(h.Type),
+		q.exec(sqlstore.UpsertHistory.String(), h.TenantID, h.SessionID, h.QuestionHash, string(h.Type),
 			h.Question, h.Answer, h.JobID, h.At)
 		if h.Scope == askonce.MemoryProject || h.Scope == askonce.MemoryTenant {
-			q.exec(shared.UpsertMemory, h.TenantID, string(h.Scope), h.Project, h.QuestionHash, string(h.Type),
+			q.exec(sqlstore.UpsertMemory.String(), h.TenantID, string(h.Scope), h.Project, h.QuestionHash, string(h.Type),
 				h.Question, h.Answer, h.JobID, h.SessionID, h.At, timePtrArg(h.ExpiresAt))
 		}
 	}
 	if r := c.Recalled; r != nil && r.Scope != askonce.MemorySession {
-		q.exec(shared.UseMemory, j.TenantID, string(r.Scope), r.Project, r.QuestionHash)
+		q.exec(sqlstore.UseMemory.String(), j.TenantID, string(r.Scope), r.Project, r.QuestionHash)
 	}
 	if len(c.AnswerLink) > 0 {
-		q.exec(shared.InsertLink, c.AnswerLink, j.TenantID, j.ID, now)
+		q.exec(sqlstore.InsertLink.String(), c.AnswerLink, j.TenantID, j.ID, now)
 	}
 	dispatchAt := -1
 	if c.Dispatch {
@@ -407,7 +406,7 @@ func listQuery(tenant string, f askonce.JobFilter) (string, []any, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	return listSQL[bits], args, nil
+	return own.List[bits].String(), args, nil
 }
 
 // RenewLeases moves r.Owner's leases on r.Jobs to r.Until, in one

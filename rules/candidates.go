@@ -120,7 +120,32 @@ func headMatch(key string, n name) bool {
 
 // hasAll reports whether n holds every word of keys.
 func (n name) hasAll(keys []string) bool {
-	return !slices.ContainsFunc(keys, func(k string) bool { return !slices.Contains(n.words, k) })
+	return !slices.ContainsFunc(keys, func(k string) bool { return !n.holds(k) })
+}
+
+// holds reports whether n holds the word key in one of its forms: "can"
+// and "canned", "large" and "larger", "wood" and "wooden" are one word.
+func (n name) holds(key string) bool {
+	return slices.ContainsFunc(n.words, func(w string) bool { return w == key || stem(w) == stem(key) })
+}
+
+// stem is an English word without the ending of a participle, a
+// comparative or a material (-ed, -er, -est, -en), a doubled consonant
+// before it and a final e: "canned" and "can" are "can", "larger" and
+// "large" are "larg".
+func stem(w string) string {
+	if lex.IsJapanese(w) {
+		return w
+	}
+	for _, end := range []string{"est", "er", "ed", "en"} {
+		if n := len(w) - len(end); n > 2 && strings.HasSuffix(w, end) {
+			if w = w[:n]; w[n-1] == w[n-2] {
+				w = w[:n-1]
+			}
+			break
+		}
+	}
+	return strings.TrimSuffix(w, "e")
 }
 
 // findReference reads the reference whose head is goal token i: the
@@ -148,14 +173,17 @@ func findReference(in *input, ns *nameSet, i int) (reference, bool) {
 			}
 		}
 	}
-	if len(fit) == 0 || partOfPhrase(in, i) || negatedClause(toks, i) || in.c.asksAgent(in.goal, toks, i) {
+	if len(fit) == 0 {
+		return partialReference(in, ns, i)
+	}
+	if partOfPhrase(in, i) || negatedClause(toks, i) || in.c.asksAgent(in.goal, toks, i) {
 		return reference{}, false
 	}
 	held := func(k int) (some, all bool) { // whether some, and all, of fit hold toks[k]
 		m := wordKey(toks[k].Text)
 		n := 0
 		for _, f := range fit {
-			if slices.Contains(f.words, m) {
+			if f.holds(m) {
 				n++
 			}
 		}
@@ -164,7 +192,8 @@ func findReference(in *input, ns *nameSet, i int) (reference, bool) {
 	// The words the head's own phrase states: the run before it that the
 	// candidates hold ("black pepper"), and, further back to its
 	// determiner, verb or preposition, any word that tells them apart
-	// ("the glass oven-safe dish": glass).
+	// ("the glass oven-safe dish": glass; "the can of peaches", ガラスの皿:
+	// can, ガラス).
 	t0 := i
 	for t0 > 0 && toks[t0-1].Clause == t.Clause && !verbs[t0-1] {
 		if some, _ := held(t0 - 1); !some {
@@ -173,8 +202,15 @@ func findReference(in *input, ns *nameSet, i int) (reference, bool) {
 		t0--
 	}
 	s := t0
-	for s > 0 && toks[s-1].Clause == t.Clause && !verbs[s-1] && optionWord(&toks[s-1]) && !toks[s-1].code {
-		s--
+	for s > 0 && toks[s-1].Clause == t.Clause && !verbs[s-1] && !toks[s-1].code {
+		if optionWord(&toks[s-1]) {
+			s--
+			continue
+		}
+		if some, all := held(max(s-2, 0)); toks[s-1].Text != "of" && toks[s-1].Text != "の" || s < 2 || !some || all {
+			break
+		}
+		s -= 2 // "the can of peaches": can; ガラスの皿: ガラス
 	}
 	var mods []string
 	stated := false
@@ -185,10 +221,21 @@ func findReference(in *input, ns *nameSet, i int) (reference, bool) {
 		}
 	}
 	// After it, what "for", "of", "from" or "that is" states of it ("the
-	// knife for the bread", "the mug that is blue").
+	// knife for the bread", "the mug that is blue"), and any preposition
+	// after a thing that is itself a preposition's object ("on the table
+	// in the dining room": where the table is, not where to put it).
 	after := false
-	if j := i + 1; j < len(toks) && toks[j].Clause == t.Clause && (vocab.has("attributePrepositions", toks[j].Text) || toks[j].e.has(fCue) && !toks[j].e.has(fPrep)) {
-		for k := j + 1; k < len(toks) && toks[k].Clause == t.Clause && !verbs[k] && !toks[k].e.has(fConj|fPrep|fStepSep); k++ {
+	pp := s - 1
+	for pp >= 0 && toks[pp].e.has(fDet) {
+		pp--
+	}
+	inPP := pp >= 0 && pp < s-1 && toks[pp].Clause == t.Clause && toks[pp].e.has(fPrep) && !(pp > 0 && verbs[pp-1]) // "turn on the lamp": a particle
+	j := i + 1
+	relative := j < len(toks) && toks[j].e.has(fCue) && !toks[j].e.has(fPrep) && (toks[j].Clause == t.Clause || strings.TrimSpace(in.goal[t.End:toks[j].Start]) == ",")
+	if relative || j < len(toks) && toks[j].Clause == t.Clause && (vocab.has("attributePrepositions", toks[j].Text) || inPP && toks[j].e.has(fPrep)) {
+		// a relative clause describes it to its end, prepositions too: "the
+		// milk that is in the carton", "the mug, which is dirty,"
+		for k := j + 1; k < len(toks) && toks[k].Clause == toks[j].Clause && !verbs[k] && !toks[k].e.has(fConj|fStepSep) && (relative || !toks[k].e.has(fPrep)); k++ {
 			if some, all := held(k); some && !all {
 				mods = append(mods, wordKey(toks[k].Text))
 				after = true
@@ -235,6 +282,25 @@ func findReference(in *input, ns *nameSet, i int) (reference, bool) {
 	}
 	ref.all = universal && ref.chosen < 0
 	return ref, true
+}
+
+// partialReference reads goal token i, a word no candidate has as its
+// head, as a mention of the one candidate that holds it when it ends its
+// noun phrase after a determiner ("take out the cheddar" with cheddar
+// cheese and brie cheese; "the red one"): the goal names that candidate
+// by the attribute that tells it apart. A place word names the place
+// ("the kitchen" is the room, not the kitchen table).
+func partialReference(in *input, ns *nameSet, i int) (reference, bool) {
+	toks := in.gt
+	t := &toks[i]
+	holders := ns.byWord[wordKey(t.Text)]
+	switch {
+	case i == 0 || len(holders) != 1 || vocab.has("places", t.Text) || !content(t) || toks[i-1].Clause != t.Clause || !toks[i-1].e.has(fDet) || vocab.has("indefinite", toks[i-1].Text):
+		return reference{}, false
+	case i+1 < len(toks) && toks[i+1].Clause == t.Clause && content(&toks[i+1]) && !toks[i+1].e.has(fPlaceholder) && !in.verbs[i+1]:
+		return reference{}, false // "the red wine": the word does not end its phrase
+	}
+	return reference{t0: i, t1: i + 1, options: []string{holders[0].display}, chosen: 0}, true
 }
 
 // quantified reports whether the reference toks[t0:i+1] follows a
@@ -285,11 +351,19 @@ func detectCandidates(in *input) references {
 	ns := newNameSet(in.cands)
 	full := fullMentions(in, ns)
 	covered := make([]bool, len(in.gt))
-	for _, m := range append(partialMentions(in, ns, full), full...) {
+	excluded := map[string]bool{} // what a negation names: "not the whole milk", "not the nonstick one"
+	for i, m := range full {
 		for k := m.t0; k < m.t1; k++ {
 			covered[k] = true
 		}
+		full[i].neg = negatedClause(in.gt, m.t0)
+		excluded[m.name] = excluded[m.name] || full[i].neg
 		res.refs = append(res.refs, reference{t0: m.t0, t1: m.t1, options: []string{m.name}, chosen: 0})
+	}
+	for i := range in.gt {
+		if ref, ok := partialReference(in, ns, i); ok && !covered[i] && negatedClause(in.gt, i) {
+			excluded[ref.options[0]] = true
+		}
 	}
 	slices.SortFunc(res.refs, func(a, b reference) int { return a.t0 - b.t0 })
 	for i := 0; i < len(in.gt); i++ {
@@ -305,7 +379,9 @@ func detectCandidates(in *input) references {
 			phrase = in.goal[in.gt[ref.t0].Start : last.Start+len(lex.HanStem(last.Text))]
 		}
 		if ref.chosen < 0 && !ref.all {
-			antecedent(&ref, full)
+			if ref.chosen = restated(in, ns, ref, full); ref.chosen < 0 {
+				antecedent(&ref, full, excluded)
+			}
 		}
 		if ref.all {
 			res.assumptions = append(res.assumptions, fmt.Sprintf("Took %s to mean all of %s.", in.quote(phrase), in.quoteList(ref.options, "and")))
@@ -327,17 +403,16 @@ func detectCandidates(in *input) references {
 	return res
 }
 
-// pronouns bind "it" (それ, これ) to the one candidate the command
-// before it acts on, and "them", "they" or "both" to the candidates it
-// acts on ("grab the red mug and the blue mug, then wash them"): the
-// objects of the nearest command before the pronoun that does not hold
-// it ("take the oat milk out of the fridge and pour it": the oat milk,
-// not the fridge it is taken out of). When that thing is no candidate,
-// or "it" fits two (the command names another candidate: "put the dish
-// in the oven and turn it on"), nothing is bound. A Japanese command names its
-// object before the verb, so in Japanese the candidates named in the
-// nearest sentence before the pronoun count, but for one it is taken
-// from (から). Pronouns are bindings only: a pronoun is never asked about.
+// pronouns bind "it" to the one candidate the command before it acts on,
+// and "them", "they" or "both" to the candidates it acts on ("grab the
+// red mug and the blue mug, then wash them"): the objects of the nearest
+// command before the pronoun that does not hold it ("take the oat milk
+// out of the fridge and pour it": the oat milk, not the fridge it is
+// taken out of). When that thing is no candidate, or "it" fits two (the
+// command names another candidate: "put the dish in the oven and turn it
+// on"), nothing is bound; nor is a Japanese pronoun (それを), whose
+// command names its object before its verb. Pronouns are bindings only:
+// a pronoun is never asked about.
 func pronouns(in *input, refs []reference) []reference {
 	var out []reference
 	for i := range in.gt {
@@ -352,12 +427,7 @@ func pronouns(in *input, refs []reference) []reference {
 		if own := commandOf(in, i); own >= 0 && vocab.has("containerVerbs", in.gt[own].Text) {
 			continue // "close it", "turn it on": a container or an appliance, not a thing taken out of it
 		}
-		var meant []string
-		if lex.IsJapanese(t.Text) {
-			meant = namedBefore(in, refs, i)
-		} else {
-			meant = actedOn(in, refs, i, plural)
-		}
+		meant := actedOn(in, refs, i, plural)
 		if len(meant) == 0 || len(meant) > 1 && !plural {
 			continue
 		}
@@ -391,7 +461,9 @@ func (ref reference) meaning() []string {
 // hold it acts on, when that is candidates: the candidates its object
 // names, when its object's head is one and the command names no other
 // candidate but a place it takes something out of ("put the dish in the
-// oven and turn it on": the dish or the oven, so neither).
+// oven and turn it on": the dish or the oven, so neither), and that
+// agree with it in number: one thing for "it", several or a plural for
+// "them".
 func actedOn(in *input, refs []reference, i int, plural bool) []string {
 	for c := sort.Search(len(in.cmds), func(c int) bool { return in.cmds[c].verb >= i }) - 1; c >= 0; c-- {
 		v := in.cmds[c].verb
@@ -419,8 +491,12 @@ func actedOn(in *input, refs []reference, i int, plural bool) []string {
 				other = appendNew(other, ref.meaning()...)
 			}
 		}
-		if !named || !plural && len(other) > 0 {
+		if !named {
 			return nil
+		}
+		many := len(object) > 1 || wordKey(in.gt[head].Text) != in.gt[head].Text // "the chairs": a plural
+		if !plural && (len(other) > 0 || many) || plural && !many {
+			return nil // "move the chairs ... vacuum under it", "pour the soup into the bowls and serve them"
 		}
 		return object
 	}
@@ -463,29 +539,6 @@ func objectSpan(in *input, v int) (int, int) {
 		}
 	}
 	return t0, k
-}
-
-// namedBefore is what the candidates named in the nearest sentence before
-// goal token i that names any mean, but for one followed by から (taken
-// from it).
-func namedBefore(in *input, refs []reference, i int) []string {
-	var meant []string
-	s := -1
-	for r := sort.Search(len(refs), func(r int) bool { return refs[r].t0 >= i }) - 1; r >= 0; r-- {
-		ref := refs[r]
-		if s >= 0 && in.gt[ref.t0].Sentence != s {
-			break
-		}
-		if ref.t1 > i {
-			continue
-		}
-		s = in.gt[ref.t0].Sentence
-		if ref.t1 < len(in.gt) && strings.HasPrefix(in.goal[in.gt[ref.t1-1].End:], "から") {
-			continue
-		}
-		meant = appendNew(meant, ref.meaning()...)
-	}
-	return meant
 }
 
 // appendNew appends the names not in out already.
@@ -532,6 +585,7 @@ func newNameSet(cands []string) *nameSet {
 type fullMention struct {
 	t0, t1 int
 	name   string
+	neg    bool // in a negated clause: "not the whole milk"
 }
 
 // fullMentions finds, left to right, the longest runs of goal tokens
@@ -559,40 +613,6 @@ func fullMentions(in *input, ns *nameSet) []fullMention {
 		if best.t0 >= 0 {
 			out = append(out, best)
 			i = best.t1 - 1
-		}
-	}
-	return out
-}
-
-// partialMentions are the words after a determiner that end their noun
-// phrase and that one candidate alone holds, not as its head ("take out
-// the cheddar" with cheddar cheese and brie cheese; "the red one"): the
-// goal names that candidate by the attribute that tells it apart, and
-// the mention binds it (a later bare noun is not read by it). Tokens of
-// full mentions are not read again.
-func partialMentions(in *input, ns *nameSet, full []fullMention) []fullMention {
-	toks := in.gt
-	covered := make([]bool, len(toks))
-	for _, m := range full {
-		for k := m.t0; k < m.t1; k++ {
-			covered[k] = true
-		}
-	}
-	var out []fullMention
-	for i := 1; i < len(toks); i++ {
-		t := &toks[i]
-		if covered[i] || in.verbs[i] || t.code || t.quoted || !content(t) || toks[i-1].Clause != t.Clause || !toks[i-1].e.has(fDet) || vocab.has("indefinite", toks[i-1].Text) {
-			continue
-		}
-		if i+1 < len(toks) && toks[i+1].Clause == t.Clause && content(&toks[i+1]) && !toks[i+1].e.has(fPlaceholder) && !in.verbs[i+1] {
-			continue // "the red wine": the word does not end its phrase
-		}
-		key := wordKey(t.Text)
-		if len(ns.byHead[key]) > 0 {
-			continue // a head: a bare mention
-		}
-		if holders := ns.byWord[key]; len(holders) == 1 {
-			out = append(out, fullMention{t0: i, t1: i + 1, name: holders[0].display})
 		}
 	}
 	return out
@@ -641,20 +661,42 @@ func partOfAnother(in *input, i int) bool {
 	return head >= 0 && !vocab.has("places", toks[head].Text)
 }
 
-// antecedent resolves a bare mention by the full mentions before it: when
-// they name every candidate it fits, it means all of them ("the rye
-// bread and the white bread ... slice the bread"); else it means the
-// nearest one it fits ("take the cheddar cheese out, then slice the
-// cheese"); after "other", the one they do not name ("rinse the red mug,
-// then dry the other mug").
-func antecedent(ref *reference, full []fullMention) {
+// restated is the option of ref that the mention right after it names,
+// set off by a comma, a dash or a bracket ("heat the milk, the oat one";
+// "the milk (the oat milk)"), or -1.
+func restated(in *input, ns *nameSet, ref reference, full []fullMention) int {
+	k := ref.t1
+	if k >= len(in.gt) || !slices.Contains([]string{",", "(", "-", "–", "—"}, strings.TrimSpace(in.goal[in.gt[k-1].End:in.gt[k].Start])) {
+		return -1
+	}
+	for k < len(in.gt) && in.gt[k].e.has(fDet) {
+		k++
+	}
+	name := ""
+	if m := sort.Search(len(full), func(m int) bool { return full[m].t0 >= k }); m < len(full) && full[m].t0 == k {
+		name = full[m].name
+	} else if r, ok := partialReference(in, ns, k); ok {
+		name = r.options[0]
+	}
+	return slices.Index(ref.options, name)
+}
+
+// antecedent resolves a bare mention by the full mentions before it that
+// no negation cancels: when they name every candidate it fits, it means
+// all of them ("the rye bread and the white bread ... slice the bread");
+// else it means the nearest one it fits ("take the cheddar cheese out,
+// then slice the cheese"); after "other", the one they do not name
+// ("rinse the red mug, then dry the other mug"). Without one, when the
+// goal rules out all candidates it fits but one ("use the pan, not the
+// nonstick one"), it means that one.
+func antecedent(ref *reference, full []fullMention, excluded map[string]bool) {
 	named := map[string]bool{}
 	nearest := -1
 	for _, m := range full {
 		if m.t1 > ref.t0 {
 			break
 		}
-		if k := slices.Index(ref.options, m.name); k >= 0 {
+		if k := slices.Index(ref.options, m.name); k >= 0 && !m.neg {
 			named[m.name], nearest = true, k
 		}
 	}
@@ -669,6 +711,8 @@ func antecedent(ref *reference, full []fullMention) {
 		ref.all = true
 	case nearest >= 0:
 		ref.chosen = nearest
+	default:
+		ref.chosen = only(ref.options, func(o string) bool { return !excluded[o] })
 	}
 }
 

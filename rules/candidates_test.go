@@ -92,7 +92,8 @@ func TestCandidatesAskOnlyWhenAReferenceFitsTwoOrMore(t *testing.T) {
 // A bare noun the goal's own words settle is no question: an attribute
 // its phrase states ("the glass oven-safe dish"), a quantifier past a
 // measure ("both kinds of bread"), or the thing it is part of ("the
-// juice from the canned peaches"). A multi-word candidate's head is a
+// juice from the canned peaches"), in any of its forms ("the peaches from
+// the can": canned). A multi-word candidate's head is a
 // mention even when the words are an idiom ("ice cream").
 func TestCandidatesAskOnlyWhenTheGoalsWordsLeaveTwoOpen(t *testing.T) {
 	t.Parallel()
@@ -113,8 +114,34 @@ func TestCandidatesAskOnlyWhenTheGoalsWordsLeaveTwoOpen(t *testing.T) {
 		{goal: "pour the juice from the can of pineapple into a cup", cands: fridge},
 		{goal: "cut it with the knife for the bread", cands: []string{"bread knife", "paring knife"}},
 		{goal: "bring the mug that is blue", cands: []string{"red mug", "blue mug"}},
+		{goal: "pour the milk that is in the carton", cands: []string{"carton milk", "bottle milk"}},
+		{goal: "put the mug, which is dirty, in the sink", cands: []string{"dirty mug", "clean mug", "sink"}},
+		{goal: "ガラスの皿にラザニアを入れて", cands: []string{"ガラス皿", "金属皿", "ラザニア"}},
+		{goal: "皿にラザニアを入れて", cands: []string{"ガラス皿", "金属皿", "ラザニア"}, options: asks("ガラス皿", "金属皿")},
 		{goal: "rinse the red mug, then dry the other mug", cands: []string{"red mug", "blue mug"}},
 		{goal: "dry the other mug", cands: []string{"red mug", "blue mug"}, options: asks("red mug", "blue mug")},
+		// A word the goal states in another form of a candidate's word
+		// ("can" and "canned", "larger" and "large", "wood" and
+		// "wooden"), and a container named with "of" ("the can of peaches").
+		{goal: "use the peaches from the can", cands: []string{"canned peaches", "fresh peaches"}},
+		{goal: "open the can of peaches and drain them", cands: []string{"canned peaches", "fresh peaches"}},
+		{goal: "open the peaches", cands: []string{"canned peaches", "fresh peaches"}, options: asks("canned peaches", "fresh peaches")},
+		{goal: "boil the water in the larger pot", cands: []string{"large pot", "small pot"}},
+		{goal: "stir it with the wood spoon", cands: []string{"wooden spoon", "metal spoon"}},
+		{goal: "add a cup of rice to the pot", cands: []string{"white rice", "brown rice", "pot"}, options: asks("white rice", "brown rice")},
+		// Where a preposition's object is, stated after it ("on the table
+		// in the dining room"), but not where a thing is put or a verb's
+		// particle ("turn on the lamp on the desk").
+		{goal: "put the mug on the table in the dining room", cands: []string{"DiningTable", "SideTable", "Mug"}},
+		{goal: "put the lamp on the desk", cands: []string{"DeskLamp", "FloorLamp", "Desk"}, options: asks("DeskLamp", "FloorLamp")},
+		{goal: "turn on the lamp on the desk", cands: []string{"DeskLamp", "FloorLamp", "Desk"}, options: asks("DeskLamp", "FloorLamp")},
+		// A candidate the goal rules out, and one it names right after
+		// the bare noun, set off by a comma or a bracket.
+		{goal: "use the pan, not the nonstick one", cands: []string{"nonstick pan", "cast iron pan"}},
+		{goal: "don't use the whole milk; heat the milk", cands: []string{"oat milk", "whole milk"}},
+		{goal: "heat the milk, the oat one", cands: []string{"oat milk", "whole milk"}},
+		{goal: "heat the milk (the oat milk)", cands: []string{"oat milk", "whole milk"}},
+		{goal: "wash the mug, the plate and the bowl", cands: []string{"red mug", "blue mug", "plate", "bowl"}, options: asks("red mug", "blue mug")},
 	})
 }
 

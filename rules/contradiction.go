@@ -198,40 +198,29 @@ func sentenceStart(toks []token, i int) bool {
 }
 
 // sameObject reports whether the side words at goal tokens a < b describe
-// one object at once: one sentence that is no process, and between them no
-// "or", no preposition, no other thing before a conjunction or clause
-// break ("hot soup and cold drinks") and no new noun phrase after one, a
-// determiner or a Japanese topic particle opening it ("the tea hot and
-// the lemonade cold", スープは熱く、デザートは冷たく).
+// one object at once: one sentence that is no process, no "or" between
+// them or after them in one list of alternatives ("hot or cold tea",
+// "solid, liquid or gas"), no new noun phrase opened by a determiner or
+// a Japanese topic particle after a conjunction or clause break between
+// them, and one thing that both describe (sameThing).
 func sameObject(in *input, a, b int, process map[int]bool) bool {
 	toks := in.gt
 	if toks[a].Sentence != toks[b].Sentence || process[toks[a].Sentence] {
 		return false
 	}
-	other, joined := false, false // a content word that is not a side word; a conjunction or clause break
-	for k := a + 1; k < b; k++ {
+	if p := a - 1; p >= 0 && vocab.has("alternativeOpeners", toks[p].Text) {
+		return false // "a toggle between public and private": alternatives
+	}
+	joined := false // a conjunction or a clause break
+	for k := a + 1; k < len(toks) && toks[k].Sentence == toks[b].Sentence; k++ {
 		t := &toks[k]
-		if t.e.has(fConj) || t.Clause != toks[k-1].Clause {
-			if other {
-				return false
-			}
-			joined = true
-		}
+		joined = joined || k <= b && (t.e.has(fConj) || t.Clause != toks[k-1].Clause)
 		switch {
-		case t.e.has(fOr) || t.e.has(fPrep) && !t.e.has(fCue), joined && (t.e.has(fDet) || vocab.has("jaTopicParticles", t.Text)):
-			return false
-		case content(t) && (t.e == nil || len(t.e.sides) == 0):
-			other = true
-		}
-	}
-	if other && toks[b].Clause != toks[b-1].Clause {
-		return false
-	}
-	for k := b + 1; k < len(toks) && toks[k].Sentence == toks[b].Sentence; k++ {
-		switch t := &toks[k]; {
-		case t.e.has(fOr): // one list of alternatives: "solid, liquid or gas"
-			return false
-		case t.e == nil || len(t.e.sides) == 0 && !t.e.has(fConj):
+		case t.e.has(fOr), k < b && joined && (t.e.has(fDet) || vocab.has("jaTopicParticles", t.Text)):
+			return false // "the tea hot and the lemonade cold", スープは熱く、デザートは冷たく
+		case k < b && t.e.has(fStepSep):
+			return false // "until it is frozen, then serve it hot": one after the other
+		case k > b && (t.e == nil || len(t.e.sides) == 0 && !t.e.has(fConj)):
 			return sameThing(in, a, b)
 		}
 	}
@@ -254,6 +243,8 @@ func sameThing(in *input, a, b int) bool {
 		return false
 	case x == y && wordKey(in.gt[x].Text) != in.gt[x].Text && !lex.IsJapanese(in.gt[x].Text) && slices.ContainsFunc(in.gt[a+1:b], func(t token) bool { return t.e.has(fConj) }):
 		return false // "daily and weekly builds": each describes some of them
+	case x != y && xHow == attributive && yHow == attributive:
+		return false // "hot food and cold food": two things of one kind
 	}
 	return xHow == yHow || xHow == describedBy || yHow == describedBy
 }
@@ -291,6 +282,9 @@ func thingOf(in *input, k int) (int, int) {
 		return -1
 	}
 	for j := k - 1; j >= 0 && toks[j].Clause == toks[k].Clause; j-- {
+		if preposition(toks, j) {
+			break // "copy the public key to the private server": the server
+		}
 		if toks[j].e.has(fCue) && !side(j) {
 			return before(j - 1), describedBy // "that freezes", "which is hot"
 		}
@@ -298,12 +292,12 @@ func thingOf(in *input, k int) (int, int) {
 			break
 		}
 	}
-	for j := k + 1; j < len(toks) && toks[j].Clause == toks[k].Clause && !in.verbs[j]; j++ {
+	for j := k + 1; j < len(toks) && toks[j].Clause == toks[k].Clause && (!in.verbs[j] || side(j)); j++ { // "public and private repos": no command starts at private
 		if toks[j].e.has(fPrep) && !side(j) {
 			break
 		}
-		if noun(j) {
-			return j, attributive
+		if noun(j) || vocab.has("placeholders", wordKey(toks[j].Text)) && toks[j].Text != "it" {
+			return j, attributive // "call public ones": ones, a thing of its own
 		}
 	}
 	j := before(k - 1)
@@ -311,6 +305,19 @@ func thingOf(in *input, k int) (int, int) {
 		return before(j - 2), describedBy // the verb of "that runs daily"
 	}
 	return j, predicative
+}
+
+// preposition reports whether toks[k] is a preposition here: a word
+// that is only one, or one that is also a functional cue before a
+// determiner or a side word ("to the server", "change it to weekly";
+// "to" before a verb is a cue: "to make").
+func preposition(toks []token, k int) bool {
+	t := &toks[k]
+	if !t.e.has(fPrep) || k+1 >= len(toks) && t.e.has(fCue) {
+		return false
+	}
+	next := &toks[min(k+1, len(toks)-1)]
+	return !t.e.has(fCue) || next.e.has(fDet) || next.e != nil && len(next.e.sides) > 0
 }
 
 // lastCue is the index of the functional cue that governs toks[i].

@@ -72,5 +72,22 @@ func TestContradictionIsTwoOppositeWordsAboutTheSameThing(t *testing.T) {
 		{goal: "Make a public read-only bucket for the docs"},
 		{goal: "Write a poem about a tiny mouse in a huge house"},
 		{goal: "非公開のリポジトリを公開して"}, // the new pairs are English: 公開して is also "publish"
+		// A preposition between them, "to" too before a determiner or a
+		// side word: two things, or what the thing becomes.
+		{goal: "copy the public key to the private server"},
+		{goal: "upload the daily logs to the weekly archive"},
+		{goal: "change the nightly job to weekly"},
+		{goal: "set the bucket to private, not public"},
+		// The members of a plural, or "one" that stands for another thing.
+		{goal: "list the public and private repos"},
+		{goal: "private methods should only call public ones"},
+		{goal: "keep a daily backup and a weekly one"},
+		{goal: "make a private repo that is public", options: asks("private", "public")},
+		// Alternatives after "between", one after the other, and two
+		// things of one kind.
+		{goal: "add a toggle between public and private visibility"},
+		{goal: "chill the soup until it is frozen, then serve it hot"},
+		{goal: "serve hot food and cold food"},
+		{goal: "freeze the soup then serve it"},
 	})
 }

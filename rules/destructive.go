@@ -125,11 +125,13 @@ func detectDestructive(in *input) destructions {
 				}
 			}
 		}
+		block := n > 0 && inCodeBlock(in.goal, toks[v+n-1].Start)
+		shown := block || n > 0 && in.code[toks[v].Start] && strings.HasSuffix(strings.TrimRight(in.goal[:toks[v].Start], " \t\r\n`\"'“"), ":")
 		switch {
-		case n > 0 && inCodeBlock(in.goal, toks[v+n-1].Start):
-			if in.runsCode(v) {
-				d.actions = appendAction(d.actions, in.wholeStep(v)) // a code block is part of its step: the step goes with it
-			}
+		case shown && !in.runsCode(v):
+			// code shown after a colon, in a block or not, and not run: "add this to package.json: `rm -rf dist`"
+		case block:
+			d.actions = appendAction(d.actions, in.wholeStep(v)) // a code block is part of its step: the step goes with it
 		case n > 0:
 			e := min(cmd.end, v+8)
 			for k := v + n; k < e; k++ {

@@ -81,5 +81,11 @@ func TestDestructiveQuotesTheWholeCommandAndNoRemovesExactlyIt(t *testing.T) {
 		{goal: "`rm -rf node_modules` して、`npm install` して", options: confirm, text: "“`rm -rf node_modules` して”"},
 		{goal: "Explain why `rm -rf /` is dangerous"},
 		{goal: "Add this target to the Makefile:\n```make\nclean:\n\trm -rf build\n```"},
+		// Code after a colon is shown like a block: run only when the
+		// command that introduces it runs code.
+		{goal: "Add this script to package.json: \"clean\": \"rm -rf dist\""},
+		{goal: "Document how to clear the cache: `rm -rf ~/.cache/app`"},
+		{goal: "Add this to the workflow:\n- name: Clean\n  run: rm -rf node_modules"},
+		{goal: "Run this: `rm -rf build/`", options: confirm},
 	})
 }

@@ -52,9 +52,10 @@
 // 16): one task per step, its text a span of the goal exactly as written.
 // The text is read as blocks (text.go): prose, cut only at a sentence end
 // outside code and abbreviations, a line break, a semicolon or before
-// "then"/"afterwards"; a list item, one step; and code (fenced, indented
-// or without a prose word), one opaque part of the step that introduces
-// it, never steps. The line that introduces a list is a step of its own.
+// "then"/"afterwards"; a list item, one step; and code (fenced, indented,
+// without a prose word, or shown under a line ending in a colon: key:
+// value lines, upper-case instructions), one opaque part of the step that
+// introduces it, never steps. The line that introduces a list is a step of its own.
 // Each step depends on the one before unless it has a parallel cue. A
 // task's title is made, not quoted: its first line without the joining
 // word, capitalised, without the side a settled contradiction dropped.

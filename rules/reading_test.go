@@ -39,6 +39,20 @@ func TestRule16_CodeBlockIsOnePartOfTheStepThatIntroducesIt(t *testing.T) {
 		{"code alone is one step", "```\nmake release\n```\n\n    make notes\n", []string{"```\nmake release\n```\n\n    make notes"}},
 		{"indented under a sentence", "Replace the config with\n    port: 8080\n    host: example.com\nand restart.",
 			[]string{"Replace the config with\n    port: 8080\n    host: example.com", "and restart."}},
+		{"a list whose first item is code", "Add these lines to requirements.txt:\n  - flask==3.0\n  - gunicorn\nThen reinstall.",
+			[]string{"Add these lines to requirements.txt:\n  - flask==3.0\n  - gunicorn", "Then reinstall."}},
+		{"key: value lines under a colon", "In config.yaml set:\n  cache: true\n  mode: fast\n\nRestart the app.",
+			[]string{"In config.yaml set:\n  cache: true\n  mode: fast", "Restart the app."}},
+		{"instructions with upper-case keywords", "Update the Dockerfile:\nFROM golang:1.22 AS build\nRUN go build -o /app\nFROM scratch\nCOPY --from=build /app /app",
+			[]string{"Update the Dockerfile:\nFROM golang:1.22 AS build\nRUN go build -o /app\nFROM scratch\nCOPY --from=build /app /app"}},
+		{"a statement that opens a block", "Add this function to utils.py:\ndef add(a, b):\n    return a + b\n\nThen write a test for it.",
+			[]string{"Add this function to utils.py:\ndef add(a, b):\n    return a + b", "Then write a test for it."}},
+		{"a sentence that names a call is no code", "Do the following:\nFix parse():\n- handle nil",
+			[]string{"Do the following:", "Fix parse():", "handle nil"}},
+		{"a heading with a colon still introduces a list", "Checklist:\n- Deadline: Friday\n- tag v2",
+			[]string{"Checklist:", "Deadline: Friday", "tag v2"}},
+		{"a YAML sequence of mappings", "Add this to the workflow:\n- name: Clean\n  run: rm -rf node_modules\n- name: Install\n  run: npm ci\n\nThen push.",
+			[]string{"Add this to the workflow:\n- name: Clean\n  run: rm -rf node_modules\n- name: Install\n  run: npm ci", "Then push."}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -101,6 +101,16 @@ func TestRule16_PlansQuoteTheUser(t *testing.T) {
 		{goal: "Take the butter out of the fridge and close it.", cands: []string{"butter", "fridge"},
 			tasks: []string{"Take the butter out of the fridge and close it."}, binds: []string{"butter=butter@t1", "fridge=fridge@t1"}},
 		{goal: "Take out the cheddar.", cands: []string{"cheddar cheese", "brie cheese"}, tasks: []string{"Take out the cheddar."}, binds: []string{"cheddar=cheddar cheese@t1"}},
+		{goal: "Use the oat milk, not the whole milk; then heat the milk.", cands: []string{"oat milk", "whole milk"},
+			tasks: []string{"Use the oat milk, not the whole milk;", "then heat the milk."}, binds: []string{"oat milk=oat milk@t1", "whole milk=whole milk@t1", "milk=oat milk@t2"}}, // a negated mention is no antecedent
+		{goal: "Move the chairs away from the table and vacuum under it.", cands: []string{"chair", "table"},
+			tasks: []string{"Move the chairs away from the table and vacuum under it."}, binds: []string{"chairs=chair@t1", "table=table@t1"}}, // "it" is not the chairs
+		{goal: "Pour the soup into the bowls and serve them.", cands: []string{"soup", "bowl"},
+			tasks: []string{"Pour the soup into the bowls and serve them."}, binds: []string{"soup=soup@t1", "bowls=bowl@t1"}}, // "them" is not the soup
+		{goal: "Put the apples in the bowl and wash them.", cands: []string{"apple", "bowl"},
+			tasks: []string{"Put the apples in the bowl and wash them."}, binds: []string{"apples=apple@t1", "bowl=bowl@t1", "them=apple@t1"}},
+		{goal: "Take the mug from the table in the kitchen.", cands: []string{"KitchenTable", "PatioTable", "Mug"},
+			tasks: []string{"Take the mug from the table in the kitchen."}, binds: []string{"mug=Mug@t1", "table=KitchenTable@t1"}}, // the kitchen is the room
 		{goal: "Microwave the soup.", cands: []string{"microwave", "soup"}, tasks: []string{"Microwave the soup."}, binds: []string{"soup=soup@t1"}},
 		{goal: "Put away:\n- eggs in the fridge\n- rice in the pantry", cands: []string{"eggs", "rice", "fridge", "pantry"},
 			tasks: []string{"Put away:", "eggs in the fridge", "rice in the pantry"}, binds: []string{"eggs=eggs@t2", "fridge=fridge@t2", "rice=rice@t3", "pantry=pantry@t3"}},

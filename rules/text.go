@@ -301,7 +301,10 @@ type block struct {
 //     prose outside a list (written under a sentence, it is shown, not
 //     said), or continues a code block;
 //   - a line with no prose word ("{", `"port": 8080,`, "</div>") is
-//     code too;
+//     code too, and so, under a line ending in a colon or going on with
+//     code, is a `key: value` line, an instruction ("RUN make") or a
+//     statement that opens a block ("def add(a, b):"); a
+//     list whose first item is such code is code to its last item;
 //   - a list marker ("1.", "2)", "-", "*", "+", "•") opens an item; the
 //     lines after it continue it, up to a blank line, and after a blank
 //     line the indented ones still do;
@@ -311,9 +314,11 @@ type block struct {
 // one.
 func blocks(src string) []block {
 	var out []block
-	fence := ""     // the open fence's mark, or ""
-	blank := true   // a blank line (or the start) comes before this line
-	inList := false // the prose before is a list's
+	fence := ""        // the open fence's mark, or ""
+	blank := true      // a blank line (or the start) comes before this line
+	inList := false    // the prose before is a list's
+	codeItems := false // the code block opened as a list item
+	codeIndent := 0    // the indentation of its first line
 	for pos := 0; pos < len(src); {
 		end := strings.IndexByte(src[pos:], '\n')
 		if end < 0 {
@@ -343,14 +348,17 @@ func blocks(src string) []block {
 		case openFence(body) != "":
 			fence = openFence(body)
 			out = append(out, block{kind: codeBlock, start: at, end: lineEnd})
-		case indented(line) && last >= 0 && out[last].kind == codeBlock:
-			extend()
+			codeIndent = len(line) // a closed fence is continued only by indented lines
+		case last >= 0 && out[last].kind == codeBlock && (indented(line) || at-pos > codeIndent):
+			extend() // indented, or deeper than the block's first line
 		case indented(line) && last >= 0 && out[last].kind == proseBlock && !inList:
 			out = append(out, block{kind: codeBlock, start: at, end: lineEnd})
-		case last >= 0 && out[last].kind == codeBlock && codeLine(body, true):
+		case last >= 0 && out[last].kind == codeBlock && (codeLine(body, true) || codeItems && listMarker(line) >= 0):
 			extend()
-		case !inList && codeLine(body, false):
+		case !inList && codeLine(body, last >= 0 && out[last].kind == proseBlock && strings.HasSuffix(src[out[last].start:out[last].end], ":")):
 			out = append(out, block{kind: codeBlock, start: at, end: lineEnd})
+			codeItems = listMarker(line) >= 0 // "  - flask==3.0": the list's other items are code too
+			codeIndent = at - pos
 		case listMarker(line) >= 0:
 			m := pos + listMarker(line)
 			out = append(out, block{kind: itemBlock, start: m, end: max(m, lineEnd)})
@@ -369,24 +377,46 @@ func blocks(src string) []block {
 	return out
 }
 
-// codeLine reports whether a line holds no prose word: each of its words
-// is code-like, quoted or without a letter, and, unless it goes on with
-// code, one is punctuation a sentence does not write alone ({ } [ ] < >
-// = ;).
+// codeLine reports whether a line is code: it holds no prose word (each
+// of its words is code-like, quoted or without a letter, and, unless it
+// goes on with code or a line ending in a colon introduces it, one is
+// punctuation a sentence does not write alone: { } [ ] < > = ;). Going on
+// or so introduced, a `key: value` line with a lower-case key ("cache:
+// true", "- name: test") and an
+// instruction that opens with an upper-case keyword and holds code or
+// one word more ("FROM golang:1.22 AS build", "RUN make") are code too.
 func codeLine(body string, goesOn bool) bool {
 	words := strings.Fields(body)
-	if len(words) == 0 || !goesOn && !strings.ContainsAny(body, "{}[]<>=;") {
+	if len(words) == 0 {
 		return false
 	}
-	for _, w := range words {
+	code := func(w string) bool {
 		s, e := coreOf(w, 0, len(w))
 		literal := slices.Contains([]string{"true", "false", "null"}, w[s:e]) // JSON's words
-		if strings.IndexFunc(w, unicode.IsLetter) >= 0 && !codeLike(w[s:e]) && !literal && !strings.ContainsRune(`"'`, rune(w[0])) {
-			return false
-		}
+		return strings.IndexFunc(w, unicode.IsLetter) < 0 || codeLike(w[s:e]) || literal || strings.ContainsRune(`"'`, rune(w[0]))
 	}
-	return true
+	if goesOn {
+		item := words
+		if words[0] == "-" && len(words) > 1 {
+			item = words[1:] // "- name: test": a mapping in a sequence
+		}
+		key := strings.TrimSuffix(item[0], ":")
+		switch {
+		case len(item) <= 2 && key != item[0] && codeLike(key+"_") && strings.ToLower(key) == key:
+			return true // a mapping
+		case len(words[0]) > 1 && strings.Trim(words[0], "ABCDEFGHIJKLMNOPQRSTUVWXYZ") == "" && (len(words) == 2 || slices.ContainsFunc(words[1:], code)):
+			return true // an instruction
+		case strings.ContainsAny(body[len(body)-1:], ":{(;,") && call.MatchString(body) && !unicode.IsUpper([]rune(body)[0]):
+			return true // a statement that opens a block: "def add(a, b):", "function f() {"
+		}
+	} else if !strings.ContainsAny(body, "{}[]<>=;") {
+		return false
+	}
+	return !slices.ContainsFunc(words, func(w string) bool { return !code(w) })
 }
+
+// call is a name called with arguments: add(a, range(10), f().
+var call = regexp.MustCompile(`\w\(`)
 
 // openFence is the fence that body opens (a run of three or more
 // back-ticks or tildes; a back-tick fence has no back-tick after it), or

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/askonce/askonce/api"
 	"github.com/askonce/askonce/internal/maxbody"
 )
 
@@ -24,7 +25,7 @@ func readBody(w http.ResponseWriter, r *http.Request, maxBody int64) ([]byte, er
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			return nil, reqErrorf(http.StatusRequestEntityTooLarge, CodeTooLarge, "request body is larger than %d bytes", maxBody)
+			return nil, reqErrorf(http.StatusRequestEntityTooLarge, api.CodeTooLarge, "request body is larger than %d bytes", maxBody)
 		}
 		return nil, badRequest("reading the request body failed: %v", err)
 	}
@@ -34,10 +35,10 @@ func readBody(w http.ResponseWriter, r *http.Request, maxBody int64) ([]byte, er
 	if ct := r.Header.Get("Content-Type"); ct != "" && ct != "application/json" {
 		mt, params, err := mime.ParseMediaType(ct)
 		if err != nil || !(mt == "application/json" || strings.HasSuffix(mt, "+json")) {
-			return nil, reqErrorf(http.StatusUnsupportedMediaType, CodeUnsupportedMedia, "Content-Type %q is not supported; send application/json", ct)
+			return nil, reqErrorf(http.StatusUnsupportedMediaType, api.CodeUnsupportedMedia, "Content-Type %q is not supported; send application/json", ct)
 		}
 		if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") {
-			return nil, reqErrorf(http.StatusUnsupportedMediaType, CodeUnsupportedMedia, "charset %q is not supported; send UTF-8", cs)
+			return nil, reqErrorf(http.StatusUnsupportedMediaType, api.CodeUnsupportedMedia, "charset %q is not supported; send UTF-8", cs)
 		}
 	}
 	if !utf8.Valid(body) {

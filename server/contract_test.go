@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/api"
+	"github.com/askonce/askonce/auth"
 	"github.com/askonce/askonce/internal/openapitest"
 	"github.com/askonce/askonce/server"
 )
@@ -77,7 +79,7 @@ func TestOpenAPI_ValidatesWithKinOpenAPI(t *testing.T) {
 	for _, withKeys := range []bool{false, true} {
 		var o envOptions
 		if withKeys {
-			keys, err := server.LoadKeys(strings.NewReader("acme " + server.HashKey("key-a") + "\n"))
+			keys, err := auth.LoadKeys(strings.NewReader("acme " + auth.HashKey("key-a") + "\n"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -139,7 +141,7 @@ func TestOpenAPI_ValidatesWithKinOpenAPI(t *testing.T) {
 			{"JobView", "status", names(askonce.Statuses)},
 			{"JobView", "clarificationStatus", names(askonce.ClarificationStatuses)},
 			{"Question", "type", names(askonce.QuestionTypes)},
-			{"ErrorResponse", "code", server.ErrorCodes},
+			{"ErrorResponse", "code", api.ErrorCodes},
 		} {
 			if got := enumOf(c.schema, c.prop); !slices.Equal(got, c.want) {
 				t.Errorf("%s.%s enum %v, want %v", c.schema, c.prop, got, c.want)

@@ -7,32 +7,8 @@ import (
 	"net/http"
 
 	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/api"
 )
-
-// Error codes of the API, beyond the askonce ones (invalid, not_found,
-// conflict, internal). See the package documentation for the table.
-const (
-	CodeBadRequest          = "bad_request"
-	CodeTooLarge            = "too_large"
-	CodeUnsupportedMedia    = "unsupported_media_type"
-	CodeUnauthorized        = "unauthorized"
-	CodeMethodNotAllowed    = "method_not_allowed"
-	CodeIdempotencyMismatch = "idempotency_mismatch"
-	CodeTooManyRequests     = "too_many_requests"
-	// CodeUnavailable is askonce's EUNAVAILABLE, which the server also
-	// answers for a request cancelled or timed out.
-	CodeUnavailable = askonce.EUNAVAILABLE
-)
-
-// ErrorCodes lists every code an error response carries: askonce's own
-// (invalid, not_found, conflict, internal) and the server's. The OpenAPI
-// document's enum of ErrorResponse.code is this list.
-var ErrorCodes = []string{
-	askonce.EINVALID, askonce.ENOTFOUND, askonce.ECONFLICT, askonce.EINTERNAL,
-	CodeBadRequest, CodeTooLarge, CodeUnsupportedMedia, CodeUnauthorized,
-	CodeMethodNotAllowed, CodeIdempotencyMismatch, CodeUnavailable,
-	CodeTooManyRequests,
-}
 
 // RetryAfter is the Retry-After, in seconds, of every 503: a store that
 // restarts is usually back within seconds.
@@ -54,7 +30,7 @@ func reqErrorf(status int, code, format string, args ...any) *requestError {
 }
 
 func badRequest(format string, args ...any) *requestError {
-	return reqErrorf(http.StatusBadRequest, CodeBadRequest, format, args...)
+	return reqErrorf(http.StatusBadRequest, api.CodeBadRequest, format, args...)
 }
 
 // errorResponse is the one place that maps an error to an HTTP status and
@@ -75,8 +51,8 @@ func badRequest(format string, args ...any) *requestError {
 //
 // internal reports whether the error is the server's fault, to be logged
 // at Error level with its underlying message.
-func (s *Server) errorResponse(err error) (status int, body ErrorResponse, internal bool) {
-	body = ErrorResponse{Success: false}
+func (s *Server) errorResponse(err error) (status int, body api.ErrorResponse, internal bool) {
+	body = api.ErrorResponse{Success: false}
 	var re *requestError
 	var ae *askonce.Error
 	switch {
@@ -94,10 +70,10 @@ func (s *Server) errorResponse(err error) (status int, body ErrorResponse, inter
 			body.Job = &v
 		}
 	case errors.As(err, &ae) && ae.Code == askonce.EUNAVAILABLE:
-		status, body.Code, body.Error = http.StatusServiceUnavailable, CodeUnavailable, ae.Message
+		status, body.Code, body.Error = http.StatusServiceUnavailable, api.CodeUnavailable, ae.Message
 		internal = true
 	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
-		status, body.Code, body.Error = http.StatusServiceUnavailable, CodeUnavailable, "the request was cancelled or timed out; retry it"
+		status, body.Code, body.Error = http.StatusServiceUnavailable, api.CodeUnavailable, "the request was cancelled or timed out; retry it"
 		internal = true
 	default:
 		status, body.Code, body.Error = http.StatusInternalServerError, askonce.EINTERNAL, "internal error; the server log has the details"

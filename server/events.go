@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/api"
 )
 
 // eventPage is the most events one response (or one poll) carries.
@@ -39,7 +40,7 @@ func (s *Server) events(w http.ResponseWriter, c *call) {
 		if evs == nil {
 			evs = []askonce.Event{}
 		}
-		b, err := encodeJSON(EventList{Events: evs})
+		b, err := encodeJSON(api.EventList{Events: evs})
 		if err != nil {
 			s.writeError(w, r, fmt.Errorf("encode events: %w", err))
 			return

@@ -9,10 +9,11 @@ import (
 	"time"
 
 	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/api"
 )
 
 func (s *Server) createJob(c *call) (int, any, error) {
-	var req CreateJobRequest
+	var req api.CreateJobRequest
 	if err := decode(c.body, &req, false); err != nil {
 		return 0, nil, err
 	}
@@ -33,10 +34,7 @@ func (s *Server) createJob(c *call) (int, any, error) {
 	}
 	// A malformed recipient is refused as such before the key's
 	// restriction is checked, as on MCP and A2A (askonce.Caller).
-	if err := req.Notify.Validate(); err != nil {
-		return 0, nil, err
-	}
-	if err := c.recipients.allows(req.Notify); err != nil {
+	if err := c.caller.AllowRecipients(req.Notify); err != nil {
 		return 0, nil, err
 	}
 	j, run, err := s.engine.Start(c.ctx(), askonce.CreateRequest{
@@ -66,7 +64,7 @@ func (s *Server) createJob(c *call) (int, any, error) {
 }
 
 // createdView is a created job as POST /jobs answers it.
-func (s *Server) createdView(j *askonce.Job) JobView {
+func (s *Server) createdView(j *askonce.Job) api.JobView {
 	v := s.viewOf(j)
 	// Only creation can ask (docs/protocol.md rule 3).
 	needs := j.Status == askonce.StatusPending && j.ClarificationStatus == askonce.ClarificationAsked && j.Question != nil
@@ -99,7 +97,7 @@ func (s *Server) listJobs(c *call) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	out := JobList{Jobs: make([]JobView, 0, len(page.Jobs)), NextCursor: page.NextCursor}
+	out := api.JobList{Jobs: make([]api.JobView, 0, len(page.Jobs)), NextCursor: page.NextCursor}
 	for _, j := range page.Jobs {
 		out.Jobs = append(out.Jobs, s.viewOf(j))
 	}
@@ -119,19 +117,19 @@ func (s *Server) getJob(c *call) (int, any, error) {
 	if attempts == nil {
 		attempts = []askonce.Attempt{}
 	}
-	return http.StatusOK, JobDetail{JobView: s.viewOf(j), Attempts: attempts}, nil
+	return http.StatusOK, api.JobDetail{JobView: s.viewOf(j), Attempts: attempts}, nil
 }
 
 func (s *Server) answer(c *call) (int, any, error) {
-	var req AnswerRequest
+	var req api.AnswerRequest
 	if err := decode(c.body, &req, false); err != nil {
 		return 0, nil, err
 	}
-	a, err := req.Answer.domain()
+	a, err := req.Answer.Parse()
 	if err != nil {
 		return 0, nil, err
 	}
-	return s.planned(c)(s.engine.StartReply(c.ctx(), c.tenant, c.r.PathValue("id"), askonce.Reply{Answer: a, DontRemember: req.DontRemember}))
+	return s.planned(c)(s.engine.Act(c.ctx(), askonce.Act{Do: askonce.ActAnswer, Answer: a, DontRemember: req.DontRemember, TenantID: c.tenant, ID: c.r.PathValue("id"), Background: true}))
 }
 
 // planned renders the outcome of an answer or a decline: 200 with the job
@@ -169,10 +167,10 @@ func (s *Server) outcome(c *call, j *askonce.Job, run *askonce.Run, settled func
 }
 
 func (s *Server) cancel(c *call) (int, any, error) {
-	if err := decode(c.body, &EmptyRequest{}, true); err != nil {
+	if err := decode(c.body, &api.EmptyRequest{}, true); err != nil {
 		return 0, nil, err
 	}
-	j, err := s.engine.Cancel(c.ctx(), c.tenant, c.r.PathValue("id"))
+	j, _, err := s.engine.Act(c.ctx(), askonce.Act{Do: askonce.ActCancel, TenantID: c.tenant, ID: c.r.PathValue("id")})
 	if err != nil {
 		return 0, nil, err
 	}
@@ -180,14 +178,14 @@ func (s *Server) cancel(c *call) (int, any, error) {
 }
 
 func (s *Server) decline(c *call) (int, any, error) {
-	if err := decode(c.body, &EmptyRequest{}, true); err != nil {
+	if err := decode(c.body, &api.EmptyRequest{}, true); err != nil {
 		return 0, nil, err
 	}
-	return s.planned(c)(s.engine.StartDecline(c.ctx(), c.tenant, c.r.PathValue("id")))
+	return s.planned(c)(s.engine.Act(c.ctx(), askonce.Act{Do: askonce.ActDecline, TenantID: c.tenant, ID: c.r.PathValue("id"), Background: true}))
 }
 
 func (s *Server) report(c *call) (int, any, error) {
-	var req ReportRequest
+	var req api.ReportRequest
 	if err := decode(c.body, &req, false); err != nil {
 		return 0, nil, err
 	}
@@ -202,7 +200,7 @@ func (s *Server) report(c *call) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	return http.StatusOK, ReportResponse{
+	return http.StatusOK, api.ReportResponse{
 		Action:         res.Action,
 		Question:       res.Question,
 		Answer:         res.Answer,
@@ -222,7 +220,7 @@ func (s *Server) history(c *call) (int, any, error) {
 	if entries == nil {
 		entries = []askonce.HistoryEntry{}
 	}
-	return http.StatusOK, HistoryList{Entries: entries}, nil
+	return http.StatusOK, api.HistoryList{Entries: entries}, nil
 }
 
 func (s *Server) memory(c *call) (int, any, error) {
@@ -238,7 +236,7 @@ func (s *Server) memory(c *call) (int, any, error) {
 	if entries == nil {
 		entries = []askonce.HistoryEntry{}
 	}
-	return http.StatusOK, MemoryList{Entries: entries}, nil
+	return http.StatusOK, api.MemoryList{Entries: entries}, nil
 }
 
 func (s *Server) forget(c *call) (int, any, error) {
@@ -251,7 +249,7 @@ func (s *Server) forget(c *call) (int, any, error) {
 	if err := s.engine.Forget(c.r.Context(), k); err != nil {
 		return 0, nil, err
 	}
-	return http.StatusOK, Forgotten{Scope: scope, QuestionHash: k.QuestionHash}, nil
+	return http.StatusOK, api.Forgotten{Scope: scope, QuestionHash: k.QuestionHash}, nil
 }
 
 // healthID is a job id no job has: looking it up is the cheapest query
@@ -263,17 +261,17 @@ func (s *Server) healthz(c *call) (int, any, error) {
 	defer cancel()
 	_, err := s.engine.Get(ctx, askonce.DefaultTenant, healthID)
 	if err == nil || askonce.ErrorCode(err) == askonce.ENOTFOUND {
-		return http.StatusOK, Health{OK: true, Version: s.version}, nil
+		return http.StatusOK, api.Health{OK: true, Version: s.version}, nil
 	}
 	c.info.err = err
-	return http.StatusServiceUnavailable, Health{OK: false, Version: s.version, Error: "the store is not answering"}, nil
+	return http.StatusServiceUnavailable, api.Health{OK: false, Version: s.version, Error: "the store is not answering"}, nil
 }
 
 // livez says only that the process serves requests: a store that is down
 // must not get a replica restarted, only taken out of the Service
 // (/healthz).
 func (s *Server) livez(*call) (int, any, error) {
-	return http.StatusOK, Health{OK: true, Version: s.version}, nil
+	return http.StatusOK, api.Health{OK: true, Version: s.version}, nil
 }
 
 func (s *Server) metrics(w http.ResponseWriter, c *call) {

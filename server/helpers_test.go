@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/auth"
 	"github.com/askonce/askonce/internal/openapitest"
 	"github.com/askonce/askonce/metrics"
 	"github.com/askonce/askonce/rules"
@@ -39,7 +40,7 @@ type env struct {
 
 type envOptions struct {
 	interp askonce.Interpreter // default: rules
-	keys   *server.Keys
+	keys   *auth.Keys
 	config func(*server.Config)
 	http   func(*http.Server) // before the listener starts
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/api"
 	"github.com/google/uuid"
 )
 
@@ -65,7 +66,7 @@ func (s *Server) idempotent(w http.ResponseWriter, c *call, key string, rt *rout
 			return
 		}
 	case prev != nil && prev.Fingerprint != rec.Fingerprint:
-		s.writeError(w, c.r, reqErrorf(http.StatusUnprocessableEntity, CodeIdempotencyMismatch,
+		s.writeError(w, c.r, reqErrorf(http.StatusUnprocessableEntity, api.CodeIdempotencyMismatch,
 			"Idempotency-Key %q was already used for another request (a different method, path or body); use a new key for a new request", key))
 		return
 	case prev != nil && prev.Status == 0:

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/api"
 )
 
 // A response below 500 is stored and replayed; a 5xx is not (the
@@ -77,8 +78,8 @@ func TestIdempotency_StoredResponsesHoldNoAnswerTokenAndReplaysRestoreIt(t *test
 	view := s.viewOf(j)
 	for name, v := range map[string]any{
 		"job view": view,
-		"conflict": ErrorResponse{Error: "busy", Code: askonce.ECONFLICT, Job: &view},
-		"report":   ReportResponse{Action: askonce.ActionAsk, Job: view},
+		"conflict": api.ErrorResponse{Error: "busy", Code: askonce.ECONFLICT, Job: &view},
+		"report":   api.ReportResponse{Action: askonce.ActionAsk, Job: view},
 	} {
 		sent := mustJSON(v)
 		if !bytes.Contains(sent, []byte(token)) {

@@ -215,7 +215,7 @@ func TestIdempotencyKey_DeadOwnersRetriedAnswerIsAppliedOnce(t *testing.T) {
 		key := fmt.Sprint("answer-", applied)
 		deadClaim(t, e, key, "POST", path, body, id, pending.Version)
 		if applied {
-			if _, err := e.engine.Answer(t.Context(), askonce.DefaultTenant, id, "hot"); err != nil {
+			if _, _, err := e.engine.Act(t.Context(), askonce.Act{Do: askonce.ActAnswer, ID: id, Answer: askonce.TextAnswer("hot")}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -330,7 +330,7 @@ func TestIdempotencyKey_TakeoverRacingASlowOwnerReturnsItsJob(t *testing.T) {
 	// The slow owner's answer lands after the takeover looked at the job
 	// (the third read: the claim's, the takeover's, the re-run's).
 	hooked := &onRead{Store: e.store, n: 3, hook: func() {
-		if _, err := e.engine.Answer(t.Context(), askonce.DefaultTenant, id, "hot"); err != nil {
+		if _, _, err := e.engine.Act(t.Context(), askonce.Act{Do: askonce.ActAnswer, ID: id, Answer: askonce.TextAnswer("hot")}); err != nil {
 			t.Error(err)
 		}
 	}}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/askonce/askonce/server"
+	"github.com/askonce/askonce/auth"
 )
 
 // Over HTTP a second agent's identical question in the same project is
@@ -14,7 +14,7 @@ import (
 // another tenant can neither read, use nor forget it.
 func TestHTTPMemory_ProjectAnswerIsUsedListedAndForgottenOnlyByItsTenant(t *testing.T) {
 	t.Parallel()
-	keys, err := server.LoadKeys(strings.NewReader("acme " + server.HashKey("key-a") + "\nglobex " + server.HashKey("key-b") + "\n"))
+	keys, err := auth.LoadKeys(strings.NewReader("acme " + auth.HashKey("key-a") + "\nglobex " + auth.HashKey("key-b") + "\n"))
 	if err != nil {
 		t.Fatal(err)
 	}

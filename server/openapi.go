@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/api"
 )
 
 // The OpenAPI 3.1 document is generated from the route table and, by
@@ -84,28 +85,28 @@ var enumValues = map[reflect.Type][]string{
 // the enum of a plain string field.
 var schemaRules = map[reflect.Type]func(obj map[string]any){
 	// POST /jobs needs a goal (or its alias prompt).
-	reflect.TypeFor[CreateJobRequest](): func(obj map[string]any) {
+	reflect.TypeFor[api.CreateJobRequest](): func(obj map[string]any) {
 		obj["anyOf"] = []any{
 			map[string]any{"required": []string{"goal"}},
 			map[string]any{"required": []string{"prompt"}},
 		}
 		candidatesLimits(obj)
 	},
-	reflect.TypeFor[JobView](): func(obj map[string]any) {
+	reflect.TypeFor[api.JobView](): func(obj map[string]any) {
 		candidatesLimits(obj)
 		fieldsLimit(obj, "clarificationFields")
 	},
 	reflect.TypeFor[askonce.Question](): func(obj map[string]any) { fieldsLimit(obj, "fields") },
 	// A report carries exactly one of question, plan or error.
-	reflect.TypeFor[ReportRequest](): func(obj map[string]any) {
+	reflect.TypeFor[api.ReportRequest](): func(obj map[string]any) {
 		obj["oneOf"] = []any{
 			map[string]any{"required": []string{"question"}},
 			map[string]any{"required": []string{"plan"}},
 			map[string]any{"required": []string{"error"}},
 		}
 	},
-	reflect.TypeFor[ErrorResponse](): func(obj map[string]any) {
-		obj["properties"].(map[string]any)["code"] = map[string]any{"type": "string", "enum": ErrorCodes}
+	reflect.TypeFor[api.ErrorResponse](): func(obj map[string]any) {
+		obj["properties"].(map[string]any)["code"] = map[string]any{"type": "string", "enum": api.ErrorCodes}
 	},
 }
 
@@ -139,7 +140,7 @@ var (
 	timeType    = reflect.TypeFor[time.Time]()
 	durType     = reflect.TypeFor[time.Duration]()
 	rawJSONType = reflect.TypeFor[json.RawMessage]()
-	answerType  = reflect.TypeFor[Answer]()
+	answerType  = reflect.TypeFor[api.Answer]()
 )
 
 // schemas builds component schemas, one per named struct type.
@@ -235,7 +236,7 @@ func (g *schemas) object(t reflect.Type) map[string]any {
 // openAPI builds the document from the route table.
 func (s *Server) openAPI() map[string]any {
 	g := &schemas{defs: map[string]any{}, names: map[reflect.Type]string{}}
-	errRef := g.of(reflect.TypeFor[ErrorResponse]())
+	errRef := g.of(reflect.TypeFor[api.ErrorResponse]())
 	paths := map[string]any{}
 	for _, rt := range s.routes {
 		op := map[string]any{
@@ -299,7 +300,7 @@ func (s *Server) openAPI() map[string]any {
 				"description": "Planning goes on in the background (Prefer: respond-async, or the wait ran out): the job as committed, status planning. Follow it at Location, with GET /jobs/{id} or its event stream.",
 				"headers": map[string]any{"Location": map[string]any{"description": "/jobs/{id} of the job", "schema": map[string]any{"type": "string"}},
 					"Preference-Applied": map[string]any{"description": "respond-async or wait=N when that preference was honoured", "schema": map[string]any{"type": "string"}}},
-				"content": map[string]any{"application/json": map[string]any{"schema": g.of(reflect.TypeOf(JobView{}))}},
+				"content": map[string]any{"application/json": map[string]any{"schema": g.of(reflect.TypeOf(api.JobView{}))}},
 			}
 		}
 		for _, code := range rt.Errors {

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/askonce/askonce"
-	"github.com/askonce/askonce/server"
+	"github.com/askonce/askonce/api"
 )
 
 // The API as documented: every route the server serves.
@@ -101,9 +101,9 @@ func TestOpenAPI_SchemasMatchTheGoTypes(t *testing.T) {
 	doc := openAPIDoc(t, e)
 	schemas := obj(obj(doc, "components"), "schemas")
 	types := []any{
-		server.CreateJobRequest{}, server.AnswerRequest{}, server.EmptyRequest{}, server.ReportRequest{},
-		server.JobView{}, server.JobDetail{}, server.JobList{}, server.ReportResponse{}, server.EventList{},
-		server.HistoryList{}, server.Health{}, server.ErrorResponse{}, server.MemoryList{}, server.Forgotten{},
+		api.CreateJobRequest{}, api.AnswerRequest{}, api.EmptyRequest{}, api.ReportRequest{},
+		api.JobView{}, api.JobDetail{}, api.JobList{}, api.ReportResponse{}, api.EventList{},
+		api.HistoryList{}, api.Health{}, api.ErrorResponse{}, api.MemoryList{}, api.Forgotten{},
 		askonce.Memory{}, askonce.MemoryRef{}, askonce.Plan{}, askonce.Task{}, askonce.Binding{}, askonce.Question{}, askonce.QuestionField{}, askonce.FieldError{}, askonce.Usage{}, askonce.Attempt{},
 		askonce.Event{}, askonce.HistoryEntry{}, askonce.Recipients{}, askonce.SlackRecipient{}, askonce.ReachStep{}, askonce.Answerers{}, askonce.Constraints{},
 	}

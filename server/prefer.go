@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/api"
 )
 
 // DefaultSyncWait is how long a create, answer or decline waits for
@@ -86,7 +87,7 @@ func (s *Server) await(c *call, run *askonce.Run) (*askonce.Job, error) {
 
 // accepted renders the 202 of a job whose planning goes on: the job as it
 // was committed, with Location naming where to follow it.
-func (s *Server) accepted(c *call, j *askonce.Job) (int, JobView) {
+func (s *Server) accepted(c *call, j *askonce.Job) (int, api.JobView) {
 	c.header.Set("Location", "/jobs/"+j.ID)
 	return http.StatusAccepted, s.viewOf(j)
 }

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/askonce/askonce/server"
+	"github.com/askonce/askonce/auth"
 )
 
 // A bad reach policy is a 422 naming the step; a good one is stored and
@@ -40,7 +40,7 @@ func TestCreateWithABadReachPolicyIs422NamingTheStep(t *testing.T) {
 // The recipients a key may name bound its steps' recipients too.
 func TestKeyRestrictsTheRecipientsOfItsJobsSteps(t *testing.T) {
 	t.Parallel()
-	keys, err := server.LoadKeys(strings.NewReader("acme " + server.HashKey("limited") + " notify=email:*@acme.example\n"))
+	keys, err := auth.LoadKeys(strings.NewReader("acme " + auth.HashKey("limited") + " notify=email:*@acme.example\n"))
 	if err != nil {
 		t.Fatal(err)
 	}

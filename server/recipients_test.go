@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/askonce/askonce/server"
+	"github.com/askonce/askonce/auth"
 )
 
 func TestCreateStoresNotifyAndShowsItInTheJobView(t *testing.T) {
@@ -40,9 +40,9 @@ func TestCreateWithMalformedRecipientIs422(t *testing.T) {
 
 func TestKeyRestrictsTheRecipientsItsJobsMayName(t *testing.T) {
 	t.Parallel()
-	keys, err := server.LoadKeys(strings.NewReader(
-		"acme " + server.HashKey("limited") + " notify=slack:C0123*,email:*@acme.example\n" +
-			"acme " + server.HashKey("open") + "\n"))
+	keys, err := auth.LoadKeys(strings.NewReader(
+		"acme " + auth.HashKey("limited") + " notify=slack:C0123*,email:*@acme.example\n" +
+			"acme " + auth.HashKey("open") + "\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,9 +62,9 @@ func TestKeyRestrictsTheRecipientsItsJobsMayName(t *testing.T) {
 // is created for either.
 func TestKeyRefusesRecipientsOfAKindItHasNoPatternFor(t *testing.T) {
 	t.Parallel()
-	keys, err := server.LoadKeys(strings.NewReader(
-		"acme " + server.HashKey("emails") + " notify=email:*@acme.example\n" +
-			"acme " + server.HashKey("none") + " notify=none\n"))
+	keys, err := auth.LoadKeys(strings.NewReader(
+		"acme " + auth.HashKey("emails") + " notify=email:*@acme.example\n" +
+			"acme " + auth.HashKey("none") + " notify=none\n"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,8 @@ package server
 
 import (
 	"net/http"
+
+	"github.com/askonce/askonce/api"
 )
 
 // route is one entry of the route table, which drives both the ServeMux
@@ -60,10 +62,10 @@ func (s *Server) routeTable() []*route {
 	post := []int{s400, s401, s404, s409, s413, s415, s422}
 	return []*route{
 		{Method: "POST", Path: "/jobs", Summary: "Create a job from a goal; in managed mode, plan it or ask its one question.",
-			Request: CreateJobRequest{}, Response: JobView{}, Status: http.StatusCreated,
+			Request: api.CreateJobRequest{}, Response: api.JobView{}, Status: http.StatusCreated,
 			Header: []param{idempotencyHeader, preferHeader}, Async: true, Errors: []int{s400, s401, s409, s413, s415, s422}, api: s.createJob},
 		{Method: "GET", Path: "/jobs", Summary: "List the tenant's jobs, newest first.",
-			Response: JobList{}, Status: http.StatusOK, Errors: []int{s400, s401},
+			Response: api.JobList{}, Status: http.StatusOK, Errors: []int{s400, s401},
 			Query: []param{
 				{"status", "string", "Only jobs with this status."},
 				{"sessionId", "string", "Only jobs of this session."},
@@ -71,43 +73,43 @@ func (s *Server) routeTable() []*route {
 				{"limit", "integer", "Page size, 1-500 (default 50)."},
 			}, api: s.listJobs},
 		{Method: "GET", Path: "/jobs/{id}", Summary: "A job with its question, plan, attempts and usage.",
-			Response: JobDetail{}, Status: http.StatusOK, Errors: []int{s401, s404}, api: s.getJob},
+			Response: api.JobDetail{}, Status: http.StatusOK, Errors: []int{s401, s404}, api: s.getJob},
 		{Method: "POST", Path: "/jobs/{id}/clarification", Summary: "Answer the job's question; never returns a new question.",
-			Request: AnswerRequest{}, Response: JobView{}, Status: http.StatusOK,
+			Request: api.AnswerRequest{}, Response: api.JobView{}, Status: http.StatusOK,
 			Header: []param{idempotencyHeader, preferHeader}, Async: true, Errors: post, api: s.answer},
 		{Method: "POST", Path: "/jobs/{id}/cancel", Summary: "Cancel a planning or pending job.",
-			Request: EmptyRequest{}, BodyOptional: true, Response: JobView{}, Status: http.StatusOK,
+			Request: api.EmptyRequest{}, BodyOptional: true, Response: api.JobView{}, Status: http.StatusOK,
 			Header: []param{idempotencyHeader}, Errors: post, api: s.cancel},
 		{Method: "POST", Path: "/jobs/{id}/decline", Summary: "Decline the question: its default is applied, or the job proceeds under the fallback directive.",
-			Request: EmptyRequest{}, BodyOptional: true, Response: JobView{}, Status: http.StatusOK,
+			Request: api.EmptyRequest{}, BodyOptional: true, Response: api.JobView{}, Status: http.StatusOK,
 			Header: []param{idempotencyHeader, preferHeader}, Async: true, Errors: post, api: s.decline},
 		{Method: "POST", Path: "/jobs/{id}/report", Summary: "Gate mode: report the agent's outcome; the answer says what to do (ask, wait, resume, proceed, done, fail).",
-			Request: ReportRequest{}, Response: ReportResponse{}, Status: http.StatusOK,
+			Request: api.ReportRequest{}, Response: api.ReportResponse{}, Status: http.StatusOK,
 			Header: []param{idempotencyHeader}, Errors: post, api: s.report},
 		{Method: "GET", Path: "/jobs/{id}/events", Summary: "The job's audit trail (at most 1000 events per response); with Accept: text/event-stream, a live stream.",
-			Response: EventList{}, Status: http.StatusOK, Stream: true, Errors: []int{s400, s401, s404},
+			Response: api.EventList{}, Status: http.StatusOK, Stream: true, Errors: []int{s400, s401, s404},
 			Query:  []param{{"after", "integer", "Only events with an id greater than this."}},
 			Header: []param{{"Last-Event-ID", "string", "Streams resume after this event id (overrides after)."}},
 			raw:    s.events},
 		{Method: "GET", Path: "/sessions/{id}/history", Summary: "The session's answered questions, oldest first.",
-			Response: HistoryList{}, Status: http.StatusOK, Errors: []int{s401}, api: s.history},
+			Response: api.HistoryList{}, Status: http.StatusOK, Errors: []int{s401}, api: s.history},
 		{Method: "GET", Path: "/memory", Summary: "The answers remembered in a project (scope=project&project=NAME) or in the whole tenant (scope=tenant), newest first, with who answered, when, expiry and uses.",
-			Response: MemoryList{}, Status: http.StatusOK, Errors: []int{s401, s422},
+			Response: api.MemoryList{}, Status: http.StatusOK, Errors: []int{s401, s422},
 			Query: []param{
 				{"scope", "string", "project or tenant (a session's answers are GET /sessions/{id}/history)."},
 				{"project", "string", "The project, with scope=project."},
 			}, api: s.memory},
 		{Method: "DELETE", Path: "/memory/{hash}", Summary: "Forget one remembered answer (hash is its questionHash), so that the next job asks again.",
-			Response: Forgotten{}, Status: http.StatusOK, Errors: []int{s401, s404, s422},
+			Response: api.Forgotten{}, Status: http.StatusOK, Errors: []int{s401, s404, s422},
 			Query: []param{
 				{"scope", "string", "session, project or tenant."},
 				{"project", "string", "The project, with scope=project."},
 				{"session", "string", "The session, with scope=session."},
 			}, api: s.forget},
 		{Method: "GET", Path: "/healthz", Summary: "200 {\"ok\":true} when the store answers, 503 otherwise.",
-			Public: true, Response: Health{}, Status: http.StatusOK, AlsoStatus: []int{http.StatusServiceUnavailable}, api: s.healthz},
+			Public: true, Response: api.Health{}, Status: http.StatusOK, AlsoStatus: []int{http.StatusServiceUnavailable}, api: s.healthz},
 		{Method: "GET", Path: "/livez", Summary: "200 {\"ok\":true} while the process serves requests; it asks nothing of the store (a liveness probe: /healthz is the readiness one).",
-			Public: true, Response: Health{}, Status: http.StatusOK, api: s.livez},
+			Public: true, Response: api.Health{}, Status: http.StatusOK, api: s.livez},
 		{Method: "GET", Path: "/metrics", Summary: "Metrics in the Prometheus text exposition format (text/plain; version=0.0.4), or the format the scraper's Accept header asks for.",
 			Public: true, Status: http.StatusOK, ContentType: "text/plain", raw: s.metrics},
 		{Method: "GET", Path: "/openapi.json", Summary: "This document.",

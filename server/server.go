@@ -23,7 +23,7 @@
 //
 // Every error is {"success": false, "error": "<message>", "code": "<code>"},
 // plus "allowed" for an invalid answer and "job" (the current state) on a
-// conflict. Codes and statuses (ErrorCodes lists the codes):
+// conflict. Codes and statuses (api.ErrorCodes lists the codes):
 //
 //	400 bad_request             malformed JSON, unknown field, wrong type, non-UTF-8
 //	                            body, bad query parameter or Idempotency-Key
@@ -121,7 +121,7 @@
 // # Planning outlives the request
 //
 // POST /jobs, /jobs/{id}/clarification and /jobs/{id}/decline start
-// planning (Engine.Start, StartAnswer, StartDecline), which goes on in the
+// planning (Engine.Start, and Engine.Act in the background), which goes on in the
 // background whatever happens to the request. With "Prefer:
 // respond-async" (RFC 7240) they answer 202 Accepted at once with the job
 // as committed (status planning) and "Location: /jobs/{id}"; "Prefer:
@@ -168,6 +168,8 @@ import (
 	"time"
 
 	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/api"
+	"github.com/askonce/askonce/auth"
 	"github.com/askonce/askonce/internal/ratelimit"
 	"github.com/askonce/askonce/metrics"
 	"github.com/google/uuid"
@@ -201,7 +203,7 @@ type Config struct {
 	AnsweredVia string
 	// Keys authenticates requests and maps them to tenants. Nil means no
 	// authentication: every request is askonce.DefaultTenant.
-	Keys *Keys
+	Keys *auth.Keys
 	// Metrics is served at /metrics, and receives the HTTP request
 	// metrics and job creations through metrics.NewObserver. Nil: a
 	// private registry.
@@ -271,7 +273,7 @@ type Config struct {
 type Server struct {
 	answeredVia   string
 	engine        *askonce.Engine
-	keys          *Keys
+	keys          *auth.Keys
 	registry      *metrics.Registry
 	obs           *metrics.Observer
 	log           *slog.Logger
@@ -285,8 +287,7 @@ type Server struct {
 	version       string
 	idem          askonce.IdempotencyStore
 	lease         *lease
-	authFails     *ratelimit.Limiter
-	proxies       ratelimit.Proxies
+	guard         *auth.Guard
 
 	closing   chan struct{} // closed by CloseStreams
 	closeOnce sync.Once
@@ -317,12 +318,9 @@ func New(cfg Config) *Server {
 		publicURL:     strings.TrimSuffix(cfg.PublicURL, "/"),
 		version:       cfg.Version,
 		closing:       make(chan struct{}),
-		authFails:     &ratelimit.Limiter{Limit: cfg.FailedAuth, Window: time.Minute},
-		proxies:       ratelimit.Proxies(cfg.TrustedProxies),
 	}
-	if s.authFails.Limit <= 0 {
-		s.authFails.Limit = DefaultFailedAuth
-	}
+	s.guard = &auth.Guard{Lookup: cfg.Keys.Caller, Proxies: ratelimit.Proxies(cfg.TrustedProxies),
+		Fails: &ratelimit.Limiter{Limit: cmp.Or(max(cfg.FailedAuth, 0), DefaultFailedAuth), Window: time.Minute}}
 	s.traced = otelhttp.NewHandler(http.HandlerFunc(s.serve), "askonce")
 	if s.registry == nil {
 		s.registry = metrics.NewRegistry()
@@ -576,9 +574,9 @@ type call struct {
 	tenant string
 	body   []byte
 	info   *requestInfo
-	// recipients restrict the job recipients the caller's key may name;
-	// nil: any (see Recipients).
-	recipients *Recipients
+	// caller is who the request's API key authenticates: its
+	// Allow restricts the job recipients the key may name (nil: any).
+	caller askonce.Caller
 	// via is the channel of the answers it gives (Config.AnsweredVia).
 	via string
 	// by is the name of the caller's key ("" for none): who its answers
@@ -616,15 +614,12 @@ func (s *Server) wrap(rt *route) http.Handler {
 		}
 		c := &call{r: r, header: w.Header(), tenant: askonce.DefaultTenant, info: info, via: s.answeredVia}
 		if !rt.Public && s.keys != nil {
-			var err error
-			var e keyEntry
-			e, err = s.authenticate(w, r)
-			c.tenant, c.recipients, c.by = e.tenant, e.recipients, e.name
-			if err != nil {
-				w.Header().Set("WWW-Authenticate", `Bearer realm="askonce"`)
-				s.writeError(w, r, err)
+			caller, refused := s.guard.Check(w, r)
+			if refused != nil {
+				s.writeError(w, r, reqErrorf(refused.Status, refused.Code, "%s", refused.Message))
 				return
 			}
+			c.tenant, c.caller, c.by = caller.Tenant, caller, caller.Name
 			info.tenant = c.tenant
 		}
 		if rt.raw != nil {
@@ -646,33 +641,6 @@ func (s *Server) wrap(rt *route) http.Handler {
 		status, body := s.respond(c, rt.api)
 		writeJSON(w, status, body)
 	})
-}
-
-// authenticate returns the entry (tenant, allowed recipients) of the
-// request's API key. Wrong keys
-// count against the client's address: over the limit, they are answered
-// 429 with Retry-After, while a valid key is served from any address.
-func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (keyEntry, error) {
-	key, err := presentedKey(r)
-	if err != nil {
-		return keyEntry{}, err
-	}
-	var e keyEntry
-	ok, wait := s.authFails.Authenticate(s.proxies.Addr(r), key, func(key string) bool {
-		var found bool
-		e, found = s.keys.entry(key)
-		return found
-	})
-	if wait > 0 {
-		secs := ratelimit.Seconds(wait)
-		w.Header().Set("Retry-After", secs)
-		return keyEntry{}, reqErrorf(http.StatusTooManyRequests, CodeTooManyRequests,
-			"too many wrong API keys from your address; retry in %s seconds", secs)
-	}
-	if !ok {
-		return keyEntry{}, reqErrorf(http.StatusUnauthorized, CodeUnauthorized, "the API key is not valid")
-	}
-	return e, nil
 }
 
 // respond runs an API handler and renders its result or error as JSON.
@@ -770,7 +738,7 @@ func (s *Server) noRoute(w http.ResponseWriter, r *http.Request) {
 	}
 	if len(allowed) > 0 {
 		w.Header().Set("Allow", strings.Join(allowed, ", "))
-		s.writeError(w, r, reqErrorf(http.StatusMethodNotAllowed, CodeMethodNotAllowed, "%s is not allowed on %s; allowed: %s", r.Method, r.URL.Path, strings.Join(allowed, ", ")))
+		s.writeError(w, r, reqErrorf(http.StatusMethodNotAllowed, api.CodeMethodNotAllowed, "%s is not allowed on %s; allowed: %s", r.Method, r.URL.Path, strings.Join(allowed, ", ")))
 		return
 	}
 	s.writeError(w, r, reqErrorf(http.StatusNotFound, askonce.ENOTFOUND, "no route for %s %s; GET /openapi.json lists the API", r.Method, logPath(r.URL.Path)))

@@ -302,7 +302,7 @@ func TestFoundMessageOfASettledQuestionIsUpdated(t *testing.T) {
 		t.Fatal("the try whose answer was lost succeeded")
 	}
 	f.set(false, "")
-	if _, err := e.Answer(t.Context(), "", j.ID, "hot"); err != nil {
+	if _, _, err := e.Act(t.Context(), askonce.Act{Do: askonce.ActAnswer, ID: j.ID, Answer: askonce.TextAnswer("hot")}); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.Work(t.Context(), postJob(j, 2)); err != nil {

@@ -118,9 +118,9 @@ func (c *Channel) act(ctx context.Context, cb slackapi.InteractionCallback) {
 		}
 		return
 	case a.ActionID == actionDecline:
-		j, _, err = e.StartDeclineOn(ctx, j)
+		j, _, err = e.Act(ctx, askonce.Act{Do: askonce.ActDecline, Job: j, Background: true})
 	case a.ActionID == actionCancel:
-		j, err = e.CancelOn(ctx, j)
+		j, _, err = e.Act(ctx, askonce.Act{Do: askonce.ActCancel, Job: j})
 	default: // a button or the select: an option by its index
 		v := a.Value
 		if a.ActionID == actionSelect {
@@ -135,7 +135,7 @@ func (c *Channel) act(ctx context.Context, cb slackapi.InteractionCallback) {
 			c.log.WarnContext(ctx, "slack: click with an unknown option", "job", id, "value", v)
 			return
 		}
-		j, _, err = e.StartReplyOn(ctx, j, askonce.Reply{Answer: askonce.AnswerOf(askonce.OptionValue(j.Question.Options[i])), DontRemember: noRemember})
+		j, _, err = e.Act(ctx, askonce.Act{Do: askonce.ActAnswer, Answer: askonce.AnswerOf(askonce.OptionValue(j.Question.Options[i])), DontRemember: noRemember, Job: j, Background: true})
 	}
 	c.answered(ctx, cb, tenant, id, j, err)
 }
@@ -231,8 +231,7 @@ func (c *Channel) submit(w http.ResponseWriter, ctx context.Context, cb slackapi
 		return
 	}
 	actx := askonce.WithAnswerer(context.WithoutCancel(ctx), askonce.Answerer{Via: askonce.ViaSlack, By: cb.User.ID})
-	reply := askonce.Reply{Answer: answer, DontRemember: dontRemember(cb.View.State.Values)}
-	j, _, err := e.StartReplyOn(actx, held, reply)
+	j, _, err := e.Act(actx, askonce.Act{Do: askonce.ActAnswer, Answer: answer, DontRemember: dontRemember(cb.View.State.Values), Job: held, Background: true})
 	var ae *askonce.Error
 	switch {
 	case err == nil:

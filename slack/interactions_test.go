@@ -55,7 +55,7 @@ func TestModalAnswerToARemovedJobSaysTheQuestionIsGone(t *testing.T) {
 func TestModalAnswerToASettledQuestionSaysAlreadySettled(t *testing.T) {
 	t.Parallel()
 	e, j := askingJob(t, askonce.SlackRecipient{Channel: "C0123ABCD"})
-	if _, _, err := e.StartReply(t.Context(), j.TenantID, j.ID, askonce.Reply{Answer: askonce.TextAnswer("frozen")}); err != nil {
+	if _, _, err := e.Act(t.Context(), askonce.Act{Do: askonce.ActAnswer, TenantID: j.TenantID, ID: j.ID, Answer: askonce.TextAnswer("frozen"), Background: true}); err != nil {
 		t.Fatal(err)
 	}
 	var posts atomic.Int64

@@ -1,7 +1,6 @@
 package slack
 
 import (
-	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
@@ -9,7 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -17,25 +15,8 @@ import (
 	"time"
 
 	"github.com/askonce/askonce"
-	"github.com/askonce/askonce/sqlite"
+	"github.com/askonce/askonce/internal/storecount"
 )
-
-// readCounter is a SQLite store that counts its reads of a job and of a
-// job's channel message.
-type readCounter struct {
-	*sqlite.Store
-	jobs, messages atomic.Int64
-}
-
-func (r *readCounter) GetJob(ctx context.Context, tenant, id string) (*askonce.Job, error) {
-	r.jobs.Add(1)
-	return r.Store.GetJob(ctx, tenant, id)
-}
-
-func (r *readCounter) Message(ctx context.Context, tenant, id, channel string) (askonce.Message, error) {
-	r.messages.Add(1)
-	return r.Store.Message(ctx, tenant, id, channel)
-}
 
 // signedInteraction is a POST of payload to the interactions endpoint,
 // signed with secret as Slack signs.
@@ -59,14 +40,9 @@ func signedInteraction(t *testing.T, payload any, secret string) *http.Request {
 // A click on an option of a posted question reads the job once: the
 // read that finds the option answers, and the engine is not asked to
 // read the job again. The message to update is read once too.
-func TestClickOnAnOptionReadsTheJobOnce(t *testing.T) {
+func TestJobReadOnce_SlackClick(t *testing.T) {
 	t.Parallel()
-	inner, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "a.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { inner.Close() })
-	st := &readCounter{Store: inner}
+	st := storecount.Open(t)
 	e := &askonce.Engine{Store: st}
 	// A gate-mode job: the engine remembers no pending job of that mode,
 	// so without the job in hand it would read it again.
@@ -87,8 +63,7 @@ func TestClickOnAnOptionReadsTheJobOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st.jobs.Store(0)
-	st.messages.Store(0)
+	st.Reset()
 
 	w := httptest.NewRecorder()
 	c.Handler().ServeHTTP(w, signedInteraction(t, map[string]any{
@@ -109,13 +84,13 @@ func TestClickOnAnOptionReadsTheJobOnce(t *testing.T) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	if n := st.jobs.Load(); n != 1 {
+	if n := st.Jobs(); n != 1 {
 		t.Errorf("the click read the job %d times; want 1", n)
 	}
-	if n := st.messages.Load(); n != 1 {
+	if n := st.Messages(); n != 1 {
 		t.Errorf("the click read the stored message %d times; want 1", n)
 	}
-	got, err := inner.GetJob(t.Context(), j.TenantID, j.ID)
+	got, err := st.Store.GetJob(t.Context(), j.TenantID, j.ID)
 	if err != nil || got.Answer.String() != "frozen" || got.AnsweredBy != "U0ALICE01" {
 		t.Fatalf("job after the click: %+v, %v; want answered frozen by U0ALICE01", got, err)
 	}

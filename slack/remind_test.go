@@ -153,7 +153,7 @@ func TestRule18_Reach(t *testing.T) {
 			t.Fatalf("posts %v; want the question, then the question with its controls to U0ONCALL01, once", posts)
 		}
 		ctx := askonce.WithAnswerer(t.Context(), askonce.Answerer{Via: askonce.ViaSlack, By: "U0ONCALL01"})
-		j, err := e.Answer(ctx, "", j.ID, "frozen")
+		j, _, err := e.Act(ctx, askonce.Act{Do: askonce.ActAnswer, ID: j.ID, Answer: askonce.TextAnswer("frozen")})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -146,7 +146,7 @@ func TestRateLimitedIn200WaitsForRetryAfter(t *testing.T) {
 func TestPostOfASettledQuestionSendsNothing(t *testing.T) {
 	t.Parallel()
 	e, j := askingJob(t, askonce.SlackRecipient{Channel: "C0123ABCD"})
-	if _, err := e.Answer(t.Context(), "", j.ID, "hot"); err != nil {
+	if _, _, err := e.Act(t.Context(), askonce.Act{Do: askonce.ActAnswer, ID: j.ID, Answer: askonce.TextAnswer("hot")}); err != nil {
 		t.Fatal(err)
 	}
 	var posts atomic.Int64

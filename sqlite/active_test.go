@@ -75,7 +75,7 @@ func TestSweepsSeekTheirIndexes(t *testing.T) {
 		args        []any
 		want        string
 	}{
-		{"DueQuestions", shared.DueQuestions, []any{int64(1), 10}, "SEARCH jobs USING INDEX jobs_due (clarification_expires_at>? AND clarification_expires_at<?)"},
+		{"DueQuestions", sqlstore.DueQuestions.In(sqlstore.Question), []any{int64(1), 10}, "SEARCH jobs USING INDEX jobs_due (clarification_expires_at>? AND clarification_expires_at<?)"},
 		{"LapsedLeases", lapsedLeasesSQL, []any{int64(1), "owner", 10}, "SEARCH jobs USING COVERING INDEX jobs_active (status=?)"},
 	} {
 		if plan := queryPlan(t, s.reader, q.query, q.args...); !strings.HasPrefix(plan, q.want) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"sync"
 
 	"github.com/askonce/askonce/internal/sqlstore"
 )
@@ -19,6 +20,7 @@ func newBase(s *Store) base {
 		Write: func(ctx context.Context, fn func(ctx context.Context, tx sqlstore.Conn) error) error {
 			return s.write(ctx, func(ctx context.Context, tx *sql.Tx) error { return fn(ctx, txConn{s, tx}) })
 		},
+		Own:         own,
 		Table:       jobTable,
 		Encoding:    encoding{},
 		NoLimit:     -1,
@@ -32,66 +34,93 @@ func newBase(s *Store) base {
 	})
 }
 
-// queries are the prepared statements of sqlstore's queries: those of the
-// reader pool, and those of the writer its transactions use.
-type queries struct {
-	read, write [sqlstore.List]*sql.Stmt
+// own are sqlstore's statements in SQLite's dialect.
+var own = func() sqlstore.Own {
+	o := sqlstore.Own{
+		GetJob: sqlstore.NewStmt(selectJobSQL),
+		// One lookup by the primary key of answer_links, then of jobs.
+		JobByLink: sqlstore.NewStmt("SELECT " + jobColumns + ` FROM answer_links l
+			JOIN jobs j ON j.id = l.job_id AND j.tenant_id = l.tenant_id` + jobJoins + `
+			WHERE l.token_hash = ?`),
+		Attempts:     sqlstore.NewStmt(attemptsSQL),
+		Events:       sqlstore.NewStmt(eventsSQL),
+		LapsedLeases: sqlstore.NewStmt(lapsedLeasesSQL),
+	}
+	for bits := range o.List {
+		o.List[bits] = sqlstore.NewStmt(listQuery(bits))
+	}
+	return o
+}()
+
+// prepared are the statements of sqlstore's queries prepared on one
+// pool, each on its first use (or all at once: prepareAll).
+type prepared struct {
+	db *sql.DB
+	mu sync.Mutex // held while preparing
+	m  sync.Map   // *sqlstore.Stmt to *sql.Stmt
 }
 
-func (s *Store) queries() queries {
-	return queries{
-		read: [sqlstore.List]*sql.Stmt{
-			sqlstore.GetJob:        s.r.getJob,
-			sqlstore.JobByLink:     s.r.jobByLink,
-			sqlstore.JobExists:     s.r.jobExists,
-			sqlstore.Attempts:      s.r.attempts,
-			sqlstore.Events:        s.r.events,
-			sqlstore.LookupHistory: s.r.lookupHistory,
-			sqlstore.LookupMemory:  s.r.lookupMemory,
-			sqlstore.History:       s.r.history,
-			sqlstore.Memory:        s.r.memory,
-			sqlstore.DueQuestions:  s.r.dueQuestions,
-			sqlstore.LapsedLeases:  s.r.lapsedLeases,
-			sqlstore.Message:       s.r.message,
-		},
-		write: [sqlstore.List]*sql.Stmt{
-			sqlstore.Lead:          s.w.lead,
-			sqlstore.RenewKeyLease: s.w.renewLease,
-			sqlstore.DropKeyLeases: s.w.dropLeases,
-			sqlstore.EndKeyLease:   s.w.endLease,
-			sqlstore.CompleteKey:   s.w.completeKey,
-			sqlstore.AbandonKey:    s.w.abandonKey,
-			sqlstore.ClaimKey:      s.w.claimKey,
-			sqlstore.ReadKey:       s.w.readKey,
-		},
+// stmt returns q prepared on p's pool.
+func (p *prepared) stmt(ctx context.Context, q *sqlstore.Stmt) (*sql.Stmt, error) {
+	if st, ok := p.m.Load(q); ok {
+		return st.(*sql.Stmt), nil
 	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if st, ok := p.m.Load(q); ok {
+		return st.(*sql.Stmt), nil
+	}
+	st, err := p.db.PrepareContext(ctx, q.In(sqlstore.Question))
+	if err != nil {
+		return nil, err
+	}
+	p.m.Store(q, st)
+	return st, nil
+}
+
+// prepareAll prepares qs now.
+func (p *prepared) prepareAll(ctx context.Context, qs []*sqlstore.Stmt) error {
+	for _, q := range qs {
+		if _, err := p.stmt(ctx, q); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ready returns q if it is prepared already.
+func (p *prepared) ready(q *sqlstore.Stmt) *sql.Stmt {
+	if st, ok := p.m.Load(q); ok {
+		return st.(*sql.Stmt)
+	}
+	return nil
+}
+
+// all returns every statement prepared so far, for Close.
+func (p *prepared) all() []*sql.Stmt {
+	var out []*sql.Stmt
+	p.m.Range(func(_, st any) bool {
+		out = append(out, st.(*sql.Stmt))
+		return true
+	})
+	return out
 }
 
 // readConn runs sqlstore's reads on the reader pool.
 type readConn struct{ s *Store }
 
-func (c readConn) QueryRow(ctx context.Context, q sqlstore.Query, args ...any) sqlstore.Scanner {
-	if st := c.s.q.read[q]; st != nil {
-		return st.QueryRowContext(ctx, args...)
+func (c readConn) QueryRow(ctx context.Context, q *sqlstore.Stmt, args ...any) sqlstore.Scanner {
+	st, err := c.s.readStmts.stmt(ctx, q)
+	if err != nil {
+		return sqlstore.ErrRow{Err: err}
 	}
-	return c.s.reader.QueryRowContext(ctx, shared.Text(q), args...)
+	return st.QueryRowContext(ctx, args...)
 }
 
-func (c readConn) Query(ctx context.Context, q sqlstore.Query, each func(sqlstore.Scanner) error, args ...any) error {
-	st := c.s.q.read[min(q, sqlstore.List-1)]
-	if q >= sqlstore.List {
-		var err error
-		if st, err = c.s.listStmt(ctx, int(q-sqlstore.List)); err != nil {
-			return err
-		}
-	}
-	if st == nil {
-		// A rare read, not prepared: its text on the reader pool.
-		rows, err := c.s.reader.QueryContext(ctx, shared.Text(q), args...)
-		if err != nil {
-			return err
-		}
-		return eachRow(rows, each)
+func (c readConn) Query(ctx context.Context, q *sqlstore.Stmt, each func(sqlstore.Scanner) error, args ...any) error {
+	st, err := c.s.readStmts.stmt(ctx, q)
+	if err != nil {
+		return err
 	}
 	rows, err := st.QueryContext(ctx, args...)
 	if err != nil {
@@ -100,7 +129,7 @@ func (c readConn) Query(ctx context.Context, q sqlstore.Query, each func(sqlstor
 	return eachRow(rows, each)
 }
 
-func (readConn) Exec(context.Context, sqlstore.Query, ...any) (int64, error) {
+func (readConn) Exec(context.Context, *sqlstore.Stmt, ...any) (int64, error) {
 	return 0, errors.New("a write on the read-only connections")
 }
 
@@ -116,34 +145,41 @@ func eachRow(rows *sql.Rows, each func(sqlstore.Scanner) error) error {
 }
 
 // txConn runs sqlstore's statements in a write transaction: the writer's
-// prepared statement, or the statement's text when it has none.
+// prepared statement (every shared one is, from the start), or the
+// statement's text when it has none.
 type txConn struct {
 	s  *Store
 	tx *sql.Tx
 }
 
-func (c txConn) QueryRow(ctx context.Context, q sqlstore.Query, args ...any) sqlstore.Scanner {
-	if st := c.s.q.write[q]; st != nil {
+func (c txConn) QueryRow(ctx context.Context, q *sqlstore.Stmt, args ...any) sqlstore.Scanner {
+	if st := c.s.writeShared.ready(q); st != nil {
 		return c.tx.StmtContext(ctx, st).QueryRowContext(ctx, args...)
 	}
-	return c.tx.QueryRowContext(ctx, shared.Text(q), args...)
+	return c.tx.QueryRowContext(ctx, q.In(sqlstore.Question), args...)
 }
 
-func (c txConn) Query(ctx context.Context, q sqlstore.Query, each func(sqlstore.Scanner) error, args ...any) error {
-	rows, err := c.tx.QueryContext(ctx, shared.Text(q), args...)
+func (c txConn) Query(ctx context.Context, q *sqlstore.Stmt, each func(sqlstore.Scanner) error, args ...any) error {
+	var rows *sql.Rows
+	var err error
+	if st := c.s.writeShared.ready(q); st != nil {
+		rows, err = c.tx.StmtContext(ctx, st).QueryContext(ctx, args...)
+	} else {
+		rows, err = c.tx.QueryContext(ctx, q.In(sqlstore.Question), args...)
+	}
 	if err != nil {
 		return err
 	}
 	return eachRow(rows, each)
 }
 
-func (c txConn) Exec(ctx context.Context, q sqlstore.Query, args ...any) (int64, error) {
+func (c txConn) Exec(ctx context.Context, q *sqlstore.Stmt, args ...any) (int64, error) {
 	var res sql.Result
 	var err error
-	if st := c.s.q.write[q]; st != nil {
+	if st := c.s.writeShared.ready(q); st != nil {
 		res, err = c.tx.StmtContext(ctx, st).ExecContext(ctx, args...)
 	} else {
-		res, err = c.tx.ExecContext(ctx, shared.Text(q), args...)
+		res, err = c.tx.ExecContext(ctx, q.In(sqlstore.Question), args...)
 	}
 	if err != nil {
 		return 0, err

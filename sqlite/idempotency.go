@@ -18,4 +18,5 @@ func takeOver(ctx context.Context, tx sqlstore.Conn, rec *askonce.IdempotencyRec
 	return t.tx.StmtContext(ctx, t.s.w.takeOverKey).QueryRowContext(ctx, rec.Owner, rec.TenantID, rec.Key, rec.Fingerprint, now)
 }
 
-var _ askonce.IdempotencyStore = (*Store)(nil)
+// The store has every optional part of askonce.Store.
+var _ askonce.FullStore = (*Store)(nil)

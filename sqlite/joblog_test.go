@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"database/sql"
+	"fmt"
 	"math"
 	"path/filepath"
 	"slices"
@@ -349,5 +350,70 @@ func TestMigrationLeavesItsPagesOutOfTheWALAndTheWritersPragmas(t *testing.T) {
 	}
 	if tempStore != 2 {
 		t.Errorf("the writer's temp_store is %d after the migration, want 2 (MEMORY)", tempStore)
+	}
+}
+
+// A change's attempts and events are inserted together, maxLogRows
+// records a statement: a change with more of them than one statement
+// holds stores every one, the events numbered on from the job's last
+// event, in order, and the attempts by their numbers.
+func TestChangeWithManyRecordsStoresEveryOne(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	s := openTest(t, Options{})
+	j := storetest.NewJob(storetest.NewTenant())
+	events := func(n int, typ askonce.EventType) []askonce.Event {
+		evs := make([]askonce.Event, n)
+		for i := range evs {
+			evs[i] = askonce.Event{Type: typ, Data: []byte(fmt.Sprintf(`{"i":%d}`, i))}
+		}
+		return evs
+	}
+	attempts := func(from, n int) []askonce.Attempt {
+		as := make([]askonce.Attempt, n)
+		for i := range as {
+			as[i] = askonce.Attempt{N: from + i, Reason: askonce.ReasonInitial, Outcome: askonce.AttemptInvalid, Raw: fmt.Sprint("raw ", from+i)}
+		}
+		return as
+	}
+	if err := s.CreateJob(ctx, &askonce.Change{Job: j, Attempts: attempts(1, 3), Events: events(maxLogRows, askonce.EventCreated)}); err != nil {
+		t.Fatal(err)
+	}
+	c := &askonce.Change{Job: j, Attempts: attempts(4, maxLogRows), Events: events(2*maxLogRows+1, askonce.EventAttempt)}
+	if err := s.UpdateJob(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := eventIDs(c.Events), int64(maxLogRows+1); len(got) != 2*maxLogRows+1 || got[0] != want || got[len(got)-1] != 3*maxLogRows+1 {
+		t.Errorf("the update's events took ids %v; want %d to %d", got, want, 3*maxLogRows+1)
+	}
+	evs, err := s.Events(ctx, j.TenantID, j.ID, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(evs) != 3*maxLogRows+1 {
+		t.Fatalf("%d events stored, want %d", len(evs), 3*maxLogRows+1)
+	}
+	for i, e := range evs {
+		if e.ID != int64(i+1) {
+			t.Errorf("event %d has id %d, want %d", i, e.ID, i+1)
+		}
+	}
+	if last := evs[len(evs)-1]; string(last.Data) != fmt.Sprintf(`{"i":%d}`, 2*maxLogRows) || last.Type != askonce.EventAttempt {
+		t.Errorf("the last event is %s %s; want the update's last", last.Type, last.Data)
+	}
+	as, err := s.Attempts(ctx, j.TenantID, j.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(as) != 3+maxLogRows {
+		t.Fatalf("%d attempts stored, want %d", len(as), 3+maxLogRows)
+	}
+	for i, a := range as {
+		if a.N != i+1 || a.Raw != fmt.Sprint("raw ", i+1) {
+			t.Errorf("attempt %d read back as %d %q", i+1, a.N, a.Raw)
+		}
+	}
+	if got, err := s.GetJob(ctx, j.TenantID, j.ID); err != nil || got.AttemptCount != 3+maxLogRows {
+		t.Errorf("the job counts %d attempts (%v), want %d", got.AttemptCount, err, 3+maxLogRows)
 	}
 }

@@ -55,9 +55,9 @@ type Store struct {
 	onNotify   func(ctx context.Context, tx *sql.Tx, job *askonce.Job, ev askonce.QuestionEvent) error
 	linkSecret []byte
 
-	w writeStmts
-	r readStmts
-	q queries // base's, by sqlstore.Query
+	w           writeStmts // the writer's own statements
+	writeShared prepared   // sqlstore's, on the writer
+	readStmts   prepared   // sqlstore's, on the reader pool
 
 	commits   atomic.Int64   // write transactions committed, for Commits
 	writes    chan *writeReq // to writeLoop
@@ -70,9 +70,6 @@ type Store struct {
 	checkpointer   *sql.DB                // one connection: background checkpoints
 	checkpointDone chan struct{}          // closed when checkpointLoop returned
 	catchUp        atomic.Pointer[string] // the checkpoint mode the writer is to run next
-
-	listMu    sync.Mutex
-	listStmts [sqlstore.ListQueries]*sql.Stmt // ListJobs, by listQuery's filter bits
 
 	watchers wake.Hub // Watch, woken by this process's commits
 }
@@ -214,7 +211,6 @@ func (o Options) Open(ctx context.Context, path string) (*Store, error) {
 		s.Close()
 		return nil, fmt.Errorf("open sqlite store %s: %w", path, err)
 	}
-	s.q = s.queries()
 	s.base = newBase(s)
 	go s.writeLoop()
 	go s.checkpointLoop(s.checkpointer, abs+"-wal", walSize)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 
 	"github.com/askonce/askonce/internal/sqlstore"
 )
@@ -11,9 +12,6 @@ import (
 // jobColumns are every job column of jobFrom, in jobTable's order: what
 // scanJob reads.
 var jobColumns = sqlstore.Names(columnsWhere(func(*sqlstore.Column) bool { return true }), readExpr, ", ")
-
-// shared are the statements both stores run.
-var shared = sqlstore.Statements(sqlstore.Question)
 
 // logIDSQL is logID in SQL: the rowid of the first record of kind of the
 // job whose log_seq is the expression seq (OR n to it for record n).
@@ -39,15 +37,16 @@ var resultCarried = `(nr.ref IS NULL AND nr.res IS NOT NULL AND jobs.result_atte
 	AND nr.res = (SELECT data FROM job_log WHERE id = ` + logIDSQL("jobs.log_seq", logAttempt) + ` | jobs.result_attempt))`
 
 var (
-	insertJobSQL = "INSERT INTO jobs (" + sqlstore.Names(jobsColumns, nil, ", ") + ", log_seq, result_attempt) VALUES (" + sqlstore.Question.Params(len(jobsColumns)+2) + ")"
-
-	insertStaticSQL = "INSERT INTO job_log (id, " + sqlstore.Names(staticColumns, nil, ", ") + ") VALUES (" +
-		sqlstore.Question.Params(1+len(staticColumns)) + ")"
+	// insertJobSQL numbers the new job after the last one (nextLogSeqSQL)
+	// in the same statement and returns its number.
+	insertJobSQL = "INSERT INTO jobs (" + sqlstore.Names(jobsColumns, nil, ", ") + ", log_seq, result_attempt) VALUES (" +
+		sqlstore.Question.Params(len(jobsColumns)) + ", (" + nextLogSeqSQL + "), ?) RETURNING log_seq"
 
 	// updateJobSQL is the compare-and-set. The result and its attempt
 	// (resultRef) come as nr. The sums over attempts are
 	// added to, never overwritten, and come back with the new version,
-	// with the job's log_seq and whether the change changes the fixed
+	// with the job's log_seq, its last event's job_log id (NULL when it
+	// has none) and whether the change changes the fixed
 	// columns of jobs (their values follow the WHERE's) and of the job's
 	// job_log record (then theirs).
 	updateJobSQL = "UPDATE jobs SET " + sqlstore.Names(stateColumns, nil, " = ?, ") + " = ?" +
@@ -59,7 +58,8 @@ var (
 			FROM (SELECT ` + resultCarried + ` AS carried) AS rc)
 		FROM (SELECT ? AS res, ? AS ref) AS nr
 		WHERE tenant_id = ? AND id = ? AND version = ?
-		RETURNING version, prompt_tokens, completion_tokens, cost_usd, attempt_count, log_seq, ` +
+		RETURNING version, prompt_tokens, completion_tokens, cost_usd, attempt_count, log_seq,
+		(SELECT id FROM job_log WHERE id > ` + logIDSQL("jobs.log_seq", logEvent) + ` AND id < ` + logIDSQL("jobs.log_seq", logEvent+1) + ` ORDER BY id DESC LIMIT 1), ` +
 		sqlstore.Names(fixedJobs, nil, " IS NOT ? OR ") + " IS NOT ?" +
 		", EXISTS (SELECT 1 FROM job_log s WHERE s.id = " + logIDSQL("jobs.log_seq", logJob) + " AND (" + sqlstore.Names(fixedStatic, tableAlias, " IS NOT ? OR ") + " IS NOT ?))"
 
@@ -97,53 +97,39 @@ var (
 			ORDER BY lease_until, id LIMIT ?3`
 )
 
+// maxLogRows is the most job_log records one statement inserts: a
+// change's job_log records (a new job's kind 0 record, its attempts and
+// events) are one statement up to it.
+const maxLogRows = 8
+
+// logColumns are the columns of job_log, in the order of insertLogSQL's
+// values.
+var logColumns = []string{"id", "at", "type", "data", "more", "candidates", "memory"}
+
+// insertLogSQL inserts n job_log records, each with every column
+// (logRows).
+func insertLogSQL(n int) string {
+	row := "(" + strings.TrimSuffix(strings.Repeat("?, ", len(logColumns)), ", ") + ")"
+	return "INSERT INTO job_log (" + strings.Join(logColumns, ", ") + ") VALUES " +
+		strings.TrimSuffix(strings.Repeat(row+", ", n), ", ")
+}
+
 // writeStmts are prepared on the writer and used inside its transactions.
 type writeStmts struct {
 	insertJob      *sql.Stmt
-	insertStatic   *sql.Stmt
 	updateJob      *sql.Stmt
 	selectJob      *sql.Stmt
 	addUsage       *sql.Stmt
-	insertAttempt  *sql.Stmt
-	insertEvent    *sql.Stmt
+	insertLog      [maxLogRows]*sql.Stmt // insertLog[n-1] inserts n job_log records
 	lastEventID    *sql.Stmt
-	nextLogSeq     *sql.Stmt
 	updateFixed    *sql.Stmt
 	updateStatic   *sql.Stmt
-	upsertHistory  *sql.Stmt
-	upsertMemory   *sql.Stmt
-	useMemory      *sql.Stmt
 	insertDispatch *sql.Stmt
-	insertLink     *sql.Stmt
-	claimKey       *sql.Stmt
 	takeOverKey    *sql.Stmt
-	readKey        *sql.Stmt
-	completeKey    *sql.Stmt
-	abandonKey     *sql.Stmt
-	renewLease     *sql.Stmt
-	dropLeases     *sql.Stmt
-	endLease       *sql.Stmt
 	renewPlanning  *sql.Stmt
-	lead           *sql.Stmt
 	savepoint      *sql.Stmt
 	release        *sql.Stmt
 	rollbackTo     *sql.Stmt
-}
-
-// readStmts are prepared on the reader pool.
-type readStmts struct {
-	getJob        *sql.Stmt
-	jobExists     *sql.Stmt
-	attempts      *sql.Stmt
-	events        *sql.Stmt
-	lookupHistory *sql.Stmt
-	lookupMemory  *sql.Stmt
-	history       *sql.Stmt
-	memory        *sql.Stmt
-	dueQuestions  *sql.Stmt
-	lapsedLeases  *sql.Stmt
-	jobByLink     *sql.Stmt
-	message       *sql.Stmt
 }
 
 // prepare prepares every fixed statement once. database/sql re-prepares a
@@ -155,61 +141,30 @@ func (s *Store) prepare(ctx context.Context) error {
 		query string
 	}{
 		{s.writer, &s.w.insertJob, insertJobSQL},
-		{s.writer, &s.w.insertStatic, insertStaticSQL},
 		{s.writer, &s.w.updateJob, updateJobSQL},
 		{s.writer, &s.w.selectJob, selectJobSQL},
 		{s.writer, &s.w.addUsage, `UPDATE jobs SET
 			prompt_tokens = prompt_tokens + ?, completion_tokens = completion_tokens + ?,
 			cost_usd = cost_usd + ?, attempt_count = attempt_count + 1
 			WHERE tenant_id = ? AND id = ? RETURNING log_seq`},
-		{s.writer, &s.w.nextLogSeq, nextLogSeqSQL},
-		{s.writer, &s.w.insertAttempt, `INSERT INTO job_log (id, at, type, data, more) VALUES (?, ?, ?, ?, ?)`},
 		{s.writer, &s.w.lastEventID, lastEventIDSQL},
-		{s.writer, &s.w.insertEvent, `INSERT INTO job_log (id, type, at, data) VALUES (?, ?, ?, ?)`},
 		{s.writer, &s.w.updateFixed, updateFixedSQL},
 		{s.writer, &s.w.updateStatic, updateStaticSQL},
-		{s.writer, &s.w.upsertHistory, shared.UpsertHistory},
-		{s.writer, &s.w.upsertMemory, shared.UpsertMemory},
-		{s.writer, &s.w.useMemory, shared.UseMemory},
 		// The rowid refuses a second dispatch of a job.
 		{s.writer, &s.w.insertDispatch, `INSERT INTO job_log (id, at, type) VALUES (?, ?, 'queued')`},
-		{s.writer, &s.w.insertLink, shared.InsertLink},
 		{s.writer, &s.w.savepoint, `SAVEPOINT write`},
 		{s.writer, &s.w.release, `RELEASE write`},
 		{s.writer, &s.w.rollbackTo, `ROLLBACK TO write`},
 
-		{s.reader, &s.r.getJob, selectJobSQL},
-		{s.reader, &s.r.jobExists, shared.JobExists},
-		{s.reader, &s.r.attempts, attemptsSQL},
-		{s.reader, &s.r.events, eventsSQL},
-		{s.reader, &s.r.lookupHistory, shared.LookupHistory},
-		{s.reader, &s.r.lookupMemory, shared.LookupMemory},
-		{s.reader, &s.r.history, shared.History},
-		{s.reader, &s.r.memory, shared.Memory},
-		{s.reader, &s.r.dueQuestions, shared.DueQuestions},
-		{s.writer, &s.w.claimKey, shared.ClaimKey},
 		// An in-flight claim whose owner holds no live lease is taken over.
 		{s.writer, &s.w.takeOverKey, `UPDATE idempotency SET owner = ?
 			WHERE tenant_id = ? AND key = ? AND status = 0 AND fingerprint = ?
 			AND NOT EXISTS (SELECT 1 FROM idempotency_leases l
 				WHERE l.owner = idempotency.owner AND l.expires_at > ?)
 			RETURNING job_id, base_version, created_at`},
-		{s.writer, &s.w.readKey, shared.ReadKey},
-		{s.writer, &s.w.completeKey, shared.CompleteKey},
-		{s.writer, &s.w.abandonKey, shared.AbandonKey},
-		{s.writer, &s.w.renewLease, shared.RenewKeyLease},
-		{s.writer, &s.w.dropLeases, shared.DropKeyLeases},
-		{s.writer, &s.w.endLease, shared.EndKeyLease},
-		// One lookup by the primary key of answer_links, then of jobs.
-		{s.reader, &s.r.jobByLink, "SELECT " + jobColumns + ` FROM answer_links l
-			JOIN jobs j ON j.id = l.job_id AND j.tenant_id = l.tenant_id` + jobJoins + `
-			WHERE l.token_hash = ?`},
-		{s.reader, &s.r.lapsedLeases, lapsedLeasesSQL},
-		{s.reader, &s.r.message, shared.Message},
 		{s.writer, &s.w.renewPlanning, `UPDATE jobs SET lease_until = ?
 			WHERE tenant_id = ? AND id = ? AND lease_owner = ?
 			AND status = 'planning' AND mode = 'managed'`},
-		{s.writer, &s.w.lead, shared.Lead},
 	} {
 		st, err := p.db.PrepareContext(ctx, p.query)
 		if err != nil {
@@ -217,22 +172,28 @@ func (s *Store) prepare(ctx context.Context) error {
 		}
 		*p.st = st
 	}
+	for n := range s.w.insertLog {
+		st, err := s.writer.PrepareContext(ctx, insertLogSQL(n+1))
+		if err != nil {
+			return fmt.Errorf("prepare %q: %w", insertLogSQL(n+1), err)
+		}
+		s.w.insertLog[n] = st
+	}
+	s.readStmts.db, s.writeShared.db = s.reader, s.writer
+	if err := s.writeShared.prepareAll(ctx, sqlstore.Shared()); err != nil {
+		return fmt.Errorf("prepare: %w", err)
+	}
 	return nil
 }
 
 // statements lists every prepared statement, for Close.
 func (s *Store) statements() []*sql.Stmt {
 	st := []*sql.Stmt{
-		s.w.insertJob, s.w.insertStatic, s.w.updateJob, s.w.selectJob, s.w.addUsage, s.w.insertAttempt,
-		s.w.insertEvent, s.w.lastEventID, s.w.nextLogSeq, s.w.updateFixed, s.w.updateStatic, s.w.upsertHistory, s.w.upsertMemory, s.w.useMemory, s.w.insertDispatch, s.w.insertLink,
-		s.w.claimKey, s.w.takeOverKey, s.w.readKey, s.w.completeKey, s.w.abandonKey,
-		s.w.renewLease, s.w.dropLeases, s.w.endLease, s.w.renewPlanning, s.w.lead,
+		s.w.insertJob, s.w.updateJob, s.w.selectJob, s.w.addUsage,
+		s.w.lastEventID, s.w.updateFixed, s.w.updateStatic,
+		s.w.insertDispatch, s.w.takeOverKey, s.w.renewPlanning,
 		s.w.savepoint, s.w.release, s.w.rollbackTo,
-		s.r.getJob, s.r.jobExists, s.r.attempts, s.r.events, s.r.lookupHistory, s.r.lookupMemory,
-		s.r.history, s.r.memory, s.r.dueQuestions, s.r.lapsedLeases, s.r.jobByLink, s.r.message,
 	}
-	s.listMu.Lock()
-	st = append(st, s.listStmts[:]...)
-	s.listMu.Unlock()
-	return st
+	st = append(st, s.w.insertLog[:]...)
+	return append(append(st, s.writeShared.all()...), s.readStmts.all()...)
 }

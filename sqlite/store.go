@@ -44,19 +44,15 @@ func (s *Store) CreateJob(ctx context.Context, c *askonce.Change) error {
 	var appended []askonce.Event
 	err = s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var seq int64
-		if err := tx.StmtContext(ctx, s.w.nextLogSeq).QueryRowContext(ctx).Scan(&seq); err != nil {
-			return wrap(err, "number the job")
-		}
-		if _, err := tx.StmtContext(ctx, s.w.insertJob).ExecContext(ctx, append(args, seq, ref)...); err != nil {
+		if err := tx.StmtContext(ctx, s.w.insertJob).QueryRowContext(ctx, append(args, ref)...).Scan(&seq); err != nil {
 			if isConstraint(err, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY, sqlite3.SQLITE_CONSTRAINT_UNIQUE) {
 				return askonce.Errorf(askonce.ECONFLICT, "job %s already exists", job.ID)
 			}
 			return err
 		}
-		if _, err := tx.StmtContext(ctx, s.w.insertStatic).ExecContext(ctx, append([]any{logID(seq, logJob, 0)}, static...)...); err != nil {
-			return err
-		}
-		appended, err = s.writeWith(ctx, tx, ins, seq, c, hist, now)
+		// The job's kind 0 record goes with its attempts and events; a
+		// new job has no events yet.
+		appended, err = s.writeWith(ctx, tx, ins, seq, 0, static, c, hist, now)
 		return err
 	})
 	if err != nil {
@@ -120,10 +116,11 @@ func (s *Store) UpdateJob(ctx context.Context, c *askonce.Change) error {
 	err = s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var (
 			seq                         int64
+			lastEvent                   sql.NullInt64
 			fixedChanged, staticChanged bool
 		)
 		err := tx.StmtContext(ctx, s.w.updateJob).QueryRowContext(ctx, args...).
-			Scan(&version, &usage.PromptTokens, &usage.CompletionTokens, &usage.CostUSD, &count, &seq, &fixedChanged, &staticChanged)
+			Scan(&version, &usage.PromptTokens, &usage.CompletionTokens, &usage.CostUSD, &count, &seq, &lastEvent, &fixedChanged, &staticChanged)
 		if errors.Is(err, sql.ErrNoRows) {
 			return s.lostUpdate(ctx, tx, j)
 		}
@@ -140,7 +137,11 @@ func (s *Store) UpdateJob(ctx context.Context, c *askonce.Change) error {
 				return err
 			}
 		}
-		appended, err = s.writeWith(ctx, tx, j, seq, c, hist, now)
+		last := int64(0)
+		if lastEvent.Valid {
+			last = lastEvent.Int64 - logID(seq, logEvent, 0)
+		}
+		appended, err = s.writeWith(ctx, tx, j, seq, last, nil, c, hist, now)
 		return err
 	})
 	if err != nil {
@@ -164,25 +165,28 @@ func resultRef(j *askonce.Job, attempts []askonce.Attempt) (result, attempt any)
 }
 
 // writeWith writes, inside tx, what goes with the row of job j (whose
-// log_seq is seq) written by c, for CreateJob and UpdateJob alike: the
-// attempts, the events (returned as stored), the history entry hist, the
-// answer link, the notification and the dispatch.
-func (s *Store) writeWith(ctx context.Context, tx *sql.Tx, j *askonce.Job, seq int64, c *askonce.Change, hist *askonce.HistoryEntry, now time.Time) ([]askonce.Event, error) {
-	if len(c.Attempts) > 0 {
-		st := tx.StmtContext(ctx, s.w.insertAttempt)
-		for i := range c.Attempts {
-			args, err := attemptArgs(seq, &c.Attempts[i])
-			if err != nil {
-				return nil, err
-			}
-			if _, err := st.ExecContext(ctx, args...); err != nil {
-				return nil, wrap(err, "insert attempt %d", c.Attempts[i].N)
-			}
+// log_seq is seq, and whose last event has id last) written by c, for
+// CreateJob and UpdateJob alike: its job_log records in one statement
+// (a new job's kind 0 record, whose staticColumns values static holds,
+// the attempts, and the events, returned as stored), the history entry
+// hist, the answer link, the notification and the dispatch.
+func (s *Store) writeWith(ctx context.Context, tx *sql.Tx, j *askonce.Job, seq, last int64, static []any, c *askonce.Change, hist *askonce.HistoryEntry, now time.Time) ([]askonce.Event, error) {
+	var rows logRows
+	rows.args = make([]any, 0, len(logColumns)*(1+len(c.Attempts)+len(c.Events)))
+	if static != nil {
+		staticRow(&rows, seq, static)
+	}
+	for i := range c.Attempts {
+		if err := attemptRow(&rows, seq, &c.Attempts[i]); err != nil {
+			return nil, err
 		}
 	}
-	appended, err := s.appendEvents(ctx, tx, j.TenantID, j.ID, seq, c.Events, now)
+	appended, err := eventRows(&rows, j.TenantID, j.ID, seq, last, c.Events, now)
 	if err != nil {
 		return nil, err
+	}
+	if err := s.insertLog(ctx, tx, &rows); err != nil {
+		return nil, wrap(err, "append the job_log records of job %s", j.ID)
 	}
 	if err := s.upsertHistory(ctx, tx, hist); err != nil {
 		return nil, err
@@ -193,12 +197,12 @@ func (s *Store) writeWith(ctx context.Context, tx *sql.Tx, j *askonce.Job, seq i
 		}
 	}
 	if r := c.Recalled; r != nil && r.Scope != askonce.MemorySession {
-		if _, err := tx.StmtContext(ctx, s.w.useMemory).ExecContext(ctx, j.TenantID, string(r.Scope), r.Project, r.QuestionHash); err != nil {
+		if _, err := tx.StmtContext(ctx, s.writeShared.ready(sqlstore.UseMemory)).ExecContext(ctx, j.TenantID, string(r.Scope), r.Project, r.QuestionHash); err != nil {
 			return nil, fmt.Errorf("count the use of a remembered answer: %w", err)
 		}
 	}
 	if len(c.AnswerLink) > 0 {
-		if _, err := tx.StmtContext(ctx, s.w.insertLink).ExecContext(ctx, c.AnswerLink, j.TenantID, j.ID, now.UnixNano()); err != nil {
+		if _, err := tx.StmtContext(ctx, s.writeShared.ready(sqlstore.InsertLink)).ExecContext(ctx, c.AnswerLink, j.TenantID, j.ID, now.UnixNano()); err != nil {
 			return nil, wrap(err, "record answer link")
 		}
 	}
@@ -266,11 +270,11 @@ func (s *Store) AddAttempt(ctx context.Context, tenant, jobID string, a askonce.
 		if err != nil {
 			return err
 		}
-		args, err := attemptArgs(seq, &a)
-		if err != nil {
+		var rows logRows
+		if err := attemptRow(&rows, seq, &a); err != nil {
 			return err
 		}
-		if _, err := tx.StmtContext(ctx, s.w.insertAttempt).ExecContext(ctx, args...); err != nil {
+		if err := s.insertLog(ctx, tx, &rows); err != nil {
 			return wrap(err, "insert attempt %d", a.N)
 		}
 		if ev.Type == "" {
@@ -283,22 +287,6 @@ func (s *Store) AddAttempt(ctx context.Context, tenant, jobID string, a askonce.
 		s.watchers.Wake(jobID)
 	}
 	return wrap(err, "add attempt to job %s", jobID)
-}
-
-// listStmt returns the prepared ListJobs query for a set of filters,
-// preparing it on first use.
-func (s *Store) listStmt(ctx context.Context, bits int) (*sql.Stmt, error) {
-	s.listMu.Lock()
-	defer s.listMu.Unlock()
-	if st := s.listStmts[bits]; st != nil {
-		return st, nil
-	}
-	st, err := s.reader.PrepareContext(ctx, listQuery(bits))
-	if err != nil {
-		return nil, err
-	}
-	s.listStmts[bits] = st
-	return st, nil
 }
 
 // listQuery is the ListJobs query for a set of filters.
@@ -337,8 +325,8 @@ func (s *Store) RenewLeases(ctx context.Context, r askonce.LeaseRenewal) (int, e
 
 // appendEvents inserts events for the job (whose log_seq is seq) and
 // returns them as stored: with the job's tenant and id, At (now when
-// zero) and the IDs after the job's last event's. The caller copies them
-// back only once the transaction committed.
+// zero) and the IDs after the job's last event's, which it reads. The
+// caller copies them back only once the transaction committed.
 func (s *Store) appendEvents(ctx context.Context, tx *sql.Tx, tenant, jobID string, seq int64, events []askonce.Event, now time.Time) ([]askonce.Event, error) {
 	if len(events) == 0 {
 		return nil, nil
@@ -352,11 +340,27 @@ func (s *Store) appendEvents(ctx context.Context, tx *sql.Tx, tenant, jobID stri
 	case err != nil:
 		return nil, wrap(err, "read the last event id")
 	}
-	last := lastID - first
+	var rows logRows
+	out, err := eventRows(&rows, tenant, jobID, seq, lastID-first, events, now)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.insertLog(ctx, tx, &rows); err != nil {
+		return nil, wrap(err, "append events")
+	}
+	return out, nil
+}
+
+// eventRows adds to rows the job_log records of events, of the job whose
+// log_seq is seq and whose last event has id last, and returns them as
+// stored (see appendEvents).
+func eventRows(rows *logRows, tenant, jobID string, seq, last int64, events []askonce.Event, now time.Time) ([]askonce.Event, error) {
+	if len(events) == 0 {
+		return nil, nil
+	}
 	if last+int64(len(events)) > logMaxN {
 		return nil, fmt.Errorf("job %s has no event ids left", jobID)
 	}
-	st := tx.StmtContext(ctx, s.w.insertEvent)
 	out := slices.Clone(events)
 	for i := range out {
 		e := &out[i]
@@ -367,11 +371,59 @@ func (s *Store) appendEvents(ctx context.Context, tx *sql.Tx, tenant, jobID stri
 			e.At = fromNanos(e.At.UnixNano())
 		}
 		e.ID = last + int64(i) + 1
-		if _, err := st.ExecContext(ctx, logID(seq, logEvent, e.ID), string(e.Type), e.At.UnixNano(), rawArg(e.Data)); err != nil {
-			return nil, wrap(err, "append %s event", e.Type)
-		}
+		rows.args = append(rows.args, logID(seq, logEvent, e.ID), e.At.UnixNano(), string(e.Type), rawArg(e.Data), nil, nil, nil)
 	}
 	return out, nil
+}
+
+// logRows are the values of job_log records, each of every column
+// (logColumns), that one write inserts together.
+type logRows struct{ args []any }
+
+// staticPos is where each of staticColumns goes in a job_log record.
+var staticPos = func() []int {
+	pos := make([]int, len(staticColumns))
+	for i, c := range staticColumns {
+		pos[i] = slices.Index(logColumns, c.Name)
+		if pos[i] < 1 {
+			panic("sqlite: static column " + c.Name + " is not a column of job_log")
+		}
+	}
+	return pos
+}()
+
+// staticRow adds the kind 0 record of the job whose log_seq is seq to
+// rows: static holds the values of staticColumns.
+func staticRow(rows *logRows, seq int64, static []any) {
+	row := make([]any, len(logColumns))
+	row[0] = logID(seq, logJob, 0)
+	for i, v := range static {
+		row[staticPos[i]] = v
+	}
+	rows.args = append(rows.args, row...)
+}
+
+// attemptRow adds attempt a of the job whose log_seq is seq to rows.
+func attemptRow(rows *logRows, seq int64, a *askonce.Attempt) error {
+	args, err := attemptArgs(seq, a)
+	if err != nil {
+		return err
+	}
+	rows.args = append(append(rows.args, args...), nil, nil)
+	return nil
+}
+
+// insertLog inserts rows, maxLogRows records a statement.
+func (s *Store) insertLog(ctx context.Context, tx *sql.Tx, rows *logRows) error {
+	w := len(logColumns)
+	for args := rows.args; len(args) > 0; {
+		n := min(len(args)/w, maxLogRows)
+		if _, err := tx.StmtContext(ctx, s.w.insertLog[n-1]).ExecContext(ctx, args[:w*n]...); err != nil {
+			return err
+		}
+		args = args[w*n:]
+	}
+	return nil
 }
 
 // isConstraint reports whether err is a SQLite constraint violation with
@@ -392,13 +444,13 @@ func (s *Store) upsertHistory(ctx context.Context, tx *sql.Tx, hist *askonce.His
 	if hist == nil {
 		return nil
 	}
-	if _, err := tx.StmtContext(ctx, s.w.upsertHistory).ExecContext(ctx,
+	if _, err := tx.StmtContext(ctx, s.writeShared.ready(sqlstore.UpsertHistory)).ExecContext(ctx,
 		hist.TenantID, hist.SessionID, hist.QuestionHash, string(hist.Type),
 		hist.Question, hist.Answer, hist.JobID, hist.At.UnixNano()); err != nil {
 		return wrap(err, "upsert history")
 	}
 	if hist.Scope == askonce.MemoryProject || hist.Scope == askonce.MemoryTenant {
-		if _, err := tx.StmtContext(ctx, s.w.upsertMemory).ExecContext(ctx,
+		if _, err := tx.StmtContext(ctx, s.writeShared.ready(sqlstore.UpsertMemory)).ExecContext(ctx,
 			hist.TenantID, string(hist.Scope), hist.Project, hist.QuestionHash, string(hist.Type),
 			hist.Question, hist.Answer, hist.JobID, hist.SessionID, hist.At.UnixNano(), timePtrArg(hist.ExpiresAt)); err != nil {
 			return fmt.Errorf("remember the answer in %s memory: %w", hist.Scope, err)

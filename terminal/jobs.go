@@ -48,7 +48,7 @@ var jobsExitCodes = map[string][]int{
 
 // Jobs is askonce jobs: its command (list, show, answer, ...) with its
 // flags and arguments; it returns the exit code.
-func Jobs(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
+func Jobs(ctx context.Context, embed cli.Embedded, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, jobsUsage)
 		return exitUsage
@@ -80,6 +80,7 @@ func Jobs(ctx context.Context, args []string, getenv func(string) string, stdin 
 	)
 	s := cli.NewSettings("jobs "+sub, "", getenv, stderr)
 	cn.Flags(s)
+	cn.Embed = embed
 	cn.ReadOnly = sub == "list" || sub == "show" || sub == "events" || sub == "history"
 	s.Bool(&asJSON, "json", false, "print JSON instead of a table")
 	switch sub {

@@ -54,7 +54,7 @@ Commands (each takes --server/--db, --api-key and --json):
 
 // Memory is askonce memory: list or forget remembered answers; it returns
 // the exit code.
-func Memory(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+func Memory(ctx context.Context, embed cli.Embedded, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, memoryUsage)
 		return exitUsage
@@ -77,6 +77,7 @@ func Memory(ctx context.Context, args []string, getenv func(string) string, stdo
 	)
 	s := cli.NewSettings("memory "+sub, "", getenv, stderr)
 	cn.Flags(s)
+	cn.Embed = embed
 	cn.ReadOnly = sub == "list"
 	s.Bool(&asJSON, "json", false, "print JSON instead of a table")
 	s.String(&scope, "scope", "", "project (the default with --project), tenant, or session (forget, with --session)")

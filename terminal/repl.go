@@ -26,8 +26,8 @@ Commands:
 
 // Repl is askonce repl: one goal per line of stdin in one session; it
 // returns the exit code.
-func Repl(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
-	var cn cli.Conn
+func Repl(ctx context.Context, embed cli.Embedded, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
+	cn := cli.Conn{Embed: embed}
 	var session, profile, files string
 	var cands candidateFlags
 	s := cli.NewSettings("repl", replSummary, getenv, stderr)

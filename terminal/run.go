@@ -39,8 +39,9 @@ type runConfig struct {
 
 // Run is askonce run: one goal to a plan, its question asked on the
 // terminal or read from stdin; it returns the exit code.
-func Run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
+func Run(ctx context.Context, embed cli.Embedded, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
 	c := &runConfig{}
+	c.Conn.Embed = embed
 	s := cli.NewSettings("run", runSummary, getenv, stderr)
 	c.Conn.Flags(s)
 	s.String(&c.Session, "session", "", "session id (the repeat guard's scope); empty: a new one")

@@ -2,9 +2,17 @@ package terminal
 
 import (
 	"bytes"
+	"context"
+	"net/http"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/internal/cli"
+	"github.com/askonce/askonce/rules"
+	"github.com/askonce/askonce/server"
+	"github.com/askonce/askonce/sqlite"
 )
 
 // The terminal commands called as functions, with strings for stdin and
@@ -12,6 +20,22 @@ import (
 // file: no process, no terminal (so no picker: the numbered options and a
 // line of stdin). cmd/askonce's tests run the same paths through the
 // built binary.
+
+// embedded is the embedded engine of the tests: the rules interpreter
+// and the SQLite file of --db behind the HTTP API, as cmd/askonce wires
+// it (whatever --interpreter says).
+func embedded(ctx context.Context, c *cli.Conn) (http.Handler, func(), error) {
+	interp, err := rules.New(rules.Options{})
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := sqlite.Options{}.Open(ctx, c.DB)
+	if err != nil {
+		return nil, nil, err
+	}
+	api := server.New(server.Config{Engine: &askonce.Engine{Store: st, Interpreter: interp, NoBuilder: true}, Idempotency: st, AnsweredVia: askonce.ViaTerminal})
+	return api, func() { api.CloseStreams(); st.Close() }, nil
+}
 
 // noEnv is an environment with no ASKONCE_* variable set.
 func noEnv(string) string { return "" }
@@ -44,10 +68,10 @@ var jobID = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-
 func TestCommandsWithoutAProcess(t *testing.T) {
 	db := t.TempDir() + "/t.db"
 	run := call(t, func(args []string, stdin *strings.Reader, stdout, stderr *bytes.Buffer) int {
-		return Run(t.Context(), append([]string{"--db", db}, args...), noEnv, stdin, stdout, stderr)
+		return Run(t.Context(), embedded, append([]string{"--db", db}, args...), noEnv, stdin, stdout, stderr)
 	})
 	jobs := call(t, func(args []string, stdin *strings.Reader, stdout, stderr *bytes.Buffer) int {
-		return Jobs(t.Context(), append(args[:1:1], append([]string{"--db", db}, args[1:]...)...), noEnv, stdin, stdout, stderr)
+		return Jobs(t.Context(), embedded, append(args[:1:1], append([]string{"--db", db}, args[1:]...)...), noEnv, stdin, stdout, stderr)
 	})
 
 	t.Run("RunReadsTheAnswerFromStdinAndDrawsThePlan", func(t *testing.T) {
@@ -90,7 +114,7 @@ func TestCommandsWithoutAProcess(t *testing.T) {
 	})
 	t.Run("ReplPlansOneGoalPerLine", func(t *testing.T) {
 		var out, errs bytes.Buffer
-		code := Repl(t.Context(), []string{"--db", db, "--session", "R"}, noEnv,
+		code := Repl(t.Context(), embedded, []string{"--db", db, "--session", "R"}, noEnv,
 			strings.NewReader("hot frozen cheese\n/answer 1\n/quit\nwrite the README\n"), &out, &errs)
 		wantRun(t, "repl", out.String(), errs.String(), code, exitOK, "session R", "1) hot", "answer: hot (from user)")
 		if strings.Contains(out.String(), "Write the README") {

@@ -1,7 +1,7 @@
 // Package terminal is the terminal client: askonce run, repl, jobs and
 // memory, over the client package, against a server (--server) or the
 // embedded engine on a local SQLite file (--db, by default in the user's
-// data folder: cli.Conn.EmbeddedDB).
+// data folder) that cmd/askonce hands it as a cli.Embedded.
 package terminal
 
 import (

@@ -146,7 +146,6 @@ func (h *Handler) answerSubmit(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := askonce.WithAnswerer(r.Context(), who)
-	var err error
 	text, other, path := formAnswer(r.PostForm)
 	answer := askonce.TextAnswer(text)
 	form := newFormView(j, token)
@@ -159,17 +158,21 @@ func (h *Handler) answerSubmit(w http.ResponseWriter, r *http.Request) {
 		// A radio picked: the option itself.
 		answer = askonce.AnswerOf(askonce.OptionValue(text))
 	}
+	// The job the link named, as read and checked live above, is the
+	// act's target: it is not read again.
+	act := askonce.Act{Job: j, Background: true}
 	switch r.PostForm.Get("action") {
 	case "", "answer":
-		_, _, err = h.engine.ReplyByToken(ctx, token, askonce.Reply{Answer: answer, DontRemember: r.PostForm.Get("dont_remember") != ""})
+		act.Do, act.Answer, act.DontRemember = askonce.ActAnswer, answer, r.PostForm.Get("dont_remember") != ""
 	case "decline":
-		_, _, err = h.engine.DeclineByToken(ctx, token)
+		act.Do = askonce.ActDecline
 	case "cancel":
-		_, err = h.engine.CancelByToken(ctx, token)
+		act.Do, act.Background = askonce.ActCancel, false
 	default:
 		h.answerMessage(w, http.StatusBadRequest, "Bad form", "Unknown action.")
 		return
 	}
+	_, _, err := h.engine.Act(ctx, act)
 	var ae *askonce.Error
 	errors.As(err, &ae)
 	switch {

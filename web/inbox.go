@@ -389,7 +389,7 @@ func (h *Handler) cancel(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id := r.PathValue("id")
-	if _, err := h.engine.Cancel(r.Context(), v.Tenant, id); err != nil {
+	if _, _, err := h.engine.Act(r.Context(), askonce.Act{Do: askonce.ActCancel, TenantID: v.Tenant, ID: id}); err != nil {
 		h.engineError(w, err)
 		return
 	}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/auth"
 	"github.com/askonce/askonce/server"
 	"github.com/askonce/askonce/web"
 )
@@ -45,10 +46,10 @@ func newInboxSite(t *testing.T, withKeys, useTLS bool) *inboxSite {
 	t.Helper()
 	eng := newEngine(t, nil)
 	eng.LinkSecret = nil // links are switched on by the test that needs them
-	var keys *server.Keys
+	var keys *auth.Keys
 	var err error
 	if withKeys {
-		keys, err = server.LoadKeys(strings.NewReader("alpha " + server.HashKey(keyAlpha) + " name=alice\nbeta " + server.HashKey(keyBeta) + "\n"))
+		keys, err = auth.LoadKeys(strings.NewReader("alpha " + auth.HashKey(keyAlpha) + " name=alice\nbeta " + auth.HashKey(keyBeta) + "\n"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -374,7 +375,7 @@ func testInboxJobPageShowsQuestionAttemptsEventsAndPlanTree(t *testing.T) {
 			t.Errorf("pending job page lacks option %q", o)
 		}
 	}
-	answered, err := s.engine.Answer(context.Background(), "", j.ID, j.Question.Options[0])
+	answered, _, err := s.engine.Act(context.Background(), askonce.Act{Do: askonce.ActAnswer, ID: j.ID, Answer: askonce.TextAnswer(j.Question.Options[0])})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -434,7 +435,7 @@ func testInboxUpdatesStateChangesWhenAQuestionArrives(t *testing.T) {
 		t.Fatalf("a new pending question left the state at %s", after)
 	}
 	jobBefore := state("/ui/updates?job=" + j.ID)
-	if _, err := s.engine.Cancel(context.Background(), "", j.ID); err != nil {
+	if _, _, err := s.engine.Act(context.Background(), askonce.Act{Do: askonce.ActCancel, ID: j.ID}); err != nil {
 		t.Fatal(err)
 	}
 	if after := state("/ui/updates?job=" + j.ID); after == jobBefore {
@@ -477,7 +478,7 @@ func testInboxSessionCookieHoldsARandomIDNeverTheKey(t *testing.T) {
 		if err != nil || len(raw) != 32 {
 			t.Errorf("session id %q is not 256 bits of base64url: %v", c.Value, err)
 		}
-		if strings.Contains(c.Value, keyAlpha) || strings.Contains(c.Value, server.HashKey(keyAlpha)) {
+		if strings.Contains(c.Value, keyAlpha) || strings.Contains(c.Value, auth.HashKey(keyAlpha)) {
 			t.Errorf("the session cookie carries the key: %q", c.Value)
 		}
 		if again := s.login(keyAlpha); again.Value == c.Value {

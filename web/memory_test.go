@@ -22,7 +22,7 @@ func (s *inboxSite) answeredIn(tenant, project, answer string) *askonce.Job {
 	if err != nil || j.Status != askonce.StatusPending {
 		s.t.Fatalf("create: %v %v", j, err)
 	}
-	if _, err := s.engine.Answer(ctx, tenant, j.ID, answer); err != nil {
+	if _, _, err := s.engine.Act(ctx, askonce.Act{Do: askonce.ActAnswer, TenantID: tenant, ID: j.ID, Answer: askonce.TextAnswer(answer)}); err != nil {
 		s.t.Fatal(err)
 	}
 	return j

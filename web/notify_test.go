@@ -20,7 +20,7 @@ func testInboxJobPageShowsRecipientsAndWhoAnswered(t *testing.T) {
 		t.Fatal(err)
 	}
 	by := askonce.Answerer{Via: askonce.ViaMCP, By: hostile}
-	if _, err := s.engine.Answer(askonce.WithAnswerer(context.Background(), by), "", j.ID, j.Question.Options[0]); err != nil {
+	if _, _, err := s.engine.Act(askonce.WithAnswerer(context.Background(), by), askonce.Act{Do: askonce.ActAnswer, ID: j.ID, Answer: askonce.TextAnswer(j.Question.Options[0])}); err != nil {
 		t.Fatal(err)
 	}
 	r := s.get("/ui/jobs/" + j.ID)

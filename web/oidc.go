@@ -17,7 +17,7 @@ import (
 	"github.com/coreos/go-oidc/v3/oidc"
 	"golang.org/x/oauth2"
 
-	"github.com/askonce/askonce/server"
+	"github.com/askonce/askonce/auth"
 )
 
 // Signing in with OpenID Connect (Config.OIDC).
@@ -31,7 +31,7 @@ import (
 // none), exchanges the code with the verifier, verifies the ID token
 // (signature by the provider's keys, issuer, audience = the client id,
 // expiry) and its nonce, and asks the keys file's signin lines which
-// tenant the person sees (server.Keys.SignIn). The session is then a
+// tenant the person sees (auth.Keys.SignIn). The session is then a
 // signed cookie too: askonce_session holds the tenant, who signed in,
 // the CSRF token of the inbox's forms and the expiry, with an HMAC-SHA256
 // over them. Checking it is the whole cost of a page view: no store, no
@@ -80,14 +80,14 @@ type OIDC struct {
 // oidcSignIn is the sign-in of a Handler with Config.OIDC.
 type oidcSignIn struct {
 	cfg  OIDC
-	keys *server.Keys
+	keys *auth.Keys
 	mac  []byte // the key of the cookies' HMAC
 
 	mu       sync.Mutex
 	provider *oidc.Provider // nil until discovered
 }
 
-func newOIDCSignIn(cfg OIDC, keys *server.Keys) *oidcSignIn {
+func newOIDCSignIn(cfg OIDC, keys *auth.Keys) *oidcSignIn {
 	if len(cfg.SessionKey) < 32 {
 		panic("web: OIDC.SessionKey must be at least 32 bytes")
 	}
@@ -313,7 +313,7 @@ func (h *Handler) oidcCallback(w http.ResponseWriter, r *http.Request) {
 		h.signInAgain(w, "The sign-in provider's answer could not be read.")
 		return
 	}
-	id := server.Identity{Subject: idt.Subject, Email: claims.Email, EmailVerified: claims.EmailVerified != nil && *claims.EmailVerified, Groups: claims.Groups}
+	id := auth.Identity{Subject: idt.Subject, Email: claims.Email, EmailVerified: claims.EmailVerified != nil && *claims.EmailVerified, Groups: claims.Groups}
 	tenant, ok := o.keys.SignIn(id)
 	if !ok {
 		h.log.Info("sign-in: not in the keys file's signin lines", "subject", id.Subject, "email", id.Email, "groups", id.Groups)
@@ -350,7 +350,7 @@ func tokenProblem(err error) string {
 // answeredBy is who an answer given while signed in is recorded as given
 // by: the verified address and the subject, which the provider never
 // reuses.
-func answeredBy(id server.Identity) string {
+func answeredBy(id auth.Identity) string {
 	if id.Email != "" && id.EmailVerified {
 		return fmt.Sprintf("%s (oidc %s)", id.Email, id.Subject)
 	}
@@ -358,14 +358,14 @@ func answeredBy(id server.Identity) string {
 }
 
 // verifiedEmail is the address the provider verified, "" for none.
-func verifiedEmail(id server.Identity) string {
+func verifiedEmail(id auth.Identity) string {
 	if id.EmailVerified {
 		return id.Email
 	}
 	return ""
 }
 
-func displayName(id server.Identity) string {
+func displayName(id auth.Identity) string {
 	if id.Email != "" {
 		return id.Email
 	}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/oauth2-proxy/mockoidc"
 
-	"github.com/askonce/askonce/server"
+	"github.com/askonce/askonce/auth"
 )
 
 // Behind a proxy that ends TLS the request is plain HTTP, but the public
@@ -22,7 +22,7 @@ func TestOIDCCookiesAreSecureWhenThePublicURLIsHTTPS(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { op.Shutdown() })
-	keys, err := server.LoadKeys(strings.NewReader("alpha signin domain=alpha.test\n"))
+	keys, err := auth.LoadKeys(strings.NewReader("alpha signin domain=alpha.test\n"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/oauth2-proxy/mockoidc"
 
 	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/auth"
 	"github.com/askonce/askonce/server"
 	"github.com/askonce/askonce/web"
 )
@@ -93,7 +94,7 @@ func newOIDCSite(t *testing.T, issuer string) *oidcSite {
 	}
 
 	eng := newEngine(t, nil)
-	keys, err := server.LoadKeys(strings.NewReader("alpha " + server.HashKey(keyAlpha) + "\n" + oidcKeysFile))
+	keys, err := auth.LoadKeys(strings.NewReader("alpha " + auth.HashKey(keyAlpha) + "\n" + oidcKeysFile))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -268,18 +268,13 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	key := strings.TrimSpace(r.PostForm.Get("key"))
-	var caller askonce.Caller
-	ok, wait := h.logins.Authenticate(h.proxies.Addr(r), key, func(key string) (found bool) {
-		caller, found = h.keys.Caller(key)
-		return found
-	})
-	if wait > 0 {
-		w.Header().Set("Retry-After", ratelimit.Seconds(wait))
-		h.renderLogin(w, r, http.StatusTooManyRequests, "Too many wrong API keys were tried from your address. Try again in "+ratelimit.Seconds(wait)+" seconds.")
+	caller, refused := h.logins.CheckKey(w, r, key)
+	switch {
+	case refused != nil && refused.Status == http.StatusTooManyRequests:
+		h.renderLogin(w, r, refused.Status, "Too many wrong API keys were tried from your address. Try again in "+ratelimit.Seconds(refused.RetryAfter)+" seconds.")
 		return
-	}
-	if !ok {
-		h.renderLogin(w, r, http.StatusUnauthorized, "That API key is not valid.")
+	case refused != nil:
+		h.renderLogin(w, r, refused.Status, "That API key is not valid.")
 		return
 	}
 	ss := h.sessions.create(caller)

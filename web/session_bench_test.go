@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/auth"
 	"github.com/askonce/askonce/rules"
-	"github.com/askonce/askonce/server"
 	"github.com/askonce/askonce/sqlite"
 )
 
@@ -88,7 +88,7 @@ func benchHandlers(b *testing.B) (benchSite, benchSite) {
 			b.Fatal(err)
 		}
 	}
-	keys, err := server.LoadKeys(strings.NewReader("alpha " + server.HashKey("key-alpha-0123456789") + "\nalpha signin domain=alpha.test\n"))
+	keys, err := auth.LoadKeys(strings.NewReader("alpha " + auth.HashKey("key-alpha-0123456789") + "\nalpha signin domain=alpha.test\n"))
 	if err != nil {
 		b.Fatal(err)
 	}

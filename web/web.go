@@ -15,6 +15,7 @@
 package web
 
 import (
+	"cmp"
 	"embed"
 	"html/template"
 	"io/fs"
@@ -24,8 +25,8 @@ import (
 	"time"
 
 	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/auth"
 	"github.com/askonce/askonce/internal/ratelimit"
-	"github.com/askonce/askonce/server"
 )
 
 //go:embed templates/*.html
@@ -42,7 +43,7 @@ type Config struct {
 	// Keys, when set, closes the inbox: it asks for an API key once and
 	// shows only that key's tenant (see session.go). Nil: the inbox is
 	// open and shows askonce.DefaultTenant, like the API without keys.
-	Keys *server.Keys
+	Keys *auth.Keys
 	// FailedLookups is how many unknown answer-link tokens one client
 	// address may present per minute before further unknown ones are
 	// answered 429 (a valid token always opens). Default
@@ -70,13 +71,14 @@ type Handler struct {
 	pages  *template.Template
 	mux    *http.ServeMux
 
-	keys     *server.Keys
+	keys     *auth.Keys
 	sessions *sessions
 	oidc     *oidcSignIn // nil: no OpenID sign-in
-	// lookups limits failed answer-link lookups per client address,
-	// logins wrong keys at the sign-in form; proxies names the address.
+	// lookups limits failed answer-link lookups per client address
+	// (proxies names the address); logins checks the keys of the
+	// sign-in form, wrong ones limited per address too.
 	lookups *ratelimit.Limiter
-	logins  *ratelimit.Limiter
+	logins  *auth.Guard
 	proxies ratelimit.Proxies
 }
 
@@ -90,11 +92,9 @@ func New(cfg Config) *Handler {
 	if h.lookups.Limit <= 0 {
 		h.lookups.Limit = DefaultFailedLookups
 	}
-	h.logins = &ratelimit.Limiter{Limit: cfg.FailedLogins, Window: time.Minute, Now: h.answerNow}
-	if h.logins.Limit <= 0 {
-		h.logins.Limit = DefaultFailedLogins
-	}
 	h.proxies = ratelimit.Proxies(cfg.TrustedProxies)
+	h.logins = &auth.Guard{Lookup: cfg.Keys.Caller, Proxies: h.proxies,
+		Fails: &ratelimit.Limiter{Limit: cmp.Or(max(cfg.FailedLogins, 0), DefaultFailedLogins), Window: time.Minute, Now: h.answerNow}}
 	if cfg.OIDC != nil {
 		h.oidc = newOIDCSignIn(*cfg.OIDC, cfg.Keys)
 	}

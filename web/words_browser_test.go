@@ -30,7 +30,7 @@ func testBrowserPagesSayItInWordsNotCodesWithPlurals(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	answered, err := s.engine.Answer(ctx, "", asked.ID, "hot")
+	answered, _, err := s.engine.Act(ctx, askonce.Act{Do: askonce.ActAnswer, ID: asked.ID, Answer: askonce.TextAnswer("hot")})
 	if err != nil || answered.Status != askonce.StatusSuccess || answered.AttemptCount != 2 {
 		t.Fatalf("fixture: the answered job is %+v (%v), want two attempts' success", answered, err)
 	}

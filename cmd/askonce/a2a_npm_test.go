@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/askonce/askonce/server"
+	"github.com/askonce/askonce/auth"
 )
 
 // npmDir is a test folder with npm packages, from this package's
@@ -50,7 +50,7 @@ func keysFile(t *testing.T, keys map[string]string) string {
 	t.Helper()
 	var b strings.Builder
 	for tenant, key := range keys {
-		b.WriteString(tenant + " " + server.HashKey(key) + "\n")
+		b.WriteString(tenant + " " + auth.HashKey(key) + "\n")
 	}
 	path := filepath.Join(t.TempDir(), "keys")
 	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {

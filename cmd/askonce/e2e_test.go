@@ -24,9 +24,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/askonce/askonce/dispatch"
 	"github.com/askonce/askonce/internal/openapitest"
 	"github.com/askonce/askonce/postgres/pgtest"
+	"github.com/askonce/askonce/webhook"
 )
 
 // The end-to-end tests run the built binary on a real port, as a user
@@ -309,7 +309,7 @@ func newReceiver(t *testing.T, failures int) *receiver {
 		tries: map[string]int{}, acked: map[string]int{}, bodies: map[string][]byte{}}
 	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		body, _ := io.ReadAll(req.Body)
-		if err := dispatch.Verify(r.secret, req.Header, body, 5*time.Minute); err != nil {
+		if err := webhook.Verify(r.secret, req.Header, body, 5*time.Minute); err != nil {
 			r.badSigs.Add(1)
 			http.Error(w, err.Error(), http.StatusUnauthorized)
 			return

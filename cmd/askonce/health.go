@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/askonce/askonce/api"
 	"github.com/askonce/askonce/internal/cli"
-	"github.com/askonce/askonce/server"
 )
 
 const healthSummary = `Ask a running server whether it is healthy: GET <server>/healthz. Exits 0
@@ -57,7 +57,7 @@ func health(ctx context.Context, args []string, getenv func(string) string, stdo
 		return fmt.Errorf("health: %w", err)
 	}
 	defer resp.Body.Close()
-	var h server.Health
+	var h api.Health
 	if err := json.NewDecoder(io.LimitReader(resp.Body, 64<<10)).Decode(&h); err != nil {
 		return fmt.Errorf("health: GET %s: %s, and the body is not the health JSON: %v", target, resp.Status, err)
 	}

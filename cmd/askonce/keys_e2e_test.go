@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/askonce/askonce/server"
+	"github.com/askonce/askonce/auth"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -41,7 +41,7 @@ func apiKeysFileNameAndRecipientsReachMCPAndA2A(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	keys := filepath.Join(dir, "keys")
-	if err := os.WriteFile(keys, []byte("acme "+server.HashKey("key-a")+" name=ci-bot notify=email:*@acme.test\n"), 0o600); err != nil {
+	if err := os.WriteFile(keys, []byte("acme "+auth.HashKey("key-a")+" name=ci-bot notify=email:*@acme.test\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	in := start(t, nil, "--db", filepath.Join(dir, "a.db"), "--api-keys-file", keys)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/askonce/askonce/dispatch"
+	"github.com/askonce/askonce/webhook"
 )
 
 // TestAnswerLinks: answer links: built from --public-url or --addr, and
@@ -111,7 +112,7 @@ func notifyWebhookHearsAskedAndResolvedSigned(t *testing.T) {
 	got := map[string][]byte{}
 	rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
-		if err := dispatch.Verify(secret, r.Header, body, time.Minute); err != nil {
+		if err := webhook.Verify(secret, r.Header, body, time.Minute); err != nil {
 			t.Errorf("Verify: %v", err)
 			w.WriteHeader(http.StatusUnauthorized)
 			return
@@ -183,7 +184,7 @@ func notifyWebhookNotificationQueuedBeforeARestartIsSentOnItsFirstTry(t *testing
 	got := map[string]int{}
 	second := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
-		if err := dispatch.Verify(secret, r.Header, body, time.Minute); err != nil {
+		if err := webhook.Verify(secret, r.Header, body, time.Minute); err != nil {
 			t.Errorf("Verify: %v", err)
 		}
 		mu.Lock()

@@ -27,6 +27,7 @@ import (
 	"syscall"
 
 	"github.com/askonce/askonce/bench"
+	"github.com/askonce/askonce/cmd/askonce/internal/wiring"
 	"github.com/askonce/askonce/eval"
 	"github.com/askonce/askonce/internal/buildinfo"
 	"github.com/askonce/askonce/internal/cli"
@@ -81,17 +82,17 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	case "hash-key":
 		err = hashKey(rest, stdin, stdout, stderr)
 	case "run":
-		return terminal.Run(ctx, rest, getenv, stdin, cli.TerminalSafe(stdout), cli.TerminalSafe(stderr))
+		return terminal.Run(ctx, wiring.Embedded, rest, getenv, stdin, cli.TerminalSafe(stdout), cli.TerminalSafe(stderr))
 	case "mcp":
 		err = mcpCommand(ctx, rest, getenv, stdin, stdout, stderr)
 	case "repl":
-		return terminal.Repl(ctx, rest, getenv, stdin, cli.TerminalSafe(stdout), cli.TerminalSafe(stderr))
+		return terminal.Repl(ctx, wiring.Embedded, rest, getenv, stdin, cli.TerminalSafe(stdout), cli.TerminalSafe(stderr))
 	case "jobs":
-		return terminal.Jobs(ctx, rest, getenv, stdin, cli.TerminalSafe(stdout), cli.TerminalSafe(stderr))
+		return terminal.Jobs(ctx, wiring.Embedded, rest, getenv, stdin, cli.TerminalSafe(stdout), cli.TerminalSafe(stderr))
 	case "memory":
-		return terminal.Memory(ctx, rest, getenv, cli.TerminalSafe(stdout), cli.TerminalSafe(stderr))
+		return terminal.Memory(ctx, wiring.Embedded, rest, getenv, cli.TerminalSafe(stdout), cli.TerminalSafe(stderr))
 	case "eval":
-		return eval.Run(ctx, rest, getenv, cli.TerminalSafe(stdout), cli.TerminalSafe(stderr))
+		return eval.Run(ctx, wiring.NewInterpreter, rest, getenv, cli.TerminalSafe(stdout), cli.TerminalSafe(stderr))
 	case "completion":
 		err = completion(ctx, rest, getenv, stdout)
 	case "health":

@@ -7,6 +7,7 @@ import (
 
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/client"
+	"github.com/askonce/askonce/cmd/askonce/internal/wiring"
 	"github.com/askonce/askonce/internal/buildinfo"
 	"github.com/askonce/askonce/internal/cli"
 	"github.com/askonce/askonce/mcp"
@@ -36,15 +37,15 @@ func mcpCommand(ctx context.Context, args []string, getenv func(string) string, 
 		}
 		cfg.Backend = &mcp.ClientBackend{Client: cl}
 	} else {
-		interp, err := cli.NewInterpreter(c.Interpreter, c.ProfileFiles, getenv)
+		interp, err := wiring.NewInterpreter(c.Interpreter, c.ProfileFiles, getenv)
 		if err != nil {
 			return err
 		}
-		db, err := c.EmbeddedDB()
+		db, err := wiring.EmbeddedDB(c)
 		if err != nil {
 			return err
 		}
-		st, _, err := cli.OpenStore(ctx, db, cli.StoreHooks{})
+		st, _, err := wiring.OpenStore(ctx, db, wiring.StoreHooks{})
 		if err != nil {
 			return err
 		}

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/askonce/askonce/server"
+	"github.com/askonce/askonce/auth"
 )
 
 // metricValue is the value of the unlabelled metric name on the server's
@@ -263,7 +263,7 @@ func mcpSessionCapIsPerAPIKey(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	keys := filepath.Join(dir, "keys")
-	lines := "acme " + server.HashKey("key-a") + "\nacme " + server.HashKey("key-a2") + "\nbeta " + server.HashKey("key-b") + "\n"
+	lines := "acme " + auth.HashKey("key-a") + "\nacme " + auth.HashKey("key-a2") + "\nbeta " + auth.HashKey("key-b") + "\n"
 	if err := os.WriteFile(keys, []byte(lines), 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -8,8 +8,8 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/askonce/askonce/auth"
 	"github.com/askonce/askonce/internal/cli"
-	"github.com/askonce/askonce/server"
 	"github.com/askonce/askonce/web"
 )
 
@@ -47,7 +47,7 @@ func (o *oidcConfig) check(keysFile string) error {
 // web returns the pages' sign-in, nil without an issuer. The cookies are
 // signed with a key derived from the link secret, which every replica
 // sharing the database shares.
-func (o *oidcConfig) web(keys *server.Keys, publicURL string, linkSecret []byte) (*web.OIDC, error) {
+func (o *oidcConfig) web(keys *auth.Keys, publicURL string, linkSecret []byte) (*web.OIDC, error) {
 	if o.Issuer == "" {
 		return nil, nil
 	}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/oauth2-proxy/mockoidc"
 
-	"github.com/askonce/askonce/server"
+	"github.com/askonce/askonce/auth"
 )
 
 // askonce serve --oidc-issuer signs people in through the provider, with
@@ -27,7 +27,7 @@ func TestServeSignsInWithAnOpenIDProvider(t *testing.T) {
 	t.Cleanup(func() { op.Shutdown() })
 	dir := t.TempDir()
 	keys := filepath.Join(dir, "keys")
-	if err := os.WriteFile(keys, []byte("acme "+server.HashKey("key-a")+"\nacme signin domain=acme.test\n"), 0o600); err != nil {
+	if err := os.WriteFile(keys, []byte("acme "+auth.HashKey("key-a")+"\nacme signin domain=acme.test\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	in := start(t, []string{"ASKONCE_OIDC_CLIENT_ID=" + op.ClientID, "ASKONCE_OIDC_CLIENT_SECRET=" + op.ClientSecret},
@@ -54,7 +54,7 @@ func TestServeRefusesAnIssuerWithoutWhatSignInNeeds(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	keys := filepath.Join(dir, "keys")
-	if err := os.WriteFile(keys, []byte("acme "+server.HashKey("key-a")+"\n"), 0o600); err != nil {
+	if err := os.WriteFile(keys, []byte("acme "+auth.HashKey("key-a")+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
@@ -85,7 +85,7 @@ func TestServeWithTheProviderDownServesAPIKeys(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	keys := filepath.Join(dir, "keys")
-	if err := os.WriteFile(keys, []byte("acme "+server.HashKey("key-a")+"\nacme signin domain=acme.test\n"), 0o600); err != nil {
+	if err := os.WriteFile(keys, []byte("acme "+auth.HashKey("key-a")+"\nacme signin domain=acme.test\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	in := start(t, []string{"ASKONCE_OIDC_CLIENT_ID=a", "ASKONCE_OIDC_CLIENT_SECRET=b"},

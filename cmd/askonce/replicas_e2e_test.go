@@ -20,8 +20,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/askonce/askonce/dispatch"
 	"github.com/askonce/askonce/postgres/pgtest"
+	"github.com/askonce/askonce/webhook"
 )
 
 // Several askonce serve processes on one database are replicas behind a
@@ -263,7 +263,7 @@ func newRecorder(t *testing.T) *recorder {
 		body, _ := io.ReadAll(req.Body)
 		r.mu.Lock()
 		defer r.mu.Unlock()
-		if err := dispatch.Verify(r.secret, req.Header, body, 5*time.Minute); err != nil {
+		if err := webhook.Verify(r.secret, req.Header, body, 5*time.Minute); err != nil {
 			r.bad++
 			http.Error(w, err.Error(), http.StatusUnauthorized)
 			return

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/askonce/askonce/dispatch"
+	"github.com/askonce/askonce/webhook"
 )
 
 // failFirst is a webhook receiver that refuses the first try of every
@@ -25,7 +25,7 @@ func newFailFirst(t *testing.T, secret string) *failFirst {
 	f := &failFirst{bodies: map[string][][]byte{}}
 	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
-		if err := dispatch.Verify(secret, r.Header, body, time.Minute); err != nil {
+		if err := webhook.Verify(secret, r.Header, body, time.Minute); err != nil {
 			t.Errorf("Verify: %v", err)
 		}
 		id := r.Header.Get("webhook-id")

@@ -19,6 +19,8 @@ import (
 
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/a2a"
+	"github.com/askonce/askonce/auth"
+	"github.com/askonce/askonce/cmd/askonce/internal/wiring"
 	"github.com/askonce/askonce/dispatch"
 	"github.com/askonce/askonce/internal/buildinfo"
 	"github.com/askonce/askonce/internal/cli"
@@ -168,7 +170,7 @@ type serving struct {
 	d      *dispatch.Dispatcher // nil: no builder, notifier or channel
 	pusher *a2a.Pusher          // nil: --a2a-push=false
 	// What the handlers mount shares with the API.
-	keys      *server.Keys // nil: no auth
+	keys      *auth.Keys // nil: no auth
 	reg       *metrics.Registry
 	proxies   ratelimit.Proxies
 	publicURL string
@@ -217,7 +219,7 @@ func startServe(ctx context.Context, c *serveConfig, getenv func(string) string,
 		log.Info("tracing on: exporting spans as the OTEL_* variables say")
 	}
 
-	interp, err := cli.NewInterpreter(c.Interpreter, c.ProfileFiles, getenv)
+	interp, err := wiring.NewInterpreter(c.Interpreter, c.ProfileFiles, getenv)
 	if err != nil {
 		return nil, err
 	}
@@ -225,7 +227,7 @@ func startServe(ctx context.Context, c *serveConfig, getenv func(string) string,
 	if err != nil {
 		return nil, err
 	}
-	var keys *server.Keys
+	var keys *auth.Keys
 	if c.APIKeysFile != "" {
 		if keys, err = loadKeys(c.APIKeysFile); err != nil {
 			return nil, err
@@ -269,7 +271,7 @@ func startServe(ctx context.Context, c *serveConfig, getenv func(string) string,
 	// question notification inside the ask's, through the dispatcher,
 	// which needs the store: the hook joins them.
 	var hook dispatch.Hook
-	st, queue, err := cli.OpenStore(ctx, c.DB, cli.StoreHooks{Hook: &hook, Dispatch: builder != nil, Notify: notifier != nil || c.Notify.enabled() || c.A2APush, Log: log})
+	st, queue, err := wiring.OpenStore(ctx, c.DB, wiring.StoreHooks{Hook: &hook, Dispatch: builder != nil, Notify: notifier != nil || c.Notify.enabled() || c.A2APush, Log: log})
 	if err != nil {
 		return nil, err
 	}
@@ -356,7 +358,7 @@ func startServe(ctx context.Context, c *serveConfig, getenv func(string) string,
 	if keys == nil && !loopback(ln.Addr()) {
 		log.Warn("listening beyond loopback with no API keys: anyone who can reach this address can create and answer jobs; set --api-keys-file", "addr", boundAddr(c.Addr, ln.Addr()))
 	}
-	log.Info("askonce serving", "addr", boundAddr(c.Addr, ln.Addr()), "db", cli.ShownDB(c.DB), "interpreter", c.Interpreter, "builder", c.Builder, "publicURL", publicURL)
+	log.Info("askonce serving", "addr", boundAddr(c.Addr, ln.Addr()), "db", wiring.ShownDB(c.DB), "interpreter", c.Interpreter, "builder", c.Builder, "publicURL", publicURL)
 	base := listenURL(ln.Addr())
 	log.Info("open", "api", base+"/", "ui", base+"/ui", "mcp", base+"/mcp", "a2a", base+a2a.Path, "metrics", base+"/metrics")
 	return sv, nil
@@ -599,13 +601,13 @@ func newBuilder(c *serveConfig) (dispatch.Builder, error) {
 	return nil, nil
 }
 
-func loadKeys(path string) (*server.Keys, error) {
+func loadKeys(path string) (*auth.Keys, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("api keys: %w", err)
 	}
 	defer f.Close()
-	k, err := server.LoadKeys(f)
+	k, err := auth.LoadKeys(f)
 	if err != nil {
 		return nil, fmt.Errorf("api keys %s: %w", path, err)
 	}
@@ -711,7 +713,7 @@ func hashKey(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	}
 	var key string
 	if fresh {
-		key = server.NewKey()
+		key = auth.NewKey()
 		fmt.Fprintf(stderr, "%s\n(the new key: give it to the client; the keys file holds only its hash)\n", key)
 	} else {
 		b, err := io.ReadAll(io.LimitReader(stdin, 4096))
@@ -722,11 +724,11 @@ func hashKey(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		if key == "" {
 			return cli.UsageError{Msg: "hash-key: no key on stdin"}
 		}
-		if bits := server.KeyBits(key); bits < server.MinKeyBits {
-			return cli.UsageError{Msg: fmt.Sprintf("hash-key: the key can carry at most %.0f bits, under the %d an API key needs (32 hex digits, 22 characters of base64); make one with askonce hash-key --new %s", bits, server.MinKeyBits, args[0])}
+		if bits := auth.KeyBits(key); bits < auth.MinKeyBits {
+			return cli.UsageError{Msg: fmt.Sprintf("hash-key: the key can carry at most %.0f bits, under the %d an API key needs (32 hex digits, 22 characters of base64); make one with askonce hash-key --new %s", bits, auth.MinKeyBits, args[0])}
 		}
 	}
-	fmt.Fprintf(stdout, "%s %s\n", args[0], server.HashKey(key))
+	fmt.Fprintf(stdout, "%s %s\n", args[0], auth.HashKey(key))
 	return nil
 }
 

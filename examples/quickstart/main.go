@@ -68,7 +68,7 @@ func run(goal, answer, db string) error {
 		q := job.Question
 		fmt.Printf("question (%s): %s %v\n", q.Type, q.Text, q.Options)
 		fmt.Printf("answering %q\n", answer)
-		if job, err = engine.Answer(ctx, "", job.ID, answer); err != nil {
+		if job, _, err = engine.Act(ctx, askonce.Act{Do: askonce.ActAnswer, ID: job.ID, Answer: askonce.TextAnswer(answer)}); err != nil {
 			return err
 		}
 		fmt.Printf("job %s: %s\n", job.ID, job.Status)

@@ -188,7 +188,7 @@ func (e *Env) Stored(t *rapid.T, q askonce.Question, a askonce.Answer) *askonce.
 	if err != nil || j.Status != askonce.StatusPending {
 		t.Fatalf("create: %v %+v", err, j)
 	}
-	if _, err := e.Engine.Reply(ctx, j.TenantID, j.ID, askonce.Reply{Answer: a}); err != nil {
+	if _, _, err := e.Engine.Act(ctx, askonce.Act{Do: askonce.ActAnswer, TenantID: j.TenantID, ID: j.ID, Answer: a}); err != nil {
 		t.Fatalf("reply %s: %v", a.JSON(), err)
 	}
 	if j, err = e.Engine.Get(ctx, j.TenantID, j.ID); err != nil {

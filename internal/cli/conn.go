@@ -3,16 +3,26 @@ package cli
 import (
 	"context"
 	"errors"
-	"fmt"
-	"io/fs"
+	"net/http"
 	"os"
 	"path/filepath"
 
-	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/client"
-	"github.com/askonce/askonce/postgres"
-	"github.com/askonce/askonce/server"
 )
+
+// DBHelp describes --db to every command that takes it.
+const DBHelp = "database: a SQLite file (created and migrated if missing), or a postgres:// (postgresql://) URL of a PostgreSQL database (migrated on start; see docs/deploy.md)"
+
+// UserDBShown is where the embedded engine's database is when --db is not
+// given, as --help and the docs say it.
+const UserDBShown = "$XDG_DATA_HOME/askonce/askonce.db, else ~/.local/share/askonce/askonce.db"
+
+// Embedded opens the embedded engine a Conn without --server talks to:
+// the HTTP API over the database c.DB names, as a handler in this
+// process, and a function that releases it. It sets c.DB to the database
+// it opened. The program's wiring provides it (cmd/askonce), so that the
+// commands that take a Conn import no store, interpreter or server.
+type Embedded func(ctx context.Context, c *Conn) (http.Handler, func(), error)
 
 // Conn is where the client's requests go.
 type Conn struct {
@@ -21,10 +31,13 @@ type Conn struct {
 	APIKey       string
 	Interpreter  string
 	ProfileFiles string
-	getenv       func(string) string
+	// Getenv reads the environment (Flags sets it from the Settings).
+	Getenv func(string) string
 	// ReadOnly is set by commands that only read: they open an existing
 	// --db file and never create one.
 	ReadOnly bool
+	// Embed opens the embedded engine, without --server.
+	Embed Embedded
 }
 
 // Flags adds --server, --db, --api-key, --interpreter and --profile-files.
@@ -35,7 +48,7 @@ func (c *Conn) Flags(s *Settings) {
 	s.String(&c.APIKey, "api-key", "", "API key for --server (sent as a Bearer token); prefer the environment variable")
 	s.String(&c.Interpreter, "interpreter", "rules", "interpreter of the embedded engine: rules, openai (ASKONCE_OPENAI_*) or exec (ASKONCE_EXEC_*); see docs/interpreters.md")
 	s.String(&c.ProfileFiles, "profile-files", "", "rules profiles of the embedded engine from files, as name=path[,name=path]")
-	c.getenv = s.getenv
+	c.Getenv = s.getenv
 }
 
 // Open returns a client and a function that releases it.
@@ -47,74 +60,14 @@ func (c *Conn) Open(ctx context.Context) (*client.Client, func(), error) {
 		}
 		return cl, func() {}, nil
 	}
-	interp, err := NewInterpreter(c.Interpreter, c.ProfileFiles, c.getenv)
+	if c.Embed == nil {
+		return nil, nil, errors.New("this program has no embedded engine: give --server")
+	}
+	h, closeFn, err := c.Embed(ctx, c)
 	if err != nil {
 		return nil, nil, err
 	}
-	if c.DB, err = c.EmbeddedDB(); err != nil {
-		return nil, nil, err
-	}
-	if c.ReadOnly && !postgres.IsDSN(c.DB) {
-		if _, err := os.Stat(c.DB); errors.Is(err, fs.ErrNotExist) {
-			return nil, nil, fmt.Errorf("no database at %s: nothing has been run there yet (give --db the file askonce run used, or --server)", c.DB)
-		}
-	}
-	st, _, err := OpenStore(ctx, c.DB, StoreHooks{})
-	if err != nil {
-		return nil, nil, err
-	}
-	engine := &askonce.Engine{Store: st, Interpreter: interp, NoBuilder: true}
-	// Questions that waited past their time expire before anything reads them.
-	engine.ExpireDue(ctx)
-	api := server.New(server.Config{Engine: engine, Idempotency: st, AnsweredVia: askonce.ViaTerminal})
-	return client.NewHandler(api), func() { api.CloseStreams(); st.Close() }, nil
-}
-
-// UserDBShown is where the embedded engine's database is when --db is not
-// given, as --help and the docs say it.
-const UserDBShown = "$XDG_DATA_HOME/askonce/askonce.db, else ~/.local/share/askonce/askonce.db"
-
-// EmbeddedDB is the database the embedded engine opens: --db, else
-// askonce.db in the user's data folder (UserDataDir), whose missing
-// folders it creates with mode 0700 unless the command only reads. A
-// project's directory is the user's, not askonce's: nothing lands there
-// unasked.
-func (c *Conn) EmbeddedDB() (string, error) {
-	if c.DB != "" {
-		return dbPath(c.DB)
-	}
-	getenv := c.getenv
-	if getenv == nil {
-		getenv = os.Getenv
-	}
-	dir, err := UserDataDir(getenv)
-	if err != nil {
-		return "", err
-	}
-	if !c.ReadOnly {
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return "", fmt.Errorf("create the folder of askonce's database: %w (or give --db FILE)", err)
-		}
-	}
-	return filepath.Join(dir, "askonce.db"), nil
-}
-
-// UserDataDir is askonce's folder among the user's data, as the XDG Base
-// Directory specification places it: $XDG_DATA_HOME/askonce when that is
-// an absolute path (the specification ignores a relative one), else
-// ~/.local/share/askonce.
-func UserDataDir(getenv func(string) string) (string, error) {
-	if x := getenv("XDG_DATA_HOME"); filepath.IsAbs(x) {
-		return filepath.Join(x, "askonce"), nil
-	}
-	home := getenv("HOME")
-	if home == "" {
-		var err error
-		if home, err = os.UserHomeDir(); err != nil {
-			return "", UsageError{Msg: "no home folder to keep askonce's database in (HOME is not set): give --db FILE"}
-		}
-	}
-	return filepath.Join(home, ".local", "share", "askonce"), nil
+	return client.NewHandler(h), closeFn, nil
 }
 
 // OwnFiles are the embedded engine's SQLite file and its journal files,

@@ -6,6 +6,7 @@ package cli
 import (
 	"flag"
 	"fmt"
+	"github.com/askonce/askonce"
 	"io"
 	"strconv"
 	"strings"
@@ -275,4 +276,22 @@ func SplitList(v string) []string {
 		}
 	}
 	return out
+}
+
+// Recipients builds a job's recipients from a Slack id (a user id, U… or
+// W…, is a direct message; anything else a channel) and a comma-separated
+// list of addresses; nil when both are empty. The engine validates them.
+func Recipients(slack, emails string) *askonce.Recipients {
+	r := &askonce.Recipients{Email: SplitList(emails)}
+	switch slack = strings.TrimSpace(slack); {
+	case slack == "":
+	case strings.HasPrefix(slack, "U") || strings.HasPrefix(slack, "W"):
+		r.Slack = &askonce.SlackRecipient{User: slack}
+	default:
+		r.Slack = &askonce.SlackRecipient{Channel: slack}
+	}
+	if r.Empty() {
+		return nil
+	}
+	return r
 }

@@ -22,10 +22,10 @@ func (s *Store) RenewIdempotencyLease(ctx context.Context, owner string, ttl tim
 	}
 	now := s.c.Now()
 	return s.c.Wrap(s.c.Write(ctx, func(ctx context.Context, tx Conn) error {
-		if _, err := tx.Exec(ctx, DropKeyLeases, s.c.Encoding.Time(now)); err != nil {
+		if _, err := tx.Exec(ctx, dropKeyLeases, s.c.Encoding.Time(now)); err != nil {
 			return err
 		}
-		_, err := tx.Exec(ctx, RenewKeyLease, owner, s.c.Encoding.Time(now.Add(ttl)))
+		_, err := tx.Exec(ctx, renewKeyLease, owner, s.c.Encoding.Time(now.Add(ttl)))
 		return err
 	}), "renew idempotency lease")
 }
@@ -33,7 +33,7 @@ func (s *Store) RenewIdempotencyLease(ctx context.Context, owner string, ttl tim
 // EndIdempotencyLease implements askonce.IdempotencyStore.
 func (s *Store) EndIdempotencyLease(ctx context.Context, owner string) error {
 	return s.c.Wrap(s.c.Write(ctx, func(ctx context.Context, tx Conn) error {
-		_, err := tx.Exec(ctx, EndKeyLease, owner)
+		_, err := tx.Exec(ctx, endKeyLease, owner)
 		return err
 	}), "end idempotency lease")
 }
@@ -41,7 +41,7 @@ func (s *Store) EndIdempotencyLease(ctx context.Context, owner string) error {
 // CompleteIdempotencyKey implements askonce.IdempotencyStore.
 func (s *Store) CompleteIdempotencyKey(ctx context.Context, rec *askonce.IdempotencyRecord) error {
 	return s.c.Wrap(s.c.Write(ctx, func(ctx context.Context, tx Conn) error {
-		n, err := tx.Exec(ctx, CompleteKey, rec.Status, rec.Body, rec.TenantID, rec.Key, rec.Owner)
+		n, err := tx.Exec(ctx, completeKey, rec.Status, rec.Body, rec.TenantID, rec.Key, rec.Owner)
 		if err != nil || n == 1 {
 			return err
 		}
@@ -52,7 +52,7 @@ func (s *Store) CompleteIdempotencyKey(ctx context.Context, rec *askonce.Idempot
 // AbandonIdempotencyKey implements askonce.IdempotencyStore.
 func (s *Store) AbandonIdempotencyKey(ctx context.Context, rec *askonce.IdempotencyRecord) error {
 	return s.c.Wrap(s.c.Write(ctx, func(ctx context.Context, tx Conn) error {
-		_, err := tx.Exec(ctx, AbandonKey, rec.TenantID, rec.Key, rec.Owner)
+		_, err := tx.Exec(ctx, abandonKey, rec.TenantID, rec.Key, rec.Owner)
 		return err
 	}), "abandon idempotency key")
 }
@@ -68,7 +68,7 @@ func (s *Store) ClaimIdempotencyKey(ctx context.Context, rec *askonce.Idempotenc
 	)
 	err := s.c.Write(ctx, func(ctx context.Context, tx Conn) error {
 		stored, tookOver = nil, false
-		n, err := tx.Exec(ctx, ClaimKey, rec.TenantID, rec.Key, rec.Fingerprint, rec.Owner, rec.JobID, rec.BaseVersion, s.c.Encoding.Time(s.c.Round(now)))
+		n, err := tx.Exec(ctx, claimKey, rec.TenantID, rec.Key, rec.Fingerprint, rec.Owner, rec.JobID, rec.BaseVersion, s.c.Encoding.Time(s.c.Round(now)))
 		if err != nil || n == 1 {
 			return err
 		}
@@ -83,7 +83,7 @@ func (s *Store) ClaimIdempotencyKey(ctx context.Context, rec *askonce.Idempotenc
 		case !errors.Is(err, sql.ErrNoRows):
 			return err
 		}
-		err = tx.QueryRow(ctx, ReadKey, rec.TenantID, rec.Key).
+		err = tx.QueryRow(ctx, readKey, rec.TenantID, rec.Key).
 			Scan(&got.Fingerprint, &got.Owner, &got.JobID, &got.BaseVersion, &got.Status, &got.Body, &at)
 		if err != nil {
 			return err

@@ -18,7 +18,7 @@ func (s *Store) PutPushConfig(ctx context.Context, c askonce.PushConfig) error {
 		return askonce.Errorf(askonce.EINVALID, "push-notification config needs a task id, an id and a url")
 	}
 	return s.c.Wrap(s.c.Write(ctx, func(ctx context.Context, tx Conn) error {
-		_, err := tx.Exec(ctx, PutPushConfig, c.TenantID, c.JobID, c.ID, c.URL, c.Token,
+		_, err := tx.Exec(ctx, putPushConfig, c.TenantID, c.JobID, c.ID, c.URL, c.Token,
 			c.AuthScheme, c.AuthCredentials, s.c.Encoding.Time(s.c.Round(c.CreatedAt)))
 		return err
 	}), "put push-notification config %s of job %s", c.ID, c.JobID)
@@ -26,7 +26,7 @@ func (s *Store) PutPushConfig(ctx context.Context, c askonce.PushConfig) error {
 
 // PushConfig implements askonce.PushConfigStore.
 func (s *Store) PushConfig(ctx context.Context, k askonce.PushConfigKey) (askonce.PushConfig, error) {
-	c, err := scanPushConfig(s.c.Read.QueryRow(ctx, PushConfig, k.TenantID, k.JobID, k.ID))
+	c, err := scanPushConfig(s.c.Read.QueryRow(ctx, pushConfig, k.TenantID, k.JobID, k.ID))
 	if errors.Is(err, sql.ErrNoRows) {
 		return c, askonce.Errorf(askonce.ENOTFOUND, "push-notification config %s of task %s not found", k.ID, k.JobID)
 	}
@@ -36,7 +36,7 @@ func (s *Store) PushConfig(ctx context.Context, k askonce.PushConfigKey) (askonc
 // PushConfigs implements askonce.PushConfigStore.
 func (s *Store) PushConfigs(ctx context.Context, tenant, jobID string) ([]askonce.PushConfig, error) {
 	var out []askonce.PushConfig
-	err := s.c.Read.Query(ctx, PushConfigs, func(row Scanner) error {
+	err := s.c.Read.Query(ctx, pushConfigs, func(row Scanner) error {
 		c, err := scanPushConfig(row)
 		out = append(out, c)
 		return err
@@ -50,7 +50,7 @@ func (s *Store) PushConfigs(ctx context.Context, tenant, jobID string) ([]askonc
 // DeletePushConfig implements askonce.PushConfigStore.
 func (s *Store) DeletePushConfig(ctx context.Context, k askonce.PushConfigKey) error {
 	return s.c.Wrap(s.c.Write(ctx, func(ctx context.Context, tx Conn) error {
-		n, err := tx.Exec(ctx, DeletePushConfig, k.TenantID, k.JobID, k.ID)
+		n, err := tx.Exec(ctx, deletePushConfig, k.TenantID, k.JobID, k.ID)
 		if err != nil || n == 1 {
 			return err
 		}

@@ -1,12 +1,17 @@
 // Package sqlstore is the SQL the two stores, sqlite and postgres, share,
 // written once: the table of job columns and the scanner of a job row,
-// the list query and its cursor, the statements that differ only in their
-// placeholders (rendered ? or $n), and Store, the methods both stores run
-// alike (the reads of askonce.Store, forget, lead, messages, the
-// Idempotency-Key records) over a Conn each store implements on its
-// driver. Each store keeps its driver, how it runs a write (SQLite's group
-// commit, PostgreSQL's batches), its dialect's differences (Encoding: how
-// it keeps times, booleans, lists and JSON; its own statements) and its
+// the list query and its cursor, the statements both run (Stmt, written
+// in $n placeholders and rendered ? for SQLite), and Store, the methods
+// both stores run alike (the reads of askonce.Store, forget, lead,
+// messages, push configs, the Idempotency-Key records) over a Conn each
+// store implements on its driver. A query is one statement and one
+// method of Store, taking the askonce parameters (HistoryQuery,
+// LeaseQuery, ...): adding one touches this package only, as each
+// store's Conn prepares a Stmt by itself (SQLite's writer all of Shared
+// at open, its readers on first use; pgx by its statement cache). Each
+// store keeps its driver, how it runs a write (SQLite's group commit,
+// PostgreSQL's batches), its dialect's differences (Encoding: how it
+// keeps times, booleans, lists and JSON; its Own statements) and its
 // migrations. storetest proves both behave alike.
 package sqlstore
 

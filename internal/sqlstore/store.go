@@ -10,105 +10,15 @@ import (
 	"github.com/askonce/askonce"
 )
 
-// Query names a statement that Store runs through a store's Conn: the
-// store runs the statement in its dialect (SQL.Text, or its own), on its
-// driver, prepared or not.
-type Query int
-
-const (
-	GetJob Query = iota
-	JobByLink
-	JobExists
-	Attempts
-	Events
-	LookupHistory
-	LookupMemory
-	History
-	Memory
-	ForgetSession
-	ForgetShared
-	DueQuestions
-	LapsedLeases
-	Lead
-	Message
-	PutMessage
-	RenewKeyLease
-	DropKeyLeases
-	EndKeyLease
-	CompleteKey
-	AbandonKey
-	ClaimKey
-	ReadKey
-	PutPushConfig
-	PushConfig
-	PushConfigs
-	DeletePushConfig
-	// List + ListArgs's filter bits is the ListJobs query of those
-	// filters (ListQuery).
-	List
-)
-
-// Text is the shared statement q names, "" for one in a store's dialect
-// (GetJob, JobByLink, Attempts, Events, LapsedLeases, List).
-func (s *SQL) Text(q Query) string {
-	switch q {
-	case JobExists:
-		return s.JobExists
-	case LookupHistory:
-		return s.LookupHistory
-	case LookupMemory:
-		return s.LookupMemory
-	case History:
-		return s.History
-	case Memory:
-		return s.Memory
-	case ForgetSession:
-		return s.ForgetSession
-	case ForgetShared:
-		return s.ForgetShared
-	case DueQuestions:
-		return s.DueQuestions
-	case Lead:
-		return s.Lead
-	case Message:
-		return s.Message
-	case PutMessage:
-		return s.PutMessage
-	case RenewKeyLease:
-		return s.RenewKeyLease
-	case DropKeyLeases:
-		return s.DropKeyLeases
-	case EndKeyLease:
-		return s.EndKeyLease
-	case CompleteKey:
-		return s.CompleteKey
-	case AbandonKey:
-		return s.AbandonKey
-	case ClaimKey:
-		return s.ClaimKey
-	case ReadKey:
-		return s.ReadKey
-	case PutPushConfig:
-		return s.PutPushConfig
-	case PushConfig:
-		return s.PushConfig
-	case PushConfigs:
-		return s.PushConfigs
-	case DeletePushConfig:
-		return s.DeletePushConfig
-	}
-	return ""
-}
-
 // Conn runs a store's statements on its driver: on its pool, or inside a
 // write transaction. A row that is not there is sql.ErrNoRows (pgx's
 // ErrNoRows is one).
 type Conn interface {
-	QueryRow(ctx context.Context, q Query, args ...any) Scanner
+	QueryRow(ctx context.Context, q *Stmt, args ...any) Scanner
 	// Query calls each for every row q returns.
-	Query(ctx context.Context, q Query, each func(row Scanner) error, args ...any) error
+	Query(ctx context.Context, q *Stmt, each func(row Scanner) error, args ...any) error
 	// Exec returns how many rows q changed.
-	Exec(ctx context.Context, q Query, args ...any) (int64, error)
+	Exec(ctx context.Context, q *Stmt, args ...any) (int64, error)
 }
 
 // Store is what both stores do alike: the reads of askonce.Store, the
@@ -126,6 +36,8 @@ type Config struct {
 	Read Conn
 	// Write runs fn in one write transaction and commits it.
 	Write func(ctx context.Context, fn func(ctx context.Context, tx Conn) error) error
+	// Own is the store's statements in its dialect.
+	Own Own
 	// Table is the store's job columns (JobTable).
 	Table    []Column
 	Encoding Encoding
@@ -164,7 +76,7 @@ func (s *Store) limit(n int) any {
 
 // queryAll reads every row of q; never nil, so that an empty result is
 // an empty JSON list.
-func queryAll[T any](ctx context.Context, c Conn, q Query, scan func(Scanner) (T, error), args ...any) ([]T, error) {
+func queryAll[T any](ctx context.Context, c Conn, q *Stmt, scan func(Scanner) (T, error), args ...any) ([]T, error) {
 	out := []T{}
 	err := c.Query(ctx, q, func(row Scanner) error {
 		v, err := scan(row)
@@ -181,7 +93,7 @@ func queryAll[T any](ctx context.Context, c Conn, q Query, scan func(Scanner) (T
 
 // GetJob returns the tenant's job, or ENOTFOUND.
 func (s *Store) GetJob(ctx context.Context, tenant, id string) (*askonce.Job, error) {
-	j, err := ScanJob(s.c.Table, s.c.Read.QueryRow(ctx, GetJob, tenant, id))
+	j, err := ScanJob(s.c.Table, s.c.Read.QueryRow(ctx, s.c.Own.GetJob, tenant, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, NotFound(id)
 	}
@@ -194,7 +106,7 @@ func (s *Store) GetJob(ctx context.Context, tenant, id string) (*askonce.Job, er
 // JobByAnswerLink returns the job whose answer link has hash, of any
 // tenant, or ENOTFOUND.
 func (s *Store) JobByAnswerLink(ctx context.Context, hash []byte) (*askonce.Job, error) {
-	j, err := ScanJob(s.c.Table, s.c.Read.QueryRow(ctx, JobByLink, hash))
+	j, err := ScanJob(s.c.Table, s.c.Read.QueryRow(ctx, s.c.Own.JobByLink, hash))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, askonce.Errorf(askonce.ENOTFOUND, "no such answer link")
 	}
@@ -207,7 +119,7 @@ func (s *Store) JobByAnswerLink(ctx context.Context, hash []byte) (*askonce.Job,
 // mustExist returns ENOTFOUND unless the tenant has the job.
 func (s *Store) mustExist(ctx context.Context, tenant, jobID string) error {
 	var one int
-	err := s.c.Read.QueryRow(ctx, JobExists, tenant, jobID).Scan(&one)
+	err := s.c.Read.QueryRow(ctx, jobExists, tenant, jobID).Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
 		return NotFound(jobID)
 	}
@@ -218,7 +130,7 @@ func (s *Store) mustExist(ctx context.Context, tenant, jobID string) error {
 // has no such job. Records are written with their job, so rows imply
 // the job; only an empty result needs to tell "no job" from "no
 // records".
-func ofJob[T any](ctx context.Context, s *Store, tenant, jobID, what string, q Query, scan func(Scanner) (T, error), args ...any) ([]T, error) {
+func ofJob[T any](ctx context.Context, s *Store, tenant, jobID, what string, q *Stmt, scan func(Scanner) (T, error), args ...any) ([]T, error) {
 	out, err := queryAll(ctx, s.c.Read, q, scan, args...)
 	if err != nil {
 		return nil, s.c.Wrap(err, "%s of job %s", what, jobID)
@@ -234,7 +146,7 @@ func ofJob[T any](ctx context.Context, s *Store, tenant, jobID, what string, q Q
 // Attempts returns the job's attempts by number. ENOTFOUND if the tenant
 // has no such job.
 func (s *Store) Attempts(ctx context.Context, tenant, jobID string) ([]askonce.Attempt, error) {
-	return ofJob(ctx, s, tenant, jobID, "attempts", Attempts, s.c.ScanAttempt, jobID, tenant)
+	return ofJob(ctx, s, tenant, jobID, "attempts", s.c.Own.Attempts, s.c.ScanAttempt, jobID, tenant)
 }
 
 // Events returns up to limit of the job's events with ID > after, by ID.
@@ -243,7 +155,7 @@ func (s *Store) Events(ctx context.Context, tenant, jobID string, after int64, l
 	if s.c.EventsAfter != nil {
 		after = s.c.EventsAfter(after)
 	}
-	return ofJob(ctx, s, tenant, jobID, "events", Events, ScanEvent, jobID, tenant, after, s.limit(limit))
+	return ofJob(ctx, s, tenant, jobID, "events", s.c.Own.Events, ScanEvent, jobID, tenant, after, s.limit(limit))
 }
 
 // LookupHistory returns the answer to q.QuestionHash nearest to q's
@@ -252,9 +164,9 @@ func (s *Store) Events(ctx context.Context, tenant, jobID string, after int64, l
 func (s *Store) LookupHistory(ctx context.Context, q askonce.HistoryQuery) (*askonce.HistoryEntry, error) {
 	var row Scanner
 	if q.Project == "" && !q.Tenant {
-		row = s.c.Read.QueryRow(ctx, LookupHistory, q.TenantID, q.SessionID, q.QuestionHash)
+		row = s.c.Read.QueryRow(ctx, lookupHistory, q.TenantID, q.SessionID, q.QuestionHash)
 	} else {
-		row = s.c.Read.QueryRow(ctx, LookupMemory, q.TenantID, q.SessionID, q.QuestionHash, q.Project, q.Tenant, s.c.Encoding.Time(q.Now))
+		row = s.c.Read.QueryRow(ctx, lookupMemory, q.TenantID, q.SessionID, q.QuestionHash, q.Project, q.Tenant, s.c.Encoding.Time(q.Now))
 	}
 	h, err := ScanHistory(row)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -269,7 +181,7 @@ func (s *Store) LookupHistory(ctx context.Context, q askonce.HistoryQuery) (*ask
 // Memory returns the answers remembered in f's project or tenant that
 // have not expired at f.Now, newest first.
 func (s *Store) Memory(ctx context.Context, f askonce.MemoryFilter) ([]askonce.HistoryEntry, error) {
-	out, err := queryAll(ctx, s.c.Read, Memory, ScanHistory, f.TenantID, string(f.Scope), f.Project, s.c.Encoding.Time(f.Now))
+	out, err := queryAll(ctx, s.c.Read, memory, ScanHistory, f.TenantID, string(f.Scope), f.Project, s.c.Encoding.Time(f.Now))
 	if err != nil {
 		return nil, s.c.Wrap(err, "%s memory", f.Scope)
 	}
@@ -279,7 +191,7 @@ func (s *Store) Memory(ctx context.Context, f askonce.MemoryFilter) ([]askonce.H
 // History returns the session's answered questions, oldest (last
 // answered) first.
 func (s *Store) History(ctx context.Context, tenant, session string) ([]askonce.HistoryEntry, error) {
-	out, err := queryAll(ctx, s.c.Read, History, ScanHistory, tenant, session)
+	out, err := queryAll(ctx, s.c.Read, history, ScanHistory, tenant, session)
 	if err != nil {
 		return nil, s.c.Wrap(err, "history of session %s", session)
 	}
@@ -289,9 +201,9 @@ func (s *Store) History(ctx context.Context, tenant, session string) ([]askonce.
 // Forget deletes one remembered answer: a session's from history, a
 // project's or the tenant's from memory.
 func (s *Store) Forget(ctx context.Context, k askonce.MemoryKey) error {
-	q, args := ForgetShared, []any{k.TenantID, string(k.Scope), k.ScopeKey(), k.QuestionHash}
+	q, args := forgetShared, []any{k.TenantID, string(k.Scope), k.ScopeKey(), k.QuestionHash}
 	if k.Scope == askonce.MemorySession {
-		q, args = ForgetSession, []any{k.TenantID, k.SessionID, k.QuestionHash}
+		q, args = forgetSession, []any{k.TenantID, k.SessionID, k.QuestionHash}
 	}
 	var n int64
 	err := s.c.Write(ctx, func(ctx context.Context, tx Conn) (err error) {
@@ -314,7 +226,7 @@ func (s *Store) ListJobs(ctx context.Context, tenant string, f askonce.JobFilter
 	if err != nil {
 		return nil, err
 	}
-	jobs, err := queryAll(ctx, s.c.Read, List+Query(bits), func(row Scanner) (*askonce.Job, error) { return ScanJob(s.c.Table, row) }, args...)
+	jobs, err := queryAll(ctx, s.c.Read, s.c.Own.List[bits], func(row Scanner) (*askonce.Job, error) { return ScanJob(s.c.Table, row) }, args...)
 	if err != nil {
 		return nil, s.c.Wrap(err, "list jobs")
 	}
@@ -334,7 +246,7 @@ func (s *Store) DueQuestions(ctx context.Context, now time.Time, limit int) ([]a
 // LapsedLeases returns managed jobs of every tenant in planning whose lease
 // ended at or before q.Now, or that q.Owner holds, earliest lease first.
 func (s *Store) LapsedLeases(ctx context.Context, q askonce.LeaseQuery) ([]askonce.JobRef, error) {
-	refs, err := queryAll(ctx, s.c.Read, LapsedLeases, ScanRef, s.c.Encoding.Time(q.Now), q.Owner, s.limit(q.Limit))
+	refs, err := queryAll(ctx, s.c.Read, s.c.Own.LapsedLeases, ScanRef, s.c.Encoding.Time(q.Now), q.Owner, s.limit(q.Limit))
 	if err != nil {
 		return nil, s.c.Wrap(err, "lapsed leases")
 	}
@@ -348,7 +260,7 @@ func (s *Store) Lead(ctx context.Context, l askonce.Leadership) (bool, error) {
 	led := false
 	err := s.c.Write(ctx, func(ctx context.Context, tx Conn) error {
 		var owner string
-		err := tx.QueryRow(ctx, Lead, l.Name, l.Owner, s.c.Encoding.Time(l.Now), s.c.Encoding.Time(l.Until)).Scan(&owner)
+		err := tx.QueryRow(ctx, lead, l.Name, l.Owner, s.c.Encoding.Time(l.Now), s.c.Encoding.Time(l.Until)).Scan(&owner)
 		if errors.Is(err, sql.ErrNoRows) {
 			led = false
 			return nil
@@ -365,7 +277,7 @@ func (s *Store) Lead(ctx context.Context, l askonce.Leadership) (bool, error) {
 // Message returns the job's message on channel, or ENOTFOUND.
 func (s *Store) Message(ctx context.Context, tenant, jobID, channel string) (askonce.Message, error) {
 	m := askonce.Message{TenantID: tenant, JobID: jobID, Channel: channel}
-	err := s.c.Read.QueryRow(ctx, Message, tenant, jobID, channel).Scan(&m.Ref)
+	err := s.c.Read.QueryRow(ctx, message, tenant, jobID, channel).Scan(&m.Ref)
 	if errors.Is(err, sql.ErrNoRows) {
 		return m, askonce.Errorf(askonce.ENOTFOUND, "job %s has no %s message", jobID, channel)
 	}
@@ -382,10 +294,10 @@ func (s *Store) Message(ctx context.Context, tenant, jobID, channel string) (ask
 func (s *Store) PutMessage(ctx context.Context, m askonce.Message) (askonce.Message, error) {
 	out := m
 	err := s.c.Write(ctx, func(ctx context.Context, tx Conn) error {
-		if _, err := tx.Exec(ctx, PutMessage, m.TenantID, m.JobID, m.Channel, m.Ref); err != nil {
+		if _, err := tx.Exec(ctx, putMessage, m.TenantID, m.JobID, m.Channel, m.Ref); err != nil {
 			return err
 		}
-		return tx.QueryRow(ctx, Message, m.TenantID, m.JobID, m.Channel).Scan(&out.Ref)
+		return tx.QueryRow(ctx, message, m.TenantID, m.JobID, m.Channel).Scan(&out.Ref)
 	})
 	if err != nil {
 		return askonce.Message{}, fmt.Errorf("put %s message of job %s: %w", m.Channel, m.JobID, err)

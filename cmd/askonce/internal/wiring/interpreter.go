@@ -1,4 +1,4 @@
-package cli
+package wiring
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/askonce/askonce"
 	execinterp "github.com/askonce/askonce/exec"
+	"github.com/askonce/askonce/internal/cli"
 	"github.com/askonce/askonce/openai"
 	"github.com/askonce/askonce/rules"
 )
@@ -13,7 +14,7 @@ import (
 // NewInterpreter builds the one interpreter the process shares (the openai
 // one remembers what the server supports).
 func NewInterpreter(name, profileFiles string, getenv func(string) string) (askonce.Interpreter, error) {
-	if err := OneOf("interpreter", name, "rules", "openai", "exec"); err != nil {
+	if err := cli.OneOf("interpreter", name, "rules", "openai", "exec"); err != nil {
 		return nil, err
 	}
 	switch name {
@@ -25,7 +26,7 @@ func NewInterpreter(name, profileFiles string, getenv func(string) string) (asko
 				return in, nil
 			}
 		}
-		return nil, UsageError{Msg: fmt.Sprintf("--interpreter openai: %v (set ASKONCE_OPENAI_BASE_URL, ASKONCE_OPENAI_MODEL, ...; see docs/interpreters.md)", err)}
+		return nil, cli.UsageError{Msg: fmt.Sprintf("--interpreter openai: %v (set ASKONCE_OPENAI_BASE_URL, ASKONCE_OPENAI_MODEL, ...; see docs/interpreters.md)", err)}
 	case "exec":
 		cfg, err := execinterp.ConfigFromEnv(getenv)
 		if err == nil {
@@ -34,7 +35,7 @@ func NewInterpreter(name, profileFiles string, getenv func(string) string) (asko
 				return in, nil
 			}
 		}
-		return nil, UsageError{Msg: fmt.Sprintf("--interpreter exec: %v (set ASKONCE_EXEC_COMMAND; see docs/interpreters.md)", err)}
+		return nil, cli.UsageError{Msg: fmt.Sprintf("--interpreter exec: %v (set ASKONCE_EXEC_COMMAND; see docs/interpreters.md)", err)}
 	}
 	files := map[string]string{}
 	for _, kv := range strings.Split(profileFiles, ",") {
@@ -43,27 +44,9 @@ func NewInterpreter(name, profileFiles string, getenv func(string) string) (asko
 		}
 		name, path, ok := strings.Cut(kv, "=")
 		if !ok || name == "" || path == "" {
-			return nil, UsageError{Msg: fmt.Sprintf("--profile-files %q: want name=path", kv)}
+			return nil, cli.UsageError{Msg: fmt.Sprintf("--profile-files %q: want name=path", kv)}
 		}
 		files[name] = path
 	}
 	return rules.New(rules.Options{ProfileFiles: files})
-}
-
-// Recipients builds a job's recipients from a Slack id (a user id, U… or
-// W…, is a direct message; anything else a channel) and a comma-separated
-// list of addresses; nil when both are empty. The engine validates them.
-func Recipients(slack, emails string) *askonce.Recipients {
-	r := &askonce.Recipients{Email: SplitList(emails)}
-	switch slack = strings.TrimSpace(slack); {
-	case slack == "":
-	case strings.HasPrefix(slack, "U") || strings.HasPrefix(slack, "W"):
-		r.Slack = &askonce.SlackRecipient{User: slack}
-	default:
-		r.Slack = &askonce.SlackRecipient{Channel: slack}
-	}
-	if r.Empty() {
-		return nil
-	}
-	return r
 }

@@ -1,4 +1,13 @@
-package server
+// Package api holds the request and response bodies of askonce's HTTP
+// API: the JSON that the server (package server) writes and reads and the
+// Go client (package client) sends and decodes. It imports the domain
+// (package askonce) and the standard library only, so that a program that
+// speaks the API links no server.
+//
+// The JSON tags are the wire names, and the server's OpenAPI document
+// (GET /openapi.json) is generated from these types by reflection: a
+// field without omitempty is required.
+package api
 
 import (
 	"bytes"
@@ -7,10 +16,6 @@ import (
 
 	"github.com/askonce/askonce"
 )
-
-// The request and response bodies of the API. Their JSON tags are the wire
-// names, and GET /openapi.json is generated from them by reflection: a
-// field without omitempty is required.
 
 // CreateJobRequest is the body of POST /jobs.
 type CreateJobRequest struct {
@@ -80,8 +85,8 @@ func (a *Answer) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// domain is a as the engine's answer: no answer for null or none.
-func (a Answer) domain() (askonce.Answer, error) {
+// Parse reads a as the engine's answer: no answer for null or none.
+func (a Answer) Parse() (askonce.Answer, error) {
 	if len(a) == 0 || string(bytes.TrimSpace(a)) == "null" {
 		return askonce.Answer{}, nil
 	}
@@ -273,7 +278,7 @@ type ErrorResponse struct {
 	Success bool `json:"success"`
 	// Error is a message meant for the caller.
 	Error string `json:"error"`
-	// Code is the machine-readable code (see the package documentation).
+	// Code is the machine-readable code: one of ErrorCodes.
 	Code string `json:"code"`
 	// Allowed lists the values an invalid answer could have been.
 	Allowed []string `json:"allowed,omitempty"`
@@ -282,82 +287,4 @@ type ErrorResponse struct {
 	Fields []askonce.FieldError `json:"fields,omitempty"`
 	// Job is the job's current state on a conflict.
 	Job *JobView `json:"job,omitempty"`
-}
-
-// viewOf builds the API view of a job, with its answer link while it is
-// pending. NeedsClarification is left unset: only the create handler sets
-// it.
-func (s *Server) viewOf(j *askonce.Job) JobView {
-	v := jobView(j)
-	v.AnswerURL = s.AnswerURL(j)
-	return v
-}
-
-// jobView is the view of a job's own fields.
-func jobView(j *askonce.Job) JobView {
-	v := JobView{
-		Success:               successful(j.Status),
-		JobID:                 j.ID,
-		Status:                j.Status,
-		Title:                 j.Title,
-		Goal:                  j.Goal,
-		SessionID:             j.SessionID,
-		Mode:                  j.Mode,
-		Profile:               j.Profile,
-		Files:                 j.Files,
-		Candidates:            j.Candidates,
-		HardCap:               j.HardCap,
-		Notify:                j.Notify,
-		ClarificationStatus:   j.ClarificationStatus,
-		ClarificationAnswer:   j.Answer.String(),
-		ClarificationSource:   j.AnswerSource,
-		AnsweredVia:           j.AnsweredVia,
-		AnsweredBy:            j.AnsweredBy,
-		ClarificationMemory:   j.AnswerMemory,
-		Memory:                j.Memory,
-		ExpiryNote:            j.ExpiryNote(),
-		ClarificationUsed:     j.ClarificationUsed(),
-		ClarificationResolved: j.ClarificationResolved(),
-		ResolvedPrompt:        j.ResolvedPrompt,
-		Plan:                  j.Plan,
-		Result:                j.Result,
-		Error:                 j.Error,
-		Usage:                 j.Usage,
-		AttemptCount:          j.AttemptCount,
-		DispatchStatus:        j.Dispatch,
-		DeliveryAttempts:      j.DeliveryAttempts,
-		DeliveryError:         j.DeliveryError,
-		CreatedAt:             j.CreatedAt,
-		UpdatedAt:             j.UpdatedAt,
-	}
-	if j.AnsweredAt != nil {
-		t := *j.AnsweredAt
-		v.ClarificationAnsweredAt = &t
-	}
-	if q := j.Question; q != nil {
-		v.ClarificationQuestion = q.Text
-		v.ClarificationType = q.Type
-		v.ClarificationOptions = q.Options
-		v.ClarificationAllowOther = q.AllowOther
-		v.ClarificationFields = q.Fields
-		v.ClarificationReason = q.Reason
-		v.ClarificationDefault = q.Default
-		v.ClarificationExpiresAt = q.ExpiresAt
-		if !q.Constraints.IsZero() {
-			c := q.Constraints
-			v.ClarificationConstraints = &c
-		}
-	}
-	if !j.Answer.IsZero() {
-		v.ClarificationValue = j.Answer.JSON()
-	}
-	return v
-}
-
-func successful(s askonce.Status) bool {
-	switch s {
-	case askonce.StatusFailed, askonce.StatusValidationError, askonce.StatusExpired, askonce.StatusCancelled:
-		return false
-	}
-	return true
 }

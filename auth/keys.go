@@ -1,4 +1,11 @@
-package server
+// Package auth says who a request comes from, once for every channel that
+// takes API keys (the HTTP API, MCP, A2A and the inbox): the keys file
+// (Keys: each key's tenant, name and allowed recipients, and who may sign
+// in to the inbox with an OpenID provider) and the check of a request's
+// key (Guard), whose wrong keys are limited per client address. A Guard's
+// refusal (401 or 429) carries its status, code and message; each channel
+// writes it in its own protocol's form.
+package auth
 
 import (
 	"bufio"
@@ -10,7 +17,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"net/http"
 	"regexp"
 	"strings"
 
@@ -226,20 +232,4 @@ func (k *Keys) Len() int {
 		return 0
 	}
 	return len(k.entries)
-}
-
-// presentedKey extracts the key from "Authorization: Bearer <key>" or, when
-// there is no Authorization header, from "X-API-Key: <key>".
-func presentedKey(r *http.Request) (string, error) {
-	if h := r.Header.Get("Authorization"); h != "" {
-		scheme, key, ok := strings.Cut(h, " ")
-		if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(key) == "" {
-			return "", reqErrorf(http.StatusUnauthorized, CodeUnauthorized, "the Authorization header must be 'Bearer <API key>'")
-		}
-		return strings.TrimSpace(key), nil
-	}
-	if key := strings.TrimSpace(r.Header.Get("X-API-Key")); key != "" {
-		return key, nil
-	}
-	return "", reqErrorf(http.StatusUnauthorized, CodeUnauthorized, "an API key is required: send 'Authorization: Bearer <key>' or 'X-API-Key: <key>'")
 }

@@ -1,9 +1,11 @@
-package cli
+package wiring
 
 import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/askonce/askonce/internal/cli"
 )
 
 // Without --db the embedded engine's database is askonce.db in the user's
@@ -25,8 +27,8 @@ func TestEmbeddedDBIsInTheUserDataFolder(t *testing.T) {
 		{"DBFlagWins", map[string]string{"HOME": home, "XDG_DATA_HOME": data}, "mine.db", false, "mine.db"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			cn := Conn{DB: c.db, ReadOnly: c.readOnly, getenv: func(k string) string { return c.env[k] }}
-			got, err := cn.EmbeddedDB()
+			cn := cli.Conn{DB: c.db, ReadOnly: c.readOnly, Getenv: func(k string) string { return c.env[k] }}
+			got, err := EmbeddedDB(&cn)
 			if err != nil || got != c.want {
 				t.Fatalf("EmbeddedDB() = %q, %v; want %q", got, err, c.want)
 			}
@@ -41,8 +43,8 @@ func TestEmbeddedDBIsInTheUserDataFolder(t *testing.T) {
 	}
 	t.Run("ReadOnlyCreatesNothing", func(t *testing.T) {
 		fresh := t.TempDir()
-		cn := Conn{ReadOnly: true, getenv: func(k string) string { return map[string]string{"XDG_DATA_HOME": fresh}[k] }}
-		got, err := cn.EmbeddedDB()
+		cn := cli.Conn{ReadOnly: true, Getenv: func(k string) string { return map[string]string{"XDG_DATA_HOME": fresh}[k] }}
+		got, err := EmbeddedDB(&cn)
 		if err != nil || got != filepath.Join(fresh, "askonce", "askonce.db") {
 			t.Fatalf("EmbeddedDB() = %q, %v", got, err)
 		}

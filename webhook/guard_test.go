@@ -1,4 +1,4 @@
-package dispatch
+package webhook
 
 import (
 	"errors"
@@ -14,7 +14,7 @@ func TestGuardedClientRefusesLoopbackUnlessAllowed(t *testing.T) {
 	var got atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { got.Add(1) }))
 	t.Cleanup(srv.Close)
-	w := &Webhook{URL: srv.URL, Client: GuardedClient(false)}
+	w := &Sender{URL: srv.URL, Client: GuardedClient(false)}
 	err := w.Post(t.Context(), "m1", []byte(`{}`), nil)
 	if !errors.Is(err, ErrBlockedAddress) {
 		t.Fatalf("POST to %s through the guard: %v; want ErrBlockedAddress", srv.URL, err)

@@ -1,15 +1,15 @@
-package server_test
+package auth_test
 
 import (
 	"strings"
 	"testing"
 
-	"github.com/askonce/askonce/server"
+	"github.com/askonce/askonce/auth"
 )
 
 func TestSignInLinesPickTheTenant(t *testing.T) {
 	t.Parallel()
-	k, err := server.LoadKeys(strings.NewReader(`
+	k, err := auth.LoadKeys(strings.NewReader(`
 # who may sign in to the inbox
 dom signin domain=example.com
 grp signin group=ops
@@ -21,18 +21,18 @@ dom2 signin domain=@other.test
 	}
 	for _, c := range []struct {
 		name string
-		id   server.Identity
+		id   auth.Identity
 		want string
 	}{
-		{"an exact address wins over its group and domain", server.Identity{Email: "boss@example.COM", EmailVerified: true, Groups: []string{"ops"}}, "one"},
-		{"a group wins over a domain", server.Identity{Email: "ann@example.com", EmailVerified: true, Groups: []string{"ops"}}, "grp"},
-		{"a domain, in any case", server.Identity{Email: "ann@EXAMPLE.com", EmailVerified: true}, "dom"},
-		{"a domain written with @", server.Identity{Email: "ann@other.test", EmailVerified: true}, "dom2"},
-		{"an unverified address counts for nothing", server.Identity{Email: "boss@example.com"}, ""},
-		{"a group needs no address", server.Identity{Subject: "s", Groups: []string{"ops"}}, "grp"},
-		{"a subdomain is another domain", server.Identity{Email: "ann@mail.example.com", EmailVerified: true}, ""},
-		{"a group is compared exactly", server.Identity{Groups: []string{"Ops"}}, ""},
-		{"nobody else", server.Identity{Email: "eve@elsewhere.test", EmailVerified: true}, ""},
+		{"an exact address wins over its group and domain", auth.Identity{Email: "boss@example.COM", EmailVerified: true, Groups: []string{"ops"}}, "one"},
+		{"a group wins over a domain", auth.Identity{Email: "ann@example.com", EmailVerified: true, Groups: []string{"ops"}}, "grp"},
+		{"a domain, in any case", auth.Identity{Email: "ann@EXAMPLE.com", EmailVerified: true}, "dom"},
+		{"a domain written with @", auth.Identity{Email: "ann@other.test", EmailVerified: true}, "dom2"},
+		{"an unverified address counts for nothing", auth.Identity{Email: "boss@example.com"}, ""},
+		{"a group needs no address", auth.Identity{Subject: "s", Groups: []string{"ops"}}, "grp"},
+		{"a subdomain is another domain", auth.Identity{Email: "ann@mail.example.com", EmailVerified: true}, ""},
+		{"a group is compared exactly", auth.Identity{Groups: []string{"Ops"}}, ""},
+		{"nobody else", auth.Identity{Email: "eve@elsewhere.test", EmailVerified: true}, ""},
 	} {
 		got, ok := k.SignIn(c.id)
 		if got != c.want || ok != (c.want != "") {
@@ -55,7 +55,7 @@ func TestSignInLinesThatAreWrongSayWhich(t *testing.T) {
 		"t signin email=a@b.c group=x":     "got 2 fields",
 		"bad/tenant signin domain=example": "tenant",
 	} {
-		_, err := server.LoadKeys(strings.NewReader(line + "\n"))
+		_, err := auth.LoadKeys(strings.NewReader(line + "\n"))
 		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "line 1") {
 			t.Errorf("%q: %v, want line 1 saying %q", line, err, want)
 		}
@@ -64,7 +64,7 @@ func TestSignInLinesThatAreWrongSayWhich(t *testing.T) {
 
 func TestKeysFileWithOnlySignInLinesLoads(t *testing.T) {
 	t.Parallel()
-	k, err := server.LoadKeys(strings.NewReader("t signin domain=example.com\n"))
+	k, err := auth.LoadKeys(strings.NewReader("t signin domain=example.com\n"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package cli
+package wiring
 
 import (
 	"context"
@@ -13,12 +13,10 @@ import (
 
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/dispatch"
+	"github.com/askonce/askonce/internal/cli"
 	"github.com/askonce/askonce/postgres"
 	"github.com/askonce/askonce/sqlite"
 )
-
-// DBHelp describes --db to every command that takes it.
-const DBHelp = "database: a SQLite file (created and migrated if missing), or a postgres:// (postgresql://) URL of a PostgreSQL database (migrated on start; see docs/deploy.md)"
 
 // Store is the store --db names, SQLite or PostgreSQL: what the commands
 // need of either.
@@ -104,11 +102,11 @@ func dbPath(db string) (string, error) {
 	if strings.EqualFold(scheme, "file") {
 		u, err := url.Parse(db)
 		if err != nil || (u.Host != "" && u.Host != "localhost") || u.Path == "" {
-			return "", UsageError{Msg: fmt.Sprintf("--db %q: a file:// URL names a local file, as in file:///var/lib/askonce/askonce.db", db)}
+			return "", cli.UsageError{Msg: fmt.Sprintf("--db %q: a file:// URL names a local file, as in file:///var/lib/askonce/askonce.db", db)}
 		}
 		return u.Path, nil
 	}
-	return "", UsageError{Msg: fmt.Sprintf("--db %s://…: not a database askonce opens; give a SQLite file path or a postgres:// URL", scheme)}
+	return "", cli.UsageError{Msg: fmt.Sprintf("--db %s://…: not a database askonce opens; give a SQLite file path or a postgres:// URL", scheme)}
 }
 
 // whySQLiteFails says why the SQLite file at db cannot be opened, in
