@@ -44,13 +44,11 @@ type GatedChannel interface {
 	SendsTx(ctx context.Context, r TxReader, job *Job, ev QuestionEvent) ([]Send, error)
 }
 
-// TxReader reads in the transaction of a job's change (see
-// GatedChannel), on SQLite and PostgreSQL alike.
+// TxReader reads what a gated channel decides on, in the transaction
+// of a job's change (see GatedChannel), on SQLite and PostgreSQL alike.
 type TxReader interface {
-	// Exists reports whether query returns a row. The query is written
-	// for both databases, its placeholders $1, $2, ... (args in order),
-	// and holds no other '$'.
-	Exists(ctx context.Context, query string, args ...any) (bool, error)
+	// HasPushConfig reports whether the job has an A2A push config.
+	HasPushConfig(ctx context.Context, tenantID, jobID string) (bool, error)
 }
 
 // Send is one message a Channel sends about a job: what the queue keeps.

@@ -125,10 +125,6 @@ func (p *Pusher) Sends(j *askonce.Job, ev askonce.QuestionEvent) []askonce.Send 
 	return []askonce.Send{{Kind: kind, TenantID: j.TenantID, JobID: j.ID}}
 }
 
-// hasPushConfig finds whether a task has a push config, in the stores'
-// table of them (internal/sqlstore's push_configs), by its key.
-const hasPushConfig = `SELECT 1 FROM push_configs WHERE tenant_id = $1 AND job_id = $2 LIMIT 1`
-
 // SendsTx returns Sends(j, ev) when the task has a push config in the
 // transaction of the change, else none: a server with push on spends no
 // River job on a task nobody asked to push. So a change is pushed to the
@@ -147,7 +143,7 @@ func (p *Pusher) SendsTx(ctx context.Context, r askonce.TxReader, j *askonce.Job
 	if len(sends) == 0 {
 		return nil, nil
 	}
-	ok, err := r.Exists(ctx, hasPushConfig, j.TenantID, j.ID)
+	ok, err := r.HasPushConfig(ctx, j.TenantID, j.ID)
 	if err != nil || !ok {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/internal/sqlstore"
 )
 
 // A channel (askonce.Channel: packages slack and email) reaches the
@@ -131,10 +132,15 @@ type txReader struct {
 	tx any
 }
 
-// Exists implements askonce.TxReader. It reads on the transaction's
-// own connection: a SQLite database has one connection to write, which
-// the transaction holds.
-func (r txReader) Exists(ctx context.Context, query string, args ...any) (bool, error) {
+// HasPushConfig implements askonce.TxReader with the SQL layer's query.
+func (r txReader) HasPushConfig(ctx context.Context, tenantID, jobID string) (bool, error) {
+	return r.exists(ctx, sqlstore.HasPushConfig, tenantID, jobID)
+}
+
+// exists reports whether query (placeholders $1, $2, ...; no other '$')
+// returns a row. It reads on the transaction's own connection: a SQLite
+// database has one connection to write, which the transaction holds.
+func (r txReader) exists(ctx context.Context, query string, args ...any) (bool, error) {
 	var one int
 	var err error
 	switch tx := r.tx.(type) {

@@ -16,7 +16,7 @@ type gatedChannel struct {
 }
 
 func (c *gatedChannel) SendsTx(ctx context.Context, r askonce.TxReader, j *askonce.Job, ev askonce.QuestionEvent) ([]askonce.Send, error) {
-	ok, err := r.Exists(ctx, c.query, j.TenantID, j.ID)
+	ok, err := r.(txReader).exists(ctx, c.query, j.TenantID, j.ID)
 	if err != nil || !ok {
 		return nil, err
 	}

@@ -67,3 +67,8 @@ func scanPushConfig(row Scanner) (askonce.PushConfig, error) {
 	c.CreatedAt = time.Time(at)
 	return c, err
 }
+
+// HasPushConfig is the query that finds whether a job has a push config
+// ($1 its tenant, $2 its id), for package dispatch to read in the
+// transaction of a change (askonce.TxReader): the schema stays here.
+const HasPushConfig = `SELECT 1 FROM push_configs WHERE tenant_id = $1 AND job_id = $2 LIMIT 1`
