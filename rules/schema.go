@@ -494,10 +494,8 @@ func namedChoices(in *input, f field) []any {
 		}
 	}
 	slices.SortFunc(ms, func(a, b mention) int { return a.at - b.at })
-	toks, cmds := in.gt, in.cmds
-	inCommand := func(i int) bool {
-		return slices.ContainsFunc(cmds, func(c command) bool { return c.verb <= i && i < c.end })
-	}
+	toks := in.gt
+	inCommand := func(i int) bool { return commandOf(in, i) >= 0 }
 	word := func(at int) string { // the word before toks[at], past determiners
 		i := at - 1
 		for i >= 0 && toks[i].e.has(fDet) {
