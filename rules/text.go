@@ -29,16 +29,10 @@ func codeMask(src string) (out, quoted []bool) {
 			m[i] = true
 		}
 	}
-	var code []block // the code blocks, in order
 	for _, b := range blocks(src) {
 		if b.kind == codeBlock {
 			mark(out, b.start, b.end)
-			code = append(code, b)
 		}
-	}
-	inBlock := func(i int) bool {
-		k := sort.Search(len(code), func(k int) bool { return code[k].end > i })
-		return k < len(code) && code[k].start <= i
 	}
 	for i := 0; i < len(src); {
 		if out[i] {
@@ -58,8 +52,8 @@ func codeMask(src string) (out, quoted []bool) {
 		mark(out, open, i)
 	}
 	for _, q := range quotedRanges(src) {
-		if inBlock(q[0]) {
-			continue // a quote inside a code block is code
+		if out[q[0]] {
+			continue // a quote inside code (a block, back-ticks) is code
 		}
 		_, n := utf8.DecodeRuneInString(src[q[1]:])
 		mark(out, q[0], q[1]+n)
