@@ -179,28 +179,23 @@ func (c *compiled) splitSteps(src string, toks []token) []step {
 	code, _ := codeMask(src)
 	cuts := c.cuts(src, toks, code)
 	var steps []step
-	lead, leadEnd := -1, 0 // the code blocks that open the text, for the step after them
+	lead := false // the text opens with code: steps[0] holds it until the step after it
 	for _, b := range blocks(src) {
 		n := len(steps)
 		switch {
 		case b.kind == codeBlock && n > 0:
 			steps[n-1].end = b.end
 		case b.kind == codeBlock:
-			if lead < 0 {
-				lead = b.start
-			}
-			leadEnd = b.end
+			steps, lead = append(steps, step{start: b.start, end: b.end}), true
 		case b.kind == proseBlock:
 			steps = proseSteps(steps, src, b, cuts)
 		default:
 			steps = append(steps, step{start: b.start, end: b.end})
 		}
-		if lead >= 0 && len(steps) > n {
-			steps[n].start, lead = lead, -1 // the block, then what is said of it ("... Add the above to ci.yml")
+		if lead && len(steps) > 1 { // the block, then what is said of it ("... Add the above to ci.yml")
+			steps[1].start = steps[0].start
+			steps, lead = steps[1:], false
 		}
-	}
-	if lead >= 0 { // code alone
-		steps = append(steps, step{start: lead, end: leadEnd})
 	}
 	return c.finishSteps(src, toks, steps)
 }
