@@ -80,11 +80,11 @@ func (c *compiled) annotate(src string, toks []token) []token {
 		t.neg = negated(toks, i)
 	}
 	for i := 0; i < len(toks); i++ {
-		for _, ph := range c.sidePhrases[toks[i].Text] {
-			if !toks[i].code && startsRun(toks[i:], len(ph.toks), func(k int, t *token) bool { return t.Text == ph.toks[k] && t.Clause == toks[i].Clause }) {
-				e := &entry{sides: []sideRef{ph.ref}}
+		for _, ph := range c.phrases[toks[i].Text] {
+			if ph.side != nil && !toks[i].code && ph.at(toks, i) {
+				e := &entry{sides: []sideRef{*ph.side}}
 				for k := i; k < i+len(ph.toks); k++ {
-					toks[k].e, toks[k].word = e, ph.ref.display
+					toks[k].e, toks[k].word = e, ph.side.display
 				}
 				i += len(ph.toks) - 1
 				break
@@ -152,9 +152,7 @@ func negated(toks []token, i int) bool {
 func (c *compiled) phraseAt(toks []token, i int, f flag) int {
 	best := 0
 	for _, ph := range c.phrases[toks[i].Text] {
-		if ph.flag == f && len(ph.toks) > best && startsRun(toks[i:], len(ph.toks), func(k int, t *token) bool {
-			return t.Text == ph.toks[k] && t.Clause == toks[i].Clause
-		}) {
+		if ph.flag == f && len(ph.toks) > best && ph.at(toks, i) {
 			best = len(ph.toks)
 		}
 	}
