@@ -79,13 +79,8 @@ func (r *run) attributes() map[string]string {
 func (r *run) bindings() []binding {
 	var out []binding
 	for _, ref := range r.candidates.refs {
-		mention, at := r.span(ref.t0, ref.t1), r.gt[ref.t0].Start
-		if ref.all {
-			for _, o := range ref.options {
-				out = append(out, binding{Mention: mention, Candidate: o, at: at})
-			}
-		} else if ref.chosen >= 0 {
-			out = append(out, binding{Mention: mention, Candidate: ref.options[ref.chosen], at: at})
+		for _, o := range ref.meaning() {
+			out = append(out, binding{Mention: r.span(ref.t0, ref.t1), Candidate: o, at: r.gt[ref.t0].Start})
 		}
 	}
 	for _, a := range r.choice.found { // the option chosen of "staging or production"
