@@ -164,13 +164,10 @@ func findReference(in *input, ns *nameSet, i int) (reference, bool) {
 	if verbs[i] || t.quoted || t.code || t.e.has(fStop|fDet|fPlaceholder) {
 		return reference{}, false
 	}
-	fit := ns.byHead[key]
-	if lex.IsJapanese(key) {
-		fit = nil
-		for _, n := range ns.names {
-			if headMatch(key, n) {
-				fit = append(fit, n)
-			}
+	var fit []name
+	for _, n := range ns.names {
+		if headMatch(key, n) {
+			fit = append(fit, n)
 		}
 	}
 	if len(fit) == 0 {
@@ -552,17 +549,16 @@ func appendNew(out []string, names ...string) []string {
 }
 
 // nameSet is the request's candidates as the matcher reads them, indexed
-// by their first word (for whole names), by their head (for a bare
-// mention) and by every word (for a word one of them alone holds).
+// by their first word (for whole names) and by every word (for a word one
+// of them alone holds); a bare mention's are those headMatch fits.
 type nameSet struct {
 	names   []name
 	byFirst map[string][]name
-	byHead  map[string][]name
 	byWord  map[string][]name // by each of their words
 }
 
 func newNameSet(cands []string) *nameSet {
-	ns := &nameSet{byFirst: map[string][]name{}, byHead: map[string][]name{}, byWord: map[string][]name{}}
+	ns := &nameSet{byFirst: map[string][]name{}, byWord: map[string][]name{}}
 	for _, c := range cands {
 		n := nameOf(c)
 		if len(n.words) == 0 {
@@ -575,7 +571,6 @@ func newNameSet(cands []string) *nameSet {
 		}
 		ns.names = append(ns.names, n)
 		ns.byFirst[n.words[0]] = append(ns.byFirst[n.words[0]], n)
-		ns.byHead[n.words[len(n.words)-1]] = append(ns.byHead[n.words[len(n.words)-1]], n)
 	}
 	return ns
 }
