@@ -521,16 +521,9 @@ func (c *compiled) title(src string, toks []token, start, end int, drop []bool) 
 			break
 		}
 	}
-	for start < end { // the first line with text
-		line := end
-		if n := strings.IndexByte(src[start:end], '\n'); n >= 0 {
-			line = start + n
-		}
-		if strings.TrimSpace(src[start:line]) != "" || line == end {
-			end = line
-			break
-		}
-		start = line + 1
+	start, end = trimSpan(src, start, end, unicode.IsSpace) // the first line with text
+	if n := strings.IndexByte(src[start:end], '\n'); n >= 0 {
+		end = start + n
 	}
 	if m := listMarker(src[start:end]); m >= 0 {
 		start += m
