@@ -145,7 +145,7 @@ func (r *run) stepsPlan() (*askonce.Plan, error) {
 	}
 	if r.vague.useAnswer { // the goal said too little; the answer says what to do
 		spec.Details = r.answer
-		for _, st := range r.c.splitSteps(r.answer, r.at) {
+		for _, st := range r.c.splitSteps(r.answer, r.at, layoutOf(r.answer)) {
 			add(r.answer, st, false)
 		}
 	}

@@ -16,26 +16,35 @@ import (
 // a span of the goal or the answer, cut only where a reader sees a step
 // boundary. Nothing here rebuilds text from tokens.
 
-// codeMask marks the bytes of src that are code-like and so opaque:
-// back-ticked spans, quoted strings, and words that are paths, globs,
-// flags, KEY=value, URLs, versions, file names or identifiers. No step
-// boundary falls inside one and no detector reads inside one as words.
-// quoted marks the quoted strings alone, marks included: their words keep
-// their roles, as a title's or a literal's.
-func codeMask(src string) (out, quoted []bool) {
-	out, quoted = make([]bool, len(src)), make([]bool, len(src))
+// layout is a text as a reader sees it, read once: its blocks (blocks),
+// and by byte which are code and so opaque, and which are quoted.
+type layout struct {
+	blocks                []block
+	code, quoted, inBlock []bool
+}
+
+// layoutOf reads src's blocks and marks the bytes that are code: code
+// blocks, back-ticked spans, quoted strings, and words that are paths,
+// globs, flags, KEY=value, URLs, versions, file names or identifiers. No
+// step boundary falls inside code and no detector reads inside it as
+// words. quoted marks the quoted strings alone, marks included: their
+// words keep their roles, as a title's or a literal's.
+func layoutOf(src string) layout {
+	l := layout{blocks: blocks(src), code: make([]bool, len(src)), quoted: make([]bool, len(src)), inBlock: make([]bool, len(src))}
+	code, quoted := l.code, l.quoted
 	mark := func(m []bool, s, e int) {
 		for i := s; i < e; i++ {
 			m[i] = true
 		}
 	}
-	for _, b := range blocks(src) {
+	for _, b := range l.blocks {
 		if b.kind == codeBlock {
-			mark(out, b.start, b.end)
+			mark(code, b.start, b.end)
+			mark(l.inBlock, b.start, b.end)
 		}
 	}
 	for i := 0; i < len(src); {
-		if out[i] {
+		if code[i] {
 			i++ // inside a code block: its back-ticks are its own
 			continue
 		}
@@ -49,14 +58,14 @@ func codeMask(src string) (out, quoted []bool) {
 			break // an unbalanced back-tick opens nothing
 		}
 		i = open + 1 + k + 1
-		mark(out, open, i)
+		mark(code, open, i)
 	}
 	for _, q := range quotedRanges(src) {
-		if out[q[0]] {
+		if code[q[0]] {
 			continue // a quote inside code (a block, back-ticks) is code
 		}
 		_, n := utf8.DecodeRuneInString(src[q[1]:])
-		mark(out, q[0], q[1]+n)
+		mark(code, q[0], q[1]+n)
 		mark(quoted, q[0], q[1]+n)
 	}
 	for start := 0; start < len(src); {
@@ -66,11 +75,11 @@ func codeMask(src string) (out, quoted []bool) {
 			end = start + n
 		}
 		if s, e := coreOf(src, start, end); e > s && codeLike(src[s:e]) {
-			mark(out, s, e)
+			mark(code, s, e)
 		}
 		start = end
 	}
-	return out, quoted
+	return l
 }
 
 func isSpaceAt(s string, i int) bool {
@@ -175,12 +184,11 @@ type step struct {
 // prose, so it is a step of its own, before the items. Every byte of src
 // outside list markers belongs to one step, so the steps, joined, are the
 // text.
-func (c *compiled) splitSteps(src string, toks []token) []step {
-	code, _ := codeMask(src)
-	cuts := c.cuts(src, toks, code)
+func (c *compiled) splitSteps(src string, toks []token, l layout) []step {
+	cuts := c.cuts(src, toks, l.code)
 	var steps []step
 	lead := false // the text opens with code: steps[0] holds it until the step after it
-	for _, b := range blocks(src) {
+	for _, b := range l.blocks {
 		n := len(steps)
 		switch {
 		case b.kind == codeBlock && n > 0:

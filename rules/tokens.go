@@ -48,9 +48,10 @@ func jaNegated(s string) bool {
 
 // annotate looks every token up in the profile's lexicon (exactly, or by
 // its kanji stem) and marks negation, functional cues, quotes and idioms.
-func (c *compiled) annotate(src string, toks []token) []token {
+func (c *compiled) annotate(src string, l layout) []token {
+	toks := tokenize(src)
 	cueClause := -1
-	code, quoted := codeMask(src)
+	code, quoted := l.code, l.quoted
 	for i := range toks {
 		t := &toks[i]
 		t.word = t.Text
