@@ -245,14 +245,14 @@ type itemSpec struct {
 // templatePlan is the template planner: name, kind and properties read
 // from the goal, and the profile's task DAG for that kind.
 func (r *run) templatePlan() (*askonce.Plan, error) {
-	toks, goal := r.gt, true
+	toks := r.gt
 	name, head := r.nounPhrase(r.gt, true)
 	if len(name) == 0 && len(r.at) > 0 {
 		if n, h := r.nounPhrase(r.at, false); len(n) > 0 {
-			name, head, toks, goal = n, h, r.at, false
+			name, head, toks = n, h, r.at
 		}
 	}
-	kind, noun, named := r.kind(toks, head, goal)
+	kind, noun, named := r.kind(toks, head)
 	if len(name) == 0 {
 		name = []string{"custom"}
 	}
@@ -371,7 +371,7 @@ func (r *run) nounPhrase(toks []token, goal bool) (words []string, head int) {
 // kind is the kind named by the head noun, else by the first kind word of
 // the goal (then of the answer), with that word as the noun; else the
 // profile's default kind, recorded as an assumption.
-func (r *run) kind(toks []token, head int, goal bool) (kind, noun string, named bool) {
+func (r *run) kind(toks []token, head int) (kind, noun string, named bool) {
 	if head < 0 {
 		toks, head = r.firstWord(func(t *token) bool { return t.e.kind != "" })
 	}
