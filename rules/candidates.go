@@ -424,11 +424,9 @@ func pronouns(in *input, refs []reference) []reference {
 		if own := commandOf(in, i); own >= 0 && vocab.has("containerVerbs", in.gt[own].Text) {
 			continue // "close it", "turn it on": a container or an appliance, not a thing taken out of it
 		}
-		meant := actedOn(in, refs, i, plural)
-		if len(meant) == 0 || len(meant) > 1 && !plural {
-			continue
+		if meant := actedOn(in, refs, i, plural); len(meant) > 0 { // actedOn agrees in number
+			out = append(out, reference{t0: i, t1: i + 1, options: meant, chosen: 0, all: len(meant) > 1})
 		}
-		out = append(out, reference{t0: i, t1: i + 1, options: meant, chosen: 0, all: len(meant) > 1})
 	}
 	return out
 }
