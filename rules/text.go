@@ -550,11 +550,7 @@ func (c *compiled) title(src string, toks []token, start, end int, drop []bool) 
 			continue
 		}
 		if opening { // the words that open the title
-			n := max(c.phraseAt(toks, i, fStepSep), c.phraseAt(toks, i, fOpener))
-			if n == 0 && !t.code && t.e.has(fConj|fConnector) {
-				n = 1
-			}
-			if n > 0 && i+n < len(toks) && toks[i+n-1].End < end {
+			if n := c.openingAt(toks, i); n > 0 && i+n < len(toks) && toks[i+n-1].End < end {
 				opened = opened || c.phraseAt(toks, i, fOpener) > 0
 				from = toks[i+n-1].End
 				i += n - 1

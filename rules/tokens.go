@@ -204,16 +204,8 @@ func (c *compiled) commands(src string, toks []token) []command {
 // decision question ("should we use Go or Rust?") is the user's own
 // question, to answer, not a command.
 func (c *compiled) mainVerb(src string, toks []token, t0, t1 int) int {
-	for t0 < t1 {
-		if n := c.phraseAt(toks, t0, fOpener); n > 0 {
-			t0 += n
-			continue
-		}
-		if toks[t0].e.has(fConnector) || toks[t0].e.has(fConj) && !toks[t0].e.has(fOr) || c.phraseAt(toks, t0, fStepSep) > 0 {
-			t0++
-			continue
-		}
-		break
+	for t0 < t1 && c.openingAt(toks, t0) > 0 {
+		t0 += c.openingAt(toks, t0)
 	}
 	if t0 >= t1 || c.asksAgent(src, toks, t0) {
 		return -1
@@ -223,6 +215,18 @@ func (c *compiled) mainVerb(src string, toks []token, t0, t1 int) int {
 		return -1
 	}
 	return t0
+}
+
+// openingAt is how many tokens from toks[i] are words that open a
+// command before its verb, 0 if none: a request opener ("can you"), a
+// step separator ("and then", "after that"), or a connector or
+// conjunction other than "or" ("first", "and").
+func (c *compiled) openingAt(toks []token, i int) int {
+	n := max(c.phraseAt(toks, i, fStepSep), c.phraseAt(toks, i, fOpener))
+	if t := &toks[i]; n == 0 && !t.code && t.e.has(fConj|fConnector) && !t.e.has(fOr) {
+		n = 1
+	}
+	return n
 }
 
 // inflected reports whether an English word is a verb's -ing or -ed form,
