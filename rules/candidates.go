@@ -164,13 +164,10 @@ func findReference(in *input, ns *nameSet, i int) (reference, bool) {
 	if verbs[i] || t.quoted || t.code || t.e.has(fStop|fDet|fPlaceholder) {
 		return reference{}, false
 	}
-	fit := ns.byHead[key]
-	if lex.IsJapanese(key) {
-		fit = nil
-		for _, n := range ns.names {
-			if headMatch(key, n) {
-				fit = append(fit, n)
-			}
+	var fit []name
+	for _, n := range ns.names {
+		if headMatch(key, n) {
+			fit = append(fit, n)
 		}
 	}
 	if len(fit) == 0 {
@@ -427,11 +424,9 @@ func pronouns(in *input, refs []reference) []reference {
 		if own := commandOf(in, i); own >= 0 && vocab.has("containerVerbs", in.gt[own].Text) {
 			continue // "close it", "turn it on": a container or an appliance, not a thing taken out of it
 		}
-		meant := actedOn(in, refs, i, plural)
-		if len(meant) == 0 || len(meant) > 1 && !plural {
-			continue
+		if meant := actedOn(in, refs, i, plural); len(meant) > 0 { // actedOn agrees in number
+			out = append(out, reference{t0: i, t1: i + 1, options: meant, chosen: 0, all: len(meant) > 1})
 		}
-		out = append(out, reference{t0: i, t1: i + 1, options: meant, chosen: 0, all: len(meant) > 1})
 	}
 	return out
 }
@@ -552,17 +547,16 @@ func appendNew(out []string, names ...string) []string {
 }
 
 // nameSet is the request's candidates as the matcher reads them, indexed
-// by their first word (for whole names), by their head (for a bare
-// mention) and by every word (for a word one of them alone holds).
+// by their first word (for whole names) and by every word (for a word one
+// of them alone holds); a bare mention's are those headMatch fits.
 type nameSet struct {
 	names   []name
 	byFirst map[string][]name
-	byHead  map[string][]name
 	byWord  map[string][]name // by each of their words
 }
 
 func newNameSet(cands []string) *nameSet {
-	ns := &nameSet{byFirst: map[string][]name{}, byHead: map[string][]name{}, byWord: map[string][]name{}}
+	ns := &nameSet{byFirst: map[string][]name{}, byWord: map[string][]name{}}
 	for _, c := range cands {
 		n := nameOf(c)
 		if len(n.words) == 0 {
@@ -575,7 +569,6 @@ func newNameSet(cands []string) *nameSet {
 		}
 		ns.names = append(ns.names, n)
 		ns.byFirst[n.words[0]] = append(ns.byFirst[n.words[0]], n)
-		ns.byHead[n.words[len(n.words)-1]] = append(ns.byHead[n.words[len(n.words)-1]], n)
 	}
 	return ns
 }

@@ -81,11 +81,6 @@ func (in *input) runsCode(v int) bool {
 	return true
 }
 
-// inCodeBlock reports whether byte i of src is inside a code block.
-func inCodeBlock(src string, i int) bool {
-	return slices.ContainsFunc(blocks(src), func(b block) bool { return b.kind == codeBlock && b.start <= i && i < b.end })
-}
-
 // appendAction appends a unless an action already covers it.
 func appendAction(as []action, a action) []action {
 	if slices.ContainsFunc(as, func(b action) bool { return b.start <= a.start && a.end <= b.end }) {
@@ -125,7 +120,7 @@ func detectDestructive(in *input) destructions {
 				}
 			}
 		}
-		block := n > 0 && inCodeBlock(in.goal, toks[v+n-1].Start)
+		block := n > 0 && in.inBlock[toks[v+n-1].Start]
 		shown := block || n > 0 && in.code[toks[v].Start] && strings.HasSuffix(strings.TrimRight(in.goal[:toks[v].Start], " \t\r\n`\"'“"), ":")
 		switch {
 		case shown && !in.runsCode(v):

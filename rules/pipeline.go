@@ -19,7 +19,7 @@ type input struct {
 	gt, at   []token
 	cmds     []command // the goal's commands
 	steps    []step    // the goal's steps
-	code     []bool    // by goal byte: code-like, opaque (codeMask)
+	layout             // the goal's blocks and code (layoutOf)
 	verbs    []bool    // by goal token: the main verb of a command
 	files    []string
 	cands    []string
@@ -48,16 +48,16 @@ func splitPrompt(prompt string) (goal, answer string, earlier []string) {
 func newInput(p *Profile, prompt string, r *askonce.Request) *input {
 	goal, answer, earlier := splitPrompt(prompt)
 	in := &input{p: p, c: p.c, goal: goal, answer: answer, earlier: earlier, files: clean(r.Files), cands: clean(r.Candidates), schema: r.SpecSchema, japanese: mostlyJapanese(goal)}
-	in.gt = p.c.annotate(goal, tokenize(goal))
+	in.layout = layoutOf(goal)
+	in.gt = p.c.annotate(goal, in.layout)
 	in.cmds = p.c.commands(goal, in.gt)
-	in.steps = p.c.splitSteps(goal, in.gt)
-	in.code, _ = codeMask(goal)
+	in.steps = p.c.splitSteps(goal, in.gt, in.layout)
 	in.verbs = make([]bool, len(in.gt))
 	for _, c := range in.cmds {
 		in.verbs[c.verb] = true
 	}
 	if answer != "" {
-		in.at = p.c.annotate(answer, tokenize(answer))
+		in.at = p.c.annotate(answer, layoutOf(answer))
 	}
 	return in
 }

@@ -79,13 +79,8 @@ func (r *run) attributes() map[string]string {
 func (r *run) bindings() []binding {
 	var out []binding
 	for _, ref := range r.candidates.refs {
-		mention, at := r.span(ref.t0, ref.t1), r.gt[ref.t0].Start
-		if ref.all {
-			for _, o := range ref.options {
-				out = append(out, binding{Mention: mention, Candidate: o, at: at})
-			}
-		} else if ref.chosen >= 0 {
-			out = append(out, binding{Mention: mention, Candidate: ref.options[ref.chosen], at: at})
+		for _, o := range ref.meaning() {
+			out = append(out, binding{Mention: r.span(ref.t0, ref.t1), Candidate: o, at: r.gt[ref.t0].Start})
 		}
 	}
 	for _, a := range r.choice.found { // the option chosen of "staging or production"
@@ -150,7 +145,7 @@ func (r *run) stepsPlan() (*askonce.Plan, error) {
 	}
 	if r.vague.useAnswer { // the goal said too little; the answer says what to do
 		spec.Details = r.answer
-		for _, st := range r.c.splitSteps(r.answer, r.at) {
+		for _, st := range r.c.splitSteps(r.answer, r.at, layoutOf(r.answer)) {
 			add(r.answer, st, false)
 		}
 	}
@@ -250,14 +245,14 @@ type itemSpec struct {
 // templatePlan is the template planner: name, kind and properties read
 // from the goal, and the profile's task DAG for that kind.
 func (r *run) templatePlan() (*askonce.Plan, error) {
-	toks, goal := r.gt, true
+	toks := r.gt
 	name, head := r.nounPhrase(r.gt, true)
 	if len(name) == 0 && len(r.at) > 0 {
 		if n, h := r.nounPhrase(r.at, false); len(n) > 0 {
-			name, head, toks, goal = n, h, r.at, false
+			name, head, toks = n, h, r.at
 		}
 	}
-	kind, noun, named := r.kind(toks, head, goal)
+	kind, noun, named := r.kind(toks, head)
 	if len(name) == 0 {
 		name = []string{"custom"}
 	}
@@ -376,7 +371,7 @@ func (r *run) nounPhrase(toks []token, goal bool) (words []string, head int) {
 // kind is the kind named by the head noun, else by the first kind word of
 // the goal (then of the answer), with that word as the noun; else the
 // profile's default kind, recorded as an assumption.
-func (r *run) kind(toks []token, head int, goal bool) (kind, noun string, named bool) {
+func (r *run) kind(toks []token, head int) (kind, noun string, named bool) {
 	if head < 0 {
 		toks, head = r.firstWord(func(t *token) bool { return t.e.kind != "" })
 	}

@@ -280,32 +280,42 @@ type entry struct {
 
 func (e *entry) has(f flag) bool { return e != nil && e.flags&f != 0 }
 
+// phrase is an entry of several words: of a word list ("and then"), or a
+// side of a group ("one at a time": its tokens are that side and nothing
+// else).
 type phrase struct {
 	toks []string
 	flag flag
+	side *sideRef
 }
 
-// sidePhrase is a side of a group written as several words ("one at a
-// time"): its tokens are that side and nothing else.
-type sidePhrase struct {
-	toks []string
-	ref  sideRef
+// phraseOf is w's tokens as a phrase.
+func phraseOf(w string) phrase {
+	var ph phrase
+	for _, t := range lex.Split(w, nil) {
+		ph.toks = append(ph.toks, t.Text)
+	}
+	return ph
+}
+
+// at reports whether toks[i:] opens with ph, in one clause.
+func (ph *phrase) at(toks []token, i int) bool {
+	return startsRun(toks[i:], len(ph.toks), func(k int, t *token) bool { return t.Text == ph.toks[k] && t.Clause == toks[i].Clause })
 }
 
 // compiled is a profile prepared for the hot path: every word list folded
 // into one lexicon, phrases indexed by their first token, and the
 // template's task list per kind.
 type compiled struct {
-	lex         map[string]*entry
-	phrases     map[string][]phrase
-	sidePhrases map[string][]sidePhrase // by first token
-	groupOrder  []int                   // functional groups first, then cosmetic
-	checks      []string
-	planner     string
-	kindTasks   map[string][]askonce.Task
-	defaultKnd  string
-	gateWords   []string // the gating policy's words, if any
-	jaChange    []string // Japanese change verbs, matched by prefix
+	lex        map[string]*entry
+	phrases    map[string][]phrase // by first token
+	groupOrder []int               // functional groups first, then cosmetic
+	checks     []string
+	planner    string
+	kindTasks  map[string][]askonce.Task
+	defaultKnd string
+	gateWords  []string // the gating policy's words, if any
+	jaChange   []string // Japanese change verbs, matched by prefix
 }
 
 func (p *Profile) compile() error {
@@ -314,9 +324,8 @@ func (p *Profile) compile() error {
 		return fmt.Errorf("name %q must be non-empty and without spaces", p.Name)
 	}
 	c := &compiled{
-		lex:         make(map[string]*entry, 512),
-		phrases:     make(map[string][]phrase),
-		sidePhrases: make(map[string][]sidePhrase),
+		lex:     make(map[string]*entry, 512),
+		phrases: make(map[string][]phrase),
 	}
 	for _, ch := range p.Checks {
 		if !slices.Contains(checkNames, ch) {
@@ -374,16 +383,13 @@ func (p *Profile) compile() error {
 			}
 			for _, w := range slices.Sorted(maps.Keys(words)) {
 				ref := sideRef{group: gi, side: si, display: strings.ToLower(words[w])}
-				if toks := lex.Split(w, nil); len(toks) > 1 { // a phrase: "one at a time"
-					ph := sidePhrase{ref: ref}
-					for _, t := range toks {
-						ph.toks = append(ph.toks, t.Text)
-					}
-					if o, ok := owner[strings.Join(ph.toks, " ")]; ok && o != s.Name {
+				if ph := phraseOf(w); len(ph.toks) > 1 { // a phrase: "one at a time"
+					key := strings.Join(ph.toks, " ")
+					if o, ok := owner[key]; ok && o != s.Name {
 						return fmt.Errorf("group %s: phrase %q belongs to both %q and %q", g.Name, w, o, s.Name)
 					}
-					owner[strings.Join(ph.toks, " ")] = s.Name
-					c.sidePhrases[ph.toks[0]] = append(c.sidePhrases[ph.toks[0]], ph)
+					owner[key], ph.side = s.Name, &ref
+					c.phrases[ph.toks[0]] = append(c.phrases[ph.toks[0]], ph)
 					continue
 				}
 				if err := c.claim(owner, "group "+g.Name, s.Name, w, func(e *entry) { e.sides = append(e.sides, ref) }); err != nil {
@@ -465,17 +471,14 @@ func (c *compiled) claim(owners map[string]string, set, owner, w string, fn func
 
 // addFlag adds a role to a word, or to a phrase when w has several tokens.
 func (c *compiled) addFlag(w string, f flag) error {
-	toks := lex.Split(w, nil)
-	switch len(toks) {
+	ph := phraseOf(w)
+	ph.flag = f
+	switch len(ph.toks) {
 	case 0:
 		return fmt.Errorf("word %q has no letters", w)
 	case 1:
-		c.each(toks[0].Text, func(e *entry) { e.flags |= f })
+		c.each(ph.toks[0], func(e *entry) { e.flags |= f })
 	default:
-		ph := phrase{flag: f}
-		for _, t := range toks {
-			ph.toks = append(ph.toks, t.Text)
-		}
 		c.phrases[ph.toks[0]] = append(c.phrases[ph.toks[0]], ph)
 	}
 	return nil

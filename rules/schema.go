@@ -75,6 +75,14 @@ func readSchema(raw []byte) (fields []field, closed map[string]bool) {
 	type alt struct {
 		Const *any `json:"const"`
 	}
+	consts := func(alts []alt) (out []any) { // the consts of oneOf and anyOf
+		for _, a := range alts {
+			if a.Const != nil {
+				out = append(out, *a.Const)
+			}
+		}
+		return out
+	}
 	for _, name := range s.Required {
 		var p struct {
 			Type        any      `json:"type"`
@@ -108,19 +116,10 @@ func readSchema(raw []byte) (fields []field, closed map[string]bool) {
 		}
 		if f.typ == "array" && p.Items != nil {
 			// An array of choices: picked, several of them.
-			f.choices, f.many = p.Items.Enum, true
-			for _, a := range append(p.Items.OneOf, p.Items.AnyOf...) {
-				if a.Const != nil {
-					f.choices = append(f.choices, *a.Const)
-				}
-			}
+			f.choices, f.many = append(p.Items.Enum, consts(append(p.Items.OneOf, p.Items.AnyOf...))...), true
 		}
 		f.role = append(slices.Clone(f.words), strings.Fields(strings.ToLower(p.Description))...)
-		for _, a := range append(p.OneOf, p.AnyOf...) {
-			if a.Const != nil {
-				f.choices = append(f.choices, *a.Const)
-			}
-		}
+		f.choices = append(f.choices, consts(append(p.OneOf, p.AnyOf...))...)
 		switch {
 		case p.Const != nil:
 			f.choices, f.def, f.hasDef = []any{*p.Const}, *p.Const, true
@@ -494,10 +493,8 @@ func namedChoices(in *input, f field) []any {
 		}
 	}
 	slices.SortFunc(ms, func(a, b mention) int { return a.at - b.at })
-	toks, cmds := in.gt, in.cmds
-	inCommand := func(i int) bool {
-		return slices.ContainsFunc(cmds, func(c command) bool { return c.verb <= i && i < c.end })
-	}
+	toks := in.gt
+	inCommand := func(i int) bool { return commandOf(in, i) >= 0 }
 	word := func(at int) string { // the word before toks[at], past determiners
 		i := at - 1
 		for i >= 0 && toks[i].e.has(fDet) {

@@ -16,32 +16,35 @@ import (
 // a span of the goal or the answer, cut only where a reader sees a step
 // boundary. Nothing here rebuilds text from tokens.
 
-// codeMask marks the bytes of src that are code-like and so opaque:
-// back-ticked spans, quoted strings, and words that are paths, globs,
-// flags, KEY=value, URLs, versions, file names or identifiers. No step
-// boundary falls inside one and no detector reads inside one as words.
-// quoted marks the quoted strings alone, marks included: their words keep
-// their roles, as a title's or a literal's.
-func codeMask(src string) (out, quoted []bool) {
-	out, quoted = make([]bool, len(src)), make([]bool, len(src))
+// layout is a text as a reader sees it, read once: its blocks (blocks),
+// and by byte which are code and so opaque, and which are quoted.
+type layout struct {
+	blocks                []block
+	code, quoted, inBlock []bool
+}
+
+// layoutOf reads src's blocks and marks the bytes that are code: code
+// blocks, back-ticked spans, quoted strings, and words that are paths,
+// globs, flags, KEY=value, URLs, versions, file names or identifiers. No
+// step boundary falls inside code and no detector reads inside it as
+// words. quoted marks the quoted strings alone, marks included: their
+// words keep their roles, as a title's or a literal's.
+func layoutOf(src string) layout {
+	l := layout{blocks: blocks(src), code: make([]bool, len(src)), quoted: make([]bool, len(src)), inBlock: make([]bool, len(src))}
+	code, quoted := l.code, l.quoted
 	mark := func(m []bool, s, e int) {
 		for i := s; i < e; i++ {
 			m[i] = true
 		}
 	}
-	var code []block // the code blocks, in order
-	for _, b := range blocks(src) {
+	for _, b := range l.blocks {
 		if b.kind == codeBlock {
-			mark(out, b.start, b.end)
-			code = append(code, b)
+			mark(code, b.start, b.end)
+			mark(l.inBlock, b.start, b.end)
 		}
 	}
-	inBlock := func(i int) bool {
-		k := sort.Search(len(code), func(k int) bool { return code[k].end > i })
-		return k < len(code) && code[k].start <= i
-	}
 	for i := 0; i < len(src); {
-		if out[i] {
+		if code[i] {
 			i++ // inside a code block: its back-ticks are its own
 			continue
 		}
@@ -55,14 +58,14 @@ func codeMask(src string) (out, quoted []bool) {
 			break // an unbalanced back-tick opens nothing
 		}
 		i = open + 1 + k + 1
-		mark(out, open, i)
+		mark(code, open, i)
 	}
 	for _, q := range quotedRanges(src) {
-		if inBlock(q[0]) {
-			continue // a quote inside a code block is code
+		if code[q[0]] {
+			continue // a quote inside code (a block, back-ticks) is code
 		}
 		_, n := utf8.DecodeRuneInString(src[q[1]:])
-		mark(out, q[0], q[1]+n)
+		mark(code, q[0], q[1]+n)
 		mark(quoted, q[0], q[1]+n)
 	}
 	for start := 0; start < len(src); {
@@ -72,11 +75,11 @@ func codeMask(src string) (out, quoted []bool) {
 			end = start + n
 		}
 		if s, e := coreOf(src, start, end); e > s && codeLike(src[s:e]) {
-			mark(out, s, e)
+			mark(code, s, e)
 		}
 		start = end
 	}
-	return out, quoted
+	return l
 }
 
 func isSpaceAt(s string, i int) bool {
@@ -181,32 +184,26 @@ type step struct {
 // prose, so it is a step of its own, before the items. Every byte of src
 // outside list markers belongs to one step, so the steps, joined, are the
 // text.
-func (c *compiled) splitSteps(src string, toks []token) []step {
-	code, _ := codeMask(src)
-	cuts := c.cuts(src, toks, code)
+func (c *compiled) splitSteps(src string, toks []token, l layout) []step {
+	cuts := c.cuts(src, toks, l.code)
 	var steps []step
-	lead, leadEnd := -1, 0 // the code blocks that open the text, for the step after them
-	for _, b := range blocks(src) {
+	lead := false // the text opens with code: steps[0] holds it until the step after it
+	for _, b := range l.blocks {
 		n := len(steps)
 		switch {
 		case b.kind == codeBlock && n > 0:
 			steps[n-1].end = b.end
 		case b.kind == codeBlock:
-			if lead < 0 {
-				lead = b.start
-			}
-			leadEnd = b.end
+			steps, lead = append(steps, step{start: b.start, end: b.end}), true
 		case b.kind == proseBlock:
 			steps = proseSteps(steps, src, b, cuts)
 		default:
 			steps = append(steps, step{start: b.start, end: b.end})
 		}
-		if lead >= 0 && len(steps) > n {
-			steps[n].start, lead = lead, -1 // the block, then what is said of it ("... Add the above to ci.yml")
+		if lead && len(steps) > 1 { // the block, then what is said of it ("... Add the above to ci.yml")
+			steps[1].start = steps[0].start
+			steps, lead = steps[1:], false
 		}
-	}
-	if lead >= 0 { // code alone
-		steps = append(steps, step{start: lead, end: leadEnd})
 	}
 	return c.finishSteps(src, toks, steps)
 }
@@ -532,16 +529,9 @@ func (c *compiled) title(src string, toks []token, start, end int, drop []bool) 
 			break
 		}
 	}
-	for start < end { // the first line with text
-		line := end
-		if n := strings.IndexByte(src[start:end], '\n'); n >= 0 {
-			line = start + n
-		}
-		if strings.TrimSpace(src[start:line]) != "" || line == end {
-			end = line
-			break
-		}
-		start = line + 1
+	start, end = trimSpan(src, start, end, unicode.IsSpace) // the first line with text
+	if n := strings.IndexByte(src[start:end], '\n'); n >= 0 {
+		end = start + n
 	}
 	if m := listMarker(src[start:end]); m >= 0 {
 		start += m
@@ -560,11 +550,7 @@ func (c *compiled) title(src string, toks []token, start, end int, drop []bool) 
 			continue
 		}
 		if opening { // the words that open the title
-			n := max(c.phraseAt(toks, i, fStepSep), c.phraseAt(toks, i, fOpener))
-			if n == 0 && !t.code && t.e.has(fConj|fConnector) {
-				n = 1
-			}
-			if n > 0 && i+n < len(toks) && toks[i+n-1].End < end {
+			if n := c.openingAt(toks, i); n > 0 && i+n < len(toks) && toks[i+n-1].End < end {
 				opened = opened || c.phraseAt(toks, i, fOpener) > 0
 				from = toks[i+n-1].End
 				i += n - 1

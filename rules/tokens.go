@@ -48,9 +48,10 @@ func jaNegated(s string) bool {
 
 // annotate looks every token up in the profile's lexicon (exactly, or by
 // its kanji stem) and marks negation, functional cues, quotes and idioms.
-func (c *compiled) annotate(src string, toks []token) []token {
+func (c *compiled) annotate(src string, l layout) []token {
+	toks := tokenize(src)
 	cueClause := -1
-	code, quoted := codeMask(src)
+	code, quoted := l.code, l.quoted
 	for i := range toks {
 		t := &toks[i]
 		t.word = t.Text
@@ -80,11 +81,11 @@ func (c *compiled) annotate(src string, toks []token) []token {
 		t.neg = negated(toks, i)
 	}
 	for i := 0; i < len(toks); i++ {
-		for _, ph := range c.sidePhrases[toks[i].Text] {
-			if !toks[i].code && startsRun(toks[i:], len(ph.toks), func(k int, t *token) bool { return t.Text == ph.toks[k] && t.Clause == toks[i].Clause }) {
-				e := &entry{sides: []sideRef{ph.ref}}
+		for _, ph := range c.phrases[toks[i].Text] {
+			if ph.side != nil && !toks[i].code && ph.at(toks, i) {
+				e := &entry{sides: []sideRef{*ph.side}}
 				for k := i; k < i+len(ph.toks); k++ {
-					toks[k].e, toks[k].word = e, ph.ref.display
+					toks[k].e, toks[k].word = e, ph.side.display
 				}
 				i += len(ph.toks) - 1
 				break
@@ -152,9 +153,7 @@ func negated(toks []token, i int) bool {
 func (c *compiled) phraseAt(toks []token, i int, f flag) int {
 	best := 0
 	for _, ph := range c.phrases[toks[i].Text] {
-		if ph.flag == f && len(ph.toks) > best && startsRun(toks[i:], len(ph.toks), func(k int, t *token) bool {
-			return t.Text == ph.toks[k] && t.Clause == toks[i].Clause
-		}) {
+		if ph.flag == f && len(ph.toks) > best && ph.at(toks, i) {
 			best = len(ph.toks)
 		}
 	}
@@ -205,16 +204,8 @@ func (c *compiled) commands(src string, toks []token) []command {
 // decision question ("should we use Go or Rust?") is the user's own
 // question, to answer, not a command.
 func (c *compiled) mainVerb(src string, toks []token, t0, t1 int) int {
-	for t0 < t1 {
-		if n := c.phraseAt(toks, t0, fOpener); n > 0 {
-			t0 += n
-			continue
-		}
-		if toks[t0].e.has(fConnector) || toks[t0].e.has(fConj) && !toks[t0].e.has(fOr) || c.phraseAt(toks, t0, fStepSep) > 0 {
-			t0++
-			continue
-		}
-		break
+	for t0 < t1 && c.openingAt(toks, t0) > 0 {
+		t0 += c.openingAt(toks, t0)
 	}
 	if t0 >= t1 || c.asksAgent(src, toks, t0) {
 		return -1
@@ -224,6 +215,18 @@ func (c *compiled) mainVerb(src string, toks []token, t0, t1 int) int {
 		return -1
 	}
 	return t0
+}
+
+// openingAt is how many tokens from toks[i] are words that open a
+// command before its verb, 0 if none: a request opener ("can you"), a
+// step separator ("and then", "after that"), or a connector or
+// conjunction other than "or" ("first", "and").
+func (c *compiled) openingAt(toks []token, i int) int {
+	n := max(c.phraseAt(toks, i, fStepSep), c.phraseAt(toks, i, fOpener))
+	if t := &toks[i]; n == 0 && !t.code && t.e.has(fConj|fConnector) && !t.e.has(fOr) {
+		n = 1
+	}
+	return n
 }
 
 // inflected reports whether an English word is a verb's -ing or -ed form,
