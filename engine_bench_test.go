@@ -23,13 +23,13 @@ import (
 // in one-row commits on the same driver and pragmas (floor-commits/op),
 // and in units of the least two transactions of its shape cost
 // (shape-floors/op, walmeter.NewShapeFloor): the create's transaction
-// touches six b-trees (jobs, job_log, jobs_by_tenant,
-// jobs_by_tenant_session, jobs_active, jobs_due), the answer's five
-// (jobs, job_log, jobs_active, jobs_due, history); see
+// touches five b-trees (jobs, job_log, jobs_by_tenant,
+// jobs_by_tenant_session, jobs_active), the answer's four (jobs,
+// job_log, jobs_active, history); see
 // BenchmarkRoundTripClarificationPages.
 func BenchmarkRoundTripClarification(b *testing.B) {
 	e, m := meteredEngine(b)
-	m.Shape(walmeter.NewShapeFloor(b, sqlite.WriterDSN, 6, 5))
+	m.Shape(walmeter.NewShapeFloor(b, sqlite.WriterDSN, 5, 4))
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {

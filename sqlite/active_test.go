@@ -1,12 +1,14 @@
 package sqlite
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/askonce/askonce"
-
 	"github.com/askonce/askonce/internal/sqlstore"
+	"github.com/askonce/askonce/storetest"
 )
 
 // The plan SQLite picks for ListJobs for every filter the API allows
@@ -64,9 +66,9 @@ func wantListIndex(st askonce.Status, session bool) string {
 	return "jobs_by_tenant (tenant_id=?)"
 }
 
-// The sweeps seek their indexes, never the table: DueQuestions the first
-// due question in jobs_due, LapsedLeases the planning jobs in
-// jobs_active (migration 00010).
+// The sweeps seek their index, never the table: DueQuestions the pending
+// jobs in jobs_active (migration 00018), LapsedLeases the planning jobs
+// (migration 00010).
 func TestSweepsSeekTheirIndexes(t *testing.T) {
 	t.Parallel()
 	s := openTest(t, Options{})
@@ -75,11 +77,64 @@ func TestSweepsSeekTheirIndexes(t *testing.T) {
 		args        []any
 		want        string
 	}{
-		{"DueQuestions", sqlstore.DueQuestions.In(sqlstore.Question), []any{int64(1), 10}, "SEARCH jobs USING INDEX jobs_due (clarification_expires_at>? AND clarification_expires_at<?)"},
+		{"DueQuestions", sqlstore.DueQuestions.In(sqlstore.Question), []any{int64(1), 10}, "SEARCH jobs USING COVERING INDEX jobs_active (status=?)"},
 		{"LapsedLeases", lapsedLeasesSQL, []any{int64(1), "owner", 10}, "SEARCH jobs USING COVERING INDEX jobs_active (status=?)"},
 	} {
 		if plan := queryPlan(t, s.reader, q.query, q.args...); !strings.HasPrefix(plan, q.want) {
 			t.Errorf("%s: plan %q, want %q", q.name, plan, q.want)
 		}
+	}
+}
+
+// Migration 00018 folds jobs_due into jobs_active: a store migrated up
+// and down and up again finds the same due question each way, and each
+// schema's DueQuestions reads its own index.
+func TestMigrationOfTheDueIndexKeepsDueQuestions(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "askonce.db")
+	s, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tenant := storetest.NewTenant()
+	now := time.Now()
+	var due askonce.JobRef
+	for i, expires := range []time.Time{now.Add(time.Hour), now.Add(-time.Minute)} {
+		j := storetest.NewJob(tenant)
+		j.Status, j.ClarificationStatus = askonce.StatusPending, askonce.ClarificationAsked
+		j.Question = &askonce.Question{Type: askonce.QuestionFreeText, Text: "Which colour?", ExpiresAt: &expires}
+		if err := s.CreateJob(ctx, &askonce.Change{Job: j}); err != nil {
+			t.Fatal(err)
+		}
+		if i == 1 {
+			due = askonce.JobRef{TenantID: tenant, ID: j.ID}
+		}
+	}
+	s.Close()
+
+	old := migrateDown(t, path, 18, 17)
+	const dueBefore = `SELECT tenant_id, id FROM jobs WHERE status = 'pending' AND clarification_expires_at IS NOT NULL
+		AND clarification_expires_at <= ? ORDER BY clarification_expires_at, id LIMIT 10`
+	if plan := queryPlan(t, old, dueBefore, now.UnixNano()); !strings.HasPrefix(plan, "SEARCH jobs USING INDEX jobs_due ") {
+		t.Errorf("due questions at version 17: plan %q, want jobs_due", plan)
+	}
+	var got askonce.JobRef
+	if err := old.QueryRowContext(ctx, dueBefore, now.UnixNano()).Scan(&got.TenantID, &got.ID); err != nil || got != due {
+		t.Errorf("due question at version 17: %v, %v; want %v", got, err, due)
+	}
+	old.Close()
+
+	s, err = Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if plan := queryPlan(t, s.reader, sqlstore.DueQuestions.In(sqlstore.Question), now.UnixNano(), 10); !strings.HasPrefix(plan, "SEARCH jobs USING COVERING INDEX jobs_active ") {
+		t.Errorf("due questions after the migration: plan %q, want jobs_active", plan)
+	}
+	refs, err := s.DueQuestions(ctx, now, 10)
+	if err != nil || len(refs) != 1 || refs[0] != due {
+		t.Errorf("due questions after the migration: %v, %v; want %v alone", refs, err, due)
 	}
 }

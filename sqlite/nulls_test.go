@@ -281,7 +281,7 @@ func TestMigrationTurnsEmptyClarificationColumnsIntoNull(t *testing.T) {
 		indexes[name] = true
 	}
 	ixRows.Close()
-	want := []string{"jobs_active", "jobs_by_tenant", "jobs_by_tenant_session", "jobs_due", "jobs_ended", "jobs_ended_by_session"}
+	want := []string{"jobs_active", "jobs_by_tenant", "jobs_by_tenant_session", "jobs_ended", "jobs_ended_by_session"}
 	if got := slices.Sorted(maps.Keys(indexes)); !slices.Equal(got, want) {
 		t.Errorf("indexes of jobs after the migration: %v, want %v", got, want)
 	}

@@ -114,8 +114,10 @@ var (
 	putMessage = shared(`INSERT INTO notify_messages (tenant_id, job_id, channel, ref)
 			VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`)
 
+	// DueQuestions repeats the WHERE of SQLite's jobs_active, which
+	// covers it (SQLite uses a partial index only then).
 	DueQuestions = shared(`SELECT tenant_id, id FROM jobs
-			WHERE status = 'pending' AND clarification_expires_at IS NOT NULL
+			WHERE status = 'pending' AND status IN ('planning', 'pending') AND clarification_expires_at IS NOT NULL
 			AND clarification_expires_at <= $1
 			ORDER BY clarification_expires_at, id LIMIT $2`)
 	// lead: the upsert's WHERE decides: a free, lapsed or own lead is
