@@ -1,14 +1,14 @@
 -- Issue 44: one index of the pending jobs instead of two. A
--- clarification round trip wrote 15.9 WAL frames (4 KiB pages, two
+-- clarification round trip wrote 15.6 WAL frames (4 KiB pages, two
 -- pwrite64 calls each), at least one for every b-tree each of its two
 -- transactions touches, and a pending job had an entry in two partial
 -- indexes: jobs_active (listing the jobs in progress, the sweep of
 -- lapsed planning leases) and jobs_due (the expiry sweep), so the create
--- that asks and the answer each wrote both: 4 frames of the 15.9.
+-- that asks and the answer each wrote both: 4 frames of the 15.6.
 --
 -- jobs_active now also covers the question's expiry, and DueQuestions
 -- reads the pending jobs' entries there (every tenant's, in jobs_active's
--- order) and sorts the due ones by expiry: a round trip writes 13.9
+-- order) and sorts the due ones by expiry: a round trip writes 13.6
 -- frames. The sweep reads every pending job's entry instead of seeking
 -- the first due one: it runs every --expiry-interval (30 s by default),
 -- in the background, where each round trip paid two frames
