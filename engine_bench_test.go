@@ -134,7 +134,7 @@ func parallelRoundTrips(b *testing.B, perCore int, session func() string) {
 
 // clarificationRoundTrip creates a job whose goal asks, in session, and
 // answers its question: pending, then success.
-func clarificationRoundTrip(b *testing.B, e *askonce.Engine, session string) {
+func clarificationRoundTrip(b testing.TB, e *askonce.Engine, session string) {
 	j, err := e.Create(ctx, askonce.CreateRequest{Goal: "hot frozen cheese", SessionID: session})
 	if err != nil || j.Status != askonce.StatusPending {
 		b.Fatalf("create: %v %v", err, j.Status)

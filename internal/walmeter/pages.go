@@ -11,7 +11,7 @@ import (
 // every frame written since the last Checkpoint) and returns how many
 // frames each b-tree (table or index, as dbstat names it) has in it;
 // pages that are in no b-tree count as "free".
-func FramesByBtree(b *testing.B, db *sql.DB) map[string]int {
+func FramesByBtree(b testing.TB, db *sql.DB) map[string]int {
 	b.Helper()
 	names := map[uint32]string{}
 	rows, err := db.Query(`SELECT name, pageno FROM dbstat`)

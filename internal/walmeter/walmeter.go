@@ -67,7 +67,7 @@ func New(b *testing.B, db *sql.DB, commits func() int64, floor *Floor) *Meter {
 // Checkpoint returns the frames in db's WAL and empties it. A PASSIVE
 // checkpoint reports the frames (TRUNCATE reports those left after it,
 // none), then TRUNCATE starts the WAL over.
-func Checkpoint(b *testing.B, db *sql.DB) int64 {
+func Checkpoint(b testing.TB, db *sql.DB) int64 {
 	var busy, log, done int64
 	if err := db.QueryRow(`PRAGMA wal_Checkpoint(PASSIVE)`).Scan(&busy, &log, &done); err != nil {
 		b.Fatal(err)
