@@ -8,7 +8,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/askonce/askonce"
-	"github.com/askonce/askonce/internal/storecount"
+	"github.com/askonce/askonce/answertest"
 	"github.com/askonce/askonce/mcp"
 )
 
@@ -18,7 +18,7 @@ import (
 // than the one that asked (another process on the same store, as a
 // stateless deployment has it), so its engine holds no copy of the job.
 func TestJobReadOnce_MCPElicitationResult(t *testing.T) {
-	st := storecount.Open(t)
+	st := answertest.Counting(t)
 	asker, answerer := twoServers(t, st)
 	res, err := asker.CallTool(context.Background(), &sdk.CallToolParams{Name: mcp.ToolPlan, Arguments: map[string]any{"goal": "ask select"}})
 	if err != nil || !res.NeedsInput() || res.RequestState == "" {
@@ -43,7 +43,7 @@ func TestJobReadOnce_MCPElicitationResult(t *testing.T) {
 // twoServers are two MCP servers, each with an engine of its own, on one
 // store (two processes of a stateless deployment), and a client of each
 // that handles input_required results by hand.
-func twoServers(t *testing.T, st *storecount.Store) (*sdk.ClientSession, *sdk.ClientSession) {
+func twoServers(t *testing.T, st *answertest.CountingStore) (*sdk.ClientSession, *sdk.ClientSession) {
 	secret := []byte("test state secret, 32 bytes long")
 	server := func() *sdk.ClientSession {
 		eng := &askonce.Engine{Store: st, Interpreter: askonce.InterpreterFunc(interpret)}
@@ -65,7 +65,7 @@ func twoServers(t *testing.T, st *storecount.Store) (*sdk.ClientSession, *sdk.Cl
 // it as read, and the question is reported again, to hand the answer
 // over, on the job the answer left.
 func TestJobReadOnce_MCPAskUserElicitationResult(t *testing.T) {
-	st := storecount.Open(t)
+	st := answertest.Counting(t)
 	asker, answerer := twoServers(t, st)
 	args := map[string]any{"question": "Which module?", "type": "SELECT_ONE", "options": []string{"billing", "invoices"}, "sessionId": "s1"}
 	res, err := asker.CallTool(context.Background(), &sdk.CallToolParams{Name: mcp.ToolAskUser, Arguments: args})

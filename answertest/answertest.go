@@ -1,8 +1,14 @@
-// Package answertest draws typed questions and valid answers to them
-// (pgregory.net/rapid) and stores them through a real engine, for the
-// property that an answer reads back the same on every channel: each
-// channel's test renders the stored job as the channel shows it and reads
-// the answer back out of that rendering.
+// Package answertest holds what every channel's answer tests share.
+//
+// It draws typed questions and valid answers to them (pgregory.net/rapid)
+// and stores them through a real engine, for the property that an answer
+// reads back the same on every channel: each channel's test renders the
+// stored job as the channel shows it and reads the answer back out of
+// that rendering (Check).
+//
+// Its CountingStore counts a store's reads of jobs, for the tests that
+// pin that each channel's answer reads its job once (AskedElsewhere sets
+// one up).
 package answertest
 
 import (
