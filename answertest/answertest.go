@@ -16,7 +16,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -27,7 +26,6 @@ import (
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/client"
 	"github.com/askonce/askonce/server"
-	"github.com/askonce/askonce/sqlite"
 )
 
 // Question draws a question of any type, with option titles, two options
@@ -152,16 +150,12 @@ type Env struct {
 // New opens an Env for the test.
 func New(t testing.TB) *Env {
 	t.Helper()
-	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "answers.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
 	e := &Env{}
-	e.Engine = &askonce.Engine{Store: st, Interpreter: askonce.InterpreterFunc(e.interpret)}
+	e.Engine = &askonce.Engine{Store: openSQLite(t), Interpreter: askonce.InterpreterFunc(e.interpret)}
 	t.Cleanup(func() { e.Engine.Drain(context.Background()) })
 	api := httptest.NewServer(server.New(server.Config{Engine: e.Engine}))
 	t.Cleanup(api.Close)
+	var err error
 	if e.Client, err = client.New(api.URL); err != nil {
 		t.Fatal(err)
 	}

@@ -24,12 +24,19 @@ type CountingStore struct {
 // when t ends.
 func Counting(t testing.TB) *CountingStore {
 	t.Helper()
-	inner, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "askonce.db"))
+	return &CountingStore{Store: openSQLite(t)}
+}
+
+// openSQLite opens a new SQLite store in t's temporary directory, closed
+// when t ends.
+func openSQLite(t testing.TB) *sqlite.Store {
+	t.Helper()
+	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "askonce.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { inner.Close() })
-	return &CountingStore{Store: inner}
+	t.Cleanup(func() { st.Close() })
+	return st
 }
 
 // AskedElsewhere opens a CountingStore and creates a job for goal on it
