@@ -140,7 +140,7 @@ func (e *Engine) Events(ctx context.Context, tenant, id string, after int64, lim
 	if limit <= 0 || limit > 1000 {
 		limit = 1000
 	}
-	return e.Store.Events(ctx, tenantOr(tenant), id, after, limit)
+	return e.Store.Events(ctx, EventQuery{TenantID: tenantOr(tenant), JobID: id, After: after, Limit: limit})
 }
 
 // Watch returns a channel that receives a value when the job may have

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/askonce/askonce"
-	"github.com/askonce/askonce/internal/storecount"
+	"github.com/askonce/askonce/answertest"
 )
 
 // readCounter is a Store that counts its GetJob and LookupHistory calls.
@@ -262,11 +262,7 @@ func TestJobReadOnce_EachTargetOfAnAct(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			st := storecount.Open(t)
-			other := &askonce.Engine{Store: st, Interpreter: rulesInterpreter(t), LinkSecret: st.LinkSecret()}
-			j := create(t, other, "hot frozen cheese")
-			e := &askonce.Engine{Store: st, Interpreter: rulesInterpreter(t), LinkSecret: st.LinkSecret()}
-			st.Reset()
+			st, j, e := answertest.AskedElsewhere(t, "hot frozen cheese")
 			a := c.target(e, j)
 			a.Do, a.Answer = askonce.ActAnswer, askonce.TextAnswer("hot")
 			got, run, err := e.Act(ctx, a)
@@ -304,7 +300,7 @@ func TestReportOnTheJobInHand(t *testing.T) {
 	}
 	t.Run("IsNotReadAgain", func(t *testing.T) {
 		t.Parallel()
-		st := storecount.Open(t)
+		st := answertest.Counting(t)
 		e := &askonce.Engine{Store: st}
 		j := asked(t, e)
 		answered, _, err := e.Act(ctx, askonce.Act{Do: askonce.ActAnswer, Job: j, Answer: askonce.AnswerOf(askonce.OptionValue("hot"))})
@@ -322,7 +318,7 @@ func TestReportOnTheJobInHand(t *testing.T) {
 	})
 	t.Run("MovedOnSinceReadIsDecidedByTheStoredJob", func(t *testing.T) {
 		t.Parallel()
-		st := storecount.Open(t)
+		st := answertest.Counting(t)
 		e := &askonce.Engine{Store: st}
 		held := asked(t, e)
 		if _, _, err := e.Act(ctx, askonce.Act{Do: askonce.ActAnswer, ID: held.ID, Answer: askonce.AnswerOf(askonce.OptionValue("frozen"))}); err != nil {

@@ -56,10 +56,9 @@ type Store interface {
 	// Attempts returns the job's attempts in order.
 	Attempts(ctx context.Context, tenant, jobID string) ([]Attempt, error)
 
-	// Events returns up to limit events of the job with ID > after, in
-	// order (all of them when limit <= 0). ENOTFOUND if the job does not
-	// exist.
-	Events(ctx context.Context, tenant, jobID string, after int64, limit int) ([]Event, error)
+	// Events returns the job's events that q selects, in order of ID.
+	// ENOTFOUND if the tenant has no such job.
+	Events(ctx context.Context, q EventQuery) ([]Event, error)
 
 	// LookupHistory returns the remembered answer to q.QuestionHash
 	// nearest to the job: the session's, else (with q.Project) the
@@ -317,6 +316,18 @@ const (
 type Lease struct {
 	Owner string
 	Until time.Time
+}
+
+// EventQuery selects a page of one job's events for Store.Events; its
+// zero After and Limit select them all.
+type EventQuery struct {
+	TenantID string
+	JobID    string
+	// After is the ID of the last event already seen: only those with a
+	// greater ID are returned.
+	After int64
+	// Limit bounds the result; <= 0 means no bound.
+	Limit int
 }
 
 // LeaseQuery selects jobs for Store.LapsedLeases.

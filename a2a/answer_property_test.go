@@ -8,7 +8,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/askonce/askonce"
-	"github.com/askonce/askonce/internal/answertest"
+	"github.com/askonce/askonce/answertest"
 	"github.com/askonce/askonce/internal/jobview"
 )
 

@@ -157,7 +157,7 @@ func waitEvent(t *testing.T, e *env, tenant, id string, typ askonce.EventType, p
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		evs, err := e.st.Events(context.Background(), tenant, id, 0, 0)
+		evs, err := e.st.Events(context.Background(), askonce.EventQuery{TenantID: tenant, JobID: id})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -257,7 +257,7 @@ func TestPushNotifications(t *testing.T) {
 		if got := recv.wait(t, "/b", 0); len(got) != 0 {
 			t.Errorf("the deleted config got %d POSTs", len(got))
 		}
-		evs, err := e.st.Events(context.Background(), "tenant-a", string(task.ID), 0, 0)
+		evs, err := e.st.Events(context.Background(), askonce.EventQuery{TenantID: "tenant-a", JobID: string(task.ID)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -389,7 +389,7 @@ func TestPushNotifications(t *testing.T) {
 		}
 		// A refused address is not tried again: the send completes.
 		waitRiverJob(t, e, "askonce_a2a-push_settled", string(asked.ID), "completed")
-		evs, err := e.st.Events(ctx, "tenant-a", string(asked.ID), 0, 0)
+		evs, err := e.st.Events(ctx, askonce.EventQuery{TenantID: "tenant-a", JobID: string(asked.ID)})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -145,7 +145,7 @@ func (s *stack) waitDispatch(t *testing.T, id string) *askonce.Job {
 // deliveryEvents returns the job's delivered and delivery_failed events.
 func (s *stack) deliveryEvents(t *testing.T, id string) []askonce.Event {
 	t.Helper()
-	evs, err := s.st.Events(context.Background(), askonce.DefaultTenant, id, 0, 0)
+	evs, err := s.st.Events(context.Background(), askonce.EventQuery{TenantID: askonce.DefaultTenant, JobID: id})
 	if err != nil {
 		t.Fatal(err)
 	}

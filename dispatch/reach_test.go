@@ -100,7 +100,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 
 func eventsOf(t *testing.T, st *sqlite.Store, jobID string, types ...askonce.EventType) []askonce.Event {
 	t.Helper()
-	evs, err := st.Events(t.Context(), "default", jobID, 0, 0)
+	evs, err := st.Events(t.Context(), askonce.EventQuery{TenantID: "default", JobID: jobID})
 	if err != nil {
 		t.Fatal(err)
 	}

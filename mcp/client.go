@@ -9,23 +9,23 @@ import (
 	"github.com/askonce/askonce/client"
 )
 
-// ClientBackend is a Backend over a running askonce's HTTP API (askonce
+// clientBackend is a backend over a running askonce's HTTP API (askonce
 // mcp --server). The tenant is the client's API key's; the tenant
 // arguments are ignored. Jobs still planning when the API answers are
 // awaited with client.WaitJob.
-type ClientBackend struct {
-	Client *client.Client
+type clientBackend struct {
+	client *client.Client
 	urls   sync.Map // job id -> answer link last seen
 }
 
-var _ Backend = (*ClientBackend)(nil)
+var _ backend = (*clientBackend)(nil)
 
-func (b *ClientBackend) settle(ctx context.Context, v *client.JobView, err error) (*askonce.Job, error) {
+func (b *clientBackend) settle(ctx context.Context, v *client.JobView, err error) (*askonce.Job, error) {
 	if err != nil {
 		return nil, clientError(err)
 	}
 	if v.Status == askonce.StatusPlanning && v.Mode == askonce.ModeManaged {
-		d, err := b.Client.WaitJob(ctx, v.JobID)
+		d, err := b.client.WaitJob(ctx, v.JobID)
 		if err != nil {
 			if ctx.Err() != nil {
 				return b.job(v), nil
@@ -38,8 +38,8 @@ func (b *ClientBackend) settle(ctx context.Context, v *client.JobView, err error
 }
 
 // Create creates the job and waits for its planning.
-func (b *ClientBackend) Create(ctx context.Context, req askonce.CreateRequest) (*askonce.Job, error) {
-	v, err := b.Client.Create(ctx, client.CreateRequest{Goal: req.Goal, SessionID: req.SessionID, Profile: req.Profile, Files: req.Files, Candidates: req.Candidates, HardCap: req.HardCap, Mode: req.Mode, SpecSchema: req.SpecSchema, Memory: memoryArg(req.Memory), Notify: req.Notify})
+func (b *clientBackend) Create(ctx context.Context, req askonce.CreateRequest) (*askonce.Job, error) {
+	v, err := b.client.Create(ctx, client.CreateRequest{Goal: req.Goal, SessionID: req.SessionID, Profile: req.Profile, Files: req.Files, Candidates: req.Candidates, HardCap: req.HardCap, Mode: req.Mode, SpecSchema: req.SpecSchema, Memory: memoryArg(req.Memory), Notify: req.Notify})
 	return b.settle(ctx, v, err)
 }
 
@@ -54,7 +54,7 @@ func memoryArg(m askonce.Memory) *askonce.Memory {
 // Act answers (as the typed JSON the HTTP API takes), declines or
 // cancels, and waits for the re-planning. The job is a.Job's, else
 // a.ID; the tenant is the API key's.
-func (b *ClientBackend) Act(ctx context.Context, a askonce.Act) (*askonce.Job, error) {
+func (b *clientBackend) Act(ctx context.Context, a askonce.Act) (*askonce.Job, error) {
 	id := a.ID
 	if a.Job != nil {
 		id = a.Job.ID
@@ -63,11 +63,11 @@ func (b *ClientBackend) Act(ctx context.Context, a askonce.Act) (*askonce.Job, e
 	var err error
 	switch a.Do {
 	case askonce.ActAnswer:
-		v, err = b.Client.Reply(ctx, id, client.AnswerRequest{Answer: client.Answer(a.Answer.JSON()), DontRemember: a.DontRemember})
+		v, err = b.client.Reply(ctx, id, client.AnswerRequest{Answer: client.Answer(a.Answer.JSON()), DontRemember: a.DontRemember})
 	case askonce.ActDecline:
-		v, err = b.Client.Decline(ctx, id)
+		v, err = b.client.Decline(ctx, id)
 	case askonce.ActCancel:
-		if v, err = b.Client.Cancel(ctx, id); err != nil {
+		if v, err = b.client.Cancel(ctx, id); err != nil {
 			return nil, clientError(err)
 		}
 		return b.job(v), nil
@@ -78,8 +78,8 @@ func (b *ClientBackend) Act(ctx context.Context, a askonce.Act) (*askonce.Job, e
 }
 
 // Report sends a gate-mode report.
-func (b *ClientBackend) Report(ctx context.Context, _, id string, r askonce.Report) (*askonce.ReportResult, error) {
-	rr, err := b.Client.Report(ctx, id, client.ReportRequest{Question: r.Question, Plan: r.Plan, Error: r.Error, Title: r.Title, Raw: r.Raw})
+func (b *clientBackend) Report(ctx context.Context, _, id string, r askonce.Report) (*askonce.ReportResult, error) {
+	rr, err := b.client.Report(ctx, id, client.ReportRequest{Question: r.Question, Plan: r.Plan, Error: r.Error, Title: r.Title, Raw: r.Raw})
 	if err != nil {
 		return nil, clientError(err)
 	}
@@ -87,8 +87,8 @@ func (b *ClientBackend) Report(ctx context.Context, _, id string, r askonce.Repo
 }
 
 // Get returns the job.
-func (b *ClientBackend) Get(ctx context.Context, _, id string) (*askonce.Job, error) {
-	d, err := b.Client.Get(ctx, id)
+func (b *clientBackend) Get(ctx context.Context, _, id string) (*askonce.Job, error) {
+	d, err := b.client.Get(ctx, id)
 	if err != nil {
 		return nil, clientError(err)
 	}
@@ -96,8 +96,8 @@ func (b *ClientBackend) Get(ctx context.Context, _, id string) (*askonce.Job, er
 }
 
 // List returns a page of jobs.
-func (b *ClientBackend) List(ctx context.Context, _ string, f askonce.JobFilter) (*askonce.JobPage, error) {
-	l, err := b.Client.List(ctx, client.ListOptions{Status: f.Status, SessionID: f.SessionID, Cursor: f.Cursor, Limit: f.Limit})
+func (b *clientBackend) List(ctx context.Context, _ string, f askonce.JobFilter) (*askonce.JobPage, error) {
+	l, err := b.client.List(ctx, client.ListOptions{Status: f.Status, SessionID: f.SessionID, Cursor: f.Cursor, Limit: f.Limit})
 	if err != nil {
 		return nil, clientError(err)
 	}
@@ -109,7 +109,7 @@ func (b *ClientBackend) List(ctx context.Context, _ string, f askonce.JobFilter)
 }
 
 // AnswerURL is the answer link the server last showed for the job.
-func (b *ClientBackend) AnswerURL(j *askonce.Job) string {
+func (b *clientBackend) AnswerURL(j *askonce.Job) string {
 	if j.Status != askonce.StatusPending {
 		return ""
 	}
@@ -119,7 +119,7 @@ func (b *ClientBackend) AnswerURL(j *askonce.Job) string {
 }
 
 // job maps the API's job view to the domain's job.
-func (b *ClientBackend) job(v *client.JobView) *askonce.Job {
+func (b *clientBackend) job(v *client.JobView) *askonce.Job {
 	if v.AnswerURL != "" {
 		b.urls.Store(v.JobID, v.AnswerURL)
 	}

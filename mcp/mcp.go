@@ -27,8 +27,8 @@
 // accepted answer the question does not take is asked again, for the same
 // question, at most twice; then the job stays pending.
 //
-// The package talks to askonce through a Backend: the embedded Engine
-// (EngineBackend) or a running server's HTTP API (ClientBackend). The
+// The package talks to askonce through the embedded Engine
+// (Config.Engine) or a running server's HTTP API (Config.Client). The
 // tenant of a request is the one its API key maps to (see Handler), or
 // Config.Tenant.
 package mcp
@@ -50,6 +50,7 @@ import (
 	"time"
 
 	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/client"
 	"github.com/askonce/askonce/metrics"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -64,13 +65,16 @@ const (
 	MaxReElicit = 2
 )
 
-// Config configures the MCP server. Backend (or Engine) is required.
+// Config configures the MCP server. Engine or Client is required.
 type Config struct {
-	// Backend runs the tools. Nil: an EngineBackend over Engine and
-	// PublicURL.
-	Backend   Backend
+	// Engine runs the tools in this process; PublicURL is the base of
+	// its answer links, as in server.Config.
 	Engine    *askonce.Engine
 	PublicURL string
+	// Client runs the tools on a running askonce over its HTTP API
+	// (askonce mcp --server), in place of Engine: the tenant is its API
+	// key's, and its answer links are the server's.
+	Client *client.Client
 	// Tenant is the tenant of requests that carry none (stdio, or HTTP
 	// without keys). Default askonce.DefaultTenant.
 	Tenant string
@@ -94,7 +98,7 @@ type Config struct {
 
 // srv holds the tools' state; its methods are the tool handlers.
 type srv struct {
-	b        Backend
+	b        backend
 	tenant   string
 	secret   []byte
 	obs      *metrics.Observer
@@ -104,7 +108,7 @@ type srv struct {
 	log      *slog.Logger
 	attachMu sync.Mutex // one ask_user at a time finds or opens a session's job
 	// proceeded holds the gate jobs told to proceed, for backends whose
-	// jobs do not show the fallback flags (ClientBackend).
+	// jobs do not show the fallback flags (clientBackend).
 	proceeded sync.Map
 }
 
@@ -112,12 +116,16 @@ type srv struct {
 // Serve it over stdio with its Run method and Stdio, or over
 // HTTP with Handler.
 func New(cfg Config) *sdk.Server {
-	s := &srv{b: cfg.Backend, tenant: cfg.Tenant, secret: cfg.StateSecret, maxArgs: cfg.MaxArguments, poll: cfg.PollInterval, log: cfg.Logger}
-	if s.b == nil {
-		if cfg.Engine == nil {
-			panic("mcp: Config.Backend or Config.Engine is required")
-		}
-		s.b = &EngineBackend{Engine: cfg.Engine, PublicURL: cfg.PublicURL}
+	s := &srv{tenant: cfg.Tenant, secret: cfg.StateSecret, maxArgs: cfg.MaxArguments, poll: cfg.PollInterval, log: cfg.Logger}
+	switch {
+	case cfg.Engine != nil && cfg.Client != nil:
+		panic("mcp: Config.Engine and Config.Client are both set; set one")
+	case cfg.Client != nil:
+		s.b = &clientBackend{client: cfg.Client}
+	case cfg.Engine != nil:
+		s.b = &engineBackend{engine: cfg.Engine, publicURL: cfg.PublicURL}
+	default:
+		panic("mcp: Config.Engine or Config.Client is required")
 	}
 	if s.tenant == "" {
 		s.tenant = askonce.DefaultTenant

@@ -155,7 +155,7 @@ func TestPlan_ClientDeclaringEmptyElicitationGetsAForm(t *testing.T) {
 	}
 }
 
-// Over a running askonce (ClientBackend), whose jobs do not show the
+// Over a running askonce (Config.Client), whose jobs do not show the
 // fallback flags, ask_user remembers the jobs it told to proceed: the
 // third call proceeds again without reporting, so the job stays planning
 // and nobody is asked twice.
@@ -167,7 +167,7 @@ func TestAskUser_ProceedIsRememberedOverTheHTTPAPI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	over := &env{t: t, engine: e.engine, reg: e.reg, server: mcp.New(mcp.Config{Backend: &mcp.ClientBackend{Client: cl}})}
+	over := &env{t: t, engine: e.engine, reg: e.reg, server: mcp.New(mcp.Config{Client: cl})}
 	el := &elicitor{answers: []func(*sdk.ElicitParams) *sdk.ElicitResult{accept("invoices")}}
 	cs := over.connect(clientOptions{version: versions[0], elicit: el})
 	var actions []string

@@ -205,7 +205,7 @@ func TestMigrateFromThePreviousVersionKeepsItsRows(t *testing.T) {
 		j.Memory != nil || j.AnswerMemory != nil {
 		t.Errorf("the job reads back as %+v", j)
 	}
-	evs, err := s.Events(ctx, "acme", id, 0, 0)
+	evs, err := s.Events(ctx, askonce.EventQuery{TenantID: "acme", JobID: id})
 	if err != nil || len(evs) != 2 || evs[1].Type != askonce.EventAsked {
 		t.Fatalf("events %v (%v), want created and asked", evs, err)
 	}

@@ -6,9 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/askonce/askonce"
-	"github.com/askonce/askonce/internal/storecount"
-	"github.com/askonce/askonce/rules"
+	"github.com/askonce/askonce/answertest"
 	"github.com/askonce/askonce/server"
 )
 
@@ -19,19 +17,8 @@ import (
 // of it.
 func TestJobReadOnce_HTTPAnswer(t *testing.T) {
 	t.Parallel()
-	st := storecount.Open(t)
-	r, err := rules.New(rules.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	other := &askonce.Engine{Store: st, Interpreter: r}
-	j, err := other.Create(t.Context(), askonce.CreateRequest{Goal: "hot frozen cheese"})
-	if err != nil || j.Status != askonce.StatusPending {
-		t.Fatalf("create: %v %v", j, err)
-	}
-	eng := &askonce.Engine{Store: st, Interpreter: r}
+	st, j, eng := answertest.AskedElsewhere(t, "hot frozen cheese")
 	api := server.New(server.Config{Engine: eng})
-	st.Reset()
 	w := httptest.NewRecorder()
 	req := httptest.NewRequest(http.MethodPost, "/jobs/"+j.ID+"/clarification", strings.NewReader(`{"answer":"hot"}`))
 	req.Header.Set("Content-Type", "application/json")

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/askonce/askonce"
-	"github.com/askonce/askonce/internal/storecount"
+	"github.com/askonce/askonce/answertest"
 )
 
 // signedInteraction is a POST of payload to the interactions endpoint,
@@ -42,7 +42,7 @@ func signedInteraction(t *testing.T, payload any, secret string) *http.Request {
 // read the job again. The message to update is read once too.
 func TestJobReadOnce_SlackClick(t *testing.T) {
 	t.Parallel()
-	st := storecount.Open(t)
+	st := answertest.Counting(t)
 	e := &askonce.Engine{Store: st}
 	// A gate-mode job: the engine remembers no pending job of that mode,
 	// so without the job in hand it would read it again.

@@ -102,7 +102,7 @@ func TestMigrationToTheJobLogKeepsEveryRecord(t *testing.T) {
 	if _, err := s.Attempts(ctx, "other", "a"); askonce.ErrorCode(err) != askonce.ENOTFOUND {
 		t.Errorf("attempts of a in another tenant: %v, want ENOTFOUND", err)
 	}
-	evs, err := s.Events(ctx, "t", "a", 0, 0)
+	evs, err := s.Events(ctx, askonce.EventQuery{TenantID: "t", JobID: "a"})
 	if err != nil || !slices.Equal(eventIDs(evs), []int64{10, 12}) || string(evs[1].Data) != `{"n":1}` ||
 		evs[1].Type != askonce.EventAsked || evs[1].At.UnixNano() != 200 || evs[1].TenantID != "t" || evs[1].JobID != "a" {
 		t.Fatalf("events of a after the migration: %+v, %v", evs, err)
@@ -112,7 +112,7 @@ func TestMigrationToTheJobLogKeepsEveryRecord(t *testing.T) {
 	}
 
 	step(t, s, a, askonce.Answered{Answer: askonce.TextAnswer("hot")})
-	evs, err = s.Events(ctx, "t", "a", 12, 0)
+	evs, err = s.Events(ctx, askonce.EventQuery{TenantID: "t", JobID: "a", After: 12})
 	if err != nil || len(evs) == 0 || evs[0].ID != 13 {
 		t.Errorf("events appended to a after the migration: %+v, %v; want ids from 13", evs, err)
 	}
@@ -386,7 +386,7 @@ func TestChangeWithManyRecordsStoresEveryOne(t *testing.T) {
 	if got, want := eventIDs(c.Events), int64(maxLogRows+1); len(got) != 2*maxLogRows+1 || got[0] != want || got[len(got)-1] != 3*maxLogRows+1 {
 		t.Errorf("the update's events took ids %v; want %d to %d", got, want, 3*maxLogRows+1)
 	}
-	evs, err := s.Events(ctx, j.TenantID, j.ID, 0, 0)
+	evs, err := s.Events(ctx, askonce.EventQuery{TenantID: j.TenantID, JobID: j.ID})
 	if err != nil {
 		t.Fatal(err)
 	}

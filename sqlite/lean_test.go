@@ -98,18 +98,18 @@ func TestMigrationToTheLeanSchemaKeepsEveryRow(t *testing.T) {
 		t.Errorf("answer link after the migration: %v, %v", got, err)
 	}
 
-	evs, err := s.Events(ctx, "t", "a", 0, 0)
+	evs, err := s.Events(ctx, askonce.EventQuery{TenantID: "t", JobID: "a"})
 	if err != nil || !slices.Equal(eventIDs(evs), []int64{10, 12}) || string(evs[1].Data) != `{"n":1}` {
 		t.Fatalf("events of a after the migration: %+v, %v", evs, err)
 	}
-	if evs, err := s.Events(ctx, "t", "a", 10, 0); err != nil || !slices.Equal(eventIDs(evs), []int64{12}) {
+	if evs, err := s.Events(ctx, askonce.EventQuery{TenantID: "t", JobID: "a", After: 10}); err != nil || !slices.Equal(eventIDs(evs), []int64{12}) {
 		t.Errorf("events of a after 10: %+v, %v", evs, err)
 	}
 
 	// The pending job is answered like any other; its new events follow
 	// every old id.
 	step(t, s, a, askonce.Answered{Answer: askonce.TextAnswer("hot")})
-	evs, err = s.Events(ctx, "t", "a", 12, 0)
+	evs, err = s.Events(ctx, askonce.EventQuery{TenantID: "t", JobID: "a", After: 12})
 	if err != nil || len(evs) == 0 || evs[0].ID <= 12 {
 		t.Errorf("events appended after the migration: %+v, %v", evs, err)
 	}
@@ -162,7 +162,7 @@ func TestMigrationDownFromTheLeanSchemaKeepsEventOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	step(t, s, a, askonce.Answered{Answer: askonce.TextAnswer("hot")})
-	evs, err := s.Events(ctx, "t", "a", 0, 0)
+	evs, err := s.Events(ctx, askonce.EventQuery{TenantID: "t", JobID: "a"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -246,7 +246,7 @@ func TestMigrationTurnsEmptyClarificationColumnsIntoNull(t *testing.T) {
 	if as, err := s.Attempts(ctx, "t", "answered"); err != nil || len(as) != 1 {
 		t.Errorf("attempts after the migration: %v, %v", as, err)
 	}
-	if evs, err := s.Events(ctx, "t", "answered", 0, 0); err != nil || len(evs) != 1 {
+	if evs, err := s.Events(ctx, askonce.EventQuery{TenantID: "t", JobID: "answered"}); err != nil || len(evs) != 1 {
 		t.Errorf("events after the migration: %v, %v", evs, err)
 	}
 	if rows := dispatchRowsOf(t, s, "answered"); len(rows) != 1 {

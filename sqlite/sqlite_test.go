@@ -177,7 +177,7 @@ func TestEventsAreAppendOnly(t *testing.T) {
 			t.Errorf("%s: %v, want the append-only error", q, err)
 		}
 	}
-	evs, err := s.Events(ctx, j.TenantID, j.ID, 0, 0)
+	evs, err := s.Events(ctx, askonce.EventQuery{TenantID: j.TenantID, JobID: j.ID})
 	if err != nil || len(evs) != 1 || evs[0].Type != askonce.EventCreated {
 		t.Errorf("events after the attempts: %v, %v", evs, err)
 	}
@@ -287,7 +287,7 @@ func batchFixture(t *testing.T) (*Store, *askonce.Job, func(typ string) func(con
 
 func eventTypesOf(t *testing.T, s *Store, j *askonce.Job) []string {
 	t.Helper()
-	evs, err := s.Events(t.Context(), j.TenantID, j.ID, 0, 0)
+	evs, err := s.Events(t.Context(), askonce.EventQuery{TenantID: j.TenantID, JobID: j.ID})
 	if err != nil {
 		t.Fatal(err)
 	}

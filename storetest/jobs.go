@@ -162,7 +162,7 @@ var tenancyTests = []test{
 		_, err = s.Attempts(ctx, other, j.ID)
 		wantCode(t, "Attempts", err, askonce.ENOTFOUND)
 
-		_, err = s.Events(ctx, other, j.ID, 0, 100)
+		_, err = s.Events(ctx, askonce.EventQuery{TenantID: other, JobID: j.ID, Limit: 100})
 		wantCode(t, "Events", err, askonce.ENOTFOUND)
 
 		page, err := s.ListJobs(ctx, other, askonce.JobFilter{})

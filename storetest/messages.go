@@ -53,7 +53,7 @@ var messageTests = []test{
 		if err := ea.AppendEvent(t.Context(), ev); err != nil {
 			t.Fatal(err)
 		}
-		evs, err := s.Events(t.Context(), j.TenantID, j.ID, 0, 0)
+		evs, err := s.Events(t.Context(), askonce.EventQuery{TenantID: j.TenantID, JobID: j.ID})
 		if err != nil || len(evs) != 2 || evs[1].Type != askonce.EventNotifyFailed || evs[1].ID <= evs[0].ID || string(evs[1].Data) != `{"channel":"slack"}` {
 			t.Fatalf("events %+v, %v; want created then notify_failed", evs, err)
 		}

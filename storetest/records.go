@@ -179,7 +179,7 @@ var eventTests = []test{
 		var paged []askonce.Event
 		var after int64
 		for range 10 {
-			page, err := s.Events(t.Context(), j.TenantID, j.ID, after, 3)
+			page, err := s.Events(t.Context(), askonce.EventQuery{TenantID: j.TenantID, JobID: j.ID, After: after, Limit: 3})
 			if err != nil {
 				t.Fatalf("events after %d: %v", after, err)
 			}
@@ -220,11 +220,11 @@ var eventTests = []test{
 		}
 	}},
 	{"UnknownJobIsNotFoundAndTheEndIsEmpty", func(t *testing.T, s askonce.Store) {
-		_, err := s.Events(t.Context(), NewTenant(), NewID(), 0, 10)
+		_, err := s.Events(t.Context(), askonce.EventQuery{TenantID: NewTenant(), JobID: NewID(), Limit: 10})
 		wantCode(t, "events of an unknown job", err, askonce.ENOTFOUND)
 		j := create(t, s, NewJob(NewTenant()))
 		last := events(t, s, j.TenantID, j.ID)[0].ID
-		got, err := s.Events(t.Context(), j.TenantID, j.ID, last, 10)
+		got, err := s.Events(t.Context(), askonce.EventQuery{TenantID: j.TenantID, JobID: j.ID, After: last, Limit: 10})
 		if err != nil || len(got) != 0 {
 			t.Errorf("events after the last: %v, %v; want none", got, err)
 		}

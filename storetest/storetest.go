@@ -113,7 +113,7 @@ func get(t *testing.T, s askonce.Store, tenant, id string) *askonce.Job {
 // events reads all of a job's events, failing the test on error.
 func events(t *testing.T, s askonce.Store, tenant, id string) []askonce.Event {
 	t.Helper()
-	evs, err := s.Events(t.Context(), tenant, id, 0, 1000)
+	evs, err := s.Events(t.Context(), askonce.EventQuery{TenantID: tenant, JobID: id, Limit: 1000})
 	if err != nil {
 		t.Fatalf("events: %v", err)
 	}

@@ -7,7 +7,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/askonce/askonce"
-	"github.com/askonce/askonce/internal/answertest"
+	"github.com/askonce/askonce/answertest"
 )
 
 // Any valid typed answer, stored and read back over the HTTP API as the

@@ -119,7 +119,7 @@ func Jobs(ctx context.Context, embed cli.Embedded, args []string, getenv func(st
 	if len(pos) != nargs {
 		return report(cli.UsageError{Msg: fmt.Sprintf("usage: askonce jobs %s [flags] %s", sub, argNames)}, stderr)
 	}
-	cl, closeFn, err := cn.Open(ctx)
+	cl, closeFn, err := open(ctx, &cn)
 	if err != nil {
 		return report(err, stderr)
 	}

@@ -105,7 +105,7 @@ func Memory(ctx context.Context, embed cli.Embedded, args []string, getenv func(
 	default:
 		return report(cli.UsageError{Msg: "give --project NAME, --scope tenant or (forget) --session ID"}, stderr)
 	}
-	cl, closeFn, err := cn.Open(ctx)
+	cl, closeFn, err := open(ctx, &cn)
 	if err != nil {
 		return report(err, stderr)
 	}

@@ -43,7 +43,7 @@ func Repl(ctx context.Context, embed cli.Embedded, args []string, getenv func(st
 	if err != nil {
 		return report(err, stderr)
 	}
-	cl, closeFn, err := cn.Open(ctx)
+	cl, closeFn, err := open(ctx, &cn)
 	if err != nil {
 		return report(err, stderr)
 	}

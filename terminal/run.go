@@ -74,7 +74,7 @@ func Run(ctx context.Context, embed cli.Embedded, args []string, getenv func(str
 	if _, err := c.Memory.memory(); err != nil {
 		return report(err, stderr)
 	}
-	cl, closeFn, err := c.Conn.Open(ctx)
+	cl, closeFn, err := open(ctx, &c.Conn)
 	if err != nil {
 		return report(err, stderr)
 	}

@@ -8,8 +8,7 @@ import (
 	"testing"
 
 	"github.com/askonce/askonce"
-	"github.com/askonce/askonce/internal/storecount"
-	"github.com/askonce/askonce/rules"
+	"github.com/askonce/askonce/answertest"
 	"github.com/askonce/askonce/web"
 )
 
@@ -19,20 +18,9 @@ import (
 // process), so this one holds no copy of it.
 func TestJobReadOnce_PageAnswer(t *testing.T) {
 	t.Parallel()
-	st := storecount.Open(t)
-	r, err := rules.New(rules.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	other := &askonce.Engine{Store: st, Interpreter: r, LinkSecret: st.LinkSecret()}
-	j, err := other.Create(t.Context(), askonce.CreateRequest{Goal: "hot frozen cheese"})
-	if err != nil || j.Status != askonce.StatusPending {
-		t.Fatalf("create: %v %v", j, err)
-	}
-	eng := &askonce.Engine{Store: st, Interpreter: r, LinkSecret: st.LinkSecret()}
+	st, j, eng := answertest.AskedElsewhere(t, "hot frozen cheese")
 	pages := web.New(web.Config{Engine: eng})
 	token := eng.AnswerToken(j)
-	st.Reset()
 	req := httptest.NewRequest(http.MethodPost, "/a/"+token, strings.NewReader(url.Values{"answer": {"hot"}}.Encode()))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	w := httptest.NewRecorder()

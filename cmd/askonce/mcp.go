@@ -35,7 +35,7 @@ func mcpCommand(ctx context.Context, args []string, getenv func(string) string, 
 		if err != nil {
 			return cli.UsageError{Msg: "--server: " + err.Error()}
 		}
-		cfg.Backend = &mcp.ClientBackend{Client: cl}
+		cfg.Client = cl
 	} else {
 		interp, err := wiring.NewInterpreter(c.Interpreter, c.ProfileFiles, getenv)
 		if err != nil {

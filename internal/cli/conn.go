@@ -2,12 +2,9 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"os"
 	"path/filepath"
-
-	"github.com/askonce/askonce/client"
 )
 
 // DBHelp describes --db to every command that takes it.
@@ -49,25 +46,6 @@ func (c *Conn) Flags(s *Settings) {
 	s.String(&c.Interpreter, "interpreter", "rules", "interpreter of the embedded engine: rules, openai (ASKONCE_OPENAI_*) or exec (ASKONCE_EXEC_*); see docs/interpreters.md")
 	s.String(&c.ProfileFiles, "profile-files", "", "rules profiles of the embedded engine from files, as name=path[,name=path]")
 	c.Getenv = s.getenv
-}
-
-// Open returns a client and a function that releases it.
-func (c *Conn) Open(ctx context.Context) (*client.Client, func(), error) {
-	if c.Server != "" {
-		cl, err := client.New(c.Server, client.WithAPIKey(c.APIKey))
-		if err != nil {
-			return nil, nil, UsageError{Msg: "--server: " + err.Error()}
-		}
-		return cl, func() {}, nil
-	}
-	if c.Embed == nil {
-		return nil, nil, errors.New("this program has no embedded engine: give --server")
-	}
-	h, closeFn, err := c.Embed(ctx, c)
-	if err != nil {
-		return nil, nil, err
-	}
-	return client.NewHandler(h), closeFn, nil
 }
 
 // OwnFiles are the embedded engine's SQLite file and its journal files,

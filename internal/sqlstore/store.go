@@ -149,13 +149,14 @@ func (s *Store) Attempts(ctx context.Context, tenant, jobID string) ([]askonce.A
 	return ofJob(ctx, s, tenant, jobID, "attempts", s.c.Own.Attempts, s.c.ScanAttempt, jobID, tenant)
 }
 
-// Events returns up to limit of the job's events with ID > after, by ID.
-// A limit <= 0 returns them all. ENOTFOUND if the tenant has no such job.
-func (s *Store) Events(ctx context.Context, tenant, jobID string, after int64, limit int) ([]askonce.Event, error) {
+// Events returns the job's events that q selects, by ID
+// (askonce.Store.Events). ENOTFOUND if the tenant has no such job.
+func (s *Store) Events(ctx context.Context, q askonce.EventQuery) ([]askonce.Event, error) {
+	after := q.After
 	if s.c.EventsAfter != nil {
 		after = s.c.EventsAfter(after)
 	}
-	return ofJob(ctx, s, tenant, jobID, "events", s.c.Own.Events, ScanEvent, jobID, tenant, after, s.limit(limit))
+	return ofJob(ctx, s, q.TenantID, q.JobID, "events", s.c.Own.Events, ScanEvent, q.JobID, q.TenantID, after, s.limit(q.Limit))
 }
 
 // LookupHistory returns the answer to q.QuestionHash nearest to q's

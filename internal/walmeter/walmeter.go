@@ -179,7 +179,7 @@ func median(xs []float64) float64 {
 // b-tree shape of a write path.
 //
 // With the environment variable ASKONCE_FLOOR_PROGRAM naming a build of
-// internal/walmeter/cmd/floorcommit, each sample also runs that program,
+// sqlite/internal/floorcommit, each sample also runs that program,
 // untimed, and the benchmark reports the per-commit time both measured
 // (floor-ns/commit, outside-floor-ns/commit): the same loop in another
 // process, in the same seconds, which the in-benchmark floor must agree

@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/askonce/askonce/internal/walmeter"
 	"github.com/askonce/askonce/sqlite"
 )
 
@@ -58,17 +59,7 @@ func run(parent string, n, warmup int) error {
 		return err
 	}
 	defer ins.Close()
-	commit := func() error {
-		tx, err := db.BeginTx(ctx, nil)
-		if err != nil {
-			return err
-		}
-		if _, err := tx.StmtContext(ctx, ins).ExecContext(ctx, "floor"); err != nil {
-			tx.Rollback()
-			return err
-		}
-		return tx.Commit()
-	}
+	commit := func() error { return walmeter.OneRowCommit(ctx, db, ins) }
 	for range warmup {
 		if err := commit(); err != nil {
 			return err

@@ -1,8 +1,14 @@
-// Package answertest draws typed questions and valid answers to them
-// (pgregory.net/rapid) and stores them through a real engine, for the
-// property that an answer reads back the same on every channel: each
-// channel's test renders the stored job as the channel shows it and reads
-// the answer back out of that rendering.
+// Package answertest holds what every channel's answer tests share.
+//
+// It draws typed questions and valid answers to them (pgregory.net/rapid)
+// and stores them through a real engine, for the property that an answer
+// reads back the same on every channel: each channel's test renders the
+// stored job as the channel shows it and reads the answer back out of
+// that rendering (Check).
+//
+// Its CountingStore counts a store's reads of jobs, for the tests that
+// pin that each channel's answer reads its job once (AskedElsewhere sets
+// one up).
 package answertest
 
 import (
@@ -10,7 +16,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -21,7 +26,6 @@ import (
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/client"
 	"github.com/askonce/askonce/server"
-	"github.com/askonce/askonce/sqlite"
 )
 
 // Question draws a question of any type, with option titles, two options
@@ -146,16 +150,12 @@ type Env struct {
 // New opens an Env for the test.
 func New(t testing.TB) *Env {
 	t.Helper()
-	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "answers.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
 	e := &Env{}
-	e.Engine = &askonce.Engine{Store: st, Interpreter: askonce.InterpreterFunc(e.interpret)}
+	e.Engine = &askonce.Engine{Store: openSQLite(t), Interpreter: askonce.InterpreterFunc(e.interpret)}
 	t.Cleanup(func() { e.Engine.Drain(context.Background()) })
 	api := httptest.NewServer(server.New(server.Config{Engine: e.Engine}))
 	t.Cleanup(api.Close)
+	var err error
 	if e.Client, err = client.New(api.URL); err != nil {
 		t.Fatal(err)
 	}
