@@ -476,6 +476,9 @@ func (c *Client) WaitJobProgress(ctx context.Context, id string, progress func(a
 	var after int64
 	for {
 		j, err := c.Get(ctx, id)
+		if err != nil && ctx.Err() != nil {
+			return j, ctx.Err() // the wait ended with its context, not a failed read
+		}
 		if err != nil || j.Status != askonce.StatusPlanning {
 			return j, err
 		}
