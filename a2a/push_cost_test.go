@@ -2,10 +2,12 @@ package a2a_test
 
 import (
 	"context"
+	"database/sql"
 	"slices"
 	"testing"
 
 	sdk "github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/askonce/askonce/postgres"
 )
@@ -14,42 +16,45 @@ import (
 // by job id, oldest first.
 func riverKinds(t *testing.T, e *env) map[string][]string {
 	t.Helper()
-	out := map[string][]string{}
-	add := func(id, kind string) { out[id] = append(out[id], kind) }
+	var rows scanner
+	var err error
 	if e.sqlite != nil {
-		rows, err := e.sqlite.WriteDB().QueryContext(t.Context(), `SELECT args ->> '$.jobId', kind FROM river_job ORDER BY id`)
-		if err != nil {
-			t.Fatal(err)
+		var r *sql.Rows
+		r, err = e.sqlite.WriteDB().QueryContext(t.Context(), `SELECT args ->> '$.jobId', kind FROM river_job ORDER BY id`)
+		if err == nil {
+			defer r.Close()
+			rows = r
 		}
-		defer rows.Close()
-		for rows.Next() {
-			var id, kind string
-			if err := rows.Scan(&id, &kind); err != nil {
-				t.Fatal(err)
-			}
-			add(id, kind)
+	} else {
+		var r pgx.Rows
+		r, err = e.st.(*postgres.Store).Pool().Query(t.Context(), `SELECT args->>'jobId', kind FROM river_job ORDER BY id`)
+		if err == nil {
+			defer r.Close()
+			rows = r
 		}
-		if err := rows.Err(); err != nil {
-			t.Fatal(err)
-		}
-		return out
 	}
-	rows, err := e.st.(*postgres.Store).Pool().Query(t.Context(), `SELECT args->>'jobId', kind FROM river_job ORDER BY id`)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer rows.Close()
+	out := map[string][]string{}
 	for rows.Next() {
 		var id, kind string
 		if err := rows.Scan(&id, &kind); err != nil {
 			t.Fatal(err)
 		}
-		add(id, kind)
+		out[id] = append(out[id], kind)
 	}
 	if err := rows.Err(); err != nil {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// scanner is what *sql.Rows and pgx.Rows share.
+type scanner interface {
+	Next() bool
+	Scan(dest ...any) error
+	Err() error
 }
 
 // With push on, a task's changes queue River jobs only when the task has

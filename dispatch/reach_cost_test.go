@@ -41,15 +41,7 @@ func TestReachPolicyCostsNothingWhenUnused(t *testing.T) {
 						return nil, err
 					}
 					defer r.Close()
-					var out []string
-					for r.Next() {
-						var k string
-						if err := r.Scan(&k); err != nil {
-							return nil, err
-						}
-						out = append(out, k)
-					}
-					return out, r.Err()
+					return scanKinds(r)
 				}
 			} else {
 				rep := openPgReplica(t, pgtest.Schema(t), ch)
@@ -60,15 +52,7 @@ func TestReachPolicyCostsNothingWhenUnused(t *testing.T) {
 						return nil, err
 					}
 					defer r.Close()
-					var out []string
-					for r.Next() {
-						var k string
-						if err := r.Scan(&k); err != nil {
-							return nil, err
-						}
-						out = append(out, k)
-					}
-					return out, r.Err()
+					return scanKinds(r)
 				}
 			}
 			question := channelKind(ch, "question")
@@ -88,4 +72,21 @@ func TestReachPolicyCostsNothingWhenUnused(t *testing.T) {
 			}
 		})
 	}
+}
+
+// scanKinds reads the one text column of rows: *sql.Rows or pgx.Rows.
+func scanKinds(rows interface {
+	Next() bool
+	Scan(dest ...any) error
+	Err() error
+}) ([]string, error) {
+	var out []string
+	for rows.Next() {
+		var k string
+		if err := rows.Scan(&k); err != nil {
+			return nil, err
+		}
+		out = append(out, k)
+	}
+	return out, rows.Err()
 }
