@@ -77,7 +77,7 @@ func TestWALIsCutBackToCheckpointSizeUnderWrites(t *testing.T) {
 }
 
 // cutBack goes on writing, one write every pause, until the WAL is at
-// most size, and fails after 10s.
+// most size, and fails after a minute.
 func cutBack(t *testing.T, path string, size int64, pause time.Duration, write func(i int)) {
 	t.Helper()
 	// A busy machine delays the checkpoints' goroutine: wait for the cut
