@@ -303,7 +303,8 @@ type block struct {
 //   - a line with no prose word ("{", `"port": 8080,`, "</div>") is
 //     code too, and so, under a line ending in a colon or going on with
 //     code, is a `key: value` line, an instruction ("RUN make") or a
-//     statement that opens a block ("def add(a, b):"); a
+//     statement that opens a block ("def add(a, b):"), and under a line
+//     ending in a colon that names a file, any `key: value` line; a
 //     list whose first item is such code is code to its last item, and
 //     so is one whose item is a mapping that goes on with a deeper
 //     mapping (a YAML sequence: "- name: Run the tests\n  run: make");
@@ -360,7 +361,7 @@ func blocks(src string) []block {
 			codeIndent = indent // the lines under the sentence
 		case last >= 0 && out[last].kind == codeBlock && (codeLine(body, true) || codeItems && listMarker(line) >= 0):
 			extend()
-		case !inList && codeLine(body, introducer(src, out) != ""):
+		case !inList && (codeLine(body, introducer(src, out) != "") || isMapping(body) && holdsCode(introducer(src, out))):
 			out = append(out, block{kind: codeBlock, start: at, end: lineEnd})
 			codeItems = listMarker(line) >= 0 // "  - flask==3.0": the list's other items are code too
 			codeIndent = at - pos
@@ -387,9 +388,9 @@ func blocks(src string) []block {
 }
 
 // introducer is the line that ends the prose block last in out when it
-// ends in a colon, and so introduces what follows it; or "".
+// ends in a colon (":" or "："), and so introduces what follows it; or "".
 func introducer(src string, out []block) string {
-	if len(out) == 0 || out[len(out)-1].kind != proseBlock || !strings.HasSuffix(src[:out[len(out)-1].end], ":") {
+	if len(out) == 0 || out[len(out)-1].kind != proseBlock || !strings.HasSuffix(src[:out[len(out)-1].end], ":") && !strings.HasSuffix(src[:out[len(out)-1].end], "：") {
 		return ""
 	}
 	end := out[len(out)-1].end
