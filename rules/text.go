@@ -410,6 +410,9 @@ func holdsCode(s string) bool {
 // ("- name: test" too) with a lower-case key, and returns its value's
 // words.
 func mapping(body string) ([]string, bool) {
+	if n := strings.IndexByte(body, '\n'); n >= 0 {
+		body = body[:n] // an item's first line
+	}
 	words := strings.Fields(body)
 	if len(words) > 1 && words[0] == "-" {
 		words = words[1:]
