@@ -75,6 +75,8 @@ func TestRule16_CodeBlockIsOnePartOfTheStepThatIntroducesIt(t *testing.T) {
 			[]string{"Add to config.ini:\n[server]\nport = 8080\nhost = localhost", "Then restart the server."}},
 		{"shell lines after a prompt", "Run this:\n$ npm ci\n$ npm test\nThen deploy.",
 			[]string{"Run this:\n$ npm ci\n$ npm test", "Then deploy."}},
+		{"a shell line that goes on in the next", "Run:\n  docker run \\\n    -p 80:80 nginx\nThen open the page.",
+			[]string{"Run:\n  docker run \\\n    -p 80:80 nginx", "Then open the page."}},
 		{"shell lines in a fence that never closes, with CRLF", "Run these:\r\n```sh\r\nnpm ci\r\n- npm test\r\n",
 			[]string{"Run these:\r\n```sh\r\nnpm ci\r\n- npm test"}},
 	} {

@@ -441,7 +441,8 @@ func isMapping(body string) bool {
 // true", "- name: test", "run: go test ./...": a value of one word or
 // holding code) and an
 // instruction that opens with an upper-case keyword and holds code or
-// one word more ("FROM golang:1.22 AS build", "RUN make") are code too.
+// one word more ("FROM golang:1.22 AS build", "RUN make") are code too,
+// and so is a shell line after a "$" prompt or ending in " \".
 func codeLine(body string, goesOn bool) bool {
 	words := strings.Fields(body)
 	if len(words) == 0 {
@@ -458,8 +459,8 @@ func codeLine(body string, goesOn bool) bool {
 		switch {
 		case keyed && (len(value) <= 1 || slices.ContainsFunc(value, code)):
 			return true // a mapping to a word or to code ("run: go test ./...")
-		case words[0] == "$" && len(words) > 1:
-			return true // a shell line after its prompt
+		case words[0] == "$" && len(words) > 1 || strings.HasSuffix(body, " \\"):
+			return true // a shell line after its prompt, or going on in the next
 		case len(words[0]) > 1 && strings.Trim(words[0], "ABCDEFGHIJKLMNOPQRSTUVWXYZ") == "" && (len(words) == 2 || slices.ContainsFunc(words[1:], code)):
 			return true // an instruction
 		case strings.ContainsAny(body[len(body)-1:], ":{(;,") && call.MatchString(body) && !unicode.IsUpper([]rune(body)[0]):
