@@ -415,5 +415,7 @@ func readBlind2(t *testing.T, path string) []blind2Item {
 
 // blind3Reached is what the rules reached on blind3.jsonl when it was
 // first measured after the second change for issue 39 (main at b001ebd
-// had asked on 3 of its clear items, the other figures the same).
-var blind3Reached = blind2Tally{clear: 154, askedClear: 2, ask: 56, askedAsk: 39, lostOrSplit: 1, wrongBinding: 0, missingBinding: 2, badTitle: 3, badQuote: 3, badOnNo: 2, badOnAnswer: 1}
+// had asked on 3 of its clear items, the other figures the same); its
+// one plan that split code from the line introducing it is none since
+// lines indented under a file's colon and YAML sequences are blocks.
+var blind3Reached = blind2Tally{clear: 154, askedClear: 2, ask: 56, askedAsk: 39, lostOrSplit: 0, wrongBinding: 0, missingBinding: 2, badTitle: 3, badQuote: 3, badOnNo: 2, badOnAnswer: 1}

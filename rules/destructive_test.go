@@ -87,5 +87,9 @@ func TestDestructiveQuotesTheWholeCommandAndNoRemovesExactlyIt(t *testing.T) {
 		{goal: "Document how to clear the cache: `rm -rf ~/.cache/app`"},
 		{goal: "Add this to the workflow:\n- name: Clean\n  run: rm -rf node_modules"},
 		{goal: "Run this: `rm -rf build/`", options: confirm},
+		// Lines indented under a sentence that names no file are prose;
+		// under a file, what goes in it.
+		{goal: "Before you leave:\n  delete notes.md\n  lock the door", options: confirm, text: "“delete notes.md”"},
+		{goal: "Add to cleanup.sh:\n  rm -rf /tmp/cache"},
 	})
 }

@@ -312,6 +312,7 @@ func FuzzRule16_BadInputPlansOrAsksWithoutDroppingText(f *testing.F) {
 		"use the pepper\tthen\rthe peppers", "熱い凍ったチーズ。次にそれを`食べる", "1. a\n2. b\n- c", "...;;;!!!", "e.g. i.e. etc. v1.2. ./..",
 		"Add this:\n```yaml\n- run: rm -rf x\n", "````md\n```go\nx\n```\n- a\n````\nthen b", "Put this in it:\n\tlint:\n\t\tgo vet ./...\nthen run", "Before:\r\n- a\r\n- b\r\n\r\nc.\r\n",
 		"```\n```\n```", "- [ ] a\n    ```\n    b\n- c", "take it out of it and put it in it; close it",
+		"Add to a.conf:\r\n  K v\r\n\t- x: y\r\n- z", "Add to ci.yml:\n- name: a b\n  run: c\n- d\nthen e", "Run:\n$\n$ a\n- $ b", "x.ini：\n[s]\nk = v\n=\n- :",
 	} {
 		f.Add(s, "pepper,peppers,Pepper,black pepper,black  pepper,black-pepper")
 	}

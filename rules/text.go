@@ -296,12 +296,18 @@ type block struct {
 //     with an info string inside, ```yaml, closes nothing);
 //   - a line indented by four spaces or a tab is code when it follows
 //     prose outside a list (written under a sentence, it is shown, not
-//     said), or continues a code block;
+//     said), or continues a code block; so is a line indented deeper
+//     than a line ending in a colon that names a file in code
+//     ("Add to /etc/ssh/sshd_config:"): what goes in the file. Indented
+//     under another sentence ("Before you leave:") lines are prose;
 //   - a line with no prose word ("{", `"port": 8080,`, "</div>") is
 //     code too, and so, under a line ending in a colon or going on with
 //     code, is a `key: value` line, an instruction ("RUN make") or a
-//     statement that opens a block ("def add(a, b):"); a
-//     list whose first item is such code is code to its last item;
+//     statement that opens a block ("def add(a, b):"), and under a line
+//     ending in a colon that names a file, any `key: value` line; a
+//     list whose first item is such code is code to its last item, and
+//     so is one whose item is a mapping that goes on with a deeper
+//     mapping (a YAML sequence: "- name: Run the tests\n  run: make");
 //   - a list marker ("1.", "2)", "-", "*", "+", "•") opens an item; the
 //     lines after it continue it, up to a blank line, and after a blank
 //     line the indented ones still do;
@@ -316,6 +322,8 @@ func blocks(src string) []block {
 	inList := false    // the prose before is a list's
 	codeItems := false // the code block opened as a list item
 	codeIndent := 0    // the indentation of its first line
+	indent := 0        // the indentation of the line before
+	item := 0          // where the last list item's marker is
 	for pos := 0; pos < len(src); {
 		end := strings.IndexByte(src[pos:], '\n')
 		if end < 0 {
@@ -348,18 +356,23 @@ func blocks(src string) []block {
 			codeIndent = len(line) // a closed fence is continued only by indented lines
 		case last >= 0 && out[last].kind == codeBlock && (indented(line) || at-pos > codeIndent):
 			extend() // indented, or deeper than the block's first line
-		case indented(line) && last >= 0 && out[last].kind == proseBlock && !inList:
+		case last >= 0 && out[last].kind == proseBlock && !inList && (indented(line) || at-pos > indent && listMarker(line) < 0 && holdsCode(introducer(src, out))):
 			out = append(out, block{kind: codeBlock, start: at, end: lineEnd})
+			codeIndent = indent // the lines under the sentence
 		case last >= 0 && out[last].kind == codeBlock && (codeLine(body, true) || codeItems && listMarker(line) >= 0):
 			extend()
-		case !inList && codeLine(body, last >= 0 && out[last].kind == proseBlock && strings.HasSuffix(src[out[last].start:out[last].end], ":")):
+		case !inList && (codeLine(body, introducer(src, out) != "") || isMapping(body) && holdsCode(introducer(src, out))):
 			out = append(out, block{kind: codeBlock, start: at, end: lineEnd})
 			codeItems = listMarker(line) >= 0 // "  - flask==3.0": the list's other items are code too
 			codeIndent = at - pos
 		case listMarker(line) >= 0:
 			m := pos + listMarker(line)
 			out = append(out, block{kind: itemBlock, start: m, end: max(m, lineEnd)})
-			inList = true
+			inList, item = true, at
+		case last >= 0 && out[last].kind == itemBlock && at-pos > indent && isMapping(body) && isMapping(src[item:out[last].end]):
+			out[last].kind, out[last].start = codeBlock, item // a sequence of mappings: YAML
+			extend()
+			codeItems, codeIndent = true, indent
 		case last >= 0 && out[last].kind == itemBlock && (!blank || at > pos):
 			extend() // the item goes on
 		case last >= 0 && out[last].kind == proseBlock && !blank:
@@ -368,10 +381,56 @@ func blocks(src string) []block {
 			out = append(out, block{kind: proseBlock, start: at, end: lineEnd})
 			inList = false
 		}
-		blank = false
+		blank, indent = false, at-pos
 		pos = next
 	}
 	return out
+}
+
+// introducer is the line that ends the prose block last in out when it
+// ends in a colon (":" or "："), and so introduces what follows it; or "".
+func introducer(src string, out []block) string {
+	if len(out) == 0 || out[len(out)-1].kind != proseBlock || !strings.HasSuffix(src[:out[len(out)-1].end], ":") && !strings.HasSuffix(src[:out[len(out)-1].end], "：") {
+		return ""
+	}
+	end := out[len(out)-1].end
+	return src[strings.LastIndexByte(src[:end], '\n')+1 : end]
+}
+
+// holdsCode reports whether s has a code-like word (notes.md,
+// ~/.ssh/config).
+func holdsCode(s string) bool {
+	return slices.ContainsFunc(strings.FieldsFunc(s, separator), func(w string) bool {
+		st, e := coreOf(w, 0, len(w))
+		return codeLike(w[st:e])
+	})
+}
+
+// mapping reports whether body is a `key: value` or `key = value` line
+// ("- name: test" too) with a lower-case key, and returns its value's
+// words.
+func mapping(body string) ([]string, bool) {
+	if n := strings.IndexByte(body, '\n'); n >= 0 {
+		body = body[:n] // an item's first line
+	}
+	words := strings.Fields(body)
+	if len(words) > 1 && words[0] == "-" {
+		words = words[1:]
+	}
+	if len(words) == 0 {
+		return nil, false
+	}
+	key, value := strings.TrimSuffix(words[0], ":"), words[1:]
+	if key == words[0] && len(value) > 0 && value[0] == "=" {
+		key += "=" // "port = 8080"
+		value = value[1:]
+	}
+	return value, key != words[0] && codeLike(key+"_") && strings.ToLower(key) == key
+}
+
+func isMapping(body string) bool {
+	_, ok := mapping(body)
+	return ok
 }
 
 // codeLine reports whether a line is code: it holds no prose word (each
@@ -379,9 +438,11 @@ func blocks(src string) []block {
 // goes on with code or a line ending in a colon introduces it, one is
 // punctuation a sentence does not write alone: { } [ ] < > = ;). Going on
 // or so introduced, a `key: value` line with a lower-case key ("cache:
-// true", "- name: test") and an
+// true", "- name: test", "run: go test ./...": a value of one word or
+// holding code) and an
 // instruction that opens with an upper-case keyword and holds code or
-// one word more ("FROM golang:1.22 AS build", "RUN make") are code too.
+// one word more ("FROM golang:1.22 AS build", "RUN make") are code too,
+// and so is a shell line after a "$" prompt or ending in " \".
 func codeLine(body string, goesOn bool) bool {
 	words := strings.Fields(body)
 	if len(words) == 0 {
@@ -390,17 +451,16 @@ func codeLine(body string, goesOn bool) bool {
 	code := func(w string) bool {
 		s, e := coreOf(w, 0, len(w))
 		literal := slices.Contains([]string{"true", "false", "null"}, w[s:e]) // JSON's words
-		return strings.IndexFunc(w, unicode.IsLetter) < 0 || codeLike(w[s:e]) || literal || strings.ContainsRune(`"'`, rune(w[0]))
+		section := w[0] == '[' && w[len(w)-1] == ']'                          // an INI or TOML section: [server]
+		return strings.IndexFunc(w, unicode.IsLetter) < 0 || codeLike(w[s:e]) || literal || section || strings.ContainsRune(`"'`, rune(w[0]))
 	}
 	if goesOn {
-		item := words
-		if words[0] == "-" && len(words) > 1 {
-			item = words[1:] // "- name: test": a mapping in a sequence
-		}
-		key := strings.TrimSuffix(item[0], ":")
+		value, keyed := mapping(body)
 		switch {
-		case len(item) <= 2 && key != item[0] && codeLike(key+"_") && strings.ToLower(key) == key:
-			return true // a mapping
+		case keyed && (len(value) <= 1 || slices.ContainsFunc(value, code)):
+			return true // a mapping to a word or to code ("run: go test ./...")
+		case words[0] == "$" && len(words) > 1 || strings.HasSuffix(body, " \\"):
+			return true // a shell line after its prompt, or going on in the next
 		case len(words[0]) > 1 && strings.Trim(words[0], "ABCDEFGHIJKLMNOPQRSTUVWXYZ") == "" && (len(words) == 2 || slices.ContainsFunc(words[1:], code)):
 			return true // an instruction
 		case strings.ContainsAny(body[len(body)-1:], ":{(;,") && call.MatchString(body) && !unicode.IsUpper([]rune(body)[0]):
