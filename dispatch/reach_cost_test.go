@@ -23,7 +23,7 @@ func kindsOf(t *testing.T, rows func(jobID string) ([]string, error), jobID stri
 // sends (neither when it asks nor when it is answered), on a dispatcher
 // that runs reach policies; one with a policy queues a River job per
 // step. On SQLite and PostgreSQL.
-func TestReachPolicyCostsNothingWhenUnused(t *testing.T) {
+func TestRule18_ReachStepsAreScheduledOnlyForAJobWithAPolicy(t *testing.T) {
 	t.Parallel()
 	steps := []askonce.ReachStep{{After: "1h"}, {After: "2h", Email: []string{"oncall@example.com"}}}
 	for _, db := range []string{"SQLite", "PostgreSQL"} {

@@ -357,7 +357,7 @@ func TestMigrationLeavesItsPagesOutOfTheWALAndTheWritersPragmas(t *testing.T) {
 // records a statement: a change with more of them than one statement
 // holds stores every one, the events numbered on from the job's last
 // event, in order, and the attempts by their numbers.
-func TestChangeWithManyRecordsStoresEveryOne(t *testing.T) {
+func TestRule12_ChangeWithMoreRecordsThanOneStatementStoresEveryEvent(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
 	s := openTest(t, Options{})
