@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -154,7 +153,7 @@ func (r txReader) exists(ctx context.Context, query string, args ...any) (bool, 
 		if stmt := r.d.stmt(query); stmt != nil {
 			err = tx.StmtContext(ctx, stmt).QueryRowContext(ctx, args...).Scan(&one)
 		} else {
-			err = tx.QueryRowContext(ctx, sqliteQuery(query), args...).Scan(&one)
+			err = tx.QueryRowContext(ctx, sqlstore.Question.Rebind(query), args...).Scan(&one)
 		}
 		if errors.Is(err, sql.ErrNoRows) {
 			return false, nil
@@ -164,9 +163,6 @@ func (r txReader) exists(ctx context.Context, query string, args ...any) (bool, 
 	}
 	return err == nil, err
 }
-
-// sqliteQuery is query with its $n placeholders written as SQLite's ?n.
-func sqliteQuery(query string) string { return strings.ReplaceAll(query, "$", "?") }
 
 // stmt returns query prepared on the dispatcher's SQLite database, for
 // every transaction to reuse; nil the first time (and until it is
@@ -180,7 +176,7 @@ func (d *Dispatcher) stmt(query string) *sql.Stmt {
 		return nil
 	}
 	go func() {
-		s, err := d.cfg.DB.PrepareContext(context.Background(), sqliteQuery(query))
+		s, err := d.cfg.DB.PrepareContext(context.Background(), sqlstore.Question.Rebind(query))
 		if err != nil {
 			d.log.Warn("dispatch: prepare a channel's read; it is prepared in each transaction", "err", err)
 			return
