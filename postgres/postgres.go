@@ -52,6 +52,7 @@ type Store struct {
 	logger     func(msg string, err error)
 
 	listen listener // Watch
+	group  grouper  // the group commit of changes (group.go)
 }
 
 func (s *Store) log(msg string, err error) {

@@ -171,7 +171,7 @@ func (s *Store) commit(ctx context.Context, q *batch, j *askonce.Job, c *askonce
 			return err
 		}
 		defer cancel()
-		return q.send(ctx, s.pool)
+		return s.send(ctx, q)
 	}
 	return s.write(ctx, func(ctx context.Context, tx pgx.Tx) error {
 		if err := q.send(ctx, tx); err != nil {
