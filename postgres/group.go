@@ -124,18 +124,21 @@ func (s *Store) commitGroup(ctx context.Context, group []*waiter) {
 		}
 		res := s.pool.SendBatch(ctx, &all)
 		failed, err := readGroup(res, group)
-		if cerr := res.Close(); err == nil {
-			err = cerr
-		}
-		if err == nil {
-			return
-		}
+		cerr := res.Close()
 		var pgErr *pgconn.PgError
 		var pre pgx.ErrPreprocessingBatch
 		switch {
-		case failed != nil && errors.As(err, &pgErr) && ownFailure(pgErr.Code):
-			// Nothing committed; the failed change had its own
-			// error. Send the others again.
+		case errors.As(err, &pre) || errors.As(cerr, &pre):
+			// Nothing was sent.
+			s.eachAlone(ctx, orig)
+			return
+		case err != nil && errors.As(err, &pgErr):
+			// The server rolled the group back at failed's statement.
+			if !ownFailure(pgErr.Code) {
+				s.eachAlone(ctx, orig)
+				return
+			}
+			// failed has its own error: send the others again.
 			rest := group[:0:0]
 			for _, w := range group {
 				if w != failed {
@@ -143,25 +146,37 @@ func (s *Store) commitGroup(ctx context.Context, group []*waiter) {
 				}
 			}
 			group = rest
-		case errors.As(err, &pgErr) || errors.As(err, &pre):
-			// Nothing committed, and no one change's doing: each
-			// alone, as ungrouped, those that failed before too (their
-			// failure may have been against a change that did not
-			// commit).
+		case errors.As(cerr, &pgErr):
+			// Rolled back by a later statement, or at commit.
+			s.eachAlone(ctx, orig)
+			return
+		case cerr != nil:
+			// Committed or not, nobody knows: as each would have been
+			// told alone. Those that failed before are told so too:
+			// their failure may have been against a change that did
+			// not commit.
 			for _, w := range orig {
-				w.err = w.q.send(ctx, s.pool)
+				w.err = cerr
 			}
 			return
 		default:
-			// Committed or not, nobody knows: as each would have
-			// been told alone. Those that failed before are told so
-			// too: their failure may have been against a change that
-			// did not commit.
-			for _, w := range orig {
-				w.err = err
-			}
+			// Committed. A change whose result could not be read (a
+			// row it expected and did not get) has that error, as it
+			// would have alone: its statements committed too.
 			return
 		}
+	}
+}
+
+// eachAlone sends each change of group alone, as if it had never been
+// grouped: after a failure that rolled the group back and is no one
+// change's (a deadlock, a serialization failure, a cancelled statement,
+// an argument pgx could not encode). Those that failed before are sent
+// again too: their failure may have been against a change that did not
+// commit.
+func (s *Store) eachAlone(ctx context.Context, group []*waiter) {
+	for _, w := range group {
+		w.err = w.q.send(ctx, s.pool)
 	}
 }
 

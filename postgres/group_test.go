@@ -211,3 +211,33 @@ func TestGroupedChangeFailsAlone(t *testing.T) {
 		}
 	}
 }
+
+// An event appended to a job that does not exist is ENOTFOUND in a group
+// as alone (its check is a read, not a failed statement, and the insert
+// after it fails on the job's key, which rolls the group back and sends
+// each change again alone), and the change grouped with it commits.
+func TestGroupedEventOfAMissingJobIsNotFound(t *testing.T) {
+	t.Parallel()
+	f := newGroupFixture(t)
+	a := f.create("00000000-0000-7000-8000-000000000001")
+	ca := asking(a)
+	errs, _ := f.grouped(
+		func(ctx context.Context) error { return f.s.UpdateJob(ctx, ca) },
+		func(ctx context.Context) error {
+			return f.s.AppendEvent(ctx, askonce.Event{TenantID: f.tenant, JobID: "00000000-0000-7000-8000-000000000009", Type: askonce.EventAttempt})
+		},
+	)
+	if errs[0] != nil {
+		t.Errorf("the change of a job that exists: %v; want committed", errs[0])
+	}
+	if askonce.ErrorCode(errs[1]) != askonce.ENOTFOUND {
+		t.Errorf("the event of a missing job: %v; want ENOTFOUND", errs[1])
+	}
+	got, err := f.s.GetJob(t.Context(), f.tenant, a.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Status != askonce.StatusPending {
+		t.Errorf("job %s: status %s; want pending (its change committed)", a.ID, got.Status)
+	}
+}
