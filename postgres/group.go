@@ -117,23 +117,13 @@ func (s *Store) commitGroup(ctx context.Context, group []*waiter) {
 			return
 		}
 		var all pgx.Batch
-		var notify []string
 		for _, w := range group {
 			for _, qq := range w.q.b.QueuedQueries {
 				all.Queue(qq.SQL, qq.Arguments...)
 			}
-			if w.q.notify != "" {
-				notify = append(notify, w.q.notify)
-			}
-		}
-		if len(notify) > 0 {
-			all.Queue(notifyAllSQL, notify)
 		}
 		res := s.pool.SendBatch(ctx, &all)
 		failed, err := readGroup(res, group)
-		if err == nil && len(notify) > 0 {
-			_, err = res.Exec()
-		}
 		cerr := res.Close()
 		var pgErr *pgconn.PgError
 		var pre pgx.ErrPreprocessingBatch
@@ -142,10 +132,13 @@ func (s *Store) commitGroup(ctx context.Context, group []*waiter) {
 			// Nothing was sent.
 			s.eachAlone(ctx, orig)
 			return
-		case failed != nil && errors.As(err, &pgErr) && ownFailure(pgErr.Code):
-			// The server rolled the group back at failed's statement,
-			// which failed for what its change holds: send the others
-			// again.
+		case err != nil && errors.As(err, &pgErr):
+			// The server rolled the group back at failed's statement.
+			if !ownFailure(pgErr.Code) {
+				s.eachAlone(ctx, orig)
+				return
+			}
+			// failed has its own error: send the others again.
 			rest := group[:0:0]
 			for _, w := range group {
 				if w != failed {
@@ -153,10 +146,8 @@ func (s *Store) commitGroup(ctx context.Context, group []*waiter) {
 				}
 			}
 			group = rest
-		case errors.As(err, &pgErr) || errors.As(cerr, &pgErr):
-			// Rolled back, and not for what one change holds: by a
-			// deadlock, a serialization failure, a cancelled
-			// statement, the notification, or at commit.
+		case errors.As(cerr, &pgErr):
+			// Rolled back by a later statement, or at commit.
 			s.eachAlone(ctx, orig)
 			return
 		case cerr != nil:

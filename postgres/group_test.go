@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/postgres/pgtest"
@@ -21,7 +20,6 @@ type groupFixture struct {
 	w      *wire
 	s      *Store
 	tenant string
-	lone   int64 // the statements of an update (asking) alone
 }
 
 func newGroupFixture(t *testing.T) *groupFixture {
@@ -39,11 +37,7 @@ func newGroupFixture(t *testing.T) *groupFixture {
 	held := [2]*pgxpool.Conn{acquire(), acquire()}
 	for i := range held {
 		held[i].Release()
-		j := f.create(fmt.Sprintf("00000000-0000-7000-8000-0000000000f%d", i))
-		f.lone, _ = w.count(func() { f.ask(j) })
-		if _, err := f.s.pool.Exec(t.Context(), notifyAllSQL, []string{}); err != nil {
-			t.Fatal(err)
-		}
+		f.ask(f.create(fmt.Sprintf("00000000-0000-7000-8000-0000000000f%d", i)))
 		held[i] = acquire()
 	}
 	held[0].Release()
@@ -80,9 +74,9 @@ func (f *groupFixture) ask(j *askonce.Job) {
 
 // grouped runs the writes as one group: it holds the group commit, starts
 // each write, waits until all of them queue, and releases them. It
-// returns their errors, and the statements and flights (network round
-// trips) from the release to the last write's return.
-func (f *groupFixture) grouped(writes ...func(ctx context.Context) error) ([]error, int64, int64) {
+// returns their errors, and the flights (network round trips) from the
+// release to the last write's return.
+func (f *groupFixture) grouped(writes ...func(ctx context.Context) error) ([]error, int64) {
 	g := &f.s.group
 	all := make(chan struct{})
 	g.mu.Lock()
@@ -99,7 +93,7 @@ func (f *groupFixture) grouped(writes ...func(ctx context.Context) error) ([]err
 		wg.Go(func() { errs[i] = write(f.t.Context()) })
 	}
 	<-all
-	statements, flights := f.w.count(func() {
+	_, flights := f.w.count(func() {
 		f.s.next(f.t.Context())
 		wg.Wait()
 	})
@@ -109,7 +103,7 @@ func (f *groupFixture) grouped(writes ...func(ctx context.Context) error) ([]err
 		f.t.Errorf("after the group: %d groups in flight, %d changes waiting; want none", g.busy, len(g.waiting))
 	}
 	g.mu.Unlock()
-	return errs, statements, flights
+	return errs, flights
 }
 
 // transactions returns how many transactions last wrote the jobs' rows.
@@ -128,42 +122,21 @@ func (f *groupFixture) transactions(jobs ...*askonce.Job) int {
 }
 
 // Changes that wait while a commit is in flight are sent together: one
-// network round trip and one transaction for all of them, with one
-// notification statement that wakes the watchers of each job, and each
+// network round trip and one transaction for all of them, and each
 // change gets its own results (its version, its events' ids).
 func TestConcurrentChangesShareOneTransaction(t *testing.T) {
 	t.Parallel()
 	f := newGroupFixture(t)
-	wait := func(ch <-chan struct{}, what string) {
-		t.Helper()
-		select {
-		case <-ch:
-		case <-time.After(10 * time.Second):
-			t.Fatalf("no wake-up within 10s of %s", what)
-		}
-	}
-	// Every watch is woken once when the store starts listening: after
-	// that wake-up of a first watch, it listens.
-	first, unwatchFirst := f.s.Watch(f.tenant, "none")
-	defer unwatchFirst()
-	wait(first, "starting to listen")
 	var jobs []*askonce.Job
 	var changes []*askonce.Change
 	var writes []func(context.Context) error
-	var watches []<-chan struct{}
 	for i := range 5 {
-		// Watched before it exists, and its create's wake-up taken.
-		id := fmt.Sprintf("00000000-0000-7000-8000-%012d", i+1)
-		changed, unwatch := f.s.Watch(f.tenant, id)
-		defer unwatch()
-		j := f.create(id)
-		wait(changed, "a create")
-		watches = append(watches, changed)
+		j := f.create(fmt.Sprintf("00000000-0000-7000-8000-%012d", i+1))
 		c := asking(j)
 		jobs, changes = append(jobs, j), append(changes, c)
 		writes = append(writes, func(ctx context.Context) error { return f.s.UpdateJob(ctx, c) })
 	}
-	errs, statements, flights := f.grouped(writes...)
+	errs, flights := f.grouped(writes...)
 	for i, err := range errs {
 		if err != nil {
 			t.Errorf("change %d: %v", i, err)
@@ -171,14 +144,6 @@ func TestConcurrentChangesShareOneTransaction(t *testing.T) {
 	}
 	if flights != 1 {
 		t.Errorf("5 changes took %d network round trips; want 1", flights)
-	}
-	for i, changed := range watches {
-		wait(changed, fmt.Sprintf("the grouped change of job %d", i))
-	}
-	// Each change's statements but its notification, and one
-	// notification for all.
-	if want := 5*(f.lone-1) + 1; statements != want {
-		t.Errorf("5 changes took %d statements; want %d (%d alone each, one notification for all)", statements, want, f.lone)
 	}
 	if n := f.transactions(jobs...); n != 1 {
 		t.Errorf("5 changes committed in %d transactions; want 1", n)
@@ -215,7 +180,7 @@ func TestGroupedChangeFailsAlone(t *testing.T) {
 	dup := &askonce.Job{ID: a.ID, TenantID: f.tenant, Goal: "again", Status: askonce.StatusPlanning,
 		ClarificationStatus: askonce.ClarificationNone}
 	ca, cb := asking(a), asking(b)
-	errs, _, _ := f.grouped(
+	errs, _ := f.grouped(
 		func(ctx context.Context) error { return f.s.UpdateJob(ctx, ca) },
 		func(ctx context.Context) error { return f.s.UpdateJob(ctx, lost) },
 		func(ctx context.Context) error { return f.s.CreateJob(ctx, &askonce.Change{Job: dup}) },
@@ -256,7 +221,7 @@ func TestGroupedEventOfAMissingJobIsNotFound(t *testing.T) {
 	f := newGroupFixture(t)
 	a := f.create("00000000-0000-7000-8000-000000000001")
 	ca := asking(a)
-	errs, _, _ := f.grouped(
+	errs, _ := f.grouped(
 		func(ctx context.Context) error { return f.s.UpdateJob(ctx, ca) },
 		func(ctx context.Context) error {
 			return f.s.AppendEvent(ctx, askonce.Event{TenantID: f.tenant, JobID: "00000000-0000-7000-8000-000000000009", Type: askonce.EventAttempt})

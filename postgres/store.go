@@ -107,13 +107,6 @@ func (s *Store) write(ctx context.Context, fn func(ctx context.Context, tx pgx.T
 type batch struct {
 	b    pgx.Batch
 	read []func(res pgx.BatchResults) error
-	// notify is the job whose watchers the batch wakes at commit
-	// (Watch), "" for none: the notification is the batch's last
-	// statement alone, and one statement for the whole group when
-	// grouped (group.go).
-	notify string
-	// notifying: the notification is queued (after the others, once).
-	notifying bool
 }
 
 func (q *batch) exec(sql string, args ...any) int {
@@ -152,10 +145,6 @@ func failedAt(err error) int {
 func (q *batch) send(ctx context.Context, to interface {
 	SendBatch(context.Context, *pgx.Batch) pgx.BatchResults
 }) error {
-	if q.notify != "" && !q.notifying {
-		q.exec(notifySQL, q.notify)
-		q.notifying = true
-	}
 	if len(q.read) == 0 {
 		return nil
 	}
@@ -374,7 +363,7 @@ func (s *Store) queueChange(q *batch, j *askonce.Job, c *askonce.Change, now tim
 		dispatchAt = q.exec(insertDispatchSQL, j.ID, j.TenantID, now)
 	}
 	// Delivered at commit, to the listeners of every process (Watch).
-	q.notify = j.ID
+	q.exec(notifySQL, j.ID)
 	return evs, dispatchAt
 }
 

@@ -18,9 +18,6 @@ import (
 const (
 	jobsChannel = "askonce_jobs"
 	notifySQL   = "SELECT pg_notify('" + jobsChannel + "', $1)"
-	// notifyAllSQL notifies each of the jobs $1: the one notification
-	// statement of a group of changes (group.go).
-	notifyAllSQL = "SELECT pg_notify('" + jobsChannel + "', id) FROM unnest($1::text[]) AS id"
 )
 
 // listener is the store's LISTEN connection, started by the first Watch.
