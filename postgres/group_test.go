@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/postgres/pgtest"
@@ -122,16 +123,37 @@ func (f *groupFixture) transactions(jobs ...*askonce.Job) int {
 }
 
 // Changes that wait while a commit is in flight are sent together: one
-// network round trip and one transaction for all of them, and each
-// change gets its own results (its version, its events' ids).
+// network round trip and one transaction for all of them, whose
+// notifications wake each job's watchers at commit, and each change
+// gets its own results (its version, its events' ids).
 func TestConcurrentChangesShareOneTransaction(t *testing.T) {
 	t.Parallel()
 	f := newGroupFixture(t)
+	wait := func(ch <-chan struct{}, what string) {
+		t.Helper()
+		select {
+		case <-ch:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("no wake-up within 10s of %s", what)
+		}
+	}
+	// Every watch is woken once when the store starts listening: after
+	// that wake-up of a first watch, it listens.
+	first, unwatchFirst := f.s.Watch(f.tenant, "none")
+	defer unwatchFirst()
+	wait(first, "starting to listen")
 	var jobs []*askonce.Job
 	var changes []*askonce.Change
 	var writes []func(context.Context) error
+	var watches []<-chan struct{}
 	for i := range 5 {
-		j := f.create(fmt.Sprintf("00000000-0000-7000-8000-%012d", i+1))
+		// Watched before it exists, and its create's wake-up taken.
+		id := fmt.Sprintf("00000000-0000-7000-8000-%012d", i+1)
+		changed, unwatch := f.s.Watch(f.tenant, id)
+		defer unwatch()
+		j := f.create(id)
+		wait(changed, "a create")
+		watches = append(watches, changed)
 		c := asking(j)
 		jobs, changes = append(jobs, j), append(changes, c)
 		writes = append(writes, func(ctx context.Context) error { return f.s.UpdateJob(ctx, c) })
@@ -147,6 +169,9 @@ func TestConcurrentChangesShareOneTransaction(t *testing.T) {
 	}
 	if n := f.transactions(jobs...); n != 1 {
 		t.Errorf("5 changes committed in %d transactions; want 1", n)
+	}
+	for i, changed := range watches {
+		wait(changed, fmt.Sprintf("the grouped change of job %d", i))
 	}
 	seen := map[int64]bool{}
 	for i, c := range changes {
