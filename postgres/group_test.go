@@ -266,3 +266,51 @@ func TestGroupedEventOfAMissingJobIsNotFound(t *testing.T) {
 		t.Errorf("job %s: status %s; want pending (its change committed)", a.ID, got.Status)
 	}
 }
+
+// The compare-and-set rewrites jobs_static in the same statement, and
+// only when the change changes it: a transition leaves the row as
+// created (its xmin stays), a change of the goal is stored.
+func TestUpdateRewritesStaticColumnsOnlyWhenChanged(t *testing.T) {
+	t.Parallel()
+	s, err := Open(t.Context(), pgtest.Schema(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	ctx := t.Context()
+	j := storetest.NewJob(storetest.NewTenant())
+	if err := s.CreateJob(ctx, &askonce.Change{Job: j}); err != nil {
+		t.Fatal(err)
+	}
+	xmin := func() string {
+		var x string
+		if err := s.pool.QueryRow(ctx, `SELECT xmin::text FROM jobs_static WHERE id = $1`, j.ID).Scan(&x); err != nil {
+			t.Fatal(err)
+		}
+		return x
+	}
+	created := xmin()
+	next := j.Clone()
+	next.Title = "renamed"
+	if err := s.UpdateJob(ctx, &askonce.Change{Job: next}); err != nil {
+		t.Fatal(err)
+	}
+	if x := xmin(); x != created {
+		t.Errorf("a transition rewrote jobs_static (xmin %s, created %s)", x, created)
+	}
+	again := next.Clone()
+	again.Goal = "a goal of its own"
+	if err := s.UpdateJob(ctx, &askonce.Change{Job: again}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.GetJob(ctx, j.TenantID, j.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Goal != again.Goal || got.Title != "renamed" {
+		t.Errorf("after changing the goal: goal %q, title %q; want %q, renamed", got.Goal, got.Title, again.Goal)
+	}
+	if x := xmin(); x == created {
+		t.Errorf("changing the goal left jobs_static as created")
+	}
+}

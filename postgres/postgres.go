@@ -3,13 +3,16 @@
 // github.com/jackc/pgx/v5 (pgxpool), so that several askonce processes
 // (replicas) can share one database.
 //
-// Every write is one transaction, and most are one round trip: the
+// Every write is atomic, and most are one round trip: the
 // statements of a change are sent together as a batch, which PostgreSQL
-// runs as one implicit transaction (see batch in store.go). A
+// runs as one implicit transaction (see batch in store.go). Changes are
+// group-committed (group.go): those that arrive while a commit is in
+// flight go together in the next batch, one transaction and one WAL
+// flush for all of them, each still failing alone on its own fault. A
 // compare-and-set is an UPDATE of the job's row guarded by its version
 // and sent first: of two writers of the same version, in any processes,
 // the second waits for the first's row lock and then finds the version
-// moved, which fails its batch before anything else in it is written. A
+// moved, which fails its change before anything else in it is written. A
 // change that queues a River job (a dispatch or a notification) runs in
 // an explicit transaction instead, as River inserts through one. The
 // schema is migrated with goose from the SQL files embedded in the
