@@ -72,12 +72,6 @@ const (
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`
 	insertEventSQL = `INSERT INTO events (job_id, tenant_id, type, at, data)
 		VALUES ($1, $2, $3, $4, $5) RETURNING id`
-	// insertEventsSQL inserts several events of one job in one
-	// statement, in the order of the arrays (a function scan feeds the
-	// insert row by row, so the ids are assigned, and returned, in that
-	// order).
-	insertEventsSQL = `INSERT INTO events (job_id, tenant_id, type, at, data)
-		SELECT $1, $2, t, a, d::jsonb FROM unnest($3::text[], $4::timestamptz[], $5::text[]) AS u(t, a, d) RETURNING id`
 	insertDispatchSQL = `INSERT INTO dispatches (job_id, tenant_id, created_at, status, attempts, last_error)
 		VALUES ($1, $2, $3, 'queued', 0, '')`
 )
@@ -134,19 +128,6 @@ func (q *batch) exec(sql string, args ...any) int {
 func (q *batch) row(scan func(row pgx.Row) error, sql string, args ...any) int {
 	q.b.Queue(sql, args...)
 	q.read = append(q.read, func(res pgx.BatchResults) error { return scan(res.QueryRow()) })
-	return len(q.read) - 1
-}
-
-func (q *batch) rows(scan func(rows pgx.Rows) error, sql string, args ...any) int {
-	q.b.Queue(sql, args...)
-	q.read = append(q.read, func(res pgx.BatchResults) error {
-		rows, err := res.Query()
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		return scan(rows)
-	})
 	return len(q.read) - 1
 }
 
@@ -374,42 +355,8 @@ func (s *Store) queueChange(q *batch, j *askonce.Job, c *askonce.Change, now tim
 			e.At = micro(e.At)
 		}
 		evs[i] = e
-	}
-	switch len(evs) {
-	case 0:
-	case 1:
-		e := evs[0]
-		q.row(func(row pgx.Row) error { return row.Scan(&evs[0].ID) },
+		q.row(func(row pgx.Row) error { return row.Scan(&evs[i].ID) },
 			insertEventSQL, j.ID, j.TenantID, string(e.Type), e.At, rawArg(e.Data))
-	default:
-		// One statement for all of them.
-		types, at, data := make([]string, len(evs)), make([]time.Time, len(evs)), make([]*string, len(evs))
-		for i, e := range evs {
-			types[i], at[i] = string(e.Type), e.At
-			if len(e.Data) > 0 {
-				d := string(e.Data)
-				data[i] = &d
-			}
-		}
-		q.rows(func(rows pgx.Rows) error {
-			n := 0
-			for rows.Next() {
-				if n == len(evs) {
-					return fmt.Errorf("insert events: more ids than events")
-				}
-				if err := rows.Scan(&evs[n].ID); err != nil {
-					return err
-				}
-				n++
-			}
-			if err := rows.Err(); err != nil {
-				return err
-			}
-			if n != len(evs) {
-				return fmt.Errorf("insert events: %d ids for %d events", n, len(evs))
-			}
-			return nil
-		}, insertEventsSQL, j.ID, j.TenantID, types, at, data)
 	}
 	hs := sqlstore.FieldHistoryOf(c, micro)
 	if h := sqlstore.HistoryOf(c, now, micro); h != nil {
