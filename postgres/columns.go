@@ -49,12 +49,6 @@ var (
 	})
 )
 
-// staticTypes are the SQL types of the columns of jobs_static, which
-// updateJobSQL compares with the change's values.
-var staticTypes = map[string]string{
-	"goal": "text", "files": "text[]", "candidates": "text[]", "spec_schema": "jsonb", "memory": "jsonb",
-}
-
 // rawArg stores raw JSON; empty is NULL.
 func rawArg(b json.RawMessage) any {
 	if len(b) == 0 {

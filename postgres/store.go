@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/askonce/askonce"
@@ -36,31 +35,22 @@ var (
 	// updateJobSQL is the compare-and-set, guarded: a version that moved
 	// (or a job that is not there) fails the batch. The sums over
 	// attempts are added to, never overwritten, and come back with the
-	// new version. In the same statement, jobs_static is rewritten only
-	// when the change changes it, which a transition never does: the row
-	// stays as created (one statement fewer per change than an UPDATE of
-	// its own, for the same work).
+	// new version.
 	updateJobSQL = func() string {
 		n := len(updatedColumns)
-		static := make([]string, len(staticColumns))
-		for i, c := range staticColumns {
-			t, ok := staticTypes[c.Name]
-			if !ok {
-				panic("postgres: no type for jobs_static." + c.Name)
-			}
-			static[i] = fmt.Sprintf("$%d::%s", n+9+i, t)
-		}
-		return guardedAnd("UPDATE jobs SET "+sqlstore.Dollar.Assign(updatedColumns, 1)+fmt.Sprintf(`,
+		return guarded("UPDATE jobs SET "+sqlstore.Dollar.Assign(updatedColumns, 1)+fmt.Sprintf(`,
 		prompt_tokens = prompt_tokens + $%d, completion_tokens = completion_tokens + $%d,
 		cost_usd = cost_usd + $%d, attempt_count = attempt_count + $%d,
 		version = version + 1, updated_at = $%d
 		WHERE tenant_id = $%d AND id = $%d AND version = $%d`,
 			n+1, n+2, n+3, n+4, n+5, n+6, n+7, n+8),
-			"version, prompt_tokens, completion_tokens, cost_usd, attempt_count",
-			"UPDATE jobs_static SET "+sqlstore.Dollar.Assign(staticColumns, n+9)+
-				fmt.Sprintf(" WHERE id = $%d AND EXISTS (SELECT FROM upd) AND (", n+7)+
-				sqlstore.Names(staticColumns, nil, ", ")+") IS DISTINCT FROM ("+strings.Join(static, ", ")+")")
+			"version, prompt_tokens, completion_tokens, cost_usd, attempt_count")
 	}()
+
+	// updateStaticSQL rewrites jobs_static only when the change changes
+	// it, which a transition never does: the row stays as created.
+	updateStaticSQL = "UPDATE jobs_static SET " + sqlstore.Dollar.Assign(staticColumns, 2) +
+		" WHERE id = $1 AND (" + sqlstore.Names(staticColumns, nil, ", ") + ") IS DISTINCT FROM ($2::text, $3::text[], $4::text[], $5::jsonb, $6::jsonb)"
 
 	selectJobSQL = "SELECT " + jobColumns + jobFrom + " WHERE j.tenant_id = $1 AND j.id = $2"
 )
@@ -227,19 +217,10 @@ const (
 // statement of and rolls it back: the statements after it then run only
 // when the update did.
 func guarded(update, returning string) string {
-	return guardedAnd(update, returning, "")
-}
-
-// guardedAnd is guarded with also, a data-modifying statement that may
-// read upd, run in the same statement.
-func guardedAnd(update, returning, also string) string {
-	if also != "" {
-		also = ", also AS (" + also + ")"
-	}
 	// The guard is the preserved side of the join, and the join's
 	// condition reads it, so that it is computed (not pruned as unused)
 	// whether or not upd has a row.
-	return "WITH upd AS (" + update + " RETURNING " + returning + ")" + also + " " +
+	return "WITH upd AS (" + update + " RETURNING " + returning + ") " +
 		"SELECT upd.* FROM (SELECT 1 / count(*) AS one FROM upd) AS guard LEFT JOIN upd ON guard.one = 1"
 }
 
@@ -304,12 +285,12 @@ func (s *Store) UpdateJob(ctx context.Context, c *askonce.Change) error {
 	if err != nil {
 		return fmt.Errorf("update job %s: %w", j.ID, err)
 	}
+	static = append([]any{j.ID}, static...)
 	add := sqlstore.AttemptsUsage(c.Attempts)
 	now := s.stamp()
 	args := append(cols,
 		add.PromptTokens, add.CompletionTokens, add.CostUSD, len(c.Attempts),
 		now, j.TenantID, j.ID, j.Version)
-	args = append(args, static...)
 
 	var (
 		version int64
@@ -320,6 +301,7 @@ func (s *Store) UpdateJob(ctx context.Context, c *askonce.Change) error {
 	cas := q.row(func(row pgx.Row) error {
 		return row.Scan(&version, &usage.PromptTokens, &usage.CompletionTokens, &usage.CostUSD, &count)
 	}, updateJobSQL, args...)
+	q.exec(updateStaticSQL, static...)
 	written := *w
 	written.Version, written.UpdatedAt = j.Version+1, now
 	appended, dispatchAt := s.queueChange(q, &written, c, now)
