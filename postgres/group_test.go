@@ -95,7 +95,7 @@ func (f *groupFixture) grouped(writes ...func(ctx context.Context) error) ([]err
 	}
 	<-all
 	_, flights := f.w.count(func() {
-		f.s.next(f.t.Context())
+		f.s.next()
 		wg.Wait()
 	})
 	g.mu.Lock()
