@@ -41,6 +41,7 @@ type Meter struct {
 	n       int   // iterations so far
 	floor   *Floor
 	shape   *Floor // see NewShapeFloor
+	stored  *Floor // see NewStoredFloor
 	last    time.Duration
 	windows []float64 // ns per iteration of each window of Every
 }
@@ -96,7 +97,7 @@ func (m *Meter) Tick() {
 	el := m.b.Elapsed()
 	m.windows = append(m.windows, float64((el-m.last).Nanoseconds())/Every)
 	m.last = el
-	for _, f := range []*Floor{m.floor, m.shape} {
+	for _, f := range []*Floor{m.floor, m.shape, m.stored} {
 		if f != nil {
 			f.sample(m.b)
 		}
@@ -121,7 +122,21 @@ func (m *Meter) Report() {
 	m.b.ReportMetric(float64(m.commits()-m.start)/float64(m.n), "txs/op")
 	m.floor.report(m, "floor-commits/op")
 	m.shape.report(m, "shape-floors/op")
+	m.stored.report(m, "stored-floors/op")
+	if m.stored != nil && m.floor != nil {
+		ratios := make([]float64, len(m.stored.samples))
+		for i, s := range m.stored.samples {
+			ratios[i] = s / m.floor.samples[i]
+		}
+		m.b.ReportMetric(median(ratios), "stored-floor-commits")
+	}
 }
+
+// Stored also reports the iteration's time in units of a stored floor
+// (stored-floors/op; NewStoredFloor), and that unit's time in one-row
+// commits (stored-floor-commits), sampled in the same seconds as the
+// floor.
+func (m *Meter) Stored(stored *Floor) { m.stored = stored }
 
 // Shape also reports the iteration's time in units of shape
 // (shape-floors/op), sampled in the same seconds as the floor.
@@ -193,6 +208,7 @@ type Floor struct {
 	dir        string    // the program's temporary directory
 	outside    []float64 // ns per commit the program measured, each run
 	commitsPer int       // one-row commits per unit, for floor-ns/commit
+	commits    int64     // transactions committed (NewStoredFloor)
 }
 
 // ProgramEnv names the environment variable that holds the outside floor
