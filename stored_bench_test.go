@@ -3,8 +3,10 @@ package askonce_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/internal/walmeter"
@@ -96,13 +98,18 @@ func tableColumns(b *testing.B, st *sqlite.Store) (map[string]int, error) {
 	return cols, rows.Err()
 }
 
-// BenchmarkRoundTripStoredBytes runs the stored floor of
-// BenchmarkRoundTripClarification (storedFloor) as the benchmark's
-// iteration: what storing exactly a round trip's rows costs, in WAL
-// frames and one-row commits (floor-commits/op), with all of it and
-// without each table or index, to tell what each costs.
+// BenchmarkRoundTripStoredBytes tells what storing exactly a round
+// trip's rows costs (storedFloor) and what each table or index costs of
+// it: each iteration runs, in turn, storedBytesUnits replays of the
+// whole floor and of the floor without each part, each on a file of its
+// own, and FloorEvery one-row commits (walmeter.NewFloor), so that a
+// burst of load on a shared machine moves all of them alike. It reports
+// the medians over the iterations of each one's time in one-row commits
+// (floor-commits:NAME) and as a share of the whole floor's
+// (of-all:NAME), and the WAL frames of each (walframes:NAME). Run it
+// with a fixed count (-benchtime 300x).
 func BenchmarkRoundTripStoredBytes(b *testing.B) {
-	for _, without := range [][]string{
+	variants := [][]string{
 		nil,
 		{"jobs_by_tenant"},
 		{"jobs_by_tenant_session"},
@@ -110,23 +117,65 @@ func BenchmarkRoundTripStoredBytes(b *testing.B) {
 		{"jobs_by_tenant", "jobs_by_tenant_session", "jobs_active"},
 		{"history"},
 		{"job_log"},
-	} {
-		name := "all"
-		if without != nil {
-			name = "without=" + strings.Join(without, "+")
-		}
-		b.Run(name, func(b *testing.B) {
-			st, e := benchEngine(b)
-			f := storedFloor(b, st, e, without...)
-			m := walmeter.New(b, f.DB(), f.Commits, walmeter.NewFloor(b, sqlite.WriterDSN))
-			bg := context.Background()
-			for b.Loop() {
-				if err := f.Unit(bg); err != nil {
-					b.Fatal(err)
-				}
-				m.Tick()
-			}
-			m.Report()
-		})
 	}
+	names := make([]string, len(variants))
+	floors := make([]*walmeter.Floor, len(variants))
+	for i, without := range variants {
+		names[i] = "all"
+		if without != nil {
+			names[i] = "without-" + strings.Join(without, "+")
+		}
+		st, e := benchEngine(b)
+		floors[i] = storedFloor(b, st, e, without...)
+		// The WAL grows from here on, as the store's does between two
+		// checkpoints.
+		walmeter.Checkpoint(b, floors[i].DB())
+	}
+	one := walmeter.NewFloor(b, sqlite.WriterDSN)
+	bg := context.Background()
+	ns := make([][]float64, len(variants))
+	var oneNs []float64
+	timed := func(f *walmeter.Floor, n int) float64 {
+		start := time.Now()
+		for range n {
+			if err := f.Unit(bg); err != nil {
+				b.Fatal(err)
+			}
+		}
+		return float64(time.Since(start).Nanoseconds()) / float64(n)
+	}
+	rounds := 0
+	for b.Loop() {
+		rounds++
+		for i, f := range floors {
+			ns[i] = append(ns[i], timed(f, storedBytesUnits))
+		}
+		oneNs = append(oneNs, timed(one, walmeter.FloorEvery))
+	}
+	for i, name := range names {
+		commits, ofAll := make([]float64, rounds), make([]float64, rounds)
+		for r := range rounds {
+			commits[r] = ns[i][r] / oneNs[r]
+			ofAll[r] = ns[i][r] / ns[0][r]
+		}
+		b.ReportMetric(median(commits), "floor-commits:"+name)
+		if i > 0 {
+			b.ReportMetric(median(ofAll), "of-all:"+name)
+		}
+		b.ReportMetric(float64(walmeter.Checkpoint(b, floors[i].DB()))/float64(rounds*storedBytesUnits), "walframes:"+name)
+	}
+	b.ReportMetric(median(oneNs), "floor-ns/commit")
+}
+
+// storedBytesUnits is how many replays of each floor an iteration of
+// BenchmarkRoundTripStoredBytes times.
+const storedBytesUnits = 8
+
+// median returns the median of xs, which it sorts.
+func median(xs []float64) float64 {
+	slices.Sort(xs)
+	if n := len(xs); n%2 == 0 {
+		return (xs[n/2-1] + xs[n/2]) / 2
+	}
+	return xs[len(xs)/2]
 }
