@@ -217,7 +217,7 @@ func meteredEngine(b *testing.B) (*askonce.Engine, *walmeter.Meter) {
 
 // benchEngine is an Engine on the rules interpreter and a new SQLite
 // file.
-func benchEngine(b *testing.B) (*sqlite.Store, *askonce.Engine) {
+func benchEngine(b testing.TB) (*sqlite.Store, *askonce.Engine) {
 	st := openStore(b, filepath.Join(b.TempDir(), "bench.db"))
 	return st, &askonce.Engine{Store: st, Interpreter: rulesInterpreter(b)}
 }

@@ -2,6 +2,7 @@ package askonce_test
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"slices"
 	"strings"
@@ -20,7 +21,7 @@ import (
 // writer's connection string, each time with a new job id, session and
 // job_log numbers and later times. Tables or indexes named in without
 // are left out.
-func storedFloor(b *testing.B, st *sqlite.Store, e *askonce.Engine, without ...string) *walmeter.Floor {
+func storedFloor(b testing.TB, st *sqlite.Store, e *askonce.Engine, without ...string) *walmeter.Floor {
 	b.Helper()
 	const session = "bench-0"
 	var job string
@@ -40,9 +41,9 @@ func storedFloor(b *testing.B, st *sqlite.Store, e *askonce.Engine, without ...s
 	// The job's log_seq numbers its job_log records (sqlite.logID: the
 	// high 32 bits of their ids).
 	var seq int64
+	cols := jobsColumns(b, st)
 	for _, r := range c.Txs[0] {
 		if r.Table == "jobs" {
-			cols, _ := tableColumns(b, st)
 			seq = r.New[cols["log_seq"]].(int64)
 		}
 	}
@@ -79,8 +80,8 @@ func storedFloor(b *testing.B, st *sqlite.Store, e *askonce.Engine, without ...s
 	return walmeter.NewStoredFloor(b, sqlite.WriterDSN, c, fresh, without...)
 }
 
-// tableColumns returns the positions of the jobs table's columns.
-func tableColumns(b *testing.B, st *sqlite.Store) (map[string]int, error) {
+// jobsColumns returns the positions of the jobs table's columns.
+func jobsColumns(b testing.TB, st *sqlite.Store) map[string]int {
 	rows, err := st.WriteDB().Query(`SELECT name, cid FROM pragma_table_info('jobs')`)
 	if err != nil {
 		b.Fatal(err)
@@ -95,7 +96,10 @@ func tableColumns(b *testing.B, st *sqlite.Store) (map[string]int, error) {
 		}
 		cols[name] = cid
 	}
-	return cols, rows.Err()
+	if err := rows.Err(); err != nil {
+		b.Fatal(err)
+	}
+	return cols
 }
 
 // BenchmarkRoundTripStoredBytes tells what storing exactly a round
@@ -178,4 +182,66 @@ func median(xs []float64) float64 {
 		return (xs[n/2-1] + xs[n/2]) / 2
 	}
 	return xs[len(xs)/2]
+}
+
+// TestStoredFloorStoresWhatRoundTripsStore holds storedFloor to its
+// promise: after as many replays as round trips, each table and index
+// holds as many bytes per job in its leaf pages as the store's do, and
+// the replays write as many WAL frames.
+func TestStoredFloorStoresWhatRoundTripsStore(t *testing.T) {
+	st, e := benchEngine(t)
+	f := storedFloor(t, st, e)
+	// storedFloor ran one round trip and its floor replayed it
+	// walmeter.FloorEvery times (its warm-up): as many round trips,
+	// then as many again of each, their WAL frames counted.
+	const n = walmeter.FloorEvery
+	for i := 1; i < n; i++ {
+		clarificationRoundTrip(t, e, fmt.Sprint("bench-", i))
+	}
+	walmeter.Checkpoint(t, st.WriteDB())
+	walmeter.Checkpoint(t, f.DB())
+	for i := n; i < 2*n; i++ {
+		clarificationRoundTrip(t, e, fmt.Sprint("bench-", i))
+	}
+	ctx := context.Background()
+	for range n {
+		if err := f.Unit(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, want := walmeter.Checkpoint(t, f.DB()), walmeter.Checkpoint(t, st.WriteDB())
+	t.Logf("%d round trips wrote %d WAL frames, as many replays %d", n, want, got)
+	if float64(got) < 0.9*float64(want) || float64(got) > 1.1*float64(want) {
+		t.Errorf("%d round trips wrote %d WAL frames, as many replays %d", n, want, got)
+	}
+	stored, replayed := leafBytes(t, st.WriteDB()), leafBytes(t, f.DB())
+	t.Logf("leaf bytes: the store's %v, the floor's %v", stored, replayed)
+	for _, name := range []string{"jobs", "job_log", "history", "jobs_by_tenant", "jobs_by_tenant_session"} {
+		if stored[name] == 0 || replayed[name] < 0.98*stored[name] || replayed[name] > 1.02*stored[name] {
+			t.Errorf("%s: %.0f bytes in the store's leaves, %.0f in the floor's", name, stored[name], replayed[name])
+		}
+	}
+}
+
+// leafBytes returns the payload bytes in the leaf pages of each b-tree
+// of db.
+func leafBytes(t *testing.T, db *sql.DB) map[string]float64 {
+	rows, err := db.Query(`SELECT name, sum(payload) FROM dbstat WHERE pagetype = 'leaf' GROUP BY name`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	out := map[string]float64{}
+	for rows.Next() {
+		var name string
+		var n float64
+		if err := rows.Scan(&name, &n); err != nil {
+			t.Fatal(err)
+		}
+		out[name] = n
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

@@ -130,7 +130,7 @@ type Fresh func(v any) func(i int64) any
 // Tables or indexes named in without are left out: no rows for a table,
 // no CREATE for an index. A write path costs at least its unit, whatever
 // code runs around its statements.
-func NewStoredFloor(b *testing.B, dsn func(path string) string, c *Capture, fresh Fresh, without ...string) *Floor {
+func NewStoredFloor(b testing.TB, dsn func(path string) string, c *Capture, fresh Fresh, without ...string) *Floor {
 	b.Helper()
 	db, err := sql.Open("sqlite", dsn(filepath.Join(b.TempDir(), "stored.db")))
 	if err != nil {

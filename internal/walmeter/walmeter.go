@@ -300,7 +300,7 @@ func (p *Floor) prepare(b *testing.B, i int) *sql.Stmt {
 }
 
 // warm runs FloorEvery units untimed, as the outside program warms up.
-func (p *Floor) warm(b *testing.B) {
+func (p *Floor) warm(b testing.TB) {
 	ctx := context.Background()
 	for range FloorEvery {
 		if err := p.unit(ctx); err != nil {
