@@ -38,14 +38,18 @@ func BenchmarkRoundTripClarification(b *testing.B) {
 // against the least two transactions that store what a round trip
 // stores (storedFloor): the round trip's time in their units
 // (stored-floors/op), and theirs in one-row commits
-// (stored-floor-commits), sampled in the same seconds. A benchmark of its
-// own, so that BenchmarkRoundTripClarification's process does the work it
-// did, for comparisons of whole-process CPU with older builds.
+// (stored-floor-commits), sampled in the same seconds; and the same with
+// those transactions run on the driver's connection without database/sql
+// (driver-stored-floors/op, driver-stored-floor-commits;
+// walmeter.NewStoredDriverFloor). A benchmark of its own, so that
+// BenchmarkRoundTripClarification's process does the work it did, for
+// comparisons of whole-process CPU with older builds.
 func BenchmarkRoundTripClarificationStored(b *testing.B) {
 	st, e := benchEngine(b)
-	stored := storedFloor(b, st, e)
+	c, fresh := capturedRoundTrip(b, st, e)
 	m := meter(b, st)
-	m.Stored(stored)
+	m.Also("stored-floor", walmeter.NewStoredFloor(b, sqlite.WriterDSN, c, fresh))
+	m.Also("driver-stored-floor", walmeter.NewStoredDriverFloor(b, sqlite.WriterDSN, c, fresh))
 	roundTrips(b, e, m)
 }
 

@@ -23,6 +23,14 @@ import (
 // are left out.
 func storedFloor(b testing.TB, st *sqlite.Store, e *askonce.Engine, without ...string) *walmeter.Floor {
 	b.Helper()
+	c, fresh := capturedRoundTrip(b, st, e)
+	return walmeter.NewStoredFloor(b, sqlite.WriterDSN, c, fresh, without...)
+}
+
+// capturedRoundTrip runs a round trip on e (whose store is st, idle) and
+// returns the rows it wrote and how to make them new for each replay.
+func capturedRoundTrip(b testing.TB, st *sqlite.Store, e *askonce.Engine) (*walmeter.Capture, walmeter.Fresh) {
+	b.Helper()
 	const session = "bench-0"
 	var job string
 	c := walmeter.Captured(b, st.WriteDB(), func() {
@@ -77,7 +85,7 @@ func storedFloor(b testing.TB, st *sqlite.Store, e *askonce.Engine, without ...s
 		}
 		return nil
 	}
-	return walmeter.NewStoredFloor(b, sqlite.WriterDSN, c, fresh, without...)
+	return c, fresh
 }
 
 // jobsColumns returns the positions of the jobs table's columns.
@@ -110,8 +118,10 @@ func jobsColumns(b testing.TB, st *sqlite.Store) map[string]int {
 // burst of load on a shared machine moves all of them alike. It reports
 // the medians over the iterations of each one's time in one-row commits
 // (floor-commits:NAME) and as a share of the whole floor's
-// (of-all:NAME), and the WAL frames of each (walframes:NAME). Run it
-// with a fixed count (-benchtime 300x).
+// (of-all:NAME), and the WAL frames of each (walframes:NAME); and of the
+// whole floor run on the driver's connection without database/sql
+// (walmeter.NewStoredDriverFloor, driver-only). Run it with a fixed
+// count (-benchtime 400x).
 func BenchmarkRoundTripStoredBytes(b *testing.B) {
 	variants := [][]string{
 		nil,
@@ -131,13 +141,20 @@ func BenchmarkRoundTripStoredBytes(b *testing.B) {
 		}
 		st, e := benchEngine(b)
 		floors[i] = storedFloor(b, st, e, without...)
+	}
+	// The whole floor on the driver's connection, without database/sql.
+	st, e := benchEngine(b)
+	c, fresh := capturedRoundTrip(b, st, e)
+	names = append(names, "driver-only")
+	floors = append(floors, walmeter.NewStoredDriverFloor(b, sqlite.WriterDSN, c, fresh))
+	for _, f := range floors {
 		// The WAL grows from here on, as the store's does between two
 		// checkpoints.
-		walmeter.Checkpoint(b, floors[i].DB())
+		walmeter.Checkpoint(b, f.DB())
 	}
 	one := walmeter.NewFloor(b, sqlite.WriterDSN)
 	bg := context.Background()
-	ns := make([][]float64, len(variants))
+	ns := make([][]float64, len(floors))
 	var oneNs []float64
 	timed := func(f *walmeter.Floor, n int) float64 {
 		start := time.Now()

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -132,6 +133,12 @@ type Fresh func(v any) func(i int64) any
 // code runs around its statements.
 func NewStoredFloor(b testing.TB, dsn func(path string) string, c *Capture, fresh Fresh, without ...string) *Floor {
 	b.Helper()
+	return newStoredFloor(b, dsn, c, fresh, false, without)
+}
+
+// newStoredFloor is NewStoredFloor, or with driverOnly
+// NewStoredDriverFloor.
+func newStoredFloor(b testing.TB, dsn func(path string) string, c *Capture, fresh Fresh, driverOnly bool, without []string) *Floor {
 	db, err := sql.Open("sqlite", dsn(filepath.Join(b.TempDir(), "stored.db")))
 	if err != nil {
 		b.Fatal(err)
@@ -217,9 +224,7 @@ func NewStoredFloor(b testing.TB, dsn func(path string) string, c *Capture, fres
 				return err
 			}
 			for _, s := range stmts {
-				for _, v := range s.vary {
-					s.args[v.at] = v.fresh(n)
-				}
+				s.refresh(n)
 				if _, err := tx.StmtContext(ctx, s.st).ExecContext(ctx, s.args...); err != nil {
 					tx.Rollback()
 					return fmt.Errorf("%s: %w", s.query, err)
@@ -233,8 +238,91 @@ func NewStoredFloor(b testing.TB, dsn func(path string) string, c *Capture, fres
 		n++
 		return nil
 	}
+	if driverOnly {
+		b.Cleanup(func() { closeDriverStmts(db, txs) })
+		p.unit = func(ctx context.Context) error {
+			if err := driverUnit(ctx, db, txs, n); err != nil {
+				return err
+			}
+			p.commits += int64(len(txs))
+			n++
+			return nil
+		}
+	}
 	p.warm(b)
 	return p
+}
+
+// NewStoredDriverFloor is NewStoredFloor with its statements run on the
+// driver's connection itself (database/sql's Conn.Raw), without
+// database/sql's transactions and statements: the least the same
+// writes cost through this driver. Its statements are prepared on the
+// pool's one connection, which a Floor never closes.
+func NewStoredDriverFloor(b testing.TB, dsn func(path string) string, c *Capture, fresh Fresh, without ...string) *Floor {
+	b.Helper()
+	return newStoredFloor(b, dsn, c, fresh, true, without)
+}
+
+// closeDriverStmts closes the statements driverUnit prepared.
+func closeDriverStmts(db *sql.DB, txs [][]*replayStmt) {
+	ctx := context.Background()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return
+	}
+	defer conn.Close()
+	conn.Raw(func(dc any) error {
+		for _, stmts := range txs {
+			for _, s := range stmts {
+				if s.conn == dc {
+					s.driverStmt.(driver.Stmt).Close()
+				}
+			}
+		}
+		return nil
+	})
+}
+
+// driverUnit runs the transactions txs on the driver's connection of db,
+// with the values of the n-th replay.
+func driverUnit(ctx context.Context, db *sql.DB, txs [][]*replayStmt, n int64) error {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	return conn.Raw(func(dc any) error {
+		for _, stmts := range txs {
+			for _, s := range stmts {
+				if s.conn != dc {
+					st, err := dc.(driver.ConnPrepareContext).PrepareContext(ctx, s.query)
+					if err != nil {
+						return err
+					}
+					s.conn, s.driverStmt = dc, st.(driver.StmtExecContext)
+					s.named = make([]driver.NamedValue, len(s.args))
+				}
+			}
+			tx, err := dc.(driver.ConnBeginTx).BeginTx(ctx, driver.TxOptions{})
+			if err != nil {
+				return err
+			}
+			for _, s := range stmts {
+				s.refresh(n)
+				for i, v := range s.args {
+					s.named[i] = driver.NamedValue{Ordinal: i + 1, Value: v}
+				}
+				if _, err := s.driverStmt.ExecContext(ctx, s.named); err != nil {
+					tx.Rollback()
+					return fmt.Errorf("%s: %w", s.query, err)
+				}
+			}
+			if err := tx.Commit(); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 // A replayStmt is one statement of a stored floor's transaction, with
@@ -247,6 +335,19 @@ type replayStmt struct {
 	st     *sql.Stmt
 	args   []any
 	vary   []varying
+
+	// NewStoredDriverFloor's: the statement on the driver's connection
+	// conn, and its values.
+	conn       any
+	driverStmt driver.StmtExecContext
+	named      []driver.NamedValue
+}
+
+// refresh gives s's varying values those of the n-th replay.
+func (s *replayStmt) refresh(n int64) {
+	for _, v := range s.vary {
+		s.args[v.at] = v.fresh(n)
+	}
 }
 
 type varying struct {

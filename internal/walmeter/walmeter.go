@@ -40,8 +40,8 @@ type Meter struct {
 	frames  int64 // frames counted so far
 	n       int   // iterations so far
 	floor   *Floor
-	shape   *Floor // see NewShapeFloor
-	stored  *Floor // see NewStoredFloor
+	shape   *Floor  // see NewShapeFloor
+	extra   []named // see Meter.Also
 	last    time.Duration
 	windows []float64 // ns per iteration of each window of Every
 }
@@ -97,10 +97,13 @@ func (m *Meter) Tick() {
 	el := m.b.Elapsed()
 	m.windows = append(m.windows, float64((el-m.last).Nanoseconds())/Every)
 	m.last = el
-	for _, f := range []*Floor{m.floor, m.shape, m.stored} {
+	for _, f := range []*Floor{m.floor, m.shape} {
 		if f != nil {
 			f.sample(m.b)
 		}
+	}
+	for _, x := range m.extra {
+		x.f.sample(m.b)
 	}
 	if m.n%CheckpointEvery == 0 {
 		m.frames += Checkpoint(m.b, m.db)
@@ -122,21 +125,28 @@ func (m *Meter) Report() {
 	m.b.ReportMetric(float64(m.commits()-m.start)/float64(m.n), "txs/op")
 	m.floor.report(m, "floor-commits/op")
 	m.shape.report(m, "shape-floors/op")
-	m.stored.report(m, "stored-floors/op")
-	if m.stored != nil && m.floor != nil {
-		ratios := make([]float64, len(m.stored.samples))
-		for i, s := range m.stored.samples {
-			ratios[i] = s / m.floor.samples[i]
+	for _, x := range m.extra {
+		x.f.report(m, x.metric+"s/op")
+		if m.floor != nil {
+			ratios := make([]float64, len(x.f.samples))
+			for i, s := range x.f.samples {
+				ratios[i] = s / m.floor.samples[i]
+			}
+			m.b.ReportMetric(median(ratios), x.metric+"-commits")
 		}
-		m.b.ReportMetric(median(ratios), "stored-floor-commits")
 	}
 }
 
-// Stored also reports the iteration's time in units of a stored floor
-// (stored-floors/op; NewStoredFloor), and that unit's time in one-row
-// commits (stored-floor-commits), sampled in the same seconds as the
-// floor.
-func (m *Meter) Stored(stored *Floor) { m.stored = stored }
+// A named floor is one of Meter.Also's.
+type named struct {
+	metric string
+	f      *Floor
+}
+
+// Also reports the iteration's time in units of f too (METRICs/op; a
+// stored floor, NewStoredFloor, say), and f's unit in one-row commits
+// (METRIC-commits), sampled in the same seconds as the floor.
+func (m *Meter) Also(metric string, f *Floor) { m.extra = append(m.extra, named{metric, f}) }
 
 // Shape also reports the iteration's time in units of shape
 // (shape-floors/op), sampled in the same seconds as the floor.
