@@ -28,8 +28,34 @@ import (
 // job_log, jobs_active, history); see
 // BenchmarkRoundTripClarificationPages.
 func BenchmarkRoundTripClarification(b *testing.B) {
-	e, m := meteredEngine(b)
+	st, e := benchEngine(b)
+	m := meter(b, st)
 	m.Shape(walmeter.NewShapeFloor(b, sqlite.WriterDSN, 5, 4))
+	roundTrips(b, e, m)
+}
+
+// BenchmarkRoundTripClarificationStored is BenchmarkRoundTripClarification
+// against the least two transactions that store what a round trip
+// stores (storedFloor): the round trip's time in their units
+// (stored-floors/op), and theirs in one-row commits
+// (stored-floor-commits), sampled in the same seconds; and the same with
+// those transactions run on the driver's connection without database/sql
+// (driver-stored-floors/op, driver-stored-floor-commits;
+// walmeter.NewStoredDriverFloor). A benchmark of its own, so that
+// BenchmarkRoundTripClarification's process does the work it did, for
+// comparisons of whole-process CPU with older builds.
+func BenchmarkRoundTripClarificationStored(b *testing.B) {
+	st, e := benchEngine(b)
+	c, fresh := capturedRoundTrip(b, st, e)
+	m := meter(b, st)
+	m.Also("stored-floor", walmeter.NewStoredFloor(b, sqlite.WriterDSN, c, fresh))
+	m.Also("driver-stored-floor", walmeter.NewStoredDriverFloor(b, sqlite.WriterDSN, c, fresh))
+	roundTrips(b, e, m)
+}
+
+// roundTrips runs a clarification round trip per iteration, each in a
+// session of its own, metered by m.
+func roundTrips(b *testing.B, e *askonce.Engine, m *walmeter.Meter) {
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
@@ -189,7 +215,19 @@ func BenchmarkRoundTripClarificationFields(b *testing.B) {
 // (walmeter.NewFloor) on the same driver and pragmas.
 func meteredEngine(b *testing.B) (*askonce.Engine, *walmeter.Meter) {
 	b.Helper()
-	floor := walmeter.NewFloor(b, sqlite.WriterDSN)
+	st, e := benchEngine(b)
+	return e, meter(b, st)
+}
+
+// benchEngine is an Engine on the rules interpreter and a new SQLite
+// file.
+func benchEngine(b testing.TB) (*sqlite.Store, *askonce.Engine) {
 	st := openStore(b, filepath.Join(b.TempDir(), "bench.db"))
-	return &askonce.Engine{Store: st, Interpreter: rulesInterpreter(b)}, walmeter.New(b, st.WriteDB(), st.Commits, floor)
+	return st, &askonce.Engine{Store: st, Interpreter: rulesInterpreter(b)}
+}
+
+// meter meters st against the floor (walmeter.NewFloor) on the same
+// driver and pragmas.
+func meter(b *testing.B, st *sqlite.Store) *walmeter.Meter {
+	return walmeter.New(b, st.WriteDB(), st.Commits, walmeter.NewFloor(b, sqlite.WriterDSN))
 }

@@ -27,7 +27,12 @@ import (
 // two in one run:
 //
 //	go test -c -o /tmp/a2a.test ./a2a
-//	farm-bench -n 7 --vs '/tmp/a2a.test -test.run ^$ -test.bench ^BenchmarkRoundTripPush/off$ -test.benchtime 2000x' -- /tmp/a2a.test -test.run '^$' -test.bench '^BenchmarkRoundTripPush/on$' -test.benchtime 2000x
+//	for i in 1 2 3 4 5 6 7; do for v in off on; do
+//	  /usr/bin/time -f "$v %U %S" /tmp/a2a.test -test.run '^$' \
+//	    -test.bench "^BenchmarkRoundTripPush/$v\$" -test.benchtime 2000x >/dev/null
+//	done; done
+//
+// and take the median of the pairs' ratios of user + system seconds.
 func BenchmarkRoundTripPush(b *testing.B) {
 	for _, tc := range []struct {
 		name           string

@@ -92,6 +92,15 @@ func TestBlind3SetIssue39Classes(t *testing.T) {
 	measureBlindSet(t, "testdata/blind3.jsonl", blind3Reached)
 }
 
+// TestBlind4SetIssue39Classes measures testdata/blind4.jsonl the same way:
+// a third set for issue 39, written blind (its author read only this
+// checker's item format) and measured on main before the rules changed
+// that session, so that its before and after are both blind figures. It
+// fails when a figure is worse than blind4Reached.
+func TestBlind4SetIssue39Classes(t *testing.T) {
+	measureBlindSet(t, "testdata/blind4.jsonl", blind4Reached)
+}
+
 // measureBlindSet runs every item of a blind set of issue 39, logs its
 // figures per class and against the issue's targets, and fails when one
 // is worse than reached.
@@ -259,7 +268,8 @@ func measureBlind2(t *testing.T, in *rules.Interpreter, it blind2Item, tl *blind
 	texts := instructions(plan)
 	lost := false
 	for _, group := range c.Together {
-		if !slices.ContainsFunc(texts, func(s string) bool { return containsAll(s, group) }) {
+		if !slices.ContainsFunc(texts, func(s string) bool { return containsAll(s, group) }) &&
+			(it.Class != 2 || !introducesNext(texts, group)) {
 			lost = true
 			problems = append(problems, fmt.Sprintf("no one task holds %q: %q", group, texts))
 		}
@@ -350,6 +360,21 @@ func planBindings(t *testing.T, p *askonce.Plan) []mentionOf {
 	return out
 }
 
+// introducesNext reports whether a task holding group's first string (a
+// list's introducing line) stands directly before a task holding the
+// rest: issue 39 lets an introducing line belong to its steps "as their
+// shared condition or as a step of its own", and a class-2 item's
+// together check (intro and first step in one task) holds either way.
+// A code block has no such second form: it is one part of its step.
+func introducesNext(texts []string, group []string) bool {
+	for i := 0; i+1 < len(texts) && len(group) > 1; i++ {
+		if strings.Contains(texts[i], group[0]) && containsAll(texts[i+1], group[1:]) {
+			return true
+		}
+	}
+	return false
+}
+
 func containsAll(s string, subs []string) bool {
 	return !slices.ContainsFunc(subs, func(x string) bool { return !strings.Contains(s, x) })
 }
@@ -419,3 +444,7 @@ func readBlind2(t *testing.T, path string) []blind2Item {
 // one plan that split code from the line introducing it is none since
 // lines indented under a file's colon and YAML sequences are blocks.
 var blind3Reached = blind2Tally{clear: 154, askedClear: 2, ask: 56, askedAsk: 39, lostOrSplit: 0, wrongBinding: 0, missingBinding: 2, badTitle: 3, badQuote: 3, badOnNo: 2, badOnAnswer: 1}
+
+// blind4Reached is what the rules reached on blind4.jsonl when it was
+// first measured, on main at 00e5d7d (before this session's rules change).
+var blind4Reached = blind2Tally{clear: 138, askedClear: 5, ask: 61, askedAsk: 39, lostOrSplit: 0, wrongBinding: 0, missingBinding: 7, badTitle: 0, badQuote: 5, badOnNo: 2, badOnAnswer: 0}

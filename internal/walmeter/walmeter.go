@@ -40,7 +40,8 @@ type Meter struct {
 	frames  int64 // frames counted so far
 	n       int   // iterations so far
 	floor   *Floor
-	shape   *Floor // see NewShapeFloor
+	shape   *Floor  // see NewShapeFloor
+	extra   []named // see Meter.Also
 	last    time.Duration
 	windows []float64 // ns per iteration of each window of Every
 }
@@ -101,6 +102,9 @@ func (m *Meter) Tick() {
 			f.sample(m.b)
 		}
 	}
+	for _, x := range m.extra {
+		x.f.sample(m.b)
+	}
 	if m.n%CheckpointEvery == 0 {
 		m.frames += Checkpoint(m.b, m.db)
 	}
@@ -121,7 +125,28 @@ func (m *Meter) Report() {
 	m.b.ReportMetric(float64(m.commits()-m.start)/float64(m.n), "txs/op")
 	m.floor.report(m, "floor-commits/op")
 	m.shape.report(m, "shape-floors/op")
+	for _, x := range m.extra {
+		x.f.report(m, x.metric+"s/op")
+		if m.floor != nil {
+			ratios := make([]float64, len(x.f.samples))
+			for i, s := range x.f.samples {
+				ratios[i] = s / m.floor.samples[i]
+			}
+			m.b.ReportMetric(median(ratios), x.metric+"-commits")
+		}
+	}
 }
+
+// A named floor is one of Meter.Also's.
+type named struct {
+	metric string
+	f      *Floor
+}
+
+// Also reports the iteration's time in units of f too (METRICs/op; a
+// stored floor, NewStoredFloor, say), and f's unit in one-row commits
+// (METRIC-commits), sampled in the same seconds as the floor.
+func (m *Meter) Also(metric string, f *Floor) { m.extra = append(m.extra, named{metric, f}) }
 
 // Shape also reports the iteration's time in units of shape
 // (shape-floors/op), sampled in the same seconds as the floor.
@@ -193,6 +218,7 @@ type Floor struct {
 	dir        string    // the program's temporary directory
 	outside    []float64 // ns per commit the program measured, each run
 	commitsPer int       // one-row commits per unit, for floor-ns/commit
+	commits    int64     // transactions committed (NewStoredFloor)
 }
 
 // ProgramEnv names the environment variable that holds the outside floor
@@ -284,7 +310,7 @@ func (p *Floor) prepare(b *testing.B, i int) *sql.Stmt {
 }
 
 // warm runs FloorEvery units untimed, as the outside program warms up.
-func (p *Floor) warm(b *testing.B) {
+func (p *Floor) warm(b testing.TB) {
 	ctx := context.Background()
 	for range FloorEvery {
 		if err := p.unit(ctx); err != nil {
