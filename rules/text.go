@@ -322,6 +322,7 @@ func blocks(src string) []block {
 	inList := false    // the prose before is a list's
 	codeItems := false // the code block opened as a list item
 	codeIndent := 0    // the indentation of its first line
+	shown := false     // the code block is a file's or a script's lines: it runs to a blank line or a sentence
 	indent := 0        // the indentation of the line before
 	item := 0          // where the last list item's marker is
 	for pos := 0; pos < len(src); {
@@ -353,18 +354,21 @@ func blocks(src string) []block {
 		case openFence(body) != "":
 			fence = openFence(body)
 			out = append(out, block{kind: codeBlock, start: at, end: lineEnd})
-			codeIndent = len(line) // a closed fence is continued only by indented lines
-		case last >= 0 && out[last].kind == codeBlock && (indented(line) || at-pos > codeIndent):
-			extend() // indented, or deeper than the block's first line
-		case last >= 0 && out[last].kind == proseBlock && !inList && (indented(line) || at-pos > indent && listMarker(line) < 0 && holdsCode(introducer(src, out))):
+			codeIndent, shown = len(line), false // a closed fence is continued only by indented lines
+		case last >= 0 && out[last].kind == codeBlock && (indented(line) || at-pos > codeIndent || shown && !blank && !sentence(body) && listMarker(line) < 0):
+			extend() // indented, deeper than the block's first line, or a file's next line
+		case last >= 0 && out[last].kind == proseBlock && !inList && (indented(line) || at-pos > indent && listMarker(line) < 0 && (namesFile(introducer(src, out)) || introducer(src, out) != "" && shellRun(src[pos:], at-pos))):
 			out = append(out, block{kind: codeBlock, start: at, end: lineEnd})
-			codeIndent = indent // the lines under the sentence
+			codeIndent, shown = indent, false // the lines under the sentence
 		case last >= 0 && out[last].kind == codeBlock && (codeLine(body, true) || codeItems && listMarker(line) >= 0):
 			extend()
-		case !inList && (codeLine(body, introducer(src, out) != "") || isMapping(body) && holdsCode(introducer(src, out))):
+		case !inList && (codeLine(body, introducer(src, out) != "") || strings.HasPrefix(body, "#!") || namesFile(introducer(src, out)) && !sentence(body) && (listMarker(line) < 0 || isMapping(body) || !strings.ContainsAny(strings.TrimSpace(line[listMarker(line):]), " \t"))):
+			// code, a script ("#!/bin/bash"), or under a line naming a
+			// file its lines: "PermitRootLogin no", a list of mappings or
+			// of one word an item ("- run: npm ci", "- flask")
 			out = append(out, block{kind: codeBlock, start: at, end: lineEnd})
 			codeItems = listMarker(line) >= 0 // "  - flask==3.0": the list's other items are code too
-			codeIndent = at - pos
+			codeIndent, shown = at-pos, !codeLine(body, introducer(src, out) != "")
 		case listMarker(line) >= 0:
 			m := pos + listMarker(line)
 			out = append(out, block{kind: itemBlock, start: m, end: max(m, lineEnd)})
@@ -372,7 +376,7 @@ func blocks(src string) []block {
 		case last >= 0 && out[last].kind == itemBlock && at-pos > indent && isMapping(body) && isMapping(src[item:out[last].end]):
 			out[last].kind, out[last].start = codeBlock, item // a sequence of mappings: YAML
 			extend()
-			codeItems, codeIndent = true, indent
+			codeItems, codeIndent, shown = true, indent, false
 		case last >= 0 && out[last].kind == itemBlock && (!blank || at > pos):
 			extend() // the item goes on
 		case last >= 0 && out[last].kind == proseBlock && !blank:
@@ -397,13 +401,46 @@ func introducer(src string, out []block) string {
 	return src[strings.LastIndexByte(src[:end], '\n')+1 : end]
 }
 
-// holdsCode reports whether s has a code-like word (notes.md,
-// ~/.ssh/config).
-func holdsCode(s string) bool {
+// namesFile reports whether s names a file: a code-like word (notes.md,
+// ~/.ssh/config), or a name a file has by convention, without a dot: a
+// capitalised word ending in "file" (the Makefile, a Dockerfile) or one
+// in capitals (README, LICENSE).
+func namesFile(s string) bool {
 	return slices.ContainsFunc(strings.FieldsFunc(s, separator), func(w string) bool {
 		st, e := coreOf(w, 0, len(w))
-		return codeLike(w[st:e])
+		w = w[st:e]
+		conventional := len(w) > 4 && unicode.IsUpper(rune(w[0])) && (strings.HasSuffix(w, "file") || strings.ToUpper(w) == w && strings.IndexFunc(w, func(r rune) bool { return !unicode.IsUpper(r) }) < 0)
+		return codeLike(w) || conventional
 	})
+}
+
+// sentence reports whether a line reads as a sentence: it opens with a
+// capital and ends with a sentence's mark, or opens with a step separator
+// ("then push").
+func sentence(body string) bool {
+	r, _ := utf8.DecodeRuneInString(body)
+	e, _ := utf8.DecodeLastRuneInString(body)
+	first, _, _ := strings.Cut(body, " ")
+	return unicode.IsUpper(r) && strings.ContainsRune(".!?", e) || vocab.has("stepSeparators", strings.ToLower(first))
+}
+
+// shellRun reports whether the run of lines at the start of src indented
+// by at least indent holds shell syntax: an operator (&&, ||, |, >, 2>&1),
+// a variable ($HOME) or a flag (-e, --force). Indented under a line
+// ending in a colon, such lines are commands shown, not steps said.
+func shellRun(src string, indent int) bool {
+	for _, line := range strings.Split(src, "\n") {
+		body := strings.TrimLeft(line, " \t")
+		if strings.TrimSpace(body) == "" || len(line)-len(body) < indent {
+			return false
+		}
+		for _, w := range strings.Fields(body) {
+			if strings.Trim(w, "&|<>0123456789") == "" || strings.HasPrefix(w, "$") || strings.HasPrefix(w, "-") && len(w) > 1 && lex.IsWordRune(rune(strings.TrimLeft(w, "-")[0])) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // mapping reports whether body is a `key: value` or `key = value` line
