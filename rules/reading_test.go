@@ -171,6 +171,13 @@ func TestTitlesReadLikeAPersonWroteThem(t *testing.T) {
 			[]string{"テストを実行して", "リリースをタグ付けして"}, []string{"まずテストを実行して、", "次にリリースをタグ付けして"}},
 		{req{goal: "- [ ] write the tests\n- [x] fix the bug\n\nAfter that, deploy."}, "Write the tests",
 			[]string{"Write the tests", "Fix the bug", "Deploy"}, []string{"[ ] write the tests", "[x] fix the bug", "After that, deploy."}},
+		{req{goal: "so then restart nginx"}, "Restart nginx", []string{"Restart nginx"}, []string{"so then restart nginx"}},
+		{req{goal: "please, then deploy"}, "Deploy", []string{"Deploy"}, []string{"please, then deploy"}},
+		{req{goal: "Step 3: then deploy"}, "Deploy", []string{"Deploy"}, []string{"Step 3: then deploy"}},
+		{req{goal: "Additionally, add tests."}, "Add tests", []string{"Add tests"}, []string{"Additionally, add tests."}},
+		{req{goal: "\"then\" is a keyword; explain it"}, "\"then\" is a keyword; explain it",
+			[]string{"\"then\" is a keyword", "Explain it"}, []string{"\"then\" is a keyword;", "explain it"}},
+		{req{goal: "iOS: then update the app"}, "iOS: then update the app", []string{"iOS", "Update the app"}, []string{"iOS:", "then update the app"}},
 		{req{goal: "Run `go vet ./...`. Then run go test ./..."}, "Run `go vet ./...`. Then run go test ./...",
 			[]string{"Run `go vet ./...`", "Run go test ./..."}, []string{"Run `go vet ./...`.", "Then run go test ./..."}},
 	} {
@@ -208,6 +215,11 @@ func TestDecliningADestructiveActionRemovesExactlyIt(t *testing.T) {
 		{"delete notes.md and update the readme", []string{"update the readme"}},
 		{"`dist/` フォルダを削除してから `npm run build` を実行して", []string{"`npm run build` を実行して"}},
 		{"`rm -rf node_modules` して、`npm install` して", []string{"`npm install` して"}},
+		{"rm /tmp/cache/*.tmp を実行して、ビルドして", []string{"ビルドして"}},
+		{"`git clean -fdx` を実行してからビルドして", []string{"ビルドして"}},
+		{"Delete notes.md, todo.md and draft.md, then commit.", []string{"then commit."}},
+		{"ログファイル（logs/*.log）を全部削除して、サーバーを再起動して", []string{"サーバーを再起動して"}},
+		{"git reset --hard HEAD~1 and push", []string{"push"}},
 	} {
 		t.Run(tc.goal, func(t *testing.T) {
 			t.Parallel()

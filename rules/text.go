@@ -227,14 +227,17 @@ func (c *compiled) cuts(src string, toks []token, code []bool) []int {
 	}
 	for i := 0; i < len(toks); i++ {
 		n := c.phraseAt(toks, i, fStepSep)
-		if n == 0 || toks[i].code || i+n >= len(toks) || toks[i+n].Sentence != toks[i].Sentence {
-			continue // "... and run make clean afterwards.": nothing follows it to be a step
+		if n == 0 || toks[i].code || toks[i].quoted || i+n >= len(toks) || toks[i+n].Sentence != toks[i].Sentence {
+			continue // "... and run make clean afterwards.": nothing follows it to be a step; "then" quoted is a word
 		}
 		at := i
-		if i > 0 && toks[i-1].Clause == toks[i].Clause && toks[i-1].e.has(fConj) {
-			at = i - 1 // "and then"
+		for at > 0 && toks[at-1].Sentence == toks[i].Sentence && c.openingAt(toks, at-1) > 0 {
+			at-- // "and then", "so then"
 		}
-		if !c.conditional(toks, at) {
+		line := src[strings.LastIndexByte(src[:toks[at].Start], '\n')+1 : toks[at].Start]
+		label := stepLabel.FindStringIndex(line)
+		said := at > 0 && toks[at-1].Sentence == toks[i].Sentence && (label == nil || label[1] < len(line))
+		if said && !c.conditional(toks, at) { // something before it to be a step ("please, then deploy" and "Step 3: then deploy" are one)
 			cuts = append(cuts, toks[at].Start)
 		}
 		i += n - 1
@@ -647,7 +650,7 @@ func (c *compiled) title(src string, toks []token, start, end int, drop []bool) 
 			continue
 		}
 		if opening { // the words that open the title
-			if n := c.openingAt(toks, i); n > 0 && i+n < len(toks) && toks[i+n-1].End < end {
+			if n := c.openingAt(toks, i); n > 0 && !t.quoted && i+n < len(toks) && toks[i+n-1].End < end {
 				opened = opened || c.phraseAt(toks, i, fOpener) > 0
 				from = toks[i+n-1].End
 				i += n - 1
