@@ -314,7 +314,8 @@ type block struct {
 //   - a list marker ("1.", "2)", "-", "*", "+", "•") opens an item; the
 //     lines after it continue it, up to a blank line, and after a blank
 //     line the indented ones still do;
-//   - any other run of lines is prose.
+//   - any other line is prose (a block of its own: prose is cut at line
+//     breaks anyway).
 //
 // Blank lines and list markers are in no block; every other byte is in
 // one.
@@ -342,6 +343,7 @@ func blocks(src string) []block {
 		lineEnd := pos + len(strings.TrimRight(line, " \t"))
 		last := len(out) - 1
 		extend := func() { out[last].end = lineEnd }
+		intro, marker := introducer(src, out), listMarker(line)
 		switch {
 		case fence != "":
 			extend()
@@ -358,22 +360,22 @@ func blocks(src string) []block {
 			fence = openFence(body)
 			out = append(out, block{kind: codeBlock, start: at, end: lineEnd})
 			codeIndent, shown = len(line), false // a closed fence is continued only by indented lines
-		case last >= 0 && out[last].kind == codeBlock && (indented(line) || at-pos > codeIndent || shown && !blank && !sentence(body) && listMarker(line) < 0):
+		case last >= 0 && out[last].kind == codeBlock && (indented(line) || at-pos > codeIndent || shown && !blank && !sentence(body) && marker < 0):
 			extend() // indented, deeper than the block's first line, or a file's next line
-		case last >= 0 && out[last].kind == proseBlock && !inList && (indented(line) || at-pos > indent && listMarker(line) < 0 && (namesFile(introducer(src, out)) || introducer(src, out) != "" && shellRun(src[pos:], at-pos))):
+		case last >= 0 && out[last].kind == proseBlock && !inList && (indented(line) || at-pos > indent && marker < 0 && (namesFile(intro) || intro != "" && shellRun(src[pos:], at-pos))):
 			out = append(out, block{kind: codeBlock, start: at, end: lineEnd})
 			codeIndent, shown = indent, false // the lines under the sentence
-		case last >= 0 && out[last].kind == codeBlock && (codeLine(body, true) || codeItems && listMarker(line) >= 0):
+		case last >= 0 && out[last].kind == codeBlock && (codeLine(body, true) || codeItems && marker >= 0):
 			extend()
-		case !inList && (codeLine(body, introducer(src, out) != "") || strings.HasPrefix(body, "#!") || namesFile(introducer(src, out)) && !sentence(body) && (listMarker(line) < 0 || isMapping(body) || !strings.ContainsAny(strings.TrimSpace(line[listMarker(line):]), " \t"))):
+		case !inList && (codeLine(body, intro != "") || strings.HasPrefix(body, "#!") || namesFile(intro) && !sentence(body) && (marker < 0 || isMapping(body) || !strings.ContainsAny(strings.TrimSpace(line[marker:]), " \t"))):
 			// code, a script ("#!/bin/bash"), or under a line naming a
 			// file its lines: "PermitRootLogin no", a list of mappings or
 			// of one word an item ("- run: npm ci", "- flask")
 			out = append(out, block{kind: codeBlock, start: at, end: lineEnd})
-			codeItems = listMarker(line) >= 0 // "  - flask==3.0": the list's other items are code too
-			codeIndent, shown = at-pos, !codeLine(body, introducer(src, out) != "")
-		case listMarker(line) >= 0:
-			m := pos + listMarker(line)
+			codeItems = marker >= 0 // "  - flask==3.0": the list's other items are code too
+			codeIndent, shown = at-pos, strings.HasPrefix(body, "#!") || namesFile(intro)
+		case marker >= 0:
+			m := pos + marker
 			out = append(out, block{kind: itemBlock, start: m, end: max(m, lineEnd)})
 			inList, item = true, at
 		case last >= 0 && out[last].kind == itemBlock && at-pos > indent && isMapping(body) && isMapping(src[item:out[last].end]):
@@ -382,9 +384,8 @@ func blocks(src string) []block {
 			codeItems, codeIndent, shown = true, indent, false
 		case last >= 0 && out[last].kind == itemBlock && (!blank || at > pos):
 			extend() // the item goes on
-		case last >= 0 && out[last].kind == proseBlock && !blank:
-			extend()
-		default:
+		default: // a line of prose: a block of its own, as prose is cut at line breaks
+
 			out = append(out, block{kind: proseBlock, start: at, end: lineEnd})
 			inList = false
 		}
