@@ -35,16 +35,13 @@ type action struct {
 func (in *input) action(t0, t1 int) action {
 	start, end := in.gt[t0].Start, in.gt[t1-1].End
 	stepEnd := len(in.goal)
-	for _, st := range in.steps {
-		if st.start <= start && start < st.end {
-			end, stepEnd = min(end, st.end), st.end
-			for start > st.start && in.code[start-1] {
-				start--
-			}
-			for end < st.end && in.code[end] {
-				end++
-			}
-			break
+	if st, ok := in.stepOf(t0); ok {
+		end, stepEnd = min(end, st.end), st.end
+		for start > st.start && in.code[start-1] {
+			start--
+		}
+		for end < st.end && in.code[end] {
+			end++
 		}
 	}
 	for k, at := t1, end; k < len(in.gt) && in.gt[k].Start >= at && in.gt[k].End <= stepEnd && strings.Trim(in.goal[at:in.gt[k].Start], " ,") == ""; k++ {
@@ -67,12 +64,19 @@ func (in *input) action(t0, t1 int) action {
 	return action{start: start, end: end, text: in.goal[start:end]}
 }
 
+// stepOf is the step that holds goal token v (a list marker is in none).
+func (in *input) stepOf(v int) (step, bool) {
+	i := slices.IndexFunc(in.steps, func(st step) bool { return st.t0 <= v && v < st.t1 })
+	if i < 0 {
+		return step{}, false
+	}
+	return in.steps[i], true
+}
+
 // wholeStep is the step that holds goal token v, as an action.
 func (in *input) wholeStep(v int) action {
-	for _, st := range in.steps {
-		if st.t0 <= v && v < st.t1 {
-			return action{start: st.start, end: st.end, text: in.goal[st.start:st.end]}
-		}
+	if st, ok := in.stepOf(v); ok {
+		return action{start: st.start, end: st.end, text: in.goal[st.start:st.end]}
 	}
 	return in.action(v, v+1)
 }
@@ -82,13 +86,10 @@ func (in *input) wholeStep(v int) action {
 // ("run this:"), or nothing introduces it. Code added to a file ("add
 // this to the Makefile:") is not run.
 func (in *input) runsCode(v int) bool {
-	for _, st := range in.steps {
-		if st.t0 <= v && v < st.t1 {
-			for _, c := range in.cmds {
-				if c.verb >= st.t0 && c.verb < v && !in.gt[c.verb].code {
-					return vocab.has("runVerbs", in.gt[c.verb].Text)
-				}
-			}
+	st, ok := in.stepOf(v)
+	for _, c := range in.cmds {
+		if ok && c.verb >= st.t0 && c.verb < v && !in.gt[c.verb].code {
+			return vocab.has("runVerbs", in.gt[c.verb].Text)
 		}
 	}
 	return true
