@@ -299,18 +299,22 @@ type block struct {
 //     with an info string inside, ```yaml, closes nothing);
 //   - a line indented by four spaces or a tab is code when it follows
 //     prose outside a list (written under a sentence, it is shown, not
-//     said), or continues a code block; so is a line indented deeper
-//     than a line ending in a colon that names a file in code
-//     ("Add to /etc/ssh/sshd_config:"): what goes in the file. Indented
-//     under another sentence ("Before you leave:") lines are prose;
+//     said), or continues a code block; so are lines indented under a
+//     line ending in a colon when one of them holds shell syntax
+//     ("  npm ci && npm test"). Indented under another sentence
+//     ("Before you leave:") lines are prose;
+//   - under a line ending in a colon that names a file ("Add to
+//     /etc/ssh/sshd_config:", "the Makefile:"), its lines are the file's
+//     up to a blank line or a sentence: "PermitRootLogin no", a
+//     `key: value` line, a list of one word an item ("- flask"); so
+//     are a script's from its "#!" line;
 //   - a line with no prose word ("{", `"port": 8080,`, "</div>") is
 //     code too, and so, under a line ending in a colon or going on with
 //     code, is a `key: value` line, an instruction ("RUN make") or a
-//     statement that opens a block ("def add(a, b):"), and under a line
-//     ending in a colon that names a file, any `key: value` line; a
-//     list whose first item is such code is code to its last item, and
-//     so is one whose item is a mapping that goes on with a deeper
-//     mapping (a YAML sequence: "- name: Run the tests\n  run: make");
+//     statement that opens a block ("def add(a, b):"); a list whose
+//     first item is such code is code to its last item, and so is one
+//     whose item is a mapping that goes on with a deeper mapping (a
+//     YAML sequence: "- name: Run the tests\n  run: make");
 //   - a list marker ("1.", "2)", "-", "*", "+", "•") opens an item; the
 //     lines after it continue it, up to a blank line, and after a blank
 //     line the indented ones still do;
@@ -362,7 +366,7 @@ func blocks(src string) []block {
 			codeIndent, shown = len(line), false // a closed fence is continued only by indented lines
 		case last >= 0 && out[last].kind == codeBlock && (indented(line) || at-pos > codeIndent || shown && !blank && !sentence(body) && marker < 0):
 			extend() // indented, deeper than the block's first line, or a file's next line
-		case last >= 0 && out[last].kind == proseBlock && !inList && (indented(line) || at-pos > indent && marker < 0 && (namesFile(intro) || intro != "" && shellRun(src[pos:], at-pos))):
+		case last >= 0 && out[last].kind == proseBlock && !inList && (indented(line) || at-pos > indent && marker < 0 && intro != "" && shellRun(src[pos:], at-pos)):
 			out = append(out, block{kind: codeBlock, start: at, end: lineEnd})
 			codeIndent, shown = indent, false // the lines under the sentence
 		case last >= 0 && out[last].kind == codeBlock && (codeLine(body, true) || codeItems && marker >= 0):
