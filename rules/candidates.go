@@ -690,13 +690,14 @@ func partOfAnother(in *input, i int) bool {
 }
 
 // restated is the option of ref that a mention set off by a comma, a
-// dash or a bracket names, right after it ("heat the milk, the oat one";
-// "the milk (the oat milk)") or ending its sentence ("put the mug in the
-// sink, the red one"), or -1.
+// colon, a dash or a bracket names, right after it ("heat the milk, the
+// oat one"; "the milk (the oat milk)"; "the dish (glass)": a word one
+// of them alone holds) or ending its sentence ("put the mug in the sink,
+// the red one"), or -1.
 func restated(in *input, ns *nameSet, ref reference, full []fullMention) int {
 	toks := in.gt
 	for k := ref.t1; k < len(toks) && toks[k].Sentence == toks[ref.t0].Sentence; k++ {
-		if !slices.Contains([]string{",", "(", "-", "–", "—"}, strings.TrimSpace(in.goal[toks[k-1].End:toks[k].Start])) {
+		if !slices.Contains([]string{",", ":", "(", "-", "–", "—"}, strings.TrimSpace(in.goal[toks[k-1].End:toks[k].Start])) {
 			continue
 		}
 		m := k
@@ -708,6 +709,10 @@ func restated(in *input, ns *nameSet, ref reference, full []fullMention) int {
 			name, end = full[f].name, full[f].t1
 		} else if r, ok := partialReference(in, ns, m); ok {
 			name = r.options[0]
+		} else if m == k && m < len(toks) && (m+1 == len(toks) || toks[m+1].Clause != toks[m].Clause) && content(&toks[m]) {
+			if o := only(ref.options, func(o string) bool { return nameOf(o).holds(wordKey(toks[m].Text)) }); o >= 0 {
+				name = ref.options[o] // "the dish (glass)"
+			}
 		}
 		if end < len(toks) && modifiesProForm(toks, end-1) {
 			end++ // "the red one"

@@ -143,6 +143,9 @@ func TestCandidatesAskOnlyWhenTheGoalsWordsLeaveTwoOpen(t *testing.T) {
 		{goal: "heat the milk (the oat milk)", cands: []string{"oat milk", "whole milk"}},
 		{goal: "wash the mug, the plate and the bowl", cands: []string{"red mug", "blue mug", "plate", "bowl"}, options: asks("red mug", "blue mug")},
 		{goal: "put the mug in the sink, the red one", cands: []string{"red mug", "blue mug", "sink"}},
+		{goal: "put the dish (glass) in the oven", cands: dishes},
+		{goal: "pour the juice: the orange one", cands: fridge},
+		{goal: "put the dish (large) in the oven", cands: dishes, options: asks("glass baking dish", "metal baking dish")},
 		{goal: "put the mug on the tray, carefully", cands: []string{"red mug", "blue mug", "tray"}, options: asks("red mug", "blue mug")},
 		// An owner, a relative clause with its own verb, a position, and a
 		// pro-form's modifier ("the glass one" is no glass).
