@@ -31,6 +31,7 @@ type reference struct {
 	chosen  int
 	all     bool
 	other   bool // "the other mug": not the one named before
+	said    int  // the end of the words after it that say which one it is ("the knife for bread"): no mentions of their own
 }
 
 // name is a candidate as the matcher reads it: its words, singular and
@@ -129,7 +130,7 @@ func (n name) holds(key string) bool {
 	return slices.ContainsFunc(n.words, func(w string) bool { return w == key || stem(w) == stem(key) })
 }
 
-// stem is an English word without the ending of a participle, a
+// stem is an English word without a possessive, the ending of a participle, a
 // comparative or a material (-ed, -er, -est, -en), a doubled consonant
 // before it and a final e: "canned" and "can" are "can", "larger" and
 // "large" are "larg".
@@ -137,6 +138,7 @@ func stem(w string) string {
 	if lex.IsJapanese(w) {
 		return w
 	}
+	w = strings.TrimRight(strings.TrimSuffix(strings.TrimSuffix(w, "'s"), "’s"), "'’") // an owner: "Leo's" (key leo') and "Leo"
 	for _, end := range []string{"est", "er", "ed", "en"} {
 		if n := len(w) - len(end); n > 2 && strings.HasSuffix(w, end) {
 			if w = w[:n]; w[n-1] == w[n-2] {
@@ -170,7 +172,7 @@ func findReference(in *input, ns *nameSet, i int) (reference, bool) {
 			fit = append(fit, n)
 		}
 	}
-	if len(fit) == 0 {
+	if len(fit) == 0 || modifiesProForm(toks, i) { // "the glass one": glass says which one
 		return partialReference(in, ns, i)
 	}
 	if partOfPhrase(in, i) || negatedClause(toks, i) || in.c.asksAgent(in.goal, toks, i) {
@@ -209,7 +211,7 @@ func findReference(in *input, ns *nameSet, i int) (reference, bool) {
 		}
 		s -= 2 // "the can of peaches": can; ガラスの皿: ガラス
 	}
-	var mods []string
+	var mods, not []string // the words it holds, and those it does not
 	stated := false
 	for k := s; k < i; k++ {
 		if some, all := held(k); some {
@@ -229,13 +231,35 @@ func findReference(in *input, ns *nameSet, i int) (reference, bool) {
 	inPP := pp >= 0 && pp < s-1 && toks[pp].Clause == t.Clause && toks[pp].e.has(fPrep) && !(pp > 0 && verbs[pp-1]) // "turn on the lamp": a particle
 	j := i + 1
 	relative := j < len(toks) && toks[j].e.has(fCue) && !toks[j].e.has(fPrep) && (toks[j].Clause == t.Clause || strings.TrimSpace(in.goal[t.End:toks[j].Start]) == ",")
-	if relative || j < len(toks) && toks[j].Clause == t.Clause && (vocab.has("attributePrepositions", toks[j].Text) || inPP && toks[j].e.has(fPrep)) {
+	// A preposition whose object is only a word that tells the candidates
+	// apart describes it too: "the slipper on the left" (on the left
+	// shelf would be a place).
+	attrObject := func(j int) bool {
+		k := j + 1
+		for k < len(toks) && toks[k].Clause == t.Clause && toks[k].e.has(fDet) {
+			k++
+		}
+		if k >= len(toks) || toks[k].Clause != t.Clause || k+1 < len(toks) && toks[k+1].Clause == t.Clause && content(&toks[k+1]) {
+			return false
+		}
+		some, all := held(k)
+		return some && !all && !slices.ContainsFunc(ns.names, func(n name) bool { return headMatch(wordKey(toks[k].Text), n) })
+	}
+	end := i + 1
+	if relative || j < len(toks) && toks[j].Clause == t.Clause && (vocab.has("attributePrepositions", toks[j].Text) || toks[j].e.has(fPrep) && (inPP || attrObject(j))) {
 		// a relative clause describes it to its end, prepositions too: "the
-		// milk that is in the carton", "the mug, which is dirty,"
-		for k := j + 1; k < len(toks) && toks[k].Clause == toks[j].Clause && !verbs[k] && !toks[k].e.has(fConj|fStepSep) && (relative || !toks[k].e.has(fPrep)); k++ {
-			if some, all := held(k); some && !all {
+		// milk that is in the carton", "the mug, which is dirty,"; after a
+		// negation it says what it is not ("the butter without salt", "the
+		// mug that is not blue")
+		neg := toks[j].e.has(fNeg)
+		for k := j + 1; k < len(toks) && toks[k].Clause == toks[j].Clause && (relative || !verbs[k]) && !toks[k].e.has(fConj|fStepSep) && (relative || !toks[k].e.has(fPrep)); k++ {
+			neg = neg || toks[k].neg || toks[k].e.has(fNeg)
+			if some, all := held(k); some && !all && neg {
+				not = append(not, wordKey(toks[k].Text))
+				after, end = true, k+1
+			} else if some && !all {
 				mods = append(mods, wordKey(toks[k].Text))
-				after = true
+				after, end = true, k+1
 			}
 		}
 	}
@@ -265,9 +289,9 @@ func findReference(in *input, ns *nameSet, i int) (reference, bool) {
 			return reference{}, false // "the cups" means all of them
 		}
 	}
-	ref := reference{t0: t0, t1: i + 1, chosen: -1, other: t0 > 0 && toks[t0-1].Text == "other"}
+	ref := reference{t0: t0, t1: i + 1, said: end, chosen: -1, other: t0 > 0 && toks[t0-1].Text == "other"}
 	for _, n := range fit {
-		if n.hasAll(mods) {
+		if n.hasAll(mods) && !slices.ContainsFunc(not, n.holds) {
 			ref.options = append(ref.options, n.display)
 		}
 	}
@@ -298,6 +322,17 @@ func partialReference(in *input, ns *nameSet, i int) (reference, bool) {
 		return reference{}, false // "the red wine": the word does not end its phrase
 	}
 	return reference{t0: i, t1: i + 1, options: []string{holders[0].display}, chosen: 0}, true
+}
+
+// modifiesProForm reports whether goal token i stands before "one" or
+// "ones" (a determiner that stands for a noun): "the glass one" is a
+// one that is glass, not a glass.
+func modifiesProForm(toks []token, i int) bool {
+	if i+1 >= len(toks) || toks[i+1].Clause != toks[i].Clause {
+		return false
+	}
+	w := wordKey(toks[i+1].Text)
+	return vocab.has("placeholders", w) && vocab.has("determiners", w) && !toks[i+1].e.has(fCue)
 }
 
 // quantified reports whether the reference toks[t0:i+1] follows a
@@ -377,7 +412,7 @@ func detectCandidates(in *input) references {
 		}
 		if ref.chosen < 0 && !ref.all {
 			if ref.chosen = restated(in, ns, ref, full); ref.chosen < 0 {
-				antecedent(&ref, full, excluded)
+				antecedent(&ref, full, excluded, in.gt)
 			}
 		}
 		if ref.all {
@@ -393,7 +428,7 @@ func detectCandidates(in *input) references {
 			}
 		}
 		res.refs = append(res.refs, ref)
-		i = ref.t1 - 1
+		i = max(ref.t1, ref.said) - 1
 	}
 	slices.SortStableFunc(res.refs, func(a, b reference) int { return a.t0 - b.t0 })
 	res.refs = append(res.refs, pronouns(in, res.refs)...)
@@ -654,24 +689,39 @@ func partOfAnother(in *input, i int) bool {
 	return head >= 0 && !vocab.has("places", toks[head].Text)
 }
 
-// restated is the option of ref that the mention right after it names,
-// set off by a comma, a dash or a bracket ("heat the milk, the oat one";
-// "the milk (the oat milk)"), or -1.
+// restated is the option of ref that a mention set off by a comma, a
+// colon, a dash or a bracket names, right after it ("heat the milk, the
+// oat one"; "the milk (the oat milk)"; "the dish (glass)": a word one
+// of them alone holds) or ending its sentence ("put the mug in the sink,
+// the red one"), or -1.
 func restated(in *input, ns *nameSet, ref reference, full []fullMention) int {
-	k := ref.t1
-	if k >= len(in.gt) || !slices.Contains([]string{",", "(", "-", "–", "—"}, strings.TrimSpace(in.goal[in.gt[k-1].End:in.gt[k].Start])) {
-		return -1
+	toks := in.gt
+	for k := ref.t1; k < len(toks) && toks[k].Sentence == toks[ref.t0].Sentence; k++ {
+		if !slices.Contains([]string{",", ":", "(", "-", "–", "—"}, strings.TrimSpace(in.goal[toks[k-1].End:toks[k].Start])) {
+			continue
+		}
+		m := k
+		for m < len(toks) && toks[m].e.has(fDet) {
+			m++
+		}
+		name, end := "", m+1
+		if f := sort.Search(len(full), func(f int) bool { return full[f].t0 >= m }); f < len(full) && full[f].t0 == m {
+			name, end = full[f].name, full[f].t1
+		} else if r, ok := partialReference(in, ns, m); ok {
+			name = r.options[0]
+		} else if m == k && m < len(toks) && (m+1 == len(toks) || toks[m+1].Clause != toks[m].Clause) && content(&toks[m]) {
+			if o := only(ref.options, func(o string) bool { return nameOf(o).holds(wordKey(toks[m].Text)) }); o >= 0 {
+				name = ref.options[o] // "the dish (glass)"
+			}
+		}
+		if end < len(toks) && modifiesProForm(toks, end-1) {
+			end++ // "the red one"
+		}
+		if k == ref.t1 || end >= len(toks) || toks[end].Sentence != toks[k].Sentence {
+			return slices.Index(ref.options, name)
+		}
 	}
-	for k < len(in.gt) && in.gt[k].e.has(fDet) {
-		k++
-	}
-	name := ""
-	if m := sort.Search(len(full), func(m int) bool { return full[m].t0 >= k }); m < len(full) && full[m].t0 == k {
-		name = full[m].name
-	} else if r, ok := partialReference(in, ns, k); ok {
-		name = r.options[0]
-	}
-	return slices.Index(ref.options, name)
+	return -1
 }
 
 // antecedent resolves a bare mention by the full mentions before it that
@@ -682,16 +732,21 @@ func restated(in *input, ns *nameSet, ref reference, full []fullMention) int {
 // ("rinse the red mug, then dry the other mug"). Without one, when the
 // goal rules out all candidates it fits but one ("use the pan, not the
 // nonstick one"), it means that one.
-func antecedent(ref *reference, full []fullMention, excluded map[string]bool) {
+func antecedent(ref *reference, full []fullMention, excluded map[string]bool, toks []token) {
 	named := map[string]bool{}
-	nearest := -1
+	nearest, later := -1, []int(nil)
 	for _, m := range full {
-		if m.t1 > ref.t0 {
-			break
-		}
-		if k := slices.Index(ref.options, m.name); k >= 0 && !m.neg {
+		k := slices.Index(ref.options, m.name)
+		switch {
+		case k < 0 || m.neg:
+		case m.t1 <= ref.t0:
 			named[m.name], nearest = true, k
+		case toks[m.t0].Sentence == toks[ref.t0].Sentence && !slices.Contains(later, k):
+			later = append(later, k)
 		}
+	}
+	if nearest < 0 && len(later) == 1 && !ref.other {
+		nearest = later[0] // named in full later in its sentence: "put the juice back after you pour the orange juice"
 	}
 	if ref.other { // "the other mug": the one not named
 		if k := only(ref.options, func(o string) bool { return !named[o] }); k >= 0 && len(named) > 0 {

@@ -142,6 +142,31 @@ func TestCandidatesAskOnlyWhenTheGoalsWordsLeaveTwoOpen(t *testing.T) {
 		{goal: "heat the milk, the oat one", cands: []string{"oat milk", "whole milk"}},
 		{goal: "heat the milk (the oat milk)", cands: []string{"oat milk", "whole milk"}},
 		{goal: "wash the mug, the plate and the bowl", cands: []string{"red mug", "blue mug", "plate", "bowl"}, options: asks("red mug", "blue mug")},
+		{goal: "put the mug in the sink, the red one", cands: []string{"red mug", "blue mug", "sink"}},
+		{goal: "put the dish (glass) in the oven", cands: dishes},
+		{goal: "pour the juice: the orange one", cands: fridge},
+		{goal: "put the dish (large) in the oven", cands: dishes, options: asks("glass baking dish", "metal baking dish")},
+		{goal: "put the mug on the tray, carefully", cands: []string{"red mug", "blue mug", "tray"}, options: asks("red mug", "blue mug")},
+		// An owner, a relative clause with its own verb, a position, and a
+		// pro-form's modifier ("the glass one" is no glass).
+		{goal: "fill Tom's mug with coffee", cands: []string{"Tom's mug", "Ana's mug"}},
+		{goal: "put the book in the backpack that belongs to Leo", cands: []string{"Mia's backpack", "Leo's backpack", "book"}},
+		{goal: "wash the mug that Tom gave me", cands: []string{"red mug", "blue mug"}, options: asks("red mug", "blue mug")},
+		{goal: "hand me the slipper on the left", cands: []string{"left slipper", "right slipper"}},
+		{goal: "put the slipper on the red mat", cands: []string{"left slipper", "right slipper", "red mug"}, options: asks("left slipper", "right slipper")},
+		{goal: "spread the butter without salt", cands: []string{"salted butter", "unsalted butter"}},
+		{goal: "bring the mug that is not blue", cands: []string{"red mug", "blue mug"}},
+		{goal: "bring the mug that is not green", cands: []string{"red mug", "blue mug", "green mug"}, options: asks("red mug", "blue mug")},
+		{goal: "put the metal dish in the sink and the glass one in the oven", cands: []string{"metal baking dish", "glass baking dish", "wine glass", "water glass", "sink", "oven"}},
+		// A word that says which one it is belongs to that reference, not a
+		// mention of its own ("the knife for bread": no bread is meant).
+		{goal: "use the knife for bread to slice the loaf", cands: []string{"bread knife", "paring knife", "rye bread", "white bread"}},
+		{goal: "cut the bread with the bread knife", cands: []string{"bread knife", "paring knife", "rye bread", "white bread"}, options: asks("rye bread", "white bread")},
+		// A candidate named in full later in the same sentence, when it is
+		// the only one of them named there; not in another sentence.
+		{goal: "put the juice back in the fridge after you pour a glass of orange juice", cands: fridge},
+		{goal: "pour the juice. Then put away the orange juice", cands: fridge, options: asks("orange juice", "apple juice")},
+		{goal: "pour the juice after the orange juice and the apple juice are cold", cands: fridge, options: asks("orange juice", "apple juice")},
 	})
 }
 

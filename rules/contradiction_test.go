@@ -87,6 +87,8 @@ func TestContradictionIsTwoOppositeWordsAboutTheSameThing(t *testing.T) {
 		// things of one kind.
 		{goal: "add a toggle between public and private visibility"},
 		{goal: "chill the soup until it is frozen, then serve it hot"},
+		{goal: "keep the cake frozen, then serve it hot"},
+		{goal: "Serve the soup. Freeze the warm leftovers."},
 		{goal: "serve hot food and cold food"},
 		{goal: "freeze the soup then serve it"},
 	})

@@ -34,17 +34,27 @@ type action struct {
 // exactly that and nothing of the step after.
 func (in *input) action(t0, t1 int) action {
 	start, end := in.gt[t0].Start, in.gt[t1-1].End
-	for _, st := range in.steps {
-		if st.start <= start && start < st.end {
-			end = min(end, st.end)
-			for start > st.start && in.code[start-1] {
-				start--
-			}
-			for end < st.end && in.code[end] {
-				end++
-			}
+	stepEnd := len(in.goal)
+	if st, ok := in.stepOf(t0); ok {
+		end, stepEnd = min(end, st.end), st.end
+		for start > st.start && in.code[start-1] {
+			start--
+		}
+		for end < st.end && in.code[end] {
+			end++
+		}
+	}
+	for k, at := t1, end; k < len(in.gt) && in.gt[k].Start >= at && in.gt[k].End <= stepEnd && strings.Trim(in.goal[at:in.gt[k].Start], " ,") == ""; k++ {
+		if in.gt[k].e.has(fConj) { // its list of objects: "delete notes.md, todo.md and draft.md"
+			at = in.gt[k].End
+			continue
+		}
+		if !in.gt[k].code || !codeLike(in.gt[k].Text) {
 			break
 		}
+		for end = in.gt[k].End; end < stepEnd && in.code[end]; end++ {
+		}
+		at = end
 	}
 	if r, n := utf8.DecodeLastRuneInString(in.goal[start:end]); strings.ContainsRune(".,;:", r) && end-n > start {
 		if p, _ := utf8.DecodeLastRuneInString(in.goal[start : end-n]); lex.IsWordRune(p) || strings.ContainsRune("`\"'”’)", p) {
@@ -54,12 +64,19 @@ func (in *input) action(t0, t1 int) action {
 	return action{start: start, end: end, text: in.goal[start:end]}
 }
 
+// stepOf is the step that holds goal token v (a list marker is in none).
+func (in *input) stepOf(v int) (step, bool) {
+	i := slices.IndexFunc(in.steps, func(st step) bool { return st.t0 <= v && v < st.t1 })
+	if i < 0 {
+		return step{}, false
+	}
+	return in.steps[i], true
+}
+
 // wholeStep is the step that holds goal token v, as an action.
 func (in *input) wholeStep(v int) action {
-	for _, st := range in.steps {
-		if st.t0 <= v && v < st.t1 {
-			return action{start: st.start, end: st.end, text: in.goal[st.start:st.end]}
-		}
+	if st, ok := in.stepOf(v); ok {
+		return action{start: st.start, end: st.end, text: in.goal[st.start:st.end]}
 	}
 	return in.action(v, v+1)
 }
@@ -69,13 +86,10 @@ func (in *input) wholeStep(v int) action {
 // ("run this:"), or nothing introduces it. Code added to a file ("add
 // this to the Makefile:") is not run.
 func (in *input) runsCode(v int) bool {
-	for _, st := range in.steps {
-		if st.t0 <= v && v < st.t1 {
-			for _, c := range in.cmds {
-				if c.verb >= st.t0 && c.verb < v && !in.gt[c.verb].code {
-					return vocab.has("runVerbs", in.gt[c.verb].Text)
-				}
-			}
+	st, ok := in.stepOf(v)
+	for _, c := range in.cmds {
+		if ok && c.verb >= st.t0 && c.verb < v && !in.gt[c.verb].code {
+			return vocab.has("runVerbs", in.gt[c.verb].Text)
 		}
 	}
 	return true
@@ -110,14 +124,18 @@ func detectDestructive(in *input) destructions {
 	for _, cmd := range in.cmds {
 		v := cmd.verb
 		n := in.c.phraseAt(toks, v, fCommand)
+		if n == 0 && v+1 < cmd.end && in.c.phraseAt(toks, v+1, fCommand) > 1 {
+			m := in.c.phraseAt(toks, v+1, fCommand)
+			n = m + 1 // a program and its destructive subcommand: git reset --hard
+		}
 		if n > 0 && !jaCommandAfter(toks, v+n) {
 			continue // git push --forceが危険な理由: the command is a topic
 		}
-		if n == 0 && vocab.has("runVerbs", toks[v].Text) { // run `rm -rf build/`
-			for k := v + 1; k < cmd.end && n == 0; k++ {
-				if toks[k].code && in.c.phraseAt(toks, k, fCommand) > 0 {
-					n = k + 1 - v
-				}
+		run, means := vocab.has("runVerbs", toks[v].Text), false
+		for k := v + 1; k < cmd.end && n == 0; k++ { // run `rm -rf build/`; clean it with git clean -fdx
+			means = means || vocab.has("meansPrepositions", toks[k-1].Text)
+			if (run && toks[k].code || means) && in.c.phraseAt(toks, k, fCommand) > 0 {
+				n = k + 1 - v
 			}
 		}
 		block := n > 0 && in.inBlock[toks[v+n-1].Start]
@@ -130,11 +148,8 @@ func detectDestructive(in *input) destructions {
 		case n > 0:
 			e := min(cmd.end, v+8)
 			for k := v + n; k < e; k++ {
-				if lex.IsJapanese(toks[k].Text) { // `rm -rf node_modules` して、...: the command and the form that runs it
-					e = k
-					if jaCommand(toks, k) {
-						e = k + 1
-					}
+				if lex.IsJapanese(toks[k].Text) { // `rm -rf node_modules` して、...: the command and the form that runs it (を実行して)
+					e = max(k, jaCommandEnd(toks, k))
 				}
 			}
 			d.actions = appendAction(d.actions, in.action(v, e))
@@ -186,6 +201,12 @@ func detectDestructive(in *input) destructions {
 // (削除について書いて, 削除を説明して), it is none. A katakana word
 // (リセット) inflects in the token after it.
 func jaCommand(toks []token, i int) bool {
+	return jaCommandEnd(toks, i) > i
+}
+
+// jaCommandEnd is the end (a token index) of the command form jaCommand
+// reads at toks[i] (を実行して is two tokens), or -1.
+func jaCommandEnd(toks []token, i int) int {
 	at := func(k int) string {
 		if k < len(toks) && toks[k].Clause == toks[i].Clause {
 			return toks[k].Text
@@ -198,14 +219,18 @@ func jaCommand(toks []token, i int) bool {
 	}
 	switch {
 	case slices.ContainsFunc(vocab.lists["jaCommandForms"], func(c string) bool { return strings.Contains(form, c) }):
-		return true
+		return last + 1
 	case strings.HasSuffix(form, "す") || strings.HasSuffix(form, "する"):
-		return at(last+1) == ""
+		if at(last+1) == "" {
+			return last + 1
+		}
 	case strings.Contains(form, "を"): // 削除を実行して; 削除をお|願いします splits at the kanji
 		_, after, _ := strings.Cut(form+at(last+1), "を")
-		return slices.ContainsFunc(vocab.lists["jaSupportVerbs"], func(s string) bool { return strings.HasPrefix(after, s) })
+		if slices.ContainsFunc(vocab.lists["jaSupportVerbs"], func(s string) bool { return strings.HasPrefix(after, s) }) {
+			return min(last+2, len(toks))
+		}
 	}
-	return false
+	return -1
 }
 
 // jaCommandAfter reports whether a command written in Latin letters,
@@ -221,6 +246,14 @@ func jaCommandAfter(toks []token, k int) bool {
 	return k >= len(toks) || toks[k].Clause != toks[k-1].Clause || jaCommand(toks, k)
 }
 
+// allOf reports whether toks are a universal object that a preposition
+// after them narrows: "everything", "all of".
+func allOf(toks []token) bool {
+	return len(toks) > 0 && !slices.ContainsFunc(toks, func(t token) bool {
+		return !t.e.has(fDet|fPlaceholder) || vocab.has("singularPronouns", t.Text) || vocab.has("pluralPronouns", t.Text) || t.Text == "this" || t.Text == "that"
+	})
+}
+
 // objectOf finds the data object of the destructive verb at toks[i:i+n]:
 // a data word, code-like text with a letter (a path: notes.md, src/) or a request's file in the next six tokens before
 // end, before any preposition or conjunction (for a Japanese verb, the
@@ -230,8 +263,10 @@ func objectOf(in *input, i, n, end int) int {
 	data := func(k int) bool {
 		t := &toks[k]
 		switch {
-		case t.quoted || t.idiom:
+		case t.idiom:
 			return false
+		case t.quoted: // a title or a literal; a quoted file name is data: "old report.pdf"
+			return codeLike(t.Text)
 		case vocab.has("tableObjects", t.Text): // a table is data when it is dropped or truncated
 			return vocab.has("tableVerbs", toks[i].Text)
 		}
@@ -247,8 +282,9 @@ func objectOf(in *input, i, n, end int) int {
 	}
 	for k := i + n; k < end && k < i+n+6; k++ {
 		// The direct object comes before a preposition or condition:
-		// "remove the imports from main.go" removes imports.
-		if toks[k].e.has(fConj) || toks[k].e.has(fPrep) || toks[k].e.has(fCondition) {
+		// "remove the imports from main.go" removes imports; "everything
+		// in /var/log" is what the preposition names.
+		if toks[k].e.has(fConj) || toks[k].e.has(fPrep) && !allOf(toks[i+n:k]) || toks[k].e.has(fCondition) {
 			break
 		}
 		if data(k) {

@@ -19,6 +19,23 @@ func TestDestructiveAsksOnlyForDataThatCannotBeRestored(t *testing.T) {
 		{goal: "delete the cache", answer: "yes, no, wait", options: confirm},
 		{goal: "please delete the old backups, then rebuild", options: confirm},
 		{goal: "notes.mdを削除して", options: confirm, text: "実行しますか"},
+		// The whole command or path is quoted: a list of files, a Japanese
+		// form that runs the command (を実行して), a compound (全部削除).
+		{goal: "Delete notes.md, todo.md and draft.md, then commit.", options: confirm, text: "“Delete notes.md, todo.md and draft.md”"},
+		{goal: "rm /tmp/cache/*.tmp を実行して", options: confirm, text: "“rm /tmp/cache/*.tmp を実行して”"},
+		{goal: "`git clean -fdx` を実行してからビルドして", options: confirm, text: "「`git clean -fdx` を実行してから」"},
+		{goal: "ログファイル（logs/*.log）を全部削除して、サーバーを再起動して", options: confirm, text: "「ログファイル（logs/*.log）を全部削除して」"},
+		{goal: "git reset --hard HEAD~1 and push", options: confirm, text: "“git reset --hard HEAD~1”"},
+		{goal: "Delete 'my notes.txt' then archive the folder.", options: confirm, text: "“Delete 'my notes.txt'”"},
+		{goal: "Delete everything in /var/log.", options: confirm},
+		{goal: "Permanently delete my account.", options: confirm},
+		{goal: "Clean the workspace with git clean -fdx.", options: confirm},
+		{goal: "helm uninstall my-release", options: confirm},
+		{goal: "キャッシュをクリアして", options: confirm},
+		{goal: "Explain what git clean -fdx does."},
+		{goal: "Clean up the code with gofmt -w ."},
+		{goal: "Update everything in package.json."},
+		{goal: "Quickly empty the dishwasher."},
 		// Settled by a reply.
 		{goal: "delete the cache", answer: "yes"},
 		{goal: "delete the cache", answer: "sure"},

@@ -226,8 +226,9 @@ func joiner(c rune) bool { return unicode.IsSpace(c) || strings.ContainsRune(",;
 // quoted.
 func capitalise(s string) string {
 	r, n := utf8.DecodeRuneInString(s)
-	if n == 0 || unicode.IsUpper(r) {
-		return s
+	word, _, _ := strings.Cut(s, " ")
+	if n == 0 || unicode.IsUpper(r) || strings.IndexFunc(word, unicode.IsUpper) > 0 {
+		return s // "iOS", "macOS" keep their case
 	}
 	return string(unicode.ToUpper(r)) + s[n:]
 }

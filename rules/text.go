@@ -227,14 +227,17 @@ func (c *compiled) cuts(src string, toks []token, code []bool) []int {
 	}
 	for i := 0; i < len(toks); i++ {
 		n := c.phraseAt(toks, i, fStepSep)
-		if n == 0 || toks[i].code || i+n >= len(toks) || toks[i+n].Sentence != toks[i].Sentence {
-			continue // "... and run make clean afterwards.": nothing follows it to be a step
+		if n == 0 || toks[i].code || toks[i].quoted || i+n >= len(toks) || toks[i+n].Sentence != toks[i].Sentence {
+			continue // "... and run make clean afterwards.": nothing follows it to be a step; "then" quoted is a word
 		}
 		at := i
-		if i > 0 && toks[i-1].Clause == toks[i].Clause && toks[i-1].e.has(fConj) {
-			at = i - 1 // "and then"
+		for at > 0 && toks[at-1].Sentence == toks[i].Sentence && c.openingAt(toks, at-1) > 0 {
+			at-- // "and then", "so then"
 		}
-		if !c.conditional(toks, at) {
+		line := src[strings.LastIndexByte(src[:toks[at].Start], '\n')+1 : toks[at].Start]
+		label := stepLabel.FindStringIndex(line)
+		said := at > 0 && toks[at-1].Sentence == toks[i].Sentence && (label == nil || label[1] < len(line))
+		if said && !c.conditional(toks, at) { // something before it to be a step ("please, then deploy" and "Step 3: then deploy" are one)
 			cuts = append(cuts, toks[at].Start)
 		}
 		i += n - 1
@@ -296,22 +299,27 @@ type block struct {
 //     with an info string inside, ```yaml, closes nothing);
 //   - a line indented by four spaces or a tab is code when it follows
 //     prose outside a list (written under a sentence, it is shown, not
-//     said), or continues a code block; so is a line indented deeper
-//     than a line ending in a colon that names a file in code
-//     ("Add to /etc/ssh/sshd_config:"): what goes in the file. Indented
-//     under another sentence ("Before you leave:") lines are prose;
+//     said), or continues a code block; so are lines indented under a
+//     line ending in a colon when one of them holds shell syntax
+//     ("  npm ci && npm test"). Indented under another sentence
+//     ("Before you leave:") lines are prose;
+//   - under a line ending in a colon that names a file ("Add to
+//     /etc/ssh/sshd_config:", "the Makefile:"), its lines are the file's
+//     up to a blank line or a sentence: "PermitRootLogin no", a
+//     `key: value` line, a list of one word an item ("- flask"); so
+//     are a script's from its "#!" line;
 //   - a line with no prose word ("{", `"port": 8080,`, "</div>") is
 //     code too, and so, under a line ending in a colon or going on with
 //     code, is a `key: value` line, an instruction ("RUN make") or a
-//     statement that opens a block ("def add(a, b):"), and under a line
-//     ending in a colon that names a file, any `key: value` line; a
-//     list whose first item is such code is code to its last item, and
-//     so is one whose item is a mapping that goes on with a deeper
-//     mapping (a YAML sequence: "- name: Run the tests\n  run: make");
+//     statement that opens a block ("def add(a, b):"); a list whose
+//     first item is such code is code to its last item, and so is one
+//     whose item is a mapping that goes on with a deeper mapping (a
+//     YAML sequence: "- name: Run the tests\n  run: make");
 //   - a list marker ("1.", "2)", "-", "*", "+", "•") opens an item; the
 //     lines after it continue it, up to a blank line, and after a blank
 //     line the indented ones still do;
-//   - any other run of lines is prose.
+//   - any other line is prose (a block of its own: prose is cut at line
+//     breaks anyway).
 //
 // Blank lines and list markers are in no block; every other byte is in
 // one.
@@ -322,6 +330,7 @@ func blocks(src string) []block {
 	inList := false    // the prose before is a list's
 	codeItems := false // the code block opened as a list item
 	codeIndent := 0    // the indentation of its first line
+	shown := false     // the code block is a file's or a script's lines: it runs to a blank line or a sentence
 	indent := 0        // the indentation of the line before
 	item := 0          // where the last list item's marker is
 	for pos := 0; pos < len(src); {
@@ -338,6 +347,7 @@ func blocks(src string) []block {
 		lineEnd := pos + len(strings.TrimRight(line, " \t"))
 		last := len(out) - 1
 		extend := func() { out[last].end = lineEnd }
+		intro, marker := introducer(src, out), listMarker(line)
 		switch {
 		case fence != "":
 			extend()
@@ -353,31 +363,33 @@ func blocks(src string) []block {
 		case openFence(body) != "":
 			fence = openFence(body)
 			out = append(out, block{kind: codeBlock, start: at, end: lineEnd})
-			codeIndent = len(line) // a closed fence is continued only by indented lines
-		case last >= 0 && out[last].kind == codeBlock && (indented(line) || at-pos > codeIndent):
-			extend() // indented, or deeper than the block's first line
-		case last >= 0 && out[last].kind == proseBlock && !inList && (indented(line) || at-pos > indent && listMarker(line) < 0 && holdsCode(introducer(src, out))):
+			codeIndent, shown = len(line), false // a closed fence is continued only by indented lines
+		case last >= 0 && out[last].kind == codeBlock && (indented(line) || at-pos > codeIndent || shown && !blank && !sentence(body) && marker < 0):
+			extend() // indented, deeper than the block's first line, or a file's next line
+		case last >= 0 && out[last].kind == proseBlock && !inList && (indented(line) || at-pos > indent && marker < 0 && intro != "" && shellRun(src[pos:], at-pos)):
 			out = append(out, block{kind: codeBlock, start: at, end: lineEnd})
-			codeIndent = indent // the lines under the sentence
-		case last >= 0 && out[last].kind == codeBlock && (codeLine(body, true) || codeItems && listMarker(line) >= 0):
+			codeIndent, shown = indent, false // the lines under the sentence
+		case last >= 0 && out[last].kind == codeBlock && (codeLine(body, true) || codeItems && marker >= 0):
 			extend()
-		case !inList && (codeLine(body, introducer(src, out) != "") || isMapping(body) && holdsCode(introducer(src, out))):
+		case !inList && (codeLine(body, intro != "") || strings.HasPrefix(body, "#!") || namesFile(intro) && !sentence(body) && (marker < 0 || isMapping(body) || !strings.ContainsAny(strings.TrimSpace(line[marker:]), " \t"))):
+			// code, a script ("#!/bin/bash"), or under a line naming a
+			// file its lines: "PermitRootLogin no", a list of mappings or
+			// of one word an item ("- run: npm ci", "- flask")
 			out = append(out, block{kind: codeBlock, start: at, end: lineEnd})
-			codeItems = listMarker(line) >= 0 // "  - flask==3.0": the list's other items are code too
-			codeIndent = at - pos
-		case listMarker(line) >= 0:
-			m := pos + listMarker(line)
+			codeItems = marker >= 0 // "  - flask==3.0": the list's other items are code too
+			codeIndent, shown = at-pos, strings.HasPrefix(body, "#!") || namesFile(intro)
+		case marker >= 0:
+			m := pos + marker
 			out = append(out, block{kind: itemBlock, start: m, end: max(m, lineEnd)})
 			inList, item = true, at
 		case last >= 0 && out[last].kind == itemBlock && at-pos > indent && isMapping(body) && isMapping(src[item:out[last].end]):
 			out[last].kind, out[last].start = codeBlock, item // a sequence of mappings: YAML
 			extend()
-			codeItems, codeIndent = true, indent
+			codeItems, codeIndent, shown = true, indent, false
 		case last >= 0 && out[last].kind == itemBlock && (!blank || at > pos):
 			extend() // the item goes on
-		case last >= 0 && out[last].kind == proseBlock && !blank:
-			extend()
-		default:
+		default: // a line of prose: a block of its own, as prose is cut at line breaks
+
 			out = append(out, block{kind: proseBlock, start: at, end: lineEnd})
 			inList = false
 		}
@@ -397,13 +409,46 @@ func introducer(src string, out []block) string {
 	return src[strings.LastIndexByte(src[:end], '\n')+1 : end]
 }
 
-// holdsCode reports whether s has a code-like word (notes.md,
-// ~/.ssh/config).
-func holdsCode(s string) bool {
+// namesFile reports whether s names a file: a code-like word (notes.md,
+// ~/.ssh/config), or a name a file has by convention, without a dot: a
+// capitalised word ending in "file" (the Makefile, a Dockerfile) or one
+// in capitals (README, LICENSE).
+func namesFile(s string) bool {
 	return slices.ContainsFunc(strings.FieldsFunc(s, separator), func(w string) bool {
 		st, e := coreOf(w, 0, len(w))
-		return codeLike(w[st:e])
+		w = w[st:e]
+		conventional := len(w) > 4 && unicode.IsUpper(rune(w[0])) && (strings.HasSuffix(w, "file") || strings.ToUpper(w) == w && strings.IndexFunc(w, func(r rune) bool { return !unicode.IsUpper(r) }) < 0)
+		return codeLike(w) || conventional
 	})
+}
+
+// sentence reports whether a line reads as a sentence: it opens with a
+// capital and ends with a sentence's mark, or opens with a step separator
+// ("then push").
+func sentence(body string) bool {
+	r, _ := utf8.DecodeRuneInString(body)
+	e, _ := utf8.DecodeLastRuneInString(body)
+	first, _, _ := strings.Cut(body, " ")
+	return unicode.IsUpper(r) && strings.ContainsRune(".!?", e) || vocab.has("stepSeparators", strings.ToLower(first))
+}
+
+// shellRun reports whether the run of lines at the start of src indented
+// by at least indent holds shell syntax: an operator (&&, ||, |, >, 2>&1),
+// a variable ($HOME) or a flag (-e, --force). Indented under a line
+// ending in a colon, such lines are commands shown, not steps said.
+func shellRun(src string, indent int) bool {
+	for _, line := range strings.Split(src, "\n") {
+		body := strings.TrimLeft(line, " \t")
+		if strings.TrimSpace(body) == "" || len(line)-len(body) < indent {
+			return false
+		}
+		for _, w := range strings.Fields(body) {
+			if strings.Trim(w, "&|<>0123456789") == "" || strings.HasPrefix(w, "$") || strings.HasPrefix(w, "-") && len(w) > 1 && lex.IsWordRune(rune(strings.TrimLeft(w, "-")[0])) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // mapping reports whether body is a `key: value` or `key = value` line
@@ -610,7 +655,7 @@ func (c *compiled) title(src string, toks []token, start, end int, drop []bool) 
 			continue
 		}
 		if opening { // the words that open the title
-			if n := c.openingAt(toks, i); n > 0 && i+n < len(toks) && toks[i+n-1].End < end {
+			if n := c.openingAt(toks, i); n > 0 && !t.quoted && i+n < len(toks) && toks[i+n-1].End < end {
 				opened = opened || c.phraseAt(toks, i, fOpener) > 0
 				from = toks[i+n-1].End
 				i += n - 1

@@ -47,7 +47,7 @@ func jaNegated(s string) bool {
 }
 
 // annotate looks every token up in the profile's lexicon (exactly, or by
-// its kanji stem) and marks negation, functional cues, quotes and idioms.
+// its kanji stem, or a destructive verb that ends the stem: a compound's head) and marks negation, functional cues, quotes and idioms.
 func (c *compiled) annotate(src string, l layout) []token {
 	toks := tokenize(src)
 	cueClause := -1
@@ -60,9 +60,11 @@ func (c *compiled) annotate(src string, l layout) []token {
 		} else if e := c.lex[t.Text]; e != nil {
 			t.e = e
 		} else if lex.IsHanStart(t.Text) {
-			if stem := lex.HanStem(t.Text); stem != t.Text {
-				if e := c.lex[stem]; e != nil {
-					t.e, t.word = e, stem
+			stem := lex.HanStem(t.Text)
+			for r, k := []rune(stem), 0; k == 0 || k+2 <= len(r); k++ { // the stem, or a destructive verb as its head: 全部削除 is a 削除
+				if e := c.lex[string(r[k:])]; e != nil && (k == 0 || e.has(fDestructive)) {
+					t.e, t.word = e, string(r[k:])
+					break
 				}
 			}
 		} else if b := lex.Bare(t.Text); b != t.Text && c.lex[b] != nil {
@@ -209,6 +211,9 @@ func (c *compiled) mainVerb(src string, toks []token, t0, t1 int) int {
 	}
 	if t0 >= t1 || c.asksAgent(src, toks, t0) {
 		return -1
+	}
+	if strings.HasSuffix(toks[t0].Text, "ly") && t0+1 < t1 && c.phraseAt(toks, t0+1, fDestructive) > 0 {
+		t0++ // an adverb before a destructive verb: "permanently delete"
 	}
 	t := &toks[t0]
 	if t.neg || t.e.has(fDet|fNeg|fQuestion|fPrep|fStop|fCondition|fPlaceholder) || number(t.Text) || lex.IsJapanese(t.Text) || inflected(t.Text) {
