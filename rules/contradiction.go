@@ -68,7 +68,7 @@ func detectContradictions(in *input) contradictions {
 	var ms []sideMention
 	for i := range in.gt {
 		t := &in.gt[i]
-		if t.neg || t.e == nil || t.idiom || t.quoted || (t.capital && !sentenceStart(in.gt, i)) || c.asksAgent(in.goal, in.gt, i) || c.before(in.gt, i, fTopic) {
+		if t.neg || vocab.has("valueExcluders", governor(in.gt, i)) || t.e == nil || t.idiom || t.quoted || (t.capital && !sentenceStart(in.gt, i)) || c.asksAgent(in.goal, in.gt, i) || c.before(in.gt, i, fTopic) {
 			continue
 		}
 		for _, s := range t.e.sides {

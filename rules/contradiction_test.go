@@ -91,5 +91,27 @@ func TestContradictionIsTwoOppositeWordsAboutTheSameThing(t *testing.T) {
 		{goal: "Serve the soup. Freeze the warm leftovers."},
 		{goal: "serve hot food and cold food"},
 		{goal: "freeze the soup then serve it"},
+		// A value the goal moves away from, compares with or puts aside
+		// is not held: after "from", "than", "instead of" or "except".
+		{goal: "switch the job from daily to weekly"},
+		{goal: "convert it from read-only to writable"},
+		{goal: "make the repo public instead of private"},
+		{goal: "make it bigger than the tiny one"},
+		{goal: "make the new image larger than the small one"},
+		{goal: "move the files from the private bucket to the public one"},
+		// Different things: the nouns the words modify or are said of.
+		{goal: "a small team owns a large codebase"},
+		{goal: "the huge file lives on a tiny disk"},
+		{goal: "turn the hot tap off and the cold one on"},
+		{goal: "serve the cold drinks before the hot food"},
+		{goal: "publish the public docs, which were built from a private fork"},
+		// Quoted or code, and negated.
+		{goal: "set `private: false` so the repo is public"},
+		{goal: `rename the "private" folder and make it public`},
+		{goal: "make the repo public, not private"},
+		// The same thing at once.
+		{goal: "make the bucket public and keep it private", options: asks("public", "private")},
+		{goal: "the daily report should go out weekly", options: asks("daily", "weekly")},
+		{goal: "run the jobs in parallel, one at a time", options: asks("in parallel", "one at a time")},
 	})
 }

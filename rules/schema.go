@@ -495,19 +495,7 @@ func namedChoices(in *input, f field) []any {
 	slices.SortFunc(ms, func(a, b mention) int { return a.at - b.at })
 	toks := in.gt
 	inCommand := func(i int) bool { return commandOf(in, i) >= 0 }
-	word := func(at int) string { // the word before toks[at], past determiners
-		i := at - 1
-		for i >= 0 && toks[i].e.has(fDet) {
-			i--
-		}
-		switch {
-		case i < 0 || toks[i].Sentence != toks[at].Sentence:
-			return ""
-		case toks[i].Text == "of" && i > 0 && toks[i-1].Text == "instead":
-			return "instead"
-		}
-		return toks[i].Text
-	}
+	word := func(at int) string { return governor(toks, at) }
 	target := func(i int) bool { return vocab.has("targetPrepositions", word(i)) }
 	commanded := slices.ContainsFunc(ms, func(m mention) bool { return inCommand(m.at) })
 	var out []any

@@ -295,6 +295,24 @@ func (c *compiled) before(toks []token, i int, f flag) bool {
 	return false
 }
 
+// governor is the word before toks[at] in its sentence, past
+// determiners, with "instead of" read as "instead": the word that says
+// what a value is to the goal ("to production", "than the tiny one",
+// "from daily", "instead of private"), or "" at the sentence's start.
+func governor(toks []token, at int) string {
+	i := at - 1
+	for i >= 0 && toks[i].e.has(fDet) {
+		i--
+	}
+	switch {
+	case i < 0 || toks[i].Sentence != toks[at].Sentence:
+		return ""
+	case toks[i].Text == "of" && i > 0 && toks[i-1].Text == "instead":
+		return "instead"
+	}
+	return toks[i].Text
+}
+
 // negatedClause reports whether toks[i] is negated or follows a negation
 // in its clause ("don't touch the cup", "careful not to break the yolk or
 // ...").
