@@ -241,7 +241,7 @@ func sameThing(in *input, a, b int) bool {
 		return true
 	case wordKey(in.gt[x].Text) != wordKey(in.gt[y].Text):
 		return false
-	case x == y && wordKey(in.gt[x].Text) != in.gt[x].Text && !lex.IsJapanese(in.gt[x].Text) && slices.ContainsFunc(in.gt[a+1:b], func(t token) bool { return t.e.has(fConj) }):
+	case x == y && xHow == attributive && yHow == attributive && wordKey(in.gt[x].Text) != in.gt[x].Text && !lex.IsJapanese(in.gt[x].Text) && slices.ContainsFunc(in.gt[a+1:b], func(t token) bool { return t.e.has(fConj) }):
 		return false // "daily and weekly builds": each describes some of them
 	case x != y && xHow == attributive && yHow == attributive:
 		return false // "hot food and cold food": two things of one kind
@@ -296,7 +296,10 @@ func thingOf(in *input, k int) (int, int) {
 		if toks[j].e.has(fPrep) && !side(j) {
 			break
 		}
-		if noun(j) || vocab.has("placeholders", wordKey(toks[j].Text)) && toks[j].Text != "it" {
+		if noun(j) || !side(j) && vocab.has("placeholders", wordKey(toks[j].Text)) && toks[j].Text != "it" {
+			for j+1 < len(toks) && toks[j+1].Clause == toks[k].Clause && noun(j+1) {
+				j++ // the head of a compound: "a daily cron job" is the job
+			}
 			return j, attributive // "call public ones": ones, a thing of its own
 		}
 	}

@@ -113,5 +113,12 @@ func TestContradictionIsTwoOppositeWordsAboutTheSameThing(t *testing.T) {
 		{goal: "make the bucket public and keep it private", options: asks("public", "private")},
 		{goal: "the daily report should go out weekly", options: asks("daily", "weekly")},
 		{goal: "run the jobs in parallel, one at a time", options: asks("in parallel", "one at a time")},
+		// A compound's head is the thing ("a daily cron job": the job);
+		// only words before a plural describe its members each, a
+		// phrase side's own words are no thing.
+		{goal: "a daily cron job that runs weekly", options: asks("daily", "weekly")},
+		{goal: "run the tests in parallel and one at a time", options: asks("in parallel", "one at a time")},
+		{goal: "make the repos private and public", options: asks("private", "public")},
+		{goal: "make a tiny logo that is huge", options: asks("tiny", "huge")},
 	})
 }
