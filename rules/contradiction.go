@@ -303,6 +303,21 @@ func thingOf(in *input, k int) (int, int) {
 			return j, attributive // "call public ones": ones, a thing of its own
 		}
 	}
+	// No noun after it: the side word heads its own noun phrase when a
+	// determiner opens it ("replace the beef": the beef), and a phrase
+	// after "with" is part of the thing before it ("a lasagne with
+	// ground beef": the lasagne).
+	if k > 0 && toks[k-1].e.has(fDet) && toks[k-1].Clause == toks[k].Clause &&
+		(k+1 == len(toks) || toks[k+1].Sentence != toks[k].Sentence || toks[k+1].e.has(fPrep)) {
+		return k, attributive
+	}
+	p := k - 1
+	for p >= 0 && toks[p].Clause == toks[k].Clause && (toks[p].e.has(fDet) || noun(p)) {
+		p--
+	}
+	if p >= 0 && toks[p].Clause == toks[k].Clause && toks[p].Text == "with" {
+		return before(p - 1), attributive
+	}
 	j := before(k - 1)
 	if j > 0 && toks[j-1].e.has(fCue) && toks[j-1].Clause == toks[k].Clause {
 		return before(j - 2), describedBy // the verb of "that runs daily"

@@ -120,5 +120,13 @@ func TestContradictionIsTwoOppositeWordsAboutTheSameThing(t *testing.T) {
 		{goal: "run the tests in parallel and one at a time", options: asks("in parallel", "one at a time")},
 		{goal: "make the repos private and public", options: asks("private", "public")},
 		{goal: "make a tiny logo that is huge", options: asks("tiny", "huge")},
+		// A side word that heads its own noun phrase is a thing of its
+		// own ("replace the beef": the beef); one after "with" is part of
+		// the thing before it ("a lasagne with ground beef": the lasagne).
+		{goal: "replace the beef with a vegetarian patty"},
+		{goal: "swap the beef for vegetarian mince"},
+		{goal: "a vegetarian lasagne with ground beef", options: asks("vegetarian", "beef")},
+		{goal: "make a vegan burger with bacon", options: asks("vegan", "bacon")},
+		{goal: "make a meat-free chili with beef", options: asks("meat-free", "beef")},
 	})
 }
