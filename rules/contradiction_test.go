@@ -128,5 +128,15 @@ func TestContradictionIsTwoOppositeWordsAboutTheSameThing(t *testing.T) {
 		{goal: "a vegetarian lasagne with ground beef", options: asks("vegetarian", "beef")},
 		{goal: "make a vegan burger with bacon", options: asks("vegan", "bacon")},
 		{goal: "make a meat-free chili with beef", options: asks("meat-free", "beef")},
+		// The general profile's wider words: large and big, "every day",
+		// more meats, "one after another", "concurrent".
+		{goal: "a small team owns a large codebase"},
+		{goal: "make the large logo small"},
+		{goal: "make the logo small and large", options: asks("small", "large")},
+		{goal: "run the backup weekly, every day", options: asks("weekly", "every day")},
+		{goal: "back up the database every day and send a weekly summary"},
+		{goal: "a vegetarian curry with chicken", options: asks("vegetarian", "chicken")},
+		{goal: "cook chicken for Sam and a vegetarian curry for Ana"},
+		{goal: "run the migrations one after another, concurrently", options: asks("one after another", "concurrently")},
 	})
 }
