@@ -273,6 +273,12 @@ func thingOf(in *input, k int) (int, int) {
 		t := &toks[j]
 		return content(t) && !in.verbs[j] && !t.e.has(fConj|fCue) && !side(j)
 	}
+	cued := func(j int) int { // "to" says what the thing is to become: "reschedule the backup to run weekly"
+		if toks[j].Text == "to" {
+			return predicative
+		}
+		return describedBy
+	}
 	before := func(from int) int {
 		for j := from; j >= 0 && toks[j].Sentence == toks[k].Sentence; j-- {
 			if noun(j) {
@@ -286,7 +292,7 @@ func thingOf(in *input, k int) (int, int) {
 			break // "copy the public key to the private server": the server
 		}
 		if toks[j].e.has(fCue) && !side(j) {
-			return before(j - 1), describedBy // "that freezes", "which is hot"
+			return before(j - 1), cued(j) // "that freezes", "which is hot"
 		}
 		if content(&toks[j]) && !side(j) {
 			break
@@ -320,7 +326,7 @@ func thingOf(in *input, k int) (int, int) {
 	}
 	j := before(k - 1)
 	if j > 0 && toks[j-1].e.has(fCue) && toks[j-1].Clause == toks[k].Clause {
-		return before(j - 2), describedBy // the verb of "that runs daily"
+		return before(j - 2), cued(j - 1) // the verb of "that runs daily"
 	}
 	return j, predicative
 }

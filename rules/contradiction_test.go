@@ -138,5 +138,20 @@ func TestContradictionIsTwoOppositeWordsAboutTheSameThing(t *testing.T) {
 		{goal: "a vegetarian curry with chicken", options: asks("vegetarian", "chicken")},
 		{goal: "cook chicken for Sam and a vegetarian curry for Ana"},
 		{goal: "run the migrations one after another, concurrently", options: asks("one after another", "concurrently")},
+		// "to" with a verb says what the thing is to become, as a
+		// predicate does; "that" says what it is.
+		{goal: "reschedule the daily backup to run weekly"},
+		// Different things, in a clause of their own or another phrase.
+		{goal: "make the repo private and the docs site public"},
+		{goal: "when the private beta ends, make the repo public"},
+		{goal: "after the daily build finishes, send the weekly report"},
+		{goal: "store the public keys in a private vault"},
+		{goal: "run tests in parallel locally and one at a time in CI"},
+		{goal: "write a weekly summary of the daily logs"},
+		{goal: "rename the hourly cron to daily"},
+		{goal: "split the large file into small chunks"},
+		{goal: "make a vegetarian version of the beef stew"},
+		{goal: "the repo was private; make it public"},
+		{goal: "a small change with a big impact"},
 	})
 }
