@@ -45,10 +45,12 @@ type sideMention struct {
 //     hot and frozen?"): the user's own question is not handed back;
 //   - sides in a topic ("write a poem about fire and ice");
 //   - sides offered as alternatives ("hot or cold tea");
-//   - a process that changes a state: a sentence with a change verb ("thaw
-//     the frozen peas in hot water", "melt the ice") or that opens with a
-//     side word used as a verb, before a determiner ("heat the frozen
-//     soup");
+//   - a process that changes a state: the thing as it is and as it is
+//     to become ("make the private repo public", "reschedule the daily
+//     backup to run weekly"), a later state under a condition ("boil it
+//     until it is hot"), a sentence that opens with a side word used as a
+//     verb, before a determiner ("heat the frozen soup"), or a Japanese
+//     change verb (熱いスープを冷まして);
 //   - sides of different objects: a preposition between them ("frozen peas
 //     in hot water"), or a list ("hot soup and cold drinks");
 //   - titles and names: words in quotation marks or capitalised inside a
@@ -96,7 +98,7 @@ func detectContradictions(in *input) contradictions {
 			// Mentions are in the goal's order and one object is in one
 			// sentence, so the pairs end with it.
 			for b := a + 1; b < len(ms) && in.gt[ms[b].tok].Sentence == in.gt[ms[a].tok].Sentence; b++ {
-				if ms[b].group != gi || ms[b].side == ms[a].side || !sameObject(in, ms[a].tok, ms[b].tok, process) {
+				if ms[b].group != gi || ms[b].side == ms[a].side || !sameObject(in, gi, ms[a].tok, ms[b].tok, process) {
 					continue
 				}
 				for _, m := range []sideMention{ms[a], ms[b]} {
@@ -162,9 +164,11 @@ func bothQuoted(in *input, words []string) string {
 }
 
 // processSentences marks the sentences that describe a process changing a
-// state: they hold a change verb ("thaw", "melt"), or their first word is
-// a side word used as a verb, followed by a determiner ("heat the frozen
-// soup", "freeze the warm leftovers").
+// state: they hold a Japanese change verb (冷まして, which names no thing
+// a side word could be about), or their first word is a side word used as
+// a verb, followed by a determiner ("heat the frozen soup", "freeze the
+// warm leftovers"). An English change verb needs no mark: the thing as it
+// is and as it is to become are read apart (sameThing).
 func processSentences(in *input) map[int]bool {
 	out := map[int]bool{}
 	lead := -1
@@ -173,8 +177,10 @@ func processSentences(in *input) map[int]bool {
 		if sentenceStart(in.gt, i) {
 			lead = -1
 		}
-		jaChange := slices.ContainsFunc(in.c.jaChange, func(w string) bool { return strings.HasPrefix(t.Text, w) }) // 冷まして, 解凍して
-		if (t.e.has(fChange) || jaChange) && !t.neg && !t.idiom {
+		// A Japanese change verb, matched by prefix (冷まして) rather than
+		// by its kanji stem, which a side word may share (冷たい).
+		change := slices.ContainsFunc(vocab.lists["changeVerbs"], func(w string) bool { return strings.HasPrefix(t.Text, w) })
+		if change && !t.neg && !t.idiom {
 			out[t.Sentence] = true
 		}
 		if vocab.has("categoryVerbs", t.Text) && slices.ContainsFunc(in.gt[i+1:], func(u token) bool {
@@ -203,7 +209,7 @@ func sentenceStart(toks []token, i int) bool {
 // "solid, liquid or gas"), no new noun phrase opened by a determiner or
 // a Japanese topic particle after a conjunction or clause break between
 // them, and one thing that both describe (sameThing).
-func sameObject(in *input, a, b int, process map[int]bool) bool {
+func sameObject(in *input, g, a, b int, process map[int]bool) bool {
 	toks := in.gt
 	if toks[a].Sentence != toks[b].Sentence || process[toks[a].Sentence] {
 		return false
@@ -218,13 +224,13 @@ func sameObject(in *input, a, b int, process map[int]bool) bool {
 		switch {
 		case t.e.has(fOr), k < b && joined && (t.e.has(fDet) || vocab.has("jaTopicParticles", t.Text)):
 			return false // "the tea hot and the lemonade cold", スープは熱く、デザートは冷たく
-		case k < b && t.e.has(fStepSep):
-			return false // "until it is frozen, then serve it hot": one after the other
+		case k < b && t.e.has(fStepSep|fCondition):
+			return false // "chill it until it is frozen, then serve it hot": one after the other
 		case k > b && (t.e == nil || len(t.e.sides) == 0 && !t.e.has(fConj)):
-			return sameThing(in, a, b)
+			return sameThing(in, g, a, b)
 		}
 	}
-	return sameThing(in, a, b)
+	return sameThing(in, g, a, b)
 }
 
 // sameThing reports whether the side words at goal tokens a and b can
@@ -233,9 +239,9 @@ func sameObject(in *input, a, b int, process map[int]bool) bool {
 // image and the files) or as the members of a plural they join ("hot and
 // cold drinks"), nor when one describes the thing as it is and
 // the other as it is to become ("make the private repo public").
-func sameThing(in *input, a, b int) bool {
-	x, xHow := thingOf(in, a)
-	y, yHow := thingOf(in, b)
+func sameThing(in *input, g, a, b int) bool {
+	x, xHow := thingOf(in, g, a)
+	y, yHow := thingOf(in, g, b)
 	switch {
 	case x < 0 || y < 0:
 		return true
@@ -263,12 +269,14 @@ const (
 // after it, past other side words, conjunctions and stop words, up to a
 // preposition or a command's verb ("hot frozen cheese": the cheese), else
 // the nearest word before it ("make the soup hot and cold": the soup).
-func thingOf(in *input, k int) (int, int) {
+func thingOf(in *input, g, k int) (int, int) {
 	toks := in.gt
 	if lex.IsJapanese(toks[k].Text) {
 		return -1, 0
 	}
-	side := func(j int) bool { return toks[j].e != nil && len(toks[j].e.sides) > 0 }
+	side := func(j int) bool { // a side of group g; another group's word is a word ("the frozen chicken")
+		return toks[j].e != nil && slices.ContainsFunc(toks[j].e.sides, func(s sideRef) bool { return s.group == g })
+	}
 	noun := func(j int) bool {
 		t := &toks[j]
 		return content(t) && !in.verbs[j] && !t.e.has(fConj|fCue) && !side(j)

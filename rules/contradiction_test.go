@@ -153,5 +153,22 @@ func TestContradictionIsTwoOppositeWordsAboutTheSameThing(t *testing.T) {
 		{goal: "make a vegetarian version of the beef stew"},
 		{goal: "the repo was private; make it public"},
 		{goal: "a small change with a big impact"},
+		// A process needs no list of change verbs: the thing as it is and
+		// as it is to become, or a later state under a condition, are
+		// read apart; another group's word is a noun ("the frozen
+		// chicken": chicken is a meat, and the thing frozen describes).
+		{goal: "bake the frozen pizza until hot"},
+		{goal: "melt the frozen butter in a hot pan"},
+		{goal: "microwave the frozen soup until it is hot"},
+		{goal: "cool the hot soup until cold"},
+		{goal: "resize the large image to small"},
+		{goal: "convert the private repo to public"},
+		{goal: "turn the public repo private"},
+		{goal: "thaw the frozen chicken and cook it hot"},
+		{goal: "grill the cold steak until hot"},
+		{goal: "boil the ice until it is hot water"},
+		{goal: "grow the tiny seedling into a huge tree"},
+		{goal: "cook a vegetarian chili with bacon", options: asks("vegetarian", "bacon")},
+		{goal: "resize the icon to be tiny and huge", options: asks("tiny", "huge")},
 	})
 }

@@ -225,7 +225,6 @@ const (
 	fOpener
 	fPrep
 	fCondition
-	fChange
 	fIdiom
 	fTopic
 )
@@ -254,7 +253,6 @@ var listFlags = map[string]flag{
 	"requestOpeners":      fOpener,      // turn such a sentence back into a request ("can you")
 	"prepositions":        fPrep,        // separate two objects; end a noun phrase
 	"conditions":          fCondition,   // end an alternative ("or until")
-	"changeVerbs":         fChange,      // a process that changes a state ("thaw"): no contradiction
 	"idioms":              fIdiom,       // phrases whose words are not concepts ("cold start")
 	"topicWords":          fTopic,       // make what follows in the sentence a topic, not a thing to act on ("about")
 }
@@ -315,7 +313,6 @@ type compiled struct {
 	kindTasks  map[string][]askonce.Task
 	defaultKnd string
 	gateWords  []string // the gating policy's words, if any
-	jaChange   []string // Japanese change verbs, matched by prefix
 }
 
 func (p *Profile) compile() error {
@@ -343,11 +340,7 @@ func (p *Profile) compile() error {
 
 	add := func(words []string, f flag) error {
 		for _, w := range words {
-			if f == fChange && lex.IsJapanese(w) {
-				// A Japanese change verb matches by prefix (冷まして), not by
-				// its kanji stem, which a side word may share (冷たい).
-				c.jaChange = append(c.jaChange, w)
-			} else if err := c.addFlag(w, f); err != nil {
+			if err := c.addFlag(w, f); err != nil {
 				return err
 			}
 		}
