@@ -277,9 +277,16 @@ func thingOf(in *input, g, k int) (int, int) {
 	side := func(j int) bool { // a side of group g; another group's word is a word ("the frozen chicken")
 		return toks[j].e != nil && slices.ContainsFunc(toks[j].e.sides, func(s sideRef) bool { return s.group == g })
 	}
+	// head reports whether the side word at toks[j] heads its own noun
+	// phrase: a determiner opens it and nothing but a preposition follows
+	// ("replace the beef with ...": the beef).
+	head := func(j int) bool {
+		return j > 0 && toks[j-1].e.has(fDet) && toks[j-1].Clause == toks[j].Clause &&
+			(j+1 == len(toks) || toks[j+1].Sentence != toks[j].Sentence || toks[j+1].e.has(fPrep))
+	}
 	noun := func(j int) bool {
 		t := &toks[j]
-		return content(t) && !in.verbs[j] && !t.e.has(fConj|fCue) && !side(j)
+		return content(t) && !in.verbs[j] && !t.e.has(fConj|fCue) && (!side(j) || j != k && head(j))
 	}
 	cued := func(j int) int { // "to" says what the thing is to become: "reschedule the backup to run weekly"
 		if toks[j].Text == "to" {
@@ -321,8 +328,7 @@ func thingOf(in *input, g, k int) (int, int) {
 	// determiner opens it ("replace the beef": the beef), and a phrase
 	// after "with" is part of the thing before it ("a lasagne with
 	// ground beef": the lasagne).
-	if k > 0 && toks[k-1].e.has(fDet) && toks[k-1].Clause == toks[k].Clause &&
-		(k+1 == len(toks) || toks[k+1].Sentence != toks[k].Sentence || toks[k+1].e.has(fPrep)) {
+	if head(k) {
 		return k, attributive
 	}
 	p := k - 1

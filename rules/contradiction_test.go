@@ -168,6 +168,8 @@ func TestContradictionIsTwoOppositeWordsAboutTheSameThing(t *testing.T) {
 		{goal: "grill the cold steak until hot"},
 		{goal: "boil the ice until it is hot water"},
 		{goal: "grow the tiny seedling into a huge tree"},
+		{goal: "evaporate the liquid into gas"},
+		{goal: "condense the gas into a liquid"},
 		{goal: "cook a vegetarian chili with bacon", options: asks("vegetarian", "bacon")},
 		{goal: "resize the icon to be tiny and huge", options: asks("tiny", "huge")},
 	})
