@@ -243,6 +243,8 @@ func sameThing(in *input, g, a, b int) bool {
 	x, xHow := thingOf(in, g, a)
 	y, yHow := thingOf(in, g, b)
 	switch {
+	case in.p.Groups[g].Action && xHow == predicative && yHow == predicative && twoActions(in, a, b):
+		return false // "check the logs every day and archive them weekly"
 	case x < 0 || y < 0:
 		return true
 	case wordKey(in.gt[x].Text) != wordKey(in.gt[y].Text):
@@ -253,6 +255,14 @@ func sameThing(in *input, g, a, b int) bool {
 		return false // "hot food and cold food": two things of one kind
 	}
 	return xHow == yHow || xHow == describedBy || yHow == describedBy
+}
+
+// twoActions reports whether the side words at goal tokens a and b are
+// said in two commands, each with a verb of its own (a side word after
+// "and" is no verb: "send it daily and weekly").
+func twoActions(in *input, a, b int) bool {
+	va, vb := commandOf(in, a), commandOf(in, b)
+	return va >= 0 && vb >= 0 && va != vb && va != a && vb != b
 }
 
 // How a side word describes its thing.
@@ -288,8 +298,8 @@ func thingOf(in *input, g, k int) (int, int) {
 		t := &toks[j]
 		return content(t) && !in.verbs[j] && !t.e.has(fConj|fCue) && (!side(j) || j != k && head(j))
 	}
-	cued := func(j int) int { // "to" says what the thing is to become: "reschedule the backup to run weekly"
-		if toks[j].Text == "to" {
+	cued := func(j int) int { // a purpose says what the thing is to become: "reschedule the backup to run weekly", "so it is big"
+		if toks[j].Text == "to" || toks[j].Text == "so" {
 			return predicative
 		}
 		return describedBy

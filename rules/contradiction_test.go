@@ -172,5 +172,21 @@ func TestContradictionIsTwoOppositeWordsAboutTheSameThing(t *testing.T) {
 		{goal: "condense the gas into a liquid"},
 		{goal: "cook a vegetarian chili with bacon", options: asks("vegetarian", "bacon")},
 		{goal: "resize the icon to be tiny and huge", options: asks("tiny", "huge")},
+		// Sides of an action group (frequency, concurrency) in two
+		// commands are about two actions; a purpose ("so it is big") is
+		// what the thing is to become.
+		{goal: "check the logs every day and archive them weekly"},
+		{goal: "back up the photos every day, and the videos once a week"},
+		{goal: "deploy the services concurrently but migrate the databases one by one"},
+		{goal: "upload the large files in parallel and the small ones sequentially"},
+		{goal: "zoom in on the small text so it is big"},
+		// More different things.
+		{goal: "split the big PR into small commits"},
+		{goal: "replace the large logo with a small one"},
+		{goal: "make a vegetarian lasagne and a beef ragu"},
+		{goal: "take the chicken out of the freezer and put the vegan cheese in the fridge"},
+		{goal: "make the public folder writable and the private one read-only"},
+		{goal: "keep the hot sauce cold"},
+		{goal: "a small bowl with big portions"},
 	})
 }

@@ -98,9 +98,13 @@ type Gating struct {
 // Group is a set of mutually exclusive sides (hot vs cold). A goal that
 // mentions two sides of one group is a contradiction. Cosmetic marks a
 // group about appearance only; its questions carry "cosmetic": true.
+// Action marks a group whose sides say how or when a command is done
+// (daily, in parallel), not what a thing is: said after the object of two
+// commands, they are about two actions.
 type Group struct {
 	Name     string `json:"name"` // the spec key of the settled side
 	Cosmetic bool   `json:"cosmetic,omitempty"`
+	Action   bool   `json:"action,omitempty"`
 	Sides    []Side `json:"sides"`
 }
 
