@@ -6,7 +6,6 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -139,15 +138,7 @@ func NewStoredFloor(b testing.TB, dsn func(path string) string, c *Capture, fres
 // newStoredFloor is NewStoredFloor, or with driverOnly
 // NewStoredDriverFloor.
 func newStoredFloor(b testing.TB, dsn func(path string) string, c *Capture, fresh Fresh, driverOnly bool, without []string) *Floor {
-	db, err := sql.Open("sqlite", dsn(filepath.Join(b.TempDir(), "stored.db")))
-	if err != nil {
-		b.Fatal(err)
-	}
-	db.SetMaxOpenConns(1)
-	db.SetMaxIdleConns(1)
-	db.SetConnMaxLifetime(0)
-	db.SetConnMaxIdleTime(0)
-	b.Cleanup(func() { db.Close() })
+	db := openOne(b, dsn, "stored.db")
 	dropped := map[string]bool{}
 	for _, name := range without {
 		dropped[name] = true
@@ -208,6 +199,7 @@ func newStoredFloor(b testing.TB, dsn func(path string) string, c *Capture, fres
 				s.query = fmt.Sprintf("INSERT INTO %s (%s) VALUES %s", s.table, strings.Join(s.cols, ", "),
 					strings.TrimSuffix(strings.Repeat(row+", ", len(s.args)/len(s.cols)), ", "))
 			}
+			var err error
 			if s.st, err = db.Prepare(s.query); err != nil {
 				b.Fatalf("%s: %v", s.query, err)
 			}

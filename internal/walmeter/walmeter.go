@@ -274,10 +274,10 @@ func NewShapeFloor(b *testing.B, dsn func(path string) string, leaves ...int) *F
 	return p
 }
 
-// openFloor opens a probe's database with tables floor_bench_0 to
-// floor_bench_{tables-1} on one connection.
-func openFloor(b *testing.B, dsn func(path string) string, tables int) *Floor {
-	db, err := sql.Open("sqlite", dsn(filepath.Join(b.TempDir(), "floor.db")))
+// openOne opens a new database file named name in a temporary
+// directory on one connection, kept open, as the store's writer is.
+func openOne(b testing.TB, dsn func(path string) string, name string) *sql.DB {
+	db, err := sql.Open("sqlite", dsn(filepath.Join(b.TempDir(), name)))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -286,6 +286,13 @@ func openFloor(b *testing.B, dsn func(path string) string, tables int) *Floor {
 	db.SetConnMaxLifetime(0)
 	db.SetConnMaxIdleTime(0)
 	b.Cleanup(func() { db.Close() })
+	return db
+}
+
+// openFloor opens a probe's database with tables floor_bench_0 to
+// floor_bench_{tables-1} on one connection.
+func openFloor(b *testing.B, dsn func(path string) string, tables int) *Floor {
+	db := openOne(b, dsn, "floor.db")
 	for i := range tables {
 		if _, err := db.Exec(fmt.Sprintf(`CREATE TABLE floor_bench_%d (id INTEGER PRIMARY KEY, v TEXT NOT NULL) STRICT`, i)); err != nil {
 			b.Fatal(err)
