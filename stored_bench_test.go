@@ -90,24 +90,29 @@ func capturedRoundTrip(b testing.TB, st *sqlite.Store, e *askonce.Engine) (*walm
 
 // jobsColumns returns the positions of the jobs table's columns.
 func jobsColumns(b testing.TB, st *sqlite.Store) map[string]int {
-	rows, err := st.WriteDB().Query(`SELECT name, cid FROM pragma_table_info('jobs')`)
+	return queryMap[int](b, st.WriteDB(), `SELECT name, cid FROM pragma_table_info('jobs')`)
+}
+
+// queryMap returns a query's rows of a name and a value as a map.
+func queryMap[V any](b testing.TB, db *sql.DB, query string) map[string]V {
+	rows, err := db.Query(query)
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer rows.Close()
-	cols := map[string]int{}
+	out := map[string]V{}
 	for rows.Next() {
 		var name string
-		var cid int
-		if err := rows.Scan(&name, &cid); err != nil {
+		var v V
+		if err := rows.Scan(&name, &v); err != nil {
 			b.Fatal(err)
 		}
-		cols[name] = cid
+		out[name] = v
 	}
 	if err := rows.Err(); err != nil {
 		b.Fatal(err)
 	}
-	return cols
+	return out
 }
 
 // BenchmarkRoundTripStoredBytes tells what storing exactly a round
@@ -243,22 +248,5 @@ func TestStoredFloorStoresWhatRoundTripsStore(t *testing.T) {
 // leafBytes returns the payload bytes in the leaf pages of each b-tree
 // of db.
 func leafBytes(t *testing.T, db *sql.DB) map[string]float64 {
-	rows, err := db.Query(`SELECT name, sum(payload) FROM dbstat WHERE pagetype = 'leaf' GROUP BY name`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	out := map[string]float64{}
-	for rows.Next() {
-		var name string
-		var n float64
-		if err := rows.Scan(&name, &n); err != nil {
-			t.Fatal(err)
-		}
-		out[name] = n
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return queryMap[float64](t, db, `SELECT name, sum(payload) FROM dbstat WHERE pagetype = 'leaf' GROUP BY name`)
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/postgres/pgtest"
@@ -129,19 +128,11 @@ func (f *groupFixture) transactions(jobs ...*askonce.Job) int {
 func TestConcurrentChangesShareOneTransaction(t *testing.T) {
 	t.Parallel()
 	f := newGroupFixture(t)
-	wait := func(ch <-chan struct{}, what string) {
-		t.Helper()
-		select {
-		case <-ch:
-		case <-time.After(10 * time.Second):
-			t.Fatalf("no wake-up within 10s of %s", what)
-		}
-	}
 	// Every watch is woken once when the store starts listening: after
 	// that wake-up of a first watch, it listens.
 	first, unwatchFirst := f.s.Watch(f.tenant, "none")
 	defer unwatchFirst()
-	wait(first, "starting to listen")
+	waitWoken(t, first, "starting to listen")
 	var jobs []*askonce.Job
 	var changes []*askonce.Change
 	var writes []func(context.Context) error
@@ -152,7 +143,7 @@ func TestConcurrentChangesShareOneTransaction(t *testing.T) {
 		changed, unwatch := f.s.Watch(f.tenant, id)
 		defer unwatch()
 		j := f.create(id)
-		wait(changed, "a create")
+		waitWoken(t, changed, "a create")
 		watches = append(watches, changed)
 		c := asking(j)
 		jobs, changes = append(jobs, j), append(changes, c)
@@ -171,7 +162,7 @@ func TestConcurrentChangesShareOneTransaction(t *testing.T) {
 		t.Errorf("5 changes committed in %d transactions; want 1", n)
 	}
 	for i, changed := range watches {
-		wait(changed, fmt.Sprintf("the grouped change of job %d", i))
+		waitWoken(t, changed, fmt.Sprintf("the grouped change of job %d", i))
 	}
 	seen := map[int64]bool{}
 	for i, c := range changes {

@@ -25,19 +25,11 @@ func TestWatchWakesOnAnotherStoresCommits(t *testing.T) {
 	}
 	a, b := stores[0], stores[1]
 	ctx := t.Context()
-	wait := func(ch <-chan struct{}, what string) {
-		t.Helper()
-		select {
-		case <-ch:
-		case <-time.After(10 * time.Second):
-			t.Fatalf("no wake-up within 10s of %s", what)
-		}
-	}
 	// Every watch is woken once when b starts listening: after that
 	// wake-up of a first watch, b listens.
 	first, unwatchFirst := b.Watch("t", "none")
 	defer unwatchFirst()
-	wait(first, "b starting to listen")
+	waitWoken(t, first, "b starting to listen")
 
 	// The watch starts before the job exists: started after the create,
 	// it could still receive the create's notification, late, and count
@@ -48,13 +40,13 @@ func TestWatchWakesOnAnotherStoresCommits(t *testing.T) {
 	if err := a.CreateJob(ctx, &askonce.Change{Job: j}); err != nil {
 		t.Fatal(err)
 	}
-	wait(changed, "the create through the other store")
+	waitWoken(t, changed, "the create through the other store")
 	next := j.Clone()
 	next.Title = "renamed"
 	if err := a.UpdateJob(ctx, &askonce.Change{Job: next}); err != nil {
 		t.Fatal(err)
 	}
-	wait(changed, "a commit through the other store")
+	waitWoken(t, changed, "a commit through the other store")
 
 	stale := j.Clone() // version 1; the job is at 2
 	if err := a.UpdateJob(ctx, &askonce.Change{Job: stale}); askonce.ErrorCode(err) != askonce.ECONFLICT {
@@ -63,10 +55,21 @@ func TestWatchWakesOnAnotherStoresCommits(t *testing.T) {
 	if err := a.AddAttempt(ctx, j.TenantID, j.ID, askonce.Attempt{N: 1, Reason: askonce.ReasonInitial, Outcome: askonce.AttemptInvalid}, askonce.Event{}); err != nil {
 		t.Fatal(err)
 	}
-	wait(changed, "an attempt added through the other store")
+	waitWoken(t, changed, "an attempt added through the other store")
 	select {
 	case <-changed:
 		t.Error("two wake-ups for one commit after a failed change: the failed one notified")
 	case <-time.After(300 * time.Millisecond):
+	}
+}
+
+// waitWoken waits for a watch's wake-up on ch, failing the test if none
+// comes within 10 s of what should have caused it.
+func waitWoken(t *testing.T, ch <-chan struct{}, what string) {
+	t.Helper()
+	select {
+	case <-ch:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("no wake-up within 10s of %s", what)
 	}
 }
