@@ -495,13 +495,12 @@ func namedChoices(in *input, f field) []any {
 	slices.SortFunc(ms, func(a, b mention) int { return a.at - b.at })
 	toks := in.gt
 	inCommand := func(i int) bool { return commandOf(in, i) >= 0 }
-	word := func(at int) string { return governor(toks, at) }
-	target := func(i int) bool { return vocab.has("targetPrepositions", word(i)) }
+	target := func(i int) bool { return vocab.has("targetPrepositions", governor(toks, i)) }
 	commanded := slices.ContainsFunc(ms, func(m mention) bool { return inCommand(m.at) })
 	var out []any
 	for a, m := range ms {
 		switch {
-		case toks[m.at].neg || negatedClause(toks, m.at) || vocab.has("valueExcluders", word(m.at)):
+		case toks[m.at].neg || negatedClause(toks, m.at) || vocab.has("valueExcluders", governor(toks, m.at)):
 		case commanded && !inCommand(m.at) && !target(m.at): // a remark; "then to production" is one more target
 		case !target(m.at) && slices.ContainsFunc(ms[a+1:], func(n mention) bool {
 			return toks[n.at].Sentence == toks[m.at].Sentence && target(n.at) && display(n.choice) != display(m.choice)

@@ -46,8 +46,9 @@ func jaNegated(s string) bool {
 	return slices.ContainsFunc(vocab.lists["jaNegativeEndings"], func(e string) bool { return strings.Contains(rest, e) })
 }
 
-// annotate looks every token up in the profile's lexicon (exactly, or by
-// its kanji stem, or a destructive verb that ends the stem: a compound's head) and marks negation, functional cues, quotes and idioms.
+// annotate looks every token up in the profile's lexicon (exactly, by its
+// kanji stem, or by a destructive verb that ends the stem: a compound's
+// head) and marks negation, functional cues, quotes and idioms.
 func (c *compiled) annotate(src string, l layout) []token {
 	toks := tokenize(src)
 	cueClause := -1
