@@ -125,7 +125,7 @@ func (f *groupFixture) transactions(jobs ...*askonce.Job) int {
 // network round trip and one transaction for all of them, whose
 // notifications wake each job's watchers at commit, and each change
 // gets its own results (its version, its events' ids).
-func TestConcurrentChangesShareOneTransaction(t *testing.T) {
+func TestRule12_ConcurrentChangesShareOneTransaction(t *testing.T) {
 	t.Parallel()
 	f := newGroupFixture(t)
 	// Every watch is woken once when the store starts listening: after
@@ -185,7 +185,7 @@ func TestConcurrentChangesShareOneTransaction(t *testing.T) {
 // A change of a group that fails for what it holds (a compare-and-set
 // that lost, a job that exists) fails alone, with the error it gets
 // alone, and the others of its group commit, together.
-func TestGroupedChangeFailsAlone(t *testing.T) {
+func TestRule2_GroupedChangeThatLostItsAskFailsAlone(t *testing.T) {
 	t.Parallel()
 	f := newGroupFixture(t)
 	a := f.create("00000000-0000-7000-8000-000000000001")
