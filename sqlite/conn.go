@@ -18,7 +18,7 @@ func newBase(s *Store) base {
 	return sqlstore.New(sqlstore.Config{
 		Read: readConn{s},
 		Write: func(ctx context.Context, fn func(ctx context.Context, tx sqlstore.Conn) error) error {
-			return s.write(ctx, func(ctx context.Context, tx *sql.Tx) error { return fn(ctx, txConn{s, tx}) })
+			return s.write(ctx, func(ctx context.Context, tx wtx) error { return fn(ctx, txConn{s, tx}) })
 		},
 		Own:         own,
 		Table:       jobTable,
@@ -78,24 +78,6 @@ func (p *prepared) stmt(ctx context.Context, q *sqlstore.Stmt) (*sql.Stmt, error
 	return st, nil
 }
 
-// prepareAll prepares qs now.
-func (p *prepared) prepareAll(ctx context.Context, qs []*sqlstore.Stmt) error {
-	for _, q := range qs {
-		if _, err := p.stmt(ctx, q); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// ready returns q if it is prepared already.
-func (p *prepared) ready(q *sqlstore.Stmt) *sql.Stmt {
-	if st, ok := p.m.Load(q); ok {
-		return st.(*sql.Stmt)
-	}
-	return nil
-}
-
 // all returns every statement prepared so far, for Close.
 func (p *prepared) all() []*sql.Stmt {
 	var out []*sql.Stmt
@@ -144,45 +126,62 @@ func eachRow(rows *sql.Rows, each func(sqlstore.Scanner) error) error {
 	return rows.Err()
 }
 
-// txConn runs sqlstore's statements in a write transaction: the writer's
-// prepared statement (every shared one is, from the start), or the
-// statement's text when it has none.
+// sharedWrites are sqlstore's statements on the writer: those of
+// sqlstore.Shared prepared on its pool at open (for the writes with
+// hooks), any other as its text.
+type sharedWrites struct {
+	s *Store
+	m sync.Map // *sqlstore.Stmt to *wstmt
+}
+
+// prepareAll prepares qs now.
+func (p *sharedWrites) prepareAll(ctx context.Context, qs []*sqlstore.Stmt) error {
+	for _, q := range qs {
+		st, err := p.s.wstmts.add(ctx, p.s.writer, q.In(sqlstore.Question))
+		if err != nil {
+			return err
+		}
+		p.m.Store(q, st)
+	}
+	return nil
+}
+
+// get returns q as a statement of the writer. One not prepared at open
+// is not prepared on the pool now, inside a transaction that holds its
+// one connection: a sqlTx runs its text.
+func (p *sharedWrites) get(q *sqlstore.Stmt) *wstmt {
+	if st, ok := p.m.Load(q); ok {
+		return st.(*wstmt)
+	}
+	st, _ := p.s.wstmts.add(context.Background(), nil, q.In(sqlstore.Question))
+	actual, _ := p.m.LoadOrStore(q, st)
+	return actual.(*wstmt)
+}
+
+// all returns every statement of the writer's pool, for Close.
+func (p *sharedWrites) all() []*wstmt {
+	var out []*wstmt
+	p.m.Range(func(_, st any) bool {
+		out = append(out, st.(*wstmt))
+		return true
+	})
+	return out
+}
+
+// txConn runs sqlstore's statements in a write transaction.
 type txConn struct {
 	s  *Store
-	tx *sql.Tx
+	tx wtx
 }
 
 func (c txConn) QueryRow(ctx context.Context, q *sqlstore.Stmt, args ...any) sqlstore.Scanner {
-	if st := c.s.writeShared.ready(q); st != nil {
-		return c.tx.StmtContext(ctx, st).QueryRowContext(ctx, args...)
-	}
-	return c.tx.QueryRowContext(ctx, q.In(sqlstore.Question), args...)
+	return c.tx.queryRow(ctx, c.s.writeShared.get(q), args...)
 }
 
 func (c txConn) Query(ctx context.Context, q *sqlstore.Stmt, each func(sqlstore.Scanner) error, args ...any) error {
-	var rows *sql.Rows
-	var err error
-	if st := c.s.writeShared.ready(q); st != nil {
-		rows, err = c.tx.StmtContext(ctx, st).QueryContext(ctx, args...)
-	} else {
-		rows, err = c.tx.QueryContext(ctx, q.In(sqlstore.Question), args...)
-	}
-	if err != nil {
-		return err
-	}
-	return eachRow(rows, each)
+	return c.tx.query(ctx, c.s.writeShared.get(q), each, args...)
 }
 
 func (c txConn) Exec(ctx context.Context, q *sqlstore.Stmt, args ...any) (int64, error) {
-	var res sql.Result
-	var err error
-	if st := c.s.writeShared.ready(q); st != nil {
-		res, err = c.tx.StmtContext(ctx, st).ExecContext(ctx, args...)
-	} else {
-		res, err = c.tx.ExecContext(ctx, q.In(sqlstore.Question), args...)
-	}
-	if err != nil {
-		return 0, err
-	}
-	return res.RowsAffected()
+	return c.tx.exec(ctx, c.s.writeShared.get(q), args...)
 }

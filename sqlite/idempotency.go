@@ -15,7 +15,7 @@ import (
 // UPDATE, which the writer runs alone.
 func takeOver(ctx context.Context, tx sqlstore.Conn, rec *askonce.IdempotencyRecord, now any) sqlstore.Scanner {
 	t := tx.(txConn)
-	return t.tx.StmtContext(ctx, t.s.w.takeOverKey).QueryRowContext(ctx, rec.Owner, rec.TenantID, rec.Key, rec.Fingerprint, now)
+	return t.tx.queryRow(ctx, t.s.w.takeOverKey, rec.Owner, rec.TenantID, rec.Key, rec.Fingerprint, now)
 }
 
 // The store has every optional part of askonce.Store.

@@ -12,9 +12,9 @@ import (
 // (see askonce.EventAppender). A job that does not exist is ENOTFOUND.
 func (s *Store) AppendEvent(ctx context.Context, ev askonce.Event) error {
 	now := s.stamp()
-	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err := s.write(ctx, func(ctx context.Context, tx wtx) error {
 		var seq int64
-		err := tx.QueryRowContext(ctx, `SELECT log_seq FROM jobs WHERE tenant_id = ? AND id = ?`, ev.TenantID, ev.JobID).Scan(&seq)
+		err := tx.queryRow(ctx, s.w.logSeq, ev.TenantID, ev.JobID).Scan(&seq)
 		if errors.Is(err, sql.ErrNoRows) {
 			return askonce.Errorf(askonce.ENOTFOUND, "job %s not found", ev.JobID)
 		}

@@ -55,9 +55,11 @@ type Store struct {
 	onNotify   func(ctx context.Context, tx *sql.Tx, job *askonce.Job, ev askonce.QuestionEvent) error
 	linkSecret []byte
 
-	w           writeStmts // the writer's own statements
-	writeShared prepared   // sqlstore's, on the writer
-	readStmts   prepared   // sqlstore's, on the reader pool
+	w           writeStmts   // the writer's own statements
+	writeShared sharedWrites // sqlstore's, on the writer
+	readStmts   prepared     // sqlstore's, on the reader pool
+	wstmts      wstmts       // numbers the writer's statements
+	raw         *rawConn     // the writer's driver connection, with writing held
 
 	commits   atomic.Int64   // write transactions committed, for Commits
 	writes    chan *writeReq // to writeLoop
@@ -316,6 +318,9 @@ func (s *Store) Close() error {
 		// waits for the other process's readers.
 		_, err := s.checkpointer.Exec(`PRAGMA wal_checkpoint(PASSIVE)`)
 		errs = append(errs, err, s.checkpointer.Close())
+	}
+	if s.writer != nil {
+		errs = append(errs, s.closeRaw())
 	}
 	for _, st := range s.statements() {
 		if st != nil {

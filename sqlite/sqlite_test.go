@@ -266,7 +266,7 @@ func TestConcurrentReadsDuringWrites(t *testing.T) {
 
 // batchFixture returns a store with one job, and a write that appends an
 // event of type typ to it.
-func batchFixture(t *testing.T) (*Store, *askonce.Job, func(typ string) func(context.Context, *sql.Tx) error) {
+func batchFixture(t *testing.T) (*Store, *askonce.Job, func(typ string) func(context.Context, wtx) error) {
 	s := openTest(t, Options{})
 	j := storetest.NewJob(storetest.NewTenant())
 	if err := s.CreateJob(t.Context(), &askonce.Change{Job: j}); err != nil {
@@ -276,8 +276,8 @@ func batchFixture(t *testing.T) (*Store, *askonce.Job, func(typ string) func(con
 	if err := s.writer.QueryRowContext(t.Context(), `SELECT log_seq FROM jobs WHERE id = ?`, j.ID).Scan(&seq); err != nil {
 		t.Fatal(err)
 	}
-	appendEvent := func(typ string) func(context.Context, *sql.Tx) error {
-		return func(ctx context.Context, tx *sql.Tx) error {
+	appendEvent := func(typ string) func(context.Context, wtx) error {
+		return func(ctx context.Context, tx wtx) error {
 			_, err := s.appendEvents(ctx, tx, j.TenantID, j.ID, seq, []askonce.Event{{Type: askonce.EventType(typ)}}, time.Unix(0, 1))
 			return err
 		}
@@ -301,35 +301,51 @@ func eventTypesOf(t *testing.T, s *Store, j *askonce.Job) []string {
 // TestBatchedWriteFailsAlone: in a group commit, a failed write is rolled
 // back to its savepoint and the others commit; a write whose context
 // ended before it began is skipped, and one whose context ends while it
-// runs completes.
+// runs completes. On the driver's connection and, when one of the
+// writes calls a hook, in database/sql's transaction alike.
 func TestBatchedWriteFailsAlone(t *testing.T) {
-	s, j, appendEvent := batchFixture(t)
-	boom := errors.New("boom")
-	cancelled, cancel := context.WithCancel(t.Context())
-	cancel()
-	cancelledLater, cancelLater := context.WithCancel(t.Context())
-	batch := []*writeReq{
-		{ctx: t.Context(), fn: appendEvent("one")},
-		{ctx: t.Context(), fn: func(ctx context.Context, tx *sql.Tx) error {
-			if err := appendEvent("failed")(ctx, tx); err != nil {
-				return err
+	for _, hooked := range []bool{false, true} {
+		t.Run(fmt.Sprint("hooked=", hooked), func(t *testing.T) {
+			s, j, appendEvent := batchFixture(t)
+			boom := errors.New("boom")
+			cancelled, cancel := context.WithCancel(t.Context())
+			cancel()
+			cancelledLater, cancelLater := context.WithCancel(t.Context())
+			var ran []string
+			batch := []*writeReq{
+				{ctx: t.Context(), fn: appendEvent("one")},
+				{ctx: t.Context(), fn: func(ctx context.Context, tx wtx) error {
+					if err := appendEvent("failed")(ctx, tx); err != nil {
+						return err
+					}
+					return boom
+				}},
+				{ctx: cancelled, fn: appendEvent("cancelled")},
+				{ctx: t.Context(), sql: hooked, fn: func(ctx context.Context, tx wtx) error {
+					ran = append(ran, fmt.Sprintf("%T", tx))
+					return appendEvent("three")(ctx, tx)
+				}},
+				{ctx: cancelledLater, fn: func(ctx context.Context, tx wtx) error {
+					cancelLater() // the caller gives up mid-write: too late
+					return appendEvent("four")(ctx, tx)
+				}},
 			}
-			return boom
-		}},
-		{ctx: cancelled, fn: appendEvent("cancelled")},
-		{ctx: t.Context(), fn: appendEvent("three")},
-		{ctx: cancelledLater, fn: func(ctx context.Context, tx *sql.Tx) error {
-			cancelLater() // the caller gives up mid-write: too late
-			return appendEvent("four")(ctx, tx)
-		}},
-	}
-	errs := make([]error, len(batch))
-	s.runBatch(batch, errs)
-	if errs[0] != nil || !errors.Is(errs[1], boom) || !errors.Is(errs[2], context.Canceled) || errs[3] != nil || errs[4] != nil {
-		t.Errorf("outcomes %v, want nil, boom, canceled, nil, nil", errs)
-	}
-	if got := eventTypesOf(t, s, j); !slices.Equal(got, []string{"one", "three", "four"}) {
-		t.Errorf("events %v, want one, three and four", got)
+			errs := make([]error, len(batch))
+			s.runBatch(batch, errs)
+			if errs[0] != nil || !errors.Is(errs[1], boom) || !errors.Is(errs[2], context.Canceled) || errs[3] != nil || errs[4] != nil {
+				t.Errorf("outcomes %v, want nil, boom, canceled, nil, nil", errs)
+			}
+			if got := eventTypesOf(t, s, j); !slices.Equal(got, []string{"one", "three", "four"}) {
+				t.Errorf("events %v, want one, three and four", got)
+			}
+			want := "*sqlite.rawConn"
+			if hooked {
+				want = "sqlite.sqlTx"
+			}
+			if !slices.Equal(ran, []string{want}) {
+				t.Errorf("the write ran in %v, want %s", ran, want)
+			}
+		})
 	}
 }
 
@@ -337,30 +353,38 @@ func TestBatchedWriteFailsAlone(t *testing.T) {
 // transaction with it, the writes before it fail and those after it run
 // in a new transaction.
 func TestBatchSurvivesALostTransaction(t *testing.T) {
-	s, j, appendEvent := batchFixture(t)
-	boom := errors.New("boom")
-	batch := []*writeReq{
-		{ctx: t.Context(), fn: appendEvent("lost")},
-		{ctx: t.Context(), fn: func(ctx context.Context, tx *sql.Tx) error {
-			if _, err := tx.Exec(`ROLLBACK`); err != nil {
+	for _, hooked := range []bool{false, true} {
+		t.Run(fmt.Sprint("hooked=", hooked), func(t *testing.T) {
+			s, j, appendEvent := batchFixture(t)
+			rollback, err := s.wstmts.add(t.Context(), nil, `ROLLBACK`)
+			if err != nil {
 				t.Fatal(err)
 			}
-			return boom
-		}},
-		{ctx: t.Context(), fn: appendEvent("two")},
-		{ctx: t.Context(), fn: appendEvent("three")},
-	}
-	errs := make([]error, len(batch))
-	s.runBatch(batch, errs)
-	if errs[0] == nil || errors.Is(errs[0], boom) || !errors.Is(errs[1], boom) || errs[2] != nil || errs[3] != nil {
-		t.Errorf("outcomes %v, want rolled back, boom, nil, nil", errs)
-	}
-	if got := eventTypesOf(t, s, j); !slices.Equal(got, []string{"two", "three"}) {
-		t.Errorf("events %v, want two and three", got)
-	}
-	// The writer is usable afterwards.
-	if err := s.write(t.Context(), appendEvent("after")); err != nil {
-		t.Fatal(err)
+			boom := errors.New("boom")
+			batch := []*writeReq{
+				{ctx: t.Context(), fn: appendEvent("lost")},
+				{ctx: t.Context(), sql: hooked, fn: func(ctx context.Context, tx wtx) error {
+					if _, err := tx.exec(ctx, rollback); err != nil {
+						t.Fatal(err)
+					}
+					return boom
+				}},
+				{ctx: t.Context(), fn: appendEvent("two")},
+				{ctx: t.Context(), fn: appendEvent("three")},
+			}
+			errs := make([]error, len(batch))
+			s.runBatch(batch, errs)
+			if errs[0] == nil || errors.Is(errs[0], boom) || !errors.Is(errs[1], boom) || errs[2] != nil || errs[3] != nil {
+				t.Errorf("outcomes %v, want rolled back, boom, nil, nil", errs)
+			}
+			if got := eventTypesOf(t, s, j); !slices.Equal(got, []string{"two", "three"}) {
+				t.Errorf("events %v, want two and three", got)
+			}
+			// The writer is usable afterwards.
+			if err := s.write(t.Context(), appendEvent("after")); err != nil {
+				t.Fatal(err)
+			}
+		})
 	}
 }
 

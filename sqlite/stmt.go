@@ -114,86 +114,96 @@ func insertLogSQL(n int) string {
 		strings.TrimSuffix(strings.Repeat(row+", ", n), ", ")
 }
 
-// writeStmts are prepared on the writer and used inside its transactions.
+// writeStmts are the writer's statements, used inside its transactions.
 type writeStmts struct {
-	insertJob      *sql.Stmt
-	updateJob      *sql.Stmt
-	selectJob      *sql.Stmt
-	addUsage       *sql.Stmt
-	insertLog      [maxLogRows]*sql.Stmt // insertLog[n-1] inserts n job_log records
-	lastEventID    *sql.Stmt
-	updateFixed    *sql.Stmt
-	updateStatic   *sql.Stmt
-	insertDispatch *sql.Stmt
-	takeOverKey    *sql.Stmt
-	renewPlanning  *sql.Stmt
-	savepoint      *sql.Stmt
-	release        *sql.Stmt
-	rollbackTo     *sql.Stmt
+	insertJob      *wstmt
+	updateJob      *wstmt
+	selectJob      *wstmt
+	addUsage       *wstmt
+	insertLog      [maxLogRows]*wstmt // insertLog[n-1] inserts n job_log records
+	lastEventID    *wstmt
+	logSeq         *wstmt
+	updateFixed    *wstmt
+	updateStatic   *wstmt
+	insertDispatch *wstmt
+	takeOverKey    *wstmt
+	renewPlanning  *wstmt
+	savepoint      *wstmt
+	release        *wstmt
+	rollbackTo     *wstmt
 }
 
-// prepare prepares every fixed statement once. database/sql re-prepares a
-// statement on each new connection of a pool by itself.
+// prepare prepares every fixed statement once on the writer's pool (for
+// the writes with hooks; the driver's connection prepares its own on
+// first use). database/sql re-prepares a statement on each new
+// connection of a pool by itself.
 func (s *Store) prepare(ctx context.Context) error {
 	for _, p := range []struct {
-		db    *sql.DB
-		st    **sql.Stmt
+		st    **wstmt
 		query string
 	}{
-		{s.writer, &s.w.insertJob, insertJobSQL},
-		{s.writer, &s.w.updateJob, updateJobSQL},
-		{s.writer, &s.w.selectJob, selectJobSQL},
-		{s.writer, &s.w.addUsage, `UPDATE jobs SET
+		{&s.w.insertJob, insertJobSQL},
+		{&s.w.updateJob, updateJobSQL},
+		{&s.w.selectJob, selectJobSQL},
+		{&s.w.addUsage, `UPDATE jobs SET
 			prompt_tokens = prompt_tokens + ?, completion_tokens = completion_tokens + ?,
 			cost_usd = cost_usd + ?, attempt_count = attempt_count + 1
 			WHERE tenant_id = ? AND id = ? RETURNING log_seq`},
-		{s.writer, &s.w.lastEventID, lastEventIDSQL},
-		{s.writer, &s.w.updateFixed, updateFixedSQL},
-		{s.writer, &s.w.updateStatic, updateStaticSQL},
+		{&s.w.lastEventID, lastEventIDSQL},
+		{&s.w.logSeq, `SELECT log_seq FROM jobs WHERE tenant_id = ? AND id = ?`},
+		{&s.w.updateFixed, updateFixedSQL},
+		{&s.w.updateStatic, updateStaticSQL},
 		// The rowid refuses a second dispatch of a job.
-		{s.writer, &s.w.insertDispatch, `INSERT INTO job_log (id, at, type) VALUES (?, ?, 'queued')`},
-		{s.writer, &s.w.savepoint, `SAVEPOINT write`},
-		{s.writer, &s.w.release, `RELEASE write`},
-		{s.writer, &s.w.rollbackTo, `ROLLBACK TO write`},
+		{&s.w.insertDispatch, `INSERT INTO job_log (id, at, type) VALUES (?, ?, 'queued')`},
+		{&s.w.savepoint, `SAVEPOINT write`},
+		{&s.w.release, `RELEASE write`},
+		{&s.w.rollbackTo, `ROLLBACK TO write`},
 
 		// An in-flight claim whose owner holds no live lease is taken over.
-		{s.writer, &s.w.takeOverKey, `UPDATE idempotency SET owner = ?
+		{&s.w.takeOverKey, `UPDATE idempotency SET owner = ?
 			WHERE tenant_id = ? AND key = ? AND status = 0 AND fingerprint = ?
 			AND NOT EXISTS (SELECT 1 FROM idempotency_leases l
 				WHERE l.owner = idempotency.owner AND l.expires_at > ?)
 			RETURNING job_id, base_version, created_at`},
-		{s.writer, &s.w.renewPlanning, `UPDATE jobs SET lease_until = ?
+		{&s.w.renewPlanning, `UPDATE jobs SET lease_until = ?
 			WHERE tenant_id = ? AND id = ? AND lease_owner = ?
 			AND status = 'planning' AND mode = 'managed'`},
 	} {
-		st, err := p.db.PrepareContext(ctx, p.query)
+		st, err := s.wstmts.add(ctx, s.writer, p.query)
 		if err != nil {
-			return fmt.Errorf("prepare %q: %w", p.query, err)
+			return err
 		}
 		*p.st = st
 	}
 	for n := range s.w.insertLog {
-		st, err := s.writer.PrepareContext(ctx, insertLogSQL(n+1))
+		st, err := s.wstmts.add(ctx, s.writer, insertLogSQL(n+1))
 		if err != nil {
-			return fmt.Errorf("prepare %q: %w", insertLogSQL(n+1), err)
+			return err
 		}
 		s.w.insertLog[n] = st
 	}
-	s.readStmts.db, s.writeShared.db = s.reader, s.writer
+	s.readStmts.db = s.reader
+	s.writeShared.s = s
 	if err := s.writeShared.prepareAll(ctx, sqlstore.Shared()); err != nil {
 		return fmt.Errorf("prepare: %w", err)
 	}
 	return nil
 }
 
-// statements lists every prepared statement, for Close.
+// statements lists every statement prepared on a pool, for Close.
 func (s *Store) statements() []*sql.Stmt {
-	st := []*sql.Stmt{
+	ws := []*wstmt{
 		s.w.insertJob, s.w.updateJob, s.w.selectJob, s.w.addUsage,
-		s.w.lastEventID, s.w.updateFixed, s.w.updateStatic,
+		s.w.lastEventID, s.w.logSeq, s.w.updateFixed, s.w.updateStatic,
 		s.w.insertDispatch, s.w.takeOverKey, s.w.renewPlanning,
 		s.w.savepoint, s.w.release, s.w.rollbackTo,
 	}
-	st = append(st, s.w.insertLog[:]...)
-	return append(append(st, s.writeShared.all()...), s.readStmts.all()...)
+	ws = append(append(ws, s.w.insertLog[:]...), s.writeShared.all()...)
+	var st []*sql.Stmt
+	for _, w := range ws {
+		if w != nil && w.db != nil {
+			st = append(st, w.db)
+		}
+	}
+	return append(st, s.readStmts.all()...)
 }

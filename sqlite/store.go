@@ -42,9 +42,9 @@ func (s *Store) CreateJob(ctx context.Context, c *askonce.Change) error {
 	hist := sqlstore.HistoryOf(c, now, toNanos)
 
 	var appended []askonce.Event
-	err = s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err = s.writeIn(ctx, s.hooked(c), func(ctx context.Context, tx wtx) error {
 		var seq int64
-		if err := tx.StmtContext(ctx, s.w.insertJob).QueryRowContext(ctx, append(args, ref)...).Scan(&seq); err != nil {
+		if err := tx.queryRow(ctx, s.w.insertJob, append(args, ref)...).Scan(&seq); err != nil {
 			if isConstraint(err, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY, sqlite3.SQLITE_CONSTRAINT_UNIQUE) {
 				return askonce.Errorf(askonce.ECONFLICT, "job %s already exists", job.ID)
 			}
@@ -61,6 +61,13 @@ func (s *Store) CreateJob(ctx context.Context, c *askonce.Change) error {
 	s.watchers.Wake(job.ID)
 	sqlstore.Created(c, ins, appended, hist)
 	return nil
+}
+
+// hooked reports whether writing c calls a hook (Options.OnDispatch,
+// Options.OnNotify), which takes database/sql's transaction: then c is
+// written in one (writeIn).
+func (s *Store) hooked(c *askonce.Change) bool {
+	return (c.Notify != "" && s.onNotify != nil) || (c.Dispatch && s.onDispatch != nil)
 }
 
 // errDispatched is the failed insert of a second dispatch of a job.
@@ -113,13 +120,13 @@ func (s *Store) UpdateJob(ctx context.Context, c *askonce.Change) error {
 		count    int
 		appended []askonce.Event
 	)
-	err = s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err = s.writeIn(ctx, s.hooked(c), func(ctx context.Context, tx wtx) error {
 		var (
 			seq                         int64
 			lastEvent                   sql.NullInt64
 			fixedChanged, staticChanged bool
 		)
-		err := tx.StmtContext(ctx, s.w.updateJob).QueryRowContext(ctx, args...).
+		err := tx.queryRow(ctx, s.w.updateJob, args...).
 			Scan(&version, &usage.PromptTokens, &usage.CompletionTokens, &usage.CostUSD, &count, &seq, &lastEvent, &fixedChanged, &staticChanged)
 		if errors.Is(err, sql.ErrNoRows) {
 			return s.lostUpdate(ctx, tx, j)
@@ -128,12 +135,12 @@ func (s *Store) UpdateJob(ctx context.Context, c *askonce.Change) error {
 			return err
 		}
 		if fixedChanged {
-			if _, err := tx.StmtContext(ctx, s.w.updateFixed).ExecContext(ctx, fixed...); err != nil {
+			if _, err := tx.exec(ctx, s.w.updateFixed, fixed...); err != nil {
 				return err
 			}
 		}
 		if staticChanged {
-			if _, err := tx.StmtContext(ctx, s.w.updateStatic).ExecContext(ctx, static...); err != nil {
+			if _, err := tx.exec(ctx, s.w.updateStatic, static...); err != nil {
 				return err
 			}
 		}
@@ -170,7 +177,7 @@ func resultRef(j *askonce.Job, attempts []askonce.Attempt) (result, attempt any)
 // (a new job's kind 0 record, whose staticColumns values static holds,
 // the attempts, and the events, returned as stored), the history entry
 // hist, the answer link, the notification and the dispatch.
-func (s *Store) writeWith(ctx context.Context, tx *sql.Tx, j *askonce.Job, seq, last int64, static []any, c *askonce.Change, hist *askonce.HistoryEntry, now time.Time) ([]askonce.Event, error) {
+func (s *Store) writeWith(ctx context.Context, tx wtx, j *askonce.Job, seq, last int64, static []any, c *askonce.Change, hist *askonce.HistoryEntry, now time.Time) ([]askonce.Event, error) {
 	var rows logRows
 	rows.args = make([]any, 0, len(logColumns)*(1+len(c.Attempts)+len(c.Events)))
 	if static != nil {
@@ -197,31 +204,39 @@ func (s *Store) writeWith(ctx context.Context, tx *sql.Tx, j *askonce.Job, seq, 
 		}
 	}
 	if r := c.Recalled; r != nil && r.Scope != askonce.MemorySession {
-		if _, err := tx.StmtContext(ctx, s.writeShared.ready(sqlstore.UseMemory)).ExecContext(ctx, j.TenantID, string(r.Scope), r.Project, r.QuestionHash); err != nil {
+		if _, err := tx.exec(ctx, s.writeShared.get(sqlstore.UseMemory), j.TenantID, string(r.Scope), r.Project, r.QuestionHash); err != nil {
 			return nil, fmt.Errorf("count the use of a remembered answer: %w", err)
 		}
 	}
 	if len(c.AnswerLink) > 0 {
-		if _, err := tx.StmtContext(ctx, s.writeShared.ready(sqlstore.InsertLink)).ExecContext(ctx, c.AnswerLink, j.TenantID, j.ID, now.UnixNano()); err != nil {
+		if _, err := tx.exec(ctx, s.writeShared.get(sqlstore.InsertLink), c.AnswerLink, j.TenantID, j.ID, now.UnixNano()); err != nil {
 			return nil, wrap(err, "record answer link")
 		}
 	}
 	if c.Notify != "" && s.onNotify != nil {
-		if err := s.onNotify(ctx, tx, j, c.Notify); err != nil {
+		htx, err := hookTx(tx)
+		if err != nil {
+			return nil, err
+		}
+		if err := s.onNotify(ctx, htx, j, c.Notify); err != nil {
 			return nil, wrap(err, "queue %s notification", c.Notify)
 		}
 	}
 	if c.Dispatch {
-		if _, err := tx.StmtContext(ctx, s.w.insertDispatch).ExecContext(ctx, logID(seq, logDispatch, 0), now.UnixNano()); err != nil {
+		if _, err := tx.exec(ctx, s.w.insertDispatch, logID(seq, logDispatch, 0), now.UnixNano()); err != nil {
 			if isConstraint(err, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY) {
 				return nil, errDispatched
 			}
 			return nil, wrap(err, "queue dispatch")
 		}
 		if s.onDispatch != nil {
+			htx, err := hookTx(tx)
+			if err != nil {
+				return nil, err
+			}
 			queued := *j
 			queued.Dispatch = askonce.DispatchQueued
-			if err := s.onDispatch(ctx, tx, &queued); err != nil {
+			if err := s.onDispatch(ctx, htx, &queued); err != nil {
 				return nil, wrap(err, "queue dispatch")
 			}
 		}
@@ -243,8 +258,8 @@ func (s *Store) writeError(ctx context.Context, err error, j *askonce.Job, forma
 // lostUpdate explains, inside the transaction, why the compare-and-set of
 // j changed no row: the job is gone (ENOTFOUND), or its version moved
 // (ECONFLICT with the stored job).
-func (s *Store) lostUpdate(ctx context.Context, tx *sql.Tx, j *askonce.Job) error {
-	cur, err := scanJob(tx.StmtContext(ctx, s.w.selectJob).QueryRowContext(ctx, j.TenantID, j.ID))
+func (s *Store) lostUpdate(ctx context.Context, tx wtx, j *askonce.Job) error {
+	cur, err := scanJob(tx.queryRow(ctx, s.w.selectJob, j.TenantID, j.ID))
 	if errors.Is(err, sql.ErrNoRows) {
 		return sqlstore.NotFound(j.ID)
 	}
@@ -260,9 +275,9 @@ func (s *Store) lostUpdate(ctx context.Context, tx *sql.Tx, j *askonce.Job) erro
 // job.
 func (s *Store) AddAttempt(ctx context.Context, tenant, jobID string, a askonce.Attempt, ev askonce.Event) error {
 	now := s.stamp()
-	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err := s.write(ctx, func(ctx context.Context, tx wtx) error {
 		var seq int64
-		err := tx.StmtContext(ctx, s.w.addUsage).QueryRowContext(ctx,
+		err := tx.queryRow(ctx, s.w.addUsage,
 			a.Usage.PromptTokens, a.Usage.CompletionTokens, a.Usage.CostUSD, tenant, jobID).Scan(&seq)
 		if errors.Is(err, sql.ErrNoRows) {
 			return sqlstore.NotFound(jobID)
@@ -301,15 +316,10 @@ func (s *Store) RenewLeases(ctx context.Context, r askonce.LeaseRenewal) (int, e
 		return 0, nil
 	}
 	n := 0
-	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err := s.write(ctx, func(ctx context.Context, tx wtx) error {
 		n = 0
-		st := tx.StmtContext(ctx, s.w.renewPlanning)
 		for _, j := range r.Jobs {
-			res, err := st.ExecContext(ctx, leaseArg(r.Until), j.TenantID, j.ID, r.Owner)
-			if err != nil {
-				return err
-			}
-			k, err := res.RowsAffected()
+			k, err := tx.exec(ctx, s.w.renewPlanning, leaseArg(r.Until), j.TenantID, j.ID, r.Owner)
 			if err != nil {
 				return err
 			}
@@ -327,13 +337,13 @@ func (s *Store) RenewLeases(ctx context.Context, r askonce.LeaseRenewal) (int, e
 // returns them as stored: with the job's tenant and id, At (now when
 // zero) and the IDs after the job's last event's, which it reads. The
 // caller copies them back only once the transaction committed.
-func (s *Store) appendEvents(ctx context.Context, tx *sql.Tx, tenant, jobID string, seq int64, events []askonce.Event, now time.Time) ([]askonce.Event, error) {
+func (s *Store) appendEvents(ctx context.Context, tx wtx, tenant, jobID string, seq int64, events []askonce.Event, now time.Time) ([]askonce.Event, error) {
 	if len(events) == 0 {
 		return nil, nil
 	}
 	first := logID(seq, logEvent, 0)
 	var lastID int64
-	err := tx.StmtContext(ctx, s.w.lastEventID).QueryRowContext(ctx, first, logID(seq, logEvent+1, 0)).Scan(&lastID)
+	err := tx.queryRow(ctx, s.w.lastEventID, first, logID(seq, logEvent+1, 0)).Scan(&lastID)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		lastID = first
@@ -414,11 +424,11 @@ func attemptRow(rows *logRows, seq int64, a *askonce.Attempt) error {
 }
 
 // insertLog inserts rows, maxLogRows records a statement.
-func (s *Store) insertLog(ctx context.Context, tx *sql.Tx, rows *logRows) error {
+func (s *Store) insertLog(ctx context.Context, tx wtx, rows *logRows) error {
 	w := len(logColumns)
 	for args := rows.args; len(args) > 0; {
 		n := min(len(args)/w, maxLogRows)
-		if _, err := tx.StmtContext(ctx, s.w.insertLog[n-1]).ExecContext(ctx, args[:w*n]...); err != nil {
+		if _, err := tx.exec(ctx, s.w.insertLog[n-1], args[:w*n]...); err != nil {
 			return err
 		}
 		args = args[w*n:]
@@ -440,17 +450,17 @@ func wrap(err error, format string, args ...any) error {
 
 // upsertHistory keeps hist (if any) in its session's history and, for a
 // project or tenant entry, in that memory.
-func (s *Store) upsertHistory(ctx context.Context, tx *sql.Tx, hist *askonce.HistoryEntry) error {
+func (s *Store) upsertHistory(ctx context.Context, tx wtx, hist *askonce.HistoryEntry) error {
 	if hist == nil {
 		return nil
 	}
-	if _, err := tx.StmtContext(ctx, s.writeShared.ready(sqlstore.UpsertHistory)).ExecContext(ctx,
+	if _, err := tx.exec(ctx, s.writeShared.get(sqlstore.UpsertHistory),
 		hist.TenantID, hist.SessionID, hist.QuestionHash, string(hist.Type),
 		hist.Question, hist.Answer, hist.JobID, hist.At.UnixNano()); err != nil {
 		return wrap(err, "upsert history")
 	}
 	if hist.Scope == askonce.MemoryProject || hist.Scope == askonce.MemoryTenant {
-		if _, err := tx.StmtContext(ctx, s.writeShared.ready(sqlstore.UpsertMemory)).ExecContext(ctx,
+		if _, err := tx.exec(ctx, s.writeShared.get(sqlstore.UpsertMemory),
 			hist.TenantID, string(hist.Scope), hist.Project, hist.QuestionHash, string(hist.Type),
 			hist.Question, hist.Answer, hist.JobID, hist.SessionID, hist.At.UnixNano(), timePtrArg(hist.ExpiresAt)); err != nil {
 			return fmt.Errorf("remember the answer in %s memory: %w", hist.Scope, err)

@@ -2,9 +2,10 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"go.opentelemetry.io/otel"
@@ -59,7 +60,8 @@ var errClosed = errors.New("sqlite store is closed")
 
 type writeReq struct {
 	ctx  context.Context
-	fn   func(ctx context.Context, tx *sql.Tx) error // ctx is never cancelled
+	fn   func(ctx context.Context, tx wtx) error // ctx is never cancelled
+	sql  bool                                    // fn calls a hook: it runs in a sqlTx
 	done chan error
 }
 
@@ -74,7 +76,13 @@ type writeReq struct {
 // Inside a trace, each write is one span, sqlite.write, from queueing to
 // commit; fn's context carries it, so work fn queues (a delivery) joins
 // the trace.
-func (s *Store) write(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx) error) (err error) {
+func (s *Store) write(ctx context.Context, fn func(ctx context.Context, tx wtx) error) error {
+	return s.writeIn(ctx, false, fn)
+}
+
+// writeIn is write; with useSQL, fn calls a hook, which takes a *sql.Tx
+// (hookTx), and runs in database/sql's transaction (inTx).
+func (s *Store) writeIn(ctx context.Context, useSQL bool, fn func(ctx context.Context, tx wtx) error) (err error) {
 	if trace.SpanFromContext(ctx).IsRecording() {
 		// Only inside a trace: a write of its own (a sweep) is not worth
 		// a trace, and with tracing off this costs nothing.
@@ -87,7 +95,7 @@ func (s *Store) write(ctx context.Context, fn func(ctx context.Context, tx *sql.
 			span.End()
 		}()
 	}
-	req := &writeReq{ctx: ctx, fn: fn}
+	req := &writeReq{ctx: ctx, fn: fn, sql: useSQL}
 	if s.queued.Load() == 0 && s.writing.TryLock() {
 		return s.runHere(req)
 	}
@@ -185,87 +193,102 @@ func (s *Store) runAlone(r *writeReq) error {
 	// Transactions are short: they run to the end once begun, which also
 	// spares the driver a goroutine per statement to watch the context.
 	ctx := context.WithoutCancel(r.ctx)
-	tx, err := s.writer.BeginTx(ctx, nil)
+	var ferr error
+	err := s.inTx(ctx, r.sql, func(tx wtx, end driver.Tx) {
+		if ferr = r.fn(ctx, tx); ferr != nil {
+			end.Rollback()
+			return
+		}
+		if err := end.Commit(); err != nil {
+			ferr = fmt.Errorf("commit: %w", err)
+			return
+		}
+		s.commits.Add(1)
+	})
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
-	if err := r.fn(ctx, tx); err != nil {
-		tx.Rollback()
-		return err
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("commit: %w", err)
-	}
-	s.commits.Add(1)
-	return nil
+	return ferr
 }
 
 // runBatch runs several writes in one transaction, each in a savepoint,
-// and sets errs[i] to the outcome of batch[i].
+// and sets errs[i] to the outcome of batch[i]. A write that breaks the
+// transaction ends it (runGroup); those after it start over in a new
+// one.
 func (s *Store) runBatch(batch []*writeReq, errs []error) {
-	if len(batch) == 0 {
-		return
+	for len(batch) > 0 {
+		n := s.runGroup(batch, errs)
+		batch, errs = batch[n:], errs[n:]
 	}
+}
+
+// runGroup runs batch's writes in one transaction, each in a savepoint,
+// until one of them breaks the transaction, sets errs[i] to the outcome
+// of batch[i] and returns how many writes it ran: all of them, or those
+// up to the one that broke it.
+func (s *Store) runGroup(batch []*writeReq, errs []error) int {
 	// The transaction outlives every caller's context: an interrupted
 	// statement would roll back the others' writes too. A write whose
 	// context ended before it began is skipped instead.
 	bg := context.Background()
-	tx, err := s.writer.BeginTx(bg, nil)
+	n := len(batch)
+	useSQL := slices.ContainsFunc(batch, func(r *writeReq) bool { return r.sql })
+	err := s.inTx(bg, useSQL, func(tx wtx, end driver.Tx) {
+		var done []int // the writes that succeeded so far
+		// abort gives up the transaction after batch[i] failed with err
+		// in a way that broke it (SQLite rolls a transaction back by
+		// itself on an I/O error, say): the writes before are lost with
+		// it.
+		abort := func(i int, err error) {
+			end.Rollback()
+			errs[i] = err
+			for _, j := range done {
+				// Not %w: the other write's error (a conflict, say) is
+				// not this one's.
+				errs[j] = fmt.Errorf("rolled back with another write that failed: %v", err)
+			}
+			n = i + 1
+		}
+		for i, r := range batch {
+			if err := r.ctx.Err(); err != nil {
+				errs[i] = err
+				continue
+			}
+			if _, err := tx.exec(bg, s.w.savepoint); err != nil {
+				abort(i, fmt.Errorf("savepoint: %w", err))
+				return
+			}
+			ferr := r.fn(context.WithoutCancel(r.ctx), tx)
+			if ferr != nil {
+				if _, err := tx.exec(bg, s.w.rollbackTo); err != nil {
+					abort(i, ferr)
+					return
+				}
+			}
+			if _, err := tx.exec(bg, s.w.release); err != nil {
+				abort(i, fmt.Errorf("release savepoint: %w", err))
+				return
+			}
+			if ferr != nil {
+				errs[i] = ferr
+				continue
+			}
+			done = append(done, i)
+		}
+		if err := end.Commit(); err != nil {
+			for _, j := range done {
+				errs[j] = fmt.Errorf("commit: %w", err)
+			}
+			return
+		}
+		s.commits.Add(1)
+	})
 	if err != nil {
 		for i := range errs {
 			errs[i] = fmt.Errorf("begin: %w", err)
 		}
-		return
 	}
-	savepoint, release, rollbackTo := tx.Stmt(s.w.savepoint), tx.Stmt(s.w.release), tx.Stmt(s.w.rollbackTo)
-	var done []int // the writes that succeeded so far
-	// abort gives up the transaction after batch[i] failed with err in a
-	// way that broke it (SQLite rolls a transaction back by itself on an
-	// I/O error, say): the writes before are lost with it, and those after
-	// start over in a new one.
-	abort := func(i int, err error) {
-		tx.Rollback()
-		errs[i] = err
-		for _, j := range done {
-			// Not %w: the other write's error (a conflict, say) is
-			// not this one's.
-			errs[j] = fmt.Errorf("rolled back with another write that failed: %v", err)
-		}
-		s.runBatch(batch[i+1:], errs[i+1:])
-	}
-	for i, r := range batch {
-		if err := r.ctx.Err(); err != nil {
-			errs[i] = err
-			continue
-		}
-		if _, err := savepoint.ExecContext(bg); err != nil {
-			abort(i, fmt.Errorf("savepoint: %w", err))
-			return
-		}
-		ferr := r.fn(context.WithoutCancel(r.ctx), tx)
-		if ferr != nil {
-			if _, err := rollbackTo.ExecContext(bg); err != nil {
-				abort(i, ferr)
-				return
-			}
-		}
-		if _, err := release.ExecContext(bg); err != nil {
-			abort(i, fmt.Errorf("release savepoint: %w", err))
-			return
-		}
-		if ferr != nil {
-			errs[i] = ferr
-			continue
-		}
-		done = append(done, i)
-	}
-	if err := tx.Commit(); err != nil {
-		for _, j := range done {
-			errs[j] = fmt.Errorf("commit: %w", err)
-		}
-		return
-	}
-	s.commits.Add(1)
+	return n
 }
 
 // Commits returns the number of write transactions the store committed

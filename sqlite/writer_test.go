@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"runtime"
 	"strings"
 	"sync"
@@ -15,7 +14,7 @@ import (
 func TestLoneWriteRunsOnTheCallersGoroutine(t *testing.T) {
 	s, _, appendEvent := batchFixture(t)
 	var stack string
-	if err := s.write(t.Context(), func(ctx context.Context, tx *sql.Tx) error {
+	if err := s.write(t.Context(), func(ctx context.Context, tx wtx) error {
 		buf := make([]byte, 64<<10)
 		stack = string(buf[:runtime.Stack(buf, false)])
 		return appendEvent("lone")(ctx, tx)

@@ -1,0 +1,421 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"sync"
+	"time"
+
+	"github.com/askonce/askonce/internal/sqlstore"
+)
+
+// A write transaction runs on the writer's driver connection itself
+// (database/sql's Conn.Raw): BEGIN IMMEDIATE, the writer's statements,
+// prepared once on that connection, and COMMIT go to modernc.org/sqlite
+// directly. database/sql's Tx starts a goroutine for every transaction,
+// and for every query inside one, to watch their contexts, and locks,
+// converts and checks on each call: about a tenth of a round trip's CPU
+// (docs/benchmarks.md, "What bounds the round trip"). The statements,
+// the connection and its pragmas are the same, so what is written and
+// how durably are too.
+//
+// A write that calls a hook (Options.OnDispatch, Options.OnNotify) runs
+// in a *sql.Tx as before, since River inserts its jobs in one; so does
+// every write committed together with it. The write functions see both
+// as a wtx.
+
+// wtx runs the statements of a write inside its transaction: the
+// writer's driver connection (*rawConn) or database/sql's transaction
+// (sqlTx).
+type wtx interface {
+	// exec runs st and returns how many rows it changed.
+	exec(ctx context.Context, st *wstmt, args ...any) (int64, error)
+	// queryRow runs st and returns its first row; none is sql.ErrNoRows
+	// when scanned.
+	queryRow(ctx context.Context, st *wstmt, args ...any) sqlstore.Scanner
+	// query calls each for every row st returns.
+	query(ctx context.Context, st *wstmt, each func(sqlstore.Scanner) error, args ...any) error
+}
+
+// A wstmt is a statement of the writer: prepared on database/sql's pool
+// for a sqlTx (db; nil runs its text), and on the driver's connection,
+// on first use, for a rawConn (where id says).
+type wstmt struct {
+	query string
+	db    *sql.Stmt
+	id    int
+}
+
+// wstmts numbers the writer's statements (wstmt.id).
+type wstmts struct {
+	mu sync.Mutex
+	n  int
+}
+
+// add returns query as a statement of the writer, prepared on db's pool
+// when db is not nil.
+func (w *wstmts) add(ctx context.Context, db *sql.DB, query string) (*wstmt, error) {
+	st := &wstmt{query: query}
+	if db != nil {
+		var err error
+		if st.db, err = db.PrepareContext(ctx, query); err != nil {
+			return nil, fmt.Errorf("prepare %q: %w", query, err)
+		}
+	}
+	w.mu.Lock()
+	st.id = w.n
+	w.n++
+	w.mu.Unlock()
+	return st, nil
+}
+
+// sqlTx is a wtx on database/sql's transaction, for the hooks.
+type sqlTx struct{ tx *sql.Tx }
+
+func (t sqlTx) exec(ctx context.Context, st *wstmt, args ...any) (int64, error) {
+	var res sql.Result
+	var err error
+	if st.db != nil {
+		res, err = t.tx.StmtContext(ctx, st.db).ExecContext(ctx, args...)
+	} else {
+		res, err = t.tx.ExecContext(ctx, st.query, args...)
+	}
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
+func (t sqlTx) queryRow(ctx context.Context, st *wstmt, args ...any) sqlstore.Scanner {
+	if st.db != nil {
+		return t.tx.StmtContext(ctx, st.db).QueryRowContext(ctx, args...)
+	}
+	return t.tx.QueryRowContext(ctx, st.query, args...)
+}
+
+func (t sqlTx) query(ctx context.Context, st *wstmt, each func(sqlstore.Scanner) error, args ...any) error {
+	var rows *sql.Rows
+	var err error
+	if st.db != nil {
+		rows, err = t.tx.StmtContext(ctx, st.db).QueryContext(ctx, args...)
+	} else {
+		rows, err = t.tx.QueryContext(ctx, st.query, args...)
+	}
+	if err != nil {
+		return err
+	}
+	return eachRow(rows, each)
+}
+
+// hookTx is the *sql.Tx a hook takes: a write that calls one runs in
+// database/sql's transaction (writeReq.sql).
+func hookTx(tx wtx) (*sql.Tx, error) {
+	t, ok := tx.(sqlTx)
+	if !ok {
+		return nil, errors.New("sqlite: a hook called outside a database/sql transaction")
+	}
+	return t.tx, nil
+}
+
+// rawConn is a wtx on the writer's driver connection dc, with the
+// writer's statements prepared on it. Whoever holds dc (Conn.Raw) uses
+// it, one at a time.
+type rawConn struct {
+	dc    any
+	stmts []driver.Stmt // by wstmt.id
+	named []driver.NamedValue
+}
+
+// rawFor returns the rawConn of the driver connection dc: the one kept,
+// unless the pool replaced its connection (it does after a connection
+// broke), whose statements went with it.
+func (s *Store) rawFor(dc any) *rawConn {
+	if s.raw == nil || s.raw.dc != dc {
+		s.raw = &rawConn{dc: dc}
+	}
+	return s.raw
+}
+
+// inTx begins a write transaction on the writer and calls fn with it;
+// fn ends it with end. With useSQL the transaction is database/sql's,
+// else it runs on the driver's connection. The error is BEGIN's.
+func (s *Store) inTx(ctx context.Context, useSQL bool, fn func(tx wtx, end driver.Tx)) error {
+	if useSQL {
+		tx, err := s.writer.BeginTx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		fn(sqlTx{tx}, tx)
+		return nil
+	}
+	conn, err := s.writer.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	return conn.Raw(func(dc any) error {
+		begin, ok := dc.(driver.ConnBeginTx)
+		if !ok {
+			return fmt.Errorf("sqlite: driver connection %T cannot begin a transaction", dc)
+		}
+		// The connection's _txlock makes this BEGIN IMMEDIATE (dsn).
+		tx, err := begin.BeginTx(ctx, driver.TxOptions{})
+		if err != nil {
+			return err
+		}
+		fn(s.rawFor(dc), tx)
+		return nil
+	})
+}
+
+// closeRaw closes the statements prepared on the writer's driver
+// connection.
+func (s *Store) closeRaw() error {
+	if s.raw == nil {
+		return nil
+	}
+	conn, err := s.writer.Conn(context.Background())
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	return conn.Raw(func(dc any) error {
+		var errs []error
+		if s.raw.dc == dc {
+			for _, st := range s.raw.stmts {
+				if st != nil {
+					errs = append(errs, st.Close())
+				}
+			}
+		}
+		s.raw = nil
+		return errors.Join(errs...)
+	})
+}
+
+// stmt returns st prepared on c's connection.
+func (c *rawConn) stmt(ctx context.Context, st *wstmt) (driver.Stmt, error) {
+	if st.id < len(c.stmts) && c.stmts[st.id] != nil {
+		return c.stmts[st.id], nil
+	}
+	p, ok := c.dc.(driver.ConnPrepareContext)
+	if !ok {
+		return nil, fmt.Errorf("sqlite: driver connection %T cannot prepare", c.dc)
+	}
+	ds, err := p.PrepareContext(ctx, st.query)
+	if err != nil {
+		return nil, err
+	}
+	for st.id >= len(c.stmts) {
+		c.stmts = append(c.stmts, nil)
+	}
+	c.stmts[st.id] = ds
+	return ds, nil
+}
+
+// bind returns args as the driver takes them, as database/sql converts
+// them: a driver.Valuer's value, an int as int64, a named type as its
+// kind.
+func (c *rawConn) bind(args []any) ([]driver.NamedValue, error) {
+	named := c.named[:0]
+	for i, a := range args {
+		var v driver.Value
+		switch a := a.(type) {
+		case nil, int64, float64, bool, string, []byte, time.Time:
+			v = a
+		case int:
+			v = int64(a)
+		default:
+			var err error
+			if v, err = driver.DefaultParameterConverter.ConvertValue(a); err != nil {
+				return nil, fmt.Errorf("sql: converting argument $%d type: %w", i+1, err)
+			}
+		}
+		named = append(named, driver.NamedValue{Ordinal: i + 1, Value: v})
+	}
+	c.named = named
+	return named, nil
+}
+
+// unbind lets go of the last statement's arguments.
+func (c *rawConn) unbind() { clear(c.named) }
+
+func (c *rawConn) exec(ctx context.Context, st *wstmt, args ...any) (int64, error) {
+	ds, err := c.stmt(ctx, st)
+	if err != nil {
+		return 0, err
+	}
+	named, err := c.bind(args)
+	if err != nil {
+		return 0, err
+	}
+	defer c.unbind()
+	res, err := ds.(driver.StmtExecContext).ExecContext(ctx, named)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
+// rows runs st and returns its rows, which the caller closes.
+func (c *rawConn) rows(ctx context.Context, st *wstmt, args []any) (driver.Rows, error) {
+	ds, err := c.stmt(ctx, st)
+	if err != nil {
+		return nil, err
+	}
+	named, err := c.bind(args)
+	if err != nil {
+		return nil, err
+	}
+	defer c.unbind()
+	return ds.(driver.StmtQueryContext).QueryContext(ctx, named)
+}
+
+func (c *rawConn) queryRow(ctx context.Context, st *wstmt, args ...any) sqlstore.Scanner {
+	rows, err := c.rows(ctx, st, args)
+	if err != nil {
+		return sqlstore.ErrRow{Err: err}
+	}
+	row := make(rawRow, len(rows.Columns()))
+	err = rows.Next(row)
+	if cerr := rows.Close(); err == nil {
+		err = cerr
+	}
+	if err == io.EOF {
+		err = sql.ErrNoRows
+	}
+	if err != nil {
+		return sqlstore.ErrRow{Err: err}
+	}
+	return row
+}
+
+func (c *rawConn) query(ctx context.Context, st *wstmt, each func(sqlstore.Scanner) error, args ...any) (err error) {
+	rows, err := c.rows(ctx, st, args)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := rows.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	row := make(rawRow, len(rows.Columns()))
+	for {
+		switch err := rows.Next(row); err {
+		case nil:
+		case io.EOF:
+			return nil
+		default:
+			return err
+		}
+		if err := each(row); err != nil {
+			return err
+		}
+	}
+}
+
+// rawRow is a row the driver returned, scanned as database/sql scans:
+// into a sql.Scanner, or a pointer to a string, []byte, integer, float,
+// bool or any (convert).
+type rawRow []driver.Value
+
+func (r rawRow) Scan(dest ...any) error {
+	if len(dest) != len(r) {
+		return fmt.Errorf("sql: expected %d destination arguments in Scan, not %d", len(r), len(dest))
+	}
+	for i, d := range dest {
+		if err := convert(d, r[i]); err != nil {
+			return fmt.Errorf("sql: Scan error on column index %d: %w", i, err)
+		}
+	}
+	return nil
+}
+
+// convert stores the driver's value src (int64, float64, bool, []byte,
+// string, time.Time or nil) in dest, as database/sql's Scan does for
+// these kinds of destination; others are an error.
+func convert(dest, src any) error {
+	switch d := dest.(type) {
+	case sql.Scanner:
+		return d.Scan(src)
+	case *any:
+		if b, ok := src.([]byte); ok {
+			src = append([]byte(nil), b...)
+		}
+		*d = src
+		return nil
+	case *[]byte:
+		switch s := src.(type) {
+		case nil:
+			*d = nil
+			return nil
+		case []byte:
+			// The driver copied it out of SQLite: the row's own.
+			*d = s
+			return nil
+		case string:
+			*d = []byte(s)
+			return nil
+		}
+	case *string:
+		switch s := src.(type) {
+		case string:
+			*d = s
+			return nil
+		case []byte:
+			*d = string(s)
+			return nil
+		}
+	case *int64:
+		if s, ok := src.(int64); ok {
+			*d = s
+			return nil
+		}
+	case *float64:
+		switch s := src.(type) {
+		case float64:
+			*d = s
+			return nil
+		case int64:
+			*d = float64(s)
+			return nil
+		}
+	case *bool:
+		if src != nil {
+			b, err := driver.Bool.ConvertValue(src)
+			if err != nil {
+				return err
+			}
+			*d = b.(bool)
+			return nil
+		}
+	}
+	// An integer or string of another type (int, a named type).
+	dv := reflect.ValueOf(dest)
+	if dv.Kind() == reflect.Pointer && !dv.IsNil() && src != nil {
+		e := dv.Elem()
+		switch e.Kind() {
+		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+			if s, ok := src.(int64); ok && !e.OverflowInt(s) {
+				e.SetInt(s)
+				return nil
+			}
+		case reflect.String:
+			switch s := src.(type) {
+			case string:
+				e.SetString(s)
+				return nil
+			case []byte:
+				e.SetString(string(s))
+				return nil
+			}
+		}
+	}
+	return fmt.Errorf("unsupported Scan, storing driver.Value type %T into type %T", src, dest)
+}
