@@ -178,8 +178,9 @@ func (c txConn) QueryRow(ctx context.Context, q *sqlstore.Stmt, args ...any) sql
 	return c.tx.queryRow(ctx, c.s.writeShared.get(q), args...)
 }
 
-func (c txConn) Query(ctx context.Context, q *sqlstore.Stmt, each func(sqlstore.Scanner) error, args ...any) error {
-	return c.tx.query(ctx, c.s.writeShared.get(q), each, args...)
+// Query is no write's: a write reads a row at a time (QueryRow).
+func (txConn) Query(context.Context, *sqlstore.Stmt, func(sqlstore.Scanner) error, ...any) error {
+	return errors.New("a query of many rows in a write transaction")
 }
 
 func (c txConn) Exec(ctx context.Context, q *sqlstore.Stmt, args ...any) (int64, error) {

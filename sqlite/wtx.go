@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"database/sql/driver"
@@ -8,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"strconv"
 	"sync"
 	"time"
 
@@ -38,8 +40,6 @@ type wtx interface {
 	// queryRow runs st and returns its first row; none is sql.ErrNoRows
 	// when scanned.
 	queryRow(ctx context.Context, st *wstmt, args ...any) sqlstore.Scanner
-	// query calls each for every row st returns.
-	query(ctx context.Context, st *wstmt, each func(sqlstore.Scanner) error, args ...any) error
 }
 
 // A wstmt is a statement of the writer: prepared on database/sql's pool
@@ -96,20 +96,6 @@ func (t sqlTx) queryRow(ctx context.Context, st *wstmt, args ...any) sqlstore.Sc
 		return t.tx.StmtContext(ctx, st.db).QueryRowContext(ctx, args...)
 	}
 	return t.tx.QueryRowContext(ctx, st.query, args...)
-}
-
-func (t sqlTx) query(ctx context.Context, st *wstmt, each func(sqlstore.Scanner) error, args ...any) error {
-	var rows *sql.Rows
-	var err error
-	if st.db != nil {
-		rows, err = t.tx.StmtContext(ctx, st.db).QueryContext(ctx, args...)
-	} else {
-		rows, err = t.tx.QueryContext(ctx, st.query, args...)
-	}
-	if err != nil {
-		return err
-	}
-	return eachRow(rows, each)
 }
 
 // hookTx is the *sql.Tx a hook takes: a write that calls one runs in
@@ -262,22 +248,17 @@ func (c *rawConn) exec(ctx context.Context, st *wstmt, args ...any) (int64, erro
 	return res.RowsAffected()
 }
 
-// rows runs st and returns its rows, which the caller closes.
-func (c *rawConn) rows(ctx context.Context, st *wstmt, args []any) (driver.Rows, error) {
+func (c *rawConn) queryRow(ctx context.Context, st *wstmt, args ...any) sqlstore.Scanner {
 	ds, err := c.stmt(ctx, st)
 	if err != nil {
-		return nil, err
+		return sqlstore.ErrRow{Err: err}
 	}
 	named, err := c.bind(args)
 	if err != nil {
-		return nil, err
+		return sqlstore.ErrRow{Err: err}
 	}
 	defer c.unbind()
-	return ds.(driver.StmtQueryContext).QueryContext(ctx, named)
-}
-
-func (c *rawConn) queryRow(ctx context.Context, st *wstmt, args ...any) sqlstore.Scanner {
-	rows, err := c.rows(ctx, st, args)
+	rows, err := ds.(driver.StmtQueryContext).QueryContext(ctx, named)
 	if err != nil {
 		return sqlstore.ErrRow{Err: err}
 	}
@@ -295,34 +276,8 @@ func (c *rawConn) queryRow(ctx context.Context, st *wstmt, args ...any) sqlstore
 	return row
 }
 
-func (c *rawConn) query(ctx context.Context, st *wstmt, each func(sqlstore.Scanner) error, args ...any) (err error) {
-	rows, err := c.rows(ctx, st, args)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if cerr := rows.Close(); err == nil {
-			err = cerr
-		}
-	}()
-	row := make(rawRow, len(rows.Columns()))
-	for {
-		switch err := rows.Next(row); err {
-		case nil:
-		case io.EOF:
-			return nil
-		default:
-			return err
-		}
-		if err := each(row); err != nil {
-			return err
-		}
-	}
-}
-
-// rawRow is a row the driver returned, scanned as database/sql scans:
-// into a sql.Scanner, or a pointer to a string, []byte, integer, float,
-// bool or any (convert).
+// rawRow is a row the driver returned, scanned as database/sql scans
+// (convert).
 type rawRow []driver.Value
 
 func (r rawRow) Scan(dest ...any) error {
@@ -338,84 +293,120 @@ func (r rawRow) Scan(dest ...any) error {
 }
 
 // convert stores the driver's value src (int64, float64, bool, []byte,
-// string, time.Time or nil) in dest, as database/sql's Scan does for
-// these kinds of destination; others are an error.
+// string, time.Time or nil) in dest as database/sql's Scan does: into a
+// sql.Scanner, an any, or a pointer to a string, []byte, bool, integer
+// or float (a number as text, text as a number). The store's scans take
+// the first cases.
 func convert(dest, src any) error {
 	switch d := dest.(type) {
 	case sql.Scanner:
 		return d.Scan(src)
-	case *any:
-		if b, ok := src.([]byte); ok {
-			src = append([]byte(nil), b...)
+	case *int64:
+		if v, ok := src.(int64); ok {
+			*d = v
+			return nil
 		}
-		*d = src
-		return nil
+	case *string:
+		switch v := src.(type) {
+		case string:
+			*d = v
+			return nil
+		case []byte:
+			*d = string(v)
+			return nil
+		case int64, float64, bool:
+			*d = asString(v)
+			return nil
+		}
 	case *[]byte:
-		switch s := src.(type) {
+		switch v := src.(type) {
 		case nil:
 			*d = nil
 			return nil
 		case []byte:
 			// The driver copied it out of SQLite: the row's own.
-			*d = s
+			*d = v
 			return nil
 		case string:
-			*d = []byte(s)
+			*d = []byte(v)
+			return nil
+		case int64, float64, bool:
+			*d = []byte(asString(v))
 			return nil
 		}
-	case *string:
-		switch s := src.(type) {
-		case string:
-			*d = s
-			return nil
-		case []byte:
-			*d = string(s)
-			return nil
+	case *any:
+		if v, ok := src.([]byte); ok {
+			src = bytes.Clone(v)
 		}
-	case *int64:
-		if s, ok := src.(int64); ok {
-			*d = s
-			return nil
-		}
-	case *float64:
-		switch s := src.(type) {
-		case float64:
-			*d = s
-			return nil
-		case int64:
-			*d = float64(s)
-			return nil
-		}
+		*d = src
+		return nil
 	case *bool:
 		if src != nil {
-			b, err := driver.Bool.ConvertValue(src)
+			v, err := driver.Bool.ConvertValue(src)
 			if err != nil {
-				return err
+				return fmt.Errorf("converting driver.Value type %T (%q) to a bool: %w", src, asString(src), err)
 			}
-			*d = b.(bool)
+			*d = v.(bool)
 			return nil
 		}
 	}
-	// An integer or string of another type (int, a named type).
 	dv := reflect.ValueOf(dest)
-	if dv.Kind() == reflect.Pointer && !dv.IsNil() && src != nil {
-		e := dv.Elem()
-		switch e.Kind() {
-		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-			if s, ok := src.(int64); ok && !e.OverflowInt(s) {
-				e.SetInt(s)
-				return nil
-			}
-		case reflect.String:
-			switch s := src.(type) {
-			case string:
-				e.SetString(s)
-				return nil
-			case []byte:
-				e.SetString(string(s))
-				return nil
-			}
+	if dv.Kind() != reflect.Pointer || dv.IsNil() {
+		return errors.New("destination not a pointer")
+	}
+	e := dv.Elem()
+	if src == nil {
+		return fmt.Errorf("converting NULL to %s is unsupported", e.Kind())
+	}
+	switch e.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		i, err := strconv.ParseInt(asString(src), 10, e.Type().Bits())
+		if err != nil {
+			return fmt.Errorf("converting driver.Value type %T (%q) to a %s: %w", src, asString(src), e.Kind(), err)
+		}
+		e.SetInt(i)
+		return nil
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		u, err := strconv.ParseUint(asString(src), 10, e.Type().Bits())
+		if err != nil {
+			return fmt.Errorf("converting driver.Value type %T (%q) to a %s: %w", src, asString(src), e.Kind(), err)
+		}
+		e.SetUint(u)
+		return nil
+	case reflect.Float32, reflect.Float64:
+		f, err := strconv.ParseFloat(asString(src), e.Type().Bits())
+		if err != nil {
+			return fmt.Errorf("converting driver.Value type %T (%q) to a %s: %w", src, asString(src), e.Kind(), err)
+		}
+		e.SetFloat(f)
+		return nil
+	case reflect.String:
+		switch v := src.(type) {
+		case string:
+			e.SetString(v)
+			return nil
+		case []byte:
+			e.SetString(string(v))
+			return nil
 		}
 	}
 	return fmt.Errorf("unsupported Scan, storing driver.Value type %T into type %T", src, dest)
+}
+
+// asString is src as text, as database/sql writes a number into a
+// string.
+func asString(src any) string {
+	switch v := src.(type) {
+	case string:
+		return v
+	case []byte:
+		return string(v)
+	case int64:
+		return strconv.FormatInt(v, 10)
+	case float64:
+		return strconv.FormatFloat(v, 'g', -1, 64)
+	case bool:
+		return strconv.FormatBool(v)
+	}
+	return fmt.Sprintf("%v", src)
 }

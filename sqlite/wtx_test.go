@@ -1,0 +1,89 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"reflect"
+	"testing"
+
+	"github.com/askonce/askonce/internal/sqlstore"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+// A write on the driver's connection scans what database/sql's Scan
+// would: every value SQLite returns (integer, real, text, blob, NULL)
+// into every kind of destination the store reads into, with the same
+// value or, where database/sql refuses, an error too.
+func TestRawRowScansAsDatabaseSQLDoes(t *testing.T) {
+	s := openTest(t, Options{})
+	type named string
+	columns := []string{"42", "-7", "1.5", "'text'", "'1'", "x'0102'", "x''", "NULL", "0", "1"}
+	dests := []func() any{
+		func() any { return new(int64) },
+		func() any { return new(int) },
+		func() any { return new(float64) },
+		func() any { return new(bool) },
+		func() any { return new(string) },
+		func() any { return new(named) },
+		func() any { return new([]byte) },
+		func() any { return new(any) },
+		func() any { return new(sql.NullString) },
+		func() any { return new(sql.NullInt64) },
+		func() any { return new(sqlstore.Time) },
+	}
+	for _, col := range columns {
+		st, err := s.wstmts.add(t.Context(), nil, "SELECT "+col)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, dest := range dests {
+			want, got := dest(), dest()
+			werr := s.writer.QueryRowContext(t.Context(), st.query).Scan(want)
+			var gerr error
+			if err := s.write(t.Context(), func(ctx context.Context, tx wtx) error {
+				if _, ok := tx.(*rawConn); !ok {
+					return fmt.Errorf("the write ran in %T", tx)
+				}
+				gerr = tx.queryRow(ctx, st, nil...).Scan(got)
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			switch {
+			case (werr == nil) != (gerr == nil):
+				t.Errorf("SELECT %s into %T: error %v, database/sql's %v", col, got, gerr, werr)
+			case werr == nil && !reflect.DeepEqual(got, want):
+				t.Errorf("SELECT %s into %T: %#v, database/sql's %#v", col, got, reflect.ValueOf(got).Elem(), reflect.ValueOf(want).Elem())
+			}
+		}
+	}
+}
+
+// A statement that returns no row scans as sql.ErrNoRows, and one that
+// fails (a constraint) as its error, on the driver's connection as in
+// database/sql's transaction.
+func TestRawQueryRowErrors(t *testing.T) {
+	s := openTest(t, Options{})
+	none, err := s.wstmts.add(t.Context(), nil, "SELECT 1 WHERE 0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dup, err := s.wstmts.add(t.Context(), nil, "INSERT INTO leaders (name, owner, until) VALUES ('x', 'a', 1), ('x', 'b', 1) RETURNING owner")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v int64
+	if err := s.write(t.Context(), func(ctx context.Context, tx wtx) error {
+		if err := tx.queryRow(ctx, none).Scan(&v); err != sql.ErrNoRows {
+			t.Errorf("no row: %v, want sql.ErrNoRows", err)
+		}
+		var owner string
+		if err := tx.queryRow(ctx, dup).Scan(&owner); err == nil || !isConstraint(err, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY, sqlite3.SQLITE_CONSTRAINT_UNIQUE) {
+			t.Errorf("a second row of one key: %v, want a constraint error", err)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
