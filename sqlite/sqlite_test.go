@@ -321,7 +321,7 @@ func TestBatchedWriteFailsAlone(t *testing.T) {
 					return boom
 				}},
 				{ctx: cancelled, fn: appendEvent("cancelled")},
-				{ctx: t.Context(), sql: hooked, fn: func(ctx context.Context, tx wtx) error {
+				{ctx: t.Context(), hooked: hooked, fn: func(ctx context.Context, tx wtx) error {
 					ran = append(ran, fmt.Sprintf("%T", tx))
 					return appendEvent("three")(ctx, tx)
 				}},
@@ -363,7 +363,7 @@ func TestBatchSurvivesALostTransaction(t *testing.T) {
 			boom := errors.New("boom")
 			batch := []*writeReq{
 				{ctx: t.Context(), fn: appendEvent("lost")},
-				{ctx: t.Context(), sql: hooked, fn: func(ctx context.Context, tx wtx) error {
+				{ctx: t.Context(), hooked: hooked, fn: func(ctx context.Context, tx wtx) error {
 					if _, err := tx.exec(ctx, rollback); err != nil {
 						t.Fatal(err)
 					}

@@ -59,10 +59,10 @@ const batchWindow = 100 * time.Microsecond
 var errClosed = errors.New("sqlite store is closed")
 
 type writeReq struct {
-	ctx  context.Context
-	fn   func(ctx context.Context, tx wtx) error // ctx is never cancelled
-	sql  bool                                    // fn calls a hook: it runs in a sqlTx
-	done chan error
+	ctx    context.Context
+	fn     func(ctx context.Context, tx wtx) error // ctx is never cancelled
+	hooked bool                                    // fn calls a hook: it runs in a sqlTx
+	done   chan error
 }
 
 // write runs fn in a write transaction (BEGIN IMMEDIATE) and returns once
@@ -95,7 +95,7 @@ func (s *Store) writeIn(ctx context.Context, useSQL bool, fn func(ctx context.Co
 			span.End()
 		}()
 	}
-	req := &writeReq{ctx: ctx, fn: fn, sql: useSQL}
+	req := &writeReq{ctx: ctx, fn: fn, hooked: useSQL}
 	if s.queued.Load() == 0 && s.writing.TryLock() {
 		return s.runHere(req)
 	}
@@ -194,7 +194,7 @@ func (s *Store) runAlone(r *writeReq) error {
 	// spares the driver a goroutine per statement to watch the context.
 	ctx := context.WithoutCancel(r.ctx)
 	var ferr error
-	err := s.inTx(ctx, r.sql, func(tx wtx, end driver.Tx) {
+	err := s.inTx(ctx, r.hooked, func(tx wtx, end driver.Tx) {
 		if ferr = r.fn(ctx, tx); ferr != nil {
 			end.Rollback()
 			return
@@ -232,7 +232,7 @@ func (s *Store) runGroup(batch []*writeReq, errs []error) int {
 	// context ended before it began is skipped instead.
 	bg := context.Background()
 	n := len(batch)
-	useSQL := slices.ContainsFunc(batch, func(r *writeReq) bool { return r.sql })
+	useSQL := slices.ContainsFunc(batch, func(r *writeReq) bool { return r.hooked })
 	err := s.inTx(bg, useSQL, func(tx wtx, end driver.Tx) {
 		var done []int // the writes that succeeded so far
 		// abort gives up the transaction after batch[i] failed with err

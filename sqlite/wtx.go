@@ -99,7 +99,7 @@ func (t sqlTx) queryRow(ctx context.Context, st *wstmt, args ...any) sqlstore.Sc
 }
 
 // hookTx is the *sql.Tx a hook takes: a write that calls one runs in
-// database/sql's transaction (writeReq.sql).
+// database/sql's transaction (writeReq.hooked).
 func hookTx(tx wtx) (*sql.Tx, error) {
 	t, ok := tx.(sqlTx)
 	if !ok {
