@@ -131,14 +131,20 @@ func (n name) holds(key string) bool {
 }
 
 // stem is an English word without a possessive, the ending of a participle, a
-// comparative or a material (-ed, -er, -est, -en), a doubled consonant
-// before it and a final e: "canned" and "can" are "can", "larger" and
-// "large" are "larg".
+// comparative, a material or a doer (-ed, -er, -est, -en), a doubled
+// consonant before it and a final e, an irregular participle as its verb
+// and a final y as i: "canned" and "can" are "can", "larger" and "large"
+// are "larg", "frozen" and "freezer" are "freez", "dried" and "dryer"
+// are "dri". Words of one family are one word: a thing the goal says is
+// in the freezer is the frozen one.
 func stem(w string) string {
 	if lex.IsJapanese(w) {
 		return w
 	}
 	w = strings.TrimRight(strings.TrimSuffix(strings.TrimSuffix(w, "'s"), "’s"), "'’") // an owner: "Leo's" (key leo') and "Leo"
+	if base, ok := irregular[w]; ok {
+		w = base
+	}
 	for _, end := range []string{"est", "er", "ed", "en"} {
 		if n := len(w) - len(end); n > 2 && strings.HasSuffix(w, end) {
 			if w = w[:n]; w[n-1] == w[n-2] {
@@ -147,8 +153,24 @@ func stem(w string) string {
 			break
 		}
 	}
-	return strings.TrimSuffix(w, "e")
+	w = strings.TrimSuffix(w, "e")
+	if n := len(w); n > 2 && w[n-1] == 'y' {
+		w = w[:n-1] + "i"
+	}
+	return w
 }
+
+// irregular maps an irregular participle to its verb ("frozen" is
+// "freeze"), from the closed vocabulary.
+var irregular = func() map[string]string {
+	m := map[string]string{}
+	for _, pair := range vocab.lists["irregularParticiples"] {
+		if part, base, ok := strings.Cut(pair, " "); ok {
+			m[part] = base
+		}
+	}
+	return m
+}()
 
 // findReference reads the reference whose head is goal token i: the
 // candidates whose head the word is, narrowed by the words before it
@@ -231,21 +253,31 @@ func findReference(in *input, ns *nameSet, i int) (reference, bool) {
 	inPP := pp >= 0 && pp < s-1 && toks[pp].Clause == t.Clause && toks[pp].e.has(fPrep) && !(pp > 0 && verbs[pp-1]) // "turn on the lamp": a particle
 	j := i + 1
 	relative := j < len(toks) && toks[j].e.has(fCue) && !toks[j].e.has(fPrep) && (toks[j].Clause == t.Clause || strings.TrimSpace(in.goal[t.End:toks[j].Start]) == ",")
-	// A preposition whose object is only a word that tells the candidates
-	// apart describes it too: "the slipper on the left" (on the left
-	// shelf would be a place).
+	// A preposition's object that names no thing of its own (no
+	// candidate, no place) and holds a word that tells the candidates
+	// apart describes it too: a word alone ("the slipper on the left";
+	// on the left shelf, in the freezer are places), or any phrase after
+	// "with" ("the pan with the nonstick coating"; with the sponge names
+	// a thing).
 	attrObject := func(j int) bool {
-		k := j + 1
-		for k < len(toks) && toks[k].Clause == t.Clause && toks[k].e.has(fDet) {
-			k++
+		head, telling := -1, -1
+		for k := j + 1; k < len(toks) && toks[k].Clause == t.Clause && !in.verbs[k] && !toks[k].e.has(fPrep|fConj|fStepSep); k++ {
+			if content(&toks[k]) {
+				head = k
+			}
+			if some, all := held(k); some && !all && telling < 0 {
+				telling = k
+			}
 		}
-		if k >= len(toks) || toks[k].Clause != t.Clause || k+1 < len(toks) && toks[k+1].Clause == t.Clause && content(&toks[k+1]) {
+		if head < 0 || telling < 0 || vocab.has("places", toks[head].Text) || telling != head && toks[j].Text != "with" {
 			return false
 		}
-		some, all := held(k)
-		return some && !all && !slices.ContainsFunc(ns.names, func(n name) bool { return headMatch(wordKey(toks[k].Text), n) })
+		return !slices.ContainsFunc(ns.names, func(n name) bool { return headMatch(wordKey(toks[head].Text), n) })
 	}
 	end := i + 1
+	if j < len(toks) && !relative {
+		j += max(sourceWords(toks, j)-1, 0) // "out of the freezer" as "from the freezer"
+	}
 	if relative || j < len(toks) && toks[j].Clause == t.Clause && (vocab.has("attributePrepositions", toks[j].Text) || toks[j].e.has(fPrep) && (inPP || attrObject(j))) {
 		// a relative clause describes it to its end, prepositions too: "the
 		// milk that is in the carton", "the mug, which is dirty,"; after a
@@ -336,8 +368,10 @@ func modifiesProForm(toks []token, i int) bool {
 }
 
 // quantified reports whether the reference toks[t0:i+1] follows a
-// universal quantifier, with only determiners and "of" between ("all of
-// the rice"); in Japanese, whether one stands anywhere in its clause.
+// universal quantifier, or a number after a definite determiner ("the
+// two kinds of bread", "my three mugs"), with only determiners and
+// nouns before "of" between ("all of the rice", "both flavours of ice
+// cream"); in Japanese, whether one stands anywhere in its clause.
 func quantified(toks []token, t0, i int) bool {
 	if lex.IsJapanese(toks[i].Text) {
 		return slices.ContainsFunc(toks, func(t token) bool {
@@ -345,11 +379,17 @@ func quantified(toks []token, t0, i int) bool {
 		})
 	}
 	for k := t0 - 1; k >= 0 && toks[k].Clause == toks[i].Clause; k-- {
-		if vocab.has("universals", toks[k].Text) {
+		t := &toks[k]
+		switch {
+		case vocab.has("universals", t.Text):
 			return true
-		}
-		if !toks[k].e.has(fDet) && toks[k].Text != "of" && !vocab.has("measures", toks[k].Text) {
-			return false // only determiners, "of" and measures between: "both kinds of bread"
+		case k > 0 && (number(t.Text) || vocab.has("indefinite", t.Text)) && t.Text != "1" && t.Text != "one":
+			p := &toks[k-1]
+			return p.Clause == t.Clause && p.e.has(fDet) && !vocab.has("indefinite", p.Text) && !vocab.has("placeholders", p.Text) // "the two", not "a few"
+		case t.e.has(fDet) || t.Text == "of" || vocab.has("measures", t.Text):
+		case k+1 < len(toks) && toks[k+1].Text == "of" && content(t):
+		default:
+			return false // only determiners and "of" with its noun between: "both kinds of bread"
 		}
 	}
 	return false
@@ -541,13 +581,19 @@ func takenFrom(in *input, t0 int) bool {
 	for k >= 0 && in.gt[k].e.has(fDet) {
 		k--
 	}
+	return k >= 0 && sourceWords(in.gt, k) == 1 || k > 0 && sourceWords(in.gt, k-1) == 2
+}
+
+// sourceWords is how many tokens from toks[k] on say where something
+// comes from: "from" and "off" are one, "out of" two; else 0.
+func sourceWords(toks []token, k int) int {
 	switch {
-	case k < 0:
-		return false
-	case in.gt[k].Text == "from" || in.gt[k].Text == "off":
-		return true
+	case toks[k].Text == "from" || toks[k].Text == "off":
+		return 1
+	case toks[k].Text == "out" && k+1 < len(toks) && toks[k+1].Text == "of" && toks[k+1].Clause == toks[k].Clause:
+		return 2
 	}
-	return in.gt[k].Text == "of" && k > 0 && in.gt[k-1].Text == "out"
+	return 0
 }
 
 // objectSpan is the object of the command whose verb is goal token v: the
@@ -671,17 +717,21 @@ func partOfPhrase(in *input, i int) bool {
 
 // partOfAnother reports whether the head word at goal token i names a
 // part or the contents of another thing, stated after it with "of" or
-// "from" ("the juice from the canned peaches", "the juice of a lemon"):
-// the goal says which one it is, so it is no bare mention. A place the
-// thing is in or taken from ("the milk from the fridge") says nothing of
-// which thing it is.
+// where it comes from ("the juice from the canned peaches", "the juice
+// out of the can", "the juice of a lemon"): the goal says which one it
+// is, so it is no bare mention. A place the thing is in or taken from
+// ("the milk from the fridge") says nothing of which thing it is.
 func partOfAnother(in *input, i int) bool {
 	toks := in.gt
-	if i+1 >= len(toks) || toks[i+1].Clause != toks[i].Clause || toks[i+1].Text != "of" && toks[i+1].Text != "from" {
+	if i+1 >= len(toks) || toks[i+1].Clause != toks[i].Clause {
 		return false
 	}
+	from := i + 1 + sourceWords(toks, i+1)
+	if toks[i+1].Text == "of" {
+		from = i + 2
+	}
 	head := -1
-	for k := i + 2; k < len(toks) && toks[k].Clause == toks[i].Clause && (!toks[k].e.has(fPrep|fConj) || toks[k].Text == "of") && !in.verbs[k]; k++ {
+	for k := from; k > i+1 && k < len(toks) && toks[k].Clause == toks[i].Clause && (!toks[k].e.has(fPrep|fConj) || toks[k].Text == "of") && !in.verbs[k]; k++ {
 		if !toks[k].e.has(fDet|fPrep) && strings.IndexFunc(toks[k].Text, unicode.IsLetter) >= 0 {
 			head = k // "the can of pineapple": pineapple
 		}

@@ -1,0 +1,124 @@
+package rules_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/rules"
+)
+
+// mentionProbe is one goal in a room: whether the rules ask which
+// candidate is meant (and over which), and which bindings the plan must
+// and must not record.
+type mentionProbe struct {
+	cands   []string
+	goal    string
+	options []string    // the question's options; nil: no question
+	bind    []mentionOf // recorded
+	nobind  []mentionOf // not recorded (Candidate "" : no binding of the mention at all)
+}
+
+// Rooms for the probes: each holds two candidates that share a head.
+var (
+	kitchen = []string{"canned peaches", "apple juice", "orange juice", "fridge", "frozen peas", "fresh peas", "nonstick pan", "cast iron pan", "rye bread", "white bread", "mint ice cream", "coffee ice cream", "glass dish", "metal dish", "oat milk", "whole milk", "chicken breast", "toaster", "oven", "stove", "red mug", "blue mug", "bowl", "sink"}
+	livingRoom = []string{"TV remote", "AC remote", "floor lamp", "desk lamp", "red cushion", "striped cushion", "sofa", "coffee table", "laptop", "phone charger", "laptop charger"}
+)
+
+func bindOf(mention, cand string) mentionOf { return mentionOf{Mention: mention, Candidate: cand} }
+
+// TestMentionBindsWhatTheGoalsWordsSettle holds issue 39's classes 3-5
+// on goals of its own: a bare noun two candidates share is asked about
+// only when the goal's own words leave both open; the words that settle
+// it are an attribute before or after it, the source a from/of phrase
+// names, a place or state the goal states, a with-phrase, and a
+// universal quantifier; a binding is recorded only for the one candidate
+// that fits and that the verb acts on.
+func TestMentionBindsWhatTheGoalsWordsSettle(t *testing.T) {
+	in, err := rules.New(rules.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	probes := []mentionProbe{
+		// Class 4: every multi-word candidate's head is a mention.
+		{cands: kitchen, goal: "scoop the ice cream into the bowl", options: []string{"mint ice cream", "coffee ice cream"}},
+		{cands: kitchen, goal: "put the ice cream back", options: []string{"mint ice cream", "coffee ice cream"}},
+		{cands: kitchen, goal: "heat the pan", options: []string{"nonstick pan", "cast iron pan"}},
+		{cands: kitchen, goal: "pour the juice into the red mug", options: []string{"apple juice", "orange juice"}},
+		{cands: livingRoom, goal: "Pass me the remote.", options: []string{"TV remote", "AC remote"}},
+		{cands: livingRoom, goal: "Plug in the charger.", options: []string{"phone charger", "laptop charger"}},
+		// The source a from/of phrase names settles it.
+		{cands: kitchen, goal: "drain the juice from the canned peaches"},
+		{cands: kitchen, goal: "pour off the juice of the canned peaches"},
+		{cands: kitchen, goal: "drain the syrup from the canned peaches"},
+		{cands: kitchen, goal: "take the juice from the fridge", options: []string{"apple juice", "orange juice"}},
+		// A state or place the goal states settles it.
+		{cands: kitchen, goal: "cook the peas from the freezer"},
+		{cands: kitchen, goal: "cook the frozen peas", bind: []mentionOf{bindOf("frozen peas", "frozen peas")}},
+		{cands: kitchen, goal: "cook the peas that are frozen"},
+		{cands: kitchen, goal: "cook the peas straight from the freezer"},
+		{cands: kitchen, goal: "cook the peas", options: []string{"frozen peas", "fresh peas"}},
+		// A with-phrase describing the noun settles it.
+		{cands: kitchen, goal: "heat the pan with the nonstick coating"},
+		{cands: kitchen, goal: "heat the pan with the nonstick surface and add oil"},
+		{cands: kitchen, goal: "wipe the pan with a towel", options: []string{"nonstick pan", "cast iron pan"}},
+		{cands: kitchen, goal: "fill the mug with the red handle"},
+		// An attribute before it.
+		{cands: kitchen, goal: "put the lasagne in the glass oven-safe dish"},
+		{cands: kitchen, goal: "use the metal baking dish"},
+		// All of them: no question.
+		{cands: kitchen, goal: "toast the two kinds of bread"},
+		{cands: kitchen, goal: "toast both kinds of bread"},
+		{cands: kitchen, goal: "toast both breads"},
+		{cands: kitchen, goal: "slice all the bread"},
+		{cands: kitchen, goal: "wash each pan"},
+		{cands: kitchen, goal: "wash every pan and dry it"},
+		{cands: kitchen, goal: "serve both flavours of ice cream"},
+		{cands: kitchen, goal: "toast the bread", options: []string{"rye bread", "white bread"}},
+		// Class 3: bindings only for the one candidate the verb acts on.
+		{cands: kitchen, goal: "take the oat milk out of the fridge and pour it into the red mug",
+			bind: []mentionOf{bindOf("it", "oat milk")}, nobind: []mentionOf{bindOf("it", "fridge")}},
+		{cands: kitchen, goal: "take the oat milk from the fridge and heat it",
+			bind: []mentionOf{bindOf("it", "oat milk")}, nobind: []mentionOf{bindOf("it", "fridge")}},
+		{cands: kitchen, goal: "season the chicken breast and bake it in the oven",
+			bind: []mentionOf{bindOf("it", "chicken breast")}, nobind: []mentionOf{bindOf("it", "oven")}},
+		{cands: kitchen, goal: "put the glass dish in the oven and turn it on", nobind: []mentionOf{bindOf("it", "")}},
+		{cands: kitchen, goal: "grab the red mug and the blue mug, then wash them"},
+		{cands: kitchen, goal: "heat the pan with the nonstick coating and wipe it",
+			nobind: []mentionOf{bindOf("it", "cast iron pan")}},
+		{cands: kitchen, goal: "drain the juice from the canned peaches",
+			nobind: []mentionOf{bindOf("the juice", "apple juice"), bindOf("the juice", "orange juice")}},
+	}
+	for _, p := range probes {
+		out, err := in.Interpret(t.Context(), &askonce.Request{Goal: p.goal, Prompt: p.goal, Candidates: p.cands, Attempt: 1})
+		if err != nil {
+			t.Fatalf("%q: %v", p.goal, err)
+		}
+		q := out.Outcome.Question
+		switch {
+		case p.options == nil && q != nil:
+			t.Errorf("%q: asked %q %q, want no question", p.goal, q.Text, q.Options)
+		case p.options != nil && q == nil:
+			t.Errorf("%q: no question, want one over %q", p.goal, p.options)
+		case p.options != nil && !sameOptionSet(q.Options, p.options):
+			t.Errorf("%q: asked over %q, want %q", p.goal, q.Options, p.options)
+		}
+		if out.Outcome.Plan == nil {
+			continue
+		}
+		got := planBindings(t, out.Outcome.Plan)
+		for _, b := range p.bind {
+			if !slices.ContainsFunc(got, b.matches) {
+				t.Errorf("%q: binding %s=%s missing; got %v", p.goal, b.Mention, b.Candidate, got)
+			}
+		}
+		for _, b := range p.nobind {
+			if slices.ContainsFunc(got, func(g mentionOf) bool {
+				return strings.EqualFold(g.Mention, b.Mention) && (b.Candidate == "" || g.Candidate == b.Candidate)
+			}) {
+				t.Errorf("%q: binding %s=%s recorded; got %v", p.goal, b.Mention, b.Candidate, got)
+			}
+		}
+	}
+}
