@@ -35,17 +35,32 @@ type reference struct {
 }
 
 // name is a candidate as the matcher reads it: its words, singular and
-// lower case, the last one being its head.
+// lower case, and its heads, the words a bare mention of its kind uses:
+// the last word ("black pepper": pepper), its last word written whole
+// ("white t-shirt": t-shirt), both ends of an identifier ("staging-eu":
+// staging, "us-east-cluster": cluster), and the word before a label of
+// one letter ("vitamin D", "Plan A": vitamin, plan).
 type name struct {
 	display string
 	words   []string
+	heads   []string
 }
 
 func nameOf(s string) name {
 	n := name{display: s}
+	var last []string
 	for _, t := range lex.Split(s, nil) {
-		for _, w := range identWords(s[t.Start:t.End]) {
+		if last = identWords(s[t.Start:t.End]); len(last) > 0 {
+			n.heads = []string{wordKey(strings.ToLower(s[t.Start:t.End]))}
+		}
+		for _, w := range last {
 			n.words = append(n.words, wordKey(strings.ToLower(w)))
+		}
+	}
+	if k := len(n.words); k > 0 {
+		n.heads = appendNew(n.heads, n.words[k-1], n.words[k-len(last)])
+		if k > 1 && utf8.RuneCountInString(n.words[k-1]) == 1 {
+			n.heads = appendNew(n.heads, n.words[k-2])
 		}
 	}
 	return n
@@ -66,7 +81,7 @@ func identWords(s string) []string {
 	var prev rune
 	for i, r := range s {
 		switch {
-		case r == '_' || r == '-' || r == '.':
+		case r == '_' || r == '-' || r == '.' || r == '/':
 			flush(i)
 			start = i + 1
 		case unicode.IsUpper(r) && unicode.IsLower(prev):
@@ -107,10 +122,10 @@ func headMatch(key string, n name) bool {
 	if len(n.words) == 0 {
 		return false
 	}
-	head := n.words[len(n.words)-1]
-	if head == key {
+	if slices.Contains(n.heads, key) {
 		return true
 	}
+	head := n.words[len(n.words)-1]
 	if !lex.IsJapanese(key) || !strings.HasSuffix(head, key) || strings.Trim(key, "ー") == "" {
 		return false
 	}
@@ -313,7 +328,7 @@ func findReference(in *input, ns *nameSet, i int) (reference, bool) {
 	if key != t.Text && !lex.IsJapanese(t.Text) && !universal {
 		plural := true
 		for _, n := range fit {
-			if strings.EqualFold(n.display, in.span(t0, i+1)) || strings.HasSuffix(strings.ToLower(n.display), t.Text) {
+			if strings.EqualFold(n.display, in.span(t0, i+1)) || strings.HasSuffix(strings.ToLower(n.display), t.Text) || slices.Contains(identWords(strings.ToLower(n.display)), t.Text) { // "orders" with orders_2023
 				plural = false
 			}
 		}
@@ -672,19 +687,22 @@ func fullMentions(in *input, ns *nameSet) []fullMention {
 		if toks[i].quoted || toks[i].code {
 			continue
 		}
-		best := fullMention{t0: -1}
+		best, shared := fullMention{t0: -1}, false
 		for _, n := range ns.byFirst[wordKey(toks[i].Text)] {
 			k := len(n.words)
 			if k == 1 && in.verbs[i] && i+1 < len(toks) && toks[i+1].Clause == toks[i].Clause && (toks[i+1].e.has(fDet) || content(&toks[i+1])) {
 				continue // "microwave the soup": a command's verb names no thing ("eggs in the fridge" does)
 			}
-			if (best.t0 < 0 || k > best.t1-best.t0) && startsRun(toks[i:], k, func(k int, t *token) bool {
+			if (best.t0 < 0 || k >= best.t1-best.t0) && startsRun(toks[i:], k, func(k int, t *token) bool {
 				return t.Clause == toks[i].Clause && wordKey(t.Text) == n.words[k]
 			}) {
-				best = fullMention{t0: i, t1: i + k, name: n.display}
+				shared = best.t0 >= 0 && k == best.t1-best.t0 // "release" with release-1.2 and release-1.3: their numbers tell them apart
+				if !shared {
+					best = fullMention{t0: i, t1: i + k, name: n.display}
+				}
 			}
 		}
-		if best.t0 >= 0 {
+		if best.t0 >= 0 && !shared {
 			out = append(out, best)
 			i = best.t1 - 1
 		}

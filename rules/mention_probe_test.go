@@ -48,6 +48,19 @@ func TestMentionBindsWhatTheGoalsWordsSettle(t *testing.T) {
 		{cands: kitchen, goal: "pour the juice into the red mug", options: []string{"apple juice", "orange juice"}},
 		{cands: livingRoom, goal: "Pass me the remote.", options: []string{"TV remote", "AC remote"}},
 		{cands: livingRoom, goal: "Plug in the charger.", options: []string{"phone charger", "laptop charger"}},
+		{cands: []string{"white t-shirt", "black t-shirt", "laundry basket"}, goal: "Put the t-shirt in the laundry basket.", options: []string{"white t-shirt", "black t-shirt"}},
+		{cands: []string{"vitamin D", "vitamin C", "glass"}, goal: "Grab me the vitamin.", options: []string{"vitamin D", "vitamin C"}},
+		{cands: []string{"vitamin D", "vitamin C", "glass"}, goal: "Grab me the vitamin C.", bind: []mentionOf{bindOf("vitamin C", "vitamin C")}},
+		{cands: []string{"Plan A", "Plan B"}, goal: "print the plan", options: []string{"Plan A", "Plan B"}},
+		{cands: []string{"staging-eu", "staging-us"}, goal: "Run the smoke tests against the staging environment.", options: []string{"staging-eu", "staging-us"}},
+		{cands: []string{"staging-eu", "staging-us"}, goal: "Run the smoke tests against staging-us."},
+		{cands: []string{"feature/search", "feature/billing"}, goal: "Rebase the feature branch on main.", options: []string{"feature/search", "feature/billing"}},
+		{cands: []string{"us-east-cluster", "us-west-cluster"}, goal: "drain the cluster", options: []string{"us-east-cluster", "us-west-cluster"}},
+		// Names that differ only by a number: none is named whole.
+		{cands: []string{"release-1.2", "release-1.3"}, goal: "Merge the release branch into main.", options: []string{"release-1.2", "release-1.3"},
+			nobind: []mentionOf{bindOf("release", "")}},
+		{cands: []string{"release-1.2", "release-1.3"}, goal: "Merge release-1.3 into main."},
+		{cands: []string{"Apple_1", "Apple_2", "table"}, goal: "put the apple on the table", options: []string{"Apple_1", "Apple_2"}},
 		// The source a from/of phrase names settles it.
 		{cands: kitchen, goal: "drain the juice from the canned peaches"},
 		{cands: kitchen, goal: "pour off the juice of the canned peaches"},
@@ -59,6 +72,10 @@ func TestMentionBindsWhatTheGoalsWordsSettle(t *testing.T) {
 		{cands: kitchen, goal: "cook the peas that are frozen"},
 		{cands: kitchen, goal: "cook the peas straight from the freezer"},
 		{cands: kitchen, goal: "cook the peas", options: []string{"frozen peas", "fresh peas"}},
+		{cands: kitchen, goal: "take the peas out of the freezer", bind: []mentionOf{bindOf("peas", "frozen peas")}},
+		{cands: kitchen, goal: "put the peas in the freezer", options: []string{"frozen peas", "fresh peas"}}, // where they go says nothing of which
+		{cands: kitchen, goal: "take the juice out of the fridge", options: []string{"apple juice", "orange juice"}},
+		{cands: kitchen, goal: "drain the juice out of the canned peaches"},
 		// A with-phrase describing the noun settles it.
 		{cands: kitchen, goal: "heat the pan with the nonstick coating"},
 		{cands: kitchen, goal: "heat the pan with the nonstick surface and add oil"},
