@@ -22,7 +22,7 @@ type mentionProbe struct {
 
 // Rooms for the probes: each holds two candidates that share a head.
 var (
-	kitchen = []string{"canned peaches", "apple juice", "orange juice", "fridge", "frozen peas", "fresh peas", "nonstick pan", "cast iron pan", "rye bread", "white bread", "mint ice cream", "coffee ice cream", "glass dish", "metal dish", "oat milk", "whole milk", "chicken breast", "toaster", "oven", "stove", "red mug", "blue mug", "bowl", "sink"}
+	kitchen    = []string{"canned peaches", "apple juice", "orange juice", "fridge", "frozen peas", "fresh peas", "nonstick pan", "cast iron pan", "rye bread", "white bread", "mint ice cream", "coffee ice cream", "glass dish", "metal dish", "oat milk", "whole milk", "chicken breast", "toaster", "oven", "stove", "red mug", "blue mug", "bowl", "sink"}
 	livingRoom = []string{"TV remote", "AC remote", "floor lamp", "desk lamp", "red cushion", "striped cushion", "sofa", "coffee table", "laptop", "phone charger", "laptop charger"}
 )
 
