@@ -139,3 +139,63 @@ func TestMentionBindsWhatTheGoalsWordsSettle(t *testing.T) {
 		}
 	}
 }
+
+// TestContradictionIsAboutOneThingOnIssue39Probes holds the contradiction
+// check's same-thing reading on goals of its own: a side word after
+// "with" names a thing of its own unless its group says what a thing is
+// made of; a modifier of that kind says what kind a noun is ("vegan
+// sausage"); a verb that keeps a state makes the state it keeps a
+// contradiction with the one the thing has; a weekday names a frequency;
+// and a thing named again in the next sentence is the same thing.
+func TestContradictionIsAboutOneThingOnIssue39Probes(t *testing.T) {
+	in, err := rules.New(rules.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	probes := []struct {
+		goal    string
+		options []string // nil: no question
+	}{
+		{"serve the hot soup with ice", nil},
+		{"serve hot soup with crushed ice", nil},
+		{"make a hot drink with ice", nil},
+		{"make an iced drink that is hot", []string{"icy", "hot"}},
+		{"make a hot soup that is frozen", []string{"hot", "frozen"}},
+		{"make a vegetarian lasagne with ground beef", []string{"vegetarian", "beef"}},
+		{"make a vegan lasagne with chicken", []string{"vegan", "chicken"}},
+		{"cook the vegan sausage", nil},
+		{"grill the plant-based chicken for the vegetarian guests", nil},
+		{"make a vegetarian pasta with plant-based chicken", nil},
+		{"buy vegan sausages and plant-based burgers for the party", nil},
+		{"keep the private repo public", []string{"private", "public"}},
+		{"leave the private repo public", []string{"private", "public"}},
+		{"make the private repo public", nil},
+		{"keep the repo private", nil},
+		{"keep the frozen peas cold", nil},
+		{"run the backup job daily every Monday", []string{"daily", "every monday"}},
+		{"run the backup every Monday and daily", []string{"every monday", "daily"}},
+		{"run the backup every Monday", nil},
+		{"back up the database every Monday and send a daily summary", nil},
+		{"send the report every Friday and archive the logs daily", nil},
+		{"Create a private repo. The repo must be public.", []string{"private", "public"}},
+		{"Create a private repo. Make the repo public.", nil},
+		{"Create a private repo. Make it public.", nil},
+		{"Run the cleanup job every Monday. Run the cleanup job daily.", []string{"every monday", "daily"}},
+		{"Check the logs daily. Archive the logs weekly.", nil},
+		{"Build a tiny image. The image can serve huge files.", nil},
+		{"Make a hot soup. Serve cold drinks.", nil},
+	}
+	for _, p := range probes {
+		out, err := in.Interpret(t.Context(), &askonce.Request{Goal: p.goal, Prompt: p.goal, Attempt: 1})
+		if err != nil {
+			t.Fatalf("%q: %v", p.goal, err)
+		}
+		q := out.Outcome.Question
+		switch {
+		case p.options == nil && q != nil:
+			t.Errorf("%q: asked %q %q, want no question", p.goal, q.Text, q.Options)
+		case p.options != nil && (q == nil || !sameOptionSet(q.Options, p.options)):
+			t.Errorf("%q: asked %+v, want a question over %q", p.goal, q, p.options)
+		}
+	}
+}
