@@ -678,27 +678,52 @@ type fullMention struct {
 }
 
 // fullMentions finds, left to right, the longest runs of goal tokens
-// that name a candidate whole, case- and plural-insensitive. A mention
-// that names a candidate whole is resolved: it is never asked about.
+// that name a candidate whole, case- and plural-insensitive, a token
+// written as an identifier being its words ("the eu-west cluster"). A
+// mention that names a candidate whole is resolved: it is never asked
+// about.
 func fullMentions(in *input, ns *nameSet) []fullMention {
 	var out []fullMention
 	toks := in.gt
+	words := func(t *token) []string { // a token's words as a name's: "eu-west" is eu west
+		ws := identWords(t.Text)
+		if len(ws) < 2 {
+			return []string{wordKey(t.Text)}
+		}
+		for k, w := range ws {
+			ws[k] = wordKey(w)
+		}
+		return ws
+	}
+	// run is the end of the tokens from i on that hold n's words, or -1.
+	run := func(i int, n name) int {
+		j, k := i, 0
+		for ; k < len(n.words) && j < len(toks) && toks[j].Clause == toks[i].Clause; j++ {
+			ws := words(&toks[j])
+			if k+len(ws) > len(n.words) || !slices.Equal(ws, n.words[k:k+len(ws)]) {
+				return -1
+			}
+			k += len(ws)
+		}
+		if k < len(n.words) {
+			return -1
+		}
+		return j
+	}
 	for i := 0; i < len(toks); i++ {
 		if toks[i].quoted || toks[i].code {
 			continue
 		}
-		best, shared := fullMention{t0: -1}, false
-		for _, n := range ns.byFirst[wordKey(toks[i].Text)] {
+		best, size, shared := fullMention{t0: -1}, 0, false
+		for _, n := range ns.byFirst[words(&toks[i])[0]] {
 			k := len(n.words)
 			if k == 1 && in.verbs[i] && i+1 < len(toks) && toks[i+1].Clause == toks[i].Clause && (toks[i+1].e.has(fDet) || content(&toks[i+1])) {
 				continue // "microwave the soup": a command's verb names no thing ("eggs in the fridge" does)
 			}
-			if (best.t0 < 0 || k >= best.t1-best.t0) && startsRun(toks[i:], k, func(k int, t *token) bool {
-				return t.Clause == toks[i].Clause && wordKey(t.Text) == n.words[k]
-			}) {
-				shared = best.t0 >= 0 && k == best.t1-best.t0 // "release" with release-1.2 and release-1.3: their numbers tell them apart
+			if end := run(i, n); end > i && k >= size {
+				shared = k == size // "release" with release-1.2 and release-1.3: their numbers tell them apart
 				if !shared {
-					best = fullMention{t0: i, t1: i + k, name: n.display}
+					best, size = fullMention{t0: i, t1: end, name: n.display}, k
 				}
 			}
 		}
