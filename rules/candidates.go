@@ -268,15 +268,13 @@ func findReference(in *input, ns *nameSet, i int) (reference, bool) {
 	inPP := pp >= 0 && pp < s-1 && toks[pp].Clause == t.Clause && toks[pp].e.has(fPrep) && !(pp > 0 && verbs[pp-1]) // "turn on the lamp": a particle
 	j := i + 1
 	relative := j < len(toks) && toks[j].e.has(fCue) && !toks[j].e.has(fPrep) && (toks[j].Clause == t.Clause || strings.TrimSpace(in.goal[t.End:toks[j].Start]) == ",")
-	// A preposition's object that names no thing of its own (no
-	// candidate, no place) and holds a word that tells the candidates
-	// apart describes it too: a word alone ("the slipper on the left";
-	// on the left shelf, in the freezer are places), or any phrase after
-	// "with" ("the pan with the nonstick coating"; with the sponge names
-	// a thing).
-	attrObject := func(j int) bool {
-		head, telling := -1, -1
-		for k := j + 1; k < len(toks) && toks[k].Clause == t.Clause && !in.verbs[k] && !toks[k].e.has(fPrep|fConj|fStepSep); k++ {
+	// object reads the phrase after the preposition at toks[j]: its
+	// head, the last word of substance ("the can of pineapple":
+	// pineapple), and its first word that tells the candidates apart, or
+	// -1.
+	object := func(j int) (head, telling int) {
+		head, telling = -1, -1
+		for k := j + 1; k < len(toks) && toks[k].Clause == t.Clause && !in.verbs[k] && (!toks[k].e.has(fPrep|fConj|fStepSep) || toks[k].Text == "of"); k++ {
 			if content(&toks[k]) {
 				head = k
 			}
@@ -284,6 +282,16 @@ func findReference(in *input, ns *nameSet, i int) (reference, bool) {
 				telling = k
 			}
 		}
+		return head, telling
+	}
+	// A preposition's object that names no thing of its own (no
+	// candidate, no place) and holds a word that tells the candidates
+	// apart describes it too: a word alone ("the slipper on the left";
+	// on the left shelf, in the freezer are places), or any phrase after
+	// "with" ("the pan with the nonstick coating"; with the sponge names
+	// a thing).
+	attrObject := func(j int) bool {
+		head, telling := object(j)
 		if head < 0 || telling < 0 || vocab.has("places", toks[head].Text) || telling != head && toks[j].Text != "with" {
 			return false
 		}
@@ -321,8 +329,15 @@ func findReference(in *input, ns *nameSet, i int) (reference, bool) {
 			return reference{}, false // "a cup", "2 cups": any that fit
 		}
 	}
-	if !after && partOfAnother(in, i) {
-		return reference{}, false
+	if !after && j < len(toks) && toks[j].Clause == t.Clause && (toks[j].Text == "of" || sourceWords(toks, j) == 1) {
+		// After "of" or where it comes from, the goal names a part or the
+		// contents of another thing ("the juice from the canned peaches",
+		// "the juice out of the can", "the juice of a lemon"): it says which
+		// one it is, so it is no bare mention. A place it is taken from
+		// ("the milk from the fridge") says nothing of which thing it is.
+		if head, _ := object(j); head >= 0 && !vocab.has("places", toks[head].Text) {
+			return reference{}, false
+		}
 	}
 	universal := quantified(toks, t0, i)
 	if key != t.Text && !lex.IsJapanese(t.Text) && !universal {
@@ -401,8 +416,8 @@ func quantified(toks []token, t0, i int) bool {
 		case k > 0 && (number(t.Text) || vocab.has("indefinite", t.Text)) && t.Text != "1" && t.Text != "one":
 			p := &toks[k-1]
 			return p.Clause == t.Clause && p.e.has(fDet) && !vocab.has("indefinite", p.Text) && !vocab.has("placeholders", p.Text) // "the two", not "a few"
-		case t.e.has(fDet) || t.Text == "of" || vocab.has("measures", t.Text):
-		case k+1 < len(toks) && toks[k+1].Text == "of" && content(t):
+		case t.e.has(fDet) || t.Text == "of":
+		case k+1 < len(toks) && toks[k+1].Text == "of" && content(t): // "kinds of", "flavours of"
 		default:
 			return false // only determiners and "of" with its noun between: "both kinds of bread"
 		}
@@ -756,30 +771,6 @@ func partOfPhrase(in *input, i int) bool {
 		return false
 	}
 	return strings.IndexFunc(next.Text, unicode.IsLetter) >= 0
-}
-
-// partOfAnother reports whether the head word at goal token i names a
-// part or the contents of another thing, stated after it with "of" or
-// where it comes from ("the juice from the canned peaches", "the juice
-// out of the can", "the juice of a lemon"): the goal says which one it
-// is, so it is no bare mention. A place the thing is in or taken from
-// ("the milk from the fridge") says nothing of which thing it is.
-func partOfAnother(in *input, i int) bool {
-	toks := in.gt
-	if i+1 >= len(toks) || toks[i+1].Clause != toks[i].Clause {
-		return false
-	}
-	from := i + 1 + sourceWords(toks, i+1)
-	if toks[i+1].Text == "of" {
-		from = i + 2
-	}
-	head := -1
-	for k := from; k > i+1 && k < len(toks) && toks[k].Clause == toks[i].Clause && (!toks[k].e.has(fPrep|fConj) || toks[k].Text == "of") && !in.verbs[k]; k++ {
-		if !toks[k].e.has(fDet|fPrep) && strings.IndexFunc(toks[k].Text, unicode.IsLetter) >= 0 {
-			head = k // "the can of pineapple": pineapple
-		}
-	}
-	return head >= 0 && !vocab.has("places", toks[head].Text)
 }
 
 // restated is the option of ref that a mention set off by a comma, a
