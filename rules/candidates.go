@@ -329,13 +329,15 @@ func findReference(in *input, ns *nameSet, i int) (reference, bool) {
 			return reference{}, false // "a cup", "2 cups": any that fit
 		}
 	}
-	if !after && j < len(toks) && toks[j].Clause == t.Clause && (toks[j].Text == "of" || sourceWords(toks, j) == 1) {
+	if !relative && j < len(toks) && toks[j].Clause == t.Clause && (toks[j].Text == "of" || sourceWords(toks, j) == 1) {
 		// After "of" or where it comes from, the goal names a part or the
 		// contents of another thing ("the juice from the canned peaches",
 		// "the juice out of the can", "the juice of a lemon"): it says which
-		// one it is, so it is no bare mention. A place it is taken from
-		// ("the milk from the fridge") says nothing of which thing it is.
-		if head, _ := object(j); head >= 0 && !vocab.has("places", toks[head].Text) {
+		// one it is, so it is no bare mention, and when that thing is a
+		// candidate its words are its own (not the canned juice). A place
+		// it is taken from ("the milk from the fridge") says nothing of
+		// which thing it is.
+		if head, _ := object(j); head >= 0 && !vocab.has("places", toks[head].Text) && (!after || slices.ContainsFunc(ns.names, func(n name) bool { return headMatch(wordKey(toks[head].Text), n) })) {
 			return reference{}, false
 		}
 	}

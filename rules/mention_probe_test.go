@@ -76,6 +76,20 @@ func TestMentionBindsWhatTheGoalsWordsSettle(t *testing.T) {
 		{cands: kitchen, goal: "put the peas in the freezer", options: []string{"frozen peas", "fresh peas"}}, // where they go says nothing of which
 		{cands: kitchen, goal: "take the juice out of the fridge", options: []string{"apple juice", "orange juice"}},
 		{cands: kitchen, goal: "drain the juice out of the canned peaches"},
+		{cands: kitchen, goal: "drain the juice off the canned peaches"},
+		// ... and when the source is a candidate, its words are its own.
+		{cands: []string{"canned peaches", "canned juice", "orange juice"}, goal: "drain the juice from the canned peaches",
+			nobind: []mentionOf{bindOf("juice", "")}},
+		{cands: []string{"canned peaches", "peach juice", "orange juice"}, goal: "drain the juice from the canned peaches",
+			nobind: []mentionOf{bindOf("juice", "")}},
+		{cands: []string{"orange", "orange juice", "apple juice"}, goal: "squeeze the juice of the orange into a glass",
+			nobind: []mentionOf{bindOf("juice", "")}},
+		{cands: []string{"orange juice", "apple juice"}, goal: "pour the juice of the orange into a glass",
+			bind: []mentionOf{bindOf("juice", "orange juice")}},
+		{cands: []string{"bread knife", "chef's knife", "rye bread"}, goal: "cut it with the knife for the bread",
+			bind: []mentionOf{bindOf("knife", "bread knife")}},
+		{cands: []string{"frozen peas", "fresh peas", "freezer"}, goal: "cook the peas from the freezer",
+			bind: []mentionOf{bindOf("peas", "frozen peas")}},
 		// A with-phrase describing the noun settles it.
 		{cands: kitchen, goal: "heat the pan with the nonstick coating"},
 		{cands: kitchen, goal: "heat the pan with the nonstick surface and add oil"},
