@@ -215,8 +215,20 @@ func findReference(in *input, ns *nameSet, i int) (reference, bool) {
 	if partOfPhrase(in, i) || negatedClause(toks, i) || in.c.asksAgent(in.goal, toks, i) {
 		return reference{}, false
 	}
-	held := func(k int) (some, all bool) { // whether some, and all, of fit hold toks[k]
+	// keyOf is the word of toks[k] the candidates are told apart by: the
+	// word, or the part of a compound written with a hyphen that one of
+	// them holds ("mint-flavoured": mint; "oat-based": oat).
+	keyOf := func(k int) string {
 		m := wordKey(toks[k].Text)
+		for _, w := range identWords(toks[k].Text) {
+			if w := wordKey(w); w != m && slices.ContainsFunc(fit, func(f name) bool { return f.holds(w) && !f.holds(m) }) {
+				return w
+			}
+		}
+		return m
+	}
+	held := func(k int) (some, all bool) { // whether some, and all, of fit hold toks[k]
+		m := keyOf(k)
 		n := 0
 		for _, f := range fit {
 			if f.holds(m) {
@@ -252,7 +264,7 @@ func findReference(in *input, ns *nameSet, i int) (reference, bool) {
 	stated := false
 	for k := s; k < i; k++ {
 		if some, all := held(k); some {
-			mods = append(mods, wordKey(toks[k].Text))
+			mods = append(mods, keyOf(k))
 			stated = stated || k < t0 && !all
 		}
 	}
@@ -310,10 +322,10 @@ func findReference(in *input, ns *nameSet, i int) (reference, bool) {
 		for k := j + 1; k < len(toks) && toks[k].Clause == toks[j].Clause && (relative || !verbs[k]) && !toks[k].e.has(fConj|fStepSep) && (relative || !toks[k].e.has(fPrep)); k++ {
 			neg = neg || toks[k].neg || toks[k].e.has(fNeg)
 			if some, all := held(k); some && !all && neg {
-				not = append(not, wordKey(toks[k].Text))
+				not = append(not, keyOf(k))
 				after, end = true, k+1
 			} else if some && !all {
-				mods = append(mods, wordKey(toks[k].Text))
+				mods = append(mods, keyOf(k))
 				after, end = true, k+1
 			}
 		}
@@ -324,9 +336,10 @@ func findReference(in *input, ns *nameSet, i int) (reference, bool) {
 	case s < t0 && !after:
 		return reference{}, false // a modifier no candidate holds: "the red pepper" names something else
 	}
-	if t0 > 0 && toks[t0-1].Clause == t.Clause && !lex.IsJapanese(t.Text) {
+	universal := quantified(toks, t0, i)
+	if t0 > 0 && toks[t0-1].Clause == t.Clause && !lex.IsJapanese(t.Text) && !universal {
 		if p := &toks[t0-1]; vocab.has("indefinite", p.Text) || p.neg || number(p.Text) {
-			return reference{}, false // "a cup", "2 cups": any that fit
+			return reference{}, false // "a cup", "2 cups": any that fit ("the two cups": both)
 		}
 	}
 	if !relative && j < len(toks) && toks[j].Clause == t.Clause && (toks[j].Text == "of" || sourceWords(toks, j) == 1) {
@@ -341,7 +354,6 @@ func findReference(in *input, ns *nameSet, i int) (reference, bool) {
 			return reference{}, false
 		}
 	}
-	universal := quantified(toks, t0, i)
 	if key != t.Text && !lex.IsJapanese(t.Text) && !universal {
 		plural := true
 		for _, n := range fit {

@@ -95,12 +95,18 @@ func TestMentionBindsWhatTheGoalsWordsSettle(t *testing.T) {
 		{cands: kitchen, goal: "heat the pan with the nonstick surface and add oil"},
 		{cands: kitchen, goal: "wipe the pan with a towel", options: []string{"nonstick pan", "cast iron pan"}},
 		{cands: kitchen, goal: "fill the mug with the red handle"},
-		// An attribute before it.
+		// An attribute before it, also as part of a hyphenated word.
+		{cands: kitchen, goal: "scoop the mint-flavoured ice cream", bind: []mentionOf{bindOf("mint-flavoured ice cream", "mint ice cream")}},
+		{cands: kitchen, goal: "warm the oat-based milk", bind: []mentionOf{bindOf("oat-based milk", "oat milk")}},
+		{cands: kitchen, goal: "rinse the mug that is red", bind: []mentionOf{bindOf("mug", "red mug")}},
+		{cands: kitchen, goal: "rinse the mug which isn't blue", bind: []mentionOf{bindOf("mug", "red mug")}},
 		{cands: kitchen, goal: "put the lasagne in the glass oven-safe dish"},
 		{cands: kitchen, goal: "use the metal baking dish"},
 		// All of them: no question.
 		{cands: kitchen, goal: "toast the two kinds of bread"},
 		{cands: kitchen, goal: "toast both kinds of bread"},
+		{cands: kitchen, goal: "wash the two mugs", bind: []mentionOf{bindOf("mugs", "red mug"), bindOf("mugs", "blue mug")}},
+		{cands: kitchen, goal: "wash two mugs", nobind: []mentionOf{bindOf("mugs", "")}}, // any two
 		{cands: kitchen, goal: "toast both breads"},
 		{cands: kitchen, goal: "slice all the bread"},
 		{cands: kitchen, goal: "wash each pan"},
