@@ -140,10 +140,20 @@ func (n name) hasAll(keys []string) bool {
 }
 
 // holds reports whether n holds the word key in one of its forms: "can"
-// and "canned", "large" and "larger", "wood" and "wooden" are one word.
+// and "canned", "large" and "larger", "wood" and "wooden" are one word,
+// and so are "non-stick", "non stick" and "nonstick".
 func (n name) holds(key string) bool {
-	return slices.ContainsFunc(n.words, func(w string) bool { return w == key || stem(w) == stem(key) })
+	joined := unhyphenated(key)
+	for i, w := range n.words {
+		if w == key || w == joined || stem(w) == stem(key) || i+1 < len(n.words) && w+n.words[i+1] == joined {
+			return true
+		}
+	}
+	return false
 }
+
+// unhyphenated is w without its hyphens: "non-stick" is "nonstick".
+func unhyphenated(w string) string { return strings.ReplaceAll(w, "-", "") }
 
 // stem is an English word without a possessive, the ending of a participle, a
 // comparative, a material or a doer (-ed, -er, -est, -en), a doubled
@@ -390,7 +400,7 @@ func findReference(in *input, ns *nameSet, i int) (reference, bool) {
 func partialReference(in *input, ns *nameSet, i int) (reference, bool) {
 	toks := in.gt
 	t := &toks[i]
-	holders := ns.byWord[wordKey(t.Text)]
+	holders := ns.byWord[unhyphenated(wordKey(t.Text))]
 	switch {
 	case i == 0 || len(holders) != 1 || vocab.has("places", t.Text) || !content(t) || toks[i-1].Clause != t.Clause || !toks[i-1].e.has(fDet) || vocab.has("indefinite", toks[i-1].Text):
 		return reference{}, false
@@ -677,7 +687,7 @@ func appendNew(out []string, names ...string) []string {
 type nameSet struct {
 	names   []name
 	byFirst map[string][]name
-	byWord  map[string][]name // by each of their words
+	byWord  map[string][]name // by each of their words, and two of them joined
 }
 
 func newNameSet(cands []string) *nameSet {
@@ -690,6 +700,9 @@ func newNameSet(cands []string) *nameSet {
 		for i, w := range n.words {
 			if !slices.Contains(n.words[:i], w) {
 				ns.byWord[w] = append(ns.byWord[w], n)
+			}
+			if i+1 < len(n.words) { // "non stick" is also "nonstick"
+				ns.byWord[w+n.words[i+1]] = append(ns.byWord[w+n.words[i+1]], n)
 			}
 		}
 		ns.names = append(ns.names, n)

@@ -95,6 +95,11 @@ func TestMentionBindsWhatTheGoalsWordsSettle(t *testing.T) {
 		{cands: kitchen, goal: "heat the pan with the nonstick surface and add oil"},
 		{cands: kitchen, goal: "wipe the pan with a towel", options: []string{"nonstick pan", "cast iron pan"}},
 		{cands: kitchen, goal: "fill the mug with the red handle"},
+		// One word written with or without a hyphen.
+		{cands: kitchen, goal: "heat the non-stick pan", bind: []mentionOf{bindOf("non-stick pan", "nonstick pan")}},
+		{cands: kitchen, goal: "heat the pan, the non-stick one", bind: []mentionOf{bindOf("pan", "nonstick pan")}},
+		{cands: []string{"non-stick pan", "cast-iron pan"}, goal: "heat the nonstick pan", bind: []mentionOf{bindOf("nonstick pan", "non-stick pan")}},
+		{cands: kitchen, goal: "heat the cast-iron pan", bind: []mentionOf{bindOf("cast-iron pan", "cast iron pan")}},
 		// An attribute before it, also as part of a hyphenated word.
 		{cands: kitchen, goal: "scoop the mint-flavoured ice cream", bind: []mentionOf{bindOf("mint-flavoured ice cream", "mint ice cream")}},
 		{cands: kitchen, goal: "warm the oat-based milk", bind: []mentionOf{bindOf("oat-based milk", "oat milk")}},
