@@ -157,7 +157,7 @@ func unhyphenated(w string) string { return strings.ReplaceAll(w, "-", "") }
 
 // stem is an English word without a possessive, the ending of a participle, a
 // comparative, a material or a doer (-ed, -er, -est, -en), a doubled
-// consonant before it and a final e, an irregular participle as its verb
+// final consonant and a final e, an irregular participle as its verb
 // and a final y as i: "canned" and "can" are "can", "larger" and "large"
 // are "larg", "frozen" and "freezer" are "freez", "dried" and "dryer"
 // are "dri". Words of one family are one word: a thing the goal says is
@@ -172,11 +172,12 @@ func stem(w string) string {
 	}
 	for _, end := range []string{"est", "er", "ed", "en"} {
 		if n := len(w) - len(end); n > 2 && strings.HasSuffix(w, end) {
-			if w = w[:n]; w[n-1] == w[n-2] {
-				w = w[:n-1]
-			}
+			w = w[:n]
 			break
 		}
+	}
+	if n := len(w); n > 2 && w[n-1] == w[n-2] {
+		w = w[:n-1] // "bigger" and "big", "smaller" and "small"
 	}
 	w = strings.TrimSuffix(w, "e")
 	if n := len(w); n > 2 && w[n-1] == 'y' {
@@ -439,7 +440,8 @@ func quantified(toks []token, t0, i int) bool {
 			return true
 		case k > 0 && (number(t.Text) || vocab.has("indefinite", t.Text)) && t.Text != "1" && t.Text != "one":
 			p := &toks[k-1]
-			return p.Clause == t.Clause && p.e.has(fDet) && !vocab.has("indefinite", p.Text) && !vocab.has("placeholders", p.Text) // "the two", not "a few"
+			partitive := k > 1 && toks[k-2].Text == "of" // "the bigger of the two": one of them
+			return p.Clause == t.Clause && p.e.has(fDet) && !vocab.has("indefinite", p.Text) && !vocab.has("placeholders", p.Text) && !partitive // "the two", not "a few"
 		case t.e.has(fDet) || t.Text == "of":
 		case k+1 < len(toks) && toks[k+1].Text == "of" && content(t): // "kinds of", "flavours of"
 		default:

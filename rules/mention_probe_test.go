@@ -112,6 +112,10 @@ func TestMentionBindsWhatTheGoalsWordsSettle(t *testing.T) {
 		{cands: kitchen, goal: "toast both kinds of bread"},
 		{cands: kitchen, goal: "wash the two mugs", bind: []mentionOf{bindOf("mugs", "red mug"), bindOf("mugs", "blue mug")}},
 		{cands: kitchen, goal: "wash two mugs", nobind: []mentionOf{bindOf("mugs", "")}}, // any two
+		{cands: []string{"small container", "large container"}, goal: "Put the leftovers in the bigger of the two containers.",
+			nobind: []mentionOf{bindOf("containers", "small container")}}, // one of them
+		{cands: []string{"small container", "large container"}, goal: "Put the leftovers in the smaller container.",
+			bind: []mentionOf{bindOf("smaller container", "small container")}},
 		{cands: kitchen, goal: "toast both breads"},
 		{cands: kitchen, goal: "slice all the bread"},
 		{cands: kitchen, goal: "wash each pan"},
