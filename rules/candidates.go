@@ -440,8 +440,9 @@ func quantified(toks []token, t0, i int) bool {
 			return true
 		case k > 0 && (number(t.Text) || vocab.has("indefinite", t.Text)) && t.Text != "1" && t.Text != "one":
 			p := &toks[k-1]
-			partitive := k > 1 && toks[k-2].Text == "of"                                                                                         // "the bigger of the two": one of them
-			return p.Clause == t.Clause && p.e.has(fDet) && !vocab.has("indefinite", p.Text) && !vocab.has("placeholders", p.Text) && !partitive // "the two", not "a few"
+			// "the two": all; not "a few", nor "the bigger of the two": one of them
+			partitive := k > 1 && toks[k-2].Text == "of"
+			return p.Clause == t.Clause && p.e.has(fDet) && !vocab.has("indefinite", p.Text) && !vocab.has("placeholders", p.Text) && !partitive
 		case t.e.has(fDet) || t.Text == "of":
 		case k+1 < len(toks) && toks[k+1].Text == "of" && content(t): // "kinds of", "flavours of"
 		default:
