@@ -454,20 +454,38 @@ func quantified(toks []token, t0, i int) bool {
 
 // detectCandidates settles the goal's references to Request.Candidates
 // (objects in a room, environments, tables, ...) and Request.Files, as
-// phrases a reader sees. First the runs that name a candidate whole
-// (the longest wins, case- and plural-insensitive) are resolved and never
-// asked about. Then a bare noun phrase whose head is the head of two or
-// more candidates is ambiguous ("use the pepper" with black and bell
-// pepper; 胡椒 with 黒胡椒 and 白胡椒), unless it is part of a compound
-// or a measure ("the steak knife", "a cup of rice"), or full mentions
-// before it pick one (the nearest: "take the cheddar cheese out, then
-// slice the cheese") or name every one it fits (all of them). One
-// fitting candidate is used. Which candidate each mention means is
-// recorded in the plan's spec.bindings; pronouns bind there too. "The file" or a base name two files share refers to
-// the files. It asks SELECT_ONE (reason target_action_ambiguous) over the
-// fitting candidates, or TARGET_FILE (target_file_ambiguous). The answer
-// settles it by naming one (for files also a relative path or a root
-// word); the rule takes the first.
+// phrases a reader sees. What a mention binds to is one rule:
+//   - a run that names one candidate whole (the longest wins, case-,
+//     plural- and hyphen-insensitive) is that candidate; words two
+//     candidates share whole ("release" with release-1.2 and
+//     release-1.3) name neither;
+//   - else a noun phrase names the candidates whose head it is (their
+//     last word, written whole or not; either end of an identifier; the
+//     word before a one-letter label), or the one candidate that alone
+//     holds its last word ("the cheddar", "the red one"); a compound or
+//     a measure ("the steak knife", "a cup of rice"), an indefinite ("a
+//     cup"), a plural of singular names ("the cups") and a part or the
+//     contents of another thing ("the juice from the canned peaches")
+//     name none;
+//   - the words the goal states of it keep those that hold them: before
+//     it ("the glass oven-safe dish"), after it with for, of, from, out
+//     of, with or a relative clause ("the pan with the nonstick coating",
+//     "the peas from the freezer": a word of one family with frozen),
+//     set off by a comma or a bracket, what it is not, a full mention
+//     before it ("take the cheddar cheese out, then slice the cheese");
+//   - one left is bound; a universal quantifier or a numeral after a
+//     definite determiner ("both kinds of bread", "the two mugs") binds
+//     all; two or more left ask SELECT_ONE (reason
+//     target_action_ambiguous) unless the answer names one;
+//   - a pronoun binds what the command before it acts on, when that is
+//     one candidate (or, for "them", several) and no other candidate the
+//     command names could be it; it is never asked about.
+//
+// Which candidate each mention means is recorded in the plan's
+// spec.bindings. "The file" or a base name two files share refers to the
+// files, asked as TARGET_FILE (target_file_ambiguous). The answer settles
+// it by naming one (for files also a relative path or a root word); the
+// rule takes the first.
 func detectCandidates(in *input) references {
 	res := references{fileTok: -1}
 	res.target = fileReference(in, &res)
