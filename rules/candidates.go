@@ -48,19 +48,26 @@ type name struct {
 
 func nameOf(s string) name {
 	n := name{display: s}
-	var last []string
+	var kinds []string // its words that are no numbers
+	first := ""        // the first of them in the last token that has one
 	for _, t := range lex.Split(s, nil) {
-		if last = identWords(s[t.Start:t.End]); len(last) > 0 {
-			n.heads = []string{wordKey(strings.ToLower(s[t.Start:t.End]))}
-		}
-		for _, w := range last {
-			n.words = append(n.words, wordKey(strings.ToLower(w)))
+		tok, some := s[t.Start:t.End], false
+		for _, w := range identParts(tok, true) {
+			k := wordKey(strings.ToLower(w))
+			n.words = append(n.words, k)
+			if number(w) {
+				continue
+			}
+			if !some {
+				first, n.heads, some = k, []string{wordKey(strings.ToLower(tok))}, true
+			}
+			kinds = append(kinds, k)
 		}
 	}
-	if k := len(n.words); k > 0 {
-		n.heads = appendNew(n.heads, n.words[k-1], n.words[k-len(last)])
-		if k > 1 && utf8.RuneCountInString(n.words[k-1]) == 1 {
-			n.heads = appendNew(n.heads, n.words[k-2])
+	if k := len(kinds); k > 0 {
+		n.heads = appendNew(n.heads, kinds[k-1], first)
+		if k > 1 && utf8.RuneCountInString(kinds[k-1]) == 1 {
+			n.heads = appendNew(n.heads, kinds[k-2])
 		}
 	}
 	return n
@@ -69,11 +76,15 @@ func nameOf(s string) name {
 // identWords splits a name written as an identifier into its words:
 // "DiningTable" is dining table, "Apple_2" is apple, "us-east" is us east.
 // Numbers are dropped: they tell instances apart.
-func identWords(s string) []string {
+func identWords(s string) []string { return identParts(s, false) }
+
+// identParts is identWords, keeping the numbers when numbers is set
+// ("Apple_2" is apple 2: a candidate's whole name).
+func identParts(s string, numbers bool) []string {
 	var out []string
 	start := 0
 	flush := func(end int) {
-		if w := s[start:end]; w != "" && !number(w) {
+		if w := s[start:end]; w != "" && (numbers || !number(w)) {
 			out = append(out, w)
 		}
 		start = end
@@ -456,9 +467,8 @@ func quantified(toks []token, t0, i int) bool {
 // (objects in a room, environments, tables, ...) and Request.Files, as
 // phrases a reader sees. What a mention binds to is one rule:
 //   - a run that names one candidate whole (the longest wins, case-,
-//     plural- and hyphen-insensitive) is that candidate; words two
-//     candidates share whole ("release" with release-1.2 and
-//     release-1.3) name neither;
+//     plural- and hyphen-insensitive; its numbers are part of it:
+//     "table 7", "release-1.3") is that candidate;
 //   - else a noun phrase names the candidates whose head it is (their
 //     last word, written whole or not; either end of an identifier; the
 //     word before a one-letter label), or the one candidate that alone
@@ -749,7 +759,7 @@ func fullMentions(in *input, ns *nameSet) []fullMention {
 	var out []fullMention
 	toks := in.gt
 	words := func(t *token) []string { // a token's words as a name's: "eu-west" is eu west
-		ws := identWords(t.Text)
+		ws := identParts(t.Text, true)
 		if len(ws) < 2 {
 			return []string{wordKey(t.Text)}
 		}
@@ -777,20 +787,17 @@ func fullMentions(in *input, ns *nameSet) []fullMention {
 		if toks[i].quoted || toks[i].code {
 			continue
 		}
-		best, size, shared := fullMention{t0: -1}, 0, false
+		best, size := fullMention{t0: -1}, 0
 		for _, n := range ns.byFirst[words(&toks[i])[0]] {
 			k := len(n.words)
 			if k == 1 && in.verbs[i] && i+1 < len(toks) && toks[i+1].Clause == toks[i].Clause && (toks[i+1].e.has(fDet) || content(&toks[i+1])) {
 				continue // "microwave the soup": a command's verb names no thing ("eggs in the fridge" does)
 			}
-			if end := run(i, n); end > i && k >= size {
-				shared = k == size // "release" with release-1.2 and release-1.3: their numbers tell them apart
-				if !shared {
-					best, size = fullMention{t0: i, t1: end, name: n.display}, k
-				}
+			if end := run(i, n); end > i && k > size {
+				best, size = fullMention{t0: i, t1: end, name: n.display}, k
 			}
 		}
-		if best.t0 >= 0 && !shared {
+		if best.t0 >= 0 {
 			out = append(out, best)
 			i = best.t1 - 1
 		}

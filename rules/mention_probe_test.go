@@ -57,6 +57,8 @@ func TestMentionBindsWhatTheGoalsWordsSettle(t *testing.T) {
 		{cands: []string{"feature/search", "feature/billing"}, goal: "Rebase the feature branch on main.", options: []string{"feature/search", "feature/billing"}},
 		{cands: []string{"us-east-cluster", "us-west-cluster"}, goal: "drain the cluster", options: []string{"us-east-cluster", "us-west-cluster"}},
 		// Names that differ only by a number: none is named whole.
+		{cands: []string{"table 1", "table 7", "chair"}, goal: "put the chair at the table", options: []string{"table 1", "table 7"}},
+		{cands: []string{"table 1", "table 7", "chair"}, goal: "put the chair at table 7"},
 		{cands: []string{"release-1.2", "release-1.3"}, goal: "Merge the release branch into main.", options: []string{"release-1.2", "release-1.3"},
 			nobind: []mentionOf{bindOf("release", "")}},
 		{cands: []string{"release-1.2", "release-1.3"}, goal: "Merge release-1.3 into main."},
