@@ -74,6 +74,7 @@ func TestMentionBindsWhatTheGoalsWordsSettle(t *testing.T) {
 		{cands: kitchen, goal: "cook the peas that are frozen"},
 		{cands: kitchen, goal: "cook the peas straight from the freezer"},
 		{cands: kitchen, goal: "cook the peas", options: []string{"frozen peas", "fresh peas"}},
+		{cands: []string{"dried apricots", "fresh apricots"}, goal: "eat the dry apricots", bind: []mentionOf{bindOf("dry apricots", "dried apricots")}},
 		{cands: kitchen, goal: "take the peas out of the freezer", bind: []mentionOf{bindOf("peas", "frozen peas")}},
 		{cands: kitchen, goal: "put the peas in the freezer", options: []string{"frozen peas", "fresh peas"}}, // where they go says nothing of which
 		{cands: kitchen, goal: "take the juice out of the fridge", options: []string{"apple juice", "orange juice"}},
