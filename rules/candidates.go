@@ -383,8 +383,12 @@ func findReference(in *input, ns *nameSet, i int) (reference, bool) {
 				plural = false
 			}
 		}
-		if plural {
-			return reference{}, false // "the cups" means all of them
+		definite := t0 > 0 && toks[t0-1].Clause == t.Clause && toks[t0-1].e.has(fDet) && !vocab.has("indefinite", toks[t0-1].Text)
+		switch {
+		case plural && definite:
+			universal = true // "the cups" means all of them
+		case plural:
+			return reference{}, false // "buy cups": others
 		}
 	}
 	ref := reference{t0: t0, t1: i + 1, said: end, chosen: -1, other: t0 > 0 && toks[t0-1].Text == "other"}

@@ -115,6 +115,8 @@ func TestMentionBindsWhatTheGoalsWordsSettle(t *testing.T) {
 		{cands: kitchen, goal: "toast both kinds of bread"},
 		{cands: kitchen, goal: "wash the two mugs", bind: []mentionOf{bindOf("mugs", "red mug"), bindOf("mugs", "blue mug")}},
 		{cands: kitchen, goal: "wash two mugs", nobind: []mentionOf{bindOf("mugs", "")}}, // any two
+		{cands: kitchen, goal: "wash the mugs and dry them", bind: []mentionOf{bindOf("mugs", "red mug"), bindOf("mugs", "blue mug"), bindOf("them", "blue mug")}},
+		{cands: kitchen, goal: "buy mugs", nobind: []mentionOf{bindOf("mugs", "")}}, // others
 		{cands: []string{"small container", "large container"}, goal: "Put the leftovers in the bigger of the two containers.",
 			nobind: []mentionOf{bindOf("containers", "small container")}}, // one of them
 		{cands: []string{"small container", "large container"}, goal: "Put the leftovers in the smaller container.",
