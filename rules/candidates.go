@@ -214,9 +214,10 @@ var irregular = func() map[string]string {
 // that the candidates hold ("black pepper"). It reports no reference when
 // the word is a command's verb ("pepper the steak"), negated, quoted, in
 // a sentence that asks the agent something, after an indefinite
-// determiner ("a cup"), a plural of singular names ("the cups": all of
-// them), or after a modifier no candidate holds ("the red pepper" with
-// black and bell pepper: the goal names something else).
+// determiner ("a cup"), a bare plural of singular names ("buy cups";
+// "the cups" means all of them), or after a modifier no candidate holds
+// ("the red pepper" with black and bell pepper: the goal names something
+// else).
 func findReference(in *input, ns *nameSet, i int) (reference, bool) {
 	verbs := in.verbs
 	toks := in.gt
@@ -478,7 +479,7 @@ func quantified(toks []token, t0, i int) bool {
 //     word before a one-letter label), or the one candidate that alone
 //     holds its last word ("the cheddar", "the red one"); a compound or
 //     a measure ("the steak knife", "a cup of rice"), an indefinite ("a
-//     cup"), a plural of singular names ("the cups") and a part or the
+//     cup"), a bare plural of singular names ("buy cups") and a part or the
 //     contents of another thing ("the juice from the canned peaches")
 //     name none;
 //   - the words the goal states of it keep those that hold them: before
@@ -487,9 +488,10 @@ func quantified(toks []token, t0, i int) bool {
 //     "the peas from the freezer": a word of one family with frozen),
 //     set off by a comma or a bracket, what it is not, a full mention
 //     before it ("take the cheddar cheese out, then slice the cheese");
-//   - one left is bound; a universal quantifier or a numeral after a
-//     definite determiner ("both kinds of bread", "the two mugs") binds
-//     all; two or more left ask SELECT_ONE (reason
+//   - one left is bound; a universal quantifier, a numeral after a
+//     definite determiner or a definite plural of singular names ("both
+//     kinds of bread", "the two mugs", "the mugs") binds all; two or
+//     more left ask SELECT_ONE (reason
 //     target_action_ambiguous) unless the answer names one;
 //   - a pronoun binds what the command before it acts on, when that is
 //     one candidate (or, for "them", several) and no other candidate the
