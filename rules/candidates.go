@@ -324,9 +324,12 @@ func findReference(in *input, ns *nameSet, i int) (reference, bool) {
 	// apart describes it too: a word alone ("the slipper on the left";
 	// on the left shelf, in the freezer are places), or any phrase after
 	// "with" ("the pan with the nonstick coating"; with the sponge names
-	// a thing).
+	// a thing, and after "fill" what goes in).
 	attrObject := func(j int) bool {
 		head, telling := object(j)
+		if v := commandOf(in, i); toks[j].Text == "with" && v >= 0 && vocab.has("containerVerbs", toks[v].Text) {
+			return false // "fill the mug with the red wine": what goes in it
+		}
 		if head < 0 || telling < 0 || vocab.has("places", toks[head].Text) || telling != head && toks[j].Text != "with" {
 			return false
 		}
