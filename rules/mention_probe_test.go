@@ -98,7 +98,7 @@ func TestMentionBindsWhatTheGoalsWordsSettle(t *testing.T) {
 		{cands: kitchen, goal: "heat the pan with the nonstick surface and add oil"},
 		{cands: kitchen, goal: "wipe the pan with a towel", options: []string{"nonstick pan", "cast iron pan"}},
 		{cands: kitchen, goal: "grab the mug with the red handle", bind: []mentionOf{bindOf("mug", "red mug")}},
-		{cands: kitchen, goal: "fill the mug with the red wine", options: []string{"red mug", "blue mug"}}, // what goes in it
+		{cands: kitchen, goal: "fill the mug with the red wine", options: []string{"red mug", "blue mug"}},                                        // what goes in it
 		{cands: append([]string{"blue sponge"}, kitchen...), goal: "wash the mug with the blue sponge", options: []string{"red mug", "blue mug"}}, // a thing of its own
 		// One word written with or without a hyphen.
 		{cands: kitchen, goal: "heat the non-stick pan", bind: []mentionOf{bindOf("non-stick pan", "nonstick pan")}},
