@@ -35,17 +35,39 @@ type reference struct {
 }
 
 // name is a candidate as the matcher reads it: its words, singular and
-// lower case, the last one being its head.
+// lower case, and its heads, the words a bare mention of its kind uses:
+// the last word ("black pepper": pepper), its last word written whole
+// ("white t-shirt": t-shirt), both ends of an identifier ("staging-eu":
+// staging, "us-east-cluster": cluster), and the word before a label of
+// one letter ("vitamin D", "Plan A": vitamin, plan).
 type name struct {
 	display string
 	words   []string
+	heads   []string
 }
 
 func nameOf(s string) name {
 	n := name{display: s}
+	var kinds []string // its words that are no numbers
+	first := ""        // the first of them in the last token that has one
 	for _, t := range lex.Split(s, nil) {
-		for _, w := range identWords(s[t.Start:t.End]) {
-			n.words = append(n.words, wordKey(strings.ToLower(w)))
+		tok, some := s[t.Start:t.End], false
+		for _, w := range identParts(tok, true) {
+			k := wordKey(strings.ToLower(w))
+			n.words = append(n.words, k)
+			if number(w) {
+				continue
+			}
+			if !some {
+				first, n.heads, some = k, []string{wordKey(strings.ToLower(tok))}, true
+			}
+			kinds = append(kinds, k)
+		}
+	}
+	if k := len(kinds); k > 0 {
+		n.heads = appendNew(n.heads, kinds[k-1], first)
+		if k > 1 && utf8.RuneCountInString(kinds[k-1]) == 1 {
+			n.heads = appendNew(n.heads, kinds[k-2])
 		}
 	}
 	return n
@@ -54,11 +76,15 @@ func nameOf(s string) name {
 // identWords splits a name written as an identifier into its words:
 // "DiningTable" is dining table, "Apple_2" is apple, "us-east" is us east.
 // Numbers are dropped: they tell instances apart.
-func identWords(s string) []string {
+func identWords(s string) []string { return identParts(s, false) }
+
+// identParts is identWords, keeping the numbers when numbers is set
+// ("Apple_2" is apple 2: a candidate's whole name).
+func identParts(s string, numbers bool) []string {
 	var out []string
 	start := 0
 	flush := func(end int) {
-		if w := s[start:end]; w != "" && !number(w) {
+		if w := s[start:end]; w != "" && (numbers || !number(w)) {
 			out = append(out, w)
 		}
 		start = end
@@ -66,7 +92,7 @@ func identWords(s string) []string {
 	var prev rune
 	for i, r := range s {
 		switch {
-		case r == '_' || r == '-' || r == '.':
+		case r == '_' || r == '-' || r == '.' || r == '/':
 			flush(i)
 			start = i + 1
 		case unicode.IsUpper(r) && unicode.IsLower(prev):
@@ -107,10 +133,10 @@ func headMatch(key string, n name) bool {
 	if len(n.words) == 0 {
 		return false
 	}
-	head := n.words[len(n.words)-1]
-	if head == key {
+	if slices.Contains(n.heads, key) {
 		return true
 	}
+	head := n.words[len(n.words)-1]
 	if !lex.IsJapanese(key) || !strings.HasSuffix(head, key) || strings.Trim(key, "ー") == "" {
 		return false
 	}
@@ -125,39 +151,73 @@ func (n name) hasAll(keys []string) bool {
 }
 
 // holds reports whether n holds the word key in one of its forms: "can"
-// and "canned", "large" and "larger", "wood" and "wooden" are one word.
+// and "canned", "large" and "larger", "wood" and "wooden" are one word,
+// and so are "non-stick", "non stick" and "nonstick".
 func (n name) holds(key string) bool {
-	return slices.ContainsFunc(n.words, func(w string) bool { return w == key || stem(w) == stem(key) })
+	joined := unhyphenated(key)
+	for i, w := range n.words {
+		if w == key || w == joined || stem(w) == stem(key) || i+1 < len(n.words) && w+n.words[i+1] == joined {
+			return true
+		}
+	}
+	return false
 }
 
+// unhyphenated is w without its hyphens: "non-stick" is "nonstick".
+func unhyphenated(w string) string { return strings.ReplaceAll(w, "-", "") }
+
 // stem is an English word without a possessive, the ending of a participle, a
-// comparative or a material (-ed, -er, -est, -en), a doubled consonant
-// before it and a final e: "canned" and "can" are "can", "larger" and
-// "large" are "larg".
+// comparative, a material or a doer (-ed, -er, -est, -en), a doubled
+// final consonant and a final e, an irregular participle as its verb
+// and a final y as i: "canned" and "can" are "can", "larger" and "large"
+// are "larg", "frozen" and "freezer" are "freez", "dried" and "dryer"
+// are "dri". Words of one family are one word: a thing the goal says is
+// in the freezer is the frozen one.
 func stem(w string) string {
 	if lex.IsJapanese(w) {
 		return w
 	}
 	w = strings.TrimRight(strings.TrimSuffix(strings.TrimSuffix(w, "'s"), "’s"), "'’") // an owner: "Leo's" (key leo') and "Leo"
+	if base, ok := irregular[w]; ok {
+		w = base
+	}
 	for _, end := range []string{"est", "er", "ed", "en"} {
 		if n := len(w) - len(end); n > 2 && strings.HasSuffix(w, end) {
-			if w = w[:n]; w[n-1] == w[n-2] {
-				w = w[:n-1]
-			}
+			w = w[:n]
 			break
 		}
 	}
-	return strings.TrimSuffix(w, "e")
+	if n := len(w); n > 2 && w[n-1] == w[n-2] {
+		w = w[:n-1] // "bigger" and "big", "smaller" and "small"
+	}
+	w = strings.TrimSuffix(w, "e")
+	if n := len(w); n > 2 && w[n-1] == 'y' {
+		w = w[:n-1] + "i"
+	}
+	return w
 }
+
+// irregular maps an irregular participle to its verb ("frozen" is
+// "freeze"), from the closed vocabulary.
+var irregular = func() map[string]string {
+	m := map[string]string{}
+	for _, pair := range vocab.lists["irregularParticiples"] {
+		if part, base, ok := strings.Cut(pair, " "); ok {
+			m[part] = base
+		}
+	}
+	return m
+}()
 
 // findReference reads the reference whose head is goal token i: the
 // candidates whose head the word is, narrowed by the words before it
 // that the candidates hold ("black pepper"). It reports no reference when
 // the word is a command's verb ("pepper the steak"), negated, quoted, in
 // a sentence that asks the agent something, after an indefinite
-// determiner ("a cup"), a plural of singular names ("the cups": all of
-// them), or after a modifier no candidate holds ("the red pepper" with
-// black and bell pepper: the goal names something else).
+// determiner ("a cup"), a bare plural of singular names ("buy cups";
+// "the cups" means all of them), or after a modifier no candidate holds
+// ("the red pepper" with black and bell pepper: the goal names something
+// else).
 func findReference(in *input, ns *nameSet, i int) (reference, bool) {
 	verbs := in.verbs
 	toks := in.gt
@@ -178,8 +238,20 @@ func findReference(in *input, ns *nameSet, i int) (reference, bool) {
 	if partOfPhrase(in, i) || negatedClause(toks, i) || in.c.asksAgent(in.goal, toks, i) {
 		return reference{}, false
 	}
-	held := func(k int) (some, all bool) { // whether some, and all, of fit hold toks[k]
+	// keyOf is the word of toks[k] the candidates are told apart by: the
+	// word, or the part of a compound written with a hyphen that one of
+	// them holds ("mint-flavoured": mint; "oat-based": oat).
+	keyOf := func(k int) string {
 		m := wordKey(toks[k].Text)
+		for _, w := range identWords(toks[k].Text) {
+			if w := wordKey(w); w != m && slices.ContainsFunc(fit, func(f name) bool { return f.holds(w) && !f.holds(m) }) {
+				return w
+			}
+		}
+		return m
+	}
+	held := func(k int) (some, all bool) { // whether some, and all, of fit hold toks[k]
+		m := keyOf(k)
 		n := 0
 		for _, f := range fit {
 			if f.holds(m) {
@@ -215,7 +287,7 @@ func findReference(in *input, ns *nameSet, i int) (reference, bool) {
 	stated := false
 	for k := s; k < i; k++ {
 		if some, all := held(k); some {
-			mods = append(mods, wordKey(toks[k].Text))
+			mods = append(mods, keyOf(k))
 			stated = stated || k < t0 && !all
 		}
 	}
@@ -231,21 +303,42 @@ func findReference(in *input, ns *nameSet, i int) (reference, bool) {
 	inPP := pp >= 0 && pp < s-1 && toks[pp].Clause == t.Clause && toks[pp].e.has(fPrep) && !(pp > 0 && verbs[pp-1]) // "turn on the lamp": a particle
 	j := i + 1
 	relative := j < len(toks) && toks[j].e.has(fCue) && !toks[j].e.has(fPrep) && (toks[j].Clause == t.Clause || strings.TrimSpace(in.goal[t.End:toks[j].Start]) == ",")
-	// A preposition whose object is only a word that tells the candidates
-	// apart describes it too: "the slipper on the left" (on the left
-	// shelf would be a place).
-	attrObject := func(j int) bool {
-		k := j + 1
-		for k < len(toks) && toks[k].Clause == t.Clause && toks[k].e.has(fDet) {
-			k++
+	// object reads the phrase after the preposition at toks[j]: its
+	// head, the last word of substance ("the can of pineapple":
+	// pineapple), and its first word that tells the candidates apart, or
+	// -1.
+	object := func(j int) (head, telling int) {
+		head, telling = -1, -1
+		for k := j + 1; k < len(toks) && toks[k].Clause == t.Clause && !in.verbs[k] && (!toks[k].e.has(fPrep|fConj|fStepSep) || toks[k].Text == "of"); k++ {
+			if content(&toks[k]) {
+				head = k
+			}
+			if some, all := held(k); some && !all && telling < 0 {
+				telling = k
+			}
 		}
-		if k >= len(toks) || toks[k].Clause != t.Clause || k+1 < len(toks) && toks[k+1].Clause == t.Clause && content(&toks[k+1]) {
+		return head, telling
+	}
+	// A preposition's object that names no thing of its own (no
+	// candidate, no place) and holds a word that tells the candidates
+	// apart describes it too: a word alone ("the slipper on the left";
+	// on the left shelf, in the freezer are places), or any phrase after
+	// "with" ("the pan with the nonstick coating"; with the sponge names
+	// a thing, and after "fill" what goes in).
+	attrObject := func(j int) bool {
+		head, telling := object(j)
+		if v := commandOf(in, i); toks[j].Text == "with" && v >= 0 && vocab.has("containerVerbs", toks[v].Text) {
+			return false // "fill the mug with the red wine": what goes in it
+		}
+		if head < 0 || telling < 0 || vocab.has("places", toks[head].Text) || telling != head && toks[j].Text != "with" {
 			return false
 		}
-		some, all := held(k)
-		return some && !all && !slices.ContainsFunc(ns.names, func(n name) bool { return headMatch(wordKey(toks[k].Text), n) })
+		return !slices.ContainsFunc(ns.names, func(n name) bool { return headMatch(wordKey(toks[head].Text), n) })
 	}
 	end := i + 1
+	if j < len(toks) && !relative {
+		j += max(sourceWords(toks, j)-1, 0) // "out of the freezer" as "from the freezer"
+	}
 	if relative || j < len(toks) && toks[j].Clause == t.Clause && (vocab.has("attributePrepositions", toks[j].Text) || toks[j].e.has(fPrep) && (inPP || attrObject(j))) {
 		// a relative clause describes it to its end, prepositions too: "the
 		// milk that is in the carton", "the mug, which is dirty,"; after a
@@ -255,10 +348,10 @@ func findReference(in *input, ns *nameSet, i int) (reference, bool) {
 		for k := j + 1; k < len(toks) && toks[k].Clause == toks[j].Clause && (relative || !verbs[k]) && !toks[k].e.has(fConj|fStepSep) && (relative || !toks[k].e.has(fPrep)); k++ {
 			neg = neg || toks[k].neg || toks[k].e.has(fNeg)
 			if some, all := held(k); some && !all && neg {
-				not = append(not, wordKey(toks[k].Text))
+				not = append(not, keyOf(k))
 				after, end = true, k+1
 			} else if some && !all {
-				mods = append(mods, wordKey(toks[k].Text))
+				mods = append(mods, keyOf(k))
 				after, end = true, k+1
 			}
 		}
@@ -269,24 +362,37 @@ func findReference(in *input, ns *nameSet, i int) (reference, bool) {
 	case s < t0 && !after:
 		return reference{}, false // a modifier no candidate holds: "the red pepper" names something else
 	}
-	if t0 > 0 && toks[t0-1].Clause == t.Clause && !lex.IsJapanese(t.Text) {
+	universal := quantified(toks, t0, i)
+	if t0 > 0 && toks[t0-1].Clause == t.Clause && !lex.IsJapanese(t.Text) && !universal {
 		if p := &toks[t0-1]; vocab.has("indefinite", p.Text) || p.neg || number(p.Text) {
-			return reference{}, false // "a cup", "2 cups": any that fit
+			return reference{}, false // "a cup", "2 cups": any that fit ("the two cups": both)
 		}
 	}
-	if !after && partOfAnother(in, i) {
-		return reference{}, false
+	if !relative && j < len(toks) && toks[j].Clause == t.Clause && (toks[j].Text == "of" || sourceWords(toks, j) == 1) {
+		// After "of" or where it comes from, the goal names a part or the
+		// contents of another thing ("the juice from the canned peaches",
+		// "the juice out of the can", "the juice of a lemon"): it says which
+		// one it is, so it is no bare mention, and when that thing is a
+		// candidate its words are its own (not the canned juice). A place
+		// it is taken from ("the milk from the fridge") says nothing of
+		// which thing it is.
+		if head, _ := object(j); head >= 0 && !vocab.has("places", toks[head].Text) && (!after || slices.ContainsFunc(ns.names, func(n name) bool { return headMatch(wordKey(toks[head].Text), n) })) {
+			return reference{}, false
+		}
 	}
-	universal := quantified(toks, t0, i)
 	if key != t.Text && !lex.IsJapanese(t.Text) && !universal {
 		plural := true
 		for _, n := range fit {
-			if strings.EqualFold(n.display, in.span(t0, i+1)) || strings.HasSuffix(strings.ToLower(n.display), t.Text) {
+			if strings.EqualFold(n.display, in.span(t0, i+1)) || strings.HasSuffix(strings.ToLower(n.display), t.Text) || slices.Contains(identWords(strings.ToLower(n.display)), t.Text) { // "orders" with orders_2023
 				plural = false
 			}
 		}
-		if plural {
-			return reference{}, false // "the cups" means all of them
+		definite := t0 > 0 && toks[t0-1].Clause == t.Clause && toks[t0-1].e.has(fDet) && !vocab.has("indefinite", toks[t0-1].Text)
+		switch {
+		case plural && definite:
+			universal = true // "the cups" means all of them
+		case plural:
+			return reference{}, false // "buy cups": others
 		}
 	}
 	ref := reference{t0: t0, t1: i + 1, said: end, chosen: -1, other: t0 > 0 && toks[t0-1].Text == "other"}
@@ -314,7 +420,7 @@ func findReference(in *input, ns *nameSet, i int) (reference, bool) {
 func partialReference(in *input, ns *nameSet, i int) (reference, bool) {
 	toks := in.gt
 	t := &toks[i]
-	holders := ns.byWord[wordKey(t.Text)]
+	holders := ns.byWord[unhyphenated(wordKey(t.Text))]
 	switch {
 	case i == 0 || len(holders) != 1 || vocab.has("places", t.Text) || !content(t) || toks[i-1].Clause != t.Clause || !toks[i-1].e.has(fDet) || vocab.has("indefinite", toks[i-1].Text):
 		return reference{}, false
@@ -336,8 +442,10 @@ func modifiesProForm(toks []token, i int) bool {
 }
 
 // quantified reports whether the reference toks[t0:i+1] follows a
-// universal quantifier, with only determiners and "of" between ("all of
-// the rice"); in Japanese, whether one stands anywhere in its clause.
+// universal quantifier, or a number after a definite determiner ("the
+// two kinds of bread", "my three mugs"), with only determiners and
+// nouns before "of" between ("all of the rice", "both flavours of ice
+// cream"); in Japanese, whether one stands anywhere in its clause.
 func quantified(toks []token, t0, i int) bool {
 	if lex.IsJapanese(toks[i].Text) {
 		return slices.ContainsFunc(toks, func(t token) bool {
@@ -345,11 +453,19 @@ func quantified(toks []token, t0, i int) bool {
 		})
 	}
 	for k := t0 - 1; k >= 0 && toks[k].Clause == toks[i].Clause; k-- {
-		if vocab.has("universals", toks[k].Text) {
+		t := &toks[k]
+		switch {
+		case vocab.has("universals", t.Text):
 			return true
-		}
-		if !toks[k].e.has(fDet) && toks[k].Text != "of" && !vocab.has("measures", toks[k].Text) {
-			return false // only determiners, "of" and measures between: "both kinds of bread"
+		case k > 0 && (number(t.Text) || vocab.has("indefinite", t.Text)) && t.Text != "1" && t.Text != "one":
+			p := &toks[k-1]
+			// "the two": all; not "a few", nor "the bigger of the two": one of them
+			partitive := k > 1 && toks[k-2].Text == "of"
+			return p.Clause == t.Clause && p.e.has(fDet) && !vocab.has("indefinite", p.Text) && !vocab.has("placeholders", p.Text) && !partitive
+		case t.e.has(fDet) || t.Text == "of":
+		case k+1 < len(toks) && toks[k+1].Text == "of" && content(t): // "kinds of", "flavours of"
+		default:
+			return false // only determiners and "of" with its noun between: "both kinds of bread"
 		}
 	}
 	return false
@@ -357,20 +473,38 @@ func quantified(toks []token, t0, i int) bool {
 
 // detectCandidates settles the goal's references to Request.Candidates
 // (objects in a room, environments, tables, ...) and Request.Files, as
-// phrases a reader sees. First the runs that name a candidate whole
-// (the longest wins, case- and plural-insensitive) are resolved and never
-// asked about. Then a bare noun phrase whose head is the head of two or
-// more candidates is ambiguous ("use the pepper" with black and bell
-// pepper; 胡椒 with 黒胡椒 and 白胡椒), unless it is part of a compound
-// or a measure ("the steak knife", "a cup of rice"), or full mentions
-// before it pick one (the nearest: "take the cheddar cheese out, then
-// slice the cheese") or name every one it fits (all of them). One
-// fitting candidate is used. Which candidate each mention means is
-// recorded in the plan's spec.bindings; pronouns bind there too. "The file" or a base name two files share refers to
-// the files. It asks SELECT_ONE (reason target_action_ambiguous) over the
-// fitting candidates, or TARGET_FILE (target_file_ambiguous). The answer
-// settles it by naming one (for files also a relative path or a root
-// word); the rule takes the first.
+// phrases a reader sees. What a mention binds to is one rule:
+//   - a run that names one candidate whole (the longest wins, case-,
+//     plural- and hyphen-insensitive; its numbers are part of it:
+//     "table 7", "release-1.3") is that candidate;
+//   - else a noun phrase names the candidates whose head it is (their
+//     last word, written whole or not; either end of an identifier; the
+//     word before a one-letter label), or the one candidate that alone
+//     holds its last word ("the cheddar", "the red one"); a compound or
+//     a measure ("the steak knife", "a cup of rice"), an indefinite ("a
+//     cup"), a bare plural of singular names ("buy cups") and a part or the
+//     contents of another thing ("the juice from the canned peaches")
+//     name none;
+//   - the words the goal states of it keep those that hold them: before
+//     it ("the glass oven-safe dish"), after it with for, of, from, out
+//     of, with or a relative clause ("the pan with the nonstick coating",
+//     "the peas from the freezer": a word of one family with frozen),
+//     set off by a comma or a bracket, what it is not, a full mention
+//     before it ("take the cheddar cheese out, then slice the cheese");
+//   - one left is bound; a universal quantifier, a numeral after a
+//     definite determiner or a definite plural of singular names ("both
+//     kinds of bread", "the two mugs", "the mugs") binds all; two or
+//     more left ask SELECT_ONE (reason
+//     target_action_ambiguous) unless the answer names one;
+//   - a pronoun binds what the command before it acts on, when that is
+//     one candidate (or, for "them", several) and no other candidate the
+//     command names could be it; it is never asked about.
+//
+// Which candidate each mention means is recorded in the plan's
+// spec.bindings. "The file" or a base name two files share refers to the
+// files, asked as TARGET_FILE (target_file_ambiguous). The answer settles
+// it by naming one (for files also a relative path or a root word); the
+// rule takes the first.
 func detectCandidates(in *input) references {
 	res := references{fileTok: -1}
 	res.target = fileReference(in, &res)
@@ -541,13 +675,19 @@ func takenFrom(in *input, t0 int) bool {
 	for k >= 0 && in.gt[k].e.has(fDet) {
 		k--
 	}
+	return k >= 0 && sourceWords(in.gt, k) == 1 || k > 0 && sourceWords(in.gt, k-1) == 2
+}
+
+// sourceWords is how many tokens from toks[k] on say where something
+// comes from: "from" and "off" are one, "out of" two; else 0.
+func sourceWords(toks []token, k int) int {
 	switch {
-	case k < 0:
-		return false
-	case in.gt[k].Text == "from" || in.gt[k].Text == "off":
-		return true
+	case toks[k].Text == "from" || toks[k].Text == "off":
+		return 1
+	case toks[k].Text == "out" && k+1 < len(toks) && toks[k+1].Text == "of" && toks[k+1].Clause == toks[k].Clause:
+		return 2
 	}
-	return in.gt[k].Text == "of" && k > 0 && in.gt[k-1].Text == "out"
+	return 0
 }
 
 // objectSpan is the object of the command whose verb is goal token v: the
@@ -587,7 +727,7 @@ func appendNew(out []string, names ...string) []string {
 type nameSet struct {
 	names   []name
 	byFirst map[string][]name
-	byWord  map[string][]name // by each of their words
+	byWord  map[string][]name // by each of their words, and two of them joined
 }
 
 func newNameSet(cands []string) *nameSet {
@@ -600,6 +740,9 @@ func newNameSet(cands []string) *nameSet {
 		for i, w := range n.words {
 			if !slices.Contains(n.words[:i], w) {
 				ns.byWord[w] = append(ns.byWord[w], n)
+			}
+			if i+1 < len(n.words) { // "non stick" is also "nonstick"
+				ns.byWord[w+n.words[i+1]] = append(ns.byWord[w+n.words[i+1]], n)
 			}
 		}
 		ns.names = append(ns.names, n)
@@ -617,25 +760,50 @@ type fullMention struct {
 }
 
 // fullMentions finds, left to right, the longest runs of goal tokens
-// that name a candidate whole, case- and plural-insensitive. A mention
-// that names a candidate whole is resolved: it is never asked about.
+// that name a candidate whole, case- and plural-insensitive, a token
+// written as an identifier being its words ("the eu-west cluster"). A
+// mention that names a candidate whole is resolved: it is never asked
+// about.
 func fullMentions(in *input, ns *nameSet) []fullMention {
 	var out []fullMention
 	toks := in.gt
+	words := func(t *token) []string { // a token's words as a name's: "eu-west" is eu west
+		ws := identParts(t.Text, true)
+		if len(ws) < 2 {
+			return []string{wordKey(t.Text)}
+		}
+		for k, w := range ws {
+			ws[k] = wordKey(w)
+		}
+		return ws
+	}
+	// run is the end of the tokens from i on that hold n's words, or -1.
+	run := func(i int, n name) int {
+		j, k := i, 0
+		for ; k < len(n.words) && j < len(toks) && toks[j].Clause == toks[i].Clause; j++ {
+			ws := words(&toks[j])
+			if k+len(ws) > len(n.words) || !slices.Equal(ws, n.words[k:k+len(ws)]) {
+				return -1
+			}
+			k += len(ws)
+		}
+		if k < len(n.words) {
+			return -1
+		}
+		return j
+	}
 	for i := 0; i < len(toks); i++ {
 		if toks[i].quoted || toks[i].code {
 			continue
 		}
-		best := fullMention{t0: -1}
-		for _, n := range ns.byFirst[wordKey(toks[i].Text)] {
+		best, size := fullMention{t0: -1}, 0
+		for _, n := range ns.byFirst[words(&toks[i])[0]] {
 			k := len(n.words)
 			if k == 1 && in.verbs[i] && i+1 < len(toks) && toks[i+1].Clause == toks[i].Clause && (toks[i+1].e.has(fDet) || content(&toks[i+1])) {
 				continue // "microwave the soup": a command's verb names no thing ("eggs in the fridge" does)
 			}
-			if (best.t0 < 0 || k > best.t1-best.t0) && startsRun(toks[i:], k, func(k int, t *token) bool {
-				return t.Clause == toks[i].Clause && wordKey(t.Text) == n.words[k]
-			}) {
-				best = fullMention{t0: i, t1: i + k, name: n.display}
+			if end := run(i, n); end > i && k > size {
+				best, size = fullMention{t0: i, t1: end, name: n.display}, k
 			}
 		}
 		if best.t0 >= 0 {
@@ -667,26 +835,6 @@ func partOfPhrase(in *input, i int) bool {
 		return false
 	}
 	return strings.IndexFunc(next.Text, unicode.IsLetter) >= 0
-}
-
-// partOfAnother reports whether the head word at goal token i names a
-// part or the contents of another thing, stated after it with "of" or
-// "from" ("the juice from the canned peaches", "the juice of a lemon"):
-// the goal says which one it is, so it is no bare mention. A place the
-// thing is in or taken from ("the milk from the fridge") says nothing of
-// which thing it is.
-func partOfAnother(in *input, i int) bool {
-	toks := in.gt
-	if i+1 >= len(toks) || toks[i+1].Clause != toks[i].Clause || toks[i+1].Text != "of" && toks[i+1].Text != "from" {
-		return false
-	}
-	head := -1
-	for k := i + 2; k < len(toks) && toks[k].Clause == toks[i].Clause && (!toks[k].e.has(fPrep|fConj) || toks[k].Text == "of") && !in.verbs[k]; k++ {
-		if !toks[k].e.has(fDet|fPrep) && strings.IndexFunc(toks[k].Text, unicode.IsLetter) >= 0 {
-			head = k // "the can of pineapple": pineapple
-		}
-	}
-	return head >= 0 && !vocab.has("places", toks[head].Text)
 }
 
 // restated is the option of ref that a mention set off by a comma, a

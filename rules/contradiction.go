@@ -74,6 +74,9 @@ func detectContradictions(in *input) contradictions {
 			continue
 		}
 		for _, s := range t.e.sides {
+			if i > 0 && in.p.Groups[s.group].Contents && in.gt[i-1].e != nil && slices.ContainsFunc(in.gt[i-1].e.sides, func(p sideRef) bool { return p.group == s.group && p.side != s.side }) && kindOf(in, i-1, i) {
+				continue // "vegan sausage": a sausage of the vegan kind says vegan, not meat
+			}
 			ms = append(ms, sideMention{i, s})
 		}
 	}
@@ -95,9 +98,9 @@ func detectContradictions(in *input) contradictions {
 			} else if ms[mentioned].side != ms[a].side {
 				several = true
 			}
-			// Mentions are in the goal's order and one object is in one
-			// sentence, so the pairs end with it.
-			for b := a + 1; b < len(ms) && in.gt[ms[b].tok].Sentence == in.gt[ms[a].tok].Sentence; b++ {
+			// Mentions are in the goal's order and one object is named in
+			// one sentence or again in the next, so the pairs end there.
+			for b := a + 1; b < len(ms) && in.gt[ms[b].tok].Sentence <= in.gt[ms[a].tok].Sentence+1; b++ {
 				if ms[b].group != gi || ms[b].side == ms[a].side || !sameObject(in, gi, ms[a].tok, ms[b].tok, process) {
 					continue
 				}
@@ -211,8 +214,11 @@ func sentenceStart(toks []token, i int) bool {
 // them, and one thing that both describe (sameThing).
 func sameObject(in *input, g, a, b int, process map[int]bool) bool {
 	toks := in.gt
-	if toks[a].Sentence != toks[b].Sentence || process[toks[a].Sentence] {
+	if process[toks[a].Sentence] || process[toks[b].Sentence] {
 		return false
+	}
+	if toks[a].Sentence != toks[b].Sentence {
+		return namedAgain(in, g, a, b)
 	}
 	if p := a - 1; p >= 0 && vocab.has("alternativeOpeners", toks[p].Text) {
 		return false // "a toggle between public and private": alternatives
@@ -233,12 +239,42 @@ func sameObject(in *input, g, a, b int, process map[int]bool) bool {
 	return sameThing(in, g, a, b)
 }
 
+// namedAgain reports whether the side words at goal tokens a and b, in
+// two sentences, describe one thing: the second sentence names it again
+// with a definite determiner ("Create a private repo. The repo must be
+// public.") and both describe it at once (sameThing: "Create a private
+// repo. Make the repo public." is a change, "... Delete the public repo."
+// another repo). For how or when a command is done, the two sentences
+// give one command ("Run the backup job weekly. Run the backup job
+// daily.").
+func namedAgain(in *input, g, a, b int) bool {
+	toks := in.gt
+	x, xHow := thingOf(in, g, a)
+	y, yHow := thingOf(in, g, b)
+	if x < 0 || y < 0 || wordKey(toks[x].Text) != wordKey(toks[y].Text) {
+		return false
+	}
+	d := y - 1 // its determiner, before the words of a compound: "the cleanup job"
+	for d >= 0 && toks[d].Clause == toks[y].Clause && content(&toks[d]) && !in.verbs[d] && (toks[d].e == nil || len(toks[d].e.sides) == 0) {
+		d--
+	}
+	if d < 0 || !toks[d].e.has(fDet) || vocab.has("indefinite", toks[d].Text) {
+		return false
+	}
+	if in.p.Groups[g].Action && xHow == predicative && yHow == predicative {
+		va, vb := commandOf(in, a), commandOf(in, b)
+		return va >= 0 && vb >= 0 && stem(toks[va].Text) == stem(toks[vb].Text)
+	}
+	return sameThing(in, g, a, b)
+}
+
 // sameThing reports whether the side words at goal tokens a and b can
 // describe one thing at once: not when each describes a thing of its
 // own, by different words ("a tiny image that serves huge files": the
 // image and the files) or as the members of a plural they join ("hot and
 // cold drinks"), nor when one describes the thing as it is and
-// the other as it is to become ("make the private repo public").
+// the other as it is to become ("make the private repo public"; "keep
+// the private repo public" says it stays so: a contradiction).
 func sameThing(in *input, g, a, b int) bool {
 	x, xHow := thingOf(in, g, a)
 	y, yHow := thingOf(in, g, b)
@@ -254,7 +290,30 @@ func sameThing(in *input, g, a, b int) bool {
 	case x != y && xHow == attributive && yHow == attributive:
 		return false // "hot food and cold food": two things of one kind
 	}
-	return xHow == yHow || xHow == describedBy || yHow == describedBy
+	return xHow == yHow || xHow == describedBy || yHow == describedBy || keeps(in, a, xHow) || keeps(in, b, yHow)
+}
+
+// keeps reports whether the side word at goal token k says what its
+// thing stays, not what it becomes: said after it in a command whose verb
+// keeps a state ("keep the private repo public": it is private and
+// stays public, a contradiction; "make the private repo public" is a
+// change).
+func keeps(in *input, k, how int) bool {
+	v := commandOf(in, k)
+	return how == predicative && v >= 0 && vocab.has("keepVerbs", in.gt[v].Text)
+}
+
+// kindOf reports whether goal token b ends its noun phrase right after
+// a: b is the noun, and a says what kind of it it is ("vegan sausage",
+// "plant-based chicken"), not a second thing said of a noun after them
+// ("hot frozen cheese").
+func kindOf(in *input, a, b int) bool {
+	toks := in.gt
+	if b != a+1 || toks[a].Clause != toks[b].Clause || lex.IsJapanese(toks[b].Text) {
+		return false
+	}
+	n := b + 1
+	return n == len(toks) || toks[n].Clause != toks[b].Clause || !content(&toks[n]) || toks[n].e.has(fPrep|fConj|fCue) || in.verbs[n]
 }
 
 // twoActions reports whether the side words at goal tokens a and b are
@@ -346,6 +405,9 @@ func thingOf(in *input, g, k int) (int, int) {
 		p--
 	}
 	if p >= 0 && toks[p].Clause == toks[k].Clause && toks[p].Text == "with" {
+		if !in.p.Groups[g].Contents {
+			return k, attributive // "hot soup with ice": the ice
+		}
 		return before(p - 1), attributive
 	}
 	j := before(k - 1)

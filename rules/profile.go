@@ -100,11 +100,16 @@ type Gating struct {
 // group about appearance only; its questions carry "cosmetic": true.
 // Action marks a group whose sides say how or when a command is done
 // (daily, in parallel), not what a thing is: said after the object of two
-// commands, they are about two actions.
+// commands, they are about two actions. Contents marks a group whose sides
+// say what a thing is made of (vegetarian, meat): a side word after "with"
+// speaks of the thing before it ("a lasagne with ground beef" is a meat
+// lasagne), where in other groups it names a thing of its own ("hot soup
+// with ice": the ice is cold, not the soup).
 type Group struct {
 	Name     string `json:"name"` // the spec key of the settled side
 	Cosmetic bool   `json:"cosmetic,omitempty"`
 	Action   bool   `json:"action,omitempty"`
+	Contents bool   `json:"contents,omitempty"`
 	Sides    []Side `json:"sides"`
 }
 

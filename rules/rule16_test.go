@@ -316,6 +316,7 @@ func FuzzRule16_BadInputPlansOrAsksWithoutDroppingText(f *testing.F) {
 	} {
 		f.Add(s, "pepper,peppers,Pepper,black pepper,black  pepper,black-pepper")
 	}
+	f.Add("put the chair at table 7 then the apple on it", "table 7,table 1,7,Apple_2,release-1.2,v1.2,-,_") // names with numbers, and of numbers or separators only
 	in, err := rules.New(rules.Options{})
 	if err != nil {
 		f.Fatal(err)

@@ -1,0 +1,237 @@
+package rules_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/rules"
+)
+
+// mentionProbe is one goal in a room: whether the rules ask which
+// candidate is meant (and over which), and which bindings the plan must
+// and must not record.
+type mentionProbe struct {
+	cands   []string
+	goal    string
+	options []string    // the question's options; nil: no question
+	bind    []mentionOf // recorded
+	nobind  []mentionOf // not recorded (Candidate "" : no binding of the mention at all)
+}
+
+// Rooms for the probes: each holds two candidates that share a head.
+var (
+	kitchen    = []string{"canned peaches", "apple juice", "orange juice", "fridge", "frozen peas", "fresh peas", "nonstick pan", "cast iron pan", "rye bread", "white bread", "mint ice cream", "coffee ice cream", "glass dish", "metal dish", "oat milk", "whole milk", "chicken breast", "toaster", "oven", "stove", "red mug", "blue mug", "bowl", "sink"}
+	livingRoom = []string{"TV remote", "AC remote", "floor lamp", "desk lamp", "red cushion", "striped cushion", "sofa", "coffee table", "laptop", "phone charger", "laptop charger"}
+)
+
+func bindOf(mention, cand string) mentionOf { return mentionOf{Mention: mention, Candidate: cand} }
+
+// TestMentionBindsWhatTheGoalsWordsSettle holds issue 39's classes 3-5
+// on goals of its own: a bare noun two candidates share is asked about
+// only when the goal's own words leave both open; the words that settle
+// it are an attribute before or after it, the source a from/of phrase
+// names, a place or state the goal states, a with-phrase, and a
+// universal quantifier; a binding is recorded only for the one candidate
+// that fits and that the verb acts on.
+func TestMentionBindsWhatTheGoalsWordsSettle(t *testing.T) {
+	in, err := rules.New(rules.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	probes := []mentionProbe{
+		// Class 4: every multi-word candidate's head is a mention.
+		{cands: kitchen, goal: "scoop the ice cream into the bowl", options: []string{"mint ice cream", "coffee ice cream"}},
+		{cands: kitchen, goal: "put the ice cream back", options: []string{"mint ice cream", "coffee ice cream"}},
+		{cands: kitchen, goal: "heat the pan", options: []string{"nonstick pan", "cast iron pan"}},
+		{cands: kitchen, goal: "pour the juice into the red mug", options: []string{"apple juice", "orange juice"}},
+		{cands: livingRoom, goal: "Pass me the remote.", options: []string{"TV remote", "AC remote"}},
+		{cands: livingRoom, goal: "Plug in the charger.", options: []string{"phone charger", "laptop charger"}},
+		{cands: []string{"white t-shirt", "black t-shirt", "laundry basket"}, goal: "Put the t-shirt in the laundry basket.", options: []string{"white t-shirt", "black t-shirt"}},
+		{cands: []string{"vitamin D", "vitamin C", "glass"}, goal: "Grab me the vitamin.", options: []string{"vitamin D", "vitamin C"}},
+		{cands: []string{"vitamin D", "vitamin C", "glass"}, goal: "Grab me the vitamin C.", bind: []mentionOf{bindOf("vitamin C", "vitamin C")}},
+		{cands: []string{"Plan A", "Plan B"}, goal: "print the plan", options: []string{"Plan A", "Plan B"}},
+		{cands: []string{"staging-eu", "staging-us"}, goal: "Run the smoke tests against the staging environment.", options: []string{"staging-eu", "staging-us"}},
+		{cands: []string{"staging-eu", "staging-us"}, goal: "Run the smoke tests against staging-us."},
+		{cands: []string{"feature/search", "feature/billing"}, goal: "Rebase the feature branch on main.", options: []string{"feature/search", "feature/billing"}},
+		{cands: []string{"us-east-cluster", "us-west-cluster"}, goal: "drain the cluster", options: []string{"us-east-cluster", "us-west-cluster"}},
+		// Names that differ only by a number: none is named whole.
+		{cands: []string{"table 1", "table 7", "chair"}, goal: "put the chair at the table", options: []string{"table 1", "table 7"}},
+		{cands: []string{"table 1", "table 7", "chair"}, goal: "put the chair at table 7"},
+		{cands: []string{"release-1.2", "release-1.3"}, goal: "Merge the release branch into main.", options: []string{"release-1.2", "release-1.3"},
+			nobind: []mentionOf{bindOf("release", "")}},
+		{cands: []string{"release-1.2", "release-1.3"}, goal: "Merge release-1.3 into main."},
+		{cands: []string{"Apple_1", "Apple_2", "table"}, goal: "put the apple on the table", options: []string{"Apple_1", "Apple_2"}},
+		// The source a from/of phrase names settles it.
+		{cands: kitchen, goal: "drain the juice from the canned peaches"},
+		{cands: kitchen, goal: "pour off the juice of the canned peaches"},
+		{cands: kitchen, goal: "drain the syrup from the canned peaches"},
+		{cands: kitchen, goal: "take the juice from the fridge", options: []string{"apple juice", "orange juice"}},
+		// A state or place the goal states settles it.
+		{cands: kitchen, goal: "cook the peas from the freezer"},
+		{cands: kitchen, goal: "cook the frozen peas", bind: []mentionOf{bindOf("frozen peas", "frozen peas")}},
+		{cands: kitchen, goal: "cook the peas that are frozen"},
+		{cands: kitchen, goal: "cook the peas straight from the freezer"},
+		{cands: kitchen, goal: "cook the peas", options: []string{"frozen peas", "fresh peas"}},
+		{cands: []string{"dried apricots", "fresh apricots"}, goal: "eat the dry apricots", bind: []mentionOf{bindOf("dry apricots", "dried apricots")}},
+		{cands: kitchen, goal: "take the peas out of the freezer", bind: []mentionOf{bindOf("peas", "frozen peas")}},
+		{cands: kitchen, goal: "put the peas in the freezer", options: []string{"frozen peas", "fresh peas"}}, // where they go says nothing of which
+		{cands: kitchen, goal: "take the juice out of the fridge", options: []string{"apple juice", "orange juice"}},
+		{cands: kitchen, goal: "drain the juice out of the canned peaches"},
+		{cands: kitchen, goal: "drain the juice off the canned peaches"},
+		// ... and when the source is a candidate, its words are its own.
+		{cands: []string{"canned peaches", "canned juice", "orange juice"}, goal: "drain the juice from the canned peaches",
+			nobind: []mentionOf{bindOf("juice", "")}},
+		{cands: []string{"canned peaches", "peach juice", "orange juice"}, goal: "drain the juice from the canned peaches",
+			nobind: []mentionOf{bindOf("juice", "")}},
+		{cands: []string{"orange", "orange juice", "apple juice"}, goal: "squeeze the juice of the orange into a glass",
+			nobind: []mentionOf{bindOf("juice", "")}},
+		{cands: []string{"orange juice", "apple juice"}, goal: "pour the juice of the orange into a glass",
+			bind: []mentionOf{bindOf("juice", "orange juice")}},
+		{cands: []string{"bread knife", "chef's knife", "rye bread"}, goal: "cut it with the knife for the bread",
+			bind: []mentionOf{bindOf("knife", "bread knife")}},
+		{cands: []string{"frozen peas", "fresh peas", "freezer"}, goal: "cook the peas from the freezer",
+			bind: []mentionOf{bindOf("peas", "frozen peas")}},
+		// A with-phrase describing the noun settles it.
+		{cands: kitchen, goal: "heat the pan with the nonstick coating"},
+		{cands: kitchen, goal: "heat the pan with the nonstick surface and add oil"},
+		{cands: kitchen, goal: "wipe the pan with a towel", options: []string{"nonstick pan", "cast iron pan"}},
+		{cands: kitchen, goal: "grab the mug with the red handle", bind: []mentionOf{bindOf("mug", "red mug")}},
+		{cands: kitchen, goal: "fill the mug with the red wine", options: []string{"red mug", "blue mug"}},                                        // what goes in it
+		{cands: append([]string{"blue sponge"}, kitchen...), goal: "wash the mug with the blue sponge", options: []string{"red mug", "blue mug"}}, // a thing of its own
+		// One word written with or without a hyphen.
+		{cands: kitchen, goal: "heat the non-stick pan", bind: []mentionOf{bindOf("non-stick pan", "nonstick pan")}},
+		{cands: kitchen, goal: "heat the pan, the non-stick one", bind: []mentionOf{bindOf("pan", "nonstick pan")}},
+		{cands: []string{"non-stick pan", "cast-iron pan"}, goal: "heat the nonstick pan", bind: []mentionOf{bindOf("nonstick pan", "non-stick pan")}},
+		{cands: kitchen, goal: "heat the cast-iron pan", bind: []mentionOf{bindOf("cast-iron pan", "cast iron pan")}},
+		// An attribute before it, also as part of a hyphenated word.
+		{cands: kitchen, goal: "scoop the mint-flavoured ice cream", bind: []mentionOf{bindOf("mint-flavoured ice cream", "mint ice cream")}},
+		{cands: kitchen, goal: "warm the oat-based milk", bind: []mentionOf{bindOf("oat-based milk", "oat milk")}},
+		{cands: kitchen, goal: "rinse the mug that is red", bind: []mentionOf{bindOf("mug", "red mug")}},
+		{cands: kitchen, goal: "rinse the mug which isn't blue", bind: []mentionOf{bindOf("mug", "red mug")}},
+		{cands: kitchen, goal: "put the lasagne in the glass oven-safe dish"},
+		{cands: kitchen, goal: "use the metal baking dish"},
+		// All of them: no question.
+		{cands: kitchen, goal: "toast the two kinds of bread"},
+		{cands: kitchen, goal: "toast both kinds of bread"},
+		{cands: kitchen, goal: "wash the two mugs", bind: []mentionOf{bindOf("mugs", "red mug"), bindOf("mugs", "blue mug")}},
+		{cands: kitchen, goal: "wash two mugs", nobind: []mentionOf{bindOf("mugs", "")}}, // any two
+		{cands: kitchen, goal: "wash the mugs and dry them", bind: []mentionOf{bindOf("mugs", "red mug"), bindOf("mugs", "blue mug"), bindOf("them", "blue mug")}},
+		{cands: kitchen, goal: "buy mugs", nobind: []mentionOf{bindOf("mugs", "")}}, // others
+		{cands: []string{"small container", "large container"}, goal: "Put the leftovers in the bigger of the two containers.",
+			nobind: []mentionOf{bindOf("containers", "small container")}}, // one of them
+		{cands: []string{"small container", "large container"}, goal: "Put the leftovers in the smaller container.",
+			bind: []mentionOf{bindOf("smaller container", "small container")}},
+		{cands: kitchen, goal: "toast both breads"},
+		{cands: kitchen, goal: "slice all the bread"},
+		{cands: kitchen, goal: "wash each pan"},
+		{cands: kitchen, goal: "wash every pan and dry it"},
+		{cands: kitchen, goal: "serve both flavours of ice cream"},
+		{cands: kitchen, goal: "toast the bread", options: []string{"rye bread", "white bread"}},
+		// Class 3: bindings only for the one candidate the verb acts on.
+		{cands: kitchen, goal: "take the oat milk out of the fridge and pour it into the red mug",
+			bind: []mentionOf{bindOf("it", "oat milk")}, nobind: []mentionOf{bindOf("it", "fridge")}},
+		{cands: kitchen, goal: "take the oat milk from the fridge and heat it",
+			bind: []mentionOf{bindOf("it", "oat milk")}, nobind: []mentionOf{bindOf("it", "fridge")}},
+		{cands: kitchen, goal: "season the chicken breast and bake it in the oven",
+			bind: []mentionOf{bindOf("it", "chicken breast")}, nobind: []mentionOf{bindOf("it", "oven")}},
+		{cands: kitchen, goal: "put the glass dish in the oven and turn it on", nobind: []mentionOf{bindOf("it", "")}},
+		{cands: kitchen, goal: "grab the red mug and the blue mug, then wash them"},
+		{cands: kitchen, goal: "heat the pan with the nonstick coating and wipe it",
+			nobind: []mentionOf{bindOf("it", "cast iron pan")}},
+		{cands: kitchen, goal: "drain the juice from the canned peaches",
+			nobind: []mentionOf{bindOf("the juice", "apple juice"), bindOf("the juice", "orange juice")}},
+	}
+	for _, p := range probes {
+		out, err := in.Interpret(t.Context(), &askonce.Request{Goal: p.goal, Prompt: p.goal, Candidates: p.cands, Attempt: 1})
+		if err != nil {
+			t.Fatalf("%q: %v", p.goal, err)
+		}
+		q := out.Outcome.Question
+		switch {
+		case p.options == nil && q != nil:
+			t.Errorf("%q: asked %q %q, want no question", p.goal, q.Text, q.Options)
+		case p.options != nil && q == nil:
+			t.Errorf("%q: no question, want one over %q", p.goal, p.options)
+		case p.options != nil && !sameOptionSet(q.Options, p.options):
+			t.Errorf("%q: asked over %q, want %q", p.goal, q.Options, p.options)
+		}
+		if out.Outcome.Plan == nil {
+			continue
+		}
+		got := planBindings(t, out.Outcome.Plan)
+		for _, b := range p.bind {
+			if !slices.ContainsFunc(got, b.matches) {
+				t.Errorf("%q: binding %s=%s missing; got %v", p.goal, b.Mention, b.Candidate, got)
+			}
+		}
+		for _, b := range p.nobind {
+			if slices.ContainsFunc(got, func(g mentionOf) bool {
+				return strings.EqualFold(g.Mention, b.Mention) && (b.Candidate == "" || g.Candidate == b.Candidate)
+			}) {
+				t.Errorf("%q: binding %s=%s recorded; got %v", p.goal, b.Mention, b.Candidate, got)
+			}
+		}
+	}
+}
+
+// TestContradictionIsAboutOneThingOnIssue39Probes holds the contradiction
+// check's same-thing reading on goals of its own: a side word after
+// "with" names a thing of its own unless its group says what a thing is
+// made of; a modifier of that kind says what kind a noun is ("vegan
+// sausage"); a verb that keeps a state makes the state it keeps a
+// contradiction with the one the thing has; a weekday names a frequency;
+// and a thing named again in the next sentence is the same thing.
+func TestContradictionIsAboutOneThingOnIssue39Probes(t *testing.T) {
+	in, err := rules.New(rules.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	probes := []struct {
+		goal    string
+		options []string // nil: no question
+	}{
+		{"serve the hot soup with ice", nil},
+		{"serve hot soup with crushed ice", nil},
+		{"make a hot drink with ice", nil},
+		{"make an iced drink that is hot", []string{"icy", "hot"}},
+		{"make a hot soup that is frozen", []string{"hot", "frozen"}},
+		{"make a vegetarian lasagne with ground beef", []string{"vegetarian", "beef"}},
+		{"make a vegan lasagne with chicken", []string{"vegan", "chicken"}},
+		{"cook the vegan sausage", nil},
+		{"grill the plant-based chicken for the vegetarian guests", nil},
+		{"make a vegetarian pasta with plant-based chicken", nil},
+		{"buy vegan sausages and plant-based burgers for the party", nil},
+		{"keep the private repo public", []string{"private", "public"}},
+		{"leave the private repo public", []string{"private", "public"}},
+		{"make the private repo public", nil},
+		{"keep the repo private", nil},
+		{"keep the frozen peas cold", nil},
+		{"run the backup job daily every Monday", []string{"daily", "every monday"}},
+		{"run the backup every Monday and daily", []string{"every monday", "daily"}},
+		{"run the backup every Monday", nil},
+		{"back up the database every Monday and send a daily summary", nil},
+		{"send the report every Friday and archive the logs daily", nil},
+		{"Create a private repo. The repo must be public.", []string{"private", "public"}},
+		{"Create a private repo. Make the repo public.", nil},
+		{"Create a private repo. Make it public.", nil},
+		{"Run the cleanup job every Monday. Run the cleanup job daily.", []string{"every monday", "daily"}},
+		{"Check the logs daily. Archive the logs weekly.", nil},
+		{"Build a tiny image. The image can serve huge files.", nil},
+		{"Make a hot soup. Serve cold drinks.", nil},
+	}
+	for _, p := range probes {
+		out, err := in.Interpret(t.Context(), &askonce.Request{Goal: p.goal, Prompt: p.goal, Attempt: 1})
+		if err != nil {
+			t.Fatalf("%q: %v", p.goal, err)
+		}
+		q := out.Outcome.Question
+		switch {
+		case p.options == nil && q != nil:
+			t.Errorf("%q: asked %q %q, want no question", p.goal, q.Text, q.Options)
+		case p.options != nil && (q == nil || !sameOptionSet(q.Options, p.options)):
+			t.Errorf("%q: asked %+v, want a question over %q", p.goal, q, p.options)
+		}
+	}
+}
