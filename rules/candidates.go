@@ -319,18 +319,18 @@ func findReference(in *input, ns *nameSet, i int) (reference, bool) {
 		}
 		return head, telling
 	}
-	// A preposition's object that names no thing of its own (no
-	// candidate, no place) and holds a word that tells the candidates
-	// apart describes it too: a word alone ("the slipper on the left";
-	// on the left shelf, in the freezer are places), or any phrase after
-	// "with" ("the pan with the nonstick coating"; with the sponge names
-	// a thing, and after "fill" what goes in).
+	// A preposition's object that is a word alone, names no thing of its
+	// own (no candidate, no place) and tells the candidates apart
+	// describes it too ("the slipper on the left"; on the left shelf, in
+	// the freezer are places). A longer phrase may be a thing the verb
+	// uses ("wash the mug with the blue sponge": blue is the sponge's,
+	// not the mug's), so it settles nothing.
 	attrObject := func(j int) bool {
 		head, telling := object(j)
 		if v := commandOf(in, i); toks[j].Text == "with" && v >= 0 && vocab.has("containerVerbs", toks[v].Text) {
 			return false // "fill the mug with the red wine": what goes in it
 		}
-		if head < 0 || telling < 0 || vocab.has("places", toks[head].Text) || telling != head && toks[j].Text != "with" {
+		if head < 0 || telling < 0 || vocab.has("places", toks[head].Text) || telling != head {
 			return false
 		}
 		return !slices.ContainsFunc(ns.names, func(n name) bool { return headMatch(wordKey(toks[head].Text), n) })

@@ -32,7 +32,7 @@ func bindOf(mention, cand string) mentionOf { return mentionOf{Mention: mention,
 // on goals of its own: a bare noun two candidates share is asked about
 // only when the goal's own words leave both open; the words that settle
 // it are an attribute before or after it, the source a from/of phrase
-// names, a place or state the goal states, a with-phrase, and a
+// names, a place or state the goal states, and a
 // universal quantifier; a binding is recorded only for the one candidate
 // that fits and that the verb acts on.
 func TestMentionBindsWhatTheGoalsWordsSettle(t *testing.T) {
@@ -93,11 +93,13 @@ func TestMentionBindsWhatTheGoalsWordsSettle(t *testing.T) {
 			bind: []mentionOf{bindOf("knife", "bread knife")}},
 		{cands: []string{"frozen peas", "fresh peas", "freezer"}, goal: "cook the peas from the freezer",
 			bind: []mentionOf{bindOf("peas", "frozen peas")}},
-		// A with-phrase describing the noun settles it.
-		{cands: kitchen, goal: "heat the pan with the nonstick coating"},
-		{cands: kitchen, goal: "heat the pan with the nonstick surface and add oil"},
+		// A phrase after "with" may be a thing the verb uses: its words are
+		// not the mug's or the pan's, so they settle nothing.
+		{cands: kitchen, goal: "heat the pan with the nonstick coating", options: []string{"nonstick pan", "cast iron pan"}},
+		{cands: kitchen, goal: "heat the pan with the nonstick surface and add oil", options: []string{"nonstick pan", "cast iron pan"}},
 		{cands: kitchen, goal: "wipe the pan with a towel", options: []string{"nonstick pan", "cast iron pan"}},
-		{cands: kitchen, goal: "grab the mug with the red handle", bind: []mentionOf{bindOf("mug", "red mug")}},
+		{cands: kitchen, goal: "grab the mug with the red handle", options: []string{"red mug", "blue mug"}},                                      // the handle is red, not the mug
+		{cands: kitchen, goal: "wash the mug with the blue sponge", options: []string{"red mug", "blue mug"}},                                     // no sponge in the room: still not the mug's blue
 		{cands: kitchen, goal: "fill the mug with the red wine", options: []string{"red mug", "blue mug"}},                                        // what goes in it
 		{cands: append([]string{"blue sponge"}, kitchen...), goal: "wash the mug with the blue sponge", options: []string{"red mug", "blue mug"}}, // a thing of its own
 		// One word written with or without a hyphen.
@@ -138,7 +140,7 @@ func TestMentionBindsWhatTheGoalsWordsSettle(t *testing.T) {
 			bind: []mentionOf{bindOf("it", "chicken breast")}, nobind: []mentionOf{bindOf("it", "oven")}},
 		{cands: kitchen, goal: "put the glass dish in the oven and turn it on", nobind: []mentionOf{bindOf("it", "")}},
 		{cands: kitchen, goal: "grab the red mug and the blue mug, then wash them"},
-		{cands: kitchen, goal: "heat the pan with the nonstick coating and wipe it",
+		{cands: kitchen, goal: "heat the pan with the nonstick coating and wipe it", options: []string{"nonstick pan", "cast iron pan"},
 			nobind: []mentionOf{bindOf("it", "cast iron pan")}},
 		{cands: kitchen, goal: "drain the juice from the canned peaches",
 			nobind: []mentionOf{bindOf("the juice", "apple juice"), bindOf("the juice", "orange juice")}},
