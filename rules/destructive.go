@@ -20,19 +20,22 @@ type destructions struct {
 	asked
 }
 
-// action is one destructive action: goal bytes [start, end) and their
-// text.
+// action is one destructive action: goal bytes [start, end), which
+// declining it removes, and the text the confirmation quotes (the bytes
+// from its first word after the words that open its command).
 type action struct {
 	start, end int
 	text       string
 }
 
 // action is the destructive action of goal tokens [t0, t1): their bytes,
-// widened to whole code-like words and back-ticked spans at either end
-// (the whole path /tmp/cache/*.tmp, the whole `rm -rf build/`), and
-// narrowed to the step that holds t0, so that declining it removes
-// exactly that and nothing of the step after.
-func (in *input) action(t0, t1 int) action {
+// widened to whole code-like words and quoted or back-ticked spans at
+// either end (the whole path /tmp/cache/*.tmp, the whole `rm -rf build/`,
+// "old report.pdf" whole), and narrowed to the step that holds t0, so
+// that declining it removes exactly that and nothing of the step after.
+// Declining also removes the words that open its command before t0
+// (from: "Please", "Then"), which the quote leaves out.
+func (in *input) action(from, t0, t1 int) action {
 	start, end := in.gt[t0].Start, in.gt[t1-1].End
 	stepEnd := len(in.goal)
 	if st, ok := in.stepOf(t0); ok {
@@ -49,19 +52,40 @@ func (in *input) action(t0, t1 int) action {
 			at = in.gt[k].End
 			continue
 		}
-		if !in.gt[k].code || !codeLike(in.gt[k].Text) {
-			break
+		if !in.gt[k].quoted && (!in.gt[k].code || !codeLike(in.gt[k].Text)) {
+			break // an argument is code or quoted: rm -rf "my folder"
 		}
 		for end = in.gt[k].End; end < stepEnd && in.code[end]; end++ {
 		}
 		at = end
 	}
 	if r, n := utf8.DecodeLastRuneInString(in.goal[start:end]); strings.ContainsRune(".,;:", r) && end-n > start {
-		if p, _ := utf8.DecodeLastRuneInString(in.goal[start : end-n]); lex.IsWordRune(p) || strings.ContainsRune("`\"'”’)", p) {
-			end -= n // the sentence's punctuation, not the command's
+		if p, _ := utf8.DecodeLastRuneInString(in.goal[start : end-n]); lex.IsWordRune(p) || strings.ContainsRune("`\"'”’)」/", p) {
+			end -= n // the sentence's punctuation, not the command's 
 		}
 	}
-	return action{start: start, end: end, text: in.goal[start:end]}
+	cut := start
+	if from < t0 {
+		cut = min(cut, in.gt[from].Start)
+	}
+	return action{start: cut, end: end, text: in.goal[start:end]}
+}
+
+// through is where a command ending before goal token end runs on to
+// when the lexer's clause ended only at a quotation mark: the quoted
+// words are its own (delete "old report.pdf"), up to the next clause
+// break, conjunction or step separator.
+func (in *input) through(end int) int {
+	toks := in.gt
+	for end > 0 && end < len(toks) && !toks[end].e.has(fConj) && in.c.phraseAt(toks, end, fStepSep) == 0 {
+		gap := in.goal[toks[end-1].End:toks[end].Start]
+		if strings.Trim(gap, " \t") == "" || strings.Trim(gap, " \t\"“”「」『』'‘’") != "" {
+			break
+		}
+		for end++; end < len(toks) && toks[end].Clause == toks[end-1].Clause; end++ {
+		}
+	}
+	return end
 }
 
 // stepOf is the step that holds goal token v (a list marker is in none).
@@ -78,7 +102,7 @@ func (in *input) wholeStep(v int) action {
 	if st, ok := in.stepOf(v); ok {
 		return action{start: st.start, end: st.end, text: in.goal[st.start:st.end]}
 	}
-	return in.action(v, v+1)
+	return in.action(v, v, v+1)
 }
 
 // runsCode reports whether the step that holds the code at goal token v
@@ -123,6 +147,10 @@ func detectDestructive(in *input) destructions {
 	toks := in.gt
 	for _, cmd := range in.cmds {
 		v := cmd.verb
+		if toks[v].quoted {
+			continue // a title or a literal: "Drop database", "rm -rf"
+		}
+		cmd.end = in.through(cmd.end)
 		n := in.c.phraseAt(toks, v, fCommand)
 		if n == 0 && v+1 < cmd.end && in.c.phraseAt(toks, v+1, fCommand) > 1 {
 			m := in.c.phraseAt(toks, v+1, fCommand)
@@ -152,10 +180,15 @@ func detectDestructive(in *input) destructions {
 					e = max(k, jaCommandEnd(toks, k))
 				}
 			}
-			d.actions = appendAction(d.actions, in.action(v, e))
+			a := in.action(cmd.start, v, e)
+			if strings.HasPrefix(in.goal[a.end:], ";") { // the statement's end: DROP TABLE users;
+				a.end++
+				a.text = in.goal[a.end-len(a.text)-1 : a.end]
+			}
+			d.actions = appendAction(d.actions, a)
 		default:
 			if n = in.c.phraseAt(toks, v, fDestructive); n > 0 && objectOf(in, v, n, cmd.end) >= 0 {
-				d.actions = appendAction(d.actions, in.action(v, min(cmd.end, v+8)))
+				d.actions = appendAction(d.actions, in.action(cmd.start, v, min(cmd.end, v+8)))
 			}
 		}
 	}
@@ -168,7 +201,7 @@ func detectDestructive(in *input) destructions {
 			for o > 0 && toks[o-1].Sentence == t.Sentence && !strings.ContainsAny(in.goal[toks[o-1].End:toks[o].Start], "、，,;；") && !(lex.IsJapanese(toks[o-1].Text) && jaCommand(toks, o-1)) {
 				o-- // the object's whole phrase: `dist/` フォルダを
 			}
-			d.actions = appendAction(d.actions, in.action(o, i+1))
+			d.actions = appendAction(d.actions, in.action(o, o, i+1))
 		}
 	}
 	if len(d.actions) == 0 {

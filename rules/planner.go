@@ -168,8 +168,8 @@ func (r *run) stepsPlan() (*askonce.Plan, error) {
 }
 
 // uncut is step st without the byte ranges in cut: the parts of it left,
-// each trimmed of the connectors and punctuation that joined it to a cut
-// part ("delete notes.md and update the readme" without its first
+// each trimmed of a step label and of the connectors and punctuation that
+// joined it to a cut part ("delete notes.md and update the readme" without its first
 // command is "update the readme"), and kept only if it has a word.
 func (r *run) uncut(st step, cut [][2]int) []step {
 	if !slices.ContainsFunc(cut, func(c [2]int) bool { return c[0] < st.end && st.start < c[1] }) {
@@ -194,6 +194,9 @@ func (r *run) uncut(st step, cut [][2]int) []step {
 	}
 	out := pieces[:0]
 	for _, p := range pieces {
+		if m := stepLabel.FindStringIndex(r.goal[p.start:p.end]); m != nil {
+			p.start += m[1] // a label is no step: "Step 1: delete notes.md" declined leaves nothing
+		}
 		p.start, p.end = r.trimJoin(p.start, p.end)
 		if p.start < p.end && strings.IndexFunc(r.goal[p.start:p.end], unicode.IsLetter) >= 0 {
 			out = append(out, p)

@@ -173,9 +173,10 @@ func content(t *token) bool {
 }
 
 // command is one imperative command of a text: its main verb at
-// toks[verb], and the tokens up to end (exclusive) that belong to it.
+// toks[verb], and the tokens [start, end) that belong to it (the words
+// that open it, "then", "please", before the verb).
 type command struct {
-	verb, end int
+	start, verb, end int
 }
 
 // commands finds the commands of a text: a clause, or a part after "and"
@@ -195,7 +196,7 @@ func (c *compiled) commands(src string, toks []token) []command {
 		}
 		if i > start {
 			if v := c.mainVerb(src, toks, start, i); v >= 0 {
-				out = append(out, command{verb: v, end: i})
+				out = append(out, command{start: start, verb: v, end: i})
 			}
 		}
 		start = i
