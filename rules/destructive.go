@@ -61,7 +61,7 @@ func (in *input) action(from, t0, t1 int) action {
 	}
 	if r, n := utf8.DecodeLastRuneInString(in.goal[start:end]); strings.ContainsRune(".,;:", r) && end-n > start {
 		if p, _ := utf8.DecodeLastRuneInString(in.goal[start : end-n]); lex.IsWordRune(p) || strings.ContainsRune("`\"'”’)」/", p) {
-			end -= n // the sentence's punctuation, not the command's 
+			end -= n // the sentence's punctuation, not the command's
 		}
 	}
 	cut := start
