@@ -288,7 +288,7 @@ func allOf(toks []token) bool {
 }
 
 // objectOf finds the data object of the destructive verb at toks[i:i+n]:
-// a data word, code-like text with a letter (a path: notes.md, src/) or a request's file in the next six tokens before
+// a data word, code that names data (dataName: notes.md, src/) or a request's file in the next six tokens before
 // end, before any preposition or conjunction (for a Japanese verb, the
 // four tokens before it). It returns the object's token or -1.
 func objectOf(in *input, i, n, end int) int {
@@ -303,7 +303,7 @@ func objectOf(in *input, i, n, end int) int {
 		case vocab.has("tableObjects", t.Text): // a table is data when it is dropped or truncated
 			return vocab.has("tableVerbs", toks[i].Text)
 		}
-		return t.e.has(fObject) || t.code && strings.IndexFunc(t.Text, unicode.IsLetter) >= 0 || slices.ContainsFunc(in.files, func(f string) bool { return strings.EqualFold(f, t.Text) })
+		return t.e.has(fObject) || t.code && dataName(in.goal[t.Start:t.End]) || slices.ContainsFunc(in.files, func(f string) bool { return strings.EqualFold(f, t.Text) })
 	}
 	if lex.IsJapanese(toks[i].Text) {
 		for k := i - 1; k >= 0 && k >= i-4 && toks[k].Sentence == toks[i].Sentence; k-- { // across brackets: ログ（logs/*.txt）を
@@ -325,4 +325,24 @@ func objectOf(in *input, i, n, end int) int {
 		}
 	}
 	return -1
+}
+
+// dataName reports whether code-like text names data a command can
+// destroy: a path or glob (src/, *.tmp, ~/.cache), a file name (its
+// extension lower case: notes.md) or a bare name (`staging`); not a flag
+// (--legacy) or a name inside code (t.Skip, os.Exit), which removing
+// edits a file rather than loses one.
+func dataName(raw string) bool {
+	raw = strings.Trim(raw, "`")
+	switch {
+	case strings.IndexFunc(raw, unicode.IsLetter) < 0 || strings.HasPrefix(raw, "-"):
+		return false
+	case strings.ContainsAny(raw, "/\\*~"):
+		return true
+	}
+	if i := strings.LastIndexByte(raw, '.'); i >= 0 {
+		ext := raw[i+1:]
+		return ext == strings.ToLower(ext)
+	}
+	return true
 }
