@@ -174,7 +174,7 @@ func detectDestructive(in *input) destructions {
 		case block:
 			d.actions = appendAction(d.actions, in.wholeStep(v)) // a code block is part of its step: the step goes with it
 		case n > 0:
-			e := min(cmd.end, v+8)
+			e := cmd.end
 			for k := v + n; k < e; k++ {
 				if lex.IsJapanese(toks[k].Text) { // `rm -rf node_modules` して、...: the command and the form that runs it (を実行して)
 					e = max(k, jaCommandEnd(toks, k))
@@ -188,7 +188,7 @@ func detectDestructive(in *input) destructions {
 			d.actions = appendAction(d.actions, a)
 		default:
 			if n = in.c.phraseAt(toks, v, fDestructive); n > 0 && objectOf(in, v, n, cmd.end) >= 0 {
-				d.actions = appendAction(d.actions, in.action(cmd.start, v, min(cmd.end, v+8)))
+				d.actions = appendAction(d.actions, in.action(cmd.start, v, cmd.end))
 			}
 		}
 	}
@@ -201,7 +201,7 @@ func detectDestructive(in *input) destructions {
 			for o > 0 && toks[o-1].Sentence == t.Sentence && !strings.ContainsAny(in.goal[toks[o-1].End:toks[o].Start], "、，,;；") && !(lex.IsJapanese(toks[o-1].Text) && jaCommand(toks, o-1)) {
 				o-- // the object's whole phrase: `dist/` フォルダを
 			}
-			d.actions = appendAction(d.actions, in.action(o, o, i+1))
+			d.actions = appendAction(d.actions, in.action(o, o, jaCommandEnd(toks, i)))
 		}
 	}
 	if len(d.actions) == 0 {
