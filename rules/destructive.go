@@ -37,8 +37,9 @@ type action struct {
 // (from: "Please", "Then"), which the quote leaves out.
 func (in *input) action(from, t0, t1 int) action {
 	start, end := in.gt[t0].Start, in.gt[t1-1].End
-	stepEnd := len(in.goal)
-	if st, ok := in.stepOf(t0); ok {
+	stepEnd, si := len(in.goal), slices.IndexFunc(in.steps, func(st step) bool { return st.t0 <= t0 && t0 < st.t1 })
+	if si >= 0 {
+		st := in.steps[si]
 		end, stepEnd = min(end, st.end), st.end
 		for start > st.start && in.code[start-1] {
 			start--
@@ -47,7 +48,7 @@ func (in *input) action(from, t0, t1 int) action {
 			end++
 		}
 	}
-	for k, at := t1, end; k < len(in.gt) && in.gt[k].Start >= at && in.gt[k].End <= stepEnd && strings.Trim(in.goal[at:in.gt[k].Start], " ,") == ""; k++ {
+	for k, at := t1, end; k < len(in.gt) && in.gt[k].Start >= at && in.gt[k].End <= stepEnd && strings.Trim(in.goal[at:in.gt[k].Start], " ,:`\"'“”「」") == ""; k++ {
 		if in.gt[k].e.has(fConj) { // its list of objects: "delete notes.md, todo.md and draft.md"
 			at = in.gt[k].End
 			continue
@@ -64,6 +65,15 @@ func (in *input) action(from, t0, t1 int) action {
 			end -= n // the sentence's punctuation, not the command's
 		}
 	}
+	end = in.listed(end)
+	for _, pair := range [][2]string{{"(", ")"}, {"（", "）"}, {"[", "]"}, {"「", "」"}, {"“", "”"}} { // a pair it opens closes in it: (they're in /var/backups)
+		span := in.goal[start:end]
+		if strings.Count(span, pair[0]) > strings.Count(span, pair[1]) {
+			if k := strings.Index(in.goal[end:stepEnd], pair[1]); k >= 0 {
+				end += k + len(pair[1])
+			}
+		}
+	}
 	cut := start
 	if from < t0 {
 		cut = min(cut, in.gt[from].Start)
@@ -71,19 +81,60 @@ func (in *input) action(from, t0, t1 int) action {
 	return action{start: cut, end: end, text: in.goal[start:end]}
 }
 
-// through is where a command ending before goal token end runs on to
-// when the lexer's clause ended only at a quotation mark: the quoted
-// words are its own (delete "old report.pdf"), up to the next clause
-// break, conjunction or step separator.
+// through is where the command whose tokens end before goal token end
+// runs on to. Its clause runs on through a quotation or a bracket, where
+// the lexer ends a clause (delete "old report.pdf"; the old backups
+// (they're in /var/backups)), and through "and" to objects that start no
+// command of their own (delete notes.md and todo.md; remove the `dist/`
+// and `build/` folders), up to a sentence's end or a step separator.
 func (in *input) through(end int) int {
 	toks := in.gt
-	for end > 0 && end < len(toks) && !toks[end].e.has(fConj) && in.c.phraseAt(toks, end, fStepSep) == 0 {
+	stop := func(k int) bool { return toks[k].e.has(fConj) || in.c.phraseAt(toks, k, fStepSep) > 0 }
+	for end > 0 && end < len(toks) && toks[end].Sentence == toks[end-1].Sentence && in.c.phraseAt(toks, end, fStepSep) == 0 {
 		gap := in.goal[toks[end-1].End:toks[end].Start]
-		if strings.Trim(gap, " \t") == "" || strings.Trim(gap, " \t\"“”「」『』'‘’") != "" {
+		sep := strings.Trim(gap, " \t`\"“”「」『』'‘’()（）[]")
+		first := end // the segment after the break: its objects, or a command of its own
+		if toks[end].e.has(fConj) && !toks[end].e.has(fOr) {
+			first++
+		}
+		if sep != "" && sep != "," && sep != "、" || strings.TrimSpace(gap) == "" && first == end || first >= len(toks) || stop(first) {
+			return end
+		}
+		if t := &toks[first]; sep != "" && first == end && !t.code && !t.quoted && !t.e.has(fDet|fObject) {
+			return end // after a comma only more objects: not "delete notes.md, we don't use it"
+		}
+		to, verb := first, false
+		for ; to < len(toks) && (to == first || toks[to].Clause == toks[to-1].Clause && !stop(to)); to++ {
+			verb = verb || in.verbs[to] && !toks[to].code && !toks[to].quoted
+		}
+		if verb && !strings.ContainsAny(gap, "(（[") { // a parenthesis is the object's: the old backups (they're in /var/backups)
+			return end
+		}
+		end = to
+	}
+	return end
+}
+
+// listed is where the objects a command lists under its colon end, the
+// command ending at goal byte end: when a colon ends its line, the rest
+// of its step and the list items and code blocks that follow it
+// ("Delete these files:\n- a.txt\n- b.txt"); else end.
+func (in *input) listed(end int) int {
+	si := slices.IndexFunc(in.steps, func(st step) bool { return st.start < end && end <= st.end })
+	if si < 0 {
+		return end
+	}
+	rest := strings.TrimLeft(in.goal[end:in.steps[si].end], " \t")
+	colon := strings.TrimPrefix(strings.TrimPrefix(rest, ":"), "：")
+	if len(colon) == len(rest) || strings.TrimLeft(colon, " \t\r") != "" && !strings.HasPrefix(strings.TrimLeft(colon, " \t\r"), "\n") {
+		return end
+	}
+	end = in.steps[si].end
+	for _, st := range in.steps[si+1:] {
+		if !slices.ContainsFunc(in.blocks, func(b block) bool { return b.kind != proseBlock && b.start <= st.start && st.end <= b.end }) {
 			break
 		}
-		for end++; end < len(toks) && toks[end].Clause == toks[end-1].Clause; end++ {
-		}
+		end = st.end
 	}
 	return end
 }
@@ -162,7 +213,7 @@ func detectDestructive(in *input) destructions {
 		run, means := vocab.has("runVerbs", toks[v].Text), false
 		for k := v + 1; k < cmd.end && n == 0; k++ { // run `rm -rf build/`; clean it with git clean -fdx
 			means = means || vocab.has("meansPrepositions", toks[k-1].Text)
-			if (run && toks[k].code || means) && in.c.phraseAt(toks, k, fCommand) > 0 {
+			if (run && (toks[k].code || toks[k].quoted) || means) && in.c.phraseAt(toks, k, fCommand) > 0 {
 				n = k + 1 - v
 			}
 		}
@@ -187,7 +238,7 @@ func detectDestructive(in *input) destructions {
 			}
 			d.actions = appendAction(d.actions, a)
 		default:
-			if n = in.c.phraseAt(toks, v, fDestructive); n > 0 && objectOf(in, v, n, cmd.end) >= 0 {
+			if n = in.c.phraseAt(toks, v, fDestructive); n > 0 && (objectOf(in, v, n, cmd.end) >= 0 || in.listsData(toks[cmd.end-1].End)) {
 				d.actions = appendAction(d.actions, in.action(cmd.start, v, cmd.end))
 			}
 		}
@@ -201,7 +252,11 @@ func detectDestructive(in *input) destructions {
 			for o > 0 && toks[o-1].Sentence == t.Sentence && !strings.ContainsAny(in.goal[toks[o-1].End:toks[o].Start], "、，,;；") && !(lex.IsJapanese(toks[o-1].Text) && jaCommand(toks, o-1)) {
 				o-- // the object's whole phrase: `dist/` フォルダを
 			}
-			d.actions = appendAction(d.actions, in.action(o, o, jaCommandEnd(toks, i)))
+			q := o
+			for q < i && in.c.openingAt(toks, q) > 0 {
+				q += in.c.openingAt(toks, q) // quoted from its object: まず「メモ.txt」を削除して
+			}
+			d.actions = appendAction(d.actions, in.action(o, q, jaCommandEnd(toks, i)))
 		}
 	}
 	if len(d.actions) == 0 {
@@ -345,4 +400,13 @@ func dataName(raw string) bool {
 		return ext == strings.ToLower(ext)
 	}
 	return true
+}
+
+// listsData reports whether the objects listed under the colon after goal
+// byte end (listed) name data: "Delete these:\n1. old.log\n2. tmp/".
+func (in *input) listsData(end int) bool {
+	to := in.listed(end)
+	return to > end && slices.ContainsFunc(in.gt, func(t token) bool {
+		return t.Start >= end && t.End <= to && t.code && dataName(in.goal[t.Start:t.End])
+	})
 }

@@ -190,6 +190,11 @@ func (c *compiled) commands(src string, toks []token) []command {
 	var out []command
 	start := 0
 	for i := 0; i <= len(toks); i++ {
+		if i == start && i < len(toks) && c.phraseAt(toks, i, fOpener) > 1 {
+			n := c.phraseAt(toks, i, fOpener)
+			i += n - 1 // no "and" inside an opener ends its command: "go ahead and delete it"
+			continue
+		}
 		boundary := i == len(toks) || (i > start && (toks[i].Clause != toks[i-1].Clause || toks[i].e.has(fConj) && !toks[i].e.has(fOr) || c.phraseAt(toks, i, fStepSep) > 0))
 		if !boundary {
 			continue
