@@ -283,8 +283,9 @@ func detectDestructive(in *input) destructions {
 }
 
 // jaCommand reports whether the Japanese destructive word at toks[i] is
-// the verb of a command: in a command form (jaCommandForms: 削除して, 削除しろ), plain at the end of its
-// clause (ログを消す), or a noun a support verb (jaSupportVerbs) takes (削除をお願いします). Used as a modifier
+// the verb of a command: in a command form (jaCommandForms: 削除して, 削除しろ) or another
+// request's て form (消しといて), plain at the end of its clause (ログを消す, *.zip を削除), or a
+// noun a support verb (jaSupportVerbs) takes (削除をお願いします). Used as a modifier
 // (削除した理由, 削除する方法) or as the topic of another verb
 // (削除について書いて, 削除を説明して), it is none. A katakana word
 // (リセット) inflects in the token after it.
@@ -305,8 +306,13 @@ func jaCommandEnd(toks []token, i int) int {
 	if !lex.IsHanStart(form) && lex.IsJapanese(at(i+1)) {
 		form, last = form+at(i+1), i+1
 	}
+	kana, _ := utf8.DecodeRuneInString(strings.TrimPrefix(form, lex.HanStem(form))) // what follows the kanji
 	switch {
 	case slices.ContainsFunc(vocab.lists["jaCommandForms"], func(c string) bool { return strings.Contains(form, c) }):
+		return last + 1
+	case (strings.HasSuffix(form, "て") || strings.HasSuffix(form, "で")) && !strings.HasSuffix(form, "れて") && !strings.ContainsRune("にのをがはとでへも", kana):
+		return last + 1 // a request's て form: 消しといて, 削除しちゃって (not the passive 削除されて, not a particle: 削除について)
+	case lex.IsHanStart(form) && form == lex.HanStem(form) && at(last+1) == "" && i > 0 && strings.HasSuffix(toks[i-1].Text, "を"): // a noun ending the clause after its object: *.zip を削除
 		return last + 1
 	case strings.HasSuffix(form, "す") || strings.HasSuffix(form, "する"):
 		if at(last+1) == "" {

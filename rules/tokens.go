@@ -68,6 +68,11 @@ func (c *compiled) annotate(src string, l layout) []token {
 					break
 				}
 			}
+			for r, k := []rune(t.Text), 1; t.e == nil && k < len([]rune(stem)); k++ { // with its kana: 全部消して is a 消して
+				if e := c.lex[string(r[k:])]; e != nil && e.has(fDestructive) {
+					t.e, t.word = e, string(r[k:])
+				}
+			}
 		} else if b := lex.Bare(t.Text); b != t.Text && c.lex[b] != nil {
 			t.e, t.word = c.lex[b], b
 		}
