@@ -114,17 +114,18 @@ func (r *run) stepsPlan() (*askonce.Plan, error) {
 			}
 		}
 	}
+	dropCuts, _ := r.dropped()
 	binds := r.bindings()
 	bi := 0 // binds are in the goal's order, and so are its steps
 	var tasks []askonce.Task
 	var frontier, prevDeps []string
 	add := func(src string, st step, goal bool) {
 		text := src[st.start:st.end]
-		toks, drop := r.at, []bool(nil)
+		toks, cuts := r.at, [][2]int(nil)
 		if goal {
-			toks, drop = r.gt, r.contradiction.dropped
+			toks, cuts = r.gt, dropCuts
 		}
-		t := askonce.Task{ID: fmt.Sprintf("t%d", len(tasks)+1), Title: r.c.title(src, toks, st.start, st.end, drop), Instruction: text}
+		t := askonce.Task{ID: fmt.Sprintf("t%d", len(tasks)+1), Title: r.c.title(src, toks, st.start, st.end, cuts), Instruction: text}
 		if !st.parallel || len(tasks) == 0 {
 			prevDeps, frontier = append([]string{}, frontier...), nil
 		}
@@ -149,7 +150,7 @@ func (r *run) stepsPlan() (*askonce.Plan, error) {
 			add(r.answer, st, false)
 		}
 	}
-	title := r.c.title(r.goal, r.gt, 0, len(r.goal), r.contradiction.dropped)
+	title := r.c.title(r.goal, r.gt, 0, len(r.goal), dropCuts)
 	if len(tasks) == 0 {
 		g := cmp.Or(spec.Goal, "Carry out the goal")
 		tasks = []askonce.Task{{ID: "t1", Title: askonce.ClampTitle(g), Instruction: g, DependsOn: []string{}}}
@@ -165,6 +166,67 @@ func (r *run) stepsPlan() (*askonce.Plan, error) {
 		return nil, err
 	}
 	return &askonce.Plan{Title: cmp.Or(title, tasks[0].Title), Spec: raw, Tasks: tasks}, nil
+}
+
+// dropped is what a settled contradiction leaves out of titles and
+// names: the byte ranges of the goal's dropped sides, each with the
+// conjunction or comma that joined it to the side kept ("a hot and frozen
+// cheese" settled frozen is "a frozen cheese"; "private and public"
+// settled private is "private"), and the goal's tokens in them.
+func (r *run) dropped() (cuts [][2]int, in []bool) {
+	toks, drop := r.gt, r.contradiction.dropped
+	in = make([]bool, len(toks))
+	side := func(k int, of *token) bool { // toks[k] is a side of a group of of's, in its sentence
+		return k >= 0 && k < len(toks) && toks[k].Sentence == of.Sentence && toks[k].e != nil && slices.ContainsFunc(toks[k].e.sides, func(s sideRef) bool {
+			return slices.ContainsFunc(of.e.sides, func(o sideRef) bool { return o.group == s.group })
+		})
+	}
+	joins := func(k int) bool { return toks[k].e.has(fConj) }
+	for a := 0; a < len(toks); a++ {
+		if !drop[a] || toks[a].e == nil {
+			continue
+		}
+		b := a + 1
+		for b < len(toks) && toks[b].e == toks[a].e { // a side of several words: "one at a time"
+			b++
+		}
+		cut := [2]int{toks[a].Start, toks[b-1].End}
+		j := b
+		for j < len(toks) && joins(j) && toks[j].Sentence == toks[a].Sentence {
+			j++
+		}
+		i := a
+		for i > 0 && joins(i-1) && toks[i-1].Sentence == toks[a].Sentence {
+			i--
+		}
+		switch {
+		case side(j, &toks[a]): // the side kept follows: "hot and frozen", "hot, frozen"
+			cut[1] = toks[j].Start
+			for k := a; k < j; k++ {
+				in[k] = true
+			}
+		case side(i-1, &toks[a]): // it precedes: "private and public", "public but private"
+			cut[0] = toks[i-1].End
+			for k := i; k < b; k++ {
+				in[k] = true
+			}
+		case b < len(toks) && toks[b].Clause == toks[a].Clause: // alone, before the word it describes: "in hot water"
+			cut[1] += len(r.goal[cut[1]:]) - len(strings.TrimLeft(r.goal[cut[1]:], " "))
+			for k := a; k < b; k++ {
+				in[k] = true
+			}
+		default: // alone, ending its phrase: with the words that introduce it ("with meat")
+			for i = a; i > 0 && toks[i-1].Clause == toks[a].Clause && toks[i-1].e.has(fPrep|fDet); i-- {
+			}
+			cut[0] = len(strings.TrimRight(r.goal[:toks[i].Start], " "))
+			for k := i; k < b; k++ {
+				in[k] = true
+			}
+		}
+		cuts = append(cuts, cut)
+		a = b - 1
+	}
+	return cuts, in
 }
 
 // uncut is step st without the byte ranges in cut: the parts of it left,
@@ -332,10 +394,14 @@ func (r *run) nounPhrase(toks []token, goal bool) (words []string, head int) {
 	}
 	sentence := -1
 	inRun := false
+	_, gone := r.dropped()
 	for i := range toks {
 		t := &toks[i]
 		if t.cue || t.e.has(fCue) || (sentence >= 0 && t.Sentence != sentence) {
 			break
+		}
+		if goal && gone[i] && !r.contradiction.dropped[i] {
+			continue // the word that joined a dropped side: "hot and frozen cheese"
 		}
 		ok := !t.neg && content(t) && !t.e.has(fDestructive)
 		if !ok || (i > 0 && toks[i-1].Clause != t.Clause) {

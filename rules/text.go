@@ -622,11 +622,13 @@ var stepLabel = regexp.MustCompile(`^\s*(?i:step)\s+\d+\s*[:.)\-–]\s*`)
 // it, without the joining words and
 // request openers that open it ("then", "and then", "after that",
 // "first", "please", "can you") and the punctuation that ends it, without
-// the words of toks that drop marks (the sides a settled contradiction
-// left out: "hot frozen cheese" settled frozen is "Frozen cheese"), and
-// with its first letter upper case. A title is made, not quoted: the text
-// keeps the user's words.
-func (c *compiled) title(src string, toks []token, start, end int, drop []bool) string {
+// the byte ranges in cuts (the side a settled contradiction left out with
+// the word that joined it: "hot frozen cheese" settled frozen is "Frozen
+// cheese"), and with its first letter upper case unless it opens with
+// code (a path or a command with its flags keeps its case: "rm -rf
+// build", "notes.mdを削除して"). A title is made, not
+// quoted: the text keeps the user's words.
+func (c *compiled) title(src string, toks []token, start, end int, cuts [][2]int) string {
 	first := sort.Search(len(toks), func(k int) bool { return toks[k].End > start }) // the step's tokens start here
 	for k := first; k < len(toks) && toks[k].Start < end; k++ {
 		if !toks[k].code { // a step that opens with lines of code: what it says of them
@@ -647,37 +649,41 @@ func (c *compiled) title(src string, toks []token, start, end int, drop []bool) 
 	if m := stepLabel.FindStringIndex(src[start:end]); m != nil {
 		start += m[1] // "Step 2: push it"
 	}
-	var b strings.Builder
-	from, opening, opened := start, true, false
-	for i := first; i < len(toks) && toks[i].Start < end; i++ {
-		t := &toks[i]
-		if t.End <= start {
+	opened, code, label := false, false, start
+	for i := first; i < len(toks) && toks[i].Start < end; i++ { // the words that open the title
+		if toks[i].End <= start {
 			continue
 		}
-		if opening { // the words that open the title
-			if n := c.openingAt(toks, i); n > 0 && !t.quoted && i+n < len(toks) && toks[i+n-1].End < end {
-				opened = opened || c.phraseAt(toks, i, fOpener) > 0
-				from = toks[i+n-1].End
-				i += n - 1
-				continue
-			}
-			opening = false
+		if n := c.openingAt(toks, i); n > 0 && !toks[i].quoted && i+n < len(toks) && toks[i+n-1].End < end {
+			opened = opened || c.phraseAt(toks, i, fOpener) > 0
+			start = toks[i+n-1].End
+			i += n - 1
+			continue
 		}
-		if i < len(drop) && drop[i] {
-			b.WriteString(src[from:t.Start])
-			from = t.End + len(src[t.End:end]) - len(strings.TrimLeft(src[t.End:end], " "))
+		n := c.phraseAt(toks, i, fCommand)
+		code = toks[i].code || slices.ContainsFunc(toks[i:i+n], func(t token) bool { return t.code }) // a path, or a command with its flags: rm -rf build
+		break
+	}
+	var b strings.Builder
+	for _, cut := range cuts {
+		if cut[0] >= start && cut[1] <= end {
+			b.WriteString(src[start:cut[0]])
+			start = cut[1]
 		}
 	}
-	b.WriteString(src[min(from, end):end])
+	b.WriteString(src[start:end])
 	s := strings.TrimLeft(b.String(), " \t\r,;:、")
-	s = strings.TrimRight(s, " \t\r,;:、。")
-	if r, n := utf8.DecodeLastRuneInString(s); r == '.' || r == '!' || r == '?' && opened {
-		if p, _ := utf8.DecodeLastRuneInString(s[:len(s)-n]); lex.IsWordRune(p) || strings.ContainsRune(")`\"”", p) {
+	s = strings.TrimRight(s, " \t\r,;:、。：；，")
+	if r, n := utf8.DecodeLastRuneInString(s); r == '.' || r == '!' || r == '?' && opened || r == '！' || r == '？' && opened {
+		if p, _ := utf8.DecodeLastRuneInString(s[:len(s)-n]); lex.IsWordRune(p) || strings.ContainsRune(")`\"”」", p) {
 			s = s[:len(s)-n]
 		}
 	}
 	if strings.TrimSpace(s) == "" {
-		s = strings.TrimSpace(src[start:end])
+		s = strings.TrimSpace(src[label:end])
+	}
+	if code {
+		return askonce.ClampTitle(s)
 	}
 	return askonce.ClampTitle(capitalise(s))
 }
