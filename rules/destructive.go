@@ -48,18 +48,6 @@ func (in *input) action(from, t0, t1 int) action {
 			end++
 		}
 	}
-	for k, at := t1, end; k < len(in.gt) && in.gt[k].Start >= at && in.gt[k].End <= stepEnd && strings.Trim(in.goal[at:in.gt[k].Start], " ,:`\"'“”「」") == ""; k++ {
-		if in.gt[k].e.has(fConj) { // its list of objects: "delete notes.md, todo.md and draft.md"
-			at = in.gt[k].End
-			continue
-		}
-		if !in.gt[k].quoted && (!in.gt[k].code || !codeLike(in.gt[k].Text)) {
-			break // an argument is code or quoted: rm -rf "my folder"
-		}
-		for end = in.gt[k].End; end < stepEnd && in.code[end]; end++ {
-		}
-		at = end
-	}
 	if r, n := utf8.DecodeLastRuneInString(in.goal[start:end]); strings.ContainsRune(".,;:", r) && end-n > start {
 		if p, _ := utf8.DecodeLastRuneInString(in.goal[start : end-n]); lex.IsWordRune(p) || strings.ContainsRune("`\"'”’)」/", p) {
 			end -= n // the sentence's punctuation, not the command's
@@ -97,11 +85,11 @@ func (in *input) through(end int) int {
 		if toks[end].e.has(fConj) && !toks[end].e.has(fOr) {
 			first++
 		}
-		if sep != "" && sep != "," && sep != "、" || strings.TrimSpace(gap) == "" && first == end || first >= len(toks) || stop(first) {
+		if sep != "" && sep != "," && sep != "、" && sep != ":" || strings.TrimSpace(gap) == "" && first == end || first >= len(toks) || stop(first) {
 			return end
 		}
 		if t := &toks[first]; sep != "" && first == end && !t.code && !t.quoted && !t.e.has(fDet|fObject) {
-			return end // after a comma only more objects: not "delete notes.md, we don't use it"
+			return end // after a comma or colon only more objects: not "delete notes.md, we don't use it"
 		}
 		to, verb := first, false
 		for ; to < len(toks) && (to == first || toks[to].Clause == toks[to-1].Clause && !stop(to)); to++ {
@@ -248,7 +236,11 @@ func detectDestructive(in *input) destructions {
 		if t.neg || !lex.IsJapanese(t.Text) || !t.e.has(fDestructive) || !jaCommand(toks, i) || in.c.asksAgent(in.goal, toks, i) {
 			continue
 		}
-		if o := objectOf(in, i, 1, len(toks)); o >= 0 {
+		o := objectOf(in, i, 1, len(toks))
+		if o < 0 && in.listsData(toks[max(i, jaCommandEnd(toks, i))-1].End) {
+			o = i // its objects listed under its colon: 以下を削除して：\n- a.txt
+		}
+		if o >= 0 {
 			for o > 0 && toks[o-1].Sentence == t.Sentence && !strings.ContainsAny(in.goal[toks[o-1].End:toks[o].Start], "、，,;；") && !(lex.IsJapanese(toks[o-1].Text) && jaCommand(toks, o-1)) {
 				o-- // the object's whole phrase: `dist/` フォルダを
 			}

@@ -48,6 +48,12 @@ func destructiveShapes() []destructiveShape {
 		{"delete the staging branch", "delete the staging branch"},
 		{"Permanently delete the file `config/old settings.yaml`", "`config/old settings.yaml`"},
 		{"wipe the staging database", "wipe the staging database"},
+		{"remove these files: a.txt, b.txt", "remove these files: a.txt, b.txt"},
+		{"delete the old backups (they're in /var/backups)", "delete the old backups (they're in /var/backups)"},
+		{"delete `a.log`, `b.log` and `c.log`", "`a.log`, `b.log` and `c.log`"},
+		{"remove the `dist/` and `build/` folders", "remove the `dist/` and `build/` folders"},
+		{"go ahead and delete the staging branch", "delete the staging branch"},
+		{"delete rows older than 30 days from the events table", "delete rows older than 30 days from the events table"},
 	}
 	ja := []act{
 		{"/tmp/cache/*.tmp を削除して", "/tmp/cache/*.tmp"},
@@ -58,6 +64,10 @@ func destructiveShapes() []destructiveShape {
 		{"ログファイル（logs/*.log）をすべて消して", "ログファイル（logs/*.log）"},
 		{"`rm -rf node_modules` を実行して", "`rm -rf node_modules`"},
 		{"git reset --hard HEAD~2 を実行して", "git reset --hard HEAD~2"},
+		{"node_modulesを消しといて", "node_modulesを消しといて"},
+		{"~/Downloads/*.zip を削除", "~/Downloads/*.zip を削除"},
+		{"`logs/` 配下を全部消して", "`logs/` 配下を全部消して"},
+		{"古いログを削除しちゃって", "古いログを削除しちゃって"},
 	}
 	var out []destructiveShape
 	for _, a := range en {
@@ -107,6 +117,10 @@ func destructiveShapes() []destructiveShape {
 			}
 			out = append(out, destructiveShape{goal: a.text + f.join + f.after, whole: a.whole, others: others})
 		}
+	}
+	for _, list := range []string{"- ", "1. ", "* "} { // the objects listed under the command's colon
+		out = append(out, destructiveShape{goal: "Delete the following files:\n" + list + "a.txt\n" + list + "b.txt\nThen commit.", whole: "a.txt", others: []string{"Then commit."}},
+			destructiveShape{goal: "以下を削除して：\n" + list + "a.txt\n" + list + "b.txt\n次にビルドして", whole: "a.txt", others: []string{"次にビルドして"}})
 	}
 	return out
 }
@@ -221,6 +235,8 @@ func TestClearGoalsThatMentionDestructiveWordsAreNotAsked(t *testing.T) {
 		"Write a blog post titled \"Why I deleted my account\".",
 		"delete the blank line at the end of README.md",
 		"Remove the debug print statements from utils.py, then run the tests.",
+		"削除されてしまったファイルを復元して",
+		"データベースの削除について説明して",
 	} {
 		t.Run(goal, func(t *testing.T) {
 			if q := interpret(t, in, req{goal: goal}).Question; q != nil {

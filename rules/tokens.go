@@ -193,14 +193,9 @@ type command struct {
 // verb last).
 func (c *compiled) commands(src string, toks []token) []command {
 	var out []command
-	start := 0
+	start, opening := 0, c.openingEnd(toks, 0)
 	for i := 0; i <= len(toks); i++ {
-		if i == start && i < len(toks) && c.phraseAt(toks, i, fOpener) > 1 {
-			n := c.phraseAt(toks, i, fOpener)
-			i += n - 1 // no "and" inside an opener ends its command: "go ahead and delete it"
-			continue
-		}
-		boundary := i == len(toks) || (i > start && (toks[i].Clause != toks[i-1].Clause || toks[i].e.has(fConj) && !toks[i].e.has(fOr) || c.phraseAt(toks, i, fStepSep) > 0))
+		boundary := i == len(toks) || (i > opening && (toks[i].Clause != toks[i-1].Clause || toks[i].e.has(fConj) && !toks[i].e.has(fOr) || c.phraseAt(toks, i, fStepSep) > 0))
 		if !boundary {
 			continue
 		}
@@ -209,9 +204,18 @@ func (c *compiled) commands(src string, toks []token) []command {
 				out = append(out, command{start: start, verb: v, end: i})
 			}
 		}
-		start = i
+		start, opening = i, c.openingEnd(toks, i) // no "and" in the words that open a command ends it: "go ahead and delete it"
 	}
 	return out
+}
+
+// openingEnd is where the words that open a command at toks[i] end (the
+// first token after them; openingAt).
+func (c *compiled) openingEnd(toks []token, i int) int {
+	for i < len(toks) && c.openingAt(toks, i) > 0 {
+		i += c.openingAt(toks, i)
+	}
+	return i
 }
 
 // mainVerb is the main verb of the command in toks[t0:t1], or -1. A
