@@ -37,10 +37,9 @@ type action struct {
 // (from: "Please", "Then"), which the quote leaves out.
 func (in *input) action(from, t0, t1 int) action {
 	start, end := in.gt[t0].Start, in.gt[t1-1].End
-	stepEnd, si := len(in.goal), slices.IndexFunc(in.steps, func(st step) bool { return st.t0 <= t0 && t0 < st.t1 })
-	if si >= 0 {
-		st := in.steps[si]
-		end, stepEnd = min(end, st.end), st.end
+	stepEnd, cut := len(in.goal), in.gt[from].Start
+	if st, ok := in.stepOf(t0); ok {
+		end, stepEnd, cut = min(end, st.end), st.end, max(cut, st.start)
 		for start > st.start && in.code[start-1] {
 			start--
 		}
@@ -62,11 +61,7 @@ func (in *input) action(from, t0, t1 int) action {
 			}
 		}
 	}
-	cut := start
-	if from < t0 {
-		cut = min(cut, in.gt[from].Start)
-	}
-	return action{start: cut, end: end, text: in.goal[start:end]}
+	return action{start: min(cut, start), end: end, text: in.goal[start:end]}
 }
 
 // through is where the command whose tokens end before goal token end

@@ -673,14 +673,14 @@ func (c *compiled) title(src string, toks []token, start, end int, cuts [][2]int
 	}
 	b.WriteString(src[start:end])
 	s := strings.TrimLeft(b.String(), " \t\r,;:、")
+	if strings.TrimSpace(s) == "" {
+		s = src[label:end] // nothing but the words that open it: "Then:"
+	}
 	s = strings.TrimRight(s, " \t\r,;:、。：；，")
 	if r, n := utf8.DecodeLastRuneInString(s); r == '.' || r == '!' || r == '?' && opened || r == '！' || r == '？' && opened {
 		if p, _ := utf8.DecodeLastRuneInString(s[:len(s)-n]); lex.IsWordRune(p) || strings.ContainsRune(")`\"”」", p) {
 			s = s[:len(s)-n]
 		}
-	}
-	if strings.TrimSpace(s) == "" {
-		s = strings.TrimSpace(src[label:end])
 	}
 	if code {
 		return askonce.ClampTitle(s)

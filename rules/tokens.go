@@ -195,7 +195,7 @@ func (c *compiled) commands(src string, toks []token) []command {
 	var out []command
 	start, opening := 0, c.openingEnd(toks, 0)
 	for i := 0; i <= len(toks); i++ {
-		boundary := i == len(toks) || (i > opening && (toks[i].Clause != toks[i-1].Clause || toks[i].e.has(fConj) && !toks[i].e.has(fOr) || c.phraseAt(toks, i, fStepSep) > 0))
+		boundary := i == len(toks) || i > start && toks[i].Sentence != toks[i-1].Sentence || (i > opening && (toks[i].Clause != toks[i-1].Clause || toks[i].e.has(fConj) && !toks[i].e.has(fOr) || c.phraseAt(toks, i, fStepSep) > 0))
 		if !boundary {
 			continue
 		}
