@@ -302,6 +302,17 @@ func titleShapes() []titleShape {
 	out = append(out,
 		titleShape{"Build the image, then `make release`.", []string{"Build the image", "`make release`"}},
 		titleShape{"build the site、次に deploy it", []string{"Build the site", "Deploy it"}},
+		titleShape{"Step one: build it\nStep two: deploy it", []string{"Build it", "Deploy it"}},
+		titleShape{"a) build it\nb) then deploy it", []string{"Build it", "Deploy it"}},
+		titleShape{"(1) build it\n(2) and then deploy it", []string{"Build it", "Deploy it"}},
+		titleShape{"Build it.\nNext up: write the docs", []string{"Build it", "Write the docs"}},
+		titleShape{"Build it — then deploy it.", []string{"Build it", "Deploy it"}},
+		titleShape{"Build it. Don't forget to update the docs.", []string{"Build it", "Update the docs"}},
+		titleShape{"Build it. Subsequently, deploy it.", []string{"Build it", "Deploy it"}},
+		titleShape{"ビルドして。その次にテストして", []string{"ビルドして", "テストして"}},
+		titleShape{"ビルドして。あとはデプロイして", []string{"ビルドして", "デプロイして"}},
+		titleShape{"rm -rf build, then rebuild", []string{"rm -rf build", "Rebuild"}},
+		titleShape{"notes.mdを更新して、次にコミットして", []string{"notes.mdを更新して", "コミットして"}},
 	)
 	return out
 }
@@ -314,7 +325,11 @@ func TestTitlesDropTheJoiningWordInEveryShape(t *testing.T) {
 	in := newInterpreter(t)
 	for _, s := range titleShapes() {
 		t.Run(s.goal, func(t *testing.T) {
-			p := interpret(t, in, req{goal: s.goal}).Plan
+			o := interpret(t, in, req{goal: s.goal})
+			if q := o.Question; q != nil && q.Type == askonce.QuestionConfirm { // a destructive step, confirmed
+				o = interpret(t, in, req{goal: s.goal, answer: "yes"})
+			}
+			p := o.Plan
 			if p == nil {
 				t.Fatal("no plan")
 			}

@@ -591,7 +591,7 @@ func (c *compiled) finishSteps(src string, toks []token, steps []step) []step {
 }
 
 // listMarker returns where the text of a list item starts in line, or -1
-// when the line is not a list item ("1. ", "2) ", "- ", "* ", "• ").
+// when the line is not a list item ("1. ", "2) ", "a) ", "(1) ", "- ", "* ", "• ").
 func listMarker(line string) int {
 	i := 0
 	for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
@@ -607,6 +607,12 @@ func listMarker(line string) int {
 		return j + 1
 	case j == i && i < len(line) && (line[i] == '-' || line[i] == '*' || line[i] == '+') && space(i+1):
 		return i + 1
+	case j == i && i+1 < len(line) && 'a' <= line[i]|0x20 && line[i]|0x20 <= 'z' && line[i+1] == ')' && space(i+2): // a) b)
+		return i + 2
+	case j == i && i+2 < len(line) && line[i] == '(': // (1) (a)
+		if k := strings.IndexByte(line[i:min(len(line), i+5)], ')'); k > 1 && space(i+k+1) && strings.Trim(line[i+1:i+k], "0123456789") == "" || k == 2 && 'a' <= line[i+1]|0x20 && line[i+1]|0x20 <= 'z' && space(i+k+1) {
+			return i + k + 1
+		}
 	case strings.HasPrefix(line[i:], "•") || strings.HasPrefix(line[i:], "・"):
 		return i + len("•")
 	}
@@ -614,7 +620,7 @@ func listMarker(line string) int {
 }
 
 // stepLabel is a label that numbers a step ("Step 2:", "Step 3 -").
-var stepLabel = regexp.MustCompile(`^\s*(?i:step)\s+\d+\s*[:.)\-–]\s*`)
+var stepLabel = regexp.MustCompile(`^\s*(?i:step)\s+(?:\d+|(?i:one|two|three|four|five|six|seven|eight|nine|ten))\s*[:.)\-–]\s*`)
 
 // title is what pages, the terminal and clients show for the text
 // src[start:end] (a task's step, a plan's goal): its first line without a
@@ -677,6 +683,9 @@ func (c *compiled) title(src string, toks []token, start, end int, cuts [][2]int
 		s = src[label:end] // nothing but the words that open it: "Then:"
 	}
 	s = strings.TrimRight(s, " \t\r,;:、。：；，")
+	for _, dash := range []string{" —", " –", " ->", " →"} { // what led on to the next step: "Build it — then deploy it"
+		s = strings.TrimSuffix(s, dash)
+	}
 	if r, n := utf8.DecodeLastRuneInString(s); r == '.' || r == '!' || r == '?' && opened || r == '！' || r == '？' && opened {
 		if p, _ := utf8.DecodeLastRuneInString(s[:len(s)-n]); lex.IsWordRune(p) || strings.ContainsRune(")`\"”」", p) {
 			s = s[:len(s)-n]
