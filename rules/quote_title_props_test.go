@@ -277,7 +277,7 @@ func titleShapes() []titleShape {
 				out = append(out, titleShape{goal: b.String() + ".", titles: titles})
 			}
 		}
-		if strings.HasSuffix(join, ",") || join == "also" || join == "please" || join == "Also," || join == "Please" || join == "and finally" {
+		if strings.HasSuffix(join, ",") || join == "also" || join == "please" || join == "Also," || join == "Please" {
 			continue
 		}
 		out = append(out, titleShape{goal: "build the image, " + join + " push it to the registry",
