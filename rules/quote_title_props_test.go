@@ -311,6 +311,8 @@ func titleShapes() []titleShape {
 		titleShape{"Build it. Subsequently, deploy it.", []string{"Build it", "Deploy it"}},
 		titleShape{"ビルドして。その次にテストして", []string{"ビルドして", "テストして"}},
 		titleShape{"ビルドして。あとはデプロイして", []string{"ビルドして", "デプロイして"}},
+		titleShape{"ビルドして、そしてデプロイして", []string{"ビルドして", "デプロイして"}},
+		titleShape{"Build the image, then push it, and finally deploy it.", []string{"Build the image", "Push it", "Deploy it"}},
 		titleShape{"rm -rf build, then rebuild", []string{"rm -rf build", "Rebuild"}},
 		titleShape{"notes.mdを更新して、次にコミットして", []string{"notes.mdを更新して", "コミットして"}},
 	)
