@@ -302,6 +302,7 @@ func titleShapes() []titleShape {
 	out = append(out,
 		titleShape{"Build the image, then `make release`.", []string{"Build the image", "`make release`"}},
 		titleShape{"build the site、次に deploy it", []string{"Build the site", "Deploy it"}},
+		titleShape{"Please run `go vet ./...`, then run go test ./...", []string{"Run `go vet ./...`", "Run go test ./..."}},
 		titleShape{"Step one: build it\nStep two: deploy it", []string{"Build it", "Deploy it"}},
 		titleShape{"a) build it\nb) then deploy it", []string{"Build it", "Deploy it"}},
 		titleShape{"(1) build it\n(2) and then deploy it", []string{"Build it", "Deploy it"}},

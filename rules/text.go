@@ -236,7 +236,11 @@ func (c *compiled) cuts(src string, toks []token, code []bool) []int {
 		}
 		line := src[strings.LastIndexByte(src[:toks[at].Start], '\n')+1 : toks[at].Start]
 		label := stepLabel.FindStringIndex(line)
-		said := at > 0 && toks[at-1].Sentence == toks[i].Sentence && (label == nil || label[1] < len(line))
+		said := false // something before it in its sentence: no sentence end outside code since the word before
+		if at > 0 {
+			k := sort.SearchInts(cuts, toks[at-1].End)
+			said = (k == len(cuts) || cuts[k] > toks[at].Start) && (label == nil || label[1] < len(line))
+		}
 		if said && !c.conditional(toks, at) { // something before it to be a step ("please, then deploy" and "Step 3: then deploy" are one)
 			cuts = append(cuts, toks[at].Start)
 		}
