@@ -225,6 +225,7 @@ func (c *compiled) cuts(src string, toks []token, code []bool) []int {
 			cuts = append(cuts, n)
 		}
 	}
+	ends := slices.Clip(cuts) // the sentence ends, in order
 	for i := 0; i < len(toks); i++ {
 		n := c.phraseAt(toks, i, fStepSep)
 		if n == 0 || toks[i].code || toks[i].quoted || i+n >= len(toks) || toks[i+n].Sentence != toks[i].Sentence {
@@ -238,8 +239,8 @@ func (c *compiled) cuts(src string, toks []token, code []bool) []int {
 		label := stepLabel.FindStringIndex(line)
 		said := false // something before it in its sentence: no sentence end outside code since the word before
 		if at > 0 {
-			k := sort.SearchInts(cuts, toks[at-1].End)
-			said = (k == len(cuts) || cuts[k] > toks[at].Start) && (label == nil || label[1] < len(line))
+			k := sort.SearchInts(ends, toks[at-1].End)
+			said = (k == len(ends) || ends[k] > toks[at].Start) && (label == nil || label[1] < len(line))
 		}
 		if said && !c.conditional(toks, at) { // something before it to be a step ("please, then deploy" and "Step 3: then deploy" are one)
 			cuts = append(cuts, toks[at].Start)
