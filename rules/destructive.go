@@ -3,6 +3,7 @@ package rules
 import (
 	"fmt"
 	"slices"
+	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -103,8 +104,8 @@ func (in *input) through(end int) int {
 // of its step and the list items and code blocks that follow it
 // ("Delete these files:\n- a.txt\n- b.txt"); else end.
 func (in *input) listed(end int) int {
-	si := slices.IndexFunc(in.steps, func(st step) bool { return st.start < end && end <= st.end })
-	if si < 0 {
+	si := sort.Search(len(in.steps), func(k int) bool { return in.steps[k].end >= end })
+	if si == len(in.steps) || in.steps[si].start >= end {
 		return end
 	}
 	rest := strings.TrimLeft(in.goal[end:in.steps[si].end], " \t")
@@ -124,8 +125,8 @@ func (in *input) listed(end int) int {
 
 // stepOf is the step that holds goal token v (a list marker is in none).
 func (in *input) stepOf(v int) (step, bool) {
-	i := slices.IndexFunc(in.steps, func(st step) bool { return st.t0 <= v && v < st.t1 })
-	if i < 0 {
+	i := sort.Search(len(in.steps), func(k int) bool { return in.steps[k].t1 > v })
+	if i == len(in.steps) || in.steps[i].t0 > v {
 		return step{}, false
 	}
 	return in.steps[i], true

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -104,7 +105,7 @@ func (r *run) stepsPlan() (*askonce.Plan, error) {
 	for _, a := range r.choice.found {
 		spec.Choices = append(spec.Choices, a.options[a.chosen])
 	}
-	var cut [][2]int // goal bytes of unconfirmed destructive actions
+	var cut [][2]int // goal bytes of unconfirmed destructive actions, in order and apart
 	if len(r.destructive.actions) > 0 {
 		spec.Destructive = &destructiveSpec{Confirmed: r.destructive.confirmed}
 		for _, a := range r.destructive.actions {
@@ -113,6 +114,16 @@ func (r *run) stepsPlan() (*askonce.Plan, error) {
 				cut = append(cut, [2]int{a.start, a.end})
 			}
 		}
+		slices.SortFunc(cut, func(a, b [2]int) int { return a[0] - b[0] })
+		apart := cut[:0]
+		for _, c := range cut { // overlapping cuts are one
+			if n := len(apart); n > 0 && c[0] < apart[n-1][1] {
+				apart[n-1][1] = max(apart[n-1][1], c[1])
+			} else {
+				apart = append(apart, c)
+			}
+		}
+		cut = apart
 	}
 	dropCuts, _ := r.dropped()
 	binds := r.bindings()
@@ -233,26 +244,24 @@ func (r *run) dropped() (cuts [][2]int, in []bool) {
 // each trimmed of a step label and of the connectors and punctuation that
 // joined it to a cut part ("delete notes.md and update the readme" without its first
 // command is "update the readme"), and kept only if it has a word.
-func (r *run) uncut(st step, cut [][2]int) []step {
-	if !slices.ContainsFunc(cut, func(c [2]int) bool { return c[0] < st.end && st.start < c[1] }) {
+func (r *run) uncut(st step, cuts [][2]int) []step {
+	k := sort.Search(len(cuts), func(k int) bool { return cuts[k][1] > st.start }) // cuts are in order and apart
+	if k == len(cuts) || cuts[k][0] >= st.end {
 		return []step{st}
 	}
 	pieces := []step{st}
-	for _, c := range cut {
-		var next []step
-		for _, p := range pieces {
-			if c[1] <= p.start || p.end <= c[0] {
-				next = append(next, p)
-				continue
-			}
-			if c[0] > p.start {
-				next = append(next, step{start: p.start, end: c[0], parallel: p.parallel})
-			}
-			if c[1] < p.end {
-				next = append(next, step{start: c[1], end: p.end, parallel: p.parallel})
-			}
+	for _, c := range cuts[k:] {
+		if c[0] >= st.end {
+			break
 		}
-		pieces = next
+		p := &pieces[len(pieces)-1] // the rest of the step, after the cuts before c
+		rest := step{start: c[1], end: p.end, parallel: p.parallel}
+		if p.end = min(p.end, c[0]); p.end <= p.start {
+			pieces = pieces[:len(pieces)-1]
+		}
+		if rest.start < rest.end {
+			pieces = append(pieces, rest)
+		}
 	}
 	out := pieces[:0]
 	for _, p := range pieces {
@@ -270,16 +279,12 @@ func (r *run) uncut(st step, cut [][2]int) []step {
 // trimJoin narrows goal bytes [start, end) past white space, punctuation
 // and conjunctions or connectors at either end.
 func (r *run) trimJoin(start, end int) (int, int) {
-	for _, t := range r.gt {
-		if t.Start >= start && t.End <= end && strings.TrimFunc(r.goal[start:t.Start], joiner) == "" && (t.e.has(fConj) || t.e.has(fConnector)) {
-			start = t.End
-		}
+	toks := r.gt
+	for i := sort.Search(len(toks), func(k int) bool { return toks[k].Start >= start }); i < len(toks) && toks[i].End <= end && strings.TrimFunc(r.goal[start:toks[i].Start], joiner) == "" && toks[i].e.has(fConj|fConnector); i++ {
+		start = toks[i].End
 	}
-	for i := len(r.gt) - 1; i >= 0; i-- {
-		t := r.gt[i]
-		if t.Start >= start && t.End <= end && strings.TrimFunc(r.goal[t.End:end], joiner) == "" && t.e.has(fConj) {
-			end = t.Start
-		}
+	for i := sort.Search(len(toks), func(k int) bool { return toks[k].End > end }) - 1; i >= 0 && toks[i].Start >= start && strings.TrimFunc(r.goal[toks[i].End:end], joiner) == "" && toks[i].e.has(fConj); i-- {
+		end = toks[i].Start
 	}
 	return trimSpan(r.goal, start, end, joiner)
 }

@@ -226,6 +226,7 @@ func (c *compiled) cuts(src string, toks []token, code []bool) []int {
 		}
 	}
 	ends := slices.Clip(cuts) // the sentence ends, in order
+	lineStart, scanned := 0, 0
 	for i := 0; i < len(toks); i++ {
 		n := c.phraseAt(toks, i, fStepSep)
 		if n == 0 || toks[i].code || toks[i].quoted || i+n >= len(toks) || toks[i+n].Sentence != toks[i].Sentence {
@@ -235,7 +236,15 @@ func (c *compiled) cuts(src string, toks []token, code []bool) []int {
 		for at > 0 && toks[at-1].Sentence == toks[i].Sentence && c.openingAt(toks, at-1) > 0 {
 			at-- // "and then", "so then"
 		}
-		line := src[strings.LastIndexByte(src[:toks[at].Start], '\n')+1 : toks[at].Start]
+		if toks[at].Start < scanned { // back over the words that open it: look again
+			lineStart, scanned = strings.LastIndexByte(src[:toks[at].Start], '\n')+1, toks[at].Start
+		}
+		for ; scanned < toks[at].Start; scanned++ { // the line so far, read once
+			if src[scanned] == '\n' {
+				lineStart = scanned + 1
+			}
+		}
+		line := src[lineStart:toks[at].Start]
 		label := stepLabel.FindStringIndex(line)
 		said := false // something before it in its sentence: no sentence end outside code since the word before
 		if at > 0 {
