@@ -337,7 +337,8 @@ func allOf(toks []token) bool {
 }
 
 // objectOf finds the data object of the destructive verb at toks[i:i+n]:
-// a data word, code that names data (dataName: notes.md, src/) or a request's file in the next six tokens before
+// a data word, code that names data (dataName: notes.md, src/), a request's file or a pronoun for
+// data its sentence or the one before names, in the next six tokens before
 // end, before any preposition or conjunction (for a Japanese verb, the
 // four tokens before it). It returns the object's token or -1.
 func objectOf(in *input, i, n, end int) int {
@@ -354,6 +355,17 @@ func objectOf(in *input, i, n, end int) int {
 		}
 		return t.e.has(fObject) || t.code && dataName(in.goal[t.Start:t.End]) || slices.ContainsFunc(in.files, func(f string) bool { return strings.EqualFold(f, t.Text) })
 	}
+	said := func(k int) bool { // a pronoun for data named in its sentence or the one before: "find the old logs in /var/log and delete them"
+		if !vocab.has("singularPronouns", toks[k].Text) && !vocab.has("pluralPronouns", toks[k].Text) || k+1 < len(toks) && toks[k+1].Text == "from" {
+			return false // not a pronoun, or a thing moved: "remove it from the oven"
+		}
+		for a := i - 1; a >= 0 && toks[a].Sentence+1 >= toks[k].Sentence; a-- {
+			if data(a) {
+				return true
+			}
+		}
+		return false
+	}
 	if lex.IsJapanese(toks[i].Text) {
 		for k := i - 1; k >= 0 && k >= i-4 && toks[k].Sentence == toks[i].Sentence; k-- { // across brackets: ログ（logs/*.txt）を
 			if data(k) {
@@ -369,7 +381,7 @@ func objectOf(in *input, i, n, end int) int {
 		if toks[k].e.has(fConj) || toks[k].e.has(fPrep) && !allOf(toks[i+n:k]) || toks[k].e.has(fCondition) {
 			break
 		}
-		if data(k) {
+		if data(k) || said(k) {
 			return k
 		}
 	}

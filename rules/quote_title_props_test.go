@@ -118,6 +118,8 @@ func destructiveShapes() []destructiveShape {
 			out = append(out, destructiveShape{goal: a.text + f.join + f.after, whole: a.whole, others: others})
 		}
 	}
+	out = append(out, destructiveShape{goal: "Find the old logs in /var/log and delete them, then restart.", whole: "delete them", others: []string{"Find the old logs in /var/log", "restart."}},
+		destructiveShape{goal: "List the stale branches. Then delete them.\nFinally, push.", whole: "delete them", others: []string{"List the stale branches.", "push."}})
 	for _, list := range []string{"- ", "1. ", "* "} { // the objects listed under the command's colon
 		out = append(out, destructiveShape{goal: "Delete the following files:\n" + list + "a.txt\n" + list + "b.txt\nThen commit.", whole: "a.txt", others: []string{"Then commit."}},
 			destructiveShape{goal: "以下を削除して：\n" + list + "a.txt\n" + list + "b.txt\n次にビルドして", whole: "a.txt", others: []string{"次にビルドして"}})
@@ -236,6 +238,9 @@ func TestClearGoalsThatMentionDestructiveWordsAreNotAsked(t *testing.T) {
 		"delete the blank line at the end of README.md",
 		"Remove the debug print statements from utils.py, then run the tests.",
 		"削除されてしまったファイルを復元して",
+		"Take the pan out of the oven and remove it from the tray.",
+		"Read notes.md and summarise it.",
+		"Take the kettle off the stove and empty it.",
 		"データベースの削除について説明して",
 	} {
 		t.Run(goal, func(t *testing.T) {
