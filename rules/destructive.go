@@ -3,6 +3,7 @@ package rules
 import (
 	"fmt"
 	"slices"
+	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -20,23 +21,26 @@ type destructions struct {
 	asked
 }
 
-// action is one destructive action: goal bytes [start, end) and their
-// text.
+// action is one destructive action: goal bytes [start, end), which
+// declining it removes, and the text the confirmation quotes (the bytes
+// from its first word after the words that open its command).
 type action struct {
 	start, end int
 	text       string
 }
 
 // action is the destructive action of goal tokens [t0, t1): their bytes,
-// widened to whole code-like words and back-ticked spans at either end
-// (the whole path /tmp/cache/*.tmp, the whole `rm -rf build/`), and
-// narrowed to the step that holds t0, so that declining it removes
-// exactly that and nothing of the step after.
-func (in *input) action(t0, t1 int) action {
+// widened to whole code-like words and quoted or back-ticked spans at
+// either end (the whole path /tmp/cache/*.tmp, the whole `rm -rf build/`,
+// "old report.pdf" whole), and narrowed to the step that holds t0, so
+// that declining it removes exactly that and nothing of the step after.
+// Declining also removes the words that open its command before t0
+// (from: "Please", "Then"), which the quote leaves out.
+func (in *input) action(from, t0, t1 int) action {
 	start, end := in.gt[t0].Start, in.gt[t1-1].End
-	stepEnd := len(in.goal)
+	stepEnd, cut := len(in.goal), in.gt[from].Start
 	if st, ok := in.stepOf(t0); ok {
-		end, stepEnd = min(end, st.end), st.end
+		end, stepEnd, cut = min(end, st.end), st.end, max(cut, st.start)
 		for start > st.start && in.code[start-1] {
 			start--
 		}
@@ -44,30 +48,85 @@ func (in *input) action(t0, t1 int) action {
 			end++
 		}
 	}
-	for k, at := t1, end; k < len(in.gt) && in.gt[k].Start >= at && in.gt[k].End <= stepEnd && strings.Trim(in.goal[at:in.gt[k].Start], " ,") == ""; k++ {
-		if in.gt[k].e.has(fConj) { // its list of objects: "delete notes.md, todo.md and draft.md"
-			at = in.gt[k].End
-			continue
-		}
-		if !in.gt[k].code || !codeLike(in.gt[k].Text) {
-			break
-		}
-		for end = in.gt[k].End; end < stepEnd && in.code[end]; end++ {
-		}
-		at = end
-	}
 	if r, n := utf8.DecodeLastRuneInString(in.goal[start:end]); strings.ContainsRune(".,;:", r) && end-n > start {
-		if p, _ := utf8.DecodeLastRuneInString(in.goal[start : end-n]); lex.IsWordRune(p) || strings.ContainsRune("`\"'”’)", p) {
+		if p, _ := utf8.DecodeLastRuneInString(in.goal[start : end-n]); lex.IsWordRune(p) || strings.ContainsRune("`\"'”’)」/", p) {
 			end -= n // the sentence's punctuation, not the command's
 		}
 	}
-	return action{start: start, end: end, text: in.goal[start:end]}
+	end = in.listed(end)
+	for _, pair := range [][2]string{{"(", ")"}, {"（", "）"}, {"[", "]"}, {"「", "」"}, {"“", "”"}} { // a pair it opens closes in it: (they're in /var/backups)
+		span := in.goal[start:end]
+		if strings.Count(span, pair[0]) > strings.Count(span, pair[1]) {
+			if k := strings.Index(in.goal[end:stepEnd], pair[1]); k >= 0 {
+				end += k + len(pair[1])
+			}
+		}
+	}
+	return action{start: min(cut, start), end: end, text: in.goal[start:end]}
+}
+
+// through is where the command whose tokens end before goal token end
+// runs on to. Its clause runs on through a quotation or a bracket, where
+// the lexer ends a clause (delete "old report.pdf"; the old backups
+// (they're in /var/backups)), and through "and" to objects that start no
+// command of their own (delete notes.md and todo.md; remove the `dist/`
+// and `build/` folders), up to a sentence's end or a step separator.
+func (in *input) through(end int) int {
+	toks := in.gt
+	stop := func(k int) bool { return toks[k].e.has(fConj) || in.c.phraseAt(toks, k, fStepSep) > 0 }
+	for end > 0 && end < len(toks) && toks[end].Sentence == toks[end-1].Sentence && in.c.phraseAt(toks, end, fStepSep) == 0 {
+		gap := in.goal[toks[end-1].End:toks[end].Start]
+		sep := strings.Trim(gap, " \t`\"“”「」『』'‘’()（）[]")
+		first := end // the segment after the break: its objects, or a command of its own
+		if toks[end].e.has(fConj) && !toks[end].e.has(fOr) {
+			first++
+		}
+		if sep != "" && sep != "," && sep != "、" && sep != ":" || strings.TrimSpace(gap) == "" && first == end || first >= len(toks) || stop(first) {
+			return end
+		}
+		if t := &toks[first]; sep != "" && first == end && !t.code && !t.quoted && !t.e.has(fDet|fObject) {
+			return end // after a comma or colon only more objects: not "delete notes.md, we don't use it"
+		}
+		to, verb := first, false
+		for ; to < len(toks) && (to == first || toks[to].Clause == toks[to-1].Clause && !stop(to)); to++ {
+			verb = verb || in.verbs[to] && !toks[to].code && !toks[to].quoted
+		}
+		if verb && !strings.ContainsAny(gap, "(（[") { // a parenthesis is the object's: the old backups (they're in /var/backups)
+			return end
+		}
+		end = to
+	}
+	return end
+}
+
+// listed is where the objects a command lists under its colon end, the
+// command ending at goal byte end: when a colon ends its line, the rest
+// of its step and the list items and code blocks that follow it
+// ("Delete these files:\n- a.txt\n- b.txt"); else end.
+func (in *input) listed(end int) int {
+	si := sort.Search(len(in.steps), func(k int) bool { return in.steps[k].end >= end })
+	if si == len(in.steps) || in.steps[si].start >= end {
+		return end
+	}
+	rest := strings.TrimLeft(in.goal[end:in.steps[si].end], " \t")
+	colon := strings.TrimPrefix(strings.TrimPrefix(rest, ":"), "：")
+	if len(colon) == len(rest) || strings.TrimLeft(colon, " \t\r") != "" && !strings.HasPrefix(strings.TrimLeft(colon, " \t\r"), "\n") {
+		return end
+	}
+	end = in.steps[si].end
+	for _, st := range in.steps[si+1:] {
+		if !slices.ContainsFunc(in.blocks, func(b block) bool { return b.kind != proseBlock && b.start <= st.start && st.end <= b.end }) {
+			break
+		}
+		end = st.end
+	}
+	return end
 }
 
 // stepOf is the step that holds goal token v (a list marker is in none).
 func (in *input) stepOf(v int) (step, bool) {
-	i := slices.IndexFunc(in.steps, func(st step) bool { return st.t0 <= v && v < st.t1 })
-	if i < 0 {
+	i := sort.Search(len(in.steps), func(k int) bool { return in.steps[k].t1 > v })
+	if i == len(in.steps) || in.steps[i].t0 > v {
 		return step{}, false
 	}
 	return in.steps[i], true
@@ -78,7 +137,7 @@ func (in *input) wholeStep(v int) action {
 	if st, ok := in.stepOf(v); ok {
 		return action{start: st.start, end: st.end, text: in.goal[st.start:st.end]}
 	}
-	return in.action(v, v+1)
+	return in.action(v, v, v+1)
 }
 
 // runsCode reports whether the step that holds the code at goal token v
@@ -123,6 +182,10 @@ func detectDestructive(in *input) destructions {
 	toks := in.gt
 	for _, cmd := range in.cmds {
 		v := cmd.verb
+		if toks[v].quoted {
+			continue // a title or a literal: "Drop database", "rm -rf"
+		}
+		cmd.end = in.through(cmd.end)
 		n := in.c.phraseAt(toks, v, fCommand)
 		if n == 0 && v+1 < cmd.end && in.c.phraseAt(toks, v+1, fCommand) > 1 {
 			m := in.c.phraseAt(toks, v+1, fCommand)
@@ -134,7 +197,7 @@ func detectDestructive(in *input) destructions {
 		run, means := vocab.has("runVerbs", toks[v].Text), false
 		for k := v + 1; k < cmd.end && n == 0; k++ { // run `rm -rf build/`; clean it with git clean -fdx
 			means = means || vocab.has("meansPrepositions", toks[k-1].Text)
-			if (run && toks[k].code || means) && in.c.phraseAt(toks, k, fCommand) > 0 {
+			if (run && (toks[k].code || toks[k].quoted) || means) && in.c.phraseAt(toks, k, fCommand) > 0 {
 				n = k + 1 - v
 			}
 		}
@@ -146,16 +209,21 @@ func detectDestructive(in *input) destructions {
 		case block:
 			d.actions = appendAction(d.actions, in.wholeStep(v)) // a code block is part of its step: the step goes with it
 		case n > 0:
-			e := min(cmd.end, v+8)
+			e := cmd.end
 			for k := v + n; k < e; k++ {
 				if lex.IsJapanese(toks[k].Text) { // `rm -rf node_modules` して、...: the command and the form that runs it (を実行して)
 					e = max(k, jaCommandEnd(toks, k))
 				}
 			}
-			d.actions = appendAction(d.actions, in.action(v, e))
+			a := in.action(cmd.start, v, e)
+			if strings.HasPrefix(in.goal[a.end:], ";") { // the statement's end: DROP TABLE users;
+				a.end++
+				a.text = in.goal[a.end-len(a.text)-1 : a.end]
+			}
+			d.actions = appendAction(d.actions, a)
 		default:
-			if n = in.c.phraseAt(toks, v, fDestructive); n > 0 && objectOf(in, v, n, cmd.end) >= 0 {
-				d.actions = appendAction(d.actions, in.action(v, min(cmd.end, v+8)))
+			if n = in.c.phraseAt(toks, v, fDestructive); n > 0 && (objectOf(in, v, n, cmd.end) >= 0 || in.listsData(toks[cmd.end-1].End)) {
+				d.actions = appendAction(d.actions, in.action(cmd.start, v, cmd.end))
 			}
 		}
 	}
@@ -164,11 +232,19 @@ func detectDestructive(in *input) destructions {
 		if t.neg || !lex.IsJapanese(t.Text) || !t.e.has(fDestructive) || !jaCommand(toks, i) || in.c.asksAgent(in.goal, toks, i) {
 			continue
 		}
-		if o := objectOf(in, i, 1, len(toks)); o >= 0 {
+		o := objectOf(in, i, 1, len(toks))
+		if o < 0 && in.listsData(toks[max(i, jaCommandEnd(toks, i))-1].End) {
+			o = i // its objects listed under its colon: 以下を削除して：\n- a.txt
+		}
+		if o >= 0 {
 			for o > 0 && toks[o-1].Sentence == t.Sentence && !strings.ContainsAny(in.goal[toks[o-1].End:toks[o].Start], "、，,;；") && !(lex.IsJapanese(toks[o-1].Text) && jaCommand(toks, o-1)) {
 				o-- // the object's whole phrase: `dist/` フォルダを
 			}
-			d.actions = appendAction(d.actions, in.action(o, i+1))
+			q := o
+			for q < i && in.c.openingAt(toks, q) > 0 {
+				q += in.c.openingAt(toks, q) // quoted from its object: まず「メモ.txt」を削除して
+			}
+			d.actions = appendAction(d.actions, in.action(o, q, jaCommandEnd(toks, i)))
 		}
 	}
 	if len(d.actions) == 0 {
@@ -195,8 +271,9 @@ func detectDestructive(in *input) destructions {
 }
 
 // jaCommand reports whether the Japanese destructive word at toks[i] is
-// the verb of a command: in a command form (jaCommandForms: 削除して, 削除しろ), plain at the end of its
-// clause (ログを消す), or a noun a support verb (jaSupportVerbs) takes (削除をお願いします). Used as a modifier
+// the verb of a command: in a command form (jaCommandForms: 削除して, 削除しろ) or another
+// request's て form (消しといて), plain at the end of its clause (ログを消す, *.zip を削除), or a
+// noun a support verb (jaSupportVerbs) takes (削除をお願いします). Used as a modifier
 // (削除した理由, 削除する方法) or as the topic of another verb
 // (削除について書いて, 削除を説明して), it is none. A katakana word
 // (リセット) inflects in the token after it.
@@ -217,8 +294,13 @@ func jaCommandEnd(toks []token, i int) int {
 	if !lex.IsHanStart(form) && lex.IsJapanese(at(i+1)) {
 		form, last = form+at(i+1), i+1
 	}
+	kana, _ := utf8.DecodeRuneInString(strings.TrimPrefix(form, lex.HanStem(form))) // what follows the kanji
 	switch {
 	case slices.ContainsFunc(vocab.lists["jaCommandForms"], func(c string) bool { return strings.Contains(form, c) }):
+		return last + 1
+	case (strings.HasSuffix(form, "て") || strings.HasSuffix(form, "で")) && !strings.HasSuffix(form, "れて") && !strings.ContainsRune("にのをがはとでへも", kana):
+		return last + 1 // a request's て form: 消しといて, 削除しちゃって (not the passive 削除されて, not a particle: 削除について)
+	case lex.IsHanStart(form) && form == lex.HanStem(form) && at(last+1) == "" && i > 0 && strings.HasSuffix(toks[i-1].Text, "を"): // a noun ending the clause after its object: *.zip を削除
 		return last + 1
 	case strings.HasSuffix(form, "す") || strings.HasSuffix(form, "する"):
 		if at(last+1) == "" {
@@ -255,7 +337,8 @@ func allOf(toks []token) bool {
 }
 
 // objectOf finds the data object of the destructive verb at toks[i:i+n]:
-// a data word, code-like text with a letter (a path: notes.md, src/) or a request's file in the next six tokens before
+// a data word, code that names data (dataName: notes.md, src/), a request's file or a pronoun for
+// data its sentence or the one before names, in the next six tokens before
 // end, before any preposition or conjunction (for a Japanese verb, the
 // four tokens before it). It returns the object's token or -1.
 func objectOf(in *input, i, n, end int) int {
@@ -270,7 +353,18 @@ func objectOf(in *input, i, n, end int) int {
 		case vocab.has("tableObjects", t.Text): // a table is data when it is dropped or truncated
 			return vocab.has("tableVerbs", toks[i].Text)
 		}
-		return t.e.has(fObject) || t.code && strings.IndexFunc(t.Text, unicode.IsLetter) >= 0 || slices.ContainsFunc(in.files, func(f string) bool { return strings.EqualFold(f, t.Text) })
+		return t.e.has(fObject) || t.code && dataName(in.goal[t.Start:t.End]) || slices.ContainsFunc(in.files, func(f string) bool { return strings.EqualFold(f, t.Text) })
+	}
+	said := func(k int) bool { // a pronoun for data named in its sentence or the one before: "find the old logs in /var/log and delete them"
+		if !vocab.has("singularPronouns", toks[k].Text) && !vocab.has("pluralPronouns", toks[k].Text) || k+1 < len(toks) && toks[k+1].Text == "from" {
+			return false // not a pronoun, or a thing moved: "remove it from the oven"
+		}
+		for a := i - 1; a >= 0 && toks[a].Sentence+1 >= toks[k].Sentence; a-- {
+			if data(a) {
+				return true
+			}
+		}
+		return false
 	}
 	if lex.IsJapanese(toks[i].Text) {
 		for k := i - 1; k >= 0 && k >= i-4 && toks[k].Sentence == toks[i].Sentence; k-- { // across brackets: ログ（logs/*.txt）を
@@ -287,9 +381,38 @@ func objectOf(in *input, i, n, end int) int {
 		if toks[k].e.has(fConj) || toks[k].e.has(fPrep) && !allOf(toks[i+n:k]) || toks[k].e.has(fCondition) {
 			break
 		}
-		if data(k) {
+		if data(k) || said(k) {
 			return k
 		}
 	}
 	return -1
+}
+
+// dataName reports whether code-like text names data a command can
+// destroy: a path or glob (src/, *.tmp, ~/.cache), a file name (its
+// extension lower case: notes.md) or a bare name (`staging`); not a flag
+// (--legacy) or a name inside code (t.Skip, os.Exit), which removing
+// edits a file rather than loses one.
+func dataName(raw string) bool {
+	raw = strings.Trim(raw, "`")
+	switch {
+	case strings.IndexFunc(raw, unicode.IsLetter) < 0 || strings.HasPrefix(raw, "-"):
+		return false
+	case strings.ContainsAny(raw, "/\\*~"):
+		return true
+	}
+	if i := strings.LastIndexByte(raw, '.'); i >= 0 {
+		ext := raw[i+1:]
+		return ext == strings.ToLower(ext)
+	}
+	return true
+}
+
+// listsData reports whether the objects listed under the colon after goal
+// byte end (listed) name data: "Delete these:\n1. old.log\n2. tmp/".
+func (in *input) listsData(end int) bool {
+	to := in.listed(end)
+	return to > end && slices.ContainsFunc(in.gt, func(t token) bool {
+		return t.Start >= end && t.End <= to && t.code && dataName(in.goal[t.Start:t.End])
+	})
 }

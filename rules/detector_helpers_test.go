@@ -51,8 +51,8 @@ func runDetector(t *testing.T, detect func(*input) *asked, cases []detectorCase)
 				t.Fatalf("options %q; want %q (question %q)", q.Options, c.options, q.Text)
 			case !strings.Contains(q.Text, c.text):
 				t.Fatalf("question %q lacks %q", q.Text, c.text)
-			case strings.ContainsAny(q.Text, `"\`):
-				t.Fatalf("question %q has straight quotes or escapes; want typographic quotes", q.Text)
+			case strings.ContainsAny(q.Text, `"\`) && !strings.ContainsAny(c.goal, `"\`):
+				t.Fatalf("question %q has straight quotes or escapes the goal does not; want typographic quotes", q.Text)
 			}
 		})
 	}

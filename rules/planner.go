@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -104,7 +105,7 @@ func (r *run) stepsPlan() (*askonce.Plan, error) {
 	for _, a := range r.choice.found {
 		spec.Choices = append(spec.Choices, a.options[a.chosen])
 	}
-	var cut [][2]int // goal bytes of unconfirmed destructive actions
+	var cut [][2]int // goal bytes of unconfirmed destructive actions, in order and apart
 	if len(r.destructive.actions) > 0 {
 		spec.Destructive = &destructiveSpec{Confirmed: r.destructive.confirmed}
 		for _, a := range r.destructive.actions {
@@ -113,18 +114,29 @@ func (r *run) stepsPlan() (*askonce.Plan, error) {
 				cut = append(cut, [2]int{a.start, a.end})
 			}
 		}
+		slices.SortFunc(cut, func(a, b [2]int) int { return a[0] - b[0] })
+		apart := cut[:0]
+		for _, c := range cut { // overlapping cuts are one
+			if n := len(apart); n > 0 && c[0] < apart[n-1][1] {
+				apart[n-1][1] = max(apart[n-1][1], c[1])
+			} else {
+				apart = append(apart, c)
+			}
+		}
+		cut = apart
 	}
+	dropCuts, _ := r.dropped()
 	binds := r.bindings()
 	bi := 0 // binds are in the goal's order, and so are its steps
 	var tasks []askonce.Task
 	var frontier, prevDeps []string
 	add := func(src string, st step, goal bool) {
 		text := src[st.start:st.end]
-		toks, drop := r.at, []bool(nil)
+		toks, cuts := r.at, [][2]int(nil)
 		if goal {
-			toks, drop = r.gt, r.contradiction.dropped
+			toks, cuts = r.gt, dropCuts
 		}
-		t := askonce.Task{ID: fmt.Sprintf("t%d", len(tasks)+1), Title: r.c.title(src, toks, st.start, st.end, drop), Instruction: text}
+		t := askonce.Task{ID: fmt.Sprintf("t%d", len(tasks)+1), Title: r.c.title(src, toks, st.start, st.end, cuts), Instruction: text}
 		if !st.parallel || len(tasks) == 0 {
 			prevDeps, frontier = append([]string{}, frontier...), nil
 		}
@@ -149,7 +161,7 @@ func (r *run) stepsPlan() (*askonce.Plan, error) {
 			add(r.answer, st, false)
 		}
 	}
-	title := r.c.title(r.goal, r.gt, 0, len(r.goal), r.contradiction.dropped)
+	title := r.c.title(r.goal, r.gt, 0, len(r.goal), dropCuts)
 	if len(tasks) == 0 {
 		g := cmp.Or(spec.Goal, "Carry out the goal")
 		tasks = []askonce.Task{{ID: "t1", Title: askonce.ClampTitle(g), Instruction: g, DependsOn: []string{}}}
@@ -167,33 +179,95 @@ func (r *run) stepsPlan() (*askonce.Plan, error) {
 	return &askonce.Plan{Title: cmp.Or(title, tasks[0].Title), Spec: raw, Tasks: tasks}, nil
 }
 
+// dropped is what a settled contradiction leaves out of titles and
+// names: the byte ranges of the goal's dropped sides, each with the
+// conjunction or comma that joined it to the side kept ("a hot and frozen
+// cheese" settled frozen is "a frozen cheese"; "private and public"
+// settled private is "private"), and the goal's tokens in them.
+func (r *run) dropped() (cuts [][2]int, in []bool) {
+	toks, drop := r.gt, r.contradiction.dropped
+	in = make([]bool, len(toks))
+	side := func(k int, of *token) bool { // toks[k] is a side of a group of of's, in its sentence
+		return k >= 0 && k < len(toks) && toks[k].Sentence == of.Sentence && toks[k].e != nil && slices.ContainsFunc(toks[k].e.sides, func(s sideRef) bool {
+			return slices.ContainsFunc(of.e.sides, func(o sideRef) bool { return o.group == s.group })
+		})
+	}
+	joins := func(k int) bool { return toks[k].e.has(fConj) }
+	for a := 0; a < len(toks); a++ {
+		if !drop[a] || toks[a].e == nil {
+			continue
+		}
+		b := a + 1
+		for b < len(toks) && toks[b].e == toks[a].e { // a side of several words: "one at a time"
+			b++
+		}
+		cut := [2]int{toks[a].Start, toks[b-1].End}
+		j := b
+		for j < len(toks) && joins(j) && toks[j].Sentence == toks[a].Sentence {
+			j++
+		}
+		i := a
+		for i > 0 && joins(i-1) && toks[i-1].Sentence == toks[a].Sentence {
+			i--
+		}
+		switch {
+		case side(j, &toks[a]): // the side kept follows: "hot and frozen", "hot, frozen"
+			cut[1] = toks[j].Start
+			for k := a; k < j; k++ {
+				in[k] = true
+			}
+		case side(i-1, &toks[a]): // it precedes: "private and public", "public but private"
+			cut[0] = toks[i-1].End
+			for k := i; k < b; k++ {
+				in[k] = true
+			}
+		case b < len(toks) && toks[b].Clause == toks[a].Clause: // alone, before the word it describes: "in hot water"
+			cut[1] += len(r.goal[cut[1]:]) - len(strings.TrimLeft(r.goal[cut[1]:], " "))
+			for k := a; k < b; k++ {
+				in[k] = true
+			}
+		default: // alone, ending its phrase: with the words that introduce it ("with meat")
+			for i = a; i > 0 && toks[i-1].Clause == toks[a].Clause && toks[i-1].e.has(fPrep|fDet); i-- {
+			}
+			cut[0] = len(strings.TrimRight(r.goal[:toks[i].Start], " "))
+			for k := i; k < b; k++ {
+				in[k] = true
+			}
+		}
+		cuts = append(cuts, cut)
+		a = b - 1
+	}
+	return cuts, in
+}
+
 // uncut is step st without the byte ranges in cut: the parts of it left,
-// each trimmed of the connectors and punctuation that joined it to a cut
-// part ("delete notes.md and update the readme" without its first
+// each trimmed of a step label and of the connectors and punctuation that
+// joined it to a cut part ("delete notes.md and update the readme" without its first
 // command is "update the readme"), and kept only if it has a word.
-func (r *run) uncut(st step, cut [][2]int) []step {
-	if !slices.ContainsFunc(cut, func(c [2]int) bool { return c[0] < st.end && st.start < c[1] }) {
+func (r *run) uncut(st step, cuts [][2]int) []step {
+	k := sort.Search(len(cuts), func(k int) bool { return cuts[k][1] > st.start }) // cuts are in order and apart
+	if k == len(cuts) || cuts[k][0] >= st.end {
 		return []step{st}
 	}
 	pieces := []step{st}
-	for _, c := range cut {
-		var next []step
-		for _, p := range pieces {
-			if c[1] <= p.start || p.end <= c[0] {
-				next = append(next, p)
-				continue
-			}
-			if c[0] > p.start {
-				next = append(next, step{start: p.start, end: c[0], parallel: p.parallel})
-			}
-			if c[1] < p.end {
-				next = append(next, step{start: c[1], end: p.end, parallel: p.parallel})
-			}
+	for _, c := range cuts[k:] {
+		if c[0] >= st.end {
+			break
 		}
-		pieces = next
+		p := &pieces[len(pieces)-1] // the rest of the step, after the cuts before c
+		rest := step{start: c[1], end: p.end, parallel: p.parallel}
+		if p.end = min(p.end, c[0]); p.end <= p.start {
+			pieces = pieces[:len(pieces)-1]
+		}
+		if rest.start < rest.end {
+			pieces = append(pieces, rest)
+		}
 	}
 	out := pieces[:0]
 	for _, p := range pieces {
+		if m := stepLabel.FindStringIndex(r.goal[p.start:p.end]); m != nil {
+			p.start += m[1] // a label is no step: "Step 1: delete notes.md" declined leaves nothing
+		}
 		p.start, p.end = r.trimJoin(p.start, p.end)
 		if p.start < p.end && strings.IndexFunc(r.goal[p.start:p.end], unicode.IsLetter) >= 0 {
 			out = append(out, p)
@@ -205,16 +279,12 @@ func (r *run) uncut(st step, cut [][2]int) []step {
 // trimJoin narrows goal bytes [start, end) past white space, punctuation
 // and conjunctions or connectors at either end.
 func (r *run) trimJoin(start, end int) (int, int) {
-	for _, t := range r.gt {
-		if t.Start >= start && t.End <= end && strings.TrimFunc(r.goal[start:t.Start], joiner) == "" && (t.e.has(fConj) || t.e.has(fConnector)) {
-			start = t.End
-		}
+	toks := r.gt
+	for i := sort.Search(len(toks), func(k int) bool { return toks[k].Start >= start }); i < len(toks) && toks[i].End <= end && strings.TrimFunc(r.goal[start:toks[i].Start], joiner) == "" && toks[i].e.has(fConj|fConnector); i++ {
+		start = toks[i].End
 	}
-	for i := len(r.gt) - 1; i >= 0; i-- {
-		t := r.gt[i]
-		if t.Start >= start && t.End <= end && strings.TrimFunc(r.goal[t.End:end], joiner) == "" && t.e.has(fConj) {
-			end = t.Start
-		}
+	for i := sort.Search(len(toks), func(k int) bool { return toks[k].End > end }) - 1; i >= 0 && toks[i].Start >= start && strings.TrimFunc(r.goal[toks[i].End:end], joiner) == "" && toks[i].e.has(fConj); i-- {
+		end = toks[i].Start
 	}
 	return trimSpan(r.goal, start, end, joiner)
 }
@@ -329,10 +399,14 @@ func (r *run) nounPhrase(toks []token, goal bool) (words []string, head int) {
 	}
 	sentence := -1
 	inRun := false
+	_, gone := r.dropped()
 	for i := range toks {
 		t := &toks[i]
 		if t.cue || t.e.has(fCue) || (sentence >= 0 && t.Sentence != sentence) {
 			break
+		}
+		if goal && gone[i] && !r.contradiction.dropped[i] {
+			continue // the word that joined a dropped side: "hot and frozen cheese"
 		}
 		ok := !t.neg && content(t) && !t.e.has(fDestructive)
 		if !ok || (i > 0 && toks[i-1].Clause != t.Clause) {

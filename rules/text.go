@@ -225,6 +225,8 @@ func (c *compiled) cuts(src string, toks []token, code []bool) []int {
 			cuts = append(cuts, n)
 		}
 	}
+	ends := slices.Clip(cuts) // the sentence ends, in order
+	lineStart, scanned := 0, 0
 	for i := 0; i < len(toks); i++ {
 		n := c.phraseAt(toks, i, fStepSep)
 		if n == 0 || toks[i].code || toks[i].quoted || i+n >= len(toks) || toks[i+n].Sentence != toks[i].Sentence {
@@ -234,9 +236,21 @@ func (c *compiled) cuts(src string, toks []token, code []bool) []int {
 		for at > 0 && toks[at-1].Sentence == toks[i].Sentence && c.openingAt(toks, at-1) > 0 {
 			at-- // "and then", "so then"
 		}
-		line := src[strings.LastIndexByte(src[:toks[at].Start], '\n')+1 : toks[at].Start]
+		if toks[at].Start < scanned { // back over the words that open it: look again
+			lineStart, scanned = strings.LastIndexByte(src[:toks[at].Start], '\n')+1, toks[at].Start
+		}
+		for ; scanned < toks[at].Start; scanned++ { // the line so far, read once
+			if src[scanned] == '\n' {
+				lineStart = scanned + 1
+			}
+		}
+		line := src[lineStart:toks[at].Start]
 		label := stepLabel.FindStringIndex(line)
-		said := at > 0 && toks[at-1].Sentence == toks[i].Sentence && (label == nil || label[1] < len(line))
+		said := false // something before it in its sentence: no sentence end outside code since the word before
+		if at > 0 {
+			k := sort.SearchInts(ends, toks[at-1].End)
+			said = (k == len(ends) || ends[k] > toks[at].Start) && (label == nil || label[1] < len(line))
+		}
 		if said && !c.conditional(toks, at) { // something before it to be a step ("please, then deploy" and "Step 3: then deploy" are one)
 			cuts = append(cuts, toks[at].Start)
 		}
@@ -591,7 +605,7 @@ func (c *compiled) finishSteps(src string, toks []token, steps []step) []step {
 }
 
 // listMarker returns where the text of a list item starts in line, or -1
-// when the line is not a list item ("1. ", "2) ", "- ", "* ", "• ").
+// when the line is not a list item ("1. ", "2) ", "a) ", "(1) ", "- ", "* ", "• ").
 func listMarker(line string) int {
 	i := 0
 	for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
@@ -607,6 +621,12 @@ func listMarker(line string) int {
 		return j + 1
 	case j == i && i < len(line) && (line[i] == '-' || line[i] == '*' || line[i] == '+') && space(i+1):
 		return i + 1
+	case j == i && i+1 < len(line) && 'a' <= line[i]|0x20 && line[i]|0x20 <= 'z' && line[i+1] == ')' && space(i+2): // a) b)
+		return i + 2
+	case j == i && i+2 < len(line) && line[i] == '(': // (1) (a)
+		if k := strings.IndexByte(line[i:min(len(line), i+5)], ')'); k > 1 && space(i+k+1) && strings.Trim(line[i+1:i+k], "0123456789") == "" || k == 2 && 'a' <= line[i+1]|0x20 && line[i+1]|0x20 <= 'z' && space(i+k+1) {
+			return i + k + 1
+		}
 	case strings.HasPrefix(line[i:], "•") || strings.HasPrefix(line[i:], "・"):
 		return i + len("•")
 	}
@@ -614,7 +634,7 @@ func listMarker(line string) int {
 }
 
 // stepLabel is a label that numbers a step ("Step 2:", "Step 3 -").
-var stepLabel = regexp.MustCompile(`^\s*(?i:step)\s+\d+\s*[:.)\-–]\s*`)
+var stepLabel = regexp.MustCompile(`^\s*(?i:step)\s+(?:\d+|(?i:one|two|three|four|five|six|seven|eight|nine|ten))\s*[:.)\-–]\s*`)
 
 // title is what pages, the terminal and clients show for the text
 // src[start:end] (a task's step, a plan's goal): its first line without a
@@ -622,11 +642,13 @@ var stepLabel = regexp.MustCompile(`^\s*(?i:step)\s+\d+\s*[:.)\-–]\s*`)
 // it, without the joining words and
 // request openers that open it ("then", "and then", "after that",
 // "first", "please", "can you") and the punctuation that ends it, without
-// the words of toks that drop marks (the sides a settled contradiction
-// left out: "hot frozen cheese" settled frozen is "Frozen cheese"), and
-// with its first letter upper case. A title is made, not quoted: the text
-// keeps the user's words.
-func (c *compiled) title(src string, toks []token, start, end int, drop []bool) string {
+// the byte ranges in cuts (the side a settled contradiction left out with
+// the word that joined it: "hot frozen cheese" settled frozen is "Frozen
+// cheese"), and with its first letter upper case unless it opens with
+// code (a path or a command with its flags keeps its case: "rm -rf
+// build", "notes.mdを削除して"). A title is made, not
+// quoted: the text keeps the user's words.
+func (c *compiled) title(src string, toks []token, start, end int, cuts [][2]int) string {
 	first := sort.Search(len(toks), func(k int) bool { return toks[k].End > start }) // the step's tokens start here
 	for k := first; k < len(toks) && toks[k].Start < end; k++ {
 		if !toks[k].code { // a step that opens with lines of code: what it says of them
@@ -647,37 +669,44 @@ func (c *compiled) title(src string, toks []token, start, end int, drop []bool) 
 	if m := stepLabel.FindStringIndex(src[start:end]); m != nil {
 		start += m[1] // "Step 2: push it"
 	}
-	var b strings.Builder
-	from, opening, opened := start, true, false
-	for i := first; i < len(toks) && toks[i].Start < end; i++ {
-		t := &toks[i]
-		if t.End <= start {
+	opened, code, label := false, false, start
+	for i := first; i < len(toks) && toks[i].Start < end; i++ { // the words that open the title
+		if toks[i].End <= start {
 			continue
 		}
-		if opening { // the words that open the title
-			if n := c.openingAt(toks, i); n > 0 && !t.quoted && i+n < len(toks) && toks[i+n-1].End < end {
-				opened = opened || c.phraseAt(toks, i, fOpener) > 0
-				from = toks[i+n-1].End
-				i += n - 1
-				continue
-			}
-			opening = false
+		if n := c.openingAt(toks, i); n > 0 && !toks[i].quoted && i+n < len(toks) && toks[i+n-1].End < end {
+			opened = opened || c.phraseAt(toks, i, fOpener) > 0
+			start = toks[i+n-1].End
+			i += n - 1
+			continue
 		}
-		if i < len(drop) && drop[i] {
-			b.WriteString(src[from:t.Start])
-			from = t.End + len(src[t.End:end]) - len(strings.TrimLeft(src[t.End:end], " "))
+		n := c.phraseAt(toks, i, fCommand)
+		code = toks[i].code || slices.ContainsFunc(toks[i:i+n], func(t token) bool { return t.code }) // a path, or a command with its flags: rm -rf build
+		break
+	}
+	var b strings.Builder
+	for _, cut := range cuts {
+		if cut[0] >= start && cut[1] <= end {
+			b.WriteString(src[start:cut[0]])
+			start = cut[1]
 		}
 	}
-	b.WriteString(src[min(from, end):end])
+	b.WriteString(src[start:end])
 	s := strings.TrimLeft(b.String(), " \t\r,;:、")
-	s = strings.TrimRight(s, " \t\r,;:、。")
-	if r, n := utf8.DecodeLastRuneInString(s); r == '.' || r == '!' || r == '?' && opened {
-		if p, _ := utf8.DecodeLastRuneInString(s[:len(s)-n]); lex.IsWordRune(p) || strings.ContainsRune(")`\"”", p) {
+	if strings.TrimSpace(s) == "" {
+		s = src[label:end] // nothing but the words that open it: "Then:"
+	}
+	s = strings.TrimRight(s, " \t\r,;:、。：；，")
+	for _, dash := range []string{" —", " –", " ->", " →"} { // what led on to the next step: "Build it — then deploy it"
+		s = strings.TrimSuffix(s, dash)
+	}
+	if r, n := utf8.DecodeLastRuneInString(s); r == '.' || r == '!' || r == '?' && opened || r == '！' || r == '？' && opened {
+		if p, _ := utf8.DecodeLastRuneInString(s[:len(s)-n]); lex.IsWordRune(p) || strings.ContainsRune(")`\"”」", p) {
 			s = s[:len(s)-n]
 		}
 	}
-	if strings.TrimSpace(s) == "" {
-		s = strings.TrimSpace(src[start:end])
+	if code {
+		return askonce.ClampTitle(s)
 	}
 	return askonce.ClampTitle(capitalise(s))
 }

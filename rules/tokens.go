@@ -68,6 +68,11 @@ func (c *compiled) annotate(src string, l layout) []token {
 					break
 				}
 			}
+			for r, k := []rune(t.Text), 1; t.e == nil && k < len([]rune(stem)); k++ { // with its kana: 全部消して is a 消して
+				if e := c.lex[string(r[k:])]; e != nil && e.has(fDestructive) {
+					t.e, t.word = e, string(r[k:])
+				}
+			}
 		} else if b := lex.Bare(t.Text); b != t.Text && c.lex[b] != nil {
 			t.e, t.word = c.lex[b], b
 		}
@@ -173,9 +178,10 @@ func content(t *token) bool {
 }
 
 // command is one imperative command of a text: its main verb at
-// toks[verb], and the tokens up to end (exclusive) that belong to it.
+// toks[verb], and the tokens [start, end) that belong to it (the words
+// that open it, "then", "please", before the verb).
 type command struct {
-	verb, end int
+	start, verb, end int
 }
 
 // commands finds the commands of a text: a clause, or a part after "and"
@@ -187,20 +193,29 @@ type command struct {
 // verb last).
 func (c *compiled) commands(src string, toks []token) []command {
 	var out []command
-	start := 0
+	start, opening := 0, c.openingEnd(toks, 0)
 	for i := 0; i <= len(toks); i++ {
-		boundary := i == len(toks) || (i > start && (toks[i].Clause != toks[i-1].Clause || toks[i].e.has(fConj) && !toks[i].e.has(fOr) || c.phraseAt(toks, i, fStepSep) > 0))
+		boundary := i == len(toks) || i > start && toks[i].Sentence != toks[i-1].Sentence || (i > opening && (toks[i].Clause != toks[i-1].Clause || toks[i].e.has(fConj) && !toks[i].e.has(fOr) || c.phraseAt(toks, i, fStepSep) > 0))
 		if !boundary {
 			continue
 		}
 		if i > start {
 			if v := c.mainVerb(src, toks, start, i); v >= 0 {
-				out = append(out, command{verb: v, end: i})
+				out = append(out, command{start: start, verb: v, end: i})
 			}
 		}
-		start = i
+		start, opening = i, c.openingEnd(toks, i) // no "and" in the words that open a command ends it: "go ahead and delete it"
 	}
 	return out
+}
+
+// openingEnd is where the words that open a command at toks[i] end (the
+// first token after them; openingAt).
+func (c *compiled) openingEnd(toks []token, i int) int {
+	for i < len(toks) && c.openingAt(toks, i) > 0 {
+		i += c.openingAt(toks, i)
+	}
+	return i
 }
 
 // mainVerb is the main verb of the command in toks[t0:t1], or -1. A
