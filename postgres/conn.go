@@ -36,9 +36,10 @@ var own = func() sqlstore.Own {
 	o := sqlstore.Own{
 		GetJob: sqlstore.NewStmt(selectJobSQL),
 		JobByLink: sqlstore.NewStmt("SELECT " + jobColumns + ` FROM answer_links l
-		JOIN jobs j ON j.id = l.job_id AND j.tenant_id = l.tenant_id
+		JOIN jobs j ON j.id = l.job_id AND ` + ofTenant("j.tenant_id", "l.tenant_id") + `
 		JOIN jobs_static s ON s.id = j.id
 		WHERE l.token_hash = $1`),
+		JobExists: sqlstore.NewStmt(jobExistsSQL),
 		Attempts: sqlstore.NewStmt(`SELECT n, reason, started_at, duration_ns, outcome, raw, error,
 		prompt_tokens, completion_tokens, cost_usd
 		FROM attempts WHERE job_id = $1 AND tenant_id = $2 ORDER BY n`),

@@ -98,6 +98,8 @@ func explain(t *testing.T, s *Store, query string, args ...any) string {
 			values[i] = "'" + a.Format(time.RFC3339Nano) + "'"
 		case int:
 			values[i] = strconv.Itoa(a)
+		case nil:
+			values[i] = "NULL"
 		default:
 			t.Fatalf("argument %d: %T", i+1, a)
 		}

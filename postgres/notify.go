@@ -14,7 +14,7 @@ import (
 func (s *Store) AppendEvent(ctx context.Context, ev askonce.Event) error {
 	q := &batch{}
 	exists := q.row(func(row pgx.Row) error { return row.Scan(new(int)) },
-		`SELECT 1 FROM jobs WHERE tenant_id = $1 AND id = $2`, ev.TenantID, ev.JobID)
+		jobExistsSQL, ev.TenantID, ev.JobID)
 	j := &askonce.Job{TenantID: ev.TenantID, ID: ev.JobID}
 	c := &askonce.Change{Events: []askonce.Event{ev}}
 	s.queueChange(q, j, c, s.stamp())

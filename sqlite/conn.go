@@ -42,6 +42,7 @@ var own = func() sqlstore.Own {
 		JobByLink: sqlstore.NewStmt("SELECT " + jobColumns + ` FROM answer_links l
 			JOIN jobs j ON j.id = l.job_id AND j.tenant_id = l.tenant_id` + jobJoins + `
 			WHERE l.token_hash = ?`),
+		JobExists:    sqlstore.NewStmt(`SELECT 1 FROM jobs WHERE tenant_id = ? AND id = ?`),
 		Attempts:     sqlstore.NewStmt(attemptsSQL),
 		Events:       sqlstore.NewStmt(eventsSQL),
 		LapsedLeases: sqlstore.NewStmt(lapsedLeasesSQL),

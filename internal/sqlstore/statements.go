@@ -41,8 +41,9 @@ func (s *Stmt) String() string { return s.dollar }
 // Own is a store's statements in its own dialect that Store runs.
 type Own struct {
 	// GetJob reads the job (tenant, id); JobByLink the job of an answer
-	// link's hash.
-	GetJob, JobByLink *Stmt
+	// link's hash; JobExists returns a row if the tenant has the job
+	// (tenant, id).
+	GetJob, JobByLink, JobExists *Stmt
 	// Attempts of (job, tenant); Events of (job, tenant, after, limit).
 	Attempts, Events *Stmt
 	// LapsedLeases of (now, owner, limit).
@@ -64,8 +65,6 @@ const sessionColumns = `tenant_id, session_id, 'session' AS scope, '' AS scope_k
 // The statements both stores run. Those a store's own write path runs
 // in its transactions are exported.
 var (
-	jobExists = shared(`SELECT 1 FROM jobs WHERE tenant_id = $1 AND id = $2`)
-
 	UpsertHistory = shared(`INSERT INTO history
 			(tenant_id, session_id, question_hash, type, question, answer, job_id, at)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)

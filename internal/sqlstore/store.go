@@ -119,7 +119,7 @@ func (s *Store) JobByAnswerLink(ctx context.Context, hash []byte) (*askonce.Job,
 // mustExist returns ENOTFOUND unless the tenant has the job.
 func (s *Store) mustExist(ctx context.Context, tenant, jobID string) error {
 	var one int
-	err := s.c.Read.QueryRow(ctx, jobExists, tenant, jobID).Scan(&one)
+	err := s.c.Read.QueryRow(ctx, s.c.Own.JobExists, tenant, jobID).Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
 		return NotFound(jobID)
 	}
