@@ -9,8 +9,8 @@ import (
 )
 
 // The job page has an Answer section only for a job whose question was
-// answered: a job that asked nothing shows none, since an answer that
-// holds no value is no answer.
+// answered or declined: a job that asked nothing shows none, though its
+// typed answer, holding no value, is not nil.
 func TestJobPageShowsAnAnswerOnlyWhenOneWasGiven(t *testing.T) {
 	t.Parallel()
 	s := newInboxSite(t, false, false)
