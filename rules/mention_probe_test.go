@@ -150,15 +150,7 @@ func TestMentionBindsWhatTheGoalsWordsSettle(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%q: %v", p.goal, err)
 		}
-		q := out.Outcome.Question
-		switch {
-		case p.options == nil && q != nil:
-			t.Errorf("%q: asked %q %q, want no question", p.goal, q.Text, q.Options)
-		case p.options != nil && q == nil:
-			t.Errorf("%q: no question, want one over %q", p.goal, p.options)
-		case p.options != nil && !sameOptionSet(q.Options, p.options):
-			t.Errorf("%q: asked over %q, want %q", p.goal, q.Options, p.options)
-		}
+		wantAsked(t, p.goal, out.Outcome.Question, p.options)
 		if out.Outcome.Plan == nil {
 			continue
 		}
@@ -228,12 +220,20 @@ func TestContradictionIsAboutOneThingOnIssue39Probes(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%q: %v", p.goal, err)
 		}
-		q := out.Outcome.Question
-		switch {
-		case p.options == nil && q != nil:
-			t.Errorf("%q: asked %q %q, want no question", p.goal, q.Text, q.Options)
-		case p.options != nil && (q == nil || !sameOptionSet(q.Options, p.options)):
-			t.Errorf("%q: asked %+v, want a question over %q", p.goal, q, p.options)
-		}
+		wantAsked(t, p.goal, out.Outcome.Question, p.options)
+	}
+}
+
+// wantAsked fails t unless q is a question over options or, with options
+// nil, there is no question.
+func wantAsked(t *testing.T, goal string, q *askonce.Question, options []string) {
+	t.Helper()
+	switch {
+	case options == nil && q != nil:
+		t.Errorf("%q: asked %q %q, want no question", goal, q.Text, q.Options)
+	case options != nil && q == nil:
+		t.Errorf("%q: no question, want one over %q", goal, options)
+	case options != nil && !sameOptionSet(q.Options, options):
+		t.Errorf("%q: asked over %q, want %q", goal, q.Options, options)
 	}
 }
