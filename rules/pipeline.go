@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/askonce/askonce"
@@ -102,16 +103,15 @@ func read(in *input, directive bool) *reading {
 			found = append(found, f)
 		}
 	}
-	for _, f := range checks {
-		if f.q != nil && !directive {
-			r.question = f.q
-			return r
-		}
+	open := slices.IndexFunc(checks, func(f *asked) bool { return f.q != nil }) // the first finding whose question stands
+	if open >= 0 && !directive {
+		r.question = checks[open].q
+		return r
 	}
 	for _, a := range in.earlier {
 		r.assumptions = append(r.assumptions, in.say("The answer %s did not settle it; proceeded with %s", "回答%sでは決まらなかったため、%sで進めた", in.quote(a), in.quote(in.answer)))
 	}
-	if len(in.earlier) == 0 && in.answer != "" && unsettled(checks) {
+	if len(in.earlier) == 0 && in.answer != "" && open >= 0 {
 		// The fallback run after an answer that settled nothing, with no
 		// default to proceed with (rule 17): each open finding's rule
 		// decides, and the plan says the answer did not.
@@ -143,16 +143,6 @@ func (r *reading) detect(in *input, check string) *asked {
 		return &r.vague.asked
 	}
 	return &r.contradiction.asked
-}
-
-// unsettled reports whether a finding is still open: its question stands.
-func unsettled(found []*asked) bool {
-	for _, f := range found {
-		if f.q != nil {
-			return true
-		}
-	}
-	return false
 }
 
 // say is a text in the question's language: en, or ja when most of the

@@ -210,29 +210,21 @@ func (r *run) dropped() (cuts [][2]int, in []bool) {
 		for i > 0 && joins(i-1) && toks[i-1].Sentence == toks[a].Sentence {
 			i--
 		}
+		from, to := a, b // the tokens cut
 		switch {
 		case side(j, &toks[a]): // the side kept follows: "hot and frozen", "hot, frozen"
-			cut[1] = toks[j].Start
-			for k := a; k < j; k++ {
-				in[k] = true
-			}
+			cut[1], to = toks[j].Start, j
 		case side(i-1, &toks[a]): // it precedes: "private and public", "public but private"
-			cut[0] = toks[i-1].End
-			for k := i; k < b; k++ {
-				in[k] = true
-			}
+			cut[0], from = toks[i-1].End, i
 		case b < len(toks) && toks[b].Clause == toks[a].Clause: // alone, before the word it describes: "in hot water"
 			cut[1] += len(r.goal[cut[1]:]) - len(strings.TrimLeft(r.goal[cut[1]:], " "))
-			for k := a; k < b; k++ {
-				in[k] = true
-			}
 		default: // alone, ending its phrase: with the words that introduce it ("with meat")
 			for i = a; i > 0 && toks[i-1].Clause == toks[a].Clause && toks[i-1].e.has(fPrep|fDet); i-- {
 			}
-			cut[0] = len(strings.TrimRight(r.goal[:toks[i].Start], " "))
-			for k := i; k < b; k++ {
-				in[k] = true
-			}
+			cut[0], from = len(strings.TrimRight(r.goal[:toks[i].Start], " ")), i
+		}
+		for k := from; k < to; k++ {
+			in[k] = true
 		}
 		cuts = append(cuts, cut)
 		a = b - 1

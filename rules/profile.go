@@ -347,25 +347,20 @@ func (p *Profile) compile() error {
 		return fmt.Errorf("unknown planner %q (want %q or %q)", p.Planner, PlannerSteps, PlannerTemplate)
 	}
 
-	add := func(words []string, f flag) error {
-		for _, w := range words {
-			if err := c.addFlag(w, f); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	for _, name := range slices.Sorted(maps.Keys(listFlags)) {
-		if err := add(vocab.lists[name], listFlags[name]); err != nil {
-			return err
-		}
-	}
-	for _, l := range []struct {
+	type flagged struct {
 		words []string
 		f     flag
-	}{{p.StopWords, fStop}, {p.Destructive, fDestructive}, {p.DestructiveCommands, fCommand}, {p.Objects, fObject}, {p.Idioms, fIdiom}} {
-		if err := add(l.words, l.f); err != nil {
-			return err
+	}
+	var lists []flagged // the vocabulary's lists, then the profile's
+	for _, name := range slices.Sorted(maps.Keys(listFlags)) {
+		lists = append(lists, flagged{vocab.lists[name], listFlags[name]})
+	}
+	lists = append(lists, flagged{p.StopWords, fStop}, flagged{p.Destructive, fDestructive}, flagged{p.DestructiveCommands, fCommand}, flagged{p.Objects, fObject}, flagged{p.Idioms, fIdiom})
+	for _, l := range lists {
+		for _, w := range l.words {
+			if err := c.addFlag(w, l.f); err != nil {
+				return err
+			}
 		}
 	}
 

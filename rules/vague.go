@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/askonce/askonce"
@@ -22,10 +23,10 @@ type vagueness struct {
 // rule plans the goal as written.
 func detectVague(in *input) vagueness {
 	var res vagueness
-	if meaningful(in.gt) > 0 {
+	if meaningful(in.gt) {
 		return res
 	}
-	if meaningful(in.at) > 0 {
+	if meaningful(in.at) {
 		res.useAnswer = true
 		return res
 	}
@@ -39,16 +40,9 @@ func detectVague(in *input) vagueness {
 	return res
 }
 
-// meaningful counts the tokens that name something to act on.
-func meaningful(toks []token) int {
-	n := 0
-	for i := range toks {
-		t := &toks[i]
-		if content(t) && !t.e.has(fPlaceholder) && !t.e.has(fVague) {
-			n++
-		}
-	}
-	return n
+// meaningful reports whether a token names something to act on.
+func meaningful(toks []token) bool {
+	return slices.ContainsFunc(toks, func(t token) bool { return content(&t) && !t.e.has(fPlaceholder|fVague) })
 }
 
 // vagueText names what the goal leaves out: the placeholder it uses, or
