@@ -8,10 +8,11 @@ import (
 	"github.com/askonce/askonce"
 )
 
-// The job page has an Answer section only for a job whose question was
+// Rule 15 on the job page: its Answer section (what was answered, and
+// who answered) shows only for a job whose question was
 // answered or declined: a job that asked nothing shows none, though its
 // typed answer, holding no value, is not nil.
-func TestJobPageShowsAnAnswerOnlyWhenOneWasGiven(t *testing.T) {
+func TestRule15_JobPageShowsWhoAnsweredOnlyWhenAQuestionWasAnswered(t *testing.T) {
 	t.Parallel()
 	s := newInboxSite(t, false, false)
 	plain := s.create("", "s", "write the README then add tests")
