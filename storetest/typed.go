@@ -61,3 +61,49 @@ func typedQuestion(t *rapid.T) (askonce.Question, askonce.Value) {
 	}
 	return q, askonce.TextValue(rapid.StringMatching(`[\p{L}\p{N}"\\<&][\p{L}\p{N}\p{P} ]{0,30}`).Draw(t, "text"))
 }
+
+// RunOldTextAnswers checks that an answer stored before answers were
+// typed, as text, reads back typed against its question: an option as
+// the option, a yes as true, the object of a question with fields as
+// each field's value; text that no longer fits its question as text.
+// The migration to typed answers moved such an answer into the store's
+// clarification_value as {"old": text}; storeOld writes it that way
+// (raw SQL, as only the store's own package can) for the job jobID,
+// marking the question answered.
+func RunOldTextAnswers(t *testing.T, s askonce.Store, storeOld func(t *testing.T, jobID, old string)) {
+	fields := askonce.Question{Text: "Deploy:", Fields: []askonce.QuestionField{
+		{Name: "environment", Type: askonce.QuestionSelectOne, Options: []string{"staging", "production"}},
+		{Name: "migrate", Type: askonce.QuestionConfirm},
+		{Name: "replicas", Type: askonce.QuestionFreeText},
+	}}
+	hotOrFrozen := askonce.Question{Type: askonce.QuestionSelectOne, Text: "Hot or frozen?", Options: []string{"hot", "frozen"}}
+	for _, c := range []struct {
+		name string
+		q    askonce.Question
+		old  string
+		want string
+	}{
+		{"Option", hotOrFrozen, "frozen", `"frozen"`},
+		{"Yes", askonce.Question{Type: askonce.QuestionConfirm, Text: "Delete?"}, "yes", `true`},
+		{"Fields", fields, `{"environment":"production","replicas":"3","migrate":"no"}`, `{"environment":"production","migrate":false,"replicas":"3"}`},
+		{"TextNoLongerValid", hotOrFrozen, "tepid", `"tepid"`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			j := create(t, s, NewJob(NewTenant()))
+			q := c.q
+			if err := q.Normalize(); err != nil {
+				t.Fatal(err)
+			}
+			next, fx, err := askonce.Step(j, askonce.Asked{Question: q}, Now())
+			if err != nil {
+				t.Fatal(err)
+			}
+			update(t, s, &askonce.Change{Job: next, Events: fx.Events})
+			storeOld(t, j.ID, c.old)
+			got, err := s.GetJob(t.Context(), j.TenantID, j.ID)
+			if err != nil || string(got.Answer.JSON()) != c.want {
+				t.Fatalf("old answer %q read back %s, %v; want %s", c.old, got.Answer.JSON(), err, c.want)
+			}
+		})
+	}
+}
