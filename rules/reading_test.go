@@ -107,6 +107,64 @@ func TestRule16_CodeBlockIsOnePartOfTheStepThatIntroducesIt(t *testing.T) {
 	}
 }
 
+// Rule 16 with sentences: a sentence that goes on across one line break
+// (the line ends with a comma, an article, a conjunction or a
+// preposition, or in Japanese with a particle or 、, and the next line
+// opens no list item, fence, indented block or capitalised sentence) is
+// one step, and a code block it introduces is part of that step, in
+// English and Japanese, with CRLF, tabs or a fence that never closes.
+// A line that can end a sentence ("Build it", a request's て form) still
+// ends its step.
+func TestRule16_ASentenceGoesOnAcrossALineBreak(t *testing.T) {
+	t.Parallel()
+	in := newInterpreter(t)
+	for _, tc := range []struct {
+		goal   string
+		tasks  []string
+		title0 string
+	}{
+		{"`.github/workflows/ci.yml` に\n次のジョブを追加して:\n```yaml\njobs:\n  test: x\n```",
+			[]string{"`.github/workflows/ci.yml` に\n次のジョブを追加して:\n```yaml\njobs:\n  test: x\n```"}, "`.github/workflows/ci.yml` に次のジョブを追加して"},
+		{"`ci.yml` に\r\n次のジョブを追加して:\r\n```yaml\r\njobs: x\r\n```\r\nその後プッシュして",
+			[]string{"`ci.yml` に\r\n次のジョブを追加して:\r\n```yaml\r\njobs: x\r\n```", "その後プッシュして"}, "`ci.yml` に次のジョブを追加して"},
+		{"Makefile に\n次の行を追加して:\n\tlint:\n\t\tgo vet ./...",
+			[]string{"Makefile に\n次の行を追加して:\n\tlint:\n\t\tgo vet ./..."}, "Makefile に次の行を追加して"},
+		{"Add the following job to\nci.yml:\n```yaml\n- name: test\n  run: go test ./...\n```\nThen push.",
+			[]string{"Add the following job to\nci.yml:\n```yaml\n- name: test\n  run: go test ./...\n```", "Then push."}, "Add the following job to ci.yml"},
+		{"Add the following job to\r\nci.yml:\r\n```yaml\r\n- name: test\r\n  run: go test ./...",
+			[]string{"Add the following job to\r\nci.yml:\r\n```yaml\r\n- name: test\r\n  run: go test ./..."}, "Add the following job to ci.yml"},
+		{"Add the following job to\nci.yml:\n\t- name: test\n\t  run: go test ./...\n",
+			[]string{"Add the following job to\nci.yml:\n\t- name: test\n\t  run: go test ./..."}, "Add the following job to ci.yml"},
+		{"Add the following job to\nci.yml:\n\n    - name: test\n      run: make\n",
+			[]string{"Add the following job to\nci.yml:\n\n    - name: test\n      run: make"}, "Add the following job to ci.yml"},
+		{"Open the config file and\nchange the port to 8080.\nThen restart the server.",
+			[]string{"Open the config file and\nchange the port to 8080.", "Then restart the server."}, "Open the config file and change the port to 8080"},
+		{"設定ファイルを開いて、\nポートを8080に変更して。\nそれからサーバーを再起動して。",
+			[]string{"設定ファイルを開いて、\nポートを8080に変更して。", "それからサーバーを再起動して。"}, "設定ファイルを開いて、ポートを8080に変更して"},
+		{"README.md を読んでから\nテストを実行して", []string{"README.md を読んでから\nテストを実行して"}, "README.md を読んでからテストを実行して"},
+		{"Take the pan off the heat,\nthen stir in the butter.", []string{"Take the pan off the heat,", "then stir in the butter."}, "Take the pan off the heat"},
+		{"Build it\nDeploy it", []string{"Build it", "Deploy it"}, "Build it"},
+		{"Turn the oven on\nPreheat it to 200C", []string{"Turn the oven on", "Preheat it to 200C"}, "Turn the oven on"},
+		{"ビルドして\nデプロイして", []string{"ビルドして", "デプロイして"}, "ビルドして"},
+		{"After the tests pass:\n- tag v2\n- publish", []string{"After the tests pass:", "tag v2", "publish"}, "After the tests pass"},
+	} {
+		t.Run(tc.goal, func(t *testing.T) {
+			t.Parallel()
+			o := interpret(t, in, req{goal: tc.goal})
+			if o.Plan == nil {
+				t.Fatalf("asked %+v", o.Question)
+			}
+			if got := taskTexts(o.Plan); !slices.Equal(got, tc.tasks) {
+				t.Errorf("tasks %q, want %q", got, tc.tasks)
+			}
+			if got := o.Plan.Tasks[0].Title; got != tc.title0 {
+				t.Errorf("first title %q, want %q", got, tc.title0)
+			}
+			checkQuotesAllButMarkers(t, tc.goal, o.Plan)
+		})
+	}
+}
+
 // Rule 16 with lists: the line that introduces a list is kept, as a step
 // of its own before the items (which depend on it), whether it states a
 // condition or only names the list; prose after the list is steps again.

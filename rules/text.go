@@ -219,7 +219,7 @@ func (c *compiled) cuts(src string, toks []token, code []bool) []int {
 		}
 		n := i + utf8.RuneLen(r)
 		switch {
-		case strings.ContainsRune("\n;。！？；", r):
+		case strings.ContainsRune(";。！？；", r) || r == '\n' && !goesOn(src, i):
 			cuts = append(cuts, n)
 		case strings.ContainsRune(".!?", r) && (n == len(src) || isSpaceAt(src, n)) && !abbreviationBefore(src, i):
 			cuts = append(cuts, n)
@@ -332,8 +332,9 @@ type block struct {
 //   - a list marker ("1.", "2)", "-", "*", "+", "•") opens an item; the
 //     lines after it continue it, up to a blank line, and after a blank
 //     line the indented ones still do;
-//   - any other line is prose (a block of its own: prose is cut at line
-//     breaks anyway).
+//   - a line that goes on with the sentence of the prose line before it
+//     (goesOn) is part of its block; any other line is prose, a block of
+//     its own (prose is cut at line breaks anyway).
 //
 // Blank lines and list markers are in no block; every other byte is in
 // one.
@@ -374,6 +375,8 @@ func blocks(src string) []block {
 			blank = true
 			pos = next
 			continue
+		case last >= 0 && out[last].kind == proseBlock && !blank && goesOn(src, pos-1):
+			extend() // the sentence goes on ("Add this job to\nci.yml:")
 		case openFence(body) != "":
 			fence = openFence(body)
 			out = append(out, block{kind: codeBlock, start: at, end: lineEnd})
@@ -413,14 +416,47 @@ func blocks(src string) []block {
 	return out
 }
 
-// introducer is the line that ends the prose block last in out when it
-// ends in a colon (":" or "："), and so introduces what follows it; or "".
+// introducer is the prose block last in out when it ends in a colon (":"
+// or "："), and so introduces what follows it; or "".
 func introducer(src string, out []block) string {
 	if len(out) == 0 || out[len(out)-1].kind != proseBlock || !strings.HasSuffix(src[:out[len(out)-1].end], ":") && !strings.HasSuffix(src[:out[len(out)-1].end], "：") {
 		return ""
 	}
-	end := out[len(out)-1].end
-	return src[strings.LastIndexByte(src[:end], '\n')+1 : end]
+	return src[out[len(out)-1].start:out[len(out)-1].end]
+}
+
+// goesOn reports whether the line break at src[nl] falls inside a
+// sentence: the line before it ends where no sentence ends (a comma or
+// 、, an article, a conjunction or a preposition that is no particle:
+// "Add the job to", "Open the file and"; a Japanese particle or a
+// clause that leads on: "ci.yml に", "読んでから"), and the line after it
+// opens no list item, fence or indented block, nor, in English, a
+// sentence (a capitalised word). A て form at a line's end is a request
+// as often as it leads on ("ビルドして" a line), so it ends the line.
+func goesOn(src string, nl int) bool {
+	before := strings.TrimRight(src[strings.LastIndexByte(src[:nl], '\n')+1:nl], " \t\r")
+	after := src[nl+1:]
+	if n := strings.IndexByte(after, '\n'); n >= 0 {
+		after = after[:n]
+	}
+	body := strings.TrimSpace(after)
+	if before == "" || body == "" || listMarker(after) >= 0 || openFence(body) != "" || indented(after) {
+		return false
+	}
+	last, _ := utf8.DecodeLastRuneInString(before)
+	word := before[strings.LastIndexFunc(before, func(r rune) bool { return !lex.IsWordRune(r) })+1:]
+	kana := before[len(strings.TrimRightFunc(before, func(r rune) bool { return lex.ScriptOf(r) == lex.ScriptHiragana })):]
+	first := strings.Fields(body)[0]
+	switch {
+	case last == '、' || last == '，' || last == ',':
+		return true
+	case kana != "":
+		return slices.ContainsFunc(vocab.lists["jaLeadOn"], func(p string) bool { return kana == p || len(p) > 3 && strings.HasSuffix(kana, p) })
+	case unicode.IsUpper([]rune(first)[0]) && strings.ToUpper(first) != first && !codeLike(first):
+		return false // a sentence of its own
+	}
+	word = strings.ToLower(word)
+	return (vocab.has("determiners", word) || vocab.has("conjunctions", word) || vocab.has("prepositions", word)) && !vocab.has("placeholders", word) && !vocab.has("particles", word)
 }
 
 // namesFile reports whether s names a file: a code-like word (notes.md,
@@ -604,6 +640,28 @@ func (c *compiled) finishSteps(src string, toks []token, steps []step) []step {
 	return out
 }
 
+// joinLines writes the lines of one sentence (goesOn) as one line: a
+// space between them, none where either side is Japanese.
+func joinLines(s string) string {
+	lines := strings.Split(s, "\n")
+	if len(lines) == 1 {
+		return s
+	}
+	var b strings.Builder
+	for k, line := range lines {
+		line = strings.TrimSpace(line)
+		if k > 0 && line != "" {
+			p, _ := utf8.DecodeLastRuneInString(b.String())
+			n, _ := utf8.DecodeRuneInString(line)
+			if lex.ScriptOf(p) == lex.ScriptOther && lex.ScriptOf(n) == lex.ScriptOther && !strings.ContainsRune("、。", p) {
+				b.WriteByte(' ')
+			}
+		}
+		b.WriteString(line)
+	}
+	return b.String()
+}
+
 // listMarker returns where the text of a list item starts in line, or -1
 // when the line is not a list item ("1. ", "2) ", "a) ", "(1) ", "- ", "* ", "• ").
 func listMarker(line string) int {
@@ -657,8 +715,17 @@ func (c *compiled) title(src string, toks []token, start, end int, cuts [][2]int
 		}
 	}
 	start, end = trimSpan(src, start, end, unicode.IsSpace) // the first line with text
-	if n := strings.IndexByte(src[start:end], '\n'); n >= 0 {
-		end = start + n
+	// the first line, and those its sentence goes on to
+	for from := start; ; {
+		n := strings.IndexByte(src[from:end], '\n')
+		if n < 0 {
+			break
+		}
+		if !goesOn(src, from+n) {
+			end = from + n
+			break
+		}
+		from += n + 1
 	}
 	if m := listMarker(src[start:end]); m >= 0 {
 		start += m
@@ -692,7 +759,7 @@ func (c *compiled) title(src string, toks []token, start, end int, cuts [][2]int
 		}
 	}
 	b.WriteString(src[start:end])
-	s := strings.TrimLeft(b.String(), " \t\r,;:、")
+	s := strings.TrimLeft(joinLines(b.String()), " \t\r,;:、")
 	if strings.TrimSpace(s) == "" {
 		s = src[label:end] // nothing but the words that open it: "Then:"
 	}

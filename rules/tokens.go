@@ -51,6 +51,15 @@ func jaNegated(s string) bool {
 // head) and marks negation, functional cues, quotes and idioms.
 func (c *compiled) annotate(src string, l layout) []token {
 	toks := tokenize(src)
+	joined := 0 // line breaks inside a sentence (goesOn) so far: lex ends a sentence and a clause at each
+	for i := 1; i < len(toks); i++ {
+		gap := src[toks[i-1].End:toks[i].Start]
+		if nl := strings.IndexByte(gap, '\n'); nl >= 0 && !strings.ContainsAny(gap, ".!?;。！？；") && strings.Count(gap, "\n") == 1 && !l.code[toks[i-1].End+nl] && goesOn(src, toks[i-1].End+nl) {
+			joined++
+		}
+		toks[i].Sentence -= joined
+		toks[i].Clause -= joined
+	}
 	cueClause := -1
 	code, quoted := l.code, l.quoted
 	for i := range toks {
@@ -60,6 +69,8 @@ func (c *compiled) annotate(src string, l layout) []token {
 			// opaque: no role, so no detector reads it as a word
 		} else if e := c.lex[t.Text]; e != nil {
 			t.e = e
+		} else if lex.IsHanStart(t.Text) && t.Text[len(lex.HanStem(t.Text)):] == "の" {
+			// 次の modifies the noun after it: no verb, no 次に
 		} else if lex.IsHanStart(t.Text) {
 			stem := lex.HanStem(t.Text)
 			for r, k := []rune(stem), 0; k == 0 || k+2 <= len(r); k++ { // the stem, or a destructive verb as its head: 全部削除 is a 削除
