@@ -655,7 +655,7 @@ func actedOn(in *input, refs []reference, i int, plural bool) []string {
 				other = appendNew(other, ref.meaning()...)
 			}
 		}
-		if !named {
+		if !named || detached(in, t1, in.cmds[c].end) {
 			return nil
 		}
 		many := len(object) > 1 || wordKey(in.gt[head].Text) != in.gt[head].Text // "the chairs": a plural
@@ -665,6 +665,30 @@ func actedOn(in *input, refs []reference, i int, plural bool) []string {
 		return object
 	}
 	return nil
+}
+
+// detached reports whether the command that ends at goal token end takes
+// its object, which ends at t1, off or from a thing that is no place
+// ("take the lid off the pot", "remove the cap from the bottle", "peel
+// the film off the tray"): the part taken off and the thing it came off
+// could both be what a later "it" means, so neither is bound. Taken out
+// of a place ("take the oat milk out of the fridge"), the thing moved is
+// the one acted on.
+func detached(in *input, t1, end int) bool {
+	for k := t1; k < end; k++ {
+		n := sourceWords(in.gt, k)
+		if n == 0 {
+			continue
+		}
+		head := -1
+		for h := k + n; h < end && in.gt[h].Clause == in.gt[k].Clause && !in.gt[h].e.has(fPrep|fConj) && !in.verbs[h]; h++ {
+			if !in.gt[h].e.has(fDet) && strings.IndexFunc(in.gt[h].Text, unicode.IsLetter) >= 0 {
+				head = h // its last word, a stop word too: "off the can"
+			}
+		}
+		return head >= 0 && !vocab.has("places", wordKey(in.gt[head].Text))
+	}
+	return false
 }
 
 // takenFrom reports whether the mention at goal token t0 is a place

@@ -144,6 +144,19 @@ func TestMentionBindsWhatTheGoalsWordsSettle(t *testing.T) {
 			nobind: []mentionOf{bindOf("it", "cast iron pan")}},
 		{cands: kitchen, goal: "drain the juice from the canned peaches",
 			nobind: []mentionOf{bindOf("the juice", "apple juice"), bindOf("the juice", "orange juice")}},
+		// A part taken off a thing that is no place: either could be "it".
+		{cands: []string{"pot", "lid"}, goal: "take the lid off the pot and stir it", nobind: []mentionOf{bindOf("it", "")}},
+		{cands: []string{"pot", "lid", "pan", "fridge"}, goal: "take the lid off the pot and stir it", nobind: []mentionOf{bindOf("it", "")}},
+		{cands: []string{"lid"}, goal: "take the lid off the pot and stir it", nobind: []mentionOf{bindOf("it", "")}},
+		{cands: []string{"bottle", "cap"}, goal: "remove the cap from the bottle and pour it", nobind: []mentionOf{bindOf("it", "")}},
+		{cands: []string{"cap"}, goal: "Remove the cap from the bottle, then pour it.", nobind: []mentionOf{bindOf("it", "")}},
+		{cands: []string{"tray", "film"}, goal: "peel the film off the tray and bake it", nobind: []mentionOf{bindOf("it", "")}},
+		{cands: []string{"film", "tray", "oven"}, goal: "Peel the film off the tray. Bake it in the oven.", nobind: []mentionOf{bindOf("it", "")}},
+		{cands: []string{"can", "tab"}, goal: "pull the tab off the can and drink it", nobind: []mentionOf{bindOf("it", "")}},
+		{cands: []string{"burger", "wrapper"}, goal: "take the wrapper off the burger and eat it", nobind: []mentionOf{bindOf("it", "")}},
+		// Taken out of or off a place: the thing moved.
+		{cands: []string{"kettle", "stove"}, goal: "take the kettle off the stove and empty it", bind: []mentionOf{bindOf("it", "kettle")}},
+		{cands: []string{"chicken", "oven"}, goal: "remove the chicken from the oven and slice it", bind: []mentionOf{bindOf("it", "chicken")}},
 	}
 	for _, p := range probes {
 		out, err := in.Interpret(t.Context(), &askonce.Request{Goal: p.goal, Prompt: p.goal, Candidates: p.cands, Attempt: 1})
