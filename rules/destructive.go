@@ -154,6 +154,13 @@ func (in *input) runsCode(v int) bool {
 	return true
 }
 
+// commandAt reports whether a destructive command (rm, git branch -D,
+// -delete) starts at goal token k, read in code too, where a word has no
+// entry of its own.
+func (in *input) commandAt(k int) bool {
+	return in.c.phraseAt(in.gt, k, fCommand) > 0 || in.gt[k].code && in.c.lex[in.gt[k].Text].has(fCommand)
+}
+
 // appendAction appends a unless an action already covers it.
 func appendAction(as []action, a action) []action {
 	if slices.ContainsFunc(as, func(b action) bool { return b.start <= a.start && a.end <= b.end }) {
@@ -194,10 +201,14 @@ func detectDestructive(in *input) destructions {
 		if n > 0 && !jaCommandAfter(toks, v+n) {
 			continue // git push --forceが危険な理由: the command is a topic
 		}
-		run, means := vocab.has("runVerbs", toks[v].Text), false
-		for k := v + 1; k < cmd.end && n == 0; k++ { // run `rm -rf build/`; clean it with git clean -fdx
+		run, means, line := vocab.has("runVerbs", toks[v].Text), false, true
+		for k := v + 1; k < cmd.end && n == 0; k++ {
+			// run `rm -rf build/`, run rm ./*.orig, run `truncate -s 0 app.log`;
+			// clean it with git clean -fdx; find . -name '*.bak' -delete (a
+			// shell line: nothing but code after its first word)
 			means = means || vocab.has("meansPrepositions", toks[k-1].Text)
-			if (run && (toks[k].code || toks[k].quoted) || means) && in.c.phraseAt(toks, k, fCommand) > 0 {
+			line = line && toks[k].code
+			if (run && (toks[k].code || toks[k].quoted) || means || line) && in.commandAt(k) || run && k == v+1 && in.c.lex[toks[k].Text].has(fCommand|fDestructive) && !lex.IsJapanese(toks[k].Text) {
 				n = k + 1 - v
 			}
 		}

@@ -108,5 +108,12 @@ func TestDestructiveQuotesTheWholeCommandAndNoRemovesExactlyIt(t *testing.T) {
 		// under a file, what goes in it.
 		{goal: "Before you leave:\n  delete notes.md\n  lock the door", options: confirm, text: "“delete notes.md”"},
 		{goal: "Add to cleanup.sh:\n  rm -rf /tmp/cache"},
+		// A command written in prose or a code span, and a condition
+		// before it: "when" that opens a condition asks nothing.
+		{goal: "run rm ./*.orig and then commit", options: confirm, text: "“run rm ./*.orig”"},
+		{goal: "find . -name '*.bak' -delete", options: confirm, text: "“find . -name '*.bak' -delete”"},
+		{goal: "Run `truncate -s 0 app.log` then restart.", options: confirm, text: "“Run `truncate -s 0 app.log`”"},
+		{goal: "When the tests pass, run `rm -rf build/` and deploy.", options: confirm, text: "“run `rm -rf build/`”"},
+		{goal: "When the tests pass, delete the build folder.", options: confirm, text: "“delete the build folder”"},
 	})
 }

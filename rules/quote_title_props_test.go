@@ -54,6 +54,17 @@ func destructiveShapes() []destructiveShape {
 		{"remove the `dist/` and `build/` folders", "remove the `dist/` and `build/` folders"},
 		{"go ahead and delete the staging branch", "delete the staging branch"},
 		{"delete rows older than 30 days from the events table", "delete rows older than 30 days from the events table"},
+		// Shell commands in prose and code spans, and plain verbs.
+		{"run rm ./*.orig", "rm ./*.orig"},
+		{"find . -name '*.bak' -delete", "find . -name '*.bak' -delete"},
+		{"clean up with `find . -name '*.bak' -delete`", "`find . -name '*.bak' -delete`"},
+		{"git branch -D old-feature", "git branch -D old-feature"},
+		{"git push origin --delete old-feature", "git push origin --delete old-feature"},
+		{"run `truncate -s 0 app.log`", "`truncate -s 0 app.log`"},
+		{"Run DROP TABLE sessions", "DROP TABLE sessions"},
+		{"clear out the downloads folder", "clear out the downloads folder"},
+		{"purge the old logs", "purge the old logs"},
+		{"empty the Downloads folder", "empty the Downloads folder"},
 	}
 	ja := []act{
 		{"/tmp/cache/*.tmp を削除して", "/tmp/cache/*.tmp"},
@@ -68,6 +79,7 @@ func destructiveShapes() []destructiveShape {
 		{"~/Downloads/*.zip を削除", "~/Downloads/*.zip を削除"},
 		{"`logs/` 配下を全部消して", "`logs/` 配下を全部消して"},
 		{"古いログを削除しちゃって", "古いログを削除しちゃって"},
+		{"`git branch -D old` を実行して", "`git branch -D old`"},
 	}
 	var out []destructiveShape
 	for _, a := range en {
@@ -242,6 +254,18 @@ func TestClearGoalsThatMentionDestructiveWordsAreNotAsked(t *testing.T) {
 		"Read notes.md and summarise it.",
 		"Take the kettle off the stove and empty it.",
 		"データベースの削除について説明して",
+		"clear the screen",
+		"Clear the terminal and run the tests.",
+		"clear out of the way",
+		"find . -name '*.go' | xargs gofmt -l",
+		"cd .. and run the tests",
+		"run prettier and then commit",
+		"Explain what `rm -rf` does.",
+		"Explain what find . -delete does.",
+		"When does the store close?",
+		"Wipe the mirror and empty the trash bin.",
+		"Empty the coffee mug into the trash can.",
+		"Clear out the fridge and wipe the shelves.",
 	} {
 		t.Run(goal, func(t *testing.T) {
 			if q := interpret(t, in, req{goal: goal}).Question; q != nil {

@@ -121,14 +121,15 @@ func coreOf(src string, start, end int) (int, int) {
 
 // codeLike reports whether a word is code a reader would not read as
 // prose: a URL, a path or glob, a flag, KEY=value, a variable, a version
-// or dotted name (v1.2.3, a.b.c, notes.md), or an identifier with '_'.
+// or dotted name (v1.2.3, a.b.c, notes.md), an identifier with '_', or
+// a directory written as "." or "..".
 // Abbreviations (e.g., i.e.) and initials (R.R.) are prose.
 func codeLike(w string) bool {
 	low := strings.ToLower(strings.TrimSuffix(w, "."))
 	switch {
 	case w == "" || vocab.has("abbreviations", low) || initialsLike(w):
 		return false
-	case strings.Contains(w, "://") || strings.HasPrefix(low, "www."):
+	case strings.Contains(w, "://") || strings.HasPrefix(low, "www.") || w == "." || w == "..": // the directory: find . -name x
 		return true
 	case strings.ContainsAny(w, "/\\*=$<>|{}[]_`~@") && len(w) > 1:
 		return true

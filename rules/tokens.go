@@ -293,8 +293,8 @@ func (c *compiled) asksAgent(src string, toks []token, i int) bool {
 	if c.phraseAt(toks, first, fOpener) > 0 {
 		return false
 	}
-	if toks[first].e.has(fQuestion) {
-		return true
+	if toks[first].e.has(fQuestion) && (!toks[first].e.has(fCondition) || questionMarked(src, toks, i)) {
+		return true // not a condition: "when the tests pass, run it" tells
 	}
 	f := &toks[first]
 	return questionMarked(src, toks, i) && (f.e.has(fDet|fNeg|fPrep|fStop|fPlaceholder) || lex.IsJapanese(f.Text))
