@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/askonce/askonce"
+	"github.com/askonce/askonce/internal/lex"
 )
 
 // run is what the planners read: the input and every detector's result.
@@ -265,7 +266,27 @@ func (r *run) uncut(st step, cuts [][2]int) []step {
 			out = append(out, p)
 		}
 	}
+	if n := len(out); n > 0 && out[n-1].end < st.end && r.leadsOn(out[n-1]) {
+		out = out[:n-1] // "If the build passes, [delete dist/]", "ビルドが通ったら、[ログを削除して]": nothing is left for it to govern
+	}
 	return out
+}
+
+// leadsOn reports whether goal bytes p only lead on to what follows them:
+// they hold no command ("If the build passes", "Once the backup
+// finishes", "In the repo"), or, in Japanese, whose commands the reader
+// finds by their verb's form, end with a clause ending that leads on
+// (ビルドが通ったら; not ビルドして).
+func (r *run) leadsOn(p step) bool {
+	if s := r.goal[p.start:p.end]; lex.IsJapanese(s) {
+		return jaLeadsOn(s)
+	}
+	for i := sort.Search(len(r.gt), func(k int) bool { return r.gt[k].Start >= p.start }); i < len(r.gt) && r.gt[i].End <= p.end; i++ {
+		if r.verbs[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // trimJoin narrows goal bytes [start, end) past white space, punctuation

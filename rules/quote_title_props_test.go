@@ -275,6 +275,42 @@ func TestClearGoalsThatMentionDestructiveWordsAreNotAsked(t *testing.T) {
 	}
 }
 
+// Declining a destructive step drops the words that only led on to it (a
+// condition, a place: "If the build passes,", ビルドが通ったら、), so no
+// task is left that says nothing to do; a condition that also leads on to
+// a step after it stays, as a step that step depends on.
+func TestDecliningAStepDropsTheWordsThatOnlyLedToIt(t *testing.T) {
+	t.Parallel()
+	in := newInterpreter(t)
+	for _, tc := range []struct {
+		goal  string
+		tasks []string
+	}{
+		{"If the build passes, delete the dist folder.", nil},
+		{"Once the backup finishes, delete the old logs.", nil},
+		{"After the tests pass, rm -rf build/", nil},
+		{"In the repo, run `git clean -fdx`.", nil},
+		{"ビルドが通ったら、ログを削除して", nil},
+		{"Build it. If it passes, delete the dist folder.", []string{"Build it."}},
+		{"ビルドして、ログを削除して", []string{"ビルドして"}},
+		{"When the tests pass, delete the build folder and deploy.", []string{"When the tests pass", "deploy."}},
+	} {
+		t.Run(tc.goal, func(t *testing.T) {
+			o := interpret(t, in, req{goal: tc.goal, answer: "no"})
+			got := taskTexts(o.Plan)
+			if tc.tasks == nil {
+				if len(o.Plan.Tasks) != 1 || !strings.Contains(o.Plan.Tasks[0].Instruction, "not confirmed") {
+					t.Errorf("tasks %q, want only the task that does nothing", got)
+				}
+				return
+			}
+			if !slices.Equal(got, tc.tasks) {
+				t.Errorf("tasks %q, want %q", got, tc.tasks)
+			}
+		})
+	}
+}
+
 // titleShape is a generated goal of steps joined by joining words, and
 // the titles its tasks must have.
 type titleShape struct {
@@ -306,7 +342,7 @@ func titleShapes() []titleShape {
 				out = append(out, titleShape{goal: b.String() + ".", titles: titles})
 			}
 		}
-		if strings.HasSuffix(join, ",") || join == "also" || join == "please" || join == "Also," || join == "Please" {
+		if strings.HasSuffix(join, ",") && join != "next," && join != "finally," || join == "please" || join == "Please" {
 			continue
 		}
 		out = append(out, titleShape{goal: "build the image, " + join + " push it to the registry",
@@ -343,6 +379,9 @@ func titleShapes() []titleShape {
 		titleShape{"ビルドして。あとはデプロイして", []string{"ビルドして", "デプロイして"}},
 		titleShape{"ビルドして、そしてデプロイして", []string{"ビルドして", "デプロイして"}},
 		titleShape{"Build the image, then push it, and finally deploy it.", []string{"Build the image", "Push it", "Deploy it"}},
+		titleShape{"build it, also deploy it", []string{"Build it", "Deploy it"}},
+		titleShape{"build it, and also deploy it", []string{"Build it", "Deploy it"}},
+		titleShape{"Build the site, next deploy it, finally tell the team.", []string{"Build the site", "Deploy it", "Tell the team"}},
 		titleShape{"rm -rf build, then rebuild", []string{"rm -rf build", "Rebuild"}},
 		titleShape{"notes.mdを更新して、次にコミットして", []string{"notes.mdを更新して", "コミットして"}},
 	)

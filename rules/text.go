@@ -74,7 +74,14 @@ func layoutOf(src string) layout {
 		if n := strings.IndexFunc(src[start:], separator); n >= 0 {
 			end = start + n
 		}
-		if s, e := coreOf(src, start, end); e > s && codeLike(src[s:e]) {
+		s, e := coreOf(src, start, end)
+		if e > s && src[s] == '.' { // a file name in Japanese: ログ.txt, 議事録.md
+			r, _ := utf8.DecodeLastRuneInString(src[:s])
+			for sc := lex.ScriptOf(r); sc != lex.ScriptOther && lex.IsWordRune(r) && lex.ScriptOf(r) == sc; r, _ = utf8.DecodeLastRuneInString(src[:s]) {
+				s -= utf8.RuneLen(r)
+			}
+		}
+		if e > s && codeLike(src[s:e]) {
 			mark(code, s, e)
 		}
 		start = end
@@ -256,6 +263,15 @@ func (c *compiled) cuts(src string, toks []token, code []bool) []int {
 			cuts = append(cuts, toks[at].Start)
 		}
 		i += n - 1
+	}
+	cmds := c.commands(src, toks)
+	for k := 1; k < len(cmds); k++ { // a connector that opens a command after a comma and another command: "build it, (and) also deploy it"
+		a, b := cmds[k-1], cmds[k]
+		t := &toks[b.start]
+		joined := slices.ContainsFunc(toks[b.start:b.verb], func(o token) bool { return o.e.has(fConnector) && !o.e.has(fConj) && !o.code })
+		if a.end == b.start && joined && toks[a.start].Sentence == t.Sentence && strings.ContainsAny(src[toks[b.start-1].End:t.Start], ",、，") {
+			cuts = append(cuts, t.Start)
+		}
 	}
 	slices.Sort(cuts)
 	return cuts
@@ -446,13 +462,12 @@ func goesOn(src string, nl int) bool {
 	}
 	last, _ := utf8.DecodeLastRuneInString(before)
 	word := before[strings.LastIndexFunc(before, func(r rune) bool { return !lex.IsWordRune(r) })+1:]
-	kana := before[len(strings.TrimRightFunc(before, func(r rune) bool { return lex.ScriptOf(r) == lex.ScriptHiragana })):]
 	first := strings.Fields(body)[0]
 	switch {
 	case last == '、' || last == '，' || last == ',':
 		return true
-	case kana != "":
-		return slices.ContainsFunc(vocab.lists["jaLeadOn"], func(p string) bool { return kana == p || len(p) > 3 && strings.HasSuffix(kana, p) })
+	case lex.ScriptOf(last) == lex.ScriptHiragana:
+		return jaLeadsOn(before)
 	case unicode.IsUpper([]rune(first)[0]) && strings.ToUpper(first) != first && !codeLike(first):
 		return false // a sentence of its own
 	}
@@ -661,6 +676,15 @@ func joinLines(s string) string {
 		b.WriteString(line)
 	}
 	return b.String()
+}
+
+// jaLeadsOn reports whether Japanese text s ends with a particle or a
+// clause ending that leads on to what follows (ci.yml に, 読んでから,
+// 通ったら): its kana ending is one of jaLeadOn, or ends with one of two
+// kana or more.
+func jaLeadsOn(s string) bool {
+	kana := s[len(strings.TrimRightFunc(s, func(r rune) bool { return lex.ScriptOf(r) == lex.ScriptHiragana })):]
+	return kana != "" && slices.ContainsFunc(vocab.lists["jaLeadOn"], func(p string) bool { return kana == p || len(p) > 3 && strings.HasSuffix(kana, p) })
 }
 
 // listMarker returns where the text of a list item starts in line, or -1
