@@ -89,6 +89,7 @@ func detectContradictions(in *input) contradictions {
 		}
 		mentioned := -1 // the one side named, when no conflict
 		several := false
+		var paired []sideMention // the mentions in a conflict: a side word about another thing is not
 		for a := range ms {
 			if ms[a].group != gi {
 				continue
@@ -104,6 +105,7 @@ func detectContradictions(in *input) contradictions {
 				if ms[b].group != gi || ms[b].side == ms[a].side || !sameObject(in, gi, ms[a].tok, ms[b].tok, process) {
 					continue
 				}
+				paired = append(paired, ms[a], ms[b])
 				for _, m := range []sideMention{ms[a], ms[b]} {
 					f := &first[m.side]
 					if f.tok < 0 || m.tok < f.tok {
@@ -149,9 +151,9 @@ func detectContradictions(in *input) contradictions {
 				bothQuoted(in, options), g.Name, kind, in.quote(display), why))
 		}
 		res.groups[gi] = groupResult{side: side, display: display}
-		for _, m := range ms {
-			if m.group == gi && m.side != side {
-				res.dropped[m.tok] = true
+		for _, m := range paired {
+			if m.side != side {
+				res.dropped[m.tok] = true // not "the public docs site" when the repo is settled private
 			}
 		}
 	}

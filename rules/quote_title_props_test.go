@@ -442,6 +442,9 @@ func contradictionShapes() []struct{ goal, answer, title string } {
 		{"I want a hot, frozen cheese.", "frozen", "I want a frozen cheese"},
 		{"Make it read-only but writable.", "writable", "Make it writable"},
 		{"hot frozen cheese, then serve it", "frozen", "Frozen cheese, then serve it"},
+		// A side word about another thing stays.
+		{"Make the repo private and public. Keep the public docs site.", "private", "Make the repo private. Keep the public docs site"},
+		{"Run the tests in parallel and one at a time; the parallel runner is fine.", "one at a time", "Run the tests one at a time; the parallel runner is fine"},
 	}
 }
 
