@@ -623,8 +623,9 @@ func (ref reference) meaning() []string {
 
 // actedOn is what the nearest command before goal token i that does not
 // hold it acts on, when that is candidates: the candidates its object
-// names, when its object's head is one and the command names no other
-// candidate but a place it takes something out of ("put the dish in the
+// names, when its object's head is one, it is not taken off a thing that
+// is no place (source), and the command names no other candidate but a
+// place it takes something out of ("put the dish in the
 // oven and turn it on": the dish or the oven, so neither), and that
 // agree with it in number: one thing for "it", several or a plural for
 // "them".
@@ -643,6 +644,7 @@ func actedOn(in *input, refs []reference, i int, plural bool) []string {
 		}
 		var object, other []string
 		named := false
+		s0, s1, place := source(in, t1, in.cmds[c].end)
 		for _, ref := range refs[sort.Search(len(refs), func(r int) bool { return refs[r].t0 > v }):] {
 			if ref.t0 >= max(t1, in.cmds[c].end) {
 				break
@@ -651,11 +653,11 @@ func actedOn(in *input, refs []reference, i int, plural bool) []string {
 			case t0 <= ref.t0 && ref.t0 < t1:
 				object = appendNew(object, ref.meaning()...)
 				named = named || ref.t0 <= head && head < ref.t1
-			case v < ref.t0 && ref.t0 < in.cmds[c].end && !takenFrom(in, ref.t0):
+			case v < ref.t0 && ref.t0 < in.cmds[c].end && !(s0 <= ref.t0 && ref.t0 < s1):
 				other = appendNew(other, ref.meaning()...)
 			}
 		}
-		if !named || detached(in, t1, in.cmds[c].end) {
+		if !named || s0 >= 0 && !place {
 			return nil
 		}
 		many := len(object) > 1 || wordKey(in.gt[head].Text) != in.gt[head].Text // "the chairs": a plural
@@ -667,39 +669,29 @@ func actedOn(in *input, refs []reference, i int, plural bool) []string {
 	return nil
 }
 
-// detached reports whether the command that ends at goal token end takes
-// its object, which ends at t1, off or from a thing that is no place
-// ("take the lid off the pot", "remove the cap from the bottle", "peel
-// the film off the tray"): the part taken off and the thing it came off
-// could both be what a later "it" means, so neither is bound. Taken out
-// of a place ("take the oat milk out of the fridge"), the thing moved is
-// the one acted on.
-func detached(in *input, t1, end int) bool {
+// source is the phrase a command takes its object, which ends at goal
+// token t1, off, from or out of, up to the command's end: its tokens
+// [s0, s1), or s0 = -1, and whether its last word is a place. Taken out
+// of a place ("take the oat milk out of the fridge") the thing moved is
+// the one acted on, and the place is no other thing the command names;
+// taken off a thing that is no place ("take the lid off the pot",
+// "remove the cap from the bottle") the part taken off and the thing it
+// came off could both be what a later "it" means.
+func source(in *input, t1, end int) (s0, s1 int, place bool) {
 	for k := t1; k < end; k++ {
 		n := sourceWords(in.gt, k)
 		if n == 0 {
 			continue
 		}
-		head := -1
-		for h := k + n; h < end && in.gt[h].Clause == in.gt[k].Clause && !in.gt[h].e.has(fPrep|fConj) && !in.verbs[h]; h++ {
+		head, h := -1, k+n
+		for ; h < end && in.gt[h].Clause == in.gt[k].Clause && !in.gt[h].e.has(fPrep|fConj) && !in.verbs[h]; h++ {
 			if !in.gt[h].e.has(fDet) && strings.IndexFunc(in.gt[h].Text, unicode.IsLetter) >= 0 {
 				head = h // its last word, a stop word too: "off the can"
 			}
 		}
-		return head >= 0 && !vocab.has("places", wordKey(in.gt[head].Text))
+		return k, h, head < 0 || vocab.has("places", wordKey(in.gt[head].Text))
 	}
-	return false
-}
-
-// takenFrom reports whether the mention at goal token t0 is a place
-// something is taken out of: after "from", "out of" or "off" and its
-// determiners.
-func takenFrom(in *input, t0 int) bool {
-	k := t0 - 1
-	for k >= 0 && in.gt[k].e.has(fDet) {
-		k--
-	}
-	return k >= 0 && sourceWords(in.gt, k) == 1 || k > 0 && sourceWords(in.gt, k-1) == 2
+	return -1, -1, false
 }
 
 // sourceWords is how many tokens from toks[k] on say where something

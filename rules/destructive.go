@@ -309,7 +309,7 @@ func jaCommandEnd(toks []token, i int) int {
 	switch {
 	case slices.ContainsFunc(vocab.lists["jaCommandForms"], func(c string) bool { return strings.Contains(form, c) }):
 		return last + 1
-	case (strings.HasSuffix(form, "て") || strings.HasSuffix(form, "で")) && !strings.HasSuffix(form, "れて") && !strings.ContainsRune("にのをがはとでへも", kana):
+	case (strings.HasSuffix(form, "て") || strings.HasSuffix(form, "で")) && !strings.HasSuffix(form, "れて") && !vocab.has("jaLeadOn", string(kana)):
 		return last + 1 // a request's て form: 消しといて, 削除しちゃって (not the passive 削除されて, not a particle: 削除について)
 	case lex.IsHanStart(form) && form == lex.HanStem(form) && at(last+1) == "" && i > 0 && strings.HasSuffix(toks[i-1].Text, "を"): // a noun ending the clause after its object: *.zip を削除
 		return last + 1
@@ -367,7 +367,7 @@ func objectOf(in *input, i, n, end int) int {
 		return t.e.has(fObject) || t.code && dataName(in.goal[t.Start:t.End]) || slices.ContainsFunc(in.files, func(f string) bool { return strings.EqualFold(f, t.Text) })
 	}
 	said := func(k int) bool { // a pronoun for data named in its sentence or the one before: "find the old logs in /var/log and delete them"
-		if !vocab.has("singularPronouns", toks[k].Text) && !vocab.has("pluralPronouns", toks[k].Text) || k+1 < len(toks) && toks[k+1].Text == "from" {
+		if !vocab.has("singularPronouns", toks[k].Text) && !vocab.has("pluralPronouns", toks[k].Text) || k+1 < len(toks) && sourceWords(toks, k+1) > 0 {
 			return false // not a pronoun, or a thing moved: "remove it from the oven"
 		}
 		for a := i - 1; a >= 0 && toks[a].Sentence+1 >= toks[k].Sentence; a-- {
