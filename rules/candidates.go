@@ -671,9 +671,11 @@ func actedOn(in *input, refs []reference, i int, plural bool) []string {
 
 // source is the phrase a command takes its object, which ends at goal
 // token t1, off, from or out of, up to the command's end: its tokens
-// [s0, s1), or s0 = -1, and whether its last word is a place. Taken out
-// of a place ("take the oat milk out of the fridge") the thing moved is
-// the one acted on, and the place is no other thing the command names;
+// [s0, s1), or s0 = -1, and whether it is a place: one something is
+// taken out of, or whose last word is a place. Taken out of a place ("take
+// the oat milk out of the fridge", "the cookies out of the jar") the thing
+// moved is the one acted on, and the place is no other thing the command
+// names;
 // taken off a thing that is no place ("take the lid off the pot",
 // "remove the cap from the bottle") the part taken off and the thing it
 // came off could both be what a later "it" means.
@@ -689,7 +691,7 @@ func source(in *input, t1, end int) (s0, s1 int, place bool) {
 				head = h // its last word, a stop word too: "off the can"
 			}
 		}
-		return k, h, head < 0 || vocab.has("places", wordKey(in.gt[head].Text))
+		return k, h, n == 2 || head < 0 || vocab.has("places", wordKey(in.gt[head].Text))
 	}
 	return -1, -1, false
 }

@@ -157,6 +157,7 @@ func TestMentionBindsWhatTheGoalsWordsSettle(t *testing.T) {
 		// Taken out of or off a place: the thing moved.
 		{cands: []string{"kettle", "stove"}, goal: "take the kettle off the stove and empty it", bind: []mentionOf{bindOf("it", "kettle")}},
 		{cands: []string{"chicken", "oven"}, goal: "remove the chicken from the oven and slice it", bind: []mentionOf{bindOf("it", "chicken")}},
+		{cands: []string{"cookies", "jar"}, goal: "take the cookies out of the jar and eat them", bind: []mentionOf{bindOf("them", "cookies")}},
 	}
 	for _, p := range probes {
 		out, err := in.Interpret(t.Context(), &askonce.Request{Goal: p.goal, Prompt: p.goal, Candidates: p.cands, Attempt: 1})
