@@ -309,7 +309,7 @@ func jaCommandEnd(toks []token, i int) int {
 	switch {
 	case slices.ContainsFunc(vocab.lists["jaCommandForms"], func(c string) bool { return strings.Contains(form, c) }):
 		return last + 1
-	case (strings.HasSuffix(form, "て") || strings.HasSuffix(form, "で")) && !strings.HasSuffix(form, "れて") && !vocab.has("jaLeadOn", string(kana)):
+	case (strings.HasSuffix(form, "て") || strings.HasSuffix(form, "で")) && !strings.HasSuffix(form, "れて") && !vocab.has("leadOn", string(kana)):
 		return last + 1 // a request's て form: 消しといて, 削除しちゃって (not the passive 削除されて, not a particle: 削除について)
 	case lex.IsHanStart(form) && form == lex.HanStem(form) && at(last+1) == "" && i > 0 && strings.HasSuffix(toks[i-1].Text, "を"): // a noun ending the clause after its object: *.zip を削除
 		return last + 1

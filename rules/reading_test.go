@@ -145,6 +145,9 @@ func TestRule16_ASentenceGoesOnAcrossALineBreak(t *testing.T) {
 		{"Take the pan off the heat,\nthen stir in the butter.", []string{"Take the pan off the heat,", "then stir in the butter."}, "Take the pan off the heat"},
 		{"Build it\nDeploy it", []string{"Build it", "Deploy it"}, "Build it"},
 		{"Turn the oven on\nPreheat it to 200C", []string{"Turn the oven on", "Preheat it to 200C"}, "Turn the oven on"},
+		{"Log in\ncheck the dashboard", []string{"Log in", "check the dashboard"}, "Log in"},
+		{"Turn it on\nwait 5 minutes", []string{"Turn it on", "wait 5 minutes"}, "Turn it on"},
+		{"Copy the file to\nthe backup folder", []string{"Copy the file to\nthe backup folder"}, "Copy the file to the backup folder"},
 		{"ビルドして\nデプロイして", []string{"ビルドして", "デプロイして"}, "ビルドして"},
 		{"After the tests pass:\n- tag v2\n- publish", []string{"After the tests pass:", "tag v2", "publish"}, "After the tests pass"},
 	} {

@@ -444,9 +444,10 @@ func introducer(src string, out []block) string {
 
 // goesOn reports whether the line break at src[nl] falls inside a
 // sentence: the line before it ends where no sentence ends (a comma or
-// 、, an article, a conjunction or a preposition that is no particle:
-// "Add the job to", "Open the file and"; a Japanese particle or a
-// clause that leads on: "ci.yml に", "読んでから"), and the line after it
+// 、, an article, a conjunction or a preposition that needs its object
+// (leadOn; not "log in", "turn it on"): "Add the job to", "Open the file
+// and"; a Japanese particle or a clause that leads on: "ci.yml に",
+// "読んでから"), and the line after it
 // opens no list item, fence or indented block, nor, in English, a
 // sentence (a capitalised word). A て form at a line's end is a request
 // as often as it leads on ("ビルドして" a line), so it ends the line.
@@ -472,7 +473,7 @@ func goesOn(src string, nl int) bool {
 		return false // a sentence of its own
 	}
 	word = strings.ToLower(word)
-	return (vocab.has("determiners", word) || vocab.has("conjunctions", word) || vocab.has("prepositions", word)) && !vocab.has("placeholders", word) && !vocab.has("particles", word)
+	return vocab.has("determiners", word) && !vocab.has("placeholders", word) || vocab.has("conjunctions", word) || vocab.has("leadOn", word)
 }
 
 // namesFile reports whether s names a file: a code-like word (notes.md,
@@ -680,11 +681,11 @@ func joinLines(s string) string {
 
 // jaLeadsOn reports whether Japanese text s ends with a particle or a
 // clause ending that leads on to what follows (ci.yml に, 読んでから,
-// 通ったら): its kana ending is one of jaLeadOn, or ends with one of two
+// 通ったら): its kana ending is one of leadOn, or ends with one of two
 // kana or more.
 func jaLeadsOn(s string) bool {
 	kana := s[len(strings.TrimRightFunc(s, func(r rune) bool { return lex.ScriptOf(r) == lex.ScriptHiragana })):]
-	return kana != "" && slices.ContainsFunc(vocab.lists["jaLeadOn"], func(p string) bool { return kana == p || len(p) > 3 && strings.HasSuffix(kana, p) })
+	return kana != "" && slices.ContainsFunc(vocab.lists["leadOn"], func(p string) bool { return kana == p || len(p) > 3 && strings.HasSuffix(kana, p) })
 }
 
 // listMarker returns where the text of a list item starts in line, or -1
