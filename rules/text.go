@@ -265,10 +265,10 @@ func (c *compiled) cuts(src string, toks []token, code []bool) []int {
 		i += n - 1
 	}
 	cmds := c.commands(src, toks)
-	for k := 1; k < len(cmds); k++ { // a connector that opens a command after a comma and another command: "build it, (and) also deploy it"
+	for k := 1; k < len(cmds); k++ { // a word that adds or orders a step, opening a command after a comma and another command: "build it, (and) also deploy it"; not "..., so assign it"
 		a, b := cmds[k-1], cmds[k]
 		t := &toks[b.start]
-		joined := slices.ContainsFunc(toks[b.start:b.verb], func(o token) bool { return o.e.has(fConnector) && !o.e.has(fConj) && !o.code })
+		joined := slices.ContainsFunc(toks[b.start:b.verb], func(o token) bool { return vocab.has("sequenceConnectors", o.Text) && !o.code })
 		if a.end == b.start && joined && toks[a.start].Sentence == t.Sentence && strings.ContainsAny(src[toks[b.start-1].End:t.Start], ",、，") {
 			cuts = append(cuts, t.Start)
 		}
