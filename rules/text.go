@@ -443,14 +443,14 @@ func introducer(src string, out []block) string {
 }
 
 // goesOn reports whether the line break at src[nl] falls inside a
-// sentence: the line before it ends where no sentence ends (a comma or
-// 、, an article, a conjunction or a preposition that needs its object
-// (leadOn; not "log in", "turn it on"): "Add the job to", "Open the file
-// and"; a Japanese particle or a clause that leads on: "ci.yml に",
-// "読んでから"), and the line after it
-// opens no list item, fence or indented block, nor, in English, a
-// sentence (a capitalised word). A て form at a line's end is a request
-// as often as it leads on ("ビルドして" a line), so it ends the line.
+// sentence: the line before it ends where no sentence can (a comma or 、,
+// an article, a conjunction, a preposition that needs its object:
+// "Add the job to", "Open the file and", not "Log in"; a Japanese
+// particle or a clause that leads on: "ci.yml に", "読んでから"), and the
+// line after it opens no list item, fence or indented block, nor, in
+// English, a sentence of its own (a capitalised word). A て form at a
+// line's end is a request as often as it leads on ("ビルドして" a line),
+// so it ends the line.
 func goesOn(src string, nl int) bool {
 	before := strings.TrimRight(src[strings.LastIndexByte(src[:nl], '\n')+1:nl], " \t\r")
 	after := src[nl+1:]
@@ -462,7 +462,6 @@ func goesOn(src string, nl int) bool {
 		return false
 	}
 	last, _ := utf8.DecodeLastRuneInString(before)
-	word := before[strings.LastIndexFunc(before, func(r rune) bool { return !lex.IsWordRune(r) })+1:]
 	first := strings.Fields(body)[0]
 	switch {
 	case last == '、' || last == '，' || last == ',':
@@ -472,7 +471,7 @@ func goesOn(src string, nl int) bool {
 	case unicode.IsUpper([]rune(first)[0]) && strings.ToUpper(first) != first && !codeLike(first):
 		return false // a sentence of its own
 	}
-	word = strings.ToLower(word)
+	word := strings.ToLower(before[strings.LastIndexFunc(before, func(r rune) bool { return !lex.IsWordRune(r) })+1:])
 	return vocab.has("determiners", word) && !vocab.has("placeholders", word) || vocab.has("conjunctions", word) || vocab.has("leadOn", word)
 }
 
