@@ -115,6 +115,9 @@ func TestDestructiveQuotesTheWholeCommandAndNoRemovesExactlyIt(t *testing.T) {
 		{goal: "Run `truncate -s 0 app.log` then restart.", options: confirm, text: "“Run `truncate -s 0 app.log`”"},
 		{goal: "When the tests pass, run `rm -rf build/` and deploy.", options: confirm, text: "“run `rm -rf build/`”"},
 		{goal: "When the tests pass, delete the build folder.", options: confirm, text: "“delete the build folder”"},
+		// A path on the line after its preposition is the command's.
+		{goal: "Delete every file in\n/tmp/cache and then restart", options: confirm, text: "in\n/tmp/cache”"},
+		{goal: "古いバックアップを\n全部削除して", options: confirm, text: "「古いバックアップを\n全部削除して」"},
 		// A file name in Japanese, not quoted, is code.
 		{goal: "ログ.txt を削除して", options: confirm, text: "「ログ.txt を削除して」"},
 		{goal: "古いログ.txt を削除して", options: confirm, text: "ログ.txt"},

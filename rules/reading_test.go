@@ -149,6 +149,7 @@ func TestRule16_ASentenceGoesOnAcrossALineBreak(t *testing.T) {
 		{"Turn it on\nwait 5 minutes", []string{"Turn it on", "wait 5 minutes"}, "Turn it on"},
 		{"Tom told Sam that he should review the patch, so assign it to him", []string{"Tom told Sam that he should review the patch, so assign it to him"}, "Tom told Sam that he should review the patch, so assign it to him"},
 		{"次の動物を分類して：コウモリ、ペンギン", []string{"次の動物を分類して：コウモリ、ペンギン"}, "次の動物を分類して：コウモリ、ペンギン"},
+		{"Move every file in\n/tmp/cache to the archive", []string{"Move every file in\n/tmp/cache to the archive"}, "Move every file in /tmp/cache to the archive"},
 		{"Copy the file to\nthe backup folder", []string{"Copy the file to\nthe backup folder"}, "Copy the file to the backup folder"},
 		{"ビルドして\nデプロイして", []string{"ビルドして", "デプロイして"}, "ビルドして"},
 		{"After the tests pass:\n- tag v2\n- publish", []string{"After the tests pass:", "tag v2", "publish"}, "After the tests pass"},

@@ -444,8 +444,9 @@ func introducer(src string, out []block) string {
 
 // goesOn reports whether the line break at src[nl] falls inside a
 // sentence: the line before it ends where no sentence can (a comma or 、,
-// an article, a conjunction, a preposition that needs its object:
-// "Add the job to", "Open the file and", not "Log in"; a Japanese
+// an article, a conjunction, a preposition that needs its object, or
+// another one when its object follows: "Add the job to", "Open the file
+// and", "every file in" over "/tmp/cache", not "Log in"; a Japanese
 // particle or a clause that leads on: "ci.yml に", "読んでから"), and the
 // line after it opens no list item, fence or indented block, nor, in
 // English, a sentence of its own (a capitalised word). A て form at a
@@ -472,7 +473,10 @@ func goesOn(src string, nl int) bool {
 		return false // a sentence of its own
 	}
 	word := strings.ToLower(before[strings.LastIndexFunc(before, func(r rune) bool { return !lex.IsWordRune(r) })+1:])
-	return vocab.has("determiners", word) && !vocab.has("placeholders", word) || vocab.has("conjunctions", word) || vocab.has("leadOn", word)
+	s, e := coreOf(first, 0, len(first))
+	object := codeLike(first[s:e]) || vocab.has("determiners", strings.ToLower(first)) // "in\n/tmp/cache", "on\nthe shelf"
+	return vocab.has("determiners", word) && !vocab.has("placeholders", word) || vocab.has("conjunctions", word) || vocab.has("leadOn", word) ||
+		object && vocab.has("prepositions", word) && !vocab.has("particles", word)
 }
 
 // namesFile reports whether s names a file: a code-like word (notes.md,
