@@ -156,9 +156,10 @@ func (in *input) runsCode(v int) bool {
 
 // commandAt reports whether a destructive command (rm, git branch -D,
 // -delete) starts at goal token k, read in code too, where a word has no
-// entry of its own.
+// entry of its own and a destructive verb is a program (`truncate -s 0
+// app.log`).
 func (in *input) commandAt(k int) bool {
-	return in.c.phraseAt(in.gt, k, fCommand) > 0 || in.gt[k].code && in.c.lex[in.gt[k].Text].has(fCommand)
+	return in.c.phraseAt(in.gt, k, fCommand) > 0 || in.gt[k].code && in.c.lex[in.gt[k].Text].has(fCommand|fDestructive)
 }
 
 // appendAction appends a unless an action already covers it.
@@ -194,23 +195,19 @@ func detectDestructive(in *input) destructions {
 		}
 		cmd.end = in.through(cmd.end)
 		n := in.c.phraseAt(toks, v, fCommand)
-		if n == 0 && v+1 < cmd.end && in.c.phraseAt(toks, v+1, fCommand) > 1 {
-			m := in.c.phraseAt(toks, v+1, fCommand)
-			n = m + 1 // a program and its destructive subcommand: git reset --hard
+		run, means, line := vocab.has("runVerbs", toks[v].Text), false, true
+		for k := v + 1; k < cmd.end && n == 0; k++ {
+			// run `rm -rf build/`; clean it with git clean -fdx; a shell
+			// line, the command right after its first word or after code
+			// alone: git reset --hard, run rm ./*.orig, find . -name '*.bak' -delete
+			means = means || vocab.has("meansPrepositions", toks[k-1].Text)
+			if (run && (toks[k].code || toks[k].quoted) || means || line) && in.commandAt(k) {
+				n = k + 1 - v
+			}
+			line = line && toks[k].code
 		}
 		if n > 0 && !jaCommandAfter(toks, v+n) {
 			continue // git push --forceが危険な理由: the command is a topic
-		}
-		run, means, line := vocab.has("runVerbs", toks[v].Text), false, true
-		for k := v + 1; k < cmd.end && n == 0; k++ {
-			// run `rm -rf build/`, run rm ./*.orig, run `truncate -s 0 app.log`;
-			// clean it with git clean -fdx; find . -name '*.bak' -delete (a
-			// shell line: nothing but code after its first word)
-			means = means || vocab.has("meansPrepositions", toks[k-1].Text)
-			line = line && toks[k].code
-			if (run && (toks[k].code || toks[k].quoted) || means || line) && in.commandAt(k) || run && k == v+1 && in.c.lex[toks[k].Text].has(fCommand|fDestructive) && !lex.IsJapanese(toks[k].Text) {
-				n = k + 1 - v
-			}
 		}
 		block := n > 0 && in.inBlock[toks[v+n-1].Start]
 		shown := block || n > 0 && in.code[toks[v].Start] && strings.HasSuffix(strings.TrimRight(in.goal[:toks[v].Start], " \t\r\n`\"'“"), ":")
