@@ -159,6 +159,46 @@ func (s *Store) inTx(ctx context.Context, useSQL bool, fn func(tx wtx, end drive
 	})
 }
 
+// readOnWriter runs q, a read of one row, on the writer's driver
+// connection, as a statement of its own outside any transaction, if the
+// writer is idle: no write running or queued, and its connection not
+// lent out (WriteDB). It reports whether it ran q; a busy writer leaves
+// the read to the reader pool, so a read never waits for a write.
+//
+// The writer's page cache holds the pages the last commits wrote, the
+// jobs and history a change's next read looks up; a reader connection
+// drops its cache whenever another connection committed and reads them
+// again from the WAL file (a pread each), which was most of the repeat
+// guard's read (docs/benchmarks.md, "What bounds the round trip"). The
+// read sees what a reader would: the last commit.
+func (s *Store) readOnWriter(ctx context.Context, q *sqlstore.Stmt, args []any) (sqlstore.Scanner, bool) {
+	if ctx.Err() != nil || s.queued.Load() != 0 || !s.writing.TryLock() {
+		return nil, false
+	}
+	defer s.writing.Unlock()
+	select {
+	case <-s.closing:
+		return nil, false
+	default:
+	}
+	if s.writer.Stats().InUse != 0 {
+		return nil, false
+	}
+	conn, err := s.writer.Conn(ctx)
+	if err != nil {
+		return nil, false
+	}
+	defer conn.Close()
+	var row sqlstore.Scanner
+	conn.Raw(func(dc any) error {
+		// A read of one row is short: it runs to the end, which spares
+		// the driver a goroutine to watch ctx.
+		row = s.rawFor(dc).queryRow(context.WithoutCancel(ctx), s.writeShared.get(q), args...)
+		return nil
+	})
+	return row, true
+}
+
 // closeRaw closes the statements prepared on the writer's driver
 // connection.
 func (s *Store) closeRaw() error {
