@@ -140,6 +140,10 @@ type writeStmts struct {
 	savepoint      *wstmt
 	release        *wstmt
 	rollbackTo     *wstmt
+
+	// A write transaction on the driver's connection (rawTx), never
+	// run on the pool.
+	begin, commit, rollback *wstmt
 }
 
 // prepare prepares every fixed statement once on the writer's pool (for
@@ -179,6 +183,22 @@ func (s *Store) prepare(ctx context.Context) error {
 			AND status = 'planning' AND mode = 'managed'`},
 	} {
 		st, err := s.wstmts.add(ctx, s.writer, p.query)
+		if err != nil {
+			return err
+		}
+		*p.st = st
+	}
+	for _, p := range []struct {
+		st    **wstmt
+		query string
+	}{
+		// Write transactions take the write lock at BEGIN, as the
+		// writer's _txlock makes the driver's do (dsn).
+		{&s.w.begin, `BEGIN IMMEDIATE`},
+		{&s.w.commit, `COMMIT`},
+		{&s.w.rollback, `ROLLBACK`},
+	} {
+		st, err := s.wstmts.add(ctx, nil, p.query)
 		if err != nil {
 			return err
 		}
