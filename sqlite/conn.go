@@ -89,10 +89,15 @@ func (p *prepared) all() []*sql.Stmt {
 	return out
 }
 
-// readConn runs sqlstore's reads on the reader pool.
+// readConn runs sqlstore's reads: a row by its key on the writer's
+// connection when the writer is idle (readOnWriter), else, and every
+// query of many rows, on the reader pool.
 type readConn struct{ s *Store }
 
 func (c readConn) QueryRow(ctx context.Context, q *sqlstore.Stmt, args ...any) sqlstore.Scanner {
+	if row, ok := c.s.readOnWriter(ctx, q, args); ok {
+		return row
+	}
 	st, err := c.s.readStmts.stmt(ctx, q)
 	if err != nil {
 		return sqlstore.ErrRow{Err: err}

@@ -31,10 +31,18 @@ var jobJoins = " JOIN job_log s ON s.id = " + logIDSQL("j.log_seq", logJob) +
 // jobFrom is the FROM clause of jobColumns.
 var jobFrom = " FROM jobs j" + jobJoins
 
-// resultCarried is true when the result of an update (nr.res) is the one
-// the row refers to already: then the reference stays.
-var resultCarried = `(nr.ref IS NULL AND nr.res IS NOT NULL AND jobs.result_attempt IS NOT NULL
-	AND nr.res = (SELECT data FROM job_log WHERE id = ` + logIDSQL("jobs.log_seq", logAttempt) + ` | jobs.result_attempt))`
+// updateRes and updateRef are the parameters of updateJobSQL that hold
+// the result and its attempt (resultRef): numbered, since each is used
+// more than once, after the state columns, the four sums and updated_at.
+var (
+	updateRes = fmt.Sprintf("?%d", len(stateColumns)+6)
+	updateRef = fmt.Sprintf("?%d", len(stateColumns)+7)
+)
+
+// resultCarried is true when the result of an update (updateRes) is the
+// one the row refers to already: then the reference stays.
+var resultCarried = `(` + updateRef + ` IS NULL AND ` + updateRes + ` IS NOT NULL AND jobs.result_attempt IS NOT NULL
+	AND ` + updateRes + ` = (SELECT data FROM job_log WHERE id = ` + logIDSQL("jobs.log_seq", logAttempt) + ` | jobs.result_attempt))`
 
 var (
 	// insertJobSQL numbers the new job after the last one (nextLogSeqSQL)
@@ -43,20 +51,21 @@ var (
 		sqlstore.Question.Params(len(jobsColumns)) + ", (" + nextLogSeqSQL + "), ?) RETURNING log_seq"
 
 	// updateJobSQL is the compare-and-set. The result and its attempt
-	// (resultRef) come as nr. The sums over attempts are
-	// added to, never overwritten, and come back with the new version,
-	// with the job's log_seq, its last event's job_log id (NULL when it
-	// has none) and whether the change changes the fixed
+	// (resultRef) come as updateRes and updateRef: parameters, not a
+	// FROM clause, so that SQLite updates the row in one pass instead of
+	// first copying it into a temporary table. The sums over attempts
+	// are added to, never overwritten, and come back with the new
+	// version, with the job's log_seq, its last event's job_log id (NULL
+	// when it has none) and whether the change changes the fixed
 	// columns of jobs (their values follow the WHERE's) and of the job's
 	// job_log record (then theirs).
 	updateJobSQL = "UPDATE jobs SET " + sqlstore.Names(stateColumns, nil, " = ?, ") + " = ?" +
 		`, prompt_tokens = prompt_tokens + ?, completion_tokens = completion_tokens + ?,
 		cost_usd = cost_usd + ?, attempt_count = attempt_count + ?,
 		version = version + 1, updated_at = ?,
-		(result, result_attempt) = (SELECT CASE WHEN rc.carried THEN NULL ELSE nr.res END,
-			CASE WHEN nr.ref IS NOT NULL THEN nr.ref WHEN rc.carried THEN jobs.result_attempt END
+		(result, result_attempt) = (SELECT CASE WHEN rc.carried THEN NULL ELSE ` + updateRes + ` END,
+			CASE WHEN ` + updateRef + ` IS NOT NULL THEN ` + updateRef + ` WHEN rc.carried THEN jobs.result_attempt END
 			FROM (SELECT ` + resultCarried + ` AS carried) AS rc)
-		FROM (SELECT ? AS res, ? AS ref) AS nr
 		WHERE tenant_id = ? AND id = ? AND version = ?
 		RETURNING version, prompt_tokens, completion_tokens, cost_usd, attempt_count, log_seq,
 		(SELECT id FROM job_log WHERE id > ` + logIDSQL("jobs.log_seq", logEvent) + ` AND id < ` + logIDSQL("jobs.log_seq", logEvent+1) + ` ORDER BY id DESC LIMIT 1), ` +
@@ -131,6 +140,10 @@ type writeStmts struct {
 	savepoint      *wstmt
 	release        *wstmt
 	rollbackTo     *wstmt
+
+	// A write transaction on the driver's connection (rawTx), never
+	// run on the pool.
+	begin, commit, rollback *wstmt
 }
 
 // prepare prepares every fixed statement once on the writer's pool (for
@@ -170,6 +183,22 @@ func (s *Store) prepare(ctx context.Context) error {
 			AND status = 'planning' AND mode = 'managed'`},
 	} {
 		st, err := s.wstmts.add(ctx, s.writer, p.query)
+		if err != nil {
+			return err
+		}
+		*p.st = st
+	}
+	for _, p := range []struct {
+		st    **wstmt
+		query string
+	}{
+		// Write transactions take the write lock at BEGIN, as the
+		// writer's _txlock makes the driver's do (dsn).
+		{&s.w.begin, `BEGIN IMMEDIATE`},
+		{&s.w.commit, `COMMIT`},
+		{&s.w.rollback, `ROLLBACK`},
+	} {
+		st, err := s.wstmts.add(ctx, nil, p.query)
 		if err != nil {
 			return err
 		}

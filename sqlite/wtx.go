@@ -145,18 +145,78 @@ func (s *Store) inTx(ctx context.Context, useSQL bool, fn func(tx wtx, end drive
 	}
 	defer conn.Close()
 	return conn.Raw(func(dc any) error {
-		begin, ok := dc.(driver.ConnBeginTx)
-		if !ok {
-			return fmt.Errorf("sqlite: driver connection %T cannot begin a transaction", dc)
-		}
-		// The connection's _txlock makes this BEGIN IMMEDIATE (dsn).
-		tx, err := begin.BeginTx(ctx, driver.TxOptions{})
-		if err != nil {
+		c := s.rawFor(dc)
+		if _, err := c.exec(ctx, s.w.begin); err != nil {
 			return err
 		}
-		fn(s.rawFor(dc), tx)
+		fn(c, rawTx{c, &s.w})
 		return nil
 	})
+}
+
+// rawTx ends a transaction begun on the writer's driver connection with
+// the writer's prepared COMMIT or ROLLBACK. The driver's own transaction
+// (BeginTx) runs the same statements, but parses each anew every time
+// (sqlite3_exec): about a percent of a round trip's CPU.
+type rawTx struct {
+	c *rawConn
+	w *writeStmts
+}
+
+func (t rawTx) Commit() error {
+	_, err := t.c.exec(context.Background(), t.w.commit)
+	if err != nil {
+		// A COMMIT that failed (SQLITE_BUSY, say) can leave the
+		// transaction open: it is rolled back, as the driver's
+		// transaction does, and the error is COMMIT's.
+		t.c.exec(context.Background(), t.w.rollback)
+	}
+	return err
+}
+
+func (t rawTx) Rollback() error {
+	_, err := t.c.exec(context.Background(), t.w.rollback)
+	return err
+}
+
+// readOnWriter runs q, a read of one row, on the writer's driver
+// connection, as a statement of its own outside any transaction, if the
+// writer is idle: no write running or queued, and its connection not
+// lent out (WriteDB). It reports whether it ran q; a busy writer leaves
+// the read to the reader pool, so a read never waits for a write.
+//
+// The writer's page cache holds the pages the last commits wrote, the
+// jobs and history a change's next read looks up; a reader connection
+// drops its cache whenever another connection committed and reads them
+// again from the WAL file (a pread each), which was most of the repeat
+// guard's read (docs/benchmarks.md, "What bounds the round trip"). The
+// read sees what a reader would: the last commit.
+func (s *Store) readOnWriter(ctx context.Context, q *sqlstore.Stmt, args []any) (sqlstore.Scanner, bool) {
+	if ctx.Err() != nil || s.queued.Load() != 0 || !s.writing.TryLock() {
+		return nil, false
+	}
+	defer s.writing.Unlock()
+	select {
+	case <-s.closing:
+		return nil, false
+	default:
+	}
+	if s.writer.Stats().InUse != 0 {
+		return nil, false
+	}
+	conn, err := s.writer.Conn(ctx)
+	if err != nil {
+		return nil, false
+	}
+	defer conn.Close()
+	var row sqlstore.Scanner
+	conn.Raw(func(dc any) error {
+		// A read of one row is short: it runs to the end, which spares
+		// the driver a goroutine to watch ctx.
+		row = s.rawFor(dc).queryRow(context.WithoutCancel(ctx), s.writeShared.get(q), args...)
+		return nil
+	})
+	return row, true
 }
 
 // closeRaw closes the statements prepared on the writer's driver

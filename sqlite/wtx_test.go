@@ -3,11 +3,15 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
+	"path/filepath"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/askonce/askonce/internal/sqlstore"
+	msqlite "modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 )
 
@@ -85,5 +89,69 @@ func TestRawQueryRowErrors(t *testing.T) {
 		return nil
 	}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A write transaction on the driver's connection takes the write lock at
+// BEGIN, before its first statement (BEGIN IMMEDIATE, as the driver's
+// transaction with the writer's _txlock did); a write that fails is
+// rolled back, and the next write begins and commits.
+func TestRawWriteTakesTheWriteLockAtBeginAndRollsBack(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "askonce.db")
+	s, err := Options{}.Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	other, err := sql.Open("sqlite", dsn(path, 0, false, defaultCheckpointSize))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	insert := func(name string) *wstmt {
+		st, err := s.wstmts.add(t.Context(), nil, "INSERT INTO leaders (name, owner, until) VALUES ('"+name+"', 'o', 1)")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	failed, kept := insert("failed"), insert("kept")
+	boom := errors.New("boom")
+	err = s.write(t.Context(), func(ctx context.Context, tx wtx) error {
+		if _, ok := tx.(*rawConn); !ok {
+			return fmt.Errorf("the write ran in %T", tx)
+		}
+		_, err := other.ExecContext(ctx, `INSERT INTO leaders (name, owner, until) VALUES ('other', 'o', 1)`)
+		var e *msqlite.Error
+		if !errors.As(err, &e) || e.Code()&0xff != sqlite3.SQLITE_BUSY {
+			t.Errorf("another connection's write inside a transaction before its first statement: %v, want SQLITE_BUSY", err)
+		}
+		if _, err := tx.exec(ctx, failed); err != nil {
+			return err
+		}
+		return boom
+	})
+	if !errors.Is(err, boom) {
+		t.Fatalf("the failing write: %v, want its error", err)
+	}
+	if err := s.write(t.Context(), func(ctx context.Context, tx wtx) error {
+		_, err := tx.exec(ctx, kept)
+		return err
+	}); err != nil {
+		t.Fatalf("the write after a rollback: %v", err)
+	}
+	var names []string
+	rows, err := s.reader.QueryContext(t.Context(), `SELECT name FROM leaders ORDER BY name`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var n string
+		rows.Scan(&n)
+		names = append(names, n)
+	}
+	rows.Close()
+	if !slices.Equal(names, []string{"kept"}) {
+		t.Errorf("leaders %q, want only the write that committed: [kept]", names)
 	}
 }
