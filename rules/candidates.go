@@ -319,21 +319,26 @@ func findReference(in *input, ns *nameSet, i int) (reference, bool) {
 		}
 		return head, telling
 	}
-	// A preposition's object that is a word alone, names no thing of its
-	// own (no candidate, no place) and tells the candidates apart
-	// describes it too ("the slipper on the left"; on the left shelf, in
-	// the freezer are places). A longer phrase may be a thing the verb
-	// uses ("wash the mug with the blue sponge": blue is the sponge's,
-	// not the mug's), so it settles nothing.
+	// A preposition's object that names no candidate of its own and tells
+	// the candidates apart describes it too when its thing is a word of
+	// their names ("the carton with the almond milk", "the light in the
+	// kitchen": almond milk carton, kitchen light), or when it is a word
+	// alone that names no place ("the slipper on the left"; on the left
+	// shelf, in the freezer are places). A longer phrase may be a thing
+	// the verb uses ("wash the mug with the blue sponge": blue is the
+	// sponge's, not the mug's), so it settles nothing.
 	attrObject := func(j int) bool {
 		head, telling := object(j)
+		if head < 0 || telling < 0 || slices.ContainsFunc(ns.names, func(n name) bool { return headMatch(wordKey(toks[head].Text), n) }) {
+			return false
+		}
+		if k := wordKey(toks[head].Text); slices.ContainsFunc(fit, func(f name) bool { return slices.Contains(f.words, k) }) {
+			return true
+		}
 		if v := commandOf(in, i); toks[j].Text == "with" && v >= 0 && vocab.has("containerVerbs", toks[v].Text) {
 			return false // "fill the mug with the red wine": what goes in it
 		}
-		if head < 0 || telling < 0 || vocab.has("places", toks[head].Text) || telling != head {
-			return false
-		}
-		return !slices.ContainsFunc(ns.names, func(n name) bool { return headMatch(wordKey(toks[head].Text), n) })
+		return !vocab.has("places", toks[head].Text) && telling == head
 	}
 	end := i + 1
 	if j < len(toks) && !relative {

@@ -102,6 +102,21 @@ func TestMentionBindsWhatTheGoalsWordsSettle(t *testing.T) {
 		{cands: kitchen, goal: "wash the mug with the blue sponge", options: []string{"red mug", "blue mug"}},                                     // no sponge in the room: still not the mug's blue
 		{cands: kitchen, goal: "fill the mug with the red wine", options: []string{"red mug", "blue mug"}},                                        // what goes in it
 		{cands: append([]string{"blue sponge"}, kitchen...), goal: "wash the mug with the blue sponge", options: []string{"red mug", "blue mug"}}, // a thing of its own
+		// ... unless the thing it names is a word of the candidates' own
+		// names that is no candidate itself: then the phrase names the
+		// candidate by it (a lamp on the desk, with a desk in the room, may
+		// be where it goes).
+		{cands: []string{"almond milk carton", "oat milk carton"}, goal: "open the carton with the almond milk",
+			bind: []mentionOf{bindOf("carton", "almond milk carton")}},
+		{cands: []string{"chocolate chip cookies", "oatmeal cookies"}, goal: "eat the cookies with chocolate chips",
+			bind: []mentionOf{bindOf("cookies", "chocolate chip cookies")}},
+		{cands: []string{"kitchen light", "bathroom light", "desk"}, goal: "turn off the light in the kitchen and tidy the desk",
+			bind: []mentionOf{bindOf("light", "kitchen light")}},
+		{cands: []string{"red wine glass", "white wine glass"}, goal: "fill the glass with the white wine",
+			bind: []mentionOf{bindOf("glass", "white wine glass")}},
+		{cands: []string{"desk lamp", "floor lamp", "desk"}, goal: "put the lamp on the desk", options: []string{"desk lamp", "floor lamp"}},
+		{cands: []string{"mint ice cream", "coffee ice cream", "blue bowl", "red bowl"}, goal: "scoop the ice cream into the blue bowl",
+			options: []string{"mint ice cream", "coffee ice cream"}},
 		// One word written with or without a hyphen.
 		{cands: kitchen, goal: "heat the non-stick pan", bind: []mentionOf{bindOf("non-stick pan", "nonstick pan")}},
 		{cands: kitchen, goal: "heat the pan, the non-stick one", bind: []mentionOf{bindOf("pan", "nonstick pan")}},
