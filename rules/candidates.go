@@ -250,8 +250,7 @@ func findReference(in *input, ns *nameSet, i int) (reference, bool) {
 		}
 		return m
 	}
-	held := func(k int) (some, all bool) { // whether some, and all, of fit hold toks[k]
-		m := keyOf(k)
+	heldKey := func(m string) (some, all bool) { // whether some, and all, of fit hold m
 		n := 0
 		for _, f := range fit {
 			if f.holds(m) {
@@ -260,6 +259,7 @@ func findReference(in *input, ns *nameSet, i int) (reference, bool) {
 		}
 		return n > 0, n == len(fit)
 	}
+	held := func(k int) (some, all bool) { return heldKey(keyOf(k)) } // toks[k]
 	// The words the head's own phrase states: the run before it that the
 	// candidates hold ("black pepper"), and, further back to its
 	// determiner, verb or preposition, any word that tells them apart
@@ -284,10 +284,38 @@ func findReference(in *input, ns *nameSet, i int) (reference, bool) {
 		s -= 2 // "the can of peaches": can; ガラスの皿: ガラス
 	}
 	var mods, not []string // the words it holds, and those it does not
+	// state records what the goal says of it at toks[k], negated or not
+	// (a word it is not, unless a candidate holds the word's negative
+	// form: "the butter without salt", "the jar that hasn't been opened"
+	// are the unsalted and the unopened one), and reports whether the
+	// word tells the candidates apart.
+	state := func(k int, neg bool) (tells bool) {
+		w := keyOf(k)
+		if neg {
+			for _, un := range []string{"un", "non"} {
+				if some, all := heldKey(un + w); some && !all {
+					mods = append(mods, un+w)
+					return true
+				}
+			}
+		}
+		some, all := held(k)
+		switch {
+		case some && !all && neg:
+			not = append(not, w)
+		case some:
+			mods = append(mods, w)
+		}
+		return some && !all
+	}
 	stated := false
 	for k := s; k < i; k++ {
+		// a word whose first part is a negation says what it is not when
+		// the candidates hold the rest ("non-red"; not "non-stick")
+		parts := identWords(toks[k].Text)
+		neg := len(parts) > 1 && vocab.has("negations", strings.ToLower(parts[0])) && keyOf(k) != wordKey(toks[k].Text)
 		if some, all := held(k); some {
-			mods = append(mods, keyOf(k))
+			state(k, neg)
 			stated = stated || k < t0 && !all
 		}
 	}
@@ -352,11 +380,7 @@ func findReference(in *input, ns *nameSet, i int) (reference, bool) {
 		neg := toks[j].e.has(fNeg)
 		for k := j + 1; k < len(toks) && toks[k].Clause == toks[j].Clause && (relative || !verbs[k]) && !toks[k].e.has(fConj|fStepSep) && (relative || !toks[k].e.has(fPrep)); k++ {
 			neg = neg || toks[k].neg || toks[k].e.has(fNeg)
-			if some, all := held(k); some && !all && neg {
-				not = append(not, keyOf(k))
-				after, end = true, k+1
-			} else if some && !all {
-				mods = append(mods, keyOf(k))
+			if state(k, neg) {
 				after, end = true, k+1
 			}
 		}

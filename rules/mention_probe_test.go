@@ -127,6 +127,18 @@ func TestMentionBindsWhatTheGoalsWordsSettle(t *testing.T) {
 		{cands: kitchen, goal: "warm the oat-based milk", bind: []mentionOf{bindOf("oat-based milk", "oat milk")}},
 		{cands: kitchen, goal: "rinse the mug that is red", bind: []mentionOf{bindOf("mug", "red mug")}},
 		{cands: kitchen, goal: "rinse the mug which isn't blue", bind: []mentionOf{bindOf("mug", "red mug")}},
+		// What it is not: a candidate named by the word's negative form is
+		// the one meant; a word whose first part is a negation says what
+		// it is not.
+		{cands: []string{"peanut butter", "salted butter", "unsalted butter"}, goal: "melt the butter without salt",
+			bind: []mentionOf{bindOf("butter", "unsalted butter")}},
+		{cands: []string{"salted butter", "unsalted butter"}, goal: "melt the butter that has no salt",
+			bind: []mentionOf{bindOf("butter", "unsalted butter")}},
+		{cands: []string{"opened jar", "unopened jar"}, goal: "hand me the jar that is not open",
+			bind: []mentionOf{bindOf("jar", "unopened jar")}},
+		{cands: kitchen, goal: "fill the non-red mug", bind: []mentionOf{bindOf("non-red mug", "blue mug")}, nobind: []mentionOf{bindOf("non-red mug", "red mug")}},
+		{cands: kitchen, goal: "put the non-coffee ice cream in the bowl", bind: []mentionOf{bindOf("non-coffee ice cream", "mint ice cream")}},
+		{cands: []string{"dairy milk", "non-dairy milk"}, goal: "pour the milk that is not dairy", bind: []mentionOf{bindOf("milk", "non-dairy milk")}},
 		{cands: kitchen, goal: "put the lasagne in the glass oven-safe dish"},
 		{cands: kitchen, goal: "use the metal baking dish"},
 		// All of them: no question.
