@@ -578,17 +578,25 @@ func detectCandidates(in *input) references {
 				antecedent(&ref, full, excluded, in.gt)
 			}
 		}
-		if ref.all {
+		if ref.chosen < 0 && !ref.all {
+			ref.chosen = answerOption(in, ref.options)
+		}
+		switch {
+		case ref.all:
 			res.assumptions = append(res.assumptions, fmt.Sprintf("Took %s to mean all of %s.", in.quote(phrase), in.quoteList(ref.options, "and")))
-		} else if ref.chosen < 0 {
-			if ref.chosen = answerOption(in, ref.options); ref.chosen < 0 {
-				if res.q == nil {
-					text := in.say("Which %s is meant: %s?", "%sは%sのどれですか？", in.quote(phrase), in.quoteList(ref.options, "or"))
-					res.q = selectOne(text, "target_action_ambiguous", ref.options)
-				}
-				ref.chosen = 0
-				res.assumptions = append(res.assumptions, fmt.Sprintf("Took %s to be %s, the first that fits.", in.quote(phrase), in.quote(ref.options[0])))
+		case ref.chosen >= 0:
+			// settled, it names its candidate for the mentions after it as a
+			// full mention does ("take the peas out of the freezer and cook
+			// the peas", "take out the mint, then scoop the ice cream")
+			m := fullMention{t0: ref.t0, t1: ref.t1, name: ref.options[ref.chosen], neg: negatedClause(in.gt, ref.t0)}
+			full = slices.Insert(full, sort.Search(len(full), func(f int) bool { return full[f].t0 >= m.t0 }), m)
+		default:
+			if res.q == nil {
+				text := in.say("Which %s is meant: %s?", "%sは%sのどれですか？", in.quote(phrase), in.quoteList(ref.options, "or"))
+				res.q = selectOne(text, "target_action_ambiguous", ref.options)
 			}
+			ref.chosen = 0
+			res.assumptions = append(res.assumptions, fmt.Sprintf("Took %s to be %s, the first that fits.", in.quote(phrase), in.quote(ref.options[0])))
 		}
 		res.refs = append(res.refs, ref)
 		i = max(ref.t1, ref.said) - 1

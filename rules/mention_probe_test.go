@@ -144,6 +144,15 @@ func TestMentionBindsWhatTheGoalsWordsSettle(t *testing.T) {
 		{cands: []string{"dairy milk", "non-dairy milk"}, goal: "pour the milk that is not dairy", bind: []mentionOf{bindOf("milk", "non-dairy milk")}},
 		{cands: kitchen, goal: "put the lasagne in the glass oven-safe dish"},
 		{cands: kitchen, goal: "use the metal baking dish"},
+		// A mention the goal's words settled names its candidate for the
+		// bare mentions after it, as a full mention does.
+		{cands: kitchen, goal: "take the peas out of the freezer and put the peas in the pot",
+			bind: []mentionOf{bindOf("peas", "frozen peas")}, nobind: []mentionOf{bindOf("peas", "fresh peas")}},
+		{cands: kitchen, goal: "take out the mint and scoop the ice cream into the bowl", bind: []mentionOf{bindOf("ice cream", "mint ice cream")}},
+		{cands: kitchen, goal: "Take out the mint-flavoured ice cream. Scoop the ice cream into the bowl.", bind: []mentionOf{bindOf("ice cream", "mint ice cream")}},
+		{cands: kitchen, goal: "rinse the mug that is red and put the mug in the sink", nobind: []mentionOf{bindOf("mug", "blue mug")}},
+		{cands: kitchen, goal: "fill the mug that isn't red and carry the mug to the table", bind: []mentionOf{bindOf("mug", "blue mug")}, nobind: []mentionOf{bindOf("mug", "red mug")}},
+		{cands: kitchen, goal: "heat the pan with the nonstick coating, then oil the pan", options: []string{"nonstick pan", "cast iron pan"}}, // nothing settled the first
 		// All of them: no question.
 		{cands: kitchen, goal: "toast the two kinds of bread"},
 		{cands: kitchen, goal: "toast both kinds of bread"},
