@@ -907,6 +907,9 @@ func restated(in *input, ns *nameSet, ref reference, full []fullMention) int {
 		for m < len(toks) && toks[m].e.has(fDet) {
 			m++
 		}
+		if m == len(toks) {
+			return -1 // "toast the bread (both)": no mention after it
+		}
 		name, end := "", m+1
 		if f := sort.Search(len(full), func(f int) bool { return full[f].t0 >= m }); f < len(full) && full[f].t0 == m {
 			name, end = full[f].name, full[f].t1
