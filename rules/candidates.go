@@ -574,8 +574,10 @@ func detectCandidates(in *input) references {
 			phrase = in.goal[in.gt[ref.t0].Start : last.Start+len(lex.HanStem(last.Text))]
 		}
 		if ref.chosen < 0 && !ref.all {
-			if ref.chosen = restated(in, ns, ref, full); ref.chosen < 0 {
-				antecedent(&ref, full, excluded, in.gt)
+			if ref.all = restatedAll(in, ref); !ref.all {
+				if ref.chosen = restated(in, ns, ref, full); ref.chosen < 0 {
+					antecedent(&ref, full, excluded, in.gt)
+				}
 			}
 		}
 		if ref.chosen < 0 && !ref.all {
@@ -892,6 +894,21 @@ func partOfPhrase(in *input, i int) bool {
 	return strings.IndexFunc(next.Text, unicode.IsLetter) >= 0
 }
 
+// restatedAll reports whether a universal quantifier set off by a comma,
+// a colon, a dash or a bracket follows ref right after it: "toast the
+// bread (both)", "toast the bread, both kinds", "slice the cheese: all of
+// it" mean every candidate it fits.
+func restatedAll(in *input, ref reference) bool {
+	k := max(ref.t1, ref.said)
+	return k < len(in.gt) && setOff(in, k) && vocab.has("universals", strings.ToLower(in.gt[k].Text))
+}
+
+// setOff reports whether goal token k follows a comma, a colon, a dash or
+// an opening bracket.
+func setOff(in *input, k int) bool {
+	return k > 0 && slices.Contains([]string{",", ":", "(", "-", "–", "—"}, strings.TrimSpace(in.goal[in.gt[k-1].End:in.gt[k].Start]))
+}
+
 // restated is the option of ref that a mention set off by a comma, a
 // colon, a dash or a bracket names, right after it ("heat the milk, the
 // oat one"; "the milk (the oat milk)"; "the dish (glass)": a word one
@@ -900,7 +917,7 @@ func partOfPhrase(in *input, i int) bool {
 func restated(in *input, ns *nameSet, ref reference, full []fullMention) int {
 	toks := in.gt
 	for k := ref.t1; k < len(toks) && toks[k].Sentence == toks[ref.t0].Sentence; k++ {
-		if !slices.Contains([]string{",", ":", "(", "-", "–", "—"}, strings.TrimSpace(in.goal[toks[k-1].End:toks[k].Start])) {
+		if !setOff(in, k) {
 			continue
 		}
 		m := k

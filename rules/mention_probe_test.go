@@ -170,7 +170,10 @@ func TestMentionBindsWhatTheGoalsWordsSettle(t *testing.T) {
 		{cands: kitchen, goal: "wash every pan and dry it"},
 		{cands: kitchen, goal: "serve both flavours of ice cream"},
 		{cands: kitchen, goal: "toast the bread", options: []string{"rye bread", "white bread"}},
-		{cands: kitchen, goal: "toast the bread (both)", options: []string{"rye bread", "white bread"}}, // a determiner ends the goal: no mention after it
+		// A universal set off right after it: all of them.
+		{cands: kitchen, goal: "toast the bread (both)", bind: []mentionOf{bindOf("bread", "rye bread"), bindOf("bread", "white bread")}},
+		{cands: kitchen, goal: "toast the bread, both kinds", bind: []mentionOf{bindOf("bread", "rye bread"), bindOf("bread", "white bread")}},
+		{cands: kitchen, goal: "toast the bread, then butter both slices", options: []string{"rye bread", "white bread"}},
 		// Class 3: bindings only for the one candidate the verb acts on.
 		{cands: kitchen, goal: "take the oat milk out of the fridge and pour it into the red mug",
 			bind: []mentionOf{bindOf("it", "oat milk")}, nobind: []mentionOf{bindOf("it", "fridge")}},
