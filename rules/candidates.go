@@ -551,12 +551,12 @@ func detectCandidates(in *input) references {
 		for k := m.t0; k < m.t1; k++ {
 			covered[k] = true
 		}
-		full[i].neg = negatedClause(in.gt, m.t0)
+		full[i].neg = ruledOut(in.gt, m.t0)
 		excluded[m.name] = excluded[m.name] || full[i].neg
 		res.refs = append(res.refs, reference{t0: m.t0, t1: m.t1, options: []string{m.name}, chosen: 0})
 	}
 	for i := range in.gt {
-		if ref, ok := partialReference(in, ns, i); ok && !covered[i] && negatedClause(in.gt, i) {
+		if ref, ok := partialReference(in, ns, i); ok && !covered[i] && ruledOut(in.gt, i) {
 			excluded[ref.options[0]] = true
 		}
 	}
@@ -733,6 +733,19 @@ func source(in *input, t1, end int) (s0, s1 int, place bool) {
 		return k, h, n == 2 || head < 0 || vocab.has("places", wordKey(in.gt[head].Text))
 	}
 	return -1, -1, false
+}
+
+// ruledOut reports whether the goal sets aside the thing it names at
+// toks[i]: negated in its clause ("not the whole milk"), or after a word
+// that excludes it ("the spoon other than the metal one", "instead of the
+// glass dish", "except the red mug"). "From" there says where a thing is
+// taken from, which rules nothing out.
+func ruledOut(toks []token, i int) bool {
+	k := i - 1
+	for k >= 0 && toks[k].e.has(fDet) {
+		k--
+	}
+	return negatedClause(toks, i) || k >= 0 && vocab.has("valueExcluders", governor(toks, i)) && sourceWords(toks, k) == 0
 }
 
 // sourceWords is how many tokens from toks[k] on say where something

@@ -153,6 +153,13 @@ func TestMentionBindsWhatTheGoalsWordsSettle(t *testing.T) {
 		{cands: kitchen, goal: "rinse the mug that is red and put the mug in the sink", nobind: []mentionOf{bindOf("mug", "blue mug")}},
 		{cands: kitchen, goal: "fill the mug that isn't red and carry the mug to the table", bind: []mentionOf{bindOf("mug", "blue mug")}, nobind: []mentionOf{bindOf("mug", "red mug")}},
 		{cands: kitchen, goal: "heat the pan with the nonstick coating, then oil the pan", options: []string{"nonstick pan", "cast iron pan"}}, // nothing settled the first
+		// What the goal sets aside with "other than", "rather than",
+		// "instead of" or "except" is not the one meant.
+		{cands: []string{"wooden spoon", "metal spoon"}, goal: "use the spoon other than the metal one", bind: []mentionOf{bindOf("spoon", "wooden spoon")}},
+		{cands: []string{"wooden spoon", "metal spoon"}, goal: "stir with the spoon rather than the metal spoon",
+			bind: []mentionOf{bindOf("spoon", "wooden spoon")}, nobind: []mentionOf{bindOf("spoon", "metal spoon")}},
+		{cands: kitchen, goal: "instead of the metal dish, bake it in the dish", bind: []mentionOf{bindOf("dish", "glass dish")}},
+		{cands: kitchen, goal: "take the oat milk from the fridge and warm the milk", bind: []mentionOf{bindOf("milk", "oat milk")}}, // from: where it is taken from
 		// All of them: no question.
 		{cands: kitchen, goal: "toast the two kinds of bread"},
 		{cands: kitchen, goal: "toast both kinds of bread"},
