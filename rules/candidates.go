@@ -662,8 +662,8 @@ func (ref reference) meaning() []string {
 
 // actedOn is what the nearest command before goal token i that does not
 // hold it acts on, when that is candidates: the candidates its object
-// names, when its object's head is one, it is not taken off a thing that
-// is no place (source), and the command names no other candidate but a
+// names, when its object's head is one, it is not a cover or part taken
+// off a thing that is no place (source), and the command names no other candidate but a
 // place it takes something out of ("put the dish in the
 // oven and turn it on": the dish or the oven, so neither), and that
 // agree with it in number: one thing for "it", several or a plural for
@@ -696,8 +696,8 @@ func actedOn(in *input, refs []reference, i int, plural bool) []string {
 				other = appendNew(other, ref.meaning()...)
 			}
 		}
-		if !named || s0 >= 0 && !place {
-			return nil
+		if !named || s0 >= 0 && !place && vocab.has("covers", wordKey(in.gt[head].Text)) {
+			return nil // "take the lid off the pot and stir it": the lid or the pot
 		}
 		many := len(object) > 1 || wordKey(in.gt[head].Text) != in.gt[head].Text // "the chairs": a plural
 		if !plural && (len(other) > 0 || many) || plural && !many {
@@ -715,9 +715,11 @@ func actedOn(in *input, refs []reference, i int, plural bool) []string {
 // the oat milk out of the fridge", "the cookies out of the jar") the thing
 // moved is the one acted on, and the place is no other thing the command
 // names;
-// taken off a thing that is no place ("take the lid off the pot",
-// "remove the cap from the bottle") the part taken off and the thing it
-// came off could both be what a later "it" means.
+// taken off or from a thing that is no place, the thing moved is the one
+// acted on too ("take the cookies from the package"), unless it is a
+// cover or a part of what it came off ("take the lid off the pot",
+// "remove the cap from the bottle", "the skin from the chicken": the
+// covers list): then both could be what a later "it" means.
 func source(in *input, t1, end int) (s0, s1 int, place bool) {
 	for k := t1; k < end; k++ {
 		n := sourceWords(in.gt, k)

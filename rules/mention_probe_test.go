@@ -194,7 +194,7 @@ func TestMentionBindsWhatTheGoalsWordsSettle(t *testing.T) {
 			nobind: []mentionOf{bindOf("it", "cast iron pan")}},
 		{cands: kitchen, goal: "drain the juice from the canned peaches",
 			nobind: []mentionOf{bindOf("the juice", "apple juice"), bindOf("the juice", "orange juice")}},
-		// A part taken off a thing that is no place: either could be "it".
+		// A cover or part taken off a thing that is no place: either could be "it".
 		{cands: []string{"pot", "lid"}, goal: "take the lid off the pot and stir it", nobind: []mentionOf{bindOf("it", "")}},
 		{cands: []string{"pot", "lid", "pan", "fridge"}, goal: "take the lid off the pot and stir it", nobind: []mentionOf{bindOf("it", "")}},
 		{cands: []string{"lid"}, goal: "take the lid off the pot and stir it", nobind: []mentionOf{bindOf("it", "")}},
@@ -204,6 +204,13 @@ func TestMentionBindsWhatTheGoalsWordsSettle(t *testing.T) {
 		{cands: []string{"film", "tray", "oven"}, goal: "Peel the film off the tray. Bake it in the oven.", nobind: []mentionOf{bindOf("it", "")}},
 		{cands: []string{"can", "tab"}, goal: "pull the tab off the can and drink it", nobind: []mentionOf{bindOf("it", "")}},
 		{cands: []string{"burger", "wrapper"}, goal: "take the wrapper off the burger and eat it", nobind: []mentionOf{bindOf("it", "")}},
+		{cands: []string{"chicken", "skin"}, goal: "remove the skin from the chicken and bake it", nobind: []mentionOf{bindOf("it", "")}},
+		{cands: []string{"pepper", "seeds"}, goal: "remove the seeds from the pepper and stuff it", nobind: []mentionOf{bindOf("it", "")}},
+		// Taken from a thing that holds it: the thing moved.
+		{cands: []string{"cookies", "package"}, goal: "take the cookies from the package and eat them", bind: []mentionOf{bindOf("them", "cookies")}},
+		{cands: []string{"sandwich", "bag"}, goal: "take the sandwich from the bag and eat it", bind: []mentionOf{bindOf("it", "sandwich")}},
+		{cands: []string{"tuna", "tin"}, goal: "remove the tuna from the tin and mash it", bind: []mentionOf{bindOf("it", "tuna")}, nobind: []mentionOf{bindOf("it", "tin")}},
+		{cands: []string{"pizza", "box"}, goal: "slide the pizza off the box and slice it", bind: []mentionOf{bindOf("it", "pizza")}},
 		// Taken out of or off a place: the thing moved.
 		{cands: []string{"kettle", "stove"}, goal: "take the kettle off the stove and empty it", bind: []mentionOf{bindOf("it", "kettle")}},
 		{cands: []string{"chicken", "oven"}, goal: "remove the chicken from the oven and slice it", bind: []mentionOf{bindOf("it", "chicken")}},
