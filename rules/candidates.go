@@ -1046,6 +1046,9 @@ func fileReference(in *input, res *references) string {
 		t0--
 	}
 	phrase := in.span(t0, at+1)
+	if len(fit) > 1 && vocab.has("fileWords", wordKey(in.gt[at].Text)) {
+		fit = statedFiles(in, at, fit)
+	}
 	if len(fit) == 1 {
 		res.assumptions = append(res.assumptions, fmt.Sprintf("Took %s to be %s, the only candidate file.", in.quote(phrase), fit[0]))
 		return fit[0]
@@ -1057,6 +1060,52 @@ func fileReference(in *input, res *references) string {
 	res.q = &askonce.Question{Type: askonce.QuestionTargetFile, Text: text, Options: fit, Reason: "target_file_ambiguous"}
 	res.assumptions = append(res.assumptions, fmt.Sprintf("Took %s to be %s, the first candidate file.", in.quote(phrase), fit[0]))
 	return fit[0]
+}
+
+// statedFiles keeps, of the files "the file" at goal token at may mean,
+// those whose names hold the words the goal states of it: before it in
+// its phrase ("the test file", "the Go file") or after it with a
+// preposition or a relative clause ("the file with the main function",
+// "the file that isn't notes": what it is not). A word that no file, or
+// every file, holds tells nothing; when none is left, all stay.
+func statedFiles(in *input, at int, fit []string) []string {
+	toks := in.gt
+	names := make([]name, len(fit))
+	for i, f := range fit {
+		names[i] = nameOf(f)
+	}
+	keep := slices.Clone(names)
+	state := func(k int, neg bool) {
+		w := wordKey(toks[k].Text)
+		n := 0
+		for _, f := range names {
+			if f.holds(w) {
+				n++
+			}
+		}
+		if !content(&toks[k]) || n == 0 || n == len(names) {
+			return
+		}
+		keep = slices.DeleteFunc(keep, func(f name) bool { return f.holds(w) == neg })
+	}
+	for k := at - 1; k >= 0 && toks[k].Clause == toks[at].Clause && !toks[k].e.has(fDet|fPrep) && !in.verbs[k]; k-- {
+		state(k, false)
+	}
+	if j := at + 1; j < len(toks) && toks[j].Clause == toks[at].Clause && toks[j].e.has(fPrep|fCue) {
+		neg := false
+		for k := j; k < len(toks) && toks[k].Clause == toks[at].Clause && !toks[k].e.has(fConj|fStepSep) && (k == j || !in.verbs[k] || toks[j].e.has(fCue)); k++ {
+			neg = neg || toks[k].neg || toks[k].e.has(fNeg)
+			state(k, neg)
+		}
+	}
+	if len(keep) == 0 {
+		return fit
+	}
+	out := make([]string, len(keep))
+	for i, f := range keep {
+		out[i] = f.display
+	}
+	return out
 }
 
 // namedFile is the file that toks name by its path, or by a base name no

@@ -308,3 +308,38 @@ func wantAsked(t *testing.T, goal string, q *askonce.Question, options []string)
 		t.Errorf("%q: asked over %q, want %q", goal, q.Options, options)
 	}
 }
+
+// TestTheFileIsTheOneTheGoalsWordsName holds issue 39's class 5 for the
+// request's files: "the file" is asked about only over the files whose
+// names hold the words the goal states of it, before it or after it
+// with a preposition or a relative clause (what it is not, too); a word
+// every file or no file holds tells nothing.
+func TestTheFileIsTheOneTheGoalsWordsName(t *testing.T) {
+	in, err := rules.New(rules.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	probes := []struct {
+		files   []string
+		goal    string
+		options []string // nil: no question
+	}{
+		{[]string{"main.go", "main_test.go"}, "add a test case to the test file", nil},
+		{[]string{"main.go", "README.md"}, "fix the typo in the Go file", nil},
+		{[]string{"main.go", "util.go"}, "add a comment to the file with the main function", nil},
+		{[]string{"api.go", "store.go", "server.go"}, "review the file for the store", nil},
+		{[]string{"notes.txt", "todo.txt"}, "add milk to the file that isn't notes", nil},
+		{[]string{"notes.txt", "todo.txt"}, "add milk to the file of todos", nil},
+		{[]string{"a_test.go", "b_test.go", "main.go"}, "fix the test file", []string{"a_test.go", "b_test.go"}},
+		{[]string{"a.go", "b.go"}, "fix the Go file", []string{"a.go", "b.go"}},     // every file holds it
+		{[]string{"a.go", "b.go"}, "fix the broken file", []string{"a.go", "b.go"}}, // no file holds it
+		{[]string{"README.md", "CONTRIBUTING.md"}, "fix the typos in this file", []string{"README.md", "CONTRIBUTING.md"}},
+	}
+	for _, p := range probes {
+		out, err := in.Interpret(t.Context(), &askonce.Request{Goal: p.goal, Prompt: p.goal, Files: p.files, Attempt: 1})
+		if err != nil {
+			t.Fatalf("%q: %v", p.goal, err)
+		}
+		wantAsked(t, p.goal, out.Outcome.Question, p.options)
+	}
+}
