@@ -330,6 +330,11 @@ func findReference(in *input, ns *nameSet, i int) (reference, bool) {
 	}
 	inPP := pp >= 0 && pp < s-1 && toks[pp].Clause == t.Clause && toks[pp].e.has(fPrep) && !(pp > 0 && verbs[pp-1]) // "turn on the lamp": a particle
 	j := i + 1
+	if k := j; k+1 < len(toks) && toks[k].Clause == t.Clause && content(&toks[k]) && !verbs[k] && !toks[k].e.has(fPrep|fCue) {
+		if some, _ := held(k); !some && (toks[k+1].e.has(fPrep|fCue) && toks[k+1].Clause == t.Clause) {
+			j++ // a kind word no candidate names: "the staging environment in the US", "the feature branch for billing"
+		}
+	}
 	relative := j < len(toks) && toks[j].e.has(fCue) && !toks[j].e.has(fPrep) && (toks[j].Clause == t.Clause || strings.TrimSpace(in.goal[t.End:toks[j].Start]) == ",")
 	// object reads the phrase after the preposition at toks[j]: its
 	// head, the last word of substance ("the can of pineapple":

@@ -54,6 +54,10 @@ func TestMentionBindsWhatTheGoalsWordsSettle(t *testing.T) {
 		{cands: []string{"Plan A", "Plan B"}, goal: "print the plan", options: []string{"Plan A", "Plan B"}},
 		{cands: []string{"staging-eu", "staging-us"}, goal: "Run the smoke tests against the staging environment.", options: []string{"staging-eu", "staging-us"}},
 		{cands: []string{"staging-eu", "staging-us"}, goal: "Run the smoke tests against staging-us."},
+		// A kind word no candidate names between the head and what is said of it.
+		{cands: []string{"feature/search", "feature/billing"}, goal: "Rebase the feature branch for billing on main.", bind: []mentionOf{bindOf("feature", "feature/billing")}},
+		{cands: []string{"feature/search", "feature/billing"}, goal: "Rebase the feature branch that isn't search.", bind: []mentionOf{bindOf("feature", "feature/billing")}},
+		{cands: []string{"staging-eu", "staging-us"}, goal: "Deploy to the staging environment that is in the EU.", bind: []mentionOf{bindOf("staging", "staging-eu")}},
 		{cands: []string{"feature/search", "feature/billing"}, goal: "Rebase the feature branch on main.", options: []string{"feature/search", "feature/billing"}},
 		{cands: []string{"us-east-cluster", "us-west-cluster"}, goal: "drain the cluster", options: []string{"us-east-cluster", "us-west-cluster"}},
 		// Names that differ only by a number: none is named whole.
