@@ -239,13 +239,22 @@ func findReference(in *input, ns *nameSet, i int) (reference, bool) {
 		return reference{}, false
 	}
 	// keyOf is the word of toks[k] the candidates are told apart by: the
-	// word, or the part of a compound written with a hyphen that one of
-	// them holds ("mint-flavoured": mint; "oat-based": oat).
+	// word, the part of a compound written with a hyphen that one of them
+	// holds ("mint-flavoured": mint; "oat-based": oat), or the word of
+	// their names on the same side of one of the profile's groups ("the
+	// biggest bowl" with a large and a small bowl: large).
 	keyOf := func(k int) string {
 		m := wordKey(toks[k].Text)
 		for _, w := range identWords(toks[k].Text) {
 			if w := wordKey(w); w != m && slices.ContainsFunc(fit, func(f name) bool { return f.holds(w) && !f.holds(m) }) {
 				return w
+			}
+		}
+		if !slices.ContainsFunc(fit, func(f name) bool { return f.holds(m) }) {
+			for _, f := range fit {
+				if w := slices.IndexFunc(f.words, func(w string) bool { return in.c.sameSide(w, m) }); w >= 0 {
+					return f.words[w]
+				}
 			}
 		}
 		return m
@@ -396,8 +405,21 @@ func findReference(in *input, ns *nameSet, i int) (reference, bool) {
 	case s < t0 && !after:
 		return reference{}, false // a modifier no candidate holds: "the red pepper" names something else
 	}
-	universal := quantified(toks, t0, i)
-	if t0 > 0 && toks[t0-1].Clause == t.Clause && !lex.IsJapanese(t.Text) && !universal {
+	// "the larger of the bowls", "the biggest of the two bowls": the one of
+	// them that the word before "of" tells apart
+	partitive := false
+	p := t0 - 1
+	for p >= 0 && toks[p].Clause == t.Clause && (toks[p].e.has(fDet) || number(toks[p].Text)) {
+		p--
+	}
+	if p >= 1 && p < t0-1 && toks[p].Text == "of" && toks[p-1].Clause == t.Clause && !verbs[p-1] {
+		if some, all := held(p - 1); some && !all {
+			mods = append(mods, keyOf(p-1))
+			t0, partitive = p-1, true
+		}
+	}
+	universal := !partitive && quantified(toks, t0, i)
+	if t0 > 0 && toks[t0-1].Clause == t.Clause && !lex.IsJapanese(t.Text) && !universal && !partitive {
 		if p := &toks[t0-1]; vocab.has("indefinite", p.Text) || p.neg || number(p.Text) {
 			return reference{}, false // "a cup", "2 cups": any that fit ("the two cups": both)
 		}
@@ -414,7 +436,7 @@ func findReference(in *input, ns *nameSet, i int) (reference, bool) {
 			return reference{}, false
 		}
 	}
-	if key != t.Text && !lex.IsJapanese(t.Text) && !universal {
+	if key != t.Text && !lex.IsJapanese(t.Text) && !universal && !partitive {
 		plural := true
 		for _, n := range fit {
 			if strings.EqualFold(n.display, in.span(t0, i+1)) || strings.HasSuffix(strings.ToLower(n.display), t.Text) || slices.Contains(identWords(strings.ToLower(n.display)), t.Text) { // "orders" with orders_2023

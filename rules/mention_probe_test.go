@@ -172,7 +172,15 @@ func TestMentionBindsWhatTheGoalsWordsSettle(t *testing.T) {
 		{cands: kitchen, goal: "wash the mugs and dry them", bind: []mentionOf{bindOf("mugs", "red mug"), bindOf("mugs", "blue mug"), bindOf("them", "blue mug")}},
 		{cands: kitchen, goal: "buy mugs", nobind: []mentionOf{bindOf("mugs", "")}}, // others
 		{cands: []string{"small container", "large container"}, goal: "Put the leftovers in the bigger of the two containers.",
-			nobind: []mentionOf{bindOf("containers", "small container")}}, // one of them
+			bind: []mentionOf{bindOf("bigger of the two containers", "large container")}, nobind: []mentionOf{bindOf("bigger of the two containers", "small container")}}, // the one the word before "of" tells apart
+		{cands: []string{"large bowl", "small bowl"}, goal: "put the soup in the smallest of the bowls", bind: []mentionOf{bindOf("smallest of the bowls", "small bowl")}},
+		{cands: []string{"large bowl", "small bowl"}, goal: "wash the rest of the bowls"},
+		// A word on the same side of one of the profile's groups as a word
+		// of a candidate's name names it (size, temperature).
+		{cands: []string{"large bowl", "small bowl"}, goal: "put the soup in the biggest bowl", bind: []mentionOf{bindOf("biggest bowl", "large bowl")}},
+		{cands: []string{"large bowl", "small bowl"}, goal: "put the soup in the tiny bowl", bind: []mentionOf{bindOf("tiny bowl", "small bowl")}},
+		{cands: []string{"iced tea", "hot tea"}, goal: "drink the cold tea", bind: []mentionOf{bindOf("cold tea", "iced tea")}},
+		{cands: []string{"iced tea", "hot tea"}, goal: "drink the tea that is warm", bind: []mentionOf{bindOf("tea", "hot tea")}},
 		{cands: []string{"small container", "large container"}, goal: "Put the leftovers in the smaller container.",
 			bind: []mentionOf{bindOf("smaller container", "small container")}},
 		{cands: kitchen, goal: "toast both breads"},
