@@ -371,7 +371,21 @@ func findReference(in *input, ns *nameSet, i int) (reference, bool) {
 	// sponge's, not the mug's), so it settles nothing.
 	attrObject := func(j int) bool {
 		head, telling := object(j)
-		if head < 0 || telling < 0 || slices.ContainsFunc(ns.names, func(n name) bool { return headMatch(wordKey(toks[head].Text), n) }) {
+		if head < 0 || telling < 0 {
+			return false
+		}
+		// its head names a thing of its own: another candidate ("the lamp on
+		// the desk" with a desk) or a mention of the same kind ("after the
+		// orange juice"); not one of them by an end of its name ("prod in
+		// the EU" with prod-eu)
+		named, others := 0, false
+		for _, n := range ns.names {
+			if headMatch(wordKey(toks[head].Text), n) {
+				named++
+				others = others || !slices.ContainsFunc(fit, func(f name) bool { return f.display == n.display })
+			}
+		}
+		if others || named > 0 && named == len(fit) {
 			return false
 		}
 		if k := wordKey(toks[head].Text); slices.ContainsFunc(fit, func(f name) bool { return slices.Contains(f.words, k) }) {
@@ -513,7 +527,7 @@ func quantified(toks []token, t0, i int) bool {
 		switch {
 		case vocab.has("universals", t.Text):
 			return true
-		case k > 0 && (number(t.Text) || vocab.has("indefinite", t.Text)) && t.Text != "1" && t.Text != "one":
+		case k > 0 && (count(t.Text) || vocab.has("indefinite", t.Text)) && t.Text != "1" && t.Text != "one":
 			p := &toks[k-1]
 			// "the two": all; not "a few", nor "the bigger of the two": one of them
 			partitive := k > 1 && toks[k-2].Text == "of"

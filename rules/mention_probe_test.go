@@ -54,6 +54,10 @@ func TestMentionBindsWhatTheGoalsWordsSettle(t *testing.T) {
 		{cands: []string{"Plan A", "Plan B"}, goal: "print the plan", options: []string{"Plan A", "Plan B"}},
 		{cands: []string{"staging-eu", "staging-us"}, goal: "Run the smoke tests against the staging environment.", options: []string{"staging-eu", "staging-us"}},
 		{cands: []string{"staging-eu", "staging-us"}, goal: "Run the smoke tests against staging-us."},
+		{cands: []string{"prod-eu", "prod-us", "staging"}, goal: "restart prod in the EU", bind: []mentionOf{bindOf("prod", "prod-eu")}},
+		// A version is no count: "the 1.3 release branch" is not both.
+		{cands: []string{"release/1.2", "release/1.3"}, goal: "cherry-pick the fix onto the 1.3 release branch",
+			nobind: []mentionOf{bindOf("release", "release/1.2")}},
 		// A kind word no candidate names between the head and what is said of it.
 		{cands: []string{"feature/search", "feature/billing"}, goal: "Rebase the feature branch for billing on main.", bind: []mentionOf{bindOf("feature", "feature/billing")}},
 		{cands: []string{"feature/search", "feature/billing"}, goal: "Rebase the feature branch that isn't search.", bind: []mentionOf{bindOf("feature", "feature/billing")}},
