@@ -420,7 +420,7 @@ func findReference(in *input, ns *nameSet, i int) (reference, bool) {
 		return reference{}, false // a modifier no candidate holds: "the red pepper" names something else
 	}
 	// "the larger of the bowls", "the biggest of the two bowls": the one of
-	// them that the word before "of" tells apart
+	// them that the word before "of" tells apart; "one of the bowls": any
 	partitive := false
 	p := t0 - 1
 	for p >= 0 && toks[p].Clause == t.Clause && (toks[p].e.has(fDet) || number(toks[p].Text)) {
@@ -430,6 +430,8 @@ func findReference(in *input, ns *nameSet, i int) (reference, bool) {
 		if some, all := held(p - 1); some && !all {
 			mods = append(mods, keyOf(p-1))
 			t0, partitive = p-1, true
+		} else if vocab.has("indefinite", toks[p-1].Text) {
+			return reference{}, false // "one of the bowls", "either of the mugs": any of them
 		}
 	}
 	universal := !partitive && quantified(toks, t0, i)

@@ -179,6 +179,7 @@ func TestMentionBindsWhatTheGoalsWordsSettle(t *testing.T) {
 			bind: []mentionOf{bindOf("bigger of the two containers", "large container")}, nobind: []mentionOf{bindOf("bigger of the two containers", "small container")}}, // the one the word before "of" tells apart
 		{cands: []string{"large bowl", "small bowl"}, goal: "put the soup in the smallest of the bowls", bind: []mentionOf{bindOf("smallest of the bowls", "small bowl")}},
 		{cands: []string{"large bowl", "small bowl"}, goal: "wash the rest of the bowls"},
+		{cands: []string{"large bowl", "small bowl"}, goal: "wash one of the bowls", nobind: []mentionOf{bindOf("bowls", "")}}, // any of them
 		// A word on the same side of one of the profile's groups as a word
 		// of a candidate's name names it (size, temperature).
 		{cands: []string{"large bowl", "small bowl"}, goal: "put the soup in the biggest bowl", bind: []mentionOf{bindOf("biggest bowl", "large bowl")}},
