@@ -558,23 +558,31 @@ func quantified(toks []token, t0, i int) bool {
 //     contents of another thing ("the juice from the canned peaches")
 //     name none;
 //   - the words the goal states of it keep those that hold them: before
-//     it ("the glass oven-safe dish"), after it with for, of, from, out
-//     of, with or a relative clause ("the pan with the nonstick coating",
-//     "the peas from the freezer": a word of one family with frozen),
-//     set off by a comma or a bracket, what it is not, a full mention
-//     before it ("take the cheddar cheese out, then slice the cheese");
-//   - one left is bound; a universal quantifier, a numeral after a
-//     definite determiner or a definite plural of singular names ("both
-//     kinds of bread", "the two mugs", "the mugs") binds all; two or
-//     more left ask SELECT_ONE (reason
-//     target_action_ambiguous) unless the answer names one;
+//     it ("the glass oven-safe dish"; "the biggest bowl": a word on the
+//     same side of a profile group as "large"), after it with for, of,
+//     from, out of, with or a relative clause ("the peas from the
+//     freezer": a word of one family with frozen; "the light in the
+//     kitchen": a word of a candidate's own name), the word before "of"
+//     in a partitive ("the bigger of the two containers"), set off by a
+//     comma or a bracket, what it is not (negated, "non-red", "other
+//     than the metal one"; "without salt" is the unsalted one), a full
+//     or settled mention before it ("take the cheddar cheese out, then
+//     slice the cheese");
+//   - one left is bound; a universal quantifier, before it or set off
+//     after it, a numeral after a definite determiner or a definite
+//     plural of singular names ("both kinds of bread", "the bread
+//     (both)", "the two mugs", "the mugs") binds all; two or more left
+//     ask SELECT_ONE (reason target_action_ambiguous) unless the answer
+//     names one;
 //   - a pronoun binds what the command before it acts on, when that is
 //     one candidate (or, for "them", several) and no other candidate the
-//     command names could be it; it is never asked about.
+//     command names could be it, nor is it a cover or part taken off
+//     another thing; it is never asked about.
 //
 // Which candidate each mention means is recorded in the plan's
 // spec.bindings. "The file" or a base name two files share refers to the
-// files, asked as TARGET_FILE (target_file_ambiguous). The answer settles
+// files whose names hold the words the goal states of it, asked as
+// TARGET_FILE (target_file_ambiguous) when two or more. The answer settles
 // it by naming one (for files also a relative path or a root word); the
 // rule takes the first.
 func detectCandidates(in *input) references {
