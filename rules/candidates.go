@@ -239,8 +239,10 @@ func findReference(in *input, ns *nameSet, i int) (reference, bool) {
 		return reference{}, false
 	}
 	// keyOf is the word of toks[k] the candidates are told apart by: the
-	// word, or the part of a compound written with a hyphen that one of
-	// them holds ("mint-flavoured": mint; "oat-based": oat).
+	// word, the part of a compound written with a hyphen that one of them
+	// holds ("mint-flavoured": mint; "oat-based": oat), or the word of
+	// their names on the same side of one of the profile's groups ("the
+	// biggest bowl" with a large and a small bowl: large).
 	keyOf := func(k int) string {
 		m := wordKey(toks[k].Text)
 		for _, w := range identWords(toks[k].Text) {
@@ -248,10 +250,16 @@ func findReference(in *input, ns *nameSet, i int) (reference, bool) {
 				return w
 			}
 		}
+		if !slices.ContainsFunc(fit, func(f name) bool { return f.holds(m) }) {
+			for _, f := range fit {
+				if w := slices.IndexFunc(f.words, func(w string) bool { return in.c.sameSide(w, m) }); w >= 0 {
+					return f.words[w]
+				}
+			}
+		}
 		return m
 	}
-	held := func(k int) (some, all bool) { // whether some, and all, of fit hold toks[k]
-		m := keyOf(k)
+	heldKey := func(m string) (some, all bool) { // whether some, and all, of fit hold m
 		n := 0
 		for _, f := range fit {
 			if f.holds(m) {
@@ -260,6 +268,7 @@ func findReference(in *input, ns *nameSet, i int) (reference, bool) {
 		}
 		return n > 0, n == len(fit)
 	}
+	held := func(k int) (some, all bool) { return heldKey(keyOf(k)) } // toks[k]
 	// The words the head's own phrase states: the run before it that the
 	// candidates hold ("black pepper"), and, further back to its
 	// determiner, verb or preposition, any word that tells them apart
@@ -284,10 +293,38 @@ func findReference(in *input, ns *nameSet, i int) (reference, bool) {
 		s -= 2 // "the can of peaches": can; ガラスの皿: ガラス
 	}
 	var mods, not []string // the words it holds, and those it does not
+	// state records what the goal says of it at toks[k], negated or not
+	// (a word it is not, unless a candidate holds the word's negative
+	// form: "the butter without salt", "the jar that hasn't been opened"
+	// are the unsalted and the unopened one), and reports whether the
+	// word tells the candidates apart.
+	state := func(k int, neg bool) (tells bool) {
+		w := keyOf(k)
+		if neg {
+			for _, un := range []string{"un", "non"} {
+				if some, all := heldKey(un + w); some && !all {
+					mods = append(mods, un+w)
+					return true
+				}
+			}
+		}
+		some, all := held(k)
+		switch {
+		case some && !all && neg:
+			not = append(not, w)
+		case some:
+			mods = append(mods, w)
+		}
+		return some && !all
+	}
 	stated := false
 	for k := s; k < i; k++ {
+		// a word whose first part is a negation says what it is not when
+		// the candidates hold the rest ("non-red"; not "non-stick")
+		parts := identWords(toks[k].Text)
+		neg := len(parts) > 1 && vocab.has("negations", strings.ToLower(parts[0])) && keyOf(k) != wordKey(toks[k].Text)
 		if some, all := held(k); some {
-			mods = append(mods, keyOf(k))
+			state(k, neg)
 			stated = stated || k < t0 && !all
 		}
 	}
@@ -302,6 +339,11 @@ func findReference(in *input, ns *nameSet, i int) (reference, bool) {
 	}
 	inPP := pp >= 0 && pp < s-1 && toks[pp].Clause == t.Clause && toks[pp].e.has(fPrep) && !(pp > 0 && verbs[pp-1]) // "turn on the lamp": a particle
 	j := i + 1
+	if k := j; k+1 < len(toks) && toks[k].Clause == t.Clause && content(&toks[k]) && !verbs[k] && !toks[k].e.has(fPrep|fCue) {
+		if some, _ := held(k); !some && (toks[k+1].e.has(fPrep|fCue) && toks[k+1].Clause == t.Clause) {
+			j++ // a kind word no candidate names: "the staging environment in the US", "the feature branch for billing"
+		}
+	}
 	relative := j < len(toks) && toks[j].e.has(fCue) && !toks[j].e.has(fPrep) && (toks[j].Clause == t.Clause || strings.TrimSpace(in.goal[t.End:toks[j].Start]) == ",")
 	// object reads the phrase after the preposition at toks[j]: its
 	// head, the last word of substance ("the can of pineapple":
@@ -319,21 +361,40 @@ func findReference(in *input, ns *nameSet, i int) (reference, bool) {
 		}
 		return head, telling
 	}
-	// A preposition's object that is a word alone, names no thing of its
-	// own (no candidate, no place) and tells the candidates apart
-	// describes it too ("the slipper on the left"; on the left shelf, in
-	// the freezer are places). A longer phrase may be a thing the verb
-	// uses ("wash the mug with the blue sponge": blue is the sponge's,
-	// not the mug's), so it settles nothing.
+	// A preposition's object that names no candidate of its own and tells
+	// the candidates apart describes it too when its thing is a word of
+	// their names ("the carton with the almond milk", "the light in the
+	// kitchen": almond milk carton, kitchen light), or when it is a word
+	// alone that names no place ("the slipper on the left"; on the left
+	// shelf, in the freezer are places). A longer phrase may be a thing
+	// the verb uses ("wash the mug with the blue sponge": blue is the
+	// sponge's, not the mug's), so it settles nothing.
 	attrObject := func(j int) bool {
 		head, telling := object(j)
+		if head < 0 || telling < 0 {
+			return false
+		}
+		// its head names a thing of its own: another candidate ("the lamp on
+		// the desk" with a desk) or a mention of the same kind ("after the
+		// orange juice"); not one of them by an end of its name ("prod in
+		// the EU" with prod-eu)
+		named, others := 0, false
+		for _, n := range ns.names {
+			if headMatch(wordKey(toks[head].Text), n) {
+				named++
+				others = others || !slices.ContainsFunc(fit, func(f name) bool { return f.display == n.display })
+			}
+		}
+		if others || named > 0 && named == len(fit) {
+			return false
+		}
+		if k := wordKey(toks[head].Text); slices.ContainsFunc(fit, func(f name) bool { return slices.Contains(f.words, k) }) {
+			return true
+		}
 		if v := commandOf(in, i); toks[j].Text == "with" && v >= 0 && vocab.has("containerVerbs", toks[v].Text) {
 			return false // "fill the mug with the red wine": what goes in it
 		}
-		if head < 0 || telling < 0 || vocab.has("places", toks[head].Text) || telling != head {
-			return false
-		}
-		return !slices.ContainsFunc(ns.names, func(n name) bool { return headMatch(wordKey(toks[head].Text), n) })
+		return !vocab.has("places", toks[head].Text) && telling == head
 	}
 	end := i + 1
 	if j < len(toks) && !relative {
@@ -347,11 +408,7 @@ func findReference(in *input, ns *nameSet, i int) (reference, bool) {
 		neg := toks[j].e.has(fNeg)
 		for k := j + 1; k < len(toks) && toks[k].Clause == toks[j].Clause && (relative || !verbs[k]) && !toks[k].e.has(fConj|fStepSep) && (relative || !toks[k].e.has(fPrep)); k++ {
 			neg = neg || toks[k].neg || toks[k].e.has(fNeg)
-			if some, all := held(k); some && !all && neg {
-				not = append(not, keyOf(k))
-				after, end = true, k+1
-			} else if some && !all {
-				mods = append(mods, keyOf(k))
+			if state(k, neg) {
 				after, end = true, k+1
 			}
 		}
@@ -362,8 +419,23 @@ func findReference(in *input, ns *nameSet, i int) (reference, bool) {
 	case s < t0 && !after:
 		return reference{}, false // a modifier no candidate holds: "the red pepper" names something else
 	}
-	universal := quantified(toks, t0, i)
-	if t0 > 0 && toks[t0-1].Clause == t.Clause && !lex.IsJapanese(t.Text) && !universal {
+	// "the larger of the bowls", "the biggest of the two bowls": the one of
+	// them that the word before "of" tells apart; "one of the bowls": any
+	partitive := false
+	p := t0 - 1
+	for p >= 0 && toks[p].Clause == t.Clause && (toks[p].e.has(fDet) || number(toks[p].Text)) {
+		p--
+	}
+	if p >= 1 && p < t0-1 && toks[p].Text == "of" && toks[p-1].Clause == t.Clause && !verbs[p-1] {
+		if some, all := held(p - 1); some && !all {
+			mods = append(mods, keyOf(p-1))
+			t0, partitive = p-1, true
+		} else if vocab.has("indefinite", toks[p-1].Text) {
+			return reference{}, false // "one of the bowls", "either of the mugs": any of them
+		}
+	}
+	universal := !partitive && quantified(toks, t0, i)
+	if t0 > 0 && toks[t0-1].Clause == t.Clause && !lex.IsJapanese(t.Text) && !universal && !partitive {
 		if p := &toks[t0-1]; vocab.has("indefinite", p.Text) || p.neg || number(p.Text) {
 			return reference{}, false // "a cup", "2 cups": any that fit ("the two cups": both)
 		}
@@ -380,7 +452,7 @@ func findReference(in *input, ns *nameSet, i int) (reference, bool) {
 			return reference{}, false
 		}
 	}
-	if key != t.Text && !lex.IsJapanese(t.Text) && !universal {
+	if key != t.Text && !lex.IsJapanese(t.Text) && !universal && !partitive {
 		plural := true
 		for _, n := range fit {
 			if strings.EqualFold(n.display, in.span(t0, i+1)) || strings.HasSuffix(strings.ToLower(n.display), t.Text) || slices.Contains(identWords(strings.ToLower(n.display)), t.Text) { // "orders" with orders_2023
@@ -457,7 +529,7 @@ func quantified(toks []token, t0, i int) bool {
 		switch {
 		case vocab.has("universals", t.Text):
 			return true
-		case k > 0 && (number(t.Text) || vocab.has("indefinite", t.Text)) && t.Text != "1" && t.Text != "one":
+		case k > 0 && (count(t.Text) || vocab.has("indefinite", t.Text)) && t.Text != "1" && t.Text != "one":
 			p := &toks[k-1]
 			// "the two": all; not "a few", nor "the bigger of the two": one of them
 			partitive := k > 1 && toks[k-2].Text == "of"
@@ -486,23 +558,31 @@ func quantified(toks []token, t0, i int) bool {
 //     contents of another thing ("the juice from the canned peaches")
 //     name none;
 //   - the words the goal states of it keep those that hold them: before
-//     it ("the glass oven-safe dish"), after it with for, of, from, out
-//     of, with or a relative clause ("the pan with the nonstick coating",
-//     "the peas from the freezer": a word of one family with frozen),
-//     set off by a comma or a bracket, what it is not, a full mention
-//     before it ("take the cheddar cheese out, then slice the cheese");
-//   - one left is bound; a universal quantifier, a numeral after a
-//     definite determiner or a definite plural of singular names ("both
-//     kinds of bread", "the two mugs", "the mugs") binds all; two or
-//     more left ask SELECT_ONE (reason
-//     target_action_ambiguous) unless the answer names one;
+//     it ("the glass oven-safe dish"; "the biggest bowl": a word on the
+//     same side of a profile group as "large"), after it with for, of,
+//     from, out of, with or a relative clause ("the peas from the
+//     freezer": a word of one family with frozen; "the light in the
+//     kitchen": a word of a candidate's own name), the word before "of"
+//     in a partitive ("the bigger of the two containers"), set off by a
+//     comma or a bracket, what it is not (negated, "non-red", "other
+//     than the metal one"; "without salt" is the unsalted one), a full
+//     or settled mention before it ("take the cheddar cheese out, then
+//     slice the cheese");
+//   - one left is bound; a universal quantifier, before it or set off
+//     after it, a numeral after a definite determiner or a definite
+//     plural of singular names ("both kinds of bread", "the bread
+//     (both)", "the two mugs", "the mugs") binds all; two or more left
+//     ask SELECT_ONE (reason target_action_ambiguous) unless the answer
+//     names one;
 //   - a pronoun binds what the command before it acts on, when that is
 //     one candidate (or, for "them", several) and no other candidate the
-//     command names could be it; it is never asked about.
+//     command names could be it, nor is it a cover or part taken off
+//     another thing; it is never asked about.
 //
 // Which candidate each mention means is recorded in the plan's
 // spec.bindings. "The file" or a base name two files share refers to the
-// files, asked as TARGET_FILE (target_file_ambiguous). The answer settles
+// files whose names hold the words the goal states of it, asked as
+// TARGET_FILE (target_file_ambiguous) when two or more. The answer settles
 // it by naming one (for files also a relative path or a root word); the
 // rule takes the first.
 func detectCandidates(in *input) references {
@@ -522,12 +602,12 @@ func detectCandidates(in *input) references {
 		for k := m.t0; k < m.t1; k++ {
 			covered[k] = true
 		}
-		full[i].neg = negatedClause(in.gt, m.t0)
+		full[i].neg = ruledOut(in.gt, m.t0)
 		excluded[m.name] = excluded[m.name] || full[i].neg
 		res.refs = append(res.refs, reference{t0: m.t0, t1: m.t1, options: []string{m.name}, chosen: 0})
 	}
 	for i := range in.gt {
-		if ref, ok := partialReference(in, ns, i); ok && !covered[i] && negatedClause(in.gt, i) {
+		if ref, ok := partialReference(in, ns, i); ok && !covered[i] && ruledOut(in.gt, i) {
 			excluded[ref.options[0]] = true
 		}
 	}
@@ -545,21 +625,31 @@ func detectCandidates(in *input) references {
 			phrase = in.goal[in.gt[ref.t0].Start : last.Start+len(lex.HanStem(last.Text))]
 		}
 		if ref.chosen < 0 && !ref.all {
-			if ref.chosen = restated(in, ns, ref, full); ref.chosen < 0 {
-				antecedent(&ref, full, excluded, in.gt)
+			if ref.all = restatedAll(in, ref); !ref.all {
+				if ref.chosen = restated(in, ns, ref, full); ref.chosen < 0 {
+					antecedent(&ref, full, excluded, in.gt)
+				}
 			}
 		}
-		if ref.all {
+		if ref.chosen < 0 && !ref.all {
+			ref.chosen = answerOption(in, ref.options)
+		}
+		switch {
+		case ref.all:
 			res.assumptions = append(res.assumptions, fmt.Sprintf("Took %s to mean all of %s.", in.quote(phrase), in.quoteList(ref.options, "and")))
-		} else if ref.chosen < 0 {
-			if ref.chosen = answerOption(in, ref.options); ref.chosen < 0 {
-				if res.q == nil {
-					text := in.say("Which %s is meant: %s?", "%sは%sのどれですか？", in.quote(phrase), in.quoteList(ref.options, "or"))
-					res.q = selectOne(text, "target_action_ambiguous", ref.options)
-				}
-				ref.chosen = 0
-				res.assumptions = append(res.assumptions, fmt.Sprintf("Took %s to be %s, the first that fits.", in.quote(phrase), in.quote(ref.options[0])))
+		case ref.chosen >= 0:
+			// settled, it names its candidate for the mentions after it as a
+			// full mention does ("take the peas out of the freezer and cook
+			// the peas", "take out the mint, then scoop the ice cream")
+			m := fullMention{t0: ref.t0, t1: ref.t1, name: ref.options[ref.chosen], neg: negatedClause(in.gt, ref.t0)}
+			full = slices.Insert(full, sort.Search(len(full), func(f int) bool { return full[f].t0 >= m.t0 }), m)
+		default:
+			if res.q == nil {
+				text := in.say("Which %s is meant: %s?", "%sは%sのどれですか？", in.quote(phrase), in.quoteList(ref.options, "or"))
+				res.q = selectOne(text, "target_action_ambiguous", ref.options)
 			}
+			ref.chosen = 0
+			res.assumptions = append(res.assumptions, fmt.Sprintf("Took %s to be %s, the first that fits.", in.quote(phrase), in.quote(ref.options[0])))
 		}
 		res.refs = append(res.refs, ref)
 		i = max(ref.t1, ref.said) - 1
@@ -623,8 +713,8 @@ func (ref reference) meaning() []string {
 
 // actedOn is what the nearest command before goal token i that does not
 // hold it acts on, when that is candidates: the candidates its object
-// names, when its object's head is one, it is not taken off a thing that
-// is no place (source), and the command names no other candidate but a
+// names, when its object's head is one, it is not a cover or part taken
+// off a thing that is no place (source), and the command names no other candidate but a
 // place it takes something out of ("put the dish in the
 // oven and turn it on": the dish or the oven, so neither), and that
 // agree with it in number: one thing for "it", several or a plural for
@@ -657,8 +747,8 @@ func actedOn(in *input, refs []reference, i int, plural bool) []string {
 				other = appendNew(other, ref.meaning()...)
 			}
 		}
-		if !named || s0 >= 0 && !place {
-			return nil
+		if !named || s0 >= 0 && !place && vocab.has("covers", wordKey(in.gt[head].Text)) {
+			return nil // "take the lid off the pot and stir it": the lid or the pot
 		}
 		many := len(object) > 1 || wordKey(in.gt[head].Text) != in.gt[head].Text // "the chairs": a plural
 		if !plural && (len(other) > 0 || many) || plural && !many {
@@ -676,9 +766,11 @@ func actedOn(in *input, refs []reference, i int, plural bool) []string {
 // the oat milk out of the fridge", "the cookies out of the jar") the thing
 // moved is the one acted on, and the place is no other thing the command
 // names;
-// taken off a thing that is no place ("take the lid off the pot",
-// "remove the cap from the bottle") the part taken off and the thing it
-// came off could both be what a later "it" means.
+// taken off or from a thing that is no place, the thing moved is the one
+// acted on too ("take the cookies from the package"), unless it is a
+// cover or a part of what it came off ("take the lid off the pot",
+// "remove the cap from the bottle", "the skin from the chicken": the
+// covers list): then both could be what a later "it" means.
 func source(in *input, t1, end int) (s0, s1 int, place bool) {
 	for k := t1; k < end; k++ {
 		n := sourceWords(in.gt, k)
@@ -694,6 +786,19 @@ func source(in *input, t1, end int) (s0, s1 int, place bool) {
 		return k, h, n == 2 || head < 0 || vocab.has("places", wordKey(in.gt[head].Text))
 	}
 	return -1, -1, false
+}
+
+// ruledOut reports whether the goal sets aside the thing it names at
+// toks[i]: negated in its clause ("not the whole milk"), or after a word
+// that excludes it ("the spoon other than the metal one", "instead of the
+// glass dish", "except the red mug"). "From" there says where a thing is
+// taken from, which rules nothing out.
+func ruledOut(toks []token, i int) bool {
+	k := i - 1
+	for k >= 0 && toks[k].e.has(fDet) {
+		k--
+	}
+	return negatedClause(toks, i) || k >= 0 && vocab.has("valueExcluders", governor(toks, i)) && sourceWords(toks, k) == 0
 }
 
 // sourceWords is how many tokens from toks[k] on say where something
@@ -855,6 +960,21 @@ func partOfPhrase(in *input, i int) bool {
 	return strings.IndexFunc(next.Text, unicode.IsLetter) >= 0
 }
 
+// restatedAll reports whether a universal quantifier set off by a comma,
+// a colon, a dash or a bracket follows ref right after it: "toast the
+// bread (both)", "toast the bread, both kinds", "slice the cheese: all of
+// it" mean every candidate it fits.
+func restatedAll(in *input, ref reference) bool {
+	k := max(ref.t1, ref.said)
+	return k < len(in.gt) && setOff(in, k) && vocab.has("universals", strings.ToLower(in.gt[k].Text))
+}
+
+// setOff reports whether goal token k follows a comma, a colon, a dash or
+// an opening bracket.
+func setOff(in *input, k int) bool {
+	return k > 0 && slices.Contains([]string{",", ":", "(", "-", "–", "—"}, strings.TrimSpace(in.goal[in.gt[k-1].End:in.gt[k].Start]))
+}
+
 // restated is the option of ref that a mention set off by a comma, a
 // colon, a dash or a bracket names, right after it ("heat the milk, the
 // oat one"; "the milk (the oat milk)"; "the dish (glass)": a word one
@@ -863,12 +983,15 @@ func partOfPhrase(in *input, i int) bool {
 func restated(in *input, ns *nameSet, ref reference, full []fullMention) int {
 	toks := in.gt
 	for k := ref.t1; k < len(toks) && toks[k].Sentence == toks[ref.t0].Sentence; k++ {
-		if !slices.Contains([]string{",", ":", "(", "-", "–", "—"}, strings.TrimSpace(in.goal[toks[k-1].End:toks[k].Start])) {
+		if !setOff(in, k) {
 			continue
 		}
 		m := k
 		for m < len(toks) && toks[m].e.has(fDet) {
 			m++
+		}
+		if m == len(toks) {
+			return -1 // "toast the bread (both)": no mention after it
 		}
 		name, end := "", m+1
 		if f := sort.Search(len(full), func(f int) bool { return full[f].t0 >= m }); f < len(full) && full[f].t0 == m {
@@ -974,6 +1097,9 @@ func fileReference(in *input, res *references) string {
 		t0--
 	}
 	phrase := in.span(t0, at+1)
+	if len(fit) > 1 && vocab.has("fileWords", wordKey(in.gt[at].Text)) {
+		fit = statedFiles(in, at, fit)
+	}
 	if len(fit) == 1 {
 		res.assumptions = append(res.assumptions, fmt.Sprintf("Took %s to be %s, the only candidate file.", in.quote(phrase), fit[0]))
 		return fit[0]
@@ -985,6 +1111,52 @@ func fileReference(in *input, res *references) string {
 	res.q = &askonce.Question{Type: askonce.QuestionTargetFile, Text: text, Options: fit, Reason: "target_file_ambiguous"}
 	res.assumptions = append(res.assumptions, fmt.Sprintf("Took %s to be %s, the first candidate file.", in.quote(phrase), fit[0]))
 	return fit[0]
+}
+
+// statedFiles keeps, of the files "the file" at goal token at may mean,
+// those whose names hold the words the goal states of it: before it in
+// its phrase ("the test file", "the Go file") or after it with a
+// preposition or a relative clause ("the file with the main function",
+// "the file that isn't notes": what it is not). A word that no file, or
+// every file, holds tells nothing; when none is left, all stay.
+func statedFiles(in *input, at int, fit []string) []string {
+	toks := in.gt
+	names := make([]name, len(fit))
+	for i, f := range fit {
+		names[i] = nameOf(f)
+	}
+	keep := slices.Clone(names)
+	state := func(k int, neg bool) {
+		w := wordKey(toks[k].Text)
+		n := 0
+		for _, f := range names {
+			if f.holds(w) {
+				n++
+			}
+		}
+		if !content(&toks[k]) || n == 0 || n == len(names) {
+			return
+		}
+		keep = slices.DeleteFunc(keep, func(f name) bool { return f.holds(w) == neg })
+	}
+	for k := at - 1; k >= 0 && toks[k].Clause == toks[at].Clause && !toks[k].e.has(fDet|fPrep) && !in.verbs[k]; k-- {
+		state(k, false)
+	}
+	if j := at + 1; j < len(toks) && toks[j].Clause == toks[at].Clause && toks[j].e.has(fPrep|fCue) {
+		neg := false
+		for k := j; k < len(toks) && toks[k].Clause == toks[at].Clause && !toks[k].e.has(fConj|fStepSep) && (k == j || !in.verbs[k] || toks[j].e.has(fCue)); k++ {
+			neg = neg || toks[k].neg || toks[k].e.has(fNeg)
+			state(k, neg)
+		}
+	}
+	if len(keep) == 0 {
+		return fit
+	}
+	out := make([]string, len(keep))
+	for i, f := range keep {
+		out[i] = f.display
+	}
+	return out
 }
 
 // namedFile is the file that toks name by its path, or by a base name no

@@ -54,6 +54,14 @@ func TestMentionBindsWhatTheGoalsWordsSettle(t *testing.T) {
 		{cands: []string{"Plan A", "Plan B"}, goal: "print the plan", options: []string{"Plan A", "Plan B"}},
 		{cands: []string{"staging-eu", "staging-us"}, goal: "Run the smoke tests against the staging environment.", options: []string{"staging-eu", "staging-us"}},
 		{cands: []string{"staging-eu", "staging-us"}, goal: "Run the smoke tests against staging-us."},
+		{cands: []string{"prod-eu", "prod-us", "staging"}, goal: "restart prod in the EU", bind: []mentionOf{bindOf("prod", "prod-eu")}},
+		// A version is no count: "the 1.3 release branch" is not both.
+		{cands: []string{"release/1.2", "release/1.3"}, goal: "cherry-pick the fix onto the 1.3 release branch",
+			nobind: []mentionOf{bindOf("release", "release/1.2")}},
+		// A kind word no candidate names between the head and what is said of it.
+		{cands: []string{"feature/search", "feature/billing"}, goal: "Rebase the feature branch for billing on main.", bind: []mentionOf{bindOf("feature", "feature/billing")}},
+		{cands: []string{"feature/search", "feature/billing"}, goal: "Rebase the feature branch that isn't search.", bind: []mentionOf{bindOf("feature", "feature/billing")}},
+		{cands: []string{"staging-eu", "staging-us"}, goal: "Deploy to the staging environment that is in the EU.", bind: []mentionOf{bindOf("staging", "staging-eu")}},
 		{cands: []string{"feature/search", "feature/billing"}, goal: "Rebase the feature branch on main.", options: []string{"feature/search", "feature/billing"}},
 		{cands: []string{"us-east-cluster", "us-west-cluster"}, goal: "drain the cluster", options: []string{"us-east-cluster", "us-west-cluster"}},
 		// Names that differ only by a number: none is named whole.
@@ -102,6 +110,21 @@ func TestMentionBindsWhatTheGoalsWordsSettle(t *testing.T) {
 		{cands: kitchen, goal: "wash the mug with the blue sponge", options: []string{"red mug", "blue mug"}},                                     // no sponge in the room: still not the mug's blue
 		{cands: kitchen, goal: "fill the mug with the red wine", options: []string{"red mug", "blue mug"}},                                        // what goes in it
 		{cands: append([]string{"blue sponge"}, kitchen...), goal: "wash the mug with the blue sponge", options: []string{"red mug", "blue mug"}}, // a thing of its own
+		// ... unless the thing it names is a word of the candidates' own
+		// names that is no candidate itself: then the phrase names the
+		// candidate by it (a lamp on the desk, with a desk in the room, may
+		// be where it goes).
+		{cands: []string{"almond milk carton", "oat milk carton"}, goal: "open the carton with the almond milk",
+			bind: []mentionOf{bindOf("carton", "almond milk carton")}},
+		{cands: []string{"chocolate chip cookies", "oatmeal cookies"}, goal: "eat the cookies with chocolate chips",
+			bind: []mentionOf{bindOf("cookies", "chocolate chip cookies")}},
+		{cands: []string{"kitchen light", "bathroom light", "desk"}, goal: "turn off the light in the kitchen and tidy the desk",
+			bind: []mentionOf{bindOf("light", "kitchen light")}},
+		{cands: []string{"red wine glass", "white wine glass"}, goal: "fill the glass with the white wine",
+			bind: []mentionOf{bindOf("glass", "white wine glass")}},
+		{cands: []string{"desk lamp", "floor lamp", "desk"}, goal: "put the lamp on the desk", options: []string{"desk lamp", "floor lamp"}},
+		{cands: []string{"mint ice cream", "coffee ice cream", "blue bowl", "red bowl"}, goal: "scoop the ice cream into the blue bowl",
+			options: []string{"mint ice cream", "coffee ice cream"}},
 		// One word written with or without a hyphen.
 		{cands: kitchen, goal: "heat the non-stick pan", bind: []mentionOf{bindOf("non-stick pan", "nonstick pan")}},
 		{cands: kitchen, goal: "heat the pan, the non-stick one", bind: []mentionOf{bindOf("pan", "nonstick pan")}},
@@ -112,8 +135,39 @@ func TestMentionBindsWhatTheGoalsWordsSettle(t *testing.T) {
 		{cands: kitchen, goal: "warm the oat-based milk", bind: []mentionOf{bindOf("oat-based milk", "oat milk")}},
 		{cands: kitchen, goal: "rinse the mug that is red", bind: []mentionOf{bindOf("mug", "red mug")}},
 		{cands: kitchen, goal: "rinse the mug which isn't blue", bind: []mentionOf{bindOf("mug", "red mug")}},
+		// What it is not: a candidate named by the word's negative form is
+		// the one meant; a word whose first part is a negation says what
+		// it is not.
+		{cands: []string{"peanut butter", "salted butter", "unsalted butter"}, goal: "melt the butter without salt",
+			bind: []mentionOf{bindOf("butter", "unsalted butter")}},
+		{cands: []string{"salted butter", "unsalted butter"}, goal: "melt the butter that has no salt",
+			bind: []mentionOf{bindOf("butter", "unsalted butter")}},
+		{cands: []string{"opened jar", "unopened jar"}, goal: "hand me the jar that hasn't been opened",
+			bind: []mentionOf{bindOf("jar", "unopened jar")}, nobind: []mentionOf{bindOf("jar", "opened jar")}},
+		{cands: kitchen, goal: "rinse the mug that wasn't red", bind: []mentionOf{bindOf("mug", "blue mug")}},
+		{cands: []string{"opened jar", "unopened jar"}, goal: "hand me the jar that is not open",
+			bind: []mentionOf{bindOf("jar", "unopened jar")}},
+		{cands: kitchen, goal: "fill the non-red mug", bind: []mentionOf{bindOf("non-red mug", "blue mug")}, nobind: []mentionOf{bindOf("non-red mug", "red mug")}},
+		{cands: kitchen, goal: "put the non-coffee ice cream in the bowl", bind: []mentionOf{bindOf("non-coffee ice cream", "mint ice cream")}},
+		{cands: []string{"dairy milk", "non-dairy milk"}, goal: "pour the milk that is not dairy", bind: []mentionOf{bindOf("milk", "non-dairy milk")}},
 		{cands: kitchen, goal: "put the lasagne in the glass oven-safe dish"},
 		{cands: kitchen, goal: "use the metal baking dish"},
+		// A mention the goal's words settled names its candidate for the
+		// bare mentions after it, as a full mention does.
+		{cands: kitchen, goal: "take the peas out of the freezer and put the peas in the pot",
+			bind: []mentionOf{bindOf("peas", "frozen peas")}, nobind: []mentionOf{bindOf("peas", "fresh peas")}},
+		{cands: kitchen, goal: "take out the mint and scoop the ice cream into the bowl", bind: []mentionOf{bindOf("ice cream", "mint ice cream")}},
+		{cands: kitchen, goal: "Take out the mint-flavoured ice cream. Scoop the ice cream into the bowl.", bind: []mentionOf{bindOf("ice cream", "mint ice cream")}},
+		{cands: kitchen, goal: "rinse the mug that is red and put the mug in the sink", nobind: []mentionOf{bindOf("mug", "blue mug")}},
+		{cands: kitchen, goal: "fill the mug that isn't red and carry the mug to the table", bind: []mentionOf{bindOf("mug", "blue mug")}, nobind: []mentionOf{bindOf("mug", "red mug")}},
+		{cands: kitchen, goal: "heat the pan with the nonstick coating, then oil the pan", options: []string{"nonstick pan", "cast iron pan"}}, // nothing settled the first
+		// What the goal sets aside with "other than", "rather than",
+		// "instead of" or "except" is not the one meant.
+		{cands: []string{"wooden spoon", "metal spoon"}, goal: "use the spoon other than the metal one", bind: []mentionOf{bindOf("spoon", "wooden spoon")}},
+		{cands: []string{"wooden spoon", "metal spoon"}, goal: "stir with the spoon rather than the metal spoon",
+			bind: []mentionOf{bindOf("spoon", "wooden spoon")}, nobind: []mentionOf{bindOf("spoon", "metal spoon")}},
+		{cands: kitchen, goal: "instead of the metal dish, bake it in the dish", bind: []mentionOf{bindOf("dish", "glass dish")}},
+		{cands: kitchen, goal: "take the oat milk from the fridge and warm the milk", bind: []mentionOf{bindOf("milk", "oat milk")}}, // from: where it is taken from
 		// All of them: no question.
 		{cands: kitchen, goal: "toast the two kinds of bread"},
 		{cands: kitchen, goal: "toast both kinds of bread"},
@@ -122,7 +176,16 @@ func TestMentionBindsWhatTheGoalsWordsSettle(t *testing.T) {
 		{cands: kitchen, goal: "wash the mugs and dry them", bind: []mentionOf{bindOf("mugs", "red mug"), bindOf("mugs", "blue mug"), bindOf("them", "blue mug")}},
 		{cands: kitchen, goal: "buy mugs", nobind: []mentionOf{bindOf("mugs", "")}}, // others
 		{cands: []string{"small container", "large container"}, goal: "Put the leftovers in the bigger of the two containers.",
-			nobind: []mentionOf{bindOf("containers", "small container")}}, // one of them
+			bind: []mentionOf{bindOf("bigger of the two containers", "large container")}, nobind: []mentionOf{bindOf("bigger of the two containers", "small container")}}, // the one the word before "of" tells apart
+		{cands: []string{"large bowl", "small bowl"}, goal: "put the soup in the smallest of the bowls", bind: []mentionOf{bindOf("smallest of the bowls", "small bowl")}},
+		{cands: []string{"large bowl", "small bowl"}, goal: "wash the rest of the bowls"},
+		{cands: []string{"large bowl", "small bowl"}, goal: "wash one of the bowls", nobind: []mentionOf{bindOf("bowls", "")}}, // any of them
+		// A word on the same side of one of the profile's groups as a word
+		// of a candidate's name names it (size, temperature).
+		{cands: []string{"large bowl", "small bowl"}, goal: "put the soup in the biggest bowl", bind: []mentionOf{bindOf("biggest bowl", "large bowl")}},
+		{cands: []string{"large bowl", "small bowl"}, goal: "put the soup in the tiny bowl", bind: []mentionOf{bindOf("tiny bowl", "small bowl")}},
+		{cands: []string{"iced tea", "hot tea"}, goal: "drink the cold tea", bind: []mentionOf{bindOf("cold tea", "iced tea")}},
+		{cands: []string{"iced tea", "hot tea"}, goal: "drink the tea that is warm", bind: []mentionOf{bindOf("tea", "hot tea")}},
 		{cands: []string{"small container", "large container"}, goal: "Put the leftovers in the smaller container.",
 			bind: []mentionOf{bindOf("smaller container", "small container")}},
 		{cands: kitchen, goal: "toast both breads"},
@@ -131,6 +194,10 @@ func TestMentionBindsWhatTheGoalsWordsSettle(t *testing.T) {
 		{cands: kitchen, goal: "wash every pan and dry it"},
 		{cands: kitchen, goal: "serve both flavours of ice cream"},
 		{cands: kitchen, goal: "toast the bread", options: []string{"rye bread", "white bread"}},
+		// A universal set off right after it: all of them.
+		{cands: kitchen, goal: "toast the bread (both)", bind: []mentionOf{bindOf("bread", "rye bread"), bindOf("bread", "white bread")}},
+		{cands: kitchen, goal: "toast the bread, both kinds", bind: []mentionOf{bindOf("bread", "rye bread"), bindOf("bread", "white bread")}},
+		{cands: kitchen, goal: "toast the bread, then butter both slices", options: []string{"rye bread", "white bread"}},
 		// Class 3: bindings only for the one candidate the verb acts on.
 		{cands: kitchen, goal: "take the oat milk out of the fridge and pour it into the red mug",
 			bind: []mentionOf{bindOf("it", "oat milk")}, nobind: []mentionOf{bindOf("it", "fridge")}},
@@ -144,7 +211,7 @@ func TestMentionBindsWhatTheGoalsWordsSettle(t *testing.T) {
 			nobind: []mentionOf{bindOf("it", "cast iron pan")}},
 		{cands: kitchen, goal: "drain the juice from the canned peaches",
 			nobind: []mentionOf{bindOf("the juice", "apple juice"), bindOf("the juice", "orange juice")}},
-		// A part taken off a thing that is no place: either could be "it".
+		// A cover or part taken off a thing that is no place: either could be "it".
 		{cands: []string{"pot", "lid"}, goal: "take the lid off the pot and stir it", nobind: []mentionOf{bindOf("it", "")}},
 		{cands: []string{"pot", "lid", "pan", "fridge"}, goal: "take the lid off the pot and stir it", nobind: []mentionOf{bindOf("it", "")}},
 		{cands: []string{"lid"}, goal: "take the lid off the pot and stir it", nobind: []mentionOf{bindOf("it", "")}},
@@ -154,6 +221,13 @@ func TestMentionBindsWhatTheGoalsWordsSettle(t *testing.T) {
 		{cands: []string{"film", "tray", "oven"}, goal: "Peel the film off the tray. Bake it in the oven.", nobind: []mentionOf{bindOf("it", "")}},
 		{cands: []string{"can", "tab"}, goal: "pull the tab off the can and drink it", nobind: []mentionOf{bindOf("it", "")}},
 		{cands: []string{"burger", "wrapper"}, goal: "take the wrapper off the burger and eat it", nobind: []mentionOf{bindOf("it", "")}},
+		{cands: []string{"chicken", "skin"}, goal: "remove the skin from the chicken and bake it", nobind: []mentionOf{bindOf("it", "")}},
+		{cands: []string{"pepper", "seeds"}, goal: "remove the seeds from the pepper and stuff it", nobind: []mentionOf{bindOf("it", "")}},
+		// Taken from a thing that holds it: the thing moved.
+		{cands: []string{"cookies", "package"}, goal: "take the cookies from the package and eat them", bind: []mentionOf{bindOf("them", "cookies")}},
+		{cands: []string{"sandwich", "bag"}, goal: "take the sandwich from the bag and eat it", bind: []mentionOf{bindOf("it", "sandwich")}},
+		{cands: []string{"tuna", "tin"}, goal: "remove the tuna from the tin and mash it", bind: []mentionOf{bindOf("it", "tuna")}, nobind: []mentionOf{bindOf("it", "tin")}},
+		{cands: []string{"pizza", "box"}, goal: "slide the pizza off the box and slice it", bind: []mentionOf{bindOf("it", "pizza")}},
 		// Taken out of or off a place: the thing moved.
 		{cands: []string{"kettle", "stove"}, goal: "take the kettle off the stove and empty it", bind: []mentionOf{bindOf("it", "kettle")}},
 		{cands: []string{"chicken", "oven"}, goal: "remove the chicken from the oven and slice it", bind: []mentionOf{bindOf("it", "chicken")}},
@@ -249,5 +323,40 @@ func wantAsked(t *testing.T, goal string, q *askonce.Question, options []string)
 		t.Errorf("%q: no question, want one over %q", goal, options)
 	case options != nil && !sameOptionSet(q.Options, options):
 		t.Errorf("%q: asked over %q, want %q", goal, q.Options, options)
+	}
+}
+
+// TestTheFileIsTheOneTheGoalsWordsName holds issue 39's class 5 for the
+// request's files: "the file" is asked about only over the files whose
+// names hold the words the goal states of it, before it or after it
+// with a preposition or a relative clause (what it is not, too); a word
+// every file or no file holds tells nothing.
+func TestTheFileIsTheOneTheGoalsWordsName(t *testing.T) {
+	in, err := rules.New(rules.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	probes := []struct {
+		files   []string
+		goal    string
+		options []string // nil: no question
+	}{
+		{[]string{"main.go", "main_test.go"}, "add a test case to the test file", nil},
+		{[]string{"main.go", "README.md"}, "fix the typo in the Go file", nil},
+		{[]string{"main.go", "util.go"}, "add a comment to the file with the main function", nil},
+		{[]string{"api.go", "store.go", "server.go"}, "review the file for the store", nil},
+		{[]string{"notes.txt", "todo.txt"}, "add milk to the file that isn't notes", nil},
+		{[]string{"notes.txt", "todo.txt"}, "add milk to the file of todos", nil},
+		{[]string{"a_test.go", "b_test.go", "main.go"}, "fix the test file", []string{"a_test.go", "b_test.go"}},
+		{[]string{"a.go", "b.go"}, "fix the Go file", []string{"a.go", "b.go"}},     // every file holds it
+		{[]string{"a.go", "b.go"}, "fix the broken file", []string{"a.go", "b.go"}}, // no file holds it
+		{[]string{"README.md", "CONTRIBUTING.md"}, "fix the typos in this file", []string{"README.md", "CONTRIBUTING.md"}},
+	}
+	for _, p := range probes {
+		out, err := in.Interpret(t.Context(), &askonce.Request{Goal: p.goal, Prompt: p.goal, Files: p.files, Attempt: 1})
+		if err != nil {
+			t.Fatalf("%q: %v", p.goal, err)
+		}
+		wantAsked(t, p.goal, out.Outcome.Question, p.options)
 	}
 }

@@ -287,6 +287,25 @@ type entry struct {
 
 func (e *entry) has(f flag) bool { return e != nil && e.flags&f != 0 }
 
+// sideOf is the side of a group the word w, or its stem, is on ("biggest"
+// as "big": large), if any.
+func (c *compiled) sideOf(w string) (sideRef, bool) {
+	for _, k := range []string{w, stem(w)} {
+		if e := c.lex[k]; e != nil && len(e.sides) == 1 {
+			return e.sides[0], true
+		}
+	}
+	return sideRef{}, false
+}
+
+// sameSide reports whether the words a and b are on one side of one of
+// the profile's groups: "big" and "large", "biggest" and "huge".
+func (c *compiled) sameSide(a, b string) bool {
+	sa, ok := c.sideOf(a)
+	sb, ok2 := c.sideOf(b)
+	return ok && ok2 && sa.group == sb.group && sa.side == sb.side
+}
+
 // phrase is an entry of several words: of a word list ("and then"), or a
 // side of a group ("one at a time": its tokens are that side and nothing
 // else).

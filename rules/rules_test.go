@@ -654,6 +654,7 @@ func FuzzInterpret(f *testing.F) {
 		"1. a\n2. b or c then d", "熱い凍ったチーズ、削除して", "the file or this file", "or or or", "- - -",
 		"a hot block that freezes water, then rm -rf it", "\n\nClarification Answer: askonce.TextAnswer(",
 		")use the pepper", "胡椒を使って", "put it on the table\n\nClarification Answer: Dining", "deploy to staging or production",
+		"use the pepper (both)", "the bigger of the two peppers", "the pepper other than the bell one", "edit the file with the c", "take the pepper from the bag and grind it",
 	} {
 		f.Add(s, false, false)
 	}

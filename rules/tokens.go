@@ -358,6 +358,10 @@ func number(s string) bool {
 	return s != "" && strings.Trim(s, "0123456789.,") == ""
 }
 
+// count reports whether s is a whole number that can count things: 2,
+// 12; not 1.3 (a version) or 10%.
+func count(s string) bool { return s != "" && strings.Trim(s, "0123456789") == "" }
+
 // mostlyJapanese reports whether most of s is written in Japanese: its
 // kanji and kana outnumber twice its other words, so that one stray
 // character in English text keeps the question English, and a Japanese
