@@ -388,10 +388,15 @@ func findReference(in *input, ns *nameSet, i int) (reference, bool) {
 		if others || named > 0 && named == len(fit) {
 			return false
 		}
+		v := commandOf(in, i)
+		if v >= 0 && vocab.has("placeVerbs", strings.ToLower(toks[v].Text)) && !vocab.has("attributePrepositions", toks[j].Text) &&
+			!vocab.has("meansPrepositions", toks[j].Text) {
+			return false // "put the towel in the kitchen": where it goes
+		}
 		if k := wordKey(toks[head].Text); slices.ContainsFunc(fit, func(f name) bool { return slices.Contains(f.words, k) }) {
 			return true
 		}
-		if v := commandOf(in, i); toks[j].Text == "with" && v >= 0 && vocab.has("containerVerbs", toks[v].Text) {
+		if toks[j].Text == "with" && v >= 0 && vocab.has("containerVerbs", toks[v].Text) {
 			return false // "fill the mug with the red wine": what goes in it
 		}
 		return !vocab.has("places", toks[head].Text) && telling == head

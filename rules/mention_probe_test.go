@@ -123,6 +123,12 @@ func TestMentionBindsWhatTheGoalsWordsSettle(t *testing.T) {
 		{cands: []string{"red wine glass", "white wine glass"}, goal: "fill the glass with the white wine",
 			bind: []mentionOf{bindOf("glass", "white wine glass")}},
 		{cands: []string{"desk lamp", "floor lamp", "desk"}, goal: "put the lamp on the desk", options: []string{"desk lamp", "floor lamp"}},
+		// Where a placing command puts its object is no word about which
+		// one it is: the kitchen towel may be the one put in the bathroom.
+		{cands: []string{"kitchen towel", "bath towel"}, goal: "Put the towel in the kitchen.", options: []string{"kitchen towel", "bath towel"}},
+		{cands: []string{"bedroom lamp", "desk lamp"}, goal: "Move the lamp to the bedroom.", options: []string{"bedroom lamp", "desk lamp"}},
+		{cands: []string{"garage key", "house key"}, goal: "hang the key in the garage", options: []string{"garage key", "house key"}},
+		{cands: []string{"kitchen towel", "bath towel"}, goal: "Put the towel from the kitchen in the wash.", bind: []mentionOf{bindOf("towel", "kitchen towel")}},
 		{cands: []string{"mint ice cream", "coffee ice cream", "blue bowl", "red bowl"}, goal: "scoop the ice cream into the blue bowl",
 			options: []string{"mint ice cream", "coffee ice cream"}},
 		// One word written with or without a hyphen.
