@@ -207,7 +207,7 @@ func measureBlindSet(t *testing.T, path string, reached blind2Tally) {
 // blind2Reached is what the rules reach on blind2.jsonl today (before
 // issue 39's change: 46 plans lost or split a step, 23 wrong bindings, 8
 // of 179 clear items asked; see docs/interpreters.md).
-var blind2Reached = blind2Tally{clear: 179, askedClear: 3, ask: 54, askedAsk: 44, lostOrSplit: 0, wrongBinding: 0, missingBinding: 9, badTitle: 2, badQuote: 3, badOnNo: 2}
+var blind2Reached = blind2Tally{clear: 179, askedClear: 2, ask: 54, askedAsk: 44, lostOrSplit: 0, wrongBinding: 0, missingBinding: 5, badTitle: 2, badQuote: 3, badOnNo: 2}
 
 func (a *blind2Tally) add(b *blind2Tally) {
 	a.items += b.items
@@ -459,25 +459,25 @@ func readBlind2(t *testing.T, path string) []blind2Item {
 // blind3Reached is what the rules reach on blind3.jsonl today (main at
 // b001ebd had asked on 3 of its clear items, and had 39 ask items asked,
 // 3 wrong titles, 3 broken quotes and 2 wrong plans after "no").
-var blind3Reached = blind2Tally{clear: 154, askedClear: 2, ask: 56, askedAsk: 41, lostOrSplit: 0, wrongBinding: 0, missingBinding: 3, badTitle: 1, badQuote: 2, badOnNo: 1, badOnAnswer: 1}
+var blind3Reached = blind2Tally{clear: 154, askedClear: 2, ask: 56, askedAsk: 41, lostOrSplit: 0, wrongBinding: 0, missingBinding: 2, badTitle: 1, badQuote: 2, badOnNo: 1, badOnAnswer: 1}
 
 // blind4Reached is what the rules reach on blind4.jsonl today, after
 // changes whose authors had not seen the set. Before the first (main
 // at 00e5d7d, when the set was first measured): 5 of 138 clear items asked,
 // 39 of 61 ask items asked, 5 broken confirmation quotes.
-var blind4Reached = blind2Tally{clear: 138, askedClear: 1, ask: 61, askedAsk: 51, lostOrSplit: 0, wrongBinding: 0, missingBinding: 9, badTitle: 0, badQuote: 1, badOnNo: 2, badOnAnswer: 0}
+var blind4Reached = blind2Tally{clear: 138, askedClear: 1, ask: 61, askedAsk: 51, lostOrSplit: 0, wrongBinding: 0, missingBinding: 6, badTitle: 0, badQuote: 1, badOnNo: 2, badOnAnswer: 0}
 
 // blind5Reached is what the rules reach on blind5.jsonl today; at the
 // first commit of the stop it was written in (9e59744): 2 plans lost or
 // split, 1 wrong binding, 51 of 63 ask items asked, 5 broken
 // confirmation quotes, 5 plans after "no" that kept or lost too much. Its
 // failures have been read since: it is no longer blind.
-var blind5Reached = blind2Tally{clear: 159, askedClear: 1, ask: 63, askedAsk: 53, lostOrSplit: 1, wrongBinding: 0, missingBinding: 2, badTitle: 0, badQuote: 2, badOnNo: 2, badOnAnswer: 1}
+var blind5Reached = blind2Tally{clear: 159, askedClear: 1, ask: 63, askedAsk: 53, lostOrSplit: 1, wrongBinding: 0, missingBinding: 1, badTitle: 0, badQuote: 2, badOnNo: 2, badOnAnswer: 1}
 
 // blind6Reached is what the rules reach on blind6.jsonl today; first
 // measured on 6476613 (the rules of the stop before): 3 of 145 clear
 // items asked, 52 of 79 ask items asked, no plan lost or split, no wrong
 // binding, 4 missing bindings, 3 broken quotes; household 23 of 31 at 2
-// of 64. "It" binding nothing after a thing taken off or from another
-// (a lid off a pot) costs a binding here and in every earlier set.
-var blind6Reached = blind2Tally{clear: 145, askedClear: 3, ask: 79, askedAsk: 54, lostOrSplit: 0, wrongBinding: 0, missingBinding: 5, badTitle: 0, badQuote: 1, badOnNo: 1, badOnAnswer: 3}
+// of 64. The rules changed since were made by people who never read
+// its items, but one of them watched its count tables while working.
+var blind6Reached = blind2Tally{clear: 145, askedClear: 2, ask: 79, askedAsk: 54, lostOrSplit: 0, wrongBinding: 0, missingBinding: 4, badTitle: 0, badQuote: 1, badOnNo: 1, badOnAnswer: 3}
