@@ -119,6 +119,16 @@ func TestBlind6SetIssue39Classes(t *testing.T) {
 	measureBlindSet(t, "testdata/blind6.jsonl", blind6Reached)
 }
 
+// TestBlind7SetIssue39Classes measures testdata/blind7.jsonl the same way:
+// a sixth set for issue 39, written blind (its author read only issue 39
+// and this checker, and never ran the rules on it) after that stop's
+// rules changes, measured on the stop's first commit and its last. No
+// one working on rules/ has seen its items or its counts. It fails when
+// a figure is worse than blind7Reached.
+func TestBlind7SetIssue39Classes(t *testing.T) {
+	measureBlindSet(t, "testdata/blind7.jsonl", blind7Reached)
+}
+
 // measureBlindSet runs every item of a blind set of issue 39, logs its
 // figures per class and against the issue's targets, and fails when one
 // is worse than reached.
@@ -481,3 +491,10 @@ var blind5Reached = blind2Tally{clear: 159, askedClear: 1, ask: 63, askedAsk: 53
 // of 64. The rules changed since were made by people who never read
 // its items, but one of them watched its count tables while working.
 var blind6Reached = blind2Tally{clear: 145, askedClear: 2, ask: 79, askedAsk: 54, lostOrSplit: 0, wrongBinding: 0, missingBinding: 4, badTitle: 0, badQuote: 1, badOnNo: 1, badOnAnswer: 3}
+
+// blind7Reached is what the rules reach on blind7.jsonl today. On the
+// stop's first commit (8e451b6) the figures were the same but for one
+// right question fewer (50 of 52): 1 of 151 clear items asked, 52 of 66
+// ask items asked, no plan lost or split, no wrong binding; household
+// 24 of 28 at 0 of 72.
+var blind7Reached = blind2Tally{clear: 151, askedClear: 1, ask: 66, askedAsk: 52, lostOrSplit: 0, wrongBinding: 0, missingBinding: 6, badTitle: 0, badQuote: 2, badOnNo: 0, badOnAnswer: 5}
