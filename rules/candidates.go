@@ -632,7 +632,7 @@ func detectCandidates(in *input) references {
 		if ref.chosen < 0 && !ref.all {
 			if ref.all = restatedAll(in, ref); !ref.all {
 				if ref.chosen = restated(in, ns, ref, full); ref.chosen < 0 {
-					antecedent(&ref, full, excluded, in.gt)
+					antecedent(in, &ref, full, excluded)
 				}
 			}
 		}
@@ -1019,22 +1019,30 @@ func restated(in *input, ns *nameSet, ref reference, full []fullMention) int {
 }
 
 // antecedent resolves a bare mention by the full mentions before it that
-// no negation cancels: when they name every candidate it fits, it means
-// all of them ("the rye bread and the white bread ... slice the bread");
-// else it means the nearest one it fits ("take the cheddar cheese out,
-// then slice the cheese"); after "other", the one they do not name
-// ("rinse the red mug, then dry the other mug"). Without one, when the
-// goal rules out all candidates it fits but one ("use the pan, not the
-// nonstick one"), it means that one.
-func antecedent(ref *reference, full []fullMention, excluded map[string]bool, toks []token) {
-	named := map[string]bool{}
+// no negation cancels: when the list that holds the nearest one (the
+// object of its command) names every candidate it fits, it means all of
+// them ("the rye bread and the white bread ... slice the bread"); else it
+// means the nearest one it fits ("take the cheddar cheese out, then slice
+// the cheese"; "rinse the red mug, wash the other mug, then dry the mug":
+// the other one); after "other", the one they do not name ("rinse the red
+// mug, then dry the other mug"). Without one, when the goal rules out all
+// candidates it fits but one ("use the pan, not the nonstick one"), it
+// means that one.
+func antecedent(in *input, ref *reference, full []fullMention, excluded map[string]bool) {
+	toks := in.gt
+	named, listed := map[string]bool{}, map[string]bool{}
 	nearest, later := -1, []int(nil)
+	l0, l1 := -1, -1 // the list that holds the nearest
 	for _, m := range full {
 		k := slices.Index(ref.options, m.name)
 		switch {
 		case k < 0 || m.neg:
 		case m.t1 <= ref.t0:
-			named[m.name], nearest = true, k
+			if m.t0 < l0 || m.t0 >= l1 {
+				clear(listed)
+				l0, l1 = listOf(in, m)
+			}
+			named[m.name], listed[m.name], nearest = true, true, k
 		case toks[m.t0].Sentence == toks[ref.t0].Sentence && !slices.Contains(later, k):
 			later = append(later, k)
 		}
@@ -1049,13 +1057,25 @@ func antecedent(ref *reference, full []fullMention, excluded map[string]bool, to
 		return
 	}
 	switch {
-	case len(ref.options) > 1 && len(named) == len(ref.options):
+	case len(ref.options) > 1 && len(listed) == len(ref.options):
 		ref.all = true
 	case nearest >= 0:
 		ref.chosen = nearest
 	default:
 		ref.chosen = only(ref.options, func(o string) bool { return !excluded[o] })
 	}
+}
+
+// listOf is the list of things that holds the full mention m: the object
+// of the command before it when m is in it ("take the rye bread and the
+// white bread out"), else m alone.
+func listOf(in *input, m fullMention) (int, int) {
+	if c := sort.Search(len(in.cmds), func(c int) bool { return in.cmds[c].verb >= m.t0 }) - 1; c >= 0 {
+		if t0, t1 := objectSpan(in, in.cmds[c].verb); t0 <= m.t0 && m.t0 < t1 {
+			return t0, t1
+		}
+	}
+	return m.t0, m.t1
 }
 
 // fileReference settles the goal's reference to the request's files: a

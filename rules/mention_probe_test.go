@@ -167,6 +167,19 @@ func TestMentionBindsWhatTheGoalsWordsSettle(t *testing.T) {
 		{cands: kitchen, goal: "rinse the mug that is red and put the mug in the sink", nobind: []mentionOf{bindOf("mug", "blue mug")}},
 		{cands: kitchen, goal: "fill the mug that isn't red and carry the mug to the table", bind: []mentionOf{bindOf("mug", "blue mug")}, nobind: []mentionOf{bindOf("mug", "red mug")}},
 		{cands: kitchen, goal: "heat the pan with the nonstick coating, then oil the pan", options: []string{"nonstick pan", "cast iron pan"}}, // nothing settled the first
+		// Two named one after the other, not in one list: the nearest is
+		// the one meant, not both.
+		{cands: kitchen, goal: "Rinse the red mug. Wash the other mug, then dry the mug.",
+			bind: []mentionOf{bindOf("mug", "blue mug")}, nobind: []mentionOf{bindOf("mug", "red mug")}},
+		{cands: kitchen, goal: "Wash the red mug, then the other mug, then dry the mug.",
+			bind: []mentionOf{bindOf("mug", "blue mug")}, nobind: []mentionOf{bindOf("mug", "red mug")}},
+		{cands: kitchen, goal: "Wash the red mug and the blue mug, then dry the mug.", bind: []mentionOf{bindOf("mug", "red mug"), bindOf("mug", "blue mug")}}, // one list: both
+		// A word that is a modifier in one candidate's name and the head of
+		// another's names the one whose head it is.
+		{cands: []string{"sourdough bread", "bread board", "cutting board"}, goal: "Slice the bread on the cutting board",
+			bind: []mentionOf{bindOf("bread", "sourdough bread")}, nobind: []mentionOf{bindOf("bread", "bread board")}},
+		{cands: []string{"sourdough bread", "bread board", "cutting board"}, goal: "Put the bread board away and slice the bread",
+			bind: []mentionOf{bindOf("bread", "sourdough bread")}, nobind: []mentionOf{bindOf("bread", "bread board")}},
 		// What the goal sets aside with "other than", "rather than",
 		// "instead of" or "except" is not the one meant.
 		{cands: []string{"wooden spoon", "metal spoon"}, goal: "use the spoon other than the metal one", bind: []mentionOf{bindOf("spoon", "wooden spoon")}},
