@@ -128,11 +128,8 @@ func wordKey(w string) string {
 // headMatch reports whether a goal word (its key) is the head of n: equal
 // to n's last word, or, in Japanese, which has no spaces, the end of it
 // at a script boundary (胡椒 is the head of 黒胡椒, ペッパー of
-// ブラックペッパー).
+// ブラックペッパー). n is a nameSet's: it has words.
 func headMatch(key string, n name) bool {
-	if len(n.words) == 0 {
-		return false
-	}
 	if slices.Contains(n.heads, key) {
 		return true
 	}
