@@ -702,15 +702,13 @@ func commandOf(in *input, i int) int {
 	return -1
 }
 
-// meaning is what ref binds: its chosen candidate, or all it fits.
+// meaning is what ref binds: its chosen candidate, or all it fits (a
+// settled reference has one or the other).
 func (ref reference) meaning() []string {
-	switch {
-	case ref.all:
+	if ref.all {
 		return ref.options
-	case ref.chosen >= 0:
-		return ref.options[ref.chosen : ref.chosen+1]
 	}
-	return nil
+	return ref.options[ref.chosen : ref.chosen+1]
 }
 
 // actedOn is what the nearest command before goal token i that does not
