@@ -457,7 +457,7 @@ func findReference(in *input, ns *nameSet, i int) (reference, bool) {
 	if key != t.Text && !lex.IsJapanese(t.Text) && !universal && !partitive {
 		plural := true
 		for _, n := range fit {
-			if strings.EqualFold(n.display, in.span(t0, i+1)) || strings.HasSuffix(strings.ToLower(n.display), t.Text) || slices.Contains(identWords(strings.ToLower(n.display)), t.Text) { // "orders" with orders_2023
+			if strings.HasSuffix(strings.ToLower(n.display), t.Text) || slices.Contains(identWords(strings.ToLower(n.display)), t.Text) { // "orders" with orders_2023
 				plural = false
 			}
 		}
