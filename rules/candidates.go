@@ -365,7 +365,8 @@ func findReference(in *input, ns *nameSet, i int) (reference, bool) {
 	// alone that names no place ("the slipper on the left"; on the left
 	// shelf, in the freezer are places). A longer phrase may be a thing
 	// the verb uses ("wash the mug with the blue sponge": blue is the
-	// sponge's, not the mug's), so it settles nothing.
+	// sponge's, not the mug's; "fill the mug with the red wine": what
+	// goes in it), so it settles nothing.
 	attrObject := func(j int) bool {
 		head, telling := object(j)
 		if head < 0 || telling < 0 {
@@ -392,9 +393,6 @@ func findReference(in *input, ns *nameSet, i int) (reference, bool) {
 		}
 		if k := wordKey(toks[head].Text); slices.ContainsFunc(fit, func(f name) bool { return slices.Contains(f.words, k) }) {
 			return true
-		}
-		if toks[j].Text == "with" && v >= 0 && vocab.has("containerVerbs", toks[v].Text) {
-			return false // "fill the mug with the red wine": what goes in it
 		}
 		return !vocab.has("places", toks[head].Text) && telling == head
 	}
