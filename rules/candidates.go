@@ -223,12 +223,7 @@ func findReference(in *input, ns *nameSet, i int) (reference, bool) {
 	if verbs[i] || t.quoted || t.code || t.e.has(fStop|fDet|fPlaceholder) {
 		return reference{}, false
 	}
-	var fit []name
-	for _, n := range ns.names {
-		if headMatch(key, n) {
-			fit = append(fit, n)
-		}
-	}
+	fit := ns.headed(key)
 	if len(fit) == 0 || modifiesProForm(toks, i) { // "the glass one": glass says which one
 		return partialReference(in, ns, i)
 	}
@@ -849,14 +844,18 @@ type nameSet struct {
 	names   []name
 	byFirst map[string][]name
 	byWord  map[string][]name // by each of their words, and two of them joined
+	byHead  map[string][]name // by each of their heads
 }
 
 func newNameSet(cands []string) *nameSet {
-	ns := &nameSet{byFirst: map[string][]name{}, byWord: map[string][]name{}}
+	ns := &nameSet{byFirst: map[string][]name{}, byWord: map[string][]name{}, byHead: map[string][]name{}}
 	for _, c := range cands {
 		n := nameOf(c)
 		if len(n.words) == 0 {
 			continue
+		}
+		for _, h := range n.heads {
+			ns.byHead[h] = append(ns.byHead[h], n)
 		}
 		for i, w := range n.words {
 			if !slices.Contains(n.words[:i], w) {
@@ -870,6 +869,23 @@ func newNameSet(cands []string) *nameSet {
 		ns.byFirst[n.words[0]] = append(ns.byFirst[n.words[0]], n)
 	}
 	return ns
+}
+
+// headed returns the names whose head the goal word key is (headMatch),
+// in the candidates' order: by the index, but for a Japanese word, which
+// may also be the end of a head (胡椒 of 黒胡椒). The result is shared:
+// it is never to be written.
+func (ns *nameSet) headed(key string) []name {
+	if !lex.IsJapanese(key) {
+		return slices.Clip(ns.byHead[key])
+	}
+	var fit []name
+	for _, n := range ns.names {
+		if headMatch(key, n) {
+			fit = append(fit, n)
+		}
+	}
+	return fit
 }
 
 // fullMention is a run of goal tokens [t0, t1) that names one candidate

@@ -1,6 +1,9 @@
 package rules
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 // The matcher: whole words, case- and plural-insensitive; in Japanese,
 // the end of a candidate at a script boundary.
@@ -176,4 +179,34 @@ func lower(s string) string {
 		return ""
 	}
 	return toks[0].Text
+}
+
+// The head index of a nameSet finds, for every goal word, the names
+// headMatch fits, in the candidates' order: the index and the scan over
+// every name agree (English heads, identifiers, one-letter labels,
+// Japanese heads and the ends of them).
+func TestNameSetHeadedIsHeadMatchOverEveryName(t *testing.T) {
+	cands := []string{"black pepper", "bell pepper", "white t-shirt", "staging-eu", "us-east-cluster", "vitamin D",
+		"Plan A", "黒胡椒", "白胡椒", "ブラックペッパー", "mint ice cream", "coffee ice cream", "pepper", "black pepper"}
+	ns := newNameSet(cands)
+	keys := []string{"pepper", "t-shirt", "shirt", "staging", "eu", "cluster", "us", "vitamin", "plan", "胡椒", "ペッパー",
+		"黒胡椒", "cream", "ice", "mint", "black", "nothing", "ー"}
+	for _, n := range ns.names {
+		keys = append(keys, n.heads...)
+	}
+	for _, key := range keys {
+		var want []string
+		for _, n := range ns.names {
+			if headMatch(key, n) {
+				want = append(want, n.display)
+			}
+		}
+		var got []string
+		for _, n := range ns.headed(key) {
+			got = append(got, n.display)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("headed(%q) = %q, headMatch over every name %q", key, got, want)
+		}
+	}
 }
