@@ -345,12 +345,12 @@ func wantAsked(t *testing.T, goal string, q *askonce.Question, options []string)
 	}
 }
 
-// TestTheFileIsTheOneTheGoalsWordsName holds issue 39's class 5 for the
+// TestRule14_TheFileIsTheOneTheGoalsWordsName holds issue 39's class 5 for the
 // request's files: "the file" is asked about only over the files whose
 // names hold the words the goal states of it, before it or after it
 // with a preposition or a relative clause (what it is not, too); a word
 // every file or no file holds tells nothing.
-func TestTheFileIsTheOneTheGoalsWordsName(t *testing.T) {
+func TestRule14_TheFileIsTheOneTheGoalsWordsName(t *testing.T) {
 	in, err := rules.New(rules.Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -183,7 +183,7 @@ func quotedIn(q string) []string {
 // confirmation quotes the whole command or path and breaks no quote or
 // back-tick pair; "no" removes exactly that step (every other step stays
 // as written, none holds the path) and "yes" keeps it.
-func TestDestructiveShapesQuoteTheWholeCommandAndNoRemovesExactlyIt(t *testing.T) {
+func TestRule14_DestructiveShapesQuoteTheWholeCommandAndNoRemovesExactlyIt(t *testing.T) {
 	t.Parallel()
 	in := newInterpreter(t)
 	for _, s := range destructiveShapes() {
@@ -228,7 +228,7 @@ func TestDestructiveShapesQuoteTheWholeCommandAndNoRemovesExactlyIt(t *testing.T
 // Clear goals that only mention a destructive word, or destroy nothing
 // that cannot be restored (an edit inside a file, a name in code, a
 // quoted label, a question), are not asked about.
-func TestClearGoalsThatMentionDestructiveWordsAreNotAsked(t *testing.T) {
+func TestRule14_ClearGoalsThatMentionDestructiveWordsAreNotAsked(t *testing.T) {
 	t.Parallel()
 	in := newInterpreter(t)
 	for _, goal := range []string{
@@ -391,7 +391,7 @@ func titleShapes() []titleShape {
 // A task's text is the verbatim span; its title drops the joining word
 // that opens it and the punctuation that ends it, and starts with a
 // capital where the script has case.
-func TestTitlesDropTheJoiningWordInEveryShape(t *testing.T) {
+func TestRule16_TitlesDropTheJoiningWordInEveryShape(t *testing.T) {
 	t.Parallel()
 	in := newInterpreter(t)
 	for _, s := range titleShapes() {
