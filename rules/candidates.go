@@ -160,6 +160,18 @@ func (n name) holds(key string) bool {
 	return false
 }
 
+// heldBy reports whether some, and whether all, of names hold the word
+// key (name.holds).
+func heldBy(names []name, key string) (some, all bool) {
+	n := 0
+	for _, f := range names {
+		if f.holds(key) {
+			n++
+		}
+	}
+	return n > 0, n == len(names)
+}
+
 // unhyphenated is w without its hyphens: "non-stick" is "nonstick".
 func unhyphenated(w string) string { return strings.ReplaceAll(w, "-", "") }
 
@@ -251,15 +263,7 @@ func findReference(in *input, ns *nameSet, i int) (reference, bool) {
 		}
 		return m
 	}
-	heldKey := func(m string) (some, all bool) { // whether some, and all, of fit hold m
-		n := 0
-		for _, f := range fit {
-			if f.holds(m) {
-				n++
-			}
-		}
-		return n > 0, n == len(fit)
-	}
+	heldKey := func(m string) (some, all bool) { return heldBy(fit, m) }
 	held := func(k int) (some, all bool) { return heldKey(keyOf(k)) } // toks[k]
 	// The words the head's own phrase states: the run before it that the
 	// candidates hold ("black pepper"), and, further back to its
@@ -371,14 +375,11 @@ func findReference(in *input, ns *nameSet, i int) (reference, bool) {
 		// the desk" with a desk) or a mention of the same kind ("after the
 		// orange juice"); not one of them by an end of its name ("prod in
 		// the EU" with prod-eu)
-		named, others := 0, false
-		for _, n := range ns.names {
-			if headMatch(wordKey(toks[head].Text), n) {
-				named++
-				others = others || !slices.ContainsFunc(fit, func(f name) bool { return f.display == n.display })
-			}
-		}
-		if others || named > 0 && named == len(fit) {
+		named := ns.headed(wordKey(toks[head].Text))
+		others := slices.ContainsFunc(named, func(n name) bool {
+			return !slices.ContainsFunc(fit, func(f name) bool { return f.display == n.display })
+		})
+		if others || len(named) > 0 && len(named) == len(fit) {
 			return false
 		}
 		v := commandOf(in, i)
@@ -443,7 +444,7 @@ func findReference(in *input, ns *nameSet, i int) (reference, bool) {
 		// candidate its words are its own (not the canned juice). A place
 		// it is taken from ("the milk from the fridge") says nothing of
 		// which thing it is.
-		if head, _ := object(j); head >= 0 && !vocab.has("places", toks[head].Text) && (!after || slices.ContainsFunc(ns.names, func(n name) bool { return headMatch(wordKey(toks[head].Text), n) })) {
+		if head, _ := object(j); head >= 0 && !vocab.has("places", toks[head].Text) && (!after || len(ns.headed(wordKey(toks[head].Text))) > 0) {
 			return reference{}, false
 		}
 	}
@@ -1162,13 +1163,7 @@ func statedFiles(in *input, at int, fit []string) []string {
 	keep := slices.Clone(names)
 	state := func(k int, neg bool) {
 		w := wordKey(toks[k].Text)
-		n := 0
-		for _, f := range names {
-			if f.holds(w) {
-				n++
-			}
-		}
-		if !content(&toks[k]) || n == 0 || n == len(names) {
+		if some, all := heldBy(names, w); !content(&toks[k]) || !some || all {
 			return
 		}
 		keep = slices.DeleteFunc(keep, func(f name) bool { return f.holds(w) == neg })
