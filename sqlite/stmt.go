@@ -151,10 +151,23 @@ type writeStmts struct {
 // first use). database/sql re-prepares a statement on each new
 // connection of a pool by itself.
 func (s *Store) prepare(ctx context.Context) error {
-	for _, p := range []struct {
+	type named struct {
 		st    **wstmt
 		query string
-	}{
+	}
+	// add adds each of list to the writer's statements, prepared on db's
+	// pool unless db is nil.
+	add := func(db *sql.DB, list []named) error {
+		for _, p := range list {
+			st, err := s.wstmts.add(ctx, db, p.query)
+			if err != nil {
+				return err
+			}
+			*p.st = st
+		}
+		return nil
+	}
+	if err := add(s.writer, []named{
 		{&s.w.insertJob, insertJobSQL},
 		{&s.w.updateJob, updateJobSQL},
 		{&s.w.selectJob, selectJobSQL},
@@ -181,28 +194,18 @@ func (s *Store) prepare(ctx context.Context) error {
 		{&s.w.renewPlanning, `UPDATE jobs SET lease_until = ?
 			WHERE tenant_id = ? AND id = ? AND lease_owner = ?
 			AND status = 'planning' AND mode = 'managed'`},
-	} {
-		st, err := s.wstmts.add(ctx, s.writer, p.query)
-		if err != nil {
-			return err
-		}
-		*p.st = st
+	}); err != nil {
+		return err
 	}
-	for _, p := range []struct {
-		st    **wstmt
-		query string
-	}{
-		// Write transactions take the write lock at BEGIN, as the
-		// writer's _txlock makes the driver's do (dsn).
+	// Run only on the driver's connection (rawTx), not prepared on the
+	// pool. Write transactions take the write lock at BEGIN, as the
+	// writer's _txlock makes the driver's do (dsn).
+	if err := add(nil, []named{
 		{&s.w.begin, `BEGIN IMMEDIATE`},
 		{&s.w.commit, `COMMIT`},
 		{&s.w.rollback, `ROLLBACK`},
-	} {
-		st, err := s.wstmts.add(ctx, nil, p.query)
-		if err != nil {
-			return err
-		}
-		*p.st = st
+	}); err != nil {
+		return err
 	}
 	for n := range s.w.insertLog {
 		st, err := s.wstmts.add(ctx, s.writer, insertLogSQL(n+1))
