@@ -1,6 +1,8 @@
 package sqlite
 
 import (
+	"database/sql"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -137,4 +139,96 @@ func TestMigrationOfTheDueIndexKeepsDueQuestions(t *testing.T) {
 	if err != nil || len(refs) != 1 || refs[0] != due {
 		t.Errorf("due questions after the migration: %v, %v; want %v alone", refs, err, due)
 	}
+}
+
+// The statements of a clarification round trip that write a job build
+// no temporary b-tree but the one RETURNING needs: the partial indexes'
+// WHERE (jobs_active's two statuses, jobs_ended's four, migration 00019)
+// is tested with comparisons, where a list of more than two constants
+// in IN made SQLite build, fill and drop a b-tree of them for the row
+// each INSERT writes and for the old and new row of each UPDATE.
+func TestJobWritesBuildNoTemporaryBTreeButReturnings(t *testing.T) {
+	t.Parallel()
+	s := openTest(t, Options{})
+	for _, c := range []struct {
+		name string
+		st   *wstmt
+		want int
+	}{
+		{"insertJob", s.w.insertJob, 1},
+		{"updateJob", s.w.updateJob, 1},
+		{"updateFixed", s.w.updateFixed, 0},
+	} {
+		if got := opcodes(t, s, c.st.query)["OpenEphemeral"]; got != c.want {
+			t.Errorf("%s opens %d temporary b-trees, want %d", c.name, got, c.want)
+		}
+	}
+}
+
+// A migration down from 00019 gives the ended jobs' indexes back their
+// IN form, and both forms hold the same jobs.
+func TestMigrationOfTheEndedIndexesKeepsTheirJobs(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "askonce.db")
+	db := migrateTo(t, path, 18)
+	for i, st := range []string{"failed", "success", "expired", "pending", "cancelled", "validation_error"} {
+		if _, err := db.ExecContext(ctx, `INSERT INTO jobs (id, tenant_id, session_id, mode, profile, hard_cap, title,
+			status, clarification_status, error, version, created_at, updated_at)
+			VALUES (?, 't', 's', 'm', 'p', 'h', 'x', ?, 'none', '', 1, ?, ?)`, fmt.Sprint("job-", i), st, i, i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ended := func(db *sql.DB, index string) int {
+		var n int
+		if err := db.QueryRowContext(ctx, "SELECT count(*) FROM jobs INDEXED BY "+index+
+			` WHERE tenant_id = 't'
+			AND (status = 'validation_error' OR status = 'failed' OR status = 'cancelled' OR status = 'expired')`).Scan(&n); err != nil {
+			t.Fatalf("%s: %v", index, err)
+		}
+		return n
+	}
+	db.Close()
+	s, err := Options{}.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, index := range []string{"jobs_ended", "jobs_ended_by_session"} {
+		if n := ended(s.reader, index); n != 4 {
+			t.Errorf("%s holds %d jobs after the migration, want the 4 that ended other than in success", index, n)
+		}
+	}
+	s.Close()
+	db = migrateDown(t, path, 19, 18)
+	var in int
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema WHERE name IN ('jobs_ended', 'jobs_ended_by_session')
+		AND sql LIKE '%status IN (''validation_error'', ''failed'', ''cancelled'', ''expired'')'`).Scan(&in); err != nil || in != 2 {
+		t.Errorf("ended indexes in the IN form after the migration down: %d, %v; want 2", in, err)
+	}
+}
+
+// opcodes counts the opcodes of query's program on s's writer.
+func opcodes(t *testing.T, s *Store, query string) map[string]int {
+	t.Helper()
+	// EXPLAIN wants the statement's arguments; any values do.
+	args := make([]any, strings.Count(query, "?"))
+	rows, err := s.writer.QueryContext(t.Context(), "EXPLAIN "+query, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	ops := map[string]int{}
+	for rows.Next() {
+		var addr, p1, p2, p3 int
+		var op string
+		var p4, p5, comment any
+		if err := rows.Scan(&addr, &op, &p1, &p2, &p3, &p4, &p5, &comment); err != nil {
+			t.Fatal(err)
+		}
+		ops[op]++
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return ops
 }

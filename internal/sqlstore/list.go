@@ -75,7 +75,9 @@ func ListQuery(p Placeholders, selectFrom string, bits int) string {
 		q.WriteString(" AND j.status IN ('planning', 'pending')")
 	}
 	if bits&ListEnded != 0 {
-		q.WriteString(" AND j.status IN ('validation_error', 'failed', 'cancelled', 'expired')")
+		// Comparisons, not IN: SQLite's jobs_ended holds the same rows
+		// WHERE written so (its migration 00019 tells why).
+		q.WriteString(" AND (j.status = 'validation_error' OR j.status = 'failed' OR j.status = 'cancelled' OR j.status = 'expired')")
 	}
 	if bits&ListBySession != 0 {
 		q.WriteString(" AND j.session_id = " + param())
