@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"go.opentelemetry.io/otel"
@@ -330,6 +331,7 @@ func (e *Engine) apply(ctx context.Context, j *Job, in Input, attempts []Attempt
 // (only a human's answer has one, once per chain), the recalled answer
 // (only the one question's resolution) and its dispatch.
 func (c *Change) add(cur *Job, fx *Effects, attempts []Attempt) {
+	c.Events = slices.Grow(c.Events, len(attempts)+len(fx.Events))
 	for _, a := range attempts {
 		c.Events = append(c.Events, attemptEvent(cur, a))
 	}

@@ -70,30 +70,28 @@ func Errorf(code, format string, args ...any) *Error {
 
 // ErrorCode returns the code of the first *Error in err's chain, EINTERNAL
 // for any other non-nil error, and "" for nil.
+// (errors.AsType, unlike errors.As, does not move e to the heap: the
+// engine asks for the code of every write's error, nil or not.)
 func ErrorCode(err error) string {
-	var e *Error
-	switch {
-	case err == nil:
+	if err == nil {
 		return ""
-	case errors.As(err, &e):
-		return e.Code
-	default:
-		return EINTERNAL
 	}
+	if e, ok := errors.AsType[*Error](err); ok {
+		return e.Code
+	}
+	return EINTERNAL
 }
 
 // ErrorMessage returns the caller-safe message of err: the *Error's message,
 // or "internal error" for anything else.
 func ErrorMessage(err error) string {
-	var e *Error
-	switch {
-	case err == nil:
+	if err == nil {
 		return ""
-	case errors.As(err, &e):
-		return e.Message
-	default:
-		return "internal error"
 	}
+	if e, ok := errors.AsType[*Error](err); ok {
+		return e.Message
+	}
+	return "internal error"
 }
 
 // conflict builds the ECONFLICT returned when job j is not in a state that

@@ -415,14 +415,41 @@ func (q *Question) normalizeConstraints() error {
 // repeat guard (docs/protocol.md rule 5): lowercase, trim, strip trailing ?, !
 // and ., collapse white space.
 func NormalizeText(text string) string {
-	s := strings.Join(strings.Fields(strings.ToLower(text)), " ")
-	return strings.TrimRight(s, "?!. ")
+	return string(appendNormalized(nil, text))
+}
+
+// appendNormalized appends NormalizeText(text) to b. It is
+// strings.ToLower, strings.Fields joined by one space and
+// strings.TrimRight in one pass over text: the repeat guard hashes every
+// question asked and answered.
+func appendNormalized(b []byte, text string) []byte {
+	start, space := len(b), false
+	// An invalid byte is utf8.RuneError, written as U+FFFD, as
+	// strings.ToLower writes it.
+	for _, r := range text {
+		r = unicode.ToLower(r)
+		if unicode.IsSpace(r) {
+			space = len(b) > start
+			continue
+		}
+		if space {
+			b, space = append(b, ' '), false
+		}
+		b = utf8.AppendRune(b, r)
+	}
+	for len(b) > start && strings.IndexByte("?!. ", b[len(b)-1]) >= 0 {
+		b = b[:len(b)-1]
+	}
+	return b
 }
 
 // QuestionHash is the SHA-256 (hex) of the normalised question text.
 func QuestionHash(text string) string {
-	sum := sha256.Sum256([]byte(NormalizeText(text)))
-	return hex.EncodeToString(sum[:])
+	var buf [256]byte // most questions normalise to fewer bytes
+	sum := sha256.Sum256(appendNormalized(buf[:0], text))
+	var h [2 * sha256.Size]byte
+	hex.Encode(h[:], sum[:])
+	return string(h[:])
 }
 
 // checkText is the rule for text of the user's own: a FREE_TEXT answer or

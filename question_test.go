@@ -25,6 +25,43 @@ func TestRule5_NormalisationAndHash(t *testing.T) {
 	}
 }
 
+// normalizeTextAsBefore is NormalizeText as the standard library's
+// functions write it, which appendNormalized does in one pass.
+func normalizeTextAsBefore(text string) string {
+	s := strings.Join(strings.Fields(strings.ToLower(text)), " ")
+	return strings.TrimRight(s, "?!. ")
+}
+
+func TestRule5_NormalisationIsLowerFieldsAndTrim(t *testing.T) {
+	t.Parallel()
+	for _, s := range normalizeSeeds {
+		if got, want := NormalizeText(s), normalizeTextAsBefore(s); got != want {
+			t.Errorf("NormalizeText(%q) = %q, want %q", s, got, want)
+		}
+	}
+}
+
+// normalizeSeeds are texts whose normalisation takes every path: upper
+// case outside ASCII whose lower case is longer or shorter, white space
+// outside ASCII (U+0085, U+00A0, U+3000), invalid UTF-8 and U+FFFD,
+// trailing marks after and between spaces, and nothing left.
+var normalizeSeeds = []string{
+	"", " ", "?", " ?! . ", "Which file?", "  which   FILE ", "which\tfile\n",
+	"ÀÉÎ Straße?", "\u023a\u2c65 \u0130stanbul", "a\u0085b\u00a0c\u3000d",
+	"bad \xff\xfe byte", "\ufffd replaced", "ends . ?", "x\u00a0?", "?.!a", "A\u200bB",
+}
+
+func FuzzNormalizeText(f *testing.F) {
+	for _, s := range normalizeSeeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := NormalizeText(s), normalizeTextAsBefore(s); got != want {
+			t.Errorf("NormalizeText(%q) = %q, want %q", s, got, want)
+		}
+	})
+}
+
 func TestRule7_ReasonsMapToTypes(t *testing.T) {
 	t.Parallel()
 	for reason, want := range map[string]QuestionType{

@@ -87,9 +87,10 @@ const logMaxN = 1<<30 - 1
 // log_seq is seq: a job's records are side by side, by kind, then n.
 func logID(seq int64, kind logKind, n int64) int64 { return seq<<32 | int64(kind)<<30 | n }
 
-// attemptArgs returns the insertAttempt values of a, an attempt of the
-// job whose log_seq is seq.
-func attemptArgs(seq int64, a *askonce.Attempt) ([]any, error) {
+// appendAttempt appends to dst the values of the job_log record of a, an
+// attempt of the job whose log_seq is seq, but its last two columns
+// (candidates and memory, always NULL).
+func appendAttempt(dst []any, seq int64, a *askonce.Attempt) ([]any, error) {
 	if a.N < 0 || a.N > logMaxN {
 		return nil, askonce.Errorf(askonce.EINVALID, "attempt number %d is out of range", a.N)
 	}
@@ -97,7 +98,7 @@ func attemptArgs(seq int64, a *askonce.Attempt) ([]any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encode attempt %d: %w", a.N, err)
 	}
-	return []any{logID(seq, logAttempt, int64(a.N)), timeArg(a.StartedAt), string(a.Outcome), a.Raw, more}, nil
+	return append(dst, logID(seq, logAttempt, int64(a.N)), timeArg(a.StartedAt), string(a.Outcome), a.Raw, more), nil
 }
 
 // attemptMore is the more column of an attempt's job_log record: a JSON

@@ -91,27 +91,30 @@ func (s *Store) UpdateJob(ctx context.Context, c *askonce.Change) error {
 		return err
 	}
 	j := c.Job
-	state, err := sqlstore.Args(w, stateColumns)
+	// updateJobSQL's values, in one slice: the state columns, the sums,
+	// the WHERE's, then the fixed columns of jobs and of job_log, which
+	// updateFixedSQL and updateStaticSQL take too, with the job id.
+	args := make([]any, 0, len(stateColumns)+10+len(fixedJobs)+len(fixedStatic))
+	args, err = sqlstore.AppendArgs(args, w, stateColumns)
 	if err != nil {
 		return wrap(err, "update job %s", j.ID)
 	}
-	fixed, err := sqlstore.Args(j, fixedJobs)
-	if err != nil {
-		return wrap(err, "update job %s", j.ID)
-	}
-	static, err := sqlstore.Args(j, fixedStatic)
-	if err != nil {
-		return wrap(err, "update job %s", j.ID)
-	}
-	fixed, static = append(fixed, j.ID), append(static, j.ID)
 	add := sqlstore.AttemptsUsage(c.Attempts)
 	now := s.stamp()
 	res, ref := resultRef(j, c.Attempts)
-	args := append(state,
+	id := any(j.ID)
+	args = append(args,
 		add.PromptTokens, add.CompletionTokens, add.CostUSD, int64(len(c.Attempts)),
-		now.UnixNano(), res, ref, j.TenantID, j.ID, j.Version)
-	args = append(args, fixed[:len(fixed)-1]...)
-	args = append(args, static[:len(static)-1]...)
+		now.UnixNano(), res, ref, j.TenantID, id, j.Version)
+	fixedAt := len(args)
+	if args, err = sqlstore.AppendArgs(args, j, fixedJobs); err != nil {
+		return wrap(err, "update job %s", j.ID)
+	}
+	staticAt := len(args)
+	if args, err = sqlstore.AppendArgs(args, j, fixedStatic); err != nil {
+		return wrap(err, "update job %s", j.ID)
+	}
+	fixed, static := args[fixedAt:staticAt:staticAt], args[staticAt:len(args):len(args)]
 
 	hist := sqlstore.HistoryOf(c, now, toNanos)
 	var (
@@ -135,12 +138,12 @@ func (s *Store) UpdateJob(ctx context.Context, c *askonce.Change) error {
 			return err
 		}
 		if fixedChanged {
-			if _, err := tx.exec(ctx, s.w.updateFixed, fixed...); err != nil {
+			if _, err := tx.exec(ctx, s.w.updateFixed, append(fixed, id)...); err != nil {
 				return err
 			}
 		}
 		if staticChanged {
-			if _, err := tx.exec(ctx, s.w.updateStatic, static...); err != nil {
+			if _, err := tx.exec(ctx, s.w.updateStatic, append(static, id)...); err != nil {
 				return err
 			}
 		}
@@ -405,21 +408,22 @@ var staticPos = func() []int {
 // staticRow adds the kind 0 record of the job whose log_seq is seq to
 // rows: static holds the values of staticColumns.
 func staticRow(rows *logRows, seq int64, static []any) {
-	row := make([]any, len(logColumns))
+	n := len(rows.args)
+	rows.args = append(rows.args, make([]any, len(logColumns))...)
+	row := rows.args[n:]
 	row[0] = logID(seq, logJob, 0)
 	for i, v := range static {
 		row[staticPos[i]] = v
 	}
-	rows.args = append(rows.args, row...)
 }
 
 // attemptRow adds attempt a of the job whose log_seq is seq to rows.
 func attemptRow(rows *logRows, seq int64, a *askonce.Attempt) error {
-	args, err := attemptArgs(seq, a)
+	args, err := appendAttempt(rows.args, seq, a)
 	if err != nil {
 		return err
 	}
-	rows.args = append(append(rows.args, args...), nil, nil)
+	rows.args = append(args, nil, nil)
 	return nil
 }
 

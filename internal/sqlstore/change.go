@@ -40,11 +40,15 @@ func Created(c *askonce.Change, ins *askonce.Job, appended []askonce.Event, hist
 	Wrote(c, appended, hist)
 }
 
-// Written returns c.Job as UpdateJob writes it: queued when c.Dispatch.
-// A change without a job is EINVALID.
+// Written returns c.Job as UpdateJob writes it: queued when c.Dispatch
+// (c.Job itself when it is so already, as the engine's are; a copy
+// otherwise). A change without a job is EINVALID.
 func Written(c *askonce.Change) (*askonce.Job, error) {
 	if c == nil || c.Job == nil {
 		return nil, askonce.Errorf(askonce.EINVALID, "update job: the change has no job")
+	}
+	if !c.Dispatch || c.Job.Dispatch == askonce.DispatchQueued {
+		return c.Job, nil
 	}
 	w := *c.Job
 	if c.Dispatch {

@@ -222,15 +222,19 @@ func Names(cols []*Column, prefix func(c *Column) string, sep string) string {
 
 // Args returns the values cols take from j.
 func Args(j *askonce.Job, cols []*Column) ([]any, error) {
-	out := make([]any, 0, len(cols)+8)
+	return AppendArgs(make([]any, 0, len(cols)+8), j, cols)
+}
+
+// AppendArgs appends the values cols take from j to dst.
+func AppendArgs(dst []any, j *askonce.Job, cols []*Column) ([]any, error) {
 	for _, c := range cols {
 		v, err := c.Arg(j)
 		if err != nil {
 			return nil, fmt.Errorf("encode %s: %w", c.Name, err)
 		}
-		out = append(out, v)
+		dst = append(dst, v)
 	}
-	return out, nil
+	return dst, nil
 }
 
 // ScanJob reads one row of every column of table, in its order.
