@@ -17,14 +17,15 @@ type token struct {
 	lex.Token
 
 	// Filled in by annotate.
-	e       *entry // what the profile knows about the word, or nil
-	word    string // the lexicon word matched: text, or its kanji stem
-	neg     bool   // negated ("not cold", "don't delete")
-	cue     bool   // a functional cue comes earlier in the same clause
-	idiom   bool   // part of an idiom ("hot path"): not a concept word
-	quoted  bool   // inside quotation marks: a title or a literal
-	capital bool   // written with a capital first letter and lower case after it
-	code    bool   // inside code-like text (a path, flag, URL, back-ticked span): no word
+	e       *entry   // what the profile knows about the word, or nil
+	opens   *opening // the profile's phrases that open with the word, or nil
+	word    string   // the lexicon word matched: text, or its kanji stem
+	neg     bool     // negated ("not cold", "don't delete")
+	cue     bool     // a functional cue comes earlier in the same clause
+	idiom   bool     // part of an idiom ("hot path"): not a concept word
+	quoted  bool     // inside quotation marks: a title or a literal
+	capital bool     // written with a capital first letter and lower case after it
+	code    bool     // inside code-like text (a path, flag, URL, back-ticked span): no word
 }
 
 // tokenize splits s with the one tokenizer and wraps the tokens.
@@ -65,6 +66,7 @@ func (c *compiled) annotate(src string, l layout) []token {
 	for i := range toks {
 		t := &toks[i]
 		t.word = t.Text
+		t.opens = c.phrases[t.Text]
 		if t.code = code[t.Start] && !quoted[t.Start]; t.code {
 			// opaque: no role, so no detector reads it as a word
 		} else if e := c.lex[t.Text]; e != nil {
@@ -100,7 +102,10 @@ func (c *compiled) annotate(src string, l layout) []token {
 		t.neg = negated(toks, i)
 	}
 	for i := 0; i < len(toks); i++ {
-		for _, ph := range c.phrases[toks[i].Text] {
+		if toks[i].opens == nil {
+			continue
+		}
+		for _, ph := range toks[i].opens.phrases {
 			if ph.side != nil && !toks[i].code && ph.at(toks, i) {
 				e := &entry{sides: []sideRef{*ph.side}}
 				for k := i; k < i+len(ph.toks); k++ {
@@ -168,12 +173,14 @@ func negated(toks []token, i int) bool {
 
 // phraseAt returns how many tokens from toks[i] form a word or phrase with
 // role f (0 if none), preferring the longest phrase. Phrases stay within
-// one clause.
+// one clause. toks are annotated (annotate).
 func (c *compiled) phraseAt(toks []token, i int, f flag) int {
 	best := 0
-	for _, ph := range c.phrases[toks[i].Text] {
-		if ph.flag == f && len(ph.toks) > best && ph.at(toks, i) {
-			best = len(ph.toks)
+	if o := toks[i].opens; o != nil && o.flags&f != 0 {
+		for k := range o.phrases {
+			if ph := &o.phrases[k]; ph.flag == f && len(ph.toks) > best && ph.at(toks, i) {
+				best = len(ph.toks)
+			}
 		}
 	}
 	if best == 0 && toks[i].e.has(f) {
