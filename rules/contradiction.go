@@ -80,8 +80,14 @@ func detectContradictions(in *input) contradictions {
 			ms = append(ms, sideMention{i, s})
 		}
 	}
-	process := processSentences(in)
+	var process map[int]bool // read only when two mentions may be paired
+	if len(ms) > 1 {
+		process = processSentences(in)
+	}
 	for _, gi := range c.groupOrder {
+		if !slices.ContainsFunc(ms, func(m sideMention) bool { return m.group == gi }) {
+			continue // not mentioned: nothing to settle
+		}
 		g := &gs[gi]
 		first := make([]mention, len(g.Sides)) // conflicting mentions per side
 		for k := range first {
