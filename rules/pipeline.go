@@ -94,8 +94,9 @@ type reading struct {
 // its attributes; without the check they are settled by the rule.
 func read(in *input, directive bool) *reading {
 	r := &reading{contradiction: detectContradictions(in)}
-	found := []*asked{&r.contradiction.asked} // first: they give the plan its attributes
-	var checks []*asked
+	found := make([]*asked, 1, 1+len(in.c.checks))
+	found[0] = &r.contradiction.asked // first: they give the plan its attributes
+	checks := make([]*asked, 0, len(in.c.checks))
 	for _, name := range in.c.checks {
 		f := r.detect(in, name)
 		checks = append(checks, f)

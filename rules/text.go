@@ -30,7 +30,9 @@ type layout struct {
 // words. quoted marks the quoted strings alone, marks included: their
 // words keep their roles, as a title's or a literal's.
 func layoutOf(src string) layout {
-	l := layout{blocks: blocks(src), code: make([]bool, len(src)), quoted: make([]bool, len(src)), inBlock: make([]bool, len(src))}
+	n := len(src)
+	marks := make([]bool, 3*n) // the three by byte, in one allocation
+	l := layout{blocks: blocks(src), code: marks[:n:n], quoted: marks[n : 2*n : 2*n], inBlock: marks[2*n:]}
 	code, quoted := l.code, l.quoted
 	mark := func(m []bool, s, e int) {
 		for i := s; i < e; i++ {
