@@ -183,6 +183,7 @@ func bothQuoted(in *input, words []string) string {
 func processSentences(in *input) map[int]bool {
 	out := map[int]bool{}
 	lead := -1
+	changeVerbs := vocab.lists["changeVerbs"]
 	for i := range in.gt {
 		t := &in.gt[i]
 		if sentenceStart(in.gt, i) {
@@ -190,7 +191,7 @@ func processSentences(in *input) map[int]bool {
 		}
 		// A Japanese change verb, matched by prefix (冷まして) rather than
 		// by its kanji stem, which a side word may share (冷たい).
-		change := slices.ContainsFunc(vocab.lists["changeVerbs"], func(w string) bool { return strings.HasPrefix(t.Text, w) })
+		change := slices.ContainsFunc(changeVerbs, func(w string) bool { return strings.HasPrefix(t.Text, w) })
 		if change && !t.neg && !t.idiom {
 			out[t.Sentence] = true
 		}

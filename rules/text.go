@@ -134,6 +134,9 @@ func coreOf(src string, start, end int) (int, int) {
 // a directory written as "." or "..".
 // Abbreviations (e.g., i.e.) and initials (R.R.) are prose.
 func codeLike(w string) bool {
+	if !strings.ContainsAny(w, ".-/\\*=$<>|{}[]_`~@") {
+		return false // every kind of code below holds one of these: a plain word is prose
+	}
 	low := strings.ToLower(strings.TrimSuffix(w, "."))
 	switch {
 	case w == "" || vocab.has("abbreviations", low) || initialsLike(w):
