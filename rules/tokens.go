@@ -145,12 +145,30 @@ func quotedRanges(src string) [][2]int {
 		case open >= 0 && r == closer && (!single || n == len(src) || !word(n)):
 			out = append(out, [2]int{open, i})
 			open = -1
-		case open < 0 && strings.ContainsRune(`"“「『'‘`, r) && (!single || (i == 0 || !word(i-1)) && n < len(src) && word(n)):
+		case open < 0 && closerOf(r) != 0 && (!single || (i == 0 || !word(i-1)) && n < len(src) && word(n)):
 			open = i
-			closer = map[rune]rune{'"': '"', '“': '”', '「': '」', '『': '』', '\'': '\'', '‘': '’'}[r]
+			closer = closerOf(r)
 		}
 	}
 	return out
+}
+
+// closerOf is the quotation mark that closes one opened with r, or 0 when
+// r opens no quotation.
+func closerOf(r rune) rune {
+	switch r {
+	case '"', '\'':
+		return r
+	case '“':
+		return '”'
+	case '「':
+		return '」'
+	case '『':
+		return '』'
+	case '‘':
+		return '’'
+	}
+	return 0
 }
 
 // negated reports whether toks[i] is cancelled by a negation directly
@@ -362,12 +380,26 @@ func negatedClause(toks []token, i int) bool {
 // number reports whether s is a number (15, 2.5, 10%).
 func number(s string) bool {
 	s = strings.TrimSuffix(s, "%")
-	return s != "" && strings.Trim(s, "0123456789.,") == ""
+	return s != "" && allBytes(s, func(b byte) bool { return '0' <= b && b <= '9' || b == '.' || b == ',' })
 }
 
 // count reports whether s is a whole number that can count things: 2,
 // 12; not 1.3 (a version) or 10%.
-func count(s string) bool { return s != "" && strings.Trim(s, "0123456789") == "" }
+func count(s string) bool {
+	return s != "" && allBytes(s, func(b byte) bool { return '0' <= b && b <= '9' })
+}
+
+// allBytes reports whether ok holds for every byte of s (true for "").
+// It is strings.Trim(s, set) == "" for an ASCII set, without building the
+// set on every call.
+func allBytes(s string, ok func(byte) bool) bool {
+	for i := 0; i < len(s); i++ {
+		if !ok(s[i]) {
+			return false
+		}
+	}
+	return true
+}
 
 // mostlyJapanese reports whether most of s is written in Japanese: its
 // kanji and kana outnumber twice its other words, so that one stray
