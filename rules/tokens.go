@@ -406,12 +406,18 @@ func allBytes(s string, ok func(byte) bool) bool {
 // character in English text keeps the question English, and a Japanese
 // sentence naming a file (notes.mdを削除して) stays Japanese.
 func mostlyJapanese(s string) bool {
-	ja := 0
+	ja, other := 0, 0 // Japanese runes, and words in other scripts
+	inWord := false
 	for _, r := range s {
-		if lex.ScriptOf(r) != lex.ScriptOther {
+		sc := lex.ScriptOf(r)
+		if sc != lex.ScriptOther {
 			ja++
 		}
+		word := sc == lex.ScriptOther && lex.IsWordRune(r)
+		if word && !inWord {
+			other++
+		}
+		inWord = word
 	}
-	other := len(strings.FieldsFunc(s, func(r rune) bool { return !lex.IsWordRune(r) || lex.ScriptOf(r) != lex.ScriptOther }))
 	return ja >= 2 && ja >= 2*other
 }
