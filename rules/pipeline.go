@@ -2,7 +2,6 @@ package rules
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/askonce/askonce"
@@ -88,31 +87,32 @@ type reading struct {
 
 // read runs the profile's detectors and chooses the question. Every
 // detector reads the input alone, so their order only decides which open
-// finding is asked: the first in the profile's order. Under a directive
-// nothing is asked and every open finding is settled by its rule, with an
-// assumption. Contradictions are always read, since they give the plan
-// its attributes; without the check they are settled by the rule.
+// finding is asked: the first in the profile's order, and the detectors
+// after it are not run, since a question leaves no plan for them to shape.
+// Under a directive nothing is asked and every open finding is settled by
+// its rule, with an assumption. Contradictions are always read, since
+// they give the plan its attributes; without the check they are settled
+// by the rule.
 func read(in *input, directive bool) *reading {
 	r := &reading{contradiction: detectContradictions(in)}
 	found := make([]*asked, 1, 1+len(in.c.checks))
 	found[0] = &r.contradiction.asked // first: they give the plan its attributes
-	checks := make([]*asked, 0, len(in.c.checks))
+	open := false                     // a finding's question stands, settled by its rule under the directive
 	for _, name := range in.c.checks {
 		f := r.detect(in, name)
-		checks = append(checks, f)
+		if f.q != nil && !directive {
+			r.question = f.q
+			return r
+		}
+		open = open || f.q != nil
 		if f != found[0] {
 			found = append(found, f)
 		}
 	}
-	open := slices.IndexFunc(checks, func(f *asked) bool { return f.q != nil }) // the first finding whose question stands
-	if open >= 0 && !directive {
-		r.question = checks[open].q
-		return r
-	}
 	for _, a := range in.earlier {
 		r.assumptions = append(r.assumptions, in.say("The answer %s did not settle it; proceeded with %s", "回答%sでは決まらなかったため、%sで進めた", in.quote(a), in.quote(in.answer)))
 	}
-	if len(in.earlier) == 0 && in.answer != "" && open >= 0 {
+	if len(in.earlier) == 0 && in.answer != "" && open {
 		// The fallback run after an answer that settled nothing, with no
 		// default to proceed with (rule 17): each open finding's rule
 		// decides, and the plan says the answer did not.
