@@ -97,7 +97,9 @@ func read(in *input, directive bool) *reading {
 	r := &reading{contradiction: detectContradictions(in)}
 	found := make([]*asked, 1, 1+len(in.c.checks))
 	found[0] = &r.contradiction.asked // first: they give the plan its attributes
-	open := false                     // a finding's question stands, settled by its rule under the directive
+	// Whether a finding's question stands, to be settled by its rule
+	// under the directive.
+	open := false
 	for _, name := range in.c.checks {
 		f := r.detect(in, name)
 		if f.q != nil && !directive {
