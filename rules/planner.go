@@ -258,7 +258,7 @@ func (r *run) uncut(st step, cuts [][2]int) []step {
 	}
 	out := pieces[:0]
 	for _, p := range pieces {
-		if m := stepLabel.FindStringIndex(r.goal[p.start:p.end]); m != nil {
+		if m := stepLabelIn(r.goal[p.start:p.end]); m != nil {
 			p.start += m[1] // a label is no step: "Step 1: delete notes.md" declined leaves nothing
 		}
 		p.start, p.end = r.trimJoin(p.start, p.end)

@@ -258,7 +258,7 @@ func (c *compiled) cuts(src string, toks []token, code []bool) []int {
 			}
 		}
 		line := src[lineStart:toks[at].Start]
-		label := stepLabel.FindStringIndex(line)
+		label := stepLabelIn(line)
 		said := false // something before it in its sentence: no sentence end outside code since the word before
 		if at > 0 {
 			k := sort.SearchInts(ends, toks[at-1].End)
@@ -728,6 +728,17 @@ func listMarker(line string) int {
 // stepLabel is a label that numbers a step ("Step 2:", "Step 3 -").
 var stepLabel = regexp.MustCompile(`^\s*(?i:step)\s+(?:\d+|(?i:one|two|three|four|five|six|seven|eight|nine|ten))\s*[:.)\-–]\s*`)
 
+// stepLabelIn is stepLabel.FindStringIndex(s), with the regular
+// expression run only on a text whose first word can be "step": after
+// stepLabel's white space, an s, S or ſ (which (?i:s) also matches).
+func stepLabelIn(s string) []int {
+	r, _ := utf8.DecodeRuneInString(strings.TrimLeft(s, "\t\n\f\r "))
+	if r != 's' && r != 'S' && r != 'ſ' {
+		return nil
+	}
+	return stepLabel.FindStringIndex(s)
+}
+
 // title is what pages, the terminal and clients show for the text
 // src[start:end] (a task's step, a plan's goal): its first line without a
 // list marker, check box ("- [ ] ") or step label ("Step 2:") and past a code block that opens
@@ -767,7 +778,7 @@ func (c *compiled) title(src string, toks []token, start, end int, cuts [][2]int
 	if rest := strings.TrimLeft(src[start:end], " \t"); len(rest) >= 3 && rest[0] == '[' && rest[2] == ']' && strings.ContainsRune(" xX", rune(rest[1])) {
 		start = end - len(rest) + 3 // a task list's check box
 	}
-	if m := stepLabel.FindStringIndex(src[start:end]); m != nil {
+	if m := stepLabelIn(src[start:end]); m != nil {
 		start += m[1] // "Step 2: push it"
 	}
 	opened, code, label := false, false, start
