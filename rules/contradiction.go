@@ -70,7 +70,10 @@ func detectContradictions(in *input) contradictions {
 	var ms []sideMention
 	for i := range in.gt {
 		t := &in.gt[i]
-		if t.neg || vocab.has("valueExcluders", governor(in.gt, i)) || t.e == nil || t.idiom || t.quoted || (t.capital && !sentenceStart(in.gt, i)) || c.asksAgent(in.goal, in.gt, i) || c.before(in.gt, i, fTopic) {
+		if t.e == nil || len(t.e.sides) == 0 {
+			continue // names no side: the checks below, which scan its sentence, need not run
+		}
+		if t.neg || vocab.has("valueExcluders", governor(in.gt, i)) || t.idiom || t.quoted || (t.capital && !sentenceStart(in.gt, i)) || c.asksAgent(in.goal, in.gt, i) || c.before(in.gt, i, fTopic) {
 			continue
 		}
 		for _, s := range t.e.sides {
