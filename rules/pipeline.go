@@ -51,7 +51,7 @@ func newInput(p *Profile, prompt string, r *askonce.Request) *input {
 	in.layout = layoutOf(goal)
 	in.gt = p.c.annotate(goal, in.layout)
 	in.cmds = p.c.commands(goal, in.gt)
-	in.steps = p.c.splitSteps(goal, in.gt, in.layout)
+	in.steps = p.c.splitSteps(goal, in.gt, in.cmds, in.layout)
 	in.verbs = make([]bool, len(in.gt))
 	for _, c := range in.cmds {
 		in.verbs[c.verb] = true

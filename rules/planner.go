@@ -158,7 +158,7 @@ func (r *run) stepsPlan() (*askonce.Plan, error) {
 	}
 	if r.vague.useAnswer { // the goal said too little; the answer says what to do
 		spec.Details = r.answer
-		for _, st := range r.c.splitSteps(r.answer, r.at, layoutOf(r.answer)) {
+		for _, st := range r.c.splitSteps(r.answer, r.at, r.c.commands(r.answer, r.at), layoutOf(r.answer)) {
 			add(r.answer, st, false)
 		}
 	}

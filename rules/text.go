@@ -196,9 +196,9 @@ type step struct {
 // then"). The line that introduces a list ("After the tests pass:") is
 // prose, so it is a step of its own, before the items. Every byte of src
 // outside list markers belongs to one step, so the steps, joined, are the
-// text.
-func (c *compiled) splitSteps(src string, toks []token, l layout) []step {
-	cuts := c.cuts(src, toks, l.code)
+// text. cmds are the commands of toks (commands).
+func (c *compiled) splitSteps(src string, toks []token, cmds []command, l layout) []step {
+	cuts := c.cuts(src, toks, cmds, l.code)
 	var steps []step
 	lead := false // the text opens with code: steps[0] holds it until the step after it
 	for _, b := range l.blocks {
@@ -223,8 +223,8 @@ func (c *compiled) splitSteps(src string, toks []token, l layout) []step {
 
 // cuts are the byte offsets of src, in order, where prose may be cut into
 // steps: after a sentence end, a line break or a semicolon outside code,
-// and before a step separator.
-func (c *compiled) cuts(src string, toks []token, code []bool) []int {
+// and before a step separator. cmds are the commands of toks (commands).
+func (c *compiled) cuts(src string, toks []token, cmds []command, code []bool) []int {
 	var cuts []int
 	for i, r := range src {
 		if code[i] {
@@ -269,7 +269,6 @@ func (c *compiled) cuts(src string, toks []token, code []bool) []int {
 		}
 		i += n - 1
 	}
-	cmds := c.commands(src, toks)
 	for k := 1; k < len(cmds); k++ { // a word that adds or orders a step, opening a command after a comma and another command: "build it, (and) also deploy it"; not "..., so assign it"
 		a, b := cmds[k-1], cmds[k]
 		t := &toks[b.start]
