@@ -563,6 +563,9 @@ func isMapping(body string) bool {
 // one word more ("FROM golang:1.22 AS build", "RUN make") are code too,
 // and so is a shell line after a "$" prompt or ending in " \".
 func codeLine(body string, goesOn bool) bool {
+	if !goesOn && !strings.ContainsAny(body, "{}[]<>=;") {
+		return false // nothing a sentence does not write alone: prose
+	}
 	words := strings.Fields(body)
 	if len(words) == 0 {
 		return false
@@ -585,8 +588,6 @@ func codeLine(body string, goesOn bool) bool {
 		case strings.ContainsAny(body[len(body)-1:], ":{(;,") && call.MatchString(body) && !unicode.IsUpper([]rune(body)[0]):
 			return true // a statement that opens a block: "def add(a, b):", "function f() {"
 		}
-	} else if !strings.ContainsAny(body, "{}[]<>=;") {
-		return false
 	}
 	return !slices.ContainsFunc(words, func(w string) bool { return !code(w) })
 }
@@ -667,10 +668,10 @@ func (c *compiled) finishSteps(src string, toks []token, steps []step) []step {
 // joinLines writes the lines of one sentence (goesOn) as one line: a
 // space between them, none where either side is Japanese.
 func joinLines(s string) string {
-	lines := strings.Split(s, "\n")
-	if len(lines) == 1 {
+	if !strings.Contains(s, "\n") {
 		return s
 	}
+	lines := strings.Split(s, "\n")
 	var b strings.Builder
 	for k, line := range lines {
 		line = strings.TrimSpace(line)
