@@ -186,7 +186,9 @@ func bothQuoted(in *input, words []string) string {
 func processSentences(in *input) map[int]bool {
 	out := map[int]bool{}
 	lead := -1
+	// The lists, looked up once rather than for every token.
 	changeVerbs := vocab.lists["changeVerbs"]
+	categoryVerbs, categoryPrepositions := vocab.sets["categoryVerbs"], vocab.sets["categoryPrepositions"]
 	for i := range in.gt {
 		t := &in.gt[i]
 		if sentenceStart(in.gt, i) {
@@ -198,8 +200,8 @@ func processSentences(in *input) map[int]bool {
 		if change && !t.neg && !t.idiom {
 			out[t.Sentence] = true
 		}
-		if vocab.has("categoryVerbs", t.Text) && slices.ContainsFunc(in.gt[i+1:], func(u token) bool {
-			return u.Sentence == t.Sentence && vocab.has("categoryPrepositions", u.Text)
+		if categoryVerbs[t.Text] && slices.ContainsFunc(in.gt[i+1:], func(u token) bool {
+			return u.Sentence == t.Sentence && categoryPrepositions[u.Text]
 		}) {
 			out[t.Sentence] = true // categories offered per item: "classify each into solid, liquid or gas"
 		}
