@@ -9,7 +9,8 @@ import (
 
 // input is what every detector reads: the goal and answer of one prompt,
 // their tokens and the request's candidate files. Detectors never change
-// it; each returns its own findings.
+// it (goalSteps only fills in what it would read anyway); each returns
+// its own findings. It belongs to one call.
 type input struct {
 	p        *Profile
 	c        *compiled
@@ -18,7 +19,8 @@ type input struct {
 	earlier  []string // answers the last one overrides
 	gt, at   []token
 	cmds     []command // the goal's commands
-	steps    []step    // the goal's steps
+	steps    []step    // the goal's steps, once stepped (goalSteps)
+	stepped  bool
 	layout             // the goal's blocks and code (layoutOf)
 	verbs    []bool    // by goal token: the main verb of a command
 	files    []string
@@ -51,7 +53,6 @@ func newInput(p *Profile, prompt string, r *askonce.Request) *input {
 	in.layout = layoutOf(goal)
 	in.gt = p.c.annotate(goal, in.layout)
 	in.cmds = p.c.commands(goal, in.gt)
-	in.steps = p.c.splitSteps(goal, in.gt, in.cmds, in.layout)
 	in.verbs = make([]bool, len(in.gt))
 	for _, c := range in.cmds {
 		in.verbs[c.verb] = true
@@ -60,6 +61,15 @@ func newInput(p *Profile, prompt string, r *askonce.Request) *input {
 		in.at = p.c.annotate(answer, layoutOf(answer))
 	}
 	return in
+}
+
+// goalSteps are the goal's steps, found on first use: a goal that is
+// asked about needs none.
+func (in *input) goalSteps() []step {
+	if !in.stepped {
+		in.steps, in.stepped = in.c.splitSteps(in.goal, in.gt, in.cmds, in.layout), true
+	}
+	return in.steps
 }
 
 // asked is what every detector's result holds for the pipeline: the

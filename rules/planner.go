@@ -151,7 +151,7 @@ func (r *run) stepsPlan() (*askonce.Plan, error) {
 		tasks = append(tasks, t)
 		frontier = append(frontier, t.ID)
 	}
-	for _, st := range r.steps {
+	for _, st := range r.goalSteps() {
 		for _, piece := range r.uncut(st, cut) {
 			add(r.goal, piece, true)
 		}
