@@ -20,7 +20,7 @@ type input struct {
 	gt, at   []token
 	cmds     []command // the goal's commands
 	steps    []step    // the goal's steps, once stepped (goalSteps)
-	stepped  bool
+	stepped  bool      // steps is filled in
 	layout             // the goal's blocks and code (layoutOf)
 	verbs    []bool    // by goal token: the main verb of a command
 	files    []string
