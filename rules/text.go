@@ -134,8 +134,8 @@ func coreOf(src string, start, end int) (int, int) {
 // a directory written as "." or "..".
 // Abbreviations (e.g., i.e.) and initials (R.R.) are prose.
 func codeLike(w string) bool {
-	if !strings.ContainsAny(w, ".-/\\*=$<>|{}[]_`~@") {
-		return false // every kind of code below holds one of these: a plain word is prose
+	if allBytes(w, func(b byte) bool { return !codeMark(b) }) {
+		return false // every kind of code below holds one of these marks: a plain word is prose
 	}
 	low := strings.ToLower(strings.TrimSuffix(w, "."))
 	switch {
@@ -152,6 +152,16 @@ func codeLike(w string) bool {
 		if w[i] == '.' && isWordByte(w[i-1]) && isWordByte(w[i+1]) {
 			return true
 		}
+	}
+	return false
+}
+
+// codeMark reports a byte that every kind of code codeLike finds holds
+// one of, and a plain word none of.
+func codeMark(b byte) bool {
+	switch b {
+	case '.', '-', '/', '\\', '*', '=', '$', '<', '>', '|', '{', '}', '[', ']', '_', '`', '~', '@':
+		return true
 	}
 	return false
 }
@@ -232,9 +242,9 @@ func (c *compiled) cuts(src string, toks []token, cmds []command, code []bool) [
 		}
 		n := i + utf8.RuneLen(r)
 		switch {
-		case strings.ContainsRune(";。！？；", r) || r == '\n' && !goesOn(src, i):
+		case r == ';' || r == '。' || r == '！' || r == '？' || r == '；' || r == '\n' && !goesOn(src, i):
 			cuts = append(cuts, n)
-		case strings.ContainsRune(".!?", r) && (n == len(src) || isSpaceAt(src, n)) && !abbreviationBefore(src, i):
+		case (r == '.' || r == '!' || r == '?') && (n == len(src) || isSpaceAt(src, n)) && !abbreviationBefore(src, i):
 			cuts = append(cuts, n)
 		}
 	}
