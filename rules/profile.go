@@ -324,10 +324,12 @@ func phraseOf(w string) phrase {
 	return ph
 }
 
-// opening is the phrases that open with one word, and the roles they
-// play, so that a look-up of a role none of them plays stops at once.
+// opening is the phrases that open with one word, the roles they play
+// and whether one names a side of a group, so that a look-up of a role
+// none of them plays stops at once.
 type opening struct {
 	flags   flag
+	sides   bool
 	phrases []phrase
 }
 
@@ -339,6 +341,7 @@ func (c *compiled) addPhrase(ph phrase) {
 		c.phrases[ph.toks[0]] = o
 	}
 	o.flags |= ph.flag
+	o.sides = o.sides || ph.side != nil
 	o.phrases = append(o.phrases, ph)
 }
 

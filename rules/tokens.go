@@ -102,7 +102,7 @@ func (c *compiled) annotate(src string, l layout) []token {
 		t.neg = negated(toks, i)
 	}
 	for i := 0; i < len(toks); i++ {
-		if toks[i].opens == nil {
+		if o := toks[i].opens; o == nil || !o.sides {
 			continue
 		}
 		for _, ph := range toks[i].opens.phrases {
