@@ -146,8 +146,9 @@ func detectContradictions(in *input) contradictions {
 		side, display := answerSide(in, gi, sides, first)
 		if side < 0 {
 			ruled, why := ruleSide(in, first, sides)
+			both := bothQuoted(in, options)
 			if res.q == nil {
-				text := in.say("The goal says %s. Which should it be?", "%sが同時に指定されています。どれにしますか？", bothQuoted(in, options))
+				text := in.say("The goal says %s. Which should it be?", "%sが同時に指定されています。どれにしますか？", both)
 				res.q = selectOne(text, "scope_unclear", options)
 				res.q.Cosmetic = g.Cosmetic
 			}
@@ -157,7 +158,7 @@ func detectContradictions(in *input) contradictions {
 				kind = ", a cosmetic detail"
 			}
 			res.assumptions = append(res.assumptions, fmt.Sprintf("The goal says %s (%s%s); assumed %s because %s.",
-				bothQuoted(in, options), g.Name, kind, in.quote(display), why))
+				both, g.Name, kind, in.quote(display), why))
 		}
 		res.groups[gi] = groupResult{side: side, display: display}
 		for _, m := range paired {
