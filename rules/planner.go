@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -137,7 +138,7 @@ func (r *run) stepsPlan() (*askonce.Plan, error) {
 		if goal {
 			toks, cuts = r.gt, dropCuts
 		}
-		t := askonce.Task{ID: fmt.Sprintf("t%d", len(tasks)+1), Title: r.c.title(src, toks, st.start, st.end, cuts), Instruction: text}
+		t := askonce.Task{ID: "t" + strconv.Itoa(len(tasks)+1), Title: r.c.title(src, toks, st.start, st.end, cuts), Instruction: text}
 		if !st.parallel || len(tasks) == 0 {
 			prevDeps, frontier = append([]string{}, frontier...), nil
 		}
