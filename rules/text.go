@@ -156,8 +156,8 @@ func codeLike(w string) bool {
 	return false
 }
 
-// codeMark reports a byte that every kind of code codeLike finds holds
-// one of, and a plain word none of.
+// codeMark reports whether b is one of the marks of which every kind of
+// code codeLike finds holds at least one; a plain word holds none.
 func codeMark(b byte) bool {
 	switch b {
 	case '.', '-', '/', '\\', '*', '=', '$', '<', '>', '|', '{', '}', '[', ']', '_', '`', '~', '@':

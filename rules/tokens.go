@@ -102,10 +102,11 @@ func (c *compiled) annotate(src string, l layout) []token {
 		t.neg = negated(toks, i)
 	}
 	for i := 0; i < len(toks); i++ {
-		if o := toks[i].opens; o == nil || !o.sides {
+		o := toks[i].opens
+		if o == nil || !o.sides {
 			continue
 		}
-		for _, ph := range toks[i].opens.phrases {
+		for _, ph := range o.phrases {
 			if ph.side != nil && !toks[i].code && ph.at(toks, i) {
 				e := &entry{sides: []sideRef{*ph.side}}
 				for k := i; k < i+len(ph.toks); k++ {
