@@ -70,7 +70,10 @@ func detectContradictions(in *input) contradictions {
 	var ms []sideMention
 	for i := range in.gt {
 		t := &in.gt[i]
-		if t.neg || vocab.has("valueExcluders", governor(in.gt, i)) || t.e == nil || t.idiom || t.quoted || (t.capital && !sentenceStart(in.gt, i)) || c.asksAgent(in.goal, in.gt, i) || c.before(in.gt, i, fTopic) {
+		if t.e == nil || len(t.e.sides) == 0 {
+			continue // names no side: the checks below, which scan its sentence, need not run
+		}
+		if t.neg || vocab.has("valueExcluders", governor(in.gt, i)) || t.idiom || t.quoted || (t.capital && !sentenceStart(in.gt, i)) || c.asksAgent(in.goal, in.gt, i) || c.before(in.gt, i, fTopic) {
 			continue
 		}
 		for _, s := range t.e.sides {
@@ -80,8 +83,14 @@ func detectContradictions(in *input) contradictions {
 			ms = append(ms, sideMention{i, s})
 		}
 	}
-	process := processSentences(in)
+	var process map[int]bool // read only when two mentions may be paired
+	if len(ms) > 1 {
+		process = processSentences(in)
+	}
 	for _, gi := range c.groupOrder {
+		if !slices.ContainsFunc(ms, func(m sideMention) bool { return m.group == gi }) {
+			continue // not mentioned: nothing to settle
+		}
 		g := &gs[gi]
 		first := make([]mention, len(g.Sides)) // conflicting mentions per side
 		for k := range first {
@@ -137,8 +146,9 @@ func detectContradictions(in *input) contradictions {
 		side, display := answerSide(in, gi, sides, first)
 		if side < 0 {
 			ruled, why := ruleSide(in, first, sides)
+			both := bothQuoted(in, options)
 			if res.q == nil {
-				text := in.say("The goal says %s. Which should it be?", "%sが同時に指定されています。どれにしますか？", bothQuoted(in, options))
+				text := in.say("The goal says %s. Which should it be?", "%sが同時に指定されています。どれにしますか？", both)
 				res.q = selectOne(text, "scope_unclear", options)
 				res.q.Cosmetic = g.Cosmetic
 			}
@@ -148,7 +158,7 @@ func detectContradictions(in *input) contradictions {
 				kind = ", a cosmetic detail"
 			}
 			res.assumptions = append(res.assumptions, fmt.Sprintf("The goal says %s (%s%s); assumed %s because %s.",
-				bothQuoted(in, options), g.Name, kind, in.quote(display), why))
+				both, g.Name, kind, in.quote(display), why))
 		}
 		res.groups[gi] = groupResult{side: side, display: display}
 		for _, m := range paired {
@@ -177,6 +187,9 @@ func bothQuoted(in *input, words []string) string {
 func processSentences(in *input) map[int]bool {
 	out := map[int]bool{}
 	lead := -1
+	// The lists, looked up once rather than for every token.
+	changeVerbs := vocab.lists["changeVerbs"]
+	categoryVerbs, categoryPrepositions := vocab.sets["categoryVerbs"], vocab.sets["categoryPrepositions"]
 	for i := range in.gt {
 		t := &in.gt[i]
 		if sentenceStart(in.gt, i) {
@@ -184,12 +197,12 @@ func processSentences(in *input) map[int]bool {
 		}
 		// A Japanese change verb, matched by prefix (冷まして) rather than
 		// by its kanji stem, which a side word may share (冷たい).
-		change := slices.ContainsFunc(vocab.lists["changeVerbs"], func(w string) bool { return strings.HasPrefix(t.Text, w) })
+		change := slices.ContainsFunc(changeVerbs, func(w string) bool { return strings.HasPrefix(t.Text, w) })
 		if change && !t.neg && !t.idiom {
 			out[t.Sentence] = true
 		}
-		if vocab.has("categoryVerbs", t.Text) && slices.ContainsFunc(in.gt[i+1:], func(u token) bool {
-			return u.Sentence == t.Sentence && vocab.has("categoryPrepositions", u.Text)
+		if categoryVerbs[t.Text] && slices.ContainsFunc(in.gt[i+1:], func(u token) bool {
+			return u.Sentence == t.Sentence && categoryPrepositions[u.Text]
 		}) {
 			out[t.Sentence] = true // categories offered per item: "classify each into solid, liquid or gas"
 		}

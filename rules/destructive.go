@@ -104,17 +104,18 @@ func (in *input) through(end int) int {
 // of its step and the list items and code blocks that follow it
 // ("Delete these files:\n- a.txt\n- b.txt"); else end.
 func (in *input) listed(end int) int {
-	si := sort.Search(len(in.steps), func(k int) bool { return in.steps[k].end >= end })
-	if si == len(in.steps) || in.steps[si].start >= end {
+	steps := in.goalSteps()
+	si := sort.Search(len(steps), func(k int) bool { return steps[k].end >= end })
+	if si == len(steps) || steps[si].start >= end {
 		return end
 	}
-	rest := strings.TrimLeft(in.goal[end:in.steps[si].end], " \t")
+	rest := strings.TrimLeft(in.goal[end:steps[si].end], " \t")
 	colon := strings.TrimPrefix(strings.TrimPrefix(rest, ":"), "：")
 	if len(colon) == len(rest) || strings.TrimLeft(colon, " \t\r") != "" && !strings.HasPrefix(strings.TrimLeft(colon, " \t\r"), "\n") {
 		return end
 	}
-	end = in.steps[si].end
-	for _, st := range in.steps[si+1:] {
+	end = steps[si].end
+	for _, st := range steps[si+1:] {
 		if !slices.ContainsFunc(in.blocks, func(b block) bool { return b.kind != proseBlock && b.start <= st.start && st.end <= b.end }) {
 			break
 		}
@@ -125,11 +126,12 @@ func (in *input) listed(end int) int {
 
 // stepOf is the step that holds goal token v (a list marker is in none).
 func (in *input) stepOf(v int) (step, bool) {
-	i := sort.Search(len(in.steps), func(k int) bool { return in.steps[k].t1 > v })
-	if i == len(in.steps) || in.steps[i].t0 > v {
+	steps := in.goalSteps()
+	i := sort.Search(len(steps), func(k int) bool { return steps[k].t1 > v })
+	if i == len(steps) || steps[i].t0 > v {
 		return step{}, false
 	}
-	return in.steps[i], true
+	return steps[i], true
 }
 
 // wholeStep is the step that holds goal token v, as an action.

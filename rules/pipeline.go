@@ -2,7 +2,6 @@ package rules
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/askonce/askonce"
@@ -10,7 +9,8 @@ import (
 
 // input is what every detector reads: the goal and answer of one prompt,
 // their tokens and the request's candidate files. Detectors never change
-// it; each returns its own findings.
+// it (goalSteps only fills in what it would read anyway); each returns
+// its own findings. It belongs to one call.
 type input struct {
 	p        *Profile
 	c        *compiled
@@ -19,7 +19,8 @@ type input struct {
 	earlier  []string // answers the last one overrides
 	gt, at   []token
 	cmds     []command // the goal's commands
-	steps    []step    // the goal's steps
+	steps    []step    // the goal's steps, once stepped (goalSteps)
+	stepped  bool      // steps is filled in
 	layout             // the goal's blocks and code (layoutOf)
 	verbs    []bool    // by goal token: the main verb of a command
 	files    []string
@@ -52,7 +53,6 @@ func newInput(p *Profile, prompt string, r *askonce.Request) *input {
 	in.layout = layoutOf(goal)
 	in.gt = p.c.annotate(goal, in.layout)
 	in.cmds = p.c.commands(goal, in.gt)
-	in.steps = p.c.splitSteps(goal, in.gt, in.layout)
 	in.verbs = make([]bool, len(in.gt))
 	for _, c := range in.cmds {
 		in.verbs[c.verb] = true
@@ -61,6 +61,15 @@ func newInput(p *Profile, prompt string, r *askonce.Request) *input {
 		in.at = p.c.annotate(answer, layoutOf(answer))
 	}
 	return in
+}
+
+// goalSteps are the goal's steps, found on first use: a goal that is
+// asked about needs none.
+func (in *input) goalSteps() []step {
+	if !in.stepped {
+		in.steps, in.stepped = in.c.splitSteps(in.goal, in.gt, in.cmds, in.layout), true
+	}
+	return in.steps
 }
 
 // asked is what every detector's result holds for the pipeline: the
@@ -88,30 +97,34 @@ type reading struct {
 
 // read runs the profile's detectors and chooses the question. Every
 // detector reads the input alone, so their order only decides which open
-// finding is asked: the first in the profile's order. Under a directive
-// nothing is asked and every open finding is settled by its rule, with an
-// assumption. Contradictions are always read, since they give the plan
-// its attributes; without the check they are settled by the rule.
+// finding is asked: the first in the profile's order, and the detectors
+// after it are not run, since a question leaves no plan for them to shape.
+// Under a directive nothing is asked and every open finding is settled by
+// its rule, with an assumption. Contradictions are always read, since
+// they give the plan its attributes; without the check they are settled
+// by the rule.
 func read(in *input, directive bool) *reading {
 	r := &reading{contradiction: detectContradictions(in)}
-	found := []*asked{&r.contradiction.asked} // first: they give the plan its attributes
-	var checks []*asked
+	found := make([]*asked, 1, 1+len(in.c.checks))
+	found[0] = &r.contradiction.asked // first: they give the plan its attributes
+	// Whether a finding's question stands, to be settled by its rule
+	// under the directive.
+	open := false
 	for _, name := range in.c.checks {
 		f := r.detect(in, name)
-		checks = append(checks, f)
+		if f.q != nil && !directive {
+			r.question = f.q
+			return r
+		}
+		open = open || f.q != nil
 		if f != found[0] {
 			found = append(found, f)
 		}
 	}
-	open := slices.IndexFunc(checks, func(f *asked) bool { return f.q != nil }) // the first finding whose question stands
-	if open >= 0 && !directive {
-		r.question = checks[open].q
-		return r
-	}
 	for _, a := range in.earlier {
 		r.assumptions = append(r.assumptions, in.say("The answer %s did not settle it; proceeded with %s", "回答%sでは決まらなかったため、%sで進めた", in.quote(a), in.quote(in.answer)))
 	}
-	if len(in.earlier) == 0 && in.answer != "" && open >= 0 {
+	if len(in.earlier) == 0 && in.answer != "" && open {
 		// The fallback run after an answer that settled nothing, with no
 		// default to proceed with (rule 17): each open finding's rule
 		// decides, and the plan says the answer did not.

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -137,7 +138,7 @@ func (r *run) stepsPlan() (*askonce.Plan, error) {
 		if goal {
 			toks, cuts = r.gt, dropCuts
 		}
-		t := askonce.Task{ID: fmt.Sprintf("t%d", len(tasks)+1), Title: r.c.title(src, toks, st.start, st.end, cuts), Instruction: text}
+		t := askonce.Task{ID: "t" + strconv.Itoa(len(tasks)+1), Title: r.c.title(src, toks, st.start, st.end, cuts), Instruction: text}
 		if !st.parallel || len(tasks) == 0 {
 			prevDeps, frontier = append([]string{}, frontier...), nil
 		}
@@ -151,14 +152,14 @@ func (r *run) stepsPlan() (*askonce.Plan, error) {
 		tasks = append(tasks, t)
 		frontier = append(frontier, t.ID)
 	}
-	for _, st := range r.steps {
+	for _, st := range r.goalSteps() {
 		for _, piece := range r.uncut(st, cut) {
 			add(r.goal, piece, true)
 		}
 	}
 	if r.vague.useAnswer { // the goal said too little; the answer says what to do
 		spec.Details = r.answer
-		for _, st := range r.c.splitSteps(r.answer, r.at, layoutOf(r.answer)) {
+		for _, st := range r.c.splitSteps(r.answer, r.at, r.c.commands(r.answer, r.at), layoutOf(r.answer)) {
 			add(r.answer, st, false)
 		}
 	}
@@ -258,7 +259,7 @@ func (r *run) uncut(st step, cuts [][2]int) []step {
 	}
 	out := pieces[:0]
 	for _, p := range pieces {
-		if m := stepLabel.FindStringIndex(r.goal[p.start:p.end]); m != nil {
+		if m := stepLabelIn(r.goal[p.start:p.end]); m != nil {
 			p.start += m[1] // a label is no step: "Step 1: delete notes.md" declined leaves nothing
 		}
 		p.start, p.end = r.trimJoin(p.start, p.end)
@@ -373,11 +374,11 @@ func (r *run) templatePlan() (*askonce.Plan, error) {
 		pl = append(pl, k+" "+props[k])
 	}
 	propText := cmp.Or(strings.Join(pl, ", "), "no special properties")
-	vars := strings.NewReplacer("{name}", spec.Name, "{id}", spec.ID, "{kind}", kind, "{properties}", propText, "{goal}", desc)
+	vars := placeholders{{"{name}", spec.Name}, {"{id}", spec.ID}, {"{kind}", kind}, {"{properties}", propText}, {"{goal}", desc}}
 	tmpl := r.c.kindTasks[kind]
 	tasks := make([]askonce.Task, len(tmpl))
 	for i, t := range tmpl {
-		tasks[i] = askonce.Task{ID: t.ID, Title: askonce.ClampTitle(vars.Replace(t.Title)), Instruction: vars.Replace(t.Instruction), DependsOn: t.DependsOn}
+		tasks[i] = askonce.Task{ID: t.ID, Title: askonce.ClampTitle(vars.expand(t.Title)), Instruction: vars.expand(t.Instruction), DependsOn: t.DependsOn}
 	}
 	raw, err := json.Marshal(spec)
 	if err != nil {
@@ -385,6 +386,37 @@ func (r *run) templatePlan() (*askonce.Plan, error) {
 	}
 	title = askonce.ClampTitle(capitalise(strings.ToLower(title)))
 	return &askonce.Plan{Title: title, Spec: raw, Tasks: tasks}, nil
+}
+
+// placeholders are a template's placeholders, each "{" and a word and
+// "}", with their values.
+type placeholders [][2]string
+
+// expand replaces the placeholders in s by their values, left to right,
+// never reading a value again, as strings.Replacer does (the first of
+// them that matches), without building a replacer for every plan.
+func (ps placeholders) expand(s string) string {
+	var b strings.Builder
+	last := 0 // s[:last] is written to b
+	for i := 0; i < len(s); i++ {
+		if s[i] != '{' {
+			continue
+		}
+		for _, p := range ps {
+			if strings.HasPrefix(s[i:], p[0]) {
+				b.WriteString(s[last:i])
+				b.WriteString(p[1])
+				last = i + len(p[0])
+				i = last - 1
+				break
+			}
+		}
+	}
+	if last == 0 {
+		return s // no placeholder
+	}
+	b.WriteString(s[last:])
+	return b.String()
 }
 
 // idRune keeps the letters and digits of a registry id.

@@ -324,6 +324,27 @@ func phraseOf(w string) phrase {
 	return ph
 }
 
+// opening is the phrases that open with one word, the roles they play
+// and whether one names a side of a group, so that a look-up of a role
+// none of them plays stops at once.
+type opening struct {
+	flags   flag
+	sides   bool
+	phrases []phrase
+}
+
+// addPhrase indexes ph by its first token.
+func (c *compiled) addPhrase(ph phrase) {
+	o := c.phrases[ph.toks[0]]
+	if o == nil {
+		o = &opening{}
+		c.phrases[ph.toks[0]] = o
+	}
+	o.flags |= ph.flag
+	o.sides = o.sides || ph.side != nil
+	o.phrases = append(o.phrases, ph)
+}
+
 // at reports whether toks[i:] opens with ph, in one clause.
 func (ph *phrase) at(toks []token, i int) bool {
 	return startsRun(toks[i:], len(ph.toks), func(k int, t *token) bool { return t.Text == ph.toks[k] && t.Clause == toks[i].Clause })
@@ -334,7 +355,7 @@ func (ph *phrase) at(toks []token, i int) bool {
 // template's task list per kind.
 type compiled struct {
 	lex        map[string]*entry
-	phrases    map[string][]phrase // by first token
+	phrases    map[string]*opening // by first token
 	groupOrder []int               // functional groups first, then cosmetic
 	checks     []string
 	planner    string
@@ -350,7 +371,7 @@ func (p *Profile) compile() error {
 	}
 	c := &compiled{
 		lex:     make(map[string]*entry, 512),
-		phrases: make(map[string][]phrase),
+		phrases: make(map[string]*opening),
 	}
 	for _, ch := range p.Checks {
 		if !slices.Contains(checkNames, ch) {
@@ -405,7 +426,7 @@ func (p *Profile) compile() error {
 						return fmt.Errorf("group %s: phrase %q belongs to both %q and %q", g.Name, w, o, s.Name)
 					}
 					owner[key], ph.side = s.Name, &ref
-					c.phrases[ph.toks[0]] = append(c.phrases[ph.toks[0]], ph)
+					c.addPhrase(ph)
 					continue
 				}
 				if err := c.claim(owner, "group "+g.Name, s.Name, w, func(e *entry) { e.sides = append(e.sides, ref) }); err != nil {
@@ -495,7 +516,7 @@ func (c *compiled) addFlag(w string, f flag) error {
 	case 1:
 		c.each(ph.toks[0], func(e *entry) { e.flags |= f })
 	default:
-		c.phrases[ph.toks[0]] = append(c.phrases[ph.toks[0]], ph)
+		c.addPhrase(ph)
 	}
 	return nil
 }

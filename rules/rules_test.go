@@ -646,6 +646,28 @@ func BenchmarkInterpret(b *testing.B) {
 	}
 }
 
+// BenchmarkInterpretRoundTrip is the interpreter's share of the engine's
+// clarification round trip (BenchmarkRoundTripClarification at the
+// repository root): the goal, which asks, then the resolved prompt after
+// the answer "hot", which plans, as Engine.plan passes them.
+func BenchmarkInterpretRoundTrip(b *testing.B) {
+	in := newInterpreter(b)
+	ctx := context.Background()
+	const goal = "hot frozen cheese"
+	answer := askonce.TextAnswer("hot")
+	ask := &askonce.Request{JobID: "bench", Goal: goal, Prompt: goal, Attempt: 1, Reason: askonce.ReasonInitial}
+	plan := &askonce.Request{JobID: "bench", Goal: goal, Prompt: askonce.ResolvedPrompt(goal, answer.Prompt()), Answer: answer.JSON(), Attempt: 1, Reason: askonce.ReasonClarificationAnswer}
+	b.ReportAllocs()
+	for b.Loop() {
+		if res, err := in.Interpret(ctx, ask); err != nil || res.Outcome.Question == nil {
+			b.Fatalf("goal: %v", err)
+		}
+		if res, err := in.Interpret(ctx, plan); err != nil || res.Outcome.Plan == nil {
+			b.Fatalf("answer: %v", err)
+		}
+	}
+}
+
 // FuzzInterpret checks that any prompt gives output that parses, and a
 // plan that validates, under every profile, with and without a directive.
 func FuzzInterpret(f *testing.F) {

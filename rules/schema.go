@@ -58,12 +58,15 @@ func (f *field) constraints() askonce.Constraints {
 // order "required" lists them. A schema that is not an object, or a field
 // of type object or array, gives nothing to ask.
 func readSchema(raw []byte) (fields []field, closed map[string]bool) {
+	if len(raw) == 0 {
+		return nil, nil // most requests have no schema: nothing to decode into
+	}
 	var s struct {
 		Required   []string                   `json:"required"`
 		Properties map[string]json.RawMessage `json:"properties"`
 		Additional *bool                      `json:"additionalProperties"`
 	}
-	if len(raw) == 0 || json.Unmarshal(raw, &s) != nil {
+	if json.Unmarshal(raw, &s) != nil {
 		return nil, nil
 	}
 	if s.Additional != nil && !*s.Additional {
@@ -166,6 +169,9 @@ func readSchema(raw []byte) (fields []field, closed map[string]bool) {
 // the first choice, false, 0 or the goal, each with an assumption.
 func detectSchema(in *input) schemaFields {
 	fields, closed := readSchema(in.schema)
+	if len(fields) == 0 {
+		return schemaFields{closed: closed} // nothing to ask or fill in
+	}
 	res := schemaFields{values: map[string]any{}, closed: closed}
 	var open []openField
 	defaulted := map[string]bool{}

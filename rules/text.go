@@ -30,7 +30,9 @@ type layout struct {
 // words. quoted marks the quoted strings alone, marks included: their
 // words keep their roles, as a title's or a literal's.
 func layoutOf(src string) layout {
-	l := layout{blocks: blocks(src), code: make([]bool, len(src)), quoted: make([]bool, len(src)), inBlock: make([]bool, len(src))}
+	n := len(src)
+	marks := make([]bool, 3*n) // the three by byte, in one allocation
+	l := layout{blocks: blocks(src), code: marks[:n:n], quoted: marks[n : 2*n : 2*n], inBlock: marks[2*n:]}
 	code, quoted := l.code, l.quoted
 	mark := func(m []bool, s, e int) {
 		for i := s; i < e; i++ {
@@ -132,6 +134,9 @@ func coreOf(src string, start, end int) (int, int) {
 // a directory written as "." or "..".
 // Abbreviations (e.g., i.e.) and initials (R.R.) are prose.
 func codeLike(w string) bool {
+	if allBytes(w, func(b byte) bool { return !codeMark(b) }) {
+		return false // every kind of code below holds one of these marks: a plain word is prose
+	}
 	low := strings.ToLower(strings.TrimSuffix(w, "."))
 	switch {
 	case w == "" || vocab.has("abbreviations", low) || initialsLike(w):
@@ -147,6 +152,16 @@ func codeLike(w string) bool {
 		if w[i] == '.' && isWordByte(w[i-1]) && isWordByte(w[i+1]) {
 			return true
 		}
+	}
+	return false
+}
+
+// codeMark reports whether b is one of the marks of which every kind of
+// code codeLike finds holds at least one; a plain word holds none.
+func codeMark(b byte) bool {
+	switch b {
+	case '.', '-', '/', '\\', '*', '=', '$', '<', '>', '|', '{', '}', '[', ']', '_', '`', '~', '@':
+		return true
 	}
 	return false
 }
@@ -191,9 +206,9 @@ type step struct {
 // then"). The line that introduces a list ("After the tests pass:") is
 // prose, so it is a step of its own, before the items. Every byte of src
 // outside list markers belongs to one step, so the steps, joined, are the
-// text.
-func (c *compiled) splitSteps(src string, toks []token, l layout) []step {
-	cuts := c.cuts(src, toks, l.code)
+// text. cmds are the commands of toks (commands).
+func (c *compiled) splitSteps(src string, toks []token, cmds []command, l layout) []step {
+	cuts := c.cuts(src, toks, cmds, l.code)
 	var steps []step
 	lead := false // the text opens with code: steps[0] holds it until the step after it
 	for _, b := range l.blocks {
@@ -218,8 +233,8 @@ func (c *compiled) splitSteps(src string, toks []token, l layout) []step {
 
 // cuts are the byte offsets of src, in order, where prose may be cut into
 // steps: after a sentence end, a line break or a semicolon outside code,
-// and before a step separator.
-func (c *compiled) cuts(src string, toks []token, code []bool) []int {
+// and before a step separator. cmds are the commands of toks (commands).
+func (c *compiled) cuts(src string, toks []token, cmds []command, code []bool) []int {
 	var cuts []int
 	for i, r := range src {
 		if code[i] {
@@ -227,9 +242,9 @@ func (c *compiled) cuts(src string, toks []token, code []bool) []int {
 		}
 		n := i + utf8.RuneLen(r)
 		switch {
-		case strings.ContainsRune(";。！？；", r) || r == '\n' && !goesOn(src, i):
+		case r == ';' || r == '。' || r == '！' || r == '？' || r == '；' || r == '\n' && !goesOn(src, i):
 			cuts = append(cuts, n)
-		case strings.ContainsRune(".!?", r) && (n == len(src) || isSpaceAt(src, n)) && !abbreviationBefore(src, i):
+		case (r == '.' || r == '!' || r == '?') && (n == len(src) || isSpaceAt(src, n)) && !abbreviationBefore(src, i):
 			cuts = append(cuts, n)
 		}
 	}
@@ -253,7 +268,7 @@ func (c *compiled) cuts(src string, toks []token, code []bool) []int {
 			}
 		}
 		line := src[lineStart:toks[at].Start]
-		label := stepLabel.FindStringIndex(line)
+		label := stepLabelIn(line)
 		said := false // something before it in its sentence: no sentence end outside code since the word before
 		if at > 0 {
 			k := sort.SearchInts(ends, toks[at-1].End)
@@ -264,7 +279,6 @@ func (c *compiled) cuts(src string, toks []token, code []bool) []int {
 		}
 		i += n - 1
 	}
-	cmds := c.commands(src, toks)
 	for k := 1; k < len(cmds); k++ { // a word that adds or orders a step, opening a command after a comma and another command: "build it, (and) also deploy it"; not "..., so assign it"
 		a, b := cmds[k-1], cmds[k]
 		t := &toks[b.start]
@@ -559,6 +573,9 @@ func isMapping(body string) bool {
 // one word more ("FROM golang:1.22 AS build", "RUN make") are code too,
 // and so is a shell line after a "$" prompt or ending in " \".
 func codeLine(body string, goesOn bool) bool {
+	if !goesOn && !strings.ContainsAny(body, "{}[]<>=;") {
+		return false // nothing a sentence does not write alone: prose
+	}
 	words := strings.Fields(body)
 	if len(words) == 0 {
 		return false
@@ -581,8 +598,6 @@ func codeLine(body string, goesOn bool) bool {
 		case strings.ContainsAny(body[len(body)-1:], ":{(;,") && call.MatchString(body) && !unicode.IsUpper([]rune(body)[0]):
 			return true // a statement that opens a block: "def add(a, b):", "function f() {"
 		}
-	} else if !strings.ContainsAny(body, "{}[]<>=;") {
-		return false
 	}
 	return !slices.ContainsFunc(words, func(w string) bool { return !code(w) })
 }
@@ -663,10 +678,10 @@ func (c *compiled) finishSteps(src string, toks []token, steps []step) []step {
 // joinLines writes the lines of one sentence (goesOn) as one line: a
 // space between them, none where either side is Japanese.
 func joinLines(s string) string {
-	lines := strings.Split(s, "\n")
-	if len(lines) == 1 {
+	if !strings.Contains(s, "\n") {
 		return s
 	}
+	lines := strings.Split(s, "\n")
 	var b strings.Builder
 	for k, line := range lines {
 		line = strings.TrimSpace(line)
@@ -723,6 +738,17 @@ func listMarker(line string) int {
 // stepLabel is a label that numbers a step ("Step 2:", "Step 3 -").
 var stepLabel = regexp.MustCompile(`^\s*(?i:step)\s+(?:\d+|(?i:one|two|three|four|five|six|seven|eight|nine|ten))\s*[:.)\-–]\s*`)
 
+// stepLabelIn is stepLabel.FindStringIndex(s), with the regular
+// expression run only on a text whose first word can be "step": after
+// stepLabel's white space, an s, S or ſ (which (?i:s) also matches).
+func stepLabelIn(s string) []int {
+	r, _ := utf8.DecodeRuneInString(strings.TrimLeft(s, "\t\n\f\r "))
+	if r != 's' && r != 'S' && r != 'ſ' {
+		return nil
+	}
+	return stepLabel.FindStringIndex(s)
+}
+
 // title is what pages, the terminal and clients show for the text
 // src[start:end] (a task's step, a plan's goal): its first line without a
 // list marker, check box ("- [ ] ") or step label ("Step 2:") and past a code block that opens
@@ -762,7 +788,7 @@ func (c *compiled) title(src string, toks []token, start, end int, cuts [][2]int
 	if rest := strings.TrimLeft(src[start:end], " \t"); len(rest) >= 3 && rest[0] == '[' && rest[2] == ']' && strings.ContainsRune(" xX", rune(rest[1])) {
 		start = end - len(rest) + 3 // a task list's check box
 	}
-	if m := stepLabel.FindStringIndex(src[start:end]); m != nil {
+	if m := stepLabelIn(src[start:end]); m != nil {
 		start += m[1] // "Step 2: push it"
 	}
 	opened, code, label := false, false, start

@@ -17,19 +17,20 @@ type token struct {
 	lex.Token
 
 	// Filled in by annotate.
-	e       *entry // what the profile knows about the word, or nil
-	word    string // the lexicon word matched: text, or its kanji stem
-	neg     bool   // negated ("not cold", "don't delete")
-	cue     bool   // a functional cue comes earlier in the same clause
-	idiom   bool   // part of an idiom ("hot path"): not a concept word
-	quoted  bool   // inside quotation marks: a title or a literal
-	capital bool   // written with a capital first letter and lower case after it
-	code    bool   // inside code-like text (a path, flag, URL, back-ticked span): no word
+	e       *entry   // what the profile knows about the word, or nil
+	opens   *opening // the profile's phrases that open with the word, or nil
+	word    string   // the lexicon word matched: text, or its kanji stem
+	neg     bool     // negated ("not cold", "don't delete")
+	cue     bool     // a functional cue comes earlier in the same clause
+	idiom   bool     // part of an idiom ("hot path"): not a concept word
+	quoted  bool     // inside quotation marks: a title or a literal
+	capital bool     // written with a capital first letter and lower case after it
+	code    bool     // inside code-like text (a path, flag, URL, back-ticked span): no word
 }
 
 // tokenize splits s with the one tokenizer and wraps the tokens.
 func tokenize(s string) []token {
-	split := lex.Split(s, nil)
+	split := lex.Split(s, make([]lex.Token, 0, strings.Count(s, " ")+1)) // about one token a space: one allocation for most texts
 	toks := make([]token, len(split))
 	for i, t := range split {
 		toks[i].Token = t
@@ -65,6 +66,7 @@ func (c *compiled) annotate(src string, l layout) []token {
 	for i := range toks {
 		t := &toks[i]
 		t.word = t.Text
+		t.opens = c.phrases[t.Text]
 		if t.code = code[t.Start] && !quoted[t.Start]; t.code {
 			// opaque: no role, so no detector reads it as a word
 		} else if e := c.lex[t.Text]; e != nil {
@@ -100,7 +102,11 @@ func (c *compiled) annotate(src string, l layout) []token {
 		t.neg = negated(toks, i)
 	}
 	for i := 0; i < len(toks); i++ {
-		for _, ph := range c.phrases[toks[i].Text] {
+		o := toks[i].opens
+		if o == nil || !o.sides {
+			continue
+		}
+		for _, ph := range o.phrases {
 			if ph.side != nil && !toks[i].code && ph.at(toks, i) {
 				e := &entry{sides: []sideRef{*ph.side}}
 				for k := i; k < i+len(ph.toks); k++ {
@@ -140,12 +146,30 @@ func quotedRanges(src string) [][2]int {
 		case open >= 0 && r == closer && (!single || n == len(src) || !word(n)):
 			out = append(out, [2]int{open, i})
 			open = -1
-		case open < 0 && strings.ContainsRune(`"“「『'‘`, r) && (!single || (i == 0 || !word(i-1)) && n < len(src) && word(n)):
+		case open < 0 && closerOf(r) != 0 && (!single || (i == 0 || !word(i-1)) && n < len(src) && word(n)):
 			open = i
-			closer = map[rune]rune{'"': '"', '“': '”', '「': '」', '『': '』', '\'': '\'', '‘': '’'}[r]
+			closer = closerOf(r)
 		}
 	}
 	return out
+}
+
+// closerOf is the quotation mark that closes one opened with r, or 0 when
+// r opens no quotation.
+func closerOf(r rune) rune {
+	switch r {
+	case '"', '\'':
+		return r
+	case '“':
+		return '”'
+	case '「':
+		return '」'
+	case '『':
+		return '』'
+	case '‘':
+		return '’'
+	}
+	return 0
 }
 
 // negated reports whether toks[i] is cancelled by a negation directly
@@ -168,12 +192,14 @@ func negated(toks []token, i int) bool {
 
 // phraseAt returns how many tokens from toks[i] form a word or phrase with
 // role f (0 if none), preferring the longest phrase. Phrases stay within
-// one clause.
+// one clause. toks are annotated (annotate).
 func (c *compiled) phraseAt(toks []token, i int, f flag) int {
 	best := 0
-	for _, ph := range c.phrases[toks[i].Text] {
-		if ph.flag == f && len(ph.toks) > best && ph.at(toks, i) {
-			best = len(ph.toks)
+	if o := toks[i].opens; o != nil && o.flags&f != 0 {
+		for k := range o.phrases {
+			if ph := &o.phrases[k]; ph.flag == f && len(ph.toks) > best && ph.at(toks, i) {
+				best = len(ph.toks)
+			}
 		}
 	}
 	if best == 0 && toks[i].e.has(f) {
@@ -355,24 +381,44 @@ func negatedClause(toks []token, i int) bool {
 // number reports whether s is a number (15, 2.5, 10%).
 func number(s string) bool {
 	s = strings.TrimSuffix(s, "%")
-	return s != "" && strings.Trim(s, "0123456789.,") == ""
+	return s != "" && allBytes(s, func(b byte) bool { return '0' <= b && b <= '9' || b == '.' || b == ',' })
 }
 
 // count reports whether s is a whole number that can count things: 2,
 // 12; not 1.3 (a version) or 10%.
-func count(s string) bool { return s != "" && strings.Trim(s, "0123456789") == "" }
+func count(s string) bool {
+	return s != "" && allBytes(s, func(b byte) bool { return '0' <= b && b <= '9' })
+}
+
+// allBytes reports whether ok holds for every byte of s (true for "").
+// It is strings.Trim(s, set) == "" for an ASCII set, without building the
+// set on every call.
+func allBytes(s string, ok func(byte) bool) bool {
+	for i := 0; i < len(s); i++ {
+		if !ok(s[i]) {
+			return false
+		}
+	}
+	return true
+}
 
 // mostlyJapanese reports whether most of s is written in Japanese: its
 // kanji and kana outnumber twice its other words, so that one stray
 // character in English text keeps the question English, and a Japanese
 // sentence naming a file (notes.mdを削除して) stays Japanese.
 func mostlyJapanese(s string) bool {
-	ja := 0
+	ja, other := 0, 0 // Japanese runes, and words in other scripts
+	inWord := false
 	for _, r := range s {
-		if lex.ScriptOf(r) != lex.ScriptOther {
+		sc := lex.ScriptOf(r)
+		if sc != lex.ScriptOther {
 			ja++
 		}
+		word := sc == lex.ScriptOther && lex.IsWordRune(r)
+		if word && !inWord {
+			other++
+		}
+		inWord = word
 	}
-	other := len(strings.FieldsFunc(s, func(r rune) bool { return !lex.IsWordRune(r) || lex.ScriptOf(r) != lex.ScriptOther }))
 	return ja >= 2 && ja >= 2*other
 }
