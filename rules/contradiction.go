@@ -60,8 +60,11 @@ type sideMention struct {
 // as the goal writes them; the answer settles it by naming one side (any
 // side of the group) or by rejecting one of two ("not hot"). Otherwise the
 // rule takes the functional side (named after a functional cue such as
-// "that" or "to") or else the first-mentioned one.
-func detectContradictions(in *input) contradictions {
+// "that" or "to") or else the first-mentioned one, and writes an
+// assumption saying so; with asks (its question will be asked: the
+// profile has the check and no directive) it writes none, since the plan
+// comes from the answer.
+func detectContradictions(in *input, asks bool) contradictions {
 	c, gs := in.c, in.p.Groups
 	res := contradictions{groups: make([]groupResult, len(gs)), dropped: make([]bool, len(in.gt))}
 	for gi := range res.groups {
@@ -153,12 +156,14 @@ func detectContradictions(in *input) contradictions {
 				res.q.Cosmetic = g.Cosmetic
 			}
 			side, display = ruled, first[ruled].display
-			kind := ""
-			if g.Cosmetic {
-				kind = ", a cosmetic detail"
+			if !asks {
+				kind := ""
+				if g.Cosmetic {
+					kind = ", a cosmetic detail"
+				}
+				res.assumptions = append(res.assumptions, fmt.Sprintf("The goal says %s (%s%s); assumed %s because %s.",
+					both, g.Name, kind, in.quote(display), why))
 			}
-			res.assumptions = append(res.assumptions, fmt.Sprintf("The goal says %s (%s%s); assumed %s because %s.",
-				both, g.Name, kind, in.quote(display), why))
 		}
 		res.groups[gi] = groupResult{side: side, display: display}
 		for _, m := range paired {

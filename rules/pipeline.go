@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/askonce/askonce"
@@ -104,7 +105,7 @@ type reading struct {
 // they give the plan its attributes; without the check they are settled
 // by the rule.
 func read(in *input, directive bool) *reading {
-	r := &reading{contradiction: detectContradictions(in)}
+	r := &reading{contradiction: detectContradictions(in, !directive && slices.Contains(in.c.checks, CheckContradiction))}
 	found := make([]*asked, 1, 1+len(in.c.checks))
 	found[0] = &r.contradiction.asked // first: they give the plan its attributes
 	// Whether a finding's question stands, to be settled by its rule
