@@ -70,7 +70,7 @@ func detectContradictions(in *input, asks bool) contradictions {
 	for gi := range res.groups {
 		res.groups[gi].side = -1
 	}
-	var ms []sideMention
+	ms := make([]sideMention, 0, 8) // room on the stack for a goal's few mentions
 	for i := range in.gt {
 		t := &in.gt[i]
 		if t.e == nil || len(t.e.sides) == 0 {
@@ -95,13 +95,14 @@ func detectContradictions(in *input, asks bool) contradictions {
 			continue // not mentioned: nothing to settle
 		}
 		g := &gs[gi]
-		first := make([]mention, len(g.Sides)) // conflicting mentions per side
-		for k := range first {
-			first[k] = mention{tok: -1, funcTok: -1}
+		var room [4]mention // on the stack for a group of up to four sides
+		first := room[:0]   // conflicting mentions per side
+		for range g.Sides {
+			first = append(first, mention{tok: -1, funcTok: -1})
 		}
 		mentioned := -1 // the one side named, when no conflict
 		several := false
-		var paired []sideMention // the mentions in a conflict: a side word about another thing is not
+		paired := make([]sideMention, 0, 4) // the mentions in a conflict: a side word about another thing is not
 		for a := range ms {
 			if ms[a].group != gi {
 				continue
@@ -129,7 +130,7 @@ func detectContradictions(in *input, asks bool) contradictions {
 				}
 			}
 		}
-		var sides []int // conflicting sides, by first mention
+		sides := make([]int, 0, len(room)) // conflicting sides, by first mention
 		for si := range first {
 			if first[si].tok >= 0 {
 				sides = append(sides, si)
