@@ -806,15 +806,19 @@ func (c *compiled) title(src string, toks []token, start, end int, cuts [][2]int
 		code = toks[i].code || slices.ContainsFunc(toks[i:i+n], func(t token) bool { return t.code }) // a path, or a command with its flags: rm -rf build
 		break
 	}
-	var b strings.Builder
-	for _, cut := range cuts {
-		if cut[0] >= start && cut[1] <= end {
-			b.WriteString(src[start:cut[0]])
-			start = cut[1]
+	text := src[start:end]
+	if slices.ContainsFunc(cuts, func(cut [2]int) bool { return cut[0] >= start && cut[1] <= end }) {
+		var b strings.Builder
+		for _, cut := range cuts {
+			if cut[0] >= start && cut[1] <= end {
+				b.WriteString(src[start:cut[0]])
+				start = cut[1]
+			}
 		}
+		b.WriteString(src[start:end])
+		text = b.String()
 	}
-	b.WriteString(src[start:end])
-	s := strings.TrimLeft(joinLines(b.String()), " \t\r,;:、")
+	s := strings.TrimLeft(joinLines(text), " \t\r,;:、")
 	if strings.TrimSpace(s) == "" {
 		s = src[label:end] // nothing but the words that open it: "Then:"
 	}
