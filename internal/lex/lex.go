@@ -125,7 +125,7 @@ func Scan(s string, yield func(Token)) {
 		}
 		if hasAlnum {
 			text := strings.ToLower(trimmed)
-			if strings.ContainsRune(text, '’') {
+			if strings.Contains(text, "’") {
 				text = strings.ReplaceAll(text, "’", "'")
 			}
 			splitKana(Token{Text: text, Start: start0, End: start0 + len(trimmed), Clause: clause, Sentence: sentence}, give)
