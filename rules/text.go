@@ -108,13 +108,13 @@ func separator(r rune) bool {
 // closing ones, commas, colons and one sentence-ending mark after a
 // letter or digit ("notes.md." is notes.md; "./..." keeps its dots).
 func coreOf(src string, start, end int) (int, int) {
-	for start < end && strings.ContainsRune(`("'“‘[<`, rune(src[start])) {
+	for start < end && wordOpener(src[start]) {
 		start++
 	}
 	for end > start {
 		r, n := utf8.DecodeLastRuneInString(src[start:end])
 		switch {
-		case strings.ContainsRune(`,;:!?)]>"'”’`, r) && !(r == '?' && strings.ContainsRune(src[start:end-n], '*')):
+		case wordCloser(r) && !(r == '?' && strings.ContainsRune(src[start:end-n], '*')):
 			end -= n
 			continue
 		case r == '.':
@@ -126,6 +126,26 @@ func coreOf(src string, start, end int) (int, int) {
 		break
 	}
 	return start, end
+}
+
+// wordOpener reports an opening bracket or quote before a word: ( " ' [ <.
+// It reads one byte, so a curly quote (several bytes) is not one.
+func wordOpener(b byte) bool {
+	switch b {
+	case '(', '"', '\'', '[', '<':
+		return true
+	}
+	return false
+}
+
+// wordCloser reports a closing bracket or quote, a comma, colon or
+// sentence mark after a word.
+func wordCloser(r rune) bool {
+	switch r {
+	case ',', ';', ':', '!', '?', ')', ']', '>', '"', '\'', '”', '’':
+		return true
+	}
+	return false
 }
 
 // codeLike reports whether a word is code a reader would not read as
