@@ -36,16 +36,20 @@ type input struct {
 // (the fallback re-run appends the question's default after an answer
 // that settled nothing). An empty answer is no answer.
 func splitPrompt(prompt string) (goal, answer string, earlier []string) {
-	parts := strings.Split(prompt, askonce.AnswerMarker)
-	if len(parts) == 1 {
+	goal, rest, found := strings.Cut(prompt, askonce.AnswerMarker)
+	if !found {
 		return prompt, "", nil
 	}
-	for _, p := range parts[1 : len(parts)-1] {
-		if p = strings.TrimSpace(p); p != "" {
-			earlier = append(earlier, p)
+	for {
+		section, after, more := strings.Cut(rest, askonce.AnswerMarker)
+		if !more {
+			return goal, strings.TrimSpace(section), earlier
 		}
+		if section = strings.TrimSpace(section); section != "" {
+			earlier = append(earlier, section)
+		}
+		rest = after
 	}
-	return parts[0], strings.TrimSpace(parts[len(parts)-1]), earlier
 }
 
 func newInput(p *Profile, prompt string, r *askonce.Request) *input {
