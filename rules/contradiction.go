@@ -86,7 +86,7 @@ func detectContradictions(in *input, asks bool) contradictions {
 			ms = append(ms, sideMention{i, s})
 		}
 	}
-	var process map[int]bool // read only when two mentions may be paired
+	var process []bool // by sentence; read only when two mentions may be paired
 	if len(ms) > 1 {
 		process = processSentences(in)
 	}
@@ -189,9 +189,14 @@ func bothQuoted(in *input, words []string) string {
 // a side word could be about), or their first word is a side word used as
 // a verb, followed by a determiner ("heat the frozen soup", "freeze the
 // warm leftovers"). An English change verb needs no mark: the thing as it
-// is and as it is to become are read apart (sameThing).
-func processSentences(in *input) map[int]bool {
-	out := map[int]bool{}
+// is and as it is to become are read apart (sameThing). It has a mark
+// for every sentence of the goal.
+func processSentences(in *input) []bool {
+	n := 0 // sentences
+	for i := range in.gt {
+		n = max(n, in.gt[i].Sentence+1)
+	}
+	out := make([]bool, n)
 	lead := -1
 	// The lists, looked up once rather than for every token.
 	changeVerbs := vocab.lists["changeVerbs"]
@@ -233,7 +238,7 @@ func sentenceStart(toks []token, i int) bool {
 // "solid, liquid or gas"), no new noun phrase opened by a determiner or
 // a Japanese topic particle after a conjunction or clause break between
 // them, and one thing that both describe (sameThing).
-func sameObject(in *input, g, a, b int, process map[int]bool) bool {
+func sameObject(in *input, g, a, b int, process []bool) bool {
 	toks := in.gt
 	if process[toks[a].Sentence] || process[toks[b].Sentence] {
 		return false
