@@ -198,9 +198,6 @@ func processSentences(in *input) []bool {
 	}
 	out := make([]bool, n)
 	lead := -1
-	// The lists, looked up once rather than for every token.
-	changeVerbs := vocab.lists["changeVerbs"]
-	categoryVerbs, categoryPrepositions := vocab.sets["categoryVerbs"], vocab.sets["categoryPrepositions"]
 	for i := range in.gt {
 		t := &in.gt[i]
 		if sentenceStart(in.gt, i) {
@@ -226,6 +223,13 @@ func processSentences(in *input) []bool {
 	}
 	return out
 }
+
+// The lists processSentences reads, looked up once rather than on every
+// call.
+var (
+	changeVerbs                         = vocab.lists["changeVerbs"]
+	categoryVerbs, categoryPrepositions = vocab.sets["categoryVerbs"], vocab.sets["categoryPrepositions"]
+)
 
 // sentenceStart reports whether toks[i] opens its sentence.
 func sentenceStart(toks []token, i int) bool {
