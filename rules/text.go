@@ -100,6 +100,9 @@ func isSpaceAt(s string, i int) bool {
 // Japanese, written without spaces, ends a word of code (notes.mdを削除して,
 // `rm -rf x` して、`make`).
 func separator(r rune) bool {
+	if r < utf8.RuneSelf { // white space alone, as unicode.IsSpace has it: \t \n \v \f \r and ' '
+		return r == ' ' || '\t' <= r && r <= '\r'
+	}
 	return unicode.IsSpace(r) || lex.ScriptOf(r) != lex.ScriptOther || r >= 0x2E80 && unicode.IsPunct(r) // 、。「」（）
 }
 
