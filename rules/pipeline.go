@@ -209,17 +209,20 @@ func (in *input) span(t0, t1 int) string {
 
 // quoteList renders “a” and “b”, or “a”, “b” and “c” (“a”、“b” in Japanese).
 func (in *input) quoteList(words []string, and string) string {
-	q := make([]string, len(words))
+	var b strings.Builder
 	for i, w := range words {
-		q[i] = in.quote(w)
+		switch {
+		case i == 0:
+		case in.japanese:
+			b.WriteString("、")
+		case i == len(words)-1:
+			b.WriteString(" " + and + " ")
+		default:
+			b.WriteString(", ")
+		}
+		b.WriteString(in.quote(w))
 	}
-	if in.japanese {
-		return strings.Join(q, "、")
-	}
-	if len(q) == 1 {
-		return q[0]
-	}
-	return strings.Join(q[:len(q)-1], ", ") + " " + and + " " + q[len(q)-1]
+	return b.String()
 }
 
 // clean trims names and drops empty and repeated ones.
