@@ -33,11 +33,18 @@ const (
 	ScriptKatakana
 )
 
-// ScriptOf returns the script of r.
+// ScriptOf returns the script of r. It is small enough to inline, so that
+// text with no Japanese (every rune below U+2E80) costs no calls.
 func ScriptOf(r rune) Script {
-	switch {
-	case r < 0x2E80:
+	if r < 0x2E80 {
 		return ScriptOther
+	}
+	return scriptOfCJK(r)
+}
+
+// scriptOfCJK is ScriptOf for a rune from U+2E80 on.
+func scriptOfCJK(r rune) Script {
+	switch {
 	case unicode.Is(unicode.Han, r):
 		return ScriptHan
 	case unicode.Is(unicode.Hiragana, r):
