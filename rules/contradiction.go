@@ -60,14 +60,17 @@ type sideMention struct {
 // as the goal writes them; the answer settles it by naming one side (any
 // side of the group) or by rejecting one of two ("not hot"). Otherwise the
 // rule takes the functional side (named after a functional cue such as
-// "that" or "to") or else the first-mentioned one.
-func detectContradictions(in *input) contradictions {
+// "that" or "to") or else the first-mentioned one, and writes an
+// assumption saying so; with asks (its question will be asked: the
+// profile has the check and no directive) it writes none, since the plan
+// comes from the answer.
+func detectContradictions(in *input, asks bool) contradictions {
 	c, gs := in.c, in.p.Groups
 	res := contradictions{groups: make([]groupResult, len(gs)), dropped: make([]bool, len(in.gt))}
 	for gi := range res.groups {
 		res.groups[gi].side = -1
 	}
-	var ms []sideMention
+	ms := make([]sideMention, 0, 8) // room on the stack for a goal's few mentions
 	for i := range in.gt {
 		t := &in.gt[i]
 		if t.e == nil || len(t.e.sides) == 0 {
@@ -83,7 +86,7 @@ func detectContradictions(in *input) contradictions {
 			ms = append(ms, sideMention{i, s})
 		}
 	}
-	var process map[int]bool // read only when two mentions may be paired
+	var process []bool // by sentence; read only when two mentions may be paired
 	if len(ms) > 1 {
 		process = processSentences(in)
 	}
@@ -92,13 +95,14 @@ func detectContradictions(in *input) contradictions {
 			continue // not mentioned: nothing to settle
 		}
 		g := &gs[gi]
-		first := make([]mention, len(g.Sides)) // conflicting mentions per side
-		for k := range first {
-			first[k] = mention{tok: -1, funcTok: -1}
+		var room [4]mention // on the stack for a group of up to four sides
+		first := room[:0]   // conflicting mentions per side
+		for range g.Sides {
+			first = append(first, mention{tok: -1, funcTok: -1})
 		}
 		mentioned := -1 // the one side named, when no conflict
 		several := false
-		var paired []sideMention // the mentions in a conflict: a side word about another thing is not
+		paired := make([]sideMention, 0, 4) // the mentions in a conflict: a side word about another thing is not
 		for a := range ms {
 			if ms[a].group != gi {
 				continue
@@ -126,7 +130,7 @@ func detectContradictions(in *input) contradictions {
 				}
 			}
 		}
-		var sides []int // conflicting sides, by first mention
+		sides := make([]int, 0, len(room)) // conflicting sides, by first mention
 		for si := range first {
 			if first[si].tok >= 0 {
 				sides = append(sides, si)
@@ -153,12 +157,14 @@ func detectContradictions(in *input) contradictions {
 				res.q.Cosmetic = g.Cosmetic
 			}
 			side, display = ruled, first[ruled].display
-			kind := ""
-			if g.Cosmetic {
-				kind = ", a cosmetic detail"
+			if !asks {
+				kind := ""
+				if g.Cosmetic {
+					kind = ", a cosmetic detail"
+				}
+				res.assumptions = append(res.assumptions, fmt.Sprintf("The goal says %s (%s%s); assumed %s because %s.",
+					both, g.Name, kind, in.quote(display), why))
 			}
-			res.assumptions = append(res.assumptions, fmt.Sprintf("The goal says %s (%s%s); assumed %s because %s.",
-				both, g.Name, kind, in.quote(display), why))
 		}
 		res.groups[gi] = groupResult{side: side, display: display}
 		for _, m := range paired {
@@ -183,13 +189,15 @@ func bothQuoted(in *input, words []string) string {
 // a side word could be about), or their first word is a side word used as
 // a verb, followed by a determiner ("heat the frozen soup", "freeze the
 // warm leftovers"). An English change verb needs no mark: the thing as it
-// is and as it is to become are read apart (sameThing).
-func processSentences(in *input) map[int]bool {
-	out := map[int]bool{}
+// is and as it is to become are read apart (sameThing). It has a mark
+// for every sentence of the goal.
+func processSentences(in *input) []bool {
+	n := 0 // sentences
+	for i := range in.gt {
+		n = max(n, in.gt[i].Sentence+1)
+	}
+	out := make([]bool, n)
 	lead := -1
-	// The lists, looked up once rather than for every token.
-	changeVerbs := vocab.lists["changeVerbs"]
-	categoryVerbs, categoryPrepositions := vocab.sets["categoryVerbs"], vocab.sets["categoryPrepositions"]
 	for i := range in.gt {
 		t := &in.gt[i]
 		if sentenceStart(in.gt, i) {
@@ -216,6 +224,13 @@ func processSentences(in *input) map[int]bool {
 	return out
 }
 
+// The lists processSentences reads, looked up once rather than on every
+// call.
+var (
+	changeVerbs                         = vocab.lists["changeVerbs"]
+	categoryVerbs, categoryPrepositions = vocab.sets["categoryVerbs"], vocab.sets["categoryPrepositions"]
+)
+
 // sentenceStart reports whether toks[i] opens its sentence.
 func sentenceStart(toks []token, i int) bool {
 	return i == 0 || toks[i-1].Sentence != toks[i].Sentence
@@ -227,7 +242,7 @@ func sentenceStart(toks []token, i int) bool {
 // "solid, liquid or gas"), no new noun phrase opened by a determiner or
 // a Japanese topic particle after a conjunction or clause break between
 // them, and one thing that both describe (sameThing).
-func sameObject(in *input, g, a, b int, process map[int]bool) bool {
+func sameObject(in *input, g, a, b int, process []bool) bool {
 	toks := in.gt
 	if process[toks[a].Sentence] || process[toks[b].Sentence] {
 		return false

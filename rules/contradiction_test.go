@@ -4,7 +4,7 @@ import "testing"
 
 func TestContradictionAsksOnlyWhenBothSidesHoldAtOnce(t *testing.T) {
 	t.Parallel()
-	runDetector(t, func(in *input) *asked { r := detectContradictions(in); return &r.asked }, []detectorCase{
+	runDetector(t, func(in *input) *asked { r := detectContradictions(in, false); return &r.asked }, []detectorCase{
 		{goal: "hot frozen cheese", options: asks("hot", "frozen"), text: "both “hot” and “frozen”"},
 		{goal: "a tiny giant robot", options: asks("tiny", "giant")},
 		{goal: "make the water liquid, solid and gas", options: asks("liquid", "solid", "gas")},
@@ -53,7 +53,7 @@ func TestContradictionAsksOnlyWhenBothSidesHoldAtOnce(t *testing.T) {
 // at a time (a side may be a phrase).
 func TestContradictionIsTwoOppositeWordsAboutTheSameThing(t *testing.T) {
 	t.Parallel()
-	runDetector(t, func(in *input) *asked { r := detectContradictions(in); return &r.asked }, []detectorCase{
+	runDetector(t, func(in *input) *asked { r := detectContradictions(in, false); return &r.asked }, []detectorCase{
 		{goal: "make the repo private and public", options: asks("private", "public")},
 		{goal: "mount the volume read-only and writable", options: asks("read-only", "writable")},
 		{goal: "send the report daily and weekly", options: asks("daily", "weekly")},

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/askonce/askonce"
@@ -35,16 +36,20 @@ type input struct {
 // (the fallback re-run appends the question's default after an answer
 // that settled nothing). An empty answer is no answer.
 func splitPrompt(prompt string) (goal, answer string, earlier []string) {
-	parts := strings.Split(prompt, askonce.AnswerMarker)
-	if len(parts) == 1 {
+	goal, rest, found := strings.Cut(prompt, askonce.AnswerMarker)
+	if !found {
 		return prompt, "", nil
 	}
-	for _, p := range parts[1 : len(parts)-1] {
-		if p = strings.TrimSpace(p); p != "" {
-			earlier = append(earlier, p)
+	for {
+		section, after, more := strings.Cut(rest, askonce.AnswerMarker)
+		if !more {
+			return goal, strings.TrimSpace(section), earlier
 		}
+		if section = strings.TrimSpace(section); section != "" {
+			earlier = append(earlier, section)
+		}
+		rest = after
 	}
-	return parts[0], strings.TrimSpace(parts[len(parts)-1]), earlier
 }
 
 func newInput(p *Profile, prompt string, r *askonce.Request) *input {
@@ -95,18 +100,17 @@ type reading struct {
 	assumptions []string
 }
 
-// read runs the profile's detectors and chooses the question. Every
-// detector reads the input alone, so their order only decides which open
-// finding is asked: the first in the profile's order, and the detectors
-// after it are not run, since a question leaves no plan for them to shape.
+// read runs the profile's detectors into r, a new reading, and chooses
+// the question. Every detector reads the input alone, so their order only
+// decides which open finding is asked: the first in the profile's order,
+// and the detectors after it are not run, since a question leaves no plan
+// for them to shape.
 // Under a directive nothing is asked and every open finding is settled by
 // its rule, with an assumption. Contradictions are always read, since
 // they give the plan its attributes; without the check they are settled
 // by the rule.
-func read(in *input, directive bool) *reading {
-	r := &reading{contradiction: detectContradictions(in)}
-	found := make([]*asked, 1, 1+len(in.c.checks))
-	found[0] = &r.contradiction.asked // first: they give the plan its attributes
+func (r *reading) read(in *input, directive bool) {
+	r.contradiction = detectContradictions(in, !directive && slices.Contains(in.c.checks, CheckContradiction))
 	// Whether a finding's question stands, to be settled by its rule
 	// under the directive.
 	open := false
@@ -114,12 +118,9 @@ func read(in *input, directive bool) *reading {
 		f := r.detect(in, name)
 		if f.q != nil && !directive {
 			r.question = f.q
-			return r
+			return
 		}
 		open = open || f.q != nil
-		if f != found[0] {
-			found = append(found, f)
-		}
 	}
 	for _, a := range in.earlier {
 		r.assumptions = append(r.assumptions, in.say("The answer %s did not settle it; proceeded with %s", "回答%sでは決まらなかったため、%sで進めた", in.quote(a), in.quote(in.answer)))
@@ -130,29 +131,45 @@ func read(in *input, directive bool) *reading {
 		// decides, and the plan says the answer did not.
 		r.assumptions = append(r.assumptions, in.say("The answer %s did not settle it; decided by rule", "回答%sでは決まらなかったため、規則で決めた", in.quote(in.answer)))
 	}
-	for _, f := range found {
-		r.assumptions = append(r.assumptions, f.assumptions...)
+	// Every check has run. Contradictions' assumptions come first: they
+	// give the plan its attributes.
+	r.assumptions = append(r.assumptions, r.contradiction.assumptions...)
+	for _, name := range in.c.checks {
+		if name != CheckContradiction {
+			r.assumptions = append(r.assumptions, r.finding(name).assumptions...)
+		}
 	}
-	return r
 }
 
-// detect runs one check into its field of r.
+// detect runs one check into its field of r, and returns its finding.
 func (r *reading) detect(in *input, check string) *asked {
 	switch check {
 	case CheckDestructive:
 		r.destructive = detectDestructive(in)
-		return &r.destructive.asked
 	case CheckCandidates:
 		r.candidates = detectCandidates(in)
-		return &r.candidates.asked
 	case CheckSpecSchema:
 		r.spec = detectSchema(in)
-		return &r.spec.asked
 	case CheckChoice:
 		r.choice = detectChoices(in)
-		return &r.choice.asked
 	case CheckVague:
 		r.vague = detectVague(in)
+	}
+	return r.finding(check)
+}
+
+// finding is what one check found: its field of r.
+func (r *reading) finding(check string) *asked {
+	switch check {
+	case CheckDestructive:
+		return &r.destructive.asked
+	case CheckCandidates:
+		return &r.candidates.asked
+	case CheckSpecSchema:
+		return &r.spec.asked
+	case CheckChoice:
+		return &r.choice.asked
+	case CheckVague:
 		return &r.vague.asked
 	}
 	return &r.contradiction.asked
@@ -192,17 +209,20 @@ func (in *input) span(t0, t1 int) string {
 
 // quoteList renders “a” and “b”, or “a”, “b” and “c” (“a”、“b” in Japanese).
 func (in *input) quoteList(words []string, and string) string {
-	q := make([]string, len(words))
+	var b strings.Builder
 	for i, w := range words {
-		q[i] = in.quote(w)
+		switch {
+		case i == 0:
+		case in.japanese:
+			b.WriteString("、")
+		case i == len(words)-1:
+			b.WriteString(" " + and + " ")
+		default:
+			b.WriteString(", ")
+		}
+		b.WriteString(in.quote(w))
 	}
-	if in.japanese {
-		return strings.Join(q, "、")
-	}
-	if len(q) == 1 {
-		return q[0]
-	}
-	return strings.Join(q[:len(q)-1], ", ") + " " + and + " " + q[len(q)-1]
+	return b.String()
 }
 
 // clean trims names and drops empty and repeated ones.

@@ -132,6 +132,7 @@ func (r *run) stepsPlan() (*askonce.Plan, error) {
 	bi := 0 // binds are in the goal's order, and so are its steps
 	var tasks []askonce.Task
 	var frontier, prevDeps []string
+	title, titled := "", false // the goal's title; a step that is the whole goal has made it
 	add := func(src string, st step, goal bool) {
 		text := src[st.start:st.end]
 		toks, cuts := r.at, [][2]int(nil)
@@ -139,6 +140,9 @@ func (r *run) stepsPlan() (*askonce.Plan, error) {
 			toks, cuts = r.gt, dropCuts
 		}
 		t := askonce.Task{ID: "t" + strconv.Itoa(len(tasks)+1), Title: r.c.title(src, toks, st.start, st.end, cuts), Instruction: text}
+		if goal && st.start == 0 && st.end == len(src) {
+			title, titled = t.Title, true
+		}
 		if !st.parallel || len(tasks) == 0 {
 			prevDeps, frontier = append([]string{}, frontier...), nil
 		}
@@ -163,7 +167,9 @@ func (r *run) stepsPlan() (*askonce.Plan, error) {
 			add(r.answer, st, false)
 		}
 	}
-	title := r.c.title(r.goal, r.gt, 0, len(r.goal), dropCuts)
+	if !titled {
+		title = r.c.title(r.goal, r.gt, 0, len(r.goal), dropCuts)
+	}
 	if len(tasks) == 0 {
 		g := cmp.Or(spec.Goal, "Carry out the goal")
 		tasks = []askonce.Task{{ID: "t1", Title: askonce.ClampTitle(g), Instruction: g, DependsOn: []string{}}}

@@ -160,12 +160,13 @@ type output struct {
 // either the one chosen question or a plan is returned.
 func (p *Profile) interpret(prompt string, req *askonce.Request) (*askonce.Outcome, error) {
 	in := newInput(p, prompt, req)
-	rd := read(in, strings.TrimSpace(req.Directive) != "")
+	var rd reading
+	rd.read(in, strings.TrimSpace(req.Directive) != "")
 	if rd.question != nil {
 		title := cmp.Or(in.c.title(in.goal, in.gt, 0, len(in.goal), nil), "Untitled goal")
 		return &askonce.Outcome{Title: title, Question: rd.question}, nil
 	}
-	r := &run{input: in, reading: rd}
+	r := &run{input: in, reading: &rd}
 	var plan *askonce.Plan
 	var err error
 	if p.c.planner == PlannerTemplate {

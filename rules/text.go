@@ -100,6 +100,9 @@ func isSpaceAt(s string, i int) bool {
 // Japanese, written without spaces, ends a word of code (notes.mdを削除して,
 // `rm -rf x` して、`make`).
 func separator(r rune) bool {
+	if r < utf8.RuneSelf { // white space alone, as unicode.IsSpace has it: \t \n \v \f \r and ' '
+		return r == ' ' || '\t' <= r && r <= '\r'
+	}
 	return unicode.IsSpace(r) || lex.ScriptOf(r) != lex.ScriptOther || r >= 0x2E80 && unicode.IsPunct(r) // 、。「」（）
 }
 
@@ -108,13 +111,13 @@ func separator(r rune) bool {
 // closing ones, commas, colons and one sentence-ending mark after a
 // letter or digit ("notes.md." is notes.md; "./..." keeps its dots).
 func coreOf(src string, start, end int) (int, int) {
-	for start < end && strings.ContainsRune(`("'“‘[<`, rune(src[start])) {
+	for start < end && wordOpener(src[start]) {
 		start++
 	}
 	for end > start {
 		r, n := utf8.DecodeLastRuneInString(src[start:end])
 		switch {
-		case strings.ContainsRune(`,;:!?)]>"'”’`, r) && !(r == '?' && strings.ContainsRune(src[start:end-n], '*')):
+		case wordCloser(r) && !(r == '?' && strings.ContainsRune(src[start:end-n], '*')):
 			end -= n
 			continue
 		case r == '.':
@@ -126,6 +129,26 @@ func coreOf(src string, start, end int) (int, int) {
 		break
 	}
 	return start, end
+}
+
+// wordOpener reports an opening bracket or quote before a word: ( " ' [ <.
+// It reads one byte, so a curly quote (several bytes) is not one.
+func wordOpener(b byte) bool {
+	switch b {
+	case '(', '"', '\'', '[', '<':
+		return true
+	}
+	return false
+}
+
+// wordCloser reports a closing bracket or quote, a comma, colon or
+// sentence mark after a word.
+func wordCloser(r rune) bool {
+	switch r {
+	case ',', ';', ':', '!', '?', ')', ']', '>', '"', '\'', '”', '’':
+		return true
+	}
+	return false
 }
 
 // codeLike reports whether a word is code a reader would not read as
@@ -806,15 +829,19 @@ func (c *compiled) title(src string, toks []token, start, end int, cuts [][2]int
 		code = toks[i].code || slices.ContainsFunc(toks[i:i+n], func(t token) bool { return t.code }) // a path, or a command with its flags: rm -rf build
 		break
 	}
-	var b strings.Builder
-	for _, cut := range cuts {
-		if cut[0] >= start && cut[1] <= end {
-			b.WriteString(src[start:cut[0]])
-			start = cut[1]
+	text := src[start:end]
+	if slices.ContainsFunc(cuts, func(cut [2]int) bool { return cut[0] >= start && cut[1] <= end }) {
+		var b strings.Builder
+		for _, cut := range cuts {
+			if cut[0] >= start && cut[1] <= end {
+				b.WriteString(src[start:cut[0]])
+				start = cut[1]
+			}
 		}
+		b.WriteString(src[start:end])
+		text = b.String()
 	}
-	b.WriteString(src[start:end])
-	s := strings.TrimLeft(joinLines(b.String()), " \t\r,;:、")
+	s := strings.TrimLeft(joinLines(text), " \t\r,;:、")
 	if strings.TrimSpace(s) == "" {
 		s = src[label:end] // nothing but the words that open it: "Then:"
 	}

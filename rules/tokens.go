@@ -30,11 +30,8 @@ type token struct {
 
 // tokenize splits s with the one tokenizer and wraps the tokens.
 func tokenize(s string) []token {
-	split := lex.Split(s, make([]lex.Token, 0, strings.Count(s, " ")+1)) // about one token a space: one allocation for most texts
-	toks := make([]token, len(split))
-	for i, t := range split {
-		toks[i].Token = t
-	}
+	toks := make([]token, 0, strings.Count(s, " ")+1) // about one token a space: one allocation for most texts
+	lex.Scan(s, func(t lex.Token) { toks = append(toks, token{Token: t}) })
 	return toks
 }
 

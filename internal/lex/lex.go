@@ -33,11 +33,18 @@ const (
 	ScriptKatakana
 )
 
-// ScriptOf returns the script of r.
+// ScriptOf returns the script of r. It is small enough to inline, so that
+// text with no Japanese (every rune below U+2E80) costs no calls.
 func ScriptOf(r rune) Script {
-	switch {
-	case r < 0x2E80:
+	if r < 0x2E80 {
 		return ScriptOther
+	}
+	return scriptOfCJK(r)
+}
+
+// scriptOfCJK is ScriptOf for a rune from U+2E80 on.
+func scriptOfCJK(r rune) Script {
+	switch {
 	case unicode.Is(unicode.Han, r):
 		return ScriptHan
 	case unicode.Is(unicode.Hiragana, r):
@@ -71,7 +78,13 @@ func IsWordRune(r rune) bool {
 // is それから and この, so that このファイル is found after other kana.
 var demonstratives = []string{"この", "その", "あの", "どの", "ここ", "そこ", "これ", "それ", "あれ"}
 
-// Split splits s into tokens, appending to toks.
+// Split splits s into tokens, appending to toks: the tokens Scan gives.
+func Split(s string, toks []Token) []Token {
+	Scan(s, func(t Token) { toks = append(toks, t) })
+	return toks
+}
+
+// Scan gives yield the tokens of s in order.
 //
 // Tokens are runs of letters and digits, which may also hold '.', '/', '-'
 // and '_' (notes.md, src/main.go, force-push, --force) and apostrophes
@@ -85,7 +98,14 @@ var demonstratives = []string{"この", "その", "あの", "どの", "ここ", 
 //
 // Clauses end at , : ; . ! ? brackets, quotes, line breaks and their
 // Japanese forms (、。！？「」); sentences end at . ! ? ; and line breaks.
-func Split(s string, toks []Token) []Token {
+func Scan(s string, yield func(Token)) {
+	var before, last Token // the last two tokens given: a middle initial reads the one before it
+	given := 0
+	give := func(t Token) {
+		before, last = last, t
+		given++
+		yield(t)
+	}
 	start := -1
 	clause, sentence := 0, 0
 	lastScript := ScriptOther
@@ -100,7 +120,7 @@ func Split(s string, toks []Token) []Token {
 		prevWord = false
 		trimmed := strings.TrimRight(raw, ".")
 		if raw == "." {
-			toks = append(toks, Token{Text: ".", Start: start0, End: end, Clause: clause, Sentence: sentence})
+			give(Token{Text: ".", Start: start0, End: end, Clause: clause, Sentence: sentence})
 			return
 		}
 		hasAlnum := false
@@ -112,12 +132,12 @@ func Split(s string, toks []Token) []Token {
 		}
 		if hasAlnum {
 			text := strings.ToLower(trimmed)
-			if strings.ContainsRune(text, '’') {
+			if strings.Contains(text, "’") {
 				text = strings.ReplaceAll(text, "’", "'")
 			}
-			toks = appendSplitKana(toks, Token{Text: text, Start: start0, End: start0 + len(trimmed), Clause: clause, Sentence: sentence})
+			splitKana(Token{Text: text, Start: start0, End: start0 + len(trimmed), Clause: clause, Sentence: sentence}, give)
 		}
-		if len(trimmed) < len(raw) && !initials(trimmed) && !initialAfterName(s, toks, start0, trimmed) { // a trailing '.' ends the sentence, except after initials (R.R.)
+		if len(trimmed) < len(raw) && !initials(trimmed) && !(given >= 2 && initialAfterName(s, before, start0, trimmed)) { // a trailing '.' ends the sentence, except after initials (R.R.)
 			clause++
 			sentence++
 		}
@@ -170,7 +190,6 @@ func Split(s string, toks []Token) []Token {
 		i += size
 	}
 	emit(len(s))
-	return toks
 }
 
 // initials reports whether s is initials written with dots between
@@ -188,14 +207,13 @@ func initials(s string) bool {
 	return len(s)%2 == 1
 }
 
-// initialAfterName reports whether t, the last of toks at s[start:], is one capital letter
-// after a capitalised word of the same clause: a middle initial
-// ("Ursula K. Le Guin").
-func initialAfterName(s string, toks []Token, start int, t string) bool {
-	if len(t) != 1 || t[0] < 'A' || t[0] > 'Z' || len(toks) < 2 {
+// initialAfterName reports whether t, the token at s[start:] given after
+// p, is one capital letter after a capitalised word of the same clause: a
+// middle initial ("Ursula K. Le Guin").
+func initialAfterName(s string, p Token, start int, t string) bool {
+	if len(t) != 1 || t[0] < 'A' || t[0] > 'Z' {
 		return false
 	}
-	p := toks[len(toks)-2] // toks ends with t itself
 	c := s[p.Start]
 	return 'A' <= c && c <= 'Z' && strings.TrimSpace(s[p.End:start]) == ""
 }
@@ -216,12 +234,13 @@ func loneDot(s string, i int) bool {
 	return true
 }
 
-// appendSplitKana appends t, split in two when its kana ends with a
+// splitKana gives t, split in two when its kana ends with a
 // demonstrative that is not the whole token.
-func appendSplitKana(toks []Token, t Token) []Token {
+func splitKana(t Token, give func(Token)) {
 	r, _ := utf8.DecodeRuneInString(t.Text)
 	if ScriptOf(r) != ScriptHan && ScriptOf(r) != ScriptHiragana {
-		return append(toks, t)
+		give(t)
+		return
 	}
 	for _, d := range demonstratives {
 		head, ok := strings.CutSuffix(t.Text, d)
@@ -239,11 +258,12 @@ func appendSplitKana(toks []Token, t Token) []Token {
 			if strings.HasSuffix(head, "ん") || strings.HasSuffix(head, "っ") {
 				break // not a word boundary
 			}
-			toks = append(toks, Token{Text: head, Start: t.Start, End: cut, Clause: t.Clause, Sentence: t.Sentence})
-			return append(toks, Token{Text: d, Start: cut, End: t.End, Clause: t.Clause, Sentence: t.Sentence})
+			give(Token{Text: head, Start: t.Start, End: cut, Clause: t.Clause, Sentence: t.Sentence})
+			give(Token{Text: d, Start: cut, End: t.End, Clause: t.Clause, Sentence: t.Sentence})
+			return
 		}
 	}
-	return append(toks, t)
+	give(t)
 }
 
 // Texts returns the tokens' texts.
