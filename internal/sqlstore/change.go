@@ -51,9 +51,7 @@ func Written(c *askonce.Change) (*askonce.Job, error) {
 		return c.Job, nil
 	}
 	w := *c.Job
-	if c.Dispatch {
-		w.Dispatch = askonce.DispatchQueued
-	}
+	w.Dispatch = askonce.DispatchQueued
 	return &w, nil
 }
 
