@@ -380,11 +380,11 @@ func (r *run) templatePlan() (*askonce.Plan, error) {
 		pl = append(pl, k+" "+props[k])
 	}
 	propText := cmp.Or(strings.Join(pl, ", "), "no special properties")
-	vars := placeholders{{"{name}", spec.Name}, {"{id}", spec.ID}, {"{kind}", kind}, {"{properties}", propText}, {"{goal}", desc}}
+	vars := strings.NewReplacer("{name}", spec.Name, "{id}", spec.ID, "{kind}", kind, "{properties}", propText, "{goal}", desc)
 	tmpl := r.c.kindTasks[kind]
 	tasks := make([]askonce.Task, len(tmpl))
 	for i, t := range tmpl {
-		tasks[i] = askonce.Task{ID: t.ID, Title: askonce.ClampTitle(vars.expand(t.Title)), Instruction: vars.expand(t.Instruction), DependsOn: t.DependsOn}
+		tasks[i] = askonce.Task{ID: t.ID, Title: askonce.ClampTitle(vars.Replace(t.Title)), Instruction: vars.Replace(t.Instruction), DependsOn: t.DependsOn}
 	}
 	raw, err := json.Marshal(spec)
 	if err != nil {
@@ -392,37 +392,6 @@ func (r *run) templatePlan() (*askonce.Plan, error) {
 	}
 	title = askonce.ClampTitle(capitalise(strings.ToLower(title)))
 	return &askonce.Plan{Title: title, Spec: raw, Tasks: tasks}, nil
-}
-
-// placeholders are a template's placeholders, each "{" and a word and
-// "}", with their values.
-type placeholders [][2]string
-
-// expand replaces the placeholders in s by their values, left to right,
-// never reading a value again, as strings.Replacer does (the first of
-// them that matches), without building a replacer for every plan.
-func (ps placeholders) expand(s string) string {
-	var b strings.Builder
-	last := 0 // s[:last] is written to b
-	for i := 0; i < len(s); i++ {
-		if s[i] != '{' {
-			continue
-		}
-		for _, p := range ps {
-			if strings.HasPrefix(s[i:], p[0]) {
-				b.WriteString(s[last:i])
-				b.WriteString(p[1])
-				last = i + len(p[0])
-				i = last - 1
-				break
-			}
-		}
-	}
-	if last == 0 {
-		return s // no placeholder
-	}
-	b.WriteString(s[last:])
-	return b.String()
 }
 
 // idRune keeps the letters and digits of a registry id.
