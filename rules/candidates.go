@@ -263,8 +263,7 @@ func findReference(in *input, ns *nameSet, i int) (reference, bool) {
 		}
 		return m
 	}
-	heldKey := func(m string) (some, all bool) { return heldBy(fit, m) }
-	held := func(k int) (some, all bool) { return heldKey(keyOf(k)) } // toks[k]
+	held := func(k int) (some, all bool) { return heldBy(fit, keyOf(k)) } // toks[k]
 	// The words the head's own phrase states: the run before it that the
 	// candidates hold ("black pepper"), and, further back to its
 	// determiner, verb or preposition, any word that tells them apart
@@ -298,7 +297,7 @@ func findReference(in *input, ns *nameSet, i int) (reference, bool) {
 		w := keyOf(k)
 		if neg {
 			for _, un := range []string{"un", "non"} {
-				if some, all := heldKey(un + w); some && !all {
+				if some, all := heldBy(fit, un+w); some && !all {
 					mods = append(mods, un+w)
 					return true
 				}
