@@ -7,10 +7,10 @@ import (
 	"github.com/askonce/askonce"
 )
 
-// TestSplitPromptSections pins how a resolved prompt splits (docs/protocol.md
-// rule 4): the goal before the first marker, the last section as the
-// answer, the non-empty sections between as earlier answers.
-func TestSplitPromptSections(t *testing.T) {
+// A resolved prompt (docs/protocol.md rule 4) splits into the goal
+// before the first marker, the last section as the answer, and the
+// non-empty sections between as earlier answers.
+func TestRule4_ResolvedPromptSplitsIntoGoalAnswerAndEarlierAnswers(t *testing.T) {
 	t.Parallel()
 	r := askonce.ResolvedPrompt
 	cases := []struct {
