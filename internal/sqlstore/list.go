@@ -75,8 +75,10 @@ func ListQuery(p Placeholders, selectFrom string, bits int) string {
 		q.WriteString(" AND j.status IN ('planning', 'pending')")
 	}
 	if bits&ListEnded != 0 {
-		// Comparisons, not IN: SQLite's jobs_ended holds the same rows
-		// WHERE written so (its migration 00019 tells why).
+		// Comparisons, not IN: SQLite's jobs_ended is written so (its
+		// migration 00019 tells why) and is used only for the same
+		// WHERE; PostgreSQL's, written with IN, is implied by it
+		// (TestListJobsReadsAnIndexForEveryFilter in postgres/).
 		q.WriteString(" AND (j.status = 'validation_error' OR j.status = 'failed' OR j.status = 'cancelled' OR j.status = 'expired')")
 	}
 	if bits&ListBySession != 0 {
