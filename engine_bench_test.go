@@ -34,6 +34,25 @@ func BenchmarkRoundTripClarification(b *testing.B) {
 	roundTrips(b, e, m)
 }
 
+// BenchmarkRoundTripBare is BenchmarkRoundTripClarification without its
+// meter: no floor or shape-floor samples and no checkpoints of the
+// meter's own, only the round trips as the store runs them (its
+// background checkpoints included). Its process's CPU is what a
+// comparison of two builds reads ("Comparing two builds" in
+// docs/benchmarks.md): the meter's samples cost about the same in both
+// builds and would pull their ratio towards 1. Its body compiles in
+// older checkouts as it is, so the same function can be copied into
+// one to compare with it.
+func BenchmarkRoundTripBare(b *testing.B) {
+	e := &askonce.Engine{Store: openStore(b, filepath.Join(b.TempDir(), "bench.db")), Interpreter: rulesInterpreter(b)}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		i++
+		clarificationRoundTrip(b, e, fmt.Sprint("bench-", i))
+	}
+}
+
 // BenchmarkRoundTripClarificationStored is BenchmarkRoundTripClarification
 // against the least two transactions that store what a round trip
 // stores (storedFloor): the round trip's time in their units
