@@ -281,7 +281,8 @@ func Step(cur *Job, in Input, now time.Time) (*Job, *Effects, error) {
 		// No default: proceed on the goal alone, under the directive.
 		j.ClarificationStatus = ClarificationAnswered
 		j.AnswerSource = SourceDefault
-		j.AnsweredAt = &now
+		at := now // its own variable: &now would move now to the heap on every Step
+		j.AnsweredAt = &at
 		j.Status = StatusPlanning
 		j.FallbackUsed = true
 		fx.add(j, now, EventAnswered, declinedData{Declined: true, Source: SourceDefault, Via: j.AnsweredVia, By: j.AnsweredBy})

@@ -61,6 +61,27 @@ func lookup(t *testing.T, s askonce.Store, q askonce.HistoryQuery) (answer strin
 }
 
 var memoryTests = []test{
+	{"LookupHistoryOfAnUnansweredQuestionIsNotFound", func(t *testing.T, s askonce.Store) {
+		// Of the session alone, and reaching its project and tenant: the
+		// error callers see, code and message.
+		tenant := NewTenant()
+		j := create(t, s, NewJob(tenant))
+		hash := askonce.QuestionHash("which region?")
+		for _, q := range []askonce.HistoryQuery{
+			{TenantID: tenant, SessionID: j.SessionID, QuestionHash: hash, Now: Now()},
+			{TenantID: tenant, SessionID: j.SessionID, QuestionHash: hash, Project: "api", Tenant: true, Now: Now()},
+		} {
+			h, err := s.LookupHistory(t.Context(), q)
+			e := wantCode(t, "LookupHistory", err, askonce.ENOTFOUND)
+			if h != nil {
+				t.Fatalf("LookupHistory(%+v) = %+v with ENOTFOUND", q, h)
+			}
+			want := "session " + j.SessionID + " has no answer to question " + hash
+			if e.Message != want || askonce.ErrorMessage(err) != want || err.Error() != "askonce: not_found: "+want {
+				t.Fatalf("LookupHistory(%+v): message %q (%v), want %q", q, e.Message, err, want)
+			}
+		}
+	}},
 	{"FieldHistoryIsKeptEachUnderItsOwnQuestion", func(t *testing.T, s askonce.Store) {
 		tenant := NewTenant()
 		j := create(t, s, NewJob(tenant))

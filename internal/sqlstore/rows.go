@@ -11,17 +11,29 @@ import (
 
 // ScanHistory reads the HistoryColumns of one row.
 func ScanHistory(row Scanner) (askonce.HistoryEntry, error) {
-	var (
-		h             askonce.HistoryEntry
-		typ, sc       string
-		at, expiresAt Time
-	)
-	err := row.Scan(&h.TenantID, &h.SessionID, &sc, &h.Project, &h.QuestionHash, &typ, &h.Question, &h.Answer, &h.JobID, &at, &expiresAt, &h.Uses)
-	h.Scope = askonce.MemoryScope(sc)
-	h.Type = askonce.QuestionType(typ)
-	h.At = time.Time(at)
-	h.ExpiresAt = expiresAt.Ptr()
-	return h, err
+	r := new(historyRow)
+	err := r.scan(row)
+	return r.h, err
+}
+
+// historyRow is one row of HistoryColumns as it is scanned: every
+// destination in one variable, which moves to the heap once (Scan takes
+// each by an interface), rather than each in one of its own.
+type historyRow struct {
+	h             askonce.HistoryEntry
+	typ, sc       string
+	at, expiresAt Time
+}
+
+// scan reads row into r.h.
+func (r *historyRow) scan(row Scanner) error {
+	h := &r.h
+	err := row.Scan(&h.TenantID, &h.SessionID, &r.sc, &h.Project, &h.QuestionHash, &r.typ, &h.Question, &h.Answer, &h.JobID, &r.at, &r.expiresAt, &h.Uses)
+	h.Scope = askonce.MemoryScope(r.sc)
+	h.Type = askonce.QuestionType(r.typ)
+	h.At = time.Time(r.at)
+	h.ExpiresAt = r.expiresAt.Ptr()
+	return err
 }
 
 // ScanEvent reads (id, tenant_id, job_id, type, at, data) of one row.

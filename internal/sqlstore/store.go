@@ -169,14 +169,18 @@ func (s *Store) LookupHistory(ctx context.Context, q askonce.HistoryQuery) (*ask
 	} else {
 		row = s.c.Read.QueryRow(ctx, lookupMemory, q.TenantID, q.SessionID, q.QuestionHash, q.Project, q.Tenant, s.c.Encoding.Time(q.Now))
 	}
-	h, err := ScanHistory(row)
+	r := new(historyRow) // its h is what is returned: one allocation
+	err := r.scan(row)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, askonce.Errorf(askonce.ENOTFOUND, "session %s has no answer to question %s", q.SessionID, q.QuestionHash)
+		// The repeat guard meets this on every new question: the
+		// message is joined, not formatted (Errorf's "session %s has no
+		// answer to question %s", for less work).
+		return nil, &askonce.Error{Code: askonce.ENOTFOUND, Message: "session " + q.SessionID + " has no answer to question " + q.QuestionHash}
 	}
 	if err != nil {
 		return nil, s.c.Wrap(err, "look up history of session %s", q.SessionID)
 	}
-	return &h, nil
+	return &r.h, nil
 }
 
 // Memory returns the answers remembered in f's project or tenant that
