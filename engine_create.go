@@ -70,7 +70,7 @@ func (e *Engine) create(ctx context.Context, req CreateRequest) (*Job, *Interpre
 	e.lease(j)
 	ev := Event{TenantID: j.TenantID, JobID: j.ID, Type: EventCreated, At: j.CreatedAt}
 	ev.Data = eventData(createdData{Mode: j.Mode, Profile: j.Profile, SessionID: j.SessionID})
-	c := &Change{Job: j, Events: []Event{ev}}
+	c := &Change{Job: j, Events: append(make([]Event, 0, chainEvents), ev)}
 	initial := Interpretation{Prompt: j.Goal, Reason: ReasonInitial, newSession: minted}
 	if j.Mode == ModeManaged && e.fast() {
 		// Nothing is stored until the outcome is known: a crash before

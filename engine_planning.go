@@ -47,7 +47,10 @@ type strategy struct {
 // meets a conflict (the job cancelled, or recovered elsewhere, while the
 // interpreter ran) yields: the stored state wins, and is returned.
 func (e *Engine) loop(ctx context.Context, j *Job, in Input, attempts []Attempt, it *Interpretation, how strategy, c *Change) (*Job, *Interpretation, error) {
-	var steps []step // of a chain committed at its end
+	// steps are those of a chain committed at its end, in room on the
+	// stack for one longer than a job's usual one or two.
+	var room [4]step
+	steps := room[:0]
 	cur := j
 	for {
 		planned := in == nil
@@ -381,6 +384,11 @@ func (c *Change) add(cur *Job, fx *Effects, attempts []Attempt) {
 	c.Dispatch = c.Dispatch || fx.Dispatch
 }
 
+// chainEvents is room for the events of the usual chain committed at
+// its end (an answer, its attempt, planned and dispatched; created, an
+// attempt and asked), so that Change.add need not grow them.
+const chainEvents = 4
+
 // step is one transition of a job with the attempts that led to it, as
 // the Observer is told of it once committed.
 type step struct {
@@ -416,7 +424,11 @@ func (e *Engine) fast() bool {
 // would on the per-step path. Otherwise the input commits alone and the
 // interpretation it asks for is returned, to run after.
 func (e *Engine) advance(ctx context.Context, j *Job, in Input) (*Job, *Interpretation, error) {
-	return e.loop(ctx, j, in, nil, nil, strategy{atEnd: e.fast(), handOff: true}, &Change{})
+	how, c := strategy{atEnd: e.fast(), handOff: true}, &Change{}
+	if how.atEnd {
+		c.Events = make([]Event, 0, chainEvents)
+	}
+	return e.loop(ctx, j, in, nil, nil, how, c)
 }
 
 func attemptEvent(j *Job, a Attempt) Event {
