@@ -15,6 +15,7 @@ import (
 
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/storetest"
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // openTest opens a store on a new file in the test's directory and closes
@@ -383,6 +384,90 @@ func TestBatchSurvivesALostTransaction(t *testing.T) {
 			// The writer is usable afterwards.
 			if err := s.write(t.Context(), appendEvent("after")); err != nil {
 				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// TestWriteFailingMidStatementLeavesNothing: the statements of a change
+// that fail on a constraint after writing part of their rows (a job_log
+// insert whose second record is taken) keep what they wrote only until
+// the write they belong to is rolled back, in a transaction of its own
+// or to its savepoint in a group commit, where the other writes commit
+// (see writeStmts).
+func TestWriteFailingMidStatementLeavesNothing(t *testing.T) {
+	t.Run("alone", func(t *testing.T) {
+		ctx := t.Context()
+		s := openTest(t, Options{})
+		j := storetest.NewJob(storetest.NewTenant())
+		first := askonce.Attempt{N: 1, Reason: askonce.ReasonInitial, Outcome: askonce.AttemptInvalid, Raw: "first"}
+		if err := s.CreateJob(ctx, &askonce.Change{Job: j, Attempts: []askonce.Attempt{first}}); err != nil {
+			t.Fatal(err)
+		}
+		again := *j
+		again.Title = "changed"
+		c := &askonce.Change{Job: &again, Attempts: []askonce.Attempt{
+			{N: 2, Reason: askonce.ReasonClarificationAnswer, Outcome: askonce.AttemptInvalid, Raw: "second"},
+			{N: 1, Reason: askonce.ReasonClarificationAnswer, Outcome: askonce.AttemptInvalid, Raw: "first again"},
+		}, Events: []askonce.Event{{Type: askonce.EventAttempt}}}
+		if err := s.UpdateJob(ctx, c); err == nil {
+			t.Fatal("an update with an attempt number stored already succeeded")
+		}
+		as, err := s.Attempts(ctx, j.TenantID, j.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(as) != 1 || as[0].Raw != "first" {
+			t.Errorf("attempts %+v after the failed update, want the first alone", as)
+		}
+		if got := eventTypesOf(t, s, j); len(got) != 0 {
+			t.Errorf("events %v after the failed update, want none", got)
+		}
+		got, err := s.GetJob(ctx, j.TenantID, j.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Version != 1 || got.Title != j.Title || got.AttemptCount != 1 {
+			t.Errorf("job at version %d, title %q, %d attempts after the failed update; want 1, %q, 1", got.Version, got.Title, got.AttemptCount, j.Title)
+		}
+	})
+	for _, hooked := range []bool{false, true} {
+		t.Run(fmt.Sprint("batched hooked=", hooked), func(t *testing.T) {
+			s, j, appendEvent := batchFixture(t)
+			var seq int64
+			if err := s.writer.QueryRowContext(t.Context(), `SELECT log_seq FROM jobs WHERE id = ?`, j.ID).Scan(&seq); err != nil {
+				t.Fatal(err)
+			}
+			batch := []*writeReq{
+				{ctx: t.Context(), fn: appendEvent("one")},
+				{ctx: t.Context(), hooked: hooked, fn: func(ctx context.Context, tx wtx) error {
+					// Event 50 is new, event 1 is "one"'s.
+					var rows logRows
+					if _, err := eventRows(&rows, j.TenantID, j.ID, seq, 49, []askonce.Event{{Type: "partial"}}, time.Unix(0, 1)); err != nil {
+						return err
+					}
+					if _, err := eventRows(&rows, j.TenantID, j.ID, seq, 0, []askonce.Event{{Type: "taken"}}, time.Unix(0, 1)); err != nil {
+						return err
+					}
+					return s.insertLog(ctx, tx, &rows)
+				}},
+				{ctx: t.Context(), fn: appendEvent("three")},
+			}
+			errs := make([]error, len(batch))
+			s.runBatch(batch, errs)
+			if errs[0] != nil || !isConstraint(errs[1], sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY) || errs[2] != nil {
+				t.Errorf("outcomes %v, want nil, a primary key violation, nil", errs)
+			}
+			evs, err := s.Events(t.Context(), askonce.EventQuery{TenantID: j.TenantID, JobID: j.ID})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, e := range evs {
+				got = append(got, fmt.Sprint(e.ID, " ", e.Type))
+			}
+			if !slices.Equal(got, []string{"1 one", "2 three"}) {
+				t.Errorf("events %v, want 1 one and 2 three", got)
 			}
 		})
 	}
