@@ -359,10 +359,35 @@ func (r rawRow) Scan(dest ...any) error {
 // the first cases.
 func convert(dest, src any) error {
 	switch d := dest.(type) {
+	case *sql.NullInt64:
+		// Its Scan, without the conversions an integer needs none of.
+		switch v := src.(type) {
+		case nil:
+			*d = sql.NullInt64{}
+			return nil
+		case int64:
+			*d = sql.NullInt64{Int64: v, Valid: true}
+			return nil
+		}
+		return d.Scan(src)
 	case sql.Scanner:
 		return d.Scan(src)
 	case *int64:
 		if v, ok := src.(int64); ok {
+			*d = v
+			return nil
+		}
+	case *int:
+		// database/sql formats the integer and parses it back: the
+		// same value.
+		if v, ok := src.(int64); ok && int64(int(v)) == v {
+			*d = int(v)
+			return nil
+		}
+	case *float64:
+		// Formatted as the shortest text that parses back to it, then
+		// parsed: the same value.
+		if v, ok := src.(float64); ok {
 			*d = v
 			return nil
 		}
@@ -401,6 +426,10 @@ func convert(dest, src any) error {
 		*d = src
 		return nil
 	case *bool:
+		if v, ok := src.(int64); ok && (v == 0 || v == 1) {
+			*d = v == 1
+			return nil
+		}
 		if src != nil {
 			v, err := driver.Bool.ConvertValue(src)
 			if err != nil {

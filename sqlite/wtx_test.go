@@ -22,7 +22,8 @@ import (
 func TestRawRowScansAsDatabaseSQLDoes(t *testing.T) {
 	s := openTest(t, Options{})
 	type named string
-	columns := []string{"42", "-7", "1.5", "'text'", "'1'", "x'0102'", "x''", "NULL", "0", "1"}
+	columns := []string{"42", "-7", "1.5", "'text'", "'1'", "x'0102'", "x''", "NULL", "0", "1", "2",
+		"9223372036854775807", "-9223372036854775808", "0.1", "-0.0", "1e300", "5e-324", "1e999"}
 	dests := []func() any{
 		func() any { return new(int64) },
 		func() any { return new(int) },
