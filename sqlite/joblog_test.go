@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"database/sql"
+	"errors"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/storetest"
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // logFixture writes, with the SQL of schema version 9 (the store before
@@ -415,5 +417,42 @@ func TestRule12_ChangeWithMoreRecordsThanOneStatementStoresEveryEvent(t *testing
 	}
 	if got, err := s.GetJob(ctx, j.TenantID, j.ID); err != nil || got.AttemptCount != 3+maxLogRows {
 		t.Errorf("the job counts %d attempts (%v), want %d", got.AttemptCount, err, 3+maxLogRows)
+	}
+}
+
+// The dispatch is inserted with a change's other job_log records, the
+// last of them: a second dispatch of a job is ECONFLICT wherever its
+// record falls (after as many records as one statement holds, too),
+// and a change that fails on another record first fails with that
+// record's error, as when the dispatch was a statement of its own after
+// the others.
+func TestSecondDispatchIsTheConflictOnlyWhenItsRecordIsTaken(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	s := openTest(t, Options{})
+	j := storetest.NewJob(storetest.NewTenant())
+	first := askonce.Attempt{N: 1, Reason: askonce.ReasonInitial, Outcome: askonce.AttemptInvalid, Raw: "first"}
+	if err := s.CreateJob(ctx, &askonce.Change{Job: j, Attempts: []askonce.Attempt{first}, Dispatch: true}); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{0, 1, maxLogRows - 1, maxLogRows, maxLogRows + 1} {
+		evs := make([]askonce.Event, n)
+		for i := range evs {
+			evs[i] = askonce.Event{Type: askonce.EventDispatched}
+		}
+		err := s.UpdateJob(ctx, &askonce.Change{Job: j.Clone(), Dispatch: true, Events: evs})
+		var e *askonce.Error
+		if !errors.As(err, &e) || e.Code != askonce.ECONFLICT || e.Job == nil || e.Job.Version != j.Version {
+			t.Errorf("second dispatch after %d events: %v, want ECONFLICT with the stored job", n, err)
+		}
+	}
+	again := first
+	again.Raw = "again"
+	err := s.UpdateJob(ctx, &askonce.Change{Job: j.Clone(), Dispatch: true, Attempts: []askonce.Attempt{again}})
+	if err == nil || askonce.ErrorCode(err) == askonce.ECONFLICT || !isConstraint(err, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY) {
+		t.Errorf("a taken attempt and a second dispatch: %v, want the attempt's primary key violation", err)
+	}
+	if evs, err := s.Events(ctx, askonce.EventQuery{TenantID: j.TenantID, JobID: j.ID}); err != nil || len(evs) != 0 {
+		t.Errorf("events %v, %v after the failed changes, want none", evs, err)
 	}
 }

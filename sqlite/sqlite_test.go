@@ -449,7 +449,8 @@ func TestWriteFailingMidStatementLeavesNothing(t *testing.T) {
 					if _, err := eventRows(&rows, j.TenantID, j.ID, seq, 0, []askonce.Event{{Type: "taken"}}, time.Unix(0, 1)); err != nil {
 						return err
 					}
-					return s.insertLog(ctx, tx, &rows)
+					_, err := s.insertLog(ctx, tx, &rows)
+					return err
 				}},
 				{ctx: t.Context(), fn: appendEvent("three")},
 			}

@@ -137,21 +137,21 @@ func insertLogSQL(n int) string {
 
 // writeStmts are the writer's statements, used inside its transactions.
 type writeStmts struct {
-	insertJob      *wstmt
-	updateJob      *wstmt
-	selectJob      *wstmt
-	addUsage       *wstmt
-	insertLog      [maxLogRows]*wstmt // insertLog[n-1] inserts n job_log records
-	lastEventID    *wstmt
-	logSeq         *wstmt
-	updateFixed    *wstmt
-	updateStatic   *wstmt
-	insertDispatch *wstmt
-	takeOverKey    *wstmt
-	renewPlanning  *wstmt
-	savepoint      *wstmt
-	release        *wstmt
-	rollbackTo     *wstmt
+	insertJob     *wstmt
+	updateJob     *wstmt
+	selectJob     *wstmt
+	addUsage      *wstmt
+	insertLog     [maxLogRows]*wstmt // insertLog[n-1] inserts n job_log records
+	lastEventID   *wstmt
+	logSeq        *wstmt
+	updateFixed   *wstmt
+	updateStatic  *wstmt
+	changes       *wstmt
+	takeOverKey   *wstmt
+	renewPlanning *wstmt
+	savepoint     *wstmt
+	release       *wstmt
+	rollbackTo    *wstmt
 
 	// A write transaction on the driver's connection (rawTx), never
 	// run on the pool.
@@ -191,8 +191,9 @@ func (s *Store) prepare(ctx context.Context) error {
 		{&s.w.logSeq, `SELECT log_seq FROM jobs WHERE tenant_id = ? AND id = ?`},
 		{&s.w.updateFixed, updateFixedSQL},
 		{&s.w.updateStatic, updateStaticSQL},
-		// The rowid refuses a second dispatch of a job.
-		{&s.w.insertDispatch, `INSERT INTO job_log (id, at, type) VALUES (?, ?, 'queued')`},
+		// The rows the last INSERT, UPDATE or DELETE wrote: those a
+		// failed one wrote before it failed (OR FAIL).
+		{&s.w.changes, `SELECT changes()`},
 		{&s.w.savepoint, `SAVEPOINT write`},
 		{&s.w.release, `RELEASE write`},
 		{&s.w.rollbackTo, `ROLLBACK TO write`},
@@ -239,7 +240,7 @@ func (s *Store) statements() []*sql.Stmt {
 	ws := []*wstmt{
 		s.w.insertJob, s.w.updateJob, s.w.selectJob, s.w.addUsage,
 		s.w.lastEventID, s.w.logSeq, s.w.updateFixed, s.w.updateStatic,
-		s.w.insertDispatch, s.w.takeOverKey, s.w.renewPlanning,
+		s.w.changes, s.w.takeOverKey, s.w.renewPlanning,
 		s.w.savepoint, s.w.release, s.w.rollbackTo,
 	}
 	ws = append(append(ws, s.w.insertLog[:]...), s.writeShared.all()...)

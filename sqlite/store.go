@@ -178,11 +178,12 @@ func resultRef(j *askonce.Job, attempts []askonce.Attempt) (result, attempt any)
 // log_seq is seq, and whose last event has id last) written by c, for
 // CreateJob and UpdateJob alike: its job_log records in one statement
 // (a new job's kind 0 record, whose staticColumns values static holds,
-// the attempts, and the events, returned as stored), the history entry
-// hist, the answer link, the notification and the dispatch.
+// the attempts, the events, returned as stored, and the dispatch), the
+// history entry hist, the answer link, the notification and the
+// dispatch's hook.
 func (s *Store) writeWith(ctx context.Context, tx wtx, j *askonce.Job, seq, last int64, static []any, c *askonce.Change, hist *askonce.HistoryEntry, now time.Time) ([]askonce.Event, error) {
 	var rows logRows
-	rows.args = make([]any, 0, len(logColumns)*(1+len(c.Attempts)+len(c.Events)))
+	rows.args = make([]any, 0, len(logColumns)*(2+len(c.Attempts)+len(c.Events)))
 	if static != nil {
 		staticRow(&rows, seq, static)
 	}
@@ -195,7 +196,18 @@ func (s *Store) writeWith(ctx context.Context, tx wtx, j *askonce.Job, seq, last
 	if err != nil {
 		return nil, err
 	}
-	if err := s.insertLog(ctx, tx, &rows); err != nil {
+	// The dispatch is the job's kind 3 record, the last of them: its
+	// rowid refuses a second dispatch of the job. In the same statement
+	// as the others, a statement fewer a change that dispatches.
+	dispatch := -1 // its place among rows
+	if c.Dispatch {
+		dispatch = len(rows.args) / len(logColumns)
+		rows.args = append(rows.args, logID(seq, logDispatch, 0), now.UnixNano(), "queued", nil, nil, nil, nil)
+	}
+	if failed, err := s.insertLog(ctx, tx, &rows); err != nil {
+		if dispatch >= 0 && isConstraint(err, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY) && failed == dispatch {
+			return nil, errDispatched
+		}
 		return nil, wrap(err, "append the job_log records of job %s", j.ID)
 	}
 	if err := s.upsertHistory(ctx, tx, hist); err != nil {
@@ -225,23 +237,15 @@ func (s *Store) writeWith(ctx context.Context, tx wtx, j *askonce.Job, seq, last
 			return nil, wrap(err, "queue %s notification", c.Notify)
 		}
 	}
-	if c.Dispatch {
-		if _, err := tx.exec(ctx, s.w.insertDispatch, logID(seq, logDispatch, 0), now.UnixNano()); err != nil {
-			if isConstraint(err, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY) {
-				return nil, errDispatched
-			}
-			return nil, wrap(err, "queue dispatch")
+	if c.Dispatch && s.onDispatch != nil {
+		htx, err := hookTx(tx)
+		if err != nil {
+			return nil, err
 		}
-		if s.onDispatch != nil {
-			htx, err := hookTx(tx)
-			if err != nil {
-				return nil, err
-			}
-			queued := *j
-			queued.Dispatch = askonce.DispatchQueued
-			if err := s.onDispatch(ctx, htx, &queued); err != nil {
-				return nil, wrap(err, "queue dispatch")
-			}
+		queued := *j
+		queued.Dispatch = askonce.DispatchQueued
+		if err := s.onDispatch(ctx, htx, &queued); err != nil {
+			return nil, wrap(err, "queue dispatch")
 		}
 	}
 	return appended, nil
@@ -292,7 +296,7 @@ func (s *Store) AddAttempt(ctx context.Context, tenant, jobID string, a askonce.
 		if err := attemptRow(&rows, seq, &a); err != nil {
 			return err
 		}
-		if err := s.insertLog(ctx, tx, &rows); err != nil {
+		if _, err := s.insertLog(ctx, tx, &rows); err != nil {
 			return wrap(err, "insert attempt %d", a.N)
 		}
 		if ev.Type == "" {
@@ -358,7 +362,7 @@ func (s *Store) appendEvents(ctx context.Context, tx wtx, tenant, jobID string, 
 	if err != nil {
 		return nil, err
 	}
-	if err := s.insertLog(ctx, tx, &rows); err != nil {
+	if _, err := s.insertLog(ctx, tx, &rows); err != nil {
 		return nil, wrap(err, "append events")
 	}
 	return out, nil
@@ -427,17 +431,28 @@ func attemptRow(rows *logRows, seq int64, a *askonce.Attempt) error {
 	return nil
 }
 
-// insertLog inserts rows, maxLogRows records a statement.
-func (s *Store) insertLog(ctx context.Context, tx wtx, rows *logRows) error {
+// insertLog inserts rows, maxLogRows records a statement. When one
+// fails, it returns the place among rows of the record it failed on, or
+// -1 when it cannot tell.
+func (s *Store) insertLog(ctx context.Context, tx wtx, rows *logRows) (int, error) {
 	w := len(logColumns)
+	done := 0 // records inserted
 	for args := rows.args; len(args) > 0; {
 		n := min(len(args)/w, maxLogRows)
 		if _, err := tx.exec(ctx, s.w.insertLog[n-1], args[:w*n]...); err != nil {
-			return err
+			// The statement is OR FAIL: the records before the one it
+			// failed on stay, until the write is rolled back, and
+			// changes() counts them.
+			var wrote int
+			if tx.queryRow(ctx, s.w.changes).Scan(&wrote) != nil {
+				return -1, err
+			}
+			return done + wrote, err
 		}
+		done += n
 		args = args[w*n:]
 	}
-	return nil
+	return -1, nil
 }
 
 // isConstraint reports whether err is a SQLite constraint violation with
