@@ -5,10 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
 	"slices"
 	"strings"
-	"sync/atomic"
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
@@ -166,7 +164,7 @@ func (e *Engine) plan(ctx context.Context, j *Job, it Interpretation, keep bool)
 // call makes one interpreter call and classifies it. For an invalid
 // attempt, out is nil on a parse error and set on a validation error.
 func (e *Engine) call(ctx context.Context, j *Job, req *Request) (a Attempt, out *Outcome) {
-	ctx, span := tracer().Start(ctx, "askonce.interpret")
+	ctx, span := otel.Tracer(TracerName).Start(ctx, "askonce.interpret")
 	if span.IsRecording() {
 		// Only then: with tracing off the attributes would cost
 		// allocations for nothing.
@@ -227,34 +225,6 @@ func (e *Engine) call(ctx context.Context, j *Job, req *Request) (a Attempt, out
 // askonce.interpret span per interpreter attempt. The tracer comes from
 // the global provider, a no-op unless tracing is set up.
 const TracerName = "github.com/askonce/askonce"
-
-// tracer is otel.Tracer(TracerName), asked of the global provider again
-// only when that is another provider than the last time. (A tracer kept
-// for good would not do: otel's global tracer follows only the first
-// provider set after it was made, and tests set one each; nor would
-// asking every time, which takes the global provider's lock and looks
-// the name up on every interpreter call.)
-func tracer() trace.Tracer {
-	tp := otel.GetTracerProvider()
-	if l := lastTracer.Load(); l != nil && l.provider == tp {
-		return l.tracer
-	}
-	t := tp.Tracer(TracerName)
-	if reflect.TypeOf(tp).Kind() == reflect.Pointer {
-		// Only a pointer is kept: == on it cannot panic, as it could
-		// on a provider of some other kind holding a slice or map.
-		lastTracer.Store(&providerTracer{tp, t})
-	}
-	return t
-}
-
-// providerTracer is a provider's tracer of TracerName.
-type providerTracer struct {
-	provider trace.TracerProvider
-	tracer   trace.Tracer
-}
-
-var lastTracer atomic.Pointer[providerTracer]
 
 // endAttemptSpan records an attempt's outcome and token use on its span
 // and ends it.
