@@ -426,7 +426,7 @@ func TestRule12_ChangeWithMoreRecordsThanOneStatementStoresEveryEvent(t *testing
 // and a change that fails on another record first fails with that
 // record's error, as when the dispatch was a statement of its own after
 // the others.
-func TestSecondDispatchIsTheConflictOnlyWhenItsRecordIsTaken(t *testing.T) {
+func TestRule11_SecondDispatchIsTheConflictOnlyWhenItsRecordIsTaken(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
 	s := openTest(t, Options{})

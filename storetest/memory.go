@@ -61,7 +61,7 @@ func lookup(t *testing.T, s askonce.Store, q askonce.HistoryQuery) (answer strin
 }
 
 var memoryTests = []test{
-	{"LookupHistoryOfAnUnansweredQuestionIsNotFound", func(t *testing.T, s askonce.Store) {
+	{"Rule5_LookupHistoryOfAnUnansweredQuestionIsNotFound", func(t *testing.T, s askonce.Store) {
 		// Of the session alone, and reaching its project and tenant: the
 		// error callers see, code and message.
 		tenant := NewTenant()
