@@ -33,6 +33,7 @@ import (
 	"github.com/askonce/askonce"
 	"github.com/askonce/askonce/internal/sqlstore"
 	"github.com/askonce/askonce/internal/wake"
+	"github.com/askonce/askonce/sqlite/internal/walvfs"
 	"github.com/pressly/goose/v3"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
@@ -254,6 +255,11 @@ func dsn(path string, busy time.Duration, readOnly bool, walSize int64) string {
 		// No checkpoint inside a commit: checkpoint.go runs them.
 		q.Add("_pragma", "wal_autocheckpoint(0)")
 		q.Add("_pragma", "journal_size_limit("+strconv.FormatInt(walSize, 10)+")")
+	}
+	// The WAL's frames written in one call per commit (walvfs); should
+	// the VFS fail to register, SQLite's own writes the same bytes.
+	if walvfs.Register() == nil {
+		q.Set("vfs", walvfs.Name)
 	}
 	u := url.URL{Scheme: "file", Path: filepath.ToSlash(path), RawQuery: q.Encode()}
 	return u.String()
