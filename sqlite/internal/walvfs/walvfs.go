@@ -75,6 +75,7 @@ var (
 	walOwn, dbOwn   sqlite3.Tsqlite3_io_methods
 	walOrig         sqlite3.Tsqlite3_io_methods
 	dbShmLock       uintptr
+	dbClose         uintptr
 	// A test's view of the writes to WAL files and of the releases of
 	// the write lock.
 	written  func(n int32, off int64)
@@ -168,8 +169,9 @@ func ownDB(m uintptr) uintptr {
 		if orig.FiVersion < 2 || orig.FxShmLock == 0 {
 			return 0
 		}
-		dbBase, dbShmLock, dbOwn = m, orig.FxShmLock, orig
+		dbBase, dbShmLock, dbClose, dbOwn = m, orig.FxShmLock, orig.FxClose, orig
 		dbOwn.FxShmLock = fp(xShmLock)
+		dbOwn.FxClose = fp(xCloseDB)
 	}
 	if m != dbBase {
 		return 0
@@ -274,6 +276,15 @@ func (s *state) grow(tls *libc.TLS, n int32) bool {
 	return true
 }
 
+// unlink ends the link between file and its peer, as one of them closes.
+func unlink(file uintptr) {
+	s := stateOf(file)
+	if s.peer != 0 && stateOf(s.peer).peer == file {
+		stateOf(s.peer).peer = 0
+	}
+	s.peer = 0
+}
+
 func xClose(tls *libc.TLS, file uintptr) int32 {
 	rc := flush(tls, file)
 	s := stateOf(file)
@@ -281,9 +292,7 @@ func xClose(tls *libc.TLS, file uintptr) int32 {
 		sqlite3.Xsqlite3_free(tls, s.buf)
 		s.buf, s.cap = 0, 0
 	}
-	if s.peer != 0 && stateOf(s.peer).peer == file {
-		stateOf(s.peer).peer = 0
-	}
+	unlink(file)
 	f := walOrig.FxClose
 	if crc := (*(*func(*libc.TLS, uintptr) int32)(unsafe.Pointer(&f)))(tls, file); rc == sqlite3.SQLITE_OK {
 		rc = crc
@@ -329,6 +338,14 @@ func xFileControl(tls *libc.TLS, file uintptr, op int32, arg uintptr) int32 {
 	}
 	f := walOrig.FxFileControl
 	return (*(*func(*libc.TLS, uintptr, int32, uintptr) int32)(unsafe.Pointer(&f)))(tls, file, op, arg)
+}
+
+// xCloseDB is a database file's xClose. SQLite closes a database's WAL
+// first; should it not, the WAL forgets the file here.
+func xCloseDB(tls *libc.TLS, file uintptr) int32 {
+	unlink(file)
+	f := dbClose
+	return (*(*func(*libc.TLS, uintptr) int32)(unsafe.Pointer(&f)))(tls, file)
 }
 
 // xShmLock is a database file's: releasing the WAL write lock first

@@ -258,3 +258,29 @@ func TestASpilledTransactionThatRewritesFramesCommitsWhole(t *testing.T) {
 		t.Fatalf("the files hold %d rows, %d of them changed; want 41 and 5", rows, changed)
 	}
 }
+
+// A connection that leaves WAL mode and comes back opens its WAL again,
+// and a commit still reaches it in one write, before the lock goes.
+func TestAWALOpenedAgainIsWrittenInOneCallAgain(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.db")
+	db := open(t, path, Name)
+	exec(t, db, `CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT NOT NULL)`)
+	insert(t, db, 3)
+	var mode string
+	for _, want := range []string{"delete", "wal"} {
+		if err := db.QueryRow(`PRAGMA journal_mode = ` + want).Scan(&mode); err != nil || mode != want {
+			t.Fatalf("journal_mode = %s: %q, %v", want, mode, err)
+		}
+	}
+	insert(t, db, 1) // the WAL's header is written and synced apart
+	seen := events(t)
+	insert(t, db, 12)
+	if got := strings.Join(*seen, " "); got != "write release" {
+		t.Fatalf("the commit took %q, want one write before the release", got)
+	}
+	crashed := open(t, copyFiles(t, path), "")
+	if got := count(t, crashed); got != 16 {
+		t.Fatalf("the files hold %d rows, want 16", got)
+	}
+	integrity(t, crashed)
+}
