@@ -133,6 +133,16 @@ func copyFiles(t *testing.T, path string) string {
 	return dst
 }
 
+// afterCrash opens the files as a crash would leave them (copyFiles)
+// with SQLite's default VFS, which replays the WAL, checks the
+// database's integrity and returns it.
+func afterCrash(t *testing.T, path string) *sql.DB {
+	t.Helper()
+	db := open(t, copyFiles(t, path), "")
+	integrity(t, db)
+	return db
+}
+
 func integrity(t *testing.T, db *sql.DB) {
 	t.Helper()
 	var ok string
@@ -156,11 +166,9 @@ func TestEveryCommitIsInTheFilesWhenItReturns(t *testing.T) {
 		if got := count(t, reader); got != want {
 			t.Fatalf("another connection reads %d rows after the commit, want %d", got, want)
 		}
-		crashed := open(t, copyFiles(t, path), "")
-		if got := count(t, crashed); got != want {
+		if got := count(t, afterCrash(t, path)); got != want {
 			t.Fatalf("the files hold %d rows after the commit, want %d", got, want)
 		}
-		integrity(t, crashed)
 	}
 }
 
@@ -208,11 +216,9 @@ func TestRolledBackSpillNeverOverwritesALaterCommit(t *testing.T) {
 	if got := count(t, other); got != 102 {
 		t.Fatalf("the other connection reads %d rows, want 102", got)
 	}
-	crashed := open(t, copyFiles(t, path), "")
-	if got := count(t, crashed); got != 102 {
+	if got := count(t, afterCrash(t, path)); got != 102 {
 		t.Fatalf("the files hold %d rows, want 102", got)
 	}
-	integrity(t, crashed)
 }
 
 // A transaction that spills frames to the WAL, changes spilled pages
@@ -248,10 +254,8 @@ func TestASpilledTransactionThatRewritesFramesCommitsWhole(t *testing.T) {
 	if spilled == before {
 		t.Fatal("the transaction spilled nothing to the WAL; the test needs a spill")
 	}
-	crashed := open(t, copyFiles(t, path), "")
-	integrity(t, crashed)
 	var rows, changed int
-	if err := crashed.QueryRow(`SELECT count(*), count(*) FILTER (WHERE body = 'changed') FROM t`).Scan(&rows, &changed); err != nil {
+	if err := afterCrash(t, path).QueryRow(`SELECT count(*), count(*) FILTER (WHERE body = 'changed') FROM t`).Scan(&rows, &changed); err != nil {
 		t.Fatal(err)
 	}
 	if rows != 41 || changed != 5 {
@@ -278,9 +282,7 @@ func TestAWALOpenedAgainIsWrittenInOneCallAgain(t *testing.T) {
 	if got := strings.Join(*seen, " "); got != "write release" {
 		t.Fatalf("the commit took %q, want one write before the release", got)
 	}
-	crashed := open(t, copyFiles(t, path), "")
-	if got := count(t, crashed); got != 16 {
+	if got := count(t, afterCrash(t, path)); got != 16 {
 		t.Fatalf("the files hold %d rows, want 16", got)
 	}
-	integrity(t, crashed)
 }
