@@ -36,6 +36,17 @@ func (r *historyRow) scan(row Scanner) error {
 	return err
 }
 
+// scanSession reads into r.h a row of lookupHistory, the answer to q
+// in q's session.
+func (r *historyRow) scanSession(row Scanner, q askonce.HistoryQuery) error {
+	h := &r.h
+	err := row.Scan(&r.typ, &h.Question, &h.Answer, &h.JobID, &r.at)
+	h.TenantID, h.SessionID, h.QuestionHash, h.Scope = q.TenantID, q.SessionID, q.QuestionHash, askonce.MemorySession
+	h.Type = askonce.QuestionType(r.typ)
+	h.At = time.Time(r.at)
+	return err
+}
+
 // ScanEvent reads (id, tenant_id, job_id, type, at, data) of one row.
 func ScanEvent(row Scanner) (askonce.Event, error) {
 	var (

@@ -82,9 +82,12 @@ var (
 			WHERE excluded.at > memory.at OR (excluded.at = memory.at AND excluded.job_id > memory.job_id)`)
 	UseMemory = shared(`UPDATE memory SET uses = uses + 1
 			WHERE tenant_id = $1 AND scope = $2 AND scope_key = $3 AND question_hash = $4`)
-	// lookupHistory reads the session's answer alone; lookupMemory is
-	// one statement, one primary-key seek per scope, nearest first.
-	lookupHistory = shared(`SELECT ` + sessionColumns + `
+	// lookupHistory reads the session's answer alone, the columns its
+	// key does not say (historyRow.scanSession): every column of a
+	// result costs the driver calls into SQLite for its name and type,
+	// on every query, found or not. lookupMemory is one statement, one
+	// primary-key seek per scope, nearest first.
+	lookupHistory = shared(`SELECT type, question, answer, job_id, at
 			FROM history WHERE tenant_id = $1 AND session_id = $2 AND question_hash = $3`)
 	lookupMemory = shared(`SELECT ` + HistoryColumns + ` FROM (
 			SELECT 0 AS rank, ` + sessionColumns + ` FROM history

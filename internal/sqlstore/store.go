@@ -163,14 +163,13 @@ func (s *Store) Events(ctx context.Context, q askonce.EventQuery) ([]askonce.Eve
 // session (askonce.Store.LookupHistory), or ENOTFOUND. A query of the
 // session alone reads history only.
 func (s *Store) LookupHistory(ctx context.Context, q askonce.HistoryQuery) (*askonce.HistoryEntry, error) {
-	var row Scanner
-	if q.Project == "" && !q.Tenant {
-		row = s.c.Read.QueryRow(ctx, lookupHistory, q.TenantID, q.SessionID, q.QuestionHash)
-	} else {
-		row = s.c.Read.QueryRow(ctx, lookupMemory, q.TenantID, q.SessionID, q.QuestionHash, q.Project, q.Tenant, s.c.Encoding.Time(q.Now))
-	}
 	r := new(historyRow) // its h is what is returned: one allocation
-	err := r.scan(row)
+	var err error
+	if q.Project == "" && !q.Tenant {
+		err = r.scanSession(s.c.Read.QueryRow(ctx, lookupHistory, q.TenantID, q.SessionID, q.QuestionHash), q)
+	} else {
+		err = r.scan(s.c.Read.QueryRow(ctx, lookupMemory, q.TenantID, q.SessionID, q.QuestionHash, q.Project, q.Tenant, s.c.Encoding.Time(q.Now)))
+	}
 	if errors.Is(err, sql.ErrNoRows) {
 		// The repeat guard meets this on every new question: the
 		// message is joined, not formatted (Errorf's "session %s has no
