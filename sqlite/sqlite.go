@@ -61,6 +61,7 @@ type Store struct {
 	readStmts   prepared     // sqlstore's, on the reader pool
 	wstmts      wstmts       // numbers the writer's statements
 	raw         *rawConn     // the writer's driver connection, with writing held
+	logArgs     []any        // the values of a write's job_log records (writeWith), with writing held
 
 	commits   atomic.Int64   // write transactions committed, for Commits
 	writes    chan *writeReq // to writeLoop

@@ -443,10 +443,10 @@ func TestWriteFailingMidStatementLeavesNothing(t *testing.T) {
 				{ctx: t.Context(), hooked: hooked, fn: func(ctx context.Context, tx wtx) error {
 					// Event 50 is new, event 1 is "one"'s.
 					var rows logRows
-					if _, err := eventRows(&rows, j.TenantID, j.ID, seq, 49, []askonce.Event{{Type: "partial"}}, time.Unix(0, 1)); err != nil {
+					if err := eventRows(&rows, j.ID, seq, 49, []askonce.Event{{Type: "partial"}}, time.Unix(0, 1)); err != nil {
 						return err
 					}
-					if _, err := eventRows(&rows, j.TenantID, j.ID, seq, 0, []askonce.Event{{Type: "taken"}}, time.Unix(0, 1)); err != nil {
+					if err := eventRows(&rows, j.ID, seq, 0, []askonce.Event{{Type: "taken"}}, time.Unix(0, 1)); err != nil {
 						return err
 					}
 					_, err := s.insertLog(ctx, tx, &rows)

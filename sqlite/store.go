@@ -41,7 +41,6 @@ func (s *Store) CreateJob(ctx context.Context, c *askonce.Change) error {
 	args[resultIndex], ref = resultRef(ins, c.Attempts)
 	hist := sqlstore.HistoryOf(c, now, toNanos)
 
-	var appended []askonce.Event
 	err = s.writeIn(ctx, s.hooked(c), func(ctx context.Context, tx wtx) error {
 		var seq int64
 		if err := tx.queryRow(ctx, s.w.insertJob, append(args, ref)...).Scan(&seq); err != nil {
@@ -52,14 +51,14 @@ func (s *Store) CreateJob(ctx context.Context, c *askonce.Change) error {
 		}
 		// The job's kind 0 record goes with its attempts and events; a
 		// new job has no events yet.
-		appended, err = s.writeWith(ctx, tx, ins, seq, 0, static, c, hist, now)
-		return err
+		return s.writeWith(ctx, tx, ins, seq, 0, static, c, hist, now)
 	})
 	if err != nil {
 		return s.writeError(ctx, err, job, "create job %s", job.ID)
 	}
 	s.watchers.Wake(job.ID)
-	sqlstore.Created(c, ins, appended, hist)
+	storedEvents(c.Events, job.TenantID, job.ID, 0, now)
+	sqlstore.Created(c, ins, nil, hist)
 	return nil
 }
 
@@ -118,10 +117,10 @@ func (s *Store) UpdateJob(ctx context.Context, c *askonce.Change) error {
 
 	hist := sqlstore.HistoryOf(c, now, toNanos)
 	var (
-		version  int64
-		usage    askonce.Usage
-		count    int
-		appended []askonce.Event
+		version int64
+		usage   askonce.Usage
+		count   int
+		last    int64 // the id of the job's last event before c's
 	)
 	err = s.writeIn(ctx, s.hooked(c), func(ctx context.Context, tx wtx) error {
 		var (
@@ -147,18 +146,18 @@ func (s *Store) UpdateJob(ctx context.Context, c *askonce.Change) error {
 				return err
 			}
 		}
-		last := int64(0)
+		last = 0
 		if lastEvent.Valid {
 			last = lastEvent.Int64 - logID(seq, logEvent, 0)
 		}
-		appended, err = s.writeWith(ctx, tx, j, seq, last, nil, c, hist, now)
-		return err
+		return s.writeWith(ctx, tx, j, seq, last, nil, c, hist, now)
 	})
 	if err != nil {
 		return s.writeError(ctx, err, j, "update job %s", j.ID)
 	}
 	s.watchers.Wake(j.ID)
-	sqlstore.Updated(c, version, now, usage, count, appended, hist)
+	storedEvents(c.Events, j.TenantID, j.ID, last, now)
+	sqlstore.Updated(c, version, now, usage, count, nil, hist)
 	return nil
 }
 
@@ -178,77 +177,79 @@ func resultRef(j *askonce.Job, attempts []askonce.Attempt) (result, attempt any)
 // log_seq is seq, and whose last event has id last) written by c, for
 // CreateJob and UpdateJob alike: its job_log records in one statement
 // (a new job's kind 0 record, whose staticColumns values static holds,
-// the attempts, the events, returned as stored, and the dispatch), the
+// the attempts, the events, whose ids and times the caller sets once
+// the write committed (storedEvents), and the dispatch), the
 // history entry hist, the answer link, the notification and the
 // dispatch's hook.
-func (s *Store) writeWith(ctx context.Context, tx wtx, j *askonce.Job, seq, last int64, static []any, c *askonce.Change, hist *askonce.HistoryEntry, now time.Time) ([]askonce.Event, error) {
-	var rows logRows
-	rows.args = make([]any, 0, len(logColumns)*(2+len(c.Attempts)+len(c.Events)))
+func (s *Store) writeWith(ctx context.Context, tx wtx, j *askonce.Job, seq, last int64, static []any, c *askonce.Change, hist *askonce.HistoryEntry, now time.Time) error {
+	// The values go into the writer's own slice: writes run one at a
+	// time (Store.writing).
+	rows := logRows{args: s.logArgs[:0]}
+	defer func() { s.logArgs = rows.clear() }()
 	if static != nil {
 		staticRow(&rows, seq, static)
 	}
 	for i := range c.Attempts {
 		if err := attemptRow(&rows, seq, &c.Attempts[i]); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	appended, err := eventRows(&rows, j.TenantID, j.ID, seq, last, c.Events, now)
-	if err != nil {
-		return nil, err
+	if err := eventRows(&rows, j.ID, seq, last, c.Events, now); err != nil {
+		return err
 	}
 	// The dispatch is the job's kind 3 record, the last of them: its
 	// rowid refuses a second dispatch of the job. In the same statement
 	// as the others, a statement fewer a change that dispatches.
 	dispatch := -1 // its place among rows
 	if c.Dispatch {
-		dispatch = len(rows.args) / len(logColumns)
-		rows.args = append(rows.args, logID(seq, logDispatch, 0), now.UnixNano(), "queued", nil, nil, nil, nil)
+		dispatch = rows.n
+		rows.add(logID(seq, logDispatch, 0), now.UnixNano(), "queued", nil, nil)
 	}
 	if failed, err := s.insertLog(ctx, tx, &rows); err != nil {
 		if dispatch >= 0 && isConstraint(err, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY) && failed == dispatch {
-			return nil, errDispatched
+			return errDispatched
 		}
-		return nil, wrap(err, "append the job_log records of job %s", j.ID)
+		return wrap(err, "append the job_log records of job %s", j.ID)
 	}
 	if err := s.upsertHistory(ctx, tx, hist); err != nil {
-		return nil, err
+		return err
 	}
 	for _, h := range sqlstore.FieldHistoryOf(c, toNanos) {
 		if err := s.upsertHistory(ctx, tx, &h); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if r := c.Recalled; r != nil && r.Scope != askonce.MemorySession {
 		if _, err := tx.exec(ctx, s.writeShared.get(sqlstore.UseMemory), j.TenantID, string(r.Scope), r.Project, r.QuestionHash); err != nil {
-			return nil, fmt.Errorf("count the use of a remembered answer: %w", err)
+			return fmt.Errorf("count the use of a remembered answer: %w", err)
 		}
 	}
 	if len(c.AnswerLink) > 0 {
 		if _, err := tx.exec(ctx, s.writeShared.get(sqlstore.InsertLink), c.AnswerLink, j.TenantID, j.ID, now.UnixNano()); err != nil {
-			return nil, wrap(err, "record answer link")
+			return wrap(err, "record answer link")
 		}
 	}
 	if c.Notify != "" && s.onNotify != nil {
 		htx, err := hookTx(tx)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if err := s.onNotify(ctx, htx, j, c.Notify); err != nil {
-			return nil, wrap(err, "queue %s notification", c.Notify)
+			return wrap(err, "queue %s notification", c.Notify)
 		}
 	}
 	if c.Dispatch && s.onDispatch != nil {
 		htx, err := hookTx(tx)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		queued := *j
 		queued.Dispatch = askonce.DispatchQueued
 		if err := s.onDispatch(ctx, htx, &queued); err != nil {
-			return nil, wrap(err, "queue dispatch")
+			return wrap(err, "queue dispatch")
 		}
 	}
-	return appended, nil
+	return nil
 }
 
 // writeError returns the error of a failed write of j: a second dispatch
@@ -358,29 +359,44 @@ func (s *Store) appendEvents(ctx context.Context, tx wtx, tenant, jobID string, 
 		return nil, wrap(err, "read the last event id")
 	}
 	var rows logRows
-	out, err := eventRows(&rows, tenant, jobID, seq, lastID-first, events, now)
-	if err != nil {
+	if err := eventRows(&rows, jobID, seq, lastID-first, events, now); err != nil {
 		return nil, err
 	}
 	if _, err := s.insertLog(ctx, tx, &rows); err != nil {
 		return nil, wrap(err, "append events")
 	}
+	out := slices.Clone(events)
+	storedEvents(out, tenant, jobID, lastID-first, now)
 	return out, nil
 }
 
-// eventRows adds to rows the job_log records of events, of the job whose
-// log_seq is seq and whose last event has id last, and returns them as
-// stored (see appendEvents).
-func eventRows(rows *logRows, tenant, jobID string, seq, last int64, events []askonce.Event, now time.Time) ([]askonce.Event, error) {
+// eventRows adds to rows the job_log records of events, of the job
+// (jobID) whose log_seq is seq and whose last event has id last, as
+// storedEvents stores them.
+func eventRows(rows *logRows, jobID string, seq, last int64, events []askonce.Event, now time.Time) error {
 	if len(events) == 0 {
-		return nil, nil
+		return nil
 	}
 	if last+int64(len(events)) > logMaxN {
-		return nil, fmt.Errorf("job %s has no event ids left", jobID)
+		return fmt.Errorf("job %s has no event ids left", jobID)
 	}
-	out := slices.Clone(events)
-	for i := range out {
-		e := &out[i]
+	for i := range events {
+		e := &events[i]
+		at := now
+		if !e.At.IsZero() {
+			at = e.At
+		}
+		rows.add(logID(seq, logEvent, last+int64(i)+1), at.UnixNano(), string(e.Type), rawArg(e.Data), nil)
+	}
+	return nil
+}
+
+// storedEvents sets events, once written (eventRows), as stored: the
+// job's tenant and id, At (now when zero) in the precision stored and
+// the ids after last, the job's last event's.
+func storedEvents(events []askonce.Event, tenant, jobID string, last int64, now time.Time) {
+	for i := range events {
+		e := &events[i]
 		e.TenantID, e.JobID = tenant, jobID
 		if e.At.IsZero() {
 			e.At = now
@@ -388,14 +404,30 @@ func eventRows(rows *logRows, tenant, jobID string, seq, last int64, events []as
 			e.At = fromNanos(e.At.UnixNano())
 		}
 		e.ID = last + int64(i) + 1
-		rows.args = append(rows.args, logID(seq, logEvent, e.ID), e.At.UnixNano(), string(e.Type), rawArg(e.Data), nil, nil, nil)
 	}
-	return out, nil
 }
 
-// logRows are the values of job_log records, each of every column
-// (logColumns), that one write inserts together.
-type logRows struct{ args []any }
+// logRows are the values of job_log records that one write inserts
+// together: logWidth values a record, but a job's kind 0 record
+// (full), the first, which has every column (logColumns).
+type logRows struct {
+	args []any
+	n    int  // records
+	full bool // the first record is a kind 0 record
+}
+
+// add adds a record of logWidth values.
+func (r *logRows) add(v ...any) {
+	r.args = append(r.args, v...)
+	r.n++
+}
+
+// clear lets go of the values and returns the emptied slice, for
+// reuse.
+func (r *logRows) clear() []any {
+	clear(r.args)
+	return r.args[:0]
+}
 
 // staticPos is where each of staticColumns goes in a job_log record.
 var staticPos = func() []int {
@@ -410,15 +442,17 @@ var staticPos = func() []int {
 }()
 
 // staticRow adds the kind 0 record of the job whose log_seq is seq to
-// rows: static holds the values of staticColumns.
+// rows, as their first: static holds the values of staticColumns.
 func staticRow(rows *logRows, seq int64, static []any) {
-	n := len(rows.args)
-	rows.args = append(rows.args, make([]any, len(logColumns))...)
-	row := rows.args[n:]
-	row[0] = logID(seq, logJob, 0)
-	for i, v := range static {
-		row[staticPos[i]] = v
+	if rows.n != 0 {
+		panic("sqlite: a kind 0 record after others")
 	}
+	rows.args = append(rows.args, make([]any, len(logColumns))...)
+	rows.args[0] = logID(seq, logJob, 0)
+	for i, v := range static {
+		rows.args[staticPos[i]] = v
+	}
+	rows.n, rows.full = 1, true
 }
 
 // attemptRow adds attempt a of the job whose log_seq is seq to rows.
@@ -427,7 +461,8 @@ func attemptRow(rows *logRows, seq int64, a *askonce.Attempt) error {
 	if err != nil {
 		return err
 	}
-	rows.args = append(args, nil, nil)
+	rows.args = args
+	rows.n++
 	return nil
 }
 
@@ -435,11 +470,14 @@ func attemptRow(rows *logRows, seq int64, a *askonce.Attempt) error {
 // fails, it returns the place among rows of the record it failed on, or
 // -1 when it cannot tell.
 func (s *Store) insertLog(ctx context.Context, tx wtx, rows *logRows) (int, error) {
-	w := len(logColumns)
-	done := 0 // records inserted
-	for args := rows.args; len(args) > 0; {
-		n := min(len(args)/w, maxLogRows)
-		if _, err := tx.exec(ctx, s.w.insertLog[n-1], args[:w*n]...); err != nil {
+	args := rows.args
+	for done := 0; done < rows.n; {
+		n := min(rows.n-done, maxLogRows)
+		st, k := s.w.insertLog[n-1], n*logWidth
+		if done == 0 && rows.full {
+			st, k = s.w.insertLogFull[n-1], k+len(logColumns)-logWidth
+		}
+		if _, err := tx.exec(ctx, st, args[:k]...); err != nil {
 			// The statement is OR FAIL: the records before the one it
 			// failed on stay, until the write is rolled back, and
 			// changes() counts them.
@@ -450,7 +488,7 @@ func (s *Store) insertLog(ctx context.Context, tx wtx, rows *logRows) (int, erro
 			return done + wrote, err
 		}
 		done += n
-		args = args[w*n:]
+		args = args[k:]
 	}
 	return -1, nil
 }
