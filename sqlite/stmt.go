@@ -65,11 +65,13 @@ var (
 	// (resultRef) come as updateRes and updateRef: parameters, not a
 	// FROM clause, so that SQLite updates the row in one pass instead of
 	// first copying it into a temporary table. The sums over attempts
-	// are added to, never overwritten, and come back with the new
-	// version, with the job's log_seq, its last event's job_log id (NULL
-	// when it has none) and whether the change changes the fixed
-	// columns of jobs (their values follow the WHERE's) and of the job's
-	// job_log record (then theirs).
+	// are added to, never overwritten, and come back with the job's
+	// log_seq, its last event's job_log id (NULL when it has none) and
+	// whether the change changes the fixed columns of jobs (their values
+	// follow the WHERE's; bit 0) and of the job's job_log record (then
+	// theirs; bit 1). The new version is the one of the WHERE plus one.
+	// Every column of the result costs the driver two calls into SQLite
+	// (its name and its type) and a string, on every update.
 	updateJobSQL = "UPDATE OR FAIL jobs SET " + sqlstore.Names(stateColumns, nil, " = ?, ") + " = ?" +
 		`, prompt_tokens = prompt_tokens + ?, completion_tokens = completion_tokens + ?,
 		cost_usd = cost_usd + ?, attempt_count = attempt_count + ?,
@@ -78,10 +80,10 @@ var (
 			CASE WHEN ` + updateRef + ` IS NOT NULL THEN ` + updateRef + ` WHEN rc.carried THEN jobs.result_attempt END
 			FROM (SELECT ` + resultCarried + ` AS carried) AS rc)
 		WHERE tenant_id = ? AND id = ? AND version = ?
-		RETURNING version, prompt_tokens, completion_tokens, cost_usd, attempt_count, log_seq,
-		(SELECT id FROM job_log WHERE id > ` + logIDSQL("jobs.log_seq", logEvent) + ` AND id < ` + logIDSQL("jobs.log_seq", logEvent+1) + ` ORDER BY id DESC LIMIT 1), ` +
-		sqlstore.Names(fixedJobs, nil, " IS NOT ? OR ") + " IS NOT ?" +
-		", EXISTS (SELECT 1 FROM job_log s WHERE s.id = " + logIDSQL("jobs.log_seq", logJob) + " AND (" + sqlstore.Names(fixedStatic, tableAlias, " IS NOT ? OR ") + " IS NOT ?))"
+		RETURNING prompt_tokens, completion_tokens, cost_usd, attempt_count, log_seq,
+		(SELECT id FROM job_log WHERE id > ` + logIDSQL("jobs.log_seq", logEvent) + ` AND id < ` + logIDSQL("jobs.log_seq", logEvent+1) + ` ORDER BY id DESC LIMIT 1),
+		(` + sqlstore.Names(fixedJobs, nil, " IS NOT ? OR ") + " IS NOT ?)" +
+		" | (EXISTS (SELECT 1 FROM job_log s WHERE s.id = " + logIDSQL("jobs.log_seq", logJob) + " AND (" + sqlstore.Names(fixedStatic, tableAlias, " IS NOT ? OR ") + " IS NOT ?)) << 1)"
 
 	// The fixed columns are written only when a change does change them
 	// (updateJobSQL tells). The values are ?1... in column order, then

@@ -117,25 +117,24 @@ func (s *Store) UpdateJob(ctx context.Context, c *askonce.Change) error {
 
 	hist := sqlstore.HistoryOf(c, now, toNanos)
 	var (
-		version int64
-		usage   askonce.Usage
-		count   int
-		last    int64 // the id of the job's last event before c's
+		usage askonce.Usage
+		count int
+		last  int64 // the id of the job's last event before c's
 	)
 	err = s.writeIn(ctx, s.hooked(c), func(ctx context.Context, tx wtx) error {
 		var (
-			seq                         int64
-			lastEvent                   sql.NullInt64
-			fixedChanged, staticChanged bool
+			seq, changed int64
+			lastEvent    sql.NullInt64
 		)
 		err := tx.queryRow(ctx, s.w.updateJob, args...).
-			Scan(&version, &usage.PromptTokens, &usage.CompletionTokens, &usage.CostUSD, &count, &seq, &lastEvent, &fixedChanged, &staticChanged)
+			Scan(&usage.PromptTokens, &usage.CompletionTokens, &usage.CostUSD, &count, &seq, &lastEvent, &changed)
 		if errors.Is(err, sql.ErrNoRows) {
 			return s.lostUpdate(ctx, tx, j)
 		}
 		if err != nil {
 			return err
 		}
+		fixedChanged, staticChanged := changed&1 != 0, changed&2 != 0
 		if fixedChanged {
 			if _, err := tx.exec(ctx, s.w.updateFixed, append(fixed, id)...); err != nil {
 				return err
@@ -157,7 +156,7 @@ func (s *Store) UpdateJob(ctx context.Context, c *askonce.Change) error {
 	}
 	s.watchers.Wake(j.ID)
 	storedEvents(c.Events, j.TenantID, j.ID, last, now)
-	sqlstore.Updated(c, version, now, usage, count, nil, hist)
+	sqlstore.Updated(c, j.Version+1, now, usage, count, nil, hist)
 	return nil
 }
 
