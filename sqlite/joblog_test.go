@@ -456,3 +456,63 @@ func TestRule11_SecondDispatchIsTheConflictOnlyWhenItsRecordIsTaken(t *testing.T
 		t.Errorf("events %v, %v after the failed changes, want none", evs, err)
 	}
 }
+
+// Only a job's kind 0 record holds candidates and memory: the other
+// records' are NULL in the insert's text, not bound (logWidth), in
+// every statement of a change with more records than one holds, the
+// kind 0 record first among them.
+func TestOnlyTheKindZeroRecordHoldsCandidatesAndMemory(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	s := openTest(t, Options{})
+	j := storetest.NewJob(storetest.NewTenant())
+	j.Candidates = []string{"black pepper", "bell pepper"}
+	j.Memory = &askonce.Memory{Scope: askonce.MemoryProject, Project: "cheese"}
+	var attempts []askonce.Attempt
+	for n := 1; n <= 3; n++ {
+		attempts = append(attempts, askonce.Attempt{N: n, Reason: askonce.ReasonInitial, Outcome: askonce.AttemptInvalid, Raw: fmt.Sprint("raw ", n)})
+	}
+	events := make([]askonce.Event, maxLogRows)
+	for i := range events {
+		events[i] = askonce.Event{Type: askonce.EventCreated, Data: []byte(fmt.Sprintf(`{"i":%d}`, i))}
+	}
+	if err := s.CreateJob(ctx, &askonce.Change{Job: j, Attempts: attempts, Events: events, Dispatch: true}); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := s.writer.QueryContext(ctx, `SELECT l.id - (j.log_seq << 32), l.candidates, l.memory
+		FROM jobs j JOIN job_log l ON l.id >= (j.log_seq << 32) AND l.id < ((j.log_seq + 1) << 32)
+		WHERE j.id = ? ORDER BY l.id`, j.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	n := 0
+	for ; rows.Next(); n++ {
+		var (
+			id                 int64
+			candidates, memory sql.NullString
+		)
+		if err := rows.Scan(&id, &candidates, &memory); err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case id == 0 && (candidates.String != `["black pepper","bell pepper"]` || !strings.Contains(memory.String, `"project":"cheese"`)):
+			t.Errorf("the kind 0 record holds candidates %v and memory %v, want the job's", candidates, memory)
+		case id != 0 && (candidates.Valid || memory.Valid):
+			t.Errorf("record %d holds candidates %v and memory %v, want NULL", id, candidates, memory)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if want := 1 + len(attempts) + len(events) + 1; n != want {
+		t.Errorf("%d records, want %d (kind 0, attempts, events, dispatch)", n, want)
+	}
+	got, err := s.GetJob(ctx, j.TenantID, j.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got.Candidates, j.Candidates) || got.Memory == nil || *got.Memory != *j.Memory {
+		t.Errorf("job read back with candidates %q and memory %+v, want %q and %+v", got.Candidates, got.Memory, j.Candidates, j.Memory)
+	}
+}
