@@ -258,21 +258,18 @@ func xWrite(tls *libc.TLS, file, buf uintptr, n int32, off int64) int32 {
 	return sqlite3.SQLITE_OK
 }
 
-// grow makes room for n gathered bytes.
+// grow makes room for n gathered bytes: maxGather, allocated on a WAL
+// file's first write (only a connection that writes has one).
 func (s *state) grow(tls *libc.TLS, n int32) bool {
-	c := max(s.cap*2, 64<<10)
-	for c < n {
-		c *= 2
-	}
-	c = min(c, maxGather)
-	if c < n {
+	if n > maxGather {
 		return false
 	}
-	p := sqlite3.Xsqlite3_realloc64(tls, s.buf, uint64(c))
-	if p == 0 {
-		return false
+	if s.buf == 0 {
+		if s.buf = sqlite3.Xsqlite3_malloc64(tls, maxGather); s.buf == 0 {
+			return false
+		}
+		s.cap = maxGather
 	}
-	s.buf, s.cap = p, c
 	return true
 }
 
