@@ -123,14 +123,22 @@ func ptr(p uintptr) unsafe.Pointer { return *(*unsafe.Pointer)(unsafe.Pointer(&p
 // fp is f as SQLite's transpiled code holds a function pointer.
 func fp(f any) uintptr { return (*[2]uintptr)(unsafe.Pointer(&f))[1] }
 
+// call is the function p points to (fp's inverse), of type F.
+func call[F any](p uintptr) F { return *(*F)(unsafe.Pointer(&p)) }
+
+// The default VFS's methods' types.
+type (
+	closeFunc = func(*libc.TLS, uintptr) int32
+	ioFunc    = func(*libc.TLS, uintptr, uintptr, int32, int64) int32 // xRead, xWrite
+)
+
 func stateOf(file uintptr) *state { return (*state)(ptr(file + tail)) }
 
 func methodsOf(file uintptr) uintptr { return (*sqlite3.Tsqlite3_file)(ptr(file)).FpMethods }
 
 func xOpen(tls *libc.TLS, _ uintptr, name uintptr, file uintptr, flags int32, outFlags uintptr) int32 {
 	*stateOf(file) = state{}
-	open := *(*func(*libc.TLS, uintptr, uintptr, uintptr, int32, uintptr) int32)(unsafe.Pointer(&baseOpen))
-	rc := open(tls, base, name, file, flags, outFlags)
+	rc := call[func(*libc.TLS, uintptr, uintptr, uintptr, int32, uintptr) int32](baseOpen)(tls, base, name, file, flags, outFlags)
 	if rc != sqlite3.SQLITE_OK || methodsOf(file) == 0 {
 		return rc
 	}
@@ -205,8 +213,7 @@ func write(tls *libc.TLS, file, buf uintptr, n int32, off int64) int32 {
 	if written != nil {
 		written(n, off)
 	}
-	f := walOrig.FxWrite
-	return (*(*func(*libc.TLS, uintptr, uintptr, int32, int64) int32)(unsafe.Pointer(&f)))(tls, file, buf, n, off)
+	return call[ioFunc](walOrig.FxWrite)(tls, file, buf, n, off)
 }
 
 // flush writes what file has gathered.
@@ -290,8 +297,7 @@ func xClose(tls *libc.TLS, file uintptr) int32 {
 		s.buf, s.cap = 0, 0
 	}
 	unlink(file)
-	f := walOrig.FxClose
-	if crc := (*(*func(*libc.TLS, uintptr) int32)(unsafe.Pointer(&f)))(tls, file); rc == sqlite3.SQLITE_OK {
+	if crc := call[closeFunc](walOrig.FxClose)(tls, file); rc == sqlite3.SQLITE_OK {
 		rc = crc
 	}
 	return rc
@@ -301,48 +307,42 @@ func xRead(tls *libc.TLS, file, buf uintptr, n int32, off int64) int32 {
 	if rc := flush(tls, file); rc != sqlite3.SQLITE_OK {
 		return rc
 	}
-	f := walOrig.FxRead
-	return (*(*func(*libc.TLS, uintptr, uintptr, int32, int64) int32)(unsafe.Pointer(&f)))(tls, file, buf, n, off)
+	return call[ioFunc](walOrig.FxRead)(tls, file, buf, n, off)
 }
 
 func xTruncate(tls *libc.TLS, file uintptr, size int64) int32 {
 	if rc := flush(tls, file); rc != sqlite3.SQLITE_OK {
 		return rc
 	}
-	f := walOrig.FxTruncate
-	return (*(*func(*libc.TLS, uintptr, int64) int32)(unsafe.Pointer(&f)))(tls, file, size)
+	return call[func(*libc.TLS, uintptr, int64) int32](walOrig.FxTruncate)(tls, file, size)
 }
 
 func xSync(tls *libc.TLS, file uintptr, flags int32) int32 {
 	if rc := flush(tls, file); rc != sqlite3.SQLITE_OK {
 		return rc
 	}
-	f := walOrig.FxSync
-	return (*(*func(*libc.TLS, uintptr, int32) int32)(unsafe.Pointer(&f)))(tls, file, flags)
+	return call[func(*libc.TLS, uintptr, int32) int32](walOrig.FxSync)(tls, file, flags)
 }
 
 func xFileSize(tls *libc.TLS, file, size uintptr) int32 {
 	if rc := flush(tls, file); rc != sqlite3.SQLITE_OK {
 		return rc
 	}
-	f := walOrig.FxFileSize
-	return (*(*func(*libc.TLS, uintptr, uintptr) int32)(unsafe.Pointer(&f)))(tls, file, size)
+	return call[func(*libc.TLS, uintptr, uintptr) int32](walOrig.FxFileSize)(tls, file, size)
 }
 
 func xFileControl(tls *libc.TLS, file uintptr, op int32, arg uintptr) int32 {
 	if rc := flush(tls, file); rc != sqlite3.SQLITE_OK {
 		return rc
 	}
-	f := walOrig.FxFileControl
-	return (*(*func(*libc.TLS, uintptr, int32, uintptr) int32)(unsafe.Pointer(&f)))(tls, file, op, arg)
+	return call[func(*libc.TLS, uintptr, int32, uintptr) int32](walOrig.FxFileControl)(tls, file, op, arg)
 }
 
 // xCloseDB is a database file's xClose. SQLite closes a database's WAL
 // first; should it not, the WAL forgets the file here.
 func xCloseDB(tls *libc.TLS, file uintptr) int32 {
 	unlink(file)
-	f := dbClose
-	return (*(*func(*libc.TLS, uintptr) int32)(unsafe.Pointer(&f)))(tls, file)
+	return call[closeFunc](dbClose)(tls, file)
 }
 
 // xShmLock is a database file's: releasing the WAL write lock first
@@ -357,6 +357,5 @@ func xShmLock(tls *libc.TLS, file uintptr, offset, n, flags int32) int32 {
 			flush(tls, wal)
 		}
 	}
-	f := dbShmLock
-	return (*(*func(*libc.TLS, uintptr, int32, int32, int32) int32)(unsafe.Pointer(&f)))(tls, file, offset, n, flags)
+	return call[func(*libc.TLS, uintptr, int32, int32, int32) int32](dbShmLock)(tls, file, offset, n, flags)
 }
