@@ -51,10 +51,9 @@ const (
 // VFS's own object.
 type state struct {
 	peer  uintptr // a WAL file's database file, a database file's WAL file
-	buf   uintptr // SQLite's memory holding the gathered bytes
+	buf   uintptr // SQLite's memory for maxGather gathered bytes, from the first write
 	start int64   // the file offset of buf's first byte
 	n     int32   // bytes gathered
-	cap   int32
 	// commit: the last gathered write was a commit frame's header, so the
 	// next is its page.
 	commit bool
@@ -242,7 +241,7 @@ func xWrite(tls *libc.TLS, file, buf uintptr, n int32, off int64) int32 {
 		s.commit = commitHeader
 		return write(tls, file, buf, n, off)
 	}
-	if s.n+n > s.cap && !s.grow(tls, s.n+n) {
+	if s.n+n > maxGather || !s.allocated(tls) {
 		// No room (past maxGather, or no memory): what is gathered goes
 		// first, then this write alone.
 		if rc := flush(tls, file); rc != sqlite3.SQLITE_OK {
@@ -265,19 +264,13 @@ func xWrite(tls *libc.TLS, file, buf uintptr, n int32, off int64) int32 {
 	return sqlite3.SQLITE_OK
 }
 
-// grow makes room for n gathered bytes: maxGather, allocated on a WAL
+// allocated reports whether s has its buffer, allocating it on a WAL
 // file's first write (only a connection that writes has one).
-func (s *state) grow(tls *libc.TLS, n int32) bool {
-	if n > maxGather {
-		return false
-	}
+func (s *state) allocated(tls *libc.TLS) bool {
 	if s.buf == 0 {
-		if s.buf = sqlite3.Xsqlite3_malloc64(tls, maxGather); s.buf == 0 {
-			return false
-		}
-		s.cap = maxGather
+		s.buf = sqlite3.Xsqlite3_malloc64(tls, maxGather)
 	}
-	return true
+	return s.buf != 0
 }
 
 // unlink ends the link between file and its peer, as one of them closes.
@@ -294,7 +287,7 @@ func xClose(tls *libc.TLS, file uintptr) int32 {
 	s := stateOf(file)
 	if s.buf != 0 {
 		sqlite3.Xsqlite3_free(tls, s.buf)
-		s.buf, s.cap = 0, 0
+		s.buf = 0
 	}
 	unlink(file)
 	if crc := call[closeFunc](walOrig.FxClose)(tls, file); rc == sqlite3.SQLITE_OK {
