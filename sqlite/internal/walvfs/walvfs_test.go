@@ -151,10 +151,11 @@ func integrity(t *testing.T, db *sql.DB) {
 	}
 }
 
-// Each commit is in the files when Commit returns, for SQLite's default
-// VFS to read, in another connection and after a crash: small ones, and
-// one larger than this package gathers at most.
-func TestEveryCommitIsInTheFilesWhenItReturns(t *testing.T) {
+// Rule 13, no acknowledged change lost: each commit is in the files when
+// Commit returns, for SQLite's default VFS to read, in another
+// connection and after a crash: small ones, and one larger than this
+// package gathers at most.
+func TestRule13_EveryCommitIsInTheFilesWhenItReturns(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "t.db")
 	db := open(t, path, Name)
 	exec(t, db, `CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT NOT NULL)`)
@@ -176,7 +177,7 @@ func TestEveryCommitIsInTheFilesWhenItReturns(t *testing.T) {
 // nothing gathered behind the write lock: another connection's commit at
 // the same place in the WAL survives this connection's next reads and
 // writes.
-func TestRolledBackSpillNeverOverwritesALaterCommit(t *testing.T) {
+func TestRule13_RolledBackSpillNeverOverwritesALaterCommit(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "t.db")
 	db := open(t, path, Name, "cache_size(10)")
 	exec(t, db, `CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT NOT NULL)`)
@@ -224,7 +225,7 @@ func TestRolledBackSpillNeverOverwritesALaterCommit(t *testing.T) {
 // A transaction that spills frames to the WAL, changes spilled pages
 // again (SQLite overwrites their frames and rewrites the checksums after
 // them) and commits is whole in the files, for recovery to replay.
-func TestASpilledTransactionThatRewritesFramesCommitsWhole(t *testing.T) {
+func TestRule13_ASpilledTransactionThatRewritesFramesCommitsWhole(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "t.db")
 	db := open(t, path, Name, "cache_size(10)")
 	exec(t, db, `CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT NOT NULL)`)
